@@ -1,0 +1,107 @@
+/**
+ * The LoomError hierarchy: every failure a user can cause is one of these, naming what was wrong,
+ * where, and what would be accepted. A leaf module: every folder of the library may import it.
+ */
+
+/** Base of every error Loom throws on purpose. `catch (e) { if (e instanceof lp.LoomError) … }` */
+export class LoomError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A place in a text: 1-based line and column. */
+export interface SourcePos {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Position of character `offset` (0-based) in `text` as 1-based line and column. */
+export function positionAt(text: string, offset: number): SourcePos {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.max(0, Math.min(offset, text.length));
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}
+
+/** The line `line` of `text` followed by a caret under `column`: the excerpt shown in parse errors. */
+export function excerptAt(text: string, line: number, column: number): string {
+  const lines = text.split("\n");
+  const src = lines[line - 1] ?? "";
+  return `${src}\n${" ".repeat(Math.max(0, column - 1))}^`;
+}
+
+/**
+ * Malformed text (a domain, an instruction, a tag, a dtype). `line`/`column` are 1-based and
+ * relative to `source`; the message ends with the offending line and a caret.
+ */
+export class ParseError extends LoomError {
+  readonly line: number;
+  readonly column: number;
+  readonly excerpt: string;
+  readonly source: string;
+  /** The bare description, without place and excerpt. */
+  readonly detail: string;
+
+  constructor(detail: string, source: string, line: number, column: number, what = "input") {
+    const excerpt = excerptAt(source, line, column);
+    super(`${what} ${line}:${column}: ${detail}\n${excerpt}`);
+    this.detail = detail;
+    this.source = source;
+    this.line = line;
+    this.column = column;
+    this.excerpt = excerpt;
+  }
+
+  /** The error at character `offset` (0-based) of `source`. */
+  static at(detail: string, source: string, offset: number, what = "input"): ParseError {
+    const { line, column } = positionAt(source, offset);
+    return new ParseError(detail, source, line, column, what);
+  }
+}
+
+/** Malformed OKL: `rule` names the rule of the OKL specification that was broken. */
+export class OklError extends LoomError {
+  readonly line: number;
+  readonly column: number;
+  readonly rule: string;
+  readonly filename: string | undefined;
+
+  constructor(detail: string, line: number, column: number, rule: string, filename?: string) {
+    super(`${filename ?? "<okl>"}:${line}:${column}: ${detail} [${rule}]`);
+    this.line = line;
+    this.column = column;
+    this.rule = rule;
+    this.filename = filename;
+  }
+}
+
+/** An invalid transformation request (unknown iname, tag clash, factor < 1, …). */
+export class TransformError extends LoomError {}
+
+/** The kernel cannot be scheduled (dependency cycle, barrier inside a local-id loop, …). */
+export class ScheduleError extends LoomError {}
+
+/** The kernel cannot be expressed in the requested target. */
+export class CodegenError extends LoomError {}
+
+/** An execution backend is not available on this machine; the message says what to install. */
+export class BackendUnavailableError extends LoomError {}
+
+/** A kernel could not be run with the given arguments (wrong dtype or length, missing value, …). */
+export class ExecutionError extends LoomError {}
+
+/** An internal invariant was broken: a bug in Loom, never the user's fault. */
+export class InternalError extends LoomError {}
+
+/** Exhaustiveness check for discriminated unions: a new variant is a compile error here. */
+export function assertNever(x: never, what = "value"): never {
+  throw new InternalError(`unexpected ${what}: ${JSON.stringify(x)}`);
+}

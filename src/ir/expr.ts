@@ -1,0 +1,232 @@
+/**
+ * The expression AST: a small closed set of readonly nodes with a `kind` field, and one generic
+ * mapper. Substitution, renaming and collection are a few lines on top of `mapExpr`/`walkExpr`.
+ */
+import { assertNever } from "../errors.js";
+import type { Dtype } from "./dtype.js";
+
+export type ArithOp = "+" | "-" | "*" | "/" | "//" | "%" | "**";
+export type CompareOp = "<" | "<=" | ">" | ">=" | "==" | "!=";
+export type LogicalOp = "and" | "or";
+export type ReductionOp = "sum" | "product" | "max" | "min";
+export const REDUCTION_OPS: readonly ReductionOp[] = ["sum", "product", "max", "min"];
+
+/** A variable: iname, argument, temporary or parameter. */
+export interface Var { readonly kind: "var"; readonly name: string }
+/**
+ * A numeric literal. With `dtype` it is explicitly typed (`2.0f`); without, it is implicitly
+ * typed and adapts to its context, like a Python constant in loopy; `isFloat` records `2.0` vs `2`.
+ */
+export interface Const { readonly kind: "const"; readonly value: number; readonly dtype?: Dtype; readonly isFloat: boolean }
+/** `+ - * / // % **`: `/` truncates on integers (C), `//` floors and `%` takes the sign of the divisor (Python, loopy). */
+export interface Arith { readonly kind: "arith"; readonly op: ArithOp; readonly left: Expr; readonly right: Expr }
+export interface Neg { readonly kind: "neg"; readonly operand: Expr }
+export interface Not { readonly kind: "not"; readonly operand: Expr }
+export interface Compare { readonly kind: "compare"; readonly op: CompareOp; readonly left: Expr; readonly right: Expr }
+export interface Logical { readonly kind: "logical"; readonly op: LogicalOp; readonly left: Expr; readonly right: Expr }
+/** `if(cond, then, else)`: only the chosen branch is evaluated. */
+export interface IfExpr { readonly kind: "if"; readonly cond: Expr; readonly then: Expr; readonly else: Expr }
+/** A call of a math function or a substitution rule. */
+export interface Call { readonly kind: "call"; readonly fn: string; readonly args: readonly Expr[] }
+/** `a[i, j]`: one index per array axis. */
+export interface Subscript { readonly kind: "subscript"; readonly array: string; readonly indices: readonly Expr[] }
+/** `a[[8*i + j]]`: an index into the array's flat storage. */
+export interface LinearSubscript { readonly kind: "linear"; readonly array: string; readonly index: Expr }
+/** `sum(k, e)`, `max((k, l), e)`: reduction of `body` over the points of `inames`. */
+export interface Reduce { readonly kind: "reduce"; readonly op: ReductionOp; readonly inames: readonly string[]; readonly body: Expr }
+export interface Cast { readonly kind: "cast"; readonly dtype: Dtype; readonly value: Expr }
+
+export type Expr =
+  | Var | Const | Arith | Neg | Not | Compare | Logical | IfExpr | Call | Subscript | LinearSubscript | Reduce | Cast;
+
+// ---- constructors -------------------------------------------------------------------------
+
+export const v = (name: string): Var => ({ kind: "var", name });
+/** An implicitly typed literal (`2`, `2.0`), or an explicitly typed one when `dtype` is given. */
+export function c(value: number, dtype?: Dtype, isFloat = !Number.isInteger(value)): Const {
+  return dtype === undefined ? { kind: "const", value, isFloat } : { kind: "const", value, dtype, isFloat };
+}
+export const arith = (op: ArithOp, left: Expr, right: Expr): Arith => ({ kind: "arith", op, left, right });
+export const sub = (array: string, ...indices: Expr[]): Subscript => ({ kind: "subscript", array, indices });
+
+// ---- traversal ----------------------------------------------------------------------------
+
+/** The direct children of `e`, in evaluation order. */
+export function children(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case "var": case "const": return [];
+    case "arith": case "compare": case "logical": return [e.left, e.right];
+    case "neg": case "not": return [e.operand];
+    case "if": return [e.cond, e.then, e.else];
+    case "call": return e.args;
+    case "subscript": return e.indices;
+    case "linear": return [e.index];
+    case "reduce": return [e.body];
+    case "cast": return [e.value];
+    default: return assertNever(e, "expression");
+  }
+}
+
+/** `e` with its children replaced by `kids` (same length and order as `children(e)`). */
+function withChildren(e: Expr, kids: readonly Expr[]): Expr {
+  switch (e.kind) {
+    case "var": case "const": return e;
+    case "arith": case "compare": case "logical": return { ...e, left: kids[0]!, right: kids[1]! };
+    case "neg": case "not": return { ...e, operand: kids[0]! };
+    case "if": return { ...e, cond: kids[0]!, then: kids[1]!, else: kids[2]! };
+    case "call": return { ...e, args: kids };
+    case "subscript": return { ...e, indices: kids };
+    case "linear": return { ...e, index: kids[0]! };
+    case "reduce": return { ...e, body: kids[0]! };
+    case "cast": return { ...e, value: kids[0]! };
+    default: return assertNever(e, "expression");
+  }
+}
+
+/**
+ * Rebuild `e` bottom-up where `f` says so. `f` is asked first about each node (pre-order): a
+ * returned expression replaces the node (and is not visited further); `undefined` means "recurse".
+ * Unchanged subtrees are returned as the same objects.
+ *
+ *   mapExpr(e, (n) => n.kind === "var" && n.name === "i" ? v("j") : undefined)
+ */
+export function mapExpr(e: Expr, f: (node: Expr) => Expr | undefined): Expr {
+  const replaced = f(e);
+  if (replaced !== undefined) return replaced;
+  const kids = children(e);
+  if (kids.length === 0) return e;
+  let changed = false;
+  const mapped = kids.map((k) => {
+    const m = mapExpr(k, f);
+    if (m !== k) changed = true;
+    return m;
+  });
+  return changed ? withChildren(e, mapped) : e;
+}
+
+/** Visit every node of `e` in pre-order; returning `false` skips the node's children. */
+export function walkExpr(e: Expr, visit: (node: Expr) => boolean | void): void {
+  if (visit(e) === false) return;
+  for (const k of children(e)) walkExpr(k, visit);
+}
+
+/** Replace free occurrences of variables by expressions (reduction inames shadow them). */
+export function substitute(e: Expr, values: ReadonlyMap<string, Expr>): Expr {
+  if (values.size === 0) return e;
+  return mapExpr(e, (n) => {
+    if (n.kind === "var") return values.get(n.name) ?? n;
+    if (n.kind === "reduce" && n.inames.some((i) => values.has(i))) {
+      const inner = new Map(values);
+      for (const i of n.inames) inner.delete(i);
+      return { ...n, body: substitute(n.body, inner) };
+    }
+    return undefined;
+  });
+}
+
+/** Rename variables, array names (subscripts) and reduction inames alike. */
+export function renameVars(e: Expr, names: ReadonlyMap<string, string>): Expr {
+  if (names.size === 0) return e;
+  return mapExpr(e, (n) => {
+    if (n.kind === "var" && names.has(n.name)) return { ...n, name: names.get(n.name)! };
+    if ((n.kind === "subscript" || n.kind === "linear") && names.has(n.array)) return mapRenamedArray(n, names);
+    if (n.kind === "reduce" && n.inames.some((i) => names.has(i))) {
+      return { ...n, inames: n.inames.map((i) => names.get(i) ?? i), body: renameVars(n.body, names) };
+    }
+    return undefined;
+  });
+}
+
+function mapRenamedArray(n: Subscript | LinearSubscript, names: ReadonlyMap<string, string>): Expr {
+  const array = names.get(n.array)!;
+  return n.kind === "subscript"
+    ? { ...n, array, indices: n.indices.map((i) => renameVars(i, names)) }
+    : { ...n, array, index: renameVars(n.index, names) };
+}
+
+/** Names of the variables `e` reads: free variables and subscripted arrays (reduction inames excluded). */
+export function freeVariables(e: Expr, out: Set<string> = new Set()): Set<string> {
+  const bound: string[] = [];
+  const go = (n: Expr): void => {
+    switch (n.kind) {
+      case "var":
+        if (!bound.includes(n.name)) out.add(n.name);
+        return;
+      case "subscript": case "linear":
+        out.add(n.array);
+        break;
+      case "reduce":
+        bound.push(...n.inames);
+        go(n.body);
+        bound.splice(bound.length - n.inames.length, n.inames.length);
+        return;
+      default:
+        break;
+    }
+    for (const k of children(n)) go(k);
+  };
+  go(e);
+  return out;
+}
+
+/** Arrays read through subscripts in `e`. */
+export function subscriptedArrays(e: Expr, out: Set<string> = new Set()): Set<string> {
+  walkExpr(e, (n) => {
+    if (n.kind === "subscript" || n.kind === "linear") out.add(n.array);
+  });
+  return out;
+}
+
+/** Every reduction iname used in `e`. */
+export function reductionInames(e: Expr, out: Set<string> = new Set()): Set<string> {
+  walkExpr(e, (n) => {
+    if (n.kind === "reduce") for (const i of n.inames) out.add(i);
+  });
+  return out;
+}
+
+/** Structural equality. */
+export function exprEquals(a: Expr, b: Expr): boolean {
+  if (a === b) return true;
+  if (a.kind !== b.kind) return false;
+  switch (a.kind) {
+    case "var": return a.name === (b as Var).name;
+    case "const": {
+      const o = b as Const;
+      return a.value === o.value && a.dtype === o.dtype && a.isFloat === o.isFloat;
+    }
+    case "arith": case "compare": case "logical":
+      if (a.op !== (b as typeof a).op) return false;
+      break;
+    case "subscript": case "linear":
+      if (a.array !== (b as typeof a).array) return false;
+      break;
+    case "call":
+      if (a.fn !== (b as Call).fn) return false;
+      break;
+    case "reduce": {
+      const o = b as Reduce;
+      if (a.op !== o.op || a.inames.join(",") !== o.inames.join(",")) return false;
+      break;
+    }
+    case "cast":
+      if (a.dtype !== (b as Cast).dtype) return false;
+      break;
+    case "neg": case "not": case "if":
+      break;
+    default:
+      return assertNever(a, "expression");
+  }
+  const ka = children(a);
+  const kb = children(b);
+  return ka.length === kb.length && ka.every((k, idx) => exprEquals(k, kb[idx]!));
+}
+
+/** The variable or array an assignment's left-hand side writes. */
+export function assigneeName(lhs: Expr): string {
+  switch (lhs.kind) {
+    case "var": return lhs.name;
+    case "subscript": case "linear": return lhs.array;
+    default: throw new TypeError(`not an assignee: ${lhs.kind}`);
+  }
+}

@@ -1,0 +1,10 @@
+/** The kernel IR: dtypes, expressions, instructions, arguments, temporaries, tags, the Kernel record. */
+export * from "./dtype.js";
+export * from "./expr.js";
+export * from "./tags.js";
+export * from "./layout.js";
+export * from "./insn.js";
+export * from "./kernel.js";
+export * from "./domain.js";
+export * from "./types.js";
+export * from "./print.js";

@@ -1,0 +1,160 @@
+/**
+ * The kernel record: domains, instructions, arguments, temporaries, substitution rules, iname
+ * tags and assumptions. Immutable: build one with `kernelRecord`, change it with `withKernel`.
+ */
+import { LoomError } from "../errors.js";
+import { universe, type BasicSet } from "../poly/index.js";
+import type { Dtype } from "./dtype.js";
+import type { Expr } from "./expr.js";
+import { defaultDimTags, type DimTag } from "./layout.js";
+import type { Instruction } from "./insn.js";
+import type { InameTag } from "./tags.js";
+
+export const TARGET_NAMES = [
+  "c", "openmp", "opencl", "cuda", "hip", "sycl", "metal", "ispc", "okl", "alpaka", "cucl", "js", "wgsl",
+] as const;
+export type TargetName = (typeof TARGET_NAMES)[number];
+
+export type AddressSpace = "private" | "local" | "global";
+
+/** A global array argument. `dtype`/`shape` undefined mean "not known yet" (loopy's auto). */
+export interface ArrayArg {
+  readonly kind: "array";
+  readonly name: string;
+  readonly dtype: Dtype | undefined;
+  readonly shape: readonly Expr[] | undefined;
+  readonly order: "C" | "F";
+  /** Explicit axis tags; undefined means the default of `order`. */
+  readonly dimTags: readonly DimTag[] | undefined;
+  readonly isInput: boolean;
+  readonly isOutput: boolean;
+}
+
+/** A scalar argument (a parameter of the domains, or a value used in expressions). */
+export interface ValueArg {
+  readonly kind: "value";
+  readonly name: string;
+  readonly dtype: Dtype | undefined;
+}
+
+export type KernelArg = ArrayArg | ValueArg;
+
+/** A variable that lives only while the kernel runs. Shape [] is a scalar. */
+export interface Temporary {
+  readonly name: string;
+  readonly dtype: Dtype | undefined;
+  readonly shape: readonly Expr[];
+  /** "auto": decided at scheduling (local when written across work-items, else private). */
+  readonly addressSpace: AddressSpace | "auto";
+  readonly order: "C" | "F";
+  readonly dimTags: readonly DimTag[] | undefined;
+}
+
+/** `name(params) := expr`, expanded where it is called. */
+export interface SubstitutionRule {
+  readonly name: string;
+  readonly params: readonly string[];
+  readonly expr: Expr;
+}
+
+export interface Kernel {
+  readonly name: string;
+  /** The domain forest: a domain whose parameters are inames of another is nested in it. */
+  readonly domains: readonly BasicSet[];
+  readonly instructions: readonly Instruction[];
+  readonly args: readonly KernelArg[];
+  readonly temporaries: readonly Temporary[];
+  readonly substitutions: readonly SubstitutionRule[];
+  /** Tags of tagged inames; an absent iname is a sequential loop. */
+  readonly inameTags: Readonly<Record<string, InameTag>>;
+  /** Constraints on the parameters, a set with no dimensions. */
+  readonly assumptions: BasicSet;
+  /** Preferred loop orders, outer first (`prioritizeLoops`). */
+  readonly loopPriority: readonly (readonly string[])[];
+  readonly target: TargetName | undefined;
+}
+
+function deepFreeze<T>(x: T): T {
+  if (x !== null && typeof x === "object" && !Object.isFrozen(x)) {
+    Object.freeze(x);
+    for (const val of Object.values(x as object)) deepFreeze(val);
+  }
+  return x;
+}
+
+/** A frozen kernel from its fields; missing optional fields get their defaults. */
+export function kernelRecord(
+  fields: Pick<Kernel, "name" | "domains" | "instructions" | "args"> & Partial<Kernel>,
+): Kernel {
+  const k: Kernel = {
+    temporaries: [], substitutions: [], inameTags: {}, loopPriority: [], target: undefined,
+    assumptions: universe([], []),
+    ...fields,
+  };
+  return deepFreeze(k);
+}
+
+/** A new frozen kernel with `changes` applied; `k` is untouched. */
+export function withKernel(k: Kernel, changes: Partial<Kernel>): Kernel {
+  return deepFreeze({ ...k, ...changes });
+}
+
+// ---- lookups ------------------------------------------------------------------------------
+
+/** Every iname of the kernel, in domain order. */
+export function allInames(k: Kernel): string[] {
+  return k.domains.flatMap((d) => [...d.dims]);
+}
+
+/** The index of the domain that defines `iname`, or -1. */
+export function domainIndexOf(k: Kernel, iname: string): number {
+  return k.domains.findIndex((d) => d.dims.includes(iname));
+}
+
+export function findArg(k: Kernel, name: string): KernelArg | undefined {
+  return k.args.find((a) => a.name === name);
+}
+export function findTemporary(k: Kernel, name: string): Temporary | undefined {
+  return k.temporaries.find((t) => t.name === name);
+}
+export function findInsn(k: Kernel, id: string): Instruction | undefined {
+  return k.instructions.find((i) => i.id === id);
+}
+export function findSubstitution(k: Kernel, name: string): SubstitutionRule | undefined {
+  return k.substitutions.find((s) => s.name === name);
+}
+
+/** The tag of `iname`, or undefined for a plain sequential loop. */
+export function inameTag(k: Kernel, iname: string): InameTag | undefined {
+  return k.inameTags[iname];
+}
+
+/** The axis tags an array really uses: explicit ones, or the default of its order. */
+export function effectiveDimTags(a: ArrayArg | Temporary): readonly DimTag[] {
+  const n = a.shape?.length ?? 0;
+  return a.dimTags ?? defaultDimTags(n, a.order);
+}
+
+/** Names of everything a kernel defines: args, temporaries, inames, rules. */
+export function definedNames(k: Kernel): Set<string> {
+  return new Set([
+    ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name),
+    ...allInames(k), ...k.substitutions.map((s) => s.name),
+  ]);
+}
+
+/** A name not in `taken`, built from `base` with loopy's suffixes (`base`, `base_0`, `base_1`, …). */
+export function uniqueName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let k = 0; ; k++) {
+    const cand = `${base}_${k}`;
+    if (!taken.has(cand)) return cand;
+  }
+}
+
+/** The instruction with id `id`, or a LoomError naming the ids that exist. */
+export function getInsn(k: Kernel, id: string): Instruction {
+  const insn = findInsn(k, id);
+  if (!insn) throw new LoomError(`no instruction "${id}" in kernel "${k.name}"; ids are ${k.instructions.map((i) => i.id).join(", ")}`);
+  return insn;
+}

@@ -1,0 +1,142 @@
+/**
+ * Type rules of the expression language and the kernel-wide inference of temporaries' dtypes.
+ * Implicitly typed literals are "weak": they adapt to the other operand (`2*a` with float32 `a`
+ * stays float32), as loopy's Python constants do.
+ */
+import { assertNever, LoomError } from "../errors.js";
+import { isFloat, promote, type Dtype } from "./dtype.js";
+import { substitute, type Expr } from "./expr.js";
+import { assigneeName } from "./expr.js";
+import { findArg, findSubstitution, findTemporary, withKernel, allInames, type Kernel, type Temporary, type ArrayArg } from "./kernel.js";
+
+/** The dtype inames and index arithmetic use. */
+export const INDEX_DTYPE: Dtype = "int32";
+
+/** A dtype with its strength: weak types come from implicitly typed literals. */
+export interface TypeInfo {
+  readonly dtype: Dtype;
+  readonly weak: boolean;
+}
+
+/** Math functions of the instruction language: name -> result rule. */
+export const MATH_FUNCTIONS: Readonly<Record<string, "float" | "same" | "combine">> = {
+  sqrt: "float", exp: "float", log: "float", log10: "float", log2: "float", sin: "float", cos: "float", tan: "float",
+  asin: "float", acos: "float", atan: "float", atan2: "float", sinh: "float", cosh: "float", tanh: "float",
+  pow: "float", fabs: "float", floor: "float", ceil: "float", rsqrt: "float", erf: "float", fmod: "float",
+  fma: "float", abs: "same", min: "combine", max: "combine",
+};
+
+/** Combine operand types: a strong type wins over a weak one, except that a weak float makes an integer float64. */
+export function combineTypes(a: TypeInfo, b: TypeInfo): TypeInfo {
+  if (a.weak === b.weak) return { dtype: promote(a.dtype, b.dtype), weak: a.weak };
+  const [strong, weak] = a.weak ? [b, a] : [a, b];
+  if (isFloat(weak.dtype) && !isFloat(strong.dtype)) return { dtype: "float64", weak: false };
+  return strong;
+}
+
+/** Where expression typing looks names up. `undefined` = not known (yet). */
+export interface TypeEnv {
+  varType(name: string): Dtype | undefined;
+  /** Expansion of a substitution-rule call, or undefined when `fn` is not a rule. */
+  expandRule?(fn: string, args: readonly Expr[]): Expr | undefined;
+}
+
+/** The type of `e`, or undefined when it depends on something not typed yet. */
+export function exprType(e: Expr, env: TypeEnv): TypeInfo | undefined {
+  const both = (l: Expr, r: Expr): TypeInfo | undefined => {
+    const a = exprType(l, env);
+    const b = exprType(r, env);
+    return a && b ? combineTypes(a, b) : undefined;
+  };
+  switch (e.kind) {
+    case "var": {
+      const d = env.varType(e.name);
+      return d && { dtype: d, weak: false };
+    }
+    case "const":
+      if (e.dtype) return { dtype: e.dtype, weak: false };
+      return { dtype: e.isFloat ? "float64" : Math.abs(e.value) <= 0x7fffffff ? "int32" : "int64", weak: true };
+    case "arith": return both(e.left, e.right);
+    case "neg": return exprType(e.operand, env);
+    case "not": case "compare": case "logical": return { dtype: "bool", weak: false };
+    case "if": return both(e.then, e.else);
+    case "call": {
+      const expanded = env.expandRule?.(e.fn, e.args);
+      if (expanded) return exprType(expanded, env);
+      const rule = MATH_FUNCTIONS[e.fn];
+      const args = e.args.map((a) => exprType(a, env));
+      if (args.some((a) => a === undefined)) return undefined;
+      const joined = (args as TypeInfo[]).reduce<TypeInfo | undefined>((acc, t) => (acc ? combineTypes(acc, t) : t), undefined);
+      if (!joined) return undefined;
+      if (rule === "float") return isFloat(joined.dtype) ? joined : { dtype: "float64", weak: joined.weak };
+      return joined;
+    }
+    case "subscript": case "linear": {
+      const d = env.varType(e.array);
+      return d && { dtype: d, weak: false };
+    }
+    case "reduce": return exprType(e.body, env);
+    case "cast": return { dtype: e.dtype, weak: false };
+    default: return assertNever(e, "expression");
+  }
+}
+
+/** Typing environment of a kernel: args, temporaries, inames (int32) and substitution rules. */
+export function kernelTypeEnv(k: Kernel, overrides: ReadonlyMap<string, Dtype> = new Map()): TypeEnv {
+  const inames = new Set(allInames(k));
+  return {
+    varType(name) {
+      const o = overrides.get(name);
+      if (o) return o;
+      if (inames.has(name)) return INDEX_DTYPE;
+      return findTemporary(k, name)?.dtype ?? findArg(k, name)?.dtype;
+    },
+    expandRule(fn, args) {
+      const rule = findSubstitution(k, fn);
+      if (!rule) return undefined;
+      if (rule.params.length !== args.length) {
+        throw new LoomError(`substitution rule ${fn} takes ${rule.params.length} arguments, called with ${args.length}`);
+      }
+      return substitute(rule.expr, new Map(rule.params.map((p, idx) => [p, args[idx]!])));
+    },
+  };
+}
+
+/**
+ * Fill in the dtypes of temporaries (and of written arrays without one) from the right-hand sides
+ * that write them, to a fixed point. Names that stay unknown keep `dtype: undefined` (they depend
+ * on arguments whose dtype is given only at run time). `argDtypes` supplies such run-time dtypes.
+ */
+export function inferTypes(k: Kernel, argDtypes: ReadonlyMap<string, Dtype> = new Map()): Kernel {
+  const known = new Map(argDtypes);
+  for (const a of k.args) if (a.dtype && !known.has(a.name)) known.set(a.name, a.dtype);
+  for (const t of k.temporaries) if (t.dtype) known.set(t.name, t.dtype);
+  const untyped = new Set([...k.temporaries, ...k.args].filter((x) => !known.has(x.name)).map((x) => x.name));
+  if (untyped.size === 0 && argDtypes.size === 0) return k;
+  let changed = true;
+  while (changed && untyped.size > 0) {
+    changed = false;
+    const env = kernelTypeEnv(k, known);
+    for (const name of [...untyped]) {
+      let acc: TypeInfo | undefined;
+      let complete = true;
+      for (const insn of k.instructions) {
+        if (insn.kind !== "assign" || assigneeName(insn.lhs) !== name) continue;
+        const t = exprType(insn.rhs, env);
+        if (!t) {
+          complete = false;
+          break;
+        }
+        acc = acc ? combineTypes(acc, t) : t;
+      }
+      if (complete && acc) {
+        known.set(name, acc.dtype);
+        untyped.delete(name);
+        changed = true;
+      }
+    }
+  }
+  const temporaries = k.temporaries.map((t): Temporary => (t.dtype || !known.has(t.name) ? t : { ...t, dtype: known.get(t.name)! }));
+  const args = k.args.map((a) => (a.dtype || !known.has(a.name) ? a : ({ ...a, dtype: known.get(a.name)! } as ArrayArg)));
+  return withKernel(k, { temporaries, args });
+}
