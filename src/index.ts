@@ -1,0 +1,39 @@
+/**
+ * Loom's public face (`import * as lp from "loom"`): re-exports only; no module of the library
+ * imports this file. Names and behaviour here are the contract of shared/design/API.md.
+ */
+export {
+  LoomError, ParseError, OklError, TransformError, ScheduleError, CodegenError,
+  BackendUnavailableError, ExecutionError, InternalError,
+} from "./errors.js";
+
+// Kernels
+export { makeKernel, globalArg, valueArg, temporary, addDtypes, parseExpr } from "./parse/index.js";
+export type { ArgSpec } from "./parse/index.js";
+export { show, exprToString, parseInameTag, parseDimTags, axisStrides, inferTypes, iterationDomain, DTYPES, TARGET_NAMES } from "./ir/index.js";
+export type {
+  Kernel, Dtype, TargetName, Expr, Instruction, Assignment, KernelArg, ArrayArg, ValueArg, Temporary,
+  SubstitutionRule, InameTag, DimTag, TypedArray,
+} from "./ir/index.js";
+
+// Integer sets
+export * as isl from "./poly/index.js";
+export type { BasicSet, Aff, Bound, DimBounds, Constraint } from "./poly/index.js";
+
+// Scheduling and execution
+export { linearize } from "./schedule/index.js";
+export { run, autoTestVsRef } from "./run/index.js";
+export type { BackendName } from "./run/index.js";
+
+// Planned (later issues): each throws a LoomError saying it is not built yet.
+export * from "./planned.js";
+export const {
+  splitIname, chunkIname, joinInames, tagInames, tile, prioritizeLoops, renameIname, duplicateInames,
+  removeUnusedInames, splitReductionInward, splitReductionOutward, makeReductionInamesUnique, mapDomain,
+  assume, fixParameters, addPrefetch, precompute, extractSubst, assignmentToSubst, expandSubst,
+  tagArrayAxes, dimOrder, splitArrayAxis, setTemporaryAddressSpace, privatize, addDependency, addBarrier,
+  removeInstructions, setInstructionPriority,
+} = plannedTransforms;
+import { plannedTransforms } from "./planned.js";
+export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/types.js";
+export type { TuningRecord } from "./tune/types.js";

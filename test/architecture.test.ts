@@ -1,0 +1,85 @@
+/**
+ * The one direction of imports (shared/design/ARCHITECTURE.md): each folder may import only the
+ * folders listed for it. `src/errors.ts` is a leaf every folder may use; `src/index.ts` is the
+ * public face and no library module imports it.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  "src/poly": ["grammar"],
+  "src/ir": ["src/poly"],
+  "src/parse": ["grammar", "src/ir", "src/poly"],
+  "src/okl": ["grammar", "src/ir", "src/poly"],
+  "src/analysis": ["src/ir", "src/poly"],
+  transforms: ["src/ir", "src/poly", "src/analysis"],
+  "src/schedule": ["src/ir", "src/poly", "src/analysis"],
+  codegen: ["src/ir", "src/schedule", "src/poly"],
+  "src/run": ["codegen", "src/schedule", "native", "src/ir", "src/poly", "src/analysis"],
+  "src/tune": ["src/run", "transforms", "src/ir", "src/schedule", "codegen", "src/analysis", "src/poly"],
+};
+const LEAVES = ["src/errors.ts"];
+
+function tsFiles(dir: string): string[] {
+  let out: string[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  for (const e of entries) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) {
+      if (e !== "generated") out = out.concat(tsFiles(p));
+    } else if (e.endsWith(".ts")) out.push(p);
+  }
+  return out;
+}
+
+/** The folder (a key of ALLOWED, or a leaf file) a repository path belongs to. */
+function folderOf(path: string): string {
+  const rel = relative(root, path).replace(/\\/g, "/");
+  if (LEAVES.includes(rel.replace(/\.js$/, ".ts"))) return "leaf";
+  if (rel === "src/index.ts" || rel === "src/index.js") return "src/index";
+  if (rel.startsWith("grammar/")) return "grammar";
+  if (rel.startsWith("native/")) return "native";
+  const key = Object.keys(ALLOWED).find((k) => rel === k || rel.startsWith(k + "/"));
+  return key ?? rel;
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']/g)].map((m) => m[1]!);
+  return specs.filter((s) => s.startsWith(".")).map((s) => resolve(dirname(file), s));
+}
+
+describe("architecture: one direction of imports", () => {
+  for (const [folder, allowed] of Object.entries(ALLOWED)) {
+    it(`${folder} imports only ${allowed.join(", ") || "nothing of ours"}`, () => {
+      const bad: string[] = [];
+      for (const file of tsFiles(join(root, folder))) {
+        for (const target of importsOf(file)) {
+          const to = folderOf(target);
+          if (to === "leaf" || to === folder || allowed.includes(to)) continue;
+          bad.push(`${relative(root, file)} -> ${relative(root, target)}`);
+        }
+      }
+      expect(bad).toEqual([]);
+    });
+  }
+
+  it("no library module imports src/index.ts", () => {
+    const bad: string[] = [];
+    for (const folder of Object.keys(ALLOWED)) {
+      for (const file of tsFiles(join(root, folder))) {
+        if (importsOf(file).some((t) => folderOf(t) === "src/index")) bad.push(relative(root, file));
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
