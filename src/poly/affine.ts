@@ -1,0 +1,64 @@
+/** Affine expressions over named variables (the user-facing form; operations use dense rows). */
+import type { Aff } from "./types.js";
+import { add, mul, checkInt } from "./int.js";
+
+/** Build an affine expression, dropping zero terms. `aff({ i: 2, n: -1 }, 3)` is `2i - n + 3`. */
+export function aff(terms: Readonly<Record<string, number>> = {}, constant = 0): Aff {
+  const t: Record<string, number> = {};
+  for (const [k, v] of Object.entries(terms)) if (checkInt(v, `aff: coefficient of ${k}`) !== 0) t[k] = v;
+  return Object.freeze({ terms: Object.freeze(t), constant: checkInt(constant, "aff: constant") });
+}
+
+/** a + b. */
+export function affAdd(a: Aff, b: Aff): Aff {
+  const t: Record<string, number> = { ...a.terms };
+  for (const [k, v] of Object.entries(b.terms)) t[k] = add(t[k] ?? 0, v);
+  return aff(t, add(a.constant, b.constant));
+}
+
+/** a - b. */
+export function affSub(a: Aff, b: Aff): Aff {
+  return affAdd(a, affScale(b, -1));
+}
+
+/** k * a. */
+export function affScale(a: Aff, k: number): Aff {
+  const t: Record<string, number> = {};
+  for (const [n, v] of Object.entries(a.terms)) t[n] = mul(v, k);
+  return aff(t, mul(a.constant, k));
+}
+
+/** Value of `a` at `values`; a missing variable is an error. `affEval(aff({i: 2}, 1), {i: 3}) === 7` */
+export function affEval(a: Aff, values: Readonly<Record<string, number>>): number {
+  let r = a.constant;
+  for (const [k, v] of Object.entries(a.terms)) {
+    const x = values[k];
+    if (x === undefined) throw new RangeError(`affEval: no value for "${k}"`);
+    r = add(r, mul(v, x));
+  }
+  return r;
+}
+
+/** true when `a` has no variable terms. */
+export function affIsConstant(a: Aff): boolean {
+  return Object.keys(a.terms).length === 0;
+}
+
+/** ISL-style text: `2*i - n + 3`, `0` for the zero expression. */
+export function affToString(a: Aff): string {
+  return termsToString(Object.entries(a.terms), a.constant);
+}
+
+/** Render `Σ coef·name + constant` with names in the given order. */
+export function termsToString(terms: readonly (readonly [string, number])[], constant: number): string {
+  let s = "";
+  for (const [name, c] of terms) {
+    if (c === 0) continue;
+    const mag = Math.abs(c);
+    const t = mag === 1 ? name : `${mag}*${name}`;
+    s += s === "" ? (c < 0 ? `-${t}` : t) : c < 0 ? ` - ${t}` : ` + ${t}`;
+  }
+  if (s === "") return String(constant);
+  if (constant !== 0) s += constant < 0 ? ` - ${-constant}` : ` + ${constant}`;
+  return s;
+}

@@ -1,0 +1,209 @@
+/** Questions between sets, decided exactly with the Omega test: redundancy, gist, subset, equality. */
+import type { BasicSet } from "./types.js";
+import { LoomError } from "../errors.js";
+import { type Row, type Sys, toSys } from "./rows.js";
+import { emptyOf, finish, isCanonicalEmpty } from "./normalize.js";
+import { intFeasible, isEmpty } from "./empty.js";
+import { intersect, universe } from "./ops.js";
+
+/** ¬(r >= 0) over the integers is -r - 1 >= 0. */
+function negate(r: Row): Row {
+  const o = r.map((v) => -v || 0);
+  o[o.length - 1]! -= 1;
+  return o;
+}
+
+/** true when `base` (plus nothing else) implies row `r` (an equality: both directions). */
+function implies(base: Sys, r: Row, eq: boolean): boolean {
+  if (intFeasible({ n: base.n, eqs: base.eqs, ineqs: [...base.ineqs, negate(r)] })) return false;
+  if (!eq) return true;
+  const m = r.map((v) => -v || 0);
+  return !intFeasible({ n: base.n, eqs: base.eqs, ineqs: [...base.ineqs, negate(m)] });
+}
+
+/**
+ * Drop, one by one, the rows of `s` implied by `context` together with the rows kept so far.
+ * `ctx` has the same columns as `s` followed by `extra` more (the context's own existentials).
+ */
+function dropImplied(s: BasicSet, ctx: Sys, extra: number): BasicSet {
+  const sys = toSys(s);
+  const widen = (r: Row) => {
+    const o = r.slice(0, sys.n);
+    for (let k = 0; k < extra; k++) o.push(0);
+    o.push(r[sys.n]!);
+    return o;
+  };
+  const rows = [...sys.eqs.map((r) => ({ r, eq: true })), ...sys.ineqs.map((r) => ({ r, eq: false }))];
+  const keep = rows.map(() => true);
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const base: Sys = { n: ctx.n, eqs: [...ctx.eqs], ineqs: [...ctx.ineqs] };
+    rows.forEach((x, j) => {
+      if (j !== i && keep[j]) (x.eq ? base.eqs : base.ineqs).push(widen(x.r));
+    });
+    if (implies(base, widen(rows[i]!.r), rows[i]!.eq)) keep[i] = false;
+  }
+  const out: Sys = { n: sys.n, eqs: [], ineqs: [] };
+  rows.forEach((x, j) => {
+    if (keep[j]) (x.eq ? out.eqs : out.ineqs).push(x.r);
+  });
+  return finish(s.params, s.dims, s.exists, out);
+}
+
+/**
+ * Drop whole existential groups (the rows of one existential, e.g. a mod) that `context` and the
+ * other rows imply: row by row they never are, since the existential is free in the test.
+ */
+function dropImpliedExistentials(s: BasicSet, context: BasicSet): BasicSet {
+  for (let j = s.exists.length - 1; j >= 0; j--) {
+    const col = s.params.length + s.dims.length + j;
+    const sys = toSys(s);
+    const mine = (r: Row) => r[col] !== 0;
+    const alone = (r: Row) => r.every((v, k) => k === col || k < s.params.length + s.dims.length || k === sys.n || v === 0);
+    const group = [...sys.eqs, ...sys.ineqs].filter(mine);
+    if (!group.every(alone)) continue;
+    const restSys: Sys = { n: sys.n, eqs: sys.eqs.filter((r) => !mine(r)), ineqs: sys.ineqs.filter((r) => !mine(r)) };
+    const rest = finish(s.params, s.dims, s.exists, restSys);
+    const only = (r: Row) => [...r.slice(0, s.params.length + s.dims.length), r[col]!, r[sys.n]!];
+    const groupSet = finish(s.params, s.dims, [s.exists[j]!], {
+      n: s.params.length + s.dims.length + 1,
+      eqs: sys.eqs.filter(mine).map(only),
+      ineqs: sys.ineqs.filter(mine).map(only),
+    });
+    try {
+      if (isSubset(intersect(rest, context), groupSet)) s = rest;
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e; // undecidable here: keep the group
+    }
+  }
+  return s;
+}
+
+/** Same points, no row implied by the others. `{[i]: i >= 0 and i >= 1}` becomes `{[i]: i >= 1}`. */
+export function removeRedundancies(s: BasicSet): BasicSet {
+  if (isCanonicalEmpty(s)) return s;
+  // In an empty set every row is implied by the others; answer the canonical empty set.
+  if (isEmpty(s)) return emptyOf(s.params, s.dims);
+  const t = dropImpliedExistentials(s, universe(s.params, s.dims));
+  return dropImplied(t, { n: toSys(t).n, eqs: [], ineqs: [] }, 0);
+}
+
+/**
+ * The rows of `s` not implied by `context` (loopy's gisting): `gist(s, c) ∩ c = s ∩ c`.
+ * `gist({[i]: 0 <= i < n and n mod 16 = 0}, {n mod 16 = 0})` keeps only the bounds of i.
+ */
+export function gist(s0: BasicSet, context: BasicSet): BasicSet {
+  let s = s0;
+  if (isCanonicalEmpty(s)) return s;
+  // Align the context to s's space (extra names of the context become its existentials).
+  const visible = new Set([...s.params, ...s.dims]);
+  const extraNames = [...context.params, ...context.dims].filter((n) => !visible.has(n));
+  const c = intersect(universe(s.params, s.dims), context);
+  if (isCanonicalEmpty(c)) return s; // every row is implied by an empty context; keep s as is
+  s = dropImpliedExistentials(s, c);
+  const cs = toSys(c);
+  // c's columns: s.params, then c's extra params, s.dims, c's extra dims, c's existentials.
+  const sIdx = [...s.params, ...s.dims].map((n) => [...c.params, ...c.dims].indexOf(n));
+  const first = s.params.length + s.dims.length;
+  const extra = extraNames.length + c.exists.length;
+  const n = first + s.exists.length + extra;
+  const move = (r: Row) => {
+    const o = new Array<number>(n + 1).fill(0);
+    sIdx.forEach((from, k) => (o[k] = r[from]!));
+    let at = first + s.exists.length;
+    const vis = c.params.length + c.dims.length;
+    for (let k = 0; k < vis; k++) if (!sIdx.includes(k)) o[at++] = r[k]!;
+    for (let k = 0; k < c.exists.length; k++) o[at++] = r[vis + k]!;
+    o[n] = r[cs.n]!;
+    return o;
+  };
+  return dropImplied(s, { n, eqs: cs.eqs.map(move), ineqs: cs.ineqs.map(move) }, extra);
+}
+
+/**
+ * The existentials of `b` as floor definitions (`e = floor(num/k)`): an equality `k·e = num`,
+ * a single upper or lower bound, or a pair `0 <= num - k·e <= w < k`. null when some existential has no such definition.
+ */
+function floorDefinitions(b: BasicSet): Row[] | null {
+  const sys = toSys(b);
+  const first = b.params.length + b.dims.length;
+  const defs: Row[] = [];
+  for (let e = first; e < sys.n; e++) {
+    let def: Row | undefined;
+    const eq = sys.eqs.find((r) => r[e] !== 0);
+    if (eq) def = eq[e]! < 0 ? eq : eq.map((v) => -v || 0);
+    // With a single upper (lower) bound, the largest (smallest) candidate is a witness whenever
+    // any is: e = floor(U/k) (resp. ceil(L/k)).
+    const ups = sys.ineqs.filter((r) => r[e]! < 0);
+    const los = sys.ineqs.filter((r) => r[e]! > 0);
+    // Sound only when e's rows involve no other existential, and defs use earlier ones only.
+    const lone = [...ups, ...los].every((r) => r.every((v, k) => k < first || k === e || k === sys.n || v === 0));
+    if (!def && lone && ups.length === 1) def = ups[0]!;
+    if (!def && lone && los.length === 1) {
+      const k = los[0]![e]!;
+      def = los[0]!.map((v) => -v || 0);
+      def[sys.n] = def[sys.n]! + k - 1;
+    }
+    for (const r1 of def ? [] : sys.ineqs) {
+      if (r1[e]! >= 0) continue;
+      const r2 = sys.ineqs.find((r) => r.every((v, i) => i === sys.n || v === -r1[i]!));
+      if (r2 && r1[sys.n]! + r2[sys.n]! < -r1[e]! && r1[sys.n]! + r2[sys.n]! >= 0) def = r1;
+    }
+    if (!def || def.some((v, k) => k > e && k < sys.n && v !== 0)) return null;
+    defs.push(def);
+  }
+  // num - k·e >= 0 and k·e + k - 1 - num >= 0 define e = floor(num/k) uniquely.
+  return defs.flatMap((d, j) => {
+    const col = first + j;
+    const up = d.map((v) => -v || 0);
+    up[sys.n] = up[sys.n]! + -d[col]! - 1;
+    return [d, up];
+  });
+}
+
+/**
+ * a ⊆ b, exactly. When `b` has existentials they must be definable as floors (what `mod`,
+ * `floor`, `ceil` produce); otherwise a LoomError says the question cannot be decided.
+ */
+export function isSubset(a: BasicSet, b: BasicSet): boolean {
+  if (isCanonicalEmpty(a)) return true;
+  const defs = floorDefinitions(b);
+  if (!defs && isEmpty(a)) return true;
+  if (!defs) throw new LoomError(`isSubset: cannot decide containment in a set whose existentials are not floor/mod definitions`);
+  // Work in b's columns extended by a's: put a and b's definitions into one space via intersect,
+  // with b's existentials exposed as extra dims so its rows can be negated one at a time.
+  const bExposed = finishExposed(b);
+  const bDefs = finish([...b.params], [...b.dims, ...bExposed.exNames], [], { n: toSys(b).n, eqs: [], ineqs: defs });
+  const space = intersect(a, bDefs);
+  if (isCanonicalEmpty(space)) return true;
+  const bRows = intersect(universe(space.params, space.dims), bExposed.set);
+  const base = toSys(space);
+  const bs = toSys(bRows);
+  // bRows has the same visible columns as space (same names, same order) and no existentials.
+  const widen = (r: Row) => {
+    const o = r.slice(0, bs.n);
+    while (o.length < base.n) o.push(0);
+    o.push(r[bs.n]!);
+    return o;
+  };
+  for (const r of bs.eqs) if (!implies(base, widen(r), true)) return false;
+  for (const r of bs.ineqs) if (!implies(base, widen(r), false)) return false;
+  return true;
+}
+
+/** `b` with its existentials turned into ordinary dims (fresh names). */
+function finishExposed(b: BasicSet): { set: BasicSet; exNames: string[] } {
+  const taken = new Set([...b.params, ...b.dims]);
+  const exNames = b.exists.map((_, k) => {
+    let nm = `__x${k}`;
+    while (taken.has(nm)) nm += "_";
+    taken.add(nm);
+    return nm;
+  });
+  const sys = toSys(b);
+  return { set: finish(b.params, [...b.dims, ...exNames], [], sys), exNames };
+}
+
+/** Same points (params free). */
+export function isEqualSet(a: BasicSet, b: BasicSet): boolean {
+  return isSubset(a, b) && isSubset(b, a);
+}

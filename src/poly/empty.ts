@@ -1,0 +1,124 @@
+/**
+ * Exact emptiness over the integers: the Omega test (Pugh 1991). Equalities are solved exactly
+ * (unit coefficients by substitution, others by Pugh's mod-hat variable); for inequalities, a
+ * variable is eliminated exactly when FM is exact, else through real shadow (empty ⇒ empty), dark
+ * shadow (non-empty ⇒ non-empty) and splinters. Every step removes a variable, so it terminates on
+ * unbounded sets too.
+ */
+import type { BasicSet } from "./types.js";
+import { add, floorDiv, mul } from "./int.js";
+import { combine, type Row, type Sys, insertColumns, substRow, toSys } from "./rows.js";
+import { isCanonicalEmpty, tidy } from "./normalize.js";
+import { fmCost, fmEliminate } from "./fm.js";
+
+function modHat(a: number, m: number): number {
+  return a - m * floorDiv(2 * a + m, 2 * m);
+}
+
+/** Solve the equalities of `sys` away; null when infeasible. The result has no equalities. */
+function solveEqualities(sys0: Sys): Sys | null {
+  let sys: Sys | null = tidy(sys0);
+  while (sys && sys.eqs.length > 0) {
+    let bi = 0, bk = -1, bc = Infinity;
+    sys.eqs.forEach((r, i) => {
+      for (let k = 0; k < sys!.n; k++) {
+        const c = Math.abs(r[k]!);
+        if (c !== 0 && c < bc) [bi, bk, bc] = [i, k, c];
+      }
+    });
+    const e = sys.eqs[bi]!;
+    const a = e[bk]!;
+    if (bc === 1) {
+      const def = e.map((v) => -v * a || 0);
+      def[bk] = 0;
+      sys = tidy({
+        n: sys.n,
+        eqs: sys.eqs.filter((_, i) => i !== bi).map((r) => substRow(r, bk, def)),
+        ineqs: sys.ineqs.map((r) => substRow(r, bk, def)),
+      });
+      continue;
+    }
+    // Pugh's mod-hat step: a new variable σ with m·σ = Σ modhat(a_i)·x_i + modhat(c) and
+    // modhat(a_k) = -sign(a_k), so x_k can be substituted; coefficients shrink each round.
+    const n = sys.n;
+    const m = bc + 1;
+    const sg = a > 0 ? 1 : -1;
+    const def = new Array<number>(n + 2).fill(0);
+    for (let k = 0; k < n; k++) if (k !== bk) def[k] = sg * modHat(e[k]!, m);
+    def[n] = -sg * m;
+    def[n + 1] = sg * modHat(e[n]!, m);
+    const widen = (r: Row) => substRow(insertColumns(r, n, 1), bk, def);
+    sys = tidy({ n: n + 1, eqs: sys.eqs.map(widen), ineqs: sys.ineqs.map(widen) });
+  }
+  return sys;
+}
+
+/** true when the system has an integer solution (all columns are free variables). */
+export function intFeasible(sys0: Sys): boolean {
+  const sys = solveEqualities(sys0);
+  if (!sys) return false;
+  if (sys.ineqs.length === 0) return true;
+  let best = -1;
+  let bestExact = false;
+  let bestPairs = Infinity;
+  for (let k = 0; k < sys.n; k++) {
+    let lo = false, hi = false;
+    for (const r of sys.ineqs) {
+      if (r[k]! > 0) lo = true;
+      else if (r[k]! < 0) hi = true;
+    }
+    if (lo !== hi) {
+      // One-sided: the variable can always be chosen, its rows are always satisfiable.
+      return intFeasible({ n: sys.n, eqs: [], ineqs: sys.ineqs.filter((r) => r[k] === 0) });
+    }
+    if (!lo) continue;
+    const c = fmCost(sys, k);
+    if ((c.exact && !bestExact) || (c.exact === bestExact && c.pairs < bestPairs)) {
+      best = k;
+      bestExact = c.exact;
+      bestPairs = c.pairs;
+    }
+  }
+  if (best < 0) return true; // only constant rows, and tidy accepted them
+  const real = fmEliminate(sys, best);
+  if (bestExact) return real.sys !== null && intFeasible(real.sys);
+  if (!real.sys || !intFeasible(real.sys)) return false;
+  if (intFeasible(darkShadow(sys, best))) return true;
+  // Splinters: if an integer point exists outside the dark shadow, it lies close to a lower bound.
+  let m = 0;
+  for (const r of sys.ineqs) if (r[best]! < 0) m = Math.max(m, -r[best]!);
+  for (const l of sys.ineqs) {
+    const a = l[best]!;
+    if (a <= 0) continue;
+    const top = floorDiv(mul(m, a) - a - m, m);
+    for (let j = 0; j <= top; j++) {
+      const eq = l.slice();
+      eq[sys.n] = eq[sys.n]! - j;
+      if (intFeasible({ n: sys.n, eqs: [eq], ineqs: sys.ineqs })) return true;
+    }
+  }
+  return false;
+}
+
+function darkShadow(sys: Sys, col: number): Sys {
+  const out: Row[] = [];
+  for (const r of sys.ineqs) if (r[col] === 0) out.push(r);
+  for (const l of sys.ineqs) {
+    const a = l[col]!;
+    if (a <= 0) continue;
+    for (const u of sys.ineqs) {
+      const b = -u[col]!;
+      if (b <= 0) continue;
+      const r = combine(b, l, a, u);
+      r[sys.n] = add(r[sys.n]!, -mul(a - 1, b - 1));
+      out.push(r);
+    }
+  }
+  return { n: sys.n, eqs: [], ineqs: out };
+}
+
+/** Exact emptiness over the integers, parameters free. `isEmpty(parseSet("{[i]: 0 < 2i < 2}"))` */
+export function isEmpty(s: BasicSet): boolean {
+  if (isCanonicalEmpty(s)) return true;
+  return !intFeasible(toSys(s));
+}

@@ -1,0 +1,14 @@
+/** The integer-set core: parse, normalize, project, bound, test and enumerate basic sets. */
+export type { Aff, BasicSet, Bound, Constraint, DimBounds } from "./types.js";
+export { aff, affAdd, affSub, affScale, affEval, affToString, affIsConstant } from "./affine.js";
+export { parseSet, parseConstraints, parseMap } from "./parse.js";
+export { printSet } from "./print.js";
+export { simplify } from "./normalize.js";
+export {
+  universe, emptySet, intersect, addConstraints, rename, substitute, fixValues, moveToParams, moveToDims,
+  reorderDims, dimsOf, hasExistentials,
+} from "./ops.js";
+export { projectOut, eliminate, eliminateExact, dimBounds } from "./project.js";
+export { isEmpty } from "./empty.js";
+export { removeRedundancies, gist, isSubset, isEqualSet } from "./compare.js";
+export { points, count, containsPoint, compilePointTest } from "./enumerate.js";

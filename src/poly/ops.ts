@@ -1,0 +1,205 @@
+/** Construction and name-level operations: universe, intersect, rename, substitute, fix, move. */
+import type { Aff, BasicSet } from "./types.js";
+import { LoomError } from "../errors.js";
+import { add, checkInt, mul } from "./int.js";
+import { type Row, type Sys, colNames, ncols, permuteRow, rawSet, substRow, toSys } from "./rows.js";
+import { emptyOf, finish } from "./normalize.js";
+
+/** All points of the space: `universe(["n"], ["i", "j"])` is `[n] -> { [i, j] }`. */
+export function universe(params: readonly string[], dims: readonly string[]): BasicSet {
+  checkNames([...params, ...dims]);
+  return rawSet(params, dims, [], []);
+}
+
+/** No points: `emptySet(["n"], ["i"])` is `[n] -> { [i] : false }`. */
+export function emptySet(params: readonly string[], dims: readonly string[]): BasicSet {
+  checkNames([...params, ...dims]);
+  return emptyOf(params, dims);
+}
+
+function checkNames(names: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n)) throw new LoomError(`name "${n}" is used twice in one set; names are ${names.join(", ")}`);
+    seen.add(n);
+  }
+}
+
+/** A name not in `taken` derived from `base` (existentials renamed apart). */
+export function freshName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let k = 1; ; k++) if (!taken.has(`${base}_${k}`)) return `${base}_${k}`;
+}
+
+/**
+ * Rows of `s` in a target space (params, dims, then `exOffset` existential columns before s's own
+ * existentials, `exTotal` existential columns in all). Every param and dim of s must be present.
+ */
+function embedRows(s: BasicSet, params: readonly string[], dims: readonly string[], exOffset: number, exTotal: number): Sys {
+  const idx = new Map<string, number>();
+  [...params, ...dims].forEach((n, k) => idx.set(n, k));
+  const src = colNames(s);
+  const base = params.length + dims.length;
+  const n = base + exTotal;
+  const perm = new Array<number>(n).fill(-1);
+  src.forEach((name, k) => {
+    const at = k >= s.params.length + s.dims.length ? base + exOffset + (k - s.params.length - s.dims.length) : idx.get(name);
+    if (at === undefined) throw new LoomError(`internal: "${name}" missing from target space`);
+    perm[at] = k;
+  });
+  const sys = toSys(s);
+  return { n, eqs: sys.eqs.map((r) => permuteRow(r, perm)), ineqs: sys.ineqs.map((r) => permuteRow(r, perm)) };
+}
+
+/**
+ * Points in both, aligned by name: params are the union (a's order, then b's new ones), dims
+ * likewise; a name that is a dim in either set is a dim. Existentials of both are kept.
+ */
+export function intersect(a: BasicSet, b: BasicSet): BasicSet {
+  const dims = [...a.dims, ...b.dims.filter((d) => !a.dims.includes(d))];
+  const dimSet = new Set(dims);
+  const params = [...a.params, ...b.params.filter((p) => !a.params.includes(p))].filter((p) => !dimSet.has(p));
+  const taken = new Set([...params, ...dims, ...a.exists]);
+  const exB = b.exists.map((e) => {
+    const f = freshName(e, taken);
+    taken.add(f);
+    return f;
+  });
+  const total = a.exists.length + b.exists.length;
+  const sa = embedRows(a, params, dims, 0, total);
+  const sb = embedRows(b, params, dims, a.exists.length, total);
+  return finish(params, dims, [...a.exists, ...exB], { n: sa.n, eqs: [...sa.eqs, ...sb.eqs], ineqs: [...sa.ineqs, ...sb.ineqs] });
+}
+
+/** Row of an affine expression over the columns of `s` (names must exist). */
+export function affRow(s: BasicSet, a: Aff): Row {
+  const names = colNames(s);
+  const r = new Array<number>(names.length + 1).fill(0);
+  for (const [v, c] of Object.entries(a.terms)) {
+    const k = names.indexOf(v);
+    if (k < 0) throw new LoomError(`unknown variable "${v}"; the set has ${names.join(", ") || "no variables"}`);
+    r[k] = add(r[k]!, checkInt(c, `coefficient of ${v}`));
+  }
+  r[names.length] = checkInt(a.constant, "constant");
+  return r;
+}
+
+/** Add `s`'s params for names of `affs` that the set lacks (unknown names become params). */
+function withParams(s: BasicSet, affs: readonly Aff[]): BasicSet {
+  const known = new Set(colNames(s));
+  const extra: string[] = [];
+  for (const a of affs) for (const v of Object.keys(a.terms)) if (!known.has(v)) (known.add(v), extra.push(v));
+  return extra.length === 0 ? s : intersect(universe([...s.params, ...extra], s.dims), s);
+}
+
+/** `s` with `aff >= 0` (or `= 0`) added. `addConstraints(s, [{ aff: aff({ i: 1 }, -1), eq: false }])` adds i >= 1. */
+export function addConstraints(s: BasicSet, cs: readonly { aff: Aff; eq: boolean }[]): BasicSet {
+  const t = withParams(s, cs.map((c) => c.aff));
+  const sys = toSys(t);
+  for (const c of cs) (c.eq ? sys.eqs : sys.ineqs).push(affRow(t, c.aff));
+  return finish(t.params, t.dims, t.exists, sys);
+}
+
+/** Rename params, dims or existentials; a clash is a LoomError. `rename(s, { i: "k" })` */
+export function rename(s: BasicSet, map: Readonly<Record<string, string>>): BasicSet {
+  const all = colNames(s);
+  for (const k of Object.keys(map)) if (!all.includes(k)) throw new LoomError(`rename: no variable "${k}" in the set; it has ${all.join(", ")}`);
+  const f = (n: string) => map[n] ?? n;
+  const params = s.params.map(f);
+  const dims = s.dims.map(f);
+  const visible = new Set([...params, ...dims]);
+  if (visible.size !== params.length + dims.length) throw new LoomError(`rename: two variables would be named alike (${[...params, ...dims].join(", ")})`);
+  // Existentials are bound names: rename them apart silently instead of failing.
+  const exists: string[] = [];
+  for (const e of s.exists) {
+    const g = freshName(f(e), visible);
+    visible.add(g);
+    exists.push(g);
+  }
+  return rawSet(params, dims, exists, s.constraints);
+}
+
+/**
+ * Replace the param or dim `name` by `value` (an affine expression over the other names; unknown
+ * names become params). The name disappears. `substitute(s, "i", aff({ io: 4, ii: 1 }))`
+ */
+export function substitute(s0: BasicSet, name: string, value: Aff): BasicSet {
+  if (value.terms[name] !== undefined) throw new LoomError(`substitute: the value of "${name}" may not use "${name}"`);
+  const s = withParams(s0, [value]);
+  const col = [...s.params, ...s.dims].indexOf(name);
+  if (col < 0) throw new LoomError(`substitute: no param or dim "${name}"; the set has ${[...s.params, ...s.dims].join(", ")}`);
+  const def = affRow(s, value);
+  const sys = toSys(s);
+  const sub = (r: Row) => {
+    const o = substRow(r, col, def);
+    o.splice(col, 1);
+    return o;
+  };
+  const params = s.params.filter((p) => p !== name);
+  const dims = s.dims.filter((d) => d !== name);
+  return finish(params, dims, s.exists, { n: sys.n - 1, eqs: sys.eqs.map(sub), ineqs: sys.ineqs.map(sub) });
+}
+
+/** Fix params or dims to constants; they disappear. `fixValues(s, { n: 16 })` */
+export function fixValues(s: BasicSet, values: Readonly<Record<string, number>>): BasicSet {
+  const names = [...s.params, ...s.dims];
+  for (const k of Object.keys(values)) {
+    if (!names.includes(k)) throw new LoomError(`fixValues: no param or dim "${k}"; the set has ${names.join(", ") || "none"}`);
+    checkInt(values[k]!, `fixValues: value of ${k}`);
+  }
+  const keep = names.map((n, k) => (values[n] === undefined ? k : -1)).filter((k) => k >= 0);
+  const n = ncols(s);
+  const perm = [...keep];
+  for (let k = names.length; k < n; k++) perm.push(k);
+  const sys = toSys(s);
+  const fix = (r: Row) => {
+    let c = r[n]!;
+    names.forEach((nm, k) => {
+      const v = values[nm];
+      if (v !== undefined && r[k] !== 0) c = add(c, mul(r[k]!, v));
+    });
+    const o = permuteRow(r, perm);
+    o[perm.length] = c;
+    return o;
+  };
+  const params = s.params.filter((p) => values[p] === undefined);
+  const dims = s.dims.filter((d) => values[d] === undefined);
+  return finish(params, dims, s.exists, { n: perm.length, eqs: sys.eqs.map(fix), ineqs: sys.ineqs.map(fix) });
+}
+
+/** Reorder/reclassify columns by name into the given params and dims (same names, same existentials). */
+function respace(s: BasicSet, params: readonly string[], dims: readonly string[]): BasicSet {
+  checkNames([...params, ...dims]);
+  const sys = embedRows(s, params, dims, 0, s.exists.length);
+  return finish(params, dims, s.exists, sys);
+}
+
+/** Make dims into params (appended to the params). `moveToParams(s, ["i"])` */
+export function moveToParams(s: BasicSet, dimNames: readonly string[]): BasicSet {
+  for (const d of dimNames) if (!s.dims.includes(d)) throw new LoomError(`moveToParams: no dim "${d}"; dims are ${s.dims.join(", ")}`);
+  return respace(s, [...s.params, ...dimNames], s.dims.filter((d) => !dimNames.includes(d)));
+}
+
+/** Make params into dims, inserted at `position` of the dims (default: last). */
+export function moveToDims(s: BasicSet, paramNames: readonly string[], position?: number): BasicSet {
+  for (const p of paramNames) if (!s.params.includes(p)) throw new LoomError(`moveToDims: no param "${p}"; params are ${s.params.join(", ")}`);
+  const dims = [...s.dims];
+  dims.splice(position ?? dims.length, 0, ...paramNames);
+  return respace(s, s.params.filter((p) => !paramNames.includes(p)), dims);
+}
+
+/** Reorder the dims of `s` (same names). */
+export function reorderDims(s: BasicSet, dims: readonly string[]): BasicSet {
+  if (dims.length !== s.dims.length || !s.dims.every((d) => dims.includes(d))) throw new LoomError(`reorderDims: ${dims.join(", ")} is not a permutation of ${s.dims.join(", ")}`);
+  return respace(s, s.params, dims);
+}
+
+/** Names of the set dimensions. */
+export function dimsOf(s: BasicSet): readonly string[] {
+  return s.dims;
+}
+
+/** true when the set has existential dimensions (mod, floor, exists). */
+export function hasExistentials(s: BasicSet): boolean {
+  return s.exists.length > 0;
+}

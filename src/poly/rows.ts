@@ -1,0 +1,115 @@
+/**
+ * Dense rows: the working form of constraints inside operations. A row has one coefficient per
+ * column (params, dims, existentials) followed by the constant: `row[n]` is the constant.
+ */
+import type { BasicSet, Constraint } from "./types.js";
+import { add, lin, mul } from "./int.js";
+
+export type Row = number[];
+
+/** A constraint system over `n` columns: `eqs` are `= 0`, `ineqs` are `>= 0`. */
+export interface Sys {
+  n: number;
+  eqs: Row[];
+  ineqs: Row[];
+}
+
+/** Build a set object without normalizing (callers normalize). */
+export function rawSet(
+  params: readonly string[],
+  dims: readonly string[],
+  exists: readonly string[],
+  constraints: readonly Constraint[],
+): BasicSet {
+  return Object.freeze({
+    params: Object.freeze([...params]),
+    dims: Object.freeze([...dims]),
+    exists: Object.freeze([...exists]),
+    constraints: Object.freeze(constraints),
+  });
+}
+
+/** Number of columns of `s`. */
+export function ncols(s: BasicSet): number {
+  return s.params.length + s.dims.length + s.exists.length;
+}
+
+/** All column names of `s` in column order. */
+export function colNames(s: BasicSet): string[] {
+  return [...s.params, ...s.dims, ...s.exists];
+}
+
+/** The rows of `s`. */
+export function toSys(s: BasicSet): Sys {
+  const n = ncols(s);
+  const eqs: Row[] = [];
+  const ineqs: Row[] = [];
+  for (const c of s.constraints) {
+    const r = c.coeffs.slice();
+    r.length = n;
+    for (let k = 0; k < n; k++) r[k] = r[k] ?? 0;
+    r.push(c.constant);
+    (c.eq ? eqs : ineqs).push(r);
+  }
+  return { n, eqs, ineqs };
+}
+
+/** Constraints from rows (no normalization). */
+export function sysConstraints(sys: Sys): Constraint[] {
+  const out: Constraint[] = [];
+  const mk = (r: Row, eq: boolean): Constraint =>
+    Object.freeze({ eq, coeffs: Object.freeze(r.slice(0, sys.n)), constant: r[sys.n]! });
+  for (const r of sys.eqs) out.push(mk(r, true));
+  for (const r of sys.ineqs) out.push(mk(r, false));
+  return out;
+}
+
+/** r1*a + r2*b, checked. */
+export function combine(a: number, r1: Row, b: number, r2: Row): Row {
+  const out = new Array<number>(r1.length);
+  for (let k = 0; k < r1.length; k++) out[k] = lin(a, r1[k]!, b, r2[k]!);
+  return out;
+}
+
+/** Remove column `col` from every row (its coefficient must be zero or be meant to vanish). */
+export function dropColumn(sys: Sys, col: number): Sys {
+  const cut = (r: Row) => {
+    const c = r.slice();
+    c.splice(col, 1);
+    return c;
+  };
+  return { n: sys.n - 1, eqs: sys.eqs.map(cut), ineqs: sys.ineqs.map(cut) };
+}
+
+/** Insert `count` zero columns at `at`. */
+export function insertColumns(r: Row, at: number, count: number): Row {
+  const c = r.slice();
+  c.splice(at, 0, ...new Array<number>(count).fill(0));
+  return c;
+}
+
+/** Replace column `col` by the affine row `def` (same width, def[col] = 0): x_col := def·x + def_c. */
+export function substRow(r: Row, col: number, def: Row): Row {
+  const c = r[col]!;
+  if (c === 0) return r;
+  const out = r.slice();
+  out[col] = 0;
+  for (let k = 0; k < out.length; k++) if (def[k] !== 0) out[k] = add(out[k]!, mul(c, def[k]!));
+  return out;
+}
+
+/** Reorder the columns of `r` (constant last): new column k is old column `perm[k]`, -1 = zero. */
+export function permuteRow(r: Row, perm: readonly number[]): Row {
+  const out = new Array<number>(perm.length + 1);
+  for (let k = 0; k < perm.length; k++) out[k] = perm[k]! < 0 ? 0 : r[perm[k]!]!;
+  out[perm.length] = r[r.length - 1]!;
+  return out;
+}
+
+/** Value of row `r` at column values `x` (length >= n), unchecked (used on small enumerations). */
+export function rowValue(r: Row, x: ArrayLike<number>): number {
+  const n = r.length - 1;
+  let v = r[n]!;
+  for (let k = 0; k < n; k++) if (r[k] !== 0) v += r[k]! * x[k]!;
+  return v;
+}

@@ -1,0 +1,284 @@
+// Property tests: every operation against brute-force enumeration of random small sets (gen.ts).
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import * as P from "../../src/poly/index.js";
+import type { BasicSet } from "../../src/poly/index.js";
+import { rawSet } from "../../src/poly/rows.js";
+import { B, type GenSet, box, holds, setArb, stripArb, stripHolds, stripText, toText } from "./gen.js";
+
+const RUNS = { numRuns: 200 };
+const parse = (g: GenSet) => P.parseSet(toText(g));
+
+/** Membership by name, through the compiled test of `s`. */
+function tester(s: BasicSet): (vals: Record<string, number>) => boolean {
+  const vars = [...s.params, ...s.dims];
+  const t = P.compilePointTest(s, vars);
+  return (vals) => t(vars.map((v) => vals[v]!));
+}
+
+const named = (names: readonly string[], x: readonly number[]) => Object.fromEntries(names.map((n, k) => [n, x[k]!]));
+
+/** s has exactly the points of g (over the box of g's names). */
+function samePoints(s: BasicSet, g: GenSet): boolean {
+  const names = [...g.params, ...g.dims];
+  const t = tester(s);
+  return box(names).every((x) => t(named(names, x)) === holds(g, x));
+}
+
+describe("generated sets", () => {
+  it("reach non-empty sets and existentials often enough", () => {
+    const sample = fc.sample(setArb(), { numRuns: 300, seed: 42 });
+    let nonEmpty = 0;
+    let withEx = 0;
+    for (const g of sample) {
+      if (box([...g.params, ...g.dims]).some((x) => holds(g, x))) nonEmpty++;
+      if (parse(g).exists.length > 0) withEx++;
+    }
+    console.log(`generated sets: ${((100 * nonEmpty) / sample.length).toFixed(0)}% non-empty, ${((100 * withEx) / sample.length).toFixed(0)}% keep existentials`);
+    expect(nonEmpty / sample.length).toBeGreaterThan(0.3);
+    expect(withEx / sample.length).toBeGreaterThan(0.15);
+  });
+});
+
+describe("parse and print", () => {
+  it("for all generated sets g: parseSet(text(g)) has exactly g's points", () => {
+    fc.assert(fc.property(setArb(), (g) => samePoints(parse(g), g)), RUNS);
+  });
+  it("for all s: parse(print(s)) has the same points and print is idempotent", () => {
+    fc.assert(fc.property(setArb(), (g) => {
+      const s = parse(g);
+      const p = P.printSet(s);
+      const t = P.parseSet(p);
+      return P.printSet(t) === p && samePoints(t, g) && P.printSet(P.simplify(s)) === p;
+    }), RUNS);
+  });
+});
+
+describe("intersect", () => {
+  it("for all a, b: intersect(a, b) = pointwise and", () => {
+    fc.assert(fc.property(setArb(), setArb(), (ga, gb) => {
+      const r = P.intersect(parse(ga), parse(gb));
+      const params = [...new Set([...ga.params, ...gb.params])];
+      const dims = ga.dims.length >= gb.dims.length ? ga.dims : gb.dims;
+      const names = [...params, ...dims];
+      const t = tester(r);
+      return box(names).every((x) => {
+        const v = named(names, x);
+        const pick = (g: GenSet) => [...g.params, ...g.dims].map((n) => v[n]!);
+        return t(v) === (holds(ga, pick(ga)) && holds(gb, pick(gb)));
+      });
+    }), RUNS);
+  });
+});
+
+/** Brute-force projection of g onto `keep` (names of g). */
+function projection(g: GenSet, keep: readonly string[]): Set<string> {
+  const names = [...g.params, ...g.dims];
+  const out = new Set<string>();
+  for (const x of box(names)) if (holds(g, x)) out.add(keep.map((n) => x[names.indexOf(n)]).join(","));
+  return out;
+}
+
+const dropArb = setArb().chain((g) =>
+  fc.subarray([...g.params, ...g.dims], { minLength: 1, maxLength: 2 }).map((drop) => ({ g, drop })));
+
+describe("projection", () => {
+  it("for all s, names: projectOut(s, names) is exactly the projection", () => {
+    fc.assert(fc.property(dropArb, ({ g, drop }) => {
+      const r = P.projectOut(parse(g), drop);
+      const keep = [...r.params, ...r.dims];
+      const proj = projection(g, keep);
+      const t = tester(r);
+      return box(keep).every((x) => t(named(keep, x)) === proj.has(x.join(",")));
+    }), RUNS);
+  });
+  it("for all s, names: eliminate(s, names) ⊇ projection, = when exact", () => {
+    fc.assert(fc.property(dropArb, ({ g, drop }) => {
+      const { set: r, exact } = P.eliminateExact(parse(g), drop);
+      const keep = [...r.params, ...r.dims];
+      const proj = projection(g, keep);
+      const t = tester(r);
+      // A superset may reach outside the box: compare inside it.
+      return box(keep).every((x) => {
+        const inR = t(named(keep, x));
+        const inP = proj.has(x.join(","));
+        return exact ? inR === inP : !inP || inR;
+      });
+    }), RUNS);
+  });
+});
+
+describe("dimBounds", () => {
+  const arb = setArb().chain((g) => fc.integer({ min: 0, max: g.dims.length - 1 }).map((d) => ({ g, d })));
+  it("for all s, d: every point lies within the bounds; when exact the bounds are tight", () => {
+    fc.assert(fc.property(arb, ({ g, d }) => {
+      const s = parse(g);
+      const dim = g.dims[d]!;
+      const outer = g.dims.slice(0, d);
+      const b = P.dimBounds(s, dim, outer);
+      const names = [...g.params, ...g.dims];
+      const range = (v: Record<string, number>) => {
+        let lo = -Infinity;
+        let hi = Infinity;
+        for (const x of b.lower) lo = Math.max(lo, Math.ceil(P.affEval(x.aff, v) / x.denom));
+        for (const x of b.upper) hi = Math.min(hi, Math.floor(P.affEval(x.aff, v) / x.denom));
+        return [lo, hi] as const;
+      };
+      for (const x of box(names)) {
+        if (!holds(g, x)) continue;
+        const v = named(names, x);
+        const [lo, hi] = range(v);
+        if (!(lo <= v[dim]! && v[dim]! <= hi)) return false;
+      }
+      if (!b.exact) return true;
+      const keepOuter = [...g.params, ...outer];
+      const projOuter = projection(g, keepOuter);
+      const projWith = projection(g, [...keepOuter, dim]);
+      for (const key of projOuter) {
+        const vals = key === "" ? [] : key.split(",").map(Number);
+        const v = named(keepOuter, vals);
+        const [lo, hi] = range(v);
+        if (!Number.isFinite(lo) || !Number.isFinite(hi)) return false; // the set is bounded
+        for (let x = lo; x <= hi; x++) if (!projWith.has([...vals, x].join(","))) return false;
+      }
+      return true;
+    }), RUNS);
+  });
+});
+
+describe("emptiness and redundancy", () => {
+  it("for all s: isEmpty(s) agrees with brute force (params free)", () => {
+    fc.assert(fc.property(setArb(), (g) => {
+      const names = [...g.params, ...g.dims];
+      return P.isEmpty(parse(g)) === !box(names).some((x) => holds(g, x));
+    }), RUNS);
+  });
+  it("for all thin strips s: isEmpty(s) agrees with brute force (dark shadow, splinters)", () => {
+    fc.assert(fc.property(stripArb, (ss) => {
+      let any = false;
+      for (let x = -8; x <= 8 && !any; x++) for (let y = -8; y <= 8 && !any; y++) any = stripHolds(ss, x, y);
+      return P.isEmpty(P.parseSet(stripText(ss))) === !any;
+    }), { numRuns: 300 });
+  });
+  it("for all s: removeRedundancies keeps the points and leaves no implied row", () => {
+    fc.assert(fc.property(setArb(), (g) => {
+      const r = P.removeRedundancies(parse(g));
+      if (!samePoints(r, g)) return false;
+      // Each remaining row is needed: without it, its negation is satisfiable.
+      return r.constraints.every((c, i) => {
+        const others = r.constraints.filter((_, j) => j !== i);
+        const negs = c.eq ? [1, -1] : [1];
+        return negs.some((sg) => !P.isEmpty(rawSet(r.params, r.dims, r.exists, [...others, {
+          eq: false, coeffs: c.coeffs.map((v) => -sg * v), constant: -sg * c.constant - 1,
+        }])));
+      });
+    }), RUNS);
+  });
+  it("for all s, c: gist(s, c) ∩ c = s ∩ c", () => {
+    const arb = fc.integer({ min: 2, max: 3 }).chain((d) => fc.tuple(setArb({ dims: d, params: 1 }), setArb({ dims: d, params: 1 })));
+    fc.assert(fc.property(arb, ([gs, gc]) => {
+      const c = parse(gc);
+      const r = P.intersect(P.gist(parse(gs), c), c);
+      const names = [...gs.params, ...gs.dims];
+      const t = tester(r);
+      return box(names).every((x) => t(named(names, x)) === (holds(gs, x) && holds(gc, x)));
+    }), RUNS);
+  });
+  it("for all a, b without free existentials: isSubset agrees with brute force", () => {
+    const arb = fc.integer({ min: 2, max: 3 }).chain((d) =>
+      fc.tuple(setArb({ dims: d, params: 1 }), setArb({ dims: d, params: 1, withExists: false })));
+    fc.assert(fc.property(arb, ([ga, gb]) => {
+      const names = [...ga.params, ...ga.dims];
+      const a = parse(ga);
+      const b = parse(gb);
+      const brute = box(names).every((x) => !holds(ga, x) || holds(gb, x));
+      // a ∩ b ⊆ b always: true answers are reached too.
+      return P.isSubset(a, b) === brute && P.isSubset(P.intersect(a, b), b) && P.isEqualSet(b, P.removeRedundancies(b));
+    }), RUNS);
+  });
+});
+
+describe("name operations", () => {
+  it("for all s, dim, aff: substitute agrees pointwise", () => {
+    const arb = setArb().chain((g) => fc.record({
+      d: fc.integer({ min: 0, max: g.dims.length - 1 }),
+      a: fc.array(fc.integer({ min: -2, max: 2 }), { minLength: g.params.length + g.dims.length, maxLength: g.params.length + g.dims.length }),
+      c: fc.integer({ min: -2, max: 2 }),
+    }).map((x) => ({ g, ...x })));
+    fc.assert(fc.property(arb, ({ g, d, a, c }) => {
+      const names = [...g.params, ...g.dims];
+      const dim = g.dims[d]!;
+      const terms: Record<string, number> = {};
+      names.forEach((n, k) => { if (n !== dim) terms[n] = a[k]!; });
+      const r = P.substitute(parse(g), dim, P.aff(terms, c));
+      const rest = names.filter((n) => n !== dim);
+      const t = tester(r);
+      return box(rest).every((x) => {
+        const v = named(rest, x);
+        const full = names.map((n) => (n === dim ? P.affEval(P.aff(terms, c), v) : v[n]!));
+        return t(v) === holds(g, full);
+      });
+    }), RUNS);
+  });
+  it("for all s: rename agrees pointwise", () => {
+    fc.assert(fc.property(setArb(), (g) => {
+      const map = Object.fromEntries([...g.params, ...g.dims].map((n) => [n, `${n}_r`]));
+      const r = P.rename(parse(g), map);
+      const names = [...g.params, ...g.dims];
+      const t = tester(r);
+      return box(names).every((x) => t(named(names.map((n) => map[n]!), x)) === holds(g, x));
+    }), RUNS);
+  });
+  it("for all s, name, value: fixValues agrees pointwise", () => {
+    const arb = setArb().chain((g) => fc.record({
+      which: fc.constantFrom(...g.params, ...g.dims),
+      v: fc.integer({ min: -B, max: B }),
+    }).map((x) => ({ g, ...x })));
+    fc.assert(fc.property(arb, ({ g, which, v }) => {
+      const r = P.fixValues(parse(g), { [which]: v });
+      const names = [...g.params, ...g.dims];
+      const rest = names.filter((n) => n !== which);
+      const t = tester(r);
+      return box(rest).every((x) => {
+        const val = named(rest, x);
+        return t(val) === holds(g, names.map((n) => (n === which ? v : val[n]!)));
+      });
+    }), RUNS);
+  });
+  it("for all s: moveToParams then moveToDims keeps the points", () => {
+    fc.assert(fc.property(setArb(), (g) => {
+      const d = g.dims[0]!;
+      const r = P.moveToDims(P.moveToParams(parse(g), [d]), [d], 0);
+      return r.dims[0] === d && samePoints(r, g);
+    }), RUNS);
+  });
+});
+
+describe("enumeration and membership", () => {
+  it("for all s, params: points and count agree with brute force", () => {
+    fc.assert(fc.property(setArb(), (g) => {
+      const s = parse(g);
+      const pv = g.params.length ? [0, 1, 2, 3] : [undefined];
+      return pv.every((n) => {
+        const params: Record<string, number> = n === undefined ? {} : { n };
+        const want = box(g.dims).filter((x) => holds(g, n === undefined ? x : [n, ...x]));
+        const got = P.points(s, params);
+        return JSON.stringify(got) === JSON.stringify(want) && P.count(s, params) === want.length;
+      });
+    }), RUNS);
+  });
+  it("for all s: containsPoint and compilePointTest (any var order) agree with brute force", () => {
+    fc.assert(fc.property(setArb(), fc.boolean(), (g, rev) => {
+      const s = parse(g);
+      const names = [...g.params, ...g.dims];
+      const vars = rev ? [...names].reverse() : names;
+      const t = P.compilePointTest(s, vars);
+      return box(names).every((x, idx) => {
+        const v = named(names, x);
+        const want = holds(g, x);
+        if (t(vars.map((n) => v[n]!)) !== want) return false;
+        return idx % 7 !== 0 || P.containsPoint(s, v) === want;
+      });
+    }), RUNS);
+  });
+});
