@@ -38,6 +38,8 @@ export interface Assignment extends InsnBase {
 export interface BarrierInsn extends InsnBase {
   readonly kind: "barrier";
   readonly scope: "local" | "global";
+  /** `{mem_kind=…}`: the memory the barrier fences; absent means the default of `scope`. */
+  readonly memKind?: "local" | "global";
 }
 
 /** `... nop`: a point to gather dependencies. */
