@@ -1,0 +1,199 @@
+/**
+ * Checking and preparing the arguments of a run: dtypes (declared, or taken from the arrays
+ * passed), shapes and strides evaluated with the parameter values, outputs allocated, written
+ * arrays copied so that the caller's arrays are never changed.
+ */
+import { ExecutionError } from "../errors.js";
+import {
+  allocArray, arrayMatchesDtype, assigneeName, axisStrides, dtypesForArray, effectiveDimTags, exprToString,
+  inferTypes, isFloat, isIntegral, isWideInt, withKernel,
+  type ArrayArg, type Dtype, type Expr, type Kernel, type KernelArg, type Temporary, type TypedArray,
+} from "../ir/index.js";
+
+/** An argument value as `run` accepts it. */
+export type ArgValue = TypedArray | number | bigint;
+
+/** Storage and layout of one array (argument or temporary) for a run. */
+export interface ArrayStorage {
+  readonly data: TypedArray;
+  readonly extents: readonly number[];
+  readonly strides: readonly number[];
+}
+
+export interface PreparedRun {
+  /** The kernel with every dtype known (from the arrays passed, then inference). */
+  readonly kernel: Kernel;
+  readonly arrays: ReadonlyMap<string, ArrayStorage>;
+  readonly values: ReadonlyMap<string, number | bigint>;
+  /** Names of the array arguments the kernel writes (the result of the run). */
+  readonly written: readonly string[];
+}
+
+/** Whether `x` is a typed array (not a DataView). `isTypedArray(new Float32Array(2)) === true` */
+export function isTypedArray(x: unknown): x is TypedArray {
+  return ArrayBuffer.isView(x) && !(x instanceof DataView);
+}
+
+function describeValue(x: unknown): string {
+  if (isTypedArray(x)) return `a ${x.constructor.name} of length ${x.length}`;
+  return `${typeof x} ${String(x)}`;
+}
+
+/** The dtype a scalar passed without a declared dtype takes. */
+function scalarDtype(x: number | bigint): Dtype {
+  if (typeof x === "bigint") return "int64";
+  return Number.isInteger(x) && Math.abs(x) <= 0x7fffffff ? "int32" : Number.isInteger(x) ? "int64" : "float64";
+}
+
+/** A scalar in the representation of `d` (BigInt for 64-bit integers). */
+function scalarValue(name: string, x: number | bigint, d: Dtype): number | bigint {
+  if (isIntegral(d) && typeof x === "number" && !Number.isInteger(x)) {
+    throw new ExecutionError(`argument "${name}" is ${d}, so it needs an integer; got ${x}`);
+  }
+  if (isWideInt(d)) return typeof x === "bigint" ? x : BigInt(x);
+  return Number(x);
+}
+
+/** Names of the variables the kernel's instructions write: for `out[i] = 2*a[i]`, `{"out"}`. */
+export function writtenNames(k: Kernel): Set<string> {
+  const out = new Set<string>();
+  for (const insn of k.instructions) if (insn.kind === "assign") out.add(assigneeName(insn.lhs));
+  return out;
+}
+
+/**
+ * Check `args` against `k` and prepare the storage of a run.
+ * `prepareArgs(k, { a: new Float32Array(8), n: 8 })` allocates `k`'s outputs and temporaries.
+ */
+export function prepareArgs(k: Kernel, args: Readonly<Record<string, ArgValue>>): PreparedRun {
+  const known = new Set(k.args.map((a) => a.name));
+  for (const name of Object.keys(args)) {
+    if (!known.has(name)) {
+      throw new ExecutionError(`kernel "${k.name}" has no argument "${name}"; its arguments are ${k.args.map((a) => a.name).join(", ") || "(none)"}`);
+    }
+  }
+  const written = writtenNames(k);
+  const runtimeDtypes = new Map<string, Dtype>();
+  const values = new Map<string, number | bigint>();
+  for (const a of k.args) {
+    const x = args[a.name];
+    if (a.kind === "value") {
+      if (x === undefined) throw new ExecutionError(`kernel "${k.name}" needs the value argument "${a.name}"${a.dtype ? ` (${a.dtype})` : ""}: pass it as a number`);
+      if (typeof x !== "number" && typeof x !== "bigint") {
+        throw new ExecutionError(`argument "${a.name}" is a value (${a.dtype ?? "scalar"}); pass a number, not ${describeValue(x)}`);
+      }
+      const d = a.dtype ?? scalarDtype(x);
+      runtimeDtypes.set(a.name, d);
+      values.set(a.name, scalarValue(a.name, x, d));
+    } else if (x !== undefined) {
+      if (!isTypedArray(x)) throw new ExecutionError(`argument "${a.name}" is an array${a.dtype ? ` of ${a.dtype}` : ""}; pass a typed array, not ${describeValue(x)}`);
+      if (a.dtype && !arrayMatchesDtype(x, a.dtype)) {
+        throw new ExecutionError(`argument "${a.name}" is ${a.dtype}, stored in a ${allocArray(a.dtype, 0).constructor.name}; got a ${x.constructor.name}`);
+      }
+      // A Uint16Array is uint16 and a Uint8Array uint8 unless declared float16 or bool.
+      const ds = dtypesForArray(x);
+      if (!a.dtype) runtimeDtypes.set(a.name, ds.find((d) => d !== "float16" && d !== "bool") ?? ds[0]!);
+    } else if (!written.has(a.name)) {
+      throw new ExecutionError(`kernel "${k.name}" reads the array "${a.name}", which was not passed`);
+    }
+  }
+  const typed = inferTypes(withKernel(k, {
+    args: k.args.map((a): KernelArg => (a.dtype || !runtimeDtypes.has(a.name) ? a : { ...a, dtype: runtimeDtypes.get(a.name)! })),
+  }));
+
+  const params = new Map<string, number>();
+  for (const [name, x] of values) params.set(name, Number(x));
+  const arrays = new Map<string, ArrayStorage>();
+  for (const a of typed.args) {
+    if (a.kind !== "array") continue;
+    const x = args[a.name] as TypedArray | undefined;
+    const layout = layoutOf(a, params);
+    if (x === undefined) {
+      if (!a.dtype || !layout) {
+        throw new ExecutionError(`output "${a.name}" was not passed and its ${a.dtype ? "shape" : "dtype"} is unknown; pass the array or add ${a.dtype ? "a shape" : "dtypes"}`);
+      }
+      arrays.set(a.name, { ...layout, data: allocArray(a.dtype, layout.size) });
+      continue;
+    }
+    if (layout && x.length < layout.size) {
+      throw new ExecutionError(`argument "${a.name}" needs at least ${layout.size} elements for shape (${layout.extents.join(", ")}), got ${x.length}`);
+    }
+    const data = written.has(a.name) ? x.slice() : x;
+    arrays.set(a.name, { data, extents: layout?.extents ?? [], strides: layout?.strides ?? [] });
+  }
+  for (const t of typed.temporaries) {
+    if (!t.dtype) throw new ExecutionError(`cannot infer the dtype of temporary "${t.name}"; declare it (<float32> ${t.name} = …) or add dtypes to the arguments`);
+    const layout = layoutOf(t, params)!;
+    arrays.set(t.name, { ...layout, data: allocArray(t.dtype, layout.size) });
+  }
+  return { kernel: typed, arrays, values, written: typed.args.filter((a) => a.kind === "array" && written.has(a.name)).map((a) => a.name) };
+}
+
+/**
+ * Extents, strides and storage size of an array for the given parameters; undefined without a shape.
+ * `layoutOf(globalArg("a", "float32", ["n", 4]), new Map([["n", 3]]))` has strides (4, 1) and size 12.
+ */
+export function layoutOf(a: ArrayArg | Temporary, params: ReadonlyMap<string, number>): { extents: number[]; strides: number[]; size: number } | undefined {
+  if (!a.shape) return undefined;
+  const extents = a.shape.map((e) => {
+    const n = evalSizeExpr(e, params, `the shape of "${a.name}"`);
+    if (!Number.isInteger(n) || n < 0) throw new ExecutionError(`the shape of "${a.name}" has the extent ${exprToString(e)} = ${n}; extents must be integers >= 0`);
+    return n;
+  });
+  const tags = effectiveDimTags(a);
+  if (tags.some((t) => t.kind === "sep")) throw new ExecutionError(`array "${a.name}": "sep" axes are not supported yet by the interpreter`);
+  // `vec` axes are the fastest-varying: stride 1, and every nested axis steps over them.
+  let vecSize = 1;
+  tags.forEach((t, x) => {
+    if (t.kind === "vec") vecSize *= extents[x]!;
+  });
+  const strideExprs = axisStrides(a.shape, tags);
+  const strides = strideExprs.map((s, x) => {
+    if (s === null) return 1;
+    const v = evalSizeExpr(s, params, `the stride of axis ${x} of "${a.name}"`);
+    return tags[x]!.kind === "nest" ? v * vecSize : v;
+  });
+  const size = extents.some((n) => n === 0) ? 0 : 1 + extents.reduce((acc, n, x) => acc + (n - 1) * Math.abs(strides[x]!), 0);
+  return { extents, strides, size };
+}
+
+/**
+ * Evaluate a shape or stride expression with the parameter values (integer arithmetic).
+ * `evalSizeExpr(parseExpr("n*2 + 1"), new Map([["n", 4]]), "shape")` is 9.
+ */
+export function evalSizeExpr(e: Expr, params: ReadonlyMap<string, number>, what: string): number {
+  const go = (n: Expr): number => {
+    switch (n.kind) {
+      case "const": return n.value;
+      case "var": {
+        const v = params.get(n.name);
+        if (v === undefined) throw new ExecutionError(`${what} uses "${n.name}", which is not a value argument that was passed`);
+        return v;
+      }
+      case "neg": return -go(n.operand);
+      case "arith": {
+        const a = go(n.left);
+        const b = go(n.right);
+        switch (n.op) {
+          case "+": return a + b;
+          case "-": return a - b;
+          case "*": return a * b;
+          case "/": return Number.isInteger(a) && Number.isInteger(b) ? Math.trunc(a / b) : a / b;
+          case "//": return Math.floor(a / b);
+          case "%": return ((a % b) + b) % b;
+          case "**": return a ** b;
+        }
+        break;
+      }
+      case "call":
+        if ((n.fn === "min" || n.fn === "max") && n.args.length > 0) return Math[n.fn](...n.args.map(go));
+        break;
+      case "cast":
+        return isFloat(n.dtype) ? go(n.value) : Math.trunc(go(n.value));
+      default:
+        break;
+    }
+    throw new ExecutionError(`${what}: cannot evaluate ${exprToString(n)} before the run`);
+  };
+  return go(e);
+}

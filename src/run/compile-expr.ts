@@ -1,0 +1,176 @@
+/**
+ * Expressions to JavaScript source: each node becomes code computing its value in its own dtype
+ * (from `exprType`), converted where C would convert. The caller (`interp.ts`) says how names,
+ * arrays and reductions are reached; this module knows only arithmetic and indexing.
+ */
+import { assertNever, ExecutionError } from "../errors.js";
+import {
+  combineTypes, exprToString, exprType, isFloat, isWideInt, MATH_FUNCTIONS,
+  type Dtype, type Expr, type Reduce, type TypeEnv, type TypeInfo,
+} from "../ir/index.js";
+import { binaryCode, convertCode, H, literalCode, negCode } from "./arith.js";
+
+/** Where an array lives in the generated code: JS variable names of its storage and layout. */
+export interface ArrayView {
+  readonly name: string;
+  readonly dtype: Dtype;
+  /** The typed array. */
+  readonly data: string;
+  /** Per-axis extents and strides (variables); undefined when the shape is unknown. */
+  readonly extents: readonly string[] | undefined;
+  readonly strides: readonly string[] | undefined;
+}
+
+/** What the expression compiler asks of its caller. */
+export interface ExprContext {
+  readonly insnId: string;
+  readonly env: TypeEnv;
+  /** Code and dtype reading a variable: an iname in scope, a scalar temporary, a value argument. */
+  varCode(name: string): { code: string; dtype: Dtype };
+  array(name: string): ArrayView;
+  /** Code evaluating a reduction in dtype `dtype` at the current point. */
+  reductionCode(e: Reduce, dtype: Dtype): string;
+}
+
+/** The type of `e`, or an ExecutionError naming the instruction: `a[i] + 1` with float32 `a` is float32. */
+export function typeInfoOf(e: Expr, ctx: ExprContext): TypeInfo {
+  const t = exprType(e, ctx.env);
+  if (!t) throw new ExecutionError(`instruction "${ctx.insnId}": cannot determine the dtype of ${exprToString(e)}; add dtypes to the arguments it uses`);
+  return t;
+}
+
+/**
+ * Code computing `e` converted to `want`.
+ * `compileExpr(parseExpr("a[i] + 1"), "float32", ctx)` is like `Math.fround(a[i] + 1)`.
+ */
+export function compileExpr(e: Expr, want: Dtype, ctx: ExprContext): string {
+  const t = typeInfoOf(e, ctx).dtype;
+  if (e.kind === "const") return foldConst(e.value, t, want);
+  return convertCode(natural(e, t, ctx), t, want);
+}
+
+/** A literal converted at compile time (`2` as int64 is `2n`, `0.1` as float32 its rounded value). */
+function foldConst(value: number, from: Dtype, to: Dtype): string {
+  const lit = literalCode(value, from);
+  if (from === to) return lit;
+  const v = new Function("H", `return ${convertCode(lit, from, to)};`)(H) as number | bigint;
+  return typeof v === "bigint" ? `${v}n` : literalCode(v, to);
+}
+
+const TRUTHY = (code: string) => `(${code}) != 0`;
+const JS_COMPARE = { "<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "===", "!=": "!==" } as const;
+
+/** Code computing `e` in its own dtype `t`. */
+function natural(e: Expr, t: Dtype, ctx: ExprContext): string {
+  const lit = JSON.stringify(ctx.insnId);
+  switch (e.kind) {
+    case "var": {
+      const { code, dtype } = ctx.varCode(e.name);
+      return convertCode(code, dtype, t);
+    }
+    case "const": return literalCode(e.value, t);
+    case "arith": return binaryCode(e.op, compileExpr(e.left, t, ctx), compileExpr(e.right, t, ctx), t, lit);
+    case "neg": return negCode(compileExpr(e.operand, t, ctx), t);
+    case "not": return `(${TRUTHY(compileExpr(e.operand, typeInfoOf(e.operand, ctx).dtype, ctx))} ? 0 : 1)`;
+    case "compare": {
+      const ct = combineTypes(typeInfoOf(e.left, ctx), typeInfoOf(e.right, ctx)).dtype;
+      return `(${compileExpr(e.left, ct, ctx)} ${JS_COMPARE[e.op]} ${compileExpr(e.right, ct, ctx)} ? 1 : 0)`;
+    }
+    case "logical": {
+      const a = TRUTHY(compileExpr(e.left, typeInfoOf(e.left, ctx).dtype, ctx));
+      const b = TRUTHY(compileExpr(e.right, typeInfoOf(e.right, ctx).dtype, ctx));
+      return `(${a} ${e.op === "and" ? "&&" : "||"} ${b} ? 1 : 0)`;
+    }
+    case "if": {
+      const cond = TRUTHY(compileExpr(e.cond, typeInfoOf(e.cond, ctx).dtype, ctx));
+      return `(${cond} ? ${compileExpr(e.then, t, ctx)} : ${compileExpr(e.else, t, ctx)})`;
+    }
+    case "call": return callCode(e.fn, e.args.map((a) => compileExpr(a, t, ctx)), t, ctx);
+    case "subscript": case "linear": {
+      const view = ctx.array(e.array);
+      return convertCode(readCode(view, offsetCode(e, view, ctx)), view.dtype, t);
+    }
+    case "reduce": return ctx.reductionCode(e, t);
+    case "cast": return compileExpr(e.value, e.dtype, ctx);
+    default: return assertNever(e, "expression");
+  }
+}
+
+const MATH_JS: Readonly<Record<string, (a: readonly string[]) => string>> = {
+  sqrt: (a) => `Math.sqrt(${a[0]})`, exp: (a) => `Math.exp(${a[0]})`, log: (a) => `Math.log(${a[0]})`,
+  log10: (a) => `Math.log10(${a[0]})`, log2: (a) => `Math.log2(${a[0]})`, sin: (a) => `Math.sin(${a[0]})`,
+  cos: (a) => `Math.cos(${a[0]})`, tan: (a) => `Math.tan(${a[0]})`, asin: (a) => `Math.asin(${a[0]})`,
+  acos: (a) => `Math.acos(${a[0]})`, atan: (a) => `Math.atan(${a[0]})`, atan2: (a) => `Math.atan2(${a[0]}, ${a[1]})`,
+  sinh: (a) => `Math.sinh(${a[0]})`, cosh: (a) => `Math.cosh(${a[0]})`, tanh: (a) => `Math.tanh(${a[0]})`,
+  pow: (a) => `Math.pow(${a[0]}, ${a[1]})`, fabs: (a) => `Math.abs(${a[0]})`, floor: (a) => `Math.floor(${a[0]})`,
+  ceil: (a) => `Math.ceil(${a[0]})`, rsqrt: (a) => `(1 / Math.sqrt(${a[0]}))`, erf: (a) => `H.erf(${a[0]})`,
+  fmod: (a) => `(${a[0]} % ${a[1]})`, fma: (a) => `(${a[0]} * ${a[1]} + ${a[2]})`,
+};
+const ARITY: Readonly<Record<string, number>> = { atan2: 2, pow: 2, fmod: 2, fma: 3, min: 2, max: 2 };
+
+/** A math function with its arguments already converted to the result dtype `t`. */
+function callCode(fn: string, args: readonly string[], t: Dtype, ctx: ExprContext): string {
+  if (!(fn in MATH_FUNCTIONS)) {
+    throw new ExecutionError(`instruction "${ctx.insnId}": unknown function "${fn}"; math functions are ${Object.keys(MATH_FUNCTIONS).join(", ")}`);
+  }
+  const arity = ARITY[fn] ?? 1;
+  if (args.length !== arity && !((fn === "min" || fn === "max") && args.length >= 2)) {
+    throw new ExecutionError(`instruction "${ctx.insnId}": ${fn} takes ${arity} argument(s), got ${args.length}`);
+  }
+  if (fn === "min" || fn === "max") {
+    if (isFloat(t)) return `Math.${fn}(${args.join(", ")})`;
+    // Exact integers: a conditional works for numbers and BigInts alike.
+    return args.reduce((acc, a) => `H.${fn}(${acc}, ${a})`);
+  }
+  if (fn === "abs") {
+    if (isFloat(t)) return `Math.abs(${args[0]})`;
+    if (isWideInt(t)) return convertCode(`H.babs(${args[0]})`, "int64", t);
+    return convertCode(`Math.abs(${args[0]})`, "float64", t);
+  }
+  const code = MATH_JS[fn]!(args);
+  return t === "float32" ? `Math.fround(${code})` : t === "float16" ? `H.f16(${code})` : code;
+}
+
+/** Code reading element `offset` of an array, as a value of its dtype: float16 `d0` gives `H.h2f(d0[off])`. */
+export function readCode(view: ArrayView, offset: string): string {
+  const el = `${view.data}[${offset}]`;
+  if (view.dtype === "float16") return `H.h2f(${el})`;
+  if (view.dtype === "bool") return `(${el} !== 0 ? 1 : 0)`;
+  return el;
+}
+
+/** Code storing `value` (already of the array's dtype) at element `offset`: `d0[off] = v;`. */
+export function storeCode(view: ArrayView, offset: string, value: string): string {
+  return view.dtype === "float16" ? `${view.data}[${offset}] = H.f2h(${value});` : `${view.data}[${offset}] = ${value};`;
+}
+
+/** An index expression as an exact JS number (not wrapped: the bounds check sees its true value). */
+function indexCode(e: Expr, ctx: ExprContext, what: string): string {
+  const t = typeInfoOf(e, ctx).dtype;
+  if (isFloat(t)) throw new ExecutionError(`instruction "${ctx.insnId}": ${what} ${exprToString(e)} is ${t}, not an integer`);
+  const code = compileExpr(e, t, ctx);
+  return isWideInt(t) ? `Number(${code})` : code;
+}
+
+/**
+ * Code of the flat, bounds-checked storage offset of a subscript: `a[i, j]` gives
+ * `H.ix(i0, e0_0, …) * s0_0 + H.ix(i1, e0_1, …) * s0_1`.
+ */
+export function offsetCode(e: Expr & { kind: "subscript" | "linear" }, view: ArrayView, ctx: ExprContext): string {
+  const lit = JSON.stringify(ctx.insnId);
+  const name = JSON.stringify(view.name);
+  if (e.kind === "linear") {
+    return `H.lx(${indexCode(e.index, ctx, `linear index of "${view.name}"`)}, ${view.data}.length, ${lit}, ${name})`;
+  }
+  const { extents, strides } = view;
+  if (!extents || !strides) {
+    throw new ExecutionError(`instruction "${ctx.insnId}": "${view.name}" has no shape; give it one or use a linear subscript ${view.name}[[…]]`);
+  }
+  if (e.indices.length !== extents.length) {
+    throw new ExecutionError(`instruction "${ctx.insnId}": "${view.name}" has ${extents.length} axes but is subscripted with ${e.indices.length} indices`);
+  }
+  if (extents.length === 0) return "0";
+  return e.indices
+    .map((ix, axis) => `H.ix(${indexCode(ix, ctx, `index ${axis} of "${view.name}"`)}, ${extents[axis]}, ${lit}, ${name}, ${axis}) * ${strides[axis]}`)
+    .join(" + ");
+}

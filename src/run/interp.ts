@@ -1,0 +1,276 @@
+/**
+ * The reference interpreter. A kernel is compiled once (per set of argument dtypes) to one
+ * JavaScript function: the schedule tree becomes nested `for` loops with bounds from the iteration
+ * domains, each instruction a guarded statement, each reduction a local function enumerating its
+ * domain. Values live in JS locals and typed arrays: no AST walking and no lookups per point.
+ */
+import { ExecutionError } from "../errors.js";
+import {
+  allInames, findArg, findSubstitution, findTemporary, iterationDomain, kernelTypeEnv, mapExpr,
+  substitute, effectiveDimTags, INDEX_DTYPE, isWideInt,
+  type Dtype, type Expr, type Instruction, type Kernel, type Reduce, type TypedArray,
+} from "../ir/index.js";
+import { compilePointTest, type BasicSet } from "../poly/index.js";
+import { linearize, type ScheduleNode } from "../schedule/index.js";
+import { binaryCode, H, reductionIdentity } from "./arith.js";
+import { compileExpr, offsetCode, readCode, storeCode, type ArrayView, type ExprContext } from "./compile-expr.js";
+import { guardCode, rangeCode, type SetCodeContext } from "./domain-code.js";
+
+/** A kernel compiled to JavaScript; `execute` runs it on prepared storage. */
+export interface CompiledKernel {
+  /** Names of the arrays `execute` takes, in order: array arguments, then temporaries. */
+  readonly arrays: readonly string[];
+  /** Names of the value arguments `execute` takes, in order. */
+  readonly values: readonly string[];
+  /** The generated source, for debugging. */
+  readonly source: string;
+  /** Run once: `extents[a]`/`strides[a]` describe `arrays[a]` (empty when it has no shape). */
+  execute(arrays: readonly TypedArray[], extents: readonly (readonly number[])[], strides: readonly (readonly number[])[], values: readonly (number | bigint)[]): void;
+}
+
+type PointTest = (values: ArrayLike<number>) => boolean;
+
+/** Expand substitution-rule calls (rules may call rules): with `f(x) := x*x`, `f(a[i])` becomes `a[i]*a[i]`. */
+export function expandSubstitutions(k: Kernel, e: Expr, depth = 0): Expr {
+  if (k.substitutions.length === 0) return e;
+  return mapExpr(e, (n) => {
+    if (n.kind !== "call") return undefined;
+    const rule = findSubstitution(k, n.fn);
+    if (!rule) return undefined;
+    if (depth > 50) throw new ExecutionError(`substitution rule "${n.fn}" expands without end`);
+    if (rule.params.length !== n.args.length) {
+      throw new ExecutionError(`substitution rule "${n.fn}" takes ${rule.params.length} arguments, called with ${n.args.length}`);
+    }
+    const args = n.args.map((a) => expandSubstitutions(k, a, depth));
+    return expandSubstitutions(k, substitute(rule.expr, new Map(rule.params.map((p, idx) => [p, args[idx]!]))), depth + 1);
+  });
+}
+
+/**
+ * Compile `k` (every argument and temporary already typed) to a runnable function.
+ * `compileKernel(k).execute([a, out], [[n], [n]], [[1], [1]], [n])`
+ */
+export function compileKernel(k: Kernel): CompiledKernel {
+  return new KernelCompiler(k).compile();
+}
+
+class KernelCompiler {
+  private readonly inameVar = new Map<string, string>();
+  private readonly arrayIndex = new Map<string, number>();
+  private readonly valueIndex = new Map<string, number>();
+  private readonly arrays: string[] = [];
+  private readonly values: string[] = [];
+  private readonly functions: string[] = [];
+  private readonly tests: { test: PointTest; width: number }[] = [];
+  private readonly domains = new Map<string, BasicSet>();
+  private readonly env;
+
+  constructor(private readonly k: Kernel) {
+    this.env = kernelTypeEnv(k);
+    allInames(k).forEach((n, idx) => this.inameVar.set(n, `i${idx}`));
+    for (const a of k.args) {
+      if (a.kind === "array") this.arrayIndex.set(a.name, this.arrays.push(a.name) - 1);
+      else this.valueIndex.set(a.name, this.values.push(a.name) - 1);
+    }
+    for (const t of k.temporaries) this.arrayIndex.set(t.name, this.arrays.push(t.name) - 1);
+  }
+
+  compile(): CompiledKernel {
+    const body = this.nodes(linearize(this.k), [], "  ");
+    const prologue = [
+      ...this.arrays.map((name, a) => {
+        const n = this.view(name).extents?.length ?? 0;
+        const layout = Array.from({ length: n }, (_, x) => `, e${a}_${x} = E[${a}][${x}], s${a}_${x} = S[${a}][${x}]`).join("");
+        return `  const d${a} = A[${a}]${layout};`;
+      }),
+      ...this.values.map((_, v) => `  const v${v} = V[${v}];`),
+      ...this.tests.map((t, m) => `  const T${m} = PT[${m}], X${m} = new Float64Array(${t.width});`),
+    ];
+    const source = [...prologue, ...this.functions, ...body].join("\n");
+    const factory = new Function("H", "PT", `"use strict";\nreturn function kernel(A, E, S, V) {\n${source}\n};`);
+    const fn = factory(H, this.tests.map((t) => t.test)) as CompiledKernel["execute"];
+    return { arrays: this.arrays, values: this.values, source, execute: fn };
+  }
+
+  // ---- the schedule tree -------------------------------------------------------------------
+
+  private nodes(nodes: readonly ScheduleNode[], outer: readonly string[], ind: string): string[] {
+    return nodes.flatMap((n) => (n.kind === "loop" ? this.loop(n.iname, n.body, outer, ind) : this.insn(this.k.instructions.find((i) => i.id === n.id)!, ind)));
+  }
+
+  /** A loop over `iname` whose range covers every instruction of the body (each guards itself). */
+  private loop(iname: string, body: readonly ScheduleNode[], outer: readonly string[], ind: string): string[] {
+    const v = this.inameVar.get(iname)!;
+    const ranges = new Map<string, { lo: string; hi: string }>();
+    for (const insn of this.insnsUnder(body)) {
+      const r = rangeCode(this.domainOf(insn.withinInames), iname, outer, this.setCtx([...outer, iname]), `instruction "${insn.id}"`);
+      ranges.set(`${r.lo} .. ${r.hi}`, r);
+    }
+    const inner = this.nodes(body, [...outer, iname], ind + "  ");
+    const rs = [...ranges.values()];
+    if (rs.length === 1) {
+      return [`${ind}for (let ${v} = ${rs[0]!.lo}, ${v}_hi = ${rs[0]!.hi}; ${v} <= ${v}_hi; ${v}++) {`, ...inner, `${ind}}`];
+    }
+    // Several domains: the union of their ranges (skipping empty ones).
+    return [
+      `${ind}{`,
+      `${ind}  let ${v}_lo = Infinity, ${v}_hi = -Infinity;`,
+      ...rs.map((r) => `${ind}  { const lo = ${r.lo}, hi = ${r.hi}; if (lo <= hi) { if (lo < ${v}_lo) ${v}_lo = lo; if (hi > ${v}_hi) ${v}_hi = hi; } }`),
+      `${ind}  for (let ${v} = ${v}_lo; ${v} <= ${v}_hi; ${v}++) {`,
+      ...inner,
+      `${ind}  }`,
+      `${ind}}`,
+    ];
+  }
+
+  private insnsUnder(nodes: readonly ScheduleNode[]): Instruction[] {
+    return nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : [this.k.instructions.find((i) => i.id === n.id)!]));
+  }
+
+  private insn(insn: Instruction, ind: string): string[] {
+    if (insn.kind !== "assign") return [`${ind}// ${insn.kind} ${JSON.stringify(insn.id)}`];
+    const scope = [...insn.withinInames];
+    const ctx = this.exprCtx(insn.id, scope);
+    const guard = guardCode(this.domainOf(scope), this.setCtx(scope));
+    const preds = insn.predicates.map((p) => `(${compileExpr(expandSubstitutions(this.k, p), "bool", ctx)}) !== 0`);
+    const lhs = expandSubstitutions(this.k, insn.lhs);
+    let store: string;
+    if (lhs.kind === "var") {
+      const view = this.scalarView(lhs.name, insn.id, "write");
+      store = storeCode(view, "0", compileExpr(expandSubstitutions(this.k, insn.rhs), view.dtype, ctx));
+    } else if (lhs.kind === "subscript" || lhs.kind === "linear") {
+      const view = this.writableView(lhs.array, insn.id);
+      const value = compileExpr(expandSubstitutions(this.k, insn.rhs), view.dtype, ctx);
+      store = `const r = ${value}; ${storeCode(view, offsetCode(lhs, view, ctx), "r")}`;
+    } else {
+      throw new ExecutionError(`instruction "${insn.id}": cannot assign to ${lhs.kind}`);
+    }
+    const cond = [guard, ...preds].filter((c) => c !== "true");
+    return [`${ind}// ${JSON.stringify(insn.id)}`, cond.length > 0 ? `${ind}if (${cond.join(" && ")}) { ${store} }` : `${ind}{ ${store} }`];
+  }
+
+  // ---- reductions --------------------------------------------------------------------------
+
+  /** Declare a function computing `e` over its domain at the point of `scope`; return its call. */
+  private reduction(e: Reduce, dtype: Dtype, scope: readonly string[], insnId: string): string {
+    for (const r of e.inames) {
+      if (!this.inameVar.has(r)) throw new ExecutionError(`instruction "${insnId}": reduction over unknown iname "${r}"`);
+      if (scope.includes(r)) throw new ExecutionError(`instruction "${insnId}": reduction iname "${r}" is already a loop around the instruction`);
+    }
+    const inner = [...scope, ...e.inames];
+    const set = this.domainOf(inner);
+    const ctx = this.exprCtx(insnId, inner);
+    const body = compileExpr(e.body, dtype, ctx);
+    const acc = "acc";
+    const combine =
+      e.op === "sum" ? binaryCode("+", acc, body, dtype, JSON.stringify(insnId))
+        : e.op === "product" ? binaryCode("*", acc, body, dtype, JSON.stringify(insnId))
+          : dtype.startsWith("float") ? `Math.${e.op}(${acc}, ${body})` : `H.${e.op}(${acc}, ${body})`;
+    const name = `red${this.functions.length}`;
+    const params = scope.map((s) => this.inameVar.get(s)!);
+    const lines = [`  function ${name}(${params.join(", ")}) {`, `    let ${acc} = ${reductionIdentity(e.op, dtype)};`];
+    let ind = "    ";
+    e.inames.forEach((r, m) => {
+      const v = this.inameVar.get(r)!;
+      const { lo, hi } = rangeCode(set, r, [...scope, ...e.inames.slice(0, m)], this.setCtx(inner), `instruction "${insnId}"`);
+      lines.push(`${ind}for (let ${v} = ${lo}, ${v}_hi = ${hi}; ${v} <= ${v}_hi; ${v}++) {`);
+      ind += "  ";
+    });
+    const guard = guardCode(set, this.setCtx(inner));
+    lines.push(guard === "true" ? `${ind}${acc} = ${combine};` : `${ind}if (${guard}) ${acc} = ${combine};`);
+    for (let m = e.inames.length; m > 0; m--) lines.push(`${"  ".repeat(m + 1)}}`);
+    lines.push(`    return ${acc};`, "  }");
+    this.functions.push(lines.join("\n"));
+    return `${name}(${params.join(", ")})`;
+  }
+
+  // ---- names -------------------------------------------------------------------------------
+
+  private domainOf(inames: readonly string[]): BasicSet {
+    const key = [...inames].sort().join(",");
+    let s = this.domains.get(key);
+    if (!s) {
+      s = iterationDomain(this.k, [...inames]);
+      this.domains.set(key, s);
+    }
+    return s;
+  }
+
+  private setCtx(scope: readonly string[]): SetCodeContext {
+    return {
+      nameCode: (name) => {
+        if (scope.includes(name)) return this.inameVar.get(name)!;
+        return this.paramCode(name);
+      },
+      pointTest: (s) => {
+        const vars = [...s.params, ...s.dims];
+        const m = this.tests.push({ test: compilePointTest(s, vars), width: vars.length }) - 1;
+        const fill = vars.map((n, x) => `X${m}[${x}] = ${scope.includes(n) ? this.inameVar.get(n)! : this.paramCode(n)}`);
+        return `(${[...fill, `T${m}(X${m})`].join(", ")})`;
+      },
+    };
+  }
+
+  /** A domain parameter as a JS number: a value argument or a scalar written by the kernel. */
+  private paramCode(name: string): string {
+    const v = this.valueIndex.get(name);
+    if (v !== undefined) return isWideInt(findArg(this.k, name)!.dtype!) ? `Number(v${v})` : `v${v}`;
+    if (this.arrayIndex.has(name)) {
+      const view = this.scalarView(name, "(domain)", "read");
+      return isWideInt(view.dtype) ? `Number(${readCode(view, "0")})` : readCode(view, "0");
+    }
+    if (this.inameVar.has(name)) throw new ExecutionError(`a domain uses iname "${name}" as a parameter outside the loop over it`);
+    throw new ExecutionError(`domain parameter "${name}" is neither a value argument nor a scalar temporary of kernel "${this.k.name}"`);
+  }
+
+  private exprCtx(insnId: string, scope: readonly string[]): ExprContext {
+    return {
+      insnId,
+      env: this.env,
+      varCode: (name) => {
+        if (scope.includes(name)) return { code: this.inameVar.get(name)!, dtype: INDEX_DTYPE };
+        if (this.inameVar.has(name)) throw new ExecutionError(`instruction "${insnId}" uses iname "${name}" outside the loops around it (${scope.join(", ") || "none"})`);
+        const v = this.valueIndex.get(name);
+        if (v !== undefined) return { code: `v${v}`, dtype: findArg(this.k, name)!.dtype! };
+        const view = this.scalarView(name, insnId, "read");
+        return { code: readCode(view, "0"), dtype: view.dtype };
+      },
+      array: (name) => {
+        if (!this.arrayIndex.has(name)) throw new ExecutionError(`instruction "${insnId}" subscripts "${name}", which is not an array of kernel "${this.k.name}"`);
+        return this.view(name);
+      },
+      reductionCode: (e, dtype) => this.reduction(e, dtype, scope, insnId),
+    };
+  }
+
+  private view(name: string): ArrayView {
+    const a = this.arrayIndex.get(name)!;
+    const arg = findArg(this.k, name);
+    const decl = arg?.kind === "array" ? arg : findTemporary(this.k, name)!;
+    if (!decl.dtype) throw new ExecutionError(`the dtype of "${name}" is unknown; add dtypes or pass the array`);
+    const shape = decl.shape;
+    if (shape && effectiveDimTags(decl).some((t) => t.kind === "sep")) {
+      throw new ExecutionError(`array "${name}": "sep" axes are not supported yet by the interpreter`);
+    }
+    const axes = shape?.map((_, x) => x);
+    return {
+      name, dtype: decl.dtype, data: `d${a}`,
+      extents: axes?.map((x) => `e${a}_${x}`), strides: axes?.map((x) => `s${a}_${x}`),
+    };
+  }
+
+  private scalarView(name: string, insnId: string, what: "read" | "write"): ArrayView {
+    if (this.valueIndex.has(name)) throw new ExecutionError(`instruction "${insnId}" writes "${name}", a value argument; only arrays and temporaries can be written`);
+    if (!this.arrayIndex.has(name)) throw new ExecutionError(`instruction "${insnId}" ${what}s "${name}", which is not a variable of kernel "${this.k.name}"`);
+    const view = this.view(name);
+    if (view.extents && view.extents.length > 0) {
+      throw new ExecutionError(`instruction "${insnId}" uses array "${name}" without a subscript; it has ${view.extents.length} axes`);
+    }
+    return view;
+  }
+
+  private writableView(name: string, insnId: string): ArrayView {
+    if (!this.arrayIndex.has(name)) throw new ExecutionError(`instruction "${insnId}" writes "${name}", which is not an array of kernel "${this.k.name}"`);
+    return this.view(name);
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * A sequential schedule: the loop nest and the order of instructions (ALGORITHMS.md §3, steps 1–2).
+ * Every iname is a sequential loop for now; parallel axes, barriers and device kernels will be
+ * further node kinds of the same tree.
+ */
+import { ScheduleError } from "../errors.js";
+import { allInames, assigneeName, reductionInames, type Instruction, type Kernel } from "../ir/index.js";
+
+/** A loop over `iname` around `body`. */
+export interface LoopNode {
+  readonly kind: "loop";
+  readonly iname: string;
+  readonly body: readonly ScheduleNode[];
+}
+
+/** One instruction, run once per point of the enclosing loops that lies in its domain. */
+export interface InsnNode {
+  readonly kind: "insn";
+  readonly id: string;
+}
+
+export type ScheduleNode = LoopNode | InsnNode;
+
+/** Domain indices each domain nests in: those defining the inames its parameters name. */
+function parentDomains(k: Kernel): number[][] {
+  const owner = new Map<string, number>();
+  k.domains.forEach((d, idx) => d.dims.forEach((name) => owner.set(name, idx)));
+  return k.domains.map((d) => d.params.flatMap((p) => (owner.has(p) ? [owner.get(p)!] : [])));
+}
+
+/**
+ * The global nesting order of inames, outer first: an iname a domain uses as a parameter encloses
+ * the domain's inames; then loop priorities (`k.loopPriority`) where consistent with that; then
+ * the default, parent domains first and each domain's dims in order.
+ * For domains `{[i]: …}` and `[i] -> {[j]: …}` with priority `[["j", "i"]]` the order is `["i", "j"]`.
+ */
+export function inameOrder(k: Kernel): string[] {
+  const names = allInames(k);
+  const parents = parentDomains(k);
+  // Default rank: domains in an order with parents first (ties by position), dims as listed.
+  const domainOrder: number[] = [];
+  const placed = new Set<number>();
+  const place = (d: number, stack: Set<number>): void => {
+    if (placed.has(d) || stack.has(d)) return;
+    stack.add(d);
+    for (const p of parents[d]!) place(p, stack);
+    placed.add(d);
+    domainOrder.push(d);
+  };
+  k.domains.forEach((_, d) => place(d, new Set()));
+  const rank = new Map<string, number>();
+  for (const d of domainOrder) for (const name of k.domains[d]!.dims) rank.set(name, rank.size);
+
+  const succ = new Map<string, Set<string>>(names.map((n) => [n, new Set()]));
+  const reaches = (from: string, to: string): boolean => {
+    const seen = new Set<string>();
+    const stack = [from];
+    while (stack.length > 0) {
+      const x = stack.pop()!;
+      if (x === to) return true;
+      if (seen.has(x)) continue;
+      seen.add(x);
+      stack.push(...succ.get(x)!);
+    }
+    return false;
+  };
+  k.domains.forEach((d) => {
+    for (const p of d.params) if (succ.has(p)) for (const x of d.dims) succ.get(p)!.add(x);
+  });
+  for (const prio of k.loopPriority) {
+    for (let a = 0; a < prio.length; a++) {
+      for (let b = a + 1; b < prio.length; b++) {
+        const [x, y] = [prio[a]!, prio[b]!];
+        if (succ.has(x) && succ.has(y) && !reaches(y, x)) succ.get(x)!.add(y);
+      }
+    }
+  }
+  // Kahn's algorithm, the lowest default rank first among the ready.
+  const indeg = new Map<string, number>(names.map((n) => [n, 0]));
+  for (const s of succ.values()) for (const y of s) indeg.set(y, indeg.get(y)! + 1);
+  const order: string[] = [];
+  const ready = names.filter((n) => indeg.get(n) === 0);
+  while (ready.length > 0) {
+    ready.sort((a, b) => rank.get(a)! - rank.get(b)!);
+    const x = ready.shift()!;
+    order.push(x);
+    for (const y of succ.get(x)!) {
+      indeg.set(y, indeg.get(y)! - 1);
+      if (indeg.get(y) === 0) ready.push(y);
+    }
+  }
+  return order;
+}
+
+/** Instruction indices each instruction must follow: its `dependsOn`, plus the writers of scalars its loop bounds read. */
+function predecessors(k: Kernel): number[][] {
+  const index = new Map(k.instructions.map((insn, idx) => [insn.id, idx]));
+  const writers = new Map<string, number[]>();
+  k.instructions.forEach((insn, idx) => {
+    if (insn.kind !== "assign") return;
+    const name = assigneeName(insn.lhs);
+    writers.set(name, [...(writers.get(name) ?? []), idx]);
+  });
+  const domainOf = new Map<string, number>();
+  k.domains.forEach((d, idx) => d.dims.forEach((n) => domainOf.set(n, idx)));
+  return k.instructions.map((insn, idx) => {
+    const preds = new Set<number>();
+    for (const dep of insn.dependsOn) {
+      const p = index.get(dep);
+      if (p === undefined) {
+        throw new ScheduleError(`instruction "${insn.id}" depends on "${dep}", which is not an instruction of kernel "${k.name}"; ids are ${[...index.keys()].join(", ")}`);
+      }
+      if (p !== idx) preds.add(p);
+    }
+    // Data-dependent loop bounds: the scalar must be written before the loop starts.
+    for (const iname of usedInames(insn)) {
+      const d = domainOf.get(iname);
+      if (d === undefined) continue;
+      for (const p of k.domains[d]!.params) for (const w of writers.get(p) ?? []) if (w !== idx) preds.add(w);
+    }
+    return [...preds];
+  });
+}
+
+function usedInames(insn: Instruction): Set<string> {
+  const out = new Set(insn.withinInames);
+  if (insn.kind === "assign") {
+    reductionInames(insn.rhs, out);
+    reductionInames(insn.lhs, out);
+    for (const p of insn.predicates) reductionInames(p, out);
+  }
+  return out;
+}
+
+/**
+ * The sequential schedule of `k`: each instruction nested in the loops of its `withinInames`
+ * (ordered by `inameOrder`), instructions in dependency order. Instructions that share a loop run
+ * inside one entry of it as far as dependencies allow, interleaved per iteration; a loop is
+ * entered again only when a dependency on something outside it requires.
+ * `linearize(makeKernel("{[i]: 0<=i<n}", ["<> t = a[i]", "b[i] = t"]))` is
+ * `[{kind: "loop", iname: "i", body: [{kind: "insn", id: …}, {kind: "insn", id: …}]}]`.
+ */
+export function linearize(k: Kernel): ScheduleNode[] {
+  const order = inameOrder(k);
+  const pos = new Map(order.map((n, p) => [n, p]));
+  const paths = k.instructions.map((insn) => {
+    for (const i of insn.withinInames) {
+      if (!pos.has(i)) {
+        throw new ScheduleError(`instruction "${insn.id}" runs within iname "${i}", which no domain of kernel "${k.name}" defines; inames are ${order.join(", ") || "(none)"}`);
+      }
+    }
+    return [...insn.withinInames].sort((a, b) => pos.get(a)! - pos.get(b)!);
+  });
+  const preds = predecessors(k);
+  const better = (a: number, b: number) =>
+    k.instructions[a]!.priority !== k.instructions[b]!.priority ? k.instructions[a]!.priority > k.instructions[b]!.priority : a < b;
+
+  const build = (members: readonly number[], depth: number): ScheduleNode[] => {
+    const inSet = new Set(members);
+    const done = new Set<number>();
+    const satisfied = (m: number, extra?: ReadonlySet<number>) =>
+      preds[m]!.every((p) => !inSet.has(p) || done.has(p) || (extra?.has(p) ?? false));
+    const out: ScheduleNode[] = [];
+    while (done.size < members.length) {
+      let best = -1;
+      for (const m of members) if (!done.has(m) && satisfied(m) && (best < 0 || better(m, best))) best = m;
+      if (best < 0) throw cycleError(k, members.filter((m) => !done.has(m)), preds);
+      const path = paths[best]!;
+      if (path.length === depth) {
+        out.push({ kind: "insn", id: k.instructions[best]!.id });
+        done.add(best);
+        continue;
+      }
+      // Enter the loop once for everything that can run inside it now.
+      const iname = path[depth]!;
+      const group = new Set<number>([best]);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const m of members) {
+          if (!done.has(m) && !group.has(m) && paths[m]![depth] === iname && satisfied(m, group)) {
+            group.add(m);
+            grew = true;
+          }
+        }
+      }
+      out.push({ kind: "loop", iname, body: build(members.filter((m) => group.has(m)), depth + 1) });
+      for (const m of group) done.add(m);
+    }
+    return out;
+  };
+  return build(k.instructions.map((_, idx) => idx), 0);
+}
+
+/** A ScheduleError naming the instructions on one dependency cycle among `stuck`. */
+function cycleError(k: Kernel, stuck: readonly number[], preds: readonly number[][]): ScheduleError {
+  const inStuck = new Set(stuck);
+  // Every stuck instruction waits on another stuck one; following the waits must close a cycle.
+  const path: number[] = [];
+  let x = stuck[0]!;
+  while (!path.includes(x)) {
+    path.push(x);
+    x = preds[x]!.find((p) => inStuck.has(p))!;
+  }
+  const cycle = path.slice(path.indexOf(x)).reverse().map((m) => `"${k.instructions[m]!.id}"`);
+  return new ScheduleError(`kernel "${k.name}": the dependencies of instructions ${cycle.join(" -> ")} form a cycle; no order can satisfy them`);
+}
