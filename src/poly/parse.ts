@@ -3,8 +3,8 @@
  * turns `mod`, `floor`, `ceil` and `exists` into existential columns, and reports what the
  * grammar cannot: products of variables, disjunctions, non-integer constants, unknown names.
  */
-import nearley from "nearley";
 import grammar from "../../grammar/generated/isl.js";
+import { GrammarDriver, expectedText } from "../../grammar/driver.js";
 import type { BasicSet } from "./types.js";
 import { InternalError, LoomError, ParseError } from "../errors.js";
 import { add, mul } from "./int.js";
@@ -35,45 +35,18 @@ const TOKEN_NAMES: Record<string, string> = {
   exists: "exists", mod: "mod", floor: "floor", ceil: "ceil", kwTrue: "true", kwFalse: "false",
 };
 
-const grammars = new Map<string, nearley.Grammar>();
-
-function expectedAt(parser: nearley.Parser, column: number): string {
-  // The states of the last good column that wait for a terminal say what would have been accepted.
-  const table = (parser as unknown as { table: { states: { rule: { symbols: unknown[] }; dot: number }[] }[] }).table;
-  const col = table[column];
-  const want = new Set<string>();
-  for (const st of col?.states ?? []) {
-    const sym = st.rule.symbols[st.dot] as { type?: string; literal?: string } | string | undefined;
-    if (sym && typeof sym !== "string") want.add(sym.type ? TOKEN_NAMES[sym.type] ?? sym.type : JSON.stringify(sym.literal));
-  }
-  const list = [...want].sort();
-  return list.length === 0 ? "the end of the input" : list.length === 1 ? list[0]! : `one of ${list.join(", ")}`;
-}
+const driver = new GrammarDriver(grammar, TOKEN_NAMES);
 
 function runParser(text: string, start: string, what: string): unknown {
-  let g = grammars.get(start);
-  if (!g) {
-    g = nearley.Grammar.fromCompiled(grammar as unknown as nearley.CompiledRules);
-    g.start = start;
-    grammars.set(start, g);
+  const r = driver.run(text, start);
+  if (!r.ok) {
+    const { token, expected } = r.failure;
+    if (!token) throw ParseError.at(`unexpected end of input; expected ${expectedText(expected, "the end of the input")}`, text, text.length, what);
+    const shown = token.type === "invalid" ? `character "${token.text[0]}"` : `"${token.text}"`;
+    throw ParseError.at(`unexpected ${shown}; expected ${expectedText(expected, "the end of the input")}`, text, token.offset, what);
   }
-  const parser = new nearley.Parser(g);
-  try {
-    parser.feed(text);
-  } catch (e) {
-    const tok = (e as { token?: { type?: string; text: string; offset: number } }).token;
-    if (!tok) throw e;
-    const table = (parser as unknown as { table: unknown[] }).table;
-    const expected = expectedAt(parser, table.length - 2);
-    const shown = tok.type === "invalid" ? `character "${tok.text[0]}"` : `"${tok.text}"`;
-    throw ParseError.at(`unexpected ${shown}; expected ${expected}`, text, tok.offset, what);
-  }
-  if (parser.results.length === 0) {
-    const table = (parser as unknown as { table: unknown[] }).table;
-    throw ParseError.at(`unexpected end of input; expected ${expectedAt(parser, table.length - 1)}`, text, text.length, what);
-  }
-  if (parser.results.length > 1) throw new InternalError(`ambiguous ${what}: ${parser.results.length} parses of "${text}"`);
-  return parser.results[0];
+  if (r.results.length > 1) throw new InternalError(`ambiguous ${what}: ${r.results.length} parses of "${text}"`);
+  return r.results[0];
 }
 
 /** A linear form over variable keys ("p:n", "d:i", "e:3"). */
