@@ -96,6 +96,19 @@ export function eliminateExact(s: BasicSet, names: readonly string[]): { set: Ba
  * For `{[i,j]: 0 <= j <= i < n}`, `dimBounds(s, "j", ["i"])` is `0 <= j <= i`.
  */
 export function dimBounds(s: BasicSet, dim: string, outer: readonly string[]): DimBounds {
+  // Sets are frozen values, so bounds can be memoized by identity: code generation for a sweep of
+  // variants asks the same questions of the same (structurally shared) domains many times.
+  let memo = boundsMemo.get(s);
+  if (!memo) boundsMemo.set(s, (memo = new Map()));
+  const key = `${dim}|${outer.join(",")}`;
+  let b = memo.get(key);
+  if (!b) memo.set(key, (b = computeDimBounds(s, dim, outer)));
+  return b;
+}
+
+const boundsMemo = new WeakMap<BasicSet, Map<string, DimBounds>>();
+
+function computeDimBounds(s: BasicSet, dim: string, outer: readonly string[]): DimBounds {
   if (!s.dims.includes(dim)) throw new LoomError(`dimBounds: no dim "${dim}"; dims are ${s.dims.join(", ")}`);
   for (const o of outer) if (!s.dims.includes(o) || o === dim) throw new LoomError(`dimBounds: outer "${o}" is not another dim of the set; dims are ${s.dims.join(", ")}`);
   const drop = [...s.dims.filter((d) => d !== dim && !outer.includes(d)), ...s.exists];

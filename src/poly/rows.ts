@@ -45,9 +45,9 @@ export function toSys(s: BasicSet): Sys {
   const eqs: Row[] = [];
   const ineqs: Row[] = [];
   for (const c of s.constraints) {
-    const r = c.coeffs.slice();
-    r.length = n;
-    for (let k = 0; k < n; k++) r[k] = r[k] ?? 0;
+    // Packed small-integer arrays: setting `length` would make them holey and slow every row op.
+    const r: Row = [];
+    for (let k = 0; k < n; k++) r.push(c.coeffs[k] ?? 0);
     r.push(c.constant);
     (c.eq ? eqs : ineqs).push(r);
   }
