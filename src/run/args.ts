@@ -6,7 +6,7 @@
 import { ExecutionError } from "../errors.js";
 import {
   allocArray, arrayMatchesDtype, assigneeName, axisStrides, dtypesForArray, effectiveDimTags, exprToString,
-  inferTypes, isFloat, isIntegral, isWideInt, withKernel,
+  dtypeBits, dtypeKind, inferTypes, isFloat, isIntegral, isWideInt, withKernel,
   type ArrayArg, type Dtype, type Expr, type Kernel, type KernelArg, type Temporary, type TypedArray,
 } from "../ir/index.js";
 
@@ -49,6 +49,14 @@ function scalarDtype(x: number | bigint): Dtype {
 function scalarValue(name: string, x: number | bigint, d: Dtype): number | bigint {
   if (isIntegral(d) && typeof x === "number" && !Number.isInteger(x)) {
     throw new ExecutionError(`argument "${name}" is ${d}, so it needs an integer; got ${x}`);
+  }
+  if (isIntegral(d) && d !== "bool") {
+    const bits = BigInt(dtypeBits(d));
+    const signed = dtypeKind(d) === "int";
+    const lo = signed ? -(1n << (bits - 1n)) : 0n;
+    const hi = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+    const big = BigInt(x);
+    if (big < lo || big > hi) throw new ExecutionError(`argument "${name}" is ${d}; ${x} is outside its range ${lo}…${hi}`);
   }
   if (isWideInt(d)) return typeof x === "bigint" ? x : BigInt(x);
   return Number(x);

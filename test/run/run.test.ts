@@ -31,6 +31,13 @@ describe("arguments", () => {
     await expect(run(scale, { a: new Float32Array(2), n: new Int32Array(1) })).rejects.toThrow(/"n" is a value .* pass a number/);
   });
 
+  it("rejects a value that is not an integer or does not fit its dtype", async () => {
+    await expect(run(scale, { a: new Float32Array(4), n: 4.5 })).rejects.toThrow(/"n" is int32, so it needs an integer; got 4.5/);
+    await expect(run(scale, { a: new Float32Array(4), n: 2 ** 40 })).rejects.toThrow(/"n" is int32; 1099511627776 is outside its range -2147483648…2147483647/);
+    const u8 = makeKernel("{[i]: 0<=i<n}", "out[i] = a[i] + c", ["a: float32[n]", "out: float32[n]", "n: int32", "c: uint8"]);
+    await expect(run(u8, { a: new Float32Array(1), n: 1, c: 256 })).rejects.toThrow(/"c" is uint8; 256 is outside its range 0…255/);
+  });
+
   it("rejects a missing input array", async () => {
     await expect(run(scale, { n: 2 })).rejects.toThrow(/reads the array "a", which was not passed/);
   });
