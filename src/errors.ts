@@ -105,3 +105,23 @@ export class InternalError extends LoomError {}
 export function assertNever(x: never, what = "value"): never {
   throw new InternalError(`unexpected ${what}: ${JSON.stringify(x)}`);
 }
+
+/**
+ * `e`, or — when `e` is a JavaScript stack overflow caused by pathologically deep input (an
+ * expression of tens of thousands of nested terms) — a LoomError saying so.
+ */
+export function depthError(what: string, e: unknown): unknown {
+  if (e instanceof RangeError && /call stack/i.test(e.message)) {
+    return new LoomError(`${what}: the input is nested or chained too deeply to process (JavaScript stack exhausted); split it into smaller expressions`);
+  }
+  return e;
+}
+
+/** Run `f` with `depthError` applied to what it throws, so no input escapes as a RangeError. */
+export function guardDepth<T>(what: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw depthError(what, e);
+  }
+}

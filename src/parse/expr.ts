@@ -1,4 +1,5 @@
 /** `parseExpr`: one expression of the instruction language, outside any kernel. */
+import { guardDepth } from "../errors.js";
 import type { Expr } from "../ir/expr.js";
 import { lowerExpr } from "./lower.js";
 import { failIn, parseExprRaw } from "./syntax.js";
@@ -9,8 +10,13 @@ import { failIn, parseExprRaw } from "./syntax.js";
  * reduction when `x` is one of the inames. Calls of unknown names are kept as calls (rules).
  * Throws a ParseError with line, column and caret on malformed text.
  */
-export function parseExpr(text: string, opts: { inames?: Iterable<string> } = {}): Expr {
+function parseExprUnguarded(text: string, opts: { inames?: Iterable<string> } = {}): Expr {
   const fail = failIn(text, "expression");
   const raw = parseExprRaw(text, fail);
   return lowerExpr(raw, { fail, ...(opts.inames ? { inames: new Set(opts.inames) } : {}) });
+}
+
+/** parseExpr, with pathologically deep input reported as a LoomError (see guardDepth). */
+export function parseExpr(text: string, opts: { inames?: Iterable<string> } = {}): Expr {
+  return guardDepth("parseExpr", () => parseExprUnguarded(text, opts));
 }

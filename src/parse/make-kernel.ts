@@ -3,7 +3,7 @@
  * loopy's make_kernel: parse, name instructions, create temporaries, find within-inames and
  * dependencies, infer arguments and shapes, then infer the temporaries' dtypes.
  */
-import { LoomError, ParseError } from "../errors.js";
+import { guardDepth, LoomError, ParseError } from "../errors.js";
 import { parseDtype, type Dtype } from "../ir/dtype.js";
 import { assigneeName, freeVariables, reductionInames, substitute, mapExpr, type Expr } from "../ir/expr.js";
 import { insnDefaults, type Instruction } from "../ir/insn.js";
@@ -81,7 +81,7 @@ interface Lowered {
  *   makeKernel("{[i]: 0 <= i < n}", "out[i] = 2*a[i]")
  *   makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i,j] = sum(k, a[i,k]*b[k,j])", ["a, b, c: float32[n, n]", "..."])
  */
-export function makeKernel(
+function makeKernelUnguarded(
   domains: string | string[],
   instructions: string | string[],
   args?: (ArgSpec | string)[],
@@ -267,4 +267,19 @@ function assignIds(insns: readonly ParsedInsn[]): string[] {
     taken.add(id);
     return id;
   });
+}
+
+/**
+ * Build a kernel from domains, instructions and argument specs, as loopy's make_kernel
+ * (pathologically deep input is reported as a LoomError, see guardDepth).
+ *
+ *   makeKernel("{[i]: 0 <= i < n}", "out[i] = 2*a[i]")
+ */
+export function makeKernel(
+  domains: string | string[],
+  instructions: string | string[],
+  args?: (ArgSpec | string)[],
+  options: MakeKernelOptions = {},
+): Kernel {
+  return guardDepth("makeKernel", () => makeKernelUnguarded(domains, instructions, args, options));
 }

@@ -6,7 +6,7 @@
 import grammar from "../../grammar/generated/isl.js";
 import { GrammarDriver, expectedText } from "../../grammar/driver.js";
 import type { BasicSet } from "./types.js";
-import { InternalError, LoomError, ParseError } from "../errors.js";
+import { guardDepth, InternalError, LoomError, ParseError } from "../errors.js";
 import { add, mul } from "./int.js";
 import type { Row } from "./rows.js";
 import { finish } from "./normalize.js";
@@ -262,7 +262,7 @@ function buildTop(text: string, what: string, top: Top, dims: readonly string[])
  * Parse an ISL set: `parseSet("[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i }")`. Without a
  * parameter list, every free identifier is a parameter (in order of appearance).
  */
-export function parseSet(text: string): BasicSet {
+function parseSetUnguarded(text: string): BasicSet {
   const top = runParser(text, "main", "set") as Top;
   if (top.tuples.length > 1) throw ParseError.at(`expected a set, got a map ("->" between tuples); use parseMap`, text, top.tuples[1]![0]?.at ?? 0, "set");
   const taken = new Set((top.params ?? []).map((p) => p.name));
@@ -274,7 +274,7 @@ export function parseSet(text: string): BasicSet {
  * Parse an ISL map `{ [i] -> [io, ii] : i = 4io + ii and 0 <= ii < 4 }` as a set over the input
  * then the output dims.
  */
-export function parseMap(text: string): { set: BasicSet; inDims: string[]; outDims: string[] } {
+function parseMapUnguarded(text: string): { set: BasicSet; inDims: string[]; outDims: string[] } {
   const top = runParser(text, "main", "map") as Top;
   if (top.tuples.length !== 2) throw ParseError.at(`expected a map "{ [in] -> [out] : ... }"`, text, Math.max(0, text.indexOf("{") + 1), "map");
   const taken = new Set((top.params ?? []).map((p) => p.name));
@@ -287,10 +287,25 @@ export function parseMap(text: string): { set: BasicSet; inDims: string[]; outDi
  * Parse a bare condition list, e.g. kernel assumptions `"n mod 16 = 0 and n >= 16"`. Names in
  * `dims` are set dimensions; every other identifier is a parameter.
  */
-export function parseConstraints(text: string, opts: { dims?: readonly string[] } = {}): BasicSet {
+function parseConstraintsUnguarded(text: string, opts: { dims?: readonly string[] } = {}): BasicSet {
   const dims = opts.dims ?? [];
   if (new Set(dims).size !== dims.length) throw new LoomError(`parseConstraints: duplicate dims ${dims.join(", ")}`);
   if (text.trim() === "") return finish([], dims, [], { n: dims.length, eqs: [], ineqs: [] });
   const cond = runParser(text, "condOnly", "constraints") as Cond;
   return buildTop(text, "constraints", { params: null, tuples: [], cond }, dims);
+}
+
+/** parseSet, with pathologically deep input reported as a LoomError (see guardDepth). */
+export function parseSet(text: string): BasicSet {
+  return guardDepth("parseSet", () => parseSetUnguarded(text));
+}
+
+/** parseMap, with pathologically deep input reported as a LoomError (see guardDepth). */
+export function parseMap(text: string): { set: BasicSet; inDims: string[]; outDims: string[] } {
+  return guardDepth("parseMap", () => parseMapUnguarded(text));
+}
+
+/** parseConstraints, with pathologically deep input reported as a LoomError (see guardDepth). */
+export function parseConstraints(text: string, opts: { dims?: readonly string[] } = {}): BasicSet {
+  return guardDepth("parseConstraints", () => parseConstraintsUnguarded(text, opts));
 }

@@ -2,7 +2,7 @@
  * `run` and the registry of execution backends. Only the reference interpreter exists in this
  * version; the others are named so that asking for them says they are not built yet.
  */
-import { BackendUnavailableError } from "../errors.js";
+import { BackendUnavailableError, depthError } from "../errors.js";
 import type { Kernel, TypedArray } from "../ir/index.js";
 import { prepareArgs, type ArgValue } from "./args.js";
 import { compileKernel, type CompiledKernel } from "./interp.js";
@@ -76,5 +76,12 @@ export async function run(
   args: Readonly<Record<string, ArgValue>>,
   opts: RunOptions = {},
 ): Promise<Record<string, TypedArray>> {
-  return getBackend(opts.backend ?? "interp").run(k, args);
+  const backend = getBackend(opts.backend ?? "interp");
+  // Compilation and execution are synchronous inside the backend; a stack overflow from a
+  // pathologically deep expression becomes a LoomError like every other user-caused failure.
+  try {
+    return await backend.run(k, args);
+  } catch (e) {
+    throw depthError("run", e);
+  }
 }
