@@ -1,0 +1,56 @@
+/**
+ * The public API of shared/design/API.md is a contract: every name it lists is exported from
+ * src/index.ts. Entries of later issues exist and throw a LoomError saying they are not built yet.
+ */
+import { describe, expect, it } from "vitest";
+import * as lp from "../src/index.js";
+
+const BUILT = [
+  "makeKernel", "globalArg", "valueArg", "temporary", "addDtypes", "show", "run", "autoTestVsRef",
+] as const;
+
+const PLANNED = [
+  "splitIname", "chunkIname", "joinInames", "tagInames", "tile", "prioritizeLoops", "renameIname",
+  "duplicateInames", "removeUnusedInames", "splitReductionInward", "splitReductionOutward",
+  "makeReductionInamesUnique", "mapDomain", "assume", "fixParameters", "addPrefetch", "precompute",
+  "extractSubst", "assignmentToSubst", "expandSubst", "tagArrayAxes", "dimOrder", "splitArrayAxis",
+  "setTemporaryAddressSpace", "privatize", "addDependency", "addBarrier", "removeInstructions",
+  "setInstructionPriority", "split", "join", "tag", "prioritize", "prefetch", "pipeline", "toJSON",
+  "fromJSON", "describe", "generateCode", "parseOkl", "normalizeOkl", "autotune", "getOpMap", "getMemAccessMap",
+] as const;
+
+const ERRORS = [
+  "LoomError", "ParseError", "OklError", "TransformError", "ScheduleError", "CodegenError",
+  "BackendUnavailableError", "ExecutionError",
+] as const;
+
+describe("the public API (API.md)", () => {
+  it("exports every built function", () => {
+    for (const name of BUILT) expect(typeof (lp as Record<string, unknown>)[name], name).toBe("function");
+  });
+
+  it("exports every planned function, which throws a LoomError saying it is not built yet", () => {
+    for (const name of PLANNED) {
+      const f = (lp as Record<string, unknown>)[name];
+      expect(typeof f, name).toBe("function");
+      expect(() => (f as () => unknown)(), name).toThrow(lp.LoomError);
+      expect(() => (f as () => unknown)(), name).toThrow(/not built yet/);
+    }
+    expect(() => (lp.step as Record<string, () => unknown>).splitIname!()).toThrow(/not built yet/);
+  });
+
+  it("exports the error hierarchy, every class a LoomError", () => {
+    for (const name of ERRORS) {
+      const E = (lp as Record<string, unknown>)[name] as new (...a: unknown[]) => Error;
+      expect(typeof E, name).toBe("function");
+      expect(E.prototype instanceof lp.LoomError || E === lp.LoomError, name).toBe(true);
+    }
+    const pe = new lp.ParseError("bad", "a = 1\nb = = 2", 2, 5);
+    expect([pe.line, pe.column, pe.excerpt]).toEqual([2, 5, "b = = 2\n    ^"]);
+  });
+
+  it("lists the dtypes and targets of the contract", () => {
+    expect([...lp.DTYPES]).toEqual(["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]);
+    expect([...lp.TARGET_NAMES]).toEqual(["c", "openmp", "opencl", "cuda", "hip", "sycl", "metal", "ispc", "okl", "alpaka", "cucl", "js", "wgsl"]);
+  });
+});
