@@ -9,8 +9,6 @@ export type ArithOp = "+" | "-" | "*" | "/" | "//" | "%" | "**";
 export type CompareOp = "<" | "<=" | ">" | ">=" | "==" | "!=";
 export type LogicalOp = "and" | "or";
 export type ReductionOp = "sum" | "product" | "max" | "min";
-export const REDUCTION_OPS: readonly ReductionOp[] = ["sum", "product", "max", "min"];
-
 /** A variable: iname, argument, temporary or parameter. */
 export interface Var { readonly kind: "var"; readonly name: string }
 /**
@@ -166,14 +164,6 @@ export function freeVariables(e: Expr, out: Set<string> = new Set()): Set<string
     for (const k of children(n)) go(k);
   };
   go(e);
-  return out;
-}
-
-/** Arrays read through subscripts in `e`. */
-export function subscriptedArrays(e: Expr, out: Set<string> = new Set()): Set<string> {
-  walkExpr(e, (n) => {
-    if (n.kind === "subscript" || n.kind === "linear") out.add(n.array);
-  });
   return out;
 }
 

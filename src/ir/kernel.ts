@@ -2,7 +2,6 @@
  * The kernel record: domains, instructions, arguments, temporaries, substitution rules, iname
  * tags and assumptions. Immutable: build one with `kernelRecord`, change it with `withKernel`.
  */
-import { LoomError } from "../errors.js";
 import { universe, type BasicSet } from "../poly/index.js";
 import type { Dtype } from "./dtype.js";
 import type { Expr } from "./expr.js";
@@ -124,23 +123,10 @@ export function findSubstitution(k: Kernel, name: string): SubstitutionRule | un
   return k.substitutions.find((s) => s.name === name);
 }
 
-/** The tag of `iname`, or undefined for a plain sequential loop. */
-export function inameTag(k: Kernel, iname: string): InameTag | undefined {
-  return k.inameTags[iname];
-}
-
 /** The axis tags an array really uses: explicit ones, or the default of its order. */
 export function effectiveDimTags(a: ArrayArg | Temporary): readonly DimTag[] {
   const n = a.shape?.length ?? 0;
   return a.dimTags ?? defaultDimTags(n, a.order);
-}
-
-/** Names of everything a kernel defines: args, temporaries, inames, rules. */
-export function definedNames(k: Kernel): Set<string> {
-  return new Set([
-    ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name),
-    ...allInames(k), ...k.substitutions.map((s) => s.name),
-  ]);
 }
 
 /** A name not in `taken`, built from `base` with loopy's suffixes (`base`, `base_0`, `base_1`, …). */
@@ -152,9 +138,3 @@ export function uniqueName(base: string, taken: ReadonlySet<string>): string {
   }
 }
 
-/** The instruction with id `id`, or a LoomError naming the ids that exist. */
-export function getInsn(k: Kernel, id: string): Instruction {
-  const insn = findInsn(k, id);
-  if (!insn) throw new LoomError(`no instruction "${id}" in kernel "${k.name}"; ids are ${k.instructions.map((i) => i.id).join(", ")}`);
-  return insn;
-}

@@ -80,11 +80,6 @@ export function defaultDimTags(nAxes: number, order: "C" | "F"): DimTag[] {
   return Array.from({ length: nAxes }, (_, a): DimTag => ({ kind: "nest", level: order === "C" ? nAxes - 1 - a : a }));
 }
 
-/** Print tags as loopy does (`N1,N0`, `stride:16`, `sep`, `vec`). */
-export function formatDimTags(tags: readonly DimTag[], exprToString: (e: Expr) => string): string {
-  return tags.map((t) => (t.kind === "nest" ? `N${t.level}` : t.kind === "stride" ? `stride:${exprToString(t.stride)}` : t.kind)).join(",");
-}
-
 /**
  * Strides (in elements) of each axis, or null for `sep`/`vec` axes, which are not addressed by
  * stride. Nest levels multiply the extents of the faster axes: shape (3, M, 4) with c,c,c gives

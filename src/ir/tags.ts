@@ -60,12 +60,3 @@ export function formatInameTag(t: InameTagRequest): string {
   }
 }
 
-/** Tags whose inames are not loops on GPU targets: work-group and work-item axes. */
-export function isHardwareParallel(t: InameTag | undefined): t is { kind: "g" | "l"; axis: number } {
-  return t !== undefined && (t.kind === "g" || t.kind === "l");
-}
-
-/** Tags that make an iname concurrent (its instances may run in any order). */
-export function isConcurrent(t: InameTag | undefined): boolean {
-  return t !== undefined && (t.kind === "g" || t.kind === "l" || t.kind === "l.auto" || t.kind === "ilp" || t.kind === "vec");
-}
