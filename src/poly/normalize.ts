@@ -2,92 +2,141 @@
  * The normal form every operation returns (ALGORITHMS.md §1): rows divided by the gcd of their
  * coefficients with inequality constants floored (integer tightening), unit equalities on
  * existentials eliminated, duplicates and trivial rows dropped, opposite inequalities merged into
- * equalities, rows in a canonical order. An empty set is the single row `-1 >= 0`.
+ * equalities, equalities in reduced echelon form (pivot: the last nonzero column) with their pivots
+ * eliminated from the inequalities, rows in a canonical order. An empty set is the single row
+ * `-1 >= 0`.
+ *
+ * Canonical, for sets without existentials: two spellings of the same set print the same when
+ * they differ by how equalities are combined, by multiples of equalities added to inequalities,
+ * by row order, scaling or weaker parallel copies (laws.test.ts, "canonical form"). Not yet: a
+ * redundant inequality that no parallel row exposes, an equality implied only by several
+ * inequalities (both need `removeRedundancies`), and inequalities that agree only on the lattice
+ * a non-unit pivot leaves (`i = 2j`: `i >= 1` and `i >= 2` are the same there).
  */
 import type { BasicSet } from "./types.js";
-import { floorDiv, gcd } from "./int.js";
+import { LoomError } from "../errors.js";
+import { floorDiv, gcd, lin } from "./int.js";
 import { type Row, type Sys, dropColumn, rawSet, substRow, sysConstraints, toSys } from "./rows.js";
 
-/** gcd of the variable coefficients of `r` (0 for a constant row). */
-function rowGcd(r: Row, n: number): number {
-  let g = 0;
-  for (let k = 0; k < n && g !== 1; k++) if (r[k] !== 0) g = gcd(g, r[k]!);
-  return g;
+/** Same coefficients in columns 0..n-1, `b` read with sign `sb`. */
+function sameCoeffs(a: Row, b: Row, sb: number, n: number): boolean {
+  for (let k = 0; k < n; k++) if (a[k] !== sb * b[k]!) return false;
+  return true;
 }
 
-function firstNonzero(r: Row, n: number): number {
-  for (let k = 0; k < n; k++) if (r[k] !== 0) return r[k]!;
-  return 0;
-}
-
-function key(r: Row, n: number, sign: number): string {
-  let s = "";
-  for (let k = 0; k < n; k++) s += (sign * r[k]! || 0) + ",";
-  return s;
+/** A parallel class: rows whose coefficients are `±dir` (dir's first nonzero is positive). */
+interface Cls {
+  dir: Row;
+  e: Row | undefined; // the equality dir·x + c = 0
+  p: Row | undefined; // tightest dir·x + c >= 0
+  q: Row | undefined; // tightest -dir·x + c >= 0
 }
 
 /**
  * gcd reduction, tightening, duplicate and parallel-row merging on plain rows (no existential
  * logic). Returns null when a row is trivially false: the system is empty.
+ *
+ * Rows are grouped by direction through an integer hash (a Map from hash to classes, compared
+ * coefficient by coefficient), not string keys: this is the hot path of every operation.
  */
 export function tidy(sys: Sys): Sys | null {
   const n = sys.n;
-  const eqs = new Map<string, Row>();
+  const classes: Cls[] = [];
+  const byHash = new Map<number, Cls | Cls[]>();
+  // The class of direction `sgn·r` (its first nonzero made positive), created when absent.
+  const classOf = (r: Row, sgn: number): Cls => {
+    let h = 0;
+    for (let k = 0; k < n; k++) h = (Math.imul(h, 31) + sgn * r[k]!) | 0;
+    const hit = byHash.get(h);
+    if (hit !== undefined) {
+      if (!Array.isArray(hit)) {
+        if (sameCoeffs(hit.dir, r, sgn, n)) return hit;
+      } else {
+        for (const c of hit) if (sameCoeffs(c.dir, r, sgn, n)) return c;
+      }
+    }
+    const dir = new Array<number>(n);
+    for (let k = 0; k < n; k++) dir[k] = sgn * r[k]! || 0;
+    const c: Cls = { dir, e: undefined, p: undefined, q: undefined };
+    classes.push(c);
+    if (hit === undefined) byHash.set(h, c);
+    else if (Array.isArray(hit)) hit.push(c);
+    else byHash.set(h, [hit, c]);
+    return c;
+  };
   for (const r0 of sys.eqs) {
-    const g = rowGcd(r0, n);
+    let g = 0;
+    let first = 0;
+    for (let k = 0; k < n; k++) {
+      const v = r0[k]!;
+      if (v !== 0) {
+        if (first === 0) first = v;
+        if (g !== 1) g = gcd(g, v);
+      }
+    }
     if (g === 0) {
       if (r0[n] !== 0) return null;
       continue;
     }
     if (r0[n]! % g !== 0) return null; // no integer solution
-    const s = firstNonzero(r0, n) < 0 ? -g : g;
-    const r = r0.map((v) => v / s || 0);
-    const k = key(r, n, 1);
-    const old = eqs.get(k);
-    if (old && old[n] !== r[n]) return null;
-    eqs.set(k, r);
+    const sg = first < 0 ? -g : g;
+    const r = new Array<number>(n + 1);
+    for (let k = 0; k <= n; k++) r[k] = r0[k]! / sg || 0;
+    const c = classOf(r, 1);
+    if (c.e && c.e[n] !== r[n]) return null;
+    c.e = r;
   }
-  // Inequalities grouped by direction: pos holds rows whose first coefficient is positive.
-  const pos = new Map<string, Row>();
-  const neg = new Map<string, Row>();
   for (const r0 of sys.ineqs) {
-    const g = rowGcd(r0, n);
+    let g = 0;
+    let first = 0;
+    for (let k = 0; k < n; k++) {
+      const v = r0[k]!;
+      if (v !== 0) {
+        if (first === 0) first = v;
+        if (g !== 1) g = gcd(g, v);
+      }
+    }
     if (g === 0) {
       if (r0[n]! < 0) return null;
       continue;
     }
-    const r = r0.slice(0, n).map((v) => v / g || 0);
-    r.push(floorDiv(r0[n]!, g)); // integer tightening: round the constant down
-    const up = firstNonzero(r, n) > 0;
-    const k = key(r, n, up ? 1 : -1);
-    const m = up ? pos : neg;
-    const old = m.get(k);
-    if (!old || old[n]! > r[n]!) m.set(k, r);
+    const r = new Array<number>(n + 1);
+    if (g === 1) for (let k = 0; k <= n; k++) r[k] = r0[k]! || 0;
+    else {
+      for (let k = 0; k < n; k++) r[k] = r0[k]! / g || 0;
+      r[n] = floorDiv(r0[n]!, g); // integer tightening: round the constant down
+    }
+    const up = first > 0;
+    const c = classOf(r, up ? 1 : -1);
+    const old = up ? c.p : c.q;
+    if (!old || old[n]! > r[n]!) {
+      if (up) c.p = r;
+      else c.q = r;
+    }
   }
+  const outEqs: Row[] = [];
   const outIneqs: Row[] = [];
-  const handle = (k: string, p: Row | undefined, q: Row | undefined) => {
-    const e = eqs.get(k);
+  for (const c of classes) {
+    const { e, p, q } = c;
     if (e) {
       // e: v·x + ce = 0; p: v·x + cp >= 0 holds iff cp >= ce; q: -v·x + cq >= 0 iff cq >= -ce.
-      if (p && p[n]! < e[n]!) return false;
-      if (q && q[n]! < -e[n]!) return false;
-      return true;
+      if (p && p[n]! < e[n]!) return null;
+      if (q && q[n]! < -e[n]!) return null;
+      outEqs.push(e);
+      continue;
     }
     if (p && q) {
       const w = p[n]! + q[n]!;
-      if (w < 0) return false;
+      if (w < 0) return null;
       if (w === 0) {
-        eqs.set(k, p);
-        return true;
+        outEqs.push(p);
+        continue;
       }
     }
     if (p) outIneqs.push(p);
     if (q) outIneqs.push(q);
-    return true;
-  };
-  for (const [k, p] of pos) if (!handle(k, p, neg.get(k))) return null;
-  for (const [k, q] of neg) if (!pos.has(k) && !handle(k, undefined, q)) return null;
-  return { n, eqs: [...eqs.values()], ineqs: outIneqs };
+  }
+  return { n, eqs: outEqs, ineqs: outIneqs };
 }
 
 /** Canonical row order: by coefficients (descending, column order), then constant. */
@@ -111,49 +160,186 @@ export function isCanonicalEmpty(s: BasicSet): boolean {
 }
 
 /**
+ * Reduced echelon form of the equalities, pivots eliminated from the inequalities: the step that
+ * makes the normal form canonical for equalities (two spellings of the same equalities, or of an
+ * inequality plus a multiple of an equality, give the same rows).
+ *
+ * The pivot of each equality is its LAST nonzero column, so existentials (last) are pivots before
+ * dims and params. Columns are processed right to left; the pivot row of a column is combined into
+ * every other equality with a nonzero there, `a·R - b·P` with `a = p/g`, `b = c/g` (g = gcd(p, c)),
+ * then the row is divided by the gcd of its coefficients. Exact: for equalities any combination
+ * that keeps a nonzero multiple of the row being replaced has the same solutions, and the integer
+ * points of a set are the integer points of the rational affine space of its equalities (a
+ * constant not divisible by the coefficients' gcd then proves the set empty). The result is the
+ * rational reduced row echelon form, each row scaled to coprime integer coefficients: a function of
+ * the rational row space alone, hence canonical — unlike a Hermite basis of the lattice the rows
+ * happen to generate, which depends on the spelling (`x+y+2z = 0, x+3y = 0` also implies
+ * `x+3z = 0`, which is not an integer combination of them).
+ *
+ * Inequalities: each pivot column is eliminated with a POSITIVE multiple of the inequality,
+ * `|p|/g·r - sign(p)·c/g·P` (`r - c·P` when the pivot is ±1: plain substitution). A positive
+ * multiple of `r >= 0` plus a multiple of `P = 0` has the same points, so this is exact too; the
+ * row is divided by the gcd of all its entries (constant included, so no rounding) and `tidy`
+ * tightens it afterwards. Every spelling `r + Σ c·e` of an inequality lands on the same row: the
+ * unique member of `r + span(eqs)` that is zero in the pivot columns, up to a positive factor.
+ *
+ * Returns null when the system is empty, and whether anything changed.
+ */
+function reduceEqualities(sys: Sys): { sys: Sys; changed: boolean } | null {
+  const n = sys.n;
+  const eqs = sys.eqs.slice();
+  const m = eqs.length;
+  const dead = new Uint8Array(m); // 1: assigned a pivot; 2: became 0 = 0
+  const pivCol: number[] = [];
+  const pivIdx: number[] = [];
+  let changed = false;
+  for (let col = n - 1; col >= 0; col--) {
+    let best = -1;
+    let bestAbs = Infinity;
+    for (let i = 0; i < m; i++) {
+      if (dead[i] !== 0) continue;
+      const a = Math.abs(eqs[i]![col]!);
+      if (a !== 0 && a < bestAbs) {
+        best = i;
+        bestAbs = a;
+      }
+    }
+    if (best < 0) continue;
+    dead[best] = 1;
+    const P = eqs[best]!;
+    const p = P[col]!;
+    for (let i = 0; i < m; i++) {
+      if (i === best || dead[i] === 2) continue;
+      const R = eqs[i]!;
+      const c = R[col]!;
+      if (c === 0) continue;
+      changed = true;
+      const g = gcd(p, c);
+      const a = p / g;
+      const b = c / g;
+      // A new row, never the old one updated in place: an overflow half-way leaves `sys` intact.
+      const out = new Array<number>(n + 1);
+      let rg = 0;
+      for (let k = 0; k < n; k++) {
+        const v = lin(a, R[k]!, -b, P[k]!);
+        out[k] = v;
+        if (v !== 0 && rg !== 1) rg = gcd(rg, v);
+      }
+      const c0 = lin(a, R[n]!, -b, P[n]!);
+      out[n] = c0;
+      if (rg === 0) {
+        if (c0 !== 0) return null;
+        dead[i] = 2;
+        continue;
+      }
+      if (c0 % rg !== 0) return null; // no integer solution
+      if (rg !== 1) for (let k = 0; k <= n; k++) out[k] = out[k]! / rg || 0;
+      eqs[i] = out;
+    }
+    pivCol.push(col);
+    pivIdx.push(best); // its row may still change (later columns), so read it at the end
+  }
+  const outEqs: Row[] = [];
+  for (let i = 0; i < m; i++) if (dead[i] !== 2) outEqs.push(eqs[i]!);
+  const outIneqs: Row[] = [];
+  for (const r0 of sys.ineqs) {
+    let r = r0;
+    for (let j = 0; j < pivCol.length; j++) {
+      const col = pivCol[j]!;
+      const c = r[col]!;
+      if (c === 0) continue;
+      changed = true;
+      const P = eqs[pivIdx[j]!]!;
+      const p = P[col]!;
+      const g = gcd(p, c);
+      const a = Math.abs(p) / g; // > 0: keeps the direction of the inequality
+      const b = (p > 0 ? c : -c) / g;
+      const out = new Array<number>(n + 1);
+      let rg = 0;
+      for (let k = 0; k <= n; k++) {
+        const v = lin(a, r[k]!, -b, P[k]!);
+        out[k] = v;
+        if (v !== 0 && rg !== 1) rg = gcd(rg, v);
+      }
+      if (rg > 1) for (let k = 0; k <= n; k++) out[k] = out[k]! / rg || 0;
+      r = out;
+    }
+    outIneqs.push(r);
+  }
+  return { sys: { n, eqs: outEqs, ineqs: outIneqs }, changed };
+}
+
+/**
+ * One existential step on a tidy system: eliminate an existential through a unit equality, or
+ * drop one that is unused or bounded on one side only (both exact). null when nothing applies.
+ */
+function existentialStep(sys: Sys, first: number, ex: string[]): Sys | null {
+  for (let col = sys.n - 1; col >= first; col--) {
+    const unit = sys.eqs.findIndex((r) => r[col] === 1 || r[col] === -1);
+    if (unit >= 0) {
+      // x_e = -(rest)/c with c = ±1: substitute everywhere, then the column is gone.
+      const eq = sys.eqs[unit]!;
+      const c = eq[col]!;
+      const def = eq.map((v) => -v * c || 0);
+      def[col] = 0;
+      const eqs = sys.eqs.filter((_, i) => i !== unit).map((r) => substRow(r, col, def));
+      const ineqs = sys.ineqs.map((r) => substRow(r, col, def));
+      ex.splice(col - first, 1);
+      return dropColumn({ n: sys.n, eqs, ineqs }, col);
+    }
+    if (sys.eqs.some((r) => r[col] !== 0)) continue;
+    let lo = false;
+    let hi = false;
+    for (const r of sys.ineqs) {
+      if (r[col]! > 0) lo = true;
+      else if (r[col]! < 0) hi = true;
+    }
+    if (!(lo && hi)) {
+      // Unused, or bounded on one side only: some integer value always satisfies its rows.
+      const ineqs = sys.ineqs.filter((r) => r[col] === 0);
+      ex.splice(col - first, 1);
+      return dropColumn({ n: sys.n, eqs: sys.eqs, ineqs }, col);
+    }
+  }
+  return null;
+}
+
+/**
  * Normalize rows over params, dims and existentials into a set: the single exit of every
- * operation. Existentials eliminated, unused or one-sided ones dropped (both exact).
+ * operation. Existentials eliminated, unused or one-sided ones dropped (both exact), equalities in
+ * reduced echelon form and their pivots eliminated from the inequalities (`reduceEqualities`).
+ * Canonical for equalities and for inequalities modulo them; not for redundant inequalities or
+ * implicit equalities (that needs `removeRedundancies`).
  */
 export function finish(params: readonly string[], dims: readonly string[], exists: readonly string[], sys0: Sys): BasicSet {
   const first = params.length + dims.length;
   const ex = [...exists];
   let sys: Sys | null = sys0;
+  // Number of equalities that the last reduction left, -1 when the system changed since: tidy can
+  // only add equalities to a reduced system (opposite inequalities), which then need reducing.
+  let reducedEqs = -1;
   for (;;) {
     sys = tidy(sys);
     if (!sys) return emptyOf(params, dims);
-    let changed = false;
-    for (let e = sys.n - 1; e >= first && !changed; e--) {
-      const col = e;
-      const unit = sys.eqs.findIndex((r) => r[col] === 1 || r[col] === -1);
-      if (unit >= 0) {
-        // x_e = -(rest)/c with c = ±1: substitute everywhere, then the column is gone.
-        const eq = sys.eqs[unit]!;
-        const c = eq[col]!;
-        const def = eq.map((v) => -v * c || 0);
-        def[col] = 0;
-        const eqs = sys.eqs.filter((_, i) => i !== unit).map((r) => substRow(r, col, def));
-        const ineqs = sys.ineqs.map((r) => substRow(r, col, def));
-        sys = dropColumn({ n: sys.n, eqs, ineqs }, col);
-        ex.splice(col - first, 1);
-        changed = true;
-        break;
-      }
-      if (sys.eqs.some((r) => r[col] !== 0)) continue;
-      let lo = false;
-      let hi = false;
-      for (const r of sys.ineqs) {
-        if (r[col]! > 0) lo = true;
-        else if (r[col]! < 0) hi = true;
-      }
-      if (!(lo && hi)) {
-        // Unused, or bounded on one side only: some integer value always satisfies its rows.
-        const ineqs = sys.ineqs.filter((r) => r[col] === 0);
-        sys = dropColumn({ n: sys.n, eqs: sys.eqs, ineqs }, col);
-        ex.splice(col - first, 1);
-        changed = true;
-      }
+    const next = existentialStep(sys, first, ex);
+    if (next) {
+      sys = next;
+      reducedEqs = -1;
+      continue;
     }
-    if (!changed) break;
+    if (sys.eqs.length === 0 || sys.eqs.length === reducedEqs) break;
+    let r: { sys: Sys; changed: boolean } | null;
+    try {
+      r = reduceEqualities(sys);
+    } catch (e) {
+      // Coefficients outgrew the safe integers: keep the (exact, merely less canonical) tidy form.
+      if (e instanceof LoomError) break;
+      throw e;
+    }
+    if (!r) return emptyOf(params, dims);
+    if (!r.changed) break;
+    sys = r.sys;
+    reducedEqs = sys.eqs.length;
   }
   sys.eqs.sort(compareRows);
   sys.ineqs.sort(compareRows);

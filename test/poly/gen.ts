@@ -160,3 +160,98 @@ export function stripText(ss: readonly Strip[]): string {
 export function stripHolds(ss: readonly Strip[], x: number, y: number): boolean {
   return ss.every((s) => s.lo <= s.a * x + s.b * y && s.a * x + s.b * y <= s.lo + s.w);
 }
+
+/** Sets of plain affine rows only (no mod, floor or exists): no existentials after parsing. */
+export function plainSetArb(opts: { dims?: number; params?: number } = {}): fc.Arbitrary<GenSet> {
+  const nd = opts.dims !== undefined ? fc.constant(opts.dims) : fc.integer({ min: 2, max: 4 });
+  const np = opts.params !== undefined ? fc.constant(opts.params) : fc.integer({ min: 0, max: 1 });
+  return fc.tuple(nd, np).chain(([d, p]) => {
+    const one = fc.oneof(
+      { weight: 3, arbitrary: affArb(d + p).map((x) => ({ kind: "ineq" as const, ...x })) },
+      // Small equalities, so that a good share of the sets keeps points.
+      {
+        weight: 2,
+        arbitrary: fc.record({ a: fc.array(fc.integer({ min: -2, max: 2 }), { minLength: d + p, maxLength: d + p }), c: fc.integer({ min: -2, max: 2 }) })
+          .map((x) => ({ kind: "eq" as const, ...x })),
+      },
+    );
+    return fc.array(one, { minLength: 1, maxLength: 5 }).map((cons): GenSet => ({ params: p ? ["n"] : [], dims: DIM_NAMES.slice(0, d), cons }));
+  });
+}
+
+/** One affine row of a plain set: `a·x + c (= | >=) 0` over params then dims. */
+export interface PlainRow { eq: boolean; a: number[]; c: number }
+
+/** All rows of a plain set, the box included (params by PARAM_VALUES, dims by -B..B). */
+export function plainRows(g: GenSet): PlainRow[] {
+  const n = g.params.length + g.dims.length;
+  const unit = (k: number, s: number) => Array.from({ length: n }, (_, j) => (j === k ? s : 0));
+  const rows: PlainRow[] = [];
+  for (let k = 0; k < n; k++) {
+    const isParam = k < g.params.length;
+    const lo = isParam ? PARAM_VALUES[0]! : -B;
+    const hi = isParam ? PARAM_VALUES[PARAM_VALUES.length - 1]! : B;
+    rows.push({ eq: false, a: unit(k, 1), c: -lo }, { eq: false, a: unit(k, -1), c: hi });
+  }
+  for (const c of g.cons) {
+    if (c.kind !== "ineq" && c.kind !== "eq") throw new Error("plainRows: not a plain set");
+    rows.push({ eq: c.kind === "eq", a: [...c.a], c: c.c });
+  }
+  return rows;
+}
+
+/** ISL text of plain rows over g's names. */
+export function plainText(g: GenSet, rows: readonly PlainRow[]): string {
+  const names = [...g.params, ...g.dims];
+  const parts = rows.map((r) => `${affText(names, r.a, r.c)} ${r.eq ? "=" : ">="} 0`);
+  const head = g.params.length ? `[${g.params.join(", ")}] -> ` : "";
+  return `${head}{ [${g.dims.join(", ")}] : ${parts.length > 0 ? parts.join(" and ") : "true"} }`;
+}
+
+/**
+ * Random choices for `respell`: each step is (kind, i, j, c) with indices taken modulo the row
+ * counts when applied, so the choices do not depend on the set.
+ */
+export const respellArb = fc.record({
+  steps: fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.nat(), fc.nat(), fc.integer({ min: -2, max: 2 })), { maxLength: 8 }),
+  perm: fc.array(fc.nat(), { minLength: 12, maxLength: 12 }),
+});
+
+/**
+ * Another spelling of the same points: equalities combined into each other (`e2 + c·e1`),
+ * redundant combinations of equalities added, equalities added into inequalities (`r + c·e`),
+ * an equality written as two opposite inequalities, an inequality scaled by k > 0 with a constant
+ * that floors back (`k·r + j`, 0 <= j < k), a weaker parallel copy; then the rows shuffled.
+ */
+export function respell(rows0: readonly PlainRow[], ch: { steps: readonly [number, number, number, number][]; perm: readonly number[] }): PlainRow[] {
+  let rows = rows0.map((r) => ({ eq: r.eq, a: [...r.a], c: r.c }));
+  const plus = (r: PlainRow, c: number, e: PlainRow): PlainRow => ({ eq: r.eq, a: r.a.map((v, k) => v + c * e.a[k]!), c: r.c + c * e.c });
+  for (const [kind, i, j, c] of ch.steps) {
+    const eqs = rows.filter((r) => r.eq);
+    const ineqs = rows.filter((r) => !r.eq);
+    if (kind <= 1 && eqs.length >= 2) {
+      const e1 = eqs[i % eqs.length]!;
+      const e2 = eqs[(i + 1 + (j % (eqs.length - 1))) % eqs.length]!;
+      if (kind === 0) rows[rows.indexOf(e2)] = plus(e2, c, e1); // e2 + c·e1
+      else rows.push(plus(e1, c === 0 ? 1 : c, e2)); // a redundant copy
+    } else if (kind === 2 && eqs.length >= 1 && ineqs.length >= 1) {
+      const r = ineqs[i % ineqs.length]!;
+      rows[rows.indexOf(r)] = plus(r, c, eqs[j % eqs.length]!); // r + c·e
+    } else if (kind === 3 && eqs.length >= 1) {
+      const e = eqs[i % eqs.length]!;
+      rows.splice(rows.indexOf(e), 1, { eq: false, a: e.a, c: e.c }, { eq: false, a: e.a.map((v) => -v), c: -e.c });
+    } else if (kind === 4 && ineqs.length >= 1) {
+      const r = ineqs[i % ineqs.length]!;
+      const k = 2 + (j % 3);
+      rows[rows.indexOf(r)] = { eq: false, a: r.a.map((v) => k * v), c: k * r.c + (Math.abs(c) % k) };
+    } else if (kind === 5 && ineqs.length >= 1) {
+      const r = ineqs[i % ineqs.length]!;
+      rows.push({ eq: false, a: r.a, c: r.c + 1 + Math.abs(c) });
+    }
+  }
+  // A permutation from the choices: repeatedly take the (perm[k] mod remaining)-th row.
+  const rest = [...rows];
+  const out: PlainRow[] = [];
+  for (let k = 0; rest.length > 0; k++) out.push(rest.splice((ch.perm[k % ch.perm.length] ?? 0) % rest.length, 1)[0]!);
+  return out;
+}

@@ -4,7 +4,8 @@ import fc from "fast-check";
 import * as P from "../../src/poly/index.js";
 import type { BasicSet } from "../../src/poly/index.js";
 import { rawSet } from "../../src/poly/rows.js";
-import { B, type GenSet, box, holds, setArb, stripArb, stripHolds, stripText, toText } from "./gen.js";
+import { isCanonicalEmpty } from "../../src/poly/normalize.js";
+import { B, type GenSet, box, holds, plainRows, plainSetArb, plainText, respell, respellArb, setArb, stripArb, stripHolds, stripText, toText } from "./gen.js";
 
 const RUNS = { numRuns: 200 };
 const parse = (g: GenSet) => P.parseSet(toText(g));
@@ -280,5 +281,76 @@ describe("enumeration and membership", () => {
         return idx % 7 !== 0 || P.containsPoint(s, v) === want;
       });
     }), RUNS);
+  });
+});
+
+/**
+ * true when every equality of `s` has a ±1 coefficient at its pivot (last nonzero column). Then
+ * the normal form is canonical; with a larger pivot the columns left free are confined to a
+ * lattice (`i = 2j`: i even), and inequalities equivalent on that lattice but not everywhere
+ * (`i >= 1`, `i >= 2`) are not told apart yet.
+ */
+function unitPivots(s: BasicSet): boolean {
+  return s.constraints.every((c) => {
+    if (!c.eq) return true;
+    let k = c.coeffs.length - 1;
+    while (k >= 0 && c.coeffs[k] === 0) k--;
+    return k < 0 || Math.abs(c.coeffs[k]!) === 1;
+  });
+}
+
+describe("canonical form", () => {
+  const arb = plainSetArb().chain((g) => respellArb.map((ch) => ({ g, ch })));
+  it("for all sets g without existentials: two spellings of the same set print identically", () => {
+    let canonical = 0;
+    let withEqs = 0;
+    let runs = 0;
+    fc.assert(fc.property(arb, ({ g, ch }) => {
+      const rows = plainRows(g);
+      const a = P.parseSet(plainText(g, rows));
+      const b = P.parseSet(plainText(g, respell(rows, ch)));
+      runs++;
+      // The respelling has the same points (a check of the test itself), and so does the normal form.
+      if (!samePoints(a, g) || !samePoints(b, g)) return false;
+      if (!unitPivots(a)) return true;
+      canonical++;
+      if (a.constraints.some((c) => c.eq) && !P.isEmpty(a)) withEqs++;
+      return P.printSet(a) === P.printSet(b);
+    }), { numRuns: 400 });
+    console.log(`canonical form: ${canonical} of ${runs} runs had unit pivots and were compared, ${withEqs} non-empty with equalities`);
+    expect(canonical).toBeGreaterThanOrEqual(200);
+  });
+  it("for all pairs a, b without existentials from the same points: isEqualSet(a, b) implies print(a) === print(b)", () => {
+    // Pairs from the same points: two respellings of one generated set (neither is g's own text).
+    const pair = plainSetArb({ params: 1 }).chain((g) => fc.tuple(respellArb, respellArb).map(([c1, c2]) => ({ g, c1, c2 })));
+    let compared = 0;
+    fc.assert(fc.property(pair, ({ g, c1, c2 }) => {
+      const rows = plainRows(g);
+      const a = P.parseSet(plainText(g, respell(rows, c1)));
+      const b = P.parseSet(plainText(g, respell(rows, c2)));
+      if (!P.isEqualSet(a, b)) return false; // they have the same points by construction
+      if (!unitPivots(a) || !unitPivots(b)) return true;
+      compared++;
+      return P.printSet(a) === P.printSet(b) && P.printSet(P.simplify(a)) === P.printSet(a);
+    }), { numRuns: 400 });
+    expect(compared).toBeGreaterThanOrEqual(200);
+  });
+  it("examples: equalities reduced against each other and against the inequalities", () => {
+    const same = (x: string, y: string) => expect(P.printSet(P.parseSet(x))).toBe(P.printSet(P.parseSet(y)));
+    same("[n] -> {[i,j]: i = j and 0 <= i < n}", "[n] -> {[i,j]: i = j and 0 <= j < n}");
+    same("{[i,j,k]: i = j and j = k}", "{[i,j,k]: i = k and j = k}");
+    // Not a Hermite basis of the rows' lattice: x + 3z = 0 is implied but not an integer combination.
+    same("{[x,y,z]: x + y + 2z = 0 and x + 3y = 0}", "{[x,y,z]: x + 3z = 0 and x + 3y = 0}");
+    // A non-unit pivot (j) is eliminated from the inequalities with a positive multiple.
+    same("[n] -> {[i,j]: i = 2j and 0 <= j < n}", "[n] -> {[i,j]: i = 2j and 0 <= i + 2j - i < 2n}");
+    expect(P.printSet(P.parseSet("[n] -> {[i,j]: i = j and 0 <= j < n}"))).toBe("[n] -> { [i, j] : 0 <= i < n and j = i }");
+    // Opposite inequalities that appear only after substitution become equalities, reduced too.
+    expect(P.printSet(P.parseSet("{[i,j]: i = j and i >= 0 and j <= 0}"))).toBe("{ [i, j] : i = 0 and j = 0 }");
+    // Reducing would leave the safe integers: the equalities stay as tidy left them (exact, stable).
+    const big = P.parseSet("{[i,j,k]: 1073741823 i + 3 j + k = 0 and 1162261467 i + 33554431 j + 2k = 7 and 0 <= k}");
+    expect(big.constraints.filter((c) => c.eq)).toHaveLength(2);
+    expect(P.printSet(P.parseSet(P.printSet(big)))).toBe(P.printSet(big));
+    // Combining equalities also exposes integer emptiness: eliminating k leaves even coefficients, odd constant.
+    expect(isCanonicalEmpty(P.parseSet("{[i,j,k]: 1073741823 i + 3 j + 5 k = 0 and 1162261467 i + 33554431 j + 7 k = 7}"))).toBe(true);
   });
 });
