@@ -71,6 +71,11 @@ export interface Kernel {
   /** Preferred loop orders, outer first (`prioritizeLoops`). */
   readonly loopPriority: readonly (readonly string[])[];
   readonly target: TargetName | undefined;
+  /**
+   * loopy's slab increments per iname (`splitIname(…, {slabs: [0, 1]})`): the first and last
+   * iterations of the loop are generated as separate blocks so the main block needs no guard.
+   */
+  readonly inameSlabs?: Readonly<Record<string, readonly [number, number]>>;
 }
 
 function deepFreeze<T>(x: T): T {

@@ -95,7 +95,11 @@ class KernelCompiler {
   // ---- the schedule tree -------------------------------------------------------------------
 
   private nodes(nodes: readonly ScheduleNode[], outer: readonly string[], ind: string): string[] {
-    return nodes.flatMap((n) => (n.kind === "loop" ? this.loop(n.iname, n.body, outer, ind) : this.insn(this.k.instructions.find((i) => i.id === n.id)!, ind)));
+    return nodes.flatMap((n) => {
+      if (n.kind === "loop") return this.loop(n.iname, n.body, outer, ind);
+      if (n.kind === "barrier") return [`${ind}// barrier: ${n.comment}`];
+      return this.insn(this.k.instructions.find((i) => i.id === n.id)!, ind);
+    });
   }
 
   /** A loop over `iname` whose range covers every instruction of the body (each guards itself). */
@@ -124,7 +128,7 @@ class KernelCompiler {
   }
 
   private insnsUnder(nodes: readonly ScheduleNode[]): Instruction[] {
-    return nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : [this.k.instructions.find((i) => i.id === n.id)!]));
+    return nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : n.kind === "insn" ? [this.k.instructions.find((i) => i.id === n.id)!] : []));
   }
 
   private insn(insn: Instruction, ind: string): string[] {

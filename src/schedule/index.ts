@@ -1,3 +1,6 @@
-/** Scheduling: the loop nest and the order of instructions. */
+/** Scheduling: preprocessing, the loop nest, barriers, device kernels and the CPU lowering. */
 export { linearize, inameOrder } from "./linearize.js";
-export type { ScheduleNode, LoopNode, InsnNode } from "./linearize.js";
+export { preprocess, type PreprocessOptions } from "./preprocess.js";
+export { schedule, showSchedule } from "./schedule.js";
+export { lowerForCpu } from "./cpu.js";
+export type { Schedule, DeviceKernel, HwAxis, ScheduleNode, LoopNode, InsnNode, BarrierNode } from "./types.js";

@@ -6,20 +6,8 @@
 import { ScheduleError } from "../errors.js";
 import { allInames, assigneeName, reductionInames, type Instruction, type Kernel } from "../ir/index.js";
 
-/** A loop over `iname` around `body`. */
-export interface LoopNode {
-  readonly kind: "loop";
-  readonly iname: string;
-  readonly body: readonly ScheduleNode[];
-}
-
-/** One instruction, run once per point of the enclosing loops that lies in its domain. */
-export interface InsnNode {
-  readonly kind: "insn";
-  readonly id: string;
-}
-
-export type ScheduleNode = LoopNode | InsnNode;
+import type { ScheduleNode } from "./types.js";
+export type { ScheduleNode, LoopNode, InsnNode } from "./types.js";
 
 /** Domain indices each domain nests in: those defining the inames its parameters name. */
 function parentDomains(k: Kernel): number[][] {

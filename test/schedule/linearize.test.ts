@@ -7,7 +7,7 @@ import { inameOrder, linearize, type ScheduleNode } from "../../src/schedule/ind
 
 /** A schedule as compact text: `i{a j{b}} c`. */
 function text(nodes: readonly ScheduleNode[]): string {
-  return nodes.map((n) => (n.kind === "insn" ? n.id : `${n.iname}{${text(n.body)}}`)).join(" ");
+  return nodes.map((n) => (n.kind === "insn" ? n.id : n.kind === "barrier" ? "|" : `${n.iname}{${text(n.body)}}`)).join(" ");
 }
 
 describe("loop nesting", () => {

@@ -1,0 +1,65 @@
+/**
+ * What scheduling produces: device kernels, each a tree of sequential loops, instructions and
+ * local barriers, run over a grid of work-groups × work-items given by the hardware axes. The
+ * interpreter, the CPU lowering and every code generator consume this one structure.
+ */
+import type { Expr, Kernel } from "../ir/index.js";
+
+/** A sequential loop over `iname` (tag for, ord, unr, unr_hint, ilp, ilp.seq or none). */
+export interface LoopNode {
+  readonly kind: "loop";
+  readonly iname: string;
+  readonly body: readonly ScheduleNode[];
+}
+
+/** One instruction: run at each point of its domain inside the enclosing loops and hardware axes. */
+export interface InsnNode {
+  readonly kind: "insn";
+  readonly id: string;
+}
+
+/**
+ * All work-items of a group meet here (`barrier(CLK_LOCAL_MEM_FENCE)` / `__syncthreads()`).
+ * `comment` says why, as loopy does: `for a_fetch (insn_1 depends on a_fetch_rule)`.
+ */
+export interface BarrierNode {
+  readonly kind: "barrier";
+  readonly scope: "local";
+  readonly comment: string;
+}
+
+export type ScheduleNode = LoopNode | InsnNode | BarrierNode;
+
+/**
+ * One hardware-parallel iname: the iname's value is `base + id` where `id` is the group id
+ * (tag g) or local id (tag l) along `axis`, for `0 <= id < size`. `size` is an expression of the
+ * parameters for groups and an integer constant for work-items. Where the iname's domain is not
+ * the whole range (a remainder, a triangle) instructions are guarded.
+ */
+export interface HwAxis {
+  readonly iname: string;
+  readonly tag: "g" | "l";
+  readonly axis: number;
+  readonly base: Expr;
+  readonly size: Expr;
+}
+
+/**
+ * One device kernel: launched over the grid of `groupAxes` × `localAxes` (each sorted by axis,
+ * axes without an iname have size 1). A kernel with a global barrier becomes several device
+ * kernels, in order, named as loopy does: `name`, `name_0`, `name_1`, ….
+ */
+export interface DeviceKernel {
+  readonly name: string;
+  readonly body: readonly ScheduleNode[];
+  readonly groupAxes: readonly HwAxis[];
+  readonly localAxes: readonly HwAxis[];
+  /** Kernel arguments and global temporaries this device kernel uses, in kernel-argument order. */
+  readonly args: readonly string[];
+}
+
+/** The scheduled kernel: `kernel` is the preprocessed kernel the device kernels refer to. */
+export interface Schedule {
+  readonly kernel: Kernel;
+  readonly deviceKernels: readonly DeviceKernel[];
+}
