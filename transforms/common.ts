@@ -1,0 +1,92 @@
+/** Helpers shared by the transformation modules: names, instruction matching, iname rewriting. */
+import { TransformError } from "../src/errors.js";
+import {
+  allInames, globMatch, mapExpr, naturalCompare, reductionInames, type Expr, type Instruction, type Kernel,
+} from "../src/ir/index.js";
+
+/** Every name in use in `k`: inames, parameters, arguments, temporaries, substitution rules. */
+export function takenNames(k: Kernel): Set<string> {
+  const taken = new Set<string>(allInames(k));
+  for (const d of k.domains) for (const p of d.params) taken.add(p);
+  for (const p of k.assumptions.params) taken.add(p);
+  for (const a of k.args) taken.add(a.name);
+  for (const t of k.temporaries) taken.add(t.name);
+  for (const s of k.substitutions) taken.add(s.name);
+  return taken;
+}
+
+/** The list of the kernel's inames for error messages. */
+export function inameList(k: Kernel): string {
+  return allInames(k).join(", ") || "(none)";
+}
+
+/** Throws unless `iname` is an iname of `k`. */
+export function checkIname(k: Kernel, iname: string, who: string): void {
+  if (typeof iname !== "string" || !allInames(k).includes(iname)) {
+    throw new TransformError(`${who}: no iname "${String(iname)}" in kernel "${k.name}"; inames are ${inameList(k)}`);
+  }
+}
+
+/** Instruction selector: an id glob (`"init_*"`, also `"id:init_*"`) or a list of ids/globs. */
+export type InsnMatch = string | readonly string[];
+
+/** Ids of the instructions `within` selects; a pattern that selects nothing is a TransformError. */
+export function matchInsns(k: Kernel, within: InsnMatch, who: string): Set<string> {
+  const patterns = typeof within === "string" ? [within] : within;
+  if (!Array.isArray(patterns) || patterns.some((p) => typeof p !== "string")) {
+    throw new TransformError(`${who}: within must be an instruction id glob or a list of ids; got ${JSON.stringify(within)}`);
+  }
+  const ids = new Set<string>();
+  for (const raw of patterns) {
+    const pat = raw.trim().replace(/^id:/, "");
+    const hits = k.instructions.filter((i) => globMatch(pat, i.id));
+    if (hits.length === 0) {
+      const all = k.instructions.map((i) => i.id).join(", ") || "(none)";
+      throw new TransformError(`${who}: within "${raw}" matches no instruction of kernel "${k.name}"; instruction ids are ${all}`);
+    }
+    for (const h of hits) ids.add(h.id);
+  }
+  return ids;
+}
+
+/**
+ * `e` with the iname `iname` replaced by `value` where free, and a reduction over `iname` turned
+ * into a reduction over `replacement` (whose body then sees `value`).
+ */
+export function replaceIname(e: Expr, iname: string, value: Expr, replacement: readonly string[]): Expr {
+  return mapExpr(e, (n) => {
+    if (n.kind === "var") return n.name === iname ? value : n;
+    if (n.kind === "reduce" && n.inames.includes(iname)) {
+      const inames = n.inames.flatMap((i) => (i === iname ? [...replacement] : [i]));
+      return { ...n, inames, body: replaceIname(n.body, iname, value, replacement) };
+    }
+    return undefined;
+  });
+}
+
+/** `insn` with `iname` replaced everywhere (expressions, predicates, within-inames). */
+export function replaceInameInInsn(insn: Instruction, iname: string, value: Expr, replacement: readonly string[]): Instruction {
+  const f = (e: Expr) => replaceIname(e, iname, value, replacement);
+  const withinInames = insn.withinInames.includes(iname)
+    ? [...insn.withinInames.filter((i) => i !== iname), ...replacement].sort(naturalCompare)
+    : insn.withinInames;
+  const base = { ...insn, withinInames, predicates: insn.predicates.map(f) };
+  return insn.kind === "assign" ? { ...base, kind: "assign", lhs: f(insn.lhs), rhs: f(insn.rhs) } as Instruction : base as Instruction;
+}
+
+/** Whether any instruction still loops over or reduces over `iname`. */
+export function inameUsed(k: Kernel, iname: string): boolean {
+  return k.instructions.some((insn) => {
+    if (insn.withinInames.includes(iname)) return true;
+    if (insn.kind !== "assign") return false;
+    return reductionInames(insn.rhs).has(iname) || reductionInames(insn.lhs).has(iname);
+  });
+}
+
+/** An integer-valued option check: `factor must be an integer >= 1; got 0`. */
+export function checkInt(x: unknown, min: number, what: string): number {
+  if (typeof x !== "number" || !Number.isSafeInteger(x) || x < min) {
+    throw new TransformError(`${what} must be an integer >= ${min}; got ${JSON.stringify(x) ?? String(x)}`);
+  }
+  return x;
+}

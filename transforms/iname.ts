@@ -1,0 +1,326 @@
+/**
+ * Iname transformations (loopy/transform/iname.py): split, chunk, tag, prioritize. Each is a pure
+ * function Kernel -> Kernel; the input is never changed, and a bad request throws TransformError.
+ */
+import { LoomError, TransformError } from "../src/errors.js";
+import {
+  allInames, arith, c, domainIndexOf, formatInameTag, naturalCompare, parseInameTag, uniqueName, v, withKernel,
+  type Expr, type InameTag, type Kernel,
+} from "../src/ir/index.js";
+import {
+  addConstraints, aff, affSub, dimBounds, intersect, moveToDims, projectOut, rename, reorderDims, substitute,
+  type Aff, type BasicSet,
+} from "../src/poly/index.js";
+import {
+  checkIname, checkInt, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch,
+} from "./common.js";
+
+export interface SplitOptions {
+  readonly outerIname?: string;
+  readonly innerIname?: string;
+  readonly outerTag?: string;
+  readonly innerTag?: string;
+  /** `[head, tail]`: iterations of the outer loop generated separately (recorded in `inameSlabs`). */
+  readonly slabs?: readonly [number, number];
+  /** Only these instructions (an id glob or a list of ids) use the new inames. */
+  readonly within?: InsnMatch;
+}
+
+/** How an iname is replaced: the new domain of its own domain, and the value of the old iname. */
+interface Replacement {
+  readonly outer: string;
+  readonly inner: string;
+  readonly mapDomain: (d: BasicSet) => BasicSet;
+  /** The affine value of the old iname, for domains that use it as a parameter (undefined: refuse). */
+  readonly paramValue: Aff | undefined;
+  readonly value: Expr;
+}
+
+const isHardware = (t: InameTag | undefined) => t !== undefined && (t.kind === "g" || t.kind === "l" || t.kind === "l.auto");
+
+/** Validation common to split and chunk: the iname exists and carries no tag (loopy refuses). */
+function checkSplittable(k: Kernel, iname: string, who: string): void {
+  checkIname(k, iname, who);
+  const tag = k.inameTags[iname];
+  if (tag !== undefined && tag.kind !== "for") {
+    const hw = isHardware(tag) ? "hardware " : "";
+    throw new TransformError(`${who}: cannot split iname "${iname}": it has the ${hw}tag ${formatInameTag(tag)}; untag it first (tagInames(k, {${iname}: "for"})) or split before tagging`);
+  }
+}
+
+/** The names of the new inames: given ones must be free, defaults are uniquified. */
+function newNames(k: Kernel, iname: string, opts: SplitOptions, who: string): [string, string] {
+  const taken = takenNames(k);
+  const pick = (given: string | undefined, suffix: string): string => {
+    if (given === undefined) {
+      const name = uniqueName(`${iname}_${suffix}`, taken);
+      taken.add(name);
+      return name;
+    }
+    if (typeof given !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(given)) {
+      throw new TransformError(`${who}: ${suffix}Iname must be an identifier; got ${JSON.stringify(given)}`);
+    }
+    if (taken.has(given)) throw new TransformError(`${who}: ${suffix}Iname "${given}" is already a name in kernel "${k.name}"; choose another`);
+    taken.add(given);
+    return given;
+  };
+  return [pick(opts.outerIname, "outer"), pick(opts.innerIname, "inner")];
+}
+
+/** Replace `iname` by `r` in the domains, instructions, priorities, rules and tags of `k`. */
+function applyReplacement(k: Kernel, iname: string, r: Replacement, who: string): Kernel {
+  const idx = domainIndexOf(k, iname);
+  const domains = k.domains.map((d, i) => {
+    if (i === idx) return r.mapDomain(d);
+    if (!d.params.includes(iname)) return d;
+    if (r.paramValue === undefined) throw new TransformError(`${who}: domain ${i} depends on "${iname}", which this transformation cannot express affinely`);
+    return substitute(d, iname, r.paramValue);
+  });
+  const pair = [r.outer, r.inner];
+  const instructions = k.instructions.map((insn) => replaceInameInInsn(insn, iname, r.value, pair));
+  const substitutions = k.substitutions.map((s) =>
+    s.params.includes(iname) ? s : { ...s, expr: replaceIname(s.expr, iname, r.value, pair) });
+  const loopPriority = k.loopPriority.map((p) => p.flatMap((i) => (i === iname ? pair : [i])));
+  const { [iname]: _tag, ...inameTags } = k.inameTags;
+  const { [iname]: _slab, ...inameSlabs } = k.inameSlabs ?? {};
+  return withKernel(k, { domains, instructions, substitutions, loopPriority, inameTags, inameSlabs });
+}
+
+/** Record slabs and tags requested for the new inames. */
+function finishSplit(k: Kernel, outer: string, inner: string, opts: SplitOptions, who: string): Kernel {
+  let out = k;
+  if (opts.slabs !== undefined) {
+    const s = opts.slabs;
+    if (!Array.isArray(s) || s.length !== 2) throw new TransformError(`${who}: slabs must be a pair [head, tail]; got ${JSON.stringify(s)}`);
+    const head = checkInt(s[0], 0, `${who}: slabs[0]`);
+    const tail = checkInt(s[1], 0, `${who}: slabs[1]`);
+    out = withKernel(out, { inameSlabs: { ...out.inameSlabs, [outer]: [head, tail] } });
+  }
+  const tags: Record<string, string> = {};
+  if (opts.outerTag !== undefined) tags[outer] = opts.outerTag;
+  if (opts.innerTag !== undefined) tags[inner] = opts.innerTag;
+  return Object.keys(tags).length > 0 ? tagInames(out, tags) : out;
+}
+
+/**
+ * With `within`, first give the matched instructions their own copy `dup` of `iname` (a new
+ * domain dimension with the same constraints), so that splitting `dup` leaves the others alone.
+ */
+function duplicateFor(k: Kernel, iname: string, within: InsnMatch, who: string): { k: Kernel; dup: string } {
+  const ids = matchInsns(k, within, who);
+  const idx = domainIndexOf(k, iname);
+  const dependent = k.domains.findIndex((d) => d.params.includes(iname));
+  if (dependent >= 0) throw new TransformError(`${who}: within is not supported when another domain (${dependent}) depends on "${iname}"`);
+  const dup = uniqueName(iname, takenNames(k));
+  const d = k.domains[idx]!;
+  const both = intersect(d, rename(d, { [iname]: dup }));
+  const order = d.dims.flatMap((x) => (x === iname ? [x, dup] : [x]));
+  const domains = k.domains.map((dd, i) => (i === idx ? reorderDims(both, order) : dd));
+  const instructions = k.instructions.map((insn) => (ids.has(insn.id) ? replaceInameInInsn(insn, iname, v(dup), [dup]) : insn));
+  return { k: withKernel(k, { domains, instructions }), dup };
+}
+
+/** Drop `iname` from its domain when no instruction uses it any more (after a partial split). */
+function dropIfUnused(k: Kernel, iname: string): Kernel {
+  if (inameUsed(k, iname) || k.domains.some((d) => d.params.includes(iname))) return k;
+  const idx = domainIndexOf(k, iname);
+  const domains = k.domains.map((d, i) => (i === idx ? projectOut(d, [iname]) : d));
+  const { [iname]: _tag, ...inameTags } = k.inameTags;
+  const loopPriority = k.loopPriority.map((p) => p.filter((i) => i !== iname)).filter((p) => p.length > 0);
+  return withKernel(k, { domains, inameTags, loopPriority });
+}
+
+/**
+ * Split `iname` into `i = i_outer*factor + i_inner` with `0 <= i_inner < factor` (loopy's
+ * split_iname). Every use of `iname` (indices, predicates, reductions, within-inames, loop
+ * priorities, dependent domains) is rewritten.
+ *
+ *   splitIname(k, "i", 16, { outerTag: "g.0", innerTag: "l.0" })
+ *   // out[i] = 2*a[i]  becomes  out[i_inner + i_outer*16] = 2*a[i_inner + i_outer*16]
+ */
+export function splitIname(k: Kernel, iname: string, factor: number, opts: SplitOptions = {}): Kernel {
+  const who = "splitIname";
+  checkSplittable(k, iname, who);
+  checkInt(factor, 1, `${who}: factor`);
+  const [outer, inner] = newNames(k, iname, opts, who);
+  let base = k;
+  let target = iname;
+  if (opts.within !== undefined) ({ k: base, dup: target } = duplicateFor(k, iname, opts.within, who));
+  const paramValue = aff({ [outer]: factor, [inner]: 1 });
+  const r: Replacement = {
+    outer, inner, paramValue,
+    value: arith("+", v(inner), arith("*", v(outer), c(factor))),
+    mapDomain: (d) => {
+      const pos = d.dims.indexOf(target);
+      const s = moveToDims(substitute(d, target, paramValue), [outer, inner], pos);
+      return addConstraints(s, [{ aff: aff({ [inner]: 1 }), eq: false }, { aff: aff({ [inner]: -1 }, factor - 1), eq: false }]);
+    },
+  };
+  let out = applyReplacement(base, target, r, who);
+  if (opts.within !== undefined) out = dropIfUnused(out, iname);
+  return finishSplit(out, outer, inner, opts, who);
+}
+
+/** An affine expression of parameters as an Expr: `n - 1`. */
+function affToExpr(a: Aff): Expr {
+  let e: Expr | undefined;
+  const addTerm = (t: Expr, negative: boolean) => {
+    e = e === undefined ? (negative ? { kind: "neg", operand: t } : t) : arith(negative ? "-" : "+", e, t);
+  };
+  for (const [name, coef] of Object.entries(a.terms).sort((x, y) => naturalCompare(x[0], y[0]))) {
+    addTerm(Math.abs(coef) === 1 ? v(name) : arith("*", c(Math.abs(coef)), v(name)), coef < 0);
+  }
+  if (a.constant !== 0 || e === undefined) addTerm(c(Math.abs(a.constant)), a.constant < 0);
+  return e!;
+}
+
+/**
+ * Split `iname` into `numChunks` chunks of consecutive iterations (loopy's chunk_iname): the outer
+ * iname has `numChunks` values. The bounds of `iname` must be single affine expressions in the
+ * parameters. A constant extent becomes `splitIname` by `ceil(extent / numChunks)`; a parametric
+ * one uses loopy's construction (the first `extent mod numChunks` chunks are one longer).
+ *
+ *   chunkIname(k, "i", 4, { outerTag: "g.0" })   // 0 <= i < n: four chunks of about n/4
+ */
+export function chunkIname(k: Kernel, iname: string, numChunks: number, opts: SplitOptions = {}): Kernel {
+  const who = "chunkIname";
+  checkSplittable(k, iname, who);
+  checkInt(numChunks, 1, `${who}: numChunks`);
+  const d = k.domains[domainIndexOf(k, iname)]!;
+  const others = d.dims.filter((x) => x !== iname);
+  const col = d.params.length + d.dims.indexOf(iname);
+  const coupled = d.constraints.some((con) => con.coeffs[col] !== 0 && con.coeffs.some((x, j) => j >= d.params.length && j !== col && x !== 0));
+  const b = dimBounds(d, iname, others);
+  if (coupled || !b.exact || b.lower.length !== 1 || b.upper.length !== 1 || b.lower[0]!.denom !== 1 || b.upper[0]!.denom !== 1) {
+    throw new TransformError(`${who}: the bounds of "${iname}" must be one affine lower and one affine upper bound in the parameters alone (as in 0 <= ${iname} < n)`);
+  }
+  const lo = b.lower[0]!.aff;
+  const size = affSub(b.upper[0]!.aff, affSub(lo, aff({}, 1)));
+  if (Object.keys(size.terms).length === 0) {
+    const factor = Math.max(1, Math.ceil(size.constant / numChunks));
+    try {
+      return splitIname(k, iname, factor, opts);
+    } catch (e) {
+      throw e instanceof TransformError ? new TransformError(e.message.replace(/^splitIname/, who)) : e;
+    }
+  }
+  if (opts.within !== undefined) throw new TransformError(`${who}: within is not supported yet for a parametric extent`);
+  const [outer, inner] = newNames(k, iname, opts, who);
+  // Domain: i = lo + numChunks*inner + outer, so outer o has ceil((size - o)/numChunks) points;
+  // the value maps them onto consecutive chunks, the first (size mod numChunks) one longer.
+  const sizeE = affToExpr(size);
+  const floorLen = arith("//", sizeE, c(numChunks));
+  const mod = arith("%", sizeE, c(numChunks));
+  const chunkStart: Expr = {
+    kind: "if", cond: { kind: "compare", op: "<", left: v(outer), right: mod },
+    then: arith("*", v(outer), arith("+", floorLen, c(1))),
+    else: arith("+", arith("*", mod, arith("+", floorLen, c(1))), arith("*", arith("-", v(outer), mod), floorLen)),
+  };
+  const loE = affToExpr(lo);
+  const offset = loE.kind === "const" && loE.value === 0 ? v(inner) : arith("+", loE, v(inner));
+  const r: Replacement = {
+    outer, inner, paramValue: undefined,
+    value: arith("+", offset, chunkStart),
+    mapDomain: (dd) => {
+      const pos = dd.dims.indexOf(iname);
+      const s = moveToDims(substitute(dd, iname, { terms: { ...lo.terms, [inner]: numChunks, [outer]: 1 }, constant: lo.constant }), [outer, inner], pos);
+      return addConstraints(s, [{ aff: aff({ [outer]: 1 }), eq: false }, { aff: aff({ [outer]: -1 }, numChunks - 1), eq: false }]);
+    },
+  };
+  return finishSplit(applyReplacement(k, iname, r, who), outer, inner, opts, who);
+}
+
+/** Tags as `{i: "g.0"}`, `"i:g.0, j:l.0"` or `[["i", "g.0"]]`; `"for"` (or null) removes a tag. */
+export type TagSpec = string | Readonly<Record<string, string | null>> | readonly (readonly [string, string | null])[];
+
+function tagPairs(tags: TagSpec, who: string): [string, string][] {
+  const bad = () => new TransformError(`${who}: tags must be {iname: tag}, "i:g.0, j:l.0" or [["i", "g.0"]]; got ${JSON.stringify(tags)}`);
+  if (typeof tags === "string") {
+    return tags.split(",").map((s) => s.trim()).filter((s) => s.length > 0).map((item) => {
+      const at = item.indexOf(":");
+      if (at < 0) throw new TransformError(`${who}: "${item}" is not of the form iname:tag (as in "i:g.0, j:l.0")`);
+      return [item.slice(0, at).trim(), item.slice(at + 1).trim()];
+    });
+  }
+  if (Array.isArray(tags)) {
+    return tags.map((p) => {
+      if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "string") throw bad();
+      return [p[0], p[1] ?? "for"];
+    });
+  }
+  if (tags === null || typeof tags !== "object") throw bad();
+  return Object.entries(tags).map(([i, t]) => [i, t ?? "for"]);
+}
+
+/** Inames named by `pattern`: an iname, or a glob with `*` / `?` over the kernel's inames. */
+function inamesOf(k: Kernel, pattern: string, who: string): string[] {
+  const all = allInames(k);
+  if (!/[*?]/.test(pattern)) {
+    checkIname(k, pattern, who);
+    return [pattern];
+  }
+  const re = new RegExp(`^${pattern.replace(/[.+^${}()|\\[\]]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
+  const hits = all.filter((i) => re.test(i));
+  if (hits.length === 0) throw new TransformError(`${who}: "${pattern}" matches no iname of kernel "${k.name}"; inames are ${inameList(k)}`);
+  return hits;
+}
+
+/**
+ * Set iname implementation tags (loopy's tag_inames). `like.j` copies j's tag; `unused.g` /
+ * `unused.l` take the lowest axis no iname uses; `for` removes a tag. Re-tagging an iname that
+ * has a different hardware tag (g/l) is a tag clash.
+ *
+ *   tagInames(k, "i_outer:g.0, i_inner:l.0")
+ */
+export function tagInames(k: Kernel, tags: TagSpec): Kernel {
+  const who = "tagInames";
+  const result: Record<string, InameTag> = { ...k.inameTags };
+  for (const [pattern, text] of tagPairs(tags, who)) {
+    if (typeof text !== "string") throw new TransformError(`${who}: the tag of "${pattern}" must be a string; got ${JSON.stringify(text)}`);
+    let req;
+    try {
+      req = parseInameTag(text);
+    } catch (e) {
+      throw e instanceof LoomError ? new TransformError(`${who}: iname "${pattern}": ${e.message}`) : e;
+    }
+    for (const iname of inamesOf(k, pattern, who)) {
+      let tag: InameTag;
+      if (req.kind === "like") {
+        checkIname(k, req.iname, `${who}: like.${req.iname}`);
+        tag = result[req.iname] ?? { kind: "for" };
+      } else if (req.kind === "unused") {
+        const used = new Set(Object.values(result).flatMap((t) => (t.kind === req.space ? [t.axis] : [])));
+        let axis = 0;
+        while (used.has(axis)) axis++;
+        tag = { kind: req.space, axis };
+      } else {
+        tag = req;
+      }
+      const old = result[iname];
+      if (tag.kind === "for") {
+        delete result[iname];
+        continue;
+      }
+      if (isHardware(old) && formatInameTag(old!) !== formatInameTag(tag)) {
+        throw new TransformError(`${who}: tag clash on iname "${iname}": it is already tagged ${formatInameTag(old!)}, cannot also be ${formatInameTag(tag)}; remove the old tag first ("${iname}:for")`);
+      }
+      result[iname] = tag;
+    }
+  }
+  return withKernel(k, { inameTags: result });
+}
+
+/**
+ * Add a preferred loop nesting, outermost first (loopy's prioritize_loops); calls accumulate.
+ *
+ *   prioritizeLoops(k, "i_outer,j_outer,i_inner")
+ */
+export function prioritizeLoops(k: Kernel, order: string | readonly string[]): Kernel {
+  const who = "prioritizeLoops";
+  const names = typeof order === "string" ? order.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : order;
+  if (!Array.isArray(names) || names.length === 0) throw new TransformError(`${who}: order must be "i,j" or a non-empty list of inames; got ${JSON.stringify(order)}`);
+  for (const n of names) checkIname(k, n, who);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup !== undefined) throw new TransformError(`${who}: iname "${dup}" appears twice in ${names.join(",")}`);
+  return withKernel(k, { loopPriority: [...k.loopPriority, [...names]] });
+}
