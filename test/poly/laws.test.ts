@@ -312,7 +312,10 @@ describe("canonical form", () => {
       runs++;
       // The respelling has the same points (a check of the test itself), and so does the normal form.
       if (!samePoints(a, g) || !samePoints(b, g)) return false;
-      if (!unitPivots(a)) return true;
+      // Canonical only where both normal forms have unit pivots: with a larger pivot the normal
+      // form does not reason about the lattice, so it may miss integer emptiness (2i = -n - 2 and
+      // 2j = -3n - 1 with n in 0..3 has no integer point, yet is not printed as false).
+      if (!unitPivots(a) || !unitPivots(b)) return true;
       canonical++;
       if (a.constraints.some((c) => c.eq) && !P.isEmpty(a)) withEqs++;
       return P.printSet(a) === P.printSet(b);
