@@ -1,8 +1,270 @@
-/** The CPU lowering of a schedule (being built): hardware axes become loops, phases split at barriers. */
+/**
+ * The CPU lowering of a schedule (ALGORITHMS.md §4): group axes become the outermost loops; the
+ * body is split into phases at barriers, each phase wrapped in loops over all work-items; values
+ * of private temporaries that live across a phase boundary get one slot per work-item (OCCA's
+ * `@exclusive`). Each hardware axis gets one loop, also where several inames share it (the stages
+ * of a local tree reduction): those are rewritten onto the loop's iname, guarded by their own domain.
+ * The result has no hardware axes and no barriers: its sequential execution is the parallel meaning.
+ */
 import { ScheduleError } from "../errors.js";
-import type { Schedule } from "./types.js";
+import {
+  allInames, arith, c, domainIndexOf, iterationDomain, mapExpr, sub, substitute, uniqueName, v, withKernel,
+  type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
+} from "../ir/index.js";
+import { dimBounds, parseSet, type BasicSet, type Bound } from "../poly/index.js";
+import { affToExpr } from "./device.js";
+import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
-/** `s` with group and local axes turned into loops and barrier-crossing values privatized. */
-export function lowerForCpu(_s: Schedule): Schedule {
-  throw new ScheduleError("lowerForCpu is not built yet");
+function insnIdsOf(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
+  for (const n of nodes) {
+    if (n.kind === "insn") out.push(n.id);
+    else if (n.kind === "loop") insnIdsOf(n.body, out);
+  }
+  return out;
+}
+
+function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
+  return nodes.some((n) => n.kind === "barrier" || (n.kind === "loop" && hasBarrier(n.body)));
+}
+
+/** `body` inside loops over `axes`, the highest axis outermost (axis 0 innermost, for unit stride). */
+function nestIn(axes: readonly HwAxis[], body: readonly ScheduleNode[]): ScheduleNode[] {
+  let out = [...body];
+  for (const ax of [...axes].sort((a, b) => a.axis - b.axis)) out = [{ kind: "loop", iname: ax.iname, body: out }];
+  return out;
+}
+
+/** The phases of a device kernel's body, each inside the work-item loops; `phaseOf` records each instruction's phase. */
+function splitPhases(nodes: readonly ScheduleNode[], axes: readonly HwAxis[], phaseOf: Map<string, Set<number>>, counter: { n: number }): ScheduleNode[] {
+  const out: ScheduleNode[] = [];
+  let cur: ScheduleNode[] = [];
+  const flush = () => {
+    if (cur.length === 0) return;
+    const phase = counter.n++;
+    const mark = (ns: readonly ScheduleNode[]): void => {
+      for (const n of ns) {
+        if (n.kind === "insn") phaseOf.set(n.id, (phaseOf.get(n.id) ?? new Set()).add(phase));
+        else if (n.kind === "loop") mark(n.body);
+      }
+    };
+    mark(cur);
+    out.push(...nestIn(axes, cur));
+    cur = [];
+  };
+  for (const n of nodes) {
+    if (n.kind === "barrier") flush();
+    else if (n.kind === "loop" && hasBarrier(n.body)) {
+      flush();
+      out.push({ kind: "loop", iname: n.iname, body: splitPhases(n.body, axes, phaseOf, counter) });
+    } else cur.push(n);
+  }
+  flush();
+  return out;
+}
+
+/** Names of the variables an instruction reads or writes. */
+function touches(insn: Instruction, name: string): boolean {
+  if (insn.kind !== "assign") return false;
+  let found = false;
+  const look = (e: Expr) => mapExpr(e, (n) => {
+    if ((n.kind === "var" && n.name === name) || ((n.kind === "subscript" || n.kind === "linear") && n.array === name)) found = true;
+    return found ? n : undefined;
+  });
+  look(insn.lhs);
+  look(insn.rhs);
+  insn.predicates.forEach(look);
+  return found;
+}
+
+/**
+ * Give private temporary `t` one slot per work-item: its shape extended by the local sizes
+ * (highest axis first), every access indexed by the local inames; the instructions that touch it
+ * run within those inames.
+ */
+function privatize(k: Kernel, t: Temporary, axes: readonly HwAxis[]): Kernel {
+  if (t.dimTags !== undefined) throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and has explicit axis tags; cannot give it one slot per work-item`);
+  const ordered = [...axes].sort((a, b) => b.axis - a.axis);
+  const idx: Expr[] = ordered.map((ax) =>
+    ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base));
+  const rewrite = (e: Expr): Expr => mapExpr(e, (n) => {
+    if (n.kind === "var" && n.name === t.name) return sub(t.name, ...idx);
+    if (n.kind === "subscript" && n.array === t.name) return sub(t.name, ...n.indices.map(rewrite), ...idx);
+    if (n.kind === "linear" && n.array === t.name) {
+      throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and is accessed by a flat index; cannot give it one slot per work-item`);
+    }
+    return undefined;
+  });
+  const lnames = ordered.map((ax) => ax.iname);
+  const instructions = k.instructions.map((insn): Instruction => {
+    if (!touches(insn, t.name) || insn.kind !== "assign") return insn;
+    const within = [...new Set([...insn.withinInames, ...lnames])].sort();
+    return { ...insn, lhs: rewrite(insn.lhs), rhs: rewrite(insn.rhs), predicates: insn.predicates.map(rewrite), withinInames: within };
+  });
+  const temporaries = k.temporaries.map((x) =>
+    x.name === t.name ? { ...x, addressSpace: "private" as const, shape: [...x.shape, ...ordered.map((ax) => ax.size)] } : x);
+  return withKernel(k, { instructions, temporaries });
+}
+
+/** `Σ coef·name + constant` of one domain constraint as an expression (columns: params, dims; no existentials). */
+function constraintExpr(d: BasicSet, coeffs: readonly number[], constant: number): Expr {
+  const cols = [...d.params, ...d.dims];
+  const terms: Record<string, number> = {};
+  cols.forEach((name, idx) => {
+    if (coeffs[idx]) terms[name] = coeffs[idx]!;
+  });
+  return affToExpr({ terms, constant });
+}
+
+/**
+ * Whether iname `x`'s range, whatever the other inames, is exactly the box of its hardware axis
+ * (how device.ts builds it: constant bounds where a side has any, else bounds of the parameters).
+ */
+function isWholeBox(k: Kernel, x: string, tag: "g" | "l", inames: ReadonlySet<string>): boolean {
+  const d = k.domains[domainIndexOf(k, x)];
+  if (!d || d.exists.length > 0) return false;
+  const b = dimBounds(d, x, d.dims.filter((y) => y !== x));
+  if (!b.exact) return false;
+  const sideOk = (bs: readonly Bound[]): boolean => {
+    const consts = bs.filter((q) => Object.keys(q.aff.terms).length === 0);
+    if (consts.length === bs.length) return true;
+    return tag === "g" && consts.length === 0 && bs.every((q) => Object.keys(q.aff.terms).every((n) => !inames.has(n)));
+  };
+  return sideOk(b.lower) && sideOk(b.upper);
+}
+
+/**
+ * The constraints of the iteration domain of `within` (an instruction's inames) that mention `x`,
+ * as predicates (`expr >= 0`, `expr == 0`).
+ */
+function domainPredicates(k: Kernel, x: string, within: readonly string[], where: string): Expr[] {
+  const d = iterationDomain(k, within);
+  const col = d.params.length + d.dims.indexOf(x);
+  const out: Expr[] = [];
+  for (const con of d.constraints) {
+    if (!con.coeffs[col]) continue;
+    if (con.coeffs.slice(d.params.length + d.dims.length).some((q) => q !== 0)) {
+      throw new ScheduleError(`lowerForCpu: ${where}: the domain of "${x}" has existential constraints; cannot guard it on a shared loop`);
+    }
+    out.push({ kind: "compare", op: con.eq ? "==" : ">=", left: constraintExpr(d, con.coeffs, con.constant), right: c(0) });
+  }
+  return out;
+}
+
+/**
+ * One loop per hardware axis. Preprocessing puts several inames on one axis (the stages of a local
+ * tree reduction, `k` and `red_k_s0`…, each over the same range): the axis gets one loop iname —
+ * the first (by name) whose range is the whole box, else (local axes) a fresh iname over the box —
+ * and every other iname `o` of the axis is replaced by it in the instructions using it (`o := rep -
+ * base_rep + base_o`, which is `rep`: the inames of one axis share base and size), and those keep
+ * the constraints of `o`'s domain as predicates where the box does not imply them.
+ * Returns the kernel with those instructions rewritten and the axes with their loop inames.
+ */
+function shareAxes(
+  k: Kernel, dk: DeviceKernel, ids: ReadonlySet<string>,
+): { kernel: Kernel; groupAxes: HwAxis[]; localAxes: HwAxis[] } {
+  const inames = new Set(allInames(k));
+  const onAxis = new Map<string, string[]>();
+  for (const insn of k.instructions) {
+    if (!ids.has(insn.id)) continue;
+    const seen = new Map<string, string>();
+    for (const i of insn.withinInames) {
+      const tag = k.inameTags[i];
+      if (tag?.kind !== "g" && tag?.kind !== "l") continue;
+      const key = `${tag.kind}.${tag.axis}`;
+      const prev = seen.get(key);
+      if (prev !== undefined) {
+        throw new ScheduleError(`lowerForCpu: instruction "${insn.id}" of device kernel "${dk.name}" runs within inames "${prev}" and "${i}", both on axis ${key}`);
+      }
+      seen.set(key, i);
+      const list = onAxis.get(key) ?? [];
+      if (!list.includes(i)) list.push(i);
+      onAxis.set(key, list);
+    }
+  }
+  const subst = new Map<string, string>();
+  const guarded = new Set<string>();
+  const domains = [...k.domains];
+  const taken = new Set([...inames, ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
+  const rewriteAxis = (ax: HwAxis): HwAxis => {
+    const key = `${ax.tag}.${ax.axis}`;
+    const names = [...(onAxis.get(key) ?? [])].sort();
+    if (names.length <= 1) return ax;
+    let rep = names.find((x) => isWholeBox(k, x, ax.tag, inames));
+    if (rep === undefined) {
+      if (ax.tag !== "l" || ax.base.kind !== "const" || ax.size.kind !== "const") {
+        throw new ScheduleError(`lowerForCpu: device kernel "${dk.name}" uses inames ${names.join(", ")} on axis ${key}, none over the whole range of the axis; cannot give them one loop`);
+      }
+      rep = uniqueName(`${names[0]}_${ax.tag}${ax.axis}`, taken);
+      taken.add(rep);
+      const lo = ax.base.value;
+      domains.push(parseSet(`{[${rep}]: ${lo} <= ${rep} < ${lo + ax.size.value}}`));
+    }
+    for (const o of names) {
+      if (o === rep) continue;
+      // `o := rep - base_rep + base_o`; device.ts checks that the inames of one axis share base and size.
+      subst.set(o, rep);
+      if (!isWholeBox(k, o, ax.tag, inames)) guarded.add(o);
+    }
+    return { ...ax, iname: rep };
+  };
+  const groupAxes = dk.groupAxes.map(rewriteAxis);
+  const localAxes = dk.localAxes.map(rewriteAxis);
+  if (subst.size === 0) return { kernel: k, groupAxes, localAxes };
+  const instructions = k.instructions.map((insn): Instruction => {
+    if (!ids.has(insn.id)) return insn;
+    const mine = insn.withinInames.filter((i) => subst.has(i));
+    if (mine.length === 0) return insn;
+    const local = new Map<string, Expr>(mine.map((i) => [i, v(subst.get(i)!)]));
+    const sb = (e: Expr) => substitute(e, local);
+    const within = [...new Set(insn.withinInames.map((i) => subst.get(i) ?? i))].sort();
+    const guards = mine.filter((i) => guarded.has(i))
+      .flatMap((i) => domainPredicates(k, i, insn.withinInames, `instruction "${insn.id}" of device kernel "${dk.name}"`));
+    const predicates = [...insn.predicates, ...guards].map(sb);
+    return insn.kind === "assign"
+      ? { ...insn, lhs: sb(insn.lhs), rhs: sb(insn.rhs), predicates, withinInames: within }
+      : { ...insn, predicates, withinInames: within };
+  });
+  return { kernel: withKernel(k, { instructions, domains }), groupAxes, localAxes };
+}
+
+function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { kernel: Kernel; dk: DeviceKernel } {
+  const ids = new Set(insnIdsOf(dk0.body));
+  const shared = shareAxes(k0, dk0, ids);
+  const k = shared.kernel;
+  const dk: DeviceKernel = { ...dk0, groupAxes: shared.groupAxes, localAxes: shared.localAxes };
+  const byId = new Map(k.instructions.map((x) => [x.id, x]));
+  const phaseOf = new Map<string, Set<number>>();
+  const body = nestIn(dk.groupAxes, splitPhases(dk.body, dk.localAxes, phaseOf, { n: 0 }));
+  let kernel = k;
+  if (dk.localAxes.length > 0) {
+    for (const t of k.temporaries) {
+      if (t.addressSpace === "local" || t.addressSpace === "global" || privatized.has(t.name)) continue;
+      const phases = new Set<number>();
+      for (const [id, ps] of phaseOf) if (touches(byId.get(id)!, t.name)) ps.forEach((p) => phases.add(p));
+      if (phases.size > 1) {
+        kernel = privatize(kernel, kernel.temporaries.find((x) => x.name === t.name)!, dk.localAxes);
+        privatized.add(t.name);
+      }
+    }
+  }
+  return { kernel, dk: { ...dk, body, groupAxes: [], localAxes: [] } };
+}
+
+/**
+ * `s` with group and local axes turned into loops, phases split at barriers and barrier-crossing
+ * private values privatized; the rewritten kernel (hardware tags dropped) is `Schedule.kernel`.
+ * For `for k_outer { fetch; barrier; compute; barrier }` over l.0 = `li` the body becomes
+ * `for k_outer { for li { fetch } for li { compute } }`.
+ */
+export function lowerForCpu(s: Schedule): Schedule {
+  let kernel = s.kernel;
+  const privatized = new Set<string>();
+  const deviceKernels = s.deviceKernels.map((dk) => {
+    const r = lowerDevice(kernel, dk, privatized);
+    kernel = r.kernel;
+    return r.dk;
+  });
+  const inameTags: Record<string, InameTag> = {};
+  for (const [i, t] of Object.entries(kernel.inameTags)) if (t.kind !== "g" && t.kind !== "l" && t.kind !== "l.auto") inameTags[i] = t;
+  return { kernel: withKernel(kernel, { inameTags }), deviceKernels };
 }

@@ -1,7 +1,6 @@
 /**
- * A sequential schedule: the loop nest and the order of instructions (ALGORITHMS.md §3, steps 1–2).
- * Every iname is a sequential loop for now; parallel axes, barriers and device kernels will be
- * further node kinds of the same tree.
+ * The loop nest and the order of instructions (ALGORITHMS.md §3, steps 1–2). Hardware-tagged
+ * inames (g.N, l.N) are not loops; ilp inames are the innermost loops. A graph sort, no search.
  */
 import { ScheduleError } from "../errors.js";
 import { allInames, assigneeName, reductionInames, type Instruction, type Kernel } from "../ir/index.js";
@@ -110,7 +109,25 @@ function predecessors(k: Kernel): number[][] {
   });
 }
 
-function usedInames(insn: Instruction): Set<string> {
+/** Whether `iname` is mapped to a hardware axis (group or work-item), so it is not a loop. */
+export function isHardwareIname(k: Kernel, iname: string): boolean {
+  const t = k.inameTags[iname]?.kind;
+  return t === "g" || t === "l" || t === "l.auto";
+}
+
+function isIlp(k: Kernel, iname: string): boolean {
+  const t = k.inameTags[iname]?.kind;
+  return t === "ilp" || t === "ilp.seq";
+}
+
+/** The sequential loops around an instruction, outer first: hardware inames dropped, ilp innermost. */
+function loopPath(k: Kernel, within: readonly string[], pos: ReadonlyMap<string, number>): string[] {
+  const rank = (i: string) => pos.get(i)! + (isIlp(k, i) ? pos.size : 0);
+  return within.filter((i) => !isHardwareIname(k, i)).sort((a, b) => rank(a) - rank(b));
+}
+
+/** Every iname an instruction runs over: its loops and the inames of its reductions. */
+export function usedInames(insn: Instruction): Set<string> {
   const out = new Set(insn.withinInames);
   if (insn.kind === "assign") {
     reductionInames(insn.rhs, out);
@@ -137,7 +154,7 @@ export function linearize(k: Kernel): ScheduleNode[] {
         throw new ScheduleError(`instruction "${insn.id}" runs within iname "${i}", which no domain of kernel "${k.name}" defines; inames are ${order.join(", ") || "(none)"}`);
       }
     }
-    return [...insn.withinInames].sort((a, b) => pos.get(a)! - pos.get(b)!);
+    return loopPath(k, insn.withinInames, pos);
   });
   const preds = predecessors(k);
   const better = (a: number, b: number) =>

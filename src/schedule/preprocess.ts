@@ -1,13 +1,69 @@
-/** Preprocessing (being built): rules expanded, types inferred, reductions realized, tags checked. */
+/**
+ * Preprocessing (loopy's preprocess_kernel), a list of passes from kernel to kernel: expand
+ * substitution rules, resolve `l.auto`, check tags, decide address spaces, realize reductions and
+ * ilp, infer types. The scheduler, the interpreter and the code generators start from its result.
+ */
 import { ScheduleError } from "../errors.js";
-import type { Kernel } from "../ir/index.js";
+import {
+  findSubstitution, inferTypes, mapExpr, substitute, withKernel,
+  type Expr, type Instruction, type Kernel,
+} from "../ir/index.js";
+import { checkInameTags } from "./checks.js";
+import { realizeIlp } from "./preprocess-ilp.js";
+import { resolveAddressSpaces, resolveAutoLocalTags } from "./preprocess-tags.js";
+import { realizeReductions } from "./reduction.js";
 
 export interface PreprocessOptions {
   /** Turn reductions into accumulator instructions (default true); the interpreter keeps them inline. */
   readonly realizeReductions?: boolean;
 }
 
-/** Preprocess `k` for scheduling. */
-export function preprocess(k: Kernel, _opts: PreprocessOptions = {}): Kernel {
-  throw new ScheduleError(`preprocess(${k.name}) is not built yet`);
+/** How deep rules may call rules before expansion is taken to be endless. */
+const MAX_RULE_DEPTH = 50;
+
+/**
+ * Expand substitution-rule calls (rules may call rules): with `f(x) := x*x`, `f(a[i])` becomes
+ * `a[i]*a[i]`.
+ */
+export function expandSubstitutions(k: Kernel, e: Expr, depth = 0): Expr {
+  if (k.substitutions.length === 0) return e;
+  return mapExpr(e, (n) => {
+    if (n.kind !== "call") return undefined;
+    const rule = findSubstitution(k, n.fn);
+    if (!rule) return undefined;
+    if (depth > MAX_RULE_DEPTH) throw new ScheduleError(`substitution rule "${n.fn}" of kernel "${k.name}" expands without end (more than ${MAX_RULE_DEPTH} nested calls)`);
+    if (rule.params.length !== n.args.length) {
+      throw new ScheduleError(`substitution rule "${n.fn}" takes ${rule.params.length} arguments, called with ${n.args.length}`);
+    }
+    const args = n.args.map((a) => expandSubstitutions(k, a, depth));
+    return expandSubstitutions(k, substitute(rule.expr, new Map(rule.params.map((p, idx) => [p, args[idx]!]))), depth + 1);
+  });
+}
+
+/** `k` with every rule call expanded and no rules left. */
+export function expandAllSubstitutions(k: Kernel): Kernel {
+  if (k.substitutions.length === 0) return k;
+  const ex = (e: Expr) => expandSubstitutions(k, e);
+  const instructions = k.instructions.map((insn): Instruction => {
+    const predicates = insn.predicates.map(ex);
+    return insn.kind === "assign" ? { ...insn, lhs: ex(insn.lhs), rhs: ex(insn.rhs), predicates } : { ...insn, predicates };
+  });
+  return withKernel(k, { instructions, substitutions: [] });
+}
+
+/**
+ * Preprocess `k` for scheduling; `k` is untouched. For `out[i] = sum(j, a[i,j]) {id=insn}` the
+ * result has accumulator `acc_j` and instructions `insn_j_init`, `insn_j_update`, `insn`.
+ * Throws a ScheduleError for tags that cannot be implemented (see `checkInameTags`).
+ */
+export function preprocess(k: Kernel, opts: PreprocessOptions = {}): Kernel {
+  let out = expandAllSubstitutions(k);
+  out = resolveAutoLocalTags(out);
+  // Tags are checked on the user's instructions, so errors name those, not generated ones.
+  checkInameTags(out);
+  out = resolveAddressSpaces(out);
+  // Accumulators take the dtype of their reduction: know what can be known first.
+  if (opts.realizeReductions !== false) out = realizeReductions(inferTypes(out));
+  out = realizeIlp(out);
+  return inferTypes(out);
 }

@@ -1,15 +1,42 @@
-/** The scheduler's entry point (being built): preprocess, linearize, barriers, device kernels. */
+/**
+ * The scheduler's entry point, as a list of passes: preprocess → linearize → barriers → device
+ * kernels. Memoized by kernel identity and options: kernels are frozen, and sweeps schedule many.
+ */
 import { ScheduleError } from "../errors.js";
 import type { Kernel } from "../ir/index.js";
-import type { PreprocessOptions } from "./preprocess.js";
+import { insertBarriers } from "./barriers.js";
+import { deviceKernels } from "./device.js";
+import { linearize } from "./linearize.js";
+import { preprocess, type PreprocessOptions } from "./preprocess.js";
 import type { Schedule } from "./types.js";
 
-/** Schedule `k`: device kernels of loops, instructions and barriers over hardware axes. */
-export function schedule(k: Kernel, _opts: PreprocessOptions = {}): Schedule {
-  throw new ScheduleError(`schedule(${k.name}) is not built yet`);
+export { showSchedule } from "./show.js";
+
+const memo = new WeakMap<Kernel, Map<string, Schedule>>();
+
+/** `preprocess`, or the kernel as given while preprocessing is not built. */
+function preprocessed(k: Kernel, opts: PreprocessOptions): Kernel {
+  try {
+    return preprocess(k, opts);
+  } catch (e) {
+    if (e instanceof ScheduleError && /not built yet/.test(e.message)) return k;
+    throw e;
+  }
 }
 
-/** loopy's LINEARIZATION listing of a schedule. */
-export function showSchedule(_s: Schedule): string {
-  throw new ScheduleError("showSchedule is not built yet");
+/**
+ * Schedule `k`: device kernels of loops, instructions and barriers over hardware axes.
+ * `schedule(k).deviceKernels[0].body` is the loop tree; `showSchedule(schedule(k))` lists it.
+ */
+export function schedule(k: Kernel, opts: PreprocessOptions = {}): Schedule {
+  const key = `r${opts.realizeReductions ?? true}`;
+  let forKernel = memo.get(k);
+  if (!forKernel) memo.set(k, (forKernel = new Map()));
+  const hit = forKernel.get(key);
+  if (hit) return hit;
+  const kernel = preprocessed(k, opts);
+  const nodes = insertBarriers(kernel, linearize(kernel));
+  const s: Schedule = Object.freeze({ kernel, deviceKernels: Object.freeze(deviceKernels(kernel, nodes)) });
+  forKernel.set(key, s);
+  return s;
 }

@@ -1,0 +1,289 @@
+/**
+ * Local barrier insertion (ALGORITHMS.md §3, step 3), after linearization: loopy's two-pass
+ * DependencyTracker. Walk each loop body in order keeping the accesses since the last barrier;
+ * an access that another work-item's pending access may conflict with (RAW, WAR, WAW on local
+ * memory, or global memory within a group) gets one barrier before it, which serves every pending
+ * dependency. A loop body is walked again for the dependencies carried to the next iteration; those
+ * get a barrier at the end of the body. Explicit `lbarrier` instructions become BarrierNodes.
+ *
+ * As loopy's `get_barrier_needing_dependency`: a conflicting pair of accesses needs a barrier only
+ * where the later instruction depends on the earlier one through the dependency graph (transitively),
+ * or, for the loop-carried pass, the same dependency read backwards ("fetch rev-depends on
+ * compute"), or where their groups conflict. An instruction is never paired with itself. A race
+ * between instructions with no dependency is the user's to declare (the interpreter reports it).
+ */
+import { ScheduleError } from "../errors.js";
+import {
+  domainIndexOf, freeVariables, globMatch, walkExpr, exprEquals, allInames,
+  type Expr, type Instruction, type Kernel,
+} from "../ir/index.js";
+import { dimBounds } from "../poly/index.js";
+import { isHardwareIname } from "./linearize.js";
+import type { BarrierNode, ScheduleNode } from "./types.js";
+
+/** One read or write of a synchronized variable by an instruction. */
+interface Access {
+  readonly insn: Instruction;
+  readonly name: string;
+  readonly write: boolean;
+  /** Per-axis indices; undefined where the cell is not known (a flat `a[[…]]` index). */
+  readonly indices: readonly Expr[] | undefined;
+}
+
+interface Ctx {
+  readonly k: Kernel;
+  readonly accesses: ReadonlyMap<string, readonly Access[]>;
+  readonly insns: ReadonlyMap<string, Instruction>;
+  readonly localInames: ReadonlySet<string>;
+  /** Names an index may use and still mean the same value in every access: hardware inames, value args. */
+  readonly invariant: ReadonlySet<string>;
+  readonly allInames: ReadonlySet<string>;
+  readonly sync: boolean;
+  /** Per instruction id, the ids it depends on directly or transitively (loopy's `recursive_insn_dep_map`). */
+  readonly deps: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+const depMemo = new WeakMap<readonly Instruction[], ReadonlyMap<string, ReadonlySet<string>>>();
+
+/** The transitive closure of `dependsOn`, once per instruction list. */
+function recursiveDeps(instructions: readonly Instruction[]): ReadonlyMap<string, ReadonlySet<string>> {
+  const hit = depMemo.get(instructions);
+  if (hit) return hit;
+  const byId = new Map(instructions.map((x) => [x.id, x]));
+  const out = new Map<string, Set<string>>();
+  const visit = (id: string, onPath: Set<string>): Set<string> => {
+    const done = out.get(id);
+    if (done) return done;
+    const acc = new Set<string>();
+    if (onPath.has(id)) return acc; // a cycle: linearization reports it
+    onPath.add(id);
+    for (const d of byId.get(id)?.dependsOn ?? []) {
+      if (!byId.has(d)) continue;
+      acc.add(d);
+      for (const x of visit(d, onPath)) acc.add(x);
+    }
+    onPath.delete(id);
+    out.set(id, acc);
+    return acc;
+  };
+  for (const insn of instructions) visit(insn.id, new Set());
+  depMemo.set(instructions, out);
+  return out;
+}
+
+/**
+ * `nodes` with local barriers where work-items of a group must meet. Data-dependent barriers are
+ * inserted only when the kernel has local axes. A barrier needed inside a loop whose bounds
+ * depend on a local id is a ScheduleError (not all work-items would reach it).
+ */
+export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): ScheduleNode[] {
+  const inames = allInames(k);
+  const localInames = new Set(inames.filter((i) => k.inameTags[i]?.kind === "l" || k.inameTags[i]?.kind === "l.auto"));
+  const invariant = new Set<string>(inames.filter((i) => isHardwareIname(k, i)));
+  for (const a of k.args) if (a.kind === "value") invariant.add(a.name);
+  const synced = new Set<string>();
+  for (const t of k.temporaries) if (t.addressSpace === "local" || t.addressSpace === "global") synced.add(t.name);
+  for (const a of k.args) if (a.kind === "array") synced.add(a.name);
+  const accesses = new Map<string, Access[]>();
+  const insns = new Map<string, Instruction>();
+  for (const insn of k.instructions) {
+    insns.set(insn.id, insn);
+    accesses.set(insn.id, insnAccesses(insn, synced));
+  }
+  const ctx: Ctx = {
+    k, accesses, insns, localInames, invariant, allInames: new Set(inames), sync: localInames.size > 0,
+    deps: recursiveDeps(k.instructions),
+  };
+  return walkBody(ctx, nodes, [], new Set()).nodes;
+}
+
+function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] {
+  const out: Access[] = [];
+  const reads = (e: Expr) =>
+    walkExpr(e, (n) => {
+      if (n.kind === "var" && synced.has(n.name)) out.push({ insn, name: n.name, write: false, indices: [] });
+      if (n.kind === "subscript" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: n.indices });
+      if (n.kind === "linear" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: undefined });
+    });
+  if (insn.kind !== "assign") return out;
+  for (const p of insn.predicates) reads(p);
+  reads(insn.rhs);
+  const lhs = insn.lhs;
+  if (lhs.kind === "subscript") lhs.indices.forEach(reads);
+  if (lhs.kind === "linear") reads(lhs.index);
+  const name = lhs.kind === "var" ? lhs.name : lhs.kind === "subscript" || lhs.kind === "linear" ? lhs.array : undefined;
+  if (name !== undefined && synced.has(name)) {
+    out.push({ insn, name, write: true, indices: lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined });
+  }
+  return out;
+}
+
+function noSync(a: Instruction, b: Instruction): boolean {
+  const says = (x: Instruction, y: Instruction) =>
+    x.noSyncWith.some((n) => (n.scope === "local" || n.scope === "any") && globMatch(n.id, y.id));
+  return says(a, b) || says(b, a);
+}
+
+/**
+ * Whether two accesses of one variable touch a cell only from one work-item: the same index
+ * expressions, using every local iname of both instructions, and otherwise only names whose value
+ * is the same at both accesses (`fixed`: the loops enclosing both, at the same iteration).
+ */
+function sameWorkItem(ctx: Ctx, a: Access, b: Access, fixed: ReadonlySet<string>): boolean {
+  if (!a.indices || !b.indices || a.indices.length !== b.indices.length) return false;
+  if (!a.indices.every((e, idx) => exprEquals(e, b.indices![idx]!))) return false;
+  const lids = [a.insn, b.insn].flatMap((insn) => insn.withinInames.filter((i) => ctx.localInames.has(i)));
+  if (lids.length === 0) return false;
+  // An axis indexed by the bare local iname pins the work-item along it, whatever the other axes.
+  if (lids.every((i) => a.indices!.some((e) => e.kind === "var" && e.name === i))) return true;
+  const vars = new Set<string>();
+  for (const e of a.indices) freeVariables(e, vars);
+  for (const i of lids) if (!vars.has(i)) return false;
+  for (const x of vars) if (!ctx.invariant.has(x) && !fixed.has(x)) return false;
+  return true;
+}
+
+interface Conflict {
+  readonly earlier: Access;
+  readonly later: Access;
+  /** Why, as loopy says it: `use depends on fetch`, `fetch rev-depends on compute`, `a conflicts with b (via 'g')`. */
+  readonly why: string;
+}
+
+/**
+ * loopy's `get_barrier_needing_dependency` without the memory test: why `later` (run after
+ * `earlier` in the schedule) must be ordered after it, or undefined. Forward: `later` depends on
+ * `earlier`. Reverse (loop-carried: `earlier` ran in the previous iteration): swap source and
+ * target, so `earlier` depends on `later` — "{src} rev-depends on {tgt}". Conflicting groups
+ * either way.
+ */
+function barrierNeedingDependency(ctx: Ctx, earlier: Instruction, later: Instruction, reverse: boolean): string | undefined {
+  if (earlier === later) return undefined;
+  let source = earlier;
+  let target = later;
+  if (reverse) [source, target] = [target, source];
+  let why: string | undefined;
+  if (ctx.deps.get(target.id)?.has(source.id)) {
+    why = reverse ? `${source.id} rev-depends on ${target.id}` : `${target.id} depends on ${source.id}`;
+  }
+  let grps = source.groups.filter((g) => target.conflictsWithGroups.includes(g));
+  if (grps.length === 0) grps = target.groups.filter((g) => source.conflictsWithGroups.includes(g));
+  if (grps.length > 0) why = `${source.id} conflicts with ${target.id} (via '${grps.join(", ")}')`;
+  return why;
+}
+
+function findConflict(
+  ctx: Ctx, pending: readonly Access[], next: readonly Access[], fixed: ReadonlySet<string>, reverse = false,
+): Conflict | undefined {
+  if (!ctx.sync) return undefined;
+  for (const later of next) {
+    for (const earlier of pending) {
+      if (earlier.name !== later.name || (!earlier.write && !later.write)) continue;
+      if (noSync(earlier.insn, later.insn)) continue;
+      const why = barrierNeedingDependency(ctx, earlier.insn, later.insn, reverse);
+      if (why === undefined) continue;
+      if (sameWorkItem(ctx, earlier, later, fixed)) continue;
+      return { earlier, later, why };
+    }
+  }
+  return undefined;
+}
+
+const barrier = (comment: string): BarrierNode => ({ kind: "barrier", scope: "local", comment });
+
+/** The accesses a body makes before its first barrier (nested loops count whole). */
+function entryAccesses(ctx: Ctx, nodes: readonly ScheduleNode[], out: Access[] = [], whole = false): Access[] {
+  for (const n of nodes) {
+    if (n.kind === "barrier") {
+      if (!whole) return out;
+    } else if (n.kind === "insn") out.push(...ctx.accesses.get(n.id)!);
+    else entryAccesses(ctx, n.body, out, true);
+  }
+  return out;
+}
+
+function loopInames(nodes: readonly ScheduleNode[], out: Set<string>): Set<string> {
+  for (const n of nodes) {
+    if (n.kind === "loop") {
+      out.add(n.iname);
+      loopInames(n.body, out);
+    }
+  }
+  return out;
+}
+
+function barrierComments(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
+  for (const n of nodes) {
+    if (n.kind === "barrier") out.push(n.comment);
+    else if (n.kind === "loop") barrierComments(n.body, out);
+  }
+  return out;
+}
+
+/** The local inames the bounds of sequential loop `iname` use, if any. */
+function localIdsInBounds(ctx: Ctx, iname: string): string[] {
+  const d = ctx.k.domains[domainIndexOf(ctx.k, iname)];
+  if (!d) return [];
+  const b = dimBounds(d, iname, d.dims.filter((x) => x !== iname));
+  const used = new Set<string>();
+  for (const bound of [...b.lower, ...b.upper]) for (const v of Object.keys(bound.aff.terms)) if (ctx.localInames.has(v)) used.add(v);
+  return [...used];
+}
+
+function walkBody(
+  ctx: Ctx, nodes: readonly ScheduleNode[], incoming: readonly Access[], fixed: ReadonlySet<string>,
+): { nodes: ScheduleNode[]; pending: Access[] } {
+  const out: ScheduleNode[] = [];
+  let pending = [...incoming];
+  for (const n of nodes) {
+    if (n.kind === "barrier") {
+      out.push(n);
+      pending = [];
+    } else if (n.kind === "insn") {
+      const insn = ctx.insns.get(n.id)!;
+      if (insn.kind === "barrier") {
+        if (insn.scope === "local") out.push(barrier(`explicit lbarrier ${insn.id}`));
+        else out.push(n);
+        pending = [];
+        continue;
+      }
+      const acc = ctx.accesses.get(n.id)!;
+      const c = findConflict(ctx, pending, acc, fixed);
+      if (c) {
+        out.push(barrier(`for ${c.later.name} (${c.why})`));
+        pending = [];
+      }
+      out.push(n);
+      pending.push(...acc);
+    } else {
+      const inner = new Set(fixed).add(n.iname);
+      // The loop's first accesses against what is pending before it: a barrier before the loop.
+      const entry = entryAccesses(ctx, walkBody(ctx, n.body, [], inner).nodes);
+      const c = findConflict(ctx, pending, entry, fixed);
+      if (c) {
+        out.push(barrier(`for ${c.later.name} (${c.why})`));
+        pending = [];
+      }
+      const r = walkBody(ctx, n.body, pending, inner);
+      // Dependencies carried to the next iteration: a barrier at the end of the body.
+      const varying = loopInames(n.body, new Set([n.iname]));
+      const fixedAcross = new Set([...fixed].filter((x) => !varying.has(x)));
+      const carried = findConflict(ctx, r.pending, entryAccesses(ctx, r.nodes), fixedAcross, true);
+      const body = carried
+        ? [...r.nodes, barrier(`for ${carried.earlier.name} (${carried.why})`)]
+        : r.nodes;
+      const comments = barrierComments(body);
+      const lids = comments.length > 0 ? localIdsInBounds(ctx, n.iname) : [];
+      if (lids.length > 0) {
+        throw new ScheduleError(
+          `kernel "${ctx.k.name}": a barrier is needed inside loop "${n.iname}", whose bounds depend on local id ${lids.join(", ")}, ` +
+          `so not all work-items would reach it: ${comments.join("; ")}; make the loop bounds independent of local ids or add nosync`,
+        );
+      }
+      out.push({ kind: "loop", iname: n.iname, body });
+      // The loop may run no iteration: what was pending before it stays pending.
+      pending = carried ? [...pending] : [...new Set([...pending, ...r.pending])];
+    }
+  }
+  return { nodes: out, pending };
+}

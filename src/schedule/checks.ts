@@ -1,0 +1,152 @@
+/**
+ * Checks of iname tags before scheduling (loopy's check.py, the parts about tags): hardware axes
+ * used once per instruction, constant work-group sizes and unroll trip counts, ilp innermost, no
+ * `vec` yet. Also the constant range of an iname, which the reduction and ilp passes share.
+ */
+import { ScheduleError } from "../errors.js";
+import {
+  formatInameTag, reductionInames, v, arith, c,
+  type Expr, type InameTag, type Instruction, type Kernel,
+} from "../ir/index.js";
+import { affIsConstant, affSub, dimBounds, intersect, type Aff, type BasicSet } from "../poly/index.js";
+
+/** A range of constant size: the iname lies in `lower … lower + size - 1` (`lower` may use parameters and parent inames). */
+export interface ConstRange {
+  readonly lower: Aff;
+  readonly size: number;
+}
+
+const rangeMemo = new WeakMap<BasicSet, Map<string, ConstRange | null>>();
+
+/**
+ * The tightest `lower … lower + size - 1` with constant `size` that holds `iname` in its domain,
+ * or undefined when no bound pair has a constant distance (even under the kernel's assumptions).
+ * For `{[i]: 16*b <= i < 16*b + 16}` it is `{lower: 16*b, size: 16}`.
+ */
+export function constRange(k: Kernel, iname: string): ConstRange | undefined {
+  const d = k.domains.find((s) => s.dims.includes(iname));
+  if (!d) throw new ScheduleError(`unknown iname "${iname}" in kernel "${k.name}"`);
+  let memo = rangeMemo.get(d);
+  if (!memo) rangeMemo.set(d, (memo = new Map()));
+  let r = memo.get(iname);
+  if (r === undefined) {
+    r = rangeIn(d, iname) ?? (k.assumptions.constraints.length > 0 ? rangeIn(intersect(d, k.assumptions), iname) : undefined) ?? null;
+    memo.set(iname, r);
+  }
+  return r ?? undefined;
+}
+
+function rangeIn(d: BasicSet, iname: string): ConstRange | undefined {
+  const b = dimBounds(d, iname, []);
+  let best: ConstRange | undefined;
+  for (const lo of b.lower) {
+    if (lo.denom !== 1) continue;
+    for (const hi of b.upper) {
+      if (hi.denom !== 1) continue;
+      const diff = affSub(hi.aff, lo.aff);
+      if (!affIsConstant(diff)) continue;
+      const size = Math.max(0, diff.constant + 1);
+      if (!best || size < best.size) best = { lower: lo.aff, size };
+    }
+  }
+  return best;
+}
+
+/** An affine form as an expression: `{terms: {b: 16}, constant: 1}` is `16*b + 1`. */
+export function affToExpr(a: Aff): Expr {
+  let e: Expr | undefined;
+  for (const [name, coef] of Object.entries(a.terms)) {
+    const term: Expr = coef === 1 ? v(name) : arith("*", c(coef), v(name));
+    e = e === undefined ? term : arith("+", e, term);
+  }
+  if (e === undefined) return c(a.constant);
+  return a.constant === 0 ? e : arith(a.constant > 0 ? "+" : "-", e, c(Math.abs(a.constant)));
+}
+
+/** `iname - lower`, simplified when the lower bound is 0. */
+export function offsetFrom(iname: string, lower: Aff): Expr {
+  const isZero = Object.keys(lower.terms).length === 0 && lower.constant === 0;
+  return isZero ? v(iname) : arith("-", v(iname), affToExpr(lower));
+}
+
+/** Every iname an instruction uses: the loops around it and its reduction inames. */
+export function insnInames(insn: Instruction): string[] {
+  const out = new Set(insn.withinInames);
+  if (insn.kind === "assign") {
+    reductionInames(insn.rhs, out);
+    reductionInames(insn.lhs, out);
+  }
+  for (const p of insn.predicates) reductionInames(p, out);
+  return [...out];
+}
+
+/** The size of the hardware axis an `l`-tagged iname spans, or a ScheduleError naming `insnId`. */
+export function localSize(k: Kernel, iname: string, insnId: string): ConstRange {
+  const r = constRange(k, iname);
+  if (!r) {
+    const tag = k.inameTags[iname];
+    throw new ScheduleError(
+      `instruction "${insnId}": iname "${iname}" is tagged ${tag ? formatInameTag(tag) : "l"}, but its extent is not a compile-time constant; ` +
+        `split it (splitIname(k, "${iname}", 16)) and tag the inner part, or fix its bounds with assumptions`);
+  }
+  return r;
+}
+
+const SEQUENTIAL: ReadonlySet<InameTag["kind"]> = new Set(["for", "ord", "unr", "unr_hint"]);
+
+/**
+ * Throw a ScheduleError for the first tag problem: two inames of one instruction on the same
+ * hardware axis, an `l` iname without a constant extent, a `unr` iname without a constant trip
+ * count, an `ilp` iname with a sequential loop nested inside it, or a `vec` tag.
+ */
+export function checkInameTags(k: Kernel): void {
+  const tagged = Object.keys(k.inameTags);
+  if (tagged.length === 0) return;
+  for (const insn of k.instructions) {
+    const inames = insnInames(insn);
+    const hw = new Map<string, string>();
+    for (const i of inames) {
+      const t = k.inameTags[i];
+      if (!t) continue;
+      switch (t.kind) {
+        case "g": case "l": {
+          const key = formatInameTag(t);
+          const other = hw.get(key);
+          if (other !== undefined) {
+            throw new ScheduleError(`instruction "${insn.id}" uses inames "${other}" and "${i}", both tagged ${key}; a hardware axis can carry one iname per instruction`);
+          }
+          hw.set(key, i);
+          if (t.kind === "l") localSize(k, i, insn.id);
+          break;
+        }
+        case "unr":
+          if (!constRange(k, i)) {
+            throw new ScheduleError(`instruction "${insn.id}": iname "${i}" is tagged unr, but its trip count is not a compile-time constant; split it first or tag it unr_hint`);
+          }
+          break;
+        case "ilp": case "ilp.seq":
+          checkIlpInnermost(k, insn, i, inames);
+          break;
+        case "vec":
+          throw new ScheduleError(`instruction "${insn.id}": iname "${i}" is tagged vec, which is not supported yet; tag it ilp or unr instead`);
+        default:
+          break;
+      }
+    }
+  }
+}
+
+/** loopy's rule: an ilp loop is innermost, so no sequential iname of the instruction may have to nest inside it. */
+function checkIlpInnermost(k: Kernel, insn: Instruction, ilp: string, inames: readonly string[]): void {
+  for (const y of inames) {
+    if (y === ilp) continue;
+    const t = k.inameTags[y];
+    if (t && !SEQUENTIAL.has(t.kind)) continue;
+    const boundsUse = k.domains.some((d) => d.dims.includes(y) && d.params.includes(ilp));
+    const prioritized = k.loopPriority.some((p) => p.includes(ilp) && p.includes(y) && p.indexOf(ilp) < p.indexOf(y));
+    if (boundsUse || prioritized) {
+      const why = boundsUse ? `the bounds of "${y}" use "${ilp}"` : `a loop priority puts "${ilp}" outside "${y}"`;
+      throw new ScheduleError(`instruction "${insn.id}": iname "${ilp}" is tagged ${formatInameTag(k.inameTags[ilp]!)}, so it must be innermost, but sequential iname "${y}" nests inside it (${why})`);
+    }
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Device mapping: global barriers split the schedule into device kernels (`name`, `name_0`, …),
+ * and each device kernel's g/l inames become hardware axes with a base and a size.
+ */
+import { ScheduleError } from "../errors.js";
+import {
+  arith, c, domainChain, exprToString, freeVariables, iterationDomain, v,
+  type Expr, type Kernel,
+} from "../ir/index.js";
+import { dimBounds, type Aff, type Bound } from "../poly/index.js";
+import { usedInames } from "./linearize.js";
+import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
+
+/** `Σ coef·name + constant` as an expression: `n + 15`, `-16*io + n - 1`. */
+export function affToExpr(a: Aff): Expr {
+  let e: Expr | undefined;
+  for (const [name, coef] of Object.entries(a.terms)) {
+    const term: Expr = Math.abs(coef) === 1 ? v(name) : arith("*", c(Math.abs(coef)), v(name));
+    e = e === undefined ? (coef < 0 ? { kind: "neg", operand: term } : term) : arith(coef < 0 ? "-" : "+", e, term);
+  }
+  if (e === undefined) return c(a.constant);
+  return a.constant === 0 ? e : arith(a.constant < 0 ? "-" : "+", e, c(Math.abs(a.constant)));
+}
+
+const shift = (a: Aff, k: number): Aff => ({ terms: a.terms, constant: a.constant + k });
+const isConst = (b: Bound) => Object.keys(b.aff.terms).length === 0;
+const ceilOf = (b: Bound) => Math.ceil(b.aff.constant / b.denom);
+const floorOf = (b: Bound) => Math.floor(b.aff.constant / b.denom);
+
+/** A lower bound `ceil(aff/d)` as `(aff + d - 1)//d`; an upper bound `floor(aff/d)` as `aff//d`. */
+function boundExpr(b: Bound, lower: boolean): Expr {
+  if (b.denom === 1) return affToExpr(b.aff);
+  return arith("//", affToExpr(lower ? shift(b.aff, b.denom - 1) : b.aff), c(b.denom));
+}
+
+function extremum(fn: "max" | "min", es: Expr[]): Expr {
+  return es.length === 1 ? es[0]! : { kind: "call", fn, args: es };
+}
+
+/** The hardware axis of `iname` (tagged g.N or l.N): base and size from its domain projected to the parameters. */
+function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
+  // Variants in a sweep share their (frozen) domains: memoize by the domain list's identity.
+  let memo = axisMemo.get(k.domains);
+  if (!memo) axisMemo.set(k.domains, (memo = new Map()));
+  const key = `${iname}|${tag}|${axis}|${k.name}`;
+  let ax = memo.get(key);
+  if (!ax) memo.set(key, (ax = computeHwAxis(k, iname, tag, axis)));
+  return ax;
+}
+
+const axisMemo = new WeakMap<readonly unknown[], Map<string, HwAxis>>();
+
+function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
+  const b = dimBounds(iterationDomain(k, [iname]), iname, []);
+  const where = `${tag}.${axis} iname "${iname}" of kernel "${k.name}"`;
+  if (b.lower.length === 0 || b.upper.length === 0) throw new ScheduleError(`${where} is unbounded; hardware axes need a lower and an upper bound`);
+  const cl = b.lower.filter(isConst);
+  const cu = b.upper.filter(isConst);
+  if (tag === "l") {
+    if (cl.length === 0 || cu.length === 0) {
+      throw new ScheduleError(`${where}: the size of a local axis must be an integer constant; its bounds are not (split the iname by a constant and tag the inner part)`);
+    }
+    const lo = Math.max(...cl.map(ceilOf));
+    const hi = Math.min(...cu.map(floorOf));
+    return { iname, tag, axis, base: c(lo), size: c(Math.max(0, hi - lo + 1)) };
+  }
+  // Constant bounds dominate where present, as for local axes; the rest are guards of the box.
+  const lower = cl.length > 0 ? [{ aff: { terms: {}, constant: Math.max(...cl.map(ceilOf)) }, denom: 1 }] : b.lower;
+  const upper = cu.length > 0 ? [{ aff: { terms: {}, constant: Math.min(...cu.map(floorOf)) }, denom: 1 }] : b.upper;
+  const base = extremum("max", lower.map((x) => boundExpr(x, true)));
+  let size: Expr;
+  if (lower.length === 1 && upper.length === 1 && isConst(lower[0]!)) {
+    // floor(a/d) - lo + 1 = floor((a + d·(1 - lo))/d): `(n + 15)//16`.
+    const lo = ceilOf(lower[0]!);
+    const u = upper[0]!;
+    size = boundExpr({ aff: shift(u.aff, u.denom * (1 - lo)), denom: u.denom }, false);
+  } else if (lower.length === 1 && upper.length === 1 && lower[0]!.denom === 1 && upper[0]!.denom === 1) {
+    const terms: Record<string, number> = { ...upper[0]!.aff.terms };
+    for (const [n, x] of Object.entries(lower[0]!.aff.terms)) terms[n] = (terms[n] ?? 0) - x;
+    for (const n of Object.keys(terms)) if (terms[n] === 0) delete terms[n];
+    size = affToExpr({ terms, constant: upper[0]!.aff.constant - lower[0]!.aff.constant + 1 });
+  } else {
+    size = arith("+", arith("-", extremum("min", upper.map((x) => boundExpr(x, false))), base), c(1));
+  }
+  return { iname, tag, axis, base, size };
+}
+
+function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
+  for (const n of nodes) {
+    if (n.kind === "insn") out.push(n.id);
+    else if (n.kind === "loop") insnIds(n.body, out);
+  }
+  return out;
+}
+
+/** One device kernel from its body: hardware axes of the g/l inames its instructions use, and its arguments. */
+function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[]): DeviceKernel {
+  const byId = new Map(k.instructions.map((x) => [x.id, x]));
+  const insns = insnIds(body).map((id) => byId.get(id)!);
+  const inames = new Set<string>();
+  for (const insn of insns) for (const i of usedInames(insn)) inames.add(i);
+  const axes = new Map<string, HwAxis>();
+  const groupAxes: HwAxis[] = [];
+  const localAxes: HwAxis[] = [];
+  for (const iname of [...inames].sort()) {
+    const t = k.inameTags[iname];
+    if (t?.kind === "l.auto") throw new ScheduleError(`iname "${iname}" of kernel "${k.name}" is still tagged l.auto; preprocessing assigns it an axis`);
+    if (t?.kind !== "g" && t?.kind !== "l") continue;
+    const ax = hwAxis(k, iname, t.kind, t.axis);
+    const key = `${t.kind}.${t.axis}`;
+    const other = axes.get(key);
+    if (other) {
+      const same = exprToString(other.base) === exprToString(ax.base) && exprToString(other.size) === exprToString(ax.size);
+      if (!same) {
+        throw new ScheduleError(
+          `device kernel "${name}": inames "${other.iname}" and "${iname}" are both tagged ${key} but have different ranges ` +
+          `(base ${exprToString(other.base)}, size ${exprToString(other.size)} vs base ${exprToString(ax.base)}, size ${exprToString(ax.size)})`,
+        );
+      }
+      continue;
+    }
+    axes.set(key, ax);
+    (t.kind === "g" ? groupAxes : localAxes).push(ax);
+  }
+  groupAxes.sort((a, b) => a.axis - b.axis);
+  localAxes.sort((a, b) => a.axis - b.axis);
+  const used = new Set<string>();
+  for (const insn of insns) {
+    if (insn.kind === "assign") {
+      freeVariables(insn.lhs, used);
+      freeVariables(insn.rhs, used);
+    }
+    for (const p of insn.predicates) freeVariables(p, used);
+  }
+  for (const d of domainChain(k, inames)) for (const p of k.domains[d]!.params) used.add(p);
+  for (const ax of [...groupAxes, ...localAxes]) for (const e of [ax.base, ax.size]) freeVariables(e, used);
+  const args = [
+    ...k.args.filter((a) => used.has(a.name)).map((a) => a.name),
+    ...k.temporaries.filter((t) => t.addressSpace === "global" && used.has(t.name)).map((t) => t.name),
+  ];
+  return { name, body, groupAxes, localAxes, args };
+}
+
+/**
+ * Split a schedule at its top-level global barriers into device kernels named `name`, `name_0`,
+ * `name_1`, …; a global barrier inside a sequential loop is a ScheduleError.
+ */
+export function deviceKernels(k: Kernel, nodes: readonly ScheduleNode[]): DeviceKernel[] {
+  const globalBarriers = new Set(k.instructions.filter((x) => x.kind === "barrier" && x.scope === "global").map((x) => x.id));
+  const isGbarrier = (n: ScheduleNode) => n.kind === "insn" && globalBarriers.has(n.id);
+  const checkNested = (ns: readonly ScheduleNode[], loops: string[]): void => {
+    for (const n of ns) {
+      if (n.kind === "loop") checkNested(n.body, [...loops, n.iname]);
+      else if (loops.length > 0 && isGbarrier(n)) {
+        throw new ScheduleError(`kernel "${k.name}": global barrier "${(n as { id: string }).id}" is inside sequential loop(s) ${loops.join(", ")}; a global barrier must be at the top level, outside every loop`);
+      }
+    }
+  };
+  checkNested(nodes, []);
+  const pieces: ScheduleNode[][] = [[]];
+  for (const n of nodes) {
+    if (isGbarrier(n)) pieces.push([]);
+    else pieces[pieces.length - 1]!.push(n);
+  }
+  const nonEmpty = pieces.filter((p, idx) => p.length > 0 || (idx === 0 && pieces.length === 1));
+  return nonEmpty.map((body, idx) => deviceKernel(k, idx === 0 ? k.name : `${k.name}_${idx - 1}`, body));
+}

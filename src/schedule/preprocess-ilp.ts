@@ -1,0 +1,71 @@
+/**
+ * loopy's `realize_ilp`: a private temporary written inside an `ilp` loop gets one copy per ILP
+ * lane, so the lanes (unrolled or interleaved) do not share it. `<> t = a[i]` inside `ilp` iname
+ * `j` of extent 4 becomes `t[j] = a[i]` with `t` of shape `[4]`, and every access follows.
+ */
+import { ScheduleError } from "../errors.js";
+import {
+  allInames, arith, assigneeName, c, freeVariables, mapExpr, sub, withKernel,
+  type Expr, type Instruction, type Kernel, type Temporary,
+} from "../ir/index.js";
+import { constRange, offsetFrom } from "./checks.js";
+
+/** Privatize private temporaries (accumulators included) over the ilp inames their writers run in. */
+export function realizeIlp(k: Kernel): Kernel {
+  const ilp = allInames(k).filter((i) => k.inameTags[i]?.kind === "ilp" || k.inameTags[i]?.kind === "ilp.seq");
+  if (ilp.length === 0) return k;
+  let out = k;
+  for (const t of k.temporaries) {
+    if (t.addressSpace !== "private") continue;
+    // Only lane-local values: a temporary also used outside the loop over x (an accumulator of a
+    // reduction over x) carries a value across lanes and stays shared, a sequential reduction.
+    const users = out.instructions.filter((insn) => touches(insn, t.name));
+    const over = ilp.filter((x) => users.some((insn) => writesOver(insn, t.name, x)) && users.every((insn) => insn.withinInames.includes(x)));
+    if (over.length > 0) out = privatize(out, t, over);
+  }
+  return out;
+}
+
+/** Whether `insn` writes `name` inside the loop over `x` without already indexing it by `x`. */
+function writesOver(insn: Instruction, name: string, x: string): boolean {
+  if (insn.kind !== "assign" || assigneeName(insn.lhs) !== name || !insn.withinInames.includes(x)) return false;
+  const lhs = insn.lhs;
+  const index = lhs.kind === "subscript" ? lhs.indices : lhs.kind === "linear" ? [lhs.index] : [];
+  const used = new Set<string>();
+  for (const e of index) freeVariables(e, used);
+  return !used.has(x);
+}
+
+function touches(insn: Instruction, name: string): boolean {
+  if (insn.predicates.some((p) => freeVariables(p).has(name))) return true;
+  return insn.kind === "assign" && (freeVariables(insn.rhs).has(name) || freeVariables(insn.lhs).has(name));
+}
+
+function privatize(k: Kernel, t: Temporary, over: readonly string[]): Kernel {
+  const ranges = over.map((x) => {
+    const r = constRange(k, x);
+    if (!r) throw new ScheduleError(`temporary "${t.name}" is written inside ilp iname "${x}", whose extent is not a compile-time constant; split it first`);
+    return r;
+  });
+  const lanes = over.map((x, m) => offsetFrom(x, ranges[m]!.lower));
+  const oldSize = t.shape.reduce<Expr>((acc, e) => arith("*", acc, e), c(1));
+  const rewrite = (e: Expr): Expr =>
+    mapExpr(e, (n) => {
+      if (n.kind === "var" && n.name === t.name) return sub(t.name, ...lanes);
+      if (n.kind === "subscript" && n.array === t.name) return sub(t.name, ...lanes, ...n.indices.map(rewrite));
+      if (n.kind === "linear" && n.array === t.name) {
+        // Flat index into the new storage: lanes are the leading (slowest) axes.
+        let lane: Expr = c(0);
+        lanes.forEach((l, m) => { lane = arith("+", arith("*", lane, c(ranges[m]!.size)), l); });
+        return { ...n, index: arith("+", arith("*", lane, oldSize), rewrite(n.index)) };
+      }
+      return undefined;
+    });
+  const instructions = k.instructions.map((insn): Instruction => {
+    if (insn.kind !== "assign") return insn;
+    if (!touches(insn, t.name)) return insn;
+    return { ...insn, lhs: rewrite(insn.lhs), rhs: rewrite(insn.rhs), predicates: insn.predicates.map(rewrite) };
+  });
+  const temporaries = k.temporaries.map((x) => (x === t ? { ...t, shape: [...ranges.map((r) => c(r.size)), ...t.shape], dimTags: undefined } : x));
+  return withKernel(k, { instructions, temporaries });
+}

@@ -1,0 +1,222 @@
+/**
+ * loopy's `realize_reduction`: every `sum`/`product`/`max`/`min` becomes an accumulator and
+ * instructions that fill it. Sequential: `acc_k = 0` before the loop over `k`, `acc_k = acc_k + body`
+ * inside it. Over an `l`-tagged iname: a local array, one term per work-item, then a tree of
+ * halving stages (the scheduler puts a local barrier between them).
+ */
+import { ScheduleError } from "../errors.js";
+import {
+  allInames, iterationDomain, arith, c, dtypeBits, dtypeKind, exprType, formatInameTag, insnDefaults, isFloat, kernelTypeEnv,
+  mapExpr, sub, uniqueName, walkExpr, v, withKernel,
+  type Assignment, type Dtype, type Expr, type InameTag, type Instruction, type Kernel, type Reduce,
+  type ReductionOp, type Temporary, type TypeEnv,
+} from "../ir/index.js";
+import { affIsConstant, affSub, dimBounds, parseSet, type Aff, type BasicSet } from "../poly/index.js";
+import { localSize, offsetFrom, type ConstRange } from "./checks.js";
+
+/** The neutral element of `op` in `dtype` (unknown dtype: an implicitly typed literal). */
+export function neutralElement(op: ReductionOp, dtype: Dtype | undefined): Expr {
+  if (op === "sum") return c(0);
+  if (op === "product") return c(1);
+  const lowest = op === "max";
+  if (dtype === undefined || isFloat(dtype)) return c(lowest ? -Infinity : Infinity, undefined, true);
+  if (dtype === "bool") return c(lowest ? 0 : 1);
+  const bits = dtypeBits(dtype);
+  if (dtypeKind(dtype) === "uint") return lowest ? c(0) : c(2 ** bits - 1, bits === 64 ? dtype : undefined);
+  return c(lowest ? -(2 ** (bits - 1)) : 2 ** (bits - 1) - 1, bits === 64 ? dtype : undefined);
+}
+
+/** `acc op term`. */
+function combine(op: ReductionOp, acc: Expr, term: Expr): Expr {
+  switch (op) {
+    case "sum": return arith("+", acc, term);
+    case "product": return arith("*", acc, term);
+    case "max": case "min": return { kind: "call", fn: op, args: [acc, term] };
+  }
+}
+
+class Realizer {
+  readonly names: Set<string>;
+  readonly ids: Set<string>;
+  readonly temporaries: Temporary[] = [];
+  readonly domains: BasicSet[] = [];
+  readonly tags: Record<string, InameTag> = {};
+  private readonly env: TypeEnv;
+  /** Instructions created for the instruction being realized, in order. */
+  private created: Instruction[] = [];
+
+  constructor(private readonly k: Kernel) {
+    this.env = kernelTypeEnv(k);
+    this.names = new Set([...allInames(k), ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
+    this.ids = new Set(k.instructions.map((i) => i.id));
+  }
+
+  /** The instructions that replace `insn`: accumulator instructions, then `insn` reading them. */
+  realize(insn: Assignment): Instruction[] {
+    this.created = [];
+    const { expr, deps } = this.expr(insn.rhs, insn.withinInames, insn);
+    const dependsOn = [...new Set([...insn.dependsOn, ...deps])];
+    return [...this.created, { ...insn, rhs: expr, dependsOn }];
+  }
+
+  /** `e` with its reductions replaced by accumulators; `deps` are the ids the reader must follow. */
+  private expr(e: Expr, within: readonly string[], insn: Assignment): { expr: Expr; deps: string[] } {
+    const deps: string[] = [];
+    const expr = mapExpr(e, (n) => {
+      if (n.kind !== "reduce") return undefined;
+      const r = this.reduction(n, within, insn);
+      deps.push(r.dep);
+      return r.expr;
+    });
+    return { expr, deps };
+  }
+
+  private reduction(r: Reduce, within: readonly string[], insn: Assignment): { expr: Expr; dep: string } {
+    const local: string[] = [];
+    for (const i of r.inames) {
+      const t = this.k.inameTags[i];
+      if (t?.kind === "g") {
+        throw new ScheduleError(`instruction "${insn.id}": reduction over iname "${i}" tagged ${formatInameTag(t)} needs a global barrier; reduce over a local or sequential iname, or split the reduction (splitReductionOutward)`);
+      }
+      if (t?.kind === "l") local.push(i);
+      if (within.includes(i)) throw new ScheduleError(`instruction "${insn.id}": reduction iname "${i}" is already a loop around the instruction`);
+    }
+    if (local.length === 0) return this.sequential(r, within, insn);
+    // Nest: one local reduction per l iname, the sequential inames innermost (the ops commute).
+    const seq = r.inames.filter((i) => !local.includes(i));
+    let body: Expr = seq.length > 0 ? { kind: "reduce", op: r.op, inames: seq, body: r.body } : r.body;
+    for (const i of local.slice(1).reverse()) body = { kind: "reduce", op: r.op, inames: [i], body };
+    return this.local(r.op, local[0]!, body, within, insn);
+  }
+
+  private dtypeOf(e: Expr): Dtype | undefined {
+    return exprType(e, this.env)?.dtype;
+  }
+
+  private temporary(base: string, dtype: Dtype | undefined, shape: readonly Expr[], addressSpace: "private" | "local"): string {
+    const name = uniqueName(base, this.names);
+    this.names.add(name);
+    this.temporaries.push({ name, dtype, shape, addressSpace, order: "C", dimTags: undefined });
+    return name;
+  }
+
+  private id(base: string): string {
+    const id = uniqueName(base, this.ids);
+    this.ids.add(id);
+    return id;
+  }
+
+  private emit(insn: Assignment, id: string, lhs: Expr, rhs: Expr, within: readonly string[], deps: readonly string[], extraPredicates: readonly Expr[] = []): string {
+    this.created.push({
+      ...insnDefaults(id), kind: "assign", lhs, rhs, atomicity: "none",
+      withinInames: [...new Set(within)].sort(), dependsOn: [...new Set(deps)],
+      predicates: [...insn.predicates, ...extraPredicates], priority: insn.priority,
+      tags: insn.tags, groups: insn.groups, conflictsWithGroups: insn.conflictsWithGroups,
+    });
+    return id;
+  }
+
+  /** `acc = neutral` outside the loops over `r.inames`, `acc = acc op body` inside. */
+  private sequential(r: Reduce, within: readonly string[], insn: Assignment): { expr: Expr; dep: string } {
+    const inner = [...within, ...r.inames];
+    const suffix = r.inames.join("_");
+    const dtype = this.dtypeOf(r.body);
+    const acc = this.temporary(`acc_${suffix}`, dtype, [], "private");
+    const init = this.emit(insn, this.id(`${insn.id}_${suffix}_init`), v(acc), neutralElement(r.op, dtype), within, insn.dependsOn);
+    const body = this.expr(r.body, inner, insn);
+    const update = this.emit(insn, this.id(`${insn.id}_${suffix}_update`), v(acc), combine(r.op, v(acc), body.expr), inner,
+      [init, ...insn.dependsOn, ...body.deps]);
+    return { expr: v(acc), dep: update };
+  }
+
+  /**
+   * A tree reduction over `iname` (tagged `l.N`, constant size S) in local array `acc[…, S]` (one
+   * leading axis per `l` iname around the instruction): each work-item stores its term, then
+   * stages `acc[x] = acc[x] op acc[x + s]` for `x < s`, s halving down to 1 (a size that is not a
+   * power of two is first folded onto the largest power of two below it).
+   */
+  private local(op: ReductionOp, iname: string, bodyIn: Expr, within: readonly string[], insn: Assignment): { expr: Expr; dep: string } {
+    const tag = this.k.inameTags[iname] as InameTag & { kind: "l" };
+    const range = localSize(this.k, iname, insn.id);
+    const size = range.size;
+    const outer = within.filter((i) => this.k.inameTags[i]?.kind === "l");
+    const outerRanges = outer.map((i) => localSize(this.k, i, insn.id));
+    const prefix = outer.map((i, m) => offsetFrom(i, outerRanges[m]!.lower));
+    const inner = [...within, iname];
+    const dtype = this.dtypeOf(bodyIn);
+    const acc = this.temporary(`acc_${iname}`, dtype, [...outerRanges.map((o) => c(o.size)), c(size)], "local");
+    const cell = (x: Expr): Expr => sub(acc, ...prefix, x);
+
+    let last: string[] = [];
+    if (!this.coversRange(inner, iname, range)) {
+      // Work-items outside the reduction's domain contribute the neutral element.
+      const all = this.hwIname(`red_${iname}`, size, tag.axis);
+      last = [this.emit(insn, this.id(`${insn.id}_${iname}_init`), cell(v(all)), neutralElement(op, dtype), [...within, all], insn.dependsOn)];
+    }
+    const body = this.expr(bodyIn, inner, insn);
+    const transfer = this.emit(insn, this.id(`${insn.id}_${iname}_transfer`), cell(offsetFrom(iname, range.lower)), body.expr, inner,
+      [...last, ...insn.dependsOn, ...body.deps]);
+    let prev = transfer;
+    const strides: number[] = [];
+    let pow = 1;
+    while (pow * 2 <= size) pow *= 2;
+    if (pow < size) strides.push(pow);
+    for (let s = pow / 2; s >= 1; s /= 2) strides.push(s);
+    strides.forEach((s, stage) => {
+      const x = this.hwIname(`red_${iname}_s${stage}`, size, tag.axis);
+      const guard = { kind: "compare", op: "<", left: v(x), right: c(s === pow ? size - pow : s) } as const;
+      prev = this.emit(insn, this.id(`${insn.id}_${iname}_stage${stage}`), cell(v(x)),
+        combine(op, cell(v(x)), cell(arith("+", v(x), c(s)))), [...within, x], [prev], [guard]);
+    });
+    return { expr: cell(c(0)), dep: prev };
+  }
+
+  /** A fresh iname over `0 … size-1` on local axis `axis`. */
+  private hwIname(base: string, size: number, axis: number): string {
+    const name = uniqueName(base, this.names);
+    this.names.add(name);
+    this.domains.push(parseSet(`{[${name}]: 0 <= ${name} < ${size}}`));
+    this.tags[name] = { kind: "l", axis };
+    return name;
+  }
+
+  /** Whether, at every point of the loops around it, `iname` takes every value of its constant range. */
+  private coversRange(inner: readonly string[], iname: string, range: ConstRange): boolean {
+    const outer = inner.filter((i) => i !== iname);
+    const b = dimBounds(iterationDomain(this.k, inner), iname, outer);
+    if (!b.exact) return false;
+    const last = { ...range.lower, constant: range.lower.constant + range.size - 1 };
+    const lowOk = b.lower.every((l) => l.denom === 1 && isConstAtMost(affSub(l.aff, range.lower), 0));
+    const highOk = b.upper.every((u) => u.denom === 1 && isConstAtMost(affSub(last, u.aff), 0));
+    return lowOk && highOk;
+  }
+}
+
+function isConstAtMost(a: Aff, bound: number): boolean {
+  return affIsConstant(a) && a.constant <= bound;
+}
+
+/**
+ * Realize every reduction of `k` (see the module comment). For `out[i] = sum(k, a[i,k]) {id=insn}`:
+ * `acc_k = 0 {id=insn_k_init}`, `acc_k = acc_k + a[i,k] {id=insn_k_update}`, `out[i] = acc_k {id=insn}`.
+ */
+export function realizeReductions(k: Kernel): Kernel {
+  if (!k.instructions.some((i) => i.kind === "assign" && hasReduction(i.rhs))) return k;
+  const r = new Realizer(k);
+  const instructions = k.instructions.flatMap((insn) => (insn.kind === "assign" && hasReduction(insn.rhs) ? r.realize(insn) : [insn]));
+  return withKernel(k, {
+    instructions,
+    temporaries: [...k.temporaries, ...r.temporaries],
+    domains: [...k.domains, ...r.domains],
+    inameTags: { ...k.inameTags, ...r.tags },
+  });
+}
+
+function hasReduction(e: Expr): boolean {
+  let found = false;
+  walkExpr(e, (n) => {
+    if (n.kind === "reduce") found = true;
+    return !found;
+  });
+  return found;
+}

@@ -1,0 +1,31 @@
+/** Kernels and helpers the schedule tests share. */
+import { parseInameTag, withKernel, type InameTag, type Kernel } from "../../src/ir/index.js";
+import { makeKernel, temporary } from "../../src/parse/index.js";
+import type { ScheduleNode } from "../../src/schedule/index.js";
+
+/** A schedule as compact text: `i{a j{b}} c`, `|` a barrier. */
+export function text(nodes: readonly ScheduleNode[]): string {
+  return nodes.map((n) => (n.kind === "insn" ? n.id : n.kind === "barrier" ? "|" : `${n.iname}{${text(n.body)}}`)).join(" ");
+}
+
+export function tag(k: Kernel, tags: Record<string, string>): Kernel {
+  const t: Record<string, InameTag> = { ...k.inameTags };
+  for (const [i, s] of Object.entries(tags)) t[i] = parseInameTag(s) as InameTag;
+  return withKernel(k, { inameTags: t });
+}
+
+/** loopy's tiled matmul with a local prefetch of a: i, j split by 16 (g/l), k split by 16. */
+export function tiledMatmul(): Kernel {
+  const k = makeKernel(
+    "{[io,ii,jo,ji,ko,ki]: 0<=ii<16 and 0<=16*io+ii<n and 0<=ji<16 and 0<=16*jo+ji<n and 0<=ki<16 and 0<=16*ko+ki<n}",
+    [
+      "<float32> acc = 0 {id=init, inames=io:ii:jo:ji}",
+      "a_fetch[ii, ji] = a[16*io+ii, 16*ko+ji] {id=fetch, inames=io:ii:jo:ji:ko}",
+      "acc = acc + a_fetch[ii, ki]*b[16*ko+ki, 16*jo+ji] {id=compute, dep=init:fetch, inames=io:ii:jo:ji:ko:ki}",
+      "c[16*io+ii, 16*jo+ji] = acc {id=store, dep=compute, inames=io:ii:jo:ji}",
+    ],
+    [temporary("a_fetch", "float32", [16, 16], "local"), "..."],
+  );
+  return tag(k, { io: "g.0", ii: "l.1", jo: "g.1", ji: "l.0" });
+}
+

@@ -1,0 +1,109 @@
+/** schedule(): hardware axes, device kernels, the listing, memoization. */
+import { describe, expect, it } from "vitest";
+import { ScheduleError } from "../../src/errors.js";
+import { exprToString, withKernel, type Kernel } from "../../src/ir/index.js";
+import { makeKernel, temporary } from "../../src/parse/index.js";
+import { schedule, showSchedule, type ScheduleNode } from "../../src/schedule/index.js";
+import { tag, text, tiledMatmul } from "./schedule-kernels.js";
+
+describe("hardware axes", () => {
+  it("g and l inames are not loops; their axes have a base and a size", () => {
+    const k = tag(makeKernel("{[io,ii]: 0<=ii<16 and 0<=16*io+ii<n}", "out[16*io+ii] = 2*a[16*io+ii] {id=w}"), { io: "g.0", ii: "l.0" });
+    const s = schedule(k);
+    expect(s.deviceKernels).toHaveLength(1);
+    const dk = s.deviceKernels[0]!;
+    expect(dk.name).toBe(k.name);
+    expect(text(dk.body)).toBe("w");
+    expect(dk.groupAxes.map((a) => [a.iname, a.axis, exprToString(a.base), exprToString(a.size)])).toEqual([["io", 0, "0", "(n + 15)//16"]]);
+    expect(dk.localAxes.map((a) => [a.iname, a.axis, exprToString(a.base), exprToString(a.size)])).toEqual([["ii", 0, "0", "16"]]);
+    expect(dk.args).toEqual(["a", "out", "n"].filter((x) => k.args.some((a) => a.name === x)).sort((x, y) => k.args.findIndex((a) => a.name === x) - k.args.findIndex((a) => a.name === y)));
+  });
+
+  it("a local axis whose size is not a constant is a ScheduleError", () => {
+    const k = tag(makeKernel("{[i]: 0<=i<n}", "out[i] = 1 {id=w}"), { i: "l.0" });
+    expect(() => schedule(k)).toThrow(ScheduleError);
+    expect(() => schedule(k)).toThrow(/constant/);
+  });
+
+  it("two inames on one axis with different ranges is a ScheduleError", () => {
+    const k = tag(makeKernel("{[i,j]: 0<=i<16 and 0<=j<8}", ["x[i] = 1 {id=a}", "y[j] = 2 {id=b}"]), { i: "l.0", j: "l.0" });
+    expect(() => schedule(k)).toThrow(/"i" and "j" are both tagged l.0/);
+  });
+
+  it("the tiled matmul: loops k_outer, k_inner only; g/l axes", () => {
+    const s = schedule(tiledMatmul());
+    const dk = s.deviceKernels[0]!;
+    expect(text(dk.body)).toBe("init ko{fetch | ki{compute} |} store");
+    expect(dk.localAxes.map((a) => a.iname)).toEqual(["ji", "ii"]);
+    expect(dk.groupAxes.map((a) => a.iname)).toEqual(["io", "jo"]);
+  });
+
+  it("ilp inames are the innermost loops", () => {
+    const k = tag(makeKernel("{[i,j]: 0<=i<n and 0<=j<4}", "out[i,j] = 1 {id=a}"), { i: "ilp" });
+    expect(text(schedule(k).deviceKernels[0]!.body)).toBe("j{i{a}}");
+  });
+});
+
+describe("device kernels", () => {
+  it("a global barrier splits the kernel into k, k_0", () => {
+    const k = makeKernel("{[i]: 0<=i<n}", ["t[i] = a[i] {id=w}", "... gbarrier {id=gb, dep=w}", "out[i] = t[n-1-i] {id=r, dep=gb}"], undefined, { name: "k" });
+    const s = schedule(k);
+    expect(s.deviceKernels.map((d) => d.name)).toEqual(["k", "k_0"]);
+    expect(s.deviceKernels.map((d) => text(d.body))).toEqual(["i{w}", "i{r}"]);
+    expect(s.deviceKernels[0]!.args).not.toContain("out");
+    expect(s.deviceKernels[1]!.args).not.toContain("a");
+  });
+
+  it("a global barrier inside a loop is a ScheduleError", () => {
+    const k = makeKernel("{[i]: 0<=i<n}", ["t[i] = a[i] {id=w}", "... gbarrier {id=gb, dep=w, inames=i}", "out[i] = t[i] {id=r, dep=gb}"]);
+    expect(() => schedule(k)).toThrow(/global barrier "gb" is inside sequential loop/);
+  });
+});
+
+describe("showSchedule", () => {
+  it("prints loopy's numbered listing", () => {
+    const k = makeKernel("{[i]: 0<=i<n}", ["t[i] = a[i] {id=w}", "... gbarrier {id=gb, dep=w}", "out[i] = t[i] {id=r, dep=gb}"], undefined, { name: "k" });
+    expect(showSchedule(schedule(k))).toBe([
+      "   0: CALL KERNEL k",
+      "   1:     for i",
+      "   2:         t[i] = a[i]  {id=w}",
+      "   3:     end i",
+      "   4: RETURN FROM KERNEL k",
+      "   5: ... gbarrier",
+      "   6: CALL KERNEL k_0",
+      "   7:     for i",
+      "   8:         out[i] = t[i]  {id=r}",
+      "   9:     end i",
+      "  10: RETURN FROM KERNEL k_0",
+    ].join("\n"));
+  });
+
+  it("prints barriers with their comment", () => {
+    const listing = showSchedule(schedule(tiledMatmul()));
+    expect(listing).toContain("... lbarrier  /* for a_fetch (compute depends on fetch) */");
+    expect(listing.split("\n")[0]).toMatch(/^ {3}0: CALL KERNEL /);
+  });
+});
+
+describe("schedule is deterministic and memoized", () => {
+  it("the same kernel gives the same object; an equal kernel an equal schedule", () => {
+    const k = tiledMatmul();
+    expect(schedule(k)).toBe(schedule(k));
+    expect(showSchedule(schedule(tiledMatmul()))).toBe(showSchedule(schedule(k)));
+    expect(schedule(k, { realizeReductions: false })).not.toBe(schedule(k));
+  });
+
+  it("schedules the tiled matmul fast (target 0.5 ms warm; asserts a 10x regression bound)", () => {
+    // Variants of a sweep: new kernel objects sharing the (frozen) domains.
+    const base = tiledMatmul();
+    for (let r = 0; r < 300; r++) schedule(withKernel(base, {}));
+    const kernels = Array.from({ length: 500 }, () => withKernel(base, {}));
+    const t0 = performance.now();
+    for (const k of kernels) schedule(k);
+    const per = (performance.now() - t0) / kernels.length;
+    console.log(`schedule(tiled matmul): ${(per * 1000).toFixed(1)} us per kernel (warm, new kernel objects)`);
+    // CI shares 2 cores with parallel test files: the bound catches regressions, not noise;
+    // bench/codegen.ts reports the real figure.
+    expect(per).toBeLessThan(5);
+  });
+});
