@@ -71,9 +71,14 @@ export function writtenNames(k: Kernel): Set<string> {
 
 /**
  * Check `args` against `k` and prepare the storage of a run.
- * `prepareArgs(k, { a: new Float32Array(8), n: 8 })` allocates `k`'s outputs and temporaries.
+ * `prepareArgs(k, { a: new Float32Array(8), n: 8 })` allocates `k`'s outputs and temporaries
+ * (not the temporaries with `{temporaries: false}`: the interpreter allocates those of the scheduled
+ * kernel, whose shapes preprocessing may have changed).
  */
-export function prepareArgs(k: Kernel, args: Readonly<Record<string, ArgValue>>): PreparedRun {
+export function prepareArgs(
+  k: Kernel, args: Readonly<Record<string, ArgValue>>,
+  opts: { readonly temporaries?: boolean } = {},
+): PreparedRun {
   const known = new Set(k.args.map((a) => a.name));
   for (const name of Object.keys(args)) {
     if (!known.has(name)) {
@@ -131,6 +136,7 @@ export function prepareArgs(k: Kernel, args: Readonly<Record<string, ArgValue>>)
   }
   for (const t of typed.temporaries) {
     if (!t.dtype) throw new ExecutionError(`cannot infer the dtype of temporary "${t.name}"; declare it (<float32> ${t.name} = …) or add dtypes to the arguments`);
+    if (opts.temporaries === false) continue;
     const layout = layoutOf(t, params)!;
     arrays.set(t.name, { ...layout, data: allocArray(t.dtype, layout.size) });
   }

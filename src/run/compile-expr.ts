@@ -19,6 +19,8 @@ export interface ArrayView {
   /** Per-axis extents and strides (variables); undefined when the shape is unknown. */
   readonly extents: readonly string[] | undefined;
   readonly strides: readonly string[] | undefined;
+  /** A `CellTracker` variable recording each access (local memory of a parallel kernel), if any. */
+  readonly tracker?: string;
 }
 
 /** What the expression compiler asks of its caller. */
@@ -88,7 +90,7 @@ function natural(e: Expr, t: Dtype, ctx: ExprContext): string {
     case "call": return callCode(e.fn, e.args.map((a) => compileExpr(a, t, ctx)), t, ctx);
     case "subscript": case "linear": {
       const view = ctx.array(e.array);
-      return convertCode(readCode(view, offsetCode(e, view, ctx)), view.dtype, t);
+      return convertCode(readCode(view, offsetCode(e, view, ctx), ctx.insnId), view.dtype, t);
     }
     case "reduce": return ctx.reductionCode(e, t);
     case "cast": return compileExpr(e.value, e.dtype, ctx);
@@ -131,16 +133,23 @@ function callCode(fn: string, args: readonly string[], t: Dtype, ctx: ExprContex
   return t === "float32" ? `Math.fround(${code})` : t === "float16" ? `H.f16(${code})` : code;
 }
 
-/** Code reading element `offset` of an array, as a value of its dtype: float16 `d0` gives `H.h2f(d0[off])`. */
-export function readCode(view: ArrayView, offset: string): string {
-  const el = `${view.data}[${offset}]`;
+/**
+ * Code reading element `offset` of an array, as a value of its dtype: float16 `d0` gives
+ * `H.h2f(d0[off])`. A tracked view records the read for instruction `insnId`.
+ */
+export function readCode(view: ArrayView, offset: string, insnId = "?"): string {
+  const el = view.tracker ? `${view.data}[${view.tracker}.rd(${offset}, ${JSON.stringify(insnId)})]` : `${view.data}[${offset}]`;
   if (view.dtype === "float16") return `H.h2f(${el})`;
   if (view.dtype === "bool") return `(${el} !== 0 ? 1 : 0)`;
   return el;
 }
 
 /** Code storing `value` (already of the array's dtype) at element `offset`: `d0[off] = v;`. */
-export function storeCode(view: ArrayView, offset: string, value: string): string {
+export function storeCode(view: ArrayView, offset: string, value: string, insnId = "?"): string {
+  if (view.tracker) {
+    const stored = view.dtype === "float16" ? `H.f2h(${value})` : value;
+    return `${view.tracker}.wr(${view.data}, ${offset}, ${stored}, ${JSON.stringify(insnId)});`;
+  }
   return view.dtype === "float16" ? `${view.data}[${offset}] = H.f2h(${value});` : `${view.data}[${offset}] = ${value};`;
 }
 

@@ -3,6 +3,9 @@
  * JavaScript function: the schedule tree becomes nested `for` loops with bounds from the iteration
  * domains, each instruction a guarded statement, each reduction a local function enumerating its
  * domain. Values live in JS locals and typed arrays: no AST walking and no lookups per point.
+ *
+ * Device kernels with hardware axes (and every kernel with g/l tags) run group by group with
+ * work-items in lockstep: parallel-code.ts. Sequential kernels run as plain loops.
  */
 import { ExecutionError } from "../errors.js";
 import {
@@ -11,10 +14,13 @@ import {
   type Dtype, type Expr, type Instruction, type Kernel, type Reduce, type TypedArray,
 } from "../ir/index.js";
 import { compilePointTest, type BasicSet } from "../poly/index.js";
-import { linearize, type ScheduleNode } from "../schedule/index.js";
+import type { Schedule, ScheduleNode } from "../schedule/index.js";
 import { binaryCode, H, reductionIdentity } from "./arith.js";
+import { addressSpaceOf, isParallel, scheduleForRun } from "./device-schedule.js";
+import { RT } from "./race.js";
 import { compileExpr, offsetCode, readCode, storeCode, type ArrayView, type ExprContext } from "./compile-expr.js";
 import { guardCode, rangeCode, type SetCodeContext } from "./domain-code.js";
+import { ParallelCode, type KernelCode } from "./parallel-code.js";
 
 /** A kernel compiled to JavaScript; `execute` runs it on prepared storage. */
 export interface CompiledKernel {
@@ -24,6 +30,8 @@ export interface CompiledKernel {
   readonly values: readonly string[];
   /** The generated source, for debugging. */
   readonly source: string;
+  /** The scheduled kernel the code was made from (it may have temporaries `k` had not). */
+  readonly kernel: Kernel;
   /** Run once: `extents[a]`/`strides[a]` describe `arrays[a]` (empty when it has no shape). */
   execute(arrays: readonly TypedArray[], extents: readonly (readonly number[])[], strides: readonly (readonly number[])[], values: readonly (number | bigint)[]): void;
 }
@@ -51,11 +59,16 @@ export function expandSubstitutions(k: Kernel, e: Expr, depth = 0): Expr {
  * `compileKernel(k).execute([a, out], [[n], [n]], [[1], [1]], [n])`
  */
 export function compileKernel(k: Kernel): CompiledKernel {
-  return new KernelCompiler(k).compile();
+  return compileSchedule(scheduleForRun(k));
 }
 
-class KernelCompiler {
-  private readonly inameVar = new Map<string, string>();
+/** Compile a schedule (its kernel fully typed) to a runnable function. */
+export function compileSchedule(s: Schedule): CompiledKernel {
+  return new KernelCompiler(s).compile();
+}
+
+class KernelCompiler implements KernelCode {
+  private readonly inameVars = new Map<string, string>();
   private readonly arrayIndex = new Map<string, number>();
   private readonly valueIndex = new Map<string, number>();
   private readonly arrays: string[] = [];
@@ -64,10 +77,21 @@ class KernelCompiler {
   private readonly tests: { test: PointTest; width: number }[] = [];
   private readonly domains = new Map<string, BasicSet>();
   private readonly env;
+  readonly k: Kernel;
+  private readonly parallel: boolean;
+  private readonly parallelCode = new ParallelCode(this);
+  /** Per temporary: its address space in this run. */
+  private readonly space = new Map<string, "private" | "local" | "global">();
+  /** Trackers of the device kernel being compiled: array name -> JS variable. */
+  trackers = new Map<string, string>();
+  readonly topVars: string[] = [];
 
-  constructor(private readonly k: Kernel) {
+  constructor(private readonly schedule: Schedule) {
+    const k = (this.k = schedule.kernel);
+    this.parallel = isParallel(k);
+    for (const t of k.temporaries) this.space.set(t.name, addressSpaceOf(k, t));
     this.env = kernelTypeEnv(k);
-    allInames(k).forEach((n, idx) => this.inameVar.set(n, `i${idx}`));
+    allInames(k).forEach((n, idx) => this.inameVars.set(n, `i${idx}`));
     for (const a of k.args) {
       if (a.kind === "array") this.arrayIndex.set(a.name, this.arrays.push(a.name) - 1);
       else this.valueIndex.set(a.name, this.values.push(a.name) - 1);
@@ -76,41 +100,75 @@ class KernelCompiler {
   }
 
   compile(): CompiledKernel {
-    const body = this.nodes(linearize(this.k), [], "  ");
+    // Sequential kernels run as plain loops; the others group by group (parallel-code.ts).
+    const body = this.schedule.deviceKernels.flatMap((dk, d) =>
+      (this.parallel || dk.groupAxes.length > 0 || dk.localAxes.length > 0 ? this.parallelCode.deviceKernel(dk, d) : this.nodes(dk.body, [], "  ")));
     const prologue = [
       ...this.arrays.map((name, a) => {
         const n = this.view(name).extents?.length ?? 0;
         const layout = Array.from({ length: n }, (_, x) => `, e${a}_${x} = E[${a}][${x}], s${a}_${x} = S[${a}][${x}]`).join("");
-        return `  const d${a} = A[${a}]${layout};`;
+        // Private storage is rebound per work-item in parallel kernels.
+        return `  ${this.isPrivateCopy(name) ? "let" : "const"} d${a} = A[${a}]${layout};`;
       }),
       ...this.values.map((_, v) => `  const v${v} = V[${v}];`),
       ...this.tests.map((t, m) => `  const T${m} = PT[${m}], X${m} = new Float64Array(${t.width});`),
+      ...(this.parallel ? [`  const LC = new RT.Clock("work-item"), GC = new RT.Clock("group");`] : []),
+      ...(this.topVars.length > 0 ? [`  let ${this.topVars.join(", ")};`] : []),
     ];
     const source = [...prologue, ...this.functions, ...body].join("\n");
-    const factory = new Function("H", "PT", `"use strict";\nreturn function kernel(A, E, S, V) {\n${source}\n};`);
-    const fn = factory(H, this.tests.map((t) => t.test)) as CompiledKernel["execute"];
-    return { arrays: this.arrays, values: this.values, source, execute: fn };
+    const factory = new Function("H", "PT", "RT", `"use strict";\nreturn function kernel(A, E, S, V) {\n${source}\n};`);
+    const fn = factory(H, this.tests.map((t) => t.test), RT) as CompiledKernel["execute"];
+    return { arrays: this.arrays, values: this.values, source, kernel: this.k, execute: fn };
+  }
+
+  private isPrivateCopy(name: string): boolean {
+    return this.parallel && this.space.get(name) === "private";
+  }
+
+  // ---- what parallel-code.ts uses ----------------------------------------------------------
+
+  spaceOf(name: string): "private" | "local" | "global" {
+    return this.space.get(name) ?? "global";
+  }
+
+  arrayIndexOf(name: string): number {
+    const a = this.arrayIndex.get(name);
+    if (a === undefined) throw new ExecutionError(`"${name}" is not an array of kernel "${this.k.name}"`);
+    return a;
+  }
+
+  inameVar(iname: string): string {
+    const v = this.inameVars.get(iname);
+    if (v === undefined) throw new ExecutionError(`"${iname}" is not an iname of kernel "${this.k.name}"`);
+    return v;
+  }
+
+  expand(e: Expr): Expr {
+    return expandSubstitutions(this.k, e);
   }
 
   // ---- the schedule tree -------------------------------------------------------------------
 
-  private nodes(nodes: readonly ScheduleNode[], outer: readonly string[], ind: string): string[] {
+  nodes(nodes: readonly ScheduleNode[], outer: readonly string[], ind: string): string[] {
     return nodes.flatMap((n) => {
-      if (n.kind === "loop") return this.loop(n.iname, n.body, outer, ind);
+      if (n.kind === "loop") return this.loop(n.iname, n.body, outer, ind, (inner, ind2) => this.nodes(n.body, inner, ind2));
       if (n.kind === "barrier") return [`${ind}// barrier: ${n.comment}`];
-      return this.insn(this.k.instructions.find((i) => i.id === n.id)!, ind);
+      return this.insn(this.insnById(n.id), ind);
     });
   }
 
   /** A loop over `iname` whose range covers every instruction of the body (each guards itself). */
-  private loop(iname: string, body: readonly ScheduleNode[], outer: readonly string[], ind: string): string[] {
-    const v = this.inameVar.get(iname)!;
+  loop(
+    iname: string, body: readonly ScheduleNode[], outer: readonly string[], ind: string,
+    emitBody: (outer: readonly string[], ind: string) => string[],
+  ): string[] {
+    const v = this.inameVars.get(iname)!;
     const ranges = new Map<string, { lo: string; hi: string }>();
     for (const insn of this.insnsUnder(body)) {
       const r = rangeCode(this.domainOf(insn.withinInames), iname, outer, this.setCtx([...outer, iname]), `instruction "${insn.id}"`);
       ranges.set(`${r.lo} .. ${r.hi}`, r);
     }
-    const inner = this.nodes(body, [...outer, iname], ind + "  ");
+    const inner = emitBody([...outer, iname], ind + "  ");
     const rs = [...ranges.values()];
     if (rs.length === 1) {
       return [`${ind}for (let ${v} = ${rs[0]!.lo}, ${v}_hi = ${rs[0]!.hi}; ${v} <= ${v}_hi; ${v}++) {`, ...inner, `${ind}}`];
@@ -127,8 +185,14 @@ class KernelCompiler {
     ];
   }
 
-  private insnsUnder(nodes: readonly ScheduleNode[]): Instruction[] {
-    return nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : n.kind === "insn" ? [this.k.instructions.find((i) => i.id === n.id)!] : []));
+  insnsUnder(nodes: readonly ScheduleNode[]): Instruction[] {
+    return nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : n.kind === "insn" ? [this.insnById(n.id)] : []));
+  }
+
+  private insnById(id: string): Instruction {
+    const insn = this.k.instructions.find((i) => i.id === id);
+    if (!insn) throw new ExecutionError(`the schedule of kernel "${this.k.name}" names instruction "${id}", which it does not have`);
+    return insn;
   }
 
   private insn(insn: Instruction, ind: string): string[] {
@@ -141,11 +205,11 @@ class KernelCompiler {
     let store: string;
     if (lhs.kind === "var") {
       const view = this.scalarView(lhs.name, insn.id, "write");
-      store = storeCode(view, "0", compileExpr(expandSubstitutions(this.k, insn.rhs), view.dtype, ctx));
+      store = storeCode(view, "0", compileExpr(expandSubstitutions(this.k, insn.rhs), view.dtype, ctx), insn.id);
     } else if (lhs.kind === "subscript" || lhs.kind === "linear") {
       const view = this.writableView(lhs.array, insn.id);
       const value = compileExpr(expandSubstitutions(this.k, insn.rhs), view.dtype, ctx);
-      store = `const r = ${value}; ${storeCode(view, offsetCode(lhs, view, ctx), "r")}`;
+      store = `const r = ${value}; ${storeCode(view, offsetCode(lhs, view, ctx), "r", insn.id)}`;
     } else {
       throw new ExecutionError(`instruction "${insn.id}": cannot assign to ${lhs.kind}`);
     }
@@ -158,7 +222,7 @@ class KernelCompiler {
   /** Declare a function computing `e` over its domain at the point of `scope`; return its call. */
   private reduction(e: Reduce, dtype: Dtype, scope: readonly string[], insnId: string): string {
     for (const r of e.inames) {
-      if (!this.inameVar.has(r)) throw new ExecutionError(`instruction "${insnId}": reduction over unknown iname "${r}"`);
+      if (!this.inameVars.has(r)) throw new ExecutionError(`instruction "${insnId}": reduction over unknown iname "${r}"`);
       if (scope.includes(r)) throw new ExecutionError(`instruction "${insnId}": reduction iname "${r}" is already a loop around the instruction`);
     }
     const inner = [...scope, ...e.inames];
@@ -171,11 +235,11 @@ class KernelCompiler {
         : e.op === "product" ? binaryCode("*", acc, body, dtype, JSON.stringify(insnId))
           : dtype.startsWith("float") ? `Math.${e.op}(${acc}, ${body})` : `H.${e.op}(${acc}, ${body})`;
     const name = `red${this.functions.length}`;
-    const params = scope.map((s) => this.inameVar.get(s)!);
+    const params = scope.map((s) => this.inameVars.get(s)!);
     const lines = [`  function ${name}(${params.join(", ")}) {`, `    let ${acc} = ${reductionIdentity(e.op, dtype)};`];
     let ind = "    ";
     e.inames.forEach((r, m) => {
-      const v = this.inameVar.get(r)!;
+      const v = this.inameVars.get(r)!;
       const { lo, hi } = rangeCode(set, r, [...scope, ...e.inames.slice(0, m)], this.setCtx(inner), `instruction "${insnId}"`);
       lines.push(`${ind}for (let ${v} = ${lo}, ${v}_hi = ${hi}; ${v} <= ${v}_hi; ${v}++) {`);
       ind += "  ";
@@ -190,7 +254,7 @@ class KernelCompiler {
 
   // ---- names -------------------------------------------------------------------------------
 
-  private domainOf(inames: readonly string[]): BasicSet {
+  domainOf(inames: readonly string[]): BasicSet {
     const key = [...inames].sort().join(",");
     let s = this.domains.get(key);
     if (!s) {
@@ -203,13 +267,13 @@ class KernelCompiler {
   private setCtx(scope: readonly string[]): SetCodeContext {
     return {
       nameCode: (name) => {
-        if (scope.includes(name)) return this.inameVar.get(name)!;
+        if (scope.includes(name)) return this.inameVars.get(name)!;
         return this.paramCode(name);
       },
       pointTest: (s) => {
         const vars = [...s.params, ...s.dims];
         const m = this.tests.push({ test: compilePointTest(s, vars), width: vars.length }) - 1;
-        const fill = vars.map((n, x) => `X${m}[${x}] = ${scope.includes(n) ? this.inameVar.get(n)! : this.paramCode(n)}`);
+        const fill = vars.map((n, x) => `X${m}[${x}] = ${scope.includes(n) ? this.inameVars.get(n)! : this.paramCode(n)}`);
         return `(${[...fill, `T${m}(X${m})`].join(", ")})`;
       },
     };
@@ -221,23 +285,23 @@ class KernelCompiler {
     if (v !== undefined) return isWideInt(findArg(this.k, name)!.dtype!) ? `Number(v${v})` : `v${v}`;
     if (this.arrayIndex.has(name)) {
       const view = this.scalarView(name, "(domain)", "read");
-      return isWideInt(view.dtype) ? `Number(${readCode(view, "0")})` : readCode(view, "0");
+      return isWideInt(view.dtype) ? `Number(${readCode(view, "0", "(domain)")})` : readCode(view, "0", "(domain)");
     }
-    if (this.inameVar.has(name)) throw new ExecutionError(`a domain uses iname "${name}" as a parameter outside the loop over it`);
+    if (this.inameVars.has(name)) throw new ExecutionError(`a domain uses iname "${name}" as a parameter outside the loop over it`);
     throw new ExecutionError(`domain parameter "${name}" is neither a value argument nor a scalar temporary of kernel "${this.k.name}"`);
   }
 
-  private exprCtx(insnId: string, scope: readonly string[]): ExprContext {
+  exprCtx(insnId: string, scope: readonly string[]): ExprContext {
     return {
       insnId,
       env: this.env,
       varCode: (name) => {
-        if (scope.includes(name)) return { code: this.inameVar.get(name)!, dtype: INDEX_DTYPE };
-        if (this.inameVar.has(name)) throw new ExecutionError(`instruction "${insnId}" uses iname "${name}" outside the loops around it (${scope.join(", ") || "none"})`);
+        if (scope.includes(name)) return { code: this.inameVars.get(name)!, dtype: INDEX_DTYPE };
+        if (this.inameVars.has(name)) throw new ExecutionError(`instruction "${insnId}" uses iname "${name}" outside the loops around it (${scope.join(", ") || "none"})`);
         const v = this.valueIndex.get(name);
         if (v !== undefined) return { code: `v${v}`, dtype: findArg(this.k, name)!.dtype! };
         const view = this.scalarView(name, insnId, "read");
-        return { code: readCode(view, "0"), dtype: view.dtype };
+        return { code: readCode(view, "0", insnId), dtype: view.dtype };
       },
       array: (name) => {
         if (!this.arrayIndex.has(name)) throw new ExecutionError(`instruction "${insnId}" subscripts "${name}", which is not an array of kernel "${this.k.name}"`);
@@ -260,6 +324,7 @@ class KernelCompiler {
     return {
       name, dtype: decl.dtype, data: `d${a}`,
       extents: axes?.map((x) => `e${a}_${x}`), strides: axes?.map((x) => `s${a}_${x}`),
+      ...(this.trackers.has(name) ? { tracker: this.trackers.get(name)! } : {}),
     };
   }
 

@@ -2,10 +2,11 @@
  * `run` and the registry of execution backends. Only the reference interpreter exists in this
  * version; the others are named so that asking for them says they are not built yet.
  */
-import { BackendUnavailableError, depthError } from "../errors.js";
-import type { Kernel, TypedArray } from "../ir/index.js";
-import { prepareArgs, type ArgValue } from "./args.js";
+import { BackendUnavailableError, depthError, ExecutionError } from "../errors.js";
+import { allocArray, findTemporary, type Kernel, type TypedArray } from "../ir/index.js";
+import { layoutOf, prepareArgs, type ArgValue, type ArrayStorage } from "./args.js";
 import { compileKernel, type CompiledKernel } from "./interp.js";
+import { runJs } from "./js-backend.js";
 
 export const BACKEND_NAMES = ["interp", "js", "c", "openmp", "opencl", "cuda"] as const;
 /** An execution backend: `interp` (the reference, default), `js`, `c`, `openmp`, `opencl`, `cuda`. */
@@ -39,18 +40,29 @@ function compiledFor(original: Kernel, typed: Kernel): CompiledKernel {
   return c;
 }
 
+/**
+ * Storage of a temporary of the scheduled kernel `k`: preprocessing may add temporaries or change
+ * their shapes (ilp privatization adds an axis), so none comes from the kernel the user passed.
+ */
+function temporaryStorage(k: Kernel, name: string, values: ReadonlyMap<string, number | bigint>): ArrayStorage {
+  const t = findTemporary(k, name);
+  if (!t?.dtype) throw new ExecutionError(`the scheduled kernel "${k.name}" uses "${name}", which has no storage or dtype`);
+  const layout = layoutOf(t, new Map([...values].map(([n, x]) => [n, Number(x)])))!;
+  return { ...layout, data: allocArray(t.dtype, layout.size) };
+}
+
 const interpBackend: Backend = {
   name: "interp",
   async run(k, args) {
-    const prep = prepareArgs(k, args);
+    const prep = prepareArgs(k, args, { temporaries: false });
     const c = compiledFor(k, prep.kernel);
-    const storage = c.arrays.map((n) => prep.arrays.get(n)!);
+    const storage = c.arrays.map((n) => prep.arrays.get(n) ?? temporaryStorage(c.kernel, n, prep.values));
     c.execute(storage.map((s) => s.data), storage.map((s) => s.extents), storage.map((s) => s.strides), c.values.map((n) => prep.values.get(n)!));
     return Object.fromEntries(prep.written.map((n) => [n, prep.arrays.get(n)!.data]));
   },
 };
 
-const BACKENDS: Readonly<Partial<Record<BackendName, Backend>>> = { interp: interpBackend };
+const BACKENDS: Readonly<Partial<Record<BackendName, Backend>>> = { interp: interpBackend, js: { name: "js", run: runJs } };
 
 /** The backend called `name`, or a BackendUnavailableError saying why there is none. `getBackend("interp").name === "interp"` */
 export function getBackend(name: string): Backend {

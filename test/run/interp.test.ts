@@ -1,6 +1,7 @@
 /** The interpreter's meaning of domains, reductions, predicates and array layouts. */
 import { describe, expect, it } from "vitest";
 import { makeKernel, globalArg } from "../../src/parse/index.js";
+import { parseInameTag, withKernel, type InameTag } from "../../src/ir/index.js";
 import { run } from "../../src/run/index.js";
 
 const iota = (n: number) => Float64Array.from({ length: n }, (_, x) => x);
@@ -163,5 +164,21 @@ describe("array layouts", () => {
   it("sep axes are not supported yet", async () => {
     const k = makeKernel("{[i,j]: 0<=i<2 and 0<=j<3}", "out[i,j] = 1", [globalArg("out", "int32", [2, 3], { dimTags: "sep,c" })]);
     await expect(run(k, {})).rejects.toThrow(/sep.*not supported yet/);
+  });
+});
+
+describe("storage comes from the scheduled kernel", () => {
+  it("an ilp-privatized temporary (preprocessing adds an axis) gets its new shape", async () => {
+    const k = makeKernel("{[io,ii]: 0<=ii<4 and 0<=4*io+ii<n}", [
+      "<> t = 2*a[4*io+ii] {id=w}",
+      "out[4*io+ii] = t + 1 {id=r, dep=w}",
+    ], ["a, out: float32[n]", "n: int32"]);
+    const ilp = withKernel(k, { inameTags: { ...k.inameTags, ii: parseInameTag("ilp") as InameTag } });
+    for (const n of [0, 3, 8, 10]) {
+      const a = Float32Array.from({ length: n }, (_, x) => x - 2.5);
+      const want = [...(await run(k, { a, n })).out!];
+      expect(want).toEqual([...a].map((x) => 2 * x + 1));
+      expect([...(await run(ilp, { a, n })).out!]).toEqual(want);
+    }
   });
 });

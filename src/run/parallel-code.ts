@@ -1,0 +1,210 @@
+/**
+ * The interpreter's parallel meaning as generated code (ALGORITHMS.md §5): a device kernel is a
+ * loop over its groups, in REVERSED order of their flat id (axis 0 fastest), so that a group
+ * reading what a lower group writes sees stale data — and the global-memory tracker reports it.
+ * Within a group, work-items run in lockstep per schedule node: each instruction (or barrier-free
+ * loop) runs for every work-item before the next node; a loop containing a barrier runs once for
+ * the group. Private temporaries have one copy per work-item, local ones one per group (refilled
+ * with garbage), global ones one per run; local memory and the global arrays a device kernel
+ * writes are shadowed by `CellTracker`s (race.ts).
+ *
+ * Several inames may share one hardware axis (a local tree reduction's stage inames beside the
+ * reduced iname, loopy's prefetch inames): the axis runs over the largest of their sizes and each
+ * iname is bound to its own base plus the axis id; instructions guard their own domains.
+ */
+import { ExecutionError } from "../errors.js";
+import {
+  assigneeName, findArg, findTemporary, freeVariables, INDEX_DTYPE,
+  type Expr, type Instruction, type Kernel,
+} from "../ir/index.js";
+import { dimBounds, type BasicSet } from "../poly/index.js";
+import type { DeviceKernel, HwAxis, ScheduleNode } from "../schedule/index.js";
+import { compileExpr, type ExprContext } from "./compile-expr.js";
+import { hwAxis } from "./device-schedule.js";
+
+/** What the parallel code needs of the sequential kernel compiler (interp.ts). */
+export interface KernelCode {
+  readonly k: Kernel;
+  /** Trackers of the device kernel being compiled: array name -> JS variable. */
+  trackers: Map<string, string>;
+  /** JS variables declared (with `let`) at the top of the kernel function. */
+  readonly topVars: string[];
+  spaceOf(name: string): "private" | "local" | "global";
+  /** Position of an array argument or temporary in the storage `execute` takes. */
+  arrayIndexOf(name: string): number;
+  inameVar(iname: string): string;
+  exprCtx(what: string, scope: readonly string[]): ExprContext;
+  nodes(nodes: readonly ScheduleNode[], outer: readonly string[], ind: string): string[];
+  loop(iname: string, body: readonly ScheduleNode[], outer: readonly string[], ind: string,
+    emitBody: (outer: readonly string[], ind: string) => string[]): string[];
+  insnsUnder(nodes: readonly ScheduleNode[]): Instruction[];
+  domainOf(inames: readonly string[]): BasicSet;
+  expand(e: Expr): Expr;
+}
+
+/** One hardware axis of a device kernel and every iname on it. */
+interface AxisInames {
+  readonly axis: number;
+  /** JS variable of the axis size, the first iname's name (for messages), the inames. */
+  readonly size: string;
+  readonly inames: readonly HwAxis[];
+}
+
+/** The inames on each axis of `tag`: those the schedule lists, then used ones it does not. */
+function axesOf(k: Kernel, listed: readonly HwAxis[], used: ReadonlySet<string>, tag: "g" | "l", d: number): AxisInames[] {
+  const all = [...listed];
+  const hwInames = Object.keys(k.inameTags).filter((n) => ["g", "l"].includes(k.inameTags[n]!.kind));
+  for (const iname of [...used].sort()) {
+    const t = k.inameTags[iname];
+    if (t?.kind !== tag || all.some((a) => a.iname === iname)) continue;
+    // The schedule checked that inames sharing an axis have one range: take a listed one's.
+    const same = listed.find((a) => a.axis === t.axis);
+    all.push(same ? { ...same, iname } : hwAxis(k, iname, tag, t.axis, hwInames));
+  }
+  const numbers = [...new Set(all.map((a) => a.axis))].sort((a, b) => a - b);
+  return numbers.map((axis, x) => ({
+    axis, size: `${tag === "g" ? "G" : "L"}${d}_${x}`, inames: all.filter((a) => a.axis === axis),
+  }));
+}
+
+/** Code of device kernels run group by group, work-items in lockstep. */
+export class ParallelCode {
+  constructor(private readonly c: KernelCode) {}
+
+  /** One device kernel: the loop over groups around the lockstep body. */
+  deviceKernel(dk: DeviceKernel, d: number): string[] {
+    const c = this.c;
+    const ind = "  ";
+    const used = new Set(c.insnsUnder(dk.body).flatMap((i) => [...i.withinInames]));
+    const groups = axesOf(c.k, dk.groupAxes, used, "g", d);
+    const locals = axesOf(c.k, dk.localAxes, used, "l", d);
+    const groupInames = groups.flatMap((g) => g.inames.map((a) => a.iname));
+    const localInames = locals.flatMap((l) => l.inames.map((a) => a.iname));
+    const sizeCode = (a: HwAxis, scope: readonly string[]) =>
+      compileExpr(a.size, INDEX_DTYPE, c.exprCtx(`(size of ${a.tag}.${a.axis} iname ${a.iname})`, scope));
+    const baseCode = (a: HwAxis, scope: readonly string[]) =>
+      compileExpr(a.base, INDEX_DTYPE, c.exprCtx(`(base of ${a.tag}.${a.axis} iname ${a.iname})`, scope));
+    const axisList = (axes: readonly AxisInames[]) => axes.map((a) => `[${JSON.stringify(a.inames[0]!.iname)}, ${a.size}]`).join(", ");
+    const out = [
+      `${ind}{ // device kernel ${JSON.stringify(dk.name)}`,
+      ...groups.map((g) => `${ind}  const ${g.size} = Math.max(0, ${g.inames.map((a) => sizeCode(a, [])).join(", ")});`),
+      ...locals.map((l) => `${ind}  const ${l.size} = Math.max(0, ${l.inames.map((a) => sizeCode(a, [])).join(", ")});`),
+      `${ind}  const NG${d} = ${["1", ...groups.map((g) => g.size)].join(" * ")}, NL${d} = ${["1", ...locals.map((l) => l.size)].join(" * ")};`,
+      `${ind}  GC.phase++; GC.axes = [${axisList(groups)}];`,
+      `${ind}  LC.axes = [${axisList(locals)}];`,
+    ];
+    // Storage: private copies per work-item, trackers for local memory and written global arrays.
+    const names = this.namesUsed(dk.body);
+    const temps = (space: string) => c.k.temporaries.filter((t) => names.has(t.name) && c.spaceOf(t.name) === space);
+    const privates = temps("private").map((t) => c.arrayIndexOf(t.name));
+    for (const a of privates) out.push(`${ind}  const P${d}_${a} = RT.copies(A[${a}], NL${d});`);
+    c.trackers = new Map();
+    const track = (name: string, what: string, clock: string) => {
+      const a = c.arrayIndexOf(name);
+      const v = `K${d}_${a}`;
+      c.topVars.push(v);
+      c.trackers.set(name, v);
+      out.push(`${ind}  ${v} = new RT.CellTracker(${JSON.stringify(name)}, ${JSON.stringify(what)}, A[${a}].length, ${clock});`);
+    };
+    if (locals.length > 0) for (const t of temps("local")) track(t.name, "local temporary", "LC");
+    if (groups.length > 0) {
+      for (const name of this.namesWritten(dk.body)) {
+        const t = findTemporary(c.k, name);
+        if (t ? c.spaceOf(name) === "global" : findArg(c.k, name)?.kind === "array") track(name, "global array", "GC");
+      }
+    }
+    // Groups in reverse order: an illegal dependency of a group on a lower one shows.
+    out.push(`${ind}  for (let gf = NG${d} - 1; gf >= 0; gf--) {`, `${ind}    GC.agent = gf; LC.phase++;`);
+    if (groups.length > 0) out.push(`${ind}    let q = gf;`);
+    groups.forEach((g, x) => {
+      out.push(`${ind}    const g${x} = q % ${g.size}; q = (q - g${x}) / ${g.size};`);
+      for (const a of g.inames) out.push(`${ind}    const ${c.inameVar(a.iname)} = ${baseCode(a, [])} + g${x};`);
+    });
+    // Local bases may depend on group inames (the stand-in schedule's remainders).
+    const localBases = locals.map((l, x) => l.inames.map((a, y) => {
+      const v = `B${d}_${x}_${y}`;
+      out.push(`${ind}    const ${v} = ${baseCode(a, groupInames)};`);
+      return v;
+    }));
+    for (const t of temps("local")) out.push(`${ind}    RT.fillGarbage(d${c.arrayIndexOf(t.name)}, ${JSON.stringify(t.dtype)});`);
+    const bindWorkItem = (ind2: string): string[] => {
+      const lines = [`${ind2}LC.agent = w;`];
+      if (locals.length > 0) lines.push(`${ind2}let q = w;`);
+      locals.forEach((l, x) => {
+        lines.push(`${ind2}const l${x} = q % ${l.size}; q = (q - l${x}) / ${l.size};`);
+        l.inames.forEach((a, y) => lines.push(`${ind2}const ${c.inameVar(a.iname)} = ${localBases[x]![y]!} + l${x};`));
+      });
+      for (const a of privates) lines.push(`${ind2}d${a} = P${d}_${a}[w];`);
+      return lines;
+    };
+    out.push(...this.lockstep(d, dk.body, groupInames, localInames, bindWorkItem, `${ind}    `));
+    out.push(`${ind}  }`, `${ind}}`);
+    c.trackers = new Map();
+    return out;
+  }
+
+  /** Nodes run by all work-items of a group together: barriers end phases, barrier loops run once. */
+  private lockstep(
+    d: number, nodes: readonly ScheduleNode[], outer: readonly string[], localInames: readonly string[],
+    bindWorkItem: (ind: string) => string[], ind: string,
+  ): string[] {
+    const c = this.c;
+    return nodes.flatMap((n) => {
+      if (this.isBarrier(n)) return [`${ind}LC.phase++; // barrier${n.kind === "barrier" ? `: ${n.comment}` : ` ${JSON.stringify(n.kind === "insn" ? n.id : "")}`}`];
+      if (n.kind === "loop" && this.hasBarrier(n.body)) {
+        this.checkUniformLoop(n.iname, n.body, [...outer, ...localInames], localInames);
+        return c.loop(n.iname, n.body, [...outer, ...localInames], ind, (inner, ind2) =>
+          this.lockstep(d, n.body, inner.filter((x) => !localInames.includes(x)), localInames, bindWorkItem, ind2));
+      }
+      // Every work-item runs this node on its own ids and private storage.
+      return [
+        `${ind}for (let w = 0; w < NL${d}; w++) {`, ...bindWorkItem(`${ind}  `),
+        ...c.nodes([n], [...outer, ...localInames], `${ind}  `), `${ind}}`,
+      ];
+    });
+  }
+
+  /** A loop with a barrier inside runs once for the whole group: its bounds must not use local ids. */
+  private checkUniformLoop(iname: string, body: readonly ScheduleNode[], outer: readonly string[], localInames: readonly string[]): void {
+    for (const insn of this.c.insnsUnder(body)) {
+      const s = this.c.domainOf(insn.withinInames);
+      if (!s.dims.includes(iname)) continue;
+      const b = dimBounds(s, iname, outer.filter((o) => o !== iname && s.dims.includes(o)));
+      for (const bound of [...b.lower, ...b.upper]) {
+        const bad = localInames.find((l) => (bound.aff.terms[l] ?? 0) !== 0);
+        if (bad) {
+          throw new ExecutionError(`the loop over "${iname}" contains a barrier but its bounds depend on the local iname "${bad}" (instruction "${insn.id}"): work-items would not all reach the barrier`);
+        }
+      }
+    }
+  }
+
+  private isBarrier(n: ScheduleNode): boolean {
+    if (n.kind === "barrier") return true;
+    if (n.kind !== "insn") return false;
+    const insn = this.c.k.instructions.find((i) => i.id === n.id);
+    if (insn?.kind !== "barrier") return false;
+    if (insn.scope === "global") throw new ExecutionError(`global barrier "${insn.id}" inside device kernel: it must split the kernel at the outermost level`);
+    return true;
+  }
+
+  private hasBarrier(nodes: readonly ScheduleNode[]): boolean {
+    return nodes.some((n) => this.isBarrier(n) || (n.kind === "loop" && this.hasBarrier(n.body)));
+  }
+
+  /** Variables the instructions under `nodes` read or write. */
+  private namesUsed(nodes: readonly ScheduleNode[]): Set<string> {
+    const out = new Set<string>();
+    for (const insn of this.c.insnsUnder(nodes)) {
+      if (insn.kind !== "assign") continue;
+      freeVariables(this.c.expand(insn.lhs), out);
+      freeVariables(this.c.expand(insn.rhs), out);
+      for (const p of insn.predicates) freeVariables(this.c.expand(p), out);
+    }
+    return out;
+  }
+
+  private namesWritten(nodes: readonly ScheduleNode[]): Set<string> {
+    return new Set(this.c.insnsUnder(nodes).flatMap((i) => (i.kind === "assign" ? [assigneeName(this.c.expand(i.lhs))] : [])));
+  }
+}

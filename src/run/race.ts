@@ -1,0 +1,132 @@
+/**
+ * Runtime support of the parallel interpreter: per-work-item copies of private storage, garbage
+ * for fresh local memory, and race detection with shadow arrays (ALGORITHMS.md §5).
+ *
+ * A `Clock` says who is running (`agent`: a work-item index within the group, or a group index)
+ * and in which phase; a `CellTracker` shadows one array and records, per cell, the last writer and
+ * up to two distinct readers of the current phase. Two accesses to one cell in one phase by
+ * different agents, at least one of them a write that changes the value, are a race. Writes of the
+ * same value by several agents (redundant execution, as when every work-item runs an instruction
+ * that does not use a local iname) are allowed, and a read of such a cell is no race.
+ */
+import { ExecutionError } from "../errors.js";
+import type { Dtype, TypedArray } from "../ir/index.js";
+
+/** Who runs now: phases end at barriers (work-items) or at the end of a device kernel (groups). */
+export class Clock {
+  phase = 1;
+  agent = 0;
+  /** Hardware axes (iname, size), axis 0 fastest-varying, to name an agent in messages. */
+  axes: readonly (readonly [string, number])[] = [];
+
+  constructor(readonly kind: "work-item" | "group") {}
+
+  /** `work-item {ii: 2}`: the agent's id along each hardware axis. */
+  describe(agent: number): string {
+    let q = agent;
+    const ids = this.axes.map(([name, size]) => {
+      const id = q % size;
+      q = (q - id) / size;
+      return `${name}: ${id}`;
+    });
+    return `${this.kind} {${ids.join(", ")}}`;
+  }
+}
+
+const sameValue = (a: number | bigint, b: number | bigint) => a === b || (a !== a && b !== b);
+
+/** Shadow state of one array; `rd` and `wr` are called by the generated code at each access. */
+export class CellTracker {
+  private readonly wPhase: Int32Array;
+  private readonly writer: Int32Array;
+  private readonly wInsn: (string | undefined)[];
+  private readonly rPhase: Int32Array;
+  private readonly reader: Int32Array;
+  /** A reader of this phase other than `reader`, or -1. */
+  private readonly reader2: Int32Array;
+  private readonly rInsn: (string | undefined)[];
+
+  constructor(readonly name: string, readonly what: string, size: number, readonly clock: Clock) {
+    this.wPhase = new Int32Array(size);
+    this.writer = new Int32Array(size);
+    this.wInsn = new Array<string | undefined>(size);
+    this.rPhase = new Int32Array(size);
+    this.reader = new Int32Array(size);
+    this.reader2 = new Int32Array(size);
+    this.rInsn = new Array<string | undefined>(size);
+  }
+
+  /** Record a read of cell `off` by instruction `insn`; returns `off`. */
+  rd(off: number, insn: string): number {
+    const c = this.clock;
+    const me = c.agent;
+    if (this.wPhase[off] === c.phase) {
+      const w = this.writer[off]!;
+      if (w !== me && w !== SHARED) throw this.race(off, this.wInsn[off]!, w, "wrote", insn, me, "read");
+    }
+    if (this.rPhase[off] !== c.phase) {
+      this.rPhase[off] = c.phase;
+      this.reader[off] = me;
+      this.reader2[off] = -1;
+      this.rInsn[off] = insn;
+    } else if (this.reader[off] !== me && this.reader2[off] === -1) {
+      this.reader2[off] = me;
+    }
+    return off;
+  }
+
+  /** Store `v` (in the array's representation) at cell `off` for instruction `insn`, checking for races. */
+  wr(data: TypedArray, off: number, v: number | bigint, insn: string): void {
+    const c = this.clock;
+    const me = c.agent;
+    const same = sameValue(data[off]!, v);
+    if (this.wPhase[off] === c.phase) {
+      const w = this.writer[off]!;
+      if (w !== me) {
+        if (!same) throw this.race(off, this.wInsn[off]!, w, "wrote", insn, me, "wrote a different value to");
+        this.writer[off] = SHARED;
+      }
+    } else {
+      this.wPhase[off] = c.phase;
+      this.writer[off] = me;
+      this.wInsn[off] = insn;
+    }
+    if (!same && this.rPhase[off] === c.phase) {
+      const r = this.reader[off] !== me ? this.reader[off]! : this.reader2[off]!;
+      if (r !== -1 && r !== me) throw this.race(off, this.rInsn[off]!, r, "read", insn, me, "wrote");
+    }
+    (data as unknown as (number | bigint)[])[off] = v;
+  }
+
+  private race(off: number, insnA: string, a: number, didA: string, insnB: string, b: number, didB: string): ExecutionError {
+    const who = (x: number) => (x === SHARED ? "several work-items" : this.clock.describe(x));
+    const sync = this.clock.kind === "work-item" ? "with no barrier between (add a barrier or a dependency the scheduler can turn into one)" : "in the same device kernel (groups are independent: split the kernel with a global barrier)";
+    return new ExecutionError(
+      `race on ${this.what} "${this.name}" at cell ${off}: instruction "${insnA}" in ${who(a)} ${didA} it and instruction "${insnB}" in ${who(b)} ${didB} it, ${sync}`,
+    );
+  }
+}
+
+const SHARED = -2;
+
+/** `n` private copies of `a` (same dtype and length): one per work-item. */
+export function copies(a: TypedArray, n: number): TypedArray[] {
+  const out: TypedArray[] = [a];
+  for (let w = 1; w < n; w++) out.push(a.slice());
+  return out;
+}
+
+/**
+ * Fill fresh local memory with garbage so that reading it before writing shows: NaN for floats
+ * (0x7e00 for float16 bits), 0x5a bytes for integers (int32 1515870810), true for bool.
+ */
+export function fillGarbage(a: TypedArray, dtype: Dtype): void {
+  if (dtype === "float16") (a as Uint16Array).fill(0x7e00);
+  else if (dtype === "float32" || dtype === "float64") (a as Float64Array).fill(NaN);
+  else if (dtype === "int64" || dtype === "uint64") (a as BigInt64Array).fill(0x5a5a5a5a5a5a5a5an);
+  else if (dtype === "bool") (a as Uint8Array).fill(1);
+  else (a as Int32Array).fill(0x5a5a5a5a);
+}
+
+/** Everything the generated code reaches through `RT`. */
+export const RT = { Clock, CellTracker, copies, fillGarbage };
