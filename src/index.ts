@@ -20,20 +20,26 @@ export type {
 export * as isl from "./poly/index.js";
 export type { BasicSet, Aff, Bound, DimBounds, Constraint } from "./poly/index.js";
 
-// Scheduling and execution
-export { linearize } from "./schedule/index.js";
+// Transformations
+export { splitIname, chunkIname, tagInames, prioritizeLoops, setTemporaryAddressSpace } from "../transforms/index.js";
+export type { SplitOptions, TagSpec, InsnMatch } from "../transforms/index.js";
+
+// Scheduling, code generation and execution
+export { linearize, preprocess, schedule, showSchedule, lowerForCpu } from "./schedule/index.js";
+export type { Schedule, DeviceKernel, HwAxis, ScheduleNode } from "./schedule/index.js";
+export { generateCode } from "../codegen/index.js";
 export { run, autoTestVsRef } from "./run/index.js";
 export type { BackendName } from "./run/index.js";
 
 // Planned (later issues): each throws a LoomError saying it is not built yet.
 export * from "./planned.js";
 export const {
-  splitIname, chunkIname, joinInames, tagInames, tile, prioritizeLoops, renameIname, duplicateInames,
+  joinInames, tile, renameIname, duplicateInames,
   removeUnusedInames, splitReductionInward, splitReductionOutward, makeReductionInamesUnique, mapDomain,
   assume, fixParameters, addPrefetch, precompute, extractSubst, assignmentToSubst, expandSubst,
-  tagArrayAxes, dimOrder, splitArrayAxis, setTemporaryAddressSpace, privatize, addDependency, addBarrier,
+  tagArrayAxes, dimOrder, splitArrayAxis, privatize, addDependency, addBarrier,
   removeInstructions, setInstructionPriority,
 } = plannedTransforms;
 import { plannedTransforms } from "./planned.js";
-export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/types.js";
+export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
 export type { TuningRecord } from "./tune/types.js";

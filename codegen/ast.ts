@@ -1,0 +1,188 @@
+/**
+ * A small C-like AST and its printer. Expressions carry the dtype they compute in, so that one
+ * lowering serves C-family targets (which print casts only where C would not convert by itself)
+ * and JavaScript (which spells every rounding and wrap, as the interpreter does).
+ */
+import { assertNever } from "../src/errors.js";
+import type { Dtype } from "../src/ir/index.js";
+
+/** `idx`: exact integer index arithmetic (loop bounds, flattened subscripts), never overflowing. */
+export type ExDtype = Dtype | "idx";
+export type BinOp = "+" | "-" | "*" | "/" | "//" | "%" | "**" | "<" | "<=" | ">" | ">=" | "==" | "!=" | "&&" | "||" | "min" | "max";
+
+export type Ex =
+  | { readonly k: "var"; readonly name: string }
+  | { readonly k: "lit"; readonly value: number; readonly dtype: ExDtype }
+  /** `l op r` computed in `dtype` (for comparisons: the operands' dtype). `nonneg`: `//` of a non-negative value. */
+  | { readonly k: "bin"; readonly op: BinOp; readonly l: Ex; readonly r: Ex; readonly dtype: ExDtype; readonly insn?: string; readonly nonneg?: boolean }
+  | { readonly k: "neg"; readonly e: Ex; readonly dtype: ExDtype }
+  | { readonly k: "not"; readonly e: Ex }
+  | { readonly k: "call"; readonly fn: string; readonly args: readonly Ex[]; readonly dtype: Dtype }
+  /** An element of an array's flat storage. */
+  | { readonly k: "load"; readonly array: string; readonly index: Ex; readonly dtype: Dtype }
+  | { readonly k: "cond"; readonly c: Ex; readonly t: Ex; readonly f: Ex }
+  | { readonly k: "cast"; readonly to: Dtype; readonly from: Dtype; readonly e: Ex }
+  /** Group (`g`) or local (`l`) id along `axis`. */
+  | { readonly k: "hw"; readonly tag: "g" | "l"; readonly axis: number };
+
+export type Stmt =
+  | { readonly k: "block"; readonly body: readonly Stmt[] }
+  /** `for (int v = lo; v <= hi; ++v)`, `pragmas` printed on the lines before. */
+  | { readonly k: "for"; readonly v: string; readonly lo: Ex; readonly hi: Ex; readonly body: Stmt; readonly pragmas?: readonly string[] }
+  | { readonly k: "if"; readonly cond: Ex; readonly then: Stmt; readonly else?: Stmt }
+  /** A variable: `type name[size] = init;`, `space` a qualifier such as `__local`. */
+  | { readonly k: "decl"; readonly dtype: ExDtype; readonly name: string; readonly size?: number; readonly init?: Ex; readonly isConst?: boolean; readonly space?: "private" | "local" }
+  /** `lhs = rhs;` where lhs is a scalar variable or an array element; `atomic` adds atomically. */
+  | { readonly k: "assign"; readonly array?: string; readonly index?: Ex; readonly name?: string; readonly dtype: Dtype; readonly rhs: Ex; readonly atomicAdd?: boolean }
+  | { readonly k: "barrier"; readonly comment: string }
+  | { readonly k: "comment"; readonly text: string }
+  | { readonly k: "raw"; readonly text: string };
+
+// ---- constructors -------------------------------------------------------------------------
+
+export const evar = (name: string): Ex => ({ k: "var", name });
+export const ilit = (value: number): Ex => ({ k: "lit", value: value + 0, dtype: "idx" });
+/** Exact index arithmetic with constants folded: `iadd(ilit(1), ilit(2))` is `3`. */
+export function ibin(op: "+" | "-" | "*", l: Ex, r: Ex): Ex {
+  if (l.k === "lit" && r.k === "lit") return ilit(op === "+" ? l.value + r.value : op === "-" ? l.value - r.value : l.value * r.value);
+  if (op === "+" && l.k === "lit" && l.value === 0) return r;
+  if ((op === "+" || op === "-") && r.k === "lit" && r.value === 0) return l;
+  if (op === "*" && ((l.k === "lit" && l.value === 0) || (r.k === "lit" && r.value === 0))) return ilit(0);
+  if (op === "*" && l.k === "lit" && l.value === 1) return r;
+  if (op === "*" && r.k === "lit" && r.value === 1) return l;
+  return { k: "bin", op, l, r, dtype: "idx" };
+}
+export const block = (body: readonly Stmt[]): Stmt => ({ k: "block", body });
+
+// ---- printing -----------------------------------------------------------------------------
+
+/** How a dialect spells what differs between targets; the printer does the rest. */
+export interface ExprSyntax {
+  /** The whole expression (JS replaces the C rendering entirely); undefined: C-style. */
+  expr?(e: Ex, p: Printer): string;
+  typeName(d: ExDtype): string;
+  lit(value: number, d: ExDtype): string;
+  hw(tag: "g" | "l", axis: number): string;
+  /** A math function call in dtype `d` (`sqrtf(x)` vs `sqrt(x)`), also int/float min and max. */
+  call(fn: string, d: Dtype, args: readonly string[], p: Printer): string;
+  /** Integer floor division / modulo helpers (loopy's semantics), recorded as used. */
+  floorDiv(a: string, b: string, d: ExDtype, p: Printer): string;
+  mod(a: string, b: string, d: ExDtype, p: Printer): string;
+  cast(to: Dtype, code: string): string;
+  atomicAdd?(target: string, value: string, d: Dtype): string;
+}
+
+export interface StmtSyntax {
+  forHead(v: string, lo: string, hi: string): string;
+  decl(s: Stmt & { k: "decl" }, p: Printer): string;
+  barrier(comment: string): string;
+  /** `target = value;` (JS stores float16 as bits). */
+  store?(target: string, value: string, d: Dtype, isArray: boolean): string;
+}
+
+/** Precedence of C (and JS) operators: higher binds tighter. */
+const PREC: Readonly<Record<string, number>> = {
+  "||": 1, "&&": 2, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+};
+const UNARY = 11;
+const ATOM = 13;
+
+/** C integer conversions that need no cast: value-preserving, or what C's usual conversions do anyway. */
+function implicitOk(from: Dtype, to: Dtype): boolean {
+  if (from === to || from === "bool") return true;
+  const w: Record<string, number> = { int8: 1, int16: 2, int32: 3, int64: 4, uint8: 1, uint16: 2, uint32: 3, uint64: 4 };
+  if (to === "float64") return from !== "int64" && from !== "uint64";
+  if (to === "float32") return from !== "float64" && from !== "int64" && from !== "uint64" && from !== "uint32";
+  const signed = (d: string) => d.startsWith("int");
+  if (w[from] && w[to]) return signed(from) === signed(to) && w[from]! <= w[to]!;
+  return false;
+}
+
+/** Prints statements and expressions for one dialect, recording which helpers were used. */
+export class Printer {
+  readonly helpers = new Set<string>();
+  constructor(readonly ex: ExprSyntax, readonly st: StmtSyntax, readonly indentUnit = "  ") {}
+
+  /** `e` as code; parenthesized when its precedence is below `min`. */
+  expr(e: Ex, min = 0): string {
+    if (this.ex.expr) return this.ex.expr(e, this);
+    const [code, prec] = this.cexpr(e);
+    return prec < min ? `(${code})` : code;
+  }
+
+  private cexpr(e: Ex): [string, number] {
+    switch (e.k) {
+      case "var": return [e.name, ATOM];
+      case "lit": {
+        const s = this.ex.lit(e.value, e.dtype);
+        return [s, s.startsWith("-") ? UNARY : ATOM];
+      }
+      case "hw": return [this.ex.hw(e.tag, e.axis), ATOM];
+      case "neg": return [`-${this.expr(e.e, UNARY + 1)}`, UNARY];
+      case "not": return [`!${this.expr(e.e, UNARY)}`, UNARY];
+      case "load": return [`${e.array}[${this.expr(e.index)}]`, ATOM];
+      case "cond": return [`${this.expr(e.c, 4)} ? ${this.expr(e.t, 4)} : ${this.expr(e.f, 3)}`, 3];
+      case "cast": return implicitOk(e.from, e.to) ? this.cexpr(e.e) : [this.ex.cast(e.to, this.expr(e.e, UNARY)), UNARY];
+      case "call": return [this.ex.call(e.fn, e.dtype, e.args.map((a) => this.expr(a)), this), ATOM];
+      case "bin": {
+        switch (e.op) {
+          case "min": case "max":
+            return [this.ex.call(e.op, e.dtype === "idx" ? "int32" : e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
+          case "**": return [this.ex.call("pow", e.dtype === "idx" ? "float64" : e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
+          case "//":
+            if (e.dtype === "float32" || e.dtype === "float64" || e.dtype === "float16") {
+              return [this.ex.call("floor", e.dtype, [`${this.expr(e.l, 10)} / ${this.expr(e.r, 11)}`], this), ATOM];
+            }
+            if (e.nonneg) return [`${this.expr(e.l, 10)} / ${this.expr(e.r, 11)}`, 10];
+            return [this.ex.floorDiv(this.expr(e.l), this.expr(e.r), e.dtype, this), ATOM];
+          case "%":
+            if (e.dtype === "float32" || e.dtype === "float64" || e.dtype === "float16") {
+              return [this.ex.call("loopy_fmod", e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
+            }
+            return [this.ex.mod(this.expr(e.l), this.expr(e.r), e.dtype, this), ATOM];
+          default: {
+            const p = PREC[e.op]!;
+            // Exact index sums are associative: `a + (b + c)` prints as `a + b + c`.
+            const intSum = (x: Ex) => x.k === "bin" && x.op === "+" && (x.dtype === "idx" || x.dtype === "int32");
+            const assoc = intSum(e) && intSum(e.r);
+            return [`${this.expr(e.l, p)} ${e.op} ${this.expr(e.r, assoc ? p : p + 1)}`, p];
+          }
+        }
+      }
+      default: return assertNever(e, "AST expression");
+    }
+  }
+
+  /** Lines of `s` at indentation `ind`. */
+  stmt(s: Stmt, ind: string): string[] {
+    switch (s.k) {
+      case "block": return [`${ind}{`, ...s.body.flatMap((x) => this.stmt(x, ind + this.indentUnit)), `${ind}}`];
+      case "for": {
+        const head = `${ind}${this.st.forHead(s.v, this.expr(s.lo), this.expr(s.hi))}`;
+        return [...(s.pragmas ?? []).map((p) => `${ind}${p}`), head, ...this.body(s.body, ind)];
+      }
+      case "if": {
+        const out = [`${ind}if (${this.expr(s.cond)})`, ...this.body(s.then, ind)];
+        if (s.else) out.push(`${ind}else`, ...this.body(s.else, ind));
+        return out;
+      }
+      case "decl": return [`${ind}${this.st.decl(s, this)}`];
+      case "assign": {
+        const target = s.array !== undefined ? `${s.array}[${this.expr(s.index!)}]` : s.name!;
+        if (s.atomicAdd) return [`${ind}${this.ex.atomicAdd!(target, this.expr(s.rhs), s.dtype)};`];
+        if (this.st.store) return [`${ind}${this.st.store(target, this.expr(s.rhs), s.dtype, s.array !== undefined)}`];
+        return [`${ind}${target} = ${this.expr(s.rhs)};`];
+      }
+      case "barrier": return [`${ind}${this.st.barrier(s.comment)}`];
+      case "comment": return [`${ind}/* ${s.text} */`];
+      case "raw": return s.text.split("\n").map((l) => `${ind}${l}`);
+      default: return assertNever(s, "AST statement");
+    }
+  }
+
+  /** The body of a for/if: a block is printed with braces, a single statement indented under it. */
+  private body(s: Stmt, ind: string): string[] {
+    if (s.k === "block" && s.body.length === 1 && s.body[0]!.k !== "decl" && s.body[0]!.k !== "if") return this.body(s.body[0]!, ind);
+    return s.k === "block" ? this.stmt(s, ind) : this.stmt(s, ind + this.indentUnit);
+  }
+}

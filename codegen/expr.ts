@@ -1,0 +1,139 @@
+/**
+ * IR expressions to typed AST expressions, node for node as the interpreter's expression compiler
+ * (`src/run/compile-expr.ts`) evaluates them: each node computed in its own dtype and converted
+ * where C converts. Keeping the same structure is what makes the js target bit-identical.
+ */
+import { assertNever, CodegenError } from "../src/errors.js";
+import {
+  combineTypes, exprToString, exprType, isFloat, isWideInt, MATH_FUNCTIONS,
+  type Dtype, type Expr, type Reduce, type TypeEnv, type TypeInfo,
+} from "../src/ir/index.js";
+import { ibin, ilit, type Ex } from "./ast.js";
+
+/** What expression lowering asks of the lowering around it. */
+export interface ExprScope {
+  readonly insnId: string;
+  readonly env: TypeEnv;
+  /** A name read as a value: an iname (maybe substituted), a value argument, a scalar temporary. */
+  varEx(name: string): { ex: Ex; dtype: Dtype };
+  /** The dtype of an array and the flat index of `a[indices]` / `a[[index]]`. */
+  element(e: Expr & { kind: "subscript" | "linear" }): { array: string; index: Ex; dtype: Dtype };
+  /** A reduction evaluated at the current point in `dtype`: declares and fills an accumulator. */
+  reduction(e: Reduce, dtype: Dtype): Ex;
+}
+
+export function typeOf(e: Expr, s: ExprScope): TypeInfo {
+  const t = exprType(e, s.env);
+  if (!t) throw new CodegenError(`instruction "${s.insnId}": cannot determine the dtype of ${exprToString(e)}; add dtypes to the arguments it uses`);
+  return t;
+}
+
+/** A number converted from `from` to `to` as a C cast does (the interpreter folds literals so). */
+export function convertValue(v: number, from: Dtype, to: Dtype): number {
+  if (from === to) return v;
+  switch (to) {
+    case "float64": case "float16": return v;
+    case "float32": return Math.fround(v);
+    case "bool": return v !== 0 ? 1 : 0;
+    case "int64": case "uint64": return Number.isFinite(v) ? Math.trunc(v) : 0;
+    case "int32": return v | 0;
+    case "int16": return (v << 16) >> 16;
+    case "int8": return (v << 24) >> 24;
+    case "uint32": return v >>> 0;
+    case "uint16": return v & 65535;
+    case "uint8": return v & 255;
+    default: return assertNever(to, "dtype");
+  }
+}
+
+/** `e` converted to `want`: `lowerExpr(2*a[i], "float32")` is `2.0f * a[i]` in C. */
+export function lowerExpr(e: Expr, want: Dtype, s: ExprScope): Ex {
+  const t = typeOf(e, s).dtype;
+  if (e.kind === "const") return { k: "lit", value: convertValue(e.value, t, want), dtype: want };
+  const n = natural(e, t, s);
+  return t === want ? n : { k: "cast", to: want, from: t, e: n };
+}
+
+/** A condition as a bool-typed expression. */
+export function lowerCond(e: Expr, s: ExprScope): Ex {
+  return lowerExpr(e, "bool", s);
+}
+
+function natural(e: Expr, t: Dtype, s: ExprScope): Ex {
+  switch (e.kind) {
+    case "var": {
+      const { ex, dtype } = s.varEx(e.name);
+      return dtype === t ? ex : { k: "cast", to: t, from: dtype, e: ex };
+    }
+    case "const": return { k: "lit", value: e.value, dtype: t };
+    case "arith": return { k: "bin", op: e.op, l: lowerExpr(e.left, t, s), r: lowerExpr(e.right, t, s), dtype: t, insn: s.insnId };
+    case "neg": return { k: "neg", e: lowerExpr(e.operand, t, s), dtype: t };
+    case "not": return { k: "not", e: lowerExpr(e.operand, typeOf(e.operand, s).dtype, s) };
+    case "compare": {
+      const ct = combineTypes(typeOf(e.left, s), typeOf(e.right, s)).dtype;
+      return { k: "bin", op: e.op, l: lowerExpr(e.left, ct, s), r: lowerExpr(e.right, ct, s), dtype: ct };
+    }
+    case "logical":
+      return {
+        k: "bin", op: e.op === "and" ? "&&" : "||", dtype: "bool",
+        l: lowerExpr(e.left, typeOf(e.left, s).dtype, s), r: lowerExpr(e.right, typeOf(e.right, s).dtype, s),
+      };
+    case "if":
+      return { k: "cond", c: lowerExpr(e.cond, typeOf(e.cond, s).dtype, s), t: lowerExpr(e.then, t, s), f: lowerExpr(e.else, t, s) };
+    case "call": {
+      if (!(e.fn in MATH_FUNCTIONS)) {
+        throw new CodegenError(`instruction "${s.insnId}": unknown function "${e.fn}"; math functions are ${Object.keys(MATH_FUNCTIONS).join(", ")}`);
+      }
+      const args = e.args.map((a) => lowerExpr(a, t, s));
+      if ((e.fn === "min" || e.fn === "max") && args.length >= 2) {
+        return args.reduce((acc, a) => ({ k: "bin", op: e.fn as "min" | "max", l: acc, r: a, dtype: t }));
+      }
+      return { k: "call", fn: e.fn, args, dtype: t };
+    }
+    case "subscript": case "linear": {
+      const el = s.element(e);
+      const load: Ex = { k: "load", array: el.array, index: el.index, dtype: el.dtype };
+      return el.dtype === t ? load : { k: "cast", to: t, from: el.dtype, e: load };
+    }
+    case "reduce": return s.reduction(e, t);
+    case "cast": return lowerExpr(e.value, e.dtype, s);
+    default: return assertNever(e, "expression");
+  }
+}
+
+/**
+ * An integer subscript as an index expression: int32 arithmetic as the program computes it
+ * (the interpreter evaluates indices in their own dtype, unwrapped for wide integers).
+ */
+export function lowerIndex(e: Expr, s: ExprScope, what: string): Ex {
+  const t = typeOf(e, s).dtype;
+  if (isFloat(t)) throw new CodegenError(`instruction "${s.insnId}": ${what} ${exprToString(e)} is ${t}, not an integer`);
+  if (e.kind === "const") return ilit(e.value);
+  if (e.kind === "var") {
+    const v = s.varEx(e.name);
+    if (v.dtype === "int32") return v.ex;
+  }
+  const ex = lowerExpr(e, t, s);
+  return isWideInt(t) ? { k: "cast", to: "int32", from: t, e: ex } : ex;
+}
+
+/** Size and stride expressions (integers, parameters, `+ - *`, `//`) as exact index arithmetic. */
+export function sizeEx(e: Expr, name: (n: string) => Ex): Ex {
+  switch (e.kind) {
+    case "const": return ilit(e.value);
+    case "var": return name(e.name);
+    case "neg": return ibin("-", ilit(0), sizeEx(e.operand, name));
+    case "arith":
+      if (e.op === "+" || e.op === "-" || e.op === "*") return ibin(e.op, sizeEx(e.left, name), sizeEx(e.right, name));
+      // Sizes and strides are non-negative: plain C division floors them.
+      if (e.op === "//" || e.op === "/") return { k: "bin", op: "//", l: sizeEx(e.left, name), r: sizeEx(e.right, name), dtype: "idx", nonneg: true };
+      break;
+    case "call":
+      if ((e.fn === "min" || e.fn === "max") && e.args.length >= 2) {
+        return e.args.map((a) => sizeEx(a, name)).reduce((acc, a) => ({ k: "bin", op: e.fn as "min" | "max", l: acc, r: a, dtype: "idx" }));
+      }
+      break;
+    default: break;
+  }
+  throw new CodegenError(`cannot generate code for the size expression ${exprToString(e)}; use integers, parameters, + - * and //`);
+}

@@ -1,0 +1,692 @@
+/**
+ * Schedule -> AST, once for every target. Per device kernel, in order:
+ *   1. hardware inames become `base + gid(N)` / `base + lid(N)`, their ranges the first context;
+ *   2. each loop gets bounds from its instructions' domains, gisted against the assumptions and
+ *      what enclosing loops and guards already enforce (`n mod 16 = 0` drops remainder guards);
+ *   3. guards hoisted to the outermost point where their variables are known;
+ *   4. unr/ilp loops unrolled, single-iteration loops become `int const i = …;`, slabs peeled;
+ *   5. instructions become assignments (reductions not yet realized get an accumulator loop).
+ */
+import { CodegenError } from "../src/errors.js";
+import {
+  assigneeName, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
+  iterationDomain, kernelTypeEnv, reductionInames, uniqueName,
+  type Assignment, type Dtype, type Expr, type Kernel, type Reduce,
+} from "../src/ir/index.js";
+import {
+  addConstraints, aff, affIsConstant, dimBounds, eliminateExact, gist, intersect, isEmpty, universe,
+  type Aff, type BasicSet, type Bound,
+} from "../src/poly/index.js";
+import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "../src/schedule/index.js";
+import { block, evar, ibin, ilit, type Ex, type Stmt } from "./ast.js";
+import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "./expr.js";
+
+/** What a target asks of the lowering beyond the AST itself. */
+export interface LowerOptions {
+  /** Hardware axes allowed (GPU targets); CPU targets get schedules without them. */
+  readonly hwAxes: boolean;
+  /** Pragmas for an `unr_hint` loop (`#pragma unroll`), if the target has them. */
+  readonly unrollHint?: (max: number | undefined) => string;
+  /** Pragmas for the outermost loop over a group iname (OpenMP), given the private variables. */
+  readonly parallelLoop?: (privates: readonly string[]) => string;
+  /** How `atomic` updates are written: natively, as `#pragma omp atomic`, or plainly (sequential). */
+  readonly atomics: "native" | "omp" | "plain";
+}
+
+export interface LoweredArg {
+  readonly name: string;
+  readonly kind: "array" | "value";
+  readonly dtype: Dtype;
+  readonly written: boolean;
+}
+
+/** One device kernel as AST: declarations, body and launch information. */
+export interface LoweredKernel {
+  readonly name: string;
+  readonly args: readonly LoweredArg[];
+  readonly decls: readonly Stmt[];
+  readonly body: readonly Stmt[];
+  /** Work-groups per axis and work-items per axis, as exact index expressions of the parameters. */
+  readonly groupSize: readonly Ex[];
+  readonly localSize: readonly number[];
+}
+
+const MAX_UNROLL = 4096;
+
+/** Lower every device kernel of `s`. */
+export function lowerSchedule(s: Schedule, opts: LowerOptions, groupInames: ReadonlySet<string> = new Set()): LoweredKernel[] {
+  return s.deviceKernels.map((dk) => new KernelLowering(s.kernel, dk, opts, groupInames).lower());
+}
+
+type Row = { readonly aff: Aff; readonly eq: boolean };
+
+const rowKey = (r: Row) => `${r.eq ? "=" : ">"}${r.aff.constant}|${Object.entries(r.aff.terms).sort().join(";")}`;
+
+/** The constraints of `s` as affine rows; rows with existentials are returned apart. */
+function rowsOf(s: BasicSet): { rows: Row[]; existential: boolean } {
+  const names = [...s.params, ...s.dims];
+  const rows: Row[] = [];
+  let existential = false;
+  for (const c of s.constraints) {
+    if (c.coeffs.slice(names.length).some((x) => x !== 0)) {
+      existential = true;
+      continue;
+    }
+    const terms: Record<string, number> = {};
+    names.forEach((n, k) => {
+      if (c.coeffs[k] !== 0) terms[n] = c.coeffs[k]!;
+    });
+    rows.push({ aff: aff(terms, c.constant), eq: c.eq });
+  }
+  return { rows, existential };
+}
+
+class KernelLowering {
+  private readonly env;
+  private readonly subst = new Map<string, Ex>();
+  private readonly decls: Stmt[] = [];
+  private readonly taken: Set<string>;
+  private readonly domains = new Map<string, BasicSet>();
+  private readonly params: Set<string>;
+  private readonly usedParams = new Set<string>();
+  private parallelDone = false;
+
+  constructor(
+    private readonly k: Kernel, private readonly dk: DeviceKernel, private readonly opts: LowerOptions,
+    private readonly groupInames: ReadonlySet<string>,
+  ) {
+    this.env = kernelTypeEnv(k);
+    this.taken = new Set([...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name), ...k.domains.flatMap((d) => [...d.dims])]);
+    this.params = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
+  }
+
+  lower(): LoweredKernel {
+    const { k, dk } = this;
+    if (!this.opts.hwAxes && (dk.groupAxes.length > 0 || dk.localAxes.length > 0)) {
+      throw new CodegenError(`kernel "${k.name}": this target has no group/local hardware axes; inames ${[...dk.groupAxes, ...dk.localAxes].map((a) => a.iname).join(", ")} are tagged g/l`);
+    }
+    let ctx: BasicSet = k.assumptions;
+    const known: string[] = [];
+    for (const ax of [...dk.groupAxes, ...dk.localAxes]) {
+      const base = sizeEx(ax.base, (n) => evar(n));
+      this.subst.set(ax.iname, ibin("+", base, { k: "hw", tag: ax.tag, axis: ax.axis }));
+      known.push(ax.iname);
+      ctx = intersect(ctx, this.axisRange(ax));
+    }
+    for (const t of k.temporaries) this.declareTemporary(t.name);
+    const body = this.withHoistedGuards(dk.body, known, ctx, (c) => this.nodes(dk.body, known, c));
+    const groupSize = [0, 1, 2].slice(0, Math.max(dk.groupAxes.length, 0)).map((_, n) => {
+      const ax = dk.groupAxes.find((a) => a.axis === n);
+      return ax ? sizeEx(ax.size, (p) => evar(p)) : ilit(1);
+    });
+    const nLocal = dk.localAxes.length === 0 ? 0 : Math.max(...dk.localAxes.map((a) => a.axis)) + 1;
+    const localSize = Array.from({ length: nLocal }, (_, n) => {
+      const ax = dk.localAxes.find((a) => a.axis === n);
+      if (!ax) return 1;
+      if (ax.size.kind !== "const") throw new CodegenError(`kernel "${k.name}": the local size along axis ${n} (iname "${ax.iname}") must be a constant, got ${exprToString(ax.size)}`);
+      return ax.size.value;
+    });
+    const nGroup = dk.groupAxes.length === 0 ? 0 : Math.max(...dk.groupAxes.map((a) => a.axis)) + 1;
+    const gsize = Array.from({ length: nGroup }, (_, n) => groupSize[n] ?? (() => {
+      const ax = dk.groupAxes.find((a) => a.axis === n);
+      return ax ? sizeEx(ax.size, (p) => evar(p)) : ilit(1);
+    })());
+    const written = new Set(k.instructions.flatMap((i) => (i.kind === "assign" ? [assigneeName(i.lhs)] : [])));
+    const wanted = new Set([...dk.args, ...this.usedParams]);
+    const order = [...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)];
+    const args = order.filter((n) => wanted.has(n)).map((name): LoweredArg => {
+      const a = findArg(k, name);
+      const t = a ? undefined : findTemporary(k, name);
+      const dtype = a?.dtype ?? t?.dtype;
+      if (!dtype) throw new CodegenError(`kernel "${k.name}": the dtype of "${name}" is unknown; add dtypes (lp.addDtypes) before generating code`);
+      return { name, kind: a?.kind ?? "array", dtype, written: written.has(name) };
+    });
+    return { name: dk.name, args, decls: this.decls, body, groupSize: gsize, localSize };
+  }
+
+  /** `base <= iname < base + size` as a set over the iname and parameters, when affine. */
+  private axisRange(ax: HwAxis): BasicSet {
+    const base = exprAff(ax.base);
+    let s = universe([], [ax.iname]);
+    if (!base) return s;
+    const x = aff({ [ax.iname]: 1 });
+    const rows: { aff: Aff; eq: boolean }[] = [{ aff: affSubL(x, base), eq: false }];
+    // iname < base + size, with size possibly `e // d`: d*(iname - base + 1) <= e.
+    const size = ax.size;
+    const fl = size.kind === "arith" && (size.op === "//" || size.op === "/") && size.right.kind === "const" && size.right.value > 0 ? size : undefined;
+    const num = exprAff(fl ? fl.left : size);
+    const d = fl ? (fl.right as { value: number }).value : 1;
+    if (num) rows.push({ aff: affSubL(num, scaleL(affAddL(affSubL(x, base), aff({}, 1)), d)), eq: false });
+    s = withRowsSet(s, [ax.iname], rows);
+    return s;
+  }
+
+  // ---- the schedule tree -------------------------------------------------------------------
+
+  private nodes(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
+    return nodes.flatMap((n): Stmt[] => {
+      switch (n.kind) {
+        case "barrier": return [{ k: "barrier", comment: n.comment }];
+        case "insn": return this.insn(n.id, known, ctx);
+        case "loop": return this.loop(n.iname, n.body, known, ctx);
+      }
+    });
+  }
+
+  private insnOf(id: string) {
+    const insn = this.k.instructions.find((i) => i.id === id);
+    if (!insn) throw new CodegenError(`kernel "${this.k.name}": the schedule names instruction "${id}", which the kernel does not have`);
+    return insn;
+  }
+
+  private insnsUnder(nodes: readonly ScheduleNode[]): string[] {
+    return nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : n.kind === "insn" ? [n.id] : []));
+  }
+
+  private domainOf(inames: readonly string[]): BasicSet {
+    const key = [...inames].sort().join(",");
+    let s = this.domains.get(key);
+    if (!s) this.domains.set(key, (s = iterationDomain(this.k, [...inames])));
+    return s;
+  }
+
+  /**
+   * Wrap `make(ctx')` in an `if` for the domain constraints over `known` that every instruction
+   * under `nodes` has and `ctx` does not imply: guards as far out as their variables allow.
+   */
+  private withHoistedGuards(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet, make: (c: BasicSet) => Stmt[]): Stmt[] {
+    const ids = this.insnsUnder(nodes);
+    // A guard around a barrier would make work-items disagree on reaching it.
+    if (ids.length === 0 || hasBarrier(nodes)) return make(ctx);
+    let common: Map<string, Row> | undefined;
+    for (const id of ids) {
+      const d = this.domainOf(this.insnOf(id).withinInames);
+      const mine = new Map(this.originalRowsOver(d, known).map((r) => [rowKey(r), r]));
+      common = common ? new Map([...common].filter(([key]) => mine.has(key))) : mine;
+      if (common.size === 0) return make(ctx);
+    }
+    const rows = this.notImplied([...common!.values()], known, ctx);
+    if (rows.length === 0) return make(ctx);
+    const inner = withRowsSet(ctx, known, rows);
+    const body = make(inner);
+    if (body.length === 0) return [];
+    return [{ k: "if", cond: this.condOf(rows), then: block(body) }];
+  }
+
+  /** Rows of `d` (as written, no projection artifacts) whose variables are parameters or `known`. */
+  private originalRowsOver(d: BasicSet, known: readonly string[]): Row[] {
+    const ok = new Set([...known, ...d.params.filter((p) => !d.dims.includes(p))]);
+    return rowsOf(d).rows.filter((r) => Object.keys(r.aff.terms).every((n) => ok.has(n) && (known.includes(n) || !d.dims.includes(n))));
+  }
+
+  /** The rows not implied by `ctx` (and each other). */
+  private notImplied(rows: readonly Row[], known: readonly string[], ctx: BasicSet): Row[] {
+    if (rows.length === 0) return [];
+    const s = addConstraints(universe(names(rows).filter((n) => !known.includes(n)), [...known]), rows);
+    return rowsOf(gist(s, ctx)).rows;
+  }
+
+  private loop(iname: string, body: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
+    const tag = this.k.inameTags[iname];
+    if (tag && (tag.kind === "g" || tag.kind === "l") && this.opts.hwAxes) {
+      throw new CodegenError(`kernel "${this.k.name}": iname "${iname}" is tagged ${tag.kind}.${tag.axis} but scheduled as a loop`);
+    }
+    const inner = [...known, iname];
+    const ids = this.insnsUnder(body);
+    // Bounds from each instruction's domain, projected onto the known inames and this one.
+    let whole: BasicSet | undefined;
+    const perInsn = ids.map((id) => {
+      const d = this.domainOf(this.insnOf(id).withinInames);
+      const drop = [...d.dims.filter((n) => !inner.includes(n)), ...d.exists];
+      const p = drop.length > 0 ? eliminateExact(d, drop).set : d;
+      whole ??= p;
+      return gist(p, ctx);
+    });
+    const keyed = new Map(perInsn.map((g) => [rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&"), g]));
+    const body1 = (c: BasicSet) => this.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
+    if (keyed.size === 1) {
+      const g = perInsn[0]!;
+      const b = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
+      return this.emitRange(iname, b.lower, b.upper, known, ctx, body1, whole);
+    }
+    // Instructions with different ranges: the union of the ranges; each instruction guards itself.
+    const los: Ex[] = [];
+    const his: Ex[] = [];
+    for (const g of keyed.values()) {
+      const b = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
+      los.push(this.boundEx(b.lower, "lower", ctx));
+      his.push(this.boundEx(b.upper, "upper", ctx));
+    }
+    const lo = los.reduce((a, x) => ({ k: "bin", op: "min", l: a, r: x, dtype: "idx" }));
+    const hi = his.reduce((a, x) => ({ k: "bin", op: "max", l: a, r: x, dtype: "idx" }));
+    const c = withRowsSet(ctx, [iname], []);
+    return [this.forStmt(iname, lo, hi, block(body1(c)), known)];
+  }
+
+  /**
+   * A loop over `iname` from max(lower) to min(upper), as the iname's tag asks: unrolled, a single
+   * `int const`, peeled slabs, or a plain loop. `make` builds the body for a context.
+   */
+  private emitRange(
+    iname: string, lower: readonly Bound[], upper: readonly Bound[], known: readonly string[], ctx: BasicSet,
+    make: (c: BasicSet) => Stmt[], whole?: BasicSet,
+  ): Stmt[] {
+    const tag = this.k.inameTags[iname];
+    if (lower.length === 0 || upper.length === 0) throw new CodegenError(`kernel "${this.k.name}": iname "${iname}" is unbounded ${lower.length === 0 ? "below" : "above"}`);
+    const boundRows = (lo: readonly Bound[], up: readonly Bound[], shiftLo = 0, shiftHi = 0): Row[] => [
+      ...lo.map((b) => ({ aff: affSubL(scaleL(affAddL(aff({ [iname]: 1 }), aff({}, -shiftLo)), b.denom), b.aff), eq: false })),
+      ...up.map((b) => ({ aff: affSubL(b.aff, scaleL(affAddL(aff({ [iname]: 1 }), aff({}, shiftHi)), b.denom)), eq: false })),
+    ];
+    const withRows = (rows: readonly Row[]) => withRowsSet(ctx, [...known, iname], rows);
+
+    if (tag && (tag.kind === "unr" || tag.kind === "ilp")) {
+      // Constant bounds: from the loop's own bounds, else from the domain with the outer inames
+      // projected out too (a triangle `j <= i < 8` unrolls j over 0..7, guarding j <= i).
+      const all = whole ? dimBounds(intersectCtx(whole, ctx), iname, []) : undefined;
+      let clo = lower.filter((b) => affIsConstant(b.aff));
+      let chi = upper.filter((b) => affIsConstant(b.aff));
+      if (clo.length === 0 && all) clo = all.lower.filter((b) => affIsConstant(b.aff));
+      if (chi.length === 0 && all) chi = all.upper.filter((b) => affIsConstant(b.aff));
+      if (clo.length === 0 || chi.length === 0) {
+        throw new CodegenError(`kernel "${this.k.name}": cannot unroll iname "${iname}" (tag ${tag.kind}): its trip count is not a constant`);
+      }
+      const lo = Math.max(...clo.map((b) => Math.ceil(b.aff.constant / b.denom)));
+      const hi = Math.min(...chi.map((b) => Math.floor(b.aff.constant / b.denom)));
+      if (hi - lo + 1 > MAX_UNROLL) throw new CodegenError(`kernel "${this.k.name}": unrolling "${iname}" would copy its body ${hi - lo + 1} times (at most ${MAX_UNROLL})`);
+      const c = withRows(boundRows(clo, chi));
+      const out: Stmt[] = [];
+      for (let v = lo; v <= hi; v++) {
+        this.subst.set(iname, ilit(v));
+        out.push(...make(c));
+      }
+      this.subst.delete(iname);
+      return out;
+    }
+    const lo = this.boundEx(lower, "lower", ctx);
+    const hi = this.boundEx(upper, "upper", ctx);
+    if (JSON.stringify(lo) === JSON.stringify(hi)) {
+      const c = withRows(boundRows(lower, upper));
+      return [block([{ k: "decl", dtype: "int32", name: iname, init: lo, isConst: true }, ...make(c)])];
+    }
+    const slabs = this.k.inameSlabs?.[iname];
+    if (slabs && (slabs[0] > 0 || slabs[1] > 0)) {
+      const [a, b] = slabs;
+      const out: Stmt[] = [];
+      const mainLo = a > 0 ? ibin("+", lo, ilit(a)) : lo;
+      if (a > 0) {
+        out.push({ k: "comment", text: `initial slab for '${iname}'` });
+        out.push(this.forStmt(iname, lo, { k: "bin", op: "min", l: ibin("+", lo, ilit(a - 1)), r: hi, dtype: "idx" }, block(make(withRows(boundRows(lower, upper)))), known));
+      }
+      out.push({ k: "comment", text: `bulk slab for '${iname}'` });
+      out.push(this.forStmt(iname, mainLo, b > 0 ? ibin("-", hi, ilit(b)) : hi, block(make(withRows(boundRows(lower, upper, a, b)))), known));
+      if (b > 0) {
+        out.push({ k: "comment", text: `final slab for '${iname}'` });
+        out.push(this.forStmt(iname, { k: "bin", op: "max", l: ibin("+", hi, ilit(1 - b)), r: mainLo, dtype: "idx" }, hi, block(make(withRows(boundRows(lower, upper)))), known));
+      }
+      return out;
+    }
+    return [this.forStmt(iname, lo, hi, block(make(withRows(boundRows(lower, upper)))), known)];
+  }
+
+  private forStmt(iname: string, lo: Ex, hi: Ex, body: Stmt, known: readonly string[]): Stmt {
+    const tag = this.k.inameTags[iname];
+    const pragmas: string[] = [];
+    if (tag?.kind === "unr_hint" && this.opts.unrollHint) pragmas.push(this.opts.unrollHint(tag.max));
+    if (this.opts.parallelLoop && !this.parallelDone && this.isGroupIname(iname) && known.every((n) => !this.isGroupIname(n))) {
+      this.parallelDone = true;
+      pragmas.push(this.opts.parallelLoop(this.privateNames()));
+    }
+    return { k: "for", v: iname, lo, hi, body, pragmas };
+  }
+
+  private isGroupIname(n: string): boolean {
+    return this.groupInames.has(n) || this.k.inameTags[n]?.kind === "g";
+  }
+
+  private privateNames(): string[] {
+    return this.decls.flatMap((d) => (d.k === "decl" ? [d.name] : []));
+  }
+
+  /** max of lower bounds `ceil(aff/denom)` or min of upper bounds `floor(aff/denom)`. */
+  private boundEx(bounds: readonly Bound[], side: "lower" | "upper", ctx: BasicSet): Ex {
+    const exs = bounds.map((b) => {
+      const num = side === "lower" && b.denom > 1 ? affAddL(b.aff, aff({}, b.denom - 1)) : b.aff;
+      if (b.denom === 1) return this.affEx(num);
+      if (affIsConstant(num)) return ilit(Math.floor(num.constant / b.denom));
+      return { k: "bin", op: "//", l: this.affEx(num), r: ilit(b.denom), dtype: "idx", nonneg: this.impliedNonneg(num, ctx) } as Ex;
+    });
+    // Constant bounds fold into one.
+    const consts = exs.filter((e): e is Ex & { k: "lit" } => e.k === "lit");
+    const rest: Ex[] = exs.filter((e) => e.k !== "lit");
+    const op = side === "lower" ? "max" : "min";
+    if (consts.length > 0) rest.push(ilit((side === "lower" ? Math.max : Math.min)(...consts.map((c) => c.value))));
+    return rest.reduce((a, x) => ({ k: "bin", op, l: a, r: x, dtype: "idx" }));
+  }
+
+  private impliedNonneg(a: Aff, ctx: BasicSet): boolean {
+    try {
+      const neg: Row = { aff: affSubL(aff({}, -1), a), eq: false };
+      const known = ctx.dims;
+      const s = withRowsSet(ctx, known, [neg]);
+      return isEmpty(s);
+    } catch {
+      return false;
+    }
+  }
+
+  /** An affine expression as code: positive terms, then negative ones, then the constant. */
+  affEx(a: Aff): Ex {
+    let constant = a.constant;
+    const terms: [Ex, number][] = [];
+    for (const [n, coef] of Object.entries(a.terms)) {
+      const ex = this.subst.get(n) ?? evar(n);
+      if (ex.k === "lit") constant += coef * ex.value;
+      else terms.push([ex, coef]);
+    }
+    terms.sort((x, y) => (y[1] > 0 ? 1 : 0) - (x[1] > 0 ? 1 : 0));
+    let out: Ex | undefined;
+    for (const [ex, coef] of terms) {
+      const mag = Math.abs(coef);
+      const t = mag === 1 ? ex : ibin("*", ilit(mag), ex);
+      out = out === undefined ? (coef > 0 ? t : ibin("-", ilit(0), t)) : ibin(coef > 0 ? "+" : "-", out, t);
+    }
+    if (out === undefined) return ilit(constant);
+    if (out.k === "bin" && out.op === "-" && out.l.k === "lit" && out.l.value === 0) out = { k: "neg", e: out.r, dtype: "idx" };
+    return constant > 0 ? ibin("+", out, ilit(constant)) : constant < 0 ? ibin("-", out, ilit(-constant)) : out;
+  }
+
+  /** `rows` as one condition: `128 * gid(0) + lid(0) < n` for `n - 1 - 128*gid(0) - lid(0) >= 0`. */
+  private condOf(rows: readonly Row[]): Ex {
+    const conds = rows.map((r): Ex => {
+      const pos: Record<string, number> = {};
+      const neg: Record<string, number> = {};
+      for (const [n, c] of Object.entries(r.aff.terms)) (c > 0 ? pos : neg)[n] = Math.abs(c);
+      const c = r.aff.constant;
+      if (r.eq) return { k: "bin", op: "==", l: this.affEx(aff(neg, c < 0 ? -c : 0)), r: this.affEx(aff(pos, c > 0 ? c : 0)), dtype: "idx" };
+      if (c < 0) return { k: "bin", op: "<", l: this.affEx(aff(neg, -c - 1)), r: this.affEx(aff(pos, 0)), dtype: "idx" };
+      return { k: "bin", op: "<=", l: this.affEx(aff(neg, 0)), r: this.affEx(aff(pos, c)), dtype: "idx" };
+    });
+    return conds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "idx" }));
+  }
+
+  // ---- instructions ------------------------------------------------------------------------
+
+  private insn(id: string, known: readonly string[], ctx: BasicSet): Stmt[] {
+    const insn = this.insnOf(id);
+    if (insn.kind === "nop") return [];
+    if (insn.kind === "barrier") {
+      if (insn.scope === "global") throw new CodegenError(`kernel "${this.k.name}": global barrier "${id}" inside a device kernel`);
+      return [{ k: "barrier", comment: `for ${id}` }];
+    }
+    const d = this.domainOf(insn.withinInames);
+    return this.guarded(d, known, ctx, insn.id, (c) => this.assign(insn, known, c));
+  }
+
+  /** `make` under the guard of the constraints of `d` that `ctx` does not imply. */
+  private guarded(d: BasicSet, known: readonly string[], ctx: BasicSet, what: string, make: (c: BasicSet) => Stmt[]): Stmt[] {
+    const g = gist(d, ctx);
+    const { rows, existential } = rowsOf(g);
+    if (existential) throw new CodegenError(`kernel "${this.k.name}", instruction "${what}": guards with existential constraints (mod, exists) are not supported by code generation yet`);
+    const live: Row[] = [];
+    for (const r of rows) {
+      const folded = this.foldRow(r);
+      if (folded === true) continue;
+      if (folded === false) return [];
+      live.push(r);
+    }
+    const inner = live.length > 0 ? withRowsSet(ctx, known, live) : ctx;
+    const body = make(inner);
+    if (live.length === 0 || body.length === 0) return body;
+    return [{ k: "if", cond: this.condOf(live), then: block(body) }];
+  }
+
+  /** true/false when the row's variables are all substituted constants, else undefined. */
+  private foldRow(r: Row): boolean | undefined {
+    let c = r.aff.constant;
+    for (const [n, coef] of Object.entries(r.aff.terms)) {
+      const ex = this.subst.get(n);
+      if (ex?.k !== "lit") return undefined;
+      c += coef * ex.value;
+    }
+    return r.eq ? c === 0 : c >= 0;
+  }
+
+  private assign(insn: Assignment, known: readonly string[], ctx: BasicSet): Stmt[] {
+    const pre: Stmt[] = [];
+    const scope = this.scope(insn.id, known, ctx, pre);
+    const lhs = insn.lhs;
+    const preds = insn.predicates.map((p) => lowerCond(p, scope));
+    let stmt: Stmt;
+    if (lhs.kind === "var") {
+      const dtype = this.dtypeOf(lhs.name, insn.id);
+      stmt = { k: "assign", name: lhs.name, dtype, rhs: this.rhs(insn, dtype, scope) };
+    } else if (lhs.kind === "subscript" || lhs.kind === "linear") {
+      const el = scope.element(lhs);
+      stmt = { k: "assign", array: el.array, index: el.index, dtype: el.dtype, rhs: this.rhs(insn, el.dtype, scope) };
+    } else {
+      throw new CodegenError(`instruction "${insn.id}": cannot assign to ${exprToString(lhs)}`);
+    }
+    if (insn.atomicity === "update") stmt = this.atomic(insn, stmt, scope);
+    const body = [...pre, stmt];
+    if (preds.length === 0) return body;
+    const cond = preds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "bool" }));
+    return [{ k: "if", cond, then: block(body) }];
+  }
+
+  private rhs(insn: Assignment, dtype: Dtype, scope: ExprScope): Ex {
+    return lowerExpr(insn.rhs, dtype, scope);
+  }
+
+  /** `x = x + v` as an atomic add where the target has one. */
+  private atomic(insn: Assignment, stmt: Stmt & { k: "assign" }, scope: ExprScope): Stmt {
+    if (this.opts.atomics === "plain") return stmt;
+    const r = insn.rhs;
+    const isSelf = (e: Expr) => JSON.stringify(e) === JSON.stringify(insn.lhs);
+    if (r.kind !== "arith" || r.op !== "+" || !(isSelf(r.left) || isSelf(r.right))) {
+      throw new CodegenError(`instruction "${insn.id}": only atomic updates of the form x = x + v are supported, got ${exprToString(r)}`);
+    }
+    const other = isSelf(r.left) ? r.right : r.left;
+    const value = lowerExpr(other, stmt.dtype, scope);
+    if (this.opts.atomics === "omp") return block([{ k: "raw", text: "#pragma omp atomic" }, { ...stmt, rhs: value, atomicAdd: true }]);
+    return { ...stmt, rhs: value, atomicAdd: true };
+  }
+
+  private dtypeOf(name: string, insnId: string): Dtype {
+    const d = findTemporary(this.k, name)?.dtype ?? findArg(this.k, name)?.dtype;
+    if (!d) throw new CodegenError(`instruction "${insnId}": the dtype of "${name}" is unknown; add dtypes before generating code`);
+    return d;
+  }
+
+  private scope(insnId: string, known: readonly string[], ctx: BasicSet, pre: Stmt[]): ExprScope {
+    const self: ExprScope = {
+      insnId,
+      env: this.env,
+      varEx: (name) => {
+        const sub = this.subst.get(name);
+        if (sub) return { ex: sub, dtype: INDEX_DTYPE };
+        if (known.includes(name)) return { ex: evar(name), dtype: INDEX_DTYPE };
+        if (this.taken.has(name) && !findArg(this.k, name) && !findTemporary(this.k, name)) {
+          throw new CodegenError(`instruction "${insnId}" uses iname "${name}" outside the loops around it`);
+        }
+        return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
+      },
+      element: (e) => this.element(e, self),
+      reduction: (e, dtype) => this.reduction(e, dtype, known, ctx, insnId, pre),
+    };
+    return self;
+  }
+
+  /** Flat index of `a[i, j]` from the strides of the array's axis tags: `a[n * i + j]`. */
+  private element(e: Expr & { kind: "subscript" | "linear" }, scope: ExprScope): { array: string; index: Ex; dtype: Dtype } {
+    const arg = findArg(this.k, e.array);
+    const decl = arg?.kind === "array" ? arg : findTemporary(this.k, e.array);
+    if (!decl) throw new CodegenError(`instruction "${scope.insnId}" subscripts "${e.array}", which is not an array of kernel "${this.k.name}"`);
+    const dtype = this.dtypeOf(e.array, scope.insnId);
+    if (e.kind === "linear") return { array: e.array, index: lowerIndex(e.index, scope, `linear index of "${e.array}"`), dtype };
+    const shape = decl.shape;
+    if (!shape) throw new CodegenError(`instruction "${scope.insnId}": "${e.array}" has no shape; give it one or use a linear subscript ${e.array}[[…]]`);
+    if (shape.length !== e.indices.length) throw new CodegenError(`instruction "${scope.insnId}": "${e.array}" has ${shape.length} axes but is subscripted with ${e.indices.length} indices`);
+    const tags = effectiveDimTags(decl);
+    if (tags.some((t) => t.kind === "sep" || t.kind === "vec")) throw new CodegenError(`array "${e.array}": sep and vec axes are not supported by code generation yet`);
+    const strides = axisStrides(shape, tags);
+    let index: Ex = ilit(0);
+    e.indices.forEach((ix, a) => {
+      const stride = sizeEx(strides[a]!, (n) => this.param(n));
+      index = ibin("+", index, ibin("*", stride, lowerIndex(ix, scope, `index ${a} of "${e.array}"`)));
+    });
+    return { array: e.array, index, dtype };
+  }
+
+  /**
+   * A reduction not realized by preprocessing: `acc = identity; for (…) acc = acc op body;`
+   * before the instruction, and the accumulator in its place (loopy's `acc_k`).
+   */
+  private reduction(e: Reduce, dtype: Dtype, known: readonly string[], ctx: BasicSet, insnId: string, pre: Stmt[]): Ex {
+    for (const r of e.inames) if (known.includes(r)) throw new CodegenError(`instruction "${insnId}": reduction iname "${r}" is already a loop around the instruction`);
+    const acc = uniqueName(`acc_${e.inames.join("_")}`, this.taken);
+    this.taken.add(acc);
+    this.decls.push({ k: "decl", dtype, name: acc, space: "private" });
+    const insn = this.insnOf(insnId);
+    const inames = [...insn.withinInames, ...e.inames];
+    const d = this.domainOf(inames);
+    pre.push({ k: "assign", name: acc, dtype, rhs: { k: "lit", value: identity(e.op, dtype), dtype } });
+    const nest = (m: number, kn: readonly string[], c: BasicSet): Stmt[] => {
+      if (m === e.inames.length) {
+        return this.guarded(d, kn, c, insnId, (c2) => {
+          const innerPre: Stmt[] = [];
+          const scope = this.scope(insnId, kn, c2, innerPre);
+          const body = lowerExpr(e.body, dtype, scope);
+          const a = evar(acc);
+          const rhs: Ex = e.op === "sum" || e.op === "product"
+            ? { k: "bin", op: e.op === "sum" ? "+" : "*", l: a, r: body, dtype, insn: insnId }
+            : { k: "bin", op: e.op, l: a, r: body, dtype };
+          return [...innerPre, { k: "assign", name: acc, dtype, rhs }];
+        });
+      }
+      const r = e.inames[m]!;
+      const inner = [...kn, r];
+      const drop = [...d.dims.filter((n) => !inner.includes(n)), ...d.exists];
+      const p = gist(drop.length > 0 ? eliminateExact(d, drop).set : d, c);
+      const b = dimBounds(p, r, kn.filter((n) => p.dims.includes(n)));
+      return this.emitRange(r, b.lower, b.upper, kn, c, (c2) => nest(m + 1, inner, c2), drop.length > 0 ? eliminateExact(d, drop).set : d);
+    };
+    pre.push(...nest(0, known, ctx));
+    return evar(acc);
+  }
+
+  private param(n: string): Ex {
+    this.usedParams.add(n);
+    return evar(n);
+  }
+
+  // ---- temporaries -------------------------------------------------------------------------
+
+  private declareTemporary(name: string): void {
+    const t = findTemporary(this.k, name)!;
+    if (t.addressSpace === "global") return;
+    if (!t.dtype) throw new CodegenError(`kernel "${this.k.name}": the dtype of temporary "${name}" is unknown; declare it (<float32> ${name} = …)`);
+    const used = this.dk.body.length > 0 && this.usesName(name);
+    if (!used) return;
+    let size: number | undefined;
+    if (t.shape.length > 0) {
+      size = 1;
+      for (const e of t.shape) {
+        if (e.kind !== "const") throw new CodegenError(`temporary "${name}": its shape ${t.shape.map(exprToString).join(", ")} must be constant for code generation`);
+        size *= e.value;
+      }
+      // Strides may skip (explicit stride tags): size from the layout's last element.
+      const strides = axisStrides(t.shape, effectiveDimTags(t));
+      if (strides.every((s) => s?.kind === "const")) {
+        size = 1 + t.shape.reduce((acc, e, a) => acc + ((e as { value: number }).value - 1) * Math.abs((strides[a] as { value: number }).value), 0);
+      }
+    }
+    this.decls.push({ k: "decl", dtype: t.dtype, name, size, space: t.addressSpace === "local" ? "local" : "private" });
+  }
+
+  private usesName(name: string): boolean {
+    const ids = new Set(this.insnsUnder(this.dk.body));
+    return this.k.instructions.some((i) => ids.has(i.id) && i.kind === "assign" && JSON.stringify([i.lhs, i.rhs, i.predicates]).includes(`"${name}"`));
+  }
+}
+
+/** `ctx` with `dims` as dimensions and `rows` added; other names of the rows become parameters. */
+function withRowsSet(ctx: BasicSet, dims: readonly string[], rows: readonly Row[]): BasicSet {
+  const have = new Set([...ctx.params, ...ctx.dims]);
+  if (dims.every((d) => ctx.dims.includes(d)) && names(rows).every((n) => have.has(n))) return rows.length > 0 ? addConstraints(ctx, rows) : ctx;
+  const allDims = [...new Set([...ctx.dims, ...dims])];
+  const params = [...new Set([...ctx.params, ...names(rows)])].filter((n) => !allDims.includes(n));
+  const u = universe(params, allDims);
+  return addConstraints(intersect(u, ctx), rows);
+}
+
+/** `s` intersected with the context's constraints (same names aligned). */
+function intersectCtx(s: BasicSet, ctx: BasicSet): BasicSet {
+  return intersect(s, ctx);
+}
+
+function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
+  return nodes.some((n) => n.kind === "barrier" || (n.kind === "loop" && hasBarrier(n.body)));
+}
+
+function identity(op: Reduce["op"], d: Dtype): number {
+  if (op === "sum") return 0;
+  if (op === "product") return 1;
+  const lowest = op === "max";
+  const ranges: Partial<Record<Dtype, [number, number]>> = {
+    int8: [-128, 127], int16: [-32768, 32767], int32: [-2147483648, 2147483647], uint8: [0, 255], uint16: [0, 65535],
+    uint32: [0, 4294967295], bool: [0, 1], int64: [-9223372036854775808, 9223372036854775807], uint64: [0, 18446744073709551615],
+  };
+  const r = ranges[d];
+  if (!r) return lowest ? -Infinity : Infinity;
+  return lowest ? r[0] : r[1];
+}
+
+// ---- affine helpers -------------------------------------------------------------------------
+
+function names(rows: readonly { aff: Aff }[]): string[] {
+  return [...new Set(rows.flatMap((r) => Object.keys(r.aff.terms)))];
+}
+function affAddL(a: Aff, b: Aff): Aff {
+  const t: Record<string, number> = { ...a.terms };
+  for (const [n, c] of Object.entries(b.terms)) t[n] = (t[n] ?? 0) + c;
+  for (const n of Object.keys(t)) if (t[n] === 0) delete t[n];
+  return aff(t, a.constant + b.constant);
+}
+function scaleL(a: Aff, k: number): Aff {
+  const t: Record<string, number> = {};
+  for (const [n, c] of Object.entries(a.terms)) t[n] = c * k;
+  return aff(t, a.constant * k);
+}
+function affSubL(a: Aff, b: Aff): Aff {
+  return affAddL(a, scaleL(b, -1));
+}
+
+/** An IR expression as an affine form over variables, or undefined when it is not affine. */
+export function exprAff(e: Expr): Aff | undefined {
+  switch (e.kind) {
+    case "const": return Number.isInteger(e.value) ? aff({}, e.value) : undefined;
+    case "var": return aff({ [e.name]: 1 });
+    case "neg": {
+      const a = exprAff(e.operand);
+      return a && scaleL(a, -1);
+    }
+    case "arith": {
+      const l = exprAff(e.left);
+      const r = exprAff(e.right);
+      if (!l || !r) return undefined;
+      if (e.op === "+") return affAddL(l, r);
+      if (e.op === "-") return affSubL(l, r);
+      if (e.op === "*") {
+        if (affIsConstant(l)) return scaleL(r, l.constant);
+        if (affIsConstant(r)) return scaleL(l, r.constant);
+      }
+      return undefined;
+    }
+    default: return undefined;
+  }
+}
+
+/** Inames an instruction's reductions loop over (exported for tests). */
+export function insnReductionInames(insn: Assignment): Set<string> {
+  return reductionInames(insn.rhs);
+}

@@ -1,0 +1,186 @@
+/**
+ * The C family as one dialect table: C, OpenMP, OpenCL and CUDA differ only in the entries of
+ * `CDialect` (type names, hardware ids, qualifiers, barrier, atomics, math spellings).
+ */
+import { CodegenError } from "../../src/errors.js";
+import type { Dtype, TargetName } from "../../src/ir/index.js";
+import { Printer, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
+import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
+import type { GeneratedCode } from "../types.js";
+
+export interface CDialect {
+  readonly name: TargetName;
+  readonly cpu: boolean;
+  readonly lowerOptions: LowerOptions;
+  readonly types: Readonly<Partial<Record<Dtype, string>>>;
+  /** Lines at the top of the device code. */
+  readonly includes: readonly string[];
+  /** Qualifier of helper functions (`static inline`, `inline`, `__device__ inline`). */
+  readonly helperQualifier: string;
+  readonly hw?: (tag: "g" | "l", axis: number) => string;
+  readonly localQualifier?: string;
+  readonly globalQualifier?: string;
+  readonly barrier?: (comment: string) => string;
+  /** `__kernel void …` up to the name, given the local size. */
+  readonly kernelHead: (localSize: readonly number[]) => string;
+  /** Math functions: "suffix" appends `f` for float32 (C, CUDA); "overload" keeps the name (OpenCL). */
+  readonly math: "suffix" | "overload";
+  /** Integer min/max as built-ins (`min`, `max`) rather than helpers. */
+  readonly intMinMaxBuiltin: boolean;
+  readonly atomicAdd?: (target: string, value: string, d: Dtype) => string;
+  readonly int64Suffix: string;
+}
+
+const C_TYPES: Readonly<Partial<Record<Dtype, string>>> = {
+  float32: "float", float64: "double", int8: "int8_t", int16: "int16_t", int32: "int32_t", int64: "int64_t",
+  uint8: "uint8_t", uint16: "uint16_t", uint32: "uint32_t", uint64: "uint64_t", bool: "uint8_t",
+};
+export const CL_TYPES: Readonly<Partial<Record<Dtype, string>>> = {
+  float16: "half", float32: "float", float64: "double", int8: "char", int16: "short", int32: "int", int64: "long",
+  uint8: "uchar", uint16: "ushort", uint32: "uint", uint64: "ulong", bool: "uchar",
+};
+export const CUDA_TYPES: Readonly<Partial<Record<Dtype, string>>> = {
+  float32: "float", float64: "double", int8: "signed char", int16: "short", int32: "int", int64: "long long",
+  uint8: "unsigned char", uint16: "unsigned short", uint32: "unsigned int", uint64: "unsigned long long", bool: "unsigned char",
+};
+export { C_TYPES };
+
+/** The shortest decimal that reads back as the same float32 (`0.1f`, `2.0f`). */
+function floatText(v: number, single: boolean): string {
+  if (v === Infinity) return single ? "INFINITY" : "HUGE_VAL";
+  if (v === -Infinity) return single ? "-INFINITY" : "-HUGE_VAL";
+  if (Number.isNaN(v)) return "NAN";
+  let s = String(v);
+  if (single) {
+    for (let p = 1; p <= 9; p++) {
+      const t = v.toPrecision(p);
+      if (Math.fround(Number(t)) === v) {
+        s = String(Number(t));
+        break;
+      }
+    }
+  }
+  if (!/[.eE]/.test(s)) s += ".0";
+  return single ? `${s}f` : s;
+}
+
+/** One C-family dialect as a code generator over lowered kernels. */
+export class CFamilyTarget {
+  constructor(readonly d: CDialect) {}
+
+  typeName(t: ExDtype): string {
+    const name = this.d.types[t === "idx" ? "int32" : t];
+    if (!name) throw new CodegenError(`the ${this.d.name} target has no type for ${t}`);
+    return name;
+  }
+
+  private exprSyntax(): ExprSyntax {
+    const d = this.d;
+    const helper = (p: Printer, name: string, t: ExDtype, code: (ty: string) => string) => {
+      const ty = this.typeName(t);
+      p.helpers.add(`${name}|${code(ty)}`);
+    };
+    const suffix = (t: Dtype) => (t === "int32" ? "int32" : t);
+    return {
+      typeName: (t) => this.typeName(t),
+      lit: (v, t) => {
+        if (t === "float32" || t === "float16") return floatText(v, true);
+        if (t === "float64") return floatText(v, false);
+        if (t === "int32" && v === -2147483648) return "(-2147483647 - 1)";
+        if (t === "int64" || t === "uint64") return `${BigInt(Math.trunc(v))}${t === "uint64" ? "U" : ""}${d.int64Suffix}`;
+        if (t === "uint32") return `${v}u`;
+        return String(v);
+      },
+      hw: (tag, axis) => {
+        if (!d.hw) throw new CodegenError(`the ${d.name} target has no group/local hardware axes`);
+        return d.hw(tag, axis);
+      },
+      cast: (to, code) => `(${this.typeName(to)}) ${code}`,
+      call: (fn, t, args, p) => {
+        const float = t === "float32" || t === "float64" || t === "float16";
+        if (fn === "min" || fn === "max") {
+          if (float) return d.math === "overload" ? `f${fn}(${args.join(", ")})` : `f${fn}${t === "float32" ? "f" : ""}(${args.join(", ")})`;
+          if (d.intMinMaxBuiltin) return `${fn}(${args.join(", ")})`;
+          const name = `loopy_${fn}_${suffix(t)}`;
+          helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { return a ${fn === "min" ? "<" : ">"} b ? a : b; }`);
+          return `${name}(${args.join(", ")})`;
+        }
+        if (fn === "loopy_fmod") {
+          const name = `loopy_fmod_${t}`;
+          const f = d.math === "suffix" && t === "float32" ? "fmodf" : "fmod";
+          helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${ty} r = ${f}(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
+          return `${name}(${args.join(", ")})`;
+        }
+        if (fn === "abs" && !float) return `${t === "int64" ? "llabs" : "abs"}(${args.join(", ")})`;
+        const base = fn === "abs" ? "fabs" : fn;
+        if (fn === "rsqrt" && d.math === "suffix" && d.name !== "cuda") return `(1 / ${base === "rsqrt" ? `sqrt${t === "float32" ? "f" : ""}` : base}(${args[0]}))`;
+        const name = d.math === "suffix" && t === "float32" ? `${base}f` : base;
+        return `${name}(${args.join(", ")})`;
+      },
+      floorDiv: (a, b, t, p) => {
+        const name = `loopy_floor_div_${t === "idx" ? "int32" : t}`;
+        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${ty} q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }`);
+        return `${name}(${a}, ${b})`;
+      },
+      mod: (a, b, t, p) => {
+        const name = `loopy_mod_${t === "idx" ? "int32" : t}`;
+        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
+        return `${name}(${a}, ${b})`;
+      },
+      atomicAdd: (target, value, t) => {
+        if (!d.atomicAdd) throw new CodegenError(`the ${d.name} target has no atomic updates`);
+        return d.atomicAdd(target, value, t);
+      },
+    };
+  }
+
+  private stmtSyntax(): StmtSyntax {
+    const d = this.d;
+    return {
+      forHead: (v, lo, hi) => `for (int ${v} = ${lo}; ${v} <= ${hi}; ++${v})`,
+      decl: (s, p) => {
+        const q = s.space === "local" && d.localQualifier ? `${d.localQualifier} ` : "";
+        const ty = this.typeName(s.dtype);
+        const c = s.isConst ? " const" : "";
+        const size = s.size !== undefined ? `[${s.size}]` : "";
+        const init = s.init ? ` = ${p.expr(s.init)}` : "";
+        return `${q}${s.isConst && s.dtype === "int32" ? "int" : ty}${c} ${s.name}${size}${init};`;
+      },
+      barrier: (comment) => {
+        if (!d.barrier) throw new CodegenError(`the ${d.name} target has no barriers; lower the kernel for the CPU first`);
+        return d.barrier(comment);
+      },
+    };
+  }
+
+  private argDecl(a: LoweredArg): string {
+    const ty = this.typeName(a.dtype);
+    if (a.kind === "value") return `${ty} const ${a.name}`;
+    const g = this.d.globalQualifier ? `${this.d.globalQualifier} ` : "";
+    return `${g}${ty}${a.written ? "" : " const"} *__restrict__ ${a.name}`;
+  }
+
+  /** The device code and launch information of lowered kernels. */
+  render(kernels: readonly LoweredKernel[]): GeneratedCode {
+    const p = new Printer(this.exprSyntax(), this.stmtSyntax());
+    const fns = kernels.map((lk) => {
+      const body = [...lk.decls, ...(lk.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...lk.body];
+      const head = `${this.d.kernelHead(lk.localSize)} ${lk.name}(${lk.args.map((a) => this.argDecl(a)).join(", ")})`;
+      return [head, ...p.stmt({ k: "block", body }, "")].map((l) => l.trimEnd()).join("\n");
+    });
+    const helpers = [...p.helpers].sort().map((h) => h.slice(h.indexOf("|") + 1));
+    const top = [...this.d.includes, ...helpers];
+    const deviceCode = [...(top.length > 0 ? [top.join("\n"), ""] : []), fns.join("\n\n"), ""].join("\n");
+    const sizeP = new Printer(this.exprSyntax(), this.stmtSyntax());
+    return {
+      target: this.d.name,
+      deviceCode,
+      kernels: kernels.map((lk) => ({
+        name: lk.name,
+        globalSize: lk.groupSize.map((e) => sizeP.expr(e)),
+        localSize: lk.localSize.map(String),
+        args: lk.args.map((a) => a.name),
+      })),
+    };
+  }
+}

@@ -1,0 +1,15 @@
+/** C with OpenMP: the outermost group loop runs `#pragma omp parallel for`; atomics as `omp atomic`. */
+import { C_TYPES, CFamilyTarget } from "./cfamily.js";
+
+export const openmpTarget = new CFamilyTarget({
+  name: "openmp", cpu: true,
+  lowerOptions: {
+    hwAxes: false, atomics: "omp",
+    parallelLoop: (privates) => `#pragma omp parallel for${privates.length > 0 ? ` private(${privates.join(", ")})` : ""}`,
+  },
+  types: C_TYPES,
+  includes: ["#include <stdint.h>", "#include <stdlib.h>", "#include <math.h>"],
+  helperQualifier: "static inline",
+  kernelHead: () => "void",
+  math: "suffix", intMinMaxBuiltin: false, int64Suffix: "LL",
+});

@@ -1,0 +1,61 @@
+/** Generated C/OpenMP compiles with gcc -Wall -Werror; CUDA with nvcc -ptx (each skipped when absent). */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { generateCode } from "../../codegen/index.js";
+import type { Kernel, TargetName } from "../../src/ir/index.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { localFetch, tag, tiledMatmul, vecadd } from "./kernels.js";
+
+function has(cmd: string, args: string[]): boolean {
+  try {
+    execFileSync(cmd, args, { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const hasGcc = has("gcc", ["--version"]);
+const hasNvcc = has("nvcc", ["--version"]);
+const dir = mkdtempSync(join(tmpdir(), "loom-codegen-"));
+
+function compile(k: Kernel, target: TargetName, ext: string, cmd: string, flags: string[]): void {
+  const file = join(dir, `${k.name}_${target}.${ext}`);
+  writeFileSync(file, generateCode(k, target).deviceCode);
+  try {
+    execFileSync(cmd, [...flags, file, "-o", file + ".out"], { stdio: "pipe" });
+  } catch (e) {
+    const err = e as { stderr?: Buffer };
+    expect.fail(`${cmd} failed on ${target} code for ${k.name}:\n${err.stderr?.toString() ?? String(e)}`);
+  }
+}
+
+const kernels = (): Kernel[] => [
+  vecadd(16),
+  tag(vecadd(128), { io: "g.0", ii: "l.0" }),
+  tiledMatmul(),
+  tag(vecadd(4), { ii: "unr" }),
+  makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", "out[i] = sum(j, a[i,j]) + max(j, a[i,j])", ["a: float64[n,m]", "out: float64[n]", "n: int32", "m: int32"], { name: "rowstats" }),
+  makeKernel("{[i]: 0<=i<n}", "out[i] = (i - 5) // 3 + (i - 7) % 4 + abs(i - 9)", ["out: int32[n]", "n: int32"], { name: "intops" }),
+  makeKernel("{[i]: 0<=i<n}", "out[i] = sqrt(a[i]) + exp(a[i]) * 0.5 + fabs(a[i])", ["a: float32[n]", "out: float32[n]", "n: int32"], { name: "mathf" }),
+];
+
+describe.skipIf(!hasGcc)("C and OpenMP compile with gcc -c -Wall -Werror -fopenmp", () => {
+  for (const k of kernels()) {
+    it(`${k.name}: c and openmp`, () => {
+      compile(k, "c", "c", "gcc", ["-c", "-Wall", "-Werror", "-fopenmp"]);
+      compile(k, "openmp", "c", "gcc", ["-c", "-Wall", "-Werror", "-fopenmp"]);
+    });
+  }
+});
+it.skipIf(hasGcc)("gcc is absent: the C compile checks are skipped", () => {});
+
+describe("CUDA compiles with nvcc -ptx", () => {
+  for (const k of [...kernels(), localFetch()]) {
+    it.skipIf(!hasNvcc)(`${k.name} (skipped without nvcc)`, () => {
+      compile(k, "cuda", "cu", "nvcc", ["-ptx"]);
+    }, 60_000);
+  }
+});
