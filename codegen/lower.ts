@@ -60,10 +60,24 @@ export function lowerSchedule(s: Schedule, opts: LowerOptions, groupInames: Read
 
 type Row = { readonly aff: Aff; readonly eq: boolean };
 
-const rowKey = (r: Row) => `${r.eq ? "=" : ">"}${r.aff.constant}|${Object.entries(r.aff.terms).sort().join(";")}`;
+const rowKeys = new WeakMap<Row, string>();
+function rowKey(r: Row): string {
+  let k = rowKeys.get(r);
+  if (k === undefined) rowKeys.set(r, (k = `${r.eq ? "=" : ">"}${r.aff.constant}|${Object.entries(r.aff.terms).sort().join(";")}`));
+  return k;
+}
+
+/** Sets are frozen values: their rows are computed once per set. */
+const rowsMemo = new WeakMap<BasicSet, { readonly rows: readonly Row[]; readonly existential: boolean }>();
 
 /** The constraints of `s` as affine rows; rows with existentials are returned apart. */
-function rowsOf(s: BasicSet): { rows: Row[]; existential: boolean } {
+function rowsOf(s: BasicSet): { readonly rows: readonly Row[]; readonly existential: boolean } {
+  let r = rowsMemo.get(s);
+  if (!r) rowsMemo.set(s, (r = Object.freeze(computeRowsOf(s))));
+  return r;
+}
+
+function computeRowsOf(s: BasicSet): { rows: readonly Row[]; existential: boolean } {
   const names = [...s.params, ...s.dims];
   const rows: Row[] = [];
   let existential = false;
@@ -78,7 +92,7 @@ function rowsOf(s: BasicSet): { rows: Row[]; existential: boolean } {
     });
     rows.push({ aff: aff(terms, c.constant), eq: c.eq });
   }
-  return { rows, existential };
+  return { rows: Object.freeze(rows), existential };
 }
 
 class KernelLowering {
@@ -220,7 +234,7 @@ class KernelLowering {
   }
 
   /** The rows not implied by `ctx` (and each other). */
-  private notImplied(rows: readonly Row[], known: readonly string[], ctx: BasicSet): Row[] {
+  private notImplied(rows: readonly Row[], known: readonly string[], ctx: BasicSet): readonly Row[] {
     if (rows.length === 0) return [];
     const s = addConstraints(universe(names(rows).filter((n) => !known.includes(n)), [...known]), rows);
     return rowsOf(gist(s, ctx)).rows;

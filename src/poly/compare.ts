@@ -5,6 +5,7 @@ import { type Row, type Sys, toSys } from "./rows.js";
 import { emptyOf, finish, isCanonicalEmpty } from "./normalize.js";
 import { intFeasible, isEmpty } from "./empty.js";
 import { intersect, universe } from "./ops.js";
+import { cached, contentMemo, setKey } from "./memo.js";
 
 /** ¬(r >= 0) over the integers is -r - 1 >= 0. */
 function negate(r: Row): Row {
@@ -13,8 +14,34 @@ function negate(r: Row): Row {
   return o;
 }
 
+/**
+ * true when some row of `base` is `r` up to a smaller constant (`r` then follows from it alone):
+ * an inequality `v·x + c' >= 0` with `c' <= c`, or an equality `±v·x + c' = 0` with `±c' <= c`.
+ * A cheap, sound test before the exact one; false says nothing.
+ */
+function impliedByOneRow(base: Sys, r: Row): boolean {
+  const n = base.n;
+  const c = r[n]!;
+  outer: for (const b of base.ineqs) {
+    if (b[n]! > c) continue;
+    for (let k = 0; k < n; k++) if (b[k] !== r[k]) continue outer;
+    return true;
+  }
+  for (const b of base.eqs) {
+    let same = true;
+    let opp = true;
+    for (let k = 0; k < n && (same || opp); k++) {
+      if (b[k] !== r[k]) same = false;
+      if (b[k] !== -r[k]!) opp = false;
+    }
+    if ((same && b[n]! <= c) || (opp && -b[n]! <= c)) return true;
+  }
+  return false;
+}
+
 /** true when `base` (plus nothing else) implies row `r` (an equality: both directions). */
 function implies(base: Sys, r: Row, eq: boolean): boolean {
+  if (!eq && impliedByOneRow(base, r)) return true;
   if (intFeasible({ n: base.n, eqs: base.eqs, ineqs: [...base.ineqs, negate(r)] })) return false;
   if (!eq) return true;
   const m = r.map((v) => -v || 0);
@@ -81,6 +108,12 @@ function dropImpliedExistentials(s: BasicSet, context: BasicSet): BasicSet {
 /** Same points, no row implied by the others. `{[i]: i >= 0 and i >= 1}` becomes `{[i]: i >= 1}`. */
 export function removeRedundancies(s: BasicSet): BasicSet {
   if (isCanonicalEmpty(s)) return s;
+  return cached(redundantMemo, setKey(s), () => computeRemoveRedundancies(s));
+}
+
+const redundantMemo = contentMemo<BasicSet>();
+
+function computeRemoveRedundancies(s: BasicSet): BasicSet {
   // In an empty set every row is implied by the others; answer the canonical empty set.
   if (isEmpty(s)) return emptyOf(s.params, s.dims);
   const t = dropImpliedExistentials(s, universe(s.params, s.dims));
@@ -91,7 +124,14 @@ export function removeRedundancies(s: BasicSet): BasicSet {
  * The rows of `s` not implied by `context` (loopy's gisting): `gist(s, c) ∩ c = s ∩ c`.
  * `gist({[i]: 0 <= i < n and n mod 16 = 0}, {n mod 16 = 0})` keeps only the bounds of i.
  */
-export function gist(s0: BasicSet, context: BasicSet): BasicSet {
+export function gist(s: BasicSet, context: BasicSet): BasicSet {
+  if (isCanonicalEmpty(s)) return s;
+  return cached(gistMemo, `${setKey(s)}#${setKey(context)}`, () => computeGist(s, context));
+}
+
+const gistMemo = contentMemo<BasicSet>();
+
+function computeGist(s0: BasicSet, context: BasicSet): BasicSet {
   let s = s0;
   if (isCanonicalEmpty(s)) return s;
   // Align the context to s's space (extra names of the context become its existentials).
@@ -166,6 +206,12 @@ function floorDefinitions(b: BasicSet): Row[] | null {
  */
 export function isSubset(a: BasicSet, b: BasicSet): boolean {
   if (isCanonicalEmpty(a)) return true;
+  return cached(subsetMemo, `${setKey(a)}#${setKey(b)}`, () => computeIsSubset(a, b));
+}
+
+const subsetMemo = contentMemo<boolean>();
+
+function computeIsSubset(a: BasicSet, b: BasicSet): boolean {
   const defs = floorDefinitions(b);
   if (!defs && isEmpty(a)) return true;
   if (!defs) throw new LoomError(`isSubset: cannot decide containment in a set whose existentials are not floor/mod definitions`);

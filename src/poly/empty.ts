@@ -10,6 +10,7 @@ import { add, floorDiv, mul } from "./int.js";
 import { combine, type Row, type Sys, insertColumns, substRow, toSys } from "./rows.js";
 import { isCanonicalEmpty, tidy } from "./normalize.js";
 import { fmCost, fmEliminate } from "./fm.js";
+import { cached, contentMemo, setKey } from "./memo.js";
 
 function modHat(a: number, m: number): number {
   return a - m * floorDiv(2 * a + m, 2 * m);
@@ -120,5 +121,7 @@ function darkShadow(sys: Sys, col: number): Sys {
 /** Exact emptiness over the integers, parameters free. `isEmpty(parseSet("{[i]: 0 < 2i < 2}"))` */
 export function isEmpty(s: BasicSet): boolean {
   if (isCanonicalEmpty(s)) return true;
-  return !intFeasible(toSys(s));
+  return cached(emptyMemo, setKey(s), () => !intFeasible(toSys(s)));
 }
+
+const emptyMemo = contentMemo<boolean>();

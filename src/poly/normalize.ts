@@ -27,41 +27,61 @@ function sameCoeffs(a: Row, b: Row, sb: number, n: number): boolean {
 /** A parallel class: rows whose coefficients are `±dir` (dir's first nonzero is positive). */
 interface Cls {
   dir: Row;
+  h: number; // hash of dir
   e: Row | undefined; // the equality dir·x + c = 0
   p: Row | undefined; // tightest dir·x + c >= 0
   q: Row | undefined; // tightest -dir·x + c >= 0
 }
 
+/** Classes are found by a linear scan over their hashes up to this many, then through a Map. */
+const SCAN = 32;
+
 /**
  * gcd reduction, tightening, duplicate and parallel-row merging on plain rows (no existential
  * logic). Returns null when a row is trivially false: the system is empty.
  *
- * Rows are grouped by direction through an integer hash (a Map from hash to classes, compared
- * coefficient by coefficient), not string keys: this is the hot path of every operation.
+ * Rows are grouped by direction through an integer hash (compared coefficient by coefficient
+ * on a hit), not string keys: this is the hot path of every operation. Small systems scan the
+ * classes' hashes; large ones index them in a Map from hash to classes.
  */
 export function tidy(sys: Sys): Sys | null {
   const n = sys.n;
   const classes: Cls[] = [];
-  const byHash = new Map<number, Cls | Cls[]>();
+  let byHash: Map<number, Cls | Cls[]> | undefined;
+  const index = (c: Cls) => {
+    const hit = byHash!.get(c.h);
+    if (hit === undefined) byHash!.set(c.h, c);
+    else if (Array.isArray(hit)) hit.push(c);
+    else byHash!.set(c.h, [hit, c]);
+  };
   // The class of direction `sgn·r` (its first nonzero made positive), created when absent.
   const classOf = (r: Row, sgn: number): Cls => {
     let h = 0;
     for (let k = 0; k < n; k++) h = (Math.imul(h, 31) + sgn * r[k]!) | 0;
-    const hit = byHash.get(h);
-    if (hit !== undefined) {
-      if (!Array.isArray(hit)) {
-        if (sameCoeffs(hit.dir, r, sgn, n)) return hit;
-      } else {
-        for (const c of hit) if (sameCoeffs(c.dir, r, sgn, n)) return c;
+    if (byHash === undefined) {
+      for (let i = 0; i < classes.length; i++) {
+        const c = classes[i]!;
+        if (c.h === h && sameCoeffs(c.dir, r, sgn, n)) return c;
+      }
+    } else {
+      const hit = byHash.get(h);
+      if (hit !== undefined) {
+        if (!Array.isArray(hit)) {
+          if (sameCoeffs(hit.dir, r, sgn, n)) return hit;
+        } else {
+          for (const c of hit) if (sameCoeffs(c.dir, r, sgn, n)) return c;
+        }
       }
     }
     const dir = new Array<number>(n);
     for (let k = 0; k < n; k++) dir[k] = sgn * r[k]! || 0;
-    const c: Cls = { dir, e: undefined, p: undefined, q: undefined };
+    const c: Cls = { dir, h, e: undefined, p: undefined, q: undefined };
     classes.push(c);
-    if (hit === undefined) byHash.set(h, c);
-    else if (Array.isArray(hit)) hit.push(c);
-    else byHash.set(h, [hit, c]);
+    if (byHash !== undefined) index(c);
+    else if (classes.length > SCAN) {
+      byHash = new Map();
+      for (const x of classes) index(x);
+    }
     return c;
   };
   for (const r0 of sys.eqs) {

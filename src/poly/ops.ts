@@ -4,6 +4,7 @@ import { LoomError } from "../errors.js";
 import { add, checkInt, mul } from "./int.js";
 import { type Row, type Sys, colNames, ncols, permuteRow, rawSet, substRow, toSys } from "./rows.js";
 import { emptyOf, finish } from "./normalize.js";
+import { affKey, cached, contentMemo, setKey } from "./memo.js";
 
 /** All points of the space: `universe(["n"], ["i", "j"])` is `[n] -> { [i, j] }`. */
 export function universe(params: readonly string[], dims: readonly string[]): BasicSet {
@@ -56,6 +57,12 @@ function embedRows(s: BasicSet, params: readonly string[], dims: readonly string
  * likewise; a name that is a dim in either set is a dim. Existentials of both are kept.
  */
 export function intersect(a: BasicSet, b: BasicSet): BasicSet {
+  return cached(intersectMemo, `${setKey(a)}#${setKey(b)}`, () => computeIntersect(a, b));
+}
+
+const intersectMemo = contentMemo<BasicSet>();
+
+function computeIntersect(a: BasicSet, b: BasicSet): BasicSet {
   const dims = [...a.dims, ...b.dims.filter((d) => !a.dims.includes(d))];
   const dimSet = new Set(dims);
   const params = [...a.params, ...b.params.filter((p) => !a.params.includes(p))].filter((p) => !dimSet.has(p));
@@ -94,6 +101,14 @@ function withParams(s: BasicSet, affs: readonly Aff[]): BasicSet {
 
 /** `s` with `aff >= 0` (or `= 0`) added. `addConstraints(s, [{ aff: aff({ i: 1 }, -1), eq: false }])` adds i >= 1. */
 export function addConstraints(s: BasicSet, cs: readonly { aff: Aff; eq: boolean }[]): BasicSet {
+  let key = `${setKey(s)}#`;
+  for (const c of cs) key += `${c.eq ? "=" : ">"}${affKey(c.aff)};`;
+  return cached(addMemo, key, () => computeAddConstraints(s, cs));
+}
+
+const addMemo = contentMemo<BasicSet>();
+
+function computeAddConstraints(s: BasicSet, cs: readonly { aff: Aff; eq: boolean }[]): BasicSet {
   const t = withParams(s, cs.map((c) => c.aff));
   const sys = toSys(t);
   for (const c of cs) (c.eq ? sys.eqs : sys.ineqs).push(affRow(t, c.aff));
@@ -125,6 +140,12 @@ export function rename(s: BasicSet, map: Readonly<Record<string, string>>): Basi
  */
 export function substitute(s0: BasicSet, name: string, value: Aff): BasicSet {
   if (value.terms[name] !== undefined) throw new LoomError(`substitute: the value of "${name}" may not use "${name}"`);
+  return cached(substMemo, `${setKey(s0)}#${name}=${affKey(value)}`, () => computeSubstitute(s0, name, value));
+}
+
+const substMemo = contentMemo<BasicSet>();
+
+function computeSubstitute(s0: BasicSet, name: string, value: Aff): BasicSet {
   const s = withParams(s0, [value]);
   const col = [...s.params, ...s.dims].indexOf(name);
   if (col < 0) throw new LoomError(`substitute: no param or dim "${name}"; the set has ${[...s.params, ...s.dims].join(", ")}`);
@@ -170,6 +191,12 @@ export function fixValues(s: BasicSet, values: Readonly<Record<string, number>>)
 /** Reorder/reclassify columns by name into the given params and dims (same names, same existentials). */
 function respace(s: BasicSet, params: readonly string[], dims: readonly string[]): BasicSet {
   checkNames([...params, ...dims]);
+  return cached(respaceMemo, `${setKey(s)}#${params.join(",")}|${dims.join(",")}`, () => computeRespace(s, params, dims));
+}
+
+const respaceMemo = contentMemo<BasicSet>();
+
+function computeRespace(s: BasicSet, params: readonly string[], dims: readonly string[]): BasicSet {
   const sys = embedRows(s, params, dims, 0, s.exists.length);
   return finish(params, dims, s.exists, sys);
 }

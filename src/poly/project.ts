@@ -6,6 +6,7 @@ import { emptyOf, finish, isCanonicalEmpty } from "./normalize.js";
 import { fmCost, fmEliminate, fmEliminateAll } from "./fm.js";
 import { aff } from "./affine.js";
 import { freshName } from "./ops.js";
+import { cached, contentMemo, setKey } from "./memo.js";
 
 /** An FM step is worth doing exactly only while it keeps the row count small. */
 const MAX_PAIRS = 16;
@@ -22,6 +23,12 @@ function checkVisible(s: BasicSet, names: readonly string[], what: string): void
  */
 export function projectOut(s: BasicSet, names: readonly string[]): BasicSet {
   checkVisible(s, names, "projectOut");
+  return cached(projectMemo, `${setKey(s)}#${names.join(",")}`, () => computeProjectOut(s, names));
+}
+
+const projectMemo = contentMemo<BasicSet>();
+
+function computeProjectOut(s: BasicSet, names: readonly string[]): BasicSet {
   const params = s.params.filter((p) => !names.includes(p));
   const dims = s.dims.filter((d) => !names.includes(d));
   if (isCanonicalEmpty(s)) return emptyOf(params, dims);
@@ -78,6 +85,12 @@ export function eliminate(s: BasicSet, names: readonly string[]): BasicSet {
 export function eliminateExact(s: BasicSet, names: readonly string[]): { set: BasicSet; exact: boolean } {
   const src = colNames(s);
   for (const n of names) if (!src.includes(n)) throw new LoomError(`eliminate: no variable "${n}"; the set has ${src.join(", ")}`);
+  return cached(eliminateMemo, `${setKey(s)}#${names.join(",")}`, () => Object.freeze(computeEliminateExact(s, names, src)));
+}
+
+const eliminateMemo = contentMemo<{ set: BasicSet; exact: boolean }>();
+
+function computeEliminateExact(s: BasicSet, names: readonly string[], src: readonly string[]): { set: BasicSet; exact: boolean } {
   const params = s.params.filter((p) => !names.includes(p));
   const dims = s.dims.filter((d) => !names.includes(d));
   const exists = s.exists.filter((e) => !names.includes(e));
@@ -96,17 +109,12 @@ export function eliminateExact(s: BasicSet, names: readonly string[]): { set: Ba
  * For `{[i,j]: 0 <= j <= i < n}`, `dimBounds(s, "j", ["i"])` is `0 <= j <= i`.
  */
 export function dimBounds(s: BasicSet, dim: string, outer: readonly string[]): DimBounds {
-  // Sets are frozen values, so bounds can be memoized by identity: code generation for a sweep of
-  // variants asks the same questions of the same (structurally shared) domains many times.
-  let memo = boundsMemo.get(s);
-  if (!memo) boundsMemo.set(s, (memo = new Map()));
-  const key = `${dim}|${outer.join(",")}`;
-  let b = memo.get(key);
-  if (!b) memo.set(key, (b = computeDimBounds(s, dim, outer)));
-  return b;
+  // Sets are frozen values, so bounds can be memoized by content: code generation for a sweep of
+  // variants asks the same questions of the same domains (rebuilt as new objects) many times.
+  return cached(boundsMemo, `${setKey(s)}#${dim}|${outer.join(",")}`, () => computeDimBounds(s, dim, outer));
 }
 
-const boundsMemo = new WeakMap<BasicSet, Map<string, DimBounds>>();
+const boundsMemo = contentMemo<DimBounds>();
 
 function computeDimBounds(s: BasicSet, dim: string, outer: readonly string[]): DimBounds {
   if (!s.dims.includes(dim)) throw new LoomError(`dimBounds: no dim "${dim}"; dims are ${s.dims.join(", ")}`);

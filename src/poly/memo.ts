@@ -1,0 +1,94 @@
+/**
+ * Memoization by canonical content (ALGORITHMS.md §6). Every operation is a pure function of its
+ * sets' fields (names, existentials, constraint rows in order), and sets are frozen values, so an
+ * answer can be reused for any set with the same content: a sweep of variants rebuilds the same
+ * domains again and again, each time as new objects. A set's key is computed once per identity
+ * (WeakMap); answers live in bounded Maps keyed by the keys of the arguments.
+ */
+import type { Aff, BasicSet } from "./types.js";
+
+/** Entries per cache before it is emptied (bounds memory over long sweeps). */
+const LIMIT = 50_000;
+
+let keys = new WeakMap<BasicSet, string>();
+/** Content -> a short id, so that keys of answers stay short (cheap to hash and compare). */
+const ids = new Map<string, string>();
+let nextId = 0;
+
+/**
+ * A short key standing for the content of `s` (names, existentials and rows, in order): two sets
+ * get the same key exactly when their contents are equal.
+ */
+export function setKey(s: BasicSet): string {
+  let k = keys.get(s);
+  if (k !== undefined) return k;
+  const content = contentOf(s);
+  k = ids.get(content);
+  if (k === undefined) {
+    // Ids are never reused: forgetting contents (below) only loses sharing, never confuses sets.
+    if (ids.size >= LIMIT) ids.clear();
+    ids.set(content, (k = `@${(nextId++).toString(36)}`));
+  }
+  keys.set(s, k);
+  return k;
+}
+
+/** Small entries, one character each: the common case, and cheap to build and to hash. */
+const SMALL = 16000;
+const OFFSET = 16384;
+
+function contentOf(s: BasicSet): string {
+  const head = `${s.params.join(",")}|${s.dims.join(",")}|${s.exists.join(",")}|`;
+  const codes: number[] = [];
+  for (const c of s.constraints) {
+    codes.push(c.eq ? 1 : 2, c.coeffs.length + 3);
+    for (const v of c.coeffs) {
+      if (v < -SMALL || v > SMALL) return wideContent(head, s);
+      codes.push(v + OFFSET);
+    }
+    if (c.constant < -SMALL || c.constant > SMALL) return wideContent(head, s);
+    codes.push(c.constant + OFFSET);
+  }
+  // (apply spreads its arguments on the stack: huge sets take the decimal form.)
+  return codes.length > 8192 ? wideContent(head, s) : head + String.fromCharCode.apply(null, codes);
+}
+
+/** Any entries: decimal text (a leading "!" keeps it apart from the compact form). */
+function wideContent(head: string, s: BasicSet): string {
+  let content = `!${head}`;
+  for (const c of s.constraints) content += `${c.eq ? "=" : ">"}${c.coeffs.join(",")},${c.constant};`;
+  return content;
+}
+
+/** An affine expression's content, terms in their (significant) insertion order. */
+export function affKey(a: Aff): string {
+  let k = "";
+  for (const n in a.terms) k += `${n}:${a.terms[n]},`;
+  return `${k}${a.constant}`;
+}
+
+const all: Map<string, unknown>[] = [];
+
+/** A bounded answer cache; emptied wholesale when it grows past its limit. */
+export function contentMemo<V>(): Map<string, V> {
+  const m = new Map<string, V>();
+  all.push(m as Map<string, unknown>);
+  return m;
+}
+
+/** `memo.get(key)`, else `compute()` stored under `key` (a throw stores nothing). */
+export function cached<V>(memo: Map<string, V>, key: string, compute: () => V): V {
+  const hit = memo.get(key);
+  if (hit !== undefined) return hit;
+  const v = compute();
+  if (memo.size >= LIMIT) memo.clear();
+  memo.set(key, v);
+  return v;
+}
+
+/** Forget every memoized answer (benchmarks measuring cold work; tests). */
+export function clearPolyMemos(): void {
+  for (const m of all) m.clear();
+  ids.clear();
+  keys = new WeakMap();
+}
