@@ -9,7 +9,7 @@
  */
 import { CodegenError } from "../src/errors.js";
 import {
-  assigneeName, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
+  allInames, assigneeName, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
   iterationDomain, kernelTypeEnv, reductionInames, uniqueName,
   type Assignment, type Dtype, type Expr, type Kernel, type Reduce,
 } from "../src/ir/index.js";
@@ -17,7 +17,7 @@ import {
   addConstraints, aff, affIsConstant, dimBounds, eliminateExact, gist, intersect, isEmpty, universe,
   type Aff, type BasicSet, type Bound,
 } from "../src/poly/index.js";
-import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "../src/schedule/index.js";
+import { eliminateExistentials, preferUnitBounds, type DeviceKernel, type HwAxis, type Schedule, type ScheduleNode } from "../src/schedule/index.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "./ast.js";
 import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "./expr.js";
 
@@ -104,6 +104,7 @@ class KernelLowering {
   private readonly params: Set<string>;
   private readonly usedParams = new Set<string>();
   private parallelDone = false;
+  private readonly inameRank: ReadonlyMap<string, number>;
 
   constructor(
     private readonly k: Kernel, private readonly dk: DeviceKernel, private readonly opts: LowerOptions,
@@ -112,6 +113,7 @@ class KernelLowering {
     this.env = kernelTypeEnv(k);
     this.taken = new Set([...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name), ...k.domains.flatMap((d) => [...d.dims])]);
     this.params = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
+    this.inameRank = new Map(allInames(k).map((n, r) => [n, r]));
   }
 
   lower(): LoweredKernel {
@@ -121,11 +123,17 @@ class KernelLowering {
     }
     let ctx: BasicSet = k.assumptions;
     const known: string[] = [];
+    // Every iname on a hardware axis is bound, not only the one the axis is named after: loopy's
+    // prefetch puts `a_dim_1` on l.0 beside `j_inner`. The scheduler checks that the inames of one
+    // axis share base and size; each instruction is guarded by its own iname's domain.
     for (const ax of [...dk.groupAxes, ...dk.localAxes]) {
-      const base = sizeEx(ax.base, (n) => evar(n));
-      this.subst.set(ax.iname, ibin("+", base, { k: "hw", tag: ax.tag, axis: ax.axis }));
-      known.push(ax.iname);
-      ctx = intersect(ctx, this.axisRange(ax));
+      for (const iname of [ax.iname, ...this.axisSharers(ax)]) {
+        const a = { ...ax, iname };
+        const base = sizeEx(a.base, (n) => evar(n));
+        this.subst.set(iname, ibin("+", base, { k: "hw", tag: a.tag, axis: a.axis }));
+        known.push(iname);
+        ctx = intersect(ctx, this.axisRange(a));
+      }
     }
     for (const t of k.temporaries) this.declareTemporary(t.name);
     const body = this.withHoistedGuards(dk.body, known, ctx, (c) => this.nodes(dk.body, known, c));
@@ -155,7 +163,21 @@ class KernelLowering {
       if (!dtype) throw new CodegenError(`kernel "${k.name}": the dtype of "${name}" is unknown; add dtypes (lp.addDtypes) before generating code`);
       return { name, kind: a?.kind ?? "array", dtype, written: written.has(name) };
     });
-    return { name: dk.name, args, decls: this.decls, body, groupSize: gsize, localSize };
+    // Declarations by name, as loopy orders its temporaries.
+    const decls = [...this.decls].sort((x, y) => declName(x).localeCompare(declName(y)));
+    return { name: dk.name, args, decls, body, groupSize: gsize, localSize };
+  }
+
+  /** The inames other than `ax.iname` that instructions of this device kernel run within on `ax`'s axis. */
+  private axisSharers(ax: HwAxis): string[] {
+    const out = new Set<string>();
+    for (const id of this.insnsUnder(this.dk.body)) {
+      for (const i of this.insnOf(id).withinInames) {
+        const t = this.k.inameTags[i];
+        if (i !== ax.iname && t && t.kind === ax.tag && t.axis === ax.axis) out.add(i);
+      }
+    }
+    return [...out].sort();
   }
 
   /** `base <= iname < base + size` as a set over the iname and parameters, when affine. */
@@ -178,6 +200,29 @@ class KernelLowering {
   // ---- the schedule tree -------------------------------------------------------------------
 
   private nodes(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
+    // Between barriers, each run of nodes gets its own hoisted guard (loopy's `if (e < n) for (j …)`
+    // after the fetch and its barrier), not only the whole body.
+    if (nodes.length > 1 && nodes.some((n) => n.kind === "barrier")) {
+      const out: Stmt[] = [];
+      let run: ScheduleNode[] = [];
+      const flush = () => {
+        const r = run;
+        if (r.length > 0) out.push(...this.withHoistedGuards(r, known, ctx, (c) => this.nodeList(r, known, c)));
+        run = [];
+      };
+      for (const n of nodes) {
+        if (n.kind === "barrier") {
+          flush();
+          out.push(...this.nodeList([n], known, ctx));
+        } else run.push(n);
+      }
+      flush();
+      return out;
+    }
+    return this.nodeList(nodes, known, ctx);
+  }
+
+  private nodeList(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
     return nodes.flatMap((n): Stmt[] => {
       switch (n.kind) {
         case "barrier": return [{ k: "barrier", comment: n.comment }];
@@ -210,12 +255,15 @@ class KernelLowering {
    */
   private withHoistedGuards(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet, make: (c: BasicSet) => Stmt[]): Stmt[] {
     const ids = this.insnsUnder(nodes);
-    // A guard around a barrier would make work-items disagree on reaching it.
-    if (ids.length === 0 || hasBarrier(nodes)) return make(ctx);
+    if (ids.length === 0) return make(ctx);
+    // A guard around a barrier must not depend on the local id (work-items would disagree on
+    // reaching it); one over parameters, group ids and loops is the same for the whole group.
+    const barrier = hasBarrier(nodes);
+    const uniform = (r: Row) => Object.keys(r.aff.terms).every((n) => this.k.inameTags[n]?.kind !== "l");
     let common: Map<string, Row> | undefined;
     for (const id of ids) {
       const d = this.domainOf(this.insnOf(id).withinInames);
-      const mine = new Map(this.originalRowsOver(d, known).map((r) => [rowKey(r), r]));
+      const mine = new Map(this.originalRowsOver(d, known).filter((r) => !barrier || uniform(r)).map((r) => [rowKey(r), r]));
       common = common ? new Map([...common].filter(([key]) => mine.has(key))) : mine;
       if (common.size === 0) return make(ctx);
     }
@@ -250,11 +298,14 @@ class KernelLowering {
     // Bounds from each instruction's domain, projected onto the known inames and this one.
     let whole: BasicSet | undefined;
     const perInsn = ids.map((id) => {
-      const d = this.domainOf(this.insnOf(id).withinInames);
+      let d = this.domainOf(this.insnOf(id).withinInames);
+      // An instruction that does not run within the loop's iname (the CPU lowering's loop over a
+      // group axis around a fetch that ignores that axis) runs at every iteration of it.
+      if (!d.dims.includes(iname)) d = intersect(d, this.domainOf([iname]));
       const drop = [...d.dims.filter((n) => !inner.includes(n)), ...d.exists];
       const p = drop.length > 0 ? eliminateExact(d, drop).set : d;
       whole ??= p;
-      return gist(p, ctx);
+      return gist(this.unitBounds(p, iname, ctx), ctx);
     });
     const keyed = new Map(perInsn.map((g) => [rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&"), g]));
     const body1 = (c: BasicSet) => this.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
@@ -275,6 +326,13 @@ class KernelLowering {
     const hi = his.reduce((a, x) => ({ k: "bin", op: "max", l: a, r: x, dtype: "idx" }));
     const c = withRowsSet(ctx, [iname], []);
     return [this.forStmt(iname, lo, hi, block(body1(c)), known)];
+  }
+
+  /** `p` within `ctx` with `iname`'s non-unit bounds replaced by implied constant ones where possible. */
+  private unitBounds(p: BasicSet, iname: string, ctx: BasicSet): BasicSet {
+    if (!rowsOf(p).rows.some((r) => Math.abs(r.aff.terms[iname] ?? 0) > 1)) return p;
+    if (p.exists.length > 0 || ctx.exists.length > 0) return p;
+    return preferUnitBounds(intersect(p, ctx), [iname]);
   }
 
   /**
@@ -307,11 +365,11 @@ class KernelLowering {
       const lo = Math.max(...clo.map((b) => Math.ceil(b.aff.constant / b.denom)));
       const hi = Math.min(...chi.map((b) => Math.floor(b.aff.constant / b.denom)));
       if (hi - lo + 1 > MAX_UNROLL) throw new CodegenError(`kernel "${this.k.name}": unrolling "${iname}" would copy its body ${hi - lo + 1} times (at most ${MAX_UNROLL})`);
-      const c = withRows(boundRows(clo, chi));
       const out: Stmt[] = [];
       for (let v = lo; v <= hi; v++) {
         this.subst.set(iname, ilit(v));
-        out.push(...make(c));
+        // Each copy knows the iname's value: `16*j_outer + j_inner < m` is no guard of copy 0.
+        out.push(...make(withRows([{ aff: aff({ [iname]: 1 }, -v), eq: true }])));
       }
       this.subst.delete(iname);
       return out;
@@ -438,7 +496,11 @@ class KernelLowering {
 
   /** `make` under the guard of the constraints of `d` that `ctx` does not imply. */
   private guarded(d: BasicSet, known: readonly string[], ctx: BasicSet, what: string, make: (c: BasicSet) => Stmt[]): Stmt[] {
-    const g = gist(d, ctx);
+    let g = gist(d, ctx);
+    if (rowsOf(g).existential) {
+      const flat = eliminateExistentials(g, ctx);
+      if (flat) g = gist(flat, ctx);
+    }
     const { rows, existential } = rowsOf(g);
     if (existential) throw new CodegenError(`kernel "${this.k.name}", instruction "${what}": guards with existential constraints (mod, exists) are not supported by code generation yet`);
     const live: Row[] = [];
@@ -546,7 +608,7 @@ class KernelLowering {
     let index: Ex = ilit(0);
     e.indices.forEach((ix, a) => {
       const stride = sizeEx(strides[a]!, (n) => this.param(n));
-      index = ibin("+", index, ibin("*", stride, lowerIndex(ix, scope, `index ${a} of "${e.array}"`)));
+      index = ibin("+", index, ibin("*", stride, this.affineIndex(ix, scope) ?? lowerIndex(ix, scope, `index ${a} of "${e.array}"`)));
     });
     return { array: e.array, index, dtype };
   }
@@ -586,6 +648,27 @@ class KernelLowering {
     };
     pre.push(...nest(0, known, ctx));
     return evar(acc);
+  }
+
+  /**
+   * An affine int32 subscript over inames and int32 parameters, terms in the kernel's iname order
+   * (outer before inner, as loopy prints `128 * gid(0) + lid(0)`, not `lid(0) + gid(0) * 128`),
+   * constants of unrolled inames folded; undefined for anything else.
+   */
+  private affineIndex(ix: Expr, scope: ExprScope): Ex | undefined {
+    const a = exprAff(ix);
+    if (!a || Object.keys(a.terms).length === 0 || typeOf(ix, scope).dtype !== "int32") return undefined;
+    const rank = (n: string) => this.inameRank.get(n) ?? this.inameRank.size;
+    for (const n of Object.keys(a.terms)) {
+      if (this.inameRank.has(n)) {
+        scope.varEx(n); // the "outside the loops around it" check
+        continue;
+      }
+      if (!this.params.has(n) || findArg(this.k, n)?.dtype !== "int32") return undefined;
+      this.usedParams.add(n);
+    }
+    const terms = Object.entries(a.terms).sort((x, y) => rank(x[0]) - rank(y[0]));
+    return this.affEx({ terms: Object.fromEntries(terms), constant: a.constant });
   }
 
   private param(n: string): Ex {
@@ -636,6 +719,10 @@ function withRowsSet(ctx: BasicSet, dims: readonly string[], rows: readonly Row[
 /** `s` intersected with the context's constraints (same names aligned). */
 function intersectCtx(s: BasicSet, ctx: BasicSet): BasicSet {
   return intersect(s, ctx);
+}
+
+function declName(s: Stmt): string {
+  return s.k === "decl" ? s.name : "";
 }
 
 function hasBarrier(nodes: readonly ScheduleNode[]): boolean {

@@ -5,7 +5,7 @@
  */
 import { ExecutionError, ScheduleError } from "../errors.js";
 import {
-  assigneeName, freeVariables, iterationDomain,
+  assigneeName, freeVariables, iterationDomain, reductionInames,
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { dimBounds, type Aff, type Bound } from "../poly/index.js";
@@ -16,11 +16,27 @@ import {
 /** The schedule of `k` for the interpreter. */
 export function scheduleForRun(k: Kernel): Schedule {
   try {
-    return schedule(k, { realizeReductions: false });
+    return schedule(k, { realizeReductions: !reductionsInline(k) });
   } catch (e) {
     if (e instanceof ScheduleError && /not built yet/.test(e.message)) return fallbackSchedule(k);
     throw e;
   }
+}
+
+/**
+ * Whether the interpreter may enumerate `k`'s reductions inline: not when a reduction iname is
+ * also a loop of some instruction (loopy's prefetch inside `k_outer`: the reduction's update must
+ * run in that loop, after the fetch, as realized accumulators do).
+ */
+function reductionsInline(k: Kernel): boolean {
+  const loops = new Set(k.instructions.flatMap((i) => i.withinInames));
+  const red = new Set<string>();
+  for (const insn of k.instructions) {
+    if (insn.kind !== "assign") continue;
+    reductionInames(insn.rhs, red);
+    for (const p of insn.predicates) reductionInames(p, red);
+  }
+  return ![...red].some((i) => loops.has(i));
 }
 
 /** Whether `k` has any g or l tag: otherwise it runs as one group of one work-item. */

@@ -14,10 +14,11 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  domainIndexOf, freeVariables, globMatch, walkExpr, exprEquals, allInames,
+  domainIndexOf, freeVariables, globMatch, walkExpr, exprEquals, allInames, substitute,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds } from "../poly/index.js";
+import { constRange } from "./checks.js";
 import { isHardwareIname } from "./linearize.js";
 import type { BarrierNode, ScheduleNode } from "./types.js";
 
@@ -41,6 +42,8 @@ interface Ctx {
   readonly sync: boolean;
   /** Per instruction id, the ids it depends on directly or transitively (loopy's `recursive_insn_dep_map`). */
   readonly deps: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Local inames by the local id they stand for (see `localIdNames`). */
+  readonly lidName: ReadonlyMap<string, string>;
 }
 
 const depMemo = new WeakMap<readonly Instruction[], ReadonlyMap<string, ReadonlySet<string>>>();
@@ -92,7 +95,7 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Sched
   }
   const ctx: Ctx = {
     k, accesses, insns, localInames, invariant, allInames: new Set(inames), sync: localInames.size > 0,
-    deps: recursiveDeps(k.instructions),
+    deps: recursiveDeps(k.instructions), lidName: localIdNames(k, localInames),
   };
   return walkBody(ctx, nodes, [], new Set()).nodes;
 }
@@ -129,10 +132,13 @@ function noSync(a: Instruction, b: Instruction): boolean {
  * expressions, using every local iname of both instructions, and otherwise only names whose value
  * is the same at both accesses (`fixed`: the loops enclosing both, at the same iteration).
  */
-function sameWorkItem(ctx: Ctx, a: Access, b: Access, fixed: ReadonlySet<string>): boolean {
+function sameWorkItem(ctx: Ctx, a0: Access, b0: Access, fixed: ReadonlySet<string>): boolean {
+  // Local inames of one axis over the same range are the same local id (`red_j` and `j` on l.0).
+  const a = canonicalAccess(ctx, a0);
+  const b = canonicalAccess(ctx, b0);
   if (!a.indices || !b.indices || a.indices.length !== b.indices.length) return false;
   if (!a.indices.every((e, idx) => exprEquals(e, b.indices![idx]!))) return false;
-  const lids = [a.insn, b.insn].flatMap((insn) => insn.withinInames.filter((i) => ctx.localInames.has(i)));
+  const lids = [...new Set([a0.insn, b0.insn].flatMap((insn) => insn.withinInames.filter((i) => ctx.localInames.has(i)).map((i) => ctx.lidName.get(i) ?? i)))];
   if (lids.length === 0) return false;
   // An axis indexed by the bare local iname pins the work-item along it, whatever the other axes.
   if (lids.every((i) => a.indices!.some((e) => e.kind === "var" && e.name === i))) return true;
@@ -141,6 +147,30 @@ function sameWorkItem(ctx: Ctx, a: Access, b: Access, fixed: ReadonlySet<string>
   for (const i of lids) if (!vars.has(i)) return false;
   for (const x of vars) if (!ctx.invariant.has(x) && !fixed.has(x)) return false;
   return true;
+}
+
+/** `acc` with each local iname that has a canonical local-id name renamed to it. */
+function canonicalAccess(ctx: Ctx, acc: Access): { indices: readonly Expr[] | undefined } {
+  if (!acc.indices || ctx.lidName.size === 0) return acc;
+  const m = new Map<string, Expr>();
+  for (const i of acc.insn.withinInames) {
+    const c = ctx.lidName.get(i);
+    if (c !== undefined) m.set(i, { kind: "var", name: c });
+  }
+  return m.size === 0 ? acc : { indices: acc.indices.map((e) => substitute(e, m)) };
+}
+
+/** Per local iname with a constant range, a name its axis and range determine: `@l0:0+64`. */
+function localIdNames(k: Kernel, localInames: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const i of localInames) {
+    const t = k.inameTags[i];
+    if (t?.kind !== "l") continue;
+    const r = constRange(k, i);
+    if (!r || Object.keys(r.lower.terms).length > 0) continue;
+    out.set(i, `@l${t.axis}:${r.lower.constant}+${r.size}`);
+  }
+  return out;
 }
 
 interface Conflict {

@@ -11,7 +11,10 @@ import {
   allInames, arith, c, domainIndexOf, iterationDomain, mapExpr, sub, substitute, uniqueName, v, withKernel,
   type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
 } from "../ir/index.js";
-import { dimBounds, parseSet, type BasicSet, type Bound } from "../poly/index.js";
+import {
+  addConstraints, aff, dimBounds, eliminateExact, gist, intersect, isSubset, parseSet, rename, universe,
+  type Aff, type BasicSet, type Bound,
+} from "../poly/index.js";
 import { affToExpr } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
@@ -133,11 +136,66 @@ function isWholeBox(k: Kernel, x: string, tag: "g" | "l", inames: ReadonlySet<st
 }
 
 /**
- * The constraints of the iteration domain of `within` (an instruction's inames) that mention `x`,
- * as predicates (`expr >= 0`, `expr == 0`).
+ * `s` within `ctx` without existentials, when they can be eliminated exactly; else undefined.
+ * Projecting a split's outer iname leaves `exists e: -j_inner <= 64e < m - j_inner`; with
+ * `0 <= j_inner < 64` known, `e >= 0` (an integer bound the projection does not derive) makes
+ * the elimination exact: `j_inner < m`, loopy's guard `-1 + -1 * lid(0) + m >= 0`.
  */
-function domainPredicates(k: Kernel, x: string, within: readonly string[], where: string): Expr[] {
-  const d = iterationDomain(k, within);
+export function eliminateExistentials(s: BasicSet, ctx: BasicSet): BasicSet | undefined {
+  if (s.exists.length === 0) return s;
+  const t0 = intersect(s, ctx);
+  const ex = [...t0.exists];
+  // The existentials as dimensions (columns stay in place: params, dims, exists).
+  const raw: BasicSet = { params: t0.params, dims: [...t0.dims, ...ex], exists: [], constraints: t0.constraints };
+  const t = preferUnitBounds(intersect(universe(t0.params, raw.dims), raw), ex);
+  const r = eliminateExact(t, ex);
+  return r.exact && r.set.exists.length === 0 ? r.set : undefined;
+}
+
+/**
+ * `t` (where `names` are dimensions) with the integer bounds of `names` that hold over all of `t`
+ * added where constant, and the non-unit bounds of `names` that the rest implies dropped: the
+ * same points, with `e >= 0` in place of `64e >= -j_inner` (given `0 <= j_inner < 64`). Loop
+ * bounds read `e = 0` instead of `(-j_inner + 63) / 64`, and eliminating `e` becomes exact.
+ */
+export function preferUnitBounds(t0: BasicSet, names: readonly string[]): BasicSet {
+  let t = t0;
+  const ex = names;
+  const rows: { aff: Aff; eq: boolean }[] = [];
+  for (const e of ex) {
+    const b = dimBounds(t, e, []);
+    const lo = b.lower.filter((x) => Object.keys(x.aff.terms).length === 0).map((x) => Math.ceil(x.aff.constant / x.denom));
+    const hi = b.upper.filter((x) => Object.keys(x.aff.terms).length === 0).map((x) => Math.floor(x.aff.constant / x.denom));
+    if (lo.length > 0) rows.push({ aff: aff({ [e]: 1 }, -Math.max(...lo)), eq: false });
+    if (hi.length > 0) rows.push({ aff: aff({ [e]: -1 }, Math.min(...hi)), eq: false });
+  }
+  t = addConstraints(t, rows);
+  // Drop the non-unit bounds of the existentials that the others imply (`64e >= -j_inner` given
+  // `e >= 0`), so that Fourier–Motzkin pairs a unit bound with each and is exact.
+  const cols = ex.map((e) => t.params.length + t.dims.indexOf(e));
+  for (const c of [...t.constraints]) {
+    if (c.eq || !cols.some((col) => Math.abs(c.coeffs[col]!) > 1)) continue;
+    const rest: BasicSet = { ...t, constraints: t.constraints.filter((x) => x !== c) };
+    const fewer = intersect(universe(t.params, t.dims), rest);
+    if (isSubset(fewer, t)) t = fewer;
+  }
+  return t;
+}
+
+/**
+ * The constraints of the iteration domain of `within` (an instruction's inames) that mention `x`
+ * and are not implied where the instruction runs — the other inames in their domains, `x` over
+ * `box` (the range of the axis loop that replaces it), the assumptions — as predicates
+ * (`expr >= 0`, `expr == 0`). Inside `for j in 0..15` a `0 <= x < 16` needs no guard.
+ */
+function domainPredicates(k: Kernel, x: string, within: readonly string[], box: BasicSet, where: string): Expr[] {
+  const rest = within.filter((i) => i !== x);
+  const around = intersect(intersect(rest.length > 0 ? iterationDomain(k, rest) : universe([], []), box), k.assumptions);
+  let d = gist(iterationDomain(k, within), around);
+  if (d.exists.length > 0) {
+    const flat = eliminateExistentials(d, around);
+    if (flat) d = gist(flat, around);
+  }
   const col = d.params.length + d.dims.indexOf(x);
   const out: Expr[] = [];
   for (const con of d.constraints) {
@@ -182,7 +240,8 @@ function shareAxes(
     }
   }
   const subst = new Map<string, string>();
-  const guarded = new Set<string>();
+  /** Per guarded iname, the range of the loop that replaces it (over the guarded iname's name). */
+  const guarded = new Map<string, BasicSet>();
   const domains = [...k.domains];
   const taken = new Set([...inames, ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
   const rewriteAxis = (ax: HwAxis): HwAxis => {
@@ -190,6 +249,7 @@ function shareAxes(
     const names = [...(onAxis.get(key) ?? [])].sort();
     if (names.length <= 1) return ax;
     let rep = names.find((x) => isWholeBox(k, x, ax.tag, inames));
+    let box = (o: string): BasicSet => rename(iterationDomain(k, [rep!]), { [rep!]: o });
     if (rep === undefined) {
       if (ax.tag !== "l" || ax.base.kind !== "const" || ax.size.kind !== "const") {
         throw new ScheduleError(`lowerForCpu: device kernel "${dk.name}" uses inames ${names.join(", ")} on axis ${key}, none over the whole range of the axis; cannot give them one loop`);
@@ -197,13 +257,15 @@ function shareAxes(
       rep = uniqueName(`${names[0]}_${ax.tag}${ax.axis}`, taken);
       taken.add(rep);
       const lo = ax.base.value;
-      domains.push(parseSet(`{[${rep}]: ${lo} <= ${rep} < ${lo + ax.size.value}}`));
+      const hi = lo + ax.size.value;
+      domains.push(parseSet(`{[${rep}]: ${lo} <= ${rep} < ${hi}}`));
+      box = (o) => parseSet(`{[${o}]: ${lo} <= ${o} < ${hi}}`);
     }
     for (const o of names) {
       if (o === rep) continue;
       // `o := rep - base_rep + base_o`; device.ts checks that the inames of one axis share base and size.
       subst.set(o, rep);
-      if (!isWholeBox(k, o, ax.tag, inames)) guarded.add(o);
+      if (!isWholeBox(k, o, ax.tag, inames)) guarded.set(o, box(o));
     }
     return { ...ax, iname: rep };
   };
@@ -218,7 +280,7 @@ function shareAxes(
     const sb = (e: Expr) => substitute(e, local);
     const within = [...new Set(insn.withinInames.map((i) => subst.get(i) ?? i))].sort();
     const guards = mine.filter((i) => guarded.has(i))
-      .flatMap((i) => domainPredicates(k, i, insn.withinInames, `instruction "${insn.id}" of device kernel "${dk.name}"`));
+      .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`));
     const predicates = [...insn.predicates, ...guards].map(sb);
     return insn.kind === "assign"
       ? { ...insn, lhs: sb(insn.lhs), rhs: sb(insn.rhs), predicates, withinInames: within }

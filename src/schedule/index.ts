@@ -2,5 +2,5 @@
 export { linearize, inameOrder } from "./linearize.js";
 export { preprocess, type PreprocessOptions } from "./preprocess.js";
 export { schedule, showSchedule } from "./schedule.js";
-export { lowerForCpu } from "./cpu.js";
+export { eliminateExistentials, lowerForCpu, preferUnitBounds } from "./cpu.js";
 export type { Schedule, DeviceKernel, HwAxis, ScheduleNode, LoopNode, InsnNode, BarrierNode } from "./types.js";

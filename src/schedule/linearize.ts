@@ -165,11 +165,35 @@ export function linearize(k: Kernel): ScheduleNode[] {
     const done = new Set<number>();
     const satisfied = (m: number, extra?: ReadonlySet<number>) =>
       preds[m]!.every((p) => !inSet.has(p) || done.has(p) || (extra?.has(p) ?? false));
+    /**
+     * Loopy enters each loop once: before entering the loop `best` would open, run what is ready
+     * outside it and what that loop's instructions wait on (`acc = 0` before `for k_outer { fetch;
+     * acc = acc + … }`), so that the fetch and the update share one entry of the loop.
+     */
+    const beforeLoop = (best: number): number => {
+      const iname = paths[best]![depth];
+      if (iname === undefined) return best;
+      const inLoop = (m: number) => paths[m]![depth] === iname;
+      const waitedOn = new Set<number>();
+      const stack = members.filter((m) => !done.has(m) && inLoop(m));
+      while (stack.length > 0) {
+        for (const p of preds[stack.pop()!]!) {
+          if (inSet.has(p) && !done.has(p) && !waitedOn.has(p)) {
+            waitedOn.add(p);
+            stack.push(p);
+          }
+        }
+      }
+      let pick = -1;
+      for (const m of waitedOn) if (!inLoop(m) && satisfied(m) && (pick < 0 || better(m, pick))) pick = m;
+      return pick < 0 ? best : pick;
+    };
     const out: ScheduleNode[] = [];
     while (done.size < members.length) {
       let best = -1;
       for (const m of members) if (!done.has(m) && satisfied(m) && (best < 0 || better(m, best))) best = m;
       if (best < 0) throw cycleError(k, members.filter((m) => !done.has(m)), preds);
+      best = beforeLoop(best);
       const path = paths[best]!;
       if (path.length === depth) {
         out.push({ kind: "insn", id: k.instructions[best]!.id });

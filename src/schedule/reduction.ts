@@ -42,6 +42,7 @@ class Realizer {
   readonly domains: BasicSet[] = [];
   readonly tags: Record<string, InameTag> = {};
   private readonly env: TypeEnv;
+  private readonly globalBarriers: ReadonlySet<string>;
   /** Instructions created for the instruction being realized, in order. */
   private created: Instruction[] = [];
 
@@ -49,6 +50,7 @@ class Realizer {
     this.env = kernelTypeEnv(k);
     this.names = new Set([...allInames(k), ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
     this.ids = new Set(k.instructions.map((i) => i.id));
+    this.globalBarriers = new Set(k.instructions.filter((i) => i.kind === "barrier" && i.scope === "global").map((i) => i.id));
   }
 
   /** The instructions that replace `insn`: accumulator instructions, then `insn` reading them. */
@@ -122,7 +124,10 @@ class Realizer {
     const suffix = r.inames.join("_");
     const dtype = this.dtypeOf(r.body);
     const acc = this.temporary(`acc_${suffix}`, dtype, [], "private");
-    const init = this.emit(insn, this.id(`${insn.id}_${suffix}_init`), v(acc), neutralElement(r.op, dtype), within, insn.dependsOn);
+    // As loopy's: the init writes a fresh accumulator, so it waits on nothing but global barriers
+    // (were it to wait on the reduction's fetch, `acc = 0` could not precede the loop holding the fetch).
+    const initDeps = insn.dependsOn.filter((id) => this.globalBarriers.has(id));
+    const init = this.emit(insn, this.id(`${insn.id}_${suffix}_init`), v(acc), neutralElement(r.op, dtype), within, initDeps);
     const body = this.expr(r.body, inner, insn);
     const update = this.emit(insn, this.id(`${insn.id}_${suffix}_update`), v(acc), combine(r.op, v(acc), body.expr), inner,
       [init, ...insn.dependsOn, ...body.deps]);

@@ -1,36 +1,9 @@
 /** Generated C/OpenMP compiles with gcc -Wall -Werror; CUDA with nvcc -ptx (each skipped when absent). */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { generateCode } from "../../codegen/index.js";
-import type { Kernel, TargetName } from "../../src/ir/index.js";
+import { describe, it } from "vitest";
+import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
+import { compile, hasGcc, hasNvcc } from "./compile-helpers.js";
 import { localFetch, tag, tiledMatmul, vecadd } from "./kernels.js";
-
-function has(cmd: string, args: string[]): boolean {
-  try {
-    execFileSync(cmd, args, { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const hasGcc = has("gcc", ["--version"]);
-const hasNvcc = has("nvcc", ["--version"]);
-const dir = mkdtempSync(join(tmpdir(), "loom-codegen-"));
-
-function compile(k: Kernel, target: TargetName, ext: string, cmd: string, flags: string[]): void {
-  const file = join(dir, `${k.name}_${target}.${ext}`);
-  writeFileSync(file, generateCode(k, target).deviceCode);
-  try {
-    execFileSync(cmd, [...flags, file, "-o", file + ".out"], { stdio: "pipe" });
-  } catch (e) {
-    const err = e as { stderr?: Buffer };
-    expect.fail(`${cmd} failed on ${target} code for ${k.name}:\n${err.stderr?.toString() ?? String(e)}`);
-  }
-}
 
 const kernels = (): Kernel[] => [
   vecadd(16),
