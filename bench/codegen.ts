@@ -71,8 +71,12 @@ if (staged(F16, { transform: [], schedule: [], lowering: [], printing: [] }) !==
   throw new Error("bench: the staged pipeline differs from generateCode");
 }
 
-// Warm-up: JIT the whole pipeline on a few shapes.
+// Warm-up: JIT the whole pipeline on a few shapes, then on never-seen ones (factors 20..27, which
+// no measurement below uses): repeated shapes answer from the memos, so without them the paths
+// that compute answers (gist, projection, emptiness) would still be cold in the first sweep of
+// new variants, and (b') would measure their compilation.
 for (let w = 0; w < 200; w++) generateCode(variant(4 << (w % 4), 16, 8 << (w % 3)), "opencl");
+for (let w = 0; w < 300; w++) generateCode(variant(20 + (w % 8), 20 + (Math.floor(w / 8) % 8), 20 + Math.floor(w / 64)), "opencl");
 
 // (a) one variant, transform + generate.
 const REPS = 200;

@@ -81,7 +81,13 @@ export interface Kernel {
 function deepFreeze<T>(x: T): T {
   if (x !== null && typeof x === "object" && !Object.isFrozen(x)) {
     Object.freeze(x);
-    for (const val of Object.values(x as object)) deepFreeze(val);
+    // Frozen subtrees (shared with the kernel a change was made to) are not walked again.
+    if (Array.isArray(x)) {
+      for (let i = 0; i < x.length; i++) deepFreeze(x[i]);
+    } else {
+      const o = x as Record<string, unknown>;
+      for (const key in o) if (Object.hasOwn(o, key)) deepFreeze(o[key]);
+    }
   }
   return x;
 }

@@ -165,5 +165,58 @@ function domainDepth(k: Kernel, params: readonly string[]): number {
 
 /** Compare names with embedded numbers numerically (`i2` < `i10`), as loopy's natsort. */
 export function naturalCompare(a: string, b: string): number {
-  return a.localeCompare(b, "en", { numeric: true });
+  if (a === b) return 0;
+  const r = plainNaturalCompare(a, b);
+  return r === undefined ? a.localeCompare(b, "en", { numeric: true }) : r;
+}
+
+/**
+ * Collation class of a character of a plain name, in the order of the Unicode collation the
+ * `en` locale uses: `_` (punctuation) before digits before letters. 0: not a plain character.
+ */
+function plainClass(c: number): number {
+  if (c >= 97 && c <= 122) return 3; // a-z
+  if (c >= 48 && c <= 57) return 2; // 0-9
+  return c === 95 ? 1 : 0; // _
+}
+
+/**
+ * `localeCompare(b, "en", { numeric: true })` for names made of `a-z`, `0-9` and `_` whose digit
+ * runs have no leading zero (a fast path: the collator is slow, and sorting inames is frequent):
+ * a digit run compares by its value, runs sort before letters, `_` before both, a prefix first.
+ * undefined for anything else (upper case, other characters, leading zeros): the caller asks the
+ * collator then.
+ */
+function plainNaturalCompare(a: string, b: string): number | undefined {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(j);
+    const ka = plainClass(ca);
+    const kb = plainClass(cb);
+    if (ka === 0 || kb === 0) return undefined;
+    if (ka === 2 && kb === 2) {
+      let ei = i + 1;
+      while (ei < a.length && plainClass(a.charCodeAt(ei)) === 2) ei++;
+      let ej = j + 1;
+      while (ej < b.length && plainClass(b.charCodeAt(ej)) === 2) ej++;
+      if ((ca === 48 && ei - i > 1) || (cb === 48 && ej - j > 1)) return undefined; // leading zeros
+      if (ei - i !== ej - j) return ei - i < ej - j ? -1 : 1;
+      for (; i < ei; i++, j++) {
+        const da = a.charCodeAt(i);
+        const db = b.charCodeAt(j);
+        if (da !== db) return da < db ? -1 : 1;
+      }
+      continue;
+    }
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    if (ca !== cb) return ca < cb ? -1 : 1;
+    i++;
+    j++;
+  }
+  for (let x = i; x < a.length; x++) if (plainClass(a.charCodeAt(x)) === 0) return undefined;
+  for (let x = j; x < b.length; x++) if (plainClass(b.charCodeAt(x)) === 0) return undefined;
+  if (i === a.length && j === b.length) return 0;
+  return i === a.length ? -1 : 1;
 }

@@ -39,9 +39,100 @@ function impliedByOneRow(base: Sys, r: Row): boolean {
   return false;
 }
 
+/** Magnitude up to which the products in `impliedByTwoRows` stay exact (|a·b·c| < 2^53). */
+const PAIR_SAFE = 1 << 16;
+
+/**
+ * true when `r` is a nonnegative rational combination of at most two rows of `base` (equalities
+ * in either direction) plus a constant greater than -1: `r = λ1·b1 + λ2·b2 + s`, `λ >= 0`,
+ * `s > -1`. Then `r(x) >= s > -1` at every point of `base`, and `r(x)` is an integer at integer
+ * points, so `r(x) >= 0`. Sound (a Farkas certificate with two rows); false says nothing. Most
+ * rows a gist drops are implied this way (`i_in + 4·i_out >= 0` by `i_in >= 0`, `i_out >= 0`),
+ * and finding the certificate costs far less than the exact emptiness test it replaces.
+ */
+function impliedByTwoRows(base: Sys, r: Row): boolean {
+  const n = base.n;
+  let c0 = -1;
+  for (let k = 0; k < n; k++) {
+    const v = r[k]!;
+    if (v > PAIR_SAFE || v < -PAIR_SAFE) return false;
+    if (v !== 0 && c0 < 0) c0 = k;
+  }
+  if (c0 < 0 || r[n]! > PAIR_SAFE || r[n]! < -PAIR_SAFE) return false; // constant rows: tidy decides
+  // Candidate rows, each with its sign (equalities both ways).
+  const rows: Row[] = [];
+  const sgn: number[] = [];
+  for (const b of base.ineqs) {
+    rows.push(b);
+    sgn.push(1);
+  }
+  for (const b of base.eqs) {
+    rows.push(b, b);
+    sgn.push(1, -1);
+  }
+  const m = rows.length;
+  for (let i = 0; i < m; i++) {
+    const b1 = rows[i]!;
+    const s1 = sgn[i]!;
+    // At column c0, λ1·b1 + λ2·b2 = r[c0] != 0 with λ >= 0: one of them has r[c0]'s sign.
+    if (s1 * b1[c0]! * r[c0]! <= 0) continue;
+    if (!rowSafe(b1, n)) continue;
+    for (let j = 0; j < m; j++) {
+      if (j === i) continue;
+      const b2 = rows[j]!;
+      if (b2 === b1) continue; // the same equality read the other way
+      if (!rowSafe(b2, n)) continue;
+      if (pairImplies(b1, s1, b2, sgn[j]!, r, n)) return true;
+    }
+  }
+  return false;
+}
+
+function rowSafe(b: Row, n: number): boolean {
+  for (let k = 0; k <= n; k++) {
+    const v = b[k]!;
+    if (v > PAIR_SAFE || v < -PAIR_SAFE) return false;
+  }
+  return true;
+}
+
+/** `r = λ1·(s1·b1) + λ2·(s2·b2) + s` with λ >= 0 and s > -1 (see `impliedByTwoRows`). */
+function pairImplies(b1: Row, s1: number, b2: Row, s2: number, r: Row, n: number): boolean {
+  // Two columns on which (b1, b2) is nonsingular; Cramer gives the only candidate λ.
+  let det = 0;
+  let k1 = -1;
+  let k2 = -1;
+  for (let k = 0; k < n && det === 0; k++) {
+    if (b1[k] === 0 && b2[k] === 0) continue;
+    for (let l = k + 1; l < n; l++) {
+      const d = b1[k]! * b2[l]! - b1[l]! * b2[k]!;
+      if (d !== 0) {
+        det = d;
+        k1 = k;
+        k2 = l;
+        break;
+      }
+    }
+  }
+  if (det === 0) return false; // parallel rows: the one-row test covers them
+  // λ1·s1 = num1/det, λ2·s2 = num2/det.
+  let num1 = r[k1]! * b2[k2]! - r[k2]! * b2[k1]!;
+  let num2 = b1[k1]! * r[k2]! - b1[k2]! * r[k1]!;
+  if (det < 0) {
+    det = -det;
+    num1 = -num1;
+    num2 = -num2;
+  }
+  // λ1 = s1·num1/det >= 0, λ2 = s2·num2/det >= 0.
+  if (s1 * num1 < 0 || s2 * num2 < 0) return false;
+  for (let k = 0; k < n; k++) if (num1 * b1[k]! + num2 * b2[k]! !== det * r[k]!) return false;
+  // s = r_c - (num1·b1_c + num2·b2_c)/det > -1, i.e. det·r_c - (...) > -det.
+  return det * r[n]! - (num1 * b1[n]! + num2 * b2[n]!) > -det;
+}
+
 /** true when `base` (plus nothing else) implies row `r` (an equality: both directions). */
 function implies(base: Sys, r: Row, eq: boolean): boolean {
-  if (!eq && impliedByOneRow(base, r)) return true;
+  if (!eq && (impliedByOneRow(base, r) || impliedByTwoRows(base, r))) return true;
   if (intFeasible({ n: base.n, eqs: base.eqs, ineqs: [...base.ineqs, negate(r)] })) return false;
   if (!eq) return true;
   const m = r.map((v) => -v || 0);

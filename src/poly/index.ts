@@ -12,4 +12,4 @@ export { projectOut, eliminate, eliminateExact, dimBounds } from "./project.js";
 export { isEmpty } from "./empty.js";
 export { removeRedundancies, gist, isSubset, isEqualSet } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";
-export { clearPolyMemos } from "./memo.js";
+export { clearPolyMemos, contentMemo, setKey as setContentId } from "./memo.js";

@@ -14,22 +14,47 @@ let keys = new WeakMap<BasicSet, string>();
 /** Content -> a short id, so that keys of answers stay short (cheap to hash and compare). */
 const ids = new Map<string, string>();
 let nextId = 0;
+/** Bumped by `clearPolyMemos`: keys remembered before then are computed afresh. */
+let generation = 0;
+
+/**
+ * Where a set built by `rawSet` remembers its key: a hidden (non-enumerable, symbol-named) slot
+ * holding a mutable box, so the frozen set needs no WeakMap entry (a lookup and an insertion per
+ * set, and work for the garbage collector) to find its key again.
+ */
+export const KEY_SLOT: unique symbol = Symbol("loom.poly.key");
+
+export interface KeyBox {
+  key: string | undefined;
+  gen: number;
+}
 
 /**
  * A short key standing for the content of `s` (names, existentials and rows, in order): two sets
  * get the same key exactly when their contents are equal.
  */
 export function setKey(s: BasicSet): string {
+  const box = (s as { [KEY_SLOT]?: KeyBox })[KEY_SLOT];
+  if (box !== undefined) {
+    if (box.key !== undefined && box.gen === generation) return box.key;
+    box.key = keyOfContent(s);
+    box.gen = generation;
+    return box.key;
+  }
+  // A set not built by rawSet (a literal): remembered by identity.
   let k = keys.get(s);
-  if (k !== undefined) return k;
+  if (k === undefined) keys.set(s, (k = keyOfContent(s)));
+  return k;
+}
+
+function keyOfContent(s: BasicSet): string {
   const content = contentOf(s);
-  k = ids.get(content);
+  let k = ids.get(content);
   if (k === undefined) {
     // Ids are never reused: forgetting contents (below) only loses sharing, never confuses sets.
     if (ids.size >= LIMIT) ids.clear();
     ids.set(content, (k = `@${(nextId++).toString(36)}`));
   }
-  keys.set(s, k);
   return k;
 }
 
@@ -91,4 +116,5 @@ export function clearPolyMemos(): void {
   for (const m of all) m.clear();
   ids.clear();
   keys = new WeakMap();
+  generation++;
 }

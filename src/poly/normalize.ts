@@ -18,16 +18,22 @@ import { LoomError } from "../errors.js";
 import { floorDiv, gcd, lin } from "./int.js";
 import { type Row, type Sys, dropColumn, rawSet, substRow, sysConstraints, toSys } from "./rows.js";
 
-/** Same coefficients in columns 0..n-1, `b` read with sign `sb`. */
-function sameCoeffs(a: Row, b: Row, sb: number, n: number): boolean {
-  for (let k = 0; k < n; k++) if (a[k] !== sb * b[k]!) return false;
+/** Same coefficients in columns 0..n-1, `a` read with sign `sa`, `b` with sign `sb`. */
+function sameCoeffs(a: Row, sa: number, b: Row, sb: number, n: number): boolean {
+  if (sa === sb) {
+    for (let k = 0; k < n; k++) if (a[k] !== b[k]) return false;
+  } else {
+    for (let k = 0; k < n; k++) if (a[k] !== -b[k]!) return false;
+  }
   return true;
 }
 
 /** A parallel class: rows whose coefficients are `±dir` (dir's first nonzero is positive). */
 interface Cls {
-  dir: Row;
-  h: number; // hash of dir
+  /** The direction is `ds·dr` (the row that created the class, read with sign ds): no copy. */
+  dr: Row;
+  ds: number;
+  h: number; // hash of the direction
   e: Row | undefined; // the equality dir·x + c = 0
   p: Row | undefined; // tightest dir·x + c >= 0
   q: Row | undefined; // tightest -dir·x + c >= 0
@@ -61,21 +67,19 @@ export function tidy(sys: Sys): Sys | null {
     if (byHash === undefined) {
       for (let i = 0; i < classes.length; i++) {
         const c = classes[i]!;
-        if (c.h === h && sameCoeffs(c.dir, r, sgn, n)) return c;
+        if (c.h === h && sameCoeffs(c.dr, c.ds, r, sgn, n)) return c;
       }
     } else {
       const hit = byHash.get(h);
       if (hit !== undefined) {
         if (!Array.isArray(hit)) {
-          if (sameCoeffs(hit.dir, r, sgn, n)) return hit;
+          if (sameCoeffs(hit.dr, hit.ds, r, sgn, n)) return hit;
         } else {
-          for (const c of hit) if (sameCoeffs(c.dir, r, sgn, n)) return c;
+          for (const c of hit) if (sameCoeffs(c.dr, c.ds, r, sgn, n)) return c;
         }
       }
     }
-    const dir = new Array<number>(n);
-    for (let k = 0; k < n; k++) dir[k] = sgn * r[k]! || 0;
-    const c: Cls = { dir, h, e: undefined, p: undefined, q: undefined };
+    const c: Cls = { dr: r, ds: sgn, h, e: undefined, p: undefined, q: undefined };
     classes.push(c);
     if (byHash !== undefined) index(c);
     else if (classes.length > SCAN) {
@@ -332,6 +336,16 @@ function existentialStep(sys: Sys, first: number, ex: string[]): Sys | null {
  * implicit equalities (that needs `removeRedundancies`).
  */
 export function finish(params: readonly string[], dims: readonly string[], exists: readonly string[], sys0: Sys): BasicSet {
+  const r = finishSys(params, dims, exists, sys0);
+  if (!r) return emptyOf(params, dims);
+  return finishedSet(params, dims, r.exists, r.sys);
+}
+
+/**
+ * `finish` without building the set: the rows (equalities, then inequalities, each sorted: the
+ * order `toSys` reads them back in) and the existentials left, or null for the empty set.
+ */
+export function finishSys(params: readonly string[], dims: readonly string[], exists: readonly string[], sys0: Sys): { sys: Sys; exists: string[] } | null {
   const first = params.length + dims.length;
   const ex = [...exists];
   let sys: Sys | null = sys0;
@@ -340,7 +354,7 @@ export function finish(params: readonly string[], dims: readonly string[], exist
   let reducedEqs = -1;
   for (;;) {
     sys = tidy(sys);
-    if (!sys) return emptyOf(params, dims);
+    if (!sys) return null;
     const next = existentialStep(sys, first, ex);
     if (next) {
       sys = next;
@@ -356,14 +370,19 @@ export function finish(params: readonly string[], dims: readonly string[], exist
       if (e instanceof LoomError) break;
       throw e;
     }
-    if (!r) return emptyOf(params, dims);
+    if (!r) return null;
     if (!r.changed) break;
     sys = r.sys;
     reducedEqs = sys.eqs.length;
   }
   sys.eqs.sort(compareRows);
   sys.ineqs.sort(compareRows);
-  return rawSet(params, dims, ex, sysConstraints(sys));
+  return { sys, exists: ex };
+}
+
+/** The set of a `finishSys` answer (what `finish` returns for the same input). */
+export function finishedSet(params: readonly string[], dims: readonly string[], exists: readonly string[], sys: Sys): BasicSet {
+  return rawSet(params, dims, exists, sysConstraints(sys));
 }
 
 /** The normal form of `s` (see module comment). `simplify(parseSet("{[i]: 2i >= 1}"))` is `i >= 1`. */

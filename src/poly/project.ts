@@ -2,7 +2,7 @@
 import type { BasicSet, Bound, DimBounds } from "./types.js";
 import { LoomError } from "../errors.js";
 import { type Sys, colNames, dropColumn, ncols, permuteRow, toSys } from "./rows.js";
-import { emptyOf, finish, isCanonicalEmpty } from "./normalize.js";
+import { emptyOf, finish, finishedSet, finishSys, isCanonicalEmpty } from "./normalize.js";
 import { fmCost, fmEliminate, fmEliminateAll } from "./fm.js";
 import { aff } from "./affine.js";
 import { freshName } from "./ops.js";
@@ -44,32 +44,41 @@ function computeProjectOut(s: BasicSet, names: readonly string[]): BasicSet {
   for (let k = 0; k < s.exists.length; k++) perm.push(s.params.length + s.dims.length + k);
   for (const n of names) perm.push(src.indexOf(n));
   const sys0 = toSys(s);
-  let t = finish(params, dims, [...s.exists, ...moved], {
+  const t = finishSys(params, dims, [...s.exists, ...moved], {
     n: perm.length,
     eqs: sys0.eqs.map((r) => permuteRow(r, perm)),
     ineqs: sys0.ineqs.map((r) => permuteRow(r, perm)),
   });
-  return eliminateExistentialsExactly(t);
+  if (!t) return emptyOf(params, dims);
+  return eliminateExistentialsExactly(params, dims, t.exists, t.sys);
 }
 
-/** FM away each existential whose elimination is exact and cheap; `finish` handles the rest. */
-function eliminateExistentialsExactly(t: BasicSet): BasicSet {
+/**
+ * FM away each existential whose elimination is exact and cheap; `finish` handles the rest.
+ * Works on the rows `finishSys` leaves (what `toSys` of each intermediate set would read back),
+ * building only the final set.
+ */
+function eliminateExistentialsExactly(params: readonly string[], dims: readonly string[], exists0: readonly string[], sys0: Sys): BasicSet {
+  let sys = sys0;
+  let exists = exists0;
+  const first = params.length + dims.length;
   for (;;) {
-    const sys = toSys(t);
-    const first = t.params.length + t.dims.length;
     let done = true;
     for (let col = sys.n - 1; col >= first; col--) {
       const c = fmCost(sys, col);
       if (c.eq === 0 && c.exact && c.pairs <= MAX_PAIRS) {
         const r = fmEliminate(sys, col);
-        if (!r.sys) return emptyOf(t.params, t.dims);
-        const ex = t.exists.filter((_, k) => k !== col - first);
-        t = finish(t.params, t.dims, ex, dropColumn(r.sys, col));
+        if (!r.sys) return emptyOf(params, dims);
+        const ex = exists.filter((_, k) => k !== col - first);
+        const t = finishSys(params, dims, ex, dropColumn(r.sys, col));
+        if (!t) return emptyOf(params, dims);
+        sys = t.sys;
+        exists = t.exists;
         done = false;
         break;
       }
     }
-    if (done) return t;
+    if (done) return finishedSet(params, dims, exists, sys);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import type { BasicSet, Constraint } from "./types.js";
 import { add, lin, mul } from "./int.js";
+import { KEY_SLOT, type KeyBox } from "./memo.js";
 
 export type Row = number[];
 
@@ -21,12 +22,16 @@ export function rawSet(
   exists: readonly string[],
   constraints: readonly Constraint[],
 ): BasicSet {
-  return Object.freeze({
+  const s = {
     params: Object.freeze([...params]),
     dims: Object.freeze([...dims]),
     exists: Object.freeze([...exists]),
     constraints: Object.freeze(constraints),
-  });
+  };
+  // The slot where the set's content key is remembered (memo.ts), hidden from keys and equality.
+  const box: KeyBox = { key: undefined, gen: 0 };
+  Object.defineProperty(s, KEY_SLOT, { value: box });
+  return Object.freeze(s);
 }
 
 /** Number of columns of `s`. */

@@ -7,7 +7,7 @@ import {
   arith, c, domainChain, exprToString, freeVariables, iterationDomain, v,
   type Expr, type Kernel,
 } from "../ir/index.js";
-import { dimBounds, type Aff, type Bound } from "../poly/index.js";
+import { contentMemo, dimBounds, setContentId, type Aff, type Bound } from "../poly/index.js";
 import { usedInames } from "./linearize.js";
 import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
 
@@ -39,16 +39,25 @@ function extremum(fn: "max" | "min", es: Expr[]): Expr {
 
 /** The hardware axis of `iname` (tagged g.N or l.N): base and size from its domain projected to the parameters. */
 function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
-  // Variants in a sweep share their (frozen) domains: memoize by the domain list's identity.
-  let memo = axisMemo.get(k.domains);
-  if (!memo) axisMemo.set(k.domains, (memo = new Map()));
-  const key = `${iname}|${tag}|${axis}|${k.name}`;
-  let ax = memo.get(key);
-  if (!ax) memo.set(key, (ax = computeHwAxis(k, iname, tag, axis)));
-  return ax;
+  // The axis is a function of the domains alone (and the names in it): memoize by the domains'
+  // content, which variants in a sweep rebuild as new objects again and again.
+  let key = `${iname}|${tag}|${axis}|${k.name}|`;
+  for (const d of k.domains) key += `${setContentId(d)},`;
+  return cached(axisMemo, key, () => computeHwAxis(k, iname, tag, axis));
 }
 
-const axisMemo = new WeakMap<readonly unknown[], Map<string, HwAxis>>();
+const axisMemo = contentMemo<HwAxis>();
+
+/** `memo.get(key)`, else `compute()` stored under `key` (a throw stores nothing). */
+function cached<V>(memo: Map<string, V>, key: string, compute: () => V): V {
+  let v = memo.get(key);
+  if (v === undefined) {
+    v = compute();
+    if (memo.size >= 50_000) memo.clear();
+    memo.set(key, v);
+  }
+  return v;
+}
 
 function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   const b = dimBounds(iterationDomain(k, [iname]), iname, []);
