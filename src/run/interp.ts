@@ -9,12 +9,11 @@
  */
 import { ExecutionError } from "../errors.js";
 import {
-  allInames, findArg, findSubstitution, findTemporary, iterationDomain, kernelTypeEnv, mapExpr,
-  substitute, effectiveDimTags, INDEX_DTYPE, isWideInt,
+  allInames, findArg, findTemporary, iterationDomain, kernelTypeEnv, effectiveDimTags, INDEX_DTYPE, isWideInt,
   type Dtype, type Expr, type Instruction, type Kernel, type Reduce, type TypedArray,
 } from "../ir/index.js";
 import { compilePointTest, type BasicSet } from "../poly/index.js";
-import type { Schedule, ScheduleNode } from "../schedule/index.js";
+import { expandSubstitutions, type Schedule, type ScheduleNode } from "../schedule/index.js";
 import { binaryCode, H, reductionIdentity } from "./arith.js";
 import { addressSpaceOf, isParallel, scheduleForRun } from "./device-schedule.js";
 import { RT } from "./race.js";
@@ -38,21 +37,6 @@ export interface CompiledKernel {
 
 type PointTest = (values: ArrayLike<number>) => boolean;
 
-/** Expand substitution-rule calls (rules may call rules): with `f(x) := x*x`, `f(a[i])` becomes `a[i]*a[i]`. */
-export function expandSubstitutions(k: Kernel, e: Expr, depth = 0): Expr {
-  if (k.substitutions.length === 0) return e;
-  return mapExpr(e, (n) => {
-    if (n.kind !== "call") return undefined;
-    const rule = findSubstitution(k, n.fn);
-    if (!rule) return undefined;
-    if (depth > 50) throw new ExecutionError(`substitution rule "${n.fn}" expands without end`);
-    if (rule.params.length !== n.args.length) {
-      throw new ExecutionError(`substitution rule "${n.fn}" takes ${rule.params.length} arguments, called with ${n.args.length}`);
-    }
-    const args = n.args.map((a) => expandSubstitutions(k, a, depth));
-    return expandSubstitutions(k, substitute(rule.expr, new Map(rule.params.map((p, idx) => [p, args[idx]!]))), depth + 1);
-  });
-}
 
 /**
  * Compile `k` (every argument and temporary already typed) to a runnable function.

@@ -1,6 +1,6 @@
 /** Scheduling: preprocessing, the loop nest, barriers, device kernels and the CPU lowering. */
 export { linearize, inameOrder } from "./linearize.js";
-export { preprocess, type PreprocessOptions } from "./preprocess.js";
+export { preprocess, expandSubstitutions, type PreprocessOptions } from "./preprocess.js";
 export { schedule, showSchedule } from "./schedule.js";
 export { eliminateExistentials, lowerForCpu, preferUnitBounds } from "./cpu.js";
 export type { Schedule, DeviceKernel, HwAxis, ScheduleNode, LoopNode, InsnNode, BarrierNode } from "./types.js";
