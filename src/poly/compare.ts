@@ -71,17 +71,19 @@ function impliedByTwoRows(base: Sys, r: Row): boolean {
     sgn.push(1, -1);
   }
   const m = rows.length;
+  // Whether each row is small enough, decided once (not once per pair).
+  const safe: boolean[] = [];
+  for (let i = 0; i < m; i++) safe.push(i > 0 && rows[i] === rows[i - 1] ? safe[i - 1]! : rowSafe(rows[i]!, n));
   for (let i = 0; i < m; i++) {
     const b1 = rows[i]!;
     const s1 = sgn[i]!;
     // At column c0, λ1·b1 + λ2·b2 = r[c0] != 0 with λ >= 0: one of them has r[c0]'s sign.
     if (s1 * b1[c0]! * r[c0]! <= 0) continue;
-    if (!rowSafe(b1, n)) continue;
+    if (!safe[i]) continue;
     for (let j = 0; j < m; j++) {
-      if (j === i) continue;
+      if (j === i || !safe[j]) continue;
       const b2 = rows[j]!;
       if (b2 === b1) continue; // the same equality read the other way
-      if (!rowSafe(b2, n)) continue;
       if (pairImplies(b1, s1, b2, sgn[j]!, r, n)) return true;
     }
   }
@@ -146,19 +148,23 @@ function implies(base: Sys, r: Row, eq: boolean): boolean {
 function dropImplied(s: BasicSet, ctx: Sys, extra: number): BasicSet {
   const sys = toSys(s);
   const widen = (r: Row) => {
+    if (extra === 0) return r;
     const o = r.slice(0, sys.n);
     for (let k = 0; k < extra; k++) o.push(0);
     o.push(r[sys.n]!);
     return o;
   };
-  const rows = [...sys.eqs.map((r) => ({ r, eq: true })), ...sys.ineqs.map((r) => ({ r, eq: false }))];
+  // Each row widened once (not once per row tested); the rows tested against are then only
+  // gathered by reference.
+  const rows = [...sys.eqs.map((r) => ({ r, w: widen(r), eq: true })), ...sys.ineqs.map((r) => ({ r, w: widen(r), eq: false }))];
   const keep = rows.map(() => true);
   for (let i = rows.length - 1; i >= 0; i--) {
-    const base: Sys = { n: ctx.n, eqs: [...ctx.eqs], ineqs: [...ctx.ineqs] };
-    rows.forEach((x, j) => {
-      if (j !== i && keep[j]) (x.eq ? base.eqs : base.ineqs).push(widen(x.r));
-    });
-    if (implies(base, widen(rows[i]!.r), rows[i]!.eq)) keep[i] = false;
+    const eqs = ctx.eqs.slice();
+    const ineqs = ctx.ineqs.slice();
+    for (let j = 0; j < rows.length; j++) {
+      if (j !== i && keep[j]) (rows[j]!.eq ? eqs : ineqs).push(rows[j]!.w);
+    }
+    if (implies({ n: ctx.n, eqs, ineqs }, rows[i]!.w, rows[i]!.eq)) keep[i] = false;
   }
   const out: Sys = { n: sys.n, eqs: [], ineqs: [] };
   rows.forEach((x, j) => {
@@ -338,6 +344,35 @@ function finishExposed(b: BasicSet): { set: BasicSet; exNames: string[] } {
   });
   const sys = toSys(b);
   return { set: finish(b.params, [...b.dims, ...exNames], [], sys), exNames };
+}
+
+/**
+ * Whether constraint `index` of `t` (no existentials) follows from the others over the integers:
+ * `isSubset(t without it, t)`, decided on the rows alone, without building either set.
+ */
+export function constraintImplied(t: BasicSet, index: number): boolean {
+  if (t.exists.length > 0) {
+    const rest = finish(t.params, t.dims, t.exists, withoutRow(toSys(t), t, index));
+    return isSubset(rest, t);
+  }
+  return cached(impliedMemo, `${setKey(t)}#${index}`, () => {
+    const c = t.constraints[index]!;
+    const sys = withoutRow(toSys(t), t, index);
+    const r = [...c.coeffs, c.constant];
+    return implies(sys, r, c.eq);
+  });
+}
+
+const impliedMemo = contentMemo<boolean>();
+
+/** The rows of `t` but the one of constraint `index` (toSys keeps constraint order per kind). */
+function withoutRow(sys: Sys, t: BasicSet, index: number): Sys {
+  const c = t.constraints[index]!;
+  let at = 0;
+  for (let k = 0; k < index; k++) if (t.constraints[k]!.eq === c.eq) at++;
+  const list = c.eq ? sys.eqs : sys.ineqs;
+  list.splice(at, 1);
+  return sys;
 }
 
 /** Same points (params free). */

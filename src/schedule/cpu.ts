@@ -12,7 +12,7 @@ import {
   type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
 } from "../ir/index.js";
 import {
-  addConstraints, aff, dimBounds, eliminateExact, gist, intersect, isSubset, parseSet, rename, universe,
+  addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, parseSet, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
 import { affToExpr } from "./device.js";
@@ -175,9 +175,12 @@ export function preferUnitBounds(t0: BasicSet, names: readonly string[]): BasicS
   const cols = ex.map((e) => t.params.length + t.dims.indexOf(e));
   for (const c of [...t.constraints]) {
     if (c.eq || !cols.some((col) => Math.abs(c.coeffs[col]!) > 1)) continue;
+    // `isSubset(t without c, t)` is "the other rows imply c": a row-level question, so the set
+    // without c is only built when c goes.
+    const at = t.constraints.indexOf(c);
+    if (at < 0 || !constraintImplied(t, at)) continue;
     const rest: BasicSet = { ...t, constraints: t.constraints.filter((x) => x !== c) };
-    const fewer = intersect(universe(t.params, t.dims), rest);
-    if (isSubset(fewer, t)) t = fewer;
+    t = intersect(universe(t.params, t.dims), rest);
   }
   return t;
 }

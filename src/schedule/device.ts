@@ -7,7 +7,7 @@ import {
   arith, c, domainChain, exprToString, freeVariables, iterationDomain, v,
   type Expr, type Kernel,
 } from "../ir/index.js";
-import { contentMemo, dimBounds, setContentId, type Aff, type Bound } from "../poly/index.js";
+import { contentMemo, dimBounds, projectOut, setContentId, type Aff, type BasicSet, type Bound } from "../poly/index.js";
 import { usedInames } from "./linearize.js";
 import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
 
@@ -41,9 +41,14 @@ function extremum(fn: "max" | "min", es: Expr[]): Expr {
 function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   // The axis is a function of the domains alone (and the names in it): memoize by the domains'
   // content, which variants in a sweep rebuild as new objects again and again.
-  let key = `${iname}|${tag}|${axis}|${k.name}|`;
-  for (const d of k.domains) key += `${setContentId(d)},`;
-  return cached(axisMemo, key, () => computeHwAxis(k, iname, tag, axis));
+  let doms = "";
+  for (const d of k.domains) doms += `${setContentId(d)},`;
+  let tags = "";
+  for (const i of Object.keys(k.inameTags).sort()) {
+    const t = k.inameTags[i];
+    if (t?.kind === "g" || t?.kind === "l") tags += `${i},`;
+  }
+  return cached(axisMemo, `${iname}|${tag}|${axis}|${k.name}|${doms}`, () => computeHwAxis(k, iname, tag, axis, `${tags}|${doms}`));
 }
 
 const axisMemo = contentMemo<HwAxis>();
@@ -59,8 +64,32 @@ function cached<V>(memo: Map<string, V>, key: string, compute: () => V): V {
   return v;
 }
 
-function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
-  const b = dimBounds(iterationDomain(k, [iname]), iname, []);
+/**
+ * The domain of all g/l inames of `k`, projected once: each axis's bounds then come from this
+ * smaller set (its other hardware inames projected out) instead of one projection of the whole
+ * domain per iname.
+ */
+function hwDomain(k: Kernel, key: string): BasicSet | undefined {
+  return cached(hwDomainMemo, key, () => {
+    const defined = new Set(k.domains.flatMap((d) => d.dims));
+    const hw = Object.keys(k.inameTags).filter((i) => {
+      const t = k.inameTags[i];
+      return (t?.kind === "g" || t?.kind === "l") && defined.has(i);
+    });
+    if (hw.length === 0) return null;
+    const chain = domainChain(k, hw);
+    if (chain.length !== 1 || k.domains[chain[0]!]!.params.some((p) => hw.includes(p))) return null;
+    return iterationDomain(k, hw);
+  }) ?? undefined;
+}
+
+const hwDomainMemo = contentMemo<BasicSet | null>();
+
+function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number, key: string): HwAxis {
+  const all = hwDomain(k, key);
+  const others = all ? all.dims.filter((d) => d !== iname) : [];
+  const dom = all && all.dims.includes(iname) ? (others.length > 0 ? projectOut(all, others) : all) : iterationDomain(k, [iname]);
+  const b = dimBounds(dom, iname, []);
   const where = `${tag}.${axis} iname "${iname}" of kernel "${k.name}"`;
   if (b.lower.length === 0 || b.upper.length === 0) throw new ScheduleError(`${where} is unbounded; hardware axes need a lower and an upper bound`);
   const cl = b.lower.filter(isConst);
