@@ -2,109 +2,31 @@
  * JavaScript over typed arrays with the interpreter's arithmetic: `Math.fround` for float32,
  * `|0`/`Math.imul` for int32, BigInt for 64-bit integers, truncating `/` on integers, floor `//`
  * and sign-of-divisor `%` through the runtime helpers `H` (src/run/arith.ts) passed in at run time.
- * The templates mirror src/run/arith.ts (codegen may not import src/run): results are bit-identical.
+ * The templates are codegen/js-arith.ts, which the interpreter uses too: results are bit-identical.
  */
 import { assertNever, CodegenError } from "../../src/errors.js";
-import { isFloat, isWideInt, type Dtype } from "../../src/ir/index.js";
+import { isWideInt, type ArithOp, type Dtype } from "../../src/ir/index.js";
 import { Printer, type Ex, type ExDtype, type ExprSyntax, type StmtSyntax } from "../ast.js";
+import { binaryCode, convertCode, literalCode, mathCallCode, negCode } from "../js-arith.js";
 import type { LoweredKernel } from "../lower.js";
 import type { GeneratedCode } from "../types.js";
 
-const EXACT_IN_F32: ReadonlySet<Dtype> = new Set<Dtype>(["float16", "int8", "int16", "uint8", "uint16", "bool"]);
+/** The C-cast conversion template shared with the interpreter. */
+export const convertJs = convertCode;
 
-export function convertJs(code: string, from: Dtype, to: Dtype): string {
-  if (from === to) return code;
-  const big = isWideInt(from);
-  const num = big ? `Number(${code})` : code;
-  switch (to) {
-    case "float64": return num;
-    case "float32": return EXACT_IN_F32.has(from) ? code : `Math.fround(${num})`;
-    case "float16": return `H.f16(${num})`;
-    case "bool": return `((${code}) != 0 ? 1 : 0)`;
-    case "int64": return big ? `BigInt.asIntN(64, ${code})` : isFloat(from) ? `H.toBig(${code}, true)` : `BigInt(${code})`;
-    case "uint64": return big ? `BigInt.asUintN(64, ${code})` : isFloat(from) ? `H.toBig(${code}, false)` : `BigInt.asUintN(64, BigInt(${code}))`;
-    default: return wrap(big ? `Number(BigInt.asIntN(32, ${code}))` : code, to);
-  }
-}
-
-function wrap(code: string, to: Dtype): string {
-  switch (to) {
-    case "int32": return `((${code})|0)`;
-    case "int16": return `((${code})<<16>>16)`;
-    case "int8": return `((${code})<<24>>24)`;
-    case "uint32": return `((${code})>>>0)`;
-    case "uint16": return `((${code})&65535)`;
-    case "uint8": return `((${code})&255)`;
-    case "bool": return `((${code}) != 0 ? 1 : 0)`;
-    default: return code;
-  }
-}
-
-const round = (code: string, d: Dtype) => (d === "float32" ? `Math.fround(${code})` : d === "float16" ? `H.f16(${code})` : code);
-
-function binary(op: string, a: string, b: string, d: Dtype, insn: string): string {
-  if (isFloat(d)) {
-    switch (op) {
-      case "+": case "-": case "*": case "/": return round(`(${a} ${op} ${b})`, d);
-      case "//": return round(`Math.floor(${round(`${a} / ${b}`, d)})`, d);
-      case "%": return round(`H.fmod(${a}, ${b})`, d);
-      case "**": return round(`Math.pow(${a}, ${b})`, d);
-    }
-  }
-  if (isWideInt(d)) {
-    const w = (x: string) => (d === "int64" ? `BigInt.asIntN(64, ${x})` : `BigInt.asUintN(64, ${x})`);
-    switch (op) {
-      case "+": case "-": case "*": return w(`(${a} ${op} ${b})`);
-      case "/": return w(`H.bdiv(${a}, ${b}, ${insn})`);
-      case "//": return w(`H.bfloordiv(${a}, ${b}, ${insn})`);
-      case "%": return w(`H.bmod(${a}, ${b}, ${insn})`);
-      case "**": return w(`H.bpow(${a}, ${b}, ${insn})`);
-    }
-  }
-  const wide = d === "int32" || d === "uint32";
-  switch (op) {
-    case "+": case "-": return wrap(`${a} ${op} ${b}`, d);
-    case "*": return wrap(wide ? `Math.imul(${a}, ${b})` : `${a} * ${b}`, d);
-    case "/": return wrap(`H.idiv(${a}, ${b}, ${insn})`, d);
-    case "//": return wrap(`H.ifloordiv(${a}, ${b}, ${insn})`, d);
-    case "%": return wrap(`H.imod(${a}, ${b}, ${insn})`, d);
-    case "**": return wrap(`H.ipow(${a}, ${b}, ${JSON.stringify(d)}, ${insn})`, d);
-  }
-  throw new CodegenError(`js target: no operator ${op} for ${d}`);
-}
-
+/** A literal; index arithmetic ("idx") is plain JS numbers. Negative literals are parenthesized. */
 function literal(v: number, d: ExDtype): string {
-  if (d !== "idx" && isWideInt(d)) return `${BigInt(Math.trunc(v))}n`;
-  if (v === Infinity) return "Infinity";
-  if (v === -Infinity) return "-Infinity";
-  if (Number.isNaN(v)) return "NaN";
-  const s = Object.is(v, -0) ? "-0" : String(v);
-  return s.startsWith("-") ? `(${s})` : s;
+  const s = literalCode(v, d === "idx" ? "float64" : d);
+  return s.startsWith("-") && s !== "-Infinity" ? `(${s})` : s;
 }
 
-const MATH: Readonly<Record<string, (a: readonly string[]) => string>> = {
-  sqrt: (a) => `Math.sqrt(${a[0]})`, exp: (a) => `Math.exp(${a[0]})`, log: (a) => `Math.log(${a[0]})`,
-  log10: (a) => `Math.log10(${a[0]})`, log2: (a) => `Math.log2(${a[0]})`, sin: (a) => `Math.sin(${a[0]})`,
-  cos: (a) => `Math.cos(${a[0]})`, tan: (a) => `Math.tan(${a[0]})`, asin: (a) => `Math.asin(${a[0]})`,
-  acos: (a) => `Math.acos(${a[0]})`, atan: (a) => `Math.atan(${a[0]})`, atan2: (a) => `Math.atan2(${a[0]}, ${a[1]})`,
-  sinh: (a) => `Math.sinh(${a[0]})`, cosh: (a) => `Math.cosh(${a[0]})`, tanh: (a) => `Math.tanh(${a[0]})`,
-  pow: (a) => `Math.pow(${a[0]}, ${a[1]})`, fabs: (a) => `Math.abs(${a[0]})`, floor: (a) => `Math.floor(${a[0]})`,
-  ceil: (a) => `Math.ceil(${a[0]})`, rsqrt: (a) => `(1 / Math.sqrt(${a[0]}))`, erf: (a) => `H.erf(${a[0]})`,
-  fmod: (a) => `(${a[0]} % ${a[1]})`, fma: (a) => `(${a[0]} * ${a[1]} + ${a[2]})`,
-};
 
 const JS_COMPARE: Readonly<Record<string, string>> = { "<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "===", "!=": "!==" };
 
 function call(fn: string, args: readonly string[], t: Dtype): string {
-  if (fn === "min" || fn === "max") return isFloat(t) ? `Math.${fn}(${args.join(", ")})` : args.reduce((acc, a) => `H.${fn}(${acc}, ${a})`);
-  if (fn === "abs") {
-    if (isFloat(t)) return `Math.abs(${args[0]})`;
-    if (isWideInt(t)) return convertJs(`H.babs(${args[0]})`, "int64", t);
-    return convertJs(`Math.abs(${args[0]})`, "float64", t);
-  }
-  const m = MATH[fn];
-  if (!m) throw new CodegenError(`js target: unknown function ${fn}`);
-  return round(m(args), t);
+  const code = mathCallCode(fn, args, t);
+  if (code === undefined) throw new CodegenError(`js target: unknown function ${fn}`);
+  return code;
 }
 
 /** The JS rendering of a typed AST expression. */
@@ -122,10 +44,7 @@ function jsExpr(e: Ex, p: Printer): string {
     case "not": return `((${x(e.e)}) != 0 ? 0 : 1)`;
     case "neg": {
       const a = x(e.e);
-      if (e.dtype === "idx" || isFloat(e.dtype)) return `(-${a})`;
-      if (e.dtype === "int64") return `BigInt.asIntN(64, -${a})`;
-      if (e.dtype === "uint64") return `BigInt.asUintN(64, -${a})`;
-      return wrap(`-${a}`, e.dtype);
+      return e.dtype === "idx" ? `(-${a})` : negCode(a, e.dtype);
     }
     case "cond": return `((${x(e.c)}) != 0 ? ${x(e.t)} : ${x(e.f)})`;
     case "call": return call(e.fn, e.args.map(x), e.dtype);
@@ -144,7 +63,7 @@ function jsExpr(e: Ex, p: Printer): string {
       if (e.op in JS_COMPARE) return `(${a} ${JS_COMPARE[e.op]} ${b} ? 1 : 0)`;
       if (e.op === "&&" || e.op === "||") return `((${a}) != 0 ${e.op} (${b}) != 0 ? 1 : 0)`;
       if (e.op === "min" || e.op === "max") return call(e.op, [a, b], e.dtype);
-      return binary(e.op, a, b, e.dtype, JSON.stringify(e.insn ?? "?"));
+      return binaryCode(e.op as ArithOp, a, b, e.dtype, JSON.stringify(e.insn ?? "?"));
     }
     default: return assertNever(e, "AST expression");
   }

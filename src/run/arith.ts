@@ -5,7 +5,9 @@
  * already rounded or wrapped to its type (float16 as its float value, bool as 0/1).
  */
 import { ExecutionError } from "../errors.js";
-import { isFloat, isWideInt, type ArithOp, type Dtype } from "../ir/index.js";
+import { isFloat, type Dtype } from "../ir/index.js";
+import { literalCode } from "../../codegen/js-arith.js";
+export { binaryCode, convertCode, literalCode, negCode } from "../../codegen/js-arith.js";
 import { f16round, floatToHalf, h2f } from "./float16.js";
 
 /** Smallest and largest values of the integer dtypes held as numbers (the identities of max/min). */
@@ -13,103 +15,6 @@ export const INT_RANGE: Readonly<Partial<Record<Dtype, readonly [number, number]
   int8: [-128, 127], int16: [-32768, 32767], int32: [-2147483648, 2147483647],
   uint8: [0, 255], uint16: [0, 65535], uint32: [0, 4294967295], bool: [0, 1],
 };
-
-/** Narrow dtypes whose every value a float32 holds exactly (no rounding on conversion). */
-const EXACT_IN_F32: ReadonlySet<Dtype> = new Set<Dtype>(["float16", "int8", "int16", "uint8", "uint16", "bool"]);
-
-/**
- * JavaScript code converting the value of `code` (of dtype `from`) to `to`, as a C cast does:
- * floats to integers truncate, out-of-range integers wrap. `convertCode("x", "float64", "int32")` is `((x)|0)`.
- */
-export function convertCode(code: string, from: Dtype, to: Dtype): string {
-  if (from === to) return code;
-  const big = isWideInt(from);
-  const num = big ? `Number(${code})` : code;
-  switch (to) {
-    case "float64": return num;
-    case "float32": return EXACT_IN_F32.has(from) ? code : `Math.fround(${num})`;
-    case "float16": return `H.f16(${num})`;
-    case "bool": return `((${code}) != 0 ? 1 : 0)`;
-    case "int64": return big ? `BigInt.asIntN(64, ${code})` : isFloat(from) ? `H.toBig(${code}, true)` : `BigInt(${code})`;
-    case "uint64": return big ? `BigInt.asUintN(64, ${code})` : isFloat(from) ? `H.toBig(${code}, false)` : `BigInt.asUintN(64, BigInt(${code}))`;
-    default: {
-      // ToInt32 truncates and wraps modulo 2^32 exactly, even for huge doubles.
-      const n = big ? `Number(BigInt.asIntN(32, ${code}))` : code;
-      return wrapCode(n, to);
-    }
-  }
-}
-
-/** Wrap an exact integer-valued number to an integer dtype held as a number. */
-function wrapCode(code: string, to: Dtype): string {
-  switch (to) {
-    case "int32": return `((${code})|0)`;
-    case "int16": return `((${code})<<16>>16)`;
-    case "int8": return `((${code})<<24>>24)`;
-    case "uint32": return `((${code})>>>0)`;
-    case "uint16": return `((${code})&65535)`;
-    case "uint8": return `((${code})&255)`;
-    case "bool": return `((${code}) != 0 ? 1 : 0)`;
-    default: return code;
-  }
-}
-
-/** Round a float result to its dtype. */
-function roundCode(code: string, d: Dtype): string {
-  return d === "float32" ? `Math.fround(${code})` : d === "float16" ? `H.f16(${code})` : code;
-}
-
-/**
- * Code for `a op b` with both operands already of dtype `d`; `insn` is a JS string literal naming
- * the instruction for division-by-zero errors. `binaryCode("+", "a", "b", "int32", "'s'")` is `((a + b)|0)`.
- */
-export function binaryCode(op: ArithOp, a: string, b: string, d: Dtype, insn: string): string {
-  if (isFloat(d)) {
-    switch (op) {
-      case "+": case "-": case "*": case "/": return roundCode(`(${a} ${op} ${b})`, d);
-      case "//": return roundCode(`Math.floor(${roundCode(`${a} / ${b}`, d)})`, d);
-      case "%": return roundCode(`H.fmod(${a}, ${b})`, d);
-      case "**": return roundCode(`Math.pow(${a}, ${b})`, d);
-    }
-  }
-  if (isWideInt(d)) {
-    const w = (x: string) => (d === "int64" ? `BigInt.asIntN(64, ${x})` : `BigInt.asUintN(64, ${x})`);
-    switch (op) {
-      case "+": case "-": case "*": return w(`(${a} ${op} ${b})`);
-      case "/": return w(`H.bdiv(${a}, ${b}, ${insn})`);
-      case "//": return w(`H.bfloordiv(${a}, ${b}, ${insn})`);
-      case "%": return w(`H.bmod(${a}, ${b}, ${insn})`);
-      case "**": return w(`H.bpow(${a}, ${b}, ${insn})`);
-    }
-  }
-  // Integers held as numbers: products of 32-bit values need Math.imul to stay exact.
-  const wide = d === "int32" || d === "uint32";
-  switch (op) {
-    case "+": case "-": return wrapCode(`${a} ${op} ${b}`, d);
-    case "*": return wrapCode(wide ? `Math.imul(${a}, ${b})` : `${a} * ${b}`, d);
-    case "/": return wrapCode(`H.idiv(${a}, ${b}, ${insn})`, d);
-    case "//": return wrapCode(`H.ifloordiv(${a}, ${b}, ${insn})`, d);
-    case "%": return wrapCode(`H.imod(${a}, ${b}, ${insn})`, d);
-    case "**": return wrapCode(`H.ipow(${a}, ${b}, ${JSON.stringify(d)}, ${insn})`, d);
-  }
-}
-
-/** Code for `-a` in dtype `d`: `negCode("x", "int32")` is `((-x)|0)`. */
-export function negCode(a: string, d: Dtype): string {
-  if (isFloat(d)) return `(-${a})`;
-  if (d === "int64") return `BigInt.asIntN(64, -${a})`;
-  if (d === "uint64") return `BigInt.asUintN(64, -${a})`;
-  return wrapCode(`-${a}`, d);
-}
-
-/** A number as a code literal of dtype `d`: `literalCode(2, "int64")` is `2n`. */
-export function literalCode(value: number, d: Dtype): string {
-  if (isWideInt(d)) return `${BigInt(Math.trunc(value))}n`;
-  if (value === Infinity) return "Infinity";
-  if (value === -Infinity) return "-Infinity";
-  if (Number.isNaN(value)) return "NaN";
-  return Object.is(value, -0) ? "-0" : String(value);
-}
 
 /** The identity of a reduction in dtype `d`: sum 0, product 1, max the lowest value, min the highest (`reductionIdentity("max", "int8")` is `-128`). */
 export function reductionIdentity(op: "sum" | "product" | "max" | "min", d: Dtype): string {

@@ -9,6 +9,7 @@ import {
   type Dtype, type Expr, type Reduce, type TypeEnv, type TypeInfo,
 } from "../ir/index.js";
 import { binaryCode, convertCode, H, literalCode, negCode } from "./arith.js";
+import { mathCallCode } from "../../codegen/js-arith.js";
 
 /** Where an array lives in the generated code: JS variable names of its storage and layout. */
 export interface ArrayView {
@@ -98,16 +99,6 @@ function natural(e: Expr, t: Dtype, ctx: ExprContext): string {
   }
 }
 
-const MATH_JS: Readonly<Record<string, (a: readonly string[]) => string>> = {
-  sqrt: (a) => `Math.sqrt(${a[0]})`, exp: (a) => `Math.exp(${a[0]})`, log: (a) => `Math.log(${a[0]})`,
-  log10: (a) => `Math.log10(${a[0]})`, log2: (a) => `Math.log2(${a[0]})`, sin: (a) => `Math.sin(${a[0]})`,
-  cos: (a) => `Math.cos(${a[0]})`, tan: (a) => `Math.tan(${a[0]})`, asin: (a) => `Math.asin(${a[0]})`,
-  acos: (a) => `Math.acos(${a[0]})`, atan: (a) => `Math.atan(${a[0]})`, atan2: (a) => `Math.atan2(${a[0]}, ${a[1]})`,
-  sinh: (a) => `Math.sinh(${a[0]})`, cosh: (a) => `Math.cosh(${a[0]})`, tanh: (a) => `Math.tanh(${a[0]})`,
-  pow: (a) => `Math.pow(${a[0]}, ${a[1]})`, fabs: (a) => `Math.abs(${a[0]})`, floor: (a) => `Math.floor(${a[0]})`,
-  ceil: (a) => `Math.ceil(${a[0]})`, rsqrt: (a) => `(1 / Math.sqrt(${a[0]}))`, erf: (a) => `H.erf(${a[0]})`,
-  fmod: (a) => `(${a[0]} % ${a[1]})`, fma: (a) => `(${a[0]} * ${a[1]} + ${a[2]})`,
-};
 const ARITY: Readonly<Record<string, number>> = { atan2: 2, pow: 2, fmod: 2, fma: 3, min: 2, max: 2 };
 
 /** A math function with its arguments already converted to the result dtype `t`. */
@@ -119,18 +110,7 @@ function callCode(fn: string, args: readonly string[], t: Dtype, ctx: ExprContex
   if (args.length !== arity && !((fn === "min" || fn === "max") && args.length >= 2)) {
     throw new ExecutionError(`instruction "${ctx.insnId}": ${fn} takes ${arity} argument(s), got ${args.length}`);
   }
-  if (fn === "min" || fn === "max") {
-    if (isFloat(t)) return `Math.${fn}(${args.join(", ")})`;
-    // Exact integers: a conditional works for numbers and BigInts alike.
-    return args.reduce((acc, a) => `H.${fn}(${acc}, ${a})`);
-  }
-  if (fn === "abs") {
-    if (isFloat(t)) return `Math.abs(${args[0]})`;
-    if (isWideInt(t)) return convertCode(`H.babs(${args[0]})`, "int64", t);
-    return convertCode(`Math.abs(${args[0]})`, "float64", t);
-  }
-  const code = MATH_JS[fn]!(args);
-  return t === "float32" ? `Math.fround(${code})` : t === "float16" ? `H.f16(${code})` : code;
+  return mathCallCode(fn, args, t)!;
 }
 
 /**

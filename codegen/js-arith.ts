@@ -1,0 +1,137 @@
+/**
+ * JavaScript code templates for C-like typed arithmetic, shared by the js target and the
+ * reference interpreter (which compiles kernels to JavaScript too), so the two are bit-identical
+ * by construction. Representation: 64-bit integers are BigInt, every other dtype a number already
+ * rounded or wrapped to its type (float16 as its float value, bool as 0/1). The templates call the
+ * runtime helpers `H` (src/run/arith.ts), which the executing backend passes in.
+ */
+import { isFloat, isWideInt, type ArithOp, type Dtype } from "../src/ir/index.js";
+
+/** Narrow dtypes whose every value a float32 holds exactly (no rounding on conversion). */
+const EXACT_IN_F32: ReadonlySet<Dtype> = new Set<Dtype>(["float16", "int8", "int16", "uint8", "uint16", "bool"]);
+
+/**
+ * JavaScript code converting the value of `code` (of dtype `from`) to `to`, as a C cast does:
+ * floats to integers truncate, out-of-range integers wrap. `convertCode("x", "float64", "int32")` is `((x)|0)`.
+ */
+export function convertCode(code: string, from: Dtype, to: Dtype): string {
+  if (from === to) return code;
+  const big = isWideInt(from);
+  const num = big ? `Number(${code})` : code;
+  switch (to) {
+    case "float64": return num;
+    case "float32": return EXACT_IN_F32.has(from) ? code : `Math.fround(${num})`;
+    case "float16": return `H.f16(${num})`;
+    case "bool": return `((${code}) != 0 ? 1 : 0)`;
+    case "int64": return big ? `BigInt.asIntN(64, ${code})` : isFloat(from) ? `H.toBig(${code}, true)` : `BigInt(${code})`;
+    case "uint64": return big ? `BigInt.asUintN(64, ${code})` : isFloat(from) ? `H.toBig(${code}, false)` : `BigInt.asUintN(64, BigInt(${code}))`;
+    default: {
+      // ToInt32 truncates and wraps modulo 2^32 exactly, even for huge doubles.
+      const n = big ? `Number(BigInt.asIntN(32, ${code}))` : code;
+      return wrapCode(n, to);
+    }
+  }
+}
+
+/** Wrap an exact integer-valued number to an integer dtype held as a number. */
+export function wrapCode(code: string, to: Dtype): string {
+  switch (to) {
+    case "int32": return `((${code})|0)`;
+    case "int16": return `((${code})<<16>>16)`;
+    case "int8": return `((${code})<<24>>24)`;
+    case "uint32": return `((${code})>>>0)`;
+    case "uint16": return `((${code})&65535)`;
+    case "uint8": return `((${code})&255)`;
+    case "bool": return `((${code}) != 0 ? 1 : 0)`;
+    default: return code;
+  }
+}
+
+/** Round a float result to its dtype. */
+export function roundCode(code: string, d: Dtype): string {
+  return d === "float32" ? `Math.fround(${code})` : d === "float16" ? `H.f16(${code})` : code;
+}
+
+/**
+ * Code for `a op b` with both operands already of dtype `d`; `insn` is a JS string literal naming
+ * the instruction for division-by-zero errors. `binaryCode("+", "a", "b", "int32", "'s'")` is `((a + b)|0)`.
+ */
+export function binaryCode(op: ArithOp, a: string, b: string, d: Dtype, insn: string): string {
+  if (isFloat(d)) {
+    switch (op) {
+      case "+": case "-": case "*": case "/": return roundCode(`(${a} ${op} ${b})`, d);
+      case "//": return roundCode(`Math.floor(${roundCode(`${a} / ${b}`, d)})`, d);
+      case "%": return roundCode(`H.fmod(${a}, ${b})`, d);
+      case "**": return roundCode(`Math.pow(${a}, ${b})`, d);
+    }
+  }
+  if (isWideInt(d)) {
+    const w = (x: string) => (d === "int64" ? `BigInt.asIntN(64, ${x})` : `BigInt.asUintN(64, ${x})`);
+    switch (op) {
+      case "+": case "-": case "*": return w(`(${a} ${op} ${b})`);
+      case "/": return w(`H.bdiv(${a}, ${b}, ${insn})`);
+      case "//": return w(`H.bfloordiv(${a}, ${b}, ${insn})`);
+      case "%": return w(`H.bmod(${a}, ${b}, ${insn})`);
+      case "**": return w(`H.bpow(${a}, ${b}, ${insn})`);
+    }
+  }
+  // Integers held as numbers: products of 32-bit values need Math.imul to stay exact.
+  const wide = d === "int32" || d === "uint32";
+  switch (op) {
+    case "+": case "-": return wrapCode(`${a} ${op} ${b}`, d);
+    case "*": return wrapCode(wide ? `Math.imul(${a}, ${b})` : `${a} * ${b}`, d);
+    case "/": return wrapCode(`H.idiv(${a}, ${b}, ${insn})`, d);
+    case "//": return wrapCode(`H.ifloordiv(${a}, ${b}, ${insn})`, d);
+    case "%": return wrapCode(`H.imod(${a}, ${b}, ${insn})`, d);
+    case "**": return wrapCode(`H.ipow(${a}, ${b}, ${JSON.stringify(d)}, ${insn})`, d);
+  }
+}
+
+/** Code for `-a` in dtype `d`: `negCode("x", "int32")` is `((-x)|0)`. */
+export function negCode(a: string, d: Dtype): string {
+  if (isFloat(d)) return `(-${a})`;
+  if (d === "int64") return `BigInt.asIntN(64, -${a})`;
+  if (d === "uint64") return `BigInt.asUintN(64, -${a})`;
+  return wrapCode(`-${a}`, d);
+}
+
+/** A number as a code literal of dtype `d`: `literalCode(2, "int64")` is `2n`. */
+export function literalCode(value: number, d: Dtype): string {
+  if (isWideInt(d)) return `${BigInt(Math.trunc(value))}n`;
+  if (value === Infinity) return "Infinity";
+  if (value === -Infinity) return "-Infinity";
+  if (Number.isNaN(value)) return "NaN";
+  return Object.is(value, -0) ? "-0" : String(value);
+}
+
+
+/** Math functions of the instruction language as JavaScript, before rounding to the result dtype. */
+export const MATH_JS: Readonly<Record<string, (a: readonly string[]) => string>> = {
+  sqrt: (a) => `Math.sqrt(${a[0]})`, exp: (a) => `Math.exp(${a[0]})`, log: (a) => `Math.log(${a[0]})`,
+  log10: (a) => `Math.log10(${a[0]})`, log2: (a) => `Math.log2(${a[0]})`, sin: (a) => `Math.sin(${a[0]})`,
+  cos: (a) => `Math.cos(${a[0]})`, tan: (a) => `Math.tan(${a[0]})`, asin: (a) => `Math.asin(${a[0]})`,
+  acos: (a) => `Math.acos(${a[0]})`, atan: (a) => `Math.atan(${a[0]})`, atan2: (a) => `Math.atan2(${a[0]}, ${a[1]})`,
+  sinh: (a) => `Math.sinh(${a[0]})`, cosh: (a) => `Math.cosh(${a[0]})`, tanh: (a) => `Math.tanh(${a[0]})`,
+  pow: (a) => `Math.pow(${a[0]}, ${a[1]})`, fabs: (a) => `Math.abs(${a[0]})`, floor: (a) => `Math.floor(${a[0]})`,
+  ceil: (a) => `Math.ceil(${a[0]})`, rsqrt: (a) => `(1 / Math.sqrt(${a[0]}))`, erf: (a) => `H.erf(${a[0]})`,
+  fmod: (a) => `(${a[0]} % ${a[1]})`, fma: (a) => `(${a[0]} * ${a[1]} + ${a[2]})`,
+};
+
+/**
+ * A math call with its arguments already converted to the result dtype `t` (names and arities
+ * checked by the caller): `mathCallCode("sqrt", ["x"], "float32")` is `Math.fround(Math.sqrt(x))`.
+ */
+export function mathCallCode(fn: string, args: readonly string[], t: Dtype): string | undefined {
+  if (fn === "min" || fn === "max") {
+    if (isFloat(t)) return `Math.${fn}(${args.join(", ")})`;
+    // Exact integers: a conditional works for numbers and BigInts alike.
+    return args.reduce((acc, a) => `H.${fn}(${acc}, ${a})`);
+  }
+  if (fn === "abs") {
+    if (isFloat(t)) return `Math.abs(${args[0]})`;
+    if (isWideInt(t)) return convertCode(`H.babs(${args[0]})`, "int64", t);
+    return convertCode(`Math.abs(${args[0]})`, "float64", t);
+  }
+  const m = MATH_JS[fn];
+  return m && roundCode(m(args), t);
+}
