@@ -1,11 +1,13 @@
 /**
- * `npm start`: the main demonstration. Builds a matrix-matrix product from loopy's notation,
- * prints the kernel as loopy would, runs it with the reference interpreter and checks the result.
+ * `npm start`: the main demonstration. A matrix product written in loopy's notation is printed as
+ * loopy would, tiled for a GPU (16×16 work-groups), scheduled, turned into OpenCL, and run both by
+ * the reference interpreter (with its GPU semantics) and by the generated JavaScript, which must
+ * agree with each other and with a plain JavaScript loop nest.
  */
 import * as lp from "../src/index.js";
 
-const n = 8;
-const k = lp.makeKernel(
+const n = 40; // not a multiple of 16: the remainder guards are exercised
+let k = lp.makeKernel(
   "{ [i, j, k]: 0 <= i, j, k < n }",
   "c[i, j] = sum(k, a[i, k]*b[k, j])",
   ["a, b: float32[n, n]", "c: float32[n, n]", "n: int32"],
@@ -13,18 +15,31 @@ const k = lp.makeKernel(
 );
 console.log(lp.show(k));
 
+k = lp.splitIname(k, "i", 16, { outerTag: "g.0", innerTag: "l.1" });
+k = lp.splitIname(k, "j", 16, { outerTag: "g.1", innerTag: "l.0" });
+k = lp.splitIname(k, "k", 16);
+console.log("\n" + lp.showSchedule(lp.schedule(k)));
+
+const code = lp.generateCode(k, "opencl");
+console.log("\n" + code.deviceCode);
+console.log(`launch: ${code.kernels.map((d) => `${d.name}: groups (${d.globalSize.join(", ")}), work-items (${d.localSize.join(", ")})`).join("; ")}`);
+
 const a = Float32Array.from({ length: n * n }, (_, x) => (x % 7) - 3);
 const b = Float32Array.from({ length: n * n }, (_, x) => (x % 5) * 0.5);
-const { c } = await lp.run(k, { a, b, n });
+const interp = (await lp.run(k, { a, b, n })).c as Float32Array;
+const js = (await lp.run(k, { a, b, n }, { backend: "js" })).c as Float32Array;
 
 let maxErr = 0;
+let mismatch = 0;
 for (let i = 0; i < n; i++) {
   for (let j = 0; j < n; j++) {
     let s = 0;
     for (let q = 0; q < n; q++) s = Math.fround(s + Math.fround(a[i * n + q]! * b[q * n + j]!));
-    maxErr = Math.max(maxErr, Math.abs(s - (c as Float32Array)[i * n + j]!));
+    maxErr = Math.max(maxErr, Math.abs(s - interp[i * n + j]!));
+    if (!Object.is(interp[i * n + j], js[i * n + j])) mismatch++;
   }
 }
-console.log(`\nc[0, 0..3] = ${Array.from((c as Float32Array).slice(0, 4)).join(", ")}`);
+console.log(`\nc[0, 0..3] = ${Array.from(interp.slice(0, 4)).join(", ")}`);
 console.log(`interpreter vs. plain JavaScript: max |error| = ${maxErr}`);
-if (maxErr !== 0) process.exit(1);
+console.log(`generated JavaScript vs. interpreter: ${mismatch} differing elements`);
+if (maxErr !== 0 || mismatch !== 0) process.exit(1);
