@@ -127,9 +127,6 @@ export function findArg(k: Kernel, name: string): KernelArg | undefined {
 export function findTemporary(k: Kernel, name: string): Temporary | undefined {
   return k.temporaries.find((t) => t.name === name);
 }
-export function findInsn(k: Kernel, id: string): Instruction | undefined {
-  return k.instructions.find((i) => i.id === id);
-}
 export function findSubstitution(k: Kernel, name: string): SubstitutionRule | undefined {
   return k.substitutions.find((s) => s.name === name);
 }
