@@ -10,11 +10,11 @@
 import { CodegenError } from "../src/errors.js";
 import {
   allInames, assigneeName, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
-  iterationDomain, kernelTypeEnv, reductionInames, uniqueName,
+  iterationDomain, kernelTypeEnv, uniqueName,
   type Assignment, type Dtype, type Expr, type Kernel, type Reduce,
 } from "../src/ir/index.js";
 import {
-  addConstraints, aff, affIsConstant, dimBounds, eliminateExact, gist, intersect, isEmpty, universe,
+  addConstraints, aff, affIsConstant, dimBounds, eliminateExact, extendSet, gist, intersect, isEmptyWith, universe,
   type Aff, type BasicSet, type Bound,
 } from "../src/poly/index.js";
 import { eliminateExistentials, preferUnitBounds, type DeviceKernel, type HwAxis, type Schedule, type ScheduleNode } from "../src/schedule/index.js";
@@ -60,10 +60,19 @@ export function lowerSchedule(s: Schedule, opts: LowerOptions, groupInames: Read
 
 type Row = { readonly aff: Aff; readonly eq: boolean };
 
-const rowKeys = new WeakMap<Row, string>();
+/** Rows made by `rowsOf` remember their key (computed on first use). */
+type KeyedRow = { readonly aff: Aff; readonly eq: boolean; key?: string };
+
+/** A key equal for two rows exactly when they have the same relation, terms and constant. */
 function rowKey(r: Row): string {
-  let k = rowKeys.get(r);
-  if (k === undefined) rowKeys.set(r, (k = `${r.eq ? "=" : ">"}${r.aff.constant}|${Object.entries(r.aff.terms).sort().join(";")}`));
+  const kr = r as KeyedRow;
+  if (kr.key !== undefined) return kr.key;
+  const t = r.aff.terms;
+  const ns = Object.keys(t);
+  if (ns.length > 1) ns.sort();
+  let k = `${r.eq ? "=" : ">"}${r.aff.constant}|`;
+  for (const n of ns) k += `${n},${t[n]};`;
+  if (Object.isExtensible(kr)) kr.key = k;
   return k;
 }
 
@@ -90,7 +99,8 @@ function computeRowsOf(s: BasicSet): { rows: readonly Row[]; existential: boolea
     names.forEach((n, k) => {
       if (c.coeffs[k] !== 0) terms[n] = c.coeffs[k]!;
     });
-    rows.push({ aff: aff(terms, c.constant), eq: c.eq });
+    const row: KeyedRow = { aff: aff(terms, c.constant), eq: c.eq, key: undefined };
+    rows.push(row);
   }
   return { rows: Object.freeze(rows), existential };
 }
@@ -437,10 +447,7 @@ class KernelLowering {
 
   private impliedNonneg(a: Aff, ctx: BasicSet): boolean {
     try {
-      const neg: Row = { aff: affSubL(aff({}, -1), a), eq: false };
-      const known = ctx.dims;
-      const s = withRowsSet(ctx, known, [neg]);
-      return isEmpty(s);
+      return isEmptyWith(ctx, affSubL(aff({}, -1), a));
     } catch {
       return false;
     }
@@ -712,8 +719,7 @@ function withRowsSet(ctx: BasicSet, dims: readonly string[], rows: readonly Row[
   if (dims.every((d) => ctx.dims.includes(d)) && names(rows).every((n) => have.has(n))) return rows.length > 0 ? addConstraints(ctx, rows) : ctx;
   const allDims = [...new Set([...ctx.dims, ...dims])];
   const params = [...new Set([...ctx.params, ...names(rows)])].filter((n) => !allDims.includes(n));
-  const u = universe(params, allDims);
-  return addConstraints(intersect(u, ctx), rows);
+  return extendSet(ctx, params, allDims, rows);
 }
 
 /** `s` intersected with the context's constraints (same names aligned). */
@@ -745,7 +751,9 @@ function identity(op: Reduce["op"], d: Dtype): number {
 // ---- affine helpers -------------------------------------------------------------------------
 
 function names(rows: readonly { aff: Aff }[]): string[] {
-  return [...new Set(rows.flatMap((r) => Object.keys(r.aff.terms)))];
+  const out: string[] = [];
+  for (const r of rows) for (const n in r.aff.terms) if (!out.includes(n)) out.push(n);
+  return out;
 }
 function affAddL(a: Aff, b: Aff): Aff {
   const t: Record<string, number> = { ...a.terms };
@@ -787,7 +795,3 @@ export function exprAff(e: Expr): Aff | undefined {
   }
 }
 
-/** Inames an instruction's reductions loop over (exported for tests). */
-export function insnReductionInames(insn: Assignment): Set<string> {
-  return reductionInames(insn.rhs);
-}

@@ -27,7 +27,7 @@ export type { SplitOptions, TagSpec, InsnMatch } from "../transforms/index.js";
 // Scheduling, code generation and execution
 export { linearize, preprocess, schedule, showSchedule, lowerForCpu } from "./schedule/index.js";
 export type { Schedule, DeviceKernel, HwAxis, ScheduleNode } from "./schedule/index.js";
-export { generateCode } from "../codegen/index.js";
+export { generateCode, generateCodeFromSchedule } from "../codegen/index.js";
 export { run, autoTestVsRef } from "./run/index.js";
 export type { BackendName } from "./run/index.js";
 

@@ -231,6 +231,7 @@ const gistMemo = contentMemo<BasicSet>();
 function computeGist(s0: BasicSet, context: BasicSet): BasicSet {
   let s = s0;
   if (isCanonicalEmpty(s)) return s;
+  if (s.exists.length === 0 && !isCanonicalEmpty(context)) return gistOnRows(s, context);
   // Align the context to s's space (extra names of the context become its existentials).
   const visible = new Set([...s.params, ...s.dims]);
   const extraNames = [...context.params, ...context.dims].filter((n) => !visible.has(n));
@@ -254,6 +255,43 @@ function computeGist(s0: BasicSet, context: BasicSet): BasicSet {
     return o;
   };
   return dropImplied(s, { n, eqs: cs.eqs.map(move), ineqs: cs.ineqs.map(move) }, extra);
+}
+
+/**
+ * `computeGist` for an `s` without existentials, the context's rows moved straight into the
+ * columns the test needs (s's params and dims, then the context's other names and existentials)
+ * instead of first normalizing the context in s's space: `implies` is exact, so the rows kept
+ * depend only on the context's points, not on how its rows are written.
+ */
+function gistOnRows(s: BasicSet, context: BasicSet): BasicSet {
+  const first = s.params.length + s.dims.length;
+  const at = new Map<string, number>();
+  for (let k = 0; k < s.params.length; k++) at.set(s.params[k]!, k);
+  for (let k = 0; k < s.dims.length; k++) at.set(s.dims[k]!, s.params.length + k);
+  let next = first;
+  for (const nm of context.params) if (!at.has(nm)) at.set(nm, next++);
+  for (const nm of context.dims) if (!at.has(nm)) at.set(nm, next++);
+  const extra = next - first + context.exists.length;
+  const n = first + extra;
+  const cp = context.params.length;
+  const cv = cp + context.dims.length;
+  const cn = cv + context.exists.length;
+  const perm: number[] = [];
+  for (let k = 0; k < cp; k++) perm.push(at.get(context.params[k]!)!);
+  for (let k = 0; k < context.dims.length; k++) perm.push(at.get(context.dims[k]!)!);
+  for (let k = 0; k < context.exists.length; k++) perm.push(next + k);
+  const eqs: Row[] = [];
+  const ineqs: Row[] = [];
+  for (const c of context.constraints) {
+    const o = new Array<number>(n + 1).fill(0);
+    for (let k = 0; k < cn; k++) {
+      const v = c.coeffs[k] ?? 0;
+      if (v !== 0) o[perm[k]!] = v;
+    }
+    o[n] = c.constant;
+    (c.eq ? eqs : ineqs).push(o);
+  }
+  return dropImplied(s, { n, eqs, ineqs }, extra);
 }
 
 /**

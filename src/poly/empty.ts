@@ -5,12 +5,12 @@
  * shadow (non-empty ⇒ non-empty) and splinters. Every step removes a variable, so it terminates on
  * unbounded sets too.
  */
-import type { BasicSet } from "./types.js";
-import { add, floorDiv, mul } from "./int.js";
-import { combine, type Row, type Sys, insertColumns, substRow, toSys } from "./rows.js";
+import type { Aff, BasicSet } from "./types.js";
+import { add, checkInt, floorDiv, mul } from "./int.js";
+import { colNames, combine, type Row, type Sys, insertColumns, substRow, toSys } from "./rows.js";
 import { isCanonicalEmpty, tidy } from "./normalize.js";
 import { fmCost, fmEliminate } from "./fm.js";
-import { cached, contentMemo, setKey } from "./memo.js";
+import { affKey, cached, contentMemo, setKey } from "./memo.js";
 
 function modHat(a: number, m: number): number {
   return a - m * floorDiv(2 * a + m, 2 * m);
@@ -125,3 +125,33 @@ export function isEmpty(s: BasicSet): boolean {
 }
 
 const emptyMemo = contentMemo<boolean>();
+
+/**
+ * Whether `s` with `aff >= 0` added is empty (names of `aff` that `s` lacks are free), decided on
+ * the rows: `isEmpty(addConstraints(s, [{ aff, eq: false }]))` without building that set.
+ */
+export function isEmptyWith(s: BasicSet, a: Aff): boolean {
+  if (isCanonicalEmpty(s)) return true;
+  return cached(emptyWithMemo, `${setKey(s)}#${affKey(a)}`, () => {
+    const sys = toSys(s);
+    const names = colNames(s);
+    const at = new Map<string, number>();
+    for (let k = 0; k < names.length; k++) at.set(names[k]!, k);
+    let extra = 0;
+    for (const v in a.terms) if (!at.has(v)) at.set(v, sys.n + extra++);
+    const n = sys.n + extra;
+    const widen = (r: Row): Row => {
+      if (extra === 0) return r;
+      const o = r.slice(0, sys.n);
+      for (let k = 0; k < extra; k++) o.push(0);
+      o.push(r[sys.n]!);
+      return o;
+    };
+    const row = new Array<number>(n + 1).fill(0);
+    for (const v in a.terms) row[at.get(v)!] = checkInt(a.terms[v]!, `coefficient of ${v}`);
+    row[n] = checkInt(a.constant, "constant");
+    return !intFeasible({ n, eqs: sys.eqs.map(widen), ineqs: [...sys.ineqs.map(widen), row] });
+  });
+}
+
+const emptyWithMemo = contentMemo<boolean>();

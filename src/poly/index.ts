@@ -6,10 +6,10 @@ export { printSet } from "./print.js";
 export { simplify } from "./normalize.js";
 export {
   universe, emptySet, intersect, addConstraints, rename, substitute, fixValues, moveToParams, moveToDims,
-  reorderDims, dimsOf, hasExistentials,
+  reorderDims, dimsOf, hasExistentials, extendSet,
 } from "./ops.js";
 export { projectOut, eliminate, eliminateExact, dimBounds } from "./project.js";
-export { isEmpty } from "./empty.js";
+export { isEmpty, isEmptyWith } from "./empty.js";
 export { removeRedundancies, gist, isSubset, isEqualSet, constraintImplied } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";
 export { clearPolyMemos, contentMemo, setKey as setContentId } from "./memo.js";

@@ -198,7 +198,14 @@ const respaceMemo = contentMemo<BasicSet>();
 
 function computeRespace(s: BasicSet, params: readonly string[], dims: readonly string[]): BasicSet {
   const sys = embedRows(s, params, dims, 0, s.exists.length);
-  return finish(params, dims, s.exists, sys);
+  // Existentials renamed apart from the new names, as `intersect` does.
+  const taken = new Set([...params, ...dims]);
+  const exists = s.exists.map((e) => {
+    const f = freshName(e, taken);
+    taken.add(f);
+    return f;
+  });
+  return finish(params, dims, exists, sys);
 }
 
 /** Make dims into params (appended to the params). `moveToParams(s, ["i"])` */
@@ -229,4 +236,45 @@ export function dimsOf(s: BasicSet): readonly string[] {
 /** true when the set has existential dimensions (mod, floor, exists). */
 export function hasExistentials(s: BasicSet): boolean {
   return s.exists.length > 0;
+}
+
+/**
+ * `s` in the space (`params`, `dims`) — every param and dim of `s` among them, `s`'s existentials
+ * kept — with `cs` added: `addConstraints(intersect(universe(params, dims), s), cs)` in one step
+ * (one normalization, no intermediate set). Names of `cs` must be among `params` and `dims`.
+ */
+export function extendSet(s: BasicSet, params: readonly string[], dims: readonly string[], cs: readonly { aff: Aff; eq: boolean }[]): BasicSet {
+  let key = `${setKey(s)}#${params.join(",")}|${dims.join(",")}#`;
+  for (const c of cs) key += `${c.eq ? "=" : ">"}${affKey(c.aff)};`;
+  return cached(extendMemo, key, () => computeExtend(s, params, dims, cs));
+}
+
+const extendMemo = contentMemo<BasicSet>();
+
+function computeExtend(s: BasicSet, params: readonly string[], dims: readonly string[], cs: readonly { aff: Aff; eq: boolean }[]): BasicSet {
+  checkNames([...params, ...dims]);
+  const sys = embedRows(s, params, dims, 0, s.exists.length);
+  if (cs.length > 0) {
+    const idx = new Map<string, number>();
+    for (let k = 0; k < params.length; k++) idx.set(params[k]!, k);
+    for (let k = 0; k < dims.length; k++) idx.set(dims[k]!, params.length + k);
+    for (const c of cs) {
+      const r = new Array<number>(sys.n + 1).fill(0);
+      for (const v in c.aff.terms) {
+        const k = idx.get(v);
+        if (k === undefined) throw new LoomError(`extendSet: unknown variable "${v}"`);
+        r[k] = add(r[k]!, checkInt(c.aff.terms[v]!, `coefficient of ${v}`));
+      }
+      r[sys.n] = checkInt(c.aff.constant, "constant");
+      (c.eq ? sys.eqs : sys.ineqs).push(r);
+    }
+  }
+  // Existentials renamed apart from the new names, as `intersect` does.
+  const taken = new Set([...params, ...dims]);
+  const exists = s.exists.map((e) => {
+    const f = freshName(e, taken);
+    taken.add(f);
+    return f;
+  });
+  return finish(params, dims, exists, sys);
 }

@@ -111,10 +111,3 @@ export function permuteRow(r: Row, perm: readonly number[]): Row {
   return out;
 }
 
-/** Value of row `r` at column values `x` (length >= n), unchecked (used on small enumerations). */
-export function rowValue(r: Row, x: ArrayLike<number>): number {
-  const n = r.length - 1;
-  let v = r[n]!;
-  for (let k = 0; k < n; k++) if (r[k] !== 0) v += r[k]! * x[k]!;
-  return v;
-}

@@ -357,3 +357,42 @@ describe("canonical form", () => {
     expect(isCanonicalEmpty(P.parseSet("{[i,j,k]: 1073741823 i + 3 j + 5 k = 0 and 1162261467 i + 33554431 j + 7 k = 7}"))).toBe(true);
   });
 });
+
+/** A random affine row over `names` with small coefficients. */
+const rowArb = (names: readonly string[]) =>
+  fc.record({ coeffs: fc.array(fc.integer({ min: -3, max: 3 }), { minLength: names.length, maxLength: names.length }), constant: fc.integer({ min: -6, max: 6 }) })
+    .map(({ coeffs, constant }) => P.aff(Object.fromEntries(names.flatMap((n, k) => (coeffs[k] ? [[n, coeffs[k]!]] : []))), constant));
+
+describe("row-level helpers of code generation", () => {
+  it("for all s, rows: extendSet(s, params, dims + z, rows) = pointwise (s and z in the box and rows)", () => {
+    // Two dims plus z keep the brute-force box small (7^3 points per parameter value).
+    const arb = setArb({ dims: 2 }).chain((g) => {
+      const names = [...g.params, ...g.dims, "z"];
+      return fc.tuple(fc.constant(g), fc.array(fc.tuple(rowArb(names), fc.boolean()), { maxLength: 2 }));
+    });
+    fc.assert(fc.property(arb, ([g, rows]) => {
+      const dims = [...g.dims, "z"];
+      const box3 = [P.aff({ z: 1 }, B), P.aff({ z: -1 }, B)].map((aff) => ({ aff, eq: false }));
+      const cs = [...box3, ...rows.map(([aff, eq]) => ({ aff, eq }))];
+      const r = P.extendSet(parse(g), g.params, dims, cs);
+      const names = [...g.params, ...dims];
+      const t = tester(r);
+      return box(names).every((x) => {
+        const v = named(names, x);
+        const inG = holds(g, [...g.params, ...g.dims].map((n) => v[n]!));
+        const inRows = cs.every((c) => (c.eq ? P.affEval(c.aff, v) === 0 : P.affEval(c.aff, v) >= 0));
+        return t(v) === (inG && inRows);
+      });
+    }), RUNS);
+  });
+
+  it("for all s, a: isEmptyWith(s, a) = isEmpty(s and a >= 0) = brute force", () => {
+    const arb = setArb().chain((g) => fc.tuple(fc.constant(g), rowArb([...g.params, ...g.dims])));
+    fc.assert(fc.property(arb, ([g, a]) => {
+      const s = parse(g);
+      const names = [...g.params, ...g.dims];
+      const brute = !box(names).some((x) => holds(g, x) && P.affEval(a, named(names, x)) >= 0);
+      return P.isEmptyWith(s, a) === brute && P.isEmpty(P.addConstraints(s, [{ aff: a, eq: false }])) === brute;
+    }), RUNS);
+  });
+});
