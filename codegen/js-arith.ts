@@ -88,7 +88,9 @@ export function binaryCode(op: ArithOp, a: string, b: string, d: Dtype, insn: st
 }
 
 /** Code for `-a` in dtype `d`: `negCode("x", "int32")` is `((-x)|0)`. */
-export function negCode(a: string, d: Dtype): string {
+export function negCode(a0: string, d: Dtype): string {
+  // `-` before a negative literal would read as the decrement operator `--`.
+  const a = a0.startsWith("-") ? `(${a0})` : a0;
   if (isFloat(d)) return `(-${a})`;
   if (d === "int64") return `BigInt.asIntN(64, -${a})`;
   if (d === "uint64") return `BigInt.asUintN(64, -${a})`;

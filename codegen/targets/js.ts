@@ -44,7 +44,8 @@ function jsExpr(e: Ex, p: Printer): string {
     case "not": return `((${x(e.e)}) != 0 ? 0 : 1)`;
     case "neg": {
       const a = x(e.e);
-      return e.dtype === "idx" ? `(-${a})` : negCode(a, e.dtype);
+      if (e.dtype !== "idx") return negCode(a, e.dtype);
+      return a.startsWith("-") ? `(-(${a}))` : `(-${a})`;
     }
     case "cond": return `((${x(e.c)}) != 0 ? ${x(e.t)} : ${x(e.f)})`;
     case "call": return call(e.fn, e.args.map(x), e.dtype);

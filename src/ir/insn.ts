@@ -21,6 +21,12 @@ interface InsnBase {
   readonly noSyncWith: readonly NoSync[];
   /** Higher runs sooner when dependencies allow. */
   readonly priority: number;
+  /**
+   * Loops that must be the innermost around this instruction, outer first: the reduction inames
+   * of a realized accumulator update (`acc_k = acc_k + …` must run its `k` loop inside the loops
+   * of the instruction it came from, whatever the kernel-wide loop order).
+   */
+  readonly innerInames?: readonly string[];
   readonly tags: readonly string[];
   readonly groups: readonly string[];
   readonly conflictsWithGroups: readonly string[];

@@ -5,7 +5,7 @@
  */
 import { ExecutionError, ScheduleError } from "../errors.js";
 import {
-  assigneeName, freeVariables, iterationDomain, reductionInames,
+  assigneeName, freeVariables, iterationDomain, walkExpr,
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { dimBounds, type Aff, type Bound } from "../poly/index.js";
@@ -24,19 +24,37 @@ export function scheduleForRun(k: Kernel): Schedule {
 }
 
 /**
- * Whether the interpreter may enumerate `k`'s reductions inline: not when a reduction iname is
- * also a loop of some instruction (loopy's prefetch inside `k_outer`: the reduction's update must
- * run in that loop, after the fetch, as realized accumulators do).
+ * Whether the interpreter may enumerate `k`'s reductions inline. Not when a reduction's body reads
+ * a variable written by an instruction that runs within one of the reduction's inames (loopy's
+ * prefetch inside `k_outer`: the update must run in that loop, after the fetch, as realized
+ * accumulators do). Merely sharing an iname with another instruction's loop is no reason: in
+ * `x[i] = sum(j, a[i,j])`, `z[j] = sum(i, a[i,j])` realized accumulators would need opposite loop
+ * orders, while inline enumeration is exact.
  */
 function reductionsInline(k: Kernel): boolean {
-  const loops = new Set(k.instructions.flatMap((i) => i.withinInames));
-  const red = new Set<string>();
+  const writerInames = new Map<string, Set<string>>();
   for (const insn of k.instructions) {
     if (insn.kind !== "assign") continue;
-    reductionInames(insn.rhs, red);
-    for (const p of insn.predicates) reductionInames(p, red);
+    const name = assigneeName(insn.lhs);
+    const set = writerInames.get(name) ?? new Set<string>();
+    for (const i of insn.withinInames) set.add(i);
+    writerInames.set(name, set);
   }
-  return ![...red].some((i) => loops.has(i));
+  let inline = true;
+  const visit = (e: Expr): void =>
+    walkExpr(e, (n) => {
+      if (n.kind !== "reduce") return;
+      for (const v of freeVariables(n.body)) {
+        const within = writerInames.get(v);
+        if (within && n.inames.some((i) => within.has(i))) inline = false;
+      }
+    });
+  for (const insn of k.instructions) {
+    if (insn.kind !== "assign") continue;
+    visit(insn.rhs);
+    for (const p of insn.predicates) visit(p);
+  }
+  return inline;
 }
 
 /** Whether `k` has any g or l tag: otherwise it runs as one group of one work-item. */

@@ -120,10 +120,20 @@ function isIlp(k: Kernel, iname: string): boolean {
   return t === "ilp" || t === "ilp.seq";
 }
 
-/** The sequential loops around an instruction, outer first: hardware inames dropped, ilp innermost. */
-function loopPath(k: Kernel, within: readonly string[], pos: ReadonlyMap<string, number>): string[] {
-  const rank = (i: string) => pos.get(i)! + (isIlp(k, i) ? pos.size : 0);
-  return within.filter((i) => !isHardwareIname(k, i)).sort((a, b) => rank(a) - rank(b));
+/**
+ * The sequential loops around an instruction, outer first: hardware inames dropped; then the
+ * kernel-wide order, except that the instruction's `innerInames` (a realized reduction's loops)
+ * come after its other loops, and ilp loops come last.
+ */
+function loopPath(k: Kernel, insn: Instruction, pos: ReadonlyMap<string, number>): string[] {
+  const n = pos.size;
+  const inner = insn.innerInames ?? [];
+  const rank = (i: string) => {
+    if (isIlp(k, i)) return 3 * n + pos.get(i)!;
+    const at = inner.indexOf(i);
+    return at >= 0 ? 2 * n + at : pos.get(i)!;
+  };
+  return insn.withinInames.filter((i) => !isHardwareIname(k, i)).sort((a, b) => rank(a) - rank(b));
 }
 
 /** Every iname an instruction runs over: its loops and the inames of its reductions. */
@@ -154,7 +164,7 @@ export function linearize(k: Kernel): ScheduleNode[] {
         throw new ScheduleError(`instruction "${insn.id}" runs within iname "${i}", which no domain of kernel "${k.name}" defines; inames are ${order.join(", ") || "(none)"}`);
       }
     }
-    return loopPath(k, insn.withinInames, pos);
+    return loopPath(k, insn, pos);
   });
   const preds = predecessors(k);
   const better = (a: number, b: number) =>

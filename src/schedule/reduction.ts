@@ -108,12 +108,13 @@ class Realizer {
     return id;
   }
 
-  private emit(insn: Assignment, id: string, lhs: Expr, rhs: Expr, within: readonly string[], deps: readonly string[], extraPredicates: readonly Expr[] = []): string {
+  private emit(insn: Assignment, id: string, lhs: Expr, rhs: Expr, within: readonly string[], deps: readonly string[], extraPredicates: readonly Expr[] = [], innerInames: readonly string[] = []): string {
     this.created.push({
       ...insnDefaults(id), kind: "assign", lhs, rhs, atomicity: "none",
       withinInames: [...new Set(within)].sort(), dependsOn: [...new Set(deps)],
       predicates: [...insn.predicates, ...extraPredicates], priority: insn.priority,
       tags: insn.tags, groups: insn.groups, conflictsWithGroups: insn.conflictsWithGroups,
+      ...(innerInames.length > 0 ? { innerInames: [...new Set(innerInames)] } : {}),
     });
     return id;
   }
@@ -129,8 +130,11 @@ class Realizer {
     const initDeps = insn.dependsOn.filter((id) => this.globalBarriers.has(id));
     const init = this.emit(insn, this.id(`${insn.id}_${suffix}_init`), v(acc), neutralElement(r.op, dtype), within, initDeps);
     const body = this.expr(r.body, inner, insn);
+    // The reduction loops (of this and of enclosing reductions, outer first) nest inside the
+    // instruction's own loops: `acc` is one scalar per point of those.
+    const reductionLoops = inner.filter((i) => !insn.withinInames.includes(i));
     const update = this.emit(insn, this.id(`${insn.id}_${suffix}_update`), v(acc), combine(r.op, v(acc), body.expr), inner,
-      [init, ...insn.dependsOn, ...body.deps]);
+      [init, ...insn.dependsOn, ...body.deps], [], reductionLoops);
     return { expr: v(acc), dep: update };
   }
 
