@@ -1,0 +1,198 @@
+/**
+ * Joining and tiling inames (loopy's join_inames; Halide-style tile = split each + reorder).
+ */
+import { TransformError } from "../src/errors.js";
+import { arith, c, domainIndexOf, uniqueName, v, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
+import {
+  addConstraints, aff, affAdd, affIsConstant, affScale, affSub, dimBounds, intersect, projectOut, removeRedundancies, reorderDims, universe,
+  type Aff, type BasicSet, type Constraint,
+} from "../src/poly/index.js";
+import { checkIname, checkInt, takenNames } from "./common.js";
+import { prioritizeLoops, splitIname, tagInames } from "./iname.js";
+import { affToExpr, checkIdentifier, nameList, reductionsOf, rewriteKernel } from "./rewrite.js";
+
+export interface JoinOptions {
+  /** Tag of the new iname, as in tagInames. */
+  readonly tag?: string;
+}
+
+/** One joined iname: `x = lower + (new // stride) % length` (no `% length` for the slowest). */
+interface Axis {
+  readonly iname: string;
+  readonly lower: Aff;
+  readonly length: number | undefined;
+  readonly stride: number;
+}
+
+/** The single lower bound of `x` (params and non-joined dims) and, if constant, its extent. */
+function axisBounds(d: BasicSet, x: string, joined: readonly string[], who: string): { lower: Aff; length: number | undefined } {
+  const outer = d.dims.filter((y) => !joined.includes(y));
+  const b = dimBounds(d, x, outer);
+  if (b.lower.length !== 1 || b.lower[0]!.denom !== 1) {
+    throw new TransformError(`${who}: iname "${x}" needs a single affine lower bound in the parameters and outer inames (as in 0 <= ${x} < 16); its domain is not rectangular enough to join`);
+  }
+  const lower = b.lower[0]!.aff;
+  let length: number | undefined;
+  for (const u of b.upper) {
+    if (u.denom !== 1) continue;
+    const size = affSub(u.aff, lower);
+    if (affIsConstant(size)) length = Math.min(length ?? Infinity, size.constant + 1);
+  }
+  return { lower, length };
+}
+
+/** Row of constraint `con` without column `col`, as an affine expression over the set's names. */
+function restAff(d: BasicSet, con: Constraint, col: number, sign: number): Aff {
+  const names = [...d.params, ...d.dims, ...d.exists];
+  const terms: Record<string, number> = {};
+  con.coeffs.forEach((x, k) => {
+    if (k !== col && x !== 0) terms[names[k]!] = sign * x;
+  });
+  return aff(terms, sign * con.constant);
+}
+
+/**
+ * A box in the joined inames (each bounded by one lower and one upper constraint in nothing but
+ * itself, parameters and other inames): the joined iname has the plain range
+ * `0 <= new < stride_first * extent_first`. Undefined when the domain is not such a box.
+ */
+function rectangularJoin(d: BasicSet, axes: readonly Axis[], name: string, pos: number): BasicSet | undefined {
+  const cols = axes.map((a) => d.params.length + d.dims.indexOf(a.iname));
+  const exCols = d.exists.map((_, k) => d.params.length + d.dims.length + k);
+  const lowers = new Map<string, Aff>();
+  const uppers = new Map<string, Aff>();
+  for (const con of d.constraints) {
+    const hits = cols.filter((col) => con.coeffs[col] !== 0);
+    if (hits.length === 0) continue;
+    const col = hits[0]!;
+    const a = con.coeffs[col]!;
+    if (hits.length > 1 || con.eq || Math.abs(a) !== 1 || exCols.some((e) => con.coeffs[e] !== 0)) return undefined;
+    const x = axes[cols.indexOf(col)]!.iname;
+    const bounds = a === 1 ? lowers : uppers;
+    if (bounds.has(x)) return undefined;
+    // x + rest >= 0 gives x >= -rest; -x + rest >= 0 gives x <= rest.
+    bounds.set(x, restAff(d, con, col, a === 1 ? -1 : 1));
+  }
+  for (const [n, ax] of axes.entries()) {
+    const [lo, hi] = [lowers.get(ax.iname), uppers.get(ax.iname)];
+    if (lo === undefined || hi === undefined || !affIsConstant(affSub(lo, ax.lower))) return undefined;
+    if (n > 0 && affSub(hi, lo).constant + 1 !== ax.length) return undefined;
+  }
+  const first = axes[0]!;
+  const extent = affAdd(affSub(uppers.get(first.iname)!, first.lower), aff({}, 1));
+  const rest = projectOut(d, axes.map((a) => a.iname));
+  const dims = [...rest.dims];
+  dims.splice(pos, 0, name);
+  return removeRedundancies(addConstraints(intersect(universe(rest.params, dims), rest), [
+    { aff: aff({ [name]: 1 }), eq: false },
+    { aff: affSub(affScale(extent, first.stride), aff({ [name]: 1 }, 1)), eq: false },
+  ]));
+}
+
+/** Any other domain: `new = Σ stride·(x - lower)` added, the joined inames projected out exactly. */
+function generalJoin(d: BasicSet, axes: readonly Axis[], name: string, pos: number): BasicSet {
+  let joint = aff({ [name]: -1 });
+  for (const a of axes) joint = affAdd(joint, affScale(affSub(aff({ [a.iname]: 1 }), a.lower), a.stride));
+  const withNew = addConstraints(intersect(d, universe(d.params, [...d.dims, name])), [{ aff: joint, eq: true }]);
+  const projected = projectOut(withNew, axes.map((a) => a.iname));
+  const order = projected.dims.filter((x) => x !== name);
+  order.splice(pos, 0, name);
+  return reorderDims(projected, order);
+}
+
+/**
+ * Fuse inames of one domain into one (loopy's join_inames): with `inames = [i, j]` (fastest
+ * last), `new = (i - lo_i)*len_j + (j - lo_j)`; uses of i become `new // len_j + lo_i` and of j
+ * `new % len_j + lo_j`. Every iname but the first needs a constant extent; the first may be
+ * parametric. The default name follows loopy: the inames fastest first, joined by `_and_`.
+ *
+ *   joinInames(k, ["i", "j"], "ij", { tag: "g.0" })   // 0 <= i < n, 0 <= j < 4: 0 <= ij < 4*n
+ */
+export function joinInames(k: Kernel, inames: string | readonly string[], newIname?: string, opts: JoinOptions = {}): Kernel {
+  const who = "joinInames";
+  const list = nameList(inames, `${who}: inames`);
+  for (const i of list) checkIname(k, i, who);
+  const idx = domainIndexOf(k, list[0]!);
+  const other = list.find((i) => domainIndexOf(k, i) !== idx);
+  if (other !== undefined) throw new TransformError(`${who}: inames ${list.join(", ")} must be in one domain; "${other}" is in another`);
+  const name = newIname === undefined ? uniqueName([...list].reverse().join("_and_"), takenNames(k)) : checkIdentifier(newIname, `${who}: newIname`);
+  if (newIname !== undefined && takenNames(k).has(name)) throw new TransformError(`${who}: newIname "${name}" is already a name in kernel "${k.name}"; choose another`);
+  const dependent = k.domains.findIndex((d) => d.params.some((p) => list.includes(p)));
+  if (dependent >= 0) throw new TransformError(`${who}: domain ${dependent} depends on ${list.filter((p) => k.domains[dependent]!.params.includes(p)).join(", ")}, which a join cannot express affinely`);
+  for (const insn of k.instructions) {
+    for (const used of [insn.withinInames, ...reductionsOf(insn)]) {
+      const hit = list.filter((i) => used.includes(i));
+      if (hit.length > 0 && hit.length < list.length) {
+        throw new TransformError(`${who}: instruction "${insn.id}" uses ${hit.join(", ")} but not ${list.filter((i) => !hit.includes(i)).join(", ")} (in its loops or one reduction); joining would change how often it runs`);
+      }
+    }
+  }
+
+  const d = k.domains[idx]!;
+  const axes: Axis[] = [];
+  let stride = 1;
+  for (let p = list.length - 1; p >= 0; p--) {
+    const x = list[p]!;
+    const { lower, length } = axisBounds(d, x, list, who);
+    if (p > 0 && length === undefined) throw new TransformError(`${who}: iname "${x}" must have a constant extent (only the first, slowest iname may be parametric)`);
+    axes.unshift({ iname: x, lower, length: p > 0 ? length : undefined, stride });
+    if (p > 0) stride *= length!;
+  }
+
+  const pos = Math.min(...list.map((i) => d.dims.indexOf(i)));
+  const nd = rectangularJoin(d, axes, name, pos) ?? generalJoin(d, axes, name, pos);
+
+  const values = new Map<string, Expr>(axes.map((a) => {
+    let e: Expr = a.stride === 1 ? v(name) : arith("//", v(name), c(a.stride));
+    if (a.length !== undefined) e = arith("%", e, c(a.length));
+    const lo = affToExpr(a.lower);
+    return [a.iname, lo.kind === "const" && lo.value === 0 ? e : arith("+", e, lo)];
+  }));
+  const out = rewriteKernel(k, { values, inames: new Map(list.map((i) => [i, [name]])) });
+  const joined = withKernel(out, { domains: k.domains.map((dd, i) => (i === idx ? nd : dd)) });
+  return opts.tag === undefined ? joined : tagInames(joined, { [name]: opts.tag });
+}
+
+export interface TileOptions {
+  /** Tags of the outer inames, one per iname (or `{i: "g.0"}`). */
+  readonly outerTags?: readonly (string | undefined)[] | Readonly<Record<string, string>>;
+  /** Tags of the inner inames, one per iname (or `{i: "l.0"}`). */
+  readonly innerTags?: readonly (string | undefined)[] | Readonly<Record<string, string>>;
+}
+
+/**
+ * Tile a loop nest: split each iname by its size and prefer all outer loops before all inner
+ * ones (`i_outer, j_outer, i_inner, j_inner`).
+ *
+ *   tile(k, ["i", "j"], [16, 16], { outerTags: ["g.1", "g.0"], innerTags: ["l.1", "l.0"] })
+ */
+export function tile(k: Kernel, inames: string | readonly string[], sizes: number | readonly number[], opts: TileOptions = {}): Kernel {
+  const who = "tile";
+  const list = nameList(inames, `${who}: inames`);
+  for (const i of list) checkIname(k, i, who);
+  const sizeList = typeof sizes === "number" ? list.map(() => sizes) : sizes;
+  if (!Array.isArray(sizeList) || sizeList.length !== list.length) {
+    throw new TransformError(`${who}: sizes must be a number or one size per iname (${list.length}); got ${JSON.stringify(sizes)}`);
+  }
+  sizeList.forEach((s, n) => checkInt(s, 1, `${who}: size of "${list[n]}"`));
+  const tagOf = (tags: TileOptions["outerTags"], n: number, what: string): string | undefined => {
+    if (tags === undefined) return undefined;
+    if (Array.isArray(tags)) {
+      if (tags.length !== list.length) throw new TransformError(`${who}: ${what} must have one entry per iname (${list.length}); got ${tags.length}`);
+      return tags[n] ?? undefined;
+    }
+    return (tags as Readonly<Record<string, string>>)[list[n]!];
+  };
+  let out = k;
+  const outers: string[] = [];
+  const inners: string[] = [];
+  list.forEach((i, n) => {
+    const taken = takenNames(out);
+    const outerIname = uniqueName(`${i}_outer`, taken);
+    const innerIname = uniqueName(`${i}_inner`, new Set([...taken, outerIname]));
+    out = splitIname(out, i, sizeList[n]!, { outerIname, innerIname, outerTag: tagOf(opts.outerTags, n, "outerTags"), innerTag: tagOf(opts.innerTags, n, "innerTags") });
+    outers.push(outerIname);
+    inners.push(innerIname);
+  });
+  return prioritizeLoops(out, [...outers, ...inners]);
+}
