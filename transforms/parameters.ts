@@ -1,0 +1,155 @@
+/**
+ * Parameter transformations (loopy/transform/parameter.py): state facts about the parameters
+ * (`assume`) and replace parameters by constants (`fixParameters`). Pure Kernel -> Kernel; a bad
+ * request throws TransformError.
+ */
+import { LoomError, TransformError } from "../src/errors.js";
+import {
+  allInames, c, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
+  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary,
+} from "../src/ir/index.js";
+import { fixValues, intersect, isEmpty, parseConstraints, parseSet, printSet, type BasicSet } from "../src/poly/index.js";
+
+/** The kernel's parameters: value arguments and the non-iname parameters of its domains and assumptions. */
+export function kernelParameters(k: Kernel): string[] {
+  const inames = new Set(allInames(k));
+  const temps = new Set(k.temporaries.map((t) => t.name));
+  const out = new Set<string>();
+  for (const a of k.args) if (a.kind === "value") out.add(a.name);
+  for (const d of k.domains) for (const p of d.params) if (!inames.has(p) && !temps.has(p)) out.add(p);
+  for (const p of k.assumptions.params) out.add(p);
+  return [...out];
+}
+
+const list = (names: readonly string[]) => names.join(", ") || "(none)";
+
+/** Constraints text (`n >= 1 and n mod 4 = 0`) or a parameter set (`[n] -> { : n >= 1 }`) as a set without dims. */
+function parseAssumptions(text: string, who: string): BasicSet {
+  try {
+    const t = text.trim();
+    const s = t.startsWith("[") || t.startsWith("{") ? parseSet(t) : parseConstraints(t);
+    if (s.dims.length > 0) throw new TransformError(`${who}: assumptions may only constrain parameters; "${text}" has the dimensions ${s.dims.join(", ")}`);
+    return s;
+  } catch (e) {
+    if (e instanceof TransformError || !(e instanceof LoomError)) throw e;
+    throw new TransformError(`${who}: cannot read the assumptions "${text}": ${e.message}`);
+  }
+}
+
+/**
+ * Add assumptions about the parameters (loopy's assume): they are intersected into
+ * `k.assumptions`, which bounds checks, schedulers and code generation may rely on. The text is
+ * ISL constraints over parameters only.
+ *
+ *   assume(k, "n mod 16 = 0 and n >= 16")
+ */
+export function assume(k: Kernel, assumptions: string): Kernel {
+  const who = "assume";
+  if (typeof assumptions !== "string") throw new TransformError(`${who}: expected constraints text such as "n >= 1 and n mod 4 = 0"; got ${JSON.stringify(assumptions)}`);
+  const s = parseAssumptions(assumptions, who);
+  const params = kernelParameters(k);
+  const unknown = s.params.filter((p) => !params.includes(p));
+  if (unknown.length > 0) {
+    throw new TransformError(`${who}: ${unknown.map((u) => `"${u}"`).join(", ")} ${unknown.length > 1 ? "are not parameters" : "is not a parameter"} of kernel "${k.name}"; parameters are ${list(params)}`);
+  }
+  const merged = intersect(k.assumptions, s);
+  if (isEmpty(merged)) {
+    throw new TransformError(`${who}: "${assumptions}" contradicts the assumptions of kernel "${k.name}"${k.assumptions.constraints.length > 0 ? ` (${printSet(k.assumptions)})` : ""}; no parameter values would satisfy both`);
+  }
+  return withKernel(k, { assumptions: merged });
+}
+
+/** Fold integer arithmetic on constants (`1024*4` -> `4096`), for shapes and strides. */
+function foldInts(e: Expr): Expr {
+  return mapExpr(e, (n) => {
+    if (n.kind !== "arith" && n.kind !== "neg") return undefined;
+    if (n.kind === "neg") {
+      const o = foldInts(n.operand);
+      return o.kind === "const" && !o.isFloat && o.dtype === undefined ? c(-o.value) : { ...n, operand: o };
+    }
+    const l = foldInts(n.left);
+    const r = foldInts(n.right);
+    const isInt = (x: Expr): x is Extract<Expr, { kind: "const" }> => x.kind === "const" && !x.isFloat && x.dtype === undefined && Number.isInteger(x.value);
+    if (isInt(l) && isInt(r)) {
+      const a = l.value;
+      const b = r.value;
+      switch (n.op) {
+        case "+": return c(a + b);
+        case "-": return c(a - b);
+        case "*": return c(a * b);
+        case "//": if (b !== 0) return c(Math.floor(a / b)); break;
+        case "%": if (b !== 0) return c(((a % b) + b) % b); break;
+        default: break;
+      }
+    }
+    return l === n.left && r === n.right ? n : { ...n, left: l, right: r };
+  });
+}
+
+function fixInstruction(insn: Instruction, values: ReadonlyMap<string, Expr>): Instruction {
+  const f = (e: Expr) => substituteExpr(e, values);
+  const base = { ...insn, predicates: insn.predicates.map(f) };
+  return insn.kind === "assign" ? { ...base, kind: "assign", lhs: f(insn.lhs), rhs: f(insn.rhs) } as Instruction : base as Instruction;
+}
+
+function fixLayout<T extends ArrayArg | Temporary>(a: T, ints: ReadonlyMap<string, Expr>): T {
+  const shape = a.shape?.map((e) => foldInts(substituteExpr(e, ints)));
+  const dimTags = a.dimTags?.map((t): DimTag => (t.kind === "stride" ? { ...t, stride: foldInts(substituteExpr(t.stride, ints)) } : t));
+  return { ...a, shape, dimTags };
+}
+
+/**
+ * Replace parameters by constants everywhere (loopy's fix_parameters): domains, instructions and
+ * their predicates, substitution rules, shapes, strides and assumptions; the value arguments are
+ * removed. A value that contradicts the assumptions is refused.
+ *
+ *   fixParameters(k, { n: 1024 })   // "{[i]: 0<=i<n}" becomes "{[i]: 0<=i<1024}"; `n` is no argument any more
+ */
+export function fixParameters(k: Kernel, values: Readonly<Record<string, number>>): Kernel {
+  const who = "fixParameters";
+  if (values === null || typeof values !== "object" || Array.isArray(values)) {
+    throw new TransformError(`${who}: expected an object of parameter values such as { n: 1024 }; got ${JSON.stringify(values)}`);
+  }
+  const names = Object.keys(values);
+  if (names.length === 0) return k;
+  const params = kernelParameters(k);
+  const inSets = new Set([...k.domains.flatMap((d) => d.params), ...k.assumptions.params]);
+  const exprValues = new Map<string, Expr>();
+  const intValues = new Map<string, Expr>();
+  const fixed: Record<string, number> = {};
+  for (const name of names) {
+    const x = values[name];
+    if (!params.includes(name)) throw new TransformError(`${who}: "${name}" is not a parameter of kernel "${k.name}"; parameters are ${list(params)}`);
+    if (typeof x !== "number" || !Number.isFinite(x)) throw new TransformError(`${who}: the value of "${name}" must be a finite number; got ${JSON.stringify(x) ?? String(x)}`);
+    const arg = k.args.find((a): a is Extract<KernelArg, { kind: "value" }> => a.kind === "value" && a.name === name);
+    const mustBeInt = inSets.has(name) || (arg?.dtype !== undefined && isIntegral(arg.dtype));
+    if (mustBeInt && !Number.isSafeInteger(x)) {
+      throw new TransformError(`${who}: "${name}" is ${arg?.dtype !== undefined && isIntegral(arg.dtype) ? `an ${arg.dtype} argument` : "a domain parameter"}, so its value must be an integer; got ${x}`);
+    }
+    // A typed float literal keeps the precision the argument had (`alpha*a[i]` stays float64).
+    exprValues.set(name, arg?.dtype !== undefined && !isIntegral(arg.dtype) ? c(x, arg.dtype, true) : c(x));
+    if (Number.isSafeInteger(x)) intValues.set(name, c(x));
+    if (inSets.has(name)) fixed[name] = x;
+  }
+
+  const fixSet = (s: BasicSet): BasicSet => {
+    const own = Object.fromEntries(Object.entries(fixed).filter(([p]) => s.params.includes(p)));
+    return Object.keys(own).length > 0 ? fixValues(s, own) : s;
+  };
+  const assumptions = fixSet(k.assumptions);
+  if (isEmpty(assumptions)) {
+    const shown = names.map((n) => `${n} = ${values[n]}`).join(", ");
+    throw new TransformError(`${who}: ${shown} contradicts the assumptions of kernel "${k.name}" (${printSet(k.assumptions)})`);
+  }
+  return withKernel(k, {
+    domains: k.domains.map(fixSet),
+    assumptions,
+    instructions: k.instructions.map((insn) => fixInstruction(insn, exprValues)),
+    substitutions: k.substitutions.map((s) => {
+      const own = new Map([...exprValues].filter(([n]) => !s.params.includes(n)));
+      return { ...s, expr: substituteExpr(s.expr, own) };
+    }),
+    args: k.args.filter((a) => !(a.kind === "value" && exprValues.has(a.name))).map((a) => (a.kind === "array" ? fixLayout(a, intValues) : a)),
+    temporaries: k.temporaries.map((t) => fixLayout(t, intValues)),
+  });
+}
