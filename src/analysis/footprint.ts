@@ -1,0 +1,294 @@
+/**
+ * Access footprints (ALGORITHMS.md §2): the set of array indices that the reads of an array (or
+ * the calls of a substitution rule) touch when some inames sweep their ranges and every other
+ * iname of the accessing instructions is held fixed, as a parameter. The footprint is a union of
+ * basic sets (one per access), over dimensions that stand for the array's axes; its bounding box
+ * gives, per axis, a base (affine in the fixed inames and parameters) and an extent.
+ *
+ *   accessFootprint(k, "a", { sweepInames: ["i_inner", "k_inner"] }).box
+ *   // [{ base: 16*i_outer, extent: 16 }, { base: 16*k_outer, extent: 16 }]
+ */
+import { LoomError } from "../errors.js";
+import {
+  allInames, arith, c, findArg, findSubstitution, findTemporary, iterationDomain, naturalCompare, reductionInames, v,
+  walkExpr, type Expr, type Instruction, type Kernel,
+} from "../ir/index.js";
+import {
+  aff, affAdd, affIsConstant, affScale, affSub, dimBounds, extendSet, intersect, isEmpty, isEmptyWith, isSubset,
+  moveToParams, projectOut, universe, addConstraints, type Aff, type BasicSet,
+} from "../poly/index.js";
+
+/** A footprint that cannot be computed: a non-affine subscript, an unbounded axis, … */
+export class FootprintError extends LoomError {}
+
+// ---- affine forms of expressions ----------------------------------------------------------------
+
+/**
+ * The affine form of an integer expression, or undefined when it is not affine (products of
+ * variables, division, subscripts, calls…). `isIndexVar(name)` says which variables may appear.
+ */
+export function exprToAff(e: Expr, isIndexVar: (name: string) => boolean = () => true): Aff | undefined {
+  switch (e.kind) {
+    case "var": return isIndexVar(e.name) ? aff({ [e.name]: 1 }) : undefined;
+    case "const": return Number.isSafeInteger(e.value) && !e.isFloat ? aff({}, e.value) : undefined;
+    case "neg": {
+      const a = exprToAff(e.operand, isIndexVar);
+      return a && affScale(a, -1);
+    }
+    case "cast": return exprToAff(e.value, isIndexVar);
+    case "arith": {
+      const l = exprToAff(e.left, isIndexVar);
+      const r = exprToAff(e.right, isIndexVar);
+      if (!l || !r) return undefined;
+      switch (e.op) {
+        case "+": return affAdd(l, r);
+        case "-": return affSub(l, r);
+        case "*":
+          if (affIsConstant(l)) return affScale(r, l.constant);
+          if (affIsConstant(r)) return affScale(l, r.constant);
+          return undefined;
+        default:
+          if (affIsConstant(l) && affIsConstant(r) && r.constant !== 0) {
+            if (e.op === "//") return aff({}, Math.floor(l.constant / r.constant));
+            if (e.op === "/") return aff({}, Math.trunc(l.constant / r.constant));
+            if (e.op === "%") return aff({}, l.constant - r.constant * Math.floor(l.constant / r.constant));
+          }
+          return undefined;
+      }
+    }
+    default: return undefined;
+  }
+}
+
+/** An affine form as an expression, terms in natural order: `{i_outer: 16, i_inner: 1}` is `i_inner + 16*i_outer`. */
+export function affToExpr(a: Aff): Expr {
+  let e: Expr | undefined;
+  for (const [name, coef] of Object.entries(a.terms).sort((x, y) => naturalCompare(x[0], y[0]))) {
+    if (coef === 0) continue;
+    const mag = Math.abs(coef);
+    const term: Expr = mag === 1 ? v(name) : arith("*", c(mag), v(name));
+    if (e === undefined) e = coef >= 0 ? term : mag === 1 ? { kind: "neg", operand: term } : arith("*", c(coef), v(name));
+    else e = arith(coef < 0 ? "-" : "+", e, term);
+  }
+  if (e === undefined) return c(a.constant);
+  return a.constant === 0 ? e : arith(a.constant > 0 ? "+" : "-", e, c(Math.abs(a.constant)));
+}
+
+// ---- accesses ----------------------------------------------------------------------------------
+
+/** One read of the array (or call of the rule) in an instruction. */
+export interface Access {
+  readonly insnId: string;
+  /** The subscript (or rule arguments), one per axis. */
+  readonly indices: readonly Expr[];
+  /** The inames in scope: the instruction's loops and its reduction inames. */
+  readonly inames: readonly string[];
+}
+
+/** Every iname an instruction uses: its loops and reduction inames. */
+export function instructionInames(insn: Instruction): string[] {
+  const out = new Set(insn.withinInames);
+  if (insn.kind === "assign") {
+    reductionInames(insn.rhs, out);
+    reductionInames(insn.lhs, out);
+  }
+  for (const p of insn.predicates) reductionInames(p, out);
+  return [...out].sort(naturalCompare);
+}
+
+/** The expressions of an instruction that are read: right-hand side, left-hand side indices, predicates. */
+function readExprs(insn: Instruction): Expr[] {
+  const out: Expr[] = [...insn.predicates];
+  if (insn.kind === "assign") {
+    out.push(insn.rhs);
+    if (insn.lhs.kind === "subscript") out.push(...insn.lhs.indices);
+    else if (insn.lhs.kind === "linear") out.push(insn.lhs.index);
+  }
+  return out;
+}
+
+/**
+ * The reads of `name` (subscripts `name[...]`, or calls `name(...)` when `name` is a substitution
+ * rule) in the instructions `insnIds` (default: all). A linear subscript `name[[...]]` is a
+ * FootprintError: its footprint is not a function of the array's axes.
+ */
+export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>): Access[] {
+  const ids = insnIds === undefined ? undefined : new Set(insnIds);
+  const isRule = findSubstitution(k, name) !== undefined && !findArg(k, name) && !findTemporary(k, name);
+  const out: Access[] = [];
+  for (const insn of k.instructions) {
+    if (ids && !ids.has(insn.id)) continue;
+    const inames = instructionInames(insn);
+    for (const e of readExprs(insn)) {
+      walkExpr(e, (n) => {
+        if (!isRule && n.kind === "subscript" && n.array === name) out.push({ insnId: insn.id, indices: n.indices, inames });
+        else if (!isRule && n.kind === "linear" && n.array === name) {
+          throw new FootprintError(`instruction "${insn.id}" reads ${name} through a linear subscript ${name}[[...]]; its footprint over the axes of ${name} is unknown`);
+        } else if (isRule && n.kind === "call" && n.fn === name) out.push({ insnId: insn.id, indices: n.args, inames });
+      });
+    }
+  }
+  return out;
+}
+
+/** Ids of the instructions that read `name` (subscripts, or calls when it is a rule). */
+export function readersOf(k: Kernel, name: string): string[] {
+  return [...new Set(findAccesses(k, name).map((a) => a.insnId))];
+}
+
+// ---- footprint -----------------------------------------------------------------------------------
+
+export interface FootprintOptions {
+  /** Only the accesses in these instructions (default: every instruction that reads the array). */
+  readonly insnIds?: Iterable<string>;
+  /** Inames that sweep their whole range; every other iname of an accessing instruction is fixed. */
+  readonly sweepInames: readonly string[];
+}
+
+/** One axis of the bounding box: `base <= index <= base + extent - 1`. */
+export interface BoxAxis {
+  /** Affine in the fixed inames and the kernel's parameters. */
+  readonly base: Expr;
+  readonly baseAff: Aff;
+  /** A number when constant; otherwise an expression in the fixed inames and parameters. */
+  readonly extent: number | Expr;
+  readonly extentAff: Aff;
+  /** Every lower / upper bound of the index that holds in all accesses (the box's faces). */
+  readonly lowers: readonly Aff[];
+  readonly uppers: readonly Aff[];
+}
+
+export interface Footprint {
+  /** The set dimensions' names, one per axis of the array (internal, distinct from every kernel name). */
+  readonly dims: readonly string[];
+  /** The footprint as a union of basic sets over `dims` (parameters: fixed inames and kernel parameters). */
+  readonly set: readonly BasicSet[];
+  /** Its bounding box, one entry per axis. */
+  readonly box: readonly BoxAxis[];
+  /** The box as a basic set over `dims`: every face of `box`. */
+  readonly boxSet: BasicSet;
+  /** Whether the footprint equals its bounding box (one piece, and the box adds no point). */
+  readonly isBox: boolean;
+  /** The fixed inames the footprint's constraints involve (together with an index dimension). */
+  readonly dependsOn: readonly string[];
+  readonly accesses: readonly Access[];
+}
+
+/** The footprint of one access: its indices' image of the iteration domain, sweep inames projected out. */
+function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: ReadonlySet<string>, arrayName: string): BasicSet {
+  const kernelInames = new Set(allInames(k));
+  const used = new Set(acc.inames);
+  const affs = acc.indices.map((e, r) => {
+    const a = exprToAff(e, (n) => !findArg(k, n) || findArg(k, n)!.kind === "value" ? !findTemporary(k, n) : false);
+    if (!a) {
+      throw new FootprintError(`the subscript ${r} of ${arrayName} in instruction "${acc.insnId}" is not affine in the inames and parameters, so its footprint is unknown`);
+    }
+    for (const n of Object.keys(a.terms)) if (kernelInames.has(n)) used.add(n);
+    return a;
+  });
+  const inames = [...used].sort(naturalCompare);
+  const dom = inames.length > 0 ? iterationDomain(k, inames) : universe([], []);
+  const extra = affs.flatMap((a) => Object.keys(a.terms)).filter((n) => !dom.dims.includes(n) && !dom.params.includes(n));
+  const params = [...dom.params, ...new Set(extra)];
+  const cs = affs.map((a, r) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), a), eq: true }));
+  let s = extendSet(dom, params, [...dom.dims, ...dims], cs);
+  const fixed = dom.dims.filter((d) => !sweep.has(d));
+  if (fixed.length > 0) s = moveToParams(s, fixed);
+  const swept = dom.dims.filter((d) => sweep.has(d));
+  if (swept.length > 0) s = projectOut(s, swept);
+  if (k.assumptions.constraints.length > 0) s = intersect(s, k.assumptions);
+  return s;
+}
+
+const affKeyOf = (a: Aff) => JSON.stringify([Object.entries(a.terms).sort(), a.constant]);
+
+/** The bounding box of a union of pieces along `dim`: faces valid for every piece, and the tightest base/extent. */
+function boxAxis(pieces: readonly BasicSet[], dim: string, axis: number): BoxAxis {
+  const lowers = new Map<string, Aff>();
+  const uppers = new Map<string, Aff>();
+  for (const p of pieces) {
+    const b = dimBounds(p, dim, []);
+    for (const l of b.lower) if (l.denom === 1) lowers.set(affKeyOf(l.aff), l.aff);
+    for (const u of b.upper) if (u.denom === 1) uppers.set(affKeyOf(u.aff), u.aff);
+  }
+  const x = aff({ [dim]: 1 });
+  // L is a face when no piece has a point with index < L; U when none has one with index > U.
+  const validL = [...lowers.values()].filter((L) => pieces.every((p) => isEmptyWith(p, affSub(affSub(L, x), aff({}, 1)))));
+  const validU = [...uppers.values()].filter((U) => pieces.every((p) => isEmptyWith(p, affSub(affSub(x, U), aff({}, 1)))));
+  if (validL.length === 0 || validU.length === 0) {
+    throw new FootprintError(`axis ${axis} of the footprint has no ${validL.length === 0 ? "lower" : "upper"} bound affine in the fixed inames and parameters`);
+  }
+  let best: { L: Aff; size: Aff } | undefined;
+  for (const L of validL) {
+    for (const U of validU) {
+      const size = affAdd(affSub(U, L), aff({}, 1));
+      const better = !best
+        || (affIsConstant(size) && (!affIsConstant(best.size) || size.constant < best.size.constant));
+      if (better) best = { L, size };
+    }
+  }
+  const { L, size } = best!;
+  return {
+    base: affToExpr(L), baseAff: L,
+    extent: affIsConstant(size) ? Math.max(0, size.constant) : affToExpr(size), extentAff: size,
+    lowers: validL, uppers: validU,
+  };
+}
+
+/**
+ * The footprint of the reads of `array` (an array, or a substitution rule's calls) in the
+ * instructions `insnIds` swept over `sweepInames`; every other iname of those instructions is a
+ * parameter. Non-affine subscripts, or an axis without affine bounds, are a FootprintError.
+ */
+export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions): Footprint {
+  const accesses = findAccesses(k, array, opts.insnIds);
+  if (accesses.length === 0) throw new FootprintError(`no instruction${opts.insnIds ? " of those given" : ""} reads ${array}`);
+  const rank = accesses[0]!.indices.length;
+  const bad = accesses.find((a) => a.indices.length !== rank);
+  if (bad) throw new FootprintError(`${array} is accessed with ${rank} and with ${bad.indices.length} indices (instruction "${bad.insnId}")`);
+  const taken = new Set([...allInames(k), ...k.domains.flatMap((d) => d.params), ...k.args.map((a) => a.name)]);
+  const dims: string[] = [];
+  for (let r = 0; r < rank; r++) {
+    let name = `${array}_index${r}`;
+    for (let j = 0; taken.has(name); j++) name = `${array}_index${r}_${j}`;
+    dims.push(name);
+  }
+  const sweep = new Set(opts.sweepInames);
+  const all = accesses.map((a) => accessPiece(k, a, dims, sweep, array));
+  const pieces = all.filter((p) => !isEmpty(p));
+  if (pieces.length === 0) throw new FootprintError(`the footprint of ${array} is empty: no access runs`);
+  const box = dims.map((d, r) => boxAxis(pieces, d, r));
+  const params = [...new Set(pieces.flatMap((p) => p.params))];
+  const faces = box.flatMap((b, r) => [
+    ...b.lowers.map((L) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), L), eq: false })),
+    ...b.uppers.map((U) => ({ aff: affSub(U, aff({ [dims[r]!]: 1 })), eq: false })),
+  ]);
+  const boxSet = addConstraints(universe(params, dims), faces);
+  let isBox = false;
+  if (pieces.length === 1) {
+    const p = pieces[0]!;
+    const ctx = projectOut(p, dims);
+    try {
+      isBox = isSubset(intersect(boxSet, ctx), p);
+    } catch (e) {
+      // Containment in a set with general existentials is undecided here: treat it as not a box.
+      if (!(e instanceof LoomError)) throw e;
+    }
+  }
+  const dependsOn = new Set<string>();
+  for (const p of pieces) {
+    const np = p.params.length;
+    for (const con of p.constraints) {
+      if (!con.coeffs.some((x, j) => j >= np && j < np + p.dims.length && x !== 0)) continue;
+      con.coeffs.forEach((x, j) => {
+        if (j < np && x !== 0) dependsOn.add(p.params[j]!);
+      });
+    }
+  }
+  const kernelInames = new Set(allInames(k));
+  return {
+    dims, set: pieces, box, boxSet, isBox,
+    dependsOn: [...dependsOn].filter((n) => kernelInames.has(n)).sort(naturalCompare),
+    accesses,
+  };
+}

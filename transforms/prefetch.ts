@@ -1,0 +1,537 @@
+/**
+ * Prefetch and precompute (loopy/transform/precompute.py, add_prefetch): store the footprint of
+ * an array's reads (or of a substitution rule's uses) over some sweep inames into a temporary,
+ * and read from it instead.
+ *
+ * Implemented directly rather than as loopy's extract_subst + precompute: both share one core
+ * (`storeFootprint`) that differs only in what is stored (the array's element, or the rule's
+ * value) and what is replaced (subscripts, or calls).
+ */
+import { LoomError, TransformError } from "../src/errors.js";
+import {
+  accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Footprint,
+} from "../src/analysis/index.js";
+import {
+  allInames, assigneeName, c, findArg, findSubstitution, findTemporary, insnDefaults,
+  iterationDomain, mapExpr, naturalCompare, sub, substitute as substituteExpr, uniqueName, v, withKernel,
+  type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
+} from "../src/ir/index.js";
+import {
+  aff, affAdd, affIsConstant, affSub, dimBounds, gist, intersect, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
+  type Aff, type BasicSet, type Constraint,
+} from "../src/poly/index.js";
+import { inameList, takenNames } from "./common.js";
+import { splitIname, tagInames } from "./iname.js";
+
+/** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
+export type FetchTagSpec = string | null | readonly (string | null)[] | Readonly<Record<string, string | null>>;
+
+export interface PrefetchOptions {
+  /** Inames whose whole range the footprint covers (`"i_inner,k_inner"` or a list). Default: none. */
+  readonly sweepInames?: string | readonly string[];
+  /** Names of the fetch inames, one per stored axis (default `a_dim_0`, `a_dim_1`, …). */
+  readonly dimArgNames?: string | readonly string[];
+  /** Default `${var}_fetch`. */
+  readonly temporaryName?: string;
+  /** Default "local". */
+  readonly temporaryAddressSpace?: AddressSpace;
+  /**
+   * Tag of the fetch inames. Default "l.auto": the axis of the array that varies fastest goes on
+   * l.0, the next on l.1, …; an iname longer than the work-group's size on that axis is split by
+   * that size and its inner part tagged (as loopy's automatic local axes do).
+   */
+  readonly defaultTag?: FetchTagSpec;
+  /** Inames the fetch instruction runs within (default: the non-swept inames the footprint depends on). */
+  readonly fetchOuterInames?: string | readonly string[];
+  /** Fetch the footprint's bounding box even when the footprint is not a box (default false). */
+  readonly fetchBoundingBox?: boolean;
+  /** Id of the fetch instruction (default `${var}_fetch_rule`). */
+  readonly prefetchInsnId?: string;
+}
+
+export interface PrecomputeOptions {
+  /** Default `${rule}_0`. */
+  readonly temporaryName?: string;
+  /** Names of the precompute inames, one per stored axis (default `${rule}_dim_0`, …). */
+  readonly precomputeInames?: string | readonly string[];
+  /** Inames the compute instruction runs within (default: the non-swept inames the footprint depends on). */
+  readonly precomputeOuterInames?: string | readonly string[];
+  /** Default "auto" (local when a precompute iname is `l`-tagged, else private). */
+  readonly temporaryAddressSpace?: AddressSpace | "auto";
+  /** Default null: sequential loops. "l.auto" as in addPrefetch. */
+  readonly defaultTag?: FetchTagSpec;
+  readonly fetchBoundingBox?: boolean;
+  /** Id of the compute instruction (default `compute_${rule}`). */
+  readonly computeInsnId?: string;
+  /** Only replace the uses in these instruction ids. */
+  readonly within?: string | readonly string[];
+}
+
+const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
+  if (x === undefined) return undefined;
+  const list = typeof x === "string" ? x.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : x;
+  if (!Array.isArray(list) || list.some((s) => typeof s !== "string")) {
+    throw new TransformError(`${who}: ${what} must be "i,j" or a list of names; got ${JSON.stringify(x)}`);
+  }
+  return [...list];
+};
+
+/** What the core stores and replaces. */
+interface StoreRequest {
+  readonly who: string;
+  /** The array or rule name. */
+  readonly name: string;
+  /** The stored value at footprint point `idx` (one expression per axis). */
+  readonly valueAt: (idx: readonly Expr[]) => Expr;
+  readonly insnIds: readonly string[];
+  readonly sweep: readonly string[];
+  readonly outer: readonly string[] | undefined;
+  readonly tempName: string;
+  readonly dimNames: readonly string[] | undefined;
+  readonly dimBase: string;
+  readonly insnId: string;
+  readonly space: AddressSpace | "auto";
+  readonly tag: FetchTagSpec;
+  readonly boundingBox: boolean;
+  readonly dtype: Temporary["dtype"];
+  readonly order: "C" | "F";
+}
+
+function footprintOrThrow(k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[]): Footprint {
+  try {
+    return accessFootprint(k, name, { insnIds, sweepInames: sweep });
+  } catch (e) {
+    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** The constant size of the work-group along each local axis the kernel already uses. */
+function localSizes(k: Kernel, exclude: ReadonlySet<string>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const [iname, tag] of Object.entries(k.inameTags)) {
+    if (tag.kind !== "l" || exclude.has(iname) || out.has(tag.axis)) continue;
+    try {
+      const d = iterationDomain(k, [iname]);
+      const b = dimBounds(d, iname, []);
+      let best: number | undefined;
+      for (const lo of b.lower) {
+        for (const hi of b.upper) {
+          if (lo.denom !== 1 || hi.denom !== 1) continue;
+          const diff = affSub(hi.aff, lo.aff);
+          if (affIsConstant(diff) && (best === undefined || diff.constant + 1 < best)) best = diff.constant + 1;
+        }
+      }
+      if (best !== undefined) out.set(tag.axis, best);
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e;
+    }
+  }
+  return out;
+}
+
+/** Tag (or split and tag) the new inames as `spec` says. */
+function applyTags(k: Kernel, inames: readonly string[], extents: readonly number[], spec: FetchTagSpec, order: "C" | "F", insnId: string, who: string): Kernel {
+  if (spec === null || inames.length === 0) return k;
+  let perIname: (string | null)[];
+  if (typeof spec === "string") perIname = inames.map(() => spec);
+  else if (Array.isArray(spec)) {
+    if (spec.length !== inames.length) throw new TransformError(`${who}: defaultTag lists ${spec.length} tags for ${inames.length} inames (${inames.join(", ")})`);
+    perIname = [...spec];
+  } else if (typeof spec === "object") {
+    const rec = spec as Readonly<Record<string, string | null>>;
+    for (const key of Object.keys(rec)) if (!inames.includes(key)) throw new TransformError(`${who}: defaultTag names "${key}", which is not one of the new inames ${inames.join(", ")}`);
+    perIname = inames.map((n) => rec[n] ?? null);
+  } else {
+    throw new TransformError(`${who}: defaultTag must be a tag string, null, a list or a record of tags; got ${JSON.stringify(spec)}`);
+  }
+  // l.auto: fastest-varying axis first onto l.0, l.1, …, split to the work-group's size.
+  const auto = inames.map((_, r) => r).filter((r) => perIname[r] === "l.auto");
+  const fastestFirst = order === "C" ? [...auto].reverse() : auto;
+  const sizes = localSizes(k, new Set(inames));
+  let out = k;
+  const explicit: Record<string, string> = {};
+  inames.forEach((n, r) => {
+    const t = perIname[r];
+    if (t !== null && t !== undefined && t !== "l.auto") explicit[n] = t;
+  });
+  const usedExplicit = new Set(Object.values(explicit).flatMap((t) => (/^l\.\d$/.test(t) ? [Number(t[2])] : [])));
+  let axis = 0;
+  for (const r of fastestFirst) {
+    while (usedExplicit.has(axis)) axis++;
+    const iname = inames[r]!;
+    if (axis > 2) {
+      explicit[iname] = "l.auto";
+      continue;
+    }
+    const size = sizes.get(axis);
+    if (size !== undefined && extents[r]! > size) {
+      out = splitIname(out, iname, size, { innerTag: `l.${axis}` });
+    } else if (size !== undefined && extents[r]! < size) {
+      // Inames on one local axis share its range: run over the whole axis, guarded.
+      out = widenIname(out, iname, size, insnId, who);
+      explicit[iname] = `l.${axis}`;
+    } else {
+      explicit[iname] = `l.${axis}`;
+    }
+    axis++;
+  }
+  return Object.keys(explicit).length > 0 ? tagInames(out, explicit) : out;
+}
+
+/**
+ * Give `iname` the range `0 … size-1`: the constraints of its domain that involve it become
+ * predicates of instruction `insnId` (its only user), so the extra iterations do nothing.
+ */
+function widenIname(k: Kernel, iname: string, size: number, insnId: string, who: string): Kernel {
+  const idx = k.domains.findIndex((d) => d.dims.includes(iname));
+  const d = k.domains[idx]!;
+  const names = [...d.params, ...d.dims];
+  const col = names.indexOf(iname);
+  const keep: Constraint[] = [];
+  const preds: Expr[] = [];
+  for (const con of d.constraints) {
+    if (con.coeffs[col] === 0) {
+      keep.push(con);
+      continue;
+    }
+    if (con.coeffs.some((x, j) => j >= names.length && x !== 0)) {
+      throw new TransformError(`${who}: cannot widen iname "${iname}" to the work-group size ${size}: its bounds involve existential variables; give defaultTag explicitly`);
+    }
+    const terms: Record<string, number> = {};
+    con.coeffs.forEach((x, j) => {
+      if (x !== 0 && j < names.length) terms[names[j]!] = x;
+    });
+    preds.push(constraintExpr(aff(terms, con.constant), con.eq));
+  }
+  const dom = addConstraints({ params: d.params, dims: d.dims, exists: d.exists, constraints: keep } as BasicSet, [
+    { aff: aff({ [iname]: 1 }), eq: false }, { aff: aff({ [iname]: -1 }, size - 1), eq: false },
+  ]);
+  const instructions = k.instructions.map((insn) => (insn.id === insnId ? { ...insn, predicates: [...insn.predicates, ...preds] } : insn));
+  return withKernel(k, { domains: k.domains.map((x, i) => (i === idx ? dom : x)), instructions });
+}
+
+/** The shared core of addPrefetch and precompute. */
+function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
+  const { who, name } = req;
+  const readers = req.insnIds;
+  const readerInames = new Set(readers.flatMap((id) => instructionInames(k.instructions.find((i) => i.id === id)!)));
+  const kernelInames = new Set(allInames(k));
+  for (const s of req.sweep) {
+    if (!kernelInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
+    if (!readerInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of the instructions that read ${name} (${readers.join(", ")}); their inames are ${[...readerInames].sort(naturalCompare).join(", ") || "(none)"}`);
+  }
+  // The footprint with every non-swept iname fixed tells which of them it depends on.
+  const first = footprintOrThrow(k, who, name, readers, req.sweep);
+  let outer: string[];
+  if (req.outer !== undefined) {
+    for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
+    outer = [...req.outer];
+  } else {
+    outer = first.dependsOn.filter((n) => !req.sweep.includes(n));
+  }
+  const outerSet = new Set(outer);
+  const projected = [...readerInames].filter((n) => !outerSet.has(n));
+  const fp = projected.length === req.sweep.length ? first : footprintOrThrow(k, who, name, readers, projected);
+
+  // Shape: constant extents; axes of extent 1 are not stored (loopy drops them).
+  const extents = fp.box.map((b, r) => {
+    if (typeof b.extent !== "number") {
+      throw new TransformError(`${who}: axis ${r} of the footprint of ${name} has extent ${printExpr(b.extent)}, which is not a constant ` +
+        `(base ${printExpr(b.base)}; the footprint's bounds along that axis depend on ${Object.keys(b.extentAff.terms).join(", ")}); ` +
+        `sweep fewer inames, or split them so that the swept range has a constant size`);
+    }
+    return b.extent;
+  });
+  const stored = extents.map((e, r) => (e !== 1 ? r : -1)).filter((r) => r >= 0);
+
+  // Names.
+  const taken = takenNames(k);
+  if (findArg(k, req.tempName) || findTemporary(k, req.tempName) || findSubstitution(k, req.tempName) || kernelInames.has(req.tempName)) {
+    throw new TransformError(`${who}: temporary name "${req.tempName}" is already used in kernel "${k.name}"`);
+  }
+  taken.add(req.tempName);
+  let dimNames: string[];
+  if (req.dimNames !== undefined) {
+    if (req.dimNames.length !== stored.length) {
+      throw new TransformError(`${who}: ${req.dimNames.length} iname names given for ${stored.length} stored axes (extents ${extents.join(" x ")}; axes of extent 1 are not stored)`);
+    }
+    for (const n of req.dimNames) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new TransformError(`${who}: iname name must be an identifier; got ${JSON.stringify(n)}`);
+      if (taken.has(n)) throw new TransformError(`${who}: iname name "${n}" is already a name in kernel "${k.name}"`);
+      taken.add(n);
+    }
+    dimNames = [...req.dimNames];
+  } else {
+    dimNames = stored.map((_, j) => {
+      const n = uniqueName(`${req.dimBase}_${j}`, taken);
+      taken.add(n);
+      return n;
+    });
+  }
+  const insnId = req.insnId;
+  if (k.instructions.some((i) => i.id === insnId)) throw new TransformError(`${who}: instruction id "${insnId}" is already used`);
+
+  // Write races: the stored cell does not depend on the outer inames.
+  const space = req.space;
+  if (space === "local" || space === "global") {
+    const racing = outer.filter((o) => {
+      const t = k.inameTags[o]?.kind;
+      return t === "l" || t === "l.auto" || (space === "global" && t === "g");
+    });
+    if (racing.length > 0) {
+      throw new TransformError(`${who}: temporary "${req.tempName}" cannot be made ${space} because a write race across the iname(s) ${racing.join(", ")} would emerge: ` +
+        `instruction "${insnId}" runs within ${racing.length > 1 ? "them" : "it"} (the footprint of ${name} depends on ${racing.length > 1 ? "them" : "it"}) but does not index ${req.tempName} by ${racing.length > 1 ? "them" : "it"}; ` +
+        `add ${racing.join(", ")} to the sweep inames, or use the private address space`);
+    }
+  }
+
+  // The domain of the new inames: the footprint (or its box) shifted to start at 0.
+  const useBox = req.boundingBox || !fp.isBox;
+  let dom: BasicSet = useBox ? fp.boxSet : fp.set[0]!;
+  // Existentials renamed apart from the new inames (constraints name columns, existentials included).
+  const exRename: Record<string, string> = {};
+  for (const e of dom.exists) if (taken.has(e) || dimNames.includes(e)) exRename[e] = uniqueName(`${e}_ex`, new Set([...taken, ...dom.exists, ...dimNames]));
+  if (Object.keys(exRename).length > 0) dom = rename(dom, exRename);
+  fp.dims.forEach((d, r) => {
+    const j = stored.indexOf(r);
+    dom = substitute(dom, d, j >= 0 ? affAdd(fp.box[r]!.baseAff, aff({ [dimNames[j]!]: 1 })) : fp.box[r]!.baseAff);
+  });
+  // 0 <= a_dim_j < extent (also names every new iname in the set), then make them dimensions.
+  dom = addConstraints(dom, dimNames.flatMap((n, j) => [
+    { aff: aff({ [n]: 1 }), eq: false }, { aff: aff({ [n]: -1 }, extents[stored[j]!]! - 1), eq: false },
+  ]));
+  dom = moveToDims(dom, dimNames.filter((n) => dom.params.includes(n)));
+  dom = reorderDims(dom, dimNames);
+  // Constraints on the parameters alone say when a reader runs, not what to fetch.
+  // So are those the outer inames' own domain (the loops around the store) implies.
+  if (dimNames.length > 0) {
+    let ctx = projectOut(dom, dimNames);
+    const outerHere = outer.filter((o) => ctx.params.includes(o));
+    if (outerHere.length > 0) ctx = intersect(ctx, moveToParams(iterationDomain(k, outerHere), outerHere));
+    if (k.assumptions.constraints.length > 0) ctx = intersect(ctx, k.assumptions);
+    dom = gist(dom, ctx);
+  }
+  dom = projectOutStray(dom, outerSet, kernelInames);
+  // Constraints that tie a new iname to an outer iname that is a loop (not a g iname) become
+  // predicates of the store: in the domain they would make that loop's bounds depend on the new
+  // (often local) inames, and a loop with a barrier in it must be the same for all work-items.
+  const predicates: Expr[] = [];
+  {
+    const loopOuter = new Set(outer.filter((o) => k.inameTags[o]?.kind !== "g"));
+    const np = dom.params.length;
+    const nd = dom.dims.length;
+    const keep: Constraint[] = [];
+    const moved: Constraint[] = [];
+    for (const con of dom.constraints) {
+      const hasEx = con.coeffs.some((x, j) => j >= np + nd && x !== 0);
+      const tiesLoop = con.coeffs.some((x, j) => j < np && x !== 0 && loopOuter.has(dom.params[j]!));
+      const hasDim = con.coeffs.some((x, j) => j >= np && j < np + nd && x !== 0);
+      (tiesLoop && hasDim && !hasEx ? moved : keep).push(con);
+    }
+    if (moved.length > 0) {
+      const names = [...dom.params, ...dom.dims];
+      for (const con of moved) {
+        const terms: Record<string, number> = {};
+        con.coeffs.forEach((x, j) => {
+          if (x !== 0 && j < names.length) terms[names[j]!] = x;
+        });
+        predicates.push(constraintExpr(aff(terms, con.constant), con.eq));
+      }
+      dom = { ...dom, constraints: keep } as BasicSet;
+      dom = addConstraints(dom, []);
+    }
+  }
+
+  // The store instruction.
+  const srcIdx = fp.box.map((b, r) => {
+    const j = stored.indexOf(r);
+    return affToExpr(j >= 0 ? affAdd(b.baseAff, aff({ [dimNames[j]!]: 1 })) : b.baseAff);
+  });
+  const store: Assignment = {
+    ...insnDefaults(insnId), kind: "assign",
+    lhs: dimNames.length > 0 ? sub(req.tempName, ...dimNames.map((n) => v(n))) : v(req.tempName),
+    rhs: req.valueAt(srcIdx),
+    atomicity: "none",
+    withinInames: [...new Set([...outer, ...dimNames])].sort(naturalCompare),
+    predicates,
+  };
+
+  // Replace the reads.
+  const isIndexVar = (n: string) => !(findArg(k, n)?.kind === "array") && !findTemporary(k, n);
+  const replaceRead = (indices: readonly Expr[], insn: string): Expr => {
+    const rel = stored.map((r) => {
+      const a = exprToAff(indices[r]!, isIndexVar);
+      if (!a) throw new TransformError(`${who}: the subscript ${r} of ${name} in instruction "${insn}" is not affine`);
+      return affToExpr(affSub(a, fp.box[r]!.baseAff));
+    });
+    return rel.length > 0 ? sub(req.tempName, ...rel) : v(req.tempName);
+  };
+  const readerSet = new Set(readers);
+  const isRule = findSubstitution(k, name) !== undefined && !findArg(k, name) && !findTemporary(k, name);
+  const rewrite = (e: Expr, insn: string): Expr => mapExpr(e, (n) => {
+    if (!isRule && n.kind === "subscript" && n.array === name) return replaceRead(n.indices.map((x) => rewrite(x, insn)), insn);
+    if (isRule && n.kind === "call" && n.fn === name) return replaceRead(n.args.map((x) => rewrite(x, insn)), insn);
+    return undefined;
+  });
+  const instructions: Instruction[] = [];
+  for (const insn of k.instructions) {
+    if (!readerSet.has(insn.id)) {
+      instructions.push(insn);
+      continue;
+    }
+    const predicates = insn.predicates.map((p) => rewrite(p, insn.id));
+    const dependsOn = insn.dependsOn.includes(insnId) ? insn.dependsOn : [...insn.dependsOn, insnId];
+    if (insn.kind === "assign") {
+      const lhs = insn.lhs.kind === "subscript"
+        ? { ...insn.lhs, indices: insn.lhs.indices.map((x) => rewrite(x, insn.id)) }
+        : insn.lhs.kind === "linear" ? { ...insn.lhs, index: rewrite(insn.lhs.index, insn.id) } : insn.lhs;
+      instructions.push({ ...insn, lhs, rhs: rewrite(insn.rhs, insn.id), predicates, dependsOn });
+    } else {
+      instructions.push({ ...insn, predicates, dependsOn });
+    }
+  }
+  // The store goes before its first reader.
+  const at = instructions.findIndex((i) => readerSet.has(i.id));
+  instructions.splice(at < 0 ? instructions.length : at, 0, store);
+
+  const temp: Temporary = {
+    name: req.tempName, dtype: req.dtype, shape: stored.map((r) => c(extents[r]!)),
+    addressSpace: space, order: "C", dimTags: undefined,
+  };
+  let out = withKernel(k, {
+    domains: [...k.domains, dom],
+    instructions,
+    temporaries: [...k.temporaries, temp],
+  });
+  out = applyTags(out, dimNames, stored.map((r) => extents[r]!), req.tag, req.order, insnId, who);
+  return out;
+}
+
+/** Project out parameters that are inames but not outer inames (cannot happen after projection; kept for safety). */
+function projectOutStray(dom: BasicSet, outer: ReadonlySet<string>, inames: ReadonlySet<string>): BasicSet {
+  const stray = dom.params.filter((p) => inames.has(p) && !outer.has(p));
+  return stray.length > 0 ? projectOut(dom, stray) : dom;
+}
+
+/** `a >= 0` (or `a = 0`) as a comparison: negative terms on the left, `n - 2*k - d - 1 >= 0` as `d + 2*k < n`. */
+function constraintExpr(a: Aff, eq: boolean): Expr {
+  const pos: Record<string, number> = {};
+  const neg: Record<string, number> = {};
+  for (const [n, x] of Object.entries(a.terms)) (x > 0 ? pos : neg)[n] = Math.abs(x);
+  if (eq) return { kind: "compare", op: "==", left: affToExpr(aff(neg, a.constant < 0 ? -a.constant : 0)), right: affToExpr(aff(pos, a.constant > 0 ? a.constant : 0)) };
+  if (a.constant < 0) return { kind: "compare", op: "<", left: affToExpr(aff(neg, -a.constant - 1)), right: affToExpr(aff(pos, 0)) };
+  return { kind: "compare", op: "<=", left: affToExpr(aff(neg, 0)), right: affToExpr(aff(pos, a.constant)) };
+}
+
+function printExpr(e: Expr | number): string {
+  if (typeof e === "number") return String(e);
+  const a = exprToAff(e);
+  if (!a) return "(non-affine)";
+  const parts = Object.entries(a.terms).sort((x, y) => naturalCompare(x[0], y[0])).map(([n, k]) => (k === 1 ? n : `${k}*${n}`));
+  if (a.constant !== 0 || parts.length === 0) parts.push(String(a.constant));
+  return parts.join(" + ").replace(/\+ -/g, "- ");
+}
+
+/**
+ * loopy's add_prefetch: copy the footprint of the reads of `varName` swept over `sweepInames`
+ * into a temporary (`a_fetch`, local by default) with a fetch instruction `a_fetch_rule` over new
+ * inames `a_dim_0…`, and read from it instead. The readers depend on the fetch; the scheduler
+ * inserts the barriers.
+ *
+ *   addPrefetch(k, "a", { sweepInames: ["i_inner", "k_inner"] })
+ *   // a_fetch[a_dim_0, a_dim_1] = a[a_dim_0 + 16*i_outer, a_dim_1 + 16*k_outer]   {id=a_fetch_rule}
+ *   // c[…] = sum((k_outer, k_inner), a_fetch[i_inner, k_inner]*b[…])
+ */
+export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = {}): Kernel {
+  const who = "addPrefetch";
+  if (typeof varName !== "string") throw new TransformError(`${who}: the variable must be a name; got ${JSON.stringify(varName)}`);
+  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\[[\s:,]*\])?\s*$/.exec(varName);
+  if (!m) throw new TransformError(`${who}: "${varName}" is not an array name (as "a" or "a[:,:]")`);
+  const name = m[1]!;
+  const arg = findArg(k, name);
+  const tmp = findTemporary(k, name);
+  if (!(arg?.kind === "array") && !tmp) {
+    const arrays = [...k.args.filter((a) => a.kind === "array").map((a) => a.name), ...k.temporaries.map((t) => t.name)];
+    throw new TransformError(`${who}: no array "${name}" in kernel "${k.name}"; arrays are ${arrays.join(", ") || "(none)"}`);
+  }
+  const writers = k.instructions.filter((i) => i.kind === "assign" && assigneeName(i.lhs) === name);
+  if (writers.length > 0) {
+    throw new TransformError(`${who}: ${name} is written by instruction(s) ${writers.map((w) => `"${w.id}"`).join(", ")}; prefetching an array the kernel writes is not supported`);
+  }
+  let accesses;
+  try {
+    accesses = findAccesses(k, name);
+  } catch (e) {
+    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
+    throw e;
+  }
+  if (accesses.length === 0) throw new TransformError(`${who}: no instruction of kernel "${k.name}" reads ${name}`);
+  const insnIds = [...new Set(accesses.map((a) => a.insnId))];
+  const space = opts.temporaryAddressSpace ?? "local";
+  if (!["private", "local", "global"].includes(space)) throw new TransformError(`${who}: temporaryAddressSpace must be private, local or global; got ${JSON.stringify(space)}`);
+  const tempName = opts.temporaryName ?? uniqueName(`${name}_fetch`, takenNames(k));
+  const insnIdsTaken = new Set(k.instructions.map((i) => i.id));
+  const insnId = opts.prefetchInsnId ?? uniqueName(`${name}_fetch_rule`, insnIdsTaken);
+  return storeFootprint(k, {
+    who, name, insnIds,
+    valueAt: (idx) => sub(name, ...idx),
+    sweep: nameList(opts.sweepInames, "sweepInames", who) ?? [],
+    outer: nameList(opts.fetchOuterInames, "fetchOuterInames", who),
+    tempName, dimNames: nameList(opts.dimArgNames, "dimArgNames", who), dimBase: `${name}_dim`, insnId,
+    space, tag: opts.defaultTag === undefined ? "l.auto" : opts.defaultTag,
+    boundingBox: opts.fetchBoundingBox === true,
+    dtype: (arg?.kind === "array" ? arg.dtype : tmp?.dtype),
+    order: arg?.kind === "array" ? arg.order : tmp?.order ?? "C",
+  });
+}
+
+/**
+ * loopy's precompute: evaluate the substitution rule `substRule` over the footprint of its uses
+ * swept over `sweepInames` into a temporary (`${rule}_0`), computed by instruction
+ * `compute_${rule}` over new inames `${rule}_dim_0…`, and replace the uses by reads of it.
+ * Supported: uses whose arguments are affine in the inames and parameters, in instructions (not
+ * inside other rules). The rule stays in the kernel (unused rules are harmless).
+ *
+ *   precompute(k, "f", ["i_inner"], { defaultTag: "l.auto" })
+ */
+export function precompute(k: Kernel, substRule: string, sweepInames: string | readonly string[] = [], opts: PrecomputeOptions = {}): Kernel {
+  const who = "precompute";
+  if (typeof substRule !== "string") throw new TransformError(`${who}: the rule must be a name; got ${JSON.stringify(substRule)}`);
+  const name = substRule.trim();
+  const rule = findSubstitution(k, name);
+  if (!rule) {
+    const rules = k.substitutions.map((s) => s.name).join(", ") || "(none)";
+    throw new TransformError(`${who}: no substitution rule "${name}" in kernel "${k.name}"; rules are ${rules} (use extractSubst first, or addPrefetch for an array)`);
+  }
+  for (const other of k.substitutions) {
+    let uses = false;
+    if (other.name !== name) mapExpr(other.expr, (n) => ((uses ||= n.kind === "call" && n.fn === name), undefined));
+    if (uses) throw new TransformError(`${who}: rule "${name}" is used inside rule "${other.name}"; precomputing a rule used by another rule is not supported yet (expandSubst that rule first)`);
+  }
+  let accesses;
+  try {
+    accesses = findAccesses(k, name);
+  } catch (e) {
+    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
+    throw e;
+  }
+  let insnIds = [...new Set(accesses.map((a) => a.insnId))];
+  const within = nameList(opts.within, "within", who);
+  if (within) insnIds = insnIds.filter((id) => within.includes(id));
+  if (insnIds.length === 0) throw new TransformError(`${who}: no instruction${within ? " of those in within" : ""} uses rule "${name}"`);
+  if (rule.params.length === 0) throw new TransformError(`${who}: rule "${name}" has no arguments; precomputing a rule without arguments is not supported yet`);
+  const space = opts.temporaryAddressSpace ?? "auto";
+  const tempName = opts.temporaryName ?? uniqueName(`${name}_0`, takenNames(k));
+  const insnId = opts.computeInsnId ?? uniqueName(`compute_${name}`, new Set(k.instructions.map((i) => i.id)));
+  return storeFootprint(k, {
+    who, name, insnIds,
+    valueAt: (idx) => substituteExpr(rule.expr, new Map(rule.params.map((p, r) => [p, idx[r]!]))),
+    sweep: nameList(sweepInames, "sweepInames", who) ?? [],
+    outer: nameList(opts.precomputeOuterInames, "precomputeOuterInames", who),
+    tempName, dimNames: nameList(opts.precomputeInames, "precomputeInames", who), dimBase: `${name}_dim`, insnId,
+    space, tag: opts.defaultTag === undefined ? null : opts.defaultTag,
+    boundingBox: opts.fetchBoundingBox === true,
+    dtype: undefined, order: "C",
+  });
+}
