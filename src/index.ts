@@ -20,9 +20,8 @@ export type {
 export * as isl from "./poly/index.js";
 export type { BasicSet, Aff, Bound, DimBounds, Constraint } from "./poly/index.js";
 
-// Transformations
-export { splitIname, chunkIname, tagInames, prioritizeLoops, setTemporaryAddressSpace } from "../transforms/index.js";
-export type { SplitOptions, TagSpec, InsnMatch } from "../transforms/index.js";
+// Transformations: direct forms, step forms, pipelines
+export * from "../transforms/index.js";
 
 // Scheduling, code generation and execution
 export { linearize, preprocess, schedule, showSchedule, lowerForCpu } from "./schedule/index.js";
@@ -33,13 +32,5 @@ export type { BackendName } from "./run/index.js";
 
 // Planned (later issues): each throws a LoomError saying it is not built yet.
 export * from "./planned.js";
-export const {
-  joinInames, tile, renameIname, duplicateInames,
-  removeUnusedInames, splitReductionInward, splitReductionOutward, makeReductionInamesUnique, mapDomain,
-  assume, fixParameters, addPrefetch, precompute, extractSubst, assignmentToSubst, expandSubst,
-  tagArrayAxes, dimOrder, splitArrayAxis, privatize, addDependency, addBarrier,
-  removeInstructions, setInstructionPriority,
-} = plannedTransforms;
-import { plannedTransforms } from "./planned.js";
 export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
 export type { TuningRecord } from "./tune/types.js";

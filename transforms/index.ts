@@ -1,4 +1,18 @@
-/** The transformations, direct forms: each a pure function Kernel -> Kernel. */
+/** The transformations: direct forms (pure Kernel -> Kernel), their step forms and pipelines. */
 export { splitIname, chunkIname, tagInames, prioritizeLoops, type SplitOptions, type TagSpec } from "./iname.js";
+export { joinInames, tile, type JoinOptions, type TileOptions } from "./iname-join.js";
+export { renameIname, duplicateInames, removeUnusedInames, type RenameOptions } from "./iname-rename.js";
+export { splitReductionInward, splitReductionOutward, makeReductionInamesUnique, type ReductionOptions, type UniqueOptions } from "./reduction.js";
+export { mapDomain } from "./map-domain.js";
+export { assume, fixParameters, kernelParameters } from "./parameters.js";
+export { tagArrayAxes, dimOrder, splitArrayAxis, privatize } from "./layout.js";
 export { setTemporaryAddressSpace } from "./data.js";
+export { addPrefetch, precompute, type PrefetchOptions, type PrecomputeOptions, type FetchTagSpec } from "./prefetch.js";
+export { extractSubst, assignmentToSubst, expandSubst, type ExtractSubstOptions } from "./subst.js";
+export { addDependency, addBarrier, removeInstructions, setInstructionPriority, type BarrierOptions } from "./instruction.js";
+export { parseMatch, selectInstructions, type InsnPredicate, type InstructionMatch } from "./match.js";
+export {
+  step, split, join, tag, prioritize, prefetch, pipeline, toJSON, fromJSON, describe, applyPipeline, makeStepOf,
+  PipelineStepError, type Step, type StepData, type PipelineJSON, type StepForms,
+} from "./pipeline.js";
 export type { InsnMatch } from "./common.js";

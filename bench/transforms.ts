@@ -1,0 +1,69 @@
+/**
+ * Pipeline speed, as a tuning sweep sees it (`npx tsx bench/transforms.ts`):
+ *
+ *   (a) median warm time to build the matmul, apply the tiled pipeline (3 splits with g/l tags and
+ *       2 prefetches into local memory) and generate OpenCL, and the share of each stage;
+ *   (b) a 50-variant sweep over tile sizes 4–64, each variant a pipeline replayed from its JSON.
+ */
+import { performance } from "node:perf_hooks";
+import { generateCode } from "../codegen/index.js";
+import type { Kernel } from "../src/ir/index.js";
+import { makeKernel } from "../src/parse/index.js";
+import { applyPipeline, pipeline, prefetch, split, toJSON, type Step } from "../transforms/pipeline.js";
+
+const buildMatmul = (): Kernel => makeKernel(
+  "{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}",
+  "c[i, j] = sum(k, a[i, k]*b[k, j])",
+  ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
+
+/** loopy's tiled matmul: i, j on work-groups and work-items, k in tiles, a and b tiles fetched to local memory. */
+const tiled = (ti: number, tj: number, tk: number): Step => pipeline(
+  split("i", ti, { outerTag: "g.0", innerTag: "l.1" }),
+  split("j", tj, { outerTag: "g.1", innerTag: "l.0" }),
+  split("k", tk),
+  prefetch("a", { sweepInames: ["i_inner", "k_inner"] }),
+  prefetch("b", { sweepInames: ["k_inner", "j_inner"] }),
+);
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function once(p: Step): { build: number; apply: number; codegen: number; bytes: number } {
+  const t0 = performance.now();
+  const k = buildMatmul();
+  const t1 = performance.now();
+  const t = p(k);
+  const t2 = performance.now();
+  const code = generateCode(t, "opencl");
+  const t3 = performance.now();
+  return { build: t1 - t0, apply: t2 - t1, codegen: t3 - t2, bytes: code.deviceCode.length };
+}
+
+const p16 = tiled(16, 16, 16);
+for (let w = 0; w < 5; w++) once(p16);
+const runs = Array.from({ length: 25 }, () => once(p16));
+const total = runs.map((r) => r.build + r.apply + r.codegen);
+const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+console.log("(a) tiled matmul 16/16/16: 3 splits (g/l tags) + 2 local prefetches, OpenCL");
+console.log(`    median warm total ${fmt(median(total))}: build ${fmt(median(runs.map((r) => r.build)))}, pipeline ${fmt(median(runs.map((r) => r.apply)))}, OpenCL ${fmt(median(runs.map((r) => r.codegen)))} (${runs[0]!.bytes} chars of device code)`);
+
+// (b) 50 distinct variants: (ti, tj, tk) from {4, 8, 16, 32, 64}; each one replays its stored JSON.
+const sizes = [4, 8, 16, 32, 64];
+const points: [number, number, number][] = [];
+for (const ti of sizes) for (const tj of sizes) for (const tk of [8, 16]) points.push([ti, tj, tk]);
+const base = buildMatmul();
+const jsons = points.slice(0, 50).map(([ti, tj, tk]) => JSON.stringify(toJSON(tiled(ti, tj, tk))));
+const t0 = performance.now();
+let failed = 0;
+const per: number[] = [];
+for (const json of jsons) {
+  const s = performance.now();
+  try {
+    generateCode(applyPipeline(base, JSON.parse(json)), "opencl");
+  } catch (e) {
+    failed++;
+    if (failed === 1) console.log(`    first failing variant: ${json}\n    ${(e as Error).message}`);
+  }
+  per.push(performance.now() - s);
+}
+const sweep = performance.now() - t0;
+console.log(`(b) sweep of ${jsons.length} variants (tile sizes 4–64, replayed from JSON, pipeline + OpenCL): ${fmt(sweep)} total, ${fmt(sweep / jsons.length)} mean, ${fmt(median(per))} median per variant${failed ? `, ${failed} failed` : ""}`);
