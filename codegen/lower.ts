@@ -508,8 +508,20 @@ class KernelLowering {
       const flat = eliminateExistentials(g, ctx);
       if (flat) g = gist(flat, ctx);
     }
-    const { rows, existential } = rowsOf(g);
-    if (existential) throw new CodegenError(`kernel "${this.k.name}", instruction "${what}": guards with existential constraints (mod, exists) are not supported by code generation yet`);
+    let { rows } = rowsOf(g);
+    let exConds: Ex[] = [];
+    if (rowsOf(g).existential) {
+      // What is left of the existentials becomes exact conditions: affine rows where a step is
+      // exact, divisibility (`(i + 2) % 3 == 0`) and floor comparisons where it is not.
+      const ex = this.existentialGuard(g, ctx, what);
+      if (ex === false) return [];
+      if (ex.rows.length > 0) {
+        const have = new Set(rows.map(rowKey));
+        const more = ex.rows.filter((r) => !have.has(rowKey(r)));
+        if (more.length > 0) rows = rowsOf(gist(addConstraints(universe(g.params, g.dims), [...rows, ...more]), ctx)).rows;
+      }
+      exConds = ex.conds;
+    }
     const live: Row[] = [];
     for (const r of rows) {
       const folded = this.foldRow(r);
@@ -519,8 +531,121 @@ class KernelLowering {
     }
     const inner = live.length > 0 ? withRowsSet(ctx, known, live) : ctx;
     const body = make(inner);
-    if (live.length === 0 || body.length === 0) return body;
-    return [{ k: "if", cond: this.condOf(live), then: block(body) }];
+    if ((live.length === 0 && exConds.length === 0) || body.length === 0) return body;
+    const conds = live.length > 0 ? [this.condOf(live), ...exConds] : exConds;
+    const cond = conds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "idx" }));
+    return [{ k: "if", cond, then: block(body) }];
+  }
+
+  /**
+   * Exact conditions for the existentials of `g` (over its params and dims): affine rows, and
+   * conditions an affine row cannot say, as ISL's code generation writes them. Existentials whose
+   * Fourier–Motzkin step is exact are eliminated first; then each remaining existential `e` is
+   * decided by its own rows: an equality `a·e + r = 0` is `r % a == 0` (and `e = -r/a` in its other
+   * rows, exactly, scaled by `a`); bounds `a·e >= L`, `b·e <= U` admit an integer `e` exactly when
+   * every pair does, `ceil(L/a) <= floor(U/b)`: an affine row when a or b is 1, `U % a <= U - L`
+   * when a = b and U - L is a constant, else the floor comparison. false: no point at all.
+   */
+  private existentialGuard(g0: BasicSet, ctx: BasicSet, what: string): { rows: Row[]; conds: Ex[] } | false {
+    let g = g0;
+    for (let again = true; again && g.exists.length > 0;) {
+      again = false;
+      for (const e of g.exists) {
+        const r = eliminateExact(g, [e]);
+        if (r.exact) {
+          g = r.set;
+          again = true;
+          break;
+        }
+      }
+    }
+    const names = [...g.params, ...g.dims];
+    const np = names.length;
+    const rows: Row[] = [];
+    const conds: Ex[] = [];
+    const per = new Map<number, { c: number; r: Aff; eq: boolean }[]>();
+    for (const con of g.constraints) {
+      const terms: Record<string, number> = {};
+      names.forEach((n, k) => {
+        if (con.coeffs[k] !== 0) terms[n] = con.coeffs[k]!;
+      });
+      const rest = aff(terms, con.constant);
+      const ex: number[] = [];
+      for (let k = np; k < con.coeffs.length; k++) if (con.coeffs[k] !== 0) ex.push(k);
+      if (ex.length === 0) {
+        rows.push({ aff: rest, eq: con.eq });
+        continue;
+      }
+      if (ex.length > 1) {
+        throw new CodegenError(`kernel "${this.k.name}", instruction "${what}": its domain ties several existentials together in one constraint; code generation cannot guard that exactly`);
+      }
+      const list = per.get(ex[0]!) ?? [];
+      list.push({ c: con.coeffs[ex[0]!]!, r: rest, eq: con.eq });
+      per.set(ex[0]!, list);
+    }
+    // The affine part of the domain within the context: pairs it already satisfies need no guard.
+    let base: BasicSet | undefined;
+    const implied = (a: Aff): boolean => {
+      base ??= intersect(addConstraints(universe(g.params, g.dims), rows), ctx);
+      if (base.exists.length > 0) return false;
+      try {
+        return isEmptyWith(base, affSubL(aff({}, -1), a));
+      } catch {
+        return false;
+      }
+    };
+    const idx = (op: "%" | "//" | "<=" | "==", l: Ex, r: Ex): Ex => ({ k: "bin", op, l, r, dtype: "idx" });
+    for (const cs of per.values()) {
+      const eq = cs.find((x) => x.eq);
+      if (eq) {
+        // a·e + r = 0 with a > 0: e = -r/a, an integer exactly when a divides r.
+        const a = Math.abs(eq.c);
+        const r = eq.c > 0 ? eq.r : scaleL(eq.r, -1);
+        if (a > 1) {
+          if (affIsConstant(r)) {
+            if (r.constant % a !== 0) return false;
+          } else conds.push(idx("==", idx("%", this.affEx(r), ilit(a)), ilit(0)));
+        }
+        // c·e + r' (>= | =) 0 times a: -c·r + a·r'.
+        for (const o of cs) if (o !== eq) rows.push({ aff: affAddL(scaleL(r, -o.c), scaleL(o.r, a)), eq: o.eq });
+        continue;
+      }
+      for (const l of cs) {
+        if (l.c <= 0) continue;
+        for (const u of cs) {
+          if (u.c >= 0) continue;
+          // a·e >= L, b·e <= U.
+          const a = l.c;
+          const b = -u.c;
+          const L = scaleL(l.r, -1);
+          const U = u.r;
+          if (a === 1 || b === 1) {
+            rows.push({ aff: affSubL(scaleL(U, a), scaleL(L, b)), eq: false });
+            continue;
+          }
+          if (a === b) {
+            const D = affSubL(U, L);
+            if (affIsConstant(D)) {
+              if (D.constant >= a - 1) continue;
+              if (D.constant < 0) return false;
+              // A multiple of a in [U - D, U].
+              conds.push(idx("<=", idx("%", this.affEx(U), ilit(a)), ilit(D.constant)));
+              continue;
+            }
+            if (implied(affAddL(D, aff({}, 1 - a)))) continue;
+          }
+          conds.push(idx("<=", this.floorEx(affAddL(L, aff({}, a - 1)), a), this.floorEx(U, b)));
+        }
+      }
+    }
+    return { rows, conds };
+  }
+
+  /** `floor(a / d)` as index code. */
+  private floorEx(a: Aff, d: number): Ex {
+    if (d === 1) return this.affEx(a);
+    if (affIsConstant(a)) return ilit(Math.floor(a.constant / d));
+    return { k: "bin", op: "//", l: this.affEx(a), r: ilit(d), dtype: "idx" };
   }
 
   /** true/false when the row's variables are all substituted constants, else undefined. */

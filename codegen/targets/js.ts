@@ -55,6 +55,7 @@ function jsExpr(e: Ex, p: Printer): string {
       if (e.dtype === "idx") {
         switch (e.op) {
           case "//": return `Math.floor(${a} / ${b})`;
+          case "%": return `H.imod(${a}, ${b}, "index")`;
           case "min": case "max": return `Math.${e.op}(${a}, ${b})`;
           case "==": return `(${a} === ${b})`;
           case "&&": case "||": return `(${a} ${e.op} ${b})`;

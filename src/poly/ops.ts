@@ -66,7 +66,15 @@ function computeIntersect(a: BasicSet, b: BasicSet): BasicSet {
   const dims = [...a.dims, ...b.dims.filter((d) => !a.dims.includes(d))];
   const dimSet = new Set(dims);
   const params = [...a.params, ...b.params.filter((p) => !a.params.includes(p))].filter((p) => !dimSet.has(p));
-  const taken = new Set([...params, ...dims, ...a.exists]);
+  // Existentials are bound names: one that a projection named after a dim (`iterationDomain`
+  // keeps `j` as the existential of a projected `j`) is renamed where `j` is a dim or param of the
+  // result, so that the columns stay addressable by name.
+  const taken = new Set([...params, ...dims]);
+  const exA = a.exists.map((e) => {
+    const f = freshName(e, taken);
+    taken.add(f);
+    return f;
+  });
   const exB = b.exists.map((e) => {
     const f = freshName(e, taken);
     taken.add(f);
@@ -75,7 +83,7 @@ function computeIntersect(a: BasicSet, b: BasicSet): BasicSet {
   const total = a.exists.length + b.exists.length;
   const sa = embedRows(a, params, dims, 0, total);
   const sb = embedRows(b, params, dims, a.exists.length, total);
-  return finish(params, dims, [...a.exists, ...exB], { n: sa.n, eqs: [...sa.eqs, ...sb.eqs], ineqs: [...sa.ineqs, ...sb.ineqs] });
+  return finish(params, dims, [...exA, ...exB], { n: sa.n, eqs: [...sa.eqs, ...sb.eqs], ineqs: [...sa.ineqs, ...sb.ineqs] });
 }
 
 /** Row of an affine expression over the columns of `s` (names must exist). */

@@ -10,16 +10,20 @@ import {
 } from "../ir/index.js";
 import { constRange, offsetFrom } from "./checks.js";
 
-/** Privatize private temporaries (accumulators included) over the ilp inames their writers run in. */
+/** Privatize private temporaries (accumulators included), and local ones no work-items share, over the ilp inames their writers run in. */
 export function realizeIlp(k: Kernel): Kernel {
   const ilp = allInames(k).filter((i) => k.inameTags[i]?.kind === "ilp" || k.inameTags[i]?.kind === "ilp.seq");
   if (ilp.length === 0) return k;
   let out = k;
   for (const t of k.temporaries) {
-    if (t.addressSpace !== "private") continue;
+    if (t.addressSpace !== "private" && t.addressSpace !== "local") continue;
     // Only lane-local values: a temporary also used outside the loop over x (an accumulator of a
     // reduction over x) carries a value across lanes and stays shared, a sequential reduction.
     const users = out.instructions.filter((insn) => touches(insn, t.name));
+    // A local temporary is one work-item's own (a prefetch into local memory with no local axis)
+    // when no instruction using it runs within a local iname: its lanes get copies as a private
+    // one would; shared among work-items, it is left alone.
+    if (t.addressSpace === "local" && users.some((insn) => insn.withinInames.some((i) => k.inameTags[i]?.kind === "l" || k.inameTags[i]?.kind === "l.auto"))) continue;
     const over = ilp.filter((x) => users.some((insn) => writesOver(insn, t.name, x)) && users.every((insn) => insn.withinInames.includes(x)));
     if (over.length > 0) out = privatize(out, t, over);
   }
