@@ -13,11 +13,11 @@ import {
 } from "../src/analysis/index.js";
 import {
   allInames, assigneeName, c, findArg, findSubstitution, findTemporary, insnDefaults,
-  iterationDomain, mapExpr, naturalCompare, sub, substitute as substituteExpr, uniqueName, v, withKernel,
+  iterationDomain, mapExpr, reductionInames, naturalCompare, sub, substitute as substituteExpr, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import {
-  aff, affAdd, affIsConstant, affSub, dimBounds, gist, intersect, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
+  aff, affAdd, affIsConstant, affSub, dimBounds, gist, intersect, isEmptyWith, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
 import { inameList, takenNames } from "./common.js";
@@ -36,7 +36,9 @@ export interface PrefetchOptions {
   /** Default "local". */
   readonly temporaryAddressSpace?: AddressSpace;
   /**
-   * Tag of the fetch inames. Default "l.auto": the axis of the array that varies fastest goes on
+   * Tag of the fetch inames. Default "l.auto" for a local (or global) temporary, null (sequential
+   * loops) for a private one, whose store runs within one work-item (l/g tags on it are an error).
+   * "l.auto": the axis of the array that varies fastest goes on
    * l.0, the next on l.1, …; an iname longer than the work-group's size on that axis is split by
    * that size and its inner part tagged (as loopy's automatic local axes do).
    */
@@ -95,11 +97,13 @@ interface StoreRequest {
   readonly boundingBox: boolean;
   readonly dtype: Temporary["dtype"];
   readonly order: "C" | "F";
+  /** The array's shape, when known: the store never reads outside it. */
+  readonly shape?: readonly Expr[] | undefined;
 }
 
-function footprintOrThrow(k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[]): Footprint {
+function footprintOrThrow(k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[], dependsOnly = false): Footprint {
   try {
-    return accessFootprint(k, name, { insnIds, sweepInames: sweep });
+    return accessFootprint(k, name, { insnIds, sweepInames: sweep, dependsOnly });
   } catch (e) {
     if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
     throw e;
@@ -222,7 +226,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     if (!readerInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of the instructions that read ${name} (${readers.join(", ")}); their inames are ${[...readerInames].sort(naturalCompare).join(", ") || "(none)"}`);
   }
   // The footprint with every non-swept iname fixed tells which of them it depends on.
-  const first = footprintOrThrow(k, who, name, readers, req.sweep);
+  const first = footprintOrThrow(k, who, name, readers, req.sweep, true);
   let outer: string[];
   if (req.outer !== undefined) {
     for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
@@ -230,9 +234,65 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   } else {
     outer = first.dependsOn.filter((n) => !req.sweep.includes(n));
   }
+  const priorities: [string, string][] = [];
+  // The store must run in the same iteration of every loop around a reader that it depends on.
+  // The scheduler nests a store only in the loops of its own inames, so when the store runs within
+  // a sequential loop or a reduction of a reader, it also runs within that reader's other
+  // (non-swept, sequential) loops: those could otherwise be nested outside it, and the store would
+  // run once for all of their iterations. A reduction iname puts the store inside the (realized)
+  // reduction loop, which every loop of the reader encloses; one of a reduction in a predicate
+  // cannot host it.
+  {
+    const isHw = (n: string) => ["g", "l", "l.auto"].includes(k.inameTags[n]?.kind ?? "for");
+    const swept = new Set(req.sweep);
+    const add = new Set<string>();
+    for (const id of readers) {
+      const insn = k.instructions.find((i) => i.id === id)!;
+      const reds = new Set<string>();
+      if (insn.kind === "assign") reductionInames(insn.rhs, reds);
+      const predReds = new Set<string>();
+      for (const p of insn.predicates) reductionInames(p, predReds);
+      if (insn.kind === "assign" && insn.lhs.kind !== "var") reductionInames(insn.lhs, predReds);
+      const hosted = outer.filter((o) => predReds.has(o));
+      if (hosted.length > 0) {
+        throw new TransformError(`${who}: the footprint of ${name} in instruction "${id}" depends on the iname(s) ${hosted.join(", ")} of a reduction ` +
+          `outside its right-hand side, which the store "${req.insnId}" cannot run inside; add ${hosted.join(", ")} to sweepInames`);
+      }
+      const inRed = outer.some((o) => reds.has(o) && !isHw(o));
+      const inLoop = outer.some((o) => insn.withinInames.includes(o) && !isHw(o));
+      if (!inRed && !inLoop) continue;
+      for (const n of insn.withinInames) if (!swept.has(n) && !isHw(n)) add.add(n);
+      if (inRed) for (const n of reds) if (!swept.has(n) && !isHw(n)) add.add(n);
+    }
+    for (const n of [...add].sort(naturalCompare)) if (!outer.includes(n)) outer.push(n);
+    // The swept loops of a reader must be nested inside the store's sequential loops: impossible
+    // for a loop around a reduction the store runs inside; otherwise a loop priority says so.
+    for (const id of readers) {
+      const insn = k.instructions.find((i) => i.id === id)!;
+      const reds = new Set<string>();
+      if (insn.kind === "assign") reductionInames(insn.rhs, reds);
+      const seqOuter = outer.filter((o) => !isHw(o) && (reds.has(o) || insn.withinInames.includes(o)));
+      if (seqOuter.length === 0) continue;
+      const inRed = seqOuter.filter((o) => reds.has(o));
+      const sweptLoops = req.sweep.filter((x) => !isHw(x) && insn.withinInames.includes(x));
+      if (inRed.length > 0 && sweptLoops.length > 0) {
+        throw new TransformError(`${who}: the store "${req.insnId}" must run inside the reduction over ${inRed.join(", ")} of instruction "${id}" ` +
+          `(the footprint of ${name} depends on ${inRed.length > 1 ? "them" : "it"}), so it cannot sweep ${sweptLoops.join(", ")}, a loop around that reduction; ` +
+          `add ${inRed.join(", ")} to sweepInames, or do not sweep ${sweptLoops.join(", ")}`);
+      }
+      for (const x of req.sweep.filter((y) => !isHw(y) && (insn.withinInames.includes(y) || reds.has(y)))) {
+        for (const o of seqOuter) {
+          if (k.loopPriority.some((p) => p.includes(x) && p.includes(o) && p.indexOf(x) < p.indexOf(o))) {
+            throw new TransformError(`${who}: the store "${req.insnId}" runs within ${o} and sweeps ${x}, so ${x} must be nested inside ${o}, but the loop priorities put ${x} outside ${o}`);
+          }
+          if (!priorities.some((p) => p[0] === o && p[1] === x)) priorities.push([o, x]);
+        }
+      }
+    }
+  }
   const outerSet = new Set(outer);
   const projected = [...readerInames].filter((n) => !outerSet.has(n));
-  const fp = projected.length === req.sweep.length ? first : footprintOrThrow(k, who, name, readers, projected);
+  const fp = footprintOrThrow(k, who, name, readers, projected);
 
   // Shape: constant extents; axes of extent 1 are not stored (loopy drops them).
   const extents = fp.box.map((b, r) => {
@@ -277,12 +337,24 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   if (space === "local" || space === "global") {
     const racing = outer.filter((o) => {
       const t = k.inameTags[o]?.kind;
-      return t === "l" || t === "l.auto" || (space === "global" && t === "g");
+      // An ilp iname runs its lanes side by side (each instruction for all lanes in turn), so a
+      // shared cell written within it is a race too.
+      return t === "l" || t === "l.auto" || t === "ilp" || (space === "global" && t === "g");
     });
     if (racing.length > 0) {
       throw new TransformError(`${who}: temporary "${req.tempName}" cannot be made ${space} because a write race across the iname(s) ${racing.join(", ")} would emerge: ` +
         `instruction "${insnId}" runs within ${racing.length > 1 ? "them" : "it"} (the footprint of ${name} depends on ${racing.length > 1 ? "them" : "it"}) but does not index ${req.tempName} by ${racing.length > 1 ? "them" : "it"}; ` +
         `add ${racing.join(", ")} to the sweep inames, or use the private address space`);
+    }
+  }
+
+  // A private temporary belongs to one work-item: its store must not be spread across work-items.
+  if (space === "private") {
+    const hw = tagStrings(req.tag).filter((t) => /^(l|g)(\.|$)/.test(t));
+    if (hw.length > 0) {
+      throw new TransformError(`${who}: temporary "${req.tempName}" is private, so its store "${insnId}" runs within one work-item; ` +
+        `the hardware tag(s) ${[...new Set(hw)].join(", ")} would spread it across work-items (each would fill only its part); ` +
+        `use the local address space, or sequential fetch loops (defaultTag null)`);
     }
   }
 
@@ -305,14 +377,33 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   dom = reorderDims(dom, dimNames);
   // Constraints on the parameters alone say when a reader runs, not what to fetch.
   // So are those the outer inames' own domain (the loops around the store) implies.
+  let ctx: BasicSet | undefined;
   if (dimNames.length > 0) {
-    let ctx = projectOut(dom, dimNames);
-    const outerHere = outer.filter((o) => ctx.params.includes(o));
+    ctx = projectOut(dom, dimNames);
+    const outerHere = outer.filter((o) => ctx!.params.includes(o));
     if (outerHere.length > 0) ctx = intersect(ctx, moveToParams(iterationDomain(k, outerHere), outerHere));
     if (k.assumptions.constraints.length > 0) ctx = intersect(ctx, k.assumptions);
     dom = gist(dom, ctx);
   }
   dom = projectOutStray(dom, outerSet, kernelInames);
+  // The store never reads outside the array: each bound of the shape that the store's domain
+  // (in the context of its outer loops) does not imply becomes a predicate.
+  const clip: Expr[] = [];
+  if (req.shape !== undefined && req.shape.length === fp.box.length) {
+    let where = ctx === undefined ? dom : intersect(dom, ctx);
+    if (k.assumptions.constraints.length > 0) where = intersect(where, k.assumptions);
+    const intNames = new Set([...kernelInames, ...k.domains.flatMap((d) => d.params)]);
+    fp.box.forEach((b, r) => {
+      const ext = exprToAff(req.shape![r]!, (n) => intNames.has(n));
+      if (!ext) return;
+      const j = stored.indexOf(r);
+      const idx = j >= 0 ? affAdd(b.baseAff, aff({ [dimNames[j]!]: 1 })) : b.baseAff;
+      for (const cond of [idx, affSub(affSub(ext, idx), aff({}, 1))]) {
+        // Implied when no point of the domain has cond < 0.
+        if (!isEmptyWith(where, affSub(aff({}, -1), cond))) clip.push(constraintExpr(cond, false));
+      }
+    });
+  }
   // Constraints that tie a new iname to an outer iname that is a loop (not a g iname) become
   // predicates of the store: in the domain they would make that loop's bounds depend on the new
   // (often local) inames, and a loop with a barrier in it must be the same for all work-items.
@@ -339,7 +430,10 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
         predicates.push(constraintExpr(aff(terms, con.constant), con.eq));
       }
       dom = { ...dom, constraints: keep } as BasicSet;
-      dom = addConstraints(dom, []);
+      // The gist may have dropped a new iname's own bounds as implied by the moved rows: restore them.
+      dom = addConstraints(dom, dimNames.flatMap((n, j) => [
+        { aff: aff({ [n]: 1 }), eq: false }, { aff: aff({ [n]: -1 }, extents[stored[j]!]! - 1), eq: false },
+      ]));
     }
   }
 
@@ -354,7 +448,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     rhs: req.valueAt(srcIdx),
     atomicity: "none",
     withinInames: [...new Set([...outer, ...dimNames])].sort(naturalCompare),
-    predicates,
+    predicates: [...predicates, ...clip],
   };
 
   // Replace the reads.
@@ -403,9 +497,19 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     domains: [...k.domains, dom],
     instructions,
     temporaries: [...k.temporaries, temp],
+    ...(priorities.length > 0 ? { loopPriority: [...k.loopPriority, ...priorities] } : {}),
   });
   out = applyTags(out, dimNames, stored.map((r) => extents[r]!), req.tag, req.order, insnId, who);
   return out;
+}
+
+/** The tag strings a tag spec names. */
+function tagStrings(spec: FetchTagSpec): string[] {
+  if (spec === null || spec === undefined) return [];
+  if (typeof spec === "string") return [spec];
+  if (Array.isArray(spec)) return spec.filter((t): t is string => typeof t === "string");
+  if (typeof spec === "object") return Object.values(spec as Record<string, string | null>).filter((t): t is string => typeof t === "string");
+  return [];
 }
 
 /** Project out parameters that are inames but not outer inames (cannot happen after projection; kept for safety). */
@@ -479,10 +583,11 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     sweep: nameList(opts.sweepInames, "sweepInames", who) ?? [],
     outer: nameList(opts.fetchOuterInames, "fetchOuterInames", who),
     tempName, dimNames: nameList(opts.dimArgNames, "dimArgNames", who), dimBase: `${name}_dim`, insnId,
-    space, tag: opts.defaultTag === undefined ? "l.auto" : opts.defaultTag,
+    space, tag: opts.defaultTag === undefined ? (space === "private" ? null : "l.auto") : opts.defaultTag,
     boundingBox: opts.fetchBoundingBox === true,
     dtype: (arg?.kind === "array" ? arg.dtype : tmp?.dtype),
     order: arg?.kind === "array" ? arg.order : tmp?.order ?? "C",
+    shape: arg?.kind === "array" ? arg.shape : tmp?.shape,
   });
 }
 

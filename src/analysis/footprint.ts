@@ -60,6 +60,45 @@ export function exprToAff(e: Expr, isIndexVar: (name: string) => boolean = () =>
   }
 }
 
+/** `aff >= 0` (or `= 0`): one affine condition. */
+export interface AffCondition {
+  readonly aff: Aff;
+  readonly eq: boolean;
+}
+
+/**
+ * The affine conditions a predicate is a conjunction of (`i >= 1 and i < n - 1` gives
+ * `i - 1 >= 0`, `n - 2 - i >= 0`). Conjuncts that are not affine comparisons of the variables
+ * `isIndexVar` accepts (`or`, `!=`, reads of arrays, floats…) are left out, so the result is implied
+ * by the predicate: a set cut by it still contains every point where the predicate holds.
+ */
+export function predicateConditions(e: Expr, isIndexVar: (name: string) => boolean): AffCondition[] {
+  switch (e.kind) {
+    case "logical":
+      return e.op === "and" ? [...predicateConditions(e.left, isIndexVar), ...predicateConditions(e.right, isIndexVar)] : [];
+    case "not": {
+      const o = e.operand;
+      if (o.kind !== "compare") return [];
+      const neg = { "<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "==" } as const;
+      return predicateConditions({ ...o, op: neg[o.op] }, isIndexVar);
+    }
+    case "compare": {
+      const l = exprToAff(e.left, isIndexVar);
+      const r = exprToAff(e.right, isIndexVar);
+      if (!l || !r) return [];
+      switch (e.op) {
+        case "<": return [{ aff: affAdd(affSub(r, l), aff({}, -1)), eq: false }];
+        case "<=": return [{ aff: affSub(r, l), eq: false }];
+        case ">": return [{ aff: affAdd(affSub(l, r), aff({}, -1)), eq: false }];
+        case ">=": return [{ aff: affSub(l, r), eq: false }];
+        case "==": return [{ aff: affSub(l, r), eq: true }];
+        default: return [];
+      }
+    }
+    default: return [];
+  }
+}
+
 /** An affine form as an expression, terms in natural order: `{i_outer: 16, i_inner: 1}` is `i_inner + 16*i_outer`. */
 export function affToExpr(a: Aff): Expr {
   let e: Expr | undefined;
@@ -143,6 +182,11 @@ export interface FootprintOptions {
   readonly insnIds?: Iterable<string>;
   /** Inames that sweep their whole range; every other iname of an accessing instruction is fixed. */
   readonly sweepInames: readonly string[];
+  /**
+   * Only `dependsOn` (and `set`, `dims`, `accesses`) is wanted: the box is left empty and `isBox`
+   * false, which saves its bounds and containment tests.
+   */
+  readonly dependsOnly?: boolean;
 }
 
 /** One axis of the bounding box: `base <= index <= base + extent - 1`. */
@@ -186,11 +230,16 @@ function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: Rea
     for (const n of Object.keys(a.terms)) if (kernelInames.has(n)) used.add(n);
     return a;
   });
+  // The reader's predicates that are affine conditions on inames and integer parameters narrow
+  // the points where the access runs (a guarded stencil reads no a[-1]).
+  const intNames = integerNames(k);
+  const conds = (insnById(k).get(acc.insnId)?.predicates ?? []).flatMap((p) => predicateConditions(p, (n) => intNames.has(n)));
+  for (const cd of conds) for (const n of Object.keys(cd.aff.terms)) if (kernelInames.has(n)) used.add(n);
   const inames = [...used].sort(naturalCompare);
   const dom = inames.length > 0 ? iterationDomain(k, inames) : universe([], []);
-  const extra = affs.flatMap((a) => Object.keys(a.terms)).filter((n) => !dom.dims.includes(n) && !dom.params.includes(n));
+  const extra = [...affs, ...conds.map((cd) => cd.aff)].flatMap((a) => Object.keys(a.terms)).filter((n) => !dom.dims.includes(n) && !dom.params.includes(n));
   const params = [...dom.params, ...new Set(extra)];
-  const cs = affs.map((a, r) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), a), eq: true }));
+  const cs = [...affs.map((a, r) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), a), eq: true })), ...conds];
   let s = extendSet(dom, params, [...dom.dims, ...dims], cs);
   const fixed = dom.dims.filter((d) => !sweep.has(d));
   if (fixed.length > 0) s = moveToParams(s, fixed);
@@ -198,6 +247,19 @@ function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: Rea
   if (swept.length > 0) s = projectOut(s, swept);
   if (k.assumptions.constraints.length > 0) s = intersect(s, k.assumptions);
   return s;
+}
+
+/** Names that hold integers: inames, the domains' parameters, integer value arguments. */
+function integerNames(k: Kernel): Set<string> {
+  const out = new Set<string>(allInames(k));
+  for (const d of k.domains) for (const p of d.params) out.add(p);
+  for (const a of k.args) if (a.kind === "value" && a.dtype !== undefined && /^u?int/.test(a.dtype)) out.add(a.name);
+  for (const t of k.temporaries) out.delete(t.name);
+  return out;
+}
+
+function insnById(k: Kernel): Map<string, Instruction> {
+  return new Map(k.instructions.map((i) => [i.id, i]));
 }
 
 const affKeyOf = (a: Aff) => JSON.stringify([Object.entries(a.terms).sort(), a.constant]);
@@ -213,8 +275,10 @@ function boxAxis(pieces: readonly BasicSet[], dim: string, axis: number): BoxAxi
   }
   const x = aff({ [dim]: 1 });
   // L is a face when no piece has a point with index < L; U when none has one with index > U.
-  const validL = [...lowers.values()].filter((L) => pieces.every((p) => isEmptyWith(p, affSub(affSub(L, x), aff({}, 1)))));
-  const validU = [...uppers.values()].filter((U) => pieces.every((p) => isEmptyWith(p, affSub(affSub(x, U), aff({}, 1)))));
+  // The bounds of a lone piece hold in it by construction: no emptiness test needed.
+  const one = pieces.length === 1;
+  const validL = [...lowers.values()].filter((L) => one || pieces.every((p) => isEmptyWith(p, affSub(affSub(L, x), aff({}, 1)))));
+  const validU = [...uppers.values()].filter((U) => one || pieces.every((p) => isEmptyWith(p, affSub(affSub(x, U), aff({}, 1)))));
   if (validL.length === 0 || validU.length === 0) {
     throw new FootprintError(`axis ${axis} of the footprint has no ${validL.length === 0 ? "lower" : "upper"} bound affine in the fixed inames and parameters`);
   }
@@ -257,24 +321,7 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
   const all = accesses.map((a) => accessPiece(k, a, dims, sweep, array));
   const pieces = all.filter((p) => !isEmpty(p));
   if (pieces.length === 0) throw new FootprintError(`the footprint of ${array} is empty: no access runs`);
-  const box = dims.map((d, r) => boxAxis(pieces, d, r));
-  const params = [...new Set(pieces.flatMap((p) => p.params))];
-  const faces = box.flatMap((b, r) => [
-    ...b.lowers.map((L) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), L), eq: false })),
-    ...b.uppers.map((U) => ({ aff: affSub(U, aff({ [dims[r]!]: 1 })), eq: false })),
-  ]);
-  const boxSet = addConstraints(universe(params, dims), faces);
-  let isBox = false;
-  if (pieces.length === 1) {
-    const p = pieces[0]!;
-    const ctx = projectOut(p, dims);
-    try {
-      isBox = isSubset(intersect(boxSet, ctx), p);
-    } catch (e) {
-      // Containment in a set with general existentials is undecided here: treat it as not a box.
-      if (!(e instanceof LoomError)) throw e;
-    }
-  }
+  const kernelInames = new Set(allInames(k));
   const dependsOn = new Set<string>();
   for (const p of pieces) {
     const np = p.params.length;
@@ -285,10 +332,60 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
       });
     }
   }
-  const kernelInames = new Set(allInames(k));
-  return {
-    dims, set: pieces, box, boxSet, isBox,
-    dependsOn: [...dependsOn].filter((n) => kernelInames.has(n)).sort(naturalCompare),
-    accesses,
-  };
+  const dependsOnList = [...dependsOn].filter((n) => kernelInames.has(n)).sort(naturalCompare);
+  if (opts.dependsOnly === true) {
+    return { dims, set: pieces, box: [], boxSet: universe([], dims), isBox: false, dependsOn: dependsOnList, accesses };
+  }
+  const box = dims.map((d, r) => boxAxis(pieces, d, r));
+  const params = [...new Set(pieces.flatMap((p) => p.params))];
+  const faces = box.flatMap((b, r) => [
+    ...b.lowers.map((L) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), L), eq: false })),
+    ...b.uppers.map((U) => ({ aff: affSub(U, aff({ [dims[r]!]: 1 })), eq: false })),
+  ]);
+  const boxSet = addConstraints(universe(params, dims), faces);
+  let isBox = false;
+  if (pieces.length === 1 && boxByFaces(pieces[0]!, faces)) isBox = true;
+  else if (pieces.length === 1) {
+    const p = pieces[0]!;
+    const ctx = projectOut(p, dims);
+    try {
+      isBox = isSubset(intersect(boxSet, ctx), p);
+    } catch (e) {
+      // Containment in a set with general existentials is undecided here: treat it as not a box.
+      if (!(e instanceof LoomError)) throw e;
+    }
+  }
+  return { dims, set: pieces, box, boxSet, isBox, dependsOn: dependsOnList, accesses };
+}
+
+/**
+ * Whether a piece is its box without a containment test: no existentials, and every row that
+ * involves an index dimension is a bound of one dimension with coefficient ±1 that is a face of
+ * the box (then the box, within the piece's own parameter constraints, is the piece).
+ */
+function boxByFaces(p: BasicSet, faces: readonly { aff: Aff; eq: boolean }[]): boolean {
+  if (p.exists.length > 0) return false;
+  const keys = new Set(faces.map((f) => affKeyOf(f.aff)));
+  const names = [...p.params, ...p.dims];
+  const np = p.params.length;
+  for (const con of p.constraints) {
+    let dimsIn = 0;
+    let unit = true;
+    for (let j = np; j < names.length; j++) {
+      const x = con.coeffs[j]!;
+      if (x !== 0) {
+        dimsIn++;
+        if (x !== 1 && x !== -1) unit = false;
+      }
+    }
+    if (dimsIn === 0) continue;
+    if (dimsIn > 1 || !unit) return false;
+    const terms: Record<string, number> = {};
+    con.coeffs.forEach((x, j) => {
+      if (x !== 0 && j < names.length) terms[names[j]!] = x;
+    });
+    const a = aff(terms, con.constant);
+    if (con.eq ? !(keys.has(affKeyOf(a)) && keys.has(affKeyOf(affScale(a, -1)))) : !keys.has(affKeyOf(a))) return false;
+  }
+  return true;
 }

@@ -1,5 +1,5 @@
 /** Kernel analyses: access footprints (prefetch, statistics). */
 export {
-  accessFootprint, affToExpr, exprToAff, findAccesses, instructionInames, readersOf, FootprintError,
-  type Access, type BoxAxis, type Footprint, type FootprintOptions,
+  accessFootprint, affToExpr, exprToAff, findAccesses, instructionInames, predicateConditions, readersOf, FootprintError,
+  type Access, type AffCondition, type BoxAxis, type Footprint, type FootprintOptions,
 } from "./footprint.js";

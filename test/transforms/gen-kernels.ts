@@ -6,7 +6,8 @@
  * and counted, so `GEN_STATS` says what share of the generated moves was filtered.
  */
 import fc from "fast-check";
-import { TransformError } from "../../src/errors.js";
+import { LoomError, TransformError } from "../../src/errors.js";
+import { schedule } from "../../src/schedule/index.js";
 import { allInames, reductionInames, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { isRegistered, makeStepOf, pipeline, toJSON, type PipelineJSON, type Step } from "../../transforms/pipeline.js";
@@ -117,6 +118,8 @@ interface State {
   readonly constant: Set<string>;
   /** Inames of fetch instructions (and what they became): no hardware tags, which would split a fetch across work-items. */
   readonly noHw: Set<string>;
+  /** Inames a local fetch runs within (and what they became): no l or ilp tags, which would race on the fetched tile. */
+  readonly noL: Set<string>;
 }
 
 function reductionSet(k: Kernel): Set<string> {
@@ -136,7 +139,8 @@ const MAX_AXES = 3;
 
 /** The tag a move asks for `iname`, if it is legal there: hardware tags only on loop (not reduction) inames. */
 function legalTag(s: State, iname: string, want: Move["tagInner"] | "gOuter", extra: Record<string, string> = {}): string | undefined {
-  const parallelOk = !reductionSet(s.k).has(iname) && !s.noHw.has(iname);
+  const parallelOk = !reductionSet(s.k).has(iname) && !s.noHw.has(iname) && (want !== "l" || !s.noL.has(iname));
+  if (want === "ilp" && s.noL.has(iname)) return undefined;
   const taken = (kind: "g" | "l") => Object.values(extra).filter((t) => t.startsWith(`${kind}.`)).length;
   switch (want) {
     case "none": return undefined;
@@ -168,14 +172,14 @@ function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void }
       const wantInner = m.family === "split" ? m.tagInner : "none";
       const constIname = m.family === "split" ? inner : outer;
       const constant = new Set([...s.constant, constIname, ...(s.constant.has(iname) ? [outer, inner] : [])]);
-      const probe: State = { k: s.k, constant, noHw: s.noHw };
+      const probe: State = { k: s.k, constant, noHw: s.noHw, noL: s.noL };
       const reduction = reductionSet(s.k).has(iname);
       if (!reduction) {
         const t = m.tagOuter ? legalTag(probe, iname, "gOuter") : undefined;
         if (t !== undefined) tags[outer] = t;
       }
       // Hardware tags need the split iname to be a loop iname; probe with the old name.
-      const ti = reduction && (wantInner === "l" || wantInner === "g") ? undefined : legalTag({ k: s.k, constant: new Set([...constant, iname]), noHw: s.noHw }, iname, wantInner, tags);
+      const ti = reduction && (wantInner === "l" || wantInner === "g") ? undefined : legalTag({ k: s.k, constant: new Set([...constant, iname]), noHw: s.noHw, noL: s.noL }, iname, wantInner, tags);
       if (ti !== undefined) tags[inner] = ti;
       const op = m.family === "split" ? "splitIname" : "chunkIname";
       const count = m.family === "split" ? m.factor : 1 + (m.factor % 4);
@@ -221,7 +225,7 @@ function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void }
     }
     case "tile": {
       const red = reductionSet(s.k);
-      const loops = free.filter((i) => !red.has(i) && !s.constant.has(i) && !s.noHw.has(i)).slice(0, 2);
+      const loops = free.filter((i) => !red.has(i) && !s.constant.has(i) && !s.noHw.has(i) && !(m.tagInner === "l" && s.noL.has(i))).slice(0, 2);
       if (loops.length === 0 || loops.some((i) => allInames(s.k).includes(`${i}_inner`) || allInames(s.k).includes(`${i}_outer`))) return undefined;
       const sizes = loops.map((_, x) => FACTORS[(m.factor + x * 3) % FACTORS.length]!);
       const g = nextAxis(s.k, "g");
@@ -265,24 +269,35 @@ function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void }
       const name = inputs[m.pick % inputs.length]!.name;
       if (s.k.temporaries.some((t) => t.name === `${name}_fetch`)) return undefined;
       const all = allInames(s.k);
-      // The reduction inames of the readers are always swept: a fetch cannot sit inside a
-      // reduction (addPrefetch accepts that request today and computes a wrong result; see the report).
+      // The readers' reduction inames are swept or not, as the move says (an unswept one puts the
+      // fetch inside the reduction); guarded readers too (the footprint honours their predicates).
       const readers = s.k.instructions.filter((insn) => insn.kind === "assign" && JSON.stringify(insn.rhs).includes(`"array":"${name}"`));
-      // Nor is a guarded reader prefetched: the footprint ignores predicates today (see the report).
-      if (readers.some((insn) => insn.predicates.length > 0)) return undefined;
       const reds = new Set<string>();
-      for (const insn of readers) if (insn.kind === "assign") reductionInames(insn.rhs, reds);
+      if (m.viaOpts) for (const insn of readers) if (insn.kind === "assign") reductionInames(insn.rhs, reds);
       const extra = m.tagOuter ? m.order.slice(1).map((x) => all[x % all.length]!) : [];
       const sweep = [...new Set([...reds, ...extra])];
-      // Private only: a local fetch needs a barrier, which the scheduler (rightly) refuses inside
-      // a loop whose bounds depend on a local id (a non-divisor split); that legality is not
-      // decidable here without scheduling.
-      const space = "private";
-      // A private fetch is done by each work-item alone: its fetch loops stay sequential (the
-      // default l.auto tags on a private temporary give wrong results today; see the report).
-      const opts = { temporaryAddressSpace: space, ...(space === "private" ? { defaultTag: "for" } : {}) };
+      // Private or local: a local fetch (l.auto tags) needs barriers, which the scheduler refuses
+      // where they cannot be placed; such moves are refused, not wrong.
+      const space = m.tagInner === "l" || m.tagInner === "g" ? "local" : "private";
+      const opts = { temporaryAddressSpace: space };
       return { step: makeStepOf("addPrefetch", name, sweep.length > 0 ? { sweepInames: sweep, ...opts } : opts) };
     }
+  }
+}
+
+/**
+ * A kernel with a local temporary needs barriers, which the scheduler refuses (a ScheduleError,
+ * not a wrong result) inside a loop whose bounds depend on a local id (a split whose factor does
+ * not divide the size): such a pipeline is not legal, and the move that makes it so is dropped.
+ */
+function barriersPlaceable(k: Kernel): boolean {
+  if (!k.temporaries.some((t) => t.addressSpace === "local")) return true;
+  try {
+    schedule(k);
+    return true;
+  } catch (e) {
+    if (e instanceof LoomError && /barrier/.test(e.message)) return false;
+    throw e;
   }
 }
 
@@ -327,7 +342,7 @@ export interface Case {
 
 /** Build the pipeline of `moves` against `k`, dropping moves that do not apply or are refused. */
 export function buildPipeline(k: Kernel, moves: readonly Move[]): { pipeline: Step; transformed: Kernel } {
-  const s: State = { k, constant: new Set(), noHw: new Set() };
+  const s: State = { k, constant: new Set(), noHw: new Set(), noL: new Set() };
   const steps: Step[] = [];
   for (const m of moves) {
     GEN_STATS.moves++;
@@ -348,7 +363,7 @@ export function buildPipeline(k: Kernel, moves: readonly Move[]): { pipeline: St
       fam.refused++;
       continue;
     }
-    if (!ilpInnermost(next)) {
+    if (!ilpInnermost(next) || !barriersPlaceable(next)) {
       GEN_STATS.illegal++;
       fam.notApplicable++;
       continue;
@@ -357,6 +372,12 @@ export function buildPipeline(k: Kernel, moves: readonly Move[]): { pipeline: St
     const added = allInames(next).filter((i) => !before.has(i));
     const gone = [...before].filter((i) => !allInames(next).includes(i));
     if (m.family === "prefetch" || gone.some((i) => s.noHw.has(i))) for (const i of added) s.noHw.add(i);
+    if (gone.some((i) => s.noL.has(i))) for (const i of added) s.noL.add(i);
+    if (m.family === "prefetch") {
+      const fetch = next.instructions.find((insn) => !s.k.instructions.some((o) => o.id === insn.id));
+      const temp = next.temporaries.find((t) => !s.k.temporaries.some((o) => o.name === t.name));
+      if (fetch && temp?.addressSpace === "local") for (const i of fetch.withinInames) if (before.has(i)) s.noL.add(i);
+    }
     s.k = next;
     st.after?.(s.k);
     steps.push(st.step);

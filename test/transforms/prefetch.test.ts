@@ -7,7 +7,8 @@ import { exprToString, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { printSet } from "../../src/poly/index.js";
 import { autoTestVsRef } from "../../src/run/index.js";
-import { splitIname } from "../../transforms/index.js";
+import { accessFootprint } from "../../src/analysis/index.js";
+import { prioritizeLoops, splitIname } from "../../transforms/index.js";
 import { addPrefetch, precompute } from "../../transforms/prefetch.js";
 
 const text = (k: Kernel) => k.instructions.map((insn) => (insn.kind === "assign" ? `${exprToString(insn.lhs)} = ${exprToString(insn.rhs)}` : insn.kind));
@@ -214,4 +215,76 @@ describe("addPrefetch: equivalence over tile sizes and n (fast-check)", () => {
         expect(r.ok).toBe(true);
       }), { numRuns: 100 });
   }, 120_000);
+});
+
+describe("addPrefetch: fetches placed and guarded correctly (bugs found by the pipeline law)", () => {
+  const matmulP = () => makeKernel("{[i,j,k]: 0<=i<n and 0<=j<m and 0<=k<p}", "c[i,j] = sum(k, a[i,k]*b[k,j])",
+    ["a: float64[n,p]", "b: float64[p,m]", "c: float64[n,m]", "n, m, p: int32"], { name: "matmul" });
+
+  it("a private fetch depending on an unswept reduction iname runs inside that reduction", async () => {
+    const k = addPrefetch(matmulP(), "a", { temporaryAddressSpace: "private" });
+    expect(k.instructions[0]!.withinInames).toEqual(["i", "j", "k"]);
+    for (const backend of ["interp", "js"] as const) {
+      for (const [n, m, p] of [[3, 4, 5], [1, 1, 1], [0, 2, 2]]) {
+        const r = await autoTestVsRef(matmulP(), k, { params: { n, m, p }, backend });
+        expect(r.mismatches).toEqual([]);
+      }
+    }
+  });
+
+  it("a fetch depending on a loop iname runs within the reader's other loops (any nesting)", async () => {
+    const bc = makeKernel("{[i,j]: 0<=i,j<n}", "out[i,j] = a[j] + i", ["a: float64[n]", "out: float64[n,n]", "n: int32"], { name: "bc" });
+    const k = addPrefetch(prioritizeLoops(bc, "i,j"), "a", { temporaryAddressSpace: "private" });
+    expect(k.instructions[0]!.withinInames).toEqual(["i", "j"]);
+    for (const backend of ["interp", "js"] as const) expect((await autoTestVsRef(bc, k, { params: { n: 5 }, backend })).mismatches).toEqual([]);
+  });
+
+  it("private fetches are sequential by default; hardware tags on them are refused", async () => {
+    const ref = matmulP();
+    const k = addPrefetch(splitIname(ref, "k", 4), "a", { sweepInames: ["k_inner"], temporaryAddressSpace: "private" });
+    expect(Object.keys(k.inameTags)).toEqual([]);
+    for (const backend of ["interp", "js"] as const) {
+      expect((await autoTestVsRef(ref, k, { params: { n: 3, m: 2, p: 7 }, backend })).mismatches).toEqual([]);
+    }
+    expect(() => addPrefetch(splitIname(ref, "k", 4), "a", { sweepInames: ["k_inner"], temporaryAddressSpace: "private", defaultTag: "l.auto" }))
+      .toThrow(/is private.*hardware tag\(s\) l\.auto would spread it across work-items/);
+    expect(() => addPrefetch(splitIname(ref, "k", 4), "a", { sweepInames: ["k_inner"], temporaryAddressSpace: "private", defaultTag: ["l.0"] }))
+      .toThrow(TransformError);
+  });
+
+  const guarded = () => makeKernel("{[i]: 0<=i<n}", "out[i] = a[i-1] + a[i+1] {if=i>=1 and i<n-1}", ["a, out: float64[n]", "n: int32"], { name: "guarded" });
+
+  it("the footprint honours the readers' affine predicates", () => {
+    const fp = accessFootprint(guarded(), "a", { sweepInames: ["i"] });
+    expect(fp.box.map((b) => [exprToString(b.base), typeof b.extent === "number" ? b.extent : exprToString(b.extent)])).toEqual([["0", "n"]]);
+  });
+
+  it("a guarded stencil's fetch never reads outside the array (private and local)", async () => {
+    for (const [space, tags] of [["private", {}], ["local", { outerTag: "g.0", innerTag: "l.0" }]] as const) {
+      for (const t of [1, 3, 4]) {
+        const k = addPrefetch(splitIname(guarded(), "i", t, tags), "a", { sweepInames: ["i_inner"], temporaryAddressSpace: space });
+        for (const backend of ["interp", "js"] as const) {
+          for (const n of [0, 1, 2, 5, 8, 9]) {
+            const r = await autoTestVsRef(guarded(), k, { params: { n }, backend });
+            expect(r.mismatches, `${space} t=${t} n=${n} ${backend}`).toEqual([]);
+          }
+        }
+      }
+    }
+  });
+});
+
+describe("addPrefetch: regressions from the pipeline law", () => {
+  it("a fetch whose bounds tie to outer loops keeps its own bounds (nested splits)", async () => {
+    const ref = makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", "out[i] = sum(j, a[i,j]*x[j])", ["a: float64[n,m]", "x: float64[m]", "out: float64[n]", "n, m: int32"]);
+    let k = splitIname(splitIname(ref, "j", 5), "j_inner", 5);
+    k = splitIname(addPrefetch(k, "a", { sweepInames: ["j_inner_inner"], temporaryAddressSpace: "private" }), "i", 1);
+    for (const [n, m] of [[0, 1], [2, 7], [3, 26]]) expect((await autoTestVsRef(ref, k, { params: { n, m } })).mismatches).toEqual([]);
+  });
+
+  it("a local fetch within an ilp iname is a race", () => {
+    const ref = makeKernel("{[i]: 0<=i<n}", "out[i] = 2*b[i]", ["b, out: float64[n]", "n: int32"]);
+    const k = splitIname(ref, "i", 4, { innerTag: "ilp" });
+    expect(() => addPrefetch(k, "b", {})).toThrow(/write race across the iname\(s\) i_inner/);
+  });
 });
