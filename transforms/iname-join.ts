@@ -24,9 +24,13 @@ interface Axis {
   readonly stride: number;
 }
 
-/** The single lower bound of `x` (params and non-joined dims) and, if constant, its extent. */
-function axisBounds(d: BasicSet, x: string, joined: readonly string[], who: string): { lower: Aff; length: number | undefined } {
-  const outer = d.dims.filter((y) => !joined.includes(y));
+/**
+ * The single lower bound of `x` in the parameters and the `outer` dims (loops around every
+ * instruction that uses the joined inames), and, if constant, its extent. Other dims of the domain
+ * are projected out first: the joined iname's value may not depend on an iname that is not a loop
+ * around its uses (a reduction iname, or an unrelated loop).
+ */
+function axisBounds(d: BasicSet, x: string, outer: readonly string[], who: string): { lower: Aff; length: number | undefined } {
   const b = dimBounds(d, x, outer);
   if (b.lower.length !== 1 || b.lower[0]!.denom !== 1) {
     throw new TransformError(`${who}: iname "${x}" needs a single affine lower bound in the parameters and outer inames (as in 0 <= ${x} < 16); its domain is not rectangular enough to join`);
@@ -129,11 +133,14 @@ export function joinInames(k: Kernel, inames: string | readonly string[], newIna
   }
 
   const d = k.domains[idx]!;
+  // Dims the joined inames' bounds may refer to: loops (not reductions) around every use.
+  const users = k.instructions.filter((insn) => [insn.withinInames, ...reductionsOf(insn)].some((used) => used.some((i) => list.includes(i))));
+  const outer = d.dims.filter((y) => !list.includes(y) && users.every((insn) => insn.withinInames.includes(y) && !reductionsOf(insn).some((r) => r.includes(y))));
   const axes: Axis[] = [];
   let stride = 1;
   for (let p = list.length - 1; p >= 0; p--) {
     const x = list[p]!;
-    const { lower, length } = axisBounds(d, x, list, who);
+    const { lower, length } = axisBounds(d, x, outer, who);
     if (p > 0 && length === undefined) throw new TransformError(`${who}: iname "${x}" must have a constant extent (only the first, slowest iname may be parametric)`);
     axes.unshift({ iname: x, lower, length: p > 0 ? length : undefined, stride });
     if (p > 0) stride *= length!;

@@ -127,3 +127,13 @@ describe("the law: joinInames and tile preserve the meaning of a kernel", () => 
       async (k, s1, s2, n) => equivalent(k, tile(k, ["i", "j"], [s1, s2]), n)), RUNS);
   });
 });
+
+describe("joinInames regressions", () => {
+  it("a joined iname's bounds never refer to a reduction iname of its uses (law seeds 4, 16, 21)", async () => {
+    let k = makeKernel("{[i,j]: 0<=j<=i<n}", "out[i] = sum(j, a[i,j]*(j + 1))", ["a: float64[n,n]", "out: float64[n]", "n: int32"]);
+    k = tile(k, ["i"], 1);
+    const joined = joinInames(k, ["i_outer", "i_inner"], "J");
+    expect(printSet(joined.domains[0]!)).toBe("[n] -> { [J, j] : J < n and 0 <= j <= J }");
+    for (const n of [0, 1, 3, 6]) expect((await autoTestVsRef(k, joined, { params: { n } })).ok).toBe(true);
+  });
+});
