@@ -1,7 +1,7 @@
 // Micro-benchmark of the integer-set hot path used by code generation: parse a 4-d parametric
 // set, project out the two innermost dims, bound every dim in terms of the outer ones.
 // Run: npx tsx bench/poly.ts
-import { dimBounds, parseSet, projectOut } from "../src/poly/index.js";
+import { clearPolyMemos, dimBounds, parseSet, projectOut } from "../src/poly/index.js";
 
 const TEXT =
   "[n, m] -> { [i, j, k, l] : 0 <= i < n and 0 <= j <= i and 0 <= k < m and j <= l < k + n and (l - i) mod 2 = 0 }";
@@ -13,9 +13,11 @@ function once(): void {
   s.dims.forEach((d, k) => dimBounds(s, d, s.dims.slice(0, k)));
 }
 
-function timeIt(reps: number): number[] {
+/** Times of `reps` repetitions; `cold` clears the content-keyed memos first, so every repetition does the work. */
+function timeIt(reps: number, cold: boolean): number[] {
   const t: number[] = [];
   for (let r = 0; r < reps; r++) {
+    if (cold) clearPolyMemos();
     const t0 = process.hrtime.bigint();
     once();
     t.push(Number(process.hrtime.bigint() - t0) / 1000);
@@ -23,8 +25,11 @@ function timeIt(reps: number): number[] {
   return t.sort((a, b) => a - b);
 }
 
-timeIt(200); // warm-up: JIT
-const t = timeIt(1000);
-const q = (f: number) => t[Math.min(t.length - 1, Math.floor(f * t.length))]!;
+timeIt(200, true); // warm-up: JIT
 console.log(`poly: parse + projectOut(2 dims) + dimBounds(4 dims), 1000 reps`);
-console.log(`  median ${q(0.5).toFixed(1)} µs   p90 ${q(0.9).toFixed(1)} µs   min ${t[0]!.toFixed(1)} µs`);
+for (const cold of [true, false]) {
+  const t = timeIt(1000, cold);
+  const q = (f: number) => t[Math.min(t.length - 1, Math.floor(f * t.length))]!;
+  const label = cold ? "cold (memos cleared each rep)" : "memoized (same set again)   ";
+  console.log(`  ${label}  median ${q(0.5).toFixed(1)} µs   p90 ${q(0.9).toFixed(1)} µs   min ${t[0]!.toFixed(1)} µs`);
+}

@@ -28,6 +28,23 @@ function sameCoeffs(a: Row, sa: number, b: Row, sb: number, n: number): boolean 
   return true;
 }
 
+/**
+ * The gcd of `r`'s variable coefficients with the sign of its first nonzero one (0 for a
+ * constant row): one scan gives both the divisor and the row's direction.
+ */
+function signedGcd(r: Row, n: number): number {
+  let g = 0;
+  let first = 0;
+  for (let k = 0; k < n; k++) {
+    const v = r[k]!;
+    if (v !== 0) {
+      if (first === 0) first = v;
+      if (g !== 1) g = gcd(g, v);
+    }
+  }
+  return first < 0 ? -g : g;
+}
+
 /** A parallel class: rows whose coefficients are `±dir` (dir's first nonzero is positive). */
 interface Cls {
   /** The direction is `ds·dr` (the row that created the class, read with sign ds): no copy. */
@@ -89,21 +106,13 @@ export function tidy(sys: Sys): Sys | null {
     return c;
   };
   for (const r0 of sys.eqs) {
-    let g = 0;
-    let first = 0;
-    for (let k = 0; k < n; k++) {
-      const v = r0[k]!;
-      if (v !== 0) {
-        if (first === 0) first = v;
-        if (g !== 1) g = gcd(g, v);
-      }
-    }
+    const sg = signedGcd(r0, n);
+    const g = Math.abs(sg);
     if (g === 0) {
       if (r0[n] !== 0) return null;
       continue;
     }
     if (r0[n]! % g !== 0) return null; // no integer solution
-    const sg = first < 0 ? -g : g;
     const r = new Array<number>(n + 1);
     for (let k = 0; k <= n; k++) r[k] = r0[k]! / sg || 0;
     const c = classOf(r, 1);
@@ -111,15 +120,8 @@ export function tidy(sys: Sys): Sys | null {
     c.e = r;
   }
   for (const r0 of sys.ineqs) {
-    let g = 0;
-    let first = 0;
-    for (let k = 0; k < n; k++) {
-      const v = r0[k]!;
-      if (v !== 0) {
-        if (first === 0) first = v;
-        if (g !== 1) g = gcd(g, v);
-      }
-    }
+    const sg = signedGcd(r0, n);
+    const g = Math.abs(sg);
     if (g === 0) {
       if (r0[n]! < 0) return null;
       continue;
@@ -130,7 +132,7 @@ export function tidy(sys: Sys): Sys | null {
       for (let k = 0; k < n; k++) r[k] = r0[k]! / g || 0;
       r[n] = floorDiv(r0[n]!, g); // integer tightening: round the constant down
     }
-    const up = first > 0;
+    const up = sg > 0;
     const c = classOf(r, up ? 1 : -1);
     const old = up ? c.p : c.q;
     if (!old || old[n]! > r[n]!) {

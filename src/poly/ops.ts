@@ -197,6 +197,16 @@ export function fixValues(s: BasicSet, values: Readonly<Record<string, number>>)
 }
 
 /** Reorder/reclassify columns by name into the given params and dims (same names, same existentials). */
+/** `s`'s existentials renamed apart from the names of the new space, as `intersect` does. */
+function existsApart(s: BasicSet, params: readonly string[], dims: readonly string[]): string[] {
+  const taken = new Set([...params, ...dims]);
+  return s.exists.map((e) => {
+    const f = freshName(e, taken);
+    taken.add(f);
+    return f;
+  });
+}
+
 function respace(s: BasicSet, params: readonly string[], dims: readonly string[]): BasicSet {
   checkNames([...params, ...dims]);
   return cached(respaceMemo, `${setKey(s)}#${params.join(",")}|${dims.join(",")}`, () => computeRespace(s, params, dims));
@@ -206,14 +216,7 @@ const respaceMemo = contentMemo<BasicSet>();
 
 function computeRespace(s: BasicSet, params: readonly string[], dims: readonly string[]): BasicSet {
   const sys = embedRows(s, params, dims, 0, s.exists.length);
-  // Existentials renamed apart from the new names, as `intersect` does.
-  const taken = new Set([...params, ...dims]);
-  const exists = s.exists.map((e) => {
-    const f = freshName(e, taken);
-    taken.add(f);
-    return f;
-  });
-  return finish(params, dims, exists, sys);
+  return finish(params, dims, existsApart(s, params, dims), sys);
 }
 
 /** Make dims into params (appended to the params). `moveToParams(s, ["i"])` */
@@ -277,12 +280,5 @@ function computeExtend(s: BasicSet, params: readonly string[], dims: readonly st
       (c.eq ? sys.eqs : sys.ineqs).push(r);
     }
   }
-  // Existentials renamed apart from the new names, as `intersect` does.
-  const taken = new Set([...params, ...dims]);
-  const exists = s.exists.map((e) => {
-    const f = freshName(e, taken);
-    taken.add(f);
-    return f;
-  });
-  return finish(params, dims, exists, sys);
+  return finish(params, dims, existsApart(s, params, dims), sys);
 }
