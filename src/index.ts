@@ -27,8 +27,8 @@ export * from "../transforms/index.js";
 export { linearize, preprocess, schedule, showSchedule, lowerForCpu } from "./schedule/index.js";
 export type { Schedule, DeviceKernel, HwAxis, ScheduleNode } from "./schedule/index.js";
 export { generateCode, generateCodeFromSchedule } from "../codegen/index.js";
-export { run, autoTestVsRef } from "./run/index.js";
-export type { BackendName } from "./run/index.js";
+export { run, runTimed, autoTestVsRef, backendAvailability } from "./run/index.js";
+export type { BackendName, BackendResult, RunOptions } from "./run/index.js";
 
 // Planned (later issues): each throws a LoomError saying it is not built yet.
 export * from "./planned.js";

@@ -76,9 +76,10 @@ export function writtenNames(k: Kernel): Set<string> {
  * kernel, whose shapes preprocessing may have changed).
  */
 export function prepareArgs(
-  k: Kernel, args: Readonly<Record<string, ArgValue>>,
+  k: Kernel, args0: Readonly<Record<string, ArgValue>>,
   opts: { readonly temporaries?: boolean } = {},
 ): PreparedRun {
+  let args = args0;
   const known = new Set(k.args.map((a) => a.name));
   for (const name of Object.keys(args)) {
     if (!known.has(name)) {
@@ -86,6 +87,7 @@ export function prepareArgs(
     }
   }
   const written = writtenNames(k);
+  args = withInferredParams(k, args);
   const runtimeDtypes = new Map<string, Dtype>();
   const values = new Map<string, number | bigint>();
   for (const a of k.args) {
@@ -210,4 +212,69 @@ export function evalSizeExpr(e: Expr, params: ReadonlyMap<string, number>, what:
     throw new ExecutionError(`${what}: cannot evaluate ${exprToString(n)} before the run`);
   };
   return go(e);
+}
+
+/**
+ * `args` with the value arguments that were not passed but follow from the arrays' lengths:
+ * `n` from a Float32Array of 12 elements for `a: float32[n, 4]`. An array counts when its shape is
+ * a product of constants, known parameters and the missing one, and its layout is dense; a
+ * parameter two arrays disagree on is an ExecutionError naming both.
+ */
+export function withInferredParams(k: Kernel, args: Readonly<Record<string, ArgValue>>): Readonly<Record<string, ArgValue>> {
+  const missing = k.args.filter((a) => a.kind === "value" && args[a.name] === undefined).map((a) => a.name);
+  if (missing.length === 0) return args;
+  const out: Record<string, ArgValue> = { ...args };
+  let progress = true;
+  while (progress) {
+    progress = false;
+    const params = new Map<string, number>();
+    for (const a of k.args) {
+      const x = out[a.name];
+      if (a.kind === "value" && (typeof x === "number" || typeof x === "bigint")) params.set(a.name, Number(x));
+    }
+    for (const p of missing) {
+      if (out[p] !== undefined) continue;
+      const found: { array: string; value: number }[] = [];
+      for (const a of k.args) {
+        const x = out[a.name];
+        if (a.kind !== "array" || !a.shape || !isTypedArray(x)) continue;
+        const v = solveExtent(a, x.length, p, params);
+        if (v !== undefined) found.push({ array: a.name, value: v });
+      }
+      if (found.length === 0) continue;
+      const values = [...new Set(found.map((f) => f.value))];
+      if (values.length > 1) {
+        throw new ExecutionError(`kernel "${k.name}" needs "${p}", and the arrays passed disagree on it: ${found.map((f) => `${f.array} gives ${p} = ${f.value}`).join(", ")}; pass ${p} explicitly`);
+      }
+      out[p] = values[0]!;
+      progress = true;
+    }
+  }
+  return out;
+}
+
+/** The value of parameter `p` for which array `a` (dense layout) holds exactly `length` elements, if one does. */
+function solveExtent(a: ArrayArg, length: number, p: string, params: ReadonlyMap<string, number>): number | undefined {
+  let power = 0;
+  let rest = 1;
+  for (const e of a.shape!) {
+    if (e.kind === "var" && e.name === p) {
+      power++;
+      continue;
+    }
+    let v: number;
+    try {
+      v = evalSizeExpr(e, params, "shape");
+    } catch {
+      return undefined;
+    }
+    rest *= v;
+  }
+  if (power === 0 || rest <= 0 || length % rest !== 0) return undefined;
+  const q = length / rest;
+  const root = Math.round(q ** (1 / power));
+  const candidate = [root - 1, root, root + 1].find((r) => r >= 0 && r ** power === q);
+  if (candidate === undefined) return undefined;
+  const layout = layoutOf(a, new Map([...params, [p, candidate]]));
+  return layout && layout.size === length ? candidate : undefined;
 }

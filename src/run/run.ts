@@ -1,25 +1,32 @@
 /**
- * `run` and the registry of execution backends. Only the reference interpreter exists in this
- * version; the others are named so that asking for them says they are not built yet.
+ * `run` and the registry of execution backends: the reference interpreter, the in-process
+ * JavaScript backend, and the native ones (C and OpenMP through compiled shared objects, OpenCL,
+ * CUDA), which report BackendUnavailableError saying what to install where they cannot run.
  */
+import { performance } from "node:perf_hooks";
 import { BackendUnavailableError, depthError, ExecutionError } from "../errors.js";
 import { allocArray, findTemporary, type Kernel, type TypedArray } from "../ir/index.js";
 import { layoutOf, prepareArgs, type ArgValue, type ArrayStorage } from "./args.js";
 import { compileKernel, type CompiledKernel } from "./interp.js";
 import { runJs } from "./js-backend.js";
+import { nativeBackends, type BackendResult, type NativeRunOptions } from "./native.js";
 
 export const BACKEND_NAMES = ["interp", "js", "c", "openmp", "opencl", "cuda"] as const;
 /** An execution backend: `interp` (the reference, default), `js`, `c`, `openmp`, `opencl`, `cuda`. */
 export type BackendName = (typeof BACKEND_NAMES)[number];
 
-export interface RunOptions {
+export interface RunOptions extends NativeRunOptions {
   readonly backend?: BackendName;
 }
+
+export type { BackendResult } from "./native.js";
 
 /** A way of running kernels. */
 export interface Backend {
   readonly name: BackendName;
-  run(k: Kernel, args: Readonly<Record<string, ArgValue>>): Promise<Record<string, TypedArray>>;
+  run(k: Kernel, args: Readonly<Record<string, ArgValue>>, opts?: RunOptions): Promise<Record<string, TypedArray>>;
+  /** The run, with the time of each device kernel (native backends: measured in native code). */
+  execute(k: Kernel, args: Readonly<Record<string, ArgValue>>, opts?: RunOptions): Promise<BackendResult>;
 }
 
 // Compiled kernels per kernel object and argument dtypes: a kernel is compiled once per signature.
@@ -51,30 +58,41 @@ function temporaryStorage(k: Kernel, name: string, values: ReadonlyMap<string, n
   return { ...layout, data: allocArray(t.dtype, layout.size) };
 }
 
-const interpBackend: Backend = {
-  name: "interp",
-  async run(k, args) {
-    const prep = prepareArgs(k, args, { temporaries: false });
-    const c = compiledFor(k, prep.kernel);
-    const storage = c.arrays.map((n) => prep.arrays.get(n) ?? temporaryStorage(c.kernel, n, prep.values));
-    c.execute(storage.map((s) => s.data), storage.map((s) => s.extents), storage.map((s) => s.strides), c.values.map((n) => prep.values.get(n)!));
-    return Object.fromEntries(prep.written.map((n) => [n, prep.arrays.get(n)!.data]));
-  },
-};
+/** A backend from its execute function. */
+function backend(name: BackendName, execute: Backend["execute"]): Backend {
+  return { name, execute, run: async (k, args, opts) => (await execute(k, args, opts)).outputs };
+}
 
-const BACKENDS: Readonly<Partial<Record<BackendName, Backend>>> = { interp: interpBackend, js: { name: "js", run: runJs } };
+/** Time a synchronous in-process execution (interp, js): the whole call, in milliseconds. */
+async function timed(f: () => Promise<Record<string, TypedArray>>): Promise<BackendResult> {
+  const t0 = performance.now();
+  const outputs = await f();
+  return { outputs, kernelMs: [performance.now() - t0] };
+}
+
+const interpBackend = backend("interp", (k, args) => timed(async () => {
+  const prep = prepareArgs(k, args, { temporaries: false });
+  const c = compiledFor(k, prep.kernel);
+  const storage = c.arrays.map((n) => prep.arrays.get(n) ?? temporaryStorage(c.kernel, n, prep.values));
+  c.execute(storage.map((s) => s.data), storage.map((s) => s.extents), storage.map((s) => s.strides), c.values.map((n) => prep.values.get(n)!));
+  return Object.fromEntries(prep.written.map((n) => [n, prep.arrays.get(n)!.data]));
+}));
+
+const BACKENDS: Readonly<Record<BackendName, Backend>> = {
+  interp: interpBackend,
+  js: backend("js", (k, args) => timed(() => runJs(k, args))),
+  c: backend("c", (k, args, opts = {}) => nativeBackends.c(k, args, opts)),
+  openmp: backend("openmp", (k, args, opts = {}) => nativeBackends.openmp(k, args, opts)),
+  opencl: backend("opencl", (k, args, opts = {}) => nativeBackends.opencl(k, args, opts)),
+  cuda: backend("cuda", (k, args, opts = {}) => nativeBackends.cuda(k, args, opts)),
+};
 
 /** The backend called `name`, or a BackendUnavailableError saying why there is none. `getBackend("interp").name === "interp"` */
 export function getBackend(name: string): Backend {
   if (!(BACKEND_NAMES as readonly string[]).includes(name)) {
     throw new BackendUnavailableError(`unknown backend "${name}"; backends are ${BACKEND_NAMES.join(", ")}`);
   }
-  const b = BACKENDS[name as BackendName];
-  if (!b) {
-    const ready = Object.keys(BACKENDS).join(", ");
-    throw new BackendUnavailableError(`the "${name}" backend is not built yet in this version of Loom; available: ${ready}`);
-  }
-  return b;
+  return BACKENDS[name as BackendName];
 }
 
 /**
@@ -88,11 +106,26 @@ export async function run(
   args: Readonly<Record<string, ArgValue>>,
   opts: RunOptions = {},
 ): Promise<Record<string, TypedArray>> {
-  const backend = getBackend(opts.backend ?? "interp");
+  return (await runTimed(k, args, opts)).outputs;
+}
+
+/**
+ * `run`, with the time of each device kernel in milliseconds (for tuning): on the native backends
+ * measured in native code around each launch only (no compilation, no copies); on interp and js
+ * the whole execution.
+ *
+ *   const { outputs, kernelMs } = await runTimed(k, { a, n }, { backend: "openmp" });
+ */
+export async function runTimed(
+  k: Kernel,
+  args: Readonly<Record<string, ArgValue>>,
+  opts: RunOptions = {},
+): Promise<BackendResult> {
+  const b = getBackend(opts.backend ?? "interp");
   // Compilation and execution are synchronous inside the backend; a stack overflow from a
   // pathologically deep expression becomes a LoomError like every other user-caused failure.
   try {
-    return await backend.run(k, args);
+    return await b.execute(k, args, opts);
   } catch (e) {
     throw depthError("run", e);
   }

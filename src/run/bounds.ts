@@ -1,0 +1,144 @@
+/**
+ * The native backends' safety net: before generated C, OpenCL or CUDA runs, prove that every
+ * array access of the kernel stays inside its array for the parameter values of this run. The
+ * proof is exact on integer sets: for each subscript axis, the points of the instruction's domain
+ * (cut by its affine predicates) where the index is < 0 or >= the extent must be empty.
+ *
+ * A subscript that is not affine in the inames and parameters (`a[idx[i]]`) cannot be proved;
+ * such a kernel is refused unless the caller turns the check off.
+ */
+import { ExecutionError } from "../errors.js";
+import {
+  allInames, exprToString, findArg, findTemporary, iterationDomain, walkExpr,
+  type Expr, type Instruction, type Kernel,
+} from "../ir/index.js";
+import { exprToAff, instructionInames, predicateConditions } from "../analysis/index.js";
+import { aff, affSub, extendSet, fixValues, isEmpty, isEmptyWith, type Aff, type BasicSet } from "../poly/index.js";
+
+/** One subscripted access found in an instruction. */
+interface FoundAccess {
+  readonly array: string;
+  readonly indices: readonly Expr[] | undefined;
+  readonly linear: Expr | undefined;
+  readonly write: boolean;
+}
+
+function accessesOf(insn: Instruction): FoundAccess[] {
+  if (insn.kind !== "assign") return [];
+  const out: FoundAccess[] = [];
+  const visit = (write: boolean) => (n: Expr) => {
+    if (n.kind === "subscript") out.push({ array: n.array, indices: n.indices, linear: undefined, write });
+    else if (n.kind === "linear") out.push({ array: n.array, indices: undefined, linear: n.index, write });
+  };
+  const lhs = insn.lhs;
+  if (lhs.kind === "subscript") {
+    out.push({ array: lhs.array, indices: lhs.indices, linear: undefined, write: true });
+    lhs.indices.forEach((e) => walkExpr(e, visit(false)));
+  } else if (lhs.kind === "linear") {
+    out.push({ array: lhs.array, indices: undefined, linear: lhs.index, write: true });
+    walkExpr(lhs.index, visit(false));
+  }
+  walkExpr(insn.rhs, visit(false));
+  for (const p of insn.predicates) walkExpr(p, visit(false));
+  return out;
+}
+
+/** Extents (and flat size) of every array the check covers, for this run. */
+export interface ArrayExtents {
+  readonly extents: readonly number[] | undefined;
+  /** Elements the storage holds (bounds a linear subscript). */
+  readonly size: number;
+}
+
+const checked = new WeakMap<Kernel, Set<string>>();
+
+/**
+ * Throw an ExecutionError unless every access of `k` (the preprocessed kernel that code is
+ * generated from) stays inside its array when the parameters have `values`.
+ * `checkBounds(k, new Map([["n", 8]]), storage)` passes for `out[i] = a[i]` over 0 <= i < n with
+ * arrays of 8 elements, and throws for `out[i] = a[i+1]`.
+ */
+export function checkBounds(
+  k: Kernel, values: ReadonlyMap<string, number | bigint>, arrays: ReadonlyMap<string, ArrayExtents>,
+): void {
+  const key = JSON.stringify([[...values].map(([n, x]) => [n, String(x)]), [...arrays].map(([n, a]) => [n, a.extents, a.size])]);
+  let seen = checked.get(k);
+  if (seen?.has(key)) return;
+  const params: Record<string, number> = {};
+  for (const [n, x] of values) params[n] = Number(x);
+  const inames = new Set(allInames(k));
+  const isIndexVar = (n: string) => inames.has(n) || (params[n] !== undefined && !findTemporary(k, n));
+  for (const insn of k.instructions) {
+    const accesses = accessesOf(insn).filter((a) => arrays.has(a.array));
+    if (accesses.length === 0) continue;
+    const conds = insn.predicates.flatMap((p) => predicateConditions(p, isIndexVar));
+    for (const acc of accesses) checkAccess(k, insn, acc, arrays.get(acc.array)!, conds, params, inames, isIndexVar);
+  }
+  if (!seen) checked.set(k, (seen = new Set()));
+  seen.add(key);
+}
+
+function checkAccess(
+  k: Kernel, insn: Instruction, acc: FoundAccess, arr: ArrayExtents,
+  conds: readonly { aff: Aff; eq: boolean }[], params: Readonly<Record<string, number>>,
+  inames: ReadonlySet<string>, isIndexVar: (n: string) => boolean,
+): void {
+  const what = `instruction "${insn.id}" ${acc.write ? "writes" : "reads"} ${acc.array}`;
+  const idx = acc.indices ?? [acc.linear!];
+  const extents = acc.indices ? arr.extents : [arr.size];
+  if (!extents || extents.length !== idx.length) {
+    if (!extents && idx.length === 1) return checkAccess(k, insn, { ...acc, indices: undefined, linear: idx[0]! }, arr, conds, params, inames, isIndexVar);
+    throw new ExecutionError(`${what} with ${idx.length} subscript(s), but the array's shape ${extents ? `has ${extents.length} axes` : "is unknown"}; declare its shape so that native code can be checked`);
+  }
+  const affs = idx.map((e) => {
+    const a = exprToAff(e, isIndexVar);
+    if (!a) {
+      throw new ExecutionError(`${what} at ${exprToString(e)}, which is not affine in the inames and parameters, so Loom cannot prove it stays inside ${acc.array} before running native code; ` +
+        "run it on the interp or js backend, or pass { checkBounds: false } to run unchecked");
+    }
+    return a;
+  });
+  const used = new Set(instructionInames(insn));
+  for (const n of insn.innerInames ?? []) used.add(n);
+  for (const a of [...affs, ...conds.map((c) => c.aff)]) for (const n of Object.keys(a.terms)) if (inames.has(n)) used.add(n);
+  let dom: BasicSet = iterationDomain(k, [...used]);
+  const free = [...new Set([...affs, ...conds.map((c) => c.aff)].flatMap((a) => Object.keys(a.terms)))]
+    .filter((n) => !dom.dims.includes(n) && !dom.params.includes(n));
+  dom = extendSet(dom, [...dom.params, ...free], dom.dims, conds);
+  const fix: Record<string, number> = {};
+  for (const p of dom.params) {
+    const v = params[p];
+    if (v === undefined) throw new ExecutionError(`${what}: its domain uses "${p}", which is not a value argument of this run`);
+    fix[p] = v;
+  }
+  dom = fixValues(dom, fix);
+  if (isEmpty(dom)) return;
+  affs.map((a) => bindParams(a, fix)).forEach((a, axis) => {
+    const n = extents[axis]!;
+    const below = isEmptyWith(dom, affSub(aff({}, -1), a)); // a <= -1
+    const above = isEmptyWith(dom, affSub(a, aff({}, n))); // a >= n
+    if (!below || !above) {
+      const at = acc.indices ? `axis ${axis} (${exprToString(idx[axis]!)})` : `linear index ${exprToString(idx[axis]!)}`;
+      throw new ExecutionError(`${what} outside its bounds for ${Object.entries(params).map(([p, v]) => `${p}=${v}`).join(", ") || "these arguments"}: ` +
+        `${at} can be ${below ? `>= ${n}` : "< 0"}, but it must lie in 0…${n - 1}; native code was not run`);
+    }
+  });
+}
+
+/** `a` with the parameters of `values` replaced by their values: `n - i` with n = 4 is `4 - i`. */
+function bindParams(a: Aff, values: Readonly<Record<string, number>>): Aff {
+  const terms: Record<string, number> = {};
+  let constant = a.constant;
+  for (const [n, c] of Object.entries(a.terms)) {
+    if (values[n] !== undefined) constant += c * values[n]!;
+    else terms[n] = c;
+  }
+  return aff(terms, constant);
+}
+
+/** Names of the arrays `k` reads or writes (arguments and temporaries with storage). */
+export function accessedArrays(k: Kernel): Set<string> {
+  const out = new Set<string>();
+  for (const insn of k.instructions) for (const a of accessesOf(insn)) if (findArg(k, a.array) || findTemporary(k, a.array)) out.add(a.array);
+  return out;
+}

@@ -1,0 +1,333 @@
+/**
+ * The native execution backends: `c` and `openmp` (generated C compiled into a cached shared
+ * object, called in-process through the addon), `opencl` (PoCL on CPUs, any OpenCL device) and
+ * `cuda` (NVRTC and the driver API, where a GPU exists).
+ *
+ * Every run checks its arguments first (dtypes, lengths against the shapes evaluated with the
+ * parameters) and proves that every access stays inside its array (bounds.ts): nothing a caller
+ * passes can make native code read or write out of bounds.
+ */
+import {
+  cudaContext, cudaStatus, loadLibrary, nativeStatus, openclContext, openclStatus,
+  type DeviceArg, type DeviceBuffer, type DeviceContext, type DeviceProgram, type NativeLibrary, type ScalarKind,
+} from "../../native/index.js";
+import { generateCode, scheduleFor, type GeneratedCode } from "../../codegen/index.js";
+import { C_TYPES } from "../../codegen/targets/cfamily.js";
+import { BackendUnavailableError, CodegenError, ExecutionError, LoomError } from "../errors.js";
+import { allocArray, findArg, findTemporary, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
+import { schedule, type DeviceKernel, type Schedule } from "../schedule/index.js";
+import { evalSizeExpr, layoutOf, prepareArgs, type ArgValue, type ArrayStorage, type PreparedRun } from "./args.js";
+import { checkBounds, type ArrayExtents } from "./bounds.js";
+import { compileShared, type CompilerOptions } from "./native-compile.js";
+
+/** Options of the native backends (all optional). */
+export interface NativeRunOptions extends CompilerOptions {
+  /** Prove every access in bounds before running (default true). Turn off only for indirect subscripts you vouch for. */
+  readonly checkBounds?: boolean;
+}
+
+/** What one run of a backend gives: every written argument, and the time of each device kernel. */
+export interface BackendResult {
+  readonly outputs: Record<string, TypedArray>;
+  /** Milliseconds per device kernel launch (native: measured in native code around the launch only). */
+  readonly kernelMs: readonly number[];
+}
+
+const SCALAR_KINDS: Readonly<Partial<Record<Dtype, ScalarKind>>> = {
+  int8: "int8", uint8: "uint8", int16: "int16", uint16: "uint16", int32: "int32", uint32: "uint32",
+  int64: "int64", uint64: "uint64", float32: "float32", float64: "float64", bool: "uint8",
+};
+
+function scalarKind(name: string, d: Dtype | undefined): ScalarKind {
+  const kind = d && SCALAR_KINDS[d];
+  if (!kind) throw new ExecutionError(`argument "${name}" has dtype ${d ?? "unknown"}, which the native backends cannot pass (accepted: ${Object.keys(SCALAR_KINDS).join(", ")})`);
+  return kind;
+}
+
+function requireAddon(backend: string): void {
+  const st = nativeStatus();
+  if (!st.loaded) {
+    throw new BackendUnavailableError(`the "${backend}" backend needs Loom's native addon, which is not loaded: ${st.reason ?? "unknown reason"}. ` +
+      "Build it with `npm run build:native` (needs python3, make and a C++ compiler: apt-get install build-essential python3)");
+  }
+}
+
+// ---- preparing a run ---------------------------------------------------------------------------
+
+interface Plan {
+  readonly code: GeneratedCode;
+  readonly schedule: Schedule;
+  readonly kernels: readonly { readonly info: GeneratedCode["kernels"][number]; readonly dk: DeviceKernel }[];
+}
+
+const plans = new WeakMap<Kernel, Map<string, Plan>>();
+
+/** Code and schedule of `typed` for `target`, made once per kernel object and argument dtypes. */
+function planFor(original: Kernel, typed: Kernel, target: "c" | "openmp" | "opencl" | "cuda"): Plan {
+  const key = JSON.stringify([target, typed.args.map((a) => a.dtype ?? "?"), typed.temporaries.map((t) => t.dtype ?? "?")]);
+  let perKernel = plans.get(original);
+  if (!perKernel) plans.set(original, (perKernel = new Map()));
+  let p = perKernel.get(key);
+  if (!p) {
+    const cpu = target === "c" || target === "openmp";
+    const s = cpu ? scheduleFor(typed, true) : schedule(typed);
+    const code = generateCode(typed, target);
+    const kernels = code.kernels.map((info) => {
+      const dk = s.deviceKernels.find((d) => d.name === info.name);
+      if (!dk) throw new CodegenError(`internal: generated kernel "${info.name}" has no device kernel in the schedule`);
+      return { info, dk };
+    });
+    p = { code, schedule: s, kernels };
+    perKernel.set(key, p);
+  }
+  return p;
+}
+
+/** Storage of every array the generated kernels take: the caller's (checked), and global temporaries. */
+function storageFor(plan: Plan, prep: PreparedRun): Map<string, ArrayStorage> {
+  const params = new Map([...prep.values].map(([n, x]) => [n, Number(x)]));
+  const out = new Map<string, ArrayStorage>();
+  for (const { info } of plan.kernels) {
+    for (const name of info.args) {
+      if (out.has(name) || prep.values.has(name)) continue;
+      const given = prep.arrays.get(name);
+      if (given && findArg(prep.kernel, name)) {
+        out.set(name, given);
+        continue;
+      }
+      const t = findTemporary(plan.schedule.kernel, name);
+      if (!t?.dtype) throw new ExecutionError(`the generated kernel "${info.name}" takes "${name}", which has no storage or dtype`);
+      const layout = layoutOf(t, params);
+      if (!layout) throw new ExecutionError(`the global temporary "${name}" has no shape`);
+      out.set(name, { ...layout, data: allocArray(t.dtype, layout.size) });
+    }
+  }
+  return out;
+}
+
+/** Prove the accesses of the scheduled kernel in bounds for this run's arrays. */
+function proveBounds(plan: Plan, prep: PreparedRun, storage: ReadonlyMap<string, ArrayStorage>, opts: NativeRunOptions): void {
+  if (opts.checkBounds === false) return;
+  const params = new Map([...prep.values].map(([n, x]) => [n, Number(x)]));
+  const arrays = new Map<string, ArrayExtents>();
+  const k = plan.schedule.kernel;
+  for (const a of k.args) {
+    if (a.kind !== "array") continue;
+    const s = storage.get(a.name) ?? prep.arrays.get(a.name);
+    if (!s) continue;
+    const layout = layoutOf(a, params);
+    // The caller's array may be longer than the shape: the shape bounds each axis, the length the storage.
+    arrays.set(a.name, { extents: layout?.extents, size: s.data.length });
+  }
+  for (const t of k.temporaries) {
+    const layout = layoutOf(t, params);
+    if (layout) arrays.set(t.name, { extents: layout.extents, size: layout.size });
+  }
+  checkBounds(k, prep.values, arrays);
+}
+
+/** Work-groups and work-items of a device kernel for this run's parameters. */
+function launchSizes(dk: DeviceKernel, params: ReadonlyMap<string, number>): { groups: number[]; local: number[] } {
+  const sizes = (axes: DeviceKernel["groupAxes"], what: string) => {
+    const n = axes.reduce((m, a) => Math.max(m, a.axis + 1), 0);
+    const out = new Array<number>(n).fill(1);
+    for (const a of axes) {
+      const v = evalSizeExpr(a.size, params, `the ${what} size of axis ${a.axis} (iname ${a.iname}) of kernel "${dk.name}"`);
+      out[a.axis] = Math.max(0, v);
+    }
+    return out;
+  };
+  const groups = sizes(dk.groupAxes, "group");
+  const local = sizes(dk.localAxes, "local");
+  // Both lists name the same axes: pad the shorter with 1s.
+  while (groups.length < local.length) groups.push(1);
+  while (local.length < groups.length) local.push(1);
+  return { groups, local };
+}
+
+function outputsOf(prep: PreparedRun): Record<string, TypedArray> {
+  return Object.fromEntries(prep.written.map((n) => [n, prep.arrays.get(n)!.data]));
+}
+
+// ---- c / openmp ----------------------------------------------------------------------------------
+
+const entryName = (kernel: string) => `loom_entry_${kernel}`;
+
+/** `void loom_entry_k(void **a) { k(a[0], …, *(int32_t *)a[3]); }` for each kernel: the addon's one calling convention. */
+function entryPoints(plan: Plan, typed: Kernel): string {
+  return plan.kernels.map(({ info }) => {
+    const actuals = info.args.map((name, x) => {
+      const a = findArg(typed, name);
+      if (a?.kind !== "value") return `a[${x}]`;
+      const ct = a.dtype && C_TYPES[a.dtype];
+      if (!ct) throw new ExecutionError(`value argument "${name}" has dtype ${a.dtype ?? "unknown"}, which the C backends cannot pass`);
+      return `*(${ct} *)a[${x}]`;
+    });
+    return `void ${entryName(info.name)}(void **a)\n{\n  ${info.name}(${actuals.join(", ")});\n}\n`;
+  }).join("\n");
+}
+
+const libraries = new Map<string, NativeLibrary>();
+
+async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions): Promise<BackendResult> {
+  requireAddon(backend);
+  const prep = prepareArgs(k, args, { temporaries: false });
+  const plan = planFor(k, prep.kernel, backend);
+  const storage = storageFor(plan, prep);
+  proveBounds(plan, prep, storage, opts);
+  const source = `${plan.code.deviceCode}\n/* entry points for Loom's native addon */\n${entryPoints(plan, prep.kernel)}`;
+  const so = await compileShared(source, opts, `${backend} code of kernel "${k.name}"`);
+  let lib = libraries.get(so);
+  if (!lib) {
+    try {
+      lib = loadLibrary(so);
+    } catch (e) {
+      throw new ExecutionError(`cannot load the compiled kernel ${so}: ${(e as Error).message}`);
+    }
+    libraries.set(so, lib);
+  }
+  const kernelMs: number[] = [];
+  for (const { info } of plan.kernels) {
+    const values: (TypedArray | number | bigint)[] = [];
+    const kinds: ("ptr" | ScalarKind)[] = [];
+    for (const name of info.args) {
+      const v = prep.values.get(name);
+      if (v !== undefined) {
+        values.push(v);
+        kinds.push(scalarKind(name, findArg(prep.kernel, name)?.dtype));
+      } else {
+        values.push(storage.get(name)!.data);
+        kinds.push("ptr");
+      }
+    }
+    kernelMs.push(lib.call(entryName(info.name), values, kinds) / 1e6);
+  }
+  return { outputs: outputsOf(prep), kernelMs };
+}
+
+// ---- opencl / cuda -------------------------------------------------------------------------------
+
+interface DeviceRuntime {
+  readonly name: "opencl" | "cuda";
+  readonly status: () => { available: boolean; reason?: string };
+  readonly open: () => DeviceContext;
+  readonly install: string;
+  readonly buildOptions: readonly string[];
+}
+
+const RUNTIMES: Readonly<Record<"opencl" | "cuda", DeviceRuntime>> = {
+  opencl: {
+    name: "opencl", status: openclStatus,
+    open: () => openclContext(Number(process.env.LOOM_OPENCL_DEVICE ?? 0)),
+    install: "install an OpenCL platform, e.g. PoCL for CPUs: apt-get install pocl-opencl-icd ocl-icd-opencl-dev",
+    buildOptions: [],
+  },
+  cuda: {
+    name: "cuda", status: cudaStatus,
+    open: () => cudaContext(Number(process.env.LOOM_CUDA_DEVICE ?? 0)),
+    install: "it needs an NVIDIA GPU with its driver (libcuda.so.1) and the CUDA toolkit's NVRTC (libnvrtc.so)",
+    buildOptions: [],
+  },
+};
+
+const contexts = new Map<string, DeviceContext>();
+const programs = new Map<string, DeviceProgram>();
+const MAX_PROGRAMS = 256;
+
+function contextFor(rt: DeviceRuntime): DeviceContext {
+  requireAddon(rt.name);
+  let ctx = contexts.get(rt.name);
+  if (ctx) return ctx;
+  const st = rt.status();
+  if (!st.available) throw new BackendUnavailableError(`the "${rt.name}" backend is not available here: ${st.reason ?? "no device"}; ${rt.install}`);
+  ctx = rt.open();
+  contexts.set(rt.name, ctx);
+  return ctx;
+}
+
+function programFor(rt: DeviceRuntime, ctx: DeviceContext, source: string, what: string): DeviceProgram {
+  const key = `${rt.name}\n${source}`;
+  let p = programs.get(key);
+  if (p) return p;
+  try {
+    p = ctx.build(source, rt.buildOptions);
+  } catch (e) {
+    throw new CodegenError(`the ${rt.name} compiler rejected the ${what}:\n${(e as Error).message}`);
+  }
+  if (programs.size >= MAX_PROGRAMS) {
+    const [oldKey, old] = programs.entries().next().value as [string, DeviceProgram];
+    programs.delete(oldKey);
+    old.release();
+  }
+  programs.set(key, p);
+  return p;
+}
+
+async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions): Promise<BackendResult> {
+  const ctx = contextFor(rt);
+  const prep = prepareArgs(k, args, { temporaries: false });
+  const plan = planFor(k, prep.kernel, rt.name);
+  const storage = storageFor(plan, prep);
+  proveBounds(plan, prep, storage, opts);
+  const program = programFor(rt, ctx, plan.code.deviceCode, `${rt.name} code of kernel "${k.name}"`);
+  const params = new Map([...prep.values].map(([n, x]) => [n, Number(x)]));
+  const buffers = new Map<string, DeviceBuffer>();
+  const kernelMs: number[] = [];
+  try {
+    for (const [name, s] of storage) {
+      const buf = ctx.alloc(Math.max(1, s.data.byteLength));
+      buffers.set(name, buf);
+      if (s.data.byteLength > 0) ctx.write(buf, s.data);
+    }
+    for (const { info, dk } of plan.kernels) {
+      const { groups, local } = launchSizes(dk, params);
+      if (groups.some((g) => g === 0)) {
+        kernelMs.push(0);
+        continue;
+      }
+      const launchArgs: DeviceArg[] = info.args.map((name) => {
+        const v = prep.values.get(name);
+        if (v !== undefined) return { kind: scalarKind(name, findArg(prep.kernel, name)?.dtype), value: v };
+        return buffers.get(name)!;
+      });
+      try {
+        kernelMs.push(ctx.launch(program, info.name, launchArgs, groups, local) / 1e6);
+      } catch (e) {
+        throw new ExecutionError(`${rt.name}: launching kernel "${info.name}" (groups ${groups.join("×") || "1"}, work-items ${local.join("×") || "1"}) failed: ${(e as Error).message}`);
+      }
+    }
+    for (const name of prep.written) {
+      const s = storage.get(name);
+      if (s && s.data.byteLength > 0) ctx.read(buffers.get(name)!, s.data);
+    }
+  } finally {
+    for (const b of buffers.values()) b.release();
+  }
+  return { outputs: outputsOf(prep), kernelMs };
+}
+
+/** The native backends by name. */
+export const nativeBackends = {
+  c: (k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions) => runC("c", k, args, opts),
+  openmp: (k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions) => runC("openmp", k, args, opts),
+  opencl: (k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions) => runDevice(RUNTIMES.opencl, k, args, opts),
+  cuda: (k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions) => runDevice(RUNTIMES.cuda, k, args, opts),
+} as const;
+
+/**
+ * Whether `backend` can run here, and if not why (never throws).
+ * `backendAvailability("opencl")` is `{ available: false, reason: "… apt-get install pocl-opencl-icd …" }` without OpenCL.
+ */
+export function backendAvailability(backend: "c" | "openmp" | "opencl" | "cuda"): { available: boolean; reason?: string } {
+  try {
+    if (backend === "c" || backend === "openmp") {
+      requireAddon(backend);
+      return { available: true };
+    }
+    contextFor(RUNTIMES[backend]);
+    return { available: true };
+  } catch (e) {
+    if (e instanceof LoomError) return { available: false, reason: e.message };
+    return { available: false, reason: String(e) };
+  }
+}
