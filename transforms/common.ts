@@ -1,8 +1,9 @@
 /** Helpers shared by the transformation modules: names, instruction matching, iname rewriting. */
-import { TransformError } from "../src/errors.js";
+import { ParseError, TransformError } from "../src/errors.js";
 import {
-  allInames, globMatch, mapExpr, naturalCompare, reductionInames, type Expr, type Instruction, type Kernel,
+  allInames, mapExpr, naturalCompare, reductionInames, type Expr, type Instruction, type Kernel,
 } from "../src/ir/index.js";
+import { isMultiLevelStackMatch, parseStackMatch } from "./match.js";
 
 /** Every name in use in `k`: inames, parameters, arguments, temporaries, substitution rules. */
 export function takenNames(k: Kernel): Set<string> {
@@ -27,22 +28,33 @@ export function checkIname(k: Kernel, iname: string, who: string): void {
   }
 }
 
-/** Instruction selector: an id glob (`"init_*"`, also `"id:init_*"`) or a list of ids/globs. */
+/**
+ * Instruction selector: a match expression (`"init_*"`, `"id:init_* or writes:out"`, a stack
+ * match taken at the level of whole instructions) or a list of them, each selecting something.
+ */
 export type InsnMatch = string | readonly string[];
 
 /** Ids of the instructions `within` selects; a pattern that selects nothing is a TransformError. */
 export function matchInsns(k: Kernel, within: InsnMatch, who: string): Set<string> {
   const patterns = typeof within === "string" ? [within] : within;
   if (!Array.isArray(patterns) || patterns.some((p) => typeof p !== "string")) {
-    throw new TransformError(`${who}: within must be an instruction id glob or a list of ids; got ${JSON.stringify(within)}`);
+    throw new TransformError(`${who}: within must be a match expression (as "id:a* or writes:out") or a list of them; got ${JSON.stringify(within)}`);
   }
   const ids = new Set<string>();
   for (const raw of patterns) {
-    const pat = raw.trim().replace(/^id:/, "");
-    const hits = k.instructions.filter((i) => globMatch(pat, i.id));
+    let pred: (insn: Instruction) => boolean;
+    try {
+      const stackPred = parseStackMatch(raw, k);
+      pred = (insn) => stackPred(insn, []);
+    } catch (e) {
+      if (e instanceof ParseError) throw new TransformError(`${who}: within ${e.message}`);
+      throw e;
+    }
+    const hits = k.instructions.filter(pred);
     if (hits.length === 0) {
       const all = k.instructions.map((i) => i.id).join(", ") || "(none)";
-      throw new TransformError(`${who}: within "${raw}" matches no instruction of kernel "${k.name}"; instruction ids are ${all}`);
+      const hint = isMultiLevelStackMatch(raw) ? " (a stack match of more than one level selects rule calls inside instructions, never a whole instruction)" : "";
+      throw new TransformError(`${who}: within "${raw}" matches no instruction of kernel "${k.name}"; instruction ids are ${all}${hint}`);
     }
     for (const h of hits) ids.add(h.id);
   }

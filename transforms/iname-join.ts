@@ -2,18 +2,24 @@
  * Joining and tiling inames (loopy's join_inames; Halide-style tile = split each + reorder).
  */
 import { TransformError } from "../src/errors.js";
-import { arith, c, domainIndexOf, uniqueName, v, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
+import { arith, c, domainIndexOf, freeVariables, uniqueName, v, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
 import {
   addConstraints, aff, affAdd, affIsConstant, affScale, affSub, dimBounds, intersect, projectOut, removeRedundancies, reorderDims, universe,
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
-import { checkIname, checkInt, takenNames } from "./common.js";
+import { checkIname, checkInt, matchInsns, takenNames, type InsnMatch } from "./common.js";
+import { duplicateInames, removeUnusedInames } from "./iname-rename.js";
 import { prioritizeLoops, splitIname, tagInames } from "./iname.js";
 import { affToExpr, checkIdentifier, nameList, reductionsOf, rewriteKernel } from "./rewrite.js";
 
 export interface JoinOptions {
   /** Tag of the new iname, as in tagInames. */
   readonly tag?: string;
+  /**
+   * Only the instructions this match expression (or list) selects loop over the joined iname
+   * (loopy's within); the others keep the old inames, which stay while something uses them.
+   */
+  readonly within?: InsnMatch;
 }
 
 /** One joined iname: `x = lower + (new // stride) % length` (no `% length` for the slowest). */
@@ -116,6 +122,7 @@ export function joinInames(k: Kernel, inames: string | readonly string[], newIna
   const who = "joinInames";
   const list = nameList(inames, `${who}: inames`);
   for (const i of list) checkIname(k, i, who);
+  if (opts.within !== undefined) return joinWithin(k, list, newIname, opts, who);
   const idx = domainIndexOf(k, list[0]!);
   const other = list.find((i) => domainIndexOf(k, i) !== idx);
   if (other !== undefined) throw new TransformError(`${who}: inames ${list.join(", ")} must be in one domain; "${other}" is in another`);
@@ -158,6 +165,32 @@ export function joinInames(k: Kernel, inames: string | readonly string[], newIna
   const out = rewriteKernel(k, { values, inames: new Map(list.map((i) => [i, [name]])) });
   const joined = withKernel(out, { domains: k.domains.map((dd, i) => (i === idx ? nd : dd)) });
   return opts.tag === undefined ? joined : tagInames(joined, { [name]: opts.tag });
+}
+
+/**
+ * joinInames for the instructions `within` selects: they get their own copies of the inames
+ * (duplicateInames), the copies are joined, and an old iname nothing uses any more is removed.
+ */
+function joinWithin(k: Kernel, list: readonly string[], newIname: string | undefined, opts: JoinOptions, who: string): Kernel {
+  const ids = matchInsns(k, opts.within!, who);
+  const users = k.instructions.filter((insn) => ids.has(insn.id) && [insn.withinInames, ...reductionsOf(insn)].some((used) => used.some((i) => list.includes(i))));
+  if (users.length === 0) {
+    throw new TransformError(`${who}: no instruction that within ${JSON.stringify(opts.within)} selects (${[...ids].join(", ")}) uses ${list.join(", ")}`);
+  }
+  const rule = k.substitutions.find((r) => list.some((i) => !r.params.includes(i) && freeVariables(r.expr).has(i)));
+  if (rule) throw new TransformError(`${who}: substitution rule "${rule.name}" uses ${list.filter((i) => freeVariables(rule.expr).has(i)).join(", ")}; with within, expand it first (expandSubst)`);
+  const name = newIname === undefined ? uniqueName([...list].reverse().join("_and_"), takenNames(k)) : checkIdentifier(newIname, `${who}: newIname`);
+  if (newIname !== undefined && takenNames(k).has(name)) throw new TransformError(`${who}: newIname "${name}" is already a name in kernel "${k.name}"; choose another`);
+  const copies = list.map((i) => uniqueName(`${i}_${name}`, new Set([...takenNames(k), name])));
+  const dup = duplicateInames(k, [...list], users.map((u) => u.id), copies);
+  const joined = joinInames(dup, copies, name, { ...(opts.tag === undefined ? {} : { tag: opts.tag }) });
+  const unused = list.filter((i) => !inameUsedAnywhere(joined, i));
+  return unused.length > 0 ? removeUnusedInames(joined, unused) : joined;
+}
+
+/** Whether an instruction loops or reduces over `iname`, or a domain depends on it. */
+function inameUsedAnywhere(k: Kernel, iname: string): boolean {
+  return k.domains.some((d) => d.params.includes(iname)) || k.instructions.some((insn) => [insn.withinInames, ...reductionsOf(insn)].some((u) => u.includes(iname)));
 }
 
 export interface TileOptions {

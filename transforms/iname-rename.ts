@@ -4,7 +4,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  allInames, domainChain, domainIndexOf, iterationDomain, uniqueName, v, withKernel, type Expr, type Kernel,
+  allInames, domainChain, domainIndexOf, freeVariables, iterationDomain, uniqueName, v, withKernel, type Expr, type Kernel,
 } from "../src/ir/index.js";
 import { intersect, isEqualSet, projectOut, rename, reorderDims, substitute, aff, type BasicSet } from "../src/poly/index.js";
 import { checkIname, inameList, matchInsns, takenNames, type InsnMatch } from "./common.js";
@@ -13,6 +13,13 @@ import { checkIdentifier, nameList, reductionsOf, rewriteKernel, usedInames } fr
 export interface RenameOptions {
   /** Merge into an existing iname `newIname` (their domains must be equal). */
   readonly existingOk?: boolean;
+  /**
+   * Rename only in the instructions this match expression (or list) selects (loopy's within):
+   * a fresh `newIname` is a copy of the old one with its tag (loopy's duplicate_inames with
+   * preserve_tags), an existing one takes over those instructions; the old iname is removed when
+   * nothing uses it any more.
+   */
+  readonly within?: InsnMatch;
 }
 
 /**
@@ -28,6 +35,7 @@ export function renameIname(k: Kernel, oldIname: string, newIname: string, opts:
   checkIname(k, oldIname, who);
   checkIdentifier(newIname, `${who}: newIname`);
   if (newIname === oldIname) return k;
+  if (opts.within !== undefined) return renameWithin(k, oldIname, newIname, opts, who);
   const taken = takenNames(k);
   const values = new Map<string, Expr>([[oldIname, v(newIname)]]);
   const r = { values, inames: new Map([[oldIname, [newIname]]]) };
@@ -45,6 +53,33 @@ export function renameIname(k: Kernel, oldIname: string, newIname: string, opts:
   const domains = merged.domains.map((d) => (d.params.includes(oldIname) ? substitute(d, oldIname, aff({ [newIname]: 1 })) : d));
   const oldIdx = domainIndexOf(k, oldIname);
   return dropDims(withKernel(merged, { domains }), oldIdx, [oldIname]);
+}
+
+/** renameIname in the instructions `within` selects: duplicate (fresh name) or merge (existing), then drop the old iname if unused. */
+function renameWithin(k: Kernel, oldIname: string, newIname: string, opts: RenameOptions, who: string): Kernel {
+  const ids = matchInsns(k, opts.within!, who);
+  const users = [...ids].filter((id) => {
+    const insn = k.instructions.find((i) => i.id === id)!;
+    return [insn.withinInames, ...reductionsOf(insn)].some((u) => u.includes(oldIname));
+  });
+  if (users.length === 0) throw new TransformError(`${who}: no instruction that within ${JSON.stringify(opts.within)} selects (${[...ids].join(", ")}) uses "${oldIname}"`);
+  const rule = k.substitutions.find((r) => !r.params.includes(oldIname) && freeVariables(r.expr).has(oldIname));
+  if (rule) throw new TransformError(`${who}: substitution rule "${rule.name}" uses "${oldIname}"; with within, expand it first (expandSubst)`);
+  const taken = takenNames(k);
+  let out: Kernel;
+  if (!taken.has(newIname)) {
+    out = duplicateInames(k, oldIname, users, [newIname]);
+    const tag = k.inameTags[oldIname];
+    if (tag !== undefined) out = withKernel(out, { inameTags: { ...out.inameTags, [newIname]: tag } });
+  } else {
+    if (!allInames(k).includes(newIname)) throw new TransformError(`${who}: "${newIname}" is already a name in kernel "${k.name}" (not an iname); choose another`);
+    if (opts.existingOk !== true) throw new TransformError(`${who}: iname "${newIname}" already exists in kernel "${k.name}"; pass { existingOk: true } to merge "${oldIname}" into it`);
+    const userSet = new Set(users);
+    checkMergeable(withKernel(k, { instructions: k.instructions.filter((i) => userSet.has(i.id)) }), oldIname, newIname, who);
+    out = rewriteKernel(k, { values: new Map<string, Expr>([[oldIname, v(newIname)]]), inames: new Map([[oldIname, [newIname]]]) }, userSet);
+  }
+  const stillUsed = out.domains.some((d) => d.params.includes(oldIname)) || out.instructions.some((insn) => [insn.withinInames, ...reductionsOf(insn)].some((u) => u.includes(oldIname)));
+  return stillUsed ? out : removeUnusedInames(out, [oldIname]);
 }
 
 /** Merging two inames is sound only where they iterate alike and no instruction uses both. */

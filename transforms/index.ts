@@ -4,13 +4,13 @@ export { joinInames, tile, type JoinOptions, type TileOptions } from "./iname-jo
 export { renameIname, duplicateInames, removeUnusedInames, type RenameOptions } from "./iname-rename.js";
 export { splitReductionInward, splitReductionOutward, makeReductionInamesUnique, type ReductionOptions, type UniqueOptions } from "./reduction.js";
 export { mapDomain } from "./map-domain.js";
-export { assume, fixParameters, kernelParameters } from "./parameters.js";
+export { assume, fixParameters, kernelParameters, type FixParametersOptions } from "./parameters.js";
 export { tagArrayAxes, dimOrder, splitArrayAxis, privatize } from "./layout.js";
 export { setTemporaryAddressSpace } from "./data.js";
 export { addPrefetch, precompute, type PrefetchOptions, type PrecomputeOptions, type FetchTagSpec } from "./prefetch.js";
 export { extractSubst, assignmentToSubst, expandSubst, type ExtractSubstOptions } from "./subst.js";
 export { addDependency, addBarrier, removeInstructions, setInstructionPriority, type BarrierOptions } from "./instruction.js";
-export { parseMatch, selectInstructions, type InsnPredicate, type InstructionMatch } from "./match.js";
+export { parseMatch, parseStackMatch, selectInstructions, type InsnPredicate, type InstructionMatch, type RuleCallFrame, type StackPredicate } from "./match.js";
 export {
   step, split, join, tag, prioritize, prefetch, pipeline, toJSON, fromJSON, describe, applyPipeline, makeStepOf,
   PipelineStepError, type Step, type StepData, type PipelineJSON, type StepForms,

@@ -5,13 +5,13 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  arith, c, effectiveDimTags, iterationDomain, mapExpr, parseDimTags, reductionInames, v, withKernel,
-  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type Temporary,
+  arith, axisStrides, c, effectiveDimTags, exprToString, iterationDomain, mapExpr, mulExpr, parseDimTags, reductionInames, v, withKernel,
+  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary,
 } from "../src/ir/index.js";
 import {
   affToString, dimBounds, intersect, isEmpty, isEmptyWith, parseConstraints, type Aff, type BasicSet,
 } from "../src/poly/index.js";
-import { checkIname, checkInt } from "./common.js";
+import { checkIname, checkInt, takenNames } from "./common.js";
 import { kernelParameters } from "./parameters.js";
 
 type DataVar = ArrayArg | Temporary;
@@ -49,12 +49,89 @@ function updateData(k: Kernel, name: string, f: (a: DataVar) => DataVar): Kernel
     : withKernel(k, { args: k.args.map((a) => (a.name === name && a.kind === "array" ? f(a) as ArrayArg : a)) });
 }
 
+/** What loopy's tag syntax adds to Loom's: `stride:auto`, `(pad=K)` and `->K` per tag. */
+interface TagExtras {
+  readonly auto: boolean;
+  readonly pad: number | undefined;
+}
+
+/**
+ * Read loopy's suffixes off each tag: `?` (kept, for parseDimTags), `->K` (the target axis: only
+ * 0 exists for arrays), `(pad=K)` on c/f/N tags, and `stride:auto`. Returns the tags parseDimTags
+ * reads, after dropping optional tags as it does, and the extras of the tags that remain.
+ */
+function readTagSuffixes(dimTags: string | readonly string[], nAxes: number, name: string, who: string): { tags: string[]; extras: TagExtras[] } {
+  const items = (typeof dimTags === "string" ? dimTags.split(",") : [...dimTags]).map((t) => t.trim()).filter((t) => t !== "");
+  let parsed = items.map((raw) => {
+    let t = raw;
+    const optional = t.endsWith("?");
+    if (optional) t = t.slice(0, -1).trim();
+    const target = /->\s*(\S+)$/.exec(t);
+    if (target) {
+      if (target[1] !== "0") {
+        throw new TransformError(`${who}: tag "${raw}" of "${name}" maps the axis to target axis ${target[1]}; only OpenCL images have more than one target axis (loopy's ImageArg), and Loom has no image arrays, so the only target axis is 0 (->0)`);
+      }
+      t = t.slice(0, target.index).trim();
+    }
+    let pad: number | undefined;
+    const padded = /^([^(]*)\(\s*pad\s*=\s*([^)]*)\)$/.exec(t);
+    if (padded) {
+      t = padded[1]!.trim();
+      if (!/^(c|C|f|F|N\d)$/.test(t)) throw new TransformError(`${who}: tag "${raw}" of "${name}": (pad=…) goes on c, f or N0…N9, as in c(pad=16)`);
+      pad = Number(padded[2]!.trim());
+      if (!/^\d+$/.test(padded[2]!.trim()) || pad < 1) throw new TransformError(`${who}: tag "${raw}" of "${name}": the padding must be an integer >= 1 (elements), as in c(pad=16); got "${padded[2]!.trim()}"`);
+    }
+    const auto = /^stride:\s*auto$/.test(t);
+    if (auto) t = "stride:0";
+    return { tag: optional ? `${t}?` : t, optional, extras: { auto, pad } };
+  });
+  // parseDimTags drops optional tags left-first while there are too many: the same ones here.
+  while (parsed.length > nAxes) {
+    const k = parsed.findIndex((p) => p.optional);
+    if (k < 0) break;
+    parsed = [...parsed.slice(0, k), ...parsed.slice(k + 1)];
+  }
+  return { tags: parsed.map((p) => (p.optional ? p.tag.slice(0, -1) : p.tag)), extras: parsed.map((p) => p.extras) };
+}
+
+/** `s` rounded up to a multiple of `pad`. */
+function roundUp(s: Expr, pad: number): Expr {
+  if (pad === 1) return s;
+  if (s.kind === "const") return c(Math.ceil(s.value / pad) * pad);
+  return arith("*", arith("//", arith("+", s, c(pad - 1)), c(pad)), c(pad));
+}
+
+/**
+ * The strides of nested axes with padding (loopy's convert_computed_to_fixed_dim_tags): going
+ * from the fastest level out, each level's stride is the previous one times its extent, rounded
+ * up to a multiple of the pad of the axis below it. Every nested axis becomes a `stride` tag.
+ */
+function padStrides(tags: readonly DimTag[], shape: readonly Expr[], pads: readonly (number | undefined)[]): DimTag[] {
+  const byLevel = new Map<number, number>();
+  tags.forEach((t, x) => { if (t.kind === "nest") byLevel.set(t.level, x); });
+  const out = [...tags];
+  let stride: Expr = c(1);
+  for (let l = 0; byLevel.has(l); l++) {
+    const x = byLevel.get(l)!;
+    out[x] = { kind: "stride", stride };
+    stride = mulExpr(stride, shape[x]!);
+    if (pads[x] !== undefined) stride = roundUp(stride, pads[x]!);
+  }
+  return out;
+}
+
 /**
  * Set the data-axis tags of arrays and temporaries (loopy's tag_array_axes): `c`/`f` nest an axis
  * outside/inside the following ones, `N0…N9` give nesting levels (N0 fastest), `stride:EXPR`,
- * `sep`, `vec`; `?` marks a tag dropped when there are more tags than axes.
+ * `sep`, `vec`; `?` marks a tag dropped when there are more tags than axes. As in loopy:
+ * `stride:auto` makes the stride a new int32 argument `${array}_stride${axis}` (arrays only: a
+ * temporary has no caller to choose it); `c(pad=K)`, `f(pad=K)`, `N1(pad=K)` round the stride of
+ * the next axis out up to a multiple of K elements (the nested axes then get explicit strides);
+ * `->0` names the target axis, the only one arrays have (more exist only for OpenCL images).
  *
- *   tagArrayAxes(k, "a, b", "f,f")      // column-major: a[i,j] at i + j*n
+ *   tagArrayAxes(k, "a, b", "f,f")            // column-major: a[i,j] at i + j*n
+ *   tagArrayAxes(k, "a", "c,c(pad=16)")       // rows of a[n, 10] 16 elements apart
+ *   tagArrayAxes(k, "a", "stride:auto,c")     // a[i,j] at i*a_stride0 + j; a_stride0 is passed
  */
 export function tagArrayAxes(k: Kernel, arrays: string | readonly string[], dimTags: string | readonly string[]): Kernel {
   const who = "tagArrayAxes";
@@ -66,9 +143,10 @@ export function tagArrayAxes(k: Kernel, arrays: string | readonly string[], dimT
   for (const name of dataNames(k, arrays, who)) {
     const a = findData(k, name, who);
     const shape = shapeOf(a, who);
+    const { tags: clean, extras } = readTagSuffixes(dimTags, shape.length, name, who);
     let tags: DimTag[];
     try {
-      tags = parseDimTags(dimTags, shape.length);
+      tags = parseDimTags(clean, shape.length);
     } catch (e) {
       if (!(e instanceof LoomError)) throw e;
       throw new TransformError(`${who}: "${name}" (${shape.length} axes): ${e.message}`);
@@ -78,11 +156,33 @@ export function tagArrayAxes(k: Kernel, arrays: string | readonly string[], dimT
       if ((t.kind === "vec" || t.kind === "sep") && shape[x]!.kind !== "const") {
         throw new TransformError(`${who}: axis ${x} of "${name}" is tagged ${t.kind}, which needs a constant extent; the extent is not a number`);
       }
-      if (t.kind === "stride") {
+      if (t.kind === "stride" && !extras[x]!.auto) {
         const vars = [...collectVars(t.stride)].filter((n) => !params.includes(n));
-        if (vars.length > 0) throw new TransformError(`${who}: the stride of axis ${x} of "${name}" uses ${vars.join(", ")}, which ${vars.length > 1 ? "are not parameters" : "is not a parameter"}; strides are integers and parameters (${params.join(", ") || "none"}); stride:auto is not supported`);
+        if (vars.length > 0) throw new TransformError(`${who}: the stride of axis ${x} of "${name}" uses ${vars.join(", ")}, which ${vars.length > 1 ? "are not parameters" : "is not a parameter"}; strides are integers and parameters (${params.join(", ") || "none"}), or stride:auto for a stride passed as an argument`);
       }
     });
+    // stride:auto: a new argument per axis (loopy adds one for each auto stride).
+    const newArgs: KernelArg[] = [];
+    const isArg = k.args.some((x) => x.name === name);
+    extras.forEach((ex, x) => {
+      if (!ex.auto) return;
+      if (!isArg) throw new TransformError(`${who}: axis ${x} of temporary "${name}" is tagged stride:auto, which makes the stride an argument; a temporary's layout is the kernel's own, so give its stride (stride:EXPR) or a nesting (c, f, N)`);
+      const argName = `${name}_stride${x}`;
+      const existing = out.args.find((y) => y.name === argName);
+      if (existing === undefined) {
+        if (takenNames(out).has(argName)) throw new TransformError(`${who}: stride:auto on axis ${x} of "${name}" needs the argument name "${argName}", which is already a name in kernel "${k.name}"`);
+        newArgs.push({ kind: "value", name: argName, dtype: "int32" });
+      } else if (existing.kind !== "value") {
+        throw new TransformError(`${who}: stride:auto on axis ${x} of "${name}" needs the value argument "${argName}", but "${argName}" is an array`);
+      }
+      tags[x] = { kind: "stride", stride: v(argName) };
+    });
+    const pads = extras.map((ex) => ex.pad);
+    if (pads.some((p) => p !== undefined)) {
+      if (tags.some((t) => t.kind === "vec")) throw new TransformError(`${who}: "${name}" has a vec axis; padding a vector array is not supported (its strides count vectors, not elements)`);
+      tags = padStrides(tags, shape, pads);
+    }
+    if (newArgs.length > 0) out = withKernel(out, { args: [...out.args, ...newArgs] });
     out = updateData(out, name, (d) => ({ ...d, dimTags: tags }));
   }
   return out;
@@ -229,11 +329,15 @@ function insnInames(insn: Instruction): string[] {
  * `q, r` when `i = count*q + r` with `0 <= r < count`). With `order: "C"` (default) the outer axis
  * comes first, with `"F"` after the inner one. As in loopy the strides are kept: the inner axis
  * takes the old stride and the outer one `count` times it, so the flat storage is identical and an
- * argument's data is passed unchanged, only viewed in the new shape. E must be a multiple of
- * `count` (a constant, or proven by the assumptions; loopy rounds E/count up instead, which pads
- * the argument); `sep`/`vec` axes and linear subscripts `a[[…]]` cannot be split.
+ * argument's data is passed unchanged, only viewed in the new shape. When `count` does not divide
+ * E (or the assumptions do not show it does), the outer extent is ceil(E/count), as in loopy: the
+ * axes then get explicit strides (the old ones, the outer `count` times the inner), so every
+ * element keeps its place and the array is padded at its end by less than one row of the split
+ * axis. `sep`/`vec` axes and linear subscripts `a[[…]]` cannot be split, nor arrays with a `vec`
+ * axis when E is not a multiple of `count`.
  *
  *   splitArrayAxis(k, "a", 0, 4)        // a: float32[16] -> float32[4, 4]; a[i] -> a[i // 4, i % 4]
+ *   splitArrayAxis(k, "a", 0, 4)        // a: float32[10] -> float32[3, 4] with strides (4, 1)
  */
 export function splitArrayAxis(
   k: Kernel, arrays: string | readonly string[], axis: number, count: number, opts: { readonly order?: "C" | "F" } = {},
@@ -253,16 +357,26 @@ export function splitArrayAxis(
     const tags = effectiveDimTags(a);
     const tag = tags[axis]!;
     if (tag.kind === "sep" || tag.kind === "vec") throw new TransformError(`${who}: axis ${axis} of "${name}" is tagged ${tag.kind}; only nested (c, f, N) and stride axes can be split`);
-    const outerLen = divideExtent(out, shape[axis]!, count, `${who}: axis ${axis} of "${name}"`);
+    const { extent: outerLen, exact } = divideExtent(out, shape[axis]!, count);
     const at = order === "C" ? axis : axis + 1;
     const newShape = [...shape];
     newShape[axis] = c(count);
     newShape.splice(at, 0, outerLen);
-    // The inner axis keeps the level (or stride); the outer one sits right above it.
-    const level = tag.kind === "nest" ? tag.level : Infinity;
-    const newTags: DimTag[] = tags.map((t) => (t.kind === "nest" && t.level > level ? { ...t, level: t.level + 1 } : t));
-    const outerTag: DimTag = tag.kind === "nest" ? { kind: "nest", level: level + 1 } : { kind: "stride", stride: arith("*", tag.stride, c(count)) };
-    newTags.splice(at, 0, outerTag);
+    let newTags: DimTag[];
+    if (exact) {
+      // The inner axis keeps the level (or stride); the outer one sits right above it.
+      const level = tag.kind === "nest" ? tag.level : Infinity;
+      newTags = tags.map((t) => (t.kind === "nest" && t.level > level ? { ...t, level: t.level + 1 } : t));
+      const outerTag: DimTag = tag.kind === "nest" ? { kind: "nest", level: level + 1 } : { kind: "stride", stride: arith("*", tag.stride, c(count)) };
+      newTags.splice(at, 0, outerTag);
+    } else {
+      // Padded: nest levels would stretch the faster axes' strides; fixed strides keep every element in place.
+      const bad = tags.find((t) => t.kind === "vec" || t.kind === "sep");
+      if (bad) throw new TransformError(`${who}: axis ${axis} of "${name}" has extent ${exprToString(shape[axis]!)}, not a multiple of ${count}, and "${name}" has a ${bad.kind} axis; padding is only possible for arrays addressed by strides alone (choose a count that divides the extent)`);
+      const old = axisStrides(shape, tags);
+      newTags = old.map((st): DimTag => ({ kind: "stride", stride: st! }));
+      newTags.splice(at, 0, { kind: "stride", stride: mulExpr(old[axis]!, c(count)) });
+    }
     out = updateData(out, name, (d) => ({ ...d, shape: newShape, dimTags: newTags }));
     const contexts = new Map<string, BasicSet>();
     const contextOf = (insn: Instruction): BasicSet | undefined => {
@@ -286,13 +400,13 @@ export function splitArrayAxis(
   return out;
 }
 
-/** `extent / count` as an expression, when `count` divides `extent` (for all parameters the assumptions allow). */
-function divideExtent(k: Kernel, extent: Expr, count: number, what: string): Expr {
+/**
+ * `extent / count` as an expression, `exact` when `count` divides `extent` (a constant, or for all
+ * parameters the assumptions allow); otherwise ceil(extent / count) (loopy's div_ceil).
+ */
+function divideExtent(k: Kernel, extent: Expr, count: number): { extent: Expr; exact: boolean } {
   const a = exprToAff(extent);
-  if (a && Object.keys(a.terms).length === 0) {
-    if (a.constant % count !== 0) throw new TransformError(`${what} has extent ${a.constant}, which is not a multiple of ${count}; choose a count that divides it`);
-    return c(a.constant / count);
-  }
+  if (a && Object.keys(a.terms).length === 0) return { extent: c(Math.ceil(a.constant / count)), exact: a.constant % count === 0 };
   let divisible = false;
   if (a) {
     try {
@@ -302,11 +416,9 @@ function divideExtent(k: Kernel, extent: Expr, count: number, what: string): Exp
       if (!(e instanceof LoomError)) throw e;
     }
   }
-  if (!divisible || !a) {
-    throw new TransformError(`${what}: cannot show that its extent is a multiple of ${count}; add it to the assumptions (assume(k, "${a ? affToString(a) : "n"} mod ${count} = 0"))`);
-  }
+  if (!divisible || !a) return { extent: arith("//", arith("+", extent, c(count - 1)), c(count)), exact: false };
   const exact = Object.values(a.terms).every((x) => x % count === 0) && a.constant % count === 0;
-  return exact ? affToExpr(scaleAff(a, 1 / count)) : arith("//", extent, c(count));
+  return { extent: exact ? affToExpr(scaleAff(a, 1 / count)) : arith("//", extent, c(count)), exact: true };
 }
 
 // ---- privatize --------------------------------------------------------------------------------

@@ -5,9 +5,10 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  allInames, c, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
+  allInames, c, freeVariables, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
   type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary,
 } from "../src/ir/index.js";
+import { matchInsns, type InsnMatch } from "./common.js";
 import { fixValues, intersect, isEmpty, parseConstraints, parseSet, printSet, type BasicSet } from "../src/poly/index.js";
 
 /** The kernel's parameters: value arguments and the non-iname parameters of its domains and assumptions. */
@@ -98,15 +99,28 @@ function fixLayout<T extends ArrayArg | Temporary>(a: T, ints: ReadonlyMap<strin
   return { ...a, shape, dimTags };
 }
 
+export interface FixParametersOptions {
+  /**
+   * Substitute into the expressions of these instructions only (loopy's within); domains, shapes,
+   * strides and assumptions are fixed all the same. Substitution rules are then left as they are,
+   * and a value argument that an instruction left out (or a rule) still reads stays an argument,
+   * to be passed the same value.
+   */
+  readonly within?: InsnMatch;
+}
+
 /**
  * Replace parameters by constants everywhere (loopy's fix_parameters): domains, instructions and
  * their predicates, substitution rules, shapes, strides and assumptions; the value arguments are
  * removed. A value that contradicts the assumptions is refused.
  *
  *   fixParameters(k, { n: 1024 })   // "{[i]: 0<=i<n}" becomes "{[i]: 0<=i<1024}"; `n` is no argument any more
+ *   fixParameters(k, { n: 1024 }, { within: "id:store" })   // only store's expressions read 1024
  */
-export function fixParameters(k: Kernel, values: Readonly<Record<string, number>>): Kernel {
+export function fixParameters(k: Kernel, values: Readonly<Record<string, number>>, opts: FixParametersOptions = {}): Kernel {
   const who = "fixParameters";
+  if (opts === null || typeof opts !== "object" || Array.isArray(opts)) throw new TransformError(`${who}: options must be an object such as { within: "id:s" }; got ${JSON.stringify(opts)}`);
+  const ids = opts.within === undefined ? undefined : matchInsns(k, opts.within, who);
   if (values === null || typeof values !== "object" || Array.isArray(values)) {
     throw new TransformError(`${who}: expected an object of parameter values such as { n: 1024 }; got ${JSON.stringify(values)}`);
   }
@@ -141,15 +155,32 @@ export function fixParameters(k: Kernel, values: Readonly<Record<string, number>
     const shown = names.map((n) => `${n} = ${values[n]}`).join(", ");
     throw new TransformError(`${who}: ${shown} contradicts the assumptions of kernel "${k.name}" (${printSet(k.assumptions)})`);
   }
+  const instructions = k.instructions.map((insn) => (ids === undefined || ids.has(insn.id) ? fixInstruction(insn, exprValues) : insn));
+  const substitutions = ids !== undefined ? k.substitutions : k.substitutions.map((s) => {
+    const own = new Map([...exprValues].filter(([n]) => !s.params.includes(n)));
+    return { ...s, expr: substituteExpr(s.expr, own) };
+  });
+  // With within, what the other instructions and the rules still read stays an argument.
+  const stillRead = new Set<string>();
+  if (ids !== undefined) {
+    for (const insn of instructions) if (!ids.has(insn.id)) insnReads(insn, stillRead);
+    for (const s of substitutions) for (const x of freeVariables(s.expr)) if (!s.params.includes(x)) stillRead.add(x);
+  }
   return withKernel(k, {
     domains: k.domains.map(fixSet),
     assumptions,
-    instructions: k.instructions.map((insn) => fixInstruction(insn, exprValues)),
-    substitutions: k.substitutions.map((s) => {
-      const own = new Map([...exprValues].filter(([n]) => !s.params.includes(n)));
-      return { ...s, expr: substituteExpr(s.expr, own) };
-    }),
-    args: k.args.filter((a) => !(a.kind === "value" && exprValues.has(a.name))).map((a) => (a.kind === "array" ? fixLayout(a, intValues) : a)),
+    instructions,
+    substitutions,
+    args: k.args.filter((a) => !(a.kind === "value" && exprValues.has(a.name) && !stillRead.has(a.name))).map((a) => (a.kind === "array" ? fixLayout(a, intValues) : a)),
     temporaries: k.temporaries.map((t) => fixLayout(t, intValues)),
   });
+}
+
+/** Every variable `insn` reads (right-hand side, left-hand side indices, predicates) into `out`. */
+function insnReads(insn: Instruction, out: Set<string>): void {
+  for (const p of insn.predicates) freeVariables(p, out);
+  if (insn.kind !== "assign") return;
+  freeVariables(insn.rhs, out);
+  if (insn.lhs.kind === "subscript") for (const i of insn.lhs.indices) freeVariables(i, out);
+  if (insn.lhs.kind === "linear") freeVariables(insn.lhs.index, out);
 }

@@ -12,7 +12,7 @@ import {
   accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Footprint,
 } from "../src/analysis/index.js";
 import {
-  allInames, assigneeName, c, findArg, findSubstitution, findTemporary, insnDefaults,
+  allInames, assigneeName, c, exprToString, findArg, freeVariables, findSubstitution, findTemporary, insnDefaults,
   iterationDomain, mapExpr, reductionInames, naturalCompare, sub, substitute as substituteExpr, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
@@ -20,7 +20,9 @@ import {
   aff, affAdd, affIsConstant, affSub, dimBounds, gist, intersect, isEmptyWith, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
-import { inameList, takenNames } from "./common.js";
+import { inameList, matchInsns, takenNames, type InsnMatch } from "./common.js";
+import { parseTemplate } from "./template.js";
+import { expandSubst } from "./subst.js";
 import { splitIname, tagInames } from "./iname.js";
 
 /** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
@@ -49,6 +51,8 @@ export interface PrefetchOptions {
   readonly fetchBoundingBox?: boolean;
   /** Id of the fetch instruction (default `${var}_fetch_rule`). */
   readonly prefetchInsnId?: string;
+  /** Only the reads in these instructions (a match expression or a list) read the fetched copy; the others still read the array. */
+  readonly within?: InsnMatch;
 }
 
 export interface PrecomputeOptions {
@@ -67,6 +71,8 @@ export interface PrecomputeOptions {
   readonly computeInsnId?: string;
   /** Only replace the uses in these instruction ids. */
   readonly within?: string | readonly string[];
+  /** loopy's storage_axes: not supported yet (every argument of the rule is a storage axis); giving it is a TransformError. */
+  readonly storageAxes?: string | readonly (string | number)[];
 }
 
 const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
@@ -550,8 +556,8 @@ function printExpr(e: Expr | number): string {
 export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = {}): Kernel {
   const who = "addPrefetch";
   if (typeof varName !== "string") throw new TransformError(`${who}: the variable must be a name; got ${JSON.stringify(varName)}`);
-  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\[[\s:,]*\])?\s*$/.exec(varName);
-  if (!m) throw new TransformError(`${who}: "${varName}" is not an array name (as "a" or "a[:,:]")`);
+  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$/s.exec(varName);
+  if (!m) throw new TransformError(`${who}: "${varName}" is not an array name (as "a", "a[:,:]" or "f[ifeat,:,:]")`);
   const name = m[1]!;
   const arg = findArg(k, name);
   const tmp = findTemporary(k, name);
@@ -571,7 +577,16 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     throw e;
   }
   if (accesses.length === 0) throw new TransformError(`${who}: no instruction of kernel "${k.name}" reads ${name}`);
-  const insnIds = [...new Set(accesses.map((a) => a.insnId))];
+  let insnIds = [...new Set(accesses.map((a) => a.insnId))];
+  if (opts.within !== undefined) {
+    const selected = matchInsns(k, opts.within, who);
+    insnIds = insnIds.filter((id) => selected.has(id));
+    if (insnIds.length === 0) throw new TransformError(`${who}: no instruction that within ${JSON.stringify(opts.within)} selects (${[...selected].join(", ")}) reads ${name}; readers are ${[...new Set(accesses.map((a) => a.insnId))].join(", ")}`);
+  }
+  let sweep = nameList(opts.sweepInames, "sweepInames", who) ?? [];
+  if (m[2] !== undefined && m[2].split(",").some((x) => x.trim() !== ":" && x.trim() !== "")) {
+    ({ insnIds, sweep } = partialSubscript(k, name, m[2], insnIds, sweep, who));
+  }
   const space = opts.temporaryAddressSpace ?? "local";
   if (!["private", "local", "global"].includes(space)) throw new TransformError(`${who}: temporaryAddressSpace must be private, local or global; got ${JSON.stringify(space)}`);
   const tempName = opts.temporaryName ?? uniqueName(`${name}_fetch`, takenNames(k));
@@ -580,7 +595,7 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
   return storeFootprint(k, {
     who, name, insnIds,
     valueAt: (idx) => sub(name, ...idx),
-    sweep: nameList(opts.sweepInames, "sweepInames", who) ?? [],
+    sweep,
     outer: nameList(opts.fetchOuterInames, "fetchOuterInames", who),
     tempName, dimNames: nameList(opts.dimArgNames, "dimArgNames", who), dimBase: `${name}_dim`, insnId,
     space, tag: opts.defaultTag === undefined ? (space === "private" ? null : "l.auto") : opts.defaultTag,
@@ -592,11 +607,86 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
 }
 
 /**
+ * A partial subscript `f[ifeat,:,:]` (loopy's footprint subscripts): the readers are the
+ * instructions whose every read of `name` has the given index expressions on the fixed axes (an
+ * instruction that also reads `name` elsewhere is refused), and the `:` axes are swept over every
+ * iname their indices use, so the fixed axes are not stored and the fetch runs once per value of
+ * the inames the fixed indices use. (loopy sweeps a `:` axis over its whole extent; the part the
+ * reads touch is fetched here, which is all of it when they cover the axis.)
+ */
+function partialSubscript(
+  k: Kernel, name: string, text: string, insnIds: readonly string[], sweep: readonly string[], who: string,
+): { insnIds: string[]; sweep: string[] } {
+  const items = text.split(",").map((x) => x.trim());
+  const arr = findArg(k, name);
+  const rank = arr?.kind === "array" ? arr.shape?.length : findTemporary(k, name)?.shape.length;
+  if (rank !== undefined && items.length !== rank) throw new TransformError(`${who}: "${name}[${text}]" has ${items.length} indices, but ${name} has ${rank} axes`);
+  const fixed = items.map((x, r) => {
+    if (x === ":") return undefined;
+    if (x === "") throw new TransformError(`${who}: index ${r} of "${name}[${text}]" is empty; use ":" for an axis to fetch`);
+    return parseTemplate(x, who);
+  });
+  const inames = new Set(allInames(k));
+  const fixedInames = new Set(fixed.flatMap((e) => (e ? [...freeVariables(e)].filter((x) => inames.has(x)) : [])));
+  const same = (a: Expr, b: Expr): boolean => {
+    const [x, y] = [exprToAff(a, () => true), exprToAff(b, () => true)];
+    return x && y ? affIsConstant(affSub(x, y)) && affSub(x, y).constant === 0 : JSON.stringify(a) === JSON.stringify(b);
+  };
+  const readers: string[] = [];
+  const swept = new Set(sweep);
+  for (const id of insnIds) {
+    const insn = k.instructions.find((i) => i.id === id)!;
+    const reads: Expr[][] = [];
+    const collect = (e: Expr) => mapExpr(e, (n) => ((n.kind === "subscript" && n.array === name && reads.push([...n.indices])), undefined));
+    insn.predicates.forEach(collect);
+    if (insn.kind === "assign") {
+      collect(insn.rhs);
+      if (insn.lhs.kind === "subscript") insn.lhs.indices.forEach(collect);
+    }
+    const matching = reads.filter((idx) => fixed.every((f, r) => f === undefined || same(f, idx[r]!)));
+    if (matching.length === 0) continue;
+    if (matching.length < reads.length) {
+      const other = reads.find((idx) => !matching.includes(idx))!;
+      throw new TransformError(`${who}: instruction "${id}" reads ${name}[${other.map(exprToString).join(", ")}] besides reads matching ${name}[${text}]; it can read only one of them from the fetched copy (select the instruction out with within)`);
+    }
+    readers.push(id);
+    for (const idx of matching) fixed.forEach((f, r) => {
+      if (f !== undefined) return;
+      for (const x of freeVariables(idx[r]!)) if (inames.has(x) && !fixedInames.has(x)) swept.add(x);
+    });
+  }
+  if (readers.length === 0) throw new TransformError(`${who}: no read of ${name} matches ${name}[${text}] in instructions ${insnIds.join(", ")}`);
+  const clash = [...swept].filter((x) => fixedInames.has(x));
+  if (clash.length > 0) throw new TransformError(`${who}: ${clash.join(", ")} ${clash.length > 1 ? "are" : "is"} used by a fixed index of ${name}[${text}] and cannot be swept`);
+  return { insnIds: readers, sweep: [...swept] };
+}
+
+/** The rules whose bodies call `name`, directly or through other rules. */
+function rulesCalling(k: Kernel, name: string): string[] {
+  const found = new Set<string>([name]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const r of k.substitutions) {
+      if (found.has(r.name)) continue;
+      let calls = false;
+      mapExpr(r.expr, (n) => ((calls ||= n.kind === "call" && found.has(n.fn)), undefined));
+      if (calls) (found.add(r.name), (grew = true));
+    }
+  }
+  found.delete(name);
+  return [...found];
+}
+
+/**
  * loopy's precompute: evaluate the substitution rule `substRule` over the footprint of its uses
  * swept over `sweepInames` into a temporary (`${rule}_0`), computed by instruction
  * `compute_${rule}` over new inames `${rule}_dim_0…`, and replace the uses by reads of it.
- * Supported: uses whose arguments are affine in the inames and parameters, in instructions (not
- * inside other rules). The rule stays in the kernel (unused rules are harmless).
+ * Supported: uses whose arguments are affine in the inames and parameters; a rule without
+ * arguments (stored in a scalar); a rule used inside other rules (those are expanded where they
+ * are called first, so that the uses are in instructions). Not yet: parametric storage extents
+ * (loopy's global temporaries of parametric shape) and storageAxes. The rule stays in the kernel
+ * (unused rules are harmless).
  *
  *   precompute(k, "f", ["i_inner"], { defaultTag: "l.auto" })
  */
@@ -609,10 +699,20 @@ export function precompute(k: Kernel, substRule: string, sweepInames: string | r
     const rules = k.substitutions.map((s) => s.name).join(", ") || "(none)";
     throw new TransformError(`${who}: no substitution rule "${name}" in kernel "${k.name}"; rules are ${rules} (use extractSubst first, or addPrefetch for an array)`);
   }
-  for (const other of k.substitutions) {
-    let uses = false;
-    if (other.name !== name) mapExpr(other.expr, (n) => ((uses ||= n.kind === "call" && n.fn === name), undefined));
-    if (uses) throw new TransformError(`${who}: rule "${name}" is used inside rule "${other.name}"; precomputing a rule used by another rule is not supported yet (expandSubst that rule first)`);
+  // A rule used inside other rules: those rules are expanded where they are called (in the
+  // selected instructions), so that every use is a call in an instruction.
+  if (opts.storageAxes !== undefined) {
+    throw new TransformError(`${who}: storageAxes (loopy's storage_axes) is not supported yet; every argument of rule "${name}" (${rule.params.join(", ") || "none"}) is a storage axis, and axes of extent 1 are dropped`);
+  }
+  const callers = rulesCalling(k, name);
+  if (callers.length > 0) {
+    const within0 = nameList(opts.within, "within", who);
+    const where = within0 ? `(${within0.map((id) => `id:${id}`).join(" or ")})` : "*";
+    try {
+      k = expandSubst(k, `${where} > ... > (${callers.map((c0) => `id:${c0}`).join(" or ")}) $`);
+    } catch (e) {
+      if (!(e instanceof TransformError) || !/selects no rule call/.test(e.message)) throw e;
+    }
   }
   let accesses;
   try {
@@ -625,7 +725,6 @@ export function precompute(k: Kernel, substRule: string, sweepInames: string | r
   const within = nameList(opts.within, "within", who);
   if (within) insnIds = insnIds.filter((id) => within.includes(id));
   if (insnIds.length === 0) throw new TransformError(`${who}: no instruction${within ? " of those in within" : ""} uses rule "${name}"`);
-  if (rule.params.length === 0) throw new TransformError(`${who}: rule "${name}" has no arguments; precomputing a rule without arguments is not supported yet`);
   const space = opts.temporaryAddressSpace ?? "auto";
   const tempName = opts.temporaryName ?? uniqueName(`${name}_0`, takenNames(k));
   const insnId = opts.computeInsnId ?? uniqueName(`compute_${name}`, new Set(k.instructions.map((i) => i.id)));

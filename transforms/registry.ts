@@ -109,7 +109,7 @@ export const REGISTRY = {
   assignmentToSubst: entry(assignmentToSubst, ["string"], (a) => showArg(a[0])),
   expandSubst: entry(expandSubst, ["strings?"], (a) => (a[0] ? `within ${list(a[0])}` : "")),
   assume: entry(assume, ["string"], (a) => showArg(a[0])),
-  fixParameters: entry(fixParameters, ["object"], (a) => Object.entries(obj(a[0])).map(([p, x]) => `${p}=${showArg(x)}`).join(", ")),
+  fixParameters: entry(fixParameters, ["object", "object?"], (a) => `${Object.entries(obj(a[0])).map(([p, x]) => `${p}=${showArg(x)}`).join(", ")}${opts(a[1])}`),
   tagArrayAxes: entry(tagArrayAxes, ["strings", "strings"], (a) => `${list(a[0])} ${list(a[1])}`),
   dimOrder: entry(dimOrder, ["strings", "ints"], (a) => `${list(a[0])} [${list(a[1])}]`),
   splitArrayAxis: entry(splitArrayAxis, ["strings", "int", "int", "object?"], (a) => `${list(a[0])} axis ${showArg(a[1])} into ${showArg(a[2])}${opts(a[3])}`),

@@ -3,7 +3,7 @@
  * subexpressions, turn a once-assigned temporary into a rule, expand rule calls. Rules are
  * macros: a call `f(e1, e2)` means the rule's body with its parameters replaced by `e1, e2`.
  */
-import { TransformError } from "../src/errors.js";
+import { ParseError, TransformError } from "../src/errors.js";
 import {
   allInames, assigneeName, children, exprEquals, exprToString, findTemporary, freeVariables, mapExpr, MATH_FUNCTIONS, reductionInames,
   substitute, uniqueName, walkExpr, withKernel,
@@ -11,7 +11,7 @@ import {
 } from "../src/ir/index.js";
 import { takenNames } from "./common.js";
 import { removeInstructions } from "./instruction.js";
-import { selectInstructions, type InstructionMatch } from "./match.js";
+import { parseStackMatch, selectInstructions, type InstructionMatch, type RuleCallFrame } from "./match.js";
 import { parseTemplate } from "./template.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -43,18 +43,48 @@ function checkNewName(k: Kernel, name: string, what: string, who: string): void 
 
 // ---- expandSubst ------------------------------------------------------------------------
 
-/** `e` with every call of a rule in `rules` replaced by the rule's body, recursively. */
-function expandCalls(e: Expr, rules: ReadonlyMap<string, SubstitutionRule>, who: string, depth = 0): Expr {
+/** Rules made for calls that stay but whose bodies had calls expanded (loopy's rule specialization). */
+interface Specializer {
+  readonly made: SubstitutionRule[];
+  /** `rule|body` -> the copy made for it, so equal bodies share one copy. */
+  readonly byBody: Map<string, SubstitutionRule>;
+  readonly taken: Set<string>;
+}
+
+/**
+ * `e` with calls of rules in `rules` replaced by the rule's body, recursively. With `expand`, a
+ * call is expanded only where `expand(stack)` holds, `stack` being the rule calls around it and
+ * itself, outermost first. A call that stays is still looked into: when calls in its body are
+ * expanded there, it calls a new copy of the rule with that body (`g` -> `g_0`), as loopy does.
+ */
+function expandCalls(
+  e: Expr, rules: ReadonlyMap<string, SubstitutionRule>, who: string,
+  expand?: (stack: readonly RuleCallFrame[]) => boolean, stack: readonly RuleCallFrame[] = [], spec?: Specializer,
+): Expr {
   return mapExpr(e, (n) => {
     if (n.kind !== "call") return undefined;
     const rule = rules.get(n.fn);
     if (!rule) return undefined;
-    if (depth > MAX_RULE_DEPTH) throw new TransformError(`${who}: substitution rule "${n.fn}" expands without end (more than ${MAX_RULE_DEPTH} nested calls)`);
+    if (stack.length > MAX_RULE_DEPTH) throw new TransformError(`${who}: substitution rule "${n.fn}" expands without end (more than ${MAX_RULE_DEPTH} nested calls)`);
     if (rule.params.length !== n.args.length) {
       throw new TransformError(`${who}: substitution rule "${n.fn}" takes ${rule.params.length} arguments (${rule.params.join(", ")}), called with ${n.args.length} in ${exprToString(n)}`);
     }
-    const args = n.args.map((a) => expandCalls(a, rules, who, depth));
-    return expandCalls(substitute(rule.expr, new Map(rule.params.map((p, i) => [p, args[i]!]))), rules, who, depth + 1);
+    const args = n.args.map((a) => expandCalls(a, rules, who, expand, stack, spec));
+    const inner = [...stack, { name: n.fn }];
+    if (expand !== undefined && !expand(inner)) {
+      const body = expandCalls(rule.expr, rules, who, expand, inner, spec);
+      if (spec === undefined || exprEquals(body, rule.expr)) return { ...n, args };
+      const key = `${rule.name}|${exprToString(body)}`;
+      let copy = spec.byBody.get(key);
+      if (copy === undefined) {
+        copy = { name: uniqueName(`${rule.name}_0`, spec.taken), params: rule.params, expr: body };
+        spec.taken.add(copy.name);
+        spec.made.push(copy);
+        spec.byBody.set(key, copy);
+      }
+      return { ...n, fn: copy.name, args };
+    }
+    return expandCalls(substitute(rule.expr, new Map(rule.params.map((p, i) => [p, args[i]!]))), rules, who, expand, inner, spec);
   });
 }
 
@@ -73,18 +103,45 @@ function usedRules(insns: readonly Instruction[], rules: readonly SubstitutionRu
 }
 
 /**
- * Expand substitution-rule calls (loopy's expand_subst), in every instruction or only in those
- * `within` selects; rules no longer called are removed.
+ * Expand substitution-rule calls (loopy's expand_subst), in every instruction or only where
+ * `within` selects; rules no longer called are removed. `within` is a match expression (the
+ * instructions whose calls are expanded), a stack match (loopy's parse_stack_match: the calls
+ * whose stack of enclosing calls, with the instruction first and the call itself last, it
+ * matches), or a list of instruction ids.
  *
  *   // f(x) := x*x;  out[i] = f(a[i])   ->   out[i] = a[i]*a[i]
  *   expandSubst(k)
+ *   expandSubst(k, "... > id:g > id:h $")   // only calls of h made directly inside g
  */
 export function expandSubst(k: Kernel, within?: InstructionMatch): Kernel {
   const who = "expandSubst";
-  const ids = within === undefined ? undefined : new Set(selectInstructions(k, within, who, "within"));
   const rules = new Map(k.substitutions.map((r) => [r.name, r]));
-  const instructions = k.instructions.map((insn) =>
-    ids && !ids.has(insn.id) ? insn : mapReads(insn, (e) => expandCalls(e, rules, who)));
+  let instructions: Instruction[];
+  if (typeof within === "string") {
+    let pred;
+    try {
+      pred = parseStackMatch(within, k);
+    } catch (e) {
+      if (e instanceof ParseError) throw new TransformError(`${who}: within ${e.message}`);
+      throw e;
+    }
+    let expanded = 0;
+    const spec: Specializer = { made: [], byBody: new Map(), taken: takenNames(k) };
+    instructions = k.instructions.map((insn) => mapReads(insn, (e) => expandCalls(e, rules, who, (stack) => {
+      const yes = pred(insn, stack);
+      if (yes) expanded++;
+      return yes;
+    }, [], spec)));
+    if (expanded === 0) {
+      throw new TransformError(`${who}: within ${JSON.stringify(within)} selects no rule call of kernel "${k.name}"; instruction ids are ${k.instructions.map((i) => i.id).join(", ") || "(none)"}, rules are ${k.substitutions.map((r) => r.name).join(", ") || "(none)"}`);
+    }
+    const all = [...k.substitutions, ...spec.made];
+    return withKernel(k, { instructions, substitutions: usedRules(instructions, all) });
+  } else {
+    const ids = within === undefined ? undefined : new Set(selectInstructions(k, within, who, "within"));
+    instructions = k.instructions.map((insn) =>
+      ids && !ids.has(insn.id) ? insn : mapReads(insn, (e) => expandCalls(e, rules, who)));
+  }
   return withKernel(k, { instructions, substitutions: usedRules(instructions, k.substitutions) });
 }
 

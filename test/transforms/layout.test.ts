@@ -56,8 +56,32 @@ describe("tagArrayAxes", () => {
     expect(() => tagArrayAxes(transpose(), "n", "c")).toThrow(/"n" is a value argument/);
     expect(() => tagArrayAxes(transpose(), "a", "c,vec")).toThrow(/vec, which needs a constant extent/);
     expect(() => tagArrayAxes(box(), "a", "c,vec,vec")).toThrow(/at most one vec axis/);
-    expect(() => tagArrayAxes(transpose(), "a", "stride:auto,stride:1")).toThrow(/stride:auto is not supported/);
+    expect(() => tagArrayAxes(transpose(), "a", "stride:q,stride:1")).toThrow(/uses q, which is not a parameter.*or stride:auto/);
     expect(() => tagArrayAxes(transpose(), "", "c,c")).toThrow(/expected an array name/);
+  });
+
+  it("stride:auto makes the stride an int32 argument a_stride{axis} (loopy's lp.auto stride)", () => {
+    const k = tagArrayAxes(transpose(), "a", "stride:auto,stride:1");
+    expect(strides(k, "a")).toEqual(["a_stride0", "1"]);
+    expect(k.args.map((a) => `${a.name}:${a.kind}`)).toEqual(["a:array", "out:array", "n:value", "m:value", "a_stride0:value"]);
+    expect(strides(tagArrayAxes(k, "a", "stride:auto,c"), "a")).toEqual(["a_stride0", "1"]);
+    const t = makeKernel("{[i,j]: 0<=i,j<4}", ["<float64> t[i,j] = a[i,j] {id=w}", "out[i,j] = t[j,i] {dep=w}"], ["a, out: float64[4,4]"]);
+    expect(() => tagArrayAxes(t, "t", "stride:auto,c")).toThrow(/temporary "t" is tagged stride:auto/);
+  });
+
+  it("(pad=K) rounds the stride of the next axis out up to a multiple of K (loopy's pad_to)", () => {
+    expect(strides(tagArrayAxes(transpose(), "a", "c,c(pad=16)"), "a")).toEqual(["(m + 15)//16*16", "1"]);
+    expect(strides(tagArrayAxes(box(), "a", "c,c(pad=8),c"), "a")).toEqual(["(M*4 + 7)//8*8", "4", "1"]);
+    expect(strides(tagArrayAxes(box(), "a", "c,c,c(pad=8)"), "a")).toEqual(["M*8", "8", "1"]);
+    expect(strides(tagArrayAxes(box(), "a", "N0(pad=4),N1,N2"), "a")).toEqual(["1", "4", "M*4"]);
+    expect(() => tagArrayAxes(box(), "a", "c,c,stride:1(pad=4)")).toThrow(/\(pad=…\) goes on c, f or N0…N9/);
+    expect(() => tagArrayAxes(box(), "a", "c,c,c(pad=x)")).toThrow(/padding must be an integer >= 1/);
+    expect(() => tagArrayAxes(box(), "a", "c,c(pad=2),vec")).toThrow(/padding a vector array is not supported/);
+  });
+
+  it("->0 names the only target axis of an array; other target axes exist only for images", () => {
+    expect(strides(tagArrayAxes(transpose(), "a", "N1->0,N0->0"), "a")).toEqual(["m", "1"]);
+    expect(() => tagArrayAxes(transpose(), "a", "N1->1,N0->0")).toThrow(/target axis 1; only OpenCL images .* Loom has no image arrays/);
   });
 
   it("strides with parameters follow fixParameters", () => {
@@ -106,9 +130,18 @@ describe("splitArrayAxis", () => {
     expect(text(splitArrayAxis(shifted, "a", 0, 8))).toEqual(["out[i] = a[1, i]"]);
   });
 
-  it("refuses extents it cannot divide, bad axes and counts, sep/vec axes and linear subscripts", () => {
-    expect(() => splitArrayAxis(vec(), "a", 0, 5)).toThrow(/extent 16, which is not a multiple of 5/);
-    expect(() => splitArrayAxis(transpose(), "a", 0, 4)).toThrow(/cannot show that its extent is a multiple of 4; add it to the assumptions \(assume\(k, "n mod 4 = 0"\)\)/);
+  it("pads an extent the count does not divide: ceil(E/count) outer rows, every element in its old place (loopy's div_ceil)", () => {
+    const k = splitArrayAxis(vec(), "a", 0, 5);
+    expect(data(k, "a").shape!.map(exprToString)).toEqual(["4", "5"]);
+    expect(strides(k, "a")).toEqual(["5", "1"]);
+    expect(text(k)).toEqual(["out[i] = 2*a[i//5, i%5]"]);
+    const t = splitArrayAxis(transpose(), "a", 1, 4, { order: "F" });
+    expect(data(t, "a").shape!.map(exprToString)).toEqual(["n", "4", "(m + 3)//4"]);
+    expect(strides(t, "a")).toEqual(["m", "1", "4"]);
+    expect(() => splitArrayAxis(tagArrayAxes(box(), "a", "c,c,vec"), "a", 0, 2)).toThrow(/has a vec axis; padding is only possible/);
+  });
+
+  it("refuses bad axes and counts, sep/vec axes and linear subscripts", () => {
     expect(() => splitArrayAxis(vec(), "a", 1, 4)).toThrow(/"a" has 1 axes \(0…0\); got axis 1/);
     expect(() => splitArrayAxis(vec(), "a", 0, 0)).toThrow(/count must be an integer >= 1; got 0/);
     expect(() => splitArrayAxis(vec(), "a", 0, 4, { order: "X" as "C" })).toThrow(/order must be "C" or "F"/);
@@ -198,6 +231,59 @@ describe("law: splitArrayAxis keeps the meaning on the same flat storage", () =>
         const a = Float64Array.from({ length: 36 }, () => ((s = (s * 69069 + 1) >>> 0) % 1000) / 100);
         const [want, got] = [await run(k, { a }), await run(t, { a })];
         expect([...(got.out as Float64Array)]).toEqual([...(want.out as Float64Array)]);
+      }), RUNS);
+  });
+});
+
+describe("law: stride:auto and (pad=K) keep the meaning (outputs by logical index)", () => {
+  it("stride:auto on any axis, with any stride at least as wide as a row", async () => {
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 5 }), fc.constantFrom("a", "out", "a,out"), fc.boolean(),
+      async (n, m, extra, which, rowAuto) => {
+        const k = tagArrayAxes(transpose(), which, rowAuto ? "stride:auto,c" : "c,stride:auto");
+        // The reference gets the same (unused) arguments, so both take the same parameters.
+        const strideArgs = k.args.filter((a) => a.name.includes("_stride"));
+        const ref = { ...transpose(), args: [...transpose().args, ...strideArgs] } as Kernel;
+        // a is [n, m], out is [m, n]. "stride:auto,c": axis 0 steps over a row (axis 1, stride 1);
+        // "c,stride:auto": axis 0 is the only nested one (stride 1), axis 1 steps over axis 0.
+        const extents: Record<string, [number, number]> = { a: [n, m], out: [m, n] };
+        const params: Record<string, number> = { n, m };
+        for (const a of strideArgs) {
+          const [e0, e1] = extents[a.name.split("_stride")[0]!]!;
+          params[a.name] = (rowAuto ? e1 : e0) + extra;
+        }
+        const r = await autoTestVsRef(ref, k, { params, seed: n * 7 + m + extra });
+        expect(r.mismatches).toEqual([]);
+      }), RUNS);
+  });
+
+  it("padding any nested axis of a 3-D array by any K", async () => {
+    await fc.assert(fc.asyncProperty(fc.constantFrom("c", "f"), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 5 }), fc.constantFrom("a", "out", "a,out"),
+      async (order, axis, pad, M, which) => {
+        const tags = [0, 1, 2].map((x) => (x === axis ? `${order}(pad=${pad})` : order)).join(",");
+        const k = tagArrayAxes(box(), which, tags);
+        const r = await autoTestVsRef(box(), k, { params: { M }, seed: M + pad });
+        expect(r.mismatches).toEqual([]);
+      }), RUNS);
+  });
+});
+
+describe("law: splitArrayAxis by a count that does not divide the extent keeps every element in place", () => {
+  it("for any extents, count, axis and order", async () => {
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 1, max: 7 }), fc.integer({ min: 2, max: 5 }), fc.constantFrom(0, 1),
+      fc.constantFrom("C" as const, "F" as const), fc.constantFrom("a", "out", "a,out"), fc.constantFrom("c,c", "f,f"),
+      async (n, m, count, axis, order, which, tags) => {
+        const k = tagArrayAxes(makeKernel(`{[i,j]: 0<=i<${n} and 0<=j<${m}}`, "out[i,j] = a[i,j]*(i + 1) - j", [`a, out: float64[${n},${m}]`]), "a, out", tags);
+        const t = splitArrayAxis(k, which, axis, count, { order });
+        const size = (kk: Kernel, name: string) => {
+          const d = data(kk, name);
+          const st = axisStrides(d.shape!, effectiveDimTags(d)).map((x) => Number(exprToString(x!)));
+          return 1 + d.shape!.reduce((acc, e, x) => acc + (Number(exprToString(e)) - 1) * st[x]!, 0);
+        };
+        const a = Float64Array.from({ length: n * m }, (_, x) => Math.cos(x * 1.3));
+        const padded = new Float64Array(size(t, "a"));
+        padded.set(a);
+        const [want, got] = [await run(k, { a }), await run(t, { a: padded })];
+        expect([...(got.out as Float64Array)].slice(0, n * m)).toEqual([...(want.out as Float64Array)]);
       }), RUNS);
   });
 });

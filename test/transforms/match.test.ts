@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { ParseError, TransformError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { parseMatch, selectInstructions } from "../../transforms/match.js";
+import { parseMatch, parseStackMatch, selectInstructions, type RuleCallFrame } from "../../transforms/match.js";
 
 const RUNS = { numRuns: Number(process.env.LOOM_PROPERTY_RUNS ?? 200) };
 
@@ -80,8 +80,62 @@ describe("errors carry a column", () => {
   it("two terms in a row", () => expect(column("id:a id:b")).toBe(6));
   it("empty glob", () => expect(column("writes:")).toBe(8));
   it("empty expression says to use *", () => expect(() => parseMatch("  ")).toThrow(/use \*/));
-  it("stack matches are refused by name", () => expect(() => parseMatch("a > b")).toThrow(/stack matches/));
+  it("parseMatch refuses a stack match, pointing to parseStackMatch", () => {
+    expect(() => parseMatch("a > b")).toThrow(/stack match .*parseStackMatch/);
+    expect(column("a > b")).toBe(3);
+  });
   it("a stray character", () => expect(column("id:a & id:b")).toBe(6));
+});
+
+describe("in_kernel: matches the kernel's name", () => {
+  it("selects every instruction of a kernel whose name matches, none of another", () => {
+    const named = makeKernel("{[i]: 0<=i<n}", ["out[i] = a[i] {id=s}"], ["a, out: float64[n]", "n: int32"], { name: "matmul_tiled" });
+    expect(named.instructions.filter(parseMatch("in_kernel:matmul*", named)).map((i) => i.id)).toEqual(["s"]);
+    expect(named.instructions.filter(parseMatch("in_kernel:conv*", named))).toEqual([]);
+    expect(selectInstructions(named, "in_kernel:mat* and id:s", "t")).toEqual(["s"]);
+    expect(() => selectInstructions(named, "in_kernel:conv", "who")).toThrow(/selects no instruction/);
+  });
+  it("needs the kernel", () => expect(() => parseMatch("in_kernel:k")).toThrow(/needs the kernel: parseMatch\(text, k\)/));
+});
+
+describe("stack matches (loopy's parse_stack_match): instruction first, then rule calls, outermost first", () => {
+  const store = k.instructions.find((i) => i.id === "store")!;
+  const init = k.instructions.find((i) => i.id === "init_acc")!;
+  const st = (...names: string[]): RuleCallFrame[] => names.map((name) => ({ name }));
+  it("a plain expression matches the instruction whatever the stack", () => {
+    const m = parseStackMatch("id:store");
+    expect([m(store, []), m(store, st("f", "g")), m(init, [])]).toEqual([true, true, false]);
+  });
+  it("each further level matches one rule call; without $ the stack may go on", () => {
+    const m = parseStackMatch("id:store > id:f");
+    expect([m(store, []), m(store, st("f")), m(store, st("f", "g")), m(store, st("g", "f")), m(init, st("f"))]).toEqual([false, true, true, false, false]);
+  });
+  it("$ ends the stack, ... skips any number of levels (loopy's \"... > id:h and tag:two > id:g and tag:two\")", () => {
+    expect(parseStackMatch("id:store > id:f $")(store, st("f", "g"))).toBe(false);
+    expect(parseStackMatch("id:store > id:f $")(store, st("f"))).toBe(true);
+    const m = parseStackMatch("... > id:g > id:h $");
+    expect([m(store, st("g", "h")), m(init, st("f", "g", "h")), m(store, st("h")), m(store, st("g", "h", "f"))]).toEqual([true, true, false, false]);
+    const tagged = parseStackMatch("... > id:h and tag:two > id:g and tag:two");
+    expect(tagged(store, [{ name: "h", tags: ["two"] }, { name: "g", tags: ["two"] }])).toBe(true);
+    expect(tagged(store, [{ name: "h", tags: ["two"] }, { name: "g", tags: ["one"] }])).toBe(false);
+  });
+  it("writes:, reads:, iname: select no rule call (as in loopy)", () => {
+    expect(parseStackMatch("* > reads:x")(store, st("x"))).toBe(false);
+    expect(parseStackMatch("* > not writes:acc")(store, st("f"))).toBe(true);
+  });
+  it("errors point into the level", () => {
+    expect(() => parseStackMatch("id:a > ")).toThrow(/empty level/);
+    try {
+      parseStackMatch("id:a > foo:b");
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ParseError).column).toBe(8);
+    }
+  });
+  it("selectInstructions takes a stack match at the level of instructions (an empty rule stack)", () => {
+    expect(selectInstructions(k, "... > id:store $", "t")).toEqual(["store"]);
+    expect(() => selectInstructions(k, "id:store > id:f", "who")).toThrow(/selects rule calls inside instructions/);
+  });
 });
 
 describe("selectInstructions", () => {
