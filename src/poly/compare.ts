@@ -3,6 +3,7 @@ import type { BasicSet } from "./types.js";
 import { LoomError } from "../errors.js";
 import { type Row, type Sys, toSys } from "./rows.js";
 import { emptyOf, finish, isCanonicalEmpty } from "./normalize.js";
+import { ceilDiv, floorDiv } from "./int.js";
 import { intFeasible, isEmpty } from "./empty.js";
 import { intersect, universe } from "./ops.js";
 import { cached, contentMemo, setKey } from "./memo.js";
@@ -71,23 +72,48 @@ function impliedByTwoRows(base: Sys, r: Row): boolean {
     sgn.push(1, -1);
   }
   const m = rows.length;
-  // Whether each row is small enough, decided once (not once per pair).
+  // Whether each row is small enough, decided once (not once per pair); and the columns each
+  // row uses, as a bit mask while the columns fit in one (-1: no mask, every pair is tried).
   const safe: boolean[] = [];
   for (let i = 0; i < m; i++) safe.push(i > 0 && rows[i] === rows[i - 1] ? safe[i - 1]! : rowSafe(rows[i]!, n));
+  const masks = n <= 30 ? rows.map((b) => support(b, n)) : undefined;
+  const mr = masks ? support(r, n) : 0;
   for (let i = 0; i < m; i++) {
     const b1 = rows[i]!;
     const s1 = sgn[i]!;
     // At column c0, λ1·b1 + λ2·b2 = r[c0] != 0 with λ >= 0: one of them has r[c0]'s sign.
     if (s1 * b1[c0]! * r[c0]! <= 0) continue;
     if (!safe[i]) continue;
+    const m1 = masks ? masks[i]! : 0;
     for (let j = 0; j < m; j++) {
       if (j === i || !safe[j]) continue;
       const b2 = rows[j]!;
       if (b2 === b1) continue; // the same equality read the other way
+      if (masks && !supportsMayCombine(m1, masks[j]!, mr)) continue;
       if (pairImplies(b1, s1, b2, sgn[j]!, r, n)) return true;
     }
   }
   return false;
+}
+
+/** The columns `0..n-1` where `b` is nonzero, as bits (n <= 30). */
+function support(b: Row, n: number): number {
+  let m = 0;
+  for (let k = 0; k < n; k++) if (b[k] !== 0) m |= 1 << k;
+  return m;
+}
+
+/**
+ * Whether `r = λ1·b1 + λ2·b2 + s` (λ >= 0, s constant) is possible given the columns each row
+ * uses: every column of r is b1's or b2's, and a column of one row that r lacks must be cancelled
+ * by the other row, unless that row's λ is 0 and the other row alone has r's columns. Exact: it
+ * only skips pairs that `pairImplies` would reject.
+ */
+function supportsMayCombine(m1: number, m2: number, mr: number): boolean {
+  if ((mr & ~(m1 | m2)) !== 0) return false;
+  if ((m1 & ~mr & ~m2) !== 0 && m2 !== mr) return false;
+  if ((m2 & ~mr & ~m1) !== 0 && m1 !== mr) return false;
+  return true;
 }
 
 function rowSafe(b: Row, n: number): boolean {
@@ -142,11 +168,84 @@ function implies(base: Sys, r: Row, eq: boolean): boolean {
 }
 
 /**
+ * `ctx` without the rows of the columns that no row of `s` uses and that no other row ties to
+ * another column (the boxes of unrelated inames: `0 <= b_dim_0 <= 15`). Such a column is a
+ * component of its own in every implication test of `s`'s rows, decided by its bounds alone, so
+ * when those admit an integer the rows change no answer. undefined when there is none to drop
+ * or one is empty (then the context is empty and callers keep it as it is).
+ */
+function dropIsolatedColumns(ctx: Sys, s: Sys): Sys | undefined {
+  const n = ctx.n;
+  // 0: unseen; 1: only in rows of its own; 2: used by s or tied to another column.
+  const state = new Uint8Array(n);
+  for (const r of s.eqs) for (let k = 0; k < s.n; k++) if (r[k] !== 0) state[k] = 2;
+  for (const r of s.ineqs) for (let k = 0; k < s.n; k++) if (r[k] !== 0) state[k] = 2;
+  const scan = (r: Row) => {
+    let first = -1;
+    let many = false;
+    for (let k = 0; k < n; k++) {
+      if (r[k] === 0) continue;
+      if (first < 0) first = k;
+      else many = true;
+      if (many) break;
+    }
+    if (first < 0) return;
+    if (!many) {
+      if (state[first] === 0) state[first] = 1;
+      return;
+    }
+    for (let k = first; k < n; k++) if (r[k] !== 0) state[k] = 2;
+  };
+  for (const r of ctx.eqs) scan(r);
+  for (const r of ctx.ineqs) scan(r);
+  let any = false;
+  for (let k = 0; k < n; k++) if (state[k] === 1) any = true;
+  if (!any) return undefined;
+  const lo = new Map<number, number>();
+  const hi = new Map<number, number>();
+  const isolated = (r: Row): number => {
+    for (let k = 0; k < n; k++) if (r[k] !== 0) return state[k] === 1 ? k : -1;
+    return -1;
+  };
+  // a·x + c >= 0 (or = 0): x >= ceil(-c/a) for a > 0, x <= floor(c/-a) for a < 0.
+  const bound = (k: number, a: number, c: number, eq: boolean) => {
+    if (a > 0 || eq) {
+      const v = a > 0 ? ceilDiv(-c, a) : ceilDiv(c, -a);
+      if (!lo.has(k) || lo.get(k)! < v) lo.set(k, v);
+    }
+    if (a < 0 || eq) {
+      const v = a < 0 ? floorDiv(c, -a) : floorDiv(-c, a);
+      if (!hi.has(k) || hi.get(k)! > v) hi.set(k, v);
+    }
+  };
+  const eqs: Row[] = [];
+  const ineqs: Row[] = [];
+  for (const r of ctx.eqs) {
+    const k = isolated(r);
+    if (k < 0) eqs.push(r);
+    else {
+      if (r[n]! % r[k]! !== 0) return undefined;
+      bound(k, r[k]!, r[n]!, true);
+    }
+  }
+  for (const r of ctx.ineqs) {
+    const k = isolated(r);
+    if (k < 0) ineqs.push(r);
+    else bound(k, r[k]!, r[n]!, false);
+  }
+  for (const [k, v] of lo) if (hi.has(k) && hi.get(k)! < v) return undefined;
+  return { n, eqs, ineqs };
+}
+
+/**
  * Drop, one by one, the rows of `s` implied by `context` together with the rows kept so far.
  * `ctx` has the same columns as `s` followed by `extra` more (the context's own existentials).
  */
-function dropImplied(s: BasicSet, ctx: Sys, extra: number): BasicSet {
+function dropImplied(s: BasicSet, ctx0: Sys, extra0: number): BasicSet {
   const sys = toSys(s);
+  // Boxes of columns unrelated to s's rows decide nothing: every test below runs without them.
+  const ctx = (ctx0.eqs.length + ctx0.ineqs.length > 0 ? dropIsolatedColumns(ctx0, sys) : undefined) ?? ctx0;
+  const extra = extra0;
   const widen = (r: Row) => {
     if (extra === 0) return r;
     const o = r.slice(0, sys.n);

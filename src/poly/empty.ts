@@ -57,8 +57,108 @@ function solveEqualities(sys0: Sys): Sys | null {
 /** true when the system has an integer solution (all columns are free variables). */
 export function intFeasible(sys0: Sys): boolean {
   const sys = solveEqualities(sys0);
-  if (!sys) return false;
+  return sys !== null && feasibleTidy(sys);
+}
+
+/**
+ * `intFeasible` of a tidy system without equalities. The system is split into its connected
+ * components (columns linked by sharing a row), each decided alone: a system is feasible exactly
+ * when each component is, since they share no variable. A component of one column is feasible
+ * already — `tidy` merged its rows into one lower and one upper bound and checked them — so the
+ * boxes of a context (`0 <= a_dim_0 <= 15`) cost nothing, and the Omega test runs on the few
+ * columns a question really ties together, not on the whole context.
+ */
+function feasibleTidy(sys: Sys): boolean {
   if (sys.ineqs.length === 0) return true;
+  const parts = components(sys);
+  if (parts === false) return false;
+  if (parts === null) return omegaStep(sys);
+  for (const p of parts) if (!omegaStep(p)) return false;
+  return true;
+}
+
+/**
+ * The components of `sys` with two or more columns, each compacted to its own columns; null when
+ * the whole system is one component (no copy needed); false when a constant row is false.
+ */
+function components(sys: Sys): Sys[] | null | false {
+  const n = sys.n;
+  const parent = new Int32Array(n);
+  for (let k = 0; k < n; k++) parent[k] = k;
+  const rows = sys.ineqs;
+  const first = new Int32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    let f = -1;
+    for (let k = 0; k < n; k++) {
+      if (r[k] === 0) continue;
+      if (f < 0) f = k;
+      else {
+        const a = findRoot(parent, f);
+        const b = findRoot(parent, k);
+        if (a !== b) parent[b] = a;
+      }
+    }
+    if (f < 0 && r[n]! < 0) return false;
+    first[i] = f;
+  }
+  // Columns per component, and how many components have rows and two or more columns.
+  const width = new Int32Array(n);
+  for (let k = 0; k < n; k++) width[findRoot(parent, k)]!++;
+  const rootOf = new Int32Array(rows.length);
+  const seen = new Uint8Array(n);
+  let multi = 0;
+  let withRows = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const root = first[i]! < 0 ? -1 : findRoot(parent, first[i]!);
+    rootOf[i] = root;
+    if (root >= 0 && seen[root] === 0) {
+      seen[root] = 1;
+      withRows++;
+      if (width[root]! > 1) multi++;
+    }
+  }
+  // One component over every column: nothing to split or compact.
+  if (withRows === 1 && multi === 1) {
+    for (let i = 0; i < rows.length; i++) if (rootOf[i]! >= 0) return width[rootOf[i]!] === n ? null : compact(sys, parent, rootOf, width);
+  }
+  return compact(sys, parent, rootOf, width);
+}
+
+/** The components of two or more columns as systems of their own columns. */
+function compact(sys: Sys, parent: Int32Array, rootOf: Int32Array, width: Int32Array): Sys[] {
+  const n = sys.n;
+  const rows = sys.ineqs;
+  const seen = new Uint8Array(n);
+  for (let i = 0; i < rows.length; i++) if (rootOf[i]! >= 0) seen[rootOf[i]!] = 1;
+  const out: Sys[] = [];
+  for (let root = 0; root < n; root++) {
+    if (seen[root] === 0 || width[root]! <= 1) continue;
+    const cols: number[] = [];
+    for (let k = 0; k < n; k++) if (findRoot(parent, k) === root) cols.push(k);
+    const m = cols.length;
+    const ineqs: Row[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      if (rootOf[i] !== root) continue;
+      const r = rows[i]!;
+      const o = new Array<number>(m + 1);
+      for (let j = 0; j < m; j++) o[j] = r[cols[j]!]!;
+      o[m] = r[n]!;
+      ineqs.push(o);
+    }
+    out.push({ n: m, eqs: [], ineqs });
+  }
+  return out;
+}
+
+/** The root of `k` in a union-find forest, halving paths on the way. */
+function findRoot(parent: Int32Array, k: number): number {
+  while (parent[k] !== k) k = parent[k] = parent[parent[k]!]!;
+  return k;
+}
+
+/** One step of the Omega test on a tidy component without equalities. */
+function omegaStep(sys: Sys): boolean {
   let best = -1;
   let bestExact = false;
   let bestPairs = Infinity;
@@ -70,7 +170,7 @@ export function intFeasible(sys0: Sys): boolean {
     }
     if (lo !== hi) {
       // One-sided: the variable can always be chosen, its rows are always satisfiable.
-      return intFeasible({ n: sys.n, eqs: [], ineqs: sys.ineqs.filter((r) => r[k] === 0) });
+      return feasibleTidy({ n: sys.n, eqs: [], ineqs: sys.ineqs.filter((r) => r[k] === 0) });
     }
     if (!lo) continue;
     const c = fmCost(sys, k);
@@ -82,7 +182,7 @@ export function intFeasible(sys0: Sys): boolean {
   }
   if (best < 0) return true; // only constant rows, and tidy accepted them
   const real = fmEliminate(sys, best);
-  if (bestExact) return real.sys !== null && intFeasible(real.sys);
+  if (bestExact) return real.sys !== null && (real.sys.eqs.length === 0 ? feasibleTidy(real.sys) : intFeasible(real.sys));
   if (!real.sys || !intFeasible(real.sys)) return false;
   if (intFeasible(darkShadow(sys, best))) return true;
   // Splinters: if an integer point exists outside the dark shadow, it lies close to a lower bound.

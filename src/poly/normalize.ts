@@ -59,6 +59,51 @@ interface Cls {
 /** Classes are found by a linear scan over their hashes up to this many, then through a Map. */
 const SCAN = 32;
 
+/** The parallel classes of one `tidy` call, scanned while few, then indexed by hash. */
+interface Classes {
+  readonly n: number;
+  readonly list: Cls[];
+  byHash: Map<number, Cls | Cls[]> | undefined;
+}
+
+function indexClass(t: Classes, c: Cls): void {
+  const hit = t.byHash!.get(c.h);
+  if (hit === undefined) t.byHash!.set(c.h, c);
+  else if (Array.isArray(hit)) hit.push(c);
+  else t.byHash!.set(c.h, [hit, c]);
+}
+
+/** The class of direction `sgn·r` (its first nonzero made positive), created when absent. */
+function classOf(t: Classes, r: Row, sgn: number): Cls {
+  const n = t.n;
+  let h = 0;
+  for (let k = 0; k < n; k++) h = (Math.imul(h, 31) + sgn * r[k]!) | 0;
+  const classes = t.list;
+  if (t.byHash === undefined) {
+    for (let i = 0; i < classes.length; i++) {
+      const c = classes[i]!;
+      if (c.h === h && sameCoeffs(c.dr, c.ds, r, sgn, n)) return c;
+    }
+  } else {
+    const hit = t.byHash.get(h);
+    if (hit !== undefined) {
+      if (!Array.isArray(hit)) {
+        if (sameCoeffs(hit.dr, hit.ds, r, sgn, n)) return hit;
+      } else {
+        for (const c of hit) if (sameCoeffs(c.dr, c.ds, r, sgn, n)) return c;
+      }
+    }
+  }
+  const c: Cls = { dr: r, ds: sgn, h, e: undefined, p: undefined, q: undefined };
+  classes.push(c);
+  if (t.byHash !== undefined) indexClass(t, c);
+  else if (classes.length > SCAN) {
+    t.byHash = new Map();
+    for (const x of classes) indexClass(t, x);
+  }
+  return c;
+}
+
 /**
  * gcd reduction, tightening, duplicate and parallel-row merging on plain rows (no existential
  * logic). Returns null when a row is trivially false: the system is empty.
@@ -69,42 +114,7 @@ const SCAN = 32;
  */
 export function tidy(sys: Sys): Sys | null {
   const n = sys.n;
-  const classes: Cls[] = [];
-  let byHash: Map<number, Cls | Cls[]> | undefined;
-  const index = (c: Cls) => {
-    const hit = byHash!.get(c.h);
-    if (hit === undefined) byHash!.set(c.h, c);
-    else if (Array.isArray(hit)) hit.push(c);
-    else byHash!.set(c.h, [hit, c]);
-  };
-  // The class of direction `sgn·r` (its first nonzero made positive), created when absent.
-  const classOf = (r: Row, sgn: number): Cls => {
-    let h = 0;
-    for (let k = 0; k < n; k++) h = (Math.imul(h, 31) + sgn * r[k]!) | 0;
-    if (byHash === undefined) {
-      for (let i = 0; i < classes.length; i++) {
-        const c = classes[i]!;
-        if (c.h === h && sameCoeffs(c.dr, c.ds, r, sgn, n)) return c;
-      }
-    } else {
-      const hit = byHash.get(h);
-      if (hit !== undefined) {
-        if (!Array.isArray(hit)) {
-          if (sameCoeffs(hit.dr, hit.ds, r, sgn, n)) return hit;
-        } else {
-          for (const c of hit) if (sameCoeffs(c.dr, c.ds, r, sgn, n)) return c;
-        }
-      }
-    }
-    const c: Cls = { dr: r, ds: sgn, h, e: undefined, p: undefined, q: undefined };
-    classes.push(c);
-    if (byHash !== undefined) index(c);
-    else if (classes.length > SCAN) {
-      byHash = new Map();
-      for (const x of classes) index(x);
-    }
-    return c;
-  };
+  const t: Classes = { n, list: [], byHash: undefined };
   for (const r0 of sys.eqs) {
     const sg = signedGcd(r0, n);
     const g = Math.abs(sg);
@@ -115,7 +125,7 @@ export function tidy(sys: Sys): Sys | null {
     if (r0[n]! % g !== 0) return null; // no integer solution
     const r = new Array<number>(n + 1);
     for (let k = 0; k <= n; k++) r[k] = r0[k]! / sg || 0;
-    const c = classOf(r, 1);
+    const c = classOf(t, r, 1);
     if (c.e && c.e[n] !== r[n]) return null;
     c.e = r;
   }
@@ -133,7 +143,7 @@ export function tidy(sys: Sys): Sys | null {
       r[n] = floorDiv(r0[n]!, g); // integer tightening: round the constant down
     }
     const up = sg > 0;
-    const c = classOf(r, up ? 1 : -1);
+    const c = classOf(t, r, up ? 1 : -1);
     const old = up ? c.p : c.q;
     if (!old || old[n]! > r[n]!) {
       if (up) c.p = r;
@@ -142,7 +152,7 @@ export function tidy(sys: Sys): Sys | null {
   }
   const outEqs: Row[] = [];
   const outIneqs: Row[] = [];
-  for (const c of classes) {
+  for (const c of t.list) {
     const { e, p, q } = c;
     if (e) {
       // e: v·x + ce = 0; p: v·x + cp >= 0 holds iff cp >= ce; q: -v·x + cq >= 0 iff cq >= -ce.

@@ -62,11 +62,14 @@ export function toSys(s: BasicSet): Sys {
 /** Constraints from rows (no normalization). */
 export function sysConstraints(sys: Sys): Constraint[] {
   const out: Constraint[] = [];
-  const mk = (r: Row, eq: boolean): Constraint =>
-    Object.freeze({ eq, coeffs: Object.freeze(r.slice(0, sys.n)), constant: r[sys.n]! });
-  for (const r of sys.eqs) out.push(mk(r, true));
-  for (const r of sys.ineqs) out.push(mk(r, false));
+  for (const r of sys.eqs) out.push(constraintOf(r, sys.n, true));
+  for (const r of sys.ineqs) out.push(constraintOf(r, sys.n, false));
   return out;
+}
+
+/** The frozen constraint of row `r` over `n` columns. */
+function constraintOf(r: Row, n: number, eq: boolean): Constraint {
+  return Object.freeze({ eq, coeffs: Object.freeze(r.slice(0, n)), constant: r[n]! });
 }
 
 /** r1*a + r2*b, checked. */
@@ -78,12 +81,14 @@ export function combine(a: number, r1: Row, b: number, r2: Row): Row {
 
 /** Remove column `col` from every row (its coefficient must be zero or be meant to vanish). */
 export function dropColumn(sys: Sys, col: number): Sys {
-  const cut = (r: Row) => {
-    const c = r.slice();
-    c.splice(col, 1);
-    return c;
-  };
-  return { n: sys.n - 1, eqs: sys.eqs.map(cut), ineqs: sys.ineqs.map(cut) };
+  return { n: sys.n - 1, eqs: sys.eqs.map((r) => withoutColumn(r, col)), ineqs: sys.ineqs.map((r) => withoutColumn(r, col)) };
+}
+
+/** `r` without entry `col`. */
+function withoutColumn(r: Row, col: number): Row {
+  const out = new Array<number>(r.length - 1);
+  for (let k = 0, j = 0; k < r.length; k++) if (k !== col) out[j++] = r[k]!;
+  return out;
 }
 
 /** Insert `count` zero columns at `at`. */

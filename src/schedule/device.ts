@@ -65,20 +65,25 @@ function cached<V>(memo: Map<string, V>, key: string, compute: () => V): V {
 }
 
 /**
- * The domain of all g/l inames of `k`, projected once: each axis's bounds then come from this
- * smaller set (its other hardware inames projected out) instead of one projection of the whole
- * domain per iname.
+ * The domain of the g/l inames of `k` that share `iname`'s domain chain, projected once: each
+ * axis's bounds then come from this smaller set (its other hardware inames projected out) instead
+ * of one projection of the whole chain per iname. Prefetch inames (`a_dim_0`, `a_dim_1`) form a
+ * group of their own beside the inames of the main domain.
  */
-function hwDomain(k: Kernel, key: string): BasicSet | undefined {
-  return cached(hwDomainMemo, key, () => {
+function hwDomain(k: Kernel, key: string, iname: string): BasicSet | undefined {
+  const chain = domainChain(k, [iname]);
+  return cached(hwDomainMemo, `${key}#${chain.join(",")}`, () => {
     const defined = new Set(k.domains.flatMap((d) => d.dims));
+    const same = (i: string) => {
+      const c = domainChain(k, [i]);
+      return c.length === chain.length && c.every((x, j) => x === chain[j]);
+    };
     const hw = Object.keys(k.inameTags).filter((i) => {
       const t = k.inameTags[i];
-      return (t?.kind === "g" || t?.kind === "l") && defined.has(i);
+      return (t?.kind === "g" || t?.kind === "l") && defined.has(i) && same(i);
     });
     if (hw.length === 0) return null;
-    const chain = domainChain(k, hw);
-    if (chain.length !== 1 || k.domains[chain[0]!]!.params.some((p) => hw.includes(p))) return null;
+    if (chain.some((idx) => k.domains[idx]!.params.some((p) => hw.includes(p)))) return null;
     return iterationDomain(k, hw);
   }) ?? undefined;
 }
@@ -86,7 +91,7 @@ function hwDomain(k: Kernel, key: string): BasicSet | undefined {
 const hwDomainMemo = contentMemo<BasicSet | null>();
 
 function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number, key: string): HwAxis {
-  const all = hwDomain(k, key);
+  const all = hwDomain(k, key, iname);
   const others = all ? all.dims.filter((d) => d !== iname) : [];
   const dom = all && all.dims.includes(iname) ? (others.length > 0 ? projectOut(all, others) : all) : iterationDomain(k, [iname]);
   const b = dimBounds(dom, iname, []);

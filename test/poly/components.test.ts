@@ -1,0 +1,85 @@
+/**
+ * Independent parts of a constraint system: emptiness decided component by component, and gist
+ * contexts whose unrelated boxes are left out of the implication tests. Brute force (plain JS over
+ * a box) is the reference; nothing here goes through src/poly to compute the expected answer.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { gist, intersect, isEmpty, parseSet, printSet, containsPoint } from "../../src/poly/index.js";
+
+const B = 3;
+type RowSpec = { a: number[]; c: number; eq: boolean };
+
+const rowArb = (n: number) => fc.record({
+  a: fc.array(fc.integer({ min: -3, max: 3 }), { minLength: n, maxLength: n }),
+  c: fc.integer({ min: -6, max: 6 }),
+  eq: fc.integer({ min: 0, max: 9 }).map((v) => v < 2),
+});
+
+/** `a·x + c >= 0` (or `= 0`) as text over `names`. */
+function rowText(r: RowSpec, names: readonly string[]): string {
+  const lhs = r.a.map((v, k) => `${v}*${names[k]}`).join(" + ");
+  return `${lhs} + ${r.c} ${r.eq ? "=" : ">="} 0`;
+}
+
+const holds = (r: RowSpec, x: readonly number[]) => {
+  const v = r.a.reduce((s, a, k) => s + a * x[k]!, r.c);
+  return r.eq ? v === 0 : v >= 0;
+};
+
+/** Every point of the box -B..B over `n` dims. */
+function* box(n: number): Generator<number[]> {
+  const x = new Array<number>(n).fill(-B);
+  for (;;) {
+    yield [...x];
+    let k = 0;
+    while (k < n && x[k] === B) x[k++] = -B;
+    if (k === n) return;
+    x[k]!++;
+  }
+}
+
+describe("emptiness by components", () => {
+  it("for all systems of two unlinked blocks (x, y) and (z, w): isEmpty agrees with brute force", () => {
+    const names = ["x", "y", "z", "w"];
+    fc.assert(fc.property(fc.array(rowArb(2), { minLength: 1, maxLength: 3 }), fc.array(rowArb(2), { minLength: 1, maxLength: 3 }), (r1, r2) => {
+      const rows: RowSpec[] = [...r1.map((r) => ({ ...r, a: [...r.a, 0, 0] })), ...r2.map((r) => ({ ...r, a: [0, 0, ...r.a] }))];
+      const text = `{ [x, y, z, w] : ${[`-${B} <= x <= ${B} and -${B} <= y <= ${B} and -${B} <= z <= ${B} and -${B} <= w <= ${B}`, ...rows.map((r) => rowText(r, names))].join(" and ")} }`;
+      let brute = true;
+      for (const p of box(4)) if (rows.every((r) => holds(r, p))) brute = false;
+      expect(isEmpty(parseSet(text))).toBe(brute);
+    }), { numRuns: 150 });
+  });
+
+  it("an empty block among feasible ones makes the system empty", () => {
+    expect(isEmpty(parseSet("{ [x, y, z] : 0 <= x <= 5 and 0 <= y <= 5 and 2z >= 1 and 2z <= 1 }"))).toBe(true);
+    expect(isEmpty(parseSet("{ [x, y, z] : 0 <= x <= 5 and x + y <= 3 and 0 <= y and 3z >= 1 and 3z <= 2 }"))).toBe(true);
+    expect(isEmpty(parseSet("{ [x, y, z] : 0 <= x <= 5 and x + y <= 3 and 0 <= y and 3z >= 1 and 3z <= 3 }"))).toBe(false);
+  });
+});
+
+describe("gist with unrelated boxes in the context", () => {
+  it("for all s over (i, j) and contexts with boxes on u, v: the boxes change nothing when they have points", () => {
+    const names = ["i", "j"];
+    fc.assert(fc.property(
+      fc.array(rowArb(2), { minLength: 1, maxLength: 4 }), fc.array(rowArb(2), { maxLength: 3 }),
+      fc.integer({ min: -2, max: 2 }), fc.integer({ min: -2, max: 2 }),
+      (sRows, cRows, uLo, uHi) => {
+        const sText = `{ [i, j, u, v] : -${B} <= i <= ${B} and -${B} <= j <= ${B}${sRows.map((r) => ` and ${rowText(r, names)}`).join("")} }`;
+        const inner = cRows.map((r) => rowText(r, names));
+        const plain = parseSet(`{ [i, j] ${inner.length > 0 ? `: ${inner.join(" and ")}` : ""} }`);
+        const boxed = parseSet(`{ [i, j, u, v] : ${[...inner, `${uLo} <= u <= ${uHi}`, "0 <= v <= 4"].join(" and ")} }`);
+        const s = parseSet(sText);
+        const g = gist(s, boxed);
+        // The law of gist, pointwise over the box: gist(s, c) ∩ c = s ∩ c.
+        const lhs = intersect(g, boxed);
+        for (const [i, j, u, v] of box(4)) {
+          const inC = uLo <= u! && u! <= uHi && 0 <= v! && v! <= 4 && cRows.every((r) => holds(r, [i!, j!]));
+          const inS = sRows.every((r) => holds(r, [i!, j!]));
+          expect(containsPoint(lhs, { i: i!, j: j!, u: u!, v: v! })).toBe(inC && inS);
+        }
+        // With points in the boxes, the gist is the one against the context without them.
+        if (uLo <= uHi) expect(printSet(g)).toBe(printSet(gist(s, plain)));
+      }), { numRuns: 150 });
+  });
+});
