@@ -12,7 +12,8 @@ import {
   allInames, exprToString, findArg, findTemporary, iterationDomain, walkExpr,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
-import { exprToAff, instructionInames, predicateConditions } from "../analysis/index.js";
+import { instructionInames } from "../analysis/index.js";
+import { conditionDnf, quasiAffinePieces, type QaCondition, type QaContext } from "../analysis/piecewise.js";
 import { aff, affSub, extendSet, fixValues, isEmpty, isEmptyWith, type Aff, type BasicSet } from "../poly/index.js";
 
 /** One subscripted access found in an instruction. */
@@ -67,12 +68,10 @@ export function checkBounds(
   const params: Record<string, number> = {};
   for (const [n, x] of values) params[n] = Number(x);
   const inames = new Set(allInames(k));
-  const isIndexVar = (n: string) => inames.has(n) || (params[n] !== undefined && !findTemporary(k, n));
   for (const insn of k.instructions) {
     const accesses = accessesOf(insn).filter((a) => arrays.has(a.array));
     if (accesses.length === 0) continue;
-    const conds = insn.predicates.flatMap((p) => predicateConditions(p, isIndexVar));
-    for (const acc of accesses) checkAccess(k, insn, acc, arrays.get(acc.array)!, conds, params, inames, isIndexVar);
+    for (const acc of accesses) checkAccess(k, insn, acc, arrays.get(acc.array)!, params, inames);
   }
   if (!seen) checked.set(k, (seen = new Set()));
   seen.add(key);
@@ -80,31 +79,42 @@ export function checkBounds(
 
 function checkAccess(
   k: Kernel, insn: Instruction, acc: FoundAccess, arr: ArrayExtents,
-  conds: readonly { aff: Aff; eq: boolean }[], params: Readonly<Record<string, number>>,
-  inames: ReadonlySet<string>, isIndexVar: (n: string) => boolean,
+  params: Readonly<Record<string, number>>, inames: ReadonlySet<string>,
 ): void {
   const what = `instruction "${insn.id}" ${acc.write ? "writes" : "reads"} ${acc.array}`;
   const idx = acc.indices ?? [acc.linear!];
   const extents = acc.indices ? arr.extents : [arr.size];
   if (!extents || extents.length !== idx.length) {
-    if (!extents && idx.length === 1) return checkAccess(k, insn, { ...acc, indices: undefined, linear: idx[0]! }, arr, conds, params, inames, isIndexVar);
+    if (!extents && idx.length === 1) return checkAccess(k, insn, { ...acc, indices: undefined, linear: idx[0]! }, arr, params, inames);
     throw new ExecutionError(`${what} with ${idx.length} subscript(s), but the array's shape ${extents ? `has ${extents.length} axes` : "is unknown"}; declare its shape so that native code can be checked`);
   }
-  const affs = idx.map((e) => {
-    const a = exprToAff(e, isIndexVar);
-    if (!a) {
+  const ctx: QaContext = { isIndexVar: (n) => inames.has(n), values: params, fresh: [], prefix: "loom_bq_" };
+  const axes = idx.map((e) => {
+    const ps = quasiAffinePieces(e, ctx);
+    if (!ps) {
       throw new ExecutionError(`${what} at ${exprToString(e)}, which is not affine in the inames and parameters, so Loom cannot prove it stays inside ${acc.array} before running native code; ` +
         "run it on the interp or js backend, or pass { checkBounds: false } to run unchecked");
     }
-    return a;
+    return ps;
   });
+  // The instruction runs where all its predicates hold; one that cannot be expressed is left out
+  // (the proof then covers more points than run, which is safe).
+  let guard: QaCondition[][] = [[]];
+  for (const p of insn.predicates) {
+    const d = conditionDnf(p, ctx);
+    if (!d) continue;
+    const next: QaCondition[][] = [];
+    for (const x of guard) for (const y of d) next.push([...x, ...y]);
+    guard = next.length > 64 ? guard : next;
+  }
   const used = new Set(instructionInames(insn));
   for (const n of insn.innerInames ?? []) used.add(n);
-  for (const a of [...affs, ...conds.map((c) => c.aff)]) for (const n of Object.keys(a.terms)) if (inames.has(n)) used.add(n);
+  const noteNames = (a: Aff) => {
+    for (const n of Object.keys(a.terms)) if (inames.has(n)) used.add(n);
+  };
+  for (const ps of axes) for (const p of ps) [p.value, ...p.conds.map((c) => c.aff)].forEach(noteNames);
+  for (const g of guard) for (const c of g) noteNames(c.aff);
   let dom: BasicSet = iterationDomain(k, [...used]);
-  const free = [...new Set([...affs, ...conds.map((c) => c.aff)].flatMap((a) => Object.keys(a.terms)))]
-    .filter((n) => !dom.dims.includes(n) && !dom.params.includes(n));
-  dom = extendSet(dom, [...dom.params, ...free], dom.dims, conds);
   const fix: Record<string, number> = {};
   for (const p of dom.params) {
     const v = params[p];
@@ -113,14 +123,20 @@ function checkAccess(
   }
   dom = fixValues(dom, fix);
   if (isEmpty(dom)) return;
-  affs.map((a) => bindParams(a, fix)).forEach((a, axis) => {
+  const dims = [...dom.dims, ...ctx.fresh];
+  axes.forEach((ps, axis) => {
     const n = extents[axis]!;
-    const below = isEmptyWith(dom, affSub(aff({}, -1), a)); // a <= -1
-    const above = isEmptyWith(dom, affSub(a, aff({}, n))); // a >= n
-    if (!below || !above) {
-      const at = acc.indices ? `axis ${axis} (${exprToString(idx[axis]!)})` : `linear index ${exprToString(idx[axis]!)}`;
-      throw new ExecutionError(`${what} outside its bounds for ${Object.entries(params).map(([p, v]) => `${p}=${v}`).join(", ") || "these arguments"}: ` +
-        `${at} can be ${below ? `>= ${n}` : "< 0"}, but it must lie in 0…${n - 1}; native code was not run`);
+    for (const p of ps) {
+      for (const g of guard) {
+        const s = extendSet(dom, dom.params, dims, [...p.conds, ...g]);
+        const below = isEmptyWith(s, affSub(aff({}, -1), p.value)); // value <= -1
+        const above = isEmptyWith(s, affSub(p.value, aff({}, n))); // value >= n
+        if (!below || !above) {
+          const at = acc.indices ? `axis ${axis} (${exprToString(idx[axis]!)})` : `linear index ${exprToString(idx[axis]!)}`;
+          throw new ExecutionError(`${what} outside its bounds for ${Object.entries(params).map(([q, v]) => `${q}=${v}`).join(", ") || "these arguments"}: ` +
+            `${at} can be ${below ? `>= ${n}` : "< 0"}, but it must lie in 0…${n - 1}; native code was not run`);
+        }
+      }
     }
   });
 }

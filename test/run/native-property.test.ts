@@ -1,0 +1,60 @@
+/**
+ * The laws of the earlier issues, on the native backends: random kernels under random legal
+ * pipelines (splits, tags, prefetches, layouts, …) and split kernels under random g/l tags compute
+ * on c, openmp and opencl what the interpreter computes. Fewer cases than on interp/js: each
+ * case compiles native code (cached by content across runs).
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { makeKernel } from "../../src/parse/index.js";
+import { autoTestVsRef, run } from "../../src/run/index.js";
+import { genCase, type Case } from "../transforms/gen-kernels.js";
+import { tag } from "./parallel-helpers.js";
+import { nativeAvailable, type NativeBackend } from "./native-helpers.js";
+
+const RUNS = Number(process.env.LOOM_NATIVE_RUNS ?? 30);
+const BACKENDS: NativeBackend[] = ["c", "openmp", "opencl"];
+
+describe.each(BACKENDS)("laws on %s", (backend) => {
+  const skip = !nativeAvailable(backend);
+
+  it.skipIf(skip)(`random pipelines keep the meaning of random kernels (${RUNS} cases)`, async () => {
+    await fc.assert(fc.asyncProperty(genCase, async (c: Case) => {
+      // FMA contraction (-march=native) may round differently from the interpreter: rtol, as for GPUs.
+      const r = await autoTestVsRef(c.kernel, c.transformed, { params: c.params, backend, seed: 7, rtol: 1e-5 });
+      expect(r.ok, `${backend}: ${r.mismatches.slice(0, 3).join("; ")}\n  kernel ${JSON.stringify(c.source)}\n  params ${JSON.stringify(c.params)}\n  pipeline ${JSON.stringify(c.json)}`).toBe(true);
+    }), { numRuns: RUNS, seed: Number(process.env.LOOM_PIPELINE_SEED ?? 4242) });
+  });
+
+  it.skipIf(skip)(`split kernels under random g/l tags compute what the untagged kernel computes (${RUNS} cases)`, async () => {
+    type Choice = "seq" | "g" | "l";
+    const kernelFor = (si: number, sj: number) => makeKernel(
+      `{[io,ii,jo,ji,k]: 0<=ii<${si} and 0<=${si}*io+ii<n and 0<=ji<${sj} and 0<=${sj}*jo+ji<m and 0<=k<m}`,
+      [
+        `<float32> t = 2*a[${si}*io+ii, ${sj}*jo+ji] {id=priv, inames=io:ii:jo:ji}`,
+        `out[${si}*io+ii, ${sj}*jo+ji] = t + sum(k, a[${si}*io+ii, k]) {id=st, dep=priv, inames=io:ii:jo:ji}`,
+        `rows[${si}*io+ii] = a[${si}*io+ii, 0] {id=row, inames=io:ii, if=m > 0}`,
+      ],
+      ["a, out: float32[n,m]", "rows: float32[n]", "n, m: int32"],
+    );
+    const choice = (outer: boolean) => fc.constantFrom<Choice>(...(outer ? ["seq", "g"] as const : ["seq", "g", "l"] as const));
+    await fc.assert(fc.asyncProperty(
+      fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 7 }),
+      fc.tuple(choice(true), choice(false), choice(true), choice(false)),
+      async (si, sj, n, m, choices) => {
+        const k = kernelFor(si, sj);
+        const axes = { g: 0, l: 0 };
+        const tags: Record<string, string> = {};
+        ["io", "ii", "jo", "ji"].forEach((iname, x) => {
+          const c = choices[x]!;
+          if (c !== "seq") tags[iname] = `${c}.${axes[c]++}`;
+        });
+        // Small integers: every sum is exact, so the comparison is exact.
+        const a = Float32Array.from({ length: n * m }, (_, x) => ((x * 7) % 11) - 5);
+        const seq = await run(k, { a, n, m });
+        const par = await run(tag(k, tags), { a, n, m }, { backend });
+        expect(Array.from(par.out as Float32Array)).toEqual(Array.from(seq.out as Float32Array));
+        expect(Array.from(par.rows as Float32Array)).toEqual(Array.from(seq.rows as Float32Array));
+      }), { numRuns: RUNS, seed: 99 });
+  });
+});
