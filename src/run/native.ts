@@ -55,6 +55,8 @@ function requireAddon(backend: string): void {
 // ---- preparing a run ---------------------------------------------------------------------------
 
 interface Plan {
+  /** Shared objects built from this plan's C code, per compiler options (c/openmp). */
+  readonly objects: Map<string, Promise<string>>;
   readonly code: GeneratedCode;
   readonly schedule: Schedule;
   readonly kernels: readonly { readonly info: GeneratedCode["kernels"][number]; readonly dk: DeviceKernel }[];
@@ -77,7 +79,7 @@ function planFor(original: Kernel, typed: Kernel, target: "c" | "openmp" | "open
       if (!dk) throw new CodegenError(`internal: generated kernel "${info.name}" has no device kernel in the schedule`);
       return { info, dk };
     });
-    p = { code, schedule: s, kernels };
+    p = { objects: new Map(), code, schedule: s, kernels };
     perKernel.set(key, p);
   }
   return p;
@@ -175,8 +177,15 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
   const plan = planFor(k, prep.kernel, backend);
   const storage = storageFor(plan, prep);
   proveBounds(plan, prep, storage, opts);
-  const source = `${plan.code.deviceCode}\n/* entry points for Loom's native addon */\n${entryPoints(plan, prep.kernel)}`;
-  const so = await compileShared(source, opts, `${backend} code of kernel "${k.name}"`);
+  const optsKey = JSON.stringify([opts.cc, opts.flags, opts.libs]);
+  let built = plan.objects.get(optsKey);
+  if (!built) {
+    const source = `${plan.code.deviceCode}\n/* entry points for Loom's native addon */\n${entryPoints(plan, prep.kernel)}`;
+    built = compileShared(source, opts, `${backend} code of kernel "${k.name}"`);
+    plan.objects.set(optsKey, built);
+    built.catch(() => plan.objects.delete(optsKey));
+  }
+  const so = await built;
   let lib = libraries.get(so);
   if (!lib) {
     try {
