@@ -1,7 +1,7 @@
 /** The domain forest: which domains an instruction's inames come from, and their intersection. */
 import { LoomError } from "../errors.js";
 import { intersect, moveToDims, projectOut, universe, type BasicSet } from "../poly/index.js";
-import { allInames, type Kernel } from "./kernel.js";
+import type { Kernel } from "./kernel.js";
 
 /**
  * Indices of the domains needed to define `inames`: the domains that define them and, transitively,
@@ -33,11 +33,40 @@ export function domainChain(k: Kernel, inames: Iterable<string>): number[] {
  */
 export function iterationDomain(k: Kernel, inames: readonly string[]): BasicSet {
   const chain = domainChain(k, inames);
-  const inameSet = new Set(allInames(k));
+  if (chain.length === 0) return computeIterationDomain(k, chain, inames);
+  // The answer depends only on the chain's domains (a parameter of one that is an iname is a
+  // dimension of another in the chain) and on the set of inames: remembered per first domain,
+  // so the kernels of a pipeline, which share most domain objects, ask once.
+  const first = k.domains[chain[0]!]!;
+  let byKey = chainMemo.get(first);
+  if (byKey === undefined) chainMemo.set(first, (byKey = new Map()));
+  let key = "";
+  for (let j = 1; j < chain.length; j++) key += `${domainId(k.domains[chain[j]!]!)},`;
+  key += `|${[...new Set(inames)].sort().join(",")}`;
+  let hit = byKey.get(key);
+  if (hit === undefined) byKey.set(key, (hit = computeIterationDomain(k, chain, inames)));
+  return hit;
+}
+
+const chainMemo = new WeakMap<BasicSet, Map<string, BasicSet>>();
+const ids = new WeakMap<BasicSet, number>();
+let nextId = 0;
+
+/** A number standing for the identity of a domain object (never reused). */
+function domainId(d: BasicSet): number {
+  let id = ids.get(d);
+  if (id === undefined) ids.set(d, (id = nextId++));
+  return id;
+}
+
+function computeIterationDomain(k: Kernel, chain: readonly number[], inames: readonly string[]): BasicSet {
+  // The parents' inames are the dims of the chain's domains (domainChain visits every domain that
+  // defines a parameter which is an iname).
+  const chainDims = new Set(chain.flatMap((idx) => k.domains[idx]!.dims));
   let set: BasicSet = universe([], []);
   for (const idx of chain) {
     const d = k.domains[idx]!;
-    const parentInames = d.params.filter((p) => inameSet.has(p));
+    const parentInames = d.params.filter((p) => chainDims.has(p));
     set = intersect(set, parentInames.length > 0 ? moveToDims(d, parentInames) : d);
   }
   const drop = set.dims.filter((name) => !inames.includes(name));

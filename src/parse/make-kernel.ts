@@ -281,5 +281,34 @@ export function makeKernel(
   args?: (ArgSpec | string)[],
   options: MakeKernelOptions = {},
 ): Kernel {
-  return guardDepth("makeKernel", () => makeKernelUnguarded(domains, instructions, args, options));
+  const key = textKey(domains, instructions, args, options);
+  if (key === undefined) return guardDepth("makeKernel", () => makeKernelUnguarded(domains, instructions, args, options));
+  let k = parsed.get(key);
+  if (k === undefined) {
+    k = guardDepth("makeKernel", () => makeKernelUnguarded(domains, instructions, args, options));
+    if (parsed.size >= PARSED_LIMIT) parsed.clear();
+    parsed.set(key, k);
+  }
+  return k;
+}
+
+/**
+ * Kernels made from text alone, by that text: a sweep that builds the same kernel for every
+ * variant parses it once. The kernel is a frozen value, so sharing it is invisible; a failure
+ * throws and stores nothing.
+ */
+const parsed = new Map<string, Kernel>();
+const PARSED_LIMIT = 256;
+const OPTION_KEYS = new Set(["name", "assumptions", "target", "seqDependencies"]);
+
+/** A key for inputs that are only text (strings, lists of strings, plain options); else undefined. */
+function textKey(domains: unknown, instructions: unknown, args: unknown, options: unknown): string | undefined {
+  const texts = (x: unknown) => typeof x === "string" || (Array.isArray(x) && x.every((y) => typeof y === "string"));
+  if (!texts(domains) || !texts(instructions) || (args !== undefined && (!Array.isArray(args) || !texts(args)))) return undefined;
+  if (options === null || typeof options !== "object" || Object.getPrototypeOf(options) !== Object.prototype) return undefined;
+  const o = options as Record<string, unknown>;
+  for (const key of Object.keys(o)) if (!OPTION_KEYS.has(key)) return undefined;
+  const fields = [o.name, o.assumptions, o.target, o.seqDependencies];
+  if (!fields.every((x) => x === undefined || typeof x === "string" || typeof x === "boolean")) return undefined;
+  return JSON.stringify([domains, instructions, args ?? null, fields.map((x) => (x === undefined ? null : x))]);
 }

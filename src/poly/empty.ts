@@ -10,7 +10,7 @@ import { add, checkInt, floorDiv, mul } from "./int.js";
 import { colNames, combine, type Row, type Sys, insertColumns, substRow, toSys } from "./rows.js";
 import { isCanonicalEmpty, tidy } from "./normalize.js";
 import { fmCost, fmEliminate } from "./fm.js";
-import { affKey, cached, contentMemo, setKey } from "./memo.js";
+import { affKey, cached, contentMemo, rowsKey, setKey } from "./memo.js";
 
 function modHat(a: number, m: number): number {
   return a - m * floorDiv(2 * a + m, 2 * m);
@@ -72,10 +72,22 @@ function feasibleTidy(sys: Sys): boolean {
   if (sys.ineqs.length === 0) return true;
   const parts = components(sys);
   if (parts === false) return false;
-  if (parts === null) return omegaStep(sys);
-  for (const p of parts) if (!omegaStep(p)) return false;
+  if (parts === null) return omegaMemo(sys);
+  for (const p of parts) if (!omegaMemo(p)) return false;
   return true;
 }
+
+/**
+ * `omegaStep`, remembered by the rows: the implication tests of one gist (and of the next) ask
+ * about the same components again and again (the context's own ones, and those that Omega's
+ * eliminations leave behind), each decided once.
+ */
+function omegaMemo(sys: Sys): boolean {
+  const key = rowsKey(sys.n, sys.ineqs);
+  return key === undefined ? omegaStep(sys) : cached(componentMemo, key, () => omegaStep(sys));
+}
+
+const componentMemo = contentMemo<boolean>();
 
 /**
  * The components of `sys` with two or more columns, each compacted to its own columns; null when

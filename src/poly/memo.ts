@@ -78,6 +78,22 @@ function contentOf(s: BasicSet): string {
   return codes.length > 8192 ? wideContent(head, s) : head + String.fromCharCode.apply(null, codes);
 }
 
+/**
+ * The content of inequality rows over `n` columns as a short string (one character per entry);
+ * undefined when an entry is too large for that form (callers then compute without a memo).
+ */
+export function rowsKey(n: number, rows: readonly (readonly number[])[]): string | undefined {
+  const codes: number[] = [n];
+  for (const r of rows) {
+    for (let k = 0; k <= n; k++) {
+      const v = r[k]!;
+      if (v < -SMALL || v > SMALL) return undefined;
+      codes.push(v + OFFSET);
+    }
+  }
+  return codes.length > 8192 ? undefined : String.fromCharCode.apply(null, codes);
+}
+
 /** Any entries: decimal text (a leading "!" keeps it apart from the compact form). */
 function wideContent(head: string, s: BasicSet): string {
   let content = `!${head}`;
