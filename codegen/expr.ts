@@ -9,6 +9,7 @@ import {
   type Dtype, type Expr, type Reduce, type TypeEnv, type TypeInfo,
 } from "../src/ir/index.js";
 import { ibin, ilit, type Ex } from "./ast.js";
+import { foldLiteral } from "./js-arith.js";
 
 /** What expression lowering asks of the lowering around it. */
 export interface ExprScope {
@@ -28,22 +29,15 @@ export function typeOf(e: Expr, s: ExprScope): TypeInfo {
   return t;
 }
 
-/** A number converted from `from` to `to` as a C cast does (the interpreter folds literals so). */
+/**
+ * A literal of dtype `from` folded to `to` as the interpreter folds it (`foldLiteral`, shared):
+ * `convertValue(0.1, "float64", "float16")` is the half nearest 0.1. Wide integers stay plain
+ * signed numbers, as C and the js target wrap them after each operation.
+ */
 export function convertValue(v: number, from: Dtype, to: Dtype): number {
-  if (from === to) return v;
-  switch (to) {
-    case "float64": case "float16": return v;
-    case "float32": return Math.fround(v);
-    case "bool": return v !== 0 ? 1 : 0;
-    case "int64": case "uint64": return Number.isFinite(v) ? Math.trunc(v) : 0;
-    case "int32": return v | 0;
-    case "int16": return (v << 16) >> 16;
-    case "int8": return (v << 24) >> 24;
-    case "uint32": return v >>> 0;
-    case "uint16": return v & 65535;
-    case "uint8": return v & 255;
-    default: return assertNever(to, "dtype");
-  }
+  if (isWideInt(to)) return from === to ? v : Number.isFinite(v) ? Math.trunc(v) : 0;
+  const r = foldLiteral(v, from, to);
+  return typeof r === "bigint" ? Number(r) : r;
 }
 
 /** `e` converted to `want`: `lowerExpr(2*a[i], "float32")` is `2.0f * a[i]` in C. */

@@ -6,6 +6,7 @@
  * runtime helpers `H` (src/run/arith.ts), which the executing backend passes in.
  */
 import { isFloat, isWideInt, type ArithOp, type Dtype } from "../src/ir/index.js";
+import { f16round } from "../src/ir/float16.js";
 
 /** Narrow dtypes whose every value a float32 holds exactly (no rounding on conversion). */
 const EXACT_IN_F32: ReadonlySet<Dtype> = new Set<Dtype>(["float16", "int8", "int16", "uint8", "uint16", "bool"]);
@@ -31,6 +32,55 @@ export function convertCode(code: string, from: Dtype, to: Dtype): string {
       return wrapCode(n, to);
     }
   }
+}
+
+/** A float truncated to a 64-bit integer as C does (`H.toBig`); not finite gives 0. `floatToBig(-2.5, true)` is `-2n`. */
+export function floatToBig(x: number, signed: boolean): bigint {
+  if (!Number.isFinite(x)) return 0n;
+  const b = BigInt(Math.trunc(x));
+  return signed ? BigInt.asIntN(64, b) : BigInt.asUintN(64, b);
+}
+
+/** The value `convertCode(·, from, to)` computes at run time, computed now (for folding literals). */
+function convertNow(x: number | bigint, from: Dtype, to: Dtype): number | bigint {
+  if (from === to) return x;
+  const num = typeof x === "bigint" ? Number(x) : x;
+  switch (to) {
+    case "float64": return num;
+    case "float32": return EXACT_IN_F32.has(from) ? num : Math.fround(num);
+    case "float16": return f16round(num);
+    case "bool": return num !== 0 ? 1 : 0;
+    case "int64": case "uint64": {
+      const big = typeof x === "bigint" ? x : isFloat(from) ? floatToBig(x, to === "int64") : BigInt(x);
+      return to === "int64" ? BigInt.asIntN(64, big) : BigInt.asUintN(64, big);
+    }
+    default: return wrapNow(typeof x === "bigint" ? Number(BigInt.asIntN(32, x)) : x, to);
+  }
+}
+
+/** `wrapCode` computed now. */
+function wrapNow(n: number, to: Dtype): number {
+  switch (to) {
+    case "int32": return n | 0;
+    case "int16": return (n << 16) >> 16;
+    case "int8": return (n << 24) >> 24;
+    case "uint32": return n >>> 0;
+    case "uint16": return n & 65535;
+    case "uint8": return n & 255;
+    case "bool": return n !== 0 ? 1 : 0;
+    default: return n;
+  }
+}
+
+/**
+ * A literal folded at compile time, bit for bit what the generated code would compute: `value`
+ * is first a value of its own dtype `from` (`cast(float16, 0.1)` is the half nearest 0.1), then
+ * converted to `to` as `convertCode` converts. The interpreter and the code generators both fold
+ * with this, so a literal means the same on every backend.
+ * `foldLiteral(0.1, "float64", "float16")` is `0.0999755859375`; `foldLiteral(300, "int8", "int32")` is `44`.
+ */
+export function foldLiteral(value: number, from: Dtype, to: Dtype): number | bigint {
+  return convertNow(convertNow(value, "float64", from), from, to);
 }
 
 /** Wrap an exact integer-valued number to an integer dtype held as a number. */

@@ -20,6 +20,7 @@ import {
 import { eliminateExistentials, preferUnitBounds, type DeviceKernel, type HwAxis, type Schedule, type ScheduleNode } from "../src/schedule/index.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "./ast.js";
 import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "./expr.js";
+import { untieExistentials } from "../src/poly/lattice.js";
 
 /** What a target asks of the lowering beyond the AST itself. */
 export interface LowerOptions {
@@ -577,7 +578,21 @@ class KernelLowering {
         continue;
       }
       if (ex.length > 1) {
-        throw new CodegenError(`kernel "${this.k.name}", instruction "${what}": its domain ties several existentials together in one constraint; code generation cannot guard that exactly`);
+        // Existentials tied together: a union of pieces that tie none (src/poly/lattice.ts), each
+        // decided as below; the guard is the domain's own rows and the disjunction of the pieces.
+        const pieces = untieExistentials(g, ctx);
+        if (!pieces) throw new CodegenError(`kernel "${this.k.name}", instruction "${what}": its domain ties several unbounded existentials together in one constraint; code generation cannot guard that exactly`);
+        const alts: Ex[] = [];
+        for (const p of pieces) {
+          const r = this.existentialGuard(p, ctx, what);
+          if (r === false || r.rows.some((x) => affIsConstant(x.aff) && (x.eq ? x.aff.constant !== 0 : x.aff.constant < 0))) continue;
+          const rs = r.rows.filter((x) => !affIsConstant(x.aff));
+          const cs = rs.length > 0 ? [this.condOf(rs), ...r.conds] : r.conds;
+          if (cs.length === 0) return { rows: [...rowsOf(g).rows], conds: [] };
+          alts.push(cs.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "idx" })));
+        }
+        if (alts.length === 0) return false;
+        return { rows: [...rowsOf(g).rows], conds: [alts.reduce((a, x) => ({ k: "bin", op: "||", l: a, r: x, dtype: "idx" }))] };
       }
       const list = per.get(ex[0]!) ?? [];
       list.push({ c: con.coeffs[ex[0]!]!, r: rest, eq: con.eq });

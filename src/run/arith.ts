@@ -6,9 +6,9 @@
  */
 import { ExecutionError } from "../errors.js";
 import { isFloat, type Dtype } from "../ir/index.js";
-import { literalCode } from "../../codegen/js-arith.js";
+import { floatToBig, literalCode } from "../../codegen/js-arith.js";
 export { binaryCode, convertCode, literalCode, negCode } from "../../codegen/js-arith.js";
-import { f16round, floatToHalf, h2f } from "./float16.js";
+import { f16round, floatToHalf, h2f } from "../ir/float16.js";
 
 /** Smallest and largest values of the integer dtypes held as numbers (the identities of max/min). */
 export const INT_RANGE: Readonly<Partial<Record<Dtype, readonly [number, number]>>> = {
@@ -44,11 +44,7 @@ export const H = {
   h2f,
   f2h: floatToHalf,
   fmod,
-  toBig(x: number, signed: boolean): bigint {
-    if (!Number.isFinite(x)) return 0n;
-    const b = BigInt(Math.trunc(x));
-    return signed ? BigInt.asIntN(64, b) : BigInt.asUintN(64, b);
-  },
+  toBig: floatToBig,
   idiv(a: number, b: number, insn: string): number {
     if (b === 0) divByZero(insn, "division");
     return Math.trunc(a / b);

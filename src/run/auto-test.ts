@@ -6,7 +6,7 @@
 import { BackendUnavailableError, LoomError } from "../errors.js";
 import { allocArray, dtypeKind, dtypesForArray, findArg, isFloat, isWideInt, type ArrayArg, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
 import { layoutOf, writtenNames, type ArgValue } from "./args.js";
-import { floatToHalf, h2f } from "./float16.js";
+import { floatToHalf, h2f } from "../ir/float16.js";
 import { run, type BackendName } from "./run.js";
 
 export interface AutoTestOptions {

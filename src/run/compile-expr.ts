@@ -8,8 +8,8 @@ import {
   combineTypes, exprToString, exprType, isFloat, isWideInt, MATH_FUNCTIONS,
   type Dtype, type Expr, type Reduce, type TypeEnv, type TypeInfo,
 } from "../ir/index.js";
-import { binaryCode, convertCode, H, literalCode, negCode } from "./arith.js";
-import { mathCallCode } from "../../codegen/js-arith.js";
+import { binaryCode, convertCode, literalCode, negCode } from "./arith.js";
+import { foldLiteral, mathCallCode } from "../../codegen/js-arith.js";
 
 /** Where an array lives in the generated code: JS variable names of its storage and layout. */
 export interface ArrayView {
@@ -54,9 +54,7 @@ export function compileExpr(e: Expr, want: Dtype, ctx: ExprContext): string {
 
 /** A literal converted at compile time (`2` as int64 is `2n`, `0.1` as float32 its rounded value). */
 function foldConst(value: number, from: Dtype, to: Dtype): string {
-  const lit = literalCode(value, from);
-  if (from === to) return lit;
-  const v = new Function("H", `return ${convertCode(lit, from, to)};`)(H) as number | bigint;
+  const v = foldLiteral(value, from, to);
   return typeof v === "bigint" ? `${v}n` : literalCode(v, to);
 }
 

@@ -12,7 +12,6 @@
  * compute"), or where their groups conflict. An instruction is never paired with itself. A race
  * between instructions with no dependency is the user's to declare (the interpreter reports it).
  */
-import { ScheduleError } from "../errors.js";
 import {
   domainIndexOf, freeVariables, globMatch, walkExpr, exprEquals, allInames, substitute,
   type Expr, type Instruction, type Kernel,
@@ -20,6 +19,7 @@ import {
 import { dimBounds } from "../poly/index.js";
 import { constRange } from "./checks.js";
 import { isHardwareIname } from "./linearize.js";
+import { BarrierInLocalLoopError } from "./preprocess-uniform.js";
 import type { BarrierNode, ScheduleNode } from "./types.js";
 
 /** One read or write of a synchronized variable by an instruction. */
@@ -77,7 +77,8 @@ function recursiveDeps(instructions: readonly Instruction[]): ReadonlyMap<string
 /**
  * `nodes` with local barriers where work-items of a group must meet. Data-dependent barriers are
  * inserted only when the kernel has local axes. A barrier needed inside a loop whose bounds
- * depend on a local id is a ScheduleError (not all work-items would reach it).
+ * depend on a local id is a BarrierInLocalLoopError (not all work-items would reach it), which
+ * `linearizeWithBarriers` answers by giving the loop uniform bounds.
  */
 export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): ScheduleNode[] {
   const inames = allInames(k);
@@ -305,9 +306,10 @@ function walkBody(
       const comments = barrierComments(body);
       const lids = comments.length > 0 ? localIdsInBounds(ctx, n.iname) : [];
       if (lids.length > 0) {
-        throw new ScheduleError(
+        throw new BarrierInLocalLoopError(
           `kernel "${ctx.k.name}": a barrier is needed inside loop "${n.iname}", whose bounds depend on local id ${lids.join(", ")}, ` +
           `so not all work-items would reach it: ${comments.join("; ")}; make the loop bounds independent of local ids or add nosync`,
+          n.iname,
         );
       }
       out.push({ kind: "loop", iname: n.iname, body });

@@ -1,12 +1,12 @@
 /**
- * The scheduler's entry point, as a list of passes: preprocess → linearize → barriers → device
- * kernels. Memoized by kernel identity and options: kernels are frozen, and sweeps schedule many.
+ * The scheduler's entry point, as a list of passes: preprocess → linearize → barriers (loops that
+ * need one get work-group-uniform bounds) → device kernels. Memoized by kernel identity and options: kernels are frozen, and sweeps schedule many.
  */
 import { ScheduleError } from "../errors.js";
 import type { Kernel } from "../ir/index.js";
 import { insertBarriers } from "./barriers.js";
 import { deviceKernels } from "./device.js";
-import { linearize } from "./linearize.js";
+import { linearizeWithBarriers } from "./preprocess-uniform.js";
 import { preprocess, type PreprocessOptions } from "./preprocess.js";
 import type { Schedule } from "./types.js";
 
@@ -34,8 +34,7 @@ export function schedule(k: Kernel, opts: PreprocessOptions = {}): Schedule {
   if (!forKernel) memo.set(k, (forKernel = new Map()));
   const hit = forKernel.get(key);
   if (hit) return hit;
-  const kernel = preprocessed(k, opts);
-  const nodes = insertBarriers(kernel, linearize(kernel));
+  const { kernel, nodes } = linearizeWithBarriers(preprocessed(k, opts), insertBarriers);
   const s: Schedule = Object.freeze({ kernel, deviceKernels: Object.freeze(deviceKernels(kernel, nodes)) });
   forKernel.set(key, s);
   return s;

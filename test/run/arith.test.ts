@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { ExecutionError } from "../../src/errors.js";
 import type { Dtype, TypedArray } from "../../src/ir/index.js";
-import { floatToHalf, halfToFloat } from "../../src/run/float16.js";
+import { floatToHalf, halfToFloat } from "../../src/ir/float16.js";
 import { run } from "../../src/run/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { f16round, floatToHalf, halfToFloat } from "../../src/run/float16.js";
+import { f16round, floatToHalf, halfToFloat } from "../../src/ir/float16.js";
 
 describe("float16 conversion", () => {
   it("encodes exact values", () => {

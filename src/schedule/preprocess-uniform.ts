@@ -1,0 +1,121 @@
+/**
+ * Work-group-uniform loop bounds (what loopy does for a barrier in a loop over a remainder): a
+ * sequential loop whose bounds depend on a local id cannot hold a barrier, since work-items would
+ * run different numbers of iterations. Where barrier insertion needs one there, the loop's iname
+ * gets a domain of its own whose bounds are the hull over the local ids (the local inames projected
+ * out), and the instructions keep their exact domains as predicates: the constraints the new
+ * domains lose, `16*jo + ji < m`, become `if`s inside a loop `jo <= (m - 1) // 16` that every
+ * work-item runs through. The schedule's structure is unchanged; the meaning is unchanged.
+ */
+import { ScheduleError } from "../errors.js";
+import {
+  allInames, domainChain, domainIndexOf, iterationDomain, uniqueName, withKernel,
+  type Expr, type Instruction, type Kernel,
+} from "../ir/index.js";
+import { eliminate, gist, moveToParams, rename, type BasicSet } from "../poly/index.js";
+import { affToExpr } from "./checks.js";
+import { inameOrder, linearize } from "./linearize.js";
+import type { ScheduleNode } from "./types.js";
+
+/** Barrier insertion found a barrier needed inside `loop`, whose bounds use local ids. */
+export class BarrierInLocalLoopError extends ScheduleError {
+  constructor(message: string, readonly loop: string) {
+    super(message);
+  }
+}
+
+/**
+ * Linearize `k` and insert barriers with `place`; where a barrier is needed inside a loop whose
+ * bounds depend on a local id, give that loop uniform bounds (`uniformLoopBounds`) and try again.
+ * Returns the kernel the nodes refer to. The ScheduleError stays where the rewrite cannot apply.
+ */
+export function linearizeWithBarriers(
+  k: Kernel, place: (k: Kernel, nodes: readonly ScheduleNode[]) => ScheduleNode[],
+): { kernel: Kernel; nodes: ScheduleNode[] } {
+  let kernel = k;
+  const done = new Set<string>();
+  for (;;) {
+    const nodes = linearize(kernel);
+    try {
+      return { kernel, nodes: place(kernel, nodes) };
+    } catch (e) {
+      if (!(e instanceof BarrierInLocalLoopError) || done.has(e.loop)) throw e;
+      const next = uniformLoopBounds(kernel, e.loop, nodes);
+      if (!next) throw e;
+      done.add(e.loop);
+      kernel = next;
+    }
+  }
+}
+
+/** The loop inames enclosing the loop over `iname` in `nodes`, outermost first, or undefined. */
+function enclosingLoops(nodes: readonly ScheduleNode[], iname: string, path: readonly string[] = []): string[] | undefined {
+  for (const n of nodes) {
+    if (n.kind !== "loop") continue;
+    if (n.iname === iname) return [...path];
+    const r = enclosingLoops(n.body, iname, [...path, n.iname]);
+    if (r) return r;
+  }
+  return undefined;
+}
+
+/** A shape key of a schedule: loops and instructions, in order. */
+function shape(nodes: readonly ScheduleNode[]): string {
+  return nodes.map((n) => (n.kind === "loop" ? `${n.iname}{${shape(n.body)}}` : n.kind === "insn" ? n.id : "|")).join(" ");
+}
+
+/** The constraints of `s` (no existentials) as predicate expressions `aff >= 0` / `aff == 0`. */
+function predicatesOf(s: BasicSet): Expr[] {
+  const cols = [...s.params, ...s.dims];
+  return s.constraints.map((con): Expr => {
+    const terms: Record<string, number> = {};
+    cols.forEach((name, idx) => {
+      if (con.coeffs[idx]) terms[name] = con.coeffs[idx]!;
+    });
+    return { kind: "compare", op: con.eq ? "==" : ">=", left: affToExpr({ terms, constant: con.constant }), right: { kind: "const", value: 0, isFloat: false } };
+  });
+}
+
+/**
+ * `k` with the loop over `x` given bounds that do not depend on local ids, or undefined where that
+ * cannot be done exactly. `x`'s domain keeps a renamed copy of `x` (no instruction uses it), a new
+ * domain right after it bounds `x` by the hull over the local ids, in terms of the loops around
+ * it and the group ids; each instruction whose domain that changes gets the difference back as
+ * predicates (`gist(old domain, new domain)`). `nodes` is the schedule of `k`.
+ */
+export function uniformLoopBounds(k: Kernel, x: string, nodes: readonly ScheduleNode[]): Kernel | undefined {
+  const idx = domainIndexOf(k, x);
+  const around = enclosingLoops(nodes, x);
+  if (idx < 0 || !around) return undefined;
+  const tagOf = (n: string) => k.inameTags[n]?.kind;
+  const local = (n: string) => tagOf(n) === "l" || tagOf(n) === "l.auto";
+  const chainDims = domainChain(k, [x]).flatMap((d) => [...k.domains[d]!.dims]);
+  const uniform = chainDims.filter((n) => n !== x && !local(n) && (around.includes(n) || tagOf(n) === "g"));
+  // The hull: x's range over the local ids (and inames inside x), a superset where FM is inexact.
+  const proj = iterationDomain(k, [x, ...uniform]);
+  let hull = proj.exists.length > 0 ? eliminate(proj, [...proj.exists]) : proj;
+  hull = moveToParams(hull, uniform.filter((n) => hull.dims.includes(n)));
+  if (!hull.constraints.some((c) => (c.coeffs[hull.params.length]! > 0)) || !hull.constraints.some((c) => c.coeffs[hull.params.length]! < 0)) return undefined;
+  const taken = new Set([...allInames(k), ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
+  const hidden = uniqueName(`${x}_exact`, taken);
+  const domains = [...k.domains];
+  domains.splice(idx, 1, rename(k.domains[idx]!, { [x]: hidden }), hull);
+  const priority = inameOrder(k).filter((n) => n !== hidden);
+  let next = withKernel(k, { domains, loopPriority: [...k.loopPriority, priority] });
+  const instructions: Instruction[] = [];
+  for (const insn of k.instructions) {
+    const before = iterationDomain(k, insn.withinInames);
+    const after = iterationDomain(next, insn.withinInames);
+    const lost = gist(before, after);
+    if (lost.constraints.length === 0) {
+      instructions.push(insn);
+      continue;
+    }
+    if (lost.exists.length > 0) return undefined;
+    instructions.push({ ...insn, predicates: [...insn.predicates, ...predicatesOf(lost)] });
+  }
+  next = withKernel(next, { instructions });
+  // The same loops around the same instructions, or the rewrite is not the same program.
+  if (shape(linearize(next)) !== shape(nodes)) return undefined;
+  return next;
+}
