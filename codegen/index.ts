@@ -17,6 +17,7 @@ import { cudaTarget } from "./targets/cuda.js";
 import { openclTarget } from "./targets/opencl.js";
 import { openmpTarget } from "./targets/openmp.js";
 import { renderJs } from "./targets/js.js";
+import { renderOkl } from "./targets/okl.js";
 import type { GeneratedCode } from "./types.js";
 
 export type { GeneratedCode, GeneratedKernelInfo } from "./types.js";
@@ -34,6 +35,7 @@ const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   opencl: { cpu: false, lowerOptions: openclTarget.d.lowerOptions, render: (ks) => openclTarget.render(ks) },
   cuda: { cpu: false, lowerOptions: cudaTarget.d.lowerOptions, render: (ks) => cudaTarget.render(ks) },
   js: { cpu: true, lowerOptions: { hwAxes: false, atomics: "plain" }, render: renderJs },
+  okl: { cpu: false, lowerOptions: { hwAxes: true, atomics: "native" }, render: (ks) => renderOkl(ks, ks[0]?.name ?? "kernel") },
 };
 
 function targetOf(name: string): Target {

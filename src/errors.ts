@@ -67,19 +67,27 @@ export class ParseError extends LoomError {
   }
 }
 
-/** Malformed OKL: `rule` names the rule of the OKL specification that was broken. */
+/**
+ * Malformed OKL: `rule` names the rule of the OKL specification that was broken. `excerpt` is the
+ * offending source line with a caret under `column` (empty when the source is not known); `detail`
+ * is the bare description without place, rule and excerpt.
+ */
 export class OklError extends LoomError {
   readonly line: number;
   readonly column: number;
   readonly rule: string;
   readonly filename: string | undefined;
+  readonly excerpt: string;
+  readonly detail: string;
 
-  constructor(detail: string, line: number, column: number, rule: string, filename?: string) {
-    super(`${filename ?? "<okl>"}:${line}:${column}: ${detail} [${rule}]`);
+  constructor(detail: string, line: number, column: number, rule: string, filename?: string, excerpt = "") {
+    super(`${filename ?? "<okl>"}:${line}:${column}: ${detail} [${rule}]${excerpt ? "\n" + excerpt : ""}`);
     this.line = line;
     this.column = column;
     this.rule = rule;
     this.filename = filename;
+    this.excerpt = excerpt;
+    this.detail = detail;
   }
 }
 

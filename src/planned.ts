@@ -13,8 +13,6 @@ function planned(name: string, feature: string): AnyFn {
   };
 }
 
-export const parseOkl = planned("parseOkl", "the OKL front end");
-export const normalizeOkl = planned("normalizeOkl", "the OKL front end");
 export const autotune = planned("autotune", "autotuning");
 export const getOpMap = planned("getOpMap", "kernel statistics");
 export const getMemAccessMap = planned("getMemAccessMap", "kernel statistics");

@@ -17,9 +17,11 @@ const BUILT = [
   "setInstructionPriority",
   // short steps and pipelines
   "split", "join", "tag", "prioritize", "prefetch", "pipeline", "toJSON", "fromJSON", "describe",
+  // OKL
+  "parseOkl", "normalizeOkl",
 ] as const;
 
-const PLANNED = ["parseOkl", "normalizeOkl", "autotune", "getOpMap", "getMemAccessMap"] as const;
+const PLANNED = ["autotune", "getOpMap", "getMemAccessMap"] as const;
 
 const ERRORS = [
   "LoomError", "ParseError", "OklError", "TransformError", "ScheduleError", "CodegenError",

@@ -29,6 +29,8 @@ export interface CDialect {
   readonly intMinMaxBuiltin: boolean;
   readonly atomicAdd?: (target: string, value: string, d: Dtype) => string;
   readonly int64Suffix: string;
+  /** A kernel parameter, given its type name (OKL: `const float *a @restrict`); default C style. */
+  readonly argDecl?: (a: LoweredArg, typeName: string) => string;
 }
 
 const C_TYPES: Readonly<Partial<Record<Dtype, string>>> = {
@@ -155,6 +157,7 @@ export class CFamilyTarget {
 
   private argDecl(a: LoweredArg): string {
     const ty = this.typeName(a.dtype);
+    if (this.d.argDecl) return this.d.argDecl(a, ty);
     if (a.kind === "value") return `${ty} const ${a.name}`;
     const g = this.d.globalQualifier ? `${this.d.globalQualifier} ` : "";
     return `${g}${ty}${a.written ? "" : " const"} *__restrict__ ${a.name}`;

@@ -1,0 +1,24 @@
+/**
+ * `parseOkl(source, opts)`: preprocess, parse and lower OKL to Loom kernels, one per `@kernel`.
+ *
+ *   parseOkl("@kernel void f(const int n, float *a) { for (…; @outer) for (…; @inner) a[i] = 1; }")
+ */
+import { LoomError } from "../errors.js";
+import type { Kernel } from "../ir/index.js";
+import { parseOklAst, type OklAstOptions } from "./index.js";
+import { lowerOkl } from "./lower.js";
+
+/** `filename`, `defines`, `includePaths`, `readFile` and the front end's other options. */
+export interface ParseOklOptions extends OklAstOptions {
+  readonly filename?: string;
+  readonly defines?: Readonly<Record<string, string | number>>;
+  readonly includePaths?: readonly string[];
+}
+
+/** The kernels of an OKL source. Malformed or unsupported OKL throws an OklError with line and column. */
+export function parseOkl(source: string, opts: ParseOklOptions = {}): Kernel[] {
+  if (typeof source !== "string") throw new LoomError(`parseOkl: expected the OKL source text, got ${source === null ? "null" : typeof source}`);
+  // The whole front end: preprocessing, parsing and every validation rule, before lowering.
+  const unit = parseOklAst(source, opts);
+  return lowerOkl(unit, { ...(opts.filename !== undefined ? { filename: opts.filename } : {}), source });
+}

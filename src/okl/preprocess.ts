@@ -1,0 +1,547 @@
+/**
+ * The OKL preprocessor: `#define` (object- and function-like, `#`, `##`, `__VA_ARGS__`), `#undef`,
+ * `#if/#ifdef/#ifndef/#elif/#else/#endif` with `defined()`, `#include "..."` through an injectable
+ * reader, OCCA's predefined macros and user defines, `@directive("#...")` and
+ * `#pragma occa attributes @...`. It works on tokens, so every output token keeps the place of its
+ * source text; a token made by a macro expansion carries the place of the macro's invocation.
+ *
+ * The same engine drives the normalizer (`normalize.ts`) through the `Emit` hooks.
+ */
+import { lex, type Tok } from "./lexer.js";
+import { oklError, type Sources } from "./diag.js";
+import { parseConstExprTokens } from "./parse-expr.js";
+import { evalConst } from "./consteval.js";
+import type { OklError } from "../errors.js";
+
+/** Reads an include file; `undefined` when it does not exist. */
+export type FileReader = (path: string) => string | undefined;
+
+export interface PreprocessOptions {
+  readonly filename?: string;
+  /** `#define NAME VALUE` before the source, as OCCA's `defines/NAME` kernel properties. */
+  readonly defines?: Readonly<Record<string, string | number>>;
+  /** Folders searched by `#include "..."` after the including file's folder. */
+  readonly includePaths?: readonly string[];
+  /** How include files are read (default: the file system). */
+  readonly readFile?: FileReader;
+}
+
+interface Macro {
+  readonly name: string;
+  /** undefined: object-like. */
+  readonly params: readonly string[] | undefined;
+  readonly variadic: boolean;
+  readonly body: readonly Tok[];
+}
+
+/** Predefined by both OCCA tools (OKL.md §1). */
+export const PREDEFINED: Readonly<Record<string, string>> = {
+  __OKL__: "1",
+  __OCCA__: "1",
+  OKL_VERSION: "20000",
+  OCCA_MAJOR_VERSION: "2",
+  OCCA_MINOR_VERSION: "0",
+  OCCA_PATCH_VERSION: "0",
+};
+
+/** What the normalizer wants to hear besides tokens: directive lines and conditional decisions. */
+export interface Emit {
+  /** An active-region token after macro expansion (with the raw source token that produced it). */
+  token(t: Tok): void;
+  /** A directive line (`#if ...`) as written, and how the normalizer should print it (undefined: drop). */
+  directive(first: Tok, lastEnd: number, replacement: string | undefined): void;
+  /** Raw source tokens of an inactive region or kept verbatim. */
+  raw(t: Tok): void;
+}
+
+const SIGNIFICANT = new Set(["number", "string", "char", "ident", "punct", "other"]);
+const CONDITIONALS = new Set(["if", "ifdef", "ifndef", "elif", "else", "endif"]);
+
+/** Headers that OCCA's tools ship (their declarations are not needed to parse OKL). */
+const BUILTIN_HEADERS: Readonly<Record<string, string>> = { "okl_intrinsic.h": "" };
+
+function defaultReader(): FileReader {
+  return (path) => {
+    try {
+      // Lazily required so that bundlers and tests with an injected reader never touch the fs.
+      const fs = process.getBuiltinModule?.("node:fs") as typeof import("node:fs") | undefined;
+      return fs?.readFileSync(path, "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+function dirOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i + 1);
+}
+
+function joinPath(dir: string, name: string): string {
+  if (name.startsWith("/") || dir === "") return name;
+  return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
+}
+
+function unquote(s: string): string {
+  return s.slice(1, -1).replace(/\\(["\\'])/g, "$1").replace(/\\n/g, "\n").replace(/\\t/g, "\t");
+}
+
+/** Runs the preprocessor over one translation unit. */
+export class Preprocessor {
+  readonly sources = new Map<string, string>();
+  readonly out: Tok[] = [];
+  private readonly macros = new Map<string, Macro>();
+  private readonly reader: FileReader;
+  private includeDepth = 0;
+
+  constructor(
+    private readonly opts: PreprocessOptions = {},
+    private emit?: Emit,
+  ) {
+    this.reader = opts.readFile ?? defaultReader();
+    for (const [k, v] of Object.entries(PREDEFINED)) this.defineText(k, v);
+    for (const [k, v] of Object.entries(opts.defines ?? {})) this.defineText(k, String(v));
+  }
+
+  error(detail: string, at: Tok, rule = "preprocessor"): OklError {
+    return oklError(detail, at, rule, this.sources as Sources, this.opts.filename);
+  }
+
+  private defineText(name: string, value: string): void {
+    const body = lex(value, "<defines>").filter((t) => SIGNIFICANT.has(t.type));
+    this.macros.set(name, { name, params: undefined, variadic: false, body });
+  }
+
+  /** Conditional stack of the file being read: active = this branch is compiled; taken = some branch was. */
+  private conds: { active: boolean; taken: boolean; outer: boolean; elseSeen: boolean; at: Tok }[] = [];
+  private active = true;
+
+  /** Preprocess `text` (file `file`, undefined for the main source). */
+  run(text: string, file?: string): void {
+    this.sources.set(file ?? "", text);
+    const savedConds = this.conds;
+    const savedActive = this.active;
+    this.conds = [];
+    this.active = true;
+    const toks = lex(text, file);
+    const n = toks.length;
+    let chunk: Tok[] = [];
+    let atLineStart = true;
+    const flush = () => {
+      if (chunk.length) this.expandInto(chunk);
+      chunk = [];
+    };
+    let i = 0;
+    while (i < n) {
+      const t = toks[i]!;
+      if (t.type === "nl" || t.type === "ws" || t.type === "comment") {
+        if (t.type === "nl") atLineStart = true;
+        if (!this.active) this.emit?.raw(t);
+        else if (this.emit) chunk.push(t);
+        i++;
+        continue;
+      }
+      if (atLineStart && t.text === "#" && t.type === "punct") {
+        // A directive: the significant tokens up to the end of the line.
+        let j = i + 1;
+        const line: Tok[] = [];
+        while (j < n && toks[j]!.type !== "nl") {
+          if (SIGNIFICANT.has(toks[j]!.type)) line.push(toks[j]!);
+          j++;
+        }
+        const lastEnd = j < n ? toks[j]!.offset : text.length;
+        const name = line[0]?.text ?? "";
+        if (!this.active && !CONDITIONALS.has(name)) {
+          for (let k = i; k < j; k++) this.emit?.raw(toks[k]!);
+          i = j;
+          continue;
+        }
+        if (this.active) flush();
+        this.directive(name, line.slice(1), t, line[0] ?? t, lastEnd, text, file);
+        i = j;
+        continue;
+      }
+      atLineStart = false;
+      // @directive("#...") injects a directive line.
+      if (t.text === "@" && toks[i + 1]?.text === "directive") {
+        let j = i + 2;
+        while (j < n && (toks[j]!.type === "ws" || toks[j]!.type === "comment")) j++;
+        if (toks[j]?.text === "(") {
+          let k = j + 1;
+          while (k < n && (toks[k]!.type === "ws" || toks[k]!.type === "nl")) k++;
+          const s = toks[k];
+          let m = k + 1;
+          while (m < n && (toks[m]!.type === "ws" || toks[m]!.type === "nl")) m++;
+          if (s?.type === "string" && toks[m]?.text === ")") {
+            const body = unquote(s.text).trim();
+            const dname = /^#\s*(\w*)/.exec(body)?.[1] ?? "";
+            if (this.active || CONDITIONALS.has(dname)) {
+              if (this.active) flush();
+              this.injectDirective(body, s, file);
+            }
+            i = m + 1;
+            continue;
+          }
+        }
+        if (this.active) throw this.error('@directive expects one string argument: @directive("#define X 1")', t, "@directive");
+      }
+      if (!this.active) {
+        this.emit?.raw(t);
+        i++;
+        continue;
+      }
+      chunk.push(t);
+      i++;
+    }
+    flush();
+    if (this.conds.length) throw this.error("#if without #endif", this.conds[this.conds.length - 1]!.at);
+    this.conds = savedConds;
+    this.active = savedActive;
+  }
+
+  /** One directive `#name rest...` (`t` is the `#`, `lastEnd` the end of its line in `text`). */
+  private directive(name: string, rest: readonly Tok[], t: Tok, nameTok: Tok, lastEnd: number, text: string, file: string | undefined): void {
+    const active = this.active;
+    switch (name) {
+      case "if":
+      case "ifdef":
+      case "ifndef": {
+        let value = false;
+        if (active) value = name === "if" ? this.evalIf(rest, t) : this.macros.has(this.nameOf(rest, t)) === (name === "ifdef");
+        this.conds.push({ active: active && value, taken: value, outer: active, elseSeen: false, at: t });
+        this.emit?.directive(t, lastEnd, active ? `#if ${value ? 1 : 0}` : "#if 0");
+        this.active = active && value;
+        return;
+      }
+      case "elif":
+      case "else": {
+        const c = this.conds[this.conds.length - 1];
+        if (!c) throw this.error(`#${name} without #if`, t);
+        if (c.elseSeen) throw this.error(`#${name} after #else`, t);
+        let value = false;
+        if (c.outer && !c.taken) value = name === "else" ? true : this.evalIf(rest, t);
+        if (name === "else") c.elseSeen = true;
+        c.active = c.outer && !c.taken && value;
+        c.taken ||= value;
+        this.active = c.active;
+        this.emit?.directive(t, lastEnd, name === "else" ? "#else" : `#elif ${value ? 1 : 0}`);
+        return;
+      }
+      case "endif": {
+        const c = this.conds.pop();
+        if (!c) throw this.error("#endif without #if", t);
+        this.active = c.outer;
+        this.emit?.directive(t, lastEnd, "#endif");
+        return;
+      }
+      case "define":
+        this.define(rest, t);
+        this.emit?.directive(t, lastEnd, undefined);
+        return;
+      case "undef":
+        this.macros.delete(this.nameOf(rest, t));
+        this.emit?.directive(t, lastEnd, undefined);
+        return;
+      case "include":
+        this.emit?.directive(t, lastEnd, this.emit ? text.slice(t.offset, lastEnd) : undefined);
+        this.include(rest, t, file);
+        return;
+      case "pragma":
+        this.pragma(rest, t, text.slice(rest[0]?.offset ?? t.offset, lastEnd).trim(), lastEnd);
+        return;
+      case "error":
+        throw this.error(`#error ${text.slice(rest[0]?.offset ?? lastEnd, lastEnd).trim()}`, t, "#error");
+      case "warning":
+      case "line":
+      case "":
+        this.emit?.directive(t, lastEnd, undefined);
+        return;
+      default:
+        throw this.error(`unknown preprocessor directive "#${name}"`, nameTok);
+    }
+  }
+
+  /** A directive given as text by `@directive`: its tokens keep the place of the string literal. */
+  private injectDirective(text: string, at: Tok, file: string | undefined): void {
+    const toks = lex(text).filter((t) => SIGNIFICANT.has(t.type)).map((t) => place(t, at));
+    if (toks[0]?.text !== "#") throw this.error(`@directive expects a preprocessor directive, got "${text}"`, at, "@directive");
+    const rest = toks.slice(2);
+    const pragmaText = text.replace(/^#\s*pragma\s*/, "");
+    if (toks[1]?.text === "pragma") {
+      this.pragma(rest, at, pragmaText, at.offset);
+      return;
+    }
+    // Injected directives print nothing in the normalizer (their effect is applied).
+    const emit = this.emit;
+    this.emit = undefined;
+    try {
+      this.directive(toks[1]?.text ?? "", rest, at, toks[1] ?? at, at.offset, text, file);
+    } finally {
+      this.emit = emit;
+    }
+  }
+
+  private nameOf(rest: readonly Tok[], at: Tok): string {
+    const t = rest[0];
+    if (!t || t.type !== "ident") throw this.error("expected a macro name", t ?? at);
+    return t.text;
+  }
+
+  private define(rest: readonly Tok[], at: Tok): void {
+    const name = this.nameOf(rest, at);
+    const nameTok = rest[0]!;
+    let params: string[] | undefined;
+    let variadic = false;
+    let k = 1;
+    const open = rest[1];
+    // Function-like only when "(" follows the name without a space.
+    if (open?.text === "(" && !open.spaceBefore && open.offset === nameTok.offset + name.length) {
+      params = [];
+      k = 2;
+      while (k < rest.length && rest[k]!.text !== ")") {
+        const p = rest[k]!;
+        if (p.text === "...") {
+          variadic = true;
+          params.push("__VA_ARGS__");
+        } else if (p.type === "ident") params.push(p.text);
+        else if (p.text !== ",") throw this.error(`bad parameter "${p.text}" in #define ${name}`, p);
+        k++;
+      }
+      if (rest[k]?.text !== ")") throw this.error(`unclosed parameter list in #define ${name}`, at);
+      k++;
+    }
+    this.macros.set(name, { name, params, variadic, body: rest.slice(k) });
+  }
+
+  private include(rest: readonly Tok[], at: Tok, file: string | undefined): void {
+    const t = rest[0];
+    let name: string;
+    let system = false;
+    if (t?.type === "string") name = unquote(t.text);
+    else if (t?.text === "<") {
+      system = true;
+      name = "";
+      for (let k = 1; k < rest.length && rest[k]!.text !== ">"; k++) name += rest[k]!.text;
+    } else throw this.error('#include expects "file" or <file>', t ?? at);
+    const dirs = [...(system ? [] : [dirOf(file ?? this.opts.filename ?? "")]), ...(this.opts.includePaths ?? [])];
+    for (const d of dirs) {
+      const path = joinPath(d, name);
+      const text = this.reader(path);
+      if (text !== undefined) {
+        if (this.emit) return; // the normalizer keeps #include lines as written
+        if (++this.includeDepth > 64) throw this.error(`#include nested too deeply (at "${name}")`, at);
+        this.run(text, path);
+        this.includeDepth--;
+        return;
+      }
+    }
+    if (BUILTIN_HEADERS[name] !== undefined) return;
+    // System headers are optional (OCCA warns); a missing "..." header is an error (okl/strict_headers).
+    if (!system) throw this.error(`File does not exist: "${name}" (searched ${dirs.map((d) => d || ".").join(", ")})`, t, "#include");
+  }
+
+  private pragma(rest: readonly Tok[], at: Tok, text: string, lastEnd: number): void {
+    if (rest[0]?.text === "occa" && rest[1]?.text === "attributes") {
+      this.emit?.directive(at, lastEnd, undefined);
+      this.expandInto(rest.slice(2));
+      return;
+    }
+    if (this.emit) {
+      this.emit.directive(at, lastEnd, `#pragma ${text}`);
+      return;
+    }
+    this.out.push({ type: "pragma", text, offset: at.offset, line: at.line, col: at.col, ...(at.file !== undefined ? { file: at.file } : {}) });
+  }
+
+  /** The value of a `#if`/`#elif` condition. */
+  private evalIf(rest: readonly Tok[], at: Tok): boolean {
+    const toks: Tok[] = [];
+    for (let k = 0; k < rest.length; k++) {
+      const t = rest[k]!;
+      if (t.text === "defined") {
+        let name: Tok | undefined;
+        if (rest[k + 1]?.text === "(") {
+          name = rest[k + 2];
+          if (rest[k + 3]?.text !== ")") throw this.error("defined( expects a name and )", t);
+          k += 3;
+        } else {
+          name = rest[k + 1];
+          k += 1;
+        }
+        if (!name || name.type !== "ident") throw this.error("defined expects a macro name", t);
+        toks.push({ ...t, type: "number", text: this.macros.has(name.text) ? "1" : "0" });
+      } else toks.push(t);
+    }
+    const expanded = this.expand(toks).map((t) =>
+      t.type === "ident" ? { ...t, type: "number" as const, text: t.text === "true" ? "1" : "0" } : t,
+    );
+    if (expanded.length === 0) throw this.error("#if with no expression", at);
+    const e = parseConstExprTokens(expanded, (d, tok) => this.error(`in #if: ${d}`, tok));
+    const v = evalConst(e, () => 0);
+    if (v === undefined) throw this.error("#if condition is not an integer constant expression", expanded[0]!);
+    return v !== 0;
+  }
+
+  private expandInto(chunk: readonly Tok[]): void {
+    if (this.emit) {
+      for (const t of this.expand(chunk, true)) this.emit.token(t);
+      return;
+    }
+    for (const t of this.expand(chunk)) this.out.push(t);
+  }
+
+  /**
+   * Macro-expand `input` (C's algorithm with hide sets). With `trivia`, whitespace, comments and
+   * line breaks pass through (the normalizer prints them), except inside macro arguments.
+   */
+  expand(input: readonly Tok[], trivia = false): Tok[] {
+    const out: Tok[] = [];
+    const pending: Tok[] = []; // a stack: the next token is pending[pending.length - 1]
+    let i = 0;
+    const next = (): Tok | undefined => (pending.length ? pending.pop() : input[i++]);
+    void SIGNIFICANT;
+    const peekSignificant = (): Tok | undefined => {
+      for (let k = pending.length - 1; k >= 0; k--) if (SIGNIFICANT.has(pending[k]!.type)) return pending[k];
+      for (let k = i; k < input.length; k++) if (SIGNIFICANT.has(input[k]!.type)) return input[k];
+      return undefined;
+    };
+    let steps = 0;
+    for (;;) {
+      const t = pending.length ? pending.pop() : input[i++];
+      if (!t) break;
+      const ty = t.type;
+      if (ty !== "ident") {
+        if (trivia || (ty !== "ws" && ty !== "nl" && ty !== "comment")) out.push(t);
+        continue;
+      }
+      const m = this.macros.get(t.text);
+      if (!m || (t.hide !== undefined && t.hide.has(t.text))) {
+        out.push(t);
+        continue;
+      }
+      if (++steps > 100000) throw this.error(`macro expansion of "${t.text}" does not terminate`, t);
+      const hide = new Set(t.hide ?? []);
+      hide.add(m.name);
+      let repl: Tok[];
+      if (m.params === undefined) {
+        repl = this.substitute(m, [], t);
+      } else {
+        if (peekSignificant()?.text !== "(") {
+          out.push(t);
+          continue;
+        }
+        // Skip trivia up to "(" (dropped: the invocation is replaced as a whole).
+        for (let s = next(); s && s.text !== "("; s = next());
+        const args: Tok[][] = [[]];
+        let depth = 0;
+        for (;;) {
+          const a = next();
+          if (!a) throw this.error(`unterminated call of macro ${m.name}`, t);
+          if (!SIGNIFICANT.has(a.type)) {
+            const cur = args[args.length - 1]!;
+            if (cur.length) cur.push(a);
+            continue;
+          }
+          if (a.text === "(") depth++;
+          else if (a.text === ")") {
+            if (depth === 0) break;
+            depth--;
+          } else if (a.text === "," && depth === 0 && !(m.variadic && args.length === m.params.length)) {
+            args.push([]);
+            continue;
+          }
+          args[args.length - 1]!.push(a);
+        }
+        const sig = args.map((a) => a.filter((x) => SIGNIFICANT.has(x.type)));
+        if (sig.length === 1 && sig[0]!.length === 0 && m.params.length === 0) sig.length = 0;
+        if (m.variadic && sig.length === m.params.length - 1) sig.push([]);
+        if (sig.length !== m.params.length) {
+          throw this.error(`macro ${m.name} expects ${m.params.length} argument(s), got ${sig.length}`, t);
+        }
+        repl = this.substitute(m, sig, t);
+      }
+      for (let k = repl.length - 1; k >= 0; k--) {
+        const r = repl[k]!;
+        const h = new Set(r.hide ?? []);
+        for (const x of hide) h.add(x);
+        pending.push({ ...r, hide: h });
+      }
+    }
+    return out;
+  }
+
+  /** The body of `m` with parameters replaced, `#` stringified and `##` pasted; placed at `at`. */
+  private substitute(m: Macro, args: readonly (readonly Tok[])[], at: Tok): Tok[] {
+    const params = m.params ?? [];
+    const argOf = (t: Tok): number => (t.type === "ident" ? params.indexOf(t.text) : -1);
+    const body = m.body;
+    const res: (Tok | "paste")[] = [];
+    for (let k = 0; k < body.length; k++) {
+      const b = body[k]!;
+      if (b.text === "#" && m.params !== undefined && body[k + 1] && argOf(body[k + 1]!) >= 0) {
+        const arg = args[argOf(body[k + 1]!)]!;
+        const s = arg.map((x, idx) => (idx > 0 && x.spaceBefore ? " " : "") + x.text).join("");
+        res.push(place({ type: "string", text: JSON.stringify(s), offset: 0, line: 0, col: 0 }, at, m.name));
+        k++;
+        continue;
+      }
+      if (b.text === "##") {
+        res.push("paste");
+        continue;
+      }
+      const ai = argOf(b);
+      if (ai >= 0) {
+        const pasted = body[k - 1]?.text === "##" || body[k + 1]?.text === "##";
+        const arg = pasted ? args[ai]! : this.expand(args[ai]!);
+        for (const x of arg) res.push(x);
+        continue;
+      }
+      res.push(place(b, at, m.name, b.hide));
+    }
+    // Token pasting.
+    const out: Tok[] = [];
+    for (let k = 0; k < res.length; k++) {
+      const r = res[k]!;
+      if (r === "paste") {
+        const left = out.pop();
+        const right = res[k + 1];
+        k++;
+        if (!left || !right || right === "paste") {
+          if (left) out.push(left);
+          if (right && right !== "paste") out.push(right);
+          continue;
+        }
+        const glued = lex(left.text + right.text).filter((x) => SIGNIFICANT.has(x.type));
+        for (const g of glued) out.push(place(g, at, m.name));
+        continue;
+      }
+      out.push(r);
+    }
+    return out;
+  }
+}
+
+/** `t` moved to the place of `at` (a macro invocation or a `@directive` string). */
+function place(t: Tok, at: Tok, macro?: string, hide?: ReadonlySet<string>): Tok {
+  const r: Tok = {
+    type: t.type,
+    text: t.text,
+    offset: at.offset,
+    line: at.line,
+    col: at.col,
+    spaceBefore: t.spaceBefore ?? false,
+    ...(at.file !== undefined ? { file: at.file } : {}),
+    ...(macro !== undefined ? { fromMacro: at.fromMacro ?? macro } : {}),
+    ...(hide !== undefined ? { hide } : {}),
+  };
+  return r;
+}
+
+/** Preprocess a translation unit: the significant tokens (and `#pragma` lines), ending in `eof`. */
+export function preprocess(source: string, opts: PreprocessOptions = {}): { tokens: Tok[]; sources: Sources } {
+  const pp = new Preprocessor(opts);
+  pp.run(source);
+  const lines = source.split("\n");
+  pp.out.push({ type: "eof", text: "", offset: source.length, line: lines.length, col: (lines[lines.length - 1]?.length ?? 0) + 1 });
+  return { tokens: pp.out, sources: pp.sources };
+}

@@ -1,0 +1,447 @@
+/**
+ * Semantic rules of OKL (OKL.md §2–§3, the OKL specification) over a parsed unit. Attribute
+ * arguments and placement are checked while parsing (attributes.ts); this module checks what needs
+ * context: kernels, loop forms, the @outer/@inner loop tree, @shared/@exclusive placement, break and
+ * continue, @dim arity and @dimOrder against @dim, @restrict on pointers, @atomic operations.
+ * Each broken rule is an OklError at the offending node, with OCCA's wording where it has one.
+ */
+import type { Declaration, Declarator, Expr, For, FunctionDef, OklVarInfo, Pos, Stmt, TranslationUnit, TypeSpec } from "./ast.js";
+import { evalConst } from "./consteval.js";
+import { oklError, type Sources } from "./diag.js";
+import { stmtChildren, walkExpr, exprsOfStmt } from "./walk.js";
+import type { OklError } from "../errors.js";
+
+export interface ValidateOptions {
+  readonly filename?: string;
+  /**
+   * Structural validation (OCCA's `okl/validate`, default true): kernels, loop forms and the loop
+   * tree, @shared/@exclusive placement, break/continue, @atomic operations. With false only the
+   * checks OCCA always makes remain (attribute arguments and placement, @tile loop forms, @dim).
+   */
+  readonly structure?: boolean;
+  /** A kernel needs at least one @outer and one @inner loop (default true; the new transpiler skips it on serial/openmp). */
+  readonly requireLoops?: boolean;
+  /** A file needs at least one @kernel (default true). */
+  readonly requireKernel?: boolean;
+}
+
+type LoopKind = "outer" | "inner";
+
+/** One level of the attributed-loop tree (a `@tile(T, @outer, @inner)` gives two). */
+interface LoopNode {
+  readonly kind: LoopKind;
+  readonly f: For;
+  readonly children: LoopNode[];
+}
+
+interface TypedefInfo {
+  readonly okl: OklVarInfo;
+  readonly pointer: boolean;
+  readonly array: boolean;
+  readonly dims: readonly (Expr | undefined)[];
+  readonly spec: TypeSpec;
+  readonly pos: Pos;
+}
+
+interface VarInfo {
+  readonly dim: readonly Expr[] | undefined;
+  readonly dimPos: Pos | undefined;
+}
+
+const ITERATOR_TYPES = new Set([
+  "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long", "unsigned long",
+  "long long", "unsigned long long", "size_t", "ptrdiff_t",
+]);
+
+export class Validator {
+  private readonly typedefs = new Map<string, TypedefInfo>();
+  private readonly constants = new Map<string, number>();
+  private scopes: Map<string, VarInfo>[] = [new Map()];
+
+  constructor(
+    private readonly sources: Sources,
+    private readonly opts: ValidateOptions = {},
+  ) {}
+
+  private get structure(): boolean {
+    return this.opts.structure ?? true;
+  }
+
+  private err(detail: string, at: Pos, rule: string): OklError {
+    return oklError(detail, at, rule, this.sources, this.opts.filename);
+  }
+
+  private lookup = (name: string): number | undefined => this.constants.get(name);
+
+  /** The typedef chain of `spec` resolved to its merged OKL info and shape. */
+  private resolve(spec: TypeSpec): TypedefInfo | undefined {
+    return spec.base.kind === "named" ? this.typedefs.get(spec.base.name) : undefined;
+  }
+
+  validate(unit: TranslationUnit): void {
+    let kernels = 0;
+    for (const it of unit.items) {
+      if (it.kind === "declaration") this.declaration(it, { kernel: false, stack: [] }, true);
+      else if (it.kind === "function") {
+        if (it.isKernel) kernels++;
+        this.func(it);
+      }
+    }
+    if (kernels === 0 && this.structure && (this.opts.requireKernel ?? true)) {
+      throw this.err("No [@kernel] functions found", unit.pos, "@kernel");
+    }
+  }
+
+  /** Statements of a fragment (OCCA's parser tests): validated as the body of a non-kernel function. */
+  validateStatements(items: readonly Stmt[]): void {
+    for (const s of items) this.stmt(s, { kernel: false, stack: [] });
+  }
+
+  private func(f: FunctionDef): void {
+    const restrict = f.attributes.find((a) => a.name === "restrict");
+    if (restrict && f.returnPointers.length === 0) throw this.err("[@restrict] only applies to pointer types (the return type is not a pointer)", restrict.pos, "@restrict placement");
+    if (f.isKernel && this.structure) {
+      if (f.returnType.base.kind !== "builtin" || f.returnType.base.name !== "void" || f.returnPointers.length) {
+        throw this.err("[@kernel] functions must have a [void] return type", f.attributes.find((a) => a.name === "kernel")!.pos, "@kernel return type");
+      }
+    }
+    this.scopes.push(new Map());
+    for (const p of f.params) {
+      const td = this.resolve(p.spec);
+      this.checkVar(p.declarator, p.spec, td, true);
+      this.declare(p.declarator, td);
+    }
+    if (f.body) {
+      // The loop tree first: a misplaced declaration in a malformed tree is reported as the tree's error.
+      if (f.isKernel && this.structure) this.loopTree(f);
+      const ctx: Ctx = { kernel: f.isKernel, stack: [] };
+      for (const s of f.body.items) this.stmt(s, ctx);
+    }
+    this.scopes.pop();
+  }
+
+  /** @restrict on pointers, @dimOrder against @dim. */
+  private checkVar(d: Declarator, spec: TypeSpec, td: TypedefInfo | undefined, param: boolean): void {
+    const restrict = d.attributes.find((a) => a.name === "restrict") ?? (d.okl.restrict ? d.attributes[0] : undefined);
+    if (d.okl.restrict && d.pointers.length === 0 && !td?.pointer && d.arrayDims.length === 0) {
+      const at = restrict?.pos ?? d.pos;
+      throw this.err(`[@restrict] only applies to pointer types ("${d.name}" is not a pointer)`, at, "@restrict placement");
+    }
+    void param;
+    const dim = d.okl.dim ?? td?.okl.dim;
+    const order = d.okl.dimOrder;
+    if (order) {
+      const at = d.attributes.find((a) => a.name === "dimOrder")?.pos ?? d.pos;
+      if (dim && order.length !== dim.length) {
+        throw this.err(`[@dimOrder] wrong number of arguments: "${d.name}" has ${dim.length} dimension(s), @dimOrder lists ${order.length}`, at, "@dimOrder arguments");
+      }
+      const n = dim?.length ?? order.length;
+      for (const v of order) if (v >= n) throw this.err(`[@dimOrder] Dimensions must be in range [0, ${n - 1}] (got ${v})`, at, "@dimOrder arguments");
+      if (!dim) throw this.err(`[@dimOrder] on "${d.name}" needs a [@dim] on the variable or its type`, at, "@dimOrder arguments");
+    }
+    void spec;
+  }
+
+  private declare(d: Declarator, td: TypedefInfo | undefined): void {
+    if (!d.name) return;
+    const dim = d.okl.dim ?? td?.okl.dim;
+    const dimPos = d.okl.dim ? d.pos : td?.pos;
+    this.scopes[this.scopes.length - 1]!.set(d.name, { dim, dimPos });
+  }
+
+  private findVar(name: string): VarInfo | undefined {
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const v = this.scopes[i]!.get(name);
+      if (v) return v;
+    }
+    return undefined;
+  }
+
+  private declaration(decl: Declaration, ctx: Ctx, global: boolean): void {
+    const td = this.resolve(decl.spec);
+    if (decl.spec.base.kind === "enum" && decl.spec.base.members) {
+      let next = 0;
+      for (const m of decl.spec.base.members) {
+        const v = m.value ? evalConst(m.value, this.lookup) : next;
+        if (v !== undefined) this.constants.set(m.name, v);
+        next = (v ?? next) + 1;
+      }
+    }
+    const isTypedef = decl.spec.storage.includes("typedef");
+    for (const d of decl.declarators) {
+      for (const e of d.arrayDims) if (e) this.expr(e, ctx);
+      if (d.init) this.expr(d.init, ctx);
+      this.checkVar(d, decl.spec, td, false);
+      if (isTypedef) {
+        const merged: OklVarInfo = {
+          shared: d.okl.shared || !!td?.okl.shared,
+          exclusive: d.okl.exclusive || !!td?.okl.exclusive,
+          restrict: d.okl.restrict || !!td?.okl.restrict,
+          dim: d.okl.dim ?? td?.okl.dim,
+          dimOrder: d.okl.dimOrder ?? td?.okl.dimOrder,
+        };
+        this.typedefs.set(d.name, {
+          okl: merged, pointer: d.pointers.length > 0 || !!td?.pointer, array: d.arrayDims.length > 0 || !!td?.array,
+          dims: [...d.arrayDims, ...(td?.dims ?? [])], spec: decl.spec, pos: d.okl.dim ? d.pos : (td?.pos ?? d.pos),
+        });
+        continue;
+      }
+      const shared = d.okl.shared || !!td?.okl.shared;
+      const exclusive = d.okl.exclusive || !!td?.okl.exclusive;
+      if ((shared || exclusive) && (this.structure || global)) this.memoryPlacement(d, shared ? "shared" : "exclusive", ctx, td, decl.pos);
+      if (decl.spec.qualifiers.includes("const") || decl.spec.storage.includes("constexpr")) {
+        if (d.init && d.pointers.length === 0 && d.arrayDims.length === 0) {
+          const v = evalConst(d.init, this.lookup);
+          if (v !== undefined) this.constants.set(d.name, v);
+        }
+      } else this.constants.delete(d.name);
+      this.declare(d, td);
+    }
+  }
+
+  private memoryPlacement(d: Declarator, what: "shared" | "exclusive", ctx: Ctx, td: TypedefInfo | undefined, declPos: Pos): void {
+    const rule = `@${what} placement`;
+    const at = d.attributes.find((a) => a.name === what)?.pos ?? declPos;
+    if (!ctx.stack.some((k) => k === "outer")) {
+      throw this.err(`Must define [@${what}] variables between [@outer] and [@inner] loops ("${d.name}" is not inside an [@outer] loop)`, at, rule);
+    }
+    if (ctx.stack.some((k) => k === "inner")) throw this.err(`Cannot define [@${what}] variables inside an [@inner] loop`, at, rule);
+    if (what === "shared") {
+      const dims = [...d.arrayDims, ...(td?.dims ?? [])];
+      if (dims.length === 0) throw this.err(`[@shared] variables must be arrays ("${d.name}" is not)`, at, "@shared array");
+      for (const e of dims) {
+        if (!e || evalConst(e, this.lookup) === undefined) {
+          throw this.err(`[@shared] variables must have sizes known at compile-time ("${d.name}")`, e?.pos ?? d.pos, "@shared array");
+        }
+      }
+    }
+  }
+
+  private stmt(s: Stmt, ctx: Ctx): void {
+    switch (s.kind) {
+      case "declaration":
+        this.declaration(s, ctx, false);
+        return;
+      case "compound":
+        this.scopes.push(new Map());
+        for (const x of s.items) this.stmt(x, ctx);
+        this.scopes.pop();
+        return;
+      case "for":
+        this.forStmt(s, ctx);
+        return;
+      case "while":
+      case "doWhile":
+        this.expr(s.cond, ctx);
+        this.stmt(s.body, { ...ctx, stack: [...ctx.stack, "regular"] });
+        return;
+      case "switch":
+        this.expr(s.cond, ctx);
+        this.stmt(s.body, { ...ctx, stack: [...ctx.stack, "regular"] });
+        return;
+      case "break":
+      case "continue": {
+        const top = ctx.stack[ctx.stack.length - 1];
+        if (this.structure && (top === "outer" || top === "inner")) {
+          throw this.err(`Statement cannot be directly inside an [@${top}] loop ("${s.kind}" would leave the ${top} loop body; only a regular for, while or switch may be exited)`, s.pos, "break/continue");
+        }
+        return;
+      }
+      case "atomic":
+        if (this.structure && s.body.kind === "expr") this.atomicOp(s.body.expr);
+        for (const c of stmtChildren(s)) this.stmt(c, ctx);
+        return;
+      default:
+        for (const e of exprsOfStmt(s)) this.expr(e, ctx);
+        for (const c of stmtChildren(s)) this.stmt(c, ctx);
+    }
+  }
+
+  private atomicOp(e: Expr): void {
+    const ok =
+      (e.kind === "assign" && ["=", "+=", "-=", "&=", "|=", "^="].includes(e.op)) ||
+      ((e.kind === "unary" || e.kind === "postfix") && (e.op === "++" || e.op === "--"));
+    if (!ok) {
+      const text = this.textOf(e.pos);
+      throw this.err(`Atomic does not support this operation: ${text} (@atomic takes =, +=, -=, &=, |=, ^=, ++ or --)`, e.pos, "@atomic operation");
+    }
+  }
+
+  private textOf(p: Pos): string {
+    return (this.sources.get(p.file ?? "") ?? "").slice(p.offset, p.end);
+  }
+
+  private forStmt(f: For, ctx: Ctx): void {
+    this.scopes.push(new Map());
+    const okl = f.okl;
+    if (okl && !ctx.kernel && this.structure) throw this.err("Attributed loop outside [@kernel] function", f.pos, "loop placement");
+    if (okl && (this.structure || okl.kind === "tile")) this.loopForm(f, okl.kind === "tile" ? "[@tile]" : `[@${okl.kind}]`);
+    if (f.init) {
+      if (f.init.kind === "declaration") this.declaration(f.init, ctx, false);
+      else this.expr(f.init, ctx);
+    }
+    if (f.cond) this.expr(f.cond, ctx);
+    if (f.update) this.expr(f.update, ctx);
+    let stack = ctx.stack;
+    if (!okl) stack = [...stack, "regular"];
+    else if (okl.kind === "tile") {
+      const levels = [okl.outer?.kind, okl.inner?.kind].filter((k): k is LoopKind => k !== undefined);
+      stack = [...stack, ...(levels.length ? levels : ["regular" as const])];
+    } else stack = [...stack, okl.kind];
+    this.stmt(f.body, { ...ctx, stack });
+    this.scopes.pop();
+  }
+
+  /** OKL.md §3.1: `for (T i = init; i CMP bound; update)`. */
+  private loopForm(f: For, label: string): void {
+    const rule = "OKL loop form";
+    const fail = (m: string, at: Pos = f.pos): OklError => this.err(`${label} ${m}`, at, rule);
+    if (!f.init) throw fail("OKL for loop init-statement cannot be a null statement");
+    if (f.init.kind !== "declaration") throw fail("OKL for loop init-statement must be a simple declaration with initializer", f.init.pos);
+    const decl = f.init;
+    if (decl.declarators.length !== 1) throw fail("OKL for loops can only have 1 iterator variable", decl.pos);
+    const d = decl.declarators[0]!;
+    if (!d.name) throw fail("OKL for loop variable does not have a name.", d.pos);
+    if (!d.init) throw fail(`OKL for loop variable is not initialized. (declare "${d.name}" with an initial value)`, d.pos);
+    let base = decl.spec.base;
+    let pointer = d.pointers.length > 0 || d.arrayDims.length > 0;
+    const td = this.resolve(decl.spec);
+    if (td) {
+      base = td.spec.base;
+      pointer ||= td.pointer || td.array;
+    }
+    const typeOk = !pointer && ((base.kind === "builtin" && ITERATOR_TYPES.has(base.name)) || (base.kind === "named" && !td));
+    if (!typeOk) throw fail("Iterator variable needs to be of type [char, short, int, long, ptrdiff_t, size_t]", decl.spec.pos);
+    const i = d.name;
+    const isI = (e: Expr) => e.kind === "ident" && e.name === i;
+    const c = f.cond;
+    if (!c) throw fail(`Expected comparing [${i}] with some bound`);
+    if (c.kind !== "binary" || !["<", "<=", ">", ">="].includes(c.op)) {
+      throw fail(`Expected to compare [${i}] with one of these operators [<, <=, >=, >]`, c.pos);
+    }
+    if (!isI(c.left) && !isI(c.right)) throw fail(`Expected comparing [${i}] with some bound`, c.pos);
+    const FLIP: Record<string, string> = { "<": ">", ">": "<", "<=": ">=", ">=": "<=" };
+    const cmp = isI(c.left) ? c.op : FLIP[c.op]!;
+    const bound = isI(c.left) ? c.right : c.left;
+    const u = f.update;
+    let inc: boolean | undefined;
+    let step: Expr | undefined;
+    if (u && (u.kind === "unary" || u.kind === "postfix") && (u.op === "++" || u.op === "--") && isI(u.operand)) inc = u.op === "++";
+    else if (u && u.kind === "assign" && (u.op === "+=" || u.op === "-=") && isI(u.target)) {
+      inc = u.op === "+=";
+      step = u.value;
+    }
+    if (inc === undefined) throw fail(`Expected update [${i}] with one of these operators [++, --, +=, -=]`, u?.pos ?? f.pos);
+    const s = step ? evalConst(step, this.lookup) : 1;
+    if (s !== undefined && s <= 0) throw fail(`OKL for loop range is empty or infinite! (the step of "${i}" must be positive)`, step!.pos);
+    const consistent = inc ? cmp === "<" || cmp === "<=" : cmp === ">" || cmp === ">=";
+    const lo = evalConst(d.init, this.lookup);
+    const hi = evalConst(bound, this.lookup);
+    if (lo !== undefined && hi !== undefined) {
+      const count = !consistent ? 0 : (inc ? hi - lo : lo - hi) + (cmp.length === 2 ? 1 : 0);
+      if (count <= 0) throw fail(`OKL for loop range is empty or infinite! ("${i}" from ${lo}, ${cmp} ${hi}, ${inc ? "increasing" : "decreasing"})`, f.cond!.pos);
+    } else if (!consistent) {
+      throw fail(`OKL for loop range is empty or infinite! ("${i}" is ${inc ? "increased" : "decreased"} but compared with ${cmp})`, c.pos);
+    }
+  }
+
+  private expr(e: Expr, ctx: Ctx): void {
+    void ctx;
+    walkExpr(e, (x) => {
+      if (x.kind === "call" && x.callee.kind === "ident") {
+        const v = this.findVar(x.callee.name);
+        if (v?.dim) {
+          const n = v.dim.length;
+          if (x.args.length > n) throw this.err(`Too many dimensions, expected ${n} argument(s) for "${x.callee.name}"`, x.pos, "@dim arity");
+          if (x.args.length < n) throw this.err(`Missing dimensions, expected ${n} argument(s) for "${x.callee.name}"`, x.pos, "@dim arity");
+        }
+      }
+    });
+  }
+
+  // ─── the loop tree (OKL.md §3.4) ─────────────────────────────────────────────────────────────────
+
+  private loopTree(f: FunctionDef): void {
+    const roots = collectLoops(f.body!.items);
+    const all: LoopNode[] = [];
+    const visit = (n: LoopNode) => {
+      all.push(n);
+      n.children.forEach(visit);
+    };
+    roots.forEach(visit);
+    const kernelAttr = f.attributes.find((a) => a.name === "kernel")!;
+    if (this.opts.requireLoops ?? true) {
+      if (!all.some((n) => n.kind === "outer")) throw this.err("[@kernel] requires at least one [@outer] for-loop", kernelAttr.pos, "@kernel loops");
+      if (!all.some((n) => n.kind === "inner")) throw this.err("[@kernel] requires at least one [@inner] for-loop", kernelAttr.pos, "@kernel loops");
+    }
+    for (const r of roots) this.checkRoot(r);
+  }
+
+  private checkRoot(root: LoopNode): void {
+    const rule = "loop structure";
+    if (root.kind === "inner") throw this.err("Cannot have [@inner] loop outside of an [@outer] loop", root.f.pos, rule);
+    // Nesting order and depth limits along every path.
+    const path = (n: LoopNode, outers: number, inners: number) => {
+      if (n.kind === "outer" && inners > 0) throw this.err("Cannot have [@outer] loop inside an [@inner] loop", n.f.pos, rule);
+      const o = outers + (n.kind === "outer" ? 1 : 0);
+      const i = inners + (n.kind === "inner" ? 1 : 0);
+      if (o > 3) throw this.err("More than 3 nested [@outer] loops", n.f.pos, rule);
+      if (i > 3) throw this.err("More than 3 nested [@inner] loops", n.f.pos, rule);
+      if (n.children.length === 0 && i === 0) throw this.err("Missing an [@inner] loop (every [@outer] loop needs an [@inner] loop inside)", n.f.pos, rule);
+      for (const c of n.children) path(c, o, i);
+    };
+    path(root, 0, 0);
+    // Every level has one loop kind and every leaf is at the same depth.
+    let level: LoopNode[] = [root];
+    let depth = 1;
+    let leafDepth: number | undefined;
+    const firstLeaf = (n: LoopNode, d: number): number => (n.children.length ? firstLeaf(n.children[0]!, d + 1) : d);
+    leafDepth = firstLeaf(root, 1);
+    while (level.length) {
+      const expected = level[0]!.kind;
+      for (const n of level) {
+        if (n.kind !== expected) throw this.err(`Loop type mismatch: Expected [@${expected}], received [@${n.kind}]`, n.f.pos, rule);
+        if (depth > leafDepth) throw this.err(`Mismatch of [@${n.kind}] loops: didn't expect this loop (other branches have ${leafDepth} levels of attributed loops)`, n.f.pos, rule);
+        if (n.children.length === 0 && depth < leafDepth) {
+          throw this.err(`Mismatch of [@${n.kind}] loops: expected loop inside (other branches have ${leafDepth} levels of attributed loops)`, n.f.pos, rule);
+        }
+      }
+      level = level.flatMap((n) => n.children);
+      depth++;
+    }
+  }
+}
+
+interface Ctx {
+  readonly kernel: boolean;
+  /** Enclosing loops, outermost first: OKL levels and regular loops/switches. */
+  readonly stack: readonly ("outer" | "inner" | "regular")[];
+}
+
+/** The attributed loops of `stmts` as a forest (regular statements are transparent). */
+function collectLoops(stmts: readonly Stmt[]): LoopNode[] {
+  const out: LoopNode[] = [];
+  const walk = (s: Stmt): void => {
+    if (s.kind === "for" && s.okl) {
+      const children = collectLoops([s.body]);
+      const levels: LoopKind[] =
+        s.okl.kind === "tile" ? [s.okl.outer?.kind, s.okl.inner?.kind].filter((k): k is LoopKind => k !== undefined) : [s.okl.kind];
+      if (levels.length === 0) {
+        out.push(...children);
+        return;
+      }
+      let node: LoopNode | undefined;
+      for (let k = levels.length - 1; k >= 0; k--) node = { kind: levels[k]!, f: s, children: node ? [node] : children };
+      out.push(node!);
+      return;
+    }
+    for (const c of stmtChildren(s)) walk(c);
+  };
+  stmts.forEach(walk);
+  return out;
+}
+
+/** Check a parsed unit; throws the first OklError. */
+export function validateUnit(unit: TranslationUnit, sources: Sources, opts: ValidateOptions = {}): void {
+  new Validator(sources, opts).validate(unit);
+}

@@ -1,0 +1,51 @@
+/** The `loom` command (src/cli.ts): lower, check, errors as file:line:col with a caret. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../src/cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "loom-cli-"));
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+const cli = (...argv: string[]) => {
+  let out = "";
+  let err = "";
+  const status = main(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { status, out, err };
+};
+
+const ADD = `@kernel void addVectors(const int entries, const float *a, const float *b, float *ab) {
+  for (int i = 0; i < entries; ++i; @tile(BS, @outer, @inner)) {
+    ab[i] = a[i] + b[i];
+  }
+}
+`;
+
+describe("loom", () => {
+  it("lower --target opencl with -D", () => {
+    const r = cli("lower", file("add.okl", ADD), "--target", "opencl", "-D", "BS=16");
+    expect(r.err).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.out).toContain("__kernel");
+  });
+  it("lower --target okl round-trips through check", () => {
+    const r = cli("lower", file("add2.okl", ADD), "--target", "okl", "-DBS=8");
+    expect(r.status).toBe(0);
+    expect(cli("check", file("back.okl", r.out)).status).toBe(0);
+  });
+  it("check reports errors as file:line:col: error: with a caret, exit 1", () => {
+    const p = file("bad.okl", "@kernel void f(const int n, float *a) {\n  for (int i = 0; i < n; i *= 2; @outer) {\n    for (int j = 0; j < 4; ++j; @inner) a[i] = 1;\n  }\n}\n");
+    const r = cli("check", p);
+    expect(r.status).toBe(1);
+    expect(r.err).toMatch(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:2:\\d+: error: `));
+    expect(r.err).toContain("^");
+  });
+  it("usage errors exit 1", () => {
+    expect(cli("lower", "x.okl").status).toBe(1);
+    expect(cli("frobnicate").status).toBe(1);
+  });
+});
