@@ -12,4 +12,6 @@ export const openmpTarget = new CFamilyTarget({
   helperQualifier: "static inline",
   kernelHead: () => "void",
   math: "suffix", intMinMaxBuiltin: false, int64Suffix: "LL",
+  // Under the `#pragma omp atomic` the lowering puts before it, the update itself is plain C.
+  atomicAdd: (target, value) => `${target} += ${value}`,
 });

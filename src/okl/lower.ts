@@ -13,7 +13,7 @@
  */
 import { OklError } from "../errors.js";
 import {
-  assigneeName, c, insnDefaults, kernelRecord, uniqueName, walkExpr,
+  assigneeName, c, dtypeKind, insnDefaults, isIntegral, mapExpr, kernelRecord, uniqueName, walkExpr,
   type Dtype, type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary,
 } from "../ir/index.js";
 import { addConstraints, aff, affAdd, affScale, universe, type Aff, type BasicSet } from "../poly/index.js";
@@ -58,11 +58,15 @@ const MATH: Readonly<Record<string, string>> = {
   min: "min", max: "max", fmin: "min", fminf: "min", fmax: "max", fmaxf: "max",
 };
 
+/**
+ * What a name means inside a kernel. A local pointer aliasing an array (`const float *p = a + k;`)
+ * is the array binding with an `offset` added to its (flat) subscripts.
+ */
 type Binding =
-  | { readonly kind: "array"; readonly name: string; readonly dim?: { readonly dims: readonly Expr[]; readonly order: readonly number[] } }
+  | { readonly kind: "array"; readonly name: string; readonly dim?: { readonly dims: readonly Expr[]; readonly order: readonly number[] }; readonly offset?: Expr }
   | { readonly kind: "value"; readonly name: string }
   | { readonly kind: "expr"; readonly expr: Expr }
-  | { readonly kind: "temp"; readonly name: string; readonly rank: number };
+  | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr };
 
 class Scope {
   private readonly vars = new Map<string, Binding>();
@@ -101,12 +105,44 @@ class FileContext {
   readonly rules: SubstitutionRule[] = [];
   readonly ruleNames = new Set<string>();
   readonly functions = new Map<string, A.FunctionDef>();
+  /** File-scope scalars with compile-time initializers (`const int offset = 1;`), seen by every kernel and device function. */
+  readonly globals = new Scope();
   constructor(readonly unit: A.TranslationUnit, readonly opts: LowerOklOptions) {
     for (const it of unit.items) {
       if (it.kind === "declaration" && it.spec.storage.includes("typedef")) {
         for (const d of it.declarators) if (d.pointers.length === 0 && d.arrayDims.length === 0) this.typedefs.set(d.name, it.spec);
+      } else if (it.kind === "declaration") {
+        for (const d of it.declarators) {
+          if (d.pointers.length > 0 || d.arrayDims.length > 0 || d.init === undefined) continue;
+          const e = this.constant(it.spec, d.init);
+          if (e) this.globals.set(d.name, { kind: "expr", expr: e });
+        }
       }
       if (it.kind === "function" && !it.isKernel && it.body) this.functions.set(it.name, it);
+    }
+  }
+
+  /** A file-scope initializer as a constant of the declared type, or undefined (not a compile-time scalar). */
+  private constant(spec: A.TypeSpec, init: A.Expr): Expr | undefined {
+    const b = spec.base;
+    const d = b.kind === "builtin" || b.kind === "named" ? BUILTIN_DTYPES[b.name] ?? (this.typedefs.has(b.name) ? this.dtypeOrUndefined(this.typedefs.get(b.name)!) : undefined) : undefined;
+    if (d === undefined) return undefined;
+    const floatValue = (e: A.Expr): number | undefined =>
+      e.kind === "float" ? e.value : e.kind === "unary" && e.op === "-" ? neg(floatValue(e.operand)) : e.kind === "unary" && e.op === "+" ? floatValue(e.operand) : constValue(e, this.globals);
+    const neg = (v: number | undefined) => (v === undefined ? undefined : -v);
+    if (d.startsWith("float")) {
+      const v = floatValue(init);
+      return v === undefined ? undefined : c(d === "float32" ? Math.fround(v) : v, d === "float64" ? undefined : d, true);
+    }
+    const v = constValue(init, this.globals);
+    return v === undefined ? undefined : d === "bool" ? c(v ? 1 : 0) : c(v);
+  }
+
+  private dtypeOrUndefined(spec: A.TypeSpec): Dtype | undefined {
+    try {
+      return this.dtype(spec, spec.pos);
+    } catch {
+      return undefined;
     }
   }
 
@@ -134,21 +170,25 @@ class FileContext {
     return this.fail(`type "${b.kind === "builtin" || b.kind === "named" ? b.name : b.kind}" is not supported yet (numeric scalar types and pointers to them are)`, pos);
   }
 
-  /** A device function `T f(params) { return e; }` as a substitution rule (inlined where called). */
-  rule(name: string, pos: A.Pos, lowerWith: (e: A.Expr, scope: Scope) => Expr): boolean {
+  /**
+   * A device function `T f(scalars) { return e; }` as a substitution rule (expanded where called);
+   * false for other device functions (inlined at the call instead) and unknown names.
+   */
+  rule(name: string, lowerWith: (e: A.Expr, scope: Scope) => Expr): boolean {
     if (this.ruleNames.has(name)) return true;
     const f = this.functions.get(name);
     if (!f) return false;
     const items = f.body!.items.filter((s) => s.kind !== "empty");
     const ret = items[0];
-    if (items.length !== 1 || ret?.kind !== "return" || ret.value === undefined || f.params.some((p) => p.declarator.pointers.length > 0)) {
-      this.fail(`call of device function "${name}": only functions of the form \`T f(scalars) { return expression; }\` are supported yet`, pos);
+    if (items.length !== 1 || ret?.kind !== "return" || ret.value === undefined || f.params.some((p) => p.declarator.pointers.length + p.declarator.arrayDims.length > 0)) {
+      return false;
     }
-    const scope = new Scope();
+    const scope = new Scope(this.globals);
     const params = f.params.map((p) => p.declarator.name);
-    for (const p of params) scope.set(p, { kind: "expr", expr: { kind: "var", name: p } });
+    // C converts the arguments to the parameter types and the result to the return type.
+    f.params.forEach((p) => scope.set(p.declarator.name, { kind: "expr", expr: { kind: "cast", dtype: this.dtype(p.spec, p.pos), value: { kind: "var", name: p.declarator.name } } }));
     this.ruleNames.add(name);
-    this.rules.push({ name, params, expr: lowerWith(ret.value, scope) });
+    this.rules.push({ name, params, expr: { kind: "cast", dtype: this.dtype(f.returnType, f.pos), value: lowerWith(ret.value, scope) } });
     return true;
   }
 }
@@ -173,6 +213,10 @@ class KernelLowering {
   private maxInnerDims: number[] | undefined;
   private simdLength: number | undefined;
   private nests = 0;
+  /** The current outer-most @outer nest has barriers or @shared memory (its @inner loops must stay work-items). */
+  private nestSyncs = false;
+  /** Per local axis of the current nest, the hull of its @inner loops' constant ranges, when they differ. */
+  private hulls = new Map<number, readonly [number, number]>();
   private readonly innerRanges = new Map<string, string>();
 
   constructor(private readonly file: FileContext, private readonly f: A.FunctionDef) {}
@@ -189,7 +233,7 @@ class KernelLowering {
 
   lower(): Kernel {
     const f = this.f;
-    const scope = new Scope();
+    const scope = new Scope(this.file.globals);
     for (const p of f.params) {
       const d = p.declarator;
       if (d.name === "") continue;
@@ -213,7 +257,13 @@ class KernelLowering {
       }
     }
     const ctx = this.rootCtx(scope);
-    this.hostBlock(f.body!.items, ctx);
+    if (f.body!.items.some((s) => containsOuter(s))) this.hostBlock(f.body!.items, ctx);
+    else {
+      // Without @outer loops (accepted when the loop check is off, as on OCCA's serial and OpenMP
+      // modes), the body runs once: one work-group of one work-item, regular loops sequential.
+      this.nests = 1;
+      this.block(f.body!.items, { ...ctx, outer: true });
+    }
     return this.finish();
   }
 
@@ -233,11 +283,25 @@ class KernelLowering {
       if (s.kind === "for" && isOuter(s)) {
         if (this.nests > 0) this.barrier("global", ctx, s.pos);
         this.nests++;
+        this.nestSyncs = hasSync(s);
+        this.hulls = innerHulls(s, ctx.scope);
         for (const h of Object.entries(s.loopHints)) {
           if (h[0] === "max_inner_dims") this.maxInnerDims = [...h[1]];
           if (h[0] === "simd_length") this.simdLength = h[1][0];
         }
         this.forLoop(s, ctx);
+        continue;
+      }
+      if (s.kind === "for" && s.okl === undefined && containsOuter(s)) {
+        // A host loop around @outer nests launches them once per iteration: with compile-time
+        // bounds, each iteration's nests are lowered in turn (a global barrier between nests).
+        const h = this.loopHead(s, ctx);
+        if (!h.constant) this.fail(`host loop "${h.name}" around @outer loops: its bounds must be compile-time constants (each iteration launches the nests again)`, s.pos);
+        for (const v of unrollValues(h, s.pos, this)) {
+          const scope = new Scope(ctx.scope);
+          scope.set(h.name, { kind: "expr", expr: c(v) });
+          this.hostBlock([s.body], { ...ctx, scope });
+        }
         continue;
       }
       if (s.kind === "declaration" && !s.spec.storage.includes("typedef")) {
@@ -301,10 +365,9 @@ class KernelLowering {
       }
       case "if": return this.ifStmt(s, ctx);
       case "for": return this.forLoop(s, ctx);
-      case "barrier": {
-        if (ctx.inner) this.fail("@barrier inside an @inner loop is not supported: Loom splits the work-items' code at barriers outside @inner loops", s.pos);
-        return this.barrier("local", ctx, s.pos);
-      }
+      // Inside @inner loops too: the barrier is not within the local inames, so the scheduler splits
+      // the work-items' code there (all work-items reach it, as OKL requires).
+      case "barrier": return this.barrier("local", ctx, s.pos);
       case "while": case "doWhile": case "break": case "continue": case "return": case "switch": case "case":
         return this.fail(`"${s.kind}" statements cannot be expressed over integer domains; carrying them as opaque blocks is not supported yet`, s.pos);
       default: return this.fail(`unsupported statement ${(s as { kind: string }).kind}`, (s as { pos: A.Pos }).pos);
@@ -315,7 +378,22 @@ class KernelLowering {
     if (s.spec.storage.includes("typedef")) this.fail("typedefs inside kernels are not supported yet", s.pos);
     const dtype = this.file.dtype(s.spec, s.pos);
     for (const d of s.declarators) {
-      if (d.pointers.length > 0) this.fail(`local pointer "${d.name}" is not supported yet`, d.pos);
+      if (d.pointers.length > 0) {
+        // A local pointer is an alias of the array it points into (OKL kernels use them for offsets).
+        if (d.arrayDims.length > 0 || d.init === undefined || d.init.kind === "initList") this.fail(`local pointer "${d.name}" must be initialized with an array, \`a + k\` or \`&a[k]\``, d.pos);
+        // @exclusive changes nothing for an alias that is never reassigned; a @shared pointer would be one per group.
+        if (d.okl.shared) this.fail(`local pointer "${d.name}" cannot be @shared`, d.pos);
+        ctx.scope.set(d.name, this.pointerBinding(d.init, ctx, d.name));
+        continue;
+      }
+      if (d.arrayDims.length === 0 && d.init !== undefined && d.init.kind !== "initList" && !d.okl.shared && !d.okl.exclusive && s.spec.qualifiers.includes("const")) {
+        // A const scalar of loop variables and arguments is their expression (affine footprints, no temporary).
+        const e = this.expr(d.init, ctx);
+        if (this.pure(e)) {
+          ctx.scope.set(d.name, { kind: "expr", expr: dtypeKind(dtype) !== "float" && dtype.endsWith("32") && this.isIntegerExpr(e) ? e : { kind: "cast", dtype, value: e } });
+          continue;
+        }
+      }
       const shape = d.arrayDims.map((e) => {
         if (e === undefined) this.fail(`array "${d.name}" needs a size`, d.pos);
         const v = constValue(e, ctx.scope, this);
@@ -406,6 +484,7 @@ class KernelLowering {
     const okl = s.okl;
     const scope = new Scope(ctx.scope);
     let inner: Ctx;
+    const guards: Expr[] = [];
     if (okl?.kind === "tile") {
       const size = constValue(okl.size, ctx.scope, this);
       if (size === undefined || size < 1) this.fail("@tile: the tile size must be a positive compile-time integer", okl.size.pos);
@@ -424,7 +503,7 @@ class KernelLowering {
       ];
       this.addDomain([to, ti], rows);
       const axes = this.tileAxes(s, okl);
-      if (okl.outer) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
+      if (okl.outer && (okl.outer.kind === "outer" || this.workItems(h))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
       if (okl.inner) this.tags[ti] = { kind: okl.inner.kind === "outer" ? "g" : "l", axis: axes[1]! };
       scope.set(h.name, { kind: "expr", expr: affToIr(value) });
       const anyInner = okl.outer?.kind === "inner" || okl.inner?.kind === "inner";
@@ -433,7 +512,17 @@ class KernelLowering {
       const iname = this.fresh(h.name);
       let value: Aff;
       let rows: { aff: Aff; eq: boolean }[];
-      if (h.step === 1 && h.startAff !== undefined) {
+      const own = okl?.kind === "inner" ? constRange(s, ctx.scope) : undefined;
+      const hull = own && okl?.kind === "inner" ? this.hulls.get(okl.axis ?? levelsBelow(s.body, "inner")) : undefined;
+      if (own && hull) {
+        // Sibling @inner loops on one axis with different constant ranges: one launch extent (the
+        // hull), each loop's work-items guarded by its own range (OCCA runs the extra ones idle too).
+        value = aff({ [iname]: 1 });
+        rows = [{ aff: aff({ [iname]: 1 }, -hull[0]), eq: false }, { aff: aff({ [iname]: -1 }, hull[1]), eq: false }];
+        const v: Expr = { kind: "var", name: iname };
+        if (own[0] > hull[0]) guards.push({ kind: "compare", op: ">=", left: v, right: c(own[0]) });
+        if (own[1] < hull[1]) guards.push({ kind: "compare", op: "<=", left: v, right: c(own[1]) });
+      } else if (h.step === 1 && h.startAff !== undefined) {
         value = aff({ [iname]: 1 });
         rows = [{ aff: affAdd(value, affScale(h.startAff, -1)), eq: false }, ...this.cmpRows(value, h.cmp, h.end, s.pos)];
       } else {
@@ -442,16 +531,31 @@ class KernelLowering {
         rows = [{ aff: aff({ [iname]: 1 }), eq: false }, ...this.cmpRows(value, h.cmp, h.end, s.pos)];
       }
       this.addDomain([iname], rows);
-      if (okl) this.tags[iname] = { kind: okl.kind === "outer" ? "g" : "l", axis: okl.axis ?? levelsBelow(s.body, okl.kind) };
-      if (okl?.kind === "inner") this.checkInnerRange(iname, rows, s.pos);
+      if (okl && (okl.kind === "outer" || this.workItems(h))) {
+        this.tags[iname] = { kind: okl.kind === "outer" ? "g" : "l", axis: okl.axis ?? levelsBelow(s.body, okl.kind) };
+        if (okl.kind === "inner") this.checkInnerRange(iname, rows, s.pos);
+      }
       scope.set(h.name, { kind: "expr", expr: affToIr(value) });
       inner = {
-        ...ctx, scope, within: [...ctx.within, iname], outer: ctx.outer || okl?.kind === "outer",
+        ...ctx, scope, within: [...ctx.within, iname], preds: [...ctx.preds, ...guards], outer: ctx.outer || okl?.kind === "outer",
         inner: ctx.inner || okl?.kind === "inner", seqLoop: ctx.seqLoop || (okl === undefined && ctx.outer),
       };
     }
     if (okl && okl.kind !== "tile" && okl.kind === "inner" && !ctx.outer) this.fail("Cannot have [@inner] loop outside of an [@outer] loop", s.pos, "OKL §3.4");
     this.stmt(s.body, inner);
+  }
+
+  /**
+   * Whether an @inner loop becomes work-items: Loom's work-group sizes are compile-time constants,
+   * so an @inner loop whose trip count is not (`i < n`) runs as a sequential loop in each work-item
+   * instead, which means the same where the nest has no barrier and no @shared memory (work-items
+   * then never observe one another); with them, it stays a work-item loop and code generation asks
+   * for a split.
+   */
+  private workItems(h: LoopHead): boolean {
+    const end = exprToAff(h.end);
+    const span = end && h.startAff ? affAdd(end, affScale(h.startAff, -1)) : undefined;
+    return (span !== undefined && Object.keys(span.terms).length === 0) || this.nestSyncs;
   }
 
   /**
@@ -599,6 +703,30 @@ class KernelLowering {
 
   // ---- expressions ----------------------------------------------------------------------------
 
+  /** `e` reads no memory (no array element, no temporary): its value is fixed where it is bound. */
+  private pure(e: Expr): boolean {
+    let ok = true;
+    walkExpr(e, (n) => {
+      if (n.kind === "subscript" || n.kind === "linear" || (n.kind === "var" && this.temps.some((t) => t.name === n.name))) ok = false;
+    });
+    return ok;
+  }
+
+  /** `e` has an integer type: integer constants, loop indices, integer arguments and arithmetic of them. */
+  private isIntegerExpr(e: Expr): boolean {
+    switch (e.kind) {
+      case "const": return !e.isFloat && (e.dtype === undefined || isIntegral(e.dtype));
+      case "var": {
+        const a = this.args.find((x) => x.name === e.name);
+        return a ? a.dtype !== undefined && isIntegral(a.dtype) : this.domains.some((d) => d.dims.includes(e.name));
+      }
+      case "neg": return this.isIntegerExpr(e.operand);
+      case "arith": return this.isIntegerExpr(e.left) && this.isIntegerExpr(e.right);
+      case "cast": return e.dtype !== undefined && isIntegral(e.dtype);
+      default: return false;
+    }
+  }
+
   private lvalue(e: A.Expr, ctx: Ctx): Expr {
     const x = this.expr(e, ctx);
     if (x.kind === "var") {
@@ -669,18 +797,20 @@ class KernelLowering {
   }
 
   private subscript(base: A.Expr, idx: readonly A.Expr[], ctx: Ctx, pos: A.Pos): Expr {
-    if (base.kind !== "ident") return this.fail("only named arrays can be subscripted", pos);
-    const b = ctx.scope.get(base.name);
+    const label = base.kind === "ident" ? base.name : "the pointer";
+    const b = base.kind === "ident" ? ctx.scope.get(base.name) : this.pointerBinding(base, ctx, label);
     const indices = idx.map((i) => this.expr(i, ctx));
+    const at = (off: Expr | undefined, i: Expr): Expr => (off ? { kind: "arith", op: "+", left: off, right: i } : i);
     if (b?.kind === "array") {
-      if (indices.length > 1) this.fail(`pointer argument "${base.name}" takes one subscript (it is a flat array)`, pos);
-      return { kind: "subscript", array: b.name, indices: [indices[0] ?? c(0)] };
+      if (indices.length > 1) this.fail(`pointer argument "${label}" takes one subscript (it is a flat array)`, pos);
+      return { kind: "subscript", array: b.name, indices: [at(b.offset, indices[0] ?? c(0))] };
     }
     if (b?.kind === "temp") {
-      if (indices.length !== b.rank) this.fail(`array "${base.name}" has ${b.rank} dimension(s), subscripted with ${indices.length}`, pos);
+      if (b.offset && indices.length <= 1) return { kind: "subscript", array: b.name, indices: [at(b.offset, indices[0] ?? c(0))] };
+      if (indices.length !== b.rank) this.fail(`array "${label}" has ${b.rank} dimension(s), subscripted with ${indices.length}`, pos);
       return { kind: "subscript", array: b.name, indices };
     }
-    return this.fail(`"${base.name}" is not an array`, pos);
+    return this.fail(`"${label}" is not an array`, pos);
   }
 
   private call(e: A.Call, ctx: Ctx): Expr {
@@ -709,8 +839,116 @@ class KernelLowering {
     }
     const fn = MATH[name];
     if (fn) return { kind: "call", fn, args: args() };
-    if (this.file.rule(name, e.pos, (x, scope) => this.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: args() };
-    return this.fail(`call of unknown function "${name}" (only math functions and device functions \`T f(…) { return e; }\` are supported yet)`, e.pos);
+    if (this.file.rule(name, (x, scope) => this.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: args() };
+    const f = this.file.functions.get(name);
+    if (f) return this.inline(f, e, ctx);
+    return this.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);
+  }
+
+  private inlineDepth = 0;
+
+  /**
+   * A call of a device function with pointer parameters or several statements, inlined: pointer
+   * parameters alias the caller's arrays, scalar parameters and local declarations are bound to
+   * their (converted) values, `if … return` chains become conditional expressions.
+   */
+  private inline(f: A.FunctionDef, e: A.Call, ctx: Ctx): Expr {
+    if (e.args.length !== f.params.length) this.fail(`call of "${f.name}" with ${e.args.length} argument(s); it takes ${f.params.length}`, e.pos);
+    if (this.inlineDepth > 16) this.fail(`call of "${f.name}": device functions nested more than 16 deep (recursion?) cannot be inlined`, e.pos);
+    const scope = new Scope(this.file.globals);
+    f.params.forEach((p, k) => {
+      const d = p.declarator;
+      const a = e.args[k]!;
+      if (d.pointers.length + d.arrayDims.length > 0) scope.set(d.name, this.pointerBinding(a, ctx, d.name));
+      else scope.set(d.name, { kind: "expr", expr: { kind: "cast", dtype: this.file.dtype(p.spec, p.pos), value: this.expr(a, ctx) } });
+    });
+    this.inlineDepth++;
+    try {
+      const ret = this.file.dtype(f.returnType, f.pos);
+      return { kind: "cast", dtype: ret, value: this.inlineBody(f, f.body!.items, { ...ctx, scope }) };
+    } finally {
+      this.inlineDepth--;
+    }
+  }
+
+  /** The value a statement list returns, as an expression. */
+  private inlineBody(f: A.FunctionDef, items: readonly A.Stmt[], ctx: Ctx): Expr {
+    const [s, ...rest] = items;
+    if (s === undefined) return this.fail(`device function "${f.name}" can reach its end without returning a value; it cannot be inlined`, f.pos);
+    switch (s.kind) {
+      case "empty": case "pragma": return this.inlineBody(f, rest, ctx);
+      case "compound": return this.inlineBody(f, [...s.items, ...rest], { ...ctx, scope: new Scope(ctx.scope) });
+      case "return":
+        if (s.value === undefined) return this.fail(`device function "${f.name}" returns no value`, s.pos);
+        return this.expr(s.value, ctx);
+      case "if":
+        return {
+          kind: "if", cond: this.expr(s.cond, ctx),
+          then: this.inlineBody(f, [s.then, ...rest], { ...ctx, scope: new Scope(ctx.scope) }),
+          else: this.inlineBody(f, s.else ? [s.else, ...rest] : rest, { ...ctx, scope: new Scope(ctx.scope) }),
+        };
+      case "declaration": {
+        const scope = new Scope(ctx.scope);
+        for (const d of s.declarators) {
+          if (d.init === undefined || d.init.kind === "initList" || d.arrayDims.length > 0) {
+            this.fail(`device function "${f.name}": only initialized scalar and pointer locals can be inlined ("${d.name}")`, d.pos);
+          }
+          if (assigned(rest, d.name)) this.fail(`device function "${f.name}": local "${d.name}" is assigned after its declaration; only single-assignment locals can be inlined`, d.pos);
+          scope.set(d.name, d.pointers.length > 0
+            ? this.pointerBinding(d.init, { ...ctx, scope }, d.name)
+            : { kind: "expr", expr: { kind: "cast", dtype: this.file.dtype(s.spec, s.pos), value: this.expr(d.init, { ...ctx, scope }) } });
+        }
+        return this.inlineBody(f, rest, { ...ctx, scope });
+      }
+      default:
+        return this.fail(`device function "${f.name}": ${describeStmt(s)} cannot be inlined (declarations, if and return can)`, s.pos);
+    }
+  }
+
+  /**
+   * The array a pointer expression points into, with the offset: `a`, `a + k`, `k + a`, `a - k`,
+   * `&a[k]`, `(float *) a`. `what` names the pointer for errors.
+   */
+  private pointerBinding(e: A.Expr, ctx: Ctx, what: string): Binding {
+    const shifted = (b: Binding, off: Expr): Binding => {
+      if (b.kind === "array") {
+        if (b.dim) this.fail(`pointer "${what}": offsets into @dim array "${b.name}" are not supported`, e.pos);
+        return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+      }
+      if (b.kind === "temp" && b.rank === 1) return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+      return this.fail(`pointer "${what}": only offsets into arguments and 1-D arrays are supported`, e.pos);
+    };
+    const isPointer = (x: A.Expr): boolean => {
+      if (x.kind === "ident") {
+        const b = ctx.scope.get(x.name);
+        return b?.kind === "array" || (b?.kind === "temp" && b.rank > 0);
+      }
+      if (x.kind === "cast") return x.type.pointers.length > 0;
+      if (x.kind === "binary" && (x.op === "+" || x.op === "-")) return isPointer(x.left) || (x.op === "+" && isPointer(x.right));
+      return x.kind === "unary" && x.op === "&";
+    };
+    switch (e.kind) {
+      case "ident": {
+        const b = ctx.scope.get(e.name);
+        if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0)) return b;
+        break;
+      }
+      case "cast":
+        if (e.type.pointers.length > 0) return this.pointerBinding(e.operand, ctx, what);
+        break;
+      case "binary":
+        if (e.op === "+" && isPointer(e.left)) return shifted(this.pointerBinding(e.left, ctx, what), this.expr(e.right, ctx));
+        if (e.op === "+" && isPointer(e.right)) return shifted(this.pointerBinding(e.right, ctx, what), this.expr(e.left, ctx));
+        if (e.op === "-" && isPointer(e.left)) return shifted(this.pointerBinding(e.left, ctx, what), { kind: "neg", operand: this.expr(e.right, ctx) });
+        break;
+      case "unary":
+        if (e.op === "&" && e.operand.kind === "index" && e.operand.target.kind !== "index") {
+          return shifted(this.pointerBinding(e.operand.target, ctx, what), this.expr(e.operand.index, ctx));
+        }
+        break;
+      default: break;
+    }
+    return this.fail(`pointer "${what}": only aliases of arrays (\`a\`, \`a + k\`, \`&a[k]\`) are supported`, e.pos);
   }
 
   // ---- the kernel -----------------------------------------------------------------------------
@@ -720,13 +958,20 @@ class KernelLowering {
     const tempNames = new Set(this.temps.map((t) => t.name));
     const notParams = new Set([...this.domains.flatMap((d) => [...d.dims]), ...tempNames]);
     const shell = kernelRecord({ name: this.f.name, domains: this.domains, instructions: [], args: [] });
+    const unsized = new Set<string>();
     const args = this.args.map((a): KernelArg => {
       if (a.kind !== "array") return a;
       const shape = footprintShape(shell, this.accesses.get(a.name) ?? [], notParams);
+      if (shape === undefined) unsized.add(a.name);
       return { ...a, shape, isInput: this.read.has(a.name) || !this.written.has(a.name), isOutput: this.written.has(a.name) };
     });
+    // An argument without a shape is a flat buffer of unknown length: its elements are linear subscripts a[[i]].
+    const flat = (e: Expr): Expr => mapExpr(e, (n) => (n.kind === "subscript" && unsized.has(n.array) ? { kind: "linear", array: n.array, index: flat(n.indices[0]!) } : undefined));
+    const insns = unsized.size === 0 ? this.insns : this.insns.map((i): Instruction => (i.kind === "assign"
+      ? { ...i, lhs: flat(i.lhs), rhs: flat(i.rhs), predicates: i.predicates.map(flat) }
+      : { ...i, predicates: i.predicates.map(flat) }));
     const k = kernelRecord({
-      name: this.f.name, domains: this.domains, instructions: this.insns, args, temporaries: this.temps,
+      name: this.f.name, domains: this.domains, instructions: insns, args, temporaries: this.temps,
       substitutions: this.file.rules.slice(), inameTags: { ...this.tags },
     });
     kernelOptions.set(k, {
@@ -784,7 +1029,7 @@ function unrollValues(h: LoopHead, pos: A.Pos, k: KernelLowering): number[] {
 }
 
 /** The value of a compile-time integer expression (literals, arithmetic, constant bindings), or undefined. */
-function constValue(e: A.Expr, scope: Scope, k: KernelLowering): number | undefined {
+function constValue(e: A.Expr, scope: Scope, k?: KernelLowering): number | undefined {
   switch (e.kind) {
     case "int": case "char": return e.value;
     case "bool": return e.value ? 1 : 0;
@@ -867,6 +1112,65 @@ function affToIr(a: Aff): Expr {
   return a.constant === 0 ? out : { kind: "arith", op: "+", left: out, right: c(a.constant) };
 }
 
+/** The values `[lo, hi]` of a loop with compile-time bounds and a step of ±1, else undefined. */
+function constRange(s: A.For, scope: Scope): [number, number] | undefined {
+  const init = s.init;
+  const cond = s.cond;
+  const u = s.update;
+  if (init?.kind !== "declaration" || init.declarators.length !== 1 || cond?.kind !== "binary" || !u) return undefined;
+  const d = init.declarators[0]!;
+  const isVar = (e: A.Expr) => e.kind === "ident" && e.name === d.name;
+  const start = d.init && constValue(d.init, scope);
+  const flip: Record<string, string> = { "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
+  const op = isVar(cond.left) ? cond.op : isVar(cond.right) ? flip[cond.op] : undefined;
+  const end = constValue(isVar(cond.left) ? cond.right : cond.left, scope);
+  let step: number | undefined;
+  if ((u.kind === "unary" || u.kind === "postfix") && isVar(u.operand) && (u.op === "++" || u.op === "--")) step = u.op === "++" ? 1 : -1;
+  else if (u.kind === "assign" && isVar(u.target) && (u.op === "+=" || u.op === "-=") && constValue(u.value, scope) === 1) step = u.op === "+=" ? 1 : -1;
+  if (start === undefined || end === undefined || step === undefined) return undefined;
+  if (step === 1 && (op === "<" || op === "<=")) return [start, op === "<" ? end - 1 : end];
+  if (step === -1 && (op === ">" || op === ">=")) return [op === ">" ? end + 1 : end, start];
+  return undefined;
+}
+
+/**
+ * Per local axis, the hull of the constant ranges of the plain @inner loops of nest `s`, for the
+ * axes where these ranges differ (and all are constant).
+ */
+function innerHulls(s: A.Stmt, scope: Scope): Map<number, readonly [number, number]> {
+  const ranges = new Map<number, ([number, number] | undefined)[]>();
+  walkAst(s, (n) => {
+    if (n.kind !== "for" || n.okl?.kind !== "inner") return;
+    const axis = n.okl.axis ?? levelsBelow(n.body, "inner");
+    ranges.set(axis, [...(ranges.get(axis) ?? []), constRange(n, scope)]);
+  });
+  const out = new Map<number, readonly [number, number]>();
+  for (const [axis, rs] of ranges) {
+    if (rs.some((r) => r === undefined || r[0] > r[1])) continue;
+    const all = rs as [number, number][];
+    if (all.every((r) => r[0] === all[0]![0] && r[1] === all[0]![1])) continue;
+    out.set(axis, [Math.min(...all.map((r) => r[0])), Math.max(...all.map((r) => r[1]))]);
+  }
+  return out;
+}
+
+/** `s` contains a @barrier or a @shared declaration. */
+function hasSync(s: A.Stmt): boolean {
+  let found = false;
+  walkAst(s, (n) => {
+    if (n.kind === "barrier" || (n.kind === "declaration" && n.declarators.some((d) => d.okl.shared))) found = true;
+  });
+  return found;
+}
+
+function containsOuter(s: A.Stmt): boolean {
+  let found = false;
+  walkAst(s, (n) => {
+    if (n.kind === "for" && isOuter(n)) found = true;
+  });
+  return found;
+}
+
 function isOuter(s: A.For): boolean {
   const o = s.okl;
   return o !== undefined && (o.kind === "outer" || (o.kind === "tile" && o.outer?.kind === "outer"));
@@ -926,6 +1230,18 @@ function walkAst(s: A.Stmt | A.Expr, visit: (n: A.Stmt | A.Expr) => void): void 
     default: break;
   }
   for (const k of kids) if (k) walkAst(k, visit);
+}
+
+/** Whether some statement of `items` assigns to (or increments) the variable `name`. */
+function assigned(items: readonly A.Stmt[], name: string): boolean {
+  let found = false;
+  const isName = (x: A.Expr) => x.kind === "ident" && x.name === name;
+  for (const s of items) {
+    walkAst(s, (n) => {
+      if ((n.kind === "assign" && isName(n.target)) || ((n.kind === "unary" || n.kind === "postfix") && (n.op === "++" || n.op === "--") && isName(n.operand))) found = true;
+    });
+  }
+  return found;
 }
 
 function describeStmt(s: A.Stmt): string {

@@ -50,7 +50,8 @@ export function compileReference(cpp: string, kernels: readonly RefKernel[]): Na
   });
   const base = join(dir, `ref${serial++}`);
   writeFileSync(`${base}.cpp`, ["#include <cmath>", "#include <cstdlib>", "using namespace std;", cpp, ...wrappers, ""].join("\n"));
-  const r = spawnSync("g++", ["-O1", "-shared", "-fPIC", "-w", "-o", `${base}.so`, `${base}.cpp`], { encoding: "utf8" });
+  // -Bsymbolic: the wrappers call this file's kernels, not same-named ones of a library loaded before.
+  const r = spawnSync("g++", ["-O1", "-shared", "-fPIC", "-w", "-Wl,-Bsymbolic", "-o", `${base}.so`, `${base}.cpp`], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`g++ failed on the legacy serial output:\n${r.stderr}`);
   return loadLibrary(`${base}.so`);
 }
