@@ -183,8 +183,9 @@ export interface FootprintOptions {
   /** Inames that sweep their whole range; every other iname of an accessing instruction is fixed. */
   readonly sweepInames: readonly string[];
   /**
-   * Only `dependsOn` (and `set`, `dims`, `accesses`) is wanted: the box is left empty and `isBox`
-   * false, which saves its bounds and containment tests.
+   * Only `dependsOn` (and `dims`, `accesses`) is wanted: the box is left empty and `isBox` false,
+   * which saves its bounds and containment tests, and `set` has the fixed inames that no row ties
+   * to an index projected out too (see `accessPiece`).
    */
   readonly dependsOnly?: boolean;
 }
@@ -218,8 +219,16 @@ export interface Footprint {
   readonly accesses: readonly Access[];
 }
 
-/** The footprint of one access: its indices' image of the iteration domain, sweep inames projected out. */
-function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: ReadonlySet<string>, arrayName: string): BasicSet {
+/**
+ * The footprint of one access: its indices' image of the iteration domain, sweep inames projected
+ * out. `lean` (only which fixed inames the footprint depends on is wanted): fixed inames that no
+ * chain of rows through non-parameter columns ties to an index are projected out as well — they
+ * can never share a row with an index (FM combines only rows that share an eliminated column), so
+ * the rows over the indices are those of the full piece, computed on fewer columns (the other
+ * tile's inames in a tiled matmul). Where the projection leaves an equality over parameters alone,
+ * which could rewrite those rows, the full piece is computed instead.
+ */
+function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: ReadonlySet<string>, arrayName: string, lean = false): BasicSet {
   const kernelInames = new Set(allInames(k));
   const used = new Set(acc.inames);
   const affs = acc.indices.map((e, r) => {
@@ -241,12 +250,56 @@ function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: Rea
   const params = [...dom.params, ...new Set(extra)];
   const cs = [...affs.map((a, r) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), a), eq: true })), ...conds];
   let s = extendSet(dom, params, [...dom.dims, ...dims], cs);
+  if (lean) {
+    const tied = tiedToIndices(s, dims);
+    if (dom.dims.some((d) => !sweep.has(d) && !tied.has(d))) {
+      const fixedTied = dom.dims.filter((d) => !sweep.has(d) && tied.has(d));
+      const drop = dom.dims.filter((d) => sweep.has(d) || !tied.has(d));
+      let t = fixedTied.length > 0 ? moveToParams(s, fixedTied) : s;
+      if (drop.length > 0) t = projectOut(t, drop);
+      if (!hasParamEquality(t, fixedTied)) {
+        if (k.assumptions.constraints.length > 0) t = intersect(t, k.assumptions);
+        if (!hasParamEquality(t, fixedTied)) return t;
+      }
+    }
+  }
   const fixed = dom.dims.filter((d) => !sweep.has(d));
   if (fixed.length > 0) s = moveToParams(s, fixed);
   const swept = dom.dims.filter((d) => sweep.has(d));
   if (swept.length > 0) s = projectOut(s, swept);
   if (k.assumptions.constraints.length > 0) s = intersect(s, k.assumptions);
   return s;
+}
+
+/** The dims of `s` that rows tie, through dims and existentials (not parameters), to one of `indices`. */
+function tiedToIndices(s: BasicSet, indices: readonly string[]): Set<string> {
+  const np = s.params.length;
+  const n = np + s.dims.length + s.exists.length;
+  const parent = Array.from({ length: n }, (_, j) => j);
+  const root = (j: number): number => {
+    while (parent[j] !== j) j = parent[j] = parent[parent[j]!]!;
+    return j;
+  };
+  for (const con of s.constraints) {
+    let first = -1;
+    for (let j = np; j < n; j++) {
+      if ((con.coeffs[j] ?? 0) === 0) continue;
+      if (first < 0) first = j;
+      else parent[root(j)] = root(first);
+    }
+  }
+  const roots = new Set(indices.map((d) => root(np + s.dims.indexOf(d))));
+  return new Set(s.dims.filter((d, j) => roots.has(root(np + j))));
+}
+
+/**
+ * Whether `s` has an equality over parameters alone other than `tied` (no dim, no existential): it
+ * could substitute into the rows over the indices, so a lean piece would not match the full one.
+ */
+function hasParamEquality(s: BasicSet, tied: readonly string[]): boolean {
+  const np = s.params.length;
+  const tiedCols = new Set(tied.map((t) => s.params.indexOf(t)));
+  return s.constraints.some((con) => con.eq && con.coeffs.every((x, j) => x === 0 || (j < np && !tiedCols.has(j))));
 }
 
 /** Names that hold integers: inames, the domains' parameters, integer value arguments. */
@@ -318,7 +371,7 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
     dims.push(name);
   }
   const sweep = new Set(opts.sweepInames);
-  const all = accesses.map((a) => accessPiece(k, a, dims, sweep, array));
+  const all = accesses.map((a) => accessPiece(k, a, dims, sweep, array, opts.dependsOnly === true));
   const pieces = all.filter((p) => !isEmpty(p));
   if (pieces.length === 0) throw new FootprintError(`the footprint of ${array} is empty: no access runs`);
   const kernelInames = new Set(allInames(k));

@@ -4,168 +4,10 @@ import { LoomError } from "../errors.js";
 import { type Row, type Sys, toSys } from "./rows.js";
 import { emptyOf, finish, isCanonicalEmpty } from "./normalize.js";
 import { ceilDiv, floorDiv } from "./int.js";
-import { intFeasible, isEmpty } from "./empty.js";
+import { isEmpty } from "./empty.js";
+import { addCand, impliedByOneRow, impliedByTwoRows, implies, impliesBeyondPairs, newCands, type Live } from "./implied.js";
 import { intersect, universe } from "./ops.js";
 import { cached, contentMemo, setKey } from "./memo.js";
-
-/** ¬(r >= 0) over the integers is -r - 1 >= 0. */
-function negate(r: Row): Row {
-  const o = r.map((v) => -v || 0);
-  o[o.length - 1]! -= 1;
-  return o;
-}
-
-/**
- * true when some row of `base` is `r` up to a smaller constant (`r` then follows from it alone):
- * an inequality `v·x + c' >= 0` with `c' <= c`, or an equality `±v·x + c' = 0` with `±c' <= c`.
- * A cheap, sound test before the exact one; false says nothing.
- */
-function impliedByOneRow(base: Sys, r: Row): boolean {
-  const n = base.n;
-  const c = r[n]!;
-  outer: for (const b of base.ineqs) {
-    if (b[n]! > c) continue;
-    for (let k = 0; k < n; k++) if (b[k] !== r[k]) continue outer;
-    return true;
-  }
-  for (const b of base.eqs) {
-    let same = true;
-    let opp = true;
-    for (let k = 0; k < n && (same || opp); k++) {
-      if (b[k] !== r[k]) same = false;
-      if (b[k] !== -r[k]!) opp = false;
-    }
-    if ((same && b[n]! <= c) || (opp && -b[n]! <= c)) return true;
-  }
-  return false;
-}
-
-/** Magnitude up to which the products in `impliedByTwoRows` stay exact (|a·b·c| < 2^53). */
-const PAIR_SAFE = 1 << 16;
-
-/**
- * true when `r` is a nonnegative rational combination of at most two rows of `base` (equalities
- * in either direction) plus a constant greater than -1: `r = λ1·b1 + λ2·b2 + s`, `λ >= 0`,
- * `s > -1`. Then `r(x) >= s > -1` at every point of `base`, and `r(x)` is an integer at integer
- * points, so `r(x) >= 0`. Sound (a Farkas certificate with two rows); false says nothing. Most
- * rows a gist drops are implied this way (`i_in + 4·i_out >= 0` by `i_in >= 0`, `i_out >= 0`),
- * and finding the certificate costs far less than the exact emptiness test it replaces.
- */
-function impliedByTwoRows(base: Sys, r: Row): boolean {
-  const n = base.n;
-  let c0 = -1;
-  for (let k = 0; k < n; k++) {
-    const v = r[k]!;
-    if (v > PAIR_SAFE || v < -PAIR_SAFE) return false;
-    if (v !== 0 && c0 < 0) c0 = k;
-  }
-  if (c0 < 0 || r[n]! > PAIR_SAFE || r[n]! < -PAIR_SAFE) return false; // constant rows: tidy decides
-  // Candidate rows, each with its sign (equalities both ways).
-  const rows: Row[] = [];
-  const sgn: number[] = [];
-  for (const b of base.ineqs) {
-    rows.push(b);
-    sgn.push(1);
-  }
-  for (const b of base.eqs) {
-    rows.push(b, b);
-    sgn.push(1, -1);
-  }
-  const m = rows.length;
-  // Whether each row is small enough, decided once (not once per pair); and the columns each
-  // row uses, as a bit mask while the columns fit in one (-1: no mask, every pair is tried).
-  const safe: boolean[] = [];
-  for (let i = 0; i < m; i++) safe.push(i > 0 && rows[i] === rows[i - 1] ? safe[i - 1]! : rowSafe(rows[i]!, n));
-  const masks = n <= 30 ? rows.map((b) => support(b, n)) : undefined;
-  const mr = masks ? support(r, n) : 0;
-  for (let i = 0; i < m; i++) {
-    const b1 = rows[i]!;
-    const s1 = sgn[i]!;
-    // At column c0, λ1·b1 + λ2·b2 = r[c0] != 0 with λ >= 0: one of them has r[c0]'s sign.
-    if (s1 * b1[c0]! * r[c0]! <= 0) continue;
-    if (!safe[i]) continue;
-    const m1 = masks ? masks[i]! : 0;
-    for (let j = 0; j < m; j++) {
-      if (j === i || !safe[j]) continue;
-      const b2 = rows[j]!;
-      if (b2 === b1) continue; // the same equality read the other way
-      if (masks && !supportsMayCombine(m1, masks[j]!, mr)) continue;
-      if (pairImplies(b1, s1, b2, sgn[j]!, r, n)) return true;
-    }
-  }
-  return false;
-}
-
-/** The columns `0..n-1` where `b` is nonzero, as bits (n <= 30). */
-function support(b: Row, n: number): number {
-  let m = 0;
-  for (let k = 0; k < n; k++) if (b[k] !== 0) m |= 1 << k;
-  return m;
-}
-
-/**
- * Whether `r = λ1·b1 + λ2·b2 + s` (λ >= 0, s constant) is possible given the columns each row
- * uses: every column of r is b1's or b2's, and a column of one row that r lacks must be cancelled
- * by the other row, unless that row's λ is 0 and the other row alone has r's columns. Exact: it
- * only skips pairs that `pairImplies` would reject.
- */
-function supportsMayCombine(m1: number, m2: number, mr: number): boolean {
-  if ((mr & ~(m1 | m2)) !== 0) return false;
-  if ((m1 & ~mr & ~m2) !== 0 && m2 !== mr) return false;
-  if ((m2 & ~mr & ~m1) !== 0 && m1 !== mr) return false;
-  return true;
-}
-
-function rowSafe(b: Row, n: number): boolean {
-  for (let k = 0; k <= n; k++) {
-    const v = b[k]!;
-    if (v > PAIR_SAFE || v < -PAIR_SAFE) return false;
-  }
-  return true;
-}
-
-/** `r = λ1·(s1·b1) + λ2·(s2·b2) + s` with λ >= 0 and s > -1 (see `impliedByTwoRows`). */
-function pairImplies(b1: Row, s1: number, b2: Row, s2: number, r: Row, n: number): boolean {
-  // Two columns on which (b1, b2) is nonsingular; Cramer gives the only candidate λ.
-  let det = 0;
-  let k1 = -1;
-  let k2 = -1;
-  for (let k = 0; k < n && det === 0; k++) {
-    if (b1[k] === 0 && b2[k] === 0) continue;
-    for (let l = k + 1; l < n; l++) {
-      const d = b1[k]! * b2[l]! - b1[l]! * b2[k]!;
-      if (d !== 0) {
-        det = d;
-        k1 = k;
-        k2 = l;
-        break;
-      }
-    }
-  }
-  if (det === 0) return false; // parallel rows: the one-row test covers them
-  // λ1·s1 = num1/det, λ2·s2 = num2/det.
-  let num1 = r[k1]! * b2[k2]! - r[k2]! * b2[k1]!;
-  let num2 = b1[k1]! * r[k2]! - b1[k2]! * r[k1]!;
-  if (det < 0) {
-    det = -det;
-    num1 = -num1;
-    num2 = -num2;
-  }
-  // λ1 = s1·num1/det >= 0, λ2 = s2·num2/det >= 0.
-  if (s1 * num1 < 0 || s2 * num2 < 0) return false;
-  for (let k = 0; k < n; k++) if (num1 * b1[k]! + num2 * b2[k]! !== det * r[k]!) return false;
-  // s = r_c - (num1·b1_c + num2·b2_c)/det > -1, i.e. det·r_c - (...) > -det.
-  return det * r[n]! - (num1 * b1[n]! + num2 * b2[n]!) > -det;
-}
-
-/** true when `base` (plus nothing else) implies row `r` (an equality: both directions). */
-function implies(base: Sys, r: Row, eq: boolean): boolean {
-  if (!eq && (impliedByOneRow(base, r) || impliedByTwoRows(base, r))) return true;
-  if (intFeasible({ n: base.n, eqs: base.eqs, ineqs: [...base.ineqs, negate(r)] })) return false;
-  if (!eq) return true;
-  const m = r.map((v) => -v || 0);
-  return !intFeasible({ n: base.n, eqs: base.eqs, ineqs: [...base.ineqs, negate(m)] });
-}
 
 /**
  * `ctx` without the rows of the columns that no row of `s` uses and that no other row ties to
@@ -257,13 +99,24 @@ function dropImplied(s: BasicSet, ctx0: Sys, extra0: number): BasicSet {
   // gathered by reference.
   const rows = [...sys.eqs.map((r) => ({ r, w: widen(r), eq: true })), ...sys.ineqs.map((r) => ({ r, w: widen(r), eq: false }))];
   const keep = rows.map(() => true);
+  // The context's rows and s's rows prepared once for the cheap certificates; row i is tested
+  // against the context and the other rows still kept.
+  const cs = newCands(ctx.n);
+  for (const b of ctx.ineqs) addCand(cs, b, false, -1);
+  for (const b of ctx.eqs) addCand(cs, b, true, -1);
+  rows.forEach((x, j) => addCand(cs, x.w, x.eq, j));
   for (let i = rows.length - 1; i >= 0; i--) {
+    const live: Live = (j) => j !== i && keep[j]!;
+    if (!rows[i]!.eq && (impliedByOneRow(cs, rows[i]!.w, live) || impliedByTwoRows(cs, rows[i]!.w, live))) {
+      keep[i] = false;
+      continue;
+    }
     const eqs = ctx.eqs.slice();
     const ineqs = ctx.ineqs.slice();
     for (let j = 0; j < rows.length; j++) {
       if (j !== i && keep[j]) (rows[j]!.eq ? eqs : ineqs).push(rows[j]!.w);
     }
-    if (implies({ n: ctx.n, eqs, ineqs }, rows[i]!.w, rows[i]!.eq)) keep[i] = false;
+    if (impliesBeyondPairs({ n: ctx.n, eqs, ineqs }, rows[i]!.w, rows[i]!.eq)) keep[i] = false;
   }
   const out: Sys = { n: sys.n, eqs: [], ineqs: [] };
   rows.forEach((x, j) => {

@@ -28,6 +28,17 @@ describe("accessFootprint", () => {
     expect(boxText(matmul(), "b", ["k_inner", "j_inner"])).toEqual(["16*k_outer:16", "16*j_outer:16"]);
   });
 
+  it("dependsOnly (fixed inames tied to no index projected out too) depends on what the full footprint does", () => {
+    const kernels: [Kernel, string, string[]][] = [
+      [matmul(), "a", ["i_inner", "k_inner"]], [matmul(), "b", ["k_inner", "j_inner"]], [matmul(), "a", ["k_inner"]],
+      [matmul(), "b", []], [stencil(), "a", ["i_inner"]], [stencil(), "a", ["i_inner", "j_inner"]],
+    ];
+    for (const [k, array, sweep] of kernels) {
+      const lean = accessFootprint(k, array, { sweepInames: sweep, dependsOnly: true });
+      expect(lean.dependsOn).toEqual(accessFootprint(k, array, { sweepInames: sweep }).dependsOn);
+    }
+  });
+
   it("no sweep: a single element per fixed iname values", () => {
     expect(boxText(matmul(), "a", [])).toEqual(["i_inner + 16*i_outer:1", "k_inner + 16*k_outer:1"]);
   });
