@@ -4,11 +4,11 @@
  * and JavaScript (which spells every rounding and wrap, as the interpreter does).
  */
 import { assertNever } from "../src/errors.js";
-import type { Dtype } from "../src/ir/index.js";
+import type { BitwiseOp, Dtype } from "../src/ir/index.js";
 
 /** `idx`: exact integer index arithmetic (loop bounds, flattened subscripts), never overflowing. */
 export type ExDtype = Dtype | "idx";
-export type BinOp = "+" | "-" | "*" | "/" | "//" | "%" | "**" | "<" | "<=" | ">" | ">=" | "==" | "!=" | "&&" | "||" | "min" | "max";
+export type BinOp = "+" | "-" | "*" | "/" | "//" | "%" | "**" | "<" | "<=" | ">" | ">=" | "==" | "!=" | "&&" | "||" | "min" | "max" | BitwiseOp;
 
 export type Ex =
   | { readonly k: "var"; readonly name: string }
@@ -16,6 +16,8 @@ export type Ex =
   /** `l op r` computed in `dtype` (for comparisons: the operands' dtype). `nonneg`: `//` of a non-negative value. */
   | { readonly k: "bin"; readonly op: BinOp; readonly l: Ex; readonly r: Ex; readonly dtype: ExDtype; readonly insn?: string; readonly nonneg?: boolean }
   | { readonly k: "neg"; readonly e: Ex; readonly dtype: ExDtype }
+  /** `~e`, computed in the integer dtype `dtype`. */
+  | { readonly k: "bitnot"; readonly e: Ex; readonly dtype: Dtype }
   | { readonly k: "not"; readonly e: Ex }
   | { readonly k: "call"; readonly fn: string; readonly args: readonly Ex[]; readonly dtype: Dtype }
   /** An element of an array's flat storage. */
@@ -82,10 +84,12 @@ export interface StmtSyntax {
 
 /** Precedence of C (and JS) operators: higher binds tighter. */
 const PREC: Readonly<Record<string, number>> = {
-  "||": 1, "&&": 2, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+  "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "<<": 8, ">>": 8, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
 };
 const UNARY = 11;
 const ATOM = 13;
+/** 8- and 16-bit integers: C computes `~x` and `x << n` on them in int, so the result is cast back. */
+const NARROW: ReadonlySet<string> = new Set(["int8", "int16", "uint8", "uint16"]);
 
 /** C integer conversions that need no cast: value-preserving, or what C's usual conversions do anyway. */
 function implicitOk(from: Dtype, to: Dtype): boolean {
@@ -120,6 +124,10 @@ export class Printer {
       case "hw": return [this.ex.hw(e.tag, e.axis), ATOM];
       case "neg": return [`-${this.expr(e.e, UNARY + 1)}`, UNARY];
       case "not": return [`!${this.expr(e.e, UNARY)}`, UNARY];
+      case "bitnot": {
+        const code = `~${this.expr(e.e, UNARY)}`;
+        return NARROW.has(e.dtype) ? [this.ex.cast(e.dtype, `(${code})`), UNARY] : [code, UNARY];
+      }
       case "load": return [`${e.array}[${this.expr(e.index)}]`, ATOM];
       case "cond": return [`${this.expr(e.c, 4)} ? ${this.expr(e.t, 4)} : ${this.expr(e.f, 3)}`, 3];
       case "cast": return implicitOk(e.from, e.to) ? this.cexpr(e.e) : [this.ex.cast(e.to, this.expr(e.e, UNARY)), UNARY];
@@ -140,6 +148,14 @@ export class Printer {
               return [this.ex.call("loopy_fmod", e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
             }
             return [this.ex.mod(this.expr(e.l), this.expr(e.r), e.dtype, this), ATOM];
+          case "&": case "|": case "^": case "<<": case ">>": {
+            // Operands that are other infix operators get parentheses, as gcc -Wparentheses asks.
+            const side = (x: Ex) => (x.k === "bin" && x.op !== e.op && x.op in PREC ? `(${this.expr(x)})` : this.expr(x, PREC[e.op]! + 1));
+            const left = e.l.k === "bin" && e.l.op === e.op && e.op !== "<<" && e.op !== ">>" ? this.expr(e.l, PREC[e.op]!) : side(e.l);
+            const code = `${left} ${e.op} ${side(e.r)}`;
+            if (e.op === "<<" && NARROW.has(e.dtype)) return [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY];
+            return [code, PREC[e.op]!];
+          }
           default: {
             const p = PREC[e.op]!;
             // Exact index sums are associative: `a + (b + c)` prints as `a + b + c`.

@@ -5,7 +5,7 @@
  */
 import { assertNever, CodegenError } from "../src/errors.js";
 import {
-  combineTypes, exprToString, exprType, isFloat, isWideInt, MATH_FUNCTIONS,
+  combineTypes, exprToString, exprType, isFloat, isShiftOp, isWideInt, MATH_FUNCTIONS,
   type Dtype, type Expr, type Reduce, type TypeEnv, type TypeInfo,
 } from "../src/ir/index.js";
 import { ibin, ilit, type Ex } from "./ast.js";
@@ -60,8 +60,13 @@ function natural(e: Expr, t: Dtype, s: ExprScope): Ex {
       return dtype === t ? ex : { k: "cast", to: t, from: dtype, e: ex };
     }
     case "const": return { k: "lit", value: e.value, dtype: t };
-    case "arith": return { k: "bin", op: e.op, l: lowerExpr(e.left, t, s), r: lowerExpr(e.right, t, s), dtype: t, insn: s.insnId };
+    case "arith": {
+      // A shift count keeps its own dtype (C converts the two operands of a shift separately).
+      const rt = isShiftOp(e.op) ? typeOf(e.right, s).dtype : t;
+      return { k: "bin", op: e.op, l: lowerExpr(e.left, t, s), r: lowerExpr(e.right, rt, s), dtype: t, insn: s.insnId };
+    }
     case "neg": return { k: "neg", e: lowerExpr(e.operand, t, s), dtype: t };
+    case "bitnot": return { k: "bitnot", e: lowerExpr(e.operand, t, s), dtype: t };
     case "not": return { k: "not", e: lowerExpr(e.operand, typeOf(e.operand, s).dtype, s) };
     case "compare": {
       const ct = combineTypes(typeOf(e.left, s), typeOf(e.right, s)).dtype;

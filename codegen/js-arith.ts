@@ -5,7 +5,8 @@
  * rounded or wrapped to its type (float16 as its float value, bool as 0/1). The templates call the
  * runtime helpers `H` (src/run/arith.ts), which the executing backend passes in.
  */
-import { isFloat, isWideInt, type ArithOp, type Dtype } from "../src/ir/index.js";
+import { InternalError } from "../src/errors.js";
+import { dtypeKind, isFloat, isWideInt, type ArithOp, type Dtype } from "../src/ir/index.js";
 import { f16round } from "../src/ir/float16.js";
 
 /** Narrow dtypes whose every value a float32 holds exactly (no rounding on conversion). */
@@ -103,8 +104,9 @@ export function roundCode(code: string, d: Dtype): string {
 }
 
 /**
- * Code for `a op b` with both operands already of dtype `d`; `insn` is a JS string literal naming
- * the instruction for division-by-zero errors. `binaryCode("+", "a", "b", "int32", "'s'")` is `((a + b)|0)`.
+ * Code for `a op b` with both operands already of dtype `d` (for shifts, `b` is the count in its
+ * own dtype); `insn` is a JS string literal naming the instruction for division-by-zero and
+ * shift-count errors. `binaryCode("+", "a", "b", "int32", "'s'")` is `((a + b)|0)`.
  */
 export function binaryCode(op: ArithOp, a: string, b: string, d: Dtype, insn: string): string {
   if (isFloat(d)) {
@@ -113,6 +115,7 @@ export function binaryCode(op: ArithOp, a: string, b: string, d: Dtype, insn: st
       case "//": return roundCode(`Math.floor(${roundCode(`${a} / ${b}`, d)})`, d);
       case "%": return roundCode(`H.fmod(${a}, ${b})`, d);
       case "**": return roundCode(`Math.pow(${a}, ${b})`, d);
+      default: throw new InternalError(`bitwise operator "${op}" on ${d} (type inference rejects float operands)`);
     }
   }
   if (isWideInt(d)) {
@@ -123,6 +126,10 @@ export function binaryCode(op: ArithOp, a: string, b: string, d: Dtype, insn: st
       case "//": return w(`H.bfloordiv(${a}, ${b}, ${insn})`);
       case "%": return w(`H.bmod(${a}, ${b}, ${insn})`);
       case "**": return w(`H.bpow(${a}, ${b}, ${insn})`);
+      // Two's-complement BigInts: & | ^ of in-range values stay in range; >> is arithmetic.
+      case "&": case "|": case "^": return `(${a} ${op} ${b})`;
+      case "<<": return w(`(${a} << ${shiftCount(b, 64, insn)})`);
+      case ">>": return `(${a} >> ${shiftCount(b, 64, insn)})`;
     }
   }
   // Integers held as numbers: products of 32-bit values need Math.imul to stay exact.
@@ -134,7 +141,22 @@ export function binaryCode(op: ArithOp, a: string, b: string, d: Dtype, insn: st
     case "//": return wrapCode(`H.ifloordiv(${a}, ${b}, ${insn})`, d);
     case "%": return wrapCode(`H.imod(${a}, ${b}, ${insn})`, d);
     case "**": return wrapCode(`H.ipow(${a}, ${b}, ${JSON.stringify(d)}, ${insn})`, d);
+    // JS bitwise operators work on int32 bit patterns: exactly C's on values promoted to int
+    // (or unsigned int), wrapped back to `d`. Counts 0..31, as C allows after promotion.
+    case "&": case "|": case "^": return wrapCode(`${a} ${op} ${b}`, d);
+    case "<<": return wrapCode(`${a} << ${shiftCount(b, 32, insn)}`, d);
+    case ">>": return wrapCode(`${a} ${dtypeKind(d) === "int" ? ">>" : ">>>"} ${shiftCount(b, 32, insn)}`, d);
   }
+}
+
+/**
+ * Code for a shift count `b` (a number or BigInt of any integer dtype) shifting a `w`-bit value:
+ * a literal in range as it is, anything else checked at run time by `H.shc`. 64-bit shifts take BigInt counts.
+ */
+function shiftCount(b: string, w: 32 | 64, insn: string): string {
+  const lit = /^([0-9]+)n?$/.exec(b);
+  if (lit && Number(lit[1]) < w) return w === 64 ? `${lit[1]}n` : lit[1]!;
+  return w === 64 ? `BigInt(H.shc(${b}, 64, ${insn}))` : `H.shc(${b}, 32, ${insn})`;
 }
 
 /** Code for `-a` in dtype `d`: `negCode("x", "int32")` is `((-x)|0)`. */
@@ -145,6 +167,14 @@ export function negCode(a0: string, d: Dtype): string {
   if (d === "int64") return `BigInt.asIntN(64, -${a})`;
   if (d === "uint64") return `BigInt.asUintN(64, -${a})`;
   return wrapCode(`-${a}`, d);
+}
+
+/** Code for `~a` in the integer dtype `d`: `bitNotCode("x", "uint8")` is `((~x)&255)`. */
+export function bitNotCode(a: string, d: Dtype): string {
+  if (isFloat(d) || d === "bool") throw new InternalError(`operator "~" on ${d} (type inference rejects it)`);
+  if (d === "int64") return `(~${a})`;
+  if (d === "uint64") return `BigInt.asUintN(64, ~${a})`;
+  return wrapCode(`~${a}`, d);
 }
 
 /** A number as a code literal of dtype `d`: `literalCode(2, "int64")` is `2n`. */

@@ -11,6 +11,7 @@ import type { RExpr, RName, RAttrs, RStatement } from "../../src/parse/raw.js";
 const base = moo.compile({
   ws: { match: /[ \t\r\n]+/, lineBreaks: true },
   ellipsis: "...",
+  hex: /0[xX][0-9a-fA-F]+/,
   number: /(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?[fd]?/,
   ident: {
     match: /[A-Za-z_][A-Za-z0-9_]*/,
@@ -19,9 +20,10 @@ const base = moo.compile({
   attrs: { match: /\{[^}]*\}/, lineBreaks: true },
   assign: ":=",
   tempOpen: "<>",
-  pow: "**", floordiv: "//",
+  pow: "**", floordiv: "//", shl: "<<", shr: ">>",
   le: "<=", ge: ">=", eqeq: "==", ne: "!=", lt: "<", gt: ">", eq: "=",
   plus: "+", minus: "-", star: "*", slash: "/", percent: "%",
+  amp: "&", pipe: "|", caret: "^", tilde: "~",
   lparen: "(", rparen: ")", lbrack: "[", rbrack: "]", comma: ",",
   invalid: moo.error,
 });
@@ -86,11 +88,26 @@ disj -> conj {% id %}
 conj -> negation {% id %}
   | conj %kwAnd negation {% bin %}
 
-negation -> comparison {% id %}
+negation -> bitor {% id %}
   | %kwNot negation {% (d) => ({ k: "not", e: d[1], at: d[0].offset }) %}
 
-comparison -> sum {% id %}
-  | comparison (%lt | %le | %gt | %ge | %eqeq | %ne) sum
+# C's (and pymbolic's) levels: | below ^ below & below comparisons below shifts below + -.
+# `and`/`or`/`not` stay logical; `&`/`|`/`^`/`~` are bitwise.
+bitor -> bitxor {% id %}
+  | bitor %pipe bitxor {% bin %}
+
+bitxor -> bitand {% id %}
+  | bitxor %caret bitand {% bin %}
+
+bitand -> comparison {% id %}
+  | bitand %amp comparison {% bin %}
+
+comparison -> shift {% id %}
+  | comparison (%lt | %le | %gt | %ge | %eqeq | %ne) shift
+    {% (d) => ({ k: "bin", op: d[1][0].value, a: d[0], b: d[2], at: d[1][0].offset }) %}
+
+shift -> sum {% id %}
+  | shift (%shl | %shr) sum
     {% (d) => ({ k: "bin", op: d[1][0].value, a: d[0], b: d[2], at: d[1][0].offset }) %}
 
 sum -> term {% id %}
@@ -104,6 +121,7 @@ term -> unary {% id %}
 unary -> power {% id %}
   | %minus unary {% neg %}
   | %plus unary {% (d) => d[1] %}
+  | %tilde unary {% (d) => ({ k: "bitnot", e: d[1], at: d[0].offset }) %}
 
 # Right-associative, and binds tighter than a unary minus on its left: -a**b is -(a**b).
 power -> postfix {% id %}
@@ -120,6 +138,7 @@ subscript -> %ident %lbrack exprList %rbrack
     {% (d) => ({ k: "lin", name: d[0].value, idx: d[3], at: d[0].offset }) %}
 
 primary -> %number {% (d) => ({ k: "num", text: d[0].value, at: d[0].offset }) %}
+  | %hex {% (d) => ({ k: "num", text: d[0].value, at: d[0].offset }) %}
   | %ident {% (d) => ({ k: "name", name: d[0].value, at: d[0].offset }) %}
   | %lparen expr %rparen {% (d) => d[1] %}
 

@@ -7,7 +7,7 @@
 import { assertNever, CodegenError } from "../../src/errors.js";
 import { isWideInt, type ArithOp, type Dtype } from "../../src/ir/index.js";
 import { Printer, type Ex, type ExDtype, type ExprSyntax, type StmtSyntax } from "../ast.js";
-import { binaryCode, convertCode, literalCode, mathCallCode, negCode } from "../js-arith.js";
+import { binaryCode, bitNotCode, convertCode, literalCode, mathCallCode, negCode } from "../js-arith.js";
 import type { LoweredKernel } from "../lower.js";
 import type { GeneratedCode } from "../types.js";
 
@@ -47,6 +47,7 @@ function jsExpr(e: Ex, p: Printer): string {
       if (e.dtype !== "idx") return negCode(a, e.dtype);
       return a.startsWith("-") ? `(-(${a}))` : `(-${a})`;
     }
+    case "bitnot": return bitNotCode(x(e.e), e.dtype);
     case "cond": return `((${x(e.c)}) != 0 ? ${x(e.t)} : ${x(e.f)})`;
     case "call": return call(e.fn, e.args.map(x), e.dtype);
     case "bin": {

@@ -78,7 +78,7 @@ function usesLocalId(e: Ex | undefined): boolean {
     case "hw": return e.tag === "l";
     case "var": case "lit": return false;
     case "bin": return usesLocalId(e.l) || usesLocalId(e.r);
-    case "neg": case "not": return usesLocalId(e.e);
+    case "neg": case "bitnot": case "not": return usesLocalId(e.e);
     case "call": return e.args.some(usesLocalId);
     case "load": return usesLocalId(e.index);
     case "cond": return usesLocalId(e.c) || usesLocalId(e.t) || usesLocalId(e.f);

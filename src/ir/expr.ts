@@ -5,7 +5,9 @@
 import { assertNever } from "../errors.js";
 import type { Dtype } from "./dtype.js";
 
-export type ArithOp = "+" | "-" | "*" | "/" | "//" | "%" | "**";
+/** C's bitwise operators on integers: `&`, `|`, `^` and the shifts `<<`, `>>` (arithmetic on signed values). */
+export type BitwiseOp = "&" | "|" | "^" | "<<" | ">>";
+export type ArithOp = "+" | "-" | "*" | "/" | "//" | "%" | "**" | BitwiseOp;
 export type CompareOp = "<" | "<=" | ">" | ">=" | "==" | "!=";
 export type LogicalOp = "and" | "or";
 export type ReductionOp = "sum" | "product" | "max" | "min";
@@ -19,6 +21,8 @@ export interface Const { readonly kind: "const"; readonly value: number; readonl
 /** `+ - * / // % **`: `/` truncates on integers (C), `//` floors and `%` takes the sign of the divisor (Python, loopy). */
 export interface Arith { readonly kind: "arith"; readonly op: ArithOp; readonly left: Expr; readonly right: Expr }
 export interface Neg { readonly kind: "neg"; readonly operand: Expr }
+/** `~x`: bitwise complement of an integer. */
+export interface BitNot { readonly kind: "bitnot"; readonly operand: Expr }
 export interface Not { readonly kind: "not"; readonly operand: Expr }
 export interface Compare { readonly kind: "compare"; readonly op: CompareOp; readonly left: Expr; readonly right: Expr }
 export interface Logical { readonly kind: "logical"; readonly op: LogicalOp; readonly left: Expr; readonly right: Expr }
@@ -35,7 +39,7 @@ export interface Reduce { readonly kind: "reduce"; readonly op: ReductionOp; rea
 export interface Cast { readonly kind: "cast"; readonly dtype: Dtype; readonly value: Expr }
 
 export type Expr =
-  | Var | Const | Arith | Neg | Not | Compare | Logical | IfExpr | Call | Subscript | LinearSubscript | Reduce | Cast;
+  | Var | Const | Arith | Neg | BitNot | Not | Compare | Logical | IfExpr | Call | Subscript | LinearSubscript | Reduce | Cast;
 
 // ---- constructors -------------------------------------------------------------------------
 
@@ -44,6 +48,12 @@ export const v = (name: string): Var => ({ kind: "var", name });
 export function c(value: number, dtype?: Dtype, isFloat = !Number.isInteger(value)): Const {
   return dtype === undefined ? { kind: "const", value, isFloat } : { kind: "const", value, dtype, isFloat };
 }
+const BITWISE: ReadonlySet<string> = new Set<BitwiseOp>(["&", "|", "^", "<<", ">>"]);
+/** Whether `op` is one of C's bitwise operators (integers only): `isBitwiseOp("<<")` is true. */
+export const isBitwiseOp = (op: string): op is BitwiseOp => BITWISE.has(op);
+/** Shifts: the result has the left operand's type; the right operand is only a count. */
+export const isShiftOp = (op: string): op is "<<" | ">>" => op === "<<" || op === ">>";
+
 export const arith = (op: ArithOp, left: Expr, right: Expr): Arith => ({ kind: "arith", op, left, right });
 export const sub = (array: string, ...indices: Expr[]): Subscript => ({ kind: "subscript", array, indices });
 
@@ -54,7 +64,7 @@ export function children(e: Expr): readonly Expr[] {
   switch (e.kind) {
     case "var": case "const": return [];
     case "arith": case "compare": case "logical": return [e.left, e.right];
-    case "neg": case "not": return [e.operand];
+    case "neg": case "bitnot": case "not": return [e.operand];
     case "if": return [e.cond, e.then, e.else];
     case "call": return e.args;
     case "subscript": return e.indices;
@@ -70,7 +80,7 @@ function withChildren(e: Expr, kids: readonly Expr[]): Expr {
   switch (e.kind) {
     case "var": case "const": return e;
     case "arith": case "compare": case "logical": return { ...e, left: kids[0]!, right: kids[1]! };
-    case "neg": case "not": return { ...e, operand: kids[0]! };
+    case "neg": case "bitnot": case "not": return { ...e, operand: kids[0]! };
     case "if": return { ...e, cond: kids[0]!, then: kids[1]!, else: kids[2]! };
     case "call": return { ...e, args: kids };
     case "subscript": return { ...e, indices: kids };
@@ -202,7 +212,7 @@ export function exprEquals(a: Expr, b: Expr): boolean {
     case "cast":
       if (a.dtype !== (b as Cast).dtype) return false;
       break;
-    case "neg": case "not": case "if":
+    case "neg": case "bitnot": case "not": case "if":
       break;
     default:
       return assertNever(a, "expression");

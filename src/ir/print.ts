@@ -1,22 +1,29 @@
 /** Text forms: expressions in the instruction language, and `show(k)` in the layout of loopy's str(knl). */
 import { assertNever } from "../errors.js";
 import { printSet } from "../poly/index.js";
-import type { Expr } from "./expr.js";
+import type { ArithOp, Expr } from "./expr.js";
 import { formatInameTag } from "./tags.js";
 import type { Instruction } from "./insn.js";
 import { allInames, domainIndexOf, effectiveDimTags, type Kernel } from "./kernel.js";
 import { axisStrides } from "./layout.js";
 
-const PREC = { or: 1, and: 2, not: 3, compare: 4, add: 5, mul: 6, neg: 7, pow: 8, atom: 9 } as const;
+// C's precedence levels (pymbolic's too, except that it ranks "^" with "|"): bitwise operators
+// below comparisons, shifts between comparisons and sums.
+const PREC = {
+  or: 1, and: 2, not: 3, bitor: 4, bitxor: 5, bitand: 6, compare: 7, shift: 8, add: 9, mul: 10, neg: 11, pow: 12, atom: 13,
+} as const;
+const ARITH_PREC: Readonly<Record<ArithOp, number>> = {
+  "|": PREC.bitor, "^": PREC.bitxor, "&": PREC.bitand, "<<": PREC.shift, ">>": PREC.shift,
+  "+": PREC.add, "-": PREC.add, "*": PREC.mul, "/": PREC.mul, "//": PREC.mul, "%": PREC.mul, "**": PREC.pow,
+};
 
 function precedence(e: Expr): number {
   switch (e.kind) {
     case "logical": return e.op === "or" ? PREC.or : PREC.and;
     case "not": return PREC.not;
     case "compare": return PREC.compare;
-    case "arith":
-      return e.op === "+" || e.op === "-" ? PREC.add : e.op === "**" ? PREC.pow : PREC.mul;
-    case "neg": return PREC.neg;
+    case "arith": return ARITH_PREC[e.op];
+    case "neg": case "bitnot": return PREC.neg;
     case "const": return e.value < 0 ? PREC.neg : PREC.atom;
     default: return PREC.atom;
   }
@@ -44,10 +51,11 @@ export function exprToString(e: Expr): string {
       const p = precedence(e);
       // Left-associative: the right operand needs parentheses at equal precedence (a - (b - c)).
       if (e.op === "**") return `${wrap(e.left, p + 1)}**${wrap(e.right, p)}`;
-      const sep = e.op === "+" || e.op === "-" ? ` ${e.op} ` : e.op;
+      const sep = p === PREC.mul ? e.op : ` ${e.op} `;
       return `${wrap(e.left, p)}${sep}${wrap(e.right, p + 1)}`;
     }
     case "neg": return `-${wrap(e.operand, PREC.neg)}`;
+    case "bitnot": return `~${wrap(e.operand, PREC.neg)}`;
     case "not": return `not ${wrap(e.operand, PREC.not)}`;
     case "compare": return `${wrap(e.left, PREC.compare + 1)} ${e.op} ${wrap(e.right, PREC.compare + 1)}`;
     case "logical": {

@@ -5,7 +5,8 @@
  */
 import { assertNever, LoomError } from "../errors.js";
 import { isFloat, promote, type Dtype } from "./dtype.js";
-import { substitute, type Expr } from "./expr.js";
+import { isBitwiseOp, isShiftOp, substitute, walkExpr, type Expr } from "./expr.js";
+import { exprToString } from "./print.js";
 import { assigneeName } from "./expr.js";
 import { findArg, findSubstitution, findTemporary, withKernel, allInames, type Kernel, type Temporary, type ArrayArg } from "./kernel.js";
 
@@ -56,8 +57,19 @@ export function exprType(e: Expr, env: TypeEnv): TypeInfo | undefined {
     case "const":
       if (e.dtype) return { dtype: e.dtype, weak: false };
       return { dtype: e.isFloat ? "float64" : Math.abs(e.value) <= 0x7fffffff ? "int32" : "int64", weak: true };
-    case "arith": return both(e.left, e.right);
+    case "arith": {
+      if (!isBitwiseOp(e.op)) return both(e.left, e.right);
+      const l = bitwiseOperand(e.op, e.left, env, isShiftOp(e.op));
+      const r = bitwiseOperand(e.op, e.right, env, false);
+      // C: a shift has the type of its left operand, the count converts separately.
+      if (isShiftOp(e.op)) return l && r ? l : undefined;
+      if (!l || !r) return undefined;
+      const t = combineTypes(l, r);
+      // int64 with uint64 is float64 for arithmetic (numpy); C's conversions make it uint64.
+      return isFloat(t.dtype) ? { dtype: "uint64", weak: false } : t;
+    }
     case "neg": return exprType(e.operand, env);
+    case "bitnot": return bitwiseOperand("~", e.operand, env, true);
     case "not": case "compare": case "logical": return { dtype: "bool", weak: false };
     case "if": return both(e.then, e.else);
     case "call": {
@@ -81,6 +93,21 @@ export function exprType(e: Expr, env: TypeEnv): TypeInfo | undefined {
   }
 }
 
+/** An operand of a type its operator does not take (`x & 1` with float `x`): a kernel C would reject. */
+export class OperandTypeError extends LoomError {}
+
+/** A bitwise operand's type: an integer (C rejects floats); bool is refused where its value would leave 0/1 (`~`, shifted value). */
+function bitwiseOperand(op: string, e: Expr, env: TypeEnv, noBool: boolean): TypeInfo | undefined {
+  const t = exprType(e, env);
+  if (t && isFloat(t.dtype)) {
+    throw new OperandTypeError(`bitwise operator "${op}" needs integer operands, but ${exprToString(e)} is ${t.dtype} (C has no bitwise operations on floating-point values); convert it with cast(int32, …)`);
+  }
+  if (t && noBool && t.dtype === "bool") {
+    throw new OperandTypeError(`operator "${op}" needs an integer operand, but ${exprToString(e)} is bool; use "not" for a logical negation, or cast(int32, …)`);
+  }
+  return t;
+}
+
 /** Typing environment of a kernel: args, temporaries, inames (int32) and substitution rules. */
 export function kernelTypeEnv(k: Kernel, overrides: ReadonlyMap<string, Dtype> = new Map()): TypeEnv {
   const inames = new Set(allInames(k));
@@ -100,6 +127,40 @@ export function kernelTypeEnv(k: Kernel, overrides: ReadonlyMap<string, Dtype> =
       return substitute(rule.expr, new Map(rule.params.map((p, idx) => [p, args[idx]!])));
     },
   };
+}
+
+/** The type a writer gives its target; an ill-typed right-hand side gives none (`checkOperandTypes` reports it). */
+function typeOfWriter(rhs: Expr, env: TypeEnv): TypeInfo | undefined {
+  try {
+    return exprType(rhs, env);
+  } catch (e) {
+    if (e instanceof OperandTypeError) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * The first operand of a type its operator does not take, by instruction: bitwise operators and
+ * shifts need integers. Names whose dtype is not known yet are not checked.
+ * `checkOperandTypes(k)` is `{ insn: "s", message: 'bitwise operator "&" needs integer operands, …' }` for `s: y = x & 1` with float `x`.
+ */
+export function checkOperandTypes(k: Kernel): { insn: string; message: string } | undefined {
+  const env = kernelTypeEnv(k);
+  for (const insn of k.instructions) {
+    const exprs = insn.kind === "assign" ? [insn.lhs, insn.rhs, ...insn.predicates] : insn.predicates;
+    try {
+      for (const e of exprs) {
+        walkExpr(e, (n) => {
+          // Rule calls too: a rule's body is typed where it is called.
+          if ((n.kind === "arith" && isBitwiseOp(n.op)) || n.kind === "bitnot" || n.kind === "call") exprType(n, env);
+        });
+      }
+    } catch (e) {
+      if (e instanceof OperandTypeError) return { insn: insn.id, message: e.message };
+      throw e;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -122,7 +183,7 @@ export function inferTypes(k: Kernel, argDtypes: ReadonlyMap<string, Dtype> = ne
       let complete = true;
       for (const insn of k.instructions) {
         if (insn.kind !== "assign" || assigneeName(insn.lhs) !== name) continue;
-        const t = exprType(insn.rhs, env);
+        const t = typeOfWriter(insn.rhs, env);
         if (!t) {
           complete = false;
           break;

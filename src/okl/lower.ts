@@ -13,8 +13,8 @@
  */
 import { OklError } from "../errors.js";
 import {
-  assigneeName, c, dtypeKind, insnDefaults, isIntegral, mapExpr, kernelRecord, uniqueName, walkExpr,
-  type Dtype, type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary,
+  assigneeName, c, checkOperandTypes, dtypeKind, insnDefaults, isIntegral, mapExpr, kernelRecord, uniqueName, walkExpr,
+  type ArithOp, type Dtype, type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary,
 } from "../ir/index.js";
 import { addConstraints, aff, affAdd, affScale, universe, type Aff, type BasicSet } from "../poly/index.js";
 import type * as A from "./ast.js";
@@ -439,12 +439,17 @@ class KernelLowering {
       return this.fail(`expression statement ${e.kind === "call" ? "calling a function (possible side effects)" : `(${e.kind})`} is not supported yet; only assignments and updates are`, e.pos);
     }
     const lhs = this.lvalue(target, ctx);
+    if (atomic && (op === "&=" || op === "|=" || op === "^=")) {
+      this.fail(`@atomic with "${op}" is not supported yet: code generation has atomic additions only (+= -= ++ --)`, e.pos);
+    }
     if (atomic && op !== "+=" && op !== "-=") this.fail(`@atomic supports += -= ++ -- only, not "${op}"`, e.pos);
-    const bin: Record<string, "+" | "-" | "*" | "/" | "%"> = { "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%" };
+    const bin: Record<string, ArithOp> = {
+      "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>",
+    };
     let rhs = value;
     if (op !== "=") {
       const b = bin[op];
-      if (!b) this.fail(`operator "${op}" is not supported yet (bitwise operators have no IR form)`, e.pos);
+      if (!b) this.fail(`operator "${op}" is not supported yet`, e.pos);
       rhs = atomic && b === "-" ? { kind: "arith", op: "+", left: lhs, right: { kind: "neg", operand: value } } : { kind: "arith", op: b, left: lhs, right: value };
     }
     this.emit(lhs, rhs, ctx, atomic, e.pos);
@@ -720,7 +725,7 @@ class KernelLowering {
         const a = this.args.find((x) => x.name === e.name);
         return a ? a.dtype !== undefined && isIntegral(a.dtype) : this.domains.some((d) => d.dims.includes(e.name));
       }
-      case "neg": return this.isIntegerExpr(e.operand);
+      case "neg": case "bitnot": return this.isIntegerExpr(e.operand);
       case "arith": return this.isIntegerExpr(e.left) && this.isIntegerExpr(e.right);
       case "cast": return e.dtype !== undefined && isIntegral(e.dtype);
       default: return false;
@@ -762,6 +767,7 @@ class KernelLowering {
         if (e.op === "-") return { kind: "neg", operand: this.expr(e.operand, ctx) };
         if (e.op === "+") return this.expr(e.operand, ctx);
         if (e.op === "!") return { kind: "not", operand: this.expr(e.operand, ctx) };
+        if (e.op === "~") return { kind: "bitnot", operand: this.expr(e.operand, ctx) };
         if (e.op === "*") return this.subscript(e.operand, [], ctx, e.pos);
         return this.fail(`operator "${e.op}" is not supported in expressions yet`, e.pos);
       }
@@ -773,7 +779,8 @@ class KernelLowering {
           case "<": case ">": case "<=": case ">=": case "==": case "!=": return { kind: "compare", op: e.op, left: l, right: r };
           case "&&": return { kind: "logical", op: "and", left: l, right: r };
           case "||": return { kind: "logical", op: "or", left: l, right: r };
-          default: return this.fail(`bitwise operator "${e.op}" is not supported yet`, e.pos);
+          case "&": case "|": case "^": case "<<": case ">>": return { kind: "arith", op: e.op, left: l, right: r };
+          default: return this.fail(`operator "${(e as A.Binary).op}" is not supported yet`, (e as A.Binary).pos);
         }
       }
       case "conditional": return { kind: "if", cond: this.expr(e.cond, ctx), then: this.expr(e.then, ctx), else: this.expr(e.else, ctx) };
@@ -974,6 +981,9 @@ class KernelLowering {
       name: this.f.name, domains: this.domains, instructions: insns, args, temporaries: this.temps,
       substitutions: this.file.rules.slice(), inameTags: { ...this.tags },
     });
+    // C rejects bitwise operators on floating-point operands.
+    const bad = checkOperandTypes(k);
+    if (bad) this.fail(`${bad.message.replace(/cast\(int32, …\)/, "(int)")}`, this.f.pos);
     kernelOptions.set(k, {
       restrict: this.restrict,
       ...(this.maxInnerDims ? { maxInnerDims: this.maxInnerDims } : {}),

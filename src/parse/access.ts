@@ -38,7 +38,7 @@ function collect(e: Expr, name: string, inames: ReadonlySet<string>, write: bool
       return;
     case "var": case "const": return;
     case "arith": case "compare": case "logical": collect(e.left, name, inames, false, out); collect(e.right, name, inames, false, out); return;
-    case "neg": case "not": collect(e.operand, name, inames, false, out); return;
+    case "neg": case "bitnot": case "not": collect(e.operand, name, inames, false, out); return;
     case "if": for (const k of [e.cond, e.then, e.else]) collect(k, name, inames, false, out); return;
     case "call": for (const a of e.args) collect(a, name, inames, false, out); return;
     case "cast": collect(e.value, name, inames, false, out); return;

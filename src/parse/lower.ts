@@ -25,11 +25,17 @@ export interface LowerContext {
   readonly onName?: (name: string, at: number, use: NameUse) => void;
 }
 
-const ARITH = new Set(["+", "-", "*", "/", "//", "%", "**"]);
+const ARITH = new Set(["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>"]);
 const COMPARE = new Set(["<", "<=", ">", ">=", "==", "!="]);
 
 /** A literal's value and type: `literal("2.5f", 0, fail)` is `c(2.5, "float32")`; `2` and `2.0` are implicitly typed. */
 export function literal(text: string, at: number, fail: Fail): Expr {
+  // Hexadecimal integers (masks: `0xff`), implicitly typed like decimal ones; `f`/`d` are digits here.
+  if (/^-?0[xX]/.test(text)) {
+    const value = (text.startsWith("-") ? -1 : 1) * Number(text.replace(/^-/, ""));
+    if (!Number.isSafeInteger(value)) fail(`number ${text} is out of range`, at);
+    return c(value);
+  }
   const suffix = /[fd]$/.test(text) ? text[text.length - 1] : "";
   const body = suffix ? text.slice(0, -1) : text;
   const value = Number(body);
@@ -67,6 +73,7 @@ export function lowerExpr(r: RExpr, ctx: LowerContext): Expr {
       }
       case "neg": return { kind: "neg", operand: go(n.e) };
       case "not": return { kind: "not", operand: go(n.e) };
+      case "bitnot": return { kind: "bitnot", operand: go(n.e) };
       case "sub":
         arrayUse(n.name, n.at);
         return { kind: "subscript", array: n.name, indices: n.idx.map(go) };

@@ -8,7 +8,7 @@ import { parseDtype, type Dtype } from "../ir/dtype.js";
 import { assigneeName, freeVariables, reductionInames, substitute, mapExpr, type Expr } from "../ir/expr.js";
 import { insnDefaults, type Instruction } from "../ir/insn.js";
 import { kernelRecord, TARGET_NAMES, uniqueName, type Kernel, type SubstitutionRule, type TargetName, type Temporary } from "../ir/kernel.js";
-import { inferTypes } from "../ir/types.js";
+import { checkOperandTypes, inferTypes } from "../ir/types.js";
 import { parseConstraints, parseSet, universe, type BasicSet } from "../poly/index.js";
 import { readArgList, type ArgSpec } from "./args.js";
 import { dependencies, type DepFacts } from "./deps.js";
@@ -227,7 +227,14 @@ function makeKernelUnguarded(
     name, domains: sets, instructions: instructionsOut, args: kernelArgs, temporaries, substitutions,
     assumptions, target: options.target,
   });
-  return inferTypes(k);
+  const typed = inferTypes(k);
+  // C rejects bitwise operators on floats: say so at the statement, as soon as the types are known.
+  const bad = checkOperandTypes(typed);
+  if (bad) {
+    const p = lowered[ids.indexOf(bad.insn)]!.p;
+    p.fail(bad.message, p.stmt.at);
+  }
+  return typed;
 }
 
 function declareTemp(temps: Map<string, TempDecl>, target: string, decl: { dtype: { name: string; at: number } | null; at: number }, array: boolean, fail: Fail): void {

@@ -14,7 +14,7 @@ export type RExpr =
   | { readonly k: "num"; readonly text: string; readonly at: number; readonly negated?: boolean }
   | { readonly k: "name"; readonly name: string; readonly at: number }
   | { readonly k: "bin"; readonly op: string; readonly a: RExpr; readonly b: RExpr; readonly at: number }
-  | { readonly k: "neg" | "not"; readonly e: RExpr; readonly at: number }
+  | { readonly k: "neg" | "not" | "bitnot"; readonly e: RExpr; readonly at: number }
   | { readonly k: "call"; readonly fn: string; readonly args: readonly RExpr[]; readonly at: number }
   | { readonly k: "sub"; readonly name: string; readonly idx: readonly RExpr[]; readonly at: number }
   | { readonly k: "lin"; readonly name: string; readonly idx: RExpr; readonly at: number }

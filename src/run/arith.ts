@@ -7,7 +7,7 @@
 import { ExecutionError } from "../errors.js";
 import { isFloat, type Dtype } from "../ir/index.js";
 import { floatToBig, literalCode } from "../../codegen/js-arith.js";
-export { binaryCode, convertCode, literalCode, negCode } from "../../codegen/js-arith.js";
+export { binaryCode, bitNotCode, convertCode, literalCode, negCode } from "../../codegen/js-arith.js";
 import { f16round, floatToHalf, h2f } from "../ir/float16.js";
 
 /** Smallest and largest values of the integer dtypes held as numbers (the identities of max/min). */
@@ -83,6 +83,15 @@ export const H = {
     let r = 1n;
     for (let k = 0n; k < b; k++) r = BigInt.asIntN(128, r * a);
     return r;
+  },
+  /**
+   * A shift count checked against the width `w` of the promoted shifted value (32, or 64 for
+   * 64-bit integers). C leaves other counts undefined; Loom makes them an error.
+   */
+  shc(b: number | bigint, w: number, insn: string): number {
+    const n = Number(b);
+    if (n >= 0 && n < w) return n;
+    throw new ExecutionError(`instruction "${insn}": shift count ${b} is out of range; a ${w}-bit value shifts by 0 to ${w - 1} bits (other counts are undefined in C)`);
   },
   erf,
   /** Minimum and maximum of two exact integers (numbers or BigInts alike). */

@@ -5,10 +5,10 @@
  */
 import { assertNever, ExecutionError } from "../errors.js";
 import {
-  combineTypes, exprToString, exprType, isFloat, isWideInt, MATH_FUNCTIONS,
+  combineTypes, exprToString, exprType, isFloat, isShiftOp, isWideInt, MATH_FUNCTIONS,
   type Dtype, type Expr, type Reduce, type TypeEnv, type TypeInfo,
 } from "../ir/index.js";
-import { binaryCode, convertCode, literalCode, negCode } from "./arith.js";
+import { binaryCode, bitNotCode, convertCode, literalCode, negCode } from "./arith.js";
 import { foldLiteral, mathCallCode } from "../../codegen/js-arith.js";
 
 /** Where an array lives in the generated code: JS variable names of its storage and layout. */
@@ -70,8 +70,13 @@ function natural(e: Expr, t: Dtype, ctx: ExprContext): string {
       return convertCode(code, dtype, t);
     }
     case "const": return literalCode(e.value, t);
-    case "arith": return binaryCode(e.op, compileExpr(e.left, t, ctx), compileExpr(e.right, t, ctx), t, lit);
+    case "arith": {
+      // A shift count keeps its own dtype (C converts the two operands of a shift separately).
+      const rt = isShiftOp(e.op) ? typeInfoOf(e.right, ctx).dtype : t;
+      return binaryCode(e.op, compileExpr(e.left, t, ctx), compileExpr(e.right, rt, ctx), t, lit);
+    }
     case "neg": return negCode(compileExpr(e.operand, t, ctx), t);
+    case "bitnot": return bitNotCode(compileExpr(e.operand, t, ctx), t);
     case "not": return `(${TRUTHY(compileExpr(e.operand, typeInfoOf(e.operand, ctx).dtype, ctx))} ? 0 : 1)`;
     case "compare": {
       const ct = combineTypes(typeInfoOf(e.left, ctx), typeInfoOf(e.right, ctx)).dtype;
