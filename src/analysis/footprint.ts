@@ -23,42 +23,8 @@ export class FootprintError extends LoomError {}
 
 // ---- affine forms of expressions ----------------------------------------------------------------
 
-/**
- * The affine form of an integer expression, or undefined when it is not affine (products of
- * variables, division, subscripts, calls…). `isIndexVar(name)` says which variables may appear.
- */
-export function exprToAff(e: Expr, isIndexVar: (name: string) => boolean = () => true): Aff | undefined {
-  switch (e.kind) {
-    case "var": return isIndexVar(e.name) ? aff({ [e.name]: 1 }) : undefined;
-    case "const": return Number.isSafeInteger(e.value) && !e.isFloat ? aff({}, e.value) : undefined;
-    case "neg": {
-      const a = exprToAff(e.operand, isIndexVar);
-      return a && affScale(a, -1);
-    }
-    case "cast": return exprToAff(e.value, isIndexVar);
-    case "arith": {
-      const l = exprToAff(e.left, isIndexVar);
-      const r = exprToAff(e.right, isIndexVar);
-      if (!l || !r) return undefined;
-      switch (e.op) {
-        case "+": return affAdd(l, r);
-        case "-": return affSub(l, r);
-        case "*":
-          if (affIsConstant(l)) return affScale(r, l.constant);
-          if (affIsConstant(r)) return affScale(l, r.constant);
-          return undefined;
-        default:
-          if (affIsConstant(l) && affIsConstant(r) && r.constant !== 0) {
-            if (e.op === "//") return aff({}, Math.floor(l.constant / r.constant));
-            if (e.op === "/") return aff({}, Math.trunc(l.constant / r.constant));
-            if (e.op === "%") return aff({}, l.constant - r.constant * Math.floor(l.constant / r.constant));
-          }
-          return undefined;
-      }
-    }
-    default: return undefined;
-  }
-}
+export { exprToAff } from "../ir/index.js";
+import { exprToAff } from "../ir/index.js";
 
 /** `aff >= 0` (or `= 0`): one affine condition. */
 export interface AffCondition {

@@ -8,3 +8,4 @@ export * from "./kernel.js";
 export * from "./domain.js";
 export * from "./types.js";
 export * from "./print.js";
+export * from "./affine-expr.js";

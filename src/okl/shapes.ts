@@ -6,45 +6,8 @@
 import { c, iterationDomain, type Expr, type Kernel } from "../ir/index.js";
 import { addConstraints, aff, affAdd, affScale, dimBounds, intersect, universe, type Aff, type Bound } from "../poly/index.js";
 
-/** `e` as an affine form, or undefined (`i*j`, `i/2`, calls). */
-export function exprToAff(e: Expr): Aff | undefined {
-  switch (e.kind) {
-    case "const": return !e.isFloat && Number.isInteger(e.value) ? aff({}, e.value) : undefined;
-    case "var": return aff({ [e.name]: 1 }, 0);
-    case "neg": {
-      const a = exprToAff(e.operand);
-      return a && affScale(a, -1);
-    }
-    case "cast": return e.dtype.startsWith("int") || e.dtype.startsWith("uint") ? exprToAff(e.value) : undefined;
-    case "arith": {
-      const l = exprToAff(e.left);
-      const r = exprToAff(e.right);
-      if (!l || !r) return undefined;
-      if (e.op === "+") return affAdd(l, r);
-      if (e.op === "-") return affAdd(l, affScale(r, -1));
-      if (e.op === "*") {
-        if (Object.keys(l.terms).length === 0) return affScale(r, l.constant);
-        if (Object.keys(r.terms).length === 0) return affScale(l, r.constant);
-      }
-      return undefined;
-    }
-    default: return undefined;
-  }
-}
-
-/** An affine form as an expression: `n + 1`, `2*n - m`, `16`. */
-export function affToExpr(a: Aff): Expr {
-  let out: Expr | undefined;
-  for (const [name, k] of Object.entries(a.terms)) {
-    const mag = Math.abs(k);
-    const term: Expr = mag === 1 ? { kind: "var", name } : { kind: "arith", op: "*", left: c(mag), right: { kind: "var", name } };
-    if (out === undefined) out = k < 0 ? { kind: "neg", operand: term } : term;
-    else out = { kind: "arith", op: k < 0 ? "-" : "+", left: out, right: term };
-  }
-  if (out === undefined) return c(a.constant);
-  if (a.constant === 0) return out;
-  return { kind: "arith", op: a.constant < 0 ? "-" : "+", left: out, right: c(Math.abs(a.constant)) };
-}
+export { exprToAff, affToReadableExpr as affToExpr } from "../ir/index.js";
+import { affToReadableExpr as affToExpr, exprToAff } from "../ir/index.js";
 
 /** The largest value of `index` (floor(aff / denom)) over the domain of `inames` and the guards, or undefined. */
 function maxIndex(k: Kernel, inames: readonly string[], index: Aff, guards: readonly Aff[]): Bound | undefined {
