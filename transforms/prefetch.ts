@@ -12,7 +12,7 @@ import {
   accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Footprint,
 } from "../src/analysis/index.js";
 import {
-  allInames, assigneeName, c, exprToString, findArg, freeVariables, findSubstitution, findTemporary, insnDefaults,
+  allInames, assigneeName, c, exprEquals, exprToString, findArg, freeVariables, findSubstitution, findTemporary, insnDefaults,
   iterationDomain, mapExpr, reductionInames, naturalCompare, sub, substitute as substituteExpr, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
@@ -24,6 +24,7 @@ import { inameList, matchInsns, takenNames, type InsnMatch } from "./common.js";
 import { parseTemplate } from "./template.js";
 import { expandSubst } from "./subst.js";
 import { splitIname, tagInames } from "./iname.js";
+import { addBarrier } from "./instruction.js";
 
 /** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
 export type FetchTagSpec = string | null | readonly (string | null)[] | Readonly<Record<string, string | null>>;
@@ -71,8 +72,17 @@ export interface PrecomputeOptions {
   readonly computeInsnId?: string;
   /** Only replace the uses in these instruction ids. */
   readonly within?: string | readonly string[];
-  /** loopy's storage_axes: not supported yet (every argument of the rule is a storage axis); giving it is a TransformError. */
+  /**
+   * loopy's storage_axes: the axes of the temporary, in order (the first varies slowest). Each is
+   * an argument of the rule (by name, or by position: `0`), or an iname of the instructions that
+   * use the rule (its value at each use indexes the temporary). An argument left out is not
+   * stored: it must be the same expression at every use, and not vary with the sweep. Default
+   * (as loopy's): the swept inames that the rule's value uses, then every argument. Axes of
+   * extent 1 are dropped.
+   */
   readonly storageAxes?: string | readonly (string | number)[];
+  /** Tags of the precompute inames by storage axis (`{ x: "l.0" }`); the others get defaultTag. */
+  readonly storageAxisToTag?: Readonly<Record<string, string | null>>;
 }
 
 const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
@@ -105,11 +115,23 @@ interface StoreRequest {
   readonly order: "C" | "F";
   /** The array's shape, when known: the store never reads outside it. */
   readonly shape?: readonly Expr[] | undefined;
+  /** The indices that span the footprint at a use (default: its subscript or arguments). */
+  readonly axesOf?: (indices: readonly Expr[]) => Expr[];
+  /** A name per footprint axis, the keys of `axisTags`. */
+  readonly axisKeys?: readonly string[];
+  readonly axisTags?: Readonly<Record<string, string | null>>;
+  /** Inames the store runs within besides those the footprint depends on (default outer inames only). */
+  readonly extraOuter?: readonly string[];
+  /** Whether an "auto" temporary whose extent is a parameter becomes global (precompute); otherwise only an explicit "global" allows it. */
+  readonly autoGlobal?: boolean;
 }
 
-function footprintOrThrow(k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[], dependsOnly = false): Footprint {
+function footprintOrThrow(
+  k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[], dependsOnly = false,
+  axesOf?: (indices: readonly Expr[]) => Expr[],
+): Footprint {
   try {
-    return accessFootprint(k, name, { insnIds, sweepInames: sweep, dependsOnly });
+    return accessFootprint(k, name, { insnIds, sweepInames: sweep, dependsOnly, ...(axesOf ? { mapIndices: (a) => axesOf(a.indices) } : {}) });
   } catch (e) {
     if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
     throw e;
@@ -140,9 +162,9 @@ function localSizes(k: Kernel, exclude: ReadonlySet<string>): Map<number, number
   return out;
 }
 
-/** Tag (or split and tag) the new inames as `spec` says. */
-function applyTags(k: Kernel, inames: readonly string[], extents: readonly number[], spec: FetchTagSpec, order: "C" | "F", insnId: string, who: string): Kernel {
-  if (spec === null || inames.length === 0) return k;
+/** The tag of each new iname that `spec` gives (null: none). */
+function perInameTags(spec: FetchTagSpec, inames: readonly string[], who: string): (string | null)[] {
+  if (spec === null) return inames.map(() => null);
   let perIname: (string | null)[];
   if (typeof spec === "string") perIname = inames.map(() => spec);
   else if (Array.isArray(spec)) {
@@ -155,6 +177,15 @@ function applyTags(k: Kernel, inames: readonly string[], extents: readonly numbe
   } else {
     throw new TransformError(`${who}: defaultTag must be a tag string, null, a list or a record of tags; got ${JSON.stringify(spec)}`);
   }
+  return perIname;
+}
+
+/**
+ * Tag (or split and tag) the new inames as `perIname` says. `extents`: Infinity where the extent
+ * is a parameter (an l.auto iname then is split by the work-group's size, when known).
+ */
+function applyTags(k: Kernel, inames: readonly string[], extents: readonly number[], perIname: readonly (string | null)[], order: "C" | "F", insnId: string, who: string): Kernel {
+  if (inames.length === 0 || perIname.every((t) => t === null)) return k;
   // l.auto: fastest-varying axis first onto l.0, l.1, …, split to the work-group's size.
   const auto = inames.map((_, r) => r).filter((r) => perIname[r] === "l.auto");
   const fastestFirst = order === "C" ? [...auto].reverse() : auto;
@@ -232,13 +263,14 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     if (!readerInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of the instructions that read ${name} (${readers.join(", ")}); their inames are ${[...readerInames].sort(naturalCompare).join(", ") || "(none)"}`);
   }
   // The footprint with every non-swept iname fixed tells which of them it depends on.
-  const first = footprintOrThrow(k, who, name, readers, req.sweep, true);
+  const first = footprintOrThrow(k, who, name, readers, req.sweep, true, req.axesOf);
   let outer: string[];
   if (req.outer !== undefined) {
     for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
     outer = [...req.outer];
   } else {
     outer = first.dependsOn.filter((n) => !req.sweep.includes(n));
+    for (const n of req.extraOuter ?? []) if (!outer.includes(n) && !req.sweep.includes(n)) outer.push(n);
   }
   const priorities: [string, string][] = [];
   // The store must run in the same iteration of every loop around a reader that it depends on.
@@ -298,18 +330,34 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   }
   const outerSet = new Set(outer);
   const projected = [...readerInames].filter((n) => !outerSet.has(n));
-  const fp = footprintOrThrow(k, who, name, readers, projected);
+  const fp = footprintOrThrow(k, who, name, readers, projected, false, req.axesOf);
 
-  // Shape: constant extents; axes of extent 1 are not stored (loopy drops them).
-  const extents = fp.box.map((b, r) => {
-    if (typeof b.extent !== "number") {
-      throw new TransformError(`${who}: axis ${r} of the footprint of ${name} has extent ${printExpr(b.extent)}, which is not a constant ` +
-        `(base ${printExpr(b.base)}; the footprint's bounds along that axis depend on ${Object.keys(b.extentAff.terms).join(", ")}); ` +
+  // Shape: constant extents, or (in a global temporary) extents in the kernel's parameters; axes
+  // of extent 1 are not stored (loopy drops them).
+  let space = req.space;
+  const parametric = fp.box.map((b) => typeof b.extent !== "number");
+  fp.box.forEach((b, r) => {
+    if (typeof b.extent === "number") return;
+    const inames = Object.keys(b.extentAff.terms).filter((n) => kernelInames.has(n));
+    const why = `axis ${r} of the footprint of ${name} has extent ${printExpr(b.extent)}, which is not a constant ` +
+      `(base ${printExpr(b.base)}; the footprint's bounds along that axis depend on ${Object.keys(b.extentAff.terms).join(", ")})`;
+    if (inames.length > 0) {
+      throw new TransformError(`${who}: ${why}; a temporary's shape cannot depend on the iname(s) ${inames.join(", ")}: ` +
         `sweep fewer inames, or split them so that the swept range has a constant size`);
     }
-    return b.extent;
+    if (space === "auto" && req.autoGlobal === true) space = "global";
+    if (space !== "global") {
+      throw new TransformError(`${who}: ${why}; only a global temporary (temporaryAddressSpace "global") may have a parametric shape, not a ${space} one: ` +
+        `sweep fewer inames, or split them so that the swept range has a constant size`);
+    }
   });
+  const extents = fp.box.map((b) => (typeof b.extent === "number" ? b.extent : Number.POSITIVE_INFINITY));
   const stored = extents.map((e, r) => (e !== 1 ? r : -1)).filter((r) => r >= 0);
+  // `0 <= n <= extent - 1` for the new iname `n` of footprint axis `r`.
+  const dimBoundsOf = (n: string, r: number): { aff: Aff; eq: boolean }[] => [
+    { aff: aff({ [n]: 1 }), eq: false },
+    parametric[r] ? { aff: affSub(fp.box[r]!.extentAff, aff({ [n]: 1 }, 1)), eq: false } : { aff: aff({ [n]: -1 }, extents[r]! - 1), eq: false },
+  ];
 
   // Names.
   const taken = takenNames(k);
@@ -320,7 +368,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   let dimNames: string[];
   if (req.dimNames !== undefined) {
     if (req.dimNames.length !== stored.length) {
-      throw new TransformError(`${who}: ${req.dimNames.length} iname names given for ${stored.length} stored axes (extents ${extents.join(" x ")}; axes of extent 1 are not stored)`);
+      throw new TransformError(`${who}: ${req.dimNames.length} iname names given for ${stored.length} stored axes (extents ${fp.box.map((b) => printExpr(b.extent)).join(" x ")}; axes of extent 1 are not stored)`);
     }
     for (const n of req.dimNames) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new TransformError(`${who}: iname name must be an identifier; got ${JSON.stringify(n)}`);
@@ -339,7 +387,6 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   if (k.instructions.some((i) => i.id === insnId)) throw new TransformError(`${who}: instruction id "${insnId}" is already used`);
 
   // Write races: the stored cell does not depend on the outer inames.
-  const space = req.space;
   if (space === "local" || space === "global") {
     const racing = outer.filter((o) => {
       const t = k.inameTags[o]?.kind;
@@ -356,7 +403,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
 
   // A private temporary belongs to one work-item: its store must not be spread across work-items.
   if (space === "private") {
-    const hw = tagStrings(req.tag).filter((t) => /^(l|g)(\.|$)/.test(t));
+    const hw = [...tagStrings(req.tag), ...tagStrings(req.axisTags ?? null)].filter((t) => /^(l|g)(\.|$)/.test(t));
     if (hw.length > 0) {
       throw new TransformError(`${who}: temporary "${req.tempName}" is private, so its store "${insnId}" runs within one work-item; ` +
         `the hardware tag(s) ${[...new Set(hw)].join(", ")} would spread it across work-items (each would fill only its part); ` +
@@ -376,9 +423,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     dom = substitute(dom, d, j >= 0 ? affAdd(fp.box[r]!.baseAff, aff({ [dimNames[j]!]: 1 })) : fp.box[r]!.baseAff);
   });
   // 0 <= a_dim_j < extent (also names every new iname in the set), then make them dimensions.
-  dom = addConstraints(dom, dimNames.flatMap((n, j) => [
-    { aff: aff({ [n]: 1 }), eq: false }, { aff: aff({ [n]: -1 }, extents[stored[j]!]! - 1), eq: false },
-  ]));
+  dom = addConstraints(dom, dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!)));
   dom = moveToDims(dom, dimNames.filter((n) => dom.params.includes(n)));
   dom = reorderDims(dom, dimNames);
   // Constraints on the parameters alone say when a reader runs, not what to fetch.
@@ -437,9 +482,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
       }
       dom = { ...dom, constraints: keep } as BasicSet;
       // The gist may have dropped a new iname's own bounds as implied by the moved rows: restore them.
-      dom = addConstraints(dom, dimNames.flatMap((n, j) => [
-        { aff: aff({ [n]: 1 }), eq: false }, { aff: aff({ [n]: -1 }, extents[stored[j]!]! - 1), eq: false },
-      ]));
+      dom = addConstraints(dom, dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!)));
     }
   }
 
@@ -459,7 +502,8 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
 
   // Replace the reads.
   const isIndexVar = (n: string) => !(findArg(k, n)?.kind === "array") && !findTemporary(k, n);
-  const replaceRead = (indices: readonly Expr[], insn: string): Expr => {
+  const replaceRead = (args: readonly Expr[], insn: string): Expr => {
+    const indices = req.axesOf ? req.axesOf(args) : args;
     const rel = stored.map((r) => {
       const a = exprToAff(indices[r]!, isIndexVar);
       if (!a) throw new TransformError(`${who}: the subscript ${r} of ${name} in instruction "${insn}" is not affine`);
@@ -496,7 +540,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   instructions.splice(at < 0 ? instructions.length : at, 0, store);
 
   const temp: Temporary = {
-    name: req.tempName, dtype: req.dtype, shape: stored.map((r) => c(extents[r]!)),
+    name: req.tempName, dtype: req.dtype, shape: stored.map((r) => (parametric[r] ? affToExpr(fp.box[r]!.extentAff) : c(extents[r]!))),
     addressSpace: space, order: "C", dimTags: undefined,
   };
   let out = withKernel(k, {
@@ -505,7 +549,17 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     temporaries: [...k.temporaries, temp],
     ...(priorities.length > 0 ? { loopPriority: [...k.loopPriority, ...priorities] } : {}),
   });
-  out = applyTags(out, dimNames, stored.map((r) => extents[r]!), req.tag, req.order, insnId, who);
+  if (dimNames.length > 0) {
+    let tags = perInameTags(req.tag, dimNames, who);
+    if (req.axisTags !== undefined) {
+      const keys = stored.map((r) => req.axisKeys?.[r] ?? String(r));
+      for (const key of Object.keys(req.axisTags)) {
+        if (!req.axisKeys?.includes(key)) throw new TransformError(`${who}: storageAxisToTag names "${key}", which is not a storage axis; storage axes are ${req.axisKeys?.join(", ") || "(none)"}`);
+      }
+      tags = tags.map((t, j) => (Object.hasOwn(req.axisTags!, keys[j]!) ? req.axisTags![keys[j]!] ?? null : t));
+    }
+    out = applyTags(out, dimNames, stored.map((r) => extents[r]!), tags, req.order, insnId, who);
+  }
   return out;
 }
 
@@ -684,11 +738,13 @@ function rulesCalling(k: Kernel, name: string): string[] {
  * `compute_${rule}` over new inames `${rule}_dim_0…`, and replace the uses by reads of it.
  * Supported: uses whose arguments are affine in the inames and parameters; a rule without
  * arguments (stored in a scalar); a rule used inside other rules (those are expanded where they
- * are called first, so that the uses are in instructions). Not yet: parametric storage extents
- * (loopy's global temporaries of parametric shape) and storageAxes. The rule stays in the kernel
- * (unused rules are harmless).
+ * are called first, so that the uses are in instructions); `storageAxes` (loopy's storage_axes:
+ * which arguments and inames index the temporary, in order); an extent that is a parameter (the
+ * temporary is then global, with a global barrier after the compute when work-items or groups
+ * read it). The rule stays in the kernel (unused rules are harmless).
  *
  *   precompute(k, "f", ["i_inner"], { defaultTag: "l.auto" })
+ *   precompute(k, "f", ["i", "j"], { storageAxes: "y, x" })   // f_0[y, x], global of shape (m, n)
  */
 export function precompute(k: Kernel, substRule: string, sweepInames: string | readonly string[] = [], opts: PrecomputeOptions = {}): Kernel {
   const who = "precompute";
@@ -701,9 +757,6 @@ export function precompute(k: Kernel, substRule: string, sweepInames: string | r
   }
   // A rule used inside other rules: those rules are expanded where they are called (in the
   // selected instructions), so that every use is a call in an instruction.
-  if (opts.storageAxes !== undefined) {
-    throw new TransformError(`${who}: storageAxes (loopy's storage_axes) is not supported yet; every argument of rule "${name}" (${rule.params.join(", ") || "none"}) is a storage axis, and axes of extent 1 are dropped`);
-  }
   const callers = rulesCalling(k, name);
   if (callers.length > 0) {
     const within0 = nameList(opts.within, "within", who);
@@ -726,16 +779,161 @@ export function precompute(k: Kernel, substRule: string, sweepInames: string | r
   if (within) insnIds = insnIds.filter((id) => within.includes(id));
   if (insnIds.length === 0) throw new TransformError(`${who}: no instruction${within ? " of those in within" : ""} uses rule "${name}"`);
   const space = opts.temporaryAddressSpace ?? "auto";
+  if (!["auto", "private", "local", "global"].includes(space)) throw new TransformError(`${who}: temporaryAddressSpace must be auto, private, local or global; got ${JSON.stringify(space)}`);
   const tempName = opts.temporaryName ?? uniqueName(`${name}_0`, takenNames(k));
   const insnId = opts.computeInsnId ?? uniqueName(`compute_${name}`, new Set(k.instructions.map((i) => i.id)));
-  return storeFootprint(k, {
+  const sweep = nameList(sweepInames, "sweepInames", who) ?? [];
+  const uses = accesses.filter((a) => insnIds.includes(a.insnId));
+  const plan = storagePlan(k, rule, uses, sweep, opts.storageAxes, who);
+  if (opts.storageAxisToTag !== undefined && (opts.storageAxisToTag === null || typeof opts.storageAxisToTag !== "object" || Array.isArray(opts.storageAxisToTag))) {
+    throw new TransformError(`${who}: storageAxisToTag must be a record of tags by storage axis ({ x: "l.0" }); got ${JSON.stringify(opts.storageAxisToTag)}`);
+  }
+  const out = storeFootprint(k, {
     who, name, insnIds,
-    valueAt: (idx) => substituteExpr(rule.expr, new Map(rule.params.map((p, r) => [p, idx[r]!]))),
-    sweep: nameList(sweepInames, "sweepInames", who) ?? [],
+    valueAt: plan.valueAt,
+    sweep,
     outer: nameList(opts.precomputeOuterInames, "precomputeOuterInames", who),
     tempName, dimNames: nameList(opts.precomputeInames, "precomputeInames", who), dimBase: `${name}_dim`, insnId,
     space, tag: opts.defaultTag === undefined ? null : opts.defaultTag,
     boundingBox: opts.fetchBoundingBox === true,
     dtype: undefined, order: "C",
+    ...(plan.axesOf ? { axesOf: plan.axesOf } : {}),
+    axisKeys: plan.keys,
+    ...(opts.storageAxisToTag !== undefined ? { axisTags: opts.storageAxisToTag } : {}),
+    extraOuter: plan.extraOuter,
+    autoGlobal: true,
   });
+  return globalBarrierAfter(out, tempName, insnId, insnIds, who);
+}
+
+/**
+ * As loopy's precompute into a global temporary: when its readers run across work-items or
+ * work-groups, a global barrier (`${compute}_barrier`) after the compute instruction makes every
+ * value visible to all of them (the kernel is split there). It must be outside every loop.
+ */
+function globalBarrierAfter(k: Kernel, tempName: string, insnId: string, readers: readonly string[], who: string): Kernel {
+  if (findTemporary(k, tempName)?.addressSpace !== "global") return k;
+  const hw = (n: string) => ["g", "l", "l.auto"].includes(k.inameTags[n]?.kind ?? "for");
+  const byId = new Map(k.instructions.map((i) => [i.id, i]));
+  if (!readers.some((id) => byId.get(id)!.withinInames.some(hw))) return k;
+  const loops = byId.get(insnId)!.withinInames.filter((n) => !hw(n) && readers.some((id) => byId.get(id)!.withinInames.includes(n)));
+  if (loops.length > 0) {
+    throw new TransformError(`${who}: the global temporary "${tempName}" is read across work-items, so a global barrier must follow its compute instruction "${insnId}", ` +
+      `but that runs within the loop(s) ${loops.join(", ")} of its readers, and a global barrier must be outside every loop; sweep ${loops.join(", ")} too, or use a local or private temporary`);
+  }
+  const id = uniqueName(`${insnId}_barrier`, new Set(k.instructions.map((i) => i.id)));
+  return addBarrier(k, `id:${insnId}`, readers.map((r) => `id:${r}`).join(" or "), "global", { id });
+}
+
+/** Where a storage axis of precompute's temporary comes from: an argument of the rule (by position), or an iname. */
+type AxisSource = { readonly arg: number } | { readonly iname: string };
+
+interface StoragePlan {
+  readonly keys: readonly string[];
+  /** Undefined when the axes are the rule's arguments in order. */
+  readonly axesOf: ((args: readonly Expr[]) => Expr[]) | undefined;
+  readonly valueAt: (idx: readonly Expr[]) => Expr;
+  readonly extraOuter: readonly string[];
+}
+
+/** `e` with every call of a substitution rule replaced by the rule's body, recursively. */
+function expandRules(k: Kernel, e: Expr, who: string, depth = 0): Expr {
+  return mapExpr(e, (n) => {
+    if (n.kind !== "call") return undefined;
+    const r = findSubstitution(k, n.fn);
+    if (!r || r.params.length !== n.args.length) return undefined;
+    if (depth > 64) throw new TransformError(`${who}: substitution rule "${n.fn}" expands without end`);
+    const args = n.args.map((a) => expandRules(k, a, who, depth + 1));
+    return expandRules(k, substituteExpr(r.expr, new Map(r.params.map((p, j) => [p, args[j]!]))), who, depth + 1);
+  });
+}
+
+/**
+ * The storage axes of precompute (loopy's storage_axes): which arguments of the rule and which
+ * inames index the temporary, what spans the footprint at a use, and the value at a point of it.
+ */
+function storagePlan(
+  k: Kernel, rule: { readonly name: string; readonly params: readonly string[]; readonly expr: Expr },
+  uses: readonly { readonly insnId: string; readonly indices: readonly Expr[]; readonly inames: readonly string[] }[],
+  sweep: readonly string[], given: PrecomputeOptions["storageAxes"], who: string,
+): StoragePlan {
+  const params = rule.params;
+  const kernelInames = new Set(allInames(k));
+  for (const u of uses) {
+    if (u.indices.length !== params.length) {
+      throw new TransformError(`${who}: rule "${rule.name}" takes ${params.length} argument(s) (${params.join(", ")}) but instruction "${u.insnId}" calls it with ${u.indices.length}`);
+    }
+  }
+  // The inames the rule's value uses besides its arguments (through other rules too).
+  const body = expandRules(k, rule.expr, who);
+  const valueInames = [...freeVariables(body)].filter((n) => kernelInames.has(n) && !params.includes(n)).sort(naturalCompare);
+  let sources: AxisSource[];
+  if (given === undefined) {
+    // loopy's default: the swept inames the value uses (slowest), then every argument.
+    sources = [...sweep.filter((s) => valueInames.includes(s)).map((s) => ({ iname: s })), ...params.map((_, j) => ({ arg: j }))];
+  } else {
+    const list: unknown = typeof given === "string" ? given.split(",").map((x) => x.trim()).filter((x) => x.length > 0) : given;
+    if (!Array.isArray(list)) throw new TransformError(`${who}: storageAxes must be "x,j" or a list of argument names, argument positions and inames; got ${JSON.stringify(given)}`);
+    const useInames = new Set(uses.flatMap((u) => u.inames));
+    sources = list.map((x: unknown): AxisSource => {
+      if (typeof x === "number") {
+        if (!Number.isInteger(x) || x < 0 || x >= params.length) {
+          throw new TransformError(`${who}: storage axis ${x} is not an argument position of rule "${rule.name}", which takes ${params.length} argument(s) (${params.join(", ") || "none"})`);
+        }
+        return { arg: x };
+      }
+      if (typeof x !== "string") throw new TransformError(`${who}: a storage axis must be an argument name, an argument position or an iname; got ${JSON.stringify(x)}`);
+      const p = params.indexOf(x);
+      if (p >= 0) return { arg: p };
+      if (useInames.has(x)) return { iname: x };
+      throw new TransformError(`${who}: storage axis "${x}" is neither an argument of rule "${rule.name}" (${params.join(", ") || "none"}) ` +
+        `nor an iname of the instructions that use it (${[...useInames].sort(naturalCompare).join(", ") || "none"})`);
+    });
+  }
+  const keys = sources.map((s) => ("arg" in s ? params[s.arg]! : s.iname));
+  const dup = keys.find((x, j) => keys.indexOf(x) !== j);
+  if (dup !== undefined) throw new TransformError(`${who}: storage axis "${dup}" is given twice in ${JSON.stringify(given)}`);
+  const storedArgs = new Set(sources.flatMap((s) => ("arg" in s ? [s.arg] : [])));
+  const inameAxes = new Set(sources.flatMap((s) => ("iname" in s ? [s.iname] : [])));
+  for (const s of sweep) {
+    if (valueInames.includes(s) && !inameAxes.has(s)) {
+      throw new TransformError(`${who}: the value of rule "${rule.name}" uses the swept iname ${s}, which is not a storage axis (storage axes are ${keys.join(", ") || "none"}); add ${s} to storageAxes, or do not sweep it`);
+    }
+  }
+  // An argument without storage is fixed: one expression at every use, not varying with the sweep.
+  const fixed = new Map<string, Expr>();
+  const sameValue = (a: Expr, b: Expr): boolean => {
+    if (exprEquals(a, b)) return true;
+    const [x, y] = [exprToAff(a, () => true), exprToAff(b, () => true)];
+    return x !== undefined && y !== undefined && affIsConstant(affSub(x, y)) && affSub(x, y).constant === 0;
+  };
+  params.forEach((p, j) => {
+    if (storedArgs.has(j)) return;
+    const first = uses[0]!.indices[j]!;
+    const other = uses.find((u) => !sameValue(u.indices[j]!, first));
+    if (other) {
+      throw new TransformError(`${who}: argument ${p} of rule "${rule.name}" is not a storage axis, so it must be the same at every use; ` +
+        `it is ${exprToString(first)} in instruction "${uses[0]!.insnId}" and ${exprToString(other.indices[j]!)} in instruction "${other.insnId}"; add ${p} to storageAxes`);
+    }
+    const swept = [...freeVariables(first)].filter((n) => sweep.includes(n));
+    if (swept.length > 0) {
+      throw new TransformError(`${who}: argument ${p} of rule "${rule.name}" is not a storage axis, but its value ${exprToString(first)} varies with the swept iname(s) ${swept.join(", ")}; add ${p} to storageAxes`);
+    }
+    fixed.set(p, first);
+  });
+  const extraOuter = [...new Set([
+    ...valueInames.filter((n) => !sweep.includes(n)),
+    ...[...fixed.values()].flatMap((e) => [...freeVariables(e)].filter((n) => kernelInames.has(n))),
+  ])].sort(naturalCompare);
+  const identity = sources.length === params.length && sources.every((s, j) => "arg" in s && s.arg === j);
+  const valueBody = inameAxes.size > 0 ? body : rule.expr;
+  return {
+    keys,
+    axesOf: identity ? undefined : (args) => sources.map((s) => ("arg" in s ? args[s.arg]! : v(s.iname))),
+    valueAt: (idx) => substituteExpr(valueBody, new Map<string, Expr>([
+      ...sources.map((s, r): [string, Expr] => ["arg" in s ? params[s.arg]! : s.iname, idx[r]!]),
+      ...fixed,
+    ])),
+    extraOuter,
+  };
 }

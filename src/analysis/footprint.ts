@@ -154,6 +154,11 @@ export interface FootprintOptions {
    * to an index projected out too (see `accessPiece`).
    */
   readonly dependsOnly?: boolean;
+  /**
+   * The indices that span the footprint, per access (default: its subscript or rule arguments);
+   * precompute's storage axes (some arguments, some inames) use it.
+   */
+  readonly mapIndices?: (acc: Access) => readonly Expr[];
 }
 
 /** One axis of the bounding box: `base <= index <= base + extent - 1`. */
@@ -324,7 +329,8 @@ function boxAxis(pieces: readonly BasicSet[], dim: string, axis: number): BoxAxi
  * parameter. Non-affine subscripts, or an axis without affine bounds, are a FootprintError.
  */
 export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions): Footprint {
-  const accesses = findAccesses(k, array, opts.insnIds);
+  const found = findAccesses(k, array, opts.insnIds);
+  const accesses = opts.mapIndices === undefined ? found : found.map((a) => ({ ...a, indices: opts.mapIndices!(a) }));
   if (accesses.length === 0) throw new FootprintError(`no instruction${opts.insnIds ? " of those given" : ""} reads ${array}`);
   const rank = accesses[0]!.indices.length;
   const bad = accesses.find((a) => a.indices.length !== rank);

@@ -127,10 +127,12 @@ describe("precompute: rules without arguments and rules used inside other rules"
   });
 });
 
-describe("precompute: what is not built yet says so", () => {
-  it("storageAxes and parametric storage extents are TransformErrors naming what is accepted", () => {
+describe("precompute: storageAxes and parametric extents (more in precompute-storage.test.ts)", () => {
+  it("storageAxes names the stored arguments; a parametric extent is global, and refused in a private temporary", async () => {
     const k = makeKernel("{[i]: 0<=i<n}", ["f(x) := a[x]*2", "out[i] = f(i)"], ["a, out: float64[n]", "n: int32"]);
-    expect(() => precompute(k, "f", ["i"], { storageAxes: ["x"] })).toThrow(/storageAxes .* is not supported yet; every argument of rule "f" \(x\) is a storage axis/);
-    expect(() => precompute(k, "f", ["i"])).toThrow(/extent n, which is not a constant/);
+    const t = precompute(k, "f", ["i"], { storageAxes: ["x"] });
+    expect(t.temporaries.map((x) => `${x.addressSpace} [${x.shape.map(exprToString).join(",")}]`)).toEqual(["global [n]"]);
+    await sameMeaning(k, t, { n: 4 });
+    expect(() => precompute(k, "f", ["i"], { temporaryAddressSpace: "private" })).toThrow(/extent n, which is not a constant/);
   });
 });

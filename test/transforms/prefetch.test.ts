@@ -179,19 +179,20 @@ describe("precompute", () => {
     }
   });
 
-  it("sequential and auto (private) by default; a parametric extent is an error", async () => {
+  it("sequential and auto (private) by default; a parametric extent makes the temporary global", async () => {
     const k = precompute(splitIname(ruleRef(), "i", 4), "f", ["i_inner"]);
     expect(k.temporaries[0]!.addressSpace).toBe("auto");
     expect(k.temporaries[0]!.shape.map(exprToString)).toEqual(["5"]);
     expect(k.inameTags.f_dim_0).toBeUndefined();
     for (const n of [1, 4, 7]) expect((await autoTestVsRef(ruleRef(), k, { params: { n } })).ok).toBe(true);
-    expect(() => precompute(ruleRef(), "f", ["i"])).toThrow(/axis 0 of the footprint of f has extent n \+ 1, which is not a constant/);
+    expect(precompute(ruleRef(), "f", ["i"]).temporaries.map((t) => `${t.addressSpace} ${t.shape.map(exprToString)}`)).toEqual(["global n + 1"]);
+    expect(() => precompute(ruleRef(), "f", ["i"], { temporaryAddressSpace: "private" })).toThrow(/axis 0 of the footprint of f has extent n \+ 1, which is not a constant/);
   });
 
-  it("errors: unknown rule; a rule used in another rule is reached through it (the parametric sweep is then refused)", () => {
+  it("errors: unknown rule; a rule used in another rule is reached through it (a private parametric sweep is then refused)", () => {
     expect(() => precompute(ruleRef(), "g", [])).toThrow(/no substitution rule "g"/);
     const nested = makeKernel("{[i]: 0<=i<n}", ["f(x) := 2*a[x]", "g(x) := f(x) + 1", "out[i] = g(i)"], ["a, out: float32[n]", "n: int32"]);
-    expect(() => precompute(nested, "f", ["i"])).toThrow(/footprint of f has extent n, which is not a constant/);
+    expect(() => precompute(nested, "f", ["i"], { temporaryAddressSpace: "private" })).toThrow(/footprint of f has extent n, which is not a constant/);
   });
 });
 
