@@ -18,7 +18,44 @@ interface Handler {
   /** The message when written on anything else. */
   readonly misplaced: (target: AttrTarget) => string;
   readonly checkArgs: (a: Attribute, fail: AttrFail) => void;
+  /**
+   * For a loop attribute whose meaning depends on the loop tree: why it cannot be written on this
+   * loop (validate.ts supplies the loop's kind and whether an @outer loop encloses it), or undefined.
+   */
+  readonly onLoop?: (loop: OklLoop | undefined, insideOuter: boolean) => string | undefined;
 }
+
+/** The first level of a loop (`@tile(T, @outer, @inner)` starts with @outer), or "regular". */
+function firstLevel(loop: OklLoop | undefined): "outer" | "inner" | "regular" {
+  if (!loop) return "regular";
+  if (loop.kind !== "tile") return loop.kind;
+  return loop.outer?.kind ?? loop.inner?.kind ?? "regular";
+}
+
+const describeLoop = (loop: OklLoop | undefined): string =>
+  loop === undefined ? "a regular loop" : loop.kind === "tile" ? "a [@tile] without an [@inner] level" : `an [@${loop.kind}] loop`;
+
+/**
+ * OCCA reads @nobarrier only on outer-most @inner loops (withLauncher's implicit barriers) and
+ * ignores it elsewhere; on a loop with no @inner level it can never have an effect.
+ */
+function innerOnly(loop: OklLoop | undefined): string | undefined {
+  const inner = loop !== undefined && (loop.kind === "inner" || (loop.kind === "tile" && (loop.outer?.kind === "inner" || loop.inner?.kind === "inner")));
+  if (inner) return undefined;
+  return `[@nobarrier] only applies to [@inner] loops (it removes the implicit barrier after an [@inner] loop; this is ${describeLoop(loop)})`;
+}
+
+/**
+ * OCCA reads @max_inner_dims and @simd_length only on the outer-most @outer loop of each kernel
+ * launch (withLauncher, serial's @exclusive sizing) and silently ignores them anywhere else.
+ */
+const outermostOuterOnly = (name: string) => (loop: OklLoop | undefined, insideOuter: boolean): string | undefined => {
+  if (firstLevel(loop) !== "outer") {
+    return `[@${name}] only applies to the outer-most [@outer] loop (this is ${loop?.kind === "tile" ? "a [@tile] whose block loop is not [@outer]" : describeLoop(loop)})`;
+  }
+  if (insideOuter) return `[@${name}] only applies to the outer-most [@outer] loop (this [@outer] loop is nested in another one; move it to the outer-most)`;
+  return undefined;
+};
 
 const constInt = (e: Expr): number | undefined => evalConst(e, () => undefined);
 
@@ -98,9 +135,13 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
       }
     },
   },
-  nobarrier: { targets: ["for"], misplaced: forOnly("nobarrier"), checkArgs: noArgs },
-  max_inner_dims: { targets: ["for"], misplaced: forOnly("max_inner_dims"), checkArgs: (a, f) => positiveInts(a, f, 3) },
-  simd_length: { targets: ["for"], misplaced: forOnly("simd_length"), checkArgs: (a, f) => positiveInts(a, f, 1) },
+  nobarrier: { targets: ["for"], misplaced: forOnly("nobarrier"), checkArgs: noArgs, onLoop: innerOnly },
+  max_inner_dims: {
+    targets: ["for"], misplaced: forOnly("max_inner_dims"), checkArgs: (a, f) => positiveInts(a, f, 3), onLoop: outermostOuterOnly("max_inner_dims"),
+  },
+  simd_length: {
+    targets: ["for"], misplaced: forOnly("simd_length"), checkArgs: (a, f) => positiveInts(a, f, 1), onLoop: outermostOuterOnly("simd_length"),
+  },
   shared: { targets: ["variable"], misplaced: declOnly("shared"), checkArgs: noArgs },
   exclusive: { targets: ["variable"], misplaced: typeOrVar("exclusive"), checkArgs: noArgs },
   restrict: {
@@ -172,6 +213,16 @@ export function checkAttribute(a: Attribute, target: AttrTarget, fail: AttrFail,
   }
   if (!h.targets.includes(target)) throw fail(h.misplaced(target), a, `@${a.name} placement`);
   h.checkArgs(a, fail);
+}
+
+/**
+ * Why attribute `a` cannot be written on a loop of kind `loop` (undefined for a regular loop),
+ * given whether an @outer loop encloses it; undefined when it can (or has no such rule).
+ *
+ *   loopPlacementError(nobarrierAttr, { kind: "outer", axis: undefined }, false)  // "[@nobarrier] only applies to [@inner] loops ..."
+ */
+export function loopPlacementError(a: Attribute, loop: OklLoop | undefined, insideOuter: boolean): string | undefined {
+  return HANDLERS[a.name]?.onLoop?.(loop, insideOuter);
 }
 
 function level(a: Attribute): OklLoopLevel {

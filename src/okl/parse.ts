@@ -79,7 +79,10 @@ function canonicalBuiltin(words: readonly string[]): string {
 const EMPTY_VAR = decodeVar([]);
 
 export class Parser extends ExprParser {
+  /** Type names visible here: typedefs and struct tags of this block and the enclosing ones. */
   readonly typedefs: Set<string>;
+  /** Per open block, the type names it added (removed again when it closes, as C scopes them). */
+  private readonly blockTypes: string[][] = [];
   private readonly extra: ReadonlySet<string>;
 
   constructor(
@@ -95,6 +98,13 @@ export class Parser extends ExprParser {
 
   err(detail: string, at: Tok | Pos, rule: string): OklError {
     return oklError(detail, at, rule, this.sources, this.opts.filename);
+  }
+
+  /** Make `name` a type name until the current block closes (for the whole file at the top level). */
+  private declareType(name: string): void {
+    if (this.typedefs.has(name)) return;
+    this.typedefs.add(name);
+    this.blockTypes[this.blockTypes.length - 1]?.push(name);
   }
 
   unsupported(construct: string, at: Tok): OklError {
@@ -296,7 +306,7 @@ export class Parser extends ExprParser {
     if (this.peek().type === "ident" && !this.at("{")) name = this.next().text;
     if (this.at(":")) throw this.unsupported("C++ inheritance", this.peek());
     // As in C++ (and OCCA), a struct's tag names its type: `struct S {...}; S s;`.
-    if (name) this.typedefs.add(name);
+    if (name) this.declareType(name);
     if (!this.at("{")) return { kind: "struct", tag, name, fields: undefined, pos: this.span(start) };
     this.next();
     const fields: StructField[] = [];
@@ -407,7 +417,7 @@ export class Parser extends ExprParser {
     for (const a of attrs) checkAttribute(a, "variable", this.attrFail, this.extra);
     for (const d of declarators) for (const a of d.attributes) checkAttribute(a, "variable", this.attrFail, this.extra);
     const ds = attrs.length ? declarators.map((d) => ({ ...d, okl: decodeVar([...attrs, ...d.attributes]) })) : declarators;
-    if (spec.storage.includes("typedef")) for (const d of ds) this.typedefs.add(d.name);
+    if (spec.storage.includes("typedef")) for (const d of ds) this.declareType(d.name);
     return { kind: "declaration", attributes: attrs, spec, declarators: ds, pos: this.span(start) };
   }
 
@@ -570,10 +580,12 @@ export class Parser extends ExprParser {
   parseCompound(attrs: Attribute[]): Compound {
     const start = this.expect("{");
     const items: Stmt[] = [];
+    this.blockTypes.push([]);
     while (!this.at("}")) {
       if (this.peek().type === "eof") throw this.err('"{" is never closed', start, "syntax");
       items.push(this.parseStatement());
     }
+    for (const name of this.blockTypes.pop()!) this.typedefs.delete(name);
     this.next();
     return { kind: "compound", items, attributes: attrs, pos: this.span(start) };
   }

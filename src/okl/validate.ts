@@ -1,11 +1,14 @@
 /**
  * Semantic rules of OKL (OKL.md §2–§3, the OKL specification) over a parsed unit. Attribute
  * arguments and placement are checked while parsing (attributes.ts); this module checks what needs
- * context: kernels, loop forms, the @outer/@inner loop tree, @shared/@exclusive placement, break and
- * continue, @dim arity and @dimOrder against @dim, @restrict on pointers, @atomic operations.
+ * context: kernels, loop forms, the @outer/@inner loop tree and its axes, @shared/@exclusive placement
+ * and uses, @nobarrier/@max_inner_dims/@simd_length placement, @max_inner_dims against the known
+ * @inner extents, break and continue, @dim arity and @dimOrder against @dim, @restrict on pointers,
+ * @atomic operations. Typedefs and variables are scoped to their block.
  * Each broken rule is an OklError at the offending node, with OCCA's wording where it has one.
  */
-import type { Declaration, Declarator, Expr, For, FunctionDef, OklVarInfo, Pos, Stmt, TranslationUnit, TypeSpec } from "./ast.js";
+import type { Declaration, Declarator, Expr, For, FunctionDef, OklLoopLevel, OklVarInfo, Pos, Stmt, TranslationUnit, TypeSpec } from "./ast.js";
+import { loopPlacementError } from "./attributes.js";
 import { evalConst } from "./consteval.js";
 import { oklError, type Sources } from "./diag.js";
 import { stmtChildren, walkExpr, exprsOfStmt } from "./walk.js";
@@ -31,7 +34,19 @@ type LoopKind = "outer" | "inner";
 interface LoopNode {
   readonly kind: LoopKind;
   readonly f: For;
+  /** The axis written in the attribute (`@inner(1)`), if any. */
+  readonly explicitAxis: number | undefined;
+  /** Which level of a @tile this is (0: block loop, 1: in-tile loop); 0 for a plain loop. */
+  readonly tileLevel: 0 | 1;
   readonly children: LoopNode[];
+}
+
+/** What a loop header says about its iteration count, when its parts are compile-time constants. */
+interface LoopExtent {
+  /** Trip count of the loop as written. */
+  readonly count: number | undefined;
+  /** The step (1 for ++/--). */
+  readonly step: number | undefined;
 }
 
 interface TypedefInfo {
@@ -46,7 +61,19 @@ interface TypedefInfo {
 interface VarInfo {
   readonly dim: readonly Expr[] | undefined;
   readonly dimPos: Pos | undefined;
+  /** `@shared`/`@exclusive` (directly or through its typedef): only usable inside @inner loops. */
+  readonly memory?: { readonly what: "shared" | "exclusive"; readonly at: Pos };
 }
+
+/** One block: its variables and its typedefs (a typedef inside a function body stays there). */
+interface Scope {
+  readonly vars: Map<string, VarInfo>;
+  readonly types: Map<string, TypedefInfo>;
+}
+
+const newScope = (): Scope => ({ vars: new Map(), types: new Map() });
+
+const AXIS_NAMES = ["x", "y", "z"];
 
 const ITERATOR_TYPES = new Set([
   "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long", "unsigned long",
@@ -54,9 +81,10 @@ const ITERATOR_TYPES = new Set([
 ]);
 
 export class Validator {
-  private readonly typedefs = new Map<string, TypedefInfo>();
   private readonly constants = new Map<string, number>();
-  private scopes: Map<string, VarInfo>[] = [new Map()];
+  private readonly scopes: Scope[] = [newScope()];
+  /** Constant trip counts and steps of the attributed loops seen so far (for @max_inner_dims). */
+  private readonly extents = new Map<For, LoopExtent>();
 
   constructor(
     private readonly sources: Sources,
@@ -73,9 +101,28 @@ export class Validator {
 
   private lookup = (name: string): number | undefined => this.constants.get(name);
 
-  /** The typedef chain of `spec` resolved to its merged OKL info and shape. */
+  /** The typedef chain of `spec` resolved to its merged OKL info and shape (a variable of that name in a nearer block hides it). */
   private resolve(spec: TypeSpec): TypedefInfo | undefined {
-    return spec.base.kind === "named" ? this.typedefs.get(spec.base.name) : undefined;
+    if (spec.base.kind !== "named") return undefined;
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const s = this.scopes[i]!;
+      if (s.vars.has(spec.base.name)) return undefined;
+      const t = s.types.get(spec.base.name);
+      if (t) return t;
+    }
+    return undefined;
+  }
+
+  private enter(): void {
+    this.scopes.push(newScope());
+  }
+
+  private leave(): void {
+    this.scopes.pop();
+  }
+
+  private get scope(): Scope {
+    return this.scopes[this.scopes.length - 1]!;
   }
 
   validate(unit: TranslationUnit): void {
@@ -105,7 +152,7 @@ export class Validator {
         throw this.err("[@kernel] functions must have a [void] return type", f.attributes.find((a) => a.name === "kernel")!.pos, "@kernel return type");
       }
     }
-    this.scopes.push(new Map());
+    this.enter();
     for (const p of f.params) {
       const td = this.resolve(p.spec);
       this.checkVar(p.declarator, p.spec, td, true);
@@ -113,11 +160,13 @@ export class Validator {
     }
     if (f.body) {
       // The loop tree first: a misplaced declaration in a malformed tree is reported as the tree's error.
-      if (f.isKernel && this.structure) this.loopTree(f);
+      const roots = f.isKernel && this.structure ? this.loopTree(f) : [];
       const ctx: Ctx = { kernel: f.isKernel, stack: [] };
       for (const s of f.body.items) this.stmt(s, ctx);
+      // After the body: the @inner extents may use constants declared in it.
+      for (const r of roots) this.maxInnerDims(r);
     }
-    this.scopes.pop();
+    this.leave();
   }
 
   /** @restrict on pointers, @dimOrder against @dim. */
@@ -142,17 +191,20 @@ export class Validator {
     void spec;
   }
 
-  private declare(d: Declarator, td: TypedefInfo | undefined): void {
+  private declare(d: Declarator, td: TypedefInfo | undefined, memory?: VarInfo["memory"]): void {
     if (!d.name) return;
     const dim = d.okl.dim ?? td?.okl.dim;
     const dimPos = d.okl.dim ? d.pos : td?.pos;
-    this.scopes[this.scopes.length - 1]!.set(d.name, { dim, dimPos });
+    this.scope.types.delete(d.name);
+    this.scope.vars.set(d.name, memory ? { dim, dimPos, memory } : { dim, dimPos });
   }
 
   private findVar(name: string): VarInfo | undefined {
     for (let i = this.scopes.length - 1; i >= 0; i--) {
-      const v = this.scopes[i]!.get(name);
+      const s = this.scopes[i]!;
+      const v = s.vars.get(name);
       if (v) return v;
+      if (s.types.has(name)) return undefined;
     }
     return undefined;
   }
@@ -180,7 +232,8 @@ export class Validator {
           dim: d.okl.dim ?? td?.okl.dim,
           dimOrder: d.okl.dimOrder ?? td?.okl.dimOrder,
         };
-        this.typedefs.set(d.name, {
+        this.scope.vars.delete(d.name);
+        this.scope.types.set(d.name, {
           okl: merged, pointer: d.pointers.length > 0 || !!td?.pointer, array: d.arrayDims.length > 0 || !!td?.array,
           dims: [...d.arrayDims, ...(td?.dims ?? [])], spec: decl.spec, pos: d.okl.dim ? d.pos : (td?.pos ?? d.pos),
         });
@@ -188,14 +241,15 @@ export class Validator {
       }
       const shared = d.okl.shared || !!td?.okl.shared;
       const exclusive = d.okl.exclusive || !!td?.okl.exclusive;
-      if ((shared || exclusive) && (this.structure || global)) this.memoryPlacement(d, shared ? "shared" : "exclusive", ctx, td, decl.pos);
+      const what = shared ? "shared" : exclusive ? "exclusive" : undefined;
+      if (what && (this.structure || global)) this.memoryPlacement(d, what, ctx, td, decl.pos);
       if (decl.spec.qualifiers.includes("const") || decl.spec.storage.includes("constexpr")) {
         if (d.init && d.pointers.length === 0 && d.arrayDims.length === 0) {
           const v = evalConst(d.init, this.lookup);
           if (v !== undefined) this.constants.set(d.name, v);
         }
       } else this.constants.delete(d.name);
-      this.declare(d, td);
+      this.declare(d, td, what && { what, at: d.pos });
     }
   }
 
@@ -223,9 +277,9 @@ export class Validator {
         this.declaration(s, ctx, false);
         return;
       case "compound":
-        this.scopes.push(new Map());
+        this.enter();
         for (const x of s.items) this.stmt(x, ctx);
-        this.scopes.pop();
+        this.leave();
         return;
       case "for":
         this.forStmt(s, ctx);
@@ -272,16 +326,23 @@ export class Validator {
   }
 
   private forStmt(f: For, ctx: Ctx): void {
-    this.scopes.push(new Map());
+    this.enter();
     const okl = f.okl;
     if (okl && !ctx.kernel && this.structure) throw this.err("Attributed loop outside [@kernel] function", f.pos, "loop placement");
-    if (okl && (this.structure || okl.kind === "tile")) this.loopForm(f, okl.kind === "tile" ? "[@tile]" : `[@${okl.kind}]`);
-    if (f.init) {
-      if (f.init.kind === "declaration") this.declaration(f.init, ctx, false);
-      else this.expr(f.init, ctx);
+    for (const a of f.attributes) {
+      const why = loopPlacementError(a, okl, ctx.stack.includes("outer"));
+      if (why) throw this.err(why, a.pos, `@${a.name} placement`);
     }
-    if (f.cond) this.expr(f.cond, ctx);
-    if (f.update) this.expr(f.update, ctx);
+    if (okl && (this.structure || okl.kind === "tile")) this.extents.set(f, this.loopForm(f, okl.kind === "tile" ? "[@tile]" : `[@${okl.kind}]`));
+    // The header of an @inner loop runs in each work-item; that of an @outer or @tile(@outer, ...) loop does not.
+    const first = okl?.kind === "tile" ? (okl.outer ?? okl.inner)?.kind : okl?.kind;
+    const head: Ctx = first === "inner" ? { ...ctx, stack: [...ctx.stack, "inner"] } : ctx;
+    if (f.init) {
+      if (f.init.kind === "declaration") this.declaration(f.init, head, false);
+      else this.expr(f.init, head);
+    }
+    if (f.cond) this.expr(f.cond, head);
+    if (f.update) this.expr(f.update, head);
     let stack = ctx.stack;
     if (!okl) stack = [...stack, "regular"];
     else if (okl.kind === "tile") {
@@ -289,11 +350,11 @@ export class Validator {
       stack = [...stack, ...(levels.length ? levels : ["regular" as const])];
     } else stack = [...stack, okl.kind];
     this.stmt(f.body, { ...ctx, stack });
-    this.scopes.pop();
+    this.leave();
   }
 
-  /** OKL.md §3.1: `for (T i = init; i CMP bound; update)`. */
-  private loopForm(f: For, label: string): void {
+  /** OKL.md §3.1: `for (T i = init; i CMP bound; update)`; returns the trip count and step when constant. */
+  private loopForm(f: For, label: string): LoopExtent {
     const rule = "OKL loop form";
     const fail = (m: string, at: Pos = f.pos): OklError => this.err(`${label} ${m}`, at, rule);
     if (!f.init) throw fail("OKL for loop init-statement cannot be a null statement");
@@ -340,14 +401,27 @@ export class Validator {
     if (lo !== undefined && hi !== undefined) {
       const count = !consistent ? 0 : (inc ? hi - lo : lo - hi) + (cmp.length === 2 ? 1 : 0);
       if (count <= 0) throw fail(`OKL for loop range is empty or infinite! ("${i}" from ${lo}, ${cmp} ${hi}, ${inc ? "increasing" : "decreasing"})`, f.cond!.pos);
+      return { count: s === undefined ? undefined : Math.ceil(count / s), step: s };
     } else if (!consistent) {
       throw fail(`OKL for loop range is empty or infinite! ("${i}" is ${inc ? "increased" : "decreased"} but compared with ${cmp})`, c.pos);
     }
+    return { count: undefined, step: s };
   }
 
   private expr(e: Expr, ctx: Ctx): void {
-    void ctx;
+    const checkMemory = this.structure && ctx.kernel && !ctx.stack.includes("inner");
     walkExpr(e, (x) => {
+      if (checkMemory && x.kind === "ident") {
+        const m = this.findVar(x.name)?.memory;
+        if (m) {
+          const where = ctx.stack.includes("outer") ? "between the [@outer] and [@inner] loops" : "outside every [@outer] loop";
+          throw this.err(
+            `Cannot use [@${m.what}] variables outside an [@inner] loop ("${x.name}", declared at line ${m.at.line}, is used here ${where}; ` +
+              `[@${m.what}] memory exists per ${m.what === "shared" ? "work-group" : "work-item"} only while the [@inner] loops run)`,
+            x.pos, `@${m.what} use`,
+          );
+        }
+      }
       if (x.kind === "call" && x.callee.kind === "ident") {
         const v = this.findVar(x.callee.name);
         if (v?.dim) {
@@ -361,7 +435,8 @@ export class Validator {
 
   // ─── the loop tree (OKL.md §3.4) ─────────────────────────────────────────────────────────────────
 
-  private loopTree(f: FunctionDef): void {
+  /** Checks the kernel's loop tree; returns its roots (outer-most attributed loops). */
+  private loopTree(f: FunctionDef): LoopNode[] {
     const roots = collectLoops(f.body!.items);
     const all: LoopNode[] = [];
     const visit = (n: LoopNode) => {
@@ -375,6 +450,86 @@ export class Validator {
       if (!all.some((n) => n.kind === "inner")) throw this.err("[@kernel] requires at least one [@inner] for-loop", kernelAttr.pos, "@kernel loops");
     }
     for (const r of roots) this.checkRoot(r);
+    for (const r of roots) this.checkAxes(r, new Map());
+    return roots;
+  }
+
+  /**
+   * Nested loops of one kind need different axes (OKL.md §3.3): an `@inner(0)` loop inside another
+   * one would be `threadIdx.x` too, so the pair runs only its diagonal. Axes are the explicit ones,
+   * else OCCA's numbering from the innermost; a clash always involves an explicit axis. Neither
+   * OCCA tool diagnoses this (both emit the diagonal), and OCCA's own @tile goldens write
+   * `@tile(4, @inner(1), @inner(1))`, so the two levels of one @tile are not compared.
+   */
+  private checkAxes(n: LoopNode, seen: ReadonlyMap<string, LoopNode>): void {
+    const axis = n.explicitAxis ?? levelsBelow(n, n.kind);
+    const key = `${n.kind}:${axis}`;
+    const prev = seen.get(key);
+    if (prev && prev.f !== n.f) {
+      const how = (x: LoopNode) => (x.explicitAxis !== undefined ? `[@${x.kind}(${axis})]` : `[@${x.kind}] (numbered ${axis} automatically)`);
+      throw this.err(
+        `Duplicate [@${n.kind}] axis ${axis} (${AXIS_NAMES[axis] ?? axis}): this ${how(n)} loop "${iteratorOf(n.f)}" is nested in ` +
+          `the ${how(prev)} loop "${iteratorOf(prev.f)}" at line ${prev.f.pos.line}; nested [@${n.kind}] loops must use different axes, ` +
+          `or both would get the same ${n.kind === "inner" ? "work-item" : "work-group"} index and run only the diagonal of the pair`,
+        n.f.pos, "loop axes",
+      );
+    }
+    const next = new Map(seen).set(key, n);
+    for (const c of n.children) this.checkAxes(c, next);
+  }
+
+  /**
+   * `@max_inner_dims(X, Y, Z)` on an outer-most @outer loop against its @inner loops when their
+   * extents are compile-time constants: as OCCA (serial.cpp, PR #625), the product of the extents on
+   * the first deepest @inner path (the one OCCA sizes launches and @exclusive arrays by) must not
+   * exceed X*Y*Z. OCCA checks only when the block has @exclusive data; Loom always does, since
+   * the same product is the launch-bounds limit on GPUs.
+   */
+  private maxInnerDims(root: LoopNode): void {
+    const attr = root.f.attributes.find((a) => a.name === "max_inner_dims");
+    const max = root.f.loopHints["max_inner_dims"];
+    if (!attr || !max || root.kind !== "outer") return;
+    let path: LoopNode[] = [];
+    let best = -1;
+    const visit = (n: LoopNode, acc: LoopNode[]) => {
+      const here = [...acc, n];
+      const inners = here.filter((x) => x.kind === "inner").length;
+      if (inners > best) {
+        best = inners;
+        path = here;
+      }
+      for (const c of n.children) visit(c, here);
+    };
+    visit(root, []);
+    const dims: { n: LoopNode; extent: number }[] = [];
+    for (const n of path.filter((x) => x.kind === "inner")) {
+      const extent = this.levelExtent(n);
+      if (extent === undefined) return;
+      dims.push({ n, extent });
+    }
+    const product = dims.reduce((p, d) => p * d.extent, 1);
+    const allowed = max.reduce((p, v) => p * v, 1);
+    if (product > allowed) {
+      const list = dims.map((d) => `"${iteratorOf(d.n.f)}" ${d.extent}`).join(" x ");
+      throw this.err(
+        `[@inner] loop dimensions larger than allowed by [@max_inner_dims]: the [@inner] loops ${list} run ${product} work-items, ` +
+          `@max_inner_dims(${max.join(", ")}) allows ${allowed}`,
+        attr.pos, "@max_inner_dims extents",
+      );
+    }
+  }
+
+  /** The constant number of iterations of one level of an attributed loop, or undefined. */
+  private levelExtent(n: LoopNode): number | undefined {
+    const e = this.extents.get(n.f);
+    const okl = n.f.okl;
+    if (!e || !okl) return undefined;
+    if (okl.kind !== "tile") return e.count;
+    const size = evalConst(okl.size, this.lookup);
+    if (size === undefined || size <= 0) return undefined;
+    // In-tile loop: ceil(T / step) iterations (OKL.md §5); block loop: one per tile, ceil(count / T).
+    if (n.tileLevel === 1) return e.step === undefined ? undefined : Math.ceil(size / e.step);
+    return e.count === undefined ? undefined : Math.ceil(e.count / size);
   }
 
   private checkRoot(root: LoopNode): void {
@@ -424,14 +579,19 @@ function collectLoops(stmts: readonly Stmt[]): LoopNode[] {
   const walk = (s: Stmt): void => {
     if (s.kind === "for" && s.okl) {
       const children = collectLoops([s.body]);
-      const levels: LoopKind[] =
-        s.okl.kind === "tile" ? [s.okl.outer?.kind, s.okl.inner?.kind].filter((k): k is LoopKind => k !== undefined) : [s.okl.kind];
-      if (levels.length === 0) {
+      if (s.okl.kind === "tile" && !s.okl.outer && !s.okl.inner) {
         out.push(...children);
         return;
       }
+      const okl = s.okl;
+      // Each level with its explicit axis and its place in a @tile (0: block loop, 1: in-tile loop).
+      const parts: [OklLoopLevel, 0 | 1][] =
+        okl.kind === "tile" ? ([[okl.outer, 0], [okl.inner, 1]] as const).filter((p): p is [OklLoopLevel, 0 | 1] => p[0] !== undefined) : [[okl, 0]];
       let node: LoopNode | undefined;
-      for (let k = levels.length - 1; k >= 0; k--) node = { kind: levels[k]!, f: s, children: node ? [node] : children };
+      for (let k = parts.length - 1; k >= 0; k--) {
+        const [lv, tileLevel] = parts[k]!;
+        node = { kind: lv.kind, f: s, explicitAxis: lv.axis, tileLevel, children: node ? [node] : children };
+      }
       out.push(node!);
       return;
     }
@@ -439,6 +599,16 @@ function collectLoops(stmts: readonly Stmt[]): LoopNode[] {
   };
   stmts.forEach(walk);
   return out;
+}
+
+/** Same-kind levels strictly below `n` along its deepest path: OCCA's automatic axis (OKL.md §3.3). */
+function levelsBelow(n: LoopNode, kind: LoopKind): number {
+  return Math.max(0, ...n.children.map((c) => (c.kind === kind ? 1 : 0) + levelsBelow(c, kind)));
+}
+
+/** The iterator name of a loop, for messages. */
+function iteratorOf(f: For): string {
+  return f.init?.kind === "declaration" ? (f.init.declarators[0]?.name ?? "?") : "?";
 }
 
 /** Check a parsed unit; throws the first OklError. */
