@@ -112,6 +112,11 @@ class KernelLowering {
   private readonly decls: Stmt[] = [];
   private readonly taken: Set<string>;
   private readonly domains = new Map<string, BasicSet>();
+  private readonly domainsOf = new WeakMap<readonly string[], BasicSet>();
+  private readonly insnById: ReadonlyMap<string, Kernel["instructions"][number]>;
+  private readonly insnsMemo = new WeakMap<readonly ScheduleNode[], readonly string[]>();
+  /** Each scheduled assignment's lhs, rhs and predicates as JSON, for `usesName`. */
+  private usedText: readonly string[] | undefined;
   private readonly params: Set<string>;
   private readonly usedParams = new Set<string>();
   private parallelDone = false;
@@ -125,6 +130,10 @@ class KernelLowering {
     this.taken = new Set([...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name), ...k.domains.flatMap((d) => [...d.dims])]);
     this.params = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
     this.inameRank = new Map(allInames(k).map((n, r) => [n, r]));
+    const byId = new Map<string, Kernel["instructions"][number]>();
+    // The first instruction of an id wins, as a search from the front finds it.
+    for (const i of k.instructions) if (!byId.has(i.id)) byId.set(i.id, i);
+    this.insnById = byId;
   }
 
   lower(): LoweredKernel {
@@ -132,8 +141,8 @@ class KernelLowering {
     if (!this.opts.hwAxes && (dk.groupAxes.length > 0 || dk.localAxes.length > 0)) {
       throw new CodegenError(`kernel "${k.name}": this target has no group/local hardware axes; inames ${[...dk.groupAxes, ...dk.localAxes].map((a) => a.iname).join(", ")} are tagged g/l`);
     }
-    let ctx: BasicSet = k.assumptions;
     const known: string[] = [];
+    const ranges: Row[] = [];
     // Every iname on a hardware axis is bound, not only the one the axis is named after: loopy's
     // prefetch puts `a_dim_1` on l.0 beside `j_inner`. The scheduler checks that the inames of one
     // axis share base and size; each instruction is guarded by its own iname's domain.
@@ -143,9 +152,13 @@ class KernelLowering {
         const base = sizeEx(a.base, (n) => evar(n));
         this.subst.set(iname, ibin("+", base, { k: "hw", tag: a.tag, axis: a.axis }));
         known.push(iname);
-        ctx = intersect(ctx, this.axisRange(a));
+        ranges.push(...this.axisRows(a));
       }
     }
+    // The hardware ranges in one step, in the space the intersections one axis at a time build.
+    const dims = [...new Set([...k.assumptions.dims, ...known])];
+    const params = [...new Set([...k.assumptions.params, ...names(ranges)])].filter((n) => !dims.includes(n));
+    const ctx = known.length > 0 ? extendSet(k.assumptions, params, dims, ranges) : k.assumptions;
     for (const t of k.temporaries) this.declareTemporary(t.name);
     const body = this.withHoistedGuards(dk.body, known, ctx, (c) => this.nodes(dk.body, known, c));
     const groupSize = [0, 1, 2].slice(0, Math.max(dk.groupAxes.length, 0)).map((_, n) => {
@@ -191,11 +204,10 @@ class KernelLowering {
     return [...out].sort();
   }
 
-  /** `base <= iname < base + size` as a set over the iname and parameters, when affine. */
-  private axisRange(ax: HwAxis): BasicSet {
+  /** `base <= iname < base + size` as rows over the iname and parameters, when affine. */
+  private axisRows(ax: HwAxis): Row[] {
     const base = exprAff(ax.base);
-    let s = universe([], [ax.iname]);
-    if (!base) return s;
+    if (!base) return [];
     const x = aff({ [ax.iname]: 1 });
     const rows: { aff: Aff; eq: boolean }[] = [{ aff: affSubL(x, base), eq: false }];
     // iname < base + size, with size possibly `e // d`: d*(iname - base + 1) <= e.
@@ -204,8 +216,7 @@ class KernelLowering {
     const num = exprAff(fl ? fl.left : size);
     const d = fl ? (fl.right as { value: number }).value : 1;
     if (num) rows.push({ aff: affSubL(num, scaleL(affAddL(affSubL(x, base), aff({}, 1)), d)), eq: false });
-    s = withRowsSet(s, [ax.iname], rows);
-    return s;
+    return rows;
   }
 
   // ---- the schedule tree -------------------------------------------------------------------
@@ -244,19 +255,25 @@ class KernelLowering {
   }
 
   private insnOf(id: string) {
-    const insn = this.k.instructions.find((i) => i.id === id);
+    const insn = this.insnById.get(id);
     if (!insn) throw new CodegenError(`kernel "${this.k.name}": the schedule names instruction "${id}", which the kernel does not have`);
     return insn;
   }
 
-  private insnsUnder(nodes: readonly ScheduleNode[]): string[] {
-    return nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : n.kind === "insn" ? [n.id] : []));
+  private insnsUnder(nodes: readonly ScheduleNode[]): readonly string[] {
+    let ids = this.insnsMemo.get(nodes);
+    if (!ids) this.insnsMemo.set(nodes, (ids = nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : n.kind === "insn" ? [n.id] : []))));
+    return ids;
   }
 
   private domainOf(inames: readonly string[]): BasicSet {
+    // The kernel's iname lists are frozen: remembered by identity, then by content.
+    let s = Object.isFrozen(inames) ? this.domainsOf.get(inames) : undefined;
+    if (s) return s;
     const key = [...inames].sort().join(",");
-    let s = this.domains.get(key);
+    s = this.domains.get(key);
     if (!s) this.domains.set(key, (s = iterationDomain(this.k, [...inames])));
+    if (Object.isFrozen(inames)) this.domainsOf.set(inames, s);
     return s;
   }
 
@@ -848,8 +865,11 @@ class KernelLowering {
   }
 
   private usesName(name: string): boolean {
-    const ids = new Set(this.insnsUnder(this.dk.body));
-    return this.k.instructions.some((i) => ids.has(i.id) && i.kind === "assign" && JSON.stringify([i.lhs, i.rhs, i.predicates]).includes(`"${name}"`));
+    if (!this.usedText) {
+      const ids = new Set(this.insnsUnder(this.dk.body));
+      this.usedText = this.k.instructions.flatMap((i) => (ids.has(i.id) && i.kind === "assign" ? [JSON.stringify([i.lhs, i.rhs, i.predicates])] : []));
+    }
+    return this.usedText.some((t) => t.includes(`"${name}"`));
   }
 }
 

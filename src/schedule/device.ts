@@ -41,14 +41,36 @@ function extremum(fn: "max" | "min", es: Expr[]): Expr {
 function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   // The axis is a function of the domains alone (and the names in it): memoize by the domains'
   // content, which variants in a sweep rebuild as new objects again and again.
-  let doms = "";
-  for (const d of k.domains) doms += `${setContentId(d)},`;
-  let tags = "";
-  for (const i of Object.keys(k.inameTags).sort()) {
-    const t = k.inameTags[i];
-    if (t?.kind === "g" || t?.kind === "l") tags += `${i},`;
-  }
+  const { doms, tags } = kernelKeys(k);
   return cached(axisMemo, `${iname}|${tag}|${axis}|${k.name}|${doms}`, () => computeHwAxis(k, iname, tag, axis, `${tags}|${doms}`));
+}
+
+/** Per kernel (a frozen value): its domains' content ids, its g/l inames, and iname chains. */
+const keysMemo = new WeakMap<Kernel, { doms: string; tags: string; chains: Map<string, readonly number[]> }>();
+
+function kernelKeys(k: Kernel): { doms: string; tags: string; chains: Map<string, readonly number[]> } {
+  let keys = keysMemo.get(k);
+  if (keys === undefined) {
+    let doms = "";
+    for (const d of k.domains) doms += `${setContentId(d)},`;
+    let tags = "";
+    for (const i of Object.keys(k.inameTags).sort()) {
+      const t = k.inameTags[i];
+      if (t?.kind === "g" || t?.kind === "l") tags += `${i},`;
+    }
+    keys = { doms, tags, chains: new Map() };
+    // Kernels are frozen values; one that is not is never remembered.
+    if (Object.isFrozen(k) && Object.isFrozen(k.domains) && Object.isFrozen(k.inameTags)) keysMemo.set(k, keys);
+  }
+  return keys;
+}
+
+/** `domainChain(k, [iname])`, remembered per kernel. */
+function chainOf(k: Kernel, iname: string): readonly number[] {
+  const { chains } = kernelKeys(k);
+  let c = chains.get(iname);
+  if (c === undefined) chains.set(iname, (c = domainChain(k, [iname])));
+  return c;
 }
 
 const axisMemo = contentMemo<HwAxis>();
@@ -71,11 +93,11 @@ function cached<V>(memo: Map<string, V>, key: string, compute: () => V): V {
  * group of their own beside the inames of the main domain.
  */
 function hwDomain(k: Kernel, key: string, iname: string): BasicSet | undefined {
-  const chain = domainChain(k, [iname]);
+  const chain = chainOf(k, iname);
   return cached(hwDomainMemo, `${key}#${chain.join(",")}`, () => {
     const defined = new Set(k.domains.flatMap((d) => d.dims));
     const same = (i: string) => {
-      const c = domainChain(k, [i]);
+      const c = chainOf(k, i);
       return c.length === chain.length && c.every((x, j) => x === chain[j]);
     };
     const hw = Object.keys(k.inameTags).filter((i) => {
