@@ -4,7 +4,7 @@
  * and JavaScript (which spells every rounding and wrap, as the interpreter does).
  */
 import { assertNever } from "../src/errors.js";
-import type { BitwiseOp, Dtype } from "../src/ir/index.js";
+import type { AtomicOp, BitwiseOp, Dtype } from "../src/ir/index.js";
 
 /** `idx`: exact integer index arithmetic (loop bounds, flattened subscripts), never overflowing. */
 export type ExDtype = Dtype | "idx";
@@ -27,6 +27,12 @@ export type Ex =
   /** Group (`g`) or local (`l`) id along `axis`. */
   | { readonly k: "hw"; readonly tag: "g" | "l"; readonly axis: number };
 
+/** An atomic read-modify-write (or exchange, op "=") of a cell in global or local memory. */
+export interface AtomicStore {
+  readonly op: AtomicOp;
+  readonly space: "global" | "local";
+}
+
 export type Stmt =
   | { readonly k: "block"; readonly body: readonly Stmt[] }
   /** `for (int v = lo; v <= hi; ++v)`, `pragmas` printed on the lines before. */
@@ -34,8 +40,8 @@ export type Stmt =
   | { readonly k: "if"; readonly cond: Ex; readonly then: Stmt; readonly else?: Stmt }
   /** A variable: `type name[size] = init;`, `space` a qualifier such as `__local`. */
   | { readonly k: "decl"; readonly dtype: ExDtype; readonly name: string; readonly size?: number; readonly init?: Ex; readonly isConst?: boolean; readonly space?: "private" | "local" }
-  /** `lhs = rhs;` where lhs is a scalar variable or an array element; `atomic` adds atomically. */
-  | { readonly k: "assign"; readonly array?: string; readonly index?: Ex; readonly name?: string; readonly dtype: Dtype; readonly rhs: Ex; readonly atomicAdd?: boolean }
+  /** `lhs = rhs;` where lhs is a scalar variable or an array element; with `atomic`, `lhs = lhs op rhs` atomically. */
+  | { readonly k: "assign"; readonly array?: string; readonly index?: Ex; readonly name?: string; readonly dtype: Dtype; readonly rhs: Ex; readonly atomic?: AtomicStore }
   | { readonly k: "barrier"; readonly comment: string }
   | { readonly k: "comment"; readonly text: string }
   | { readonly k: "raw"; readonly text: string };
@@ -71,7 +77,8 @@ export interface ExprSyntax {
   floorDiv(a: string, b: string, d: ExDtype, p: Printer): string;
   mod(a: string, b: string, d: ExDtype, p: Printer): string;
   cast(to: Dtype, code: string): string;
-  atomicAdd?(target: string, value: string, d: Dtype): string;
+  /** `target = target op value` done atomically on a cell of dtype `d` (`atomicOr(&a[i], v)`). */
+  atomic?(a: AtomicStore, target: string, value: string, d: Dtype, p: Printer): string;
 }
 
 export interface StmtSyntax {
@@ -185,7 +192,7 @@ export class Printer {
       case "decl": return [`${ind}${this.st.decl(s, this)}`];
       case "assign": {
         const target = s.array !== undefined ? `${s.array}[${this.expr(s.index!)}]` : s.name!;
-        if (s.atomicAdd) return [`${ind}${this.ex.atomicAdd!(target, this.expr(s.rhs), s.dtype)};`];
+        if (s.atomic) return [`${ind}${this.ex.atomic!(s.atomic, target, this.expr(s.rhs), s.dtype, this)};`];
         if (this.st.store) return [`${ind}${this.st.store(target, this.expr(s.rhs), s.dtype, s.array !== undefined)}`];
         return [`${ind}${target} = ${this.expr(s.rhs)};`];
       }

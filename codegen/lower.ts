@@ -9,7 +9,7 @@
  */
 import { CodegenError } from "../src/errors.js";
 import {
-  allInames, assigneeName, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
+  allInames, assigneeName, atomicUpdateOf, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
   iterationDomain, kernelTypeEnv, uniqueName,
   type Assignment, type Dtype, type Expr, type Kernel, type Reduce,
 } from "../src/ir/index.js";
@@ -717,18 +717,29 @@ class KernelLowering {
     return lowerExpr(insn.rhs, dtype, scope);
   }
 
-  /** `x = x + v` as an atomic add where the target has one. */
+  /**
+   * `x = x op v` (op + - & | ^ min max) or `x = v` as an atomic update or exchange. Private cells
+   * are one work-item's own, so their update stays plain; OpenMP puts `#pragma omp atomic` (`write`
+   * for an exchange) before a plain update, and a critical section around min/max.
+   */
   private atomic(insn: Assignment, stmt: Stmt & { k: "assign" }, scope: ExprScope): Stmt {
     if (this.opts.atomics === "plain") return stmt;
-    const r = insn.rhs;
-    const isSelf = (e: Expr) => JSON.stringify(e) === JSON.stringify(insn.lhs);
-    if (r.kind !== "arith" || r.op !== "+" || !(isSelf(r.left) || isSelf(r.right))) {
-      throw new CodegenError(`instruction "${insn.id}": only atomic updates of the form x = x + v are supported, got ${exprToString(r)}`);
+    const u = atomicUpdateOf(insn.lhs, insn.rhs);
+    if (!u) {
+      throw new CodegenError(`instruction "${insn.id}": an atomic update must be x = x op v (op one of + - & | ^ min max) or an exchange x = v, got ${exprToString(insn.rhs)}`);
     }
-    const other = isSelf(r.left) ? r.right : r.left;
-    const value = lowerExpr(other, stmt.dtype, scope);
-    if (this.opts.atomics === "omp") return block([{ k: "raw", text: "#pragma omp atomic" }, { ...stmt, rhs: value, atomicAdd: true }]);
-    return { ...stmt, rhs: value, atomicAdd: true };
+    const space = this.spaceOf(stmt.array ?? stmt.name!);
+    if (space === "private") return stmt;
+    if (this.opts.atomics === "omp" && (u.op === "min" || u.op === "max")) return block([{ k: "raw", text: "#pragma omp critical" }, stmt]);
+    const atomic = { ...stmt, rhs: lowerExpr(u.value, stmt.dtype, scope), atomic: { op: u.op, space } };
+    if (this.opts.atomics === "omp") return block([{ k: "raw", text: u.op === "=" ? "#pragma omp atomic write" : "#pragma omp atomic" }, atomic]);
+    return atomic;
+  }
+
+  /** Where variable `name` lives in the generated code: arguments and global temporaries are global. */
+  private spaceOf(name: string): "global" | "local" | "private" {
+    const t = findTemporary(this.k, name);
+    return !t || t.addressSpace === "global" ? "global" : t.addressSpace === "local" ? "local" : "private";
   }
 
   private dtypeOf(name: string, insnId: string): Dtype {

@@ -4,7 +4,7 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import type { Dtype, TargetName } from "../../src/ir/index.js";
-import { Printer, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
+import { Printer, type AtomicStore, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
 import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
 import type { GeneratedCode } from "../types.js";
 
@@ -27,7 +27,8 @@ export interface CDialect {
   readonly math: "suffix" | "overload";
   /** Integer min/max as built-ins (`min`, `max`) rather than helpers. */
   readonly intMinMaxBuiltin: boolean;
-  readonly atomicAdd?: (target: string, value: string, d: Dtype) => string;
+  /** An atomic update `target op= value` of a `d` cell (see `AtomicStore`); the statement's `;` is added. */
+  readonly atomic?: (a: AtomicStore, target: string, value: string, d: Dtype, p: Printer) => string;
   readonly int64Suffix: string;
   /** A kernel parameter, given its type name (OKL: `const float *a @restrict`); default C style. */
   readonly argDecl?: (a: LoweredArg, typeName: string) => string;
@@ -129,9 +130,9 @@ export class CFamilyTarget {
         helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
         return `${name}(${a}, ${b})`;
       },
-      atomicAdd: (target, value, t) => {
-        if (!d.atomicAdd) throw new CodegenError(`the ${d.name} target has no atomic updates`);
-        return d.atomicAdd(target, value, t);
+      atomic: (a, target, value, t, p) => {
+        if (!d.atomic) throw new CodegenError(`the ${d.name} target has no atomic updates`);
+        return d.atomic(a, target, value, t, p);
       },
     };
   }

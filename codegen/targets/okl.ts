@@ -15,6 +15,7 @@ import type { Dtype } from "../../src/ir/index.js";
 import { ilit, type Ex, type Stmt } from "../ast.js";
 import type { LoweredArg, LoweredKernel } from "../lower.js";
 import type { GeneratedCode } from "../types.js";
+import { noAtomic } from "./atomics.js";
 import { CFamilyTarget } from "./cfamily.js";
 
 export interface OklOptions {
@@ -48,7 +49,10 @@ function dialect(normalized: boolean): CFamilyTarget {
     barrier: () => `${attr("barrier")};`,
     kernelHead: () => normalized ? `${attr("kernel")} void` : "@kernel void",
     math: "overload", intMinMaxBuiltin: false, int64Suffix: "L",
-    atomicAdd: (target, value) => `${attr("atomic")} ${target} += ${value}`,
+    atomic: (a, target, value, d) => {
+      if (a.op === "min" || a.op === "max") throw noAtomic("okl", a.op, d, "@atomic with = += -= &= |= ^=");
+      return `${attr("atomic")} ${target} ${a.op === "=" ? "" : a.op}= ${value}`;
+    },
     argDecl: (a: LoweredArg, ty: string) => {
       if (a.kind === "value") return `const ${ty} ${a.name}`;
       const c = a.written ? "" : "const ";

@@ -1,23 +1,56 @@
 /** OpenCL C, as loopy writes it: `gid(N)`/`lid(N)` macros, `__local`, `reqd_work_group_size`. */
-import { CodegenError } from "../../src/errors.js";
-import type { Dtype } from "../../src/ir/index.js";
-import type { LoweredKernel } from "../lower.js";
-import type { GeneratedCode } from "../types.js";
+import type { AtomicOp, Dtype } from "../../src/ir/index.js";
+import type { AtomicStore, Printer } from "../ast.js";
+import { casLoop, floatCombine, noAtomic, type CasSpelling } from "./atomics.js";
 import { CFamilyTarget, CL_TYPES, type CDialect } from "./cfamily.js";
 
-/**
- * An atomic float32 add: OpenCL 1.2 has atomic_add for 32-bit integers only, so the new bit
- * pattern is swapped in with atomic_cmpxchg until no other work-item changed the word meanwhile.
- * The pointer's address space must be spelled out (`__global` or `__local`).
- */
-function floatAtomicAdd(target: string, value: string, space: "__global" | "__local"): string {
-  return `{ volatile ${space} unsigned int *loopy_p = (volatile ${space} unsigned int *) &${target}; float loopy_v = ${value}; `
-    + "unsigned int loopy_seen, loopy_old = *loopy_p; do { loopy_seen = loopy_old; "
-    + "loopy_old = atomic_cmpxchg(loopy_p, loopy_seen, as_uint(as_float(loopy_seen) + loopy_v)); } while (loopy_old != loopy_seen); }";
+const FUNCTION: Readonly<Record<AtomicOp, string>> = {
+  "+": "add", "-": "sub", "&": "and", "|": "or", "^": "xor", min: "min", max: "max", "=": "xchg",
+};
+
+/** The extension each 64-bit integer atomic needs (`atom_add` is a base atomic, `atom_or` an extended one). */
+const INT64_EXTENSION: Readonly<Record<AtomicOp, string>> = {
+  "+": "cl_khr_int64_base_atomics", "-": "cl_khr_int64_base_atomics", "=": "cl_khr_int64_base_atomics",
+  "&": "cl_khr_int64_extended_atomics", "|": "cl_khr_int64_extended_atomics", "^": "cl_khr_int64_extended_atomics",
+  min: "cl_khr_int64_extended_atomics", max: "cl_khr_int64_extended_atomics",
+};
+
+/** Enable `ext` at the top of the device code (sorted before the helper functions). */
+function enable(p: Printer, ext: string): void {
+  p.helpers.add(`!${ext}|#pragma OPENCL EXTENSION ${ext} : enable`);
 }
 
-/** The `__local` variables of the kernels being rendered (atomics need the address space of their target). */
-let localNames: ReadonlySet<string> = new Set();
+/**
+ * The compare-and-swap spelling for floats: OpenCL 1.2 has atomic_cmpxchg on 32-bit integers (and
+ * atom_cmpxchg on 64-bit ones with the extension), on a pointer whose address space is spelled out.
+ */
+function floatCas(d: "float32" | "float64", space: "global" | "local"): CasSpelling {
+  const wide = d === "float64";
+  const word = wide ? "unsigned long" : "unsigned int";
+  return {
+    pointee: `volatile __${space} ${word}`, word, valueType: wide ? "double" : "float", cas: wide ? "atom_cmpxchg" : "atomic_cmpxchg",
+    toWord: (x) => `${wide ? "as_ulong" : "as_uint"}(${x})`, fromWord: (x) => `${wide ? "as_double" : "as_float"}(${x})`,
+  };
+}
+
+/**
+ * One atomic update in OpenCL C 1.2: `atomic_<op>` on 32-bit integers (and `atomic_xchg` on
+ * float), `atom_<op>` on 64-bit integers under the cl_khr_int64 extension pragmas, other float
+ * updates as a compare-and-swap loop on the bit pattern.
+ */
+function openclAtomic(a: AtomicStore, target: string, value: string, d: Dtype, p: Printer): string {
+  const fn = FUNCTION[a.op];
+  if (d === "int32" || d === "uint32" || (d === "float32" && a.op === "=")) return `atomic_${fn}(&${target}, ${value})`;
+  if (d === "int64" || d === "uint64") {
+    enable(p, INT64_EXTENSION[a.op]);
+    return `atom_${fn}(&${target}, ${value})`;
+  }
+  if (d === "float32" || d === "float64") {
+    if (d === "float64") enable(p, "cl_khr_int64_base_atomics");
+    return casLoop(floatCas(d, a.space), target, value, floatCombine(a.op, (f) => `f${f}`));
+  }
+  throw noAtomic("opencl", a.op, d, "atomics on 32- and 64-bit integers and floats");
+}
 
 const dialect: CDialect = {
   name: "opencl", cpu: false,
@@ -31,23 +64,7 @@ const dialect: CDialect = {
   barrier: (comment) => `barrier(CLK_LOCAL_MEM_FENCE) /* ${comment} */;`,
   kernelHead: (l) => `__kernel void __attribute__ ((reqd_work_group_size(${[0, 1, 2].map((n) => l[n] ?? 1).join(", ")})))`,
   math: "overload", intMinMaxBuiltin: true, int64Suffix: "L",
-  atomicAdd: (target: string, value: string, d: Dtype) => {
-    if (d === "int32" || d === "uint32") return `atomic_add(&${target}, ${value})`;
-    if (d === "float32") return floatAtomicAdd(target, value, localNames.has(/^\w+/.exec(target)?.[0] ?? "") ? "__local" : "__global");
-    throw new CodegenError(`OpenCL has atomic updates for 32-bit integers and float32 only, not ${d}`);
-  },
+  atomic: openclAtomic,
 };
 
-class OpenCLTarget extends CFamilyTarget {
-  override render(kernels: readonly LoweredKernel[]): GeneratedCode {
-    const locals = kernels.flatMap((k) => [...k.decls, ...k.body]).filter((s) => s.k === "decl" && s.space === "local").map((s) => (s as { name: string }).name);
-    localNames = new Set(locals);
-    try {
-      return super.render(kernels);
-    } finally {
-      localNames = new Set();
-    }
-  }
-}
-
-export const openclTarget = new OpenCLTarget(dialect);
+export const openclTarget = new CFamilyTarget(dialect);

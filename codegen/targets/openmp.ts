@@ -12,6 +12,6 @@ export const openmpTarget = new CFamilyTarget({
   helperQualifier: "static inline",
   kernelHead: () => "void",
   math: "suffix", intMinMaxBuiltin: false, int64Suffix: "LL",
-  // Under the `#pragma omp atomic` the lowering puts before it, the update itself is plain C.
-  atomicAdd: (target, value) => `${target} += ${value}`,
+  // Under the `#pragma omp atomic [write]` the lowering puts before it, the update itself is plain C.
+  atomic: (a, target, value) => (a.op === "=" ? `${target} = ${value}` : `${target} ${a.op}= ${value}`),
 });

@@ -13,12 +13,13 @@
  */
 import { OklError } from "../errors.js";
 import {
-  assigneeName, c, checkOperandTypes, dtypeKind, insnDefaults, isIntegral, mapExpr, kernelRecord, uniqueName, walkExpr,
+  assigneeName, atomicUpdateOf, c, checkOperandTypes, dtypeKind, insnDefaults, isIntegral, mapExpr, kernelRecord, uniqueName, walkExpr,
   type ArithOp, type Dtype, type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary,
 } from "../ir/index.js";
 import { addConstraints, aff, affAdd, affScale, universe, type Aff, type BasicSet } from "../poly/index.js";
 import type * as A from "./ast.js";
 import { exprToAff, footprintShape, type FlatAccess } from "./shapes.js";
+import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 
 export interface LowerOklOptions {
   readonly filename?: string;
@@ -39,6 +40,8 @@ export function oklKernelOptions(k: Kernel): OklKernelOptions | undefined {
 }
 
 const MAX_UNROLL = 64;
+/** The updates `@atomic` takes (`++`/`--` arrive as `+=`/`-=`); `=` is an atomic exchange. */
+const ATOMIC_OPS: ReadonlySet<string> = new Set(["=", "+=", "-=", "&=", "|=", "^="]);
 
 const BUILTIN_DTYPES: Readonly<Record<string, Dtype>> = {
   float: "float32", double: "float64", half: "float16", int: "int32", "unsigned int": "uint32", unsigned: "uint32",
@@ -218,6 +221,8 @@ class KernelLowering {
   /** Per local axis of the current nest, the hull of its @inner loops' constant ranges, when they differ. */
   private hulls = new Map<number, readonly [number, number]>();
   private readonly innerRanges = new Map<string, string>();
+  /** Inames whose domains take temporaries as parameters (trip counts), and those temporaries. */
+  private readonly boundTemps = new Map<string, readonly string[]>();
 
   constructor(private readonly file: FileContext, private readonly f: A.FunctionDef) {}
 
@@ -358,7 +363,7 @@ class KernelLowering {
       case "atomic": {
         const body = s.body.kind === "compound" ? s.body.items : [s.body];
         for (const b of body) {
-          if (b.kind !== "expr") this.fail("@atomic blocks may contain only update statements (+=, -=, ++, --)", b.pos);
+          if (b.kind !== "expr") this.fail("@atomic blocks may contain only update statements (=, +=, -=, &=, |=, ^=, ++, --)", b.pos);
           this.exprStmt(b.expr, ctx, true);
         }
         return;
@@ -439,10 +444,7 @@ class KernelLowering {
       return this.fail(`expression statement ${e.kind === "call" ? "calling a function (possible side effects)" : `(${e.kind})`} is not supported yet; only assignments and updates are`, e.pos);
     }
     const lhs = this.lvalue(target, ctx);
-    if (atomic && (op === "&=" || op === "|=" || op === "^=")) {
-      this.fail(`@atomic with "${op}" is not supported yet: code generation has atomic additions only (+= -= ++ --)`, e.pos);
-    }
-    if (atomic && op !== "+=" && op !== "-=") this.fail(`@atomic supports += -= ++ -- only, not "${op}"`, e.pos);
+    if (atomic && !ATOMIC_OPS.has(op)) this.fail(`@atomic supports = += -= &= |= ^= ++ -- only, not "${op}"`, e.pos);
     const bin: Record<string, ArithOp> = {
       "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>",
     };
@@ -450,8 +452,10 @@ class KernelLowering {
     if (op !== "=") {
       const b = bin[op];
       if (!b) this.fail(`operator "${op}" is not supported yet`, e.pos);
-      rhs = atomic && b === "-" ? { kind: "arith", op: "+", left: lhs, right: { kind: "neg", operand: value } } : { kind: "arith", op: b, left: lhs, right: value };
+      rhs = { kind: "arith", op: b, left: lhs, right: value };
     }
+    // `@atomic x = f(x)` is no exchange: the read of x would not be atomic.
+    if (atomic && !atomicUpdateOf(lhs, rhs)) this.fail(`@atomic "${op}": the value must not read the target itself`, e.pos);
     this.emit(lhs, rhs, ctx, atomic, e.pos);
   }
 
@@ -485,6 +489,7 @@ class KernelLowering {
       }
       return;
     }
+    if (this.needsTrip(h)) return this.tripLoop(s, h, ctx);
     if (h.step === undefined) this.fail(`loop "${h.name}": the update must be ++, --, += c or -= c with a constant c (use a constant step, or bounds known at compile time)`, s.update?.pos ?? s.pos);
     const okl = s.okl;
     const scope = new Scope(ctx.scope);
@@ -548,6 +553,165 @@ class KernelLowering {
     }
     if (okl && okl.kind !== "tile" && okl.kind === "inner" && !ctx.outer) this.fail("Cannot have [@inner] loop outside of an [@outer] loop", s.pos, "OKL §3.4");
     this.stmt(s.body, inner);
+  }
+
+  /** Whether `end` (compared with `cmp`) becomes affine domain rows (cmpRows accepts it). */
+  private affineBound(end: Expr, cmp: Cmp): boolean {
+    if (end.kind === "call" && end.args.length === 2 && ((end.fn === "min" && (cmp === "<" || cmp === "<=")) || (end.fn === "max" && (cmp === ">" || cmp === ">=")))) {
+      return end.args.every((a) => this.affineBound(a, cmp));
+    }
+    if (exprToAff(end)) return true;
+    return end.kind === "arith" && (end.op === "/" || end.op === "//") && end.right.kind === "const" && end.right.value > 0 && exprToAff(end.left) !== undefined;
+  }
+
+  /** The loop's start, bound or step is not affine (reads memory, divides a parameter): it iterates a trip count. */
+  private needsTrip(h: LoopHead): boolean {
+    if (h.step === undefined) return h.update?.amount !== undefined && constValue(h.update.amount, h.ctx.scope, this) === undefined;
+    return h.startAff === undefined || !this.affineBound(h.end, h.cmp);
+  }
+
+  /**
+   * A loop whose start, bound or step is not affine (`k < cnt[j]`, `i += n/16 + 1`): C's trip
+   * count (`tripCount`) goes into an int32 temporary before the loop, an iname `t` runs over
+   * `0 <= t < trip` (a domain with the temporary as parameter), and `i = start ± step*t`; a start or
+   * step that reads memory is kept in a temporary of the iterator's type. `@tile` keeps its
+   * documented span semantics: blocks `start ± K*t` (affine rows when start and bound are), in-tile
+   * `block ± step*u` over `0 <= u < K` guarded by `step*u < K`. Loop levels whose trip count is
+   * computed on the device cannot be grid or work-group extents: such @outer and @inner levels run
+   * sequentially (refused in nests with @shared memory or barriers).
+   */
+  private tripLoop(s: A.For, h: LoopHead, ctx0: Ctx): void {
+    const okl = s.okl;
+    const upd = h.update ?? this.fail(`Expected update [${h.name}] with one of these operators [++, --, +=, -=]`, s.update?.pos ?? s.pos, "OKL §3.1");
+    if (!directionAgrees(upd.increasing, h.cmp)) {
+      this.fail(`loop "${h.name}": the update ${upd.increasing ? "increases" : "decreases"} "${h.name}" but the condition is "${h.name} ${h.cmp} …": the loop runs zero times or never ends; with bounds that are not affine it is not supported`, s.pos);
+    }
+    if (okl?.kind === "inner" && !ctx0.outer) this.fail("Cannot have [@inner] loop outside of an [@outer] loop", s.pos, "OKL §3.4");
+    this.checkHeaderNotWritten(s, h, ctx0);
+    // The trip count is computed on the device, also before an @outer nest (every work-item computes it).
+    const ctx: Ctx = { ...ctx0, outer: true };
+    for (const [what, e] of [["bound", h.end], ["start", h.start]] as const) {
+      if (this.floatTyped(e)) this.fail(`loop "${h.name}": its ${what} has a floating-point type; only integer bounds that are not affine are supported`, s.pos);
+    }
+    const amountConst = upd.amount === undefined ? 1 : constValue(upd.amount, ctx.scope, this);
+    if (amountConst !== undefined && amountConst <= 0) this.fail(`loop "${h.name}": the step must be positive (the loop would not terminate)`, s.update?.pos ?? s.pos);
+    // Start and step are kept signed (the iterator's value where the loop runs); the trip count compares in the iterator's type.
+    const held: Dtype = h.dtype.endsWith("64") ? "int64" : "int32";
+    const step = amountConst !== undefined ? c(amountConst) : this.capture(this.expr(upd.amount!, ctx), `${h.name}_step`, held, ctx, s.pos);
+    const wide = (e: Expr): Expr => (h.dtype === "int32" ? e : { kind: "cast", dtype: h.dtype, value: e });
+    const trip = (start: Expr, stride: Expr, base: string): string => {
+      const name = this.fresh(base);
+      this.temps.push({ name, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+      const count = tripCount(wide(start), wide(h.end), stride, h.cmp);
+      this.emit({ kind: "var", name }, h.dtype === "int32" ? count : { kind: "cast", dtype: "int32", value: count }, ctx, false, s.pos);
+      return name;
+    };
+    const below = (t: string, n: string) => [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1, [n]: 1 }, -1), eq: false }];
+    const scope = new Scope(ctx0.scope);
+    const sequential = () => {
+      if (this.nestSyncs && okl) this.fail(`loop "${h.name}": its trip count is computed at run time, so this ${okl.kind === "tile" ? "@tile block" : `@${okl.kind}`} loop runs sequentially, which is not supported in a nest with @shared memory or barriers`, s.pos);
+    };
+    if (okl?.kind !== "tile") {
+      if (okl) sequential();
+      const start = this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);
+      const n = trip(start, step, `${h.name}_trip`);
+      const t = this.fresh(h.name);
+      this.addDomain([t], below(t, n));
+      this.boundTemps.set(t, [n]);
+      scope.set(h.name, { kind: "expr", expr: iterateValue(start, step, t, upd.increasing) });
+      this.stmt(s.body, {
+        ...ctx0, scope, within: [...ctx0.within, t], outer: ctx0.outer || okl?.kind === "outer",
+        inner: ctx0.inner || okl?.kind === "inner", seqLoop: ctx0.seqLoop || (okl === undefined && ctx0.outer),
+      });
+      return;
+    }
+    const size = constValue(okl.size, ctx.scope, this);
+    if (size === undefined || size < 1) this.fail("@tile: the tile size must be a positive compile-time integer", okl.size.pos);
+    const to = this.fresh(`${h.name}_tile`);
+    const ti = this.fresh(`${h.name}_in_tile`);
+    const rows: { aff: Aff; eq: boolean }[] = [];
+    const guards: Expr[] = [];
+    const bound: string[] = [];
+    const affineBlock = h.startAff !== undefined && this.affineBound(h.end, h.cmp);
+    let block: Expr;
+    if (affineBlock) {
+      const b = affAdd(h.startAff, aff({ [to]: (upd.increasing ? 1 : -1) * size }));
+      rows.push({ aff: aff({ [to]: 1 }), eq: false }, ...this.cmpRows(b, h.cmp, h.end, s.pos));
+      block = affToIr(b);
+    } else {
+      if (okl.outer) sequential();
+      const start = this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);
+      const n = trip(start, c(size), `${h.name}_tiles`);
+      rows.push(...below(to, n));
+      bound.push(n);
+      block = iterateValue(start, c(size), to, upd.increasing);
+    }
+    rows.push({ aff: aff({ [ti]: 1 }), eq: false });
+    if (amountConst !== undefined) rows.push({ aff: aff({ [ti]: -amountConst }, size - 1), eq: false });
+    else {
+      // step >= 1, so the in-tile iterations are among 0 <= u < K.
+      rows.push({ aff: aff({ [ti]: -1 }, size - 1), eq: false });
+      guards.push({ kind: "compare", op: "<", left: { kind: "arith", op: "*", left: step, right: { kind: "var", name: ti } }, right: c(size) });
+    }
+    const value = iterateValue(block, step, ti, upd.increasing);
+    if (okl.check) guards.push({ kind: "compare", op: h.cmp, left: wide(value), right: wide(h.end) });
+    this.addDomain([to, ti], rows);
+    for (const i of [to, ti]) this.boundTemps.set(i, bound);
+    const axes = this.tileAxes(s, okl);
+    if (okl.outer && affineBlock && (okl.outer.kind === "outer" || this.workItems(h))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
+    if (okl.inner) this.tags[ti] = { kind: okl.inner.kind === "outer" ? "g" : "l", axis: axes[1]! };
+    scope.set(h.name, { kind: "expr", expr: value });
+    const anyInner = okl.outer?.kind === "inner" || okl.inner?.kind === "inner";
+    this.stmt(s.body, {
+      ...ctx0, scope, within: [...ctx0.within, to, ti], preds: [...ctx0.preds, ...guards], outer: true,
+      inner: ctx0.inner || anyInner, seqLoop: ctx0.seqLoop || (!okl.outer && !okl.inner),
+    });
+  }
+
+  /** `e` when it reads no memory, else a private temporary of type `dtype` set to `e` here (C evaluates a loop header once). */
+  private capture(e: Expr, base: string, dtype: Dtype, ctx: Ctx, pos: A.Pos): Expr {
+    if (this.pure(e)) return e;
+    const name = this.fresh(base);
+    this.temps.push({ name, dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+    this.emit({ kind: "var", name }, e, ctx, false, pos);
+    return { kind: "var", name };
+  }
+
+  /** Whether `e` may have a floating-point type (float constants, casts, float arguments and temporaries). */
+  private floatTyped(e: Expr): boolean {
+    let found = false;
+    const isFloat = (d: Dtype | undefined) => d !== undefined && dtypeKind(d) === "float";
+    walkExpr(e, (n) => {
+      if ((n.kind === "const" && (n.isFloat || isFloat(n.dtype))) || (n.kind === "cast" && isFloat(n.dtype))) found = true;
+      const name = n.kind === "var" ? n.name : n.kind === "subscript" || n.kind === "linear" ? n.array : undefined;
+      if (name !== undefined && isFloat(this.args.find((a) => a.name === name)?.dtype ?? this.temps.find((t) => t.name === name)?.dtype)) found = true;
+      if (n.kind === "cast") return false;
+      return undefined;
+    });
+    return found;
+  }
+
+  /**
+   * C evaluates a loop's condition every iteration; Loom computes the trip count once, which is the
+   * same only when the body writes nothing the header reads.
+   */
+  private checkHeaderNotWritten(s: A.For, h: LoopHead, ctx: Ctx): void {
+    const storage = (n: string): string => {
+      const b = ctx.scope.get(n);
+      return b?.kind === "array" || b?.kind === "temp" || b?.kind === "value" ? b.name : n;
+    };
+    const read = new Set<string>();
+    const header = [s.cond, s.update, s.init?.kind === "declaration" ? s.init.declarators[0]?.init : s.init];
+    for (const x of header) if (x) walkAst(x, (n) => { if (n.kind === "ident" && n.name !== h.name) read.add(storage(n.name)); });
+    const root = (x: A.Expr): string | undefined =>
+      x.kind === "ident" ? x.name : x.kind === "index" ? root(x.target) : x.kind === "unary" && x.op === "*" ? root(x.operand) : x.kind === "call" ? root(x.callee) : undefined;
+    walkAst(s.body, (n) => {
+      const target = n.kind === "assign" ? n.target : (n.kind === "unary" || n.kind === "postfix") && (n.op === "++" || n.op === "--") ? n.operand : undefined;
+      const r = target && root(target);
+      if (r !== undefined && read.has(storage(r))) {
+        this.fail(`loop "${h.name}": its header reads "${r}", which the loop body writes; C re-evaluates the condition every iteration, Loom computes the trip count once before the loop (not supported)`, target!.pos);
+      }
+    });
   }
 
   /**
@@ -618,7 +782,10 @@ class KernelLowering {
       if (v !== undefined && v > 0) step = u.op === "+=" ? v : -v;
     }
     const constant = constValue(decl.init!, ctx.scope, this) !== undefined && constValue(endAst, ctx.scope, this) !== undefined;
-    return { name, start, startAff: exprToAff(start), cmp, end, step, constant, s, ctx };
+    const update = u && (u.kind === "unary" || u.kind === "postfix") && isVar(u.operand) && (u.op === "++" || u.op === "--")
+      ? { increasing: u.op === "++", amount: undefined }
+      : u && u.kind === "assign" && isVar(u.target) && (u.op === "+=" || u.op === "-=") ? { increasing: u.op === "+=", amount: u.value } : undefined;
+    return { name, start, startAff: exprToAff(start), cmp, end, step, update, dtype: this.file.dtype(init.spec, init.pos), constant, s, ctx };
   }
 
   /** Rows for `value cmp end`, where `end` is affine or an affine form divided by a positive constant. */
@@ -675,6 +842,8 @@ class KernelLowering {
     note(rhs, false);
     for (const p of ctx.preds) note(p, false);
     if (atomic) reads.add(target);
+    // A loop bounded by a trip-count temporary reads it (its domain's parameter).
+    for (const i of ctx.within) for (const t of this.boundTemps.get(i) ?? []) reads.add(t);
     const deps = new Set<string>();
     for (const r of reads) {
       const w = this.lastWriter.get(r);
@@ -1001,6 +1170,10 @@ interface LoopHead {
   readonly end: Expr;
   /** Signed constant step, undefined when the update is not `±= c`. */
   readonly step: number | undefined;
+  /** The update's direction and amount (`i -= e`: decreasing by e), undefined for other updates. */
+  readonly update: { readonly increasing: boolean; readonly amount: A.Expr | undefined } | undefined;
+  /** The iterator's declared type. */
+  readonly dtype: Dtype;
   /** Start and end are compile-time constants (the loop can be unrolled at import). */
   readonly constant: boolean;
   readonly s: A.For;

@@ -118,20 +118,21 @@ function callCode(fn: string, args: readonly string[], t: Dtype, ctx: ExprContex
 
 /**
  * Code reading element `offset` of an array, as a value of its dtype: float16 `d0` gives
- * `H.h2f(d0[off])`. A tracked view records the read for instruction `insnId`.
+ * `H.h2f(d0[off])`. A tracked view records the read for instruction `insnId` (as the read half of
+ * an atomic update when `atomic`).
  */
-export function readCode(view: ArrayView, offset: string, insnId = "?"): string {
-  const el = view.tracker ? `${view.data}[${view.tracker}.rd(${offset}, ${JSON.stringify(insnId)})]` : `${view.data}[${offset}]`;
+export function readCode(view: ArrayView, offset: string, insnId = "?", atomic = false): string {
+  const el = view.tracker ? `${view.data}[${view.tracker}.${atomic ? "ard" : "rd"}(${offset}, ${JSON.stringify(insnId)})]` : `${view.data}[${offset}]`;
   if (view.dtype === "float16") return `H.h2f(${el})`;
   if (view.dtype === "bool") return `(${el} !== 0 ? 1 : 0)`;
   return el;
 }
 
 /** Code storing `value` (already of the array's dtype) at element `offset`: `d0[off] = v;`. */
-export function storeCode(view: ArrayView, offset: string, value: string, insnId = "?"): string {
+export function storeCode(view: ArrayView, offset: string, value: string, insnId = "?", atomic = false): string {
   if (view.tracker) {
     const stored = view.dtype === "float16" ? `H.f2h(${value})` : value;
-    return `${view.tracker}.wr(${view.data}, ${offset}, ${stored}, ${JSON.stringify(insnId)});`;
+    return `${view.tracker}.${atomic ? "awr" : "wr"}(${view.data}, ${offset}, ${stored}, ${JSON.stringify(insnId)});`;
   }
   return view.dtype === "float16" ? `${view.data}[${offset}] = H.f2h(${value});` : `${view.data}[${offset}] = ${value};`;
 }

@@ -9,7 +9,7 @@
  */
 import { ExecutionError } from "../errors.js";
 import {
-  allInames, findArg, findTemporary, iterationDomain, kernelTypeEnv, effectiveDimTags, INDEX_DTYPE, isWideInt,
+  allInames, exprEquals, findArg, findTemporary, iterationDomain, mapExpr, kernelTypeEnv, effectiveDimTags, INDEX_DTYPE, isWideInt,
   type Dtype, type Expr, type Instruction, type Kernel, type Reduce, type TypedArray,
 } from "../ir/index.js";
 import { compilePointTest, type BasicSet } from "../poly/index.js";
@@ -187,7 +187,9 @@ class KernelCompiler implements KernelCode {
     const preds = insn.predicates.map((p) => `(${compileExpr(expandSubstitutions(this.k, p), "bool", ctx)}) !== 0`);
     const lhs = expandSubstitutions(this.k, insn.lhs);
     let store: string;
-    if (lhs.kind === "var") {
+    if (insn.atomicity === "update") {
+      store = this.atomicStore(insn.id, lhs, expandSubstitutions(this.k, insn.rhs), ctx);
+    } else if (lhs.kind === "var") {
       const view = this.scalarView(lhs.name, insn.id, "write");
       store = storeCode(view, "0", compileExpr(expandSubstitutions(this.k, insn.rhs), view.dtype, ctx), insn.id);
     } else if (lhs.kind === "subscript" || lhs.kind === "linear") {
@@ -199,6 +201,34 @@ class KernelCompiler implements KernelCode {
     }
     const cond = [guard, ...preds].filter((c) => c !== "true");
     return [`${ind}// ${JSON.stringify(insn.id)}`, cond.length > 0 ? `${ind}if (${cond.join(" && ")}) { ${store} }` : `${ind}{ ${store} }`];
+  }
+
+  /**
+   * An atomic update runs like a plain one (one work-item at a time), but its read and write of
+   * the target cell are recorded as atomic: other work-items' atomic updates of it are no race.
+   */
+  private atomicStore(insnId: string, lhs: Expr, rhs: Expr, ctx: ExprContext): string {
+    let view: ArrayView;
+    let offset: string;
+    if (lhs.kind === "var") {
+      view = this.scalarView(lhs.name, insnId, "write");
+      offset = "0";
+    } else if (lhs.kind === "subscript" || lhs.kind === "linear") {
+      view = this.writableView(lhs.array, insnId);
+      offset = offsetCode(lhs, view, ctx);
+    } else {
+      throw new ExecutionError(`instruction "${insnId}": cannot assign to ${lhs.kind}`);
+    }
+    // The target inside the right-hand side is the atomic read of the cell just located.
+    const self = "(atomic target)";
+    const value = mapExpr(rhs, (n) => (exprEquals(n, lhs) ? { kind: "var", name: self } : undefined));
+    const env = ctx.env;
+    const atomicCtx: ExprContext = {
+      ...ctx,
+      env: { ...env, varType: (n) => (n === self ? view.dtype : env.varType(n)) },
+      varCode: (n) => (n === self ? { code: readCode(view, "o", insnId, true), dtype: view.dtype } : ctx.varCode(n)),
+    };
+    return `const o = ${offset}; const r = ${compileExpr(value, view.dtype, atomicCtx)}; ${storeCode(view, "o", "r", insnId, true)}`;
   }
 
   // ---- reductions --------------------------------------------------------------------------

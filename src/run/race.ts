@@ -7,7 +7,9 @@
  * up to two distinct readers of the current phase. Two accesses to one cell in one phase by
  * different agents, at least one of them a write that changes the value, are a race. Writes of the
  * same value by several agents (redundant execution, as when every work-item runs an instruction
- * that does not use a local iname) are allowed, and a read of such a cell is no race.
+ * that does not use a local iname) are allowed, and a read of such a cell is no race. Atomic
+ * updates (`ard`/`awr`) of one cell by several agents are no race either; an atomic and a plain
+ * access by different agents are, as above, when one of them changes the value.
  */
 import { ExecutionError } from "../errors.js";
 import type { Dtype, TypedArray } from "../ir/index.js";
@@ -35,6 +37,25 @@ export class Clock {
 
 const sameValue = (a: number | bigint, b: number | bigint) => a === b || (a !== a && b !== b);
 
+/** Per cell: the phase, agent (or SHARED) and instruction of the last atomic access, and of the last one that changed the value. */
+class AtomicShadow {
+  readonly phase: Int32Array;
+  readonly agent: Int32Array;
+  readonly insn: (string | undefined)[];
+  readonly cPhase: Int32Array;
+  readonly cAgent: Int32Array;
+  readonly cInsn: (string | undefined)[];
+
+  constructor(size: number) {
+    this.phase = new Int32Array(size);
+    this.agent = new Int32Array(size);
+    this.insn = new Array<string | undefined>(size);
+    this.cPhase = new Int32Array(size);
+    this.cAgent = new Int32Array(size);
+    this.cInsn = new Array<string | undefined>(size);
+  }
+}
+
 /** Shadow state of one array; `rd` and `wr` are called by the generated code at each access. */
 export class CellTracker {
   private readonly wPhase: Int32Array;
@@ -45,6 +66,8 @@ export class CellTracker {
   /** A reader of this phase other than `reader`, or -1. */
   private readonly reader2: Int32Array;
   private readonly rInsn: (string | undefined)[];
+  /** Allocated at the first atomic access: most arrays never see one. */
+  private atomic: AtomicShadow | undefined;
 
   constructor(readonly name: string, readonly what: string, size: number, readonly clock: Clock) {
     this.wPhase = new Int32Array(size);
@@ -64,6 +87,8 @@ export class CellTracker {
       const w = this.writer[off]!;
       if (w !== me && w !== SHARED) throw this.race(off, this.wInsn[off]!, w, "wrote", insn, me, "read");
     }
+    const a = this.atomic;
+    if (a && a.cPhase[off] === c.phase && a.cAgent[off] !== me) throw this.race(off, a.cInsn[off]!, a.cAgent[off]!, "atomically updated", insn, me, "read");
     if (this.rPhase[off] !== c.phase) {
       this.rPhase[off] = c.phase;
       this.reader[off] = me;
@@ -91,11 +116,59 @@ export class CellTracker {
       this.writer[off] = me;
       this.wInsn[off] = insn;
     }
-    if (!same && this.rPhase[off] === c.phase) {
-      const r = this.reader[off] !== me ? this.reader[off]! : this.reader2[off]!;
-      if (r !== -1 && r !== me) throw this.race(off, this.rInsn[off]!, r, "read", insn, me, "wrote");
+    const a = this.atomic;
+    if (a && a.phase[off] === c.phase && a.agent[off] !== me && (!same || (a.cPhase[off] === c.phase && a.cAgent[off] !== me))) {
+      throw this.race(off, a.insn[off]!, a.agent[off]!, "atomically updated", insn, me, "wrote");
     }
+    this.checkReaders(off, same, insn, "wrote");
     (data as unknown as (number | bigint)[])[off] = v;
+  }
+
+  /** Record the read half of an atomic update of cell `off` by instruction `insn`; returns `off`. */
+  ard(off: number, insn: string): number {
+    this.atomicAccess(off, insn, false);
+    return off;
+  }
+
+  /** Atomically store `v` at cell `off` for instruction `insn`: other atomic updates of the cell in this phase are no race. */
+  awr(data: TypedArray, off: number, v: number | bigint, insn: string): void {
+    const same = sameValue(data[off]!, v);
+    this.atomicAccess(off, insn, !same);
+    this.checkReaders(off, same, insn, "atomically updated");
+    (data as unknown as (number | bigint)[])[off] = v;
+  }
+
+  private atomicAccess(off: number, insn: string, changes: boolean): void {
+    const c = this.clock;
+    const me = c.agent;
+    if (this.wPhase[off] === c.phase && this.writer[off] !== me) {
+      throw this.race(off, this.wInsn[off]!, this.writer[off]!, "wrote", insn, me, "atomically updated");
+    }
+    const a = (this.atomic ??= new AtomicShadow(this.wPhase.length));
+    if (a.phase[off] !== c.phase) {
+      a.phase[off] = c.phase;
+      a.agent[off] = me;
+      a.insn[off] = insn;
+    } else if (a.agent[off] !== me) {
+      a.agent[off] = SHARED;
+    }
+    if (!changes) return;
+    if (a.cPhase[off] !== c.phase) {
+      a.cPhase[off] = c.phase;
+      a.cAgent[off] = me;
+      a.cInsn[off] = insn;
+    } else if (a.cAgent[off] !== me) {
+      a.cAgent[off] = SHARED;
+    }
+  }
+
+  /** A write that changes cell `off` races with a plain read of it by another agent in this phase. */
+  private checkReaders(off: number, same: boolean, insn: string, did: string): void {
+    const me = this.clock.agent;
+    if (!same && this.rPhase[off] === this.clock.phase) {
+      const r = this.reader[off] !== me ? this.reader[off]! : this.reader2[off]!;
+      if (r !== -1 && r !== me) throw this.race(off, this.rInsn[off]!, r, "read", insn, me, did);
+    }
   }
 
   private race(off: number, insnA: string, a: number, didA: string, insnB: string, b: number, didB: string): ExecutionError {

@@ -59,15 +59,6 @@ describe("OKL masks", () => {
 });
 
 describe("what OKL bitwise code is refused", () => {
-  it("@atomic with &=, |=, ^= is an OklError: code generation has atomic additions only", () => {
-    for (const op of ["&=", "|=", "^="]) {
-      const src = `@kernel void f(const unsigned int *m, unsigned int *mask) {
-          for (int i = 0; i < 4; ++i; @outer) { for (int j = 0; j < 4; ++j; @inner) { @atomic *mask ${op} m[j]; } } }`;
-      expect(() => one(src), op).toThrow(OklError);
-      expect(() => one(src), op).toThrow(/not supported yet/);
-    }
-  });
-
   it("a float operand is an OklError, as C rejects it", () => {
     const src = `@kernel void f(const int n, const float *a, int *out) {
         for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) out[i] = a[i] & 1; }`;
