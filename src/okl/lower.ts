@@ -19,6 +19,7 @@ import {
 import { addConstraints, aff, affAdd, affScale, universe, type Aff, type BasicSet } from "../poly/index.js";
 import type * as A from "./ast.js";
 import { exprToAff, footprintShape, type FlatAccess } from "./shapes.js";
+import { isStructValue, placeElement, placeIndex, placeMember, StructTable, structReason, structVariable, type StructLayout, type StructPlace } from "./structs.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 
 export interface LowerOklOptions {
@@ -66,10 +67,10 @@ const MATH: Readonly<Record<string, string>> = {
  * is the array binding with an `offset` added to its (flat) subscripts.
  */
 type Binding =
-  | { readonly kind: "array"; readonly name: string; readonly dim?: { readonly dims: readonly Expr[]; readonly order: readonly number[] }; readonly offset?: Expr }
+  | { readonly kind: "array"; readonly name: string; readonly dim?: { readonly dims: readonly Expr[]; readonly order: readonly number[] }; readonly offset?: Expr; readonly struct?: StructLayout }
   | { readonly kind: "value"; readonly name: string }
   | { readonly kind: "expr"; readonly expr: Expr }
-  | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr };
+  | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout };
 
 class Scope {
   private readonly vars = new Map<string, Binding>();
@@ -110,6 +111,7 @@ class FileContext {
   readonly functions = new Map<string, A.FunctionDef>();
   /** File-scope scalars with compile-time initializers (`const int offset = 1;`), seen by every kernel and device function. */
   readonly globals = new Scope();
+  readonly structs: StructTable;
   constructor(readonly unit: A.TranslationUnit, readonly opts: LowerOklOptions) {
     for (const it of unit.items) {
       if (it.kind === "declaration" && it.spec.storage.includes("typedef")) {
@@ -123,6 +125,14 @@ class FileContext {
       }
       if (it.kind === "function" && !it.isKernel && it.body) this.functions.set(it.name, it);
     }
+    this.structs = new StructTable(unit, this.typedefs, (n) => BUILTIN_DTYPES[n], (e) => constValue(e, this.globals));
+  }
+
+  /** The lowerable struct `spec` names, undefined for a non-struct type; fails for a struct that cannot be lowered. */
+  structOf(spec: A.TypeSpec, pos: A.Pos): StructLayout | undefined {
+    const r = this.structs.resolve(spec);
+    if (r === undefined) return undefined;
+    return "layout" in r ? r.layout : this.fail(structReason(r), pos);
   }
 
   /** A file-scope initializer as a constant of the declared type, or undefined (not a compile-time scalar). */
@@ -170,6 +180,8 @@ class FileContext {
       const t = this.typedefs.get(b.name);
       if (t) return this.dtype(t, pos);
     }
+    const st = this.structs?.resolve(spec);
+    if (st) return this.fail("reason" in st ? structReason(st) : `struct "${st.layout.name}" is used where a scalar is expected (pointers to it, arrays of it and locals of it are lowered, by-value arguments and parameters are not)`, pos);
     return this.fail(`type "${b.kind === "builtin" || b.kind === "named" ? b.name : b.kind}" is not supported yet (numeric scalar types and pointers to them are)`, pos);
   }
 
@@ -212,6 +224,8 @@ class KernelLowering {
   private readonly args: KernelArg[] = [];
   private readonly arrayArgs = new Set<string>();
   private readonly valueArgs = new Set<string>();
+  /** Pointer arguments to structs: their number of scalars per struct (the extent of their innermost axis). */
+  private readonly structArgs = new Map<string, number>();
   private readonly restrict: string[] = [];
   private maxInnerDims: number[] | undefined;
   private simdLength: number | undefined;
@@ -247,13 +261,16 @@ class KernelLowering {
     for (const p of f.params) {
       const d = p.declarator;
       if (d.name === "") continue;
-      const dtype = this.file.dtype(p.spec, p.pos);
+      const struct = this.file.structOf(p.spec, p.pos);
+      if (struct && d.pointers.length + d.arrayDims.length === 0) this.fail(`argument "${d.name}": struct "${struct.name}" passed by value is not supported yet (pass a pointer)`, d.pos);
+      const dtype = struct?.dtype ?? this.file.dtype(p.spec, p.pos);
       if (d.pointers.length + d.arrayDims.length > 1) this.fail(`argument "${d.name}": pointers to pointers are not supported`, d.pos);
       if (d.pointers.length + d.arrayDims.length === 1) {
         this.arrayArgs.add(d.name);
         if (d.okl.restrict || d.pointers[0]?.qualifiers.includes("restrict")) this.restrict.push(d.name);
         const dim = d.okl.dim ? { dims: d.okl.dim.map((e) => this.expr(e, this.rootCtx(scope))), order: d.okl.dimOrder ?? d.okl.dim.map((_, k) => k) } : undefined;
-        scope.set(d.name, { kind: "array", name: d.name, ...(dim ? { dim } : {}) });
+        scope.set(d.name, { kind: "array", name: d.name, ...(dim ? { dim } : {}), ...(struct ? { struct } : {}) });
+        if (struct) this.structArgs.set(d.name, struct.size);
         this.args.push({ kind: "array", name: d.name, dtype, shape: undefined, order: "C", dimTags: undefined, isInput: true, isOutput: false });
       } else {
         this.valueArgs.add(d.name);
@@ -381,7 +398,8 @@ class KernelLowering {
 
   private declaration(s: A.Declaration, ctx: Ctx): void {
     if (s.spec.storage.includes("typedef")) this.fail("typedefs inside kernels are not supported yet", s.pos);
-    const dtype = this.file.dtype(s.spec, s.pos);
+    const struct = this.file.structOf(s.spec, s.pos);
+    const dtype = struct?.dtype ?? this.file.dtype(s.spec, s.pos);
     for (const d of s.declarators) {
       if (d.pointers.length > 0) {
         // A local pointer is an alias of the array it points into (OKL kernels use them for offsets).
@@ -391,7 +409,7 @@ class KernelLowering {
         ctx.scope.set(d.name, this.pointerBinding(d.init, ctx, d.name));
         continue;
       }
-      if (d.arrayDims.length === 0 && d.init !== undefined && d.init.kind !== "initList" && !d.okl.shared && !d.okl.exclusive && s.spec.qualifiers.includes("const")) {
+      if (!struct && d.arrayDims.length === 0 && d.init !== undefined && d.init.kind !== "initList" && !d.okl.shared && !d.okl.exclusive && s.spec.qualifiers.includes("const")) {
         // A const scalar of loop variables and arguments is their expression (affine footprints, no temporary).
         const e = this.expr(d.init, ctx);
         if (this.pure(e)) {
@@ -408,9 +426,15 @@ class KernelLowering {
       const name = this.fresh(d.name);
       const space = d.okl.shared ? "local" : "private";
       if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
-      this.temps.push({ name, dtype, shape: shape.map((n) => c(n)), addressSpace: space, order: "C", dimTags: undefined });
-      ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length });
+      // A struct is an array of its scalars: one more, innermost axis (C's layout, no padding).
+      const full = struct ? [...shape, struct.size] : shape;
+      this.temps.push({ name, dtype, shape: full.map((n) => c(n)), addressSpace: space, order: "C", dimTags: undefined });
+      ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length, ...(struct ? { struct } : {}) });
       if (d.init === undefined) continue;
+      if (struct) {
+        this.structInit(structVariable(name, struct, shape.length), d, ctx);
+        continue;
+      }
       if (d.init.kind === "initList") {
         if (shape.length !== 1) this.fail(`initializer lists are supported for 1-D arrays only ("${d.name}")`, d.pos);
         for (let k = 0; k < shape[0]!; k++) {
@@ -428,6 +452,11 @@ class KernelLowering {
     if (e.kind === "comma" && !atomic) {
       for (const x of e.exprs) this.exprStmt(x, ctx, false);
       return;
+    }
+    const whole = e.kind === "assign" ? this.structPlace(e.target, ctx) : undefined;
+    if (e.kind === "assign" && whole && isStructValue(whole)) {
+      if (e.op !== "=" || atomic) this.fail(`struct "${whole.layout!.name}": whole structs can only be copied with a plain "=" (not "${e.op}"${atomic ? " under @atomic" : ""})`, e.pos);
+      return this.copyStruct(whole, e.value, ctx, e.pos);
     }
     let target: A.Expr;
     let op: A.AssignOp;
@@ -457,6 +486,33 @@ class KernelLowering {
     // `@atomic x = f(x)` is no exchange: the read of x would not be atomic.
     if (atomic && !atomicUpdateOf(lhs, rhs)) this.fail(`@atomic "${op}": the value must not read the target itself`, e.pos);
     this.emit(lhs, rhs, ctx, atomic, e.pos);
+  }
+
+  /** `S v = w;` or `S v = {x, y};`: the struct's scalars one by one. */
+  private structInit(dst: StructPlace, d: A.Declarator, ctx: Ctx): void {
+    const init = d.init!;
+    const layout = dst.layout!;
+    if (init.kind !== "initList") {
+      if (dst.need > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
+      return this.copyStruct(dst, init, ctx, d.pos);
+    }
+    if (dst.need > 0 || init.items.length > layout.size || init.items.some((x) => x.kind === "initList") || init.designators.some((x) => x !== undefined)) {
+      this.fail(`struct "${layout.name}" "${d.name}": only a flat initializer list of at most ${layout.size} scalars is supported for struct locals`, d.pos);
+    }
+    for (let k = 0; k < layout.size; k++) {
+      const item = init.items[k];
+      this.emit(placeElement(dst, k), item ? this.expr(item, ctx) : c(0), ctx, false, d.pos);
+    }
+  }
+
+  /** `dst = src` of whole structs: one assignment per scalar (C copies the bytes, which are these scalars). */
+  private copyStruct(dst: StructPlace, src: A.Expr, ctx: Ctx, pos: A.Pos): void {
+    const layout = dst.layout!;
+    const from = this.structPlace(src, ctx);
+    if (!from || !isStructValue(from) || from.layout!.name !== layout.name) {
+      this.fail(`struct "${layout.name}" can only be assigned a value of struct "${layout.name}" (an element, a local or a field of that type)`, src.pos);
+    }
+    for (let k = 0; k < layout.size; k++) this.emit(placeElement(dst, k), placeElement(from, k), ctx, false, pos);
   }
 
   private ifStmt(s: A.If, ctx: Ctx): void {
@@ -912,8 +968,54 @@ class KernelLowering {
     return x;
   }
 
+  /**
+   * The place an expression of struct type (or inside one) denotes, or undefined when `e` is not
+   * rooted at a struct array or local: `a[i]`, `a[i].re`, `p->x`, `*p`, `v.m[k]`, `mat(i, j).x` (@dim).
+   */
+  private structPlace(e: A.Expr, ctx: Ctx): StructPlace | undefined {
+    const fail = (m: string): never => this.fail(m, e.pos);
+    switch (e.kind) {
+      case "ident": {
+        const b = ctx.scope.get(e.name);
+        if (b?.kind === "array" && b.struct) return structVariable(b.name, b.struct, 1, b.offset);
+        if (b?.kind === "temp" && b.struct) return structVariable(b.name, b.struct, b.rank, b.offset);
+        return undefined;
+      }
+      case "index": {
+        const p = this.structPlace(e.target, ctx);
+        return p && placeIndex(p, this.expr(e.index, ctx), fail);
+      }
+      case "member": {
+        const p = this.structPlace(e.target, ctx);
+        return p && placeMember(e.arrow ? placeIndex(p, c(0), fail) : p, e.name, fail); // p->f is p[0].f
+      }
+      case "unary": {
+        const p = e.op === "*" ? this.structPlace(e.operand, ctx) : undefined;
+        return p && placeIndex(p, c(0), fail);
+      }
+      case "call": {
+        const b = e.callee.kind === "ident" ? ctx.scope.get(e.callee.name) : undefined;
+        if (b?.kind !== "array" || !b.struct || !b.dim) return undefined;
+        return placeIndex(structVariable(b.name, b.struct, 1), this.dimIndex(b.dim, e, ctx), fail);
+      }
+      default: return undefined;
+    }
+  }
+
+  /** A scalar inside a struct as an IR subscript; fails for whole structs and unsubscripted arrays. */
+  private structScalar(p: StructPlace, e: A.Expr): Expr {
+    if (p.prefix.length < p.need) this.fail(`array of struct "${p.layout!.name}" used without a subscript`, e.pos);
+    if (p.dims.length > 0) this.fail("an array field used without a subscript", e.pos);
+    if (p.layout) this.fail(`a value of struct "${p.layout.name}" is used as a scalar; use one of its fields (${[...p.layout.fields.keys()].join(", ")})`, e.pos);
+    return placeElement(p);
+  }
+
   /** An OKL expression as an IR expression. */
   expr(e: A.Expr, ctx: Ctx): Expr {
+    if (e.kind === "ident" || e.kind === "index" || e.kind === "member" || e.kind === "call" || (e.kind === "unary" && e.op === "*")) {
+      const p = this.structPlace(e, ctx);
+      if (p) return this.structScalar(p, e);
+    }
     switch (e.kind) {
       case "int": return c(e.value);
       case "char": return c(e.value);
@@ -977,6 +1079,7 @@ class KernelLowering {
     const b = base.kind === "ident" ? ctx.scope.get(base.name) : this.pointerBinding(base, ctx, label);
     const indices = idx.map((i) => this.expr(i, ctx));
     const at = (off: Expr | undefined, i: Expr): Expr => (off ? { kind: "arith", op: "+", left: off, right: i } : i);
+    if ((b?.kind === "array" || b?.kind === "temp") && b.struct) this.fail(`"${label}" is an array of struct "${b.struct.name}"; only its elements' fields can be read`, pos);
     if (b?.kind === "array") {
       if (indices.length > 1) this.fail(`pointer argument "${label}" takes one subscript (it is a flat array)`, pos);
       return { kind: "subscript", array: b.name, indices: [at(b.offset, indices[0] ?? c(0))] };
@@ -994,18 +1097,7 @@ class KernelLowering {
     const name = e.callee.name;
     const b = ctx.scope.get(name);
     const args = () => e.args.map((a) => this.expr(a, ctx));
-    if (b?.kind === "array" && b.dim) {
-      // @dim: x(a0, …) -> x[a_p0 + D_p0 * (a_p1 + D_p1 * (…))] (OKL.md §8).
-      const { dims, order } = b.dim;
-      if (e.args.length !== dims.length) this.fail(`${e.args.length > dims.length ? "Too many" : "Missing"} dimensions, expected ${dims.length} argument(s)`, e.pos, "@dim");
-      const a = args();
-      let lin: Expr = a[order[order.length - 1]!]!;
-      for (let k = order.length - 2; k >= 0; k--) {
-        const p = order[k]!;
-        lin = { kind: "arith", op: "+", left: a[p]!, right: { kind: "arith", op: "*", left: dims[p]!, right: lin } };
-      }
-      return { kind: "subscript", array: b.name, indices: [lin] };
-    }
+    if (b?.kind === "array" && b.dim) return { kind: "subscript", array: b.name, indices: [this.dimIndex(b.dim, e, ctx)] };
     const helper = /^loopy_(floor_div|mod|min|max|fmod)_[a-z0-9]+$/.exec(name);
     if (helper) {
       const [x, y] = args();
@@ -1019,6 +1111,19 @@ class KernelLowering {
     const f = this.file.functions.get(name);
     if (f) return this.inline(f, e, ctx);
     return this.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);
+  }
+
+  /** @dim: x(a0, …) -> the flat index a_p0 + D_p0 * (a_p1 + D_p1 * (…)) (OKL.md §8). */
+  private dimIndex(dim: { readonly dims: readonly Expr[]; readonly order: readonly number[] }, e: A.Call, ctx: Ctx): Expr {
+    const { dims, order } = dim;
+    if (e.args.length !== dims.length) this.fail(`${e.args.length > dims.length ? "Too many" : "Missing"} dimensions, expected ${dims.length} argument(s)`, e.pos, "@dim");
+    const a = e.args.map((x) => this.expr(x, ctx));
+    let lin: Expr = a[order[order.length - 1]!]!;
+    for (let k = order.length - 2; k >= 0; k--) {
+      const p = order[k]!;
+      lin = { kind: "arith", op: "+", left: a[p]!, right: { kind: "arith", op: "*", left: dims[p]!, right: lin } };
+    }
+    return lin;
   }
 
   private inlineDepth = 0;
@@ -1137,12 +1242,19 @@ class KernelLowering {
     const unsized = new Set<string>();
     const args = this.args.map((a): KernelArg => {
       if (a.kind !== "array") return a;
-      const shape = footprintShape(shell, this.accesses.get(a.name) ?? [], notParams);
-      if (shape === undefined) unsized.add(a.name);
+      const footprint = footprintShape(shell, this.accesses.get(a.name) ?? [], notParams);
+      if (footprint === undefined) unsized.add(a.name);
+      const fields = this.structArgs.get(a.name);
+      const shape = footprint && fields !== undefined ? [...footprint, c(fields)] : footprint;
       return { ...a, shape, isInput: this.read.has(a.name) || !this.written.has(a.name), isOutput: this.written.has(a.name) };
     });
     // An argument without a shape is a flat buffer of unknown length: its elements are linear subscripts a[[i]].
-    const flat = (e: Expr): Expr => mapExpr(e, (n) => (n.kind === "subscript" && unsized.has(n.array) ? { kind: "linear", array: n.array, index: flat(n.indices[0]!) } : undefined));
+    // A struct's scalar k of element i is element i * size + k (C's layout).
+    const linear = (n: Extract<Expr, { kind: "subscript" }>): Expr => {
+      const size = this.structArgs.get(n.array);
+      return size === undefined ? flat(n.indices[0]!) : { kind: "arith", op: "+", left: { kind: "arith", op: "*", left: flat(n.indices[0]!), right: c(size) }, right: flat(n.indices[1]!) };
+    };
+    const flat = (e: Expr): Expr => mapExpr(e, (n) => (n.kind === "subscript" && unsized.has(n.array) ? { kind: "linear", array: n.array, index: linear(n) } : undefined));
     const insns = unsized.size === 0 ? this.insns : this.insns.map((i): Instruction => (i.kind === "assign"
       ? { ...i, lhs: flat(i.lhs), rhs: flat(i.rhs), predicates: i.predicates.map(flat) }
       : { ...i, predicates: i.predicates.map(flat) }));

@@ -6,9 +6,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
-import type { Kernel } from "../../src/ir/index.js";
+import { allocArray, isFloat, type Kernel } from "../../src/ir/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
-import { autoTestVsRef } from "../../src/run/index.js";
+import { autoTestVsRef, run } from "../../src/run/index.js";
+import { layoutOf, type ArgValue } from "../../src/run/args.js";
 import { CORPUS, GENERATED } from "./corpus-path.js";
 
 
@@ -53,6 +54,42 @@ for (const c of inputs()) {
   }
 }
 
+function sameRanks(a: Kernel, b: Kernel): boolean {
+  return a.args.every((x) => {
+    const y = b.args.find((z) => z.name === x.name);
+    return x.kind !== "array" || (y?.kind === "array" && (y.shape?.length ?? 1) === (x.shape?.length ?? 1));
+  });
+}
+
+/** Run both kernels on the same seeded flat buffers (sized by the original's shapes) and compare every written array. */
+async function sameFlatBuffers(ref: Kernel, k: Kernel, params: Record<string, number>): Promise<{ ok: boolean; mismatches: string[] }> {
+  const args: Record<string, ArgValue> = { ...params };
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (const a of ref.args) {
+    if (a.kind !== "array" || !a.dtype) continue;
+    // Shapes inferred from footprints may ask for a few more elements than the kernel touches.
+    const other = k.args.find((b) => b.name === a.name);
+    const size = Math.max(layoutOf(a, new Map(Object.entries(params)))?.size ?? 0,
+      other?.kind === "array" ? layoutOf(other, new Map(Object.entries(params)))?.size ?? 0 : 0);
+    const arr = allocArray(a.dtype, size);
+    for (let q = 0; q < arr.length; q++) (arr as unknown as number[])[q] = isFloat(a.dtype) ? Math.round(rnd() * 64) / 8 : Math.floor(rnd() * 16);
+    args[a.name] = arr;
+  }
+  const x = await run(ref, args);
+  const y = await run(k, args);
+  const mismatches: string[] = [];
+  for (const [name, v] of Object.entries(x)) {
+    const w = y[name];
+    if (!w) {
+      mismatches.push(`${name}: not written by the re-imported kernel`);
+      continue;
+    }
+    for (let q = 0; q < v.length && mismatches.length < 5; q++) if (!Object.is(Number(v[q]), Number(w[q]))) mismatches.push(`${name}[${q}]: expected ${v[q]}, got ${w[q]}`);
+  }
+  return { ok: mismatches.length === 0, mismatches };
+}
+
 describe("parseOkl(generateCode(parseOkl(src)[i], 'okl')) is equivalent to the original", () => {
   it("covers the corpus kernels that import", () => {
     expect(kernels.length).toBeGreaterThanOrEqual(20);
@@ -66,7 +103,9 @@ describe("parseOkl(generateCode(parseOkl(src)[i], 'okl')) is equivalent to the o
       for (const a of k.args) if (a.kind === "value") params[a.name] = a.dtype?.startsWith("float") ? 1.5 : 37;
       let r;
       try {
-        r = await autoTestVsRef(k, again[0]!, { params });
+        // A struct array's field axis (and any @dim array) prints as a flat pointer and re-imports
+        // with another rank: both kernels then get the same flat C-order buffers.
+        r = sameRanks(k, again[0]!) ? await autoTestVsRef(k, again[0]!, { params }) : await sameFlatBuffers(k, again[0]!, params);
       } catch (e) {
         // The source's own undefined behaviour / the interpreter's atomic race check (see differential.test.ts).
         if (e instanceof Error && /out of bounds|race/.test(e.message)) return;

@@ -1,0 +1,214 @@
+/**
+ * C structs in OKL kernels, for an IR without structs. A struct whose fields all have ONE scalar
+ * type (nested structs and fixed-size arrays of that type included) has no padding in C: it is
+ * exactly an array of that scalar. So `S *a` becomes an array of the scalar with one more,
+ * innermost axis of extent `size` (the number of scalars in S), `a[i].f` becomes `a[i, offset(f)]`,
+ * and a user's buffer of n structs (`Float32Array(2 * n)` for `struct { float re, im; }`) is read
+ * with C's layout. Other structs (fields of different types, pointers, unions) are rejected with
+ * the reason.
+ *
+ *   const t = new StructTable(unit, typedefs, builtin, constant);
+ *   t.resolve(spec)   // { layout: { name: "Complex", dtype: "float32", size: 2, fields } }
+ */
+import { c, type Dtype, type Expr } from "../ir/index.js";
+import type * as A from "./ast.js";
+
+/** A field of a lowerable struct: its first scalar's offset, its array dims, its struct type if any. */
+export interface StructFieldLayout {
+  readonly name: string;
+  readonly offset: number;
+  /** `float v[4]` -> [4] (row-major), [] for a plain field. */
+  readonly dims: readonly number[];
+  /** The field's own struct type (`CC cc;`), undefined for a scalar. */
+  readonly struct: StructLayout | undefined;
+}
+
+/** A struct that is an array of `size` scalars of type `dtype`. */
+export interface StructLayout {
+  readonly name: string;
+  readonly dtype: Dtype;
+  readonly size: number;
+  readonly fields: ReadonlyMap<string, StructFieldLayout>;
+}
+
+/** What a type specifier names: a lowerable struct, a struct that is not (and why), or no struct (undefined). */
+export type StructLookup = { readonly layout: StructLayout } | { readonly name: string; readonly reason: string };
+
+type StructBase = Extract<A.BaseType, { kind: "struct" }>;
+
+/** The struct definitions of a file, resolved on demand (memoized per definition). */
+export class StructTable {
+  private readonly tags = new Map<string, StructBase>();
+  private readonly done = new Map<StructBase, StructLookup>();
+  private readonly inProgress = new Set<StructBase>();
+
+  /**
+   * `typedefs`: the file's non-pointer typedefs; `builtin`: the dtype of a scalar type name;
+   * `constant`: the value of a compile-time integer (array field sizes).
+   */
+  constructor(
+    unit: A.TranslationUnit,
+    private readonly typedefs: ReadonlyMap<string, A.TypeSpec>,
+    private readonly builtin: (name: string) => Dtype | undefined,
+    private readonly constant: (e: A.Expr) => number | undefined,
+  ) {
+    const note = (spec: A.TypeSpec) => {
+      const b = spec.base;
+      if (b.kind === "struct" && b.name !== undefined && b.fields !== undefined) this.tags.set(b.name, b);
+    };
+    for (const it of unit.items) {
+      if (it.kind === "declaration") note(it.spec);
+      if (it.kind === "function") for (const p of it.params) note(p.spec);
+    }
+  }
+
+  /** The struct `spec` names (`S`, `struct S`, a typedef of either), or undefined when it names none. */
+  resolve(spec: A.TypeSpec, seen: ReadonlySet<string> = new Set()): StructLookup | undefined {
+    const b = spec.base;
+    if (b.kind === "struct") {
+      if (b.fields !== undefined) return this.define(b, b.name ?? "(anonymous)");
+      const def = b.name === undefined ? undefined : this.tags.get(b.name);
+      return def ? this.define(def, b.name!) : { name: b.name ?? "(anonymous)", reason: "it is declared but never defined" };
+    }
+    if (b.kind !== "named" || this.builtin(b.name) !== undefined || seen.has(b.name)) return undefined;
+    const t = this.typedefs.get(b.name);
+    if (t) {
+      const r = this.resolve(t, new Set([...seen, b.name]));
+      // `typedef struct { … } S;`: the struct is known by the typedef's name.
+      return r && t.base.kind === "struct" && t.base.name === undefined ? rename(r, b.name) : r;
+    }
+    const def = this.tags.get(b.name); // C++: `S *a` after `struct S { … };`
+    return def ? this.define(def, b.name) : undefined;
+  }
+
+  private define(b: StructBase, name: string): StructLookup {
+    const memo = this.done.get(b);
+    if (memo) return memo;
+    if (this.inProgress.has(b)) return { name, reason: "it contains itself" };
+    this.inProgress.add(b);
+    const r = this.layout(b, name);
+    this.inProgress.delete(b);
+    this.done.set(b, r);
+    return r;
+  }
+
+  private layout(b: StructBase, name: string): StructLookup {
+    const no = (reason: string): StructLookup => ({ name, reason });
+    if (b.tag === "union") return no("it is a union (its fields overlap)");
+    const fields = new Map<string, StructFieldLayout>();
+    const types: string[] = [];
+    let dtype: Dtype | undefined;
+    let offset = 0;
+    for (const f of b.fields ?? []) {
+      const inner = this.resolve(f.spec);
+      if (inner && "reason" in inner) return no(`field type "${inner.name}" cannot be lowered (${inner.reason})`);
+      const elem = inner ? inner.layout.dtype : this.scalar(f.spec);
+      if (elem === undefined) return no(`field type "${typeName(f.spec)}" is not a numeric scalar type or such a struct`);
+      for (const d of f.declarators) {
+        if (d.pointers.length > 0) return no(`field "${d.name}" is a pointer`);
+        const dims: number[] = [];
+        for (const e of d.arrayDims) {
+          const v = e === undefined ? undefined : this.constant(e);
+          if (v === undefined || v < 1) return no(`the size of array field "${d.name}" is not a positive compile-time integer`);
+          dims.push(v);
+        }
+        types.push(`${typeName(f.spec)} ${d.name}`);
+        if (dtype !== undefined && elem !== dtype) return no(`its fields have different types (${types.join(", ")}), so C may pad it`);
+        dtype = elem;
+        const struct = inner?.layout;
+        fields.set(d.name, { name: d.name, offset, dims, struct });
+        offset += dims.reduce((p, n) => p * n, 1) * (struct?.size ?? 1);
+      }
+    }
+    if (dtype === undefined || offset === 0) return no("it has no fields");
+    return { layout: { name, dtype, size: offset, fields } };
+  }
+
+  /** The dtype of a scalar type specifier (through typedefs), or undefined. */
+  private scalar(spec: A.TypeSpec): Dtype | undefined {
+    const b = spec.base;
+    if (b.kind !== "builtin" && b.kind !== "named") return undefined;
+    const d = this.builtin(b.name);
+    if (d !== undefined) return d;
+    const t = this.typedefs.get(b.name);
+    return t && t !== spec ? this.scalar(t) : undefined;
+  }
+}
+
+/**
+ * A place of struct type, or inside one: array `array` at struct index `prefix` (complete with
+ * `need` entries: 1 for a pointer argument, the rank for a local array), scalar `slot` inside the
+ * struct, `dims` of an array field still to subscript, element type `layout` (undefined: scalar).
+ *
+ *   a[i].im  ->  { array: "a", prefix: [i], need: 1, slot: 1, dims: [], layout: undefined }  ->  a[i, 1]
+ */
+export interface StructPlace {
+  readonly array: string;
+  readonly prefix: readonly Expr[];
+  readonly need: number;
+  /** A pointer alias's offset (`S *p = a + k`), added to the first struct index. */
+  readonly offset: Expr | undefined;
+  readonly slot: Expr;
+  readonly dims: readonly number[];
+  readonly layout: StructLayout | undefined;
+}
+
+/** The place of variable `array` (a pointer argument or local array of `need` dims, or a struct local with need 0). */
+export function structVariable(array: string, layout: StructLayout, need: number, offset?: Expr): StructPlace {
+  return { array, prefix: [], need, offset, slot: c(0), dims: [], layout };
+}
+
+/** `p[i]`: the next struct index, or an element of an array field. */
+export function placeIndex(p: StructPlace, i: Expr, fail: (msg: string) => never): StructPlace {
+  if (p.prefix.length < p.need) {
+    const idx = p.prefix.length === 0 && p.offset ? add(p.offset, i) : i;
+    return { ...p, prefix: [...p.prefix, idx] };
+  }
+  if (p.dims.length === 0) return fail(p.layout ? `a value of struct "${p.layout.name}" cannot be subscripted` : "a scalar field cannot be subscripted");
+  const stride = p.dims.slice(1).reduce((a, n) => a * n, 1) * (p.layout?.size ?? 1);
+  return { ...p, slot: add(p.slot, mul(i, stride)), dims: p.dims.slice(1) };
+}
+
+/** `p.name` on a struct value. */
+export function placeMember(p: StructPlace, name: string, fail: (msg: string) => never): StructPlace {
+  if (p.prefix.length < p.need || p.dims.length > 0 || !p.layout) return fail(`".${name}" needs a struct value (subscript the array first)`);
+  const f = p.layout.fields.get(name);
+  if (!f) return fail(`struct "${p.layout.name}" has no field "${name}"; its fields are ${[...p.layout.fields.keys()].join(", ")}`);
+  return { ...p, slot: add(p.slot, c(f.offset)), dims: f.dims, layout: f.struct };
+}
+
+/** Whether `p` is a whole struct value (all struct indices given, no field chosen or a struct field). */
+export function isStructValue(p: StructPlace): boolean {
+  return p.prefix.length === p.need && p.dims.length === 0 && p.layout !== undefined;
+}
+
+/** The `k`-th scalar of the place (a scalar field: k = 0) as a subscript of the lowered array. */
+export function placeElement(p: StructPlace, k = 0): Expr {
+  return { kind: "subscript", array: p.array, indices: [...p.prefix, add(p.slot, c(k))] };
+}
+
+function add(a: Expr, b: Expr): Expr {
+  if (a.kind === "const" && b.kind === "const" && !a.isFloat && !b.isFloat) return c(a.value + b.value);
+  if (b.kind === "const" && b.value === 0) return a;
+  if (a.kind === "const" && a.value === 0) return b;
+  return { kind: "arith", op: "+", left: a, right: b };
+}
+
+function mul(a: Expr, n: number): Expr {
+  if (n === 1) return a;
+  return a.kind === "const" && !a.isFloat ? c(a.value * n) : { kind: "arith", op: "*", left: a, right: c(n) };
+}
+
+/** The message for a struct that cannot be lowered. */
+export function structReason(r: { readonly name: string; readonly reason: string }): string {
+  return `struct "${r.name}" cannot be lowered: ${r.reason}; only structs whose fields all have one scalar type are (an array of them gets one more, innermost axis)`;
+}
+
+function rename(r: StructLookup, name: string): StructLookup {
+  return "layout" in r ? (r.layout.name === "(anonymous)" ? { layout: { ...r.layout, name } } : r) : { ...r, name: r.name === "(anonymous)" ? name : r.name };
+}
+
+function typeName(spec: A.TypeSpec): string {
+  const b = spec.base;
+  return b.kind === "builtin" || b.kind === "named" ? b.name : `${b.kind === "struct" ? b.tag : "enum"} ${b.name ?? "(anonymous)"}`;
+}
