@@ -1,0 +1,147 @@
+/**
+ * Questions about OKL statements that lowering asks before it lowers them: which loops are @outer
+ * or @inner, OCCA's automatic axis numbers, constant loop ranges, whether a nest synchronizes, and
+ * a pre-order walk over statements and expressions.
+ *
+ *   levelsBelow(outerLoop.body, "outer")   // 0 for the innermost @outer loop: its axis is g.0
+ */
+import type * as A from "./ast.js";
+import { constValue, type Scope } from "./bindings.js";
+
+/** The values `[lo, hi]` of a loop with compile-time bounds and a step of ±1, else undefined. */
+export function constRange(s: A.For, scope: Scope): [number, number] | undefined {
+  const init = s.init;
+  const cond = s.cond;
+  const u = s.update;
+  if (init?.kind !== "declaration" || init.declarators.length !== 1 || cond?.kind !== "binary" || !u) return undefined;
+  const d = init.declarators[0]!;
+  const isVar = (e: A.Expr) => e.kind === "ident" && e.name === d.name;
+  const start = d.init && constValue(d.init, scope);
+  const flip: Record<string, string> = { "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
+  const op = isVar(cond.left) ? cond.op : isVar(cond.right) ? flip[cond.op] : undefined;
+  const end = constValue(isVar(cond.left) ? cond.right : cond.left, scope);
+  let step: number | undefined;
+  if ((u.kind === "unary" || u.kind === "postfix") && isVar(u.operand) && (u.op === "++" || u.op === "--")) step = u.op === "++" ? 1 : -1;
+  else if (u.kind === "assign" && isVar(u.target) && (u.op === "+=" || u.op === "-=") && constValue(u.value, scope) === 1) step = u.op === "+=" ? 1 : -1;
+  if (start === undefined || end === undefined || step === undefined) return undefined;
+  if (step === 1 && (op === "<" || op === "<=")) return [start, op === "<" ? end - 1 : end];
+  if (step === -1 && (op === ">" || op === ">=")) return [op === ">" ? end + 1 : end, start];
+  return undefined;
+}
+
+/**
+ * Per local axis, the hull of the constant ranges of the plain @inner loops of nest `s`, for the
+ * axes where these ranges differ (and all are constant).
+ */
+export function innerHulls(s: A.Stmt, scope: Scope): Map<number, readonly [number, number]> {
+  const ranges = new Map<number, ([number, number] | undefined)[]>();
+  walkAst(s, (n) => {
+    if (n.kind !== "for" || n.okl?.kind !== "inner") return;
+    const axis = n.okl.axis ?? levelsBelow(n.body, "inner");
+    ranges.set(axis, [...(ranges.get(axis) ?? []), constRange(n, scope)]);
+  });
+  const out = new Map<number, readonly [number, number]>();
+  for (const [axis, rs] of ranges) {
+    if (rs.some((r) => r === undefined || r[0] > r[1])) continue;
+    const all = rs as [number, number][];
+    if (all.every((r) => r[0] === all[0]![0] && r[1] === all[0]![1])) continue;
+    out.set(axis, [Math.min(...all.map((r) => r[0])), Math.max(...all.map((r) => r[1]))]);
+  }
+  return out;
+}
+
+/** `s` contains a @barrier or a @shared declaration. */
+export function hasSync(s: A.Stmt): boolean {
+  let found = false;
+  walkAst(s, (n) => {
+    if (n.kind === "barrier" || (n.kind === "declaration" && n.declarators.some((d) => d.okl.shared))) found = true;
+  });
+  return found;
+}
+
+export function containsOuter(s: A.Stmt): boolean {
+  let found = false;
+  walkAst(s, (n) => {
+    if (n.kind === "for" && isOuter(n)) found = true;
+  });
+  return found;
+}
+
+export function isOuter(s: A.For): boolean {
+  const o = s.okl;
+  return o !== undefined && (o.kind === "outer" || (o.kind === "tile" && o.outer?.kind === "outer"));
+}
+export function isInnerLoop(s: A.For): boolean {
+  const o = s.okl;
+  return o !== undefined && (o.kind === "inner" || (o.kind === "tile" && (o.outer?.kind === "inner" || o.inner?.kind === "inner")));
+}
+export function containsInner(s: A.Stmt): boolean {
+  let found = false;
+  walkAst(s, (n) => {
+    if (n.kind === "for" && isInnerLoop(n)) found = true;
+  });
+  return found;
+}
+
+/** Same-kind attributed levels strictly below `s` along the deepest path (OCCA's auto axis). */
+export function levelsBelow(s: A.Stmt, kind: "outer" | "inner"): number {
+  const levels = (x: A.Stmt): number => {
+    switch (x.kind) {
+      case "compound": return Math.max(0, ...x.items.map(levels));
+      case "if": return Math.max(levels(x.then), x.else ? levels(x.else) : 0);
+      case "for": {
+        const o = x.okl;
+        const own = o === undefined ? 0 : o.kind === "tile" ? (o.outer?.kind === kind ? 1 : 0) + (o.inner?.kind === kind ? 1 : 0) : o.kind === kind ? 1 : 0;
+        return own + levels(x.body);
+      }
+      case "while": case "doWhile": return levels(x.body);
+      default: return 0;
+    }
+  };
+  return levels(s);
+}
+
+/** Visit statements and expressions of `s` (pre-order). */
+export function walkAst(s: A.Stmt | A.Expr, visit: (n: A.Stmt | A.Expr) => void): void {
+  visit(s);
+  const kids: (A.Stmt | A.Expr | undefined)[] = [];
+  switch (s.kind) {
+    case "compound": kids.push(...s.items); break;
+    case "expr": kids.push(s.expr); break;
+    case "if": kids.push(s.cond, s.then, s.else); break;
+    case "for": kids.push(s.init?.kind === "declaration" ? undefined : s.init, s.cond, s.update, s.body); break;
+    case "while": case "doWhile": kids.push(s.cond, s.body); break;
+    case "atomic": kids.push(s.body); break;
+    case "declaration": for (const d of s.declarators) kids.push(d.init); break;
+    case "unary": case "postfix": kids.push(s.operand); break;
+    case "binary": kids.push(s.left, s.right); break;
+    case "assign": kids.push(s.target, s.value); break;
+    case "conditional": kids.push(s.cond, s.then, s.else); break;
+    case "cast": kids.push(s.operand); break;
+    case "call": kids.push(s.callee, ...s.args); break;
+    case "index": kids.push(s.target, s.index); break;
+    case "member": kids.push(s.target); break;
+    case "comma": kids.push(...s.exprs); break;
+    case "initList": kids.push(...s.items); break;
+    default: break;
+  }
+  for (const k of kids) if (k) walkAst(k, visit);
+}
+
+/** Whether some statement of `items` assigns to (or increments) the variable `name`. */
+export function assigned(items: readonly A.Stmt[], name: string): boolean {
+  let found = false;
+  const isName = (x: A.Expr) => x.kind === "ident" && x.name === name;
+  for (const s of items) {
+    walkAst(s, (n) => {
+      if ((n.kind === "assign" && isName(n.target)) || ((n.kind === "unary" || n.kind === "postfix") && (n.op === "++" || n.op === "--") && isName(n.operand))) found = true;
+    });
+  }
+  return found;
+}
+
+export function describeStmt(s: A.Stmt): string {
+  if (s.kind === "for") return "a for loop that is not an @outer loop";
+  if (s.kind === "expr") return "an expression statement";
+  return `a ${s.kind} statement`;
+}

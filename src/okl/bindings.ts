@@ -1,0 +1,94 @@
+/**
+ * What names mean while OKL is lowered: bindings in nested scopes, the lowering context of a
+ * statement, and the compile-time value of an integer expression under a scope.
+ *
+ *   const s = new Scope(globals); s.set("n", { kind: "expr", expr: c(16) }); constValue(nAst, s)   // 16
+ */
+import type { Expr } from "../ir/index.js";
+import type * as A from "./ast.js";
+import type { StructLayout } from "./structs.js";
+
+/** Reports a lowering error at `pos` (FileContext.fail). */
+export type Fail = (detail: string, pos: A.Pos, rule?: string) => never;
+
+/**
+ * What a name means inside a kernel. A local pointer aliasing an array (`const float *p = a + k;`)
+ * is the array binding with an `offset` added to its (flat) subscripts.
+ */
+export type Binding =
+  | { readonly kind: "array"; readonly name: string; readonly dim?: { readonly dims: readonly Expr[]; readonly order: readonly number[] }; readonly offset?: Expr; readonly struct?: StructLayout }
+  | { readonly kind: "value"; readonly name: string }
+  | { readonly kind: "expr"; readonly expr: Expr }
+  | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout };
+
+/** The bindings of one block, falling back to the enclosing one's. */
+export class Scope {
+  private readonly vars = new Map<string, Binding>();
+  constructor(readonly parent?: Scope) {}
+  get(n: string): Binding | undefined {
+    return this.vars.get(n) ?? this.parent?.get(n);
+  }
+  set(n: string, b: Binding): void {
+    this.vars.set(n, b);
+  }
+}
+
+/** Where a statement is lowered: its scope, enclosing inames and predicates, and the kind of loop it is in. */
+export interface Ctx {
+  readonly scope: Scope;
+  readonly within: readonly string[];
+  readonly preds: readonly Expr[];
+  /** Inside an @outer nest / an @inner loop / a regular loop inside @outer. */
+  readonly outer: boolean;
+  readonly inner: boolean;
+  readonly seqLoop: boolean;
+}
+
+/** The value of a compile-time integer expression (literals, arithmetic, constant bindings), or undefined. */
+export function constValue(e: A.Expr, scope: Scope): number | undefined {
+  switch (e.kind) {
+    case "int": case "char": return e.value;
+    case "bool": return e.value ? 1 : 0;
+    case "ident": {
+      const b = scope.get(e.name);
+      return b?.kind === "expr" && b.expr.kind === "const" && Number.isInteger(b.expr.value) ? b.expr.value : undefined;
+    }
+    case "unary": {
+      const v = constValue(e.operand, scope);
+      if (v === undefined) return undefined;
+      return e.op === "-" ? -v : e.op === "+" ? v : e.op === "!" ? (v ? 0 : 1) : e.op === "~" ? ~v : undefined;
+    }
+    case "cast": return constValue(e.operand, scope);
+    case "conditional": {
+      const cnd = constValue(e.cond, scope);
+      return cnd === undefined ? undefined : constValue(cnd ? e.then : e.else, scope);
+    }
+    case "binary": {
+      const a = constValue(e.left, scope);
+      const b = constValue(e.right, scope);
+      if (a === undefined || b === undefined) return undefined;
+      switch (e.op) {
+        case "+": return a + b;
+        case "-": return a - b;
+        case "*": return a * b;
+        case "/": return b === 0 ? undefined : Math.trunc(a / b);
+        case "%": return b === 0 ? undefined : a % b;
+        case "<<": return a << b;
+        case ">>": return a >> b;
+        case "&": return a & b;
+        case "|": return a | b;
+        case "^": return a ^ b;
+        case "<": return +(a < b);
+        case ">": return +(a > b);
+        case "<=": return +(a <= b);
+        case ">=": return +(a >= b);
+        case "==": return +(a === b);
+        case "!=": return +(a !== b);
+        case "&&": return +(a !== 0 && b !== 0);
+        case "||": return +(a !== 0 || b !== 0);
+      }
+      return undefined;
+    }
+    default: return undefined;
+  }
+}

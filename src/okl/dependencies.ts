@@ -1,0 +1,83 @@
+/**
+ * The instructions of a kernel in program order, with the data dependencies between them: each
+ * instruction depends on the last writer of what it reads and writes, on the readers of what it
+ * overwrites since the last write, and on the last barrier; a barrier depends on everything since
+ * the previous one. Also records which array arguments are read and written, and their accesses
+ * (for footprints).
+ *
+ *   log.assign("insn", a[i] = b[i], ctx, false, bound); log.barrier("barrier", "local", [])
+ */
+import { assigneeName, insnDefaults, walkExpr, type Expr, type Instruction } from "../ir/index.js";
+import type { Ctx } from "./bindings.js";
+import { affineGuards } from "./loop-rows.js";
+import type { FlatAccess } from "./shapes.js";
+
+export class InstructionLog {
+  readonly insns: Instruction[] = [];
+  private readonly lastWriter = new Map<string, string>();
+  private readonly readersSince = new Map<string, string[]>();
+  private sinceBarrier: string[] = [];
+  private lastBarrier: string | undefined;
+  /** Per array argument, its subscripts with their inames and affine guards. */
+  readonly accesses = new Map<string, FlatAccess[]>();
+  readonly written = new Set<string>();
+  readonly read = new Set<string>();
+
+  /** `arrayArgs`: the kernel's pointer arguments (their accesses are recorded). */
+  constructor(private readonly arrayArgs: ReadonlySet<string>) {}
+
+  /**
+   * Append instruction `id`: `lhs = rhs` (an atomic update when `atomic`) under `ctx`'s inames and
+   * predicates. `boundTemps`: per iname, the trip-count temporaries its domain takes as parameters.
+   */
+  assign(id: string, lhs: Expr, rhs: Expr, ctx: Ctx, atomic: boolean, boundTemps: ReadonlyMap<string, readonly string[]>): void {
+    const target = assigneeName(lhs);
+    const reads = new Set<string>();
+    const note = (e: Expr, write: boolean) => walkExpr(e, (n) => {
+      if (n.kind === "var") reads.add(n.name);
+      if (n.kind === "subscript") {
+        if (!(write && n === lhs)) reads.add(n.array);
+        if (this.arrayArgs.has(n.array)) {
+          (write && n === lhs ? this.written : this.read).add(n.array);
+          const list = this.accesses.get(n.array) ?? [];
+          list.push({ index: n.indices[0]!, within: ctx.within, guards: affineGuards(ctx.preds) });
+          this.accesses.set(n.array, list);
+        }
+      }
+    });
+    note(lhs, true);
+    note(rhs, false);
+    for (const p of ctx.preds) note(p, false);
+    if (atomic) reads.add(target);
+    // A loop bounded by a trip-count temporary reads it (its domain's parameter).
+    for (const i of ctx.within) for (const t of boundTemps.get(i) ?? []) reads.add(t);
+    const deps = new Set<string>();
+    for (const r of reads) {
+      const w = this.lastWriter.get(r);
+      if (w) deps.add(w);
+      if (r !== target) this.readersSince.set(r, [...(this.readersSince.get(r) ?? []), id]);
+    }
+    const w = this.lastWriter.get(target);
+    if (w) deps.add(w);
+    for (const rd of this.readersSince.get(target) ?? []) deps.add(rd);
+    if (this.lastBarrier) deps.add(this.lastBarrier);
+    this.lastWriter.set(target, id);
+    this.readersSince.set(target, []);
+    this.sinceBarrier.push(id);
+    this.insns.push({
+      ...insnDefaults(id), kind: "assign", lhs, rhs, atomicity: atomic ? "update" : "none",
+      withinInames: [...ctx.within].sort(), dependsOn: [...deps].sort(), predicates: [...ctx.preds],
+    });
+  }
+
+  /** Append barrier `id`, within `within` (none for a global barrier). */
+  barrier(id: string, scope: "local" | "global", within: readonly string[]): void {
+    const deps = [...this.sinceBarrier, ...(this.lastBarrier ? [this.lastBarrier] : [])];
+    this.insns.push({
+      ...insnDefaults(id), kind: "barrier", scope,
+      withinInames: [...within], dependsOn: [...new Set(deps)].sort(),
+    });
+    this.sinceBarrier = [];
+    this.lastBarrier = id;
+  }
+}

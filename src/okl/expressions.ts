@@ -1,0 +1,204 @@
+/**
+ * OKL expressions as IR expressions: names through their bindings, subscripts of arguments,
+ * temporaries and pointer aliases, @dim calls, struct fields as scalars, math functions and device
+ * functions (substitution rules, or inlined). Reads and writes no kernel state.
+ *
+ *   new ExprLowering(file).expr(ast("a[i] * 2.0f"), ctx)   // a[i] * 2.0f (IR)
+ */
+import { c, type Expr } from "../ir/index.js";
+import type * as A from "./ast.js";
+import type { Ctx } from "./bindings.js";
+import type { FileContext } from "./file-context.js";
+import { inlineCall, pointerBinding, type ExprLowerer } from "./inline.js";
+import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
+
+/** C's math functions (and their float variants) as IR functions. */
+const MATH: Readonly<Record<string, string>> = {
+  sqrt: "sqrt", sqrtf: "sqrt", exp: "exp", expf: "exp", log: "log", logf: "log", log10: "log10", log10f: "log10",
+  log2: "log2", log2f: "log2", sin: "sin", sinf: "sin", cos: "cos", cosf: "cos", tan: "tan", tanf: "tan",
+  asin: "asin", asinf: "asin", acos: "acos", acosf: "acos", atan: "atan", atanf: "atan", atan2: "atan2", atan2f: "atan2",
+  sinh: "sinh", sinhf: "sinh", cosh: "cosh", coshf: "cosh", tanh: "tanh", tanhf: "tanh", pow: "pow", powf: "pow",
+  fabs: "fabs", fabsf: "fabs", floor: "floor", floorf: "floor", ceil: "ceil", ceilf: "ceil", rsqrt: "rsqrt", rsqrtf: "rsqrt",
+  erf: "erf", erff: "erf", fmod: "fmod", fmodf: "fmod", fma: "fma", fmaf: "fma", abs: "abs",
+  min: "min", max: "max", fmin: "min", fminf: "min", fmax: "max", fmaxf: "max",
+};
+
+export class ExprLowering implements ExprLowerer {
+  inlineDepth = 0;
+
+  constructor(readonly file: FileContext) {}
+
+  fail(detail: string, pos: A.Pos, rule?: string): never {
+    return this.file.fail(detail, pos, rule);
+  }
+
+  /** A local variable or an array element that can be assigned. */
+  lvalue(e: A.Expr, ctx: Ctx): Expr {
+    const x = this.expr(e, ctx);
+    if (x.kind === "var") {
+      const b = ctx.scope.get((e as A.Ident).name);
+      if (b?.kind !== "temp") this.fail(`cannot assign to "${(e as A.Ident).name}" (only local variables and array elements can be assigned)`, e.pos);
+      return x;
+    }
+    if (x.kind !== "subscript") this.fail("the left-hand side must be a variable or an array element", e.pos);
+    return x;
+  }
+
+  /**
+   * The place an expression of struct type (or inside one) denotes, or undefined when `e` is not
+   * rooted at a struct array or local: `a[i]`, `a[i].re`, `p->x`, `*p`, `v.m[k]`, `mat(i, j).x` (@dim).
+   */
+  structPlace(e: A.Expr, ctx: Ctx): StructPlace | undefined {
+    const fail = (m: string): never => this.fail(m, e.pos);
+    switch (e.kind) {
+      case "ident": {
+        const b = ctx.scope.get(e.name);
+        if (b?.kind === "array" && b.struct) return structVariable(b.name, b.struct, 1, b.offset);
+        if (b?.kind === "temp" && b.struct) return structVariable(b.name, b.struct, b.rank, b.offset);
+        return undefined;
+      }
+      case "index": {
+        const p = this.structPlace(e.target, ctx);
+        return p && placeIndex(p, this.expr(e.index, ctx), fail);
+      }
+      case "member": {
+        const p = this.structPlace(e.target, ctx);
+        return p && placeMember(e.arrow ? placeIndex(p, c(0), fail) : p, e.name, fail); // p->f is p[0].f
+      }
+      case "unary": {
+        const p = e.op === "*" ? this.structPlace(e.operand, ctx) : undefined;
+        return p && placeIndex(p, c(0), fail);
+      }
+      case "call": {
+        const b = e.callee.kind === "ident" ? ctx.scope.get(e.callee.name) : undefined;
+        if (b?.kind !== "array" || !b.struct || !b.dim) return undefined;
+        return placeIndex(structVariable(b.name, b.struct, 1), this.dimIndex(b.dim, e, ctx), fail);
+      }
+      default: return undefined;
+    }
+  }
+
+  /** A scalar inside a struct as an IR subscript; fails for whole structs and unsubscripted arrays. */
+  private structScalar(p: StructPlace, e: A.Expr): Expr {
+    if (p.prefix.length < p.need) this.fail(`array of struct "${p.layout!.name}" used without a subscript`, e.pos);
+    if (p.dims.length > 0) this.fail("an array field used without a subscript", e.pos);
+    if (p.layout) this.fail(`a value of struct "${p.layout.name}" is used as a scalar; use one of its fields (${[...p.layout.fields.keys()].join(", ")})`, e.pos);
+    return placeElement(p);
+  }
+
+  /** An OKL expression as an IR expression. */
+  expr(e: A.Expr, ctx: Ctx): Expr {
+    if (e.kind === "ident" || e.kind === "index" || e.kind === "member" || e.kind === "call" || (e.kind === "unary" && e.op === "*")) {
+      const p = this.structPlace(e, ctx);
+      if (p) return this.structScalar(p, e);
+    }
+    switch (e.kind) {
+      case "int": return c(e.value);
+      case "char": return c(e.value);
+      case "bool": return c(e.value ? 1 : 0);
+      case "float": return e.suffix === "f" ? c(e.value, "float32", true) : c(e.value, undefined, true);
+      case "ident": {
+        const b = ctx.scope.get(e.name);
+        if (!b) return this.fail(`unknown identifier "${e.name}" (defines must be given with -D / opts.defines)`, e.pos);
+        switch (b.kind) {
+          case "expr": return b.expr;
+          case "value": return { kind: "var", name: b.name };
+          case "temp":
+            if (b.rank > 0) this.fail(`array "${e.name}" used without a subscript`, e.pos);
+            return { kind: "var", name: b.name };
+          case "array": return this.fail(`pointer "${e.name}" used without a subscript`, e.pos);
+        }
+        break;
+      }
+      case "unary": {
+        if (e.op === "-") return { kind: "neg", operand: this.expr(e.operand, ctx) };
+        if (e.op === "+") return this.expr(e.operand, ctx);
+        if (e.op === "!") return { kind: "not", operand: this.expr(e.operand, ctx) };
+        if (e.op === "~") return { kind: "bitnot", operand: this.expr(e.operand, ctx) };
+        if (e.op === "*") return this.subscript(e.operand, [], ctx, e.pos);
+        return this.fail(`operator "${e.op}" is not supported in expressions yet`, e.pos);
+      }
+      case "binary": {
+        const l = this.expr(e.left, ctx);
+        const r = this.expr(e.right, ctx);
+        switch (e.op) {
+          case "+": case "-": case "*": case "/": case "%": return { kind: "arith", op: e.op, left: l, right: r };
+          case "<": case ">": case "<=": case ">=": case "==": case "!=": return { kind: "compare", op: e.op, left: l, right: r };
+          case "&&": return { kind: "logical", op: "and", left: l, right: r };
+          case "||": return { kind: "logical", op: "or", left: l, right: r };
+          case "&": case "|": case "^": case "<<": case ">>": return { kind: "arith", op: e.op, left: l, right: r };
+          default: return this.fail(`operator "${(e as A.Binary).op}" is not supported yet`, (e as A.Binary).pos);
+        }
+      }
+      case "conditional": return { kind: "if", cond: this.expr(e.cond, ctx), then: this.expr(e.then, ctx), else: this.expr(e.else, ctx) };
+      case "cast": {
+        if (e.type.pointers.length > 0) return this.fail("pointer casts are not supported", e.pos);
+        return { kind: "cast", dtype: this.file.dtype(e.type.spec, e.pos), value: this.expr(e.operand, ctx) };
+      }
+      case "index": {
+        const idx: A.Expr[] = [];
+        let t: A.Expr = e;
+        while (t.kind === "index") {
+          idx.unshift(t.index);
+          t = t.target;
+        }
+        return this.subscript(t, idx, ctx, e.pos);
+      }
+      case "call": return this.call(e, ctx);
+      default: return this.fail(`${e.kind} expressions are not supported yet`, e.pos);
+    }
+    return this.fail("unreachable", e.pos);
+  }
+
+  private subscript(base: A.Expr, idx: readonly A.Expr[], ctx: Ctx, pos: A.Pos): Expr {
+    const label = base.kind === "ident" ? base.name : "the pointer";
+    const b = base.kind === "ident" ? ctx.scope.get(base.name) : pointerBinding(this, base, ctx, label);
+    const indices = idx.map((i) => this.expr(i, ctx));
+    const at = (off: Expr | undefined, i: Expr): Expr => (off ? { kind: "arith", op: "+", left: off, right: i } : i);
+    if ((b?.kind === "array" || b?.kind === "temp") && b.struct) this.fail(`"${label}" is an array of struct "${b.struct.name}"; only its elements' fields can be read`, pos);
+    if (b?.kind === "array") {
+      if (indices.length > 1) this.fail(`pointer argument "${label}" takes one subscript (it is a flat array)`, pos);
+      return { kind: "subscript", array: b.name, indices: [at(b.offset, indices[0] ?? c(0))] };
+    }
+    if (b?.kind === "temp") {
+      if (b.offset && indices.length <= 1) return { kind: "subscript", array: b.name, indices: [at(b.offset, indices[0] ?? c(0))] };
+      if (indices.length !== b.rank) this.fail(`array "${label}" has ${b.rank} dimension(s), subscripted with ${indices.length}`, pos);
+      return { kind: "subscript", array: b.name, indices };
+    }
+    return this.fail(`"${label}" is not an array`, pos);
+  }
+
+  private call(e: A.Call, ctx: Ctx): Expr {
+    if (e.callee.kind !== "ident") return this.fail("only calls of named functions are supported", e.pos);
+    const name = e.callee.name;
+    const b = ctx.scope.get(name);
+    const args = () => e.args.map((a) => this.expr(a, ctx));
+    if (b?.kind === "array" && b.dim) return { kind: "subscript", array: b.name, indices: [this.dimIndex(b.dim, e, ctx)] };
+    const helper = /^loopy_(floor_div|mod|min|max|fmod)_[a-z0-9]+$/.exec(name);
+    if (helper) {
+      const [x, y] = args();
+      if (helper[1] === "floor_div") return { kind: "arith", op: "//", left: x!, right: y! };
+      if (helper[1] === "mod" || helper[1] === "fmod") return { kind: "arith", op: "%", left: x!, right: y! };
+      return { kind: "call", fn: helper[1]!, args: [x!, y!] };
+    }
+    const fn = MATH[name];
+    if (fn) return { kind: "call", fn, args: args() };
+    if (this.file.rule(name, (x, scope) => this.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: args() };
+    const f = this.file.functions.get(name);
+    if (f) return inlineCall(this, f, e, ctx);
+    return this.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);
+  }
+
+  /** @dim: x(a0, …) -> the flat index a_p0 + D_p0 * (a_p1 + D_p1 * (…)) (OKL.md §8). */
+  private dimIndex(dim: { readonly dims: readonly Expr[]; readonly order: readonly number[] }, e: A.Call, ctx: Ctx): Expr {
+    const { dims, order } = dim;
+    if (e.args.length !== dims.length) this.fail(`${e.args.length > dims.length ? "Too many" : "Missing"} dimensions, expected ${dims.length} argument(s)`, e.pos, "@dim");
+    const a = e.args.map((x) => this.expr(x, ctx));
+    let lin: Expr = a[order[order.length - 1]!]!;
+    for (let k = order.length - 2; k >= 0; k--) {
+      const p = order[k]!;
+      lin = { kind: "arith", op: "+", left: a[p]!, right: { kind: "arith", op: "*", left: dims[p]!, right: lin } };
+    }
+    return lin;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * What every kernel of an OKL file shares while it is lowered: typedefs, structs, file-scope
+ * constants, device functions (as substitution rules where they are one `return`), C type names as
+ * dtypes, and errors with the line and a caret.
+ *
+ *   const file = new FileContext(unit, { source }); file.dtype(spec, pos)   // "float32" for `float`
+ */
+import { OklError } from "../errors.js";
+import { c, type Dtype, type Expr, type SubstitutionRule } from "../ir/index.js";
+import type * as A from "./ast.js";
+import { constValue, Scope } from "./bindings.js";
+import { StructTable, structReason, type StructLayout } from "./structs.js";
+
+export interface LowerOklOptions {
+  readonly filename?: string;
+  /** The source text, for the excerpt of errors. */
+  readonly source?: string;
+}
+
+/** The dtypes of C's scalar type names. */
+export const BUILTIN_DTYPES: Readonly<Record<string, Dtype>> = {
+  float: "float32", double: "float64", half: "float16", int: "int32", "unsigned int": "uint32", unsigned: "uint32",
+  long: "int64", "long long": "int64", "unsigned long": "uint64", "unsigned long long": "uint64",
+  short: "int16", "unsigned short": "uint16", char: "int8", "signed char": "int8", "unsigned char": "uint8", bool: "bool",
+  size_t: "uint64", ptrdiff_t: "int64", int8_t: "int8", int16_t: "int16", int32_t: "int32", int64_t: "int64",
+  uint8_t: "uint8", uint16_t: "uint16", uint32_t: "uint32", uint64_t: "uint64",
+};
+
+/** Typedefs and device functions of the file, and error reporting. */
+export class FileContext {
+  readonly typedefs = new Map<string, A.TypeSpec>();
+  readonly rules: SubstitutionRule[] = [];
+  readonly ruleNames = new Set<string>();
+  readonly functions = new Map<string, A.FunctionDef>();
+  /** File-scope scalars with compile-time initializers (`const int offset = 1;`), seen by every kernel and device function. */
+  readonly globals = new Scope();
+  readonly structs: StructTable;
+  constructor(readonly unit: A.TranslationUnit, readonly opts: LowerOklOptions) {
+    for (const it of unit.items) {
+      if (it.kind === "declaration" && it.spec.storage.includes("typedef")) {
+        for (const d of it.declarators) if (d.pointers.length === 0 && d.arrayDims.length === 0) this.typedefs.set(d.name, it.spec);
+      } else if (it.kind === "declaration") {
+        for (const d of it.declarators) {
+          if (d.pointers.length > 0 || d.arrayDims.length > 0 || d.init === undefined) continue;
+          const e = this.constant(it.spec, d.init);
+          if (e) this.globals.set(d.name, { kind: "expr", expr: e });
+        }
+      }
+      if (it.kind === "function" && !it.isKernel && it.body) this.functions.set(it.name, it);
+    }
+    this.structs = new StructTable(unit, this.typedefs, (n) => BUILTIN_DTYPES[n], (e) => constValue(e, this.globals));
+  }
+
+  /** The lowerable struct `spec` names, undefined for a non-struct type; fails for a struct that cannot be lowered. */
+  structOf(spec: A.TypeSpec, pos: A.Pos): StructLayout | undefined {
+    const r = this.structs.resolve(spec);
+    if (r === undefined) return undefined;
+    return "layout" in r ? r.layout : this.fail(structReason(r), pos);
+  }
+
+  /** A file-scope initializer as a constant of the declared type, or undefined (not a compile-time scalar). */
+  private constant(spec: A.TypeSpec, init: A.Expr): Expr | undefined {
+    const b = spec.base;
+    const d = b.kind === "builtin" || b.kind === "named" ? BUILTIN_DTYPES[b.name] ?? (this.typedefs.has(b.name) ? this.dtypeOrUndefined(this.typedefs.get(b.name)!) : undefined) : undefined;
+    if (d === undefined) return undefined;
+    const floatValue = (e: A.Expr): number | undefined =>
+      e.kind === "float" ? e.value : e.kind === "unary" && e.op === "-" ? neg(floatValue(e.operand)) : e.kind === "unary" && e.op === "+" ? floatValue(e.operand) : constValue(e, this.globals);
+    const neg = (v: number | undefined) => (v === undefined ? undefined : -v);
+    if (d.startsWith("float")) {
+      const v = floatValue(init);
+      return v === undefined ? undefined : c(d === "float32" ? Math.fround(v) : v, d === "float64" ? undefined : d, true);
+    }
+    const v = constValue(init, this.globals);
+    return v === undefined ? undefined : d === "bool" ? c(v ? 1 : 0) : c(v);
+  }
+
+  private dtypeOrUndefined(spec: A.TypeSpec): Dtype | undefined {
+    try {
+      return this.dtype(spec, spec.pos);
+    } catch {
+      return undefined;
+    }
+  }
+
+  fail(detail: string, pos: A.Pos, rule = "OKL lowering"): never {
+    const src = this.opts.source;
+    let excerpt = "";
+    if (src !== undefined && pos.file === undefined) {
+      const line = src.split("\n")[pos.line - 1] ?? "";
+      excerpt = `${line}\n${" ".repeat(Math.max(0, pos.column - 1))}^`;
+    }
+    throw new OklError(detail, pos.line, pos.column, rule, pos.file ?? this.opts.filename, excerpt);
+  }
+
+  dtype(spec: A.TypeSpec, pos: A.Pos): Dtype {
+    const b = spec.base;
+    if (b.kind === "builtin") {
+      const d = BUILTIN_DTYPES[b.name];
+      if (d) return d;
+    } else if (b.kind === "named") {
+      const d = BUILTIN_DTYPES[b.name];
+      if (d) return d;
+      const t = this.typedefs.get(b.name);
+      if (t) return this.dtype(t, pos);
+    }
+    const st = this.structs?.resolve(spec);
+    if (st) return this.fail("reason" in st ? structReason(st) : `struct "${st.layout.name}" is used where a scalar is expected (pointers to it, arrays of it and locals of it are lowered, by-value arguments and parameters are not)`, pos);
+    return this.fail(`type "${b.kind === "builtin" || b.kind === "named" ? b.name : b.kind}" is not supported yet (numeric scalar types and pointers to them are)`, pos);
+  }
+
+  /**
+   * A device function `T f(scalars) { return e; }` as a substitution rule (expanded where called);
+   * false for other device functions (inlined at the call instead) and unknown names.
+   */
+  rule(name: string, lowerWith: (e: A.Expr, scope: Scope) => Expr): boolean {
+    if (this.ruleNames.has(name)) return true;
+    const f = this.functions.get(name);
+    if (!f) return false;
+    const items = f.body!.items.filter((s) => s.kind !== "empty");
+    const ret = items[0];
+    if (items.length !== 1 || ret?.kind !== "return" || ret.value === undefined || f.params.some((p) => p.declarator.pointers.length + p.declarator.arrayDims.length > 0)) {
+      return false;
+    }
+    const scope = new Scope(this.globals);
+    const params = f.params.map((p) => p.declarator.name);
+    // C converts the arguments to the parameter types and the result to the return type.
+    f.params.forEach((p) => scope.set(p.declarator.name, { kind: "expr", expr: { kind: "cast", dtype: this.dtype(p.spec, p.pos), value: { kind: "var", name: p.declarator.name } } }));
+    this.ruleNames.add(name);
+    this.rules.push({ name, params, expr: { kind: "cast", dtype: this.dtype(f.returnType, f.pos), value: lowerWith(ret.value, scope) } });
+    return true;
+  }
+}

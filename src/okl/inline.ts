@@ -1,0 +1,125 @@
+/**
+ * Calls of device functions that are not one `return` (substitution rules), inlined as one
+ * expression, and local pointers as aliases of the arrays they point into.
+ *
+ *   // float at(const float *p, int k) { if (k < 0) return 0; return p[k]; }
+ *   at(a + 4, i)   // if(i < 0, 0, a[4 + i]) (with the casts C implies)
+ */
+import type { Expr } from "../ir/index.js";
+import type * as A from "./ast.js";
+import { assigned, describeStmt } from "./ast-queries.js";
+import { Scope, type Binding, type Ctx } from "./bindings.js";
+import type { FileContext } from "./file-context.js";
+
+/** What inlining needs of expression lowering (ExprLowering). */
+export interface ExprLowerer {
+  readonly file: FileContext;
+  /** How many inlined calls enclose the one being lowered. */
+  inlineDepth: number;
+  expr(e: A.Expr, ctx: Ctx): Expr;
+  fail(detail: string, pos: A.Pos, rule?: string): never;
+}
+
+/**
+ * A call of a device function with pointer parameters or several statements, inlined: pointer
+ * parameters alias the caller's arrays, scalar parameters and local declarations are bound to
+ * their (converted) values, `if … return` chains become conditional expressions.
+ */
+export function inlineCall(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, ctx: Ctx): Expr {
+  if (e.args.length !== f.params.length) lw.fail(`call of "${f.name}" with ${e.args.length} argument(s); it takes ${f.params.length}`, e.pos);
+  if (lw.inlineDepth > 16) lw.fail(`call of "${f.name}": device functions nested more than 16 deep (recursion?) cannot be inlined`, e.pos);
+  const scope = new Scope(lw.file.globals);
+  f.params.forEach((p, k) => {
+    const d = p.declarator;
+    const a = e.args[k]!;
+    if (d.pointers.length + d.arrayDims.length > 0) scope.set(d.name, pointerBinding(lw, a, ctx, d.name));
+    else scope.set(d.name, { kind: "expr", expr: { kind: "cast", dtype: lw.file.dtype(p.spec, p.pos), value: lw.expr(a, ctx) } });
+  });
+  lw.inlineDepth++;
+  try {
+    const ret = lw.file.dtype(f.returnType, f.pos);
+    return { kind: "cast", dtype: ret, value: inlineBody(lw, f, f.body!.items, { ...ctx, scope }) };
+  } finally {
+    lw.inlineDepth--;
+  }
+}
+
+/** The value a statement list returns, as an expression. */
+function inlineBody(lw: ExprLowerer, f: A.FunctionDef, items: readonly A.Stmt[], ctx: Ctx): Expr {
+  const [s, ...rest] = items;
+  if (s === undefined) return lw.fail(`device function "${f.name}" can reach its end without returning a value; it cannot be inlined`, f.pos);
+  switch (s.kind) {
+    case "empty": case "pragma": return inlineBody(lw, f, rest, ctx);
+    case "compound": return inlineBody(lw, f, [...s.items, ...rest], { ...ctx, scope: new Scope(ctx.scope) });
+    case "return":
+      if (s.value === undefined) return lw.fail(`device function "${f.name}" returns no value`, s.pos);
+      return lw.expr(s.value, ctx);
+    case "if":
+      return {
+        kind: "if", cond: lw.expr(s.cond, ctx),
+        then: inlineBody(lw, f, [s.then, ...rest], { ...ctx, scope: new Scope(ctx.scope) }),
+        else: inlineBody(lw, f, s.else ? [s.else, ...rest] : rest, { ...ctx, scope: new Scope(ctx.scope) }),
+      };
+    case "declaration": {
+      const scope = new Scope(ctx.scope);
+      for (const d of s.declarators) {
+        if (d.init === undefined || d.init.kind === "initList" || d.arrayDims.length > 0) {
+          lw.fail(`device function "${f.name}": only initialized scalar and pointer locals can be inlined ("${d.name}")`, d.pos);
+        }
+        if (assigned(rest, d.name)) lw.fail(`device function "${f.name}": local "${d.name}" is assigned after its declaration; only single-assignment locals can be inlined`, d.pos);
+        scope.set(d.name, d.pointers.length > 0
+          ? pointerBinding(lw, d.init, { ...ctx, scope }, d.name)
+          : { kind: "expr", expr: { kind: "cast", dtype: lw.file.dtype(s.spec, s.pos), value: lw.expr(d.init, { ...ctx, scope }) } });
+      }
+      return inlineBody(lw, f, rest, { ...ctx, scope });
+    }
+    default:
+      return lw.fail(`device function "${f.name}": ${describeStmt(s)} cannot be inlined (declarations, if and return can)`, s.pos);
+  }
+}
+
+/**
+ * The array a pointer expression points into, with the offset: `a`, `a + k`, `k + a`, `a - k`,
+ * `&a[k]`, `(float *) a`. `what` names the pointer for errors.
+ */
+export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: string): Binding {
+  const shifted = (b: Binding, off: Expr): Binding => {
+    if (b.kind === "array") {
+      if (b.dim) lw.fail(`pointer "${what}": offsets into @dim array "${b.name}" are not supported`, e.pos);
+      return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+    }
+    if (b.kind === "temp" && b.rank === 1) return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+    return lw.fail(`pointer "${what}": only offsets into arguments and 1-D arrays are supported`, e.pos);
+  };
+  const isPointer = (x: A.Expr): boolean => {
+    if (x.kind === "ident") {
+      const b = ctx.scope.get(x.name);
+      return b?.kind === "array" || (b?.kind === "temp" && b.rank > 0);
+    }
+    if (x.kind === "cast") return x.type.pointers.length > 0;
+    if (x.kind === "binary" && (x.op === "+" || x.op === "-")) return isPointer(x.left) || (x.op === "+" && isPointer(x.right));
+    return x.kind === "unary" && x.op === "&";
+  };
+  switch (e.kind) {
+    case "ident": {
+      const b = ctx.scope.get(e.name);
+      if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0)) return b;
+      break;
+    }
+    case "cast":
+      if (e.type.pointers.length > 0) return pointerBinding(lw, e.operand, ctx, what);
+      break;
+    case "binary":
+      if (e.op === "+" && isPointer(e.left)) return shifted(pointerBinding(lw, e.left, ctx, what), lw.expr(e.right, ctx));
+      if (e.op === "+" && isPointer(e.right)) return shifted(pointerBinding(lw, e.right, ctx, what), lw.expr(e.left, ctx));
+      if (e.op === "-" && isPointer(e.left)) return shifted(pointerBinding(lw, e.left, ctx, what), { kind: "neg", operand: lw.expr(e.right, ctx) });
+      break;
+    case "unary":
+      if (e.op === "&" && e.operand.kind === "index" && e.operand.target.kind !== "index") {
+        return shifted(pointerBinding(lw, e.operand.target, ctx, what), lw.expr(e.operand.index, ctx));
+      }
+      break;
+    default: break;
+  }
+  return lw.fail(`pointer "${what}": only aliases of arrays (\`a\`, \`a + k\`, \`&a[k]\`) are supported`, e.pos);
+}
