@@ -5,5 +5,6 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     pool: "threads",
+    setupFiles: ["test/setup-fast-check.ts"],
   },
 });

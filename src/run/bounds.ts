@@ -100,12 +100,17 @@ function checkAccess(
   // The instruction runs where all its predicates hold; one that cannot be expressed is left out
   // (the proof then covers more points than run, which is safe).
   let guard: QaCondition[][] = [[]];
+  const unusedPredicates: Expr[] = [];
   for (const p of insn.predicates) {
     const d = conditionDnf(p, ctx);
-    if (!d) continue;
+    if (!d) {
+      unusedPredicates.push(p);
+      continue;
+    }
     const next: QaCondition[][] = [];
     for (const x of guard) for (const y of d) next.push([...x, ...y]);
-    guard = next.length > 64 ? guard : next;
+    if (next.length > 256) unusedPredicates.push(p);
+    else guard = next;
   }
   const used = new Set(instructionInames(insn));
   for (const n of insn.innerInames ?? []) used.add(n);
@@ -134,7 +139,10 @@ function checkAccess(
         if (!below || !above) {
           const at = acc.indices ? `axis ${axis} (${exprToString(idx[axis]!)})` : `linear index ${exprToString(idx[axis]!)}`;
           throw new ExecutionError(`${what} outside its bounds for ${Object.entries(params).map(([q, v]) => `${q}=${v}`).join(", ") || "these arguments"}: ` +
-            `${at} can be ${below ? `>= ${n}` : "< 0"}, but it must lie in 0…${n - 1}; native code was not run`);
+            `${at} can be ${below ? `>= ${n}` : "< 0"}, but it must lie in 0…${n - 1}; native code was not run` +
+            (unusedPredicates.length > 0
+              ? ` (the predicate ${unusedPredicates.map(exprToString).join(", ")} is not affine enough to be used in the proof, so the access may be safe: pass { checkBounds: false } if you know it is)`
+              : ""));
         }
       }
     }

@@ -50,7 +50,7 @@ describe("bounds proof", () => {
         } catch (e) {
           if (!(e instanceof ExecutionError)) throw e;
           proofFails = true;
-          unprovable = /not affine/.test(e.message);
+          unprovable = /not affine/.test(e.message); // unprovable subscript, or a predicate the proof could not use
         }
         // Too many pieces to reason about is a refusal on the safe side, never a wrong "in bounds".
         if (unprovable) stats.unprovable++;
