@@ -17,7 +17,7 @@ import { cudaTarget } from "./targets/cuda.js";
 import { openclTarget } from "./targets/opencl.js";
 import { openmpTarget } from "./targets/openmp.js";
 import { renderJs } from "./targets/js.js";
-import { renderOkl } from "./targets/okl.js";
+import { OKL_LOWER_OPTIONS, renderOkl } from "./targets/okl.js";
 import type { GeneratedCode } from "./types.js";
 
 export type { GeneratedCode, GeneratedKernelInfo } from "./types.js";
@@ -35,7 +35,7 @@ const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   opencl: { cpu: false, lowerOptions: openclTarget.d.lowerOptions, render: (ks) => openclTarget.render(ks) },
   cuda: { cpu: false, lowerOptions: cudaTarget.d.lowerOptions, render: (ks) => cudaTarget.render(ks) },
   js: { cpu: true, lowerOptions: { hwAxes: false, atomics: "plain" }, render: renderJs },
-  okl: { cpu: false, lowerOptions: { hwAxes: true, atomics: "native" }, render: (ks) => renderOkl(ks, ks[0]?.name ?? "kernel") },
+  okl: { cpu: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks) => renderOkl(ks, ks[0]?.name ?? "kernel") },
 };
 
 function targetOf(name: string): Target {
@@ -52,9 +52,18 @@ function targetOf(name: string): Target {
  * `generateCode(k, "c").deviceCode` starts with `#include <stdint.h>`.
  */
 export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl"): GeneratedCode {
+  return generateCodeAndSchedule(k, target).code;
+}
+
+/**
+ * `generateCode`, with the schedule the code was generated from (for CPU targets, after
+ * `lowerForCpu`): runtimes size global temporaries and launches from it.
+ */
+export function generateCodeAndSchedule(k: Kernel, target: TargetName): { code: GeneratedCode; schedule: Schedule } {
   const t = targetOf(target);
   const groups = new Set<string>();
-  return t.render(lowerSchedule(scheduleFor(k, t.cpu, groups), t.lowerOptions, groups));
+  const schedule = scheduleFor(k, t.cpu, groups);
+  return { code: t.render(lowerSchedule(schedule, t.lowerOptions, groups)), schedule };
 }
 
 /** Code for a schedule made elsewhere (tests, the js backend): no scheduling, no CPU lowering. */

@@ -9,7 +9,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Footprint,
+  accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint,
 } from "../src/analysis/index.js";
 import {
   allInames, assigneeName, c, exprEquals, exprToString, findArg, freeVariables, findSubstitution, findTemporary, insnDefaults,
@@ -607,6 +607,16 @@ function printExpr(e: Expr | number): string {
  *   // a_fetch[a_dim_0, a_dim_1] = a[a_dim_0 + 16*i_outer, a_dim_1 + 16*k_outer]   {id=a_fetch_rule}
  *   // c[…] = sum((k_outer, k_inner), a_fetch[i_inner, k_inner]*b[…])
  */
+/** The reads of `name` (findAccesses), a FootprintError becoming a TransformError of `who`. */
+function accessesOrThrow(k: Kernel, name: string, who: string): Access[] {
+  try {
+    return findAccesses(k, name);
+  } catch (e) {
+    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
+    throw e;
+  }
+}
+
 export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = {}): Kernel {
   const who = "addPrefetch";
   if (typeof varName !== "string") throw new TransformError(`${who}: the variable must be a name; got ${JSON.stringify(varName)}`);
@@ -623,13 +633,7 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
   if (writers.length > 0) {
     throw new TransformError(`${who}: ${name} is written by instruction(s) ${writers.map((w) => `"${w.id}"`).join(", ")}; prefetching an array the kernel writes is not supported`);
   }
-  let accesses;
-  try {
-    accesses = findAccesses(k, name);
-  } catch (e) {
-    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
-    throw e;
-  }
+  const accesses = accessesOrThrow(k, name, who);
   if (accesses.length === 0) throw new TransformError(`${who}: no instruction of kernel "${k.name}" reads ${name}`);
   let insnIds = [...new Set(accesses.map((a) => a.insnId))];
   if (opts.within !== undefined) {
@@ -767,13 +771,7 @@ export function precompute(k: Kernel, substRule: string, sweepInames: string | r
       if (!(e instanceof TransformError) || !/selects no rule call/.test(e.message)) throw e;
     }
   }
-  let accesses;
-  try {
-    accesses = findAccesses(k, name);
-  } catch (e) {
-    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
-    throw e;
-  }
+  const accesses = accessesOrThrow(k, name, who);
   let insnIds = [...new Set(accesses.map((a) => a.insnId))];
   const within = nameList(opts.within, "within", who);
   if (within) insnIds = insnIds.filter((id) => within.includes(id));

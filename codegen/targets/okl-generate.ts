@@ -8,9 +8,9 @@ import type { Kernel } from "../../src/ir/index.js";
 import { scheduleFor } from "../index.js";
 import { lowerSchedule } from "../lower.js";
 import type { GeneratedCode } from "../types.js";
-import { renderOkl, type OklOptions } from "./okl.js";
+import { OKL_LOWER_OPTIONS, renderOkl, type OklOptions } from "./okl.js";
 
 export function generateOkl(k: Kernel, opts: OklOptions = {}): GeneratedCode {
-  const ks = lowerSchedule(scheduleFor(k, false), { hwAxes: true, atomics: "native" });
+  const ks = lowerSchedule(scheduleFor(k, false), OKL_LOWER_OPTIONS);
   return renderOkl(ks, ks[0]?.name ?? k.name, opts);
 }

@@ -13,7 +13,7 @@
 import { CodegenError } from "../../src/errors.js";
 import type { Dtype } from "../../src/ir/index.js";
 import { ilit, type Ex, type Stmt } from "../ast.js";
-import type { LoweredArg, LoweredKernel } from "../lower.js";
+import type { LowerOptions, LoweredArg, LoweredKernel } from "../lower.js";
 import type { GeneratedCode } from "../types.js";
 import { noAtomic } from "./atomics.js";
 import { CFamilyTarget } from "./cfamily.js";
@@ -170,6 +170,9 @@ function outerNest(lk: LoweredKernel, t: CFamilyTarget, normalized: boolean, siz
 }
 
 /** Lowered device kernels as one OKL `@kernel` (named after the first device kernel's kernel). */
+/** How the okl target lowers: hardware axes kept (they become @outer/@inner loops), OKL's own atomics. */
+export const OKL_LOWER_OPTIONS: LowerOptions = { hwAxes: true, atomics: "native" };
+
 export function renderOkl(kernels: readonly LoweredKernel[], name: string, opts: OklOptions = {}): GeneratedCode {
   const normalized = opts.normalized === true;
   const t = normalized ? NORMALIZED : LEGACY;

@@ -159,10 +159,3 @@ function bindParams(a: Aff, values: Readonly<Record<string, number>>): Aff {
   }
   return aff(terms, constant);
 }
-
-/** Names of the arrays `k` reads or writes (arguments and temporaries with storage). */
-export function accessedArrays(k: Kernel): Set<string> {
-  const out = new Set<string>();
-  for (const insn of k.instructions) for (const a of accessesOf(insn)) if (findArg(k, a.array) || findTemporary(k, a.array)) out.add(a.array);
-  return out;
-}

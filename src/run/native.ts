@@ -11,11 +11,11 @@ import {
   cudaContext, cudaStatus, loadLibrary, nativeStatus, openclContext, openclStatus,
   type DeviceArg, type DeviceBuffer, type DeviceContext, type DeviceProgram, type NativeLibrary, type ScalarKind,
 } from "../../native/index.js";
-import { generateCode, scheduleFor, type GeneratedCode } from "../../codegen/index.js";
+import { generateCodeAndSchedule, type GeneratedCode } from "../../codegen/index.js";
 import { C_TYPES } from "../../codegen/targets/cfamily.js";
 import { BackendUnavailableError, CodegenError, ExecutionError, LoomError } from "../errors.js";
 import { allocArray, findArg, findTemporary, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
-import { schedule, type DeviceKernel, type Schedule } from "../schedule/index.js";
+import type { DeviceKernel, Schedule } from "../schedule/index.js";
 import { evalSizeExpr, layoutOf, prepareArgs, type ArgValue, type ArrayStorage, type PreparedRun } from "./args.js";
 import { checkBounds, type ArrayExtents } from "./bounds.js";
 import { compileShared, type CompilerOptions } from "./native-compile.js";
@@ -71,9 +71,7 @@ function planFor(original: Kernel, typed: Kernel, target: "c" | "openmp" | "open
   if (!perKernel) plans.set(original, (perKernel = new Map()));
   let p = perKernel.get(key);
   if (!p) {
-    const cpu = target === "c" || target === "openmp";
-    const s = cpu ? scheduleFor(typed, true) : schedule(typed);
-    const code = generateCode(typed, target);
+    const { code, schedule: s } = generateCodeAndSchedule(typed, target);
     const kernels = code.kernels.map((info) => {
       const dk = s.deviceKernels.find((d) => d.name === info.name);
       if (!dk) throw new CodegenError(`internal: generated kernel "${info.name}" has no device kernel in the schedule`);
