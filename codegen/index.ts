@@ -7,7 +7,7 @@
 import { CodegenError, LoomError } from "../src/errors.js";
 import {
   allInames, exprToString, inferTypes, iterationDomain, TARGET_NAMES,
-  type Expr, type Kernel, type TargetName,
+  type DeviceKernelNaming, type Expr, type Kernel, type TargetName,
 } from "../src/ir/index.js";
 import { affIsConstant, dimBounds, type Aff, type Bound } from "../src/poly/index.js";
 import { linearize, lowerForCpu, schedule, type HwAxis, type Schedule, type ScheduleNode } from "../src/schedule/index.js";
@@ -20,11 +20,19 @@ import { renderJs } from "./targets/js.js";
 import { OKL_LOWER_OPTIONS, renderOkl } from "./targets/okl.js";
 import type { GeneratedCode } from "./types.js";
 
+/** Options of `generateCode`. */
+export interface GenerateOptions {
+  /** Device kernel names on OpenCL/CUDA (default: the kernel's `deviceKernelNames`, else "loom"). */
+  readonly kernelNames?: DeviceKernelNaming;
+}
+
 export type { GeneratedCode, GeneratedKernelInfo } from "./types.js";
 export { lowerSchedule } from "./lower.js";
 
 interface Target {
   readonly cpu: boolean;
+  /** Device kernels are launched by name from a host (OpenCL, CUDA): OCCA's naming applies. */
+  readonly launched?: boolean;
   readonly lowerOptions: LowerOptions;
   render(kernels: ReturnType<typeof lowerSchedule>): GeneratedCode;
 }
@@ -32,8 +40,8 @@ interface Target {
 const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   c: { cpu: true, lowerOptions: cTarget.d.lowerOptions, render: (ks) => cTarget.render(ks) },
   openmp: { cpu: true, lowerOptions: openmpTarget.d.lowerOptions, render: (ks) => openmpTarget.render(ks) },
-  opencl: { cpu: false, lowerOptions: openclTarget.d.lowerOptions, render: (ks) => openclTarget.render(ks) },
-  cuda: { cpu: false, lowerOptions: cudaTarget.d.lowerOptions, render: (ks) => cudaTarget.render(ks) },
+  opencl: { cpu: false, launched: true, lowerOptions: openclTarget.d.lowerOptions, render: (ks) => openclTarget.render(ks) },
+  cuda: { cpu: false, launched: true, lowerOptions: cudaTarget.d.lowerOptions, render: (ks) => cudaTarget.render(ks) },
   js: { cpu: true, lowerOptions: { hwAxes: false, atomics: "plain" }, render: renderJs },
   okl: { cpu: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks) => renderOkl(ks, ks[0]?.name ?? "kernel") },
 };
@@ -51,19 +59,29 @@ function targetOf(name: string): Target {
  * Device code and launch information for `k` on `target` (default: the kernel's, else OpenCL).
  * `generateCode(k, "c").deviceCode` starts with `#include <stdint.h>`.
  */
-export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl"): GeneratedCode {
-  return generateCodeAndSchedule(k, target).code;
+export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl", opts: GenerateOptions = {}): GeneratedCode {
+  return generateCodeAndSchedule(k, target, opts).code;
 }
 
 /**
  * `generateCode`, with the schedule the code was generated from (for CPU targets, after
  * `lowerForCpu`): runtimes size global temporaries and launches from it.
  */
-export function generateCodeAndSchedule(k: Kernel, target: TargetName): { code: GeneratedCode; schedule: Schedule } {
+export function generateCodeAndSchedule(
+  k: Kernel, target: TargetName, opts: GenerateOptions = {},
+): { code: GeneratedCode; schedule: Schedule } {
   const t = targetOf(target);
+  const naming = opts.kernelNames ?? k.deviceKernelNames ?? "loom";
+  if (naming !== "loom" && naming !== "occa") throw new CodegenError(`kernelNames must be "loom" or "occa", not ${JSON.stringify(naming)}`);
   const groups = new Set<string>();
-  const schedule = scheduleFor(k, t.cpu, groups);
+  let schedule = scheduleFor(k, t.cpu, groups);
+  if (t.launched && naming === "occa") schedule = withOccaNames(schedule);
   return { code: t.render(lowerSchedule(schedule, t.lowerOptions, groups)), schedule };
+}
+
+/** OCCA's names for the device kernels of one `@kernel`: `_occa_<name>_<k>`, in launch order. */
+function withOccaNames(s: Schedule): Schedule {
+  return { ...s, deviceKernels: s.deviceKernels.map((dk, idx) => ({ ...dk, name: `_occa_${s.kernel.name}_${idx}` })) };
 }
 
 /** Code for a schedule made elsewhere (tests, the js backend): no scheduling, no CPU lowering. */

@@ -36,7 +36,7 @@ export interface NativeLibrary {
    * @example lib.call("vadd", [a, b, c, 1024], ["ptr", "ptr", "ptr", "int32"])
    */
   call(symbol: string, args: readonly (ArrayBufferView | number | bigint)[], kinds: readonly ("ptr" | ScalarKind)[]): number;
-  /** dlclose the library; later calls throw. Closing twice does nothing. */
+  /** Release the handle; later calls throw. Closing twice does nothing. The code stays mapped (RTLD_NODELETE): threads it started, such as OpenMP workers, may outlive it. */
   close(): void;
 }
 

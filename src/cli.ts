@@ -1,7 +1,7 @@
 /**
  * The `loom` command (API.md "Command line"), on the public API only:
  *
- *   loom lower FILE.okl --target cuda [-o OUT] [-D NAME=VALUE] [-I DIR] [--normalized]
+ *   loom lower FILE.okl --target cuda [-o OUT] [-D NAME=VALUE] [-I DIR] [--normalized] [--kernel-names loom|occa]
  *   loom check FILE.okl [-D …] [-I …]
  *   loom normalize FILE.okl [-o OUT]
  *
@@ -18,6 +18,7 @@ export interface CliIo {
 
 const USAGE = `usage:
   loom lower FILE.okl --target TARGET [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--normalized]
+             [--kernel-names occa|loom]   (OpenCL/CUDA device kernels: _occa_NAME_K, the default, or NAME, NAME_0, …)
   loom check FILE.okl [-D NAME=VALUE]... [-I DIR]...
   loom normalize FILE.okl [-o OUT]
 targets: ${TARGET_NAMES.join(", ")}`;
@@ -35,6 +36,7 @@ interface Parsed {
   defines: Record<string, string>;
   includes: string[];
   normalized: boolean;
+  kernelNames?: "loom" | "occa";
 }
 
 function parseArgs(argv: readonly string[]): Parsed {
@@ -53,6 +55,11 @@ function parseArgs(argv: readonly string[]): Parsed {
     else if (a.startsWith("--target=")) p.target = a.slice(9);
     else if (a === "-o") p.out = value(a);
     else if (a === "--normalized") p.normalized = true;
+    else if (a === "--kernel-names" || a.startsWith("--kernel-names=")) {
+      const v = a === "--kernel-names" ? value(a) : a.slice("--kernel-names=".length);
+      if (v !== "loom" && v !== "occa") throw new UsageError(`--kernel-names must be "occa" or "loom", not "${v}"`);
+      p.kernelNames = v;
+    }
     else if (a === "-D" || (a.startsWith("-D") && a.length > 2)) {
       const def = a === "-D" ? value(a) : a.slice(2);
       const eq = def.indexOf("=");
@@ -108,7 +115,7 @@ export function main(argv: readonly string[], io: CliIo = { out: (t) => process.
         return 0;
       }
       text = kernels.map((k) => {
-        const code = generateCode(k, p.target as TargetName);
+        const code = generateCode(k, p.target as TargetName, p.kernelNames ? { kernelNames: p.kernelNames } : {});
         return p.normalized && p.target === "okl" ? normalize(code.deviceCode) : code.deviceCode;
       }).join("\n");
     }

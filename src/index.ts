@@ -26,7 +26,7 @@ export * from "../transforms/index.js";
 // Scheduling, code generation and execution
 export { linearize, preprocess, schedule, showSchedule, lowerForCpu } from "./schedule/index.js";
 export type { Schedule, DeviceKernel, HwAxis, ScheduleNode } from "./schedule/index.js";
-export { generateCode, generateCodeFromSchedule } from "../codegen/index.js";
+export { generateCode, generateCodeFromSchedule, type GenerateOptions } from "../codegen/index.js";
 export { generateOkl } from "../codegen/targets/okl-generate.js";
 export { run, runTimed, autoTestVsRef, backendAvailability } from "./run/index.js";
 export type { BackendName, BackendResult, RunOptions } from "./run/index.js";

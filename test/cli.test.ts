@@ -44,6 +44,23 @@ describe("loom", () => {
     expect(r.err).toMatch(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:2:\\d+: error: `));
     expect(r.err).toContain("^");
   });
+  it("names OpenCL/CUDA device kernels as OCCA does (_occa_NAME_K), or Loom's way with --kernel-names loom", () => {
+    const two = `@kernel void twoPass(const int n, float *a, float *b) {
+  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { a[i] = 2*a[i]; }
+  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { b[i] = a[i] + 1; }
+}
+`;
+    const p = file("two.okl", two);
+    const cuda = cli("lower", p, "--target", "cuda");
+    expect(cuda.status).toBe(0);
+    const names = (code: string) => [...code.matchAll(/ (\w+)\(int const n/g)].map((m) => m[1]);
+    expect(names(cuda.out)).toEqual(["_occa_twoPass_0", "_occa_twoPass_1"]);
+    const cl = cli("lower", p, "--target", "opencl", "--kernel-names", "loom");
+    expect(names(cl.out)).toEqual(["twoPass", "twoPass_0"]);
+    // CPU targets keep the kernel's own name (OCCA's serial and OpenMP outputs do).
+    expect(cli("lower", p, "--target", "openmp").out).toMatch(/\bvoid twoPass\(/);
+    expect(cli("lower", p, "--target", "cuda", "--kernel-names", "occa2").status).toBe(1);
+  });
   it("usage errors exit 1", () => {
     expect(cli("lower", "x.okl").status).toBe(1);
     expect(cli("frobnicate").status).toBe(1);

@@ -38,7 +38,9 @@ Library::Library(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Library>(inf
   }
   path_ = info[0].As<Napi::String>().Utf8Value();
   dlerror();
-  handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE: an OpenMP kernel library leaves libgomp's worker threads alive; unmapping it on
+  // close (or when the wrapper is collected at exit) made those threads crash the process.
+  handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle_ == nullptr) {
     const char* err = dlerror();
     throw Napi::Error::New(env, "loadLibrary: " + std::string(err != nullptr ? err : "dlopen failed for " + path_));

@@ -76,7 +76,15 @@ export interface Kernel {
    * iterations of the loop are generated as separate blocks so the main block needs no guard.
    */
   readonly inameSlabs?: Readonly<Record<string, readonly [number, number]>>;
+  /**
+   * How GPU targets (OpenCL, CUDA) name the device kernels: "loom" (default) `name`, `name_0`,
+   * `name_1`, …; "occa" `_occa_name_0`, `_occa_name_1`, … as OCCA's launchers expect. Kernels
+   * imported from OKL say "occa"; `generateCode(k, t, {kernelNames})` overrides it.
+   */
+  readonly deviceKernelNames?: DeviceKernelNaming;
 }
+
+export type DeviceKernelNaming = "loom" | "occa";
 
 function deepFreeze<T>(x: T): T {
   if (x !== null && typeof x === "object" && !Object.isFrozen(x)) {

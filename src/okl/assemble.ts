@@ -58,7 +58,7 @@ export function assembleKernel(p: KernelParts, fail: Fail): Kernel {
     : { ...i, predicates: i.predicates.map(flat) }));
   const k = kernelRecord({
     name: p.name, domains: p.domains, instructions: insns, args, temporaries: p.temps,
-    substitutions: p.rules.slice(), inameTags: { ...p.tags },
+    substitutions: p.rules.slice(), inameTags: { ...p.tags }, deviceKernelNames: "occa",
   });
   // C rejects bitwise operators on floating-point operands.
   const bad = checkOperandTypes(k);
