@@ -13,8 +13,8 @@ import {
 } from "../src/analysis/index.js";
 import {
   allInames, assigneeName, c, exprEquals, exprToString, findArg, freeVariables, findSubstitution, findTemporary, insnDefaults,
-  iterationDomain, mapExpr, reductionInames, naturalCompare, sub, substitute as substituteExpr, uniqueName, v, withKernel,
-  type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
+  iterationDomain, mapExpr, parseDtype, reductionInames, naturalCompare, sub, substitute as substituteExpr, uniqueName, v, withKernel,
+  type AddressSpace, type Assignment, type Dtype, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import {
   aff, affAdd, affIsConstant, affSub, dimBounds, gist, intersect, isEmptyWith, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
@@ -83,6 +83,11 @@ export interface PrecomputeOptions {
   readonly storageAxes?: string | readonly (string | number)[];
   /** Tags of the precompute inames by storage axis (`{ x: "l.0" }`); the others get defaultTag. */
   readonly storageAxisToTag?: Readonly<Record<string, string | null>>;
+  /**
+   * loopy's dtype: the temporary's type (`"float64"`, `"double"`, …); the compute instruction
+   * converts the rule's value to it as C's assignment does. Default: inferred from the rule's value.
+   */
+  readonly dtype?: string;
 }
 
 const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
@@ -794,7 +799,7 @@ export function precompute(k: Kernel, substRule: string, sweepInames: string | r
     tempName, dimNames: nameList(opts.precomputeInames, "precomputeInames", who), dimBase: `${name}_dim`, insnId,
     space, tag: opts.defaultTag === undefined ? null : opts.defaultTag,
     boundingBox: opts.fetchBoundingBox === true,
-    dtype: undefined, order: "C",
+    dtype: precomputeDtype(opts.dtype, who), order: "C",
     ...(plan.axesOf ? { axesOf: plan.axesOf } : {}),
     axisKeys: plan.keys,
     ...(opts.storageAxisToTag !== undefined ? { axisTags: opts.storageAxisToTag } : {}),
@@ -802,6 +807,16 @@ export function precompute(k: Kernel, substRule: string, sweepInames: string | r
     autoGlobal: true,
   });
   return globalBarrierAfter(out, tempName, insnId, insnIds, who);
+}
+
+function precomputeDtype(d: unknown, who: string): Dtype | undefined {
+  if (d === undefined || d === null) return undefined;
+  if (typeof d !== "string") throw new TransformError(`${who}: dtype must be a dtype name such as "float64"; got ${JSON.stringify(d)}`);
+  try {
+    return parseDtype(d);
+  } catch (e) {
+    throw new TransformError(`${who}: ${(e as Error).message}`);
+  }
 }
 
 /**

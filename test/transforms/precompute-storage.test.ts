@@ -96,6 +96,23 @@ describe("precompute: storage axes (loopy's storage_axes)", () => {
     expect(() => precompute(twoArgs(), "f", ["i", "j"], { storageAxisToTag: { z: "unr" } })).toThrow(/storageAxisToTag names "z", which is not a storage axis; storage axes are x, y/);
   });
 
+  it("dtype (loopy's): the temporary's type; the compute converts the rule's value as C's assignment does", async () => {
+    const k = makeKernel("{[i]: 0<=i<n}", ["f(x) := a[x] / 3", "out[i] = f(i) * 3 {id=u}"], ["a, out: float64[n]", "n: int32"], { name: "narrow" });
+    const wide = precompute(k, "f", ["i"], { dtype: "float64" });
+    expect(wide.temporaries.find((t) => t.name === "f_0")!.dtype).toBe("float64");
+    await sameMeaning(k, wide, { n: 9 });
+    // Stored in float32, a[i]/3*3 is rounded once more: the law fails, as it must.
+    const narrow = precompute(k, "f", ["i"], { dtype: "float" });
+    expect(narrow.temporaries.find((t) => t.name === "f_0")!.dtype).toBe("float32");
+    const r = await autoTestVsRef(k, narrow, { params: { n: 64 }, rtol: 1e-12 });
+    expect(r.ok).toBe(false);
+    expect((await autoTestVsRef(k, narrow, { params: { n: 64 }, rtol: 1e-6 })).ok).toBe(true);
+    expect(() => precompute(k, "f", ["i"], { dtype: "float128" })).toThrow(/precompute.*unknown dtype "float128"/);
+    const json = toJSON(step.precompute("f", ["i"], { dtype: "float64" }));
+    expect(toJSON(fromJSON(json))).toEqual(json);
+    expect(applyPipeline(k, json).temporaries.find((t) => t.name === "f_0")!.dtype).toBe("float64");
+  });
+
   it("refusals name what is accepted", () => {
     expect(() => precompute(twoArgs(), "f", ["j"], { storageAxes: ["z"] })).toThrow(/storage axis "z" is neither an argument of rule "f" \(x, y\) nor an iname of the instructions that use it \(i, j\)/);
     expect(() => precompute(twoArgs(), "f", ["j"], { storageAxes: [2] })).toThrow(/storage axis 2 is not an argument position of rule "f", which takes 2 argument/);
