@@ -4,6 +4,7 @@ import { printSet } from "../poly/index.js";
 import type { ArithOp, Expr } from "./expr.js";
 import { formatInameTag } from "./tags.js";
 import type { Instruction } from "./insn.js";
+import { blockToString } from "./block.js";
 import { allInames, domainIndexOf, effectiveDimTags, type Kernel } from "./kernel.js";
 import { axisStrides } from "./layout.js";
 
@@ -93,6 +94,7 @@ export function insnToString(insn: Instruction): string {
     case "assign": return `${exprToString(insn.lhs)} = ${exprToString(insn.rhs)}  ${insnAttributes(insn)}`;
     case "barrier": return `... ${insn.scope === "local" ? "lbarrier" : "gbarrier"}  ${insnAttributes(insn)}`;
     case "nop": return `... nop  ${insnAttributes(insn)}`;
+    case "block": return [`... block  ${insnAttributes(insn)}`, ...blockToString(insn.body, exprToString, "    ")].join("\n");
     default: return assertNever(insn, "instruction");
   }
 }
