@@ -288,7 +288,7 @@ function exitsToFlag(list: readonly BlockStmt[], label: string, flag: string, in
     const rest = list.slice(n + 1);
     if (inLoop) {
       // A loop of the region broke out of itself only: leave the enclosing one too.
-      if (isLoop(s) || s.kind === "labeled" || s.kind === "if") out.push({ kind: "if", cond: flagSet, then: [{ kind: "break" }], else: [] });
+      if (isLoop(s)) out.push({ kind: "if", cond: flagSet, then: [{ kind: "break" }], else: [] });
       continue;
     }
     if (rest.length > 0) {

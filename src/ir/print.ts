@@ -145,7 +145,7 @@ export function show(k: Kernel): string {
     for (let d = open.length - 1; d >= common; d--) out.push(`${"  ".repeat(d)}end ${open[d]}`);
     for (let d = common; d < want.length; d++) out.push(`${"  ".repeat(d)}for ${want[d]}`);
     open = want;
-    out.push("  ".repeat(open.length) + insnToString(insn));
+    out.push("  ".repeat(open.length) + insnToString(insn).replace(/\n/g, `\n${"  ".repeat(open.length)}`));
   }
   for (let d = open.length - 1; d >= 0; d--) out.push(`${"  ".repeat(d)}end ${open[d]}`);
   out.push(RULE);
