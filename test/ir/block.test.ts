@@ -58,7 +58,7 @@ const cases: [string, BlockStmt[], (a: number) => number][] = [["collatz", COLLA
 
 async function outOf(k: Kernel, backend: "interp" | "js" | "c" | "openmp" | "opencl", a = A): Promise<number[]> {
   const r = await run(k, { a, n: a.length }, { backend, checkBounds: false });
-  return Array.from(r.out!);
+  return Array.from(r.out! as Int32Array);
 }
 
 describe("the interpreter runs blocks with C semantics", () => {
@@ -79,7 +79,7 @@ describe("the interpreter runs blocks with C semantics", () => {
   it("converts stores to the target's dtype and checks bounds like an assignment", async () => {
     const k = makeKernel("{[i]: 0<=i<n}", ["out[i] = 0 {id=b}"], ["a: float32[n]", "out: int32[n]", "n: int32"]);
     const half = withBlock(k, "b", [S.decl("x", "float32", "a[i] / 2"), S.set("out[i]", "x")]);
-    expect(Array.from((await run(half, { a: Float32Array.from([3, -5, 8]), n: 3 })).out!)).toEqual([1, -2, 4]);
+    expect(Array.from((await run(half, { a: Float32Array.from([3, -5, 8]), n: 3 })).out! as Int32Array)).toEqual([1, -2, 4]);
     const oob = withBlock(k, "b", [S.decl("j", "int32", "i"), S.while("j < n + 1", [S.set("j", "j + 1")]), S.set("out[j]", "1")]);
     await expect(run(oob, { a: new Float32Array(3), n: 3 })).rejects.toThrow(/out of bounds|outside|index/i);
   });
@@ -153,6 +153,6 @@ describe("errors name the block", () => {
     if (!backend) return;
     const k = withBlock(base(), "b", COLLATZ);
     await expect(run(k, { a: A, n: A.length }, { backend })).rejects.toThrow(/block "b" .*accesses a, out .*checkBounds: false/);
-    expect(Array.from((await run(k, { a: A, n: A.length }, { backend, checkBounds: false })).out!)).toEqual(Array.from(A, collatz));
+    expect(Array.from((await run(k, { a: A, n: A.length }, { backend, checkBounds: false })).out! as Int32Array)).toEqual(Array.from(A, collatz));
   });
 });

@@ -68,7 +68,7 @@ async function outputs(backend: "interp" | "js" | "c" | "openmp" | "opencl") {
   const [k] = parseOkl(SRC);
   const n = A.length;
   const r = await run(k!, { a: A, n, out: new Int32Array(n), pos: new Int32Array(n), cnt: new Int32Array(n) }, { backend, checkBounds: false });
-  return { out: Array.from(r.out!), pos: Array.from(r.pos!), cnt: Array.from(r.cnt!) };
+  return { out: Array.from(r.out! as Int32Array), pos: Array.from(r.pos! as Int32Array), cnt: Array.from(r.cnt! as Int32Array) };
 }
 
 describe("OKL statements beyond integer domains import as blocks", () => {

@@ -70,7 +70,7 @@ const sizes = fc.record({ n: fc.integer({ min: 1, max: 7 }), m: fc.integer({ min
 async function outputs(k: Kernel, n: number, m: number, seed: number): Promise<number[][]> {
   const a = Int32Array.from({ length: n * m }, (_, x) => (x * 7919 + seed * 31) % 41);
   const r = await run(k, { a, out: new Int32Array(n * m), acc: new Int32Array(n), n, m });
-  return [Array.from(r.out!), Array.from(r.acc!)];
+  return [Array.from(r.out! as Int32Array), Array.from(r.acc! as Int32Array)];
 }
 
 /** The law for one case: the transformed kernel computes what the original does. */
