@@ -38,6 +38,11 @@ export type Stmt =
   /** `for (int v = lo; v <= hi; ++v)`, `pragmas` printed on the lines before. */
   | { readonly k: "for"; readonly v: string; readonly lo: Ex; readonly hi: Ex; readonly body: Stmt; readonly pragmas?: readonly string[] }
   | { readonly k: "if"; readonly cond: Ex; readonly then: Stmt; readonly else?: Stmt }
+  /** The loops of opaque blocks (`for` loops of blocks are lowered to `while`). */
+  | { readonly k: "while"; readonly cond: Ex; readonly body: Stmt }
+  | { readonly k: "doWhile"; readonly body: Stmt; readonly cond: Ex }
+  | { readonly k: "break" }
+  | { readonly k: "continue" }
   /** A variable: `type name[size] = init;`, `space` a qualifier such as `__local`. */
   | { readonly k: "decl"; readonly dtype: ExDtype; readonly name: string; readonly size?: number; readonly init?: Ex; readonly isConst?: boolean; readonly space?: "private" | "local" }
   /** `lhs = rhs;` where lhs is a scalar variable or an array element; with `atomic`, `lhs = lhs op rhs` atomically. */
@@ -189,6 +194,12 @@ export class Printer {
         if (s.else) out.push(`${ind}else`, ...this.body(s.else, ind));
         return out;
       }
+      case "while": return [`${ind}while (${this.expr(s.cond)})`, ...this.body(s.body, ind)];
+      case "doWhile": {
+        const body = this.stmt(s.body.k === "block" ? s.body : block([s.body]), ind);
+        return [`${ind}do`, ...body.slice(0, -1), `${body[body.length - 1]} while (${this.expr(s.cond)});`];
+      }
+      case "break": case "continue": return [`${ind}${s.k};`];
       case "decl": return [`${ind}${this.st.decl(s, this)}`];
       case "assign": {
         const target = s.array !== undefined ? `${s.array}[${this.expr(s.index!)}]` : s.name!;

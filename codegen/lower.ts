@@ -7,11 +7,11 @@
  *   4. unr/ilp loops unrolled, single-iteration loops become `int const i = …;`, slabs peeled;
  *   5. instructions become assignments (reductions not yet realized get an accumulator loop).
  */
-import { CodegenError } from "../src/errors.js";
+import { assertNever, CodegenError } from "../src/errors.js";
 import {
   allInames, assigneeName, atomicUpdateOf, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
-  iterationDomain, kernelTypeEnv, uniqueName,
-  type Assignment, type Dtype, type Expr, type Kernel, type Reduce,
+  iterationDomain, kernelTypeEnv, uniqueName, blockLocals, checkBlock, forAsWhile, insnExprs, insnWrites, lowerExits, mapBlockExprs, renameVars,
+  type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Kernel, type Reduce,
 } from "../src/ir/index.js";
 import {
   addConstraints, aff, affIsConstant, dimBounds, eliminateExact, extendSet, gist, intersect, isEmptyWith, universe,
@@ -177,7 +177,7 @@ class KernelLowering {
       const ax = dk.groupAxes.find((a) => a.axis === n);
       return ax ? sizeEx(ax.size, (p) => evar(p)) : ilit(1);
     })());
-    const written = new Set(k.instructions.flatMap((i) => (i.kind === "assign" ? [assigneeName(i.lhs)] : [])));
+    const written = new Set(k.instructions.flatMap((i) => insnWrites(i)));
     const wanted = new Set([...dk.args, ...this.usedParams]);
     const order = [...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)];
     const args = order.filter((n) => wanted.has(n)).map((name): LoweredArg => {
@@ -516,7 +516,68 @@ class KernelLowering {
       return [{ k: "barrier", comment: `for ${id}` }];
     }
     const d = this.domainOf(insn.withinInames);
+    if (insn.kind === "block") return this.guarded(d, known, ctx, insn.id, (c) => this.block(insn, known, c));
     return this.guarded(d, known, ctx, insn.id, (c) => this.assign(insn, known, c));
+  }
+
+  /**
+   * An opaque block as statements in its own braces: locals renamed away from the kernel's names
+   * (a stride or bound may print a parameter inside), exits lowered to flags, `for` to `while`.
+   */
+  private block(insn: BlockInsn, known: readonly string[], ctx: BasicSet): Stmt[] {
+    const problem = checkBlock(insn.body);
+    if (problem) throw new CodegenError(`block "${insn.id}": ${problem}`);
+    const avoid = new Set([...this.taken, ...this.params, "H"]);
+    const renames = new Map<string, string>();
+    for (const n of blockLocals(insn.body).keys()) {
+      if (!avoid.has(n)) continue;
+      const fresh = uniqueName(n, new Set([...avoid, ...blockLocals(insn.body).keys(), ...renames.values()]));
+      renames.set(n, fresh);
+    }
+    let body = renames.size > 0 ? renameLocals(insn.body, renames) : insn.body;
+    body = lowerExits(body, new Set([...avoid, ...blockLocals(body).keys()]));
+    const locals = blockLocals(body);
+    const pre: Stmt[] = [];
+    const outer = this.scope(insn.id, known, ctx, pre);
+    const scope: ExprScope = {
+      ...outer,
+      env: { ...outer.env, varType: (n) => locals.get(n) ?? outer.env.varType(n) },
+      varEx: (n) => (locals.has(n) ? { ex: evar(n), dtype: locals.get(n)! } : outer.varEx(n)),
+      element: (e) => this.element(e, scope),
+    };
+    const stmts = (list: readonly BlockStmt[]): Stmt[] => list.flatMap((s): Stmt[] => {
+      switch (s.kind) {
+        case "decl": return [{ k: "decl", dtype: s.dtype, name: s.name, init: s.init ? lowerExpr(s.init, s.dtype, scope) : { k: "lit", value: 0, dtype: s.dtype } }];
+        case "assign": {
+          const lhs = s.lhs;
+          if (lhs.kind === "var") {
+            const dtype = locals.get(lhs.name) ?? this.dtypeOf(lhs.name, insn.id);
+            return [{ k: "assign", name: lhs.name, dtype, rhs: lowerExpr(s.rhs, dtype, scope) }];
+          }
+          if (lhs.kind === "subscript" || lhs.kind === "linear") {
+            const el = scope.element(lhs);
+            return [{ k: "assign", array: el.array, index: el.index, dtype: el.dtype, rhs: lowerExpr(s.rhs, el.dtype, scope) }];
+          }
+          throw new CodegenError(`block "${insn.id}": cannot assign to ${exprToString(lhs)}`);
+        }
+        case "if": {
+          const els = stmts(s.else);
+          return [{ k: "if", cond: lowerCond(s.cond, scope), then: block(stmts(s.then)), ...(els.length > 0 ? { else: block(els) } : {}) }];
+        }
+        case "while": return [{ k: "while", cond: lowerCond(s.cond, scope), body: block(stmts(s.body)) }];
+        case "doWhile": return [{ k: "doWhile", body: block(stmts(s.body)), cond: lowerCond(s.cond, scope) }];
+        case "for": return [block(stmts(forAsWhile(s)))];
+        case "break": case "continue": return [{ k: s.kind }];
+        case "labeled": case "exit": throw new CodegenError(`block "${insn.id}": ${s.kind} left after lowering exits`);
+        default: return assertNever(s, "block statement");
+      }
+    });
+    const main = stmts(body);
+    const preds = insn.predicates.map((p) => lowerCond(p, outer));
+    const inner = [block([...pre, ...main])];
+    if (preds.length === 0) return inner;
+    const cond = preds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "bool" }));
+    return [{ k: "if", cond, then: inner[0]! }];
   }
 
   /** `make` under the guard of the constraints of `d` that `ctx` does not imply. */
@@ -878,10 +939,26 @@ class KernelLowering {
   private usesName(name: string): boolean {
     if (!this.usedText) {
       const ids = new Set(this.insnsUnder(this.dk.body));
-      this.usedText = this.k.instructions.flatMap((i) => (ids.has(i.id) && i.kind === "assign" ? [JSON.stringify([i.lhs, i.rhs, i.predicates])] : []));
+      this.usedText = this.k.instructions.flatMap((i) => (ids.has(i.id) && i.kind === "assign" ? [JSON.stringify([i.lhs, i.rhs, i.predicates])]
+        : ids.has(i.id) && i.kind === "block" ? [JSON.stringify(insnExprs(i))] : []));
     }
     return this.usedText.some((t) => t.includes(`"${name}"`));
   }
+}
+
+/** `body` with its locals renamed (declarations and uses). */
+function renameLocals(body: readonly BlockStmt[], names: ReadonlyMap<string, string>): readonly BlockStmt[] {
+  const renamed = mapBlockExprs(body, (e) => renameVars(e, names));
+  const decls = (list: readonly BlockStmt[]): BlockStmt[] => list.map((s): BlockStmt => {
+    switch (s.kind) {
+      case "decl": return names.has(s.name) ? { ...s, name: names.get(s.name)! } : s;
+      case "if": return { ...s, then: decls(s.then), else: decls(s.else) };
+      case "while": case "doWhile": case "labeled": return { ...s, body: decls(s.body) };
+      case "for": return { ...s, init: decls(s.init), body: decls(s.body), step: decls(s.step) };
+      default: return s;
+    }
+  });
+  return decls(renamed);
 }
 
 /** `ctx` with `dims` as dimensions and `rows` added; other names of the rows become parameters. */

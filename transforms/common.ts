@@ -1,7 +1,7 @@
 /** Helpers shared by the transformation modules: names, instruction matching, iname rewriting. */
 import { ParseError, TransformError } from "../src/errors.js";
 import {
-  allInames, mapExpr, naturalCompare, reductionInames, type Expr, type Instruction, type Kernel,
+  allInames, mapExpr, naturalCompare, reductionInames, type Expr, type Instruction, type Kernel, mapInsnExprs, blockLocals,
 } from "../src/ir/index.js";
 import { isMultiLevelStackMatch, parseStackMatch } from "./match.js";
 
@@ -13,6 +13,8 @@ export function takenNames(k: Kernel): Set<string> {
   for (const a of k.args) taken.add(a.name);
   for (const t of k.temporaries) taken.add(t.name);
   for (const s of k.substitutions) taken.add(s.name);
+  // A new name must not be captured by a block's own local.
+  for (const insn of k.instructions) if (insn.kind === "block") for (const n of blockLocals(insn.body).keys()) taken.add(n);
   return taken;
 }
 
@@ -82,8 +84,7 @@ export function replaceInameInInsn(insn: Instruction, iname: string, value: Expr
   const withinInames = insn.withinInames.includes(iname)
     ? [...insn.withinInames.filter((i) => i !== iname), ...replacement].sort(naturalCompare)
     : insn.withinInames;
-  const base = { ...insn, withinInames, predicates: insn.predicates.map(f) };
-  return insn.kind === "assign" ? { ...base, kind: "assign", lhs: f(insn.lhs), rhs: f(insn.rhs) } as Instruction : base as Instruction;
+  return { ...mapInsnExprs(insn, f), withinInames };
 }
 
 /** Whether any instruction still loops over or reduces over `iname`. */

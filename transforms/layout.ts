@@ -6,7 +6,7 @@
 import { LoomError, TransformError } from "../src/errors.js";
 import {
   arith, axisStrides, c, effectiveDimTags, exprToString, iterationDomain, mapExpr, mulExpr, parseDimTags, reductionInames, v, withKernel,
-  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary,
+  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary, mapInsnExprs,
 } from "../src/ir/index.js";
 import {
   affToString, dimBounds, intersect, isEmpty, isEmptyWith, parseConstraints, type Aff, type BasicSet,
@@ -307,8 +307,7 @@ function mapAccesses(
   const instructions = k.instructions.map((insn): Instruction => {
     const ctx = contextOf(insn);
     const g = (e: Expr) => rewrite(e, ctx, insn);
-    const base = { ...insn, predicates: insn.predicates.map(g) };
-    return insn.kind === "assign" ? { ...base, kind: "assign", lhs: g(insn.lhs), rhs: g(insn.rhs) } as Instruction : base as Instruction;
+    return mapInsnExprs(insn, g);
   });
   const substitutions = k.substitutions.map((s) => ({ ...s, expr: rewrite(s.expr, undefined, undefined) }));
   return withKernel(k, { instructions, substitutions });
@@ -497,8 +496,7 @@ function mapAccessesInScope(k: Kernel, name: string, f: (node: Expr, scope: Read
     });
     const scope = new Set(insn.withinInames);
     const g = (e: Expr) => rewrite(e, scope);
-    const base = { ...insn, predicates: insn.predicates.map(g) };
-    return insn.kind === "assign" ? { ...base, kind: "assign", lhs: g(insn.lhs), rhs: g(insn.rhs) } as Instruction : base as Instruction;
+    return mapInsnExprs(insn, g);
   });
   return withKernel(k, { instructions });
 }

@@ -15,7 +15,7 @@
  */
 import { ParseError, TransformError } from "../src/errors.js";
 import {
-  assigneeName, freeVariables, globMatch, type Expr, type Instruction, type Kernel,
+  assigneeName, freeVariables, globMatch, type Expr, type Instruction, type Kernel, insnWrites, blockAccesses,
 } from "../src/ir/index.js";
 
 /** A parsed match expression: whether it selects `insn`. */
@@ -44,7 +44,7 @@ export type InstructionMatch = string | readonly string[];
 const TERMS: Readonly<Record<string, (m: Matchable, kernelName: string | undefined) => readonly string[]>> = {
   id: (m) => [m.insn ? m.insn.id : m.rule.name],
   tag: (m) => (m.insn ? m.insn.tags : m.rule.tags ?? []),
-  writes: (m) => (m.insn?.kind === "assign" ? [assigneeName(m.insn.lhs)] : []),
+  writes: (m) => (m.insn ? insnWrites(m.insn) : []),
   reads: (m) => (m.insn ? [...readNames(m.insn)] : []),
   iname: (m) => (m.insn ? m.insn.withinInames : []),
   in_kernel: (_m, kernelName) => (kernelName === undefined ? [] : [kernelName]),
@@ -54,6 +54,7 @@ const TERMS: Readonly<Record<string, (m: Matchable, kernelName: string | undefin
 function readNames(insn: Instruction): Set<string> {
   const out = new Set<string>();
   for (const p of insn.predicates) freeVariables(p, out);
+  if (insn.kind === "block") for (const n of blockAccesses(insn.body).reads) out.add(n);
   if (insn.kind !== "assign") return out;
   freeVariables(insn.rhs, out);
   const lhs: Expr = insn.lhs;

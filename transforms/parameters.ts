@@ -6,7 +6,7 @@
 import { LoomError, TransformError } from "../src/errors.js";
 import {
   allInames, c, freeVariables, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
-  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary,
+  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary, mapInsnExprs, blockAccesses,
 } from "../src/ir/index.js";
 import { matchInsns, type InsnMatch } from "./common.js";
 import { fixValues, intersect, isEmpty, parseConstraints, parseSet, printSet, type BasicSet } from "../src/poly/index.js";
@@ -89,8 +89,7 @@ function foldInts(e: Expr): Expr {
 
 function fixInstruction(insn: Instruction, values: ReadonlyMap<string, Expr>): Instruction {
   const f = (e: Expr) => substituteExpr(e, values);
-  const base = { ...insn, predicates: insn.predicates.map(f) };
-  return insn.kind === "assign" ? { ...base, kind: "assign", lhs: f(insn.lhs), rhs: f(insn.rhs) } as Instruction : base as Instruction;
+  return mapInsnExprs(insn, f);
 }
 
 function fixLayout<T extends ArrayArg | Temporary>(a: T, ints: ReadonlyMap<string, Expr>): T {
@@ -179,6 +178,7 @@ export function fixParameters(k: Kernel, values: Readonly<Record<string, number>
 /** Every variable `insn` reads (right-hand side, left-hand side indices, predicates) into `out`. */
 function insnReads(insn: Instruction, out: Set<string>): void {
   for (const p of insn.predicates) freeVariables(p, out);
+  if (insn.kind === "block") for (const n of blockAccesses(insn.body).reads) out.add(n);
   if (insn.kind !== "assign") return;
   freeVariables(insn.rhs, out);
   if (insn.lhs.kind === "subscript") for (const i of insn.lhs.indices) freeVariables(i, out);

@@ -12,7 +12,7 @@ import {
   accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint,
 } from "../src/analysis/index.js";
 import {
-  allInames, assigneeName, c, exprEquals, exprToString, findArg, freeVariables, findSubstitution, findTemporary, insnDefaults,
+  allInames, assigneeName, c, exprEquals, exprToString, findArg, freeVariables, findSubstitution, findTemporary, insnDefaults, insnWrites,
   iterationDomain, mapExpr, parseDtype, reductionInames, naturalCompare, sub, substitute as substituteExpr, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Dtype, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
@@ -634,7 +634,7 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     const arrays = [...k.args.filter((a) => a.kind === "array").map((a) => a.name), ...k.temporaries.map((t) => t.name)];
     throw new TransformError(`${who}: no array "${name}" in kernel "${k.name}"; arrays are ${arrays.join(", ") || "(none)"}`);
   }
-  const writers = k.instructions.filter((i) => i.kind === "assign" && assigneeName(i.lhs) === name);
+  const writers = k.instructions.filter((i) => insnWrites(i).includes(name));
   if (writers.length > 0) {
     throw new TransformError(`${who}: ${name} is written by instruction(s) ${writers.map((w) => `"${w.id}"`).join(", ")}; prefetching an array the kernel writes is not supported`);
   }

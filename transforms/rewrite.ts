@@ -5,7 +5,7 @@
 import { TransformError } from "../src/errors.js";
 import {
   arith, c, mapExpr, naturalCompare, reductionInames, v, walkExpr, withKernel,
-  type Expr, type Instruction, type Kernel,
+  type Expr, type Instruction, type Kernel, mapInsnExprs,
 } from "../src/ir/index.js";
 import type { Aff } from "../src/poly/index.js";
 
@@ -34,8 +34,7 @@ export function rewriteInsn(insn: Instruction, r: InameRewrite): Instruction {
   const f = (e: Expr) => rewriteExpr(e, r);
   const changed = insn.withinInames.some((i) => r.inames.has(i));
   const withinInames = changed ? dedupe(insn.withinInames.flatMap((i) => r.inames.get(i) ?? [i])).sort(naturalCompare) : insn.withinInames;
-  const base = { ...insn, withinInames, predicates: insn.predicates.map(f) };
-  return insn.kind === "assign" ? { ...base, kind: "assign", lhs: f(insn.lhs), rhs: f(insn.rhs) } as Instruction : base as Instruction;
+  return { ...mapInsnExprs(insn, f), withinInames };
 }
 
 /**

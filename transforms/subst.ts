@@ -7,7 +7,7 @@ import { ParseError, TransformError } from "../src/errors.js";
 import {
   allInames, assigneeName, children, exprEquals, exprToString, findTemporary, freeVariables, mapExpr, MATH_FUNCTIONS, reductionInames,
   substitute, uniqueName, walkExpr, withKernel,
-  type Assignment, type Call, type Expr, type Instruction, type Kernel, type SubstitutionRule,
+  type Assignment, type Call, type Expr, type Instruction, type Kernel, type SubstitutionRule, mapBlockReads, insnWrites,
 } from "../src/ir/index.js";
 import { takenNames } from "./common.js";
 import { removeInstructions } from "./instruction.js";
@@ -22,6 +22,9 @@ const MAX_RULE_DEPTH = 50;
 /** `insn` with `f` applied to every expression it reads: right-hand side, predicates, left-hand side indices. */
 function mapReads(insn: Instruction, f: (e: Expr) => Expr): Instruction {
   const predicates = insn.predicates.map(f);
+  if (insn.kind === "block") {
+    return { ...insn, predicates, body: mapBlockReads(insn.body, f) };
+  }
   if (insn.kind !== "assign") return { ...insn, predicates };
   const lhs = insn.lhs.kind === "subscript" ? { ...insn.lhs, indices: insn.lhs.indices.map(f) }
     : insn.lhs.kind === "linear" ? { ...insn.lhs, index: f(insn.lhs.index) } : insn.lhs;
@@ -256,6 +259,8 @@ const reads = (e: Expr, name: string) => freeVariables(e).has(name);
 
 /** The one assignment to `lhsName`, checked to be expressible as a rule. */
 function definitionOf(k: Kernel, lhsName: string, who: string): Assignment {
+  const blocks = k.instructions.filter((i) => i.kind === "block" && insnWrites(i).includes(lhsName));
+  if (blocks.length > 0) throw new TransformError(`${who}: temporary "${lhsName}" is written by block "${blocks[0]!.id}"; a rule cannot express a block's stores`);
   const writers = k.instructions.filter((i): i is Assignment => i.kind === "assign" && assigneeName(i.lhs) === lhsName);
   if (writers.length === 0) throw new TransformError(`${who}: temporary "${lhsName}" is never assigned in kernel "${k.name}"`);
   if (writers.length > 1) throw new TransformError(`${who}: temporary "${lhsName}" is assigned by ${writers.length} instructions (${writers.map((w) => w.id).join(", ")}); only a temporary assigned once can become a rule`);
@@ -317,10 +322,10 @@ export function assignmentToSubst(k: Kernel, lhsName: string): Kernel {
   // that run before the assignment may write it.
   const before = dependencyClosure(k, def.id);
   const inputs = freeVariables(def.rhs);
-  const late = k.instructions.filter((i) => i.kind === "assign" && i.id !== def.id && inputs.has(assigneeName(i.lhs)) && !before.has(i.id));
+  const late = k.instructions.filter((i) => i.id !== def.id && insnWrites(i).some((n) => inputs.has(n)) && !before.has(i.id));
   if (late.length > 0) {
-    const w = late[0]! as Assignment;
-    throw new TransformError(`${who}: "${def.id}" reads "${assigneeName(w.lhs)}", which instruction "${w.id}" writes without running before it; inlining "${lhsName}" could read a different value`);
+    const w = late[0]!;
+    throw new TransformError(`${who}: "${def.id}" reads "${insnWrites(w).find((n) => inputs.has(n))}", which instruction "${w.id}" writes without running before it; inlining "${lhsName}" could read a different value`);
   }
 
   const ruleName = uniqueName(`${lhsName}_subst`, takenNames(k));

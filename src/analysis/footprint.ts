@@ -10,7 +10,7 @@
  */
 import { LoomError } from "../errors.js";
 import {
-  allInames, arith, c, findArg, findSubstitution, findTemporary, iterationDomain, naturalCompare, reductionInames, v,
+  allInames, arith, blockAccesses, c, findArg, findSubstitution, findTemporary, iterationDomain, naturalCompare, reductionInames, v,
   walkExpr, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import {
@@ -123,6 +123,12 @@ export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>
   const out: Access[] = [];
   for (const insn of k.instructions) {
     if (ids && !ids.has(insn.id)) continue;
+    if (insn.kind === "block" && !isRule) {
+      const { reads, writes } = blockAccesses(insn.body);
+      if (reads.has(name) || writes.has(name)) {
+        throw new FootprintError(`block "${insn.id}" ${writes.has(name) ? "writes" : "reads"} ${name}; accesses inside a block are not affine, so the footprint of ${name} is unknown`);
+      }
+    }
     const inames = instructionInames(insn);
     for (const e of readExprs(insn)) {
       walkExpr(e, (n) => {

@@ -4,6 +4,7 @@ export * from "./expr.js";
 export * from "./tags.js";
 export * from "./layout.js";
 export * from "./insn.js";
+export * from "./block.js";
 export * from "./atomic.js";
 export * from "./kernel.js";
 export * from "./domain.js";

@@ -1,5 +1,7 @@
-/** Instructions (loopy's "statements"): assignments, barriers and no-ops. */
-import type { Expr } from "./expr.js";
+/** Instructions (loopy's "statements"): assignments, opaque statement blocks, barriers and no-ops. */
+import { assertNever } from "../errors.js";
+import { blockAccesses, blockExprs, blockStores, mapBlockExprs, type BlockStmt } from "./block.js";
+import { assigneeName, type Expr } from "./expr.js";
 
 export type SyncScope = "local" | "global" | "any";
 
@@ -53,7 +55,65 @@ export interface NoOpInsn extends InsnBase {
   readonly kind: "nop";
 }
 
-export type Instruction = Assignment | BarrierInsn | NoOpInsn;
+/**
+ * Code integer domains cannot express (while loops, break/continue, early exits), run once per
+ * point of its loops like an assignment. It reads and writes whole variables: dependencies,
+ * barriers and races treat every name it touches as touched everywhere (see block.ts).
+ */
+export interface BlockInsn extends InsnBase {
+  readonly kind: "block";
+  readonly body: readonly BlockStmt[];
+}
+
+export type Instruction = Assignment | BlockInsn | BarrierInsn | NoOpInsn;
+
+/**
+ * Every expression of `insn`: predicates, then both sides of an assignment or every expression
+ * of a block. `insnExprs(insn).some((e) => freeVariables(e).has("n"))` asks whether it uses `n`.
+ */
+export function insnExprs(insn: Instruction): Expr[] {
+  switch (insn.kind) {
+    case "assign": return [...insn.predicates, insn.lhs, insn.rhs];
+    case "block": return [...insn.predicates, ...blockExprs(insn.body)];
+    case "barrier": case "nop": return [...insn.predicates];
+    default: return assertNever(insn, "instruction");
+  }
+}
+
+/**
+ * `insn` with `f` applied to every expression (predicates, left-hand sides whole, right-hand
+ * sides, every expression of a block): the one place transforms reach into instructions.
+ *   mapInsnExprs(insn, (e) => renameVars(e, names))
+ */
+export function mapInsnExprs(insn: Instruction, f: (e: Expr) => Expr): Instruction {
+  const predicates = insn.predicates.map(f);
+  switch (insn.kind) {
+    case "assign": return { ...insn, predicates, lhs: f(insn.lhs), rhs: f(insn.rhs) };
+    case "block": return { ...insn, predicates, body: mapBlockExprs(insn.body, f) };
+    case "barrier": case "nop": return { ...insn, predicates };
+    default: return assertNever(insn, "instruction");
+  }
+}
+
+/** The targets `insn` stores into: an assignment's left-hand side, a block's non-local targets. */
+export function insnStores(insn: Instruction): Expr[] {
+  switch (insn.kind) {
+    case "assign": return [insn.lhs];
+    case "block": return blockStores(insn.body);
+    case "barrier": case "nop": return [];
+    default: return assertNever(insn, "instruction");
+  }
+}
+
+/** The variables `insn` writes: an assignment's target, everything a block assigns outside itself. */
+export function insnWrites(insn: Instruction): string[] {
+  switch (insn.kind) {
+    case "assign": return [assigneeName(insn.lhs)];
+    case "block": return [...blockAccesses(insn.body).writes];
+    case "barrier": case "nop": return [];
+    default: return assertNever(insn, "instruction");
+  }
+}
 
 /** Default values for the common fields of an instruction. */
 export function insnDefaults(id: string): Omit<InsnBase, never> {

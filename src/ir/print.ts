@@ -4,6 +4,7 @@ import { printSet } from "../poly/index.js";
 import type { ArithOp, Expr } from "./expr.js";
 import { formatInameTag } from "./tags.js";
 import type { Instruction } from "./insn.js";
+import { blockToString } from "./block.js";
 import { allInames, domainIndexOf, effectiveDimTags, type Kernel } from "./kernel.js";
 import { axisStrides } from "./layout.js";
 
@@ -93,6 +94,7 @@ export function insnToString(insn: Instruction): string {
     case "assign": return `${exprToString(insn.lhs)} = ${exprToString(insn.rhs)}  ${insnAttributes(insn)}`;
     case "barrier": return `... ${insn.scope === "local" ? "lbarrier" : "gbarrier"}  ${insnAttributes(insn)}`;
     case "nop": return `... nop  ${insnAttributes(insn)}`;
+    case "block": return [`... block  ${insnAttributes(insn)}`, ...blockToString(insn.body, exprToString, "    ")].join("\n");
     default: return assertNever(insn, "instruction");
   }
 }
@@ -143,7 +145,7 @@ export function show(k: Kernel): string {
     for (let d = open.length - 1; d >= common; d--) out.push(`${"  ".repeat(d)}end ${open[d]}`);
     for (let d = common; d < want.length; d++) out.push(`${"  ".repeat(d)}for ${want[d]}`);
     open = want;
-    out.push("  ".repeat(open.length) + insnToString(insn));
+    out.push("  ".repeat(open.length) + insnToString(insn).replace(/\n/g, `\n${"  ".repeat(open.length)}`));
   }
   for (let d = open.length - 1; d >= 0; d--) out.push(`${"  ".repeat(d)}end ${open[d]}`);
   out.push(RULE);

@@ -8,6 +8,8 @@ import { isFloat, promote, type Dtype } from "./dtype.js";
 import { isBitwiseOp, isShiftOp, substitute, walkExpr, type Expr } from "./expr.js";
 import { exprToString } from "./print.js";
 import { assigneeName } from "./expr.js";
+import { insnExprs, type Instruction } from "./insn.js";
+import { blockLocals, walkStmts } from "./block.js";
 import { findArg, findSubstitution, findTemporary, withKernel, allInames, type Kernel, type Temporary, type ArrayArg } from "./kernel.js";
 
 /** The dtype inames and index arithmetic use. */
@@ -147,7 +149,7 @@ function typeOfWriter(rhs: Expr, env: TypeEnv): TypeInfo | undefined {
 export function checkOperandTypes(k: Kernel): { insn: string; message: string } | undefined {
   const env = kernelTypeEnv(k);
   for (const insn of k.instructions) {
-    const exprs = insn.kind === "assign" ? [insn.lhs, insn.rhs, ...insn.predicates] : insn.predicates;
+    const exprs = insnExprs(insn);
     try {
       for (const e of exprs) {
         walkExpr(e, (n) => {
@@ -161,6 +163,19 @@ export function checkOperandTypes(k: Kernel): { insn: string; message: string } 
     }
   }
   return undefined;
+}
+
+/** The types of the values `insn` stores into `name` (undefined where not known yet). */
+function writerTypes(insn: Instruction, name: string, env: TypeEnv): (TypeInfo | undefined)[] {
+  if (insn.kind === "assign") return assigneeName(insn.lhs) === name ? [typeOfWriter(insn.rhs, env)] : [];
+  if (insn.kind !== "block") return [];
+  const locals = blockLocals(insn.body);
+  const inner: TypeEnv = { ...env, varType: (n) => locals.get(n) ?? env.varType(n) };
+  const out: (TypeInfo | undefined)[] = [];
+  walkStmts(insn.body, (s) => {
+    if (s.kind === "assign" && !(s.lhs.kind === "var" && locals.has(s.lhs.name)) && assigneeName(s.lhs) === name) out.push(typeOfWriter(s.rhs, inner));
+  });
+  return out;
 }
 
 /**
@@ -182,13 +197,14 @@ export function inferTypes(k: Kernel, argDtypes: ReadonlyMap<string, Dtype> = ne
       let acc: TypeInfo | undefined;
       let complete = true;
       for (const insn of k.instructions) {
-        if (insn.kind !== "assign" || assigneeName(insn.lhs) !== name) continue;
-        const t = typeOfWriter(insn.rhs, env);
-        if (!t) {
-          complete = false;
-          break;
+        for (const t of writerTypes(insn, name, env)) {
+          if (!t) {
+            complete = false;
+            break;
+          }
+          acc = acc ? combineTypes(acc, t) : t;
         }
-        acc = acc ? combineTypes(acc, t) : t;
+        if (!complete) break;
       }
       if (complete && acc) {
         known.set(name, acc.dtype);

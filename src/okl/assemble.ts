@@ -7,7 +7,7 @@
  */
 import {
   c, checkOperandTypes, kernelRecord, mapExpr,
-  type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary,
+  type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary, mapInsnExprs,
 } from "../ir/index.js";
 import type { BasicSet } from "../poly/index.js";
 import type * as A from "./ast.js";
@@ -53,9 +53,7 @@ export function assembleKernel(p: KernelParts, fail: Fail): Kernel {
     return size === undefined ? flat(n.indices[0]!) : { kind: "arith", op: "+", left: { kind: "arith", op: "*", left: flat(n.indices[0]!), right: c(size) }, right: flat(n.indices[1]!) };
   };
   const flat = (e: Expr): Expr => mapExpr(e, (n) => (n.kind === "subscript" && unsized.has(n.array) ? { kind: "linear", array: n.array, index: linear(n) } : undefined));
-  const insns = unsized.size === 0 ? p.insns : p.insns.map((i): Instruction => (i.kind === "assign"
-    ? { ...i, lhs: flat(i.lhs), rhs: flat(i.rhs), predicates: i.predicates.map(flat) }
-    : { ...i, predicates: i.predicates.map(flat) }));
+  const insns = unsized.size === 0 ? p.insns : p.insns.map((i): Instruction => mapInsnExprs(i, flat));
   const k = kernelRecord({
     name: p.name, domains: p.domains, instructions: insns, args, temporaries: p.temps,
     substitutions: p.rules.slice(), inameTags: { ...p.tags }, deviceKernelNames: "occa",

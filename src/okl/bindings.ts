@@ -42,6 +42,11 @@ export interface Ctx {
   readonly outer: boolean;
   readonly inner: boolean;
   readonly seqLoop: boolean;
+  /**
+   * Inside an opaque block: lowers a call of a device function that needs statements (loops,
+   * early returns) before the expression using it, and gives the expression its value.
+   */
+  readonly stmtCall?: (f: A.FunctionDef, e: A.Call, ctx: Ctx) => Expr;
 }
 
 /** The value of a compile-time integer expression (literals, arithmetic, constant bindings), or undefined. */

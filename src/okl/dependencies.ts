@@ -7,7 +7,7 @@
  *
  *   log.assign("insn", a[i] = b[i], ctx, false, bound); log.barrier("barrier", "local", [])
  */
-import { assigneeName, insnDefaults, walkExpr, type Expr, type Instruction } from "../ir/index.js";
+import { assigneeName, blockAccesses, blockExprs, insnDefaults, walkExpr, type BlockStmt, type Expr, type Instruction } from "../ir/index.js";
 import type { Ctx } from "./bindings.js";
 import { affineGuards } from "./loop-rows.js";
 import type { FlatAccess } from "./shapes.js";
@@ -66,6 +66,48 @@ export class InstructionLog {
     this.sinceBarrier.push(id);
     this.insns.push({
       ...insnDefaults(id), kind: "assign", lhs, rhs, atomicity: atomic ? "update" : "none",
+      withinInames: [...ctx.within].sort(), dependsOn: [...deps].sort(), predicates: [...ctx.preds],
+    });
+  }
+
+  /**
+   * Append block `id` running `body` under `ctx`: it reads and writes the whole variables it
+   * names, and its subscripts are not affine (its arrays get no footprint shape).
+   */
+  block(id: string, body: readonly BlockStmt[], ctx: Ctx, boundTemps: ReadonlyMap<string, readonly string[]>): void {
+    const { reads: r, writes } = blockAccesses(body);
+    const reads = new Set(r);
+    for (const p of ctx.preds) walkExpr(p, (n) => void (n.kind === "var" ? reads.add(n.name) : n.kind === "subscript" && reads.add(n.array)));
+    for (const i of ctx.within) for (const t of boundTemps.get(i) ?? []) reads.add(t);
+    const opaque: Expr = { kind: "call", fn: "(block)", args: [] };
+    for (const e of blockExprs(body)) {
+      walkExpr(e, (n) => {
+        if (n.kind !== "subscript" || !this.arrayArgs.has(n.array)) return;
+        const list = this.accesses.get(n.array) ?? [];
+        list.push({ index: opaque, within: ctx.within, guards: [] });
+        this.accesses.set(n.array, list);
+      });
+    }
+    for (const a of this.arrayArgs) {
+      if (writes.has(a)) this.written.add(a);
+      if (r.has(a)) this.read.add(a);
+    }
+    const deps = new Set<string>();
+    for (const name of [...reads, ...writes]) {
+      const w = this.lastWriter.get(name);
+      if (w) deps.add(w);
+    }
+    for (const name of reads) if (!writes.has(name)) this.readersSince.set(name, [...(this.readersSince.get(name) ?? []), id]);
+    for (const name of writes) {
+      for (const rd of this.readersSince.get(name) ?? []) deps.add(rd);
+      this.lastWriter.set(name, id);
+      this.readersSince.set(name, []);
+    }
+    if (this.lastBarrier) deps.add(this.lastBarrier);
+    deps.delete(id);
+    this.sinceBarrier.push(id);
+    this.insns.push({
+      ...insnDefaults(id), kind: "block", body,
       withinInames: [...ctx.within].sort(), dependsOn: [...deps].sort(), predicates: [...ctx.preds],
     });
   }

@@ -9,7 +9,7 @@ import { c, type Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
 import type { Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
-import { inlineCall, pointerBinding, type ExprLowerer } from "./inline.js";
+import { expressionInlinable, inlineCall, pointerBinding, type ExprLowerer } from "./inline.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 
 /** C's math functions (and their float variants) as IR functions. */
@@ -185,7 +185,7 @@ export class ExprLowering implements ExprLowerer {
     if (fn) return { kind: "call", fn, args: args() };
     if (this.file.rule(name, (x, scope) => this.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: args() };
     const f = this.file.functions.get(name);
-    if (f) return inlineCall(this, f, e, ctx);
+    if (f) return ctx.stmtCall && !expressionInlinable(f) ? ctx.stmtCall(f, e, ctx) : inlineCall(this, f, e, ctx);
     return this.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);
   }
 

@@ -79,6 +79,23 @@ function inlineBody(lw: ExprLowerer, f: A.FunctionDef, items: readonly A.Stmt[],
 }
 
 /**
+ * Whether a call of `f` inlines as one expression (declarations of single-assignment locals, `if`
+ * and `return`); otherwise it needs statements, which only an opaque block can hold.
+ */
+export function expressionInlinable(f: A.FunctionDef): boolean {
+  const ok = (items: readonly A.Stmt[]): boolean => items.every((s, k) => {
+    switch (s.kind) {
+      case "empty": case "pragma": case "return": return true;
+      case "compound": return ok([...s.items, ...items.slice(k + 1)]) || false;
+      case "if": return ok([s.then]) && (s.else === undefined || ok([s.else]));
+      case "declaration": return s.declarators.every((d) => d.init !== undefined && d.init.kind !== "initList" && d.arrayDims.length === 0 && !assigned(items.slice(k + 1), d.name));
+      default: return false;
+    }
+  });
+  return f.body !== undefined && ok(f.body.items);
+}
+
+/**
  * The array a pointer expression points into, with the offset: `a`, `a + k`, `k + a`, `a - k`,
  * `&a[k]`, `(float *) a`. `what` names the pointer for errors.
  */

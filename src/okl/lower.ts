@@ -28,6 +28,7 @@ import { checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead 
 import { affineBound, affToIr, cmpRows, domainOf, type Row } from "./loop-rows.js";
 import { exprToAff } from "./shapes.js";
 import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
+import { attributedJump, BlockLowering, needsBlock, type BlockHost } from "./opaque.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 
 export type { LowerOklOptions } from "./file-context.js";
@@ -217,6 +218,8 @@ class KernelLowering {
   }
 
   private stmt(s: A.Stmt, ctx: Ctx): void {
+    if (needsBlock(s, this.file)) return this.opaque(s, ctx);
+    if (attributedJump(s)) this.fail(`"break"/"continue" of an @${(s as A.For).okl!.kind} loop is not supported (its iterations are work-items or groups)`, s.pos);
     switch (s.kind) {
       case "empty": case "pragma": return;
       case "compound": return this.block(s.items, { ...ctx, scope: new Scope(ctx.scope) });
@@ -235,8 +238,9 @@ class KernelLowering {
       // Inside @inner loops too: the barrier is not within the local inames, so the scheduler splits
       // the work-items' code there (all work-items reach it, as OKL requires).
       case "barrier": return this.barrier("local", ctx, s.pos);
-      case "while": case "doWhile": case "break": case "continue": case "return": case "switch": case "case":
-        return this.fail(`"${s.kind}" statements cannot be expressed over integer domains; carrying them as opaque blocks is not supported yet`, s.pos);
+      case "while": case "doWhile": case "break": case "continue": case "return": return this.opaque(s, ctx);
+      case "switch": case "case":
+        return this.fail(`"${s.kind}" statements are not supported yet (rewrite them as if/else)`, s.pos);
       default: return this.fail(`unsupported statement ${(s as { kind: string }).kind}`, (s as { pos: A.Pos }).pos);
     }
   }
@@ -620,6 +624,14 @@ class KernelLowering {
   private emit(lhs: Expr, rhs: Expr, ctx: Ctx, atomic: boolean, pos: A.Pos): void {
     if (!ctx.outer) this.fail("statements must be inside an @outer loop", pos);
     this.log.assign(this.fresh("insn"), lhs, rhs, ctx, atomic, this.boundTemps);
+  }
+
+  /** `s` as one opaque block instruction inside the current loops (src/okl/opaque.ts). */
+  private opaque(s: A.Stmt, ctx: Ctx): void {
+    if (!ctx.outer) this.fail("statements must be inside an @outer loop", s.pos);
+    const host: BlockHost = { ex: this.ex, file: this.file, fresh: (b) => this.fresh(b), fail: this.failAt, addTemp: (t) => void this.temps.push(t) };
+    const body = new BlockLowering(host).lower(s, ctx);
+    if (body.length > 0) this.log.block(this.fresh("block"), body, ctx, this.boundTemps);
   }
 
   private barrier(scope: "local" | "global", ctx: Ctx, pos: A.Pos): void {

@@ -6,7 +6,7 @@
 import { ExecutionError } from "../errors.js";
 import {
   allocArray, arrayMatchesDtype, assigneeName, axisStrides, dtypesForArray, effectiveDimTags, exprToString,
-  dtypeBits, dtypeKind, inferTypes, isFloat, isIntegral, isWideInt, withKernel,
+  dtypeBits, dtypeKind, inferTypes, insnWrites, isFloat, isIntegral, isWideInt, withKernel,
   type ArrayArg, type Dtype, type Expr, type Kernel, type KernelArg, type Temporary, type TypedArray,
 } from "../ir/index.js";
 
@@ -65,7 +65,7 @@ function scalarValue(name: string, x: number | bigint, d: Dtype): number | bigin
 /** Names of the variables the kernel's instructions write: for `out[i] = 2*a[i]`, `{"out"}`. */
 export function writtenNames(k: Kernel): Set<string> {
   const out = new Set<string>();
-  for (const insn of k.instructions) if (insn.kind === "assign") out.add(assigneeName(insn.lhs));
+  for (const insn of k.instructions) for (const name of insnWrites(insn)) out.add(name);
   return out;
 }
 

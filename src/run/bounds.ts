@@ -10,7 +10,7 @@
 import { ExecutionError } from "../errors.js";
 import {
   allInames, exprToString, findArg, findTemporary, iterationDomain, walkExpr,
-  type Expr, type Instruction, type Kernel,
+  type Expr, type Instruction, type Kernel, blockExprs,
 } from "../ir/index.js";
 import { instructionInames } from "../analysis/index.js";
 import { conditionDnf, quasiAffinePieces, type QaCondition, type QaContext } from "../analysis/piecewise.js";
@@ -69,6 +69,18 @@ export function checkBounds(
   for (const [n, x] of values) params[n] = Number(x);
   const inames = new Set(allInames(k));
   for (const insn of k.instructions) {
+    if (insn.kind === "block") {
+      // Its indices depend on the statements before them (locals, loops): only scalars are safe.
+      const touched: string[] = [];
+      for (const e of blockExprs(insn.body)) {
+        walkExpr(e, (n) => void ((n.kind === "subscript" || n.kind === "linear") && arrays.has(n.array) && touched.push(n.array)));
+      }
+      if (touched.length > 0) {
+        throw new ExecutionError(`block "${insn.id}" of kernel "${k.name}" accesses ${[...new Set(touched)].join(", ")} inside its statements, where Loom cannot prove the accesses stay inside the arrays before running native code; ` +
+          "run it on the interp or js backend, or pass { checkBounds: false } to run unchecked");
+      }
+      continue;
+    }
     const accesses = accessesOf(insn).filter((a) => arrays.has(a.array));
     if (accesses.length === 0) continue;
     for (const acc of accesses) checkAccess(k, insn, acc, arrays.get(acc.array)!, params, inames);

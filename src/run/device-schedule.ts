@@ -5,7 +5,7 @@
  */
 import { ExecutionError, ScheduleError } from "../errors.js";
 import {
-  assigneeName, freeVariables, iterationDomain, walkExpr,
+  assigneeName, freeVariables, insnStores, insnWrites, iterationDomain, walkExpr,
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { dimBounds, type Aff, type Bound } from "../poly/index.js";
@@ -34,11 +34,11 @@ export function scheduleForRun(k: Kernel): Schedule {
 function reductionsInline(k: Kernel): boolean {
   const writerInames = new Map<string, Set<string>>();
   for (const insn of k.instructions) {
-    if (insn.kind !== "assign") continue;
-    const name = assigneeName(insn.lhs);
-    const set = writerInames.get(name) ?? new Set<string>();
-    for (const i of insn.withinInames) set.add(i);
-    writerInames.set(name, set);
+    for (const name of insnWrites(insn)) {
+      const set = writerInames.get(name) ?? new Set<string>();
+      for (const i of insn.withinInames) set.add(i);
+      writerInames.set(name, set);
+    }
   }
   let inline = true;
   const visit = (e: Expr): void =>
@@ -70,10 +70,11 @@ export function addressSpaceOf(k: Kernel, t: Temporary): "private" | "local" | "
   if (t.addressSpace !== "auto") return t.addressSpace;
   const local = new Set(Object.entries(k.inameTags).filter(([, tag]) => tag.kind === "l").map(([n]) => n));
   for (const insn of k.instructions) {
-    if (insn.kind !== "assign" || assigneeName(insn.lhs) !== t.name) continue;
-    const lhs = insn.lhs;
-    const indices = lhs.kind === "subscript" ? lhs.indices : lhs.kind === "linear" ? [lhs.index] : [];
-    for (const ix of indices) for (const v of freeVariables(ix)) if (local.has(v)) return "local";
+    for (const lhs of insnStores(insn)) {
+      if (assigneeName(lhs) !== t.name) continue;
+      const indices = lhs.kind === "subscript" ? lhs.indices : lhs.kind === "linear" ? [lhs.index] : [];
+      for (const ix of indices) for (const v of freeVariables(ix)) if (local.has(v)) return "local";
+    }
   }
   return "private";
 }

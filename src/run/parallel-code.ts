@@ -14,7 +14,7 @@
  */
 import { ExecutionError } from "../errors.js";
 import {
-  assigneeName, findArg, findTemporary, freeVariables, INDEX_DTYPE,
+  assigneeName, findArg, findTemporary, freeVariables, INDEX_DTYPE, insnExprs, insnStores,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds, type BasicSet } from "../poly/index.js";
@@ -200,15 +200,13 @@ export class ParallelCode {
   private namesUsed(nodes: readonly ScheduleNode[]): Set<string> {
     const out = new Set<string>();
     for (const insn of this.c.insnsUnder(nodes)) {
-      if (insn.kind !== "assign") continue;
-      freeVariables(this.c.expand(insn.lhs), out);
-      freeVariables(this.c.expand(insn.rhs), out);
-      for (const p of insn.predicates) freeVariables(this.c.expand(p), out);
+      if (insn.kind !== "assign" && insn.kind !== "block") continue;
+      for (const e of insnExprs(insn)) freeVariables(this.c.expand(e), out);
     }
     return out;
   }
 
   private namesWritten(nodes: readonly ScheduleNode[]): Set<string> {
-    return new Set(this.c.insnsUnder(nodes).flatMap((i) => (i.kind === "assign" ? [assigneeName(this.c.expand(i.lhs))] : [])));
+    return new Set(this.c.insnsUnder(nodes).flatMap((i) => insnStores(i).map((lhs) => assigneeName(this.c.expand(lhs)))));
   }
 }

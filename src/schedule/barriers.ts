@@ -13,7 +13,7 @@
  * between instructions with no dependency is the user's to declare (the interpreter reports it).
  */
 import {
-  domainIndexOf, freeVariables, globMatch, walkExpr, exprEquals, allInames, substitute,
+  blockAccesses, domainIndexOf, freeVariables, globMatch, walkExpr, exprEquals, allInames, substitute,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds } from "../poly/index.js";
@@ -109,6 +109,14 @@ function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] 
       if (n.kind === "subscript" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: n.indices });
       if (n.kind === "linear" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: undefined });
     });
+  if (insn.kind === "block") {
+    // A block's subscripts are not analyzed: it touches the whole variable, from any cell.
+    for (const p of insn.predicates) reads(p);
+    const { reads: r, writes: w } = blockAccesses(insn.body);
+    for (const name of r) if (synced.has(name)) out.push({ insn, name, write: false, indices: undefined });
+    for (const name of w) if (synced.has(name)) out.push({ insn, name, write: true, indices: undefined });
+    return out;
+  }
   if (insn.kind !== "assign") return out;
   for (const p of insn.predicates) reads(p);
   reads(insn.rhs);

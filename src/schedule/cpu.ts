@@ -8,7 +8,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, arith, c, domainIndexOf, iterationDomain, mapExpr, sub, substitute, uniqueName, v, withKernel,
+  allInames, arith, c, domainIndexOf, insnExprs, iterationDomain, mapExpr, mapInsnExprs, sub, substitute, uniqueName, v, withKernel,
   type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
 } from "../ir/index.js";
 import {
@@ -67,15 +67,12 @@ function splitPhases(nodes: readonly ScheduleNode[], axes: readonly HwAxis[], ph
 
 /** Names of the variables an instruction reads or writes. */
 function touches(insn: Instruction, name: string): boolean {
-  if (insn.kind !== "assign") return false;
   let found = false;
   const look = (e: Expr) => mapExpr(e, (n) => {
     if ((n.kind === "var" && n.name === name) || ((n.kind === "subscript" || n.kind === "linear") && n.array === name)) found = true;
     return found ? n : undefined;
   });
-  look(insn.lhs);
-  look(insn.rhs);
-  insn.predicates.forEach(look);
+  insnExprs(insn).forEach(look);
   return found;
 }
 
@@ -99,9 +96,9 @@ function privatize(k: Kernel, t: Temporary, axes: readonly HwAxis[]): Kernel {
   });
   const lnames = ordered.map((ax) => ax.iname);
   const instructions = k.instructions.map((insn): Instruction => {
-    if (!touches(insn, t.name) || insn.kind !== "assign") return insn;
+    if (!touches(insn, t.name)) return insn;
     const within = [...new Set([...insn.withinInames, ...lnames])].sort();
-    return { ...insn, lhs: rewrite(insn.lhs), rhs: rewrite(insn.rhs), predicates: insn.predicates.map(rewrite), withinInames: within };
+    return { ...mapInsnExprs(insn, rewrite), withinInames: within };
   });
   const temporaries = k.temporaries.map((x) =>
     x.name === t.name ? { ...x, addressSpace: "private" as const, shape: [...x.shape, ...ordered.map((ax) => ax.size)] } : x);
@@ -284,10 +281,7 @@ function shareAxes(
     const within = [...new Set(insn.withinInames.map((i) => subst.get(i) ?? i))].sort();
     const guards = mine.filter((i) => guarded.has(i))
       .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`));
-    const predicates = [...insn.predicates, ...guards].map(sb);
-    return insn.kind === "assign"
-      ? { ...insn, lhs: sb(insn.lhs), rhs: sb(insn.rhs), predicates, withinInames: within }
-      : { ...insn, predicates, withinInames: within };
+    return { ...mapInsnExprs({ ...insn, predicates: [...insn.predicates, ...guards] }, sb), withinInames: within };
   });
   return { kernel: withKernel(k, { instructions, domains }), groupAxes, localAxes };
 }

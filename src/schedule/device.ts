@@ -4,7 +4,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  arith, c, domainChain, exprToString, freeVariables, iterationDomain, v,
+  arith, blockExprs, c, domainChain, exprToString, freeVariables, iterationDomain, v,
   type Expr, type Kernel,
 } from "../ir/index.js";
 import { contentMemo, dimBounds, projectOut, setContentId, type Aff, type BasicSet, type Bound } from "../poly/index.js";
@@ -195,6 +195,7 @@ function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[]): D
       freeVariables(insn.lhs, used);
       freeVariables(insn.rhs, used);
     }
+    if (insn.kind === "block") for (const e of blockExprs(insn.body)) freeVariables(e, used);
     for (const p of insn.predicates) freeVariables(p, used);
   }
   for (const d of domainChain(k, inames)) for (const p of k.domains[d]!.params) used.add(p);

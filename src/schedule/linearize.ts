@@ -3,7 +3,7 @@
  * inames (g.N, l.N) are not loops; ilp inames are the innermost loops. A graph sort, no search.
  */
 import { ScheduleError } from "../errors.js";
-import { allInames, assigneeName, reductionInames, type Instruction, type Kernel } from "../ir/index.js";
+import { allInames, insnWrites, reductionInames, type Instruction, type Kernel } from "../ir/index.js";
 
 import type { ScheduleNode } from "./types.js";
 export type { ScheduleNode, LoopNode, InsnNode } from "./types.js";
@@ -84,9 +84,7 @@ function predecessors(k: Kernel): number[][] {
   const index = new Map(k.instructions.map((insn, idx) => [insn.id, idx]));
   const writers = new Map<string, number[]>();
   k.instructions.forEach((insn, idx) => {
-    if (insn.kind !== "assign") return;
-    const name = assigneeName(insn.lhs);
-    writers.set(name, [...(writers.get(name) ?? []), idx]);
+    for (const name of insnWrites(insn)) writers.set(name, [...(writers.get(name) ?? []), idx]);
   });
   const domainOf = new Map<string, number>();
   k.domains.forEach((d, idx) => d.dims.forEach((n) => domainOf.set(n, idx)));
@@ -144,6 +142,7 @@ export function usedInames(insn: Instruction): Set<string> {
     reductionInames(insn.lhs, out);
     for (const p of insn.predicates) reductionInames(p, out);
   }
+  if (insn.kind === "block") for (const p of insn.predicates) reductionInames(p, out);
   return out;
 }
 

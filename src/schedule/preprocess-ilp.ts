@@ -5,7 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, arith, assigneeName, c, freeVariables, mapExpr, sub, withKernel,
+  allInames, arith, assigneeName, c, freeVariables, insnExprs, insnWrites, mapExpr, mapInsnExprs, sub, withKernel,
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { constRange, offsetFrom } from "./checks.js";
@@ -32,6 +32,8 @@ export function realizeIlp(k: Kernel): Kernel {
 
 /** Whether `insn` writes `name` inside the loop over `x` without already indexing it by `x`. */
 function writesOver(insn: Instruction, name: string, x: string): boolean {
+  // A block's stores are not analyzed: writing `name` at all within `x` privatizes it.
+  if (insn.kind === "block") return insn.withinInames.includes(x) && insnWrites(insn).includes(name);
   if (insn.kind !== "assign" || assigneeName(insn.lhs) !== name || !insn.withinInames.includes(x)) return false;
   const lhs = insn.lhs;
   const index = lhs.kind === "subscript" ? lhs.indices : lhs.kind === "linear" ? [lhs.index] : [];
@@ -41,8 +43,7 @@ function writesOver(insn: Instruction, name: string, x: string): boolean {
 }
 
 function touches(insn: Instruction, name: string): boolean {
-  if (insn.predicates.some((p) => freeVariables(p).has(name))) return true;
-  return insn.kind === "assign" && (freeVariables(insn.rhs).has(name) || freeVariables(insn.lhs).has(name));
+  return insnExprs(insn).some((e) => freeVariables(e).has(name));
 }
 
 function privatize(k: Kernel, t: Temporary, over: readonly string[]): Kernel {
@@ -66,9 +67,8 @@ function privatize(k: Kernel, t: Temporary, over: readonly string[]): Kernel {
       return undefined;
     });
   const instructions = k.instructions.map((insn): Instruction => {
-    if (insn.kind !== "assign") return insn;
     if (!touches(insn, t.name)) return insn;
-    return { ...insn, lhs: rewrite(insn.lhs), rhs: rewrite(insn.rhs), predicates: insn.predicates.map(rewrite) };
+    return mapInsnExprs(insn, rewrite);
   });
   const temporaries = k.temporaries.map((x) => (x === t ? { ...t, shape: [...ranges.map((r) => c(r.size)), ...t.shape], dimTags: undefined } : x));
   return withKernel(k, { instructions, temporaries });

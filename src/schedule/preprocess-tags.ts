@@ -1,7 +1,7 @@
 /** Decisions left to preprocessing: `l.auto` axes and the address space of "auto" temporaries. */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, assigneeName, freeVariables, withKernel,
+  allInames, assigneeName, freeVariables, insnStores, withKernel,
   type InameTag, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { insnInames, localSize } from "./checks.js";
@@ -49,15 +49,16 @@ export function resolveAddressSpaces(k: Kernel): Kernel {
     if (t.addressSpace !== "auto") return t;
     let space: Temporary["addressSpace"] = "private";
     for (const insn of k.instructions) {
-      if (insn.kind !== "assign" || assigneeName(insn.lhs) !== t.name) continue;
-      const lhs = insn.lhs;
-      const index = lhs.kind === "subscript" ? lhs.indices : lhs.kind === "linear" ? [lhs.index] : [];
-      const used = new Set<string>();
-      for (const e of index) freeVariables(e, used);
-      for (const i of used) {
-        const tag = k.inameTags[i]?.kind;
-        if (tag === "l") space = "local";
-        else if (tag === "g" && space === "private") space = "global";
+      for (const lhs of insnStores(insn)) {
+        if (assigneeName(lhs) !== t.name) continue;
+        const index = lhs.kind === "subscript" ? lhs.indices : lhs.kind === "linear" ? [lhs.index] : [];
+        const used = new Set<string>();
+        for (const e of index) freeVariables(e, used);
+        for (const i of used) {
+          const tag = k.inameTags[i]?.kind;
+          if (tag === "l") space = "local";
+          else if (tag === "g" && space === "private") space = "global";
+        }
       }
     }
     return { ...t, addressSpace: space };

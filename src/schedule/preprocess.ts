@@ -5,7 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  findSubstitution, inferTypes, mapExpr, substitute, withKernel,
+  findSubstitution, inferTypes, mapExpr, mapInsnExprs, substitute, withKernel,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { checkInameTags } from "./checks.js";
@@ -45,8 +45,7 @@ export function expandAllSubstitutions(k: Kernel): Kernel {
   if (k.substitutions.length === 0) return k;
   const ex = (e: Expr) => expandSubstitutions(k, e);
   const instructions = k.instructions.map((insn): Instruction => {
-    const predicates = insn.predicates.map(ex);
-    return insn.kind === "assign" ? { ...insn, lhs: ex(insn.lhs), rhs: ex(insn.rhs), predicates } : { ...insn, predicates };
+    return mapInsnExprs(insn, ex);
   });
   return withKernel(k, { instructions, substitutions: [] });
 }

@@ -6,6 +6,7 @@ function insnLine(insn: Instruction): string {
   switch (insn.kind) {
     case "assign": return `${exprToString(insn.lhs)} = ${exprToString(insn.rhs)}  {id=${insn.id}}`;
     case "barrier": return `... ${insn.scope === "local" ? "lbarrier" : "gbarrier"}  {id=${insn.id}}`;
+    case "block": return `... block  {id=${insn.id}}`;
     default: return `... nop  {id=${insn.id}}`;
   }
 }

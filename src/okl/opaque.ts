@@ -1,0 +1,332 @@
+/**
+ * OKL statements that integer domains cannot express, lowered to opaque blocks (src/ir/block.ts):
+ * `while`/`do-while`, `break`/`continue`, loops whose header is not an affine `for`, and calls
+ * of device functions that need statements (loops, assigned locals, `return` inside loops),
+ * inlined as a labeled region that each `return` exits. Ordinary affine loops and assignments
+ * keep their lowering to inames and instructions; a block sits inside them.
+ *
+ *   // while (x > 1) { x = x / 2; ++n; }   inside @inner loop i
+ *   // -> one block instruction within i: { while (x > 1) { x = x / 2; n = n + 1; } }
+ */
+import { c, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../ir/index.js";
+import type * as A from "./ast.js";
+import { walkAst } from "./ast-queries.js";
+import { constValue, Scope, type Ctx } from "./bindings.js";
+import type { ExprLowering } from "./expressions.js";
+import type { FileContext } from "./file-context.js";
+import { expressionInlinable, pointerBinding } from "./inline.js";
+
+/** What block lowering needs of the kernel lowering around it. */
+export interface BlockHost {
+  readonly ex: ExprLowering;
+  readonly file: FileContext;
+  /** A name not used in the kernel yet (also not by any block local). */
+  fresh(base: string): string;
+  fail(detail: string, pos: A.Pos, rule?: string): never;
+  addTemp(t: Temporary): void;
+}
+
+/** The context of a statement inside a block. */
+interface BCtx {
+  readonly ctx: Ctx;
+  /** Inside a loop of the block (break/continue allowed). */
+  readonly inLoop: boolean;
+  /** Inside an inlined device function: the region `return` exits and where its value goes. */
+  readonly ret?: { readonly label: string; readonly name?: string; readonly dtype?: Dtype; readonly fn: string };
+}
+
+const COMPOUND: Readonly<Record<string, ArithOp>> = {
+  "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>",
+};
+
+/** Whether `f` is a device function of the file whose calls need statements (not one expression). */
+function statementCall(e: A.Expr, file: FileContext): boolean {
+  if (e.kind !== "call" || e.callee.kind !== "ident") return false;
+  const f = file.functions.get(e.callee.name);
+  return f !== undefined && !expressionInlinable(f);
+}
+
+/** Whether `e` calls (at any depth) a device function that needs statements. */
+function hasStatementCall(e: A.Expr | A.Stmt | undefined, file: FileContext): boolean {
+  if (e === undefined) return false;
+  let found = false;
+  walkAst(e, (n) => {
+    if (statementCall(n as A.Expr, file)) found = true;
+  });
+  return found;
+}
+
+/** Whether `body` has a `break` or `continue` of the loop it is the body of (not of loops inside it). */
+function ownJump(body: A.Stmt): boolean {
+  switch (body.kind) {
+    case "break": case "continue": return true;
+    case "compound": return body.items.some(ownJump);
+    case "if": return ownJump(body.then) || (body.else !== undefined && ownJump(body.else));
+    default: return false;
+  }
+}
+
+/**
+ * Whether statement `s` (met among ordinary statements) must become an opaque block: it is a
+ * while/do-while/break/continue/return, a plain `for` whose header is not `int i = …; i < …; …`
+ * or that breaks or continues itself, or it calls a device function that needs statements.
+ */
+export function needsBlock(s: A.Stmt, file: FileContext): boolean {
+  switch (s.kind) {
+    case "while": case "doWhile": case "break": case "continue": case "return": return true;
+    case "for": {
+      if (s.okl !== undefined) return false;
+      const init = s.init;
+      const simple = init?.kind === "declaration" && init.declarators.length === 1 && init.declarators[0]!.init !== undefined && init.declarators[0]!.pointers.length === 0;
+      return !simple || s.cond === undefined || s.update === undefined || ownJump(s.body) || hasStatementCall(s.cond, file) || hasStatementCall(s.update, file);
+    }
+    case "expr": return hasStatementCall(s.expr, file);
+    case "declaration": return s.declarators.some((d) => d.init !== undefined && d.init.kind !== "initList" && hasStatementCall(d.init, file));
+    case "if": return hasStatementCall(s.cond, file);
+    default: return false;
+  }
+}
+
+/** Whether the loop statement `s` is attributed (@outer/@inner/@tile) and breaks or continues itself. */
+export function attributedJump(s: A.Stmt): boolean {
+  return s.kind === "for" && s.okl !== undefined && ownJump(s.body);
+}
+
+/** Lowers one OKL statement (and what it contains) to the statements of a block. */
+export class BlockLowering {
+  constructor(private readonly host: BlockHost) {}
+
+  /**
+   * `s` as block statements. Declarations at the top (`topLevel`) are seen by the statements after
+   * the block: they become private temporaries of the kernel, bound in `ctx.scope`.
+   */
+  lower(s: A.Stmt, ctx: Ctx): BlockStmt[] {
+    const b: BCtx = { ctx, inLoop: false };
+    if (s.kind === "declaration") return this.declaration(s, b, true);
+    return this.stmt(s, b);
+  }
+
+  private fail(detail: string, pos: A.Pos): never {
+    return this.host.fail(detail, pos);
+  }
+
+  private stmts(items: readonly A.Stmt[], b: BCtx): BlockStmt[] {
+    return items.flatMap((s) => this.stmt(s, b));
+  }
+
+  private inner(b: BCtx, extra: Partial<BCtx> = {}): BCtx {
+    return { ...b, ...extra, ctx: { ...b.ctx, scope: new Scope(b.ctx.scope) } };
+  }
+
+  private stmt(s: A.Stmt, b: BCtx): BlockStmt[] {
+    switch (s.kind) {
+      case "empty": case "pragma": return [];
+      case "compound": {
+        const inner = this.inner(b);
+        return this.stmts(s.items, inner);
+      }
+      case "declaration": return this.declaration(s, b, false);
+      case "expr": return this.exprStmt(s.expr, b);
+      case "if": {
+        const pre: BlockStmt[] = [];
+        const cond = this.expr(s.cond, b, pre);
+        return [...pre, { kind: "if", cond, then: this.stmt(s.then, this.inner(b)), else: s.else ? this.stmt(s.else, this.inner(b)) : [] }];
+      }
+      case "while": {
+        const pre: BlockStmt[] = [];
+        const cond = this.expr(s.cond, b, pre);
+        const body = this.stmt(s.body, this.inner(b, { inLoop: true }));
+        if (pre.length === 0) return [{ kind: "while", cond, body }];
+        // The condition needs statements: evaluated at the top of every iteration.
+        return [{ kind: "while", cond: c(1), body: [...pre, { kind: "if", cond: { kind: "not", operand: cond }, then: [{ kind: "break" }], else: [] }, ...body] }];
+      }
+      case "doWhile": {
+        const body = this.stmt(s.body, this.inner(b, { inLoop: true }));
+        return [{ kind: "doWhile", body, cond: this.pureExpr(s.cond, b, "the condition of a do-while loop") }];
+      }
+      case "for": return this.forLoop(s, b);
+      case "break": case "continue":
+        if (!b.inLoop) this.fail(`"${s.kind}" outside a loop`, s.pos);
+        return [{ kind: s.kind }];
+      case "return": {
+        const r = b.ret;
+        if (!r) this.fail("\"return\" in a @kernel is not supported (on OCCA's serial mode it leaves the whole kernel, on GPUs only the work-item); use a condition instead", s.pos);
+        const out: BlockStmt[] = [];
+        if (s.value !== undefined) {
+          if (r.name === undefined) this.fail(`device function "${r.fn}" returns void but "return" has a value`, s.pos);
+          const pre: BlockStmt[] = [];
+          const v = this.expr(s.value, b, pre);
+          out.push(...pre, { kind: "assign", lhs: { kind: "var", name: r.name }, rhs: { kind: "cast", dtype: r.dtype!, value: v } });
+        }
+        return [...out, { kind: "exit", label: r.label }];
+      }
+      case "barrier": return this.fail("@barrier inside a while loop, a loop with break/continue or a device function with loops cannot be lowered: all work-items must reach it", s.pos);
+      case "atomic": return this.fail("@atomic inside a while loop, a loop with break/continue or a device function with loops is not supported yet", s.pos);
+      default: return this.fail(`${s.kind} statements are not supported yet`, s.pos);
+    }
+  }
+
+  private forLoop(s: A.For, b: BCtx): BlockStmt[] {
+    if (s.okl !== undefined) this.fail(`an @${s.okl.kind} loop inside a while loop, a loop with break/continue or a device function with loops is not supported (it must be a loop of the kernel's nest)`, s.pos);
+    const inner = this.inner(b);
+    const init = s.init === undefined ? [] : s.init.kind === "declaration" ? this.declaration(s.init, inner, false) : this.exprStmt(s.init, inner);
+    const cond = s.cond === undefined ? c(1) : this.pureExpr(s.cond, inner, "the condition of a for loop");
+    const step = s.update === undefined ? [] : this.exprStmt(s.update, inner);
+    if (s.update !== undefined && hasStatementCall(s.update, this.host.file)) this.fail("the update of a for loop calls a device function with loops; move the call into the body", s.update.pos);
+    const body = this.stmt(s.body, { ...inner, inLoop: true, ctx: { ...inner.ctx, scope: new Scope(inner.ctx.scope) } });
+    return [{ kind: "for", init, cond, step, body }];
+  }
+
+  private declaration(s: A.Declaration, b: BCtx, topLevel: boolean): BlockStmt[] {
+    if (s.spec.storage.includes("typedef")) this.fail("typedefs inside kernels are not supported yet", s.pos);
+    const out: BlockStmt[] = [];
+    const dtype = this.host.file.dtype(s.spec, s.pos);
+    for (const d of s.declarators) {
+      if (d.pointers.length > 0) {
+        if (d.arrayDims.length > 0 || d.init === undefined || d.init.kind === "initList") this.fail(`local pointer "${d.name}" must be initialized with an array, \`a + k\` or \`&a[k]\``, d.pos);
+        b.ctx.scope.set(d.name, pointerBinding(this.host.ex, d.init, b.ctx, d.name));
+        continue;
+      }
+      if (d.okl.shared || d.okl.exclusive) this.fail(`@${d.okl.shared ? "shared" : "exclusive"} "${d.name}" inside a while loop, a loop with break/continue or a device function with loops is not supported`, d.pos);
+      if (d.arrayDims.length > 0 || topLevel) {
+        // Arrays (and scalars later statements read) are private temporaries of the kernel.
+        const shape = d.arrayDims.map((e) => {
+          const v = e === undefined ? undefined : constValue(e, b.ctx.scope);
+          if (v === undefined || v < 1) this.fail(`the size of array "${d.name}" must be a positive compile-time integer`, e?.pos ?? d.pos);
+          return v;
+        });
+        const name = this.host.fresh(d.name);
+        this.host.addTemp({ name, dtype, shape: shape.map((n) => c(n)), addressSpace: "private", order: "C", dimTags: undefined });
+        const pre: BlockStmt[] = [];
+        const items = d.init === undefined ? [] : d.init.kind === "initList" ? d.init.items.map((x) => this.expr(x, b, pre)) : [this.expr(d.init, b, pre)];
+        b.ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length });
+        out.push(...pre);
+        if (d.init?.kind === "initList") {
+          if (shape.length !== 1) this.fail(`initializer lists are supported for 1-D arrays only ("${d.name}")`, d.pos);
+          for (let k = 0; k < shape[0]!; k++) out.push({ kind: "assign", lhs: { kind: "subscript", array: name, indices: [c(k)] }, rhs: items[k] ?? c(0) });
+        } else if (items.length > 0) {
+          if (shape.length > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
+          out.push({ kind: "assign", lhs: { kind: "var", name }, rhs: items[0]! });
+        }
+        continue;
+      }
+      if (d.init?.kind === "initList") this.fail(`scalar "${d.name}" cannot be initialized with {…}`, d.pos);
+      const name = this.host.fresh(d.name);
+      const pre: BlockStmt[] = [];
+      const init = d.init === undefined ? undefined : this.expr(d.init, b, pre);
+      b.ctx.scope.set(d.name, { kind: "temp", name, rank: 0 });
+      out.push(...pre, init === undefined ? { kind: "decl", name, dtype } : { kind: "decl", name, dtype, init });
+    }
+    return out;
+  }
+
+  private exprStmt(e: A.Expr, b: BCtx): BlockStmt[] {
+    if (e.kind === "comma") return e.exprs.flatMap((x) => this.exprStmt(x, b));
+    const pre: BlockStmt[] = [];
+    if (e.kind === "call" && statementCall(e, this.host.file)) {
+      this.expr(e, b, pre); // the value (if any) is dropped
+      return pre;
+    }
+    let target: A.Expr;
+    let rhs: (lhs: Expr) => Expr;
+    if (e.kind === "assign") {
+      target = e.target;
+      const value = this.expr(e.value, b, pre);
+      if (e.op === "=") rhs = () => value;
+      else {
+        const op = COMPOUND[e.op] ?? this.fail(`operator "${e.op}" is not supported yet`, e.pos);
+        rhs = (lhs) => ({ kind: "arith", op, left: lhs, right: value });
+      }
+    } else if ((e.kind === "unary" && (e.op === "++" || e.op === "--")) || (e.kind === "postfix" && (e.op === "++" || e.op === "--"))) {
+      target = e.operand;
+      const op: ArithOp = e.op === "++" ? "+" : "-";
+      rhs = (lhs) => ({ kind: "arith", op, left: lhs, right: c(1) });
+    } else {
+      return this.fail(`expression statement (${e.kind}) is not supported yet; only assignments, updates and calls of device functions are`, e.pos);
+    }
+    if (this.host.ex.structPlace(target, b.ctx)) this.fail("struct values inside a while loop, a loop with break/continue or a device function with loops are not supported yet", target.pos);
+    const lhs = this.host.ex.lvalue(target, this.withCalls(b, pre));
+    return [...pre, { kind: "assign", lhs, rhs: rhs(lhs) }];
+  }
+
+  /** `e` lowered; device functions that need statements are inlined into `pre` first. */
+  private expr(e: A.Expr, b: BCtx, pre: BlockStmt[]): Expr {
+    this.checkUnconditional(e, false);
+    return this.host.ex.expr(e, this.withCalls(b, pre));
+  }
+
+  /** `e` lowered where nothing can be hoisted before it (loop conditions evaluated each iteration). */
+  private pureExpr(e: A.Expr, b: BCtx, what: string): Expr {
+    const pre: BlockStmt[] = [];
+    const x = this.expr(e, b, pre);
+    if (pre.length > 0) this.fail(`${what} calls a device function with loops; compute it into a variable in the body`, e.pos);
+    return x;
+  }
+
+  private withCalls(b: BCtx, pre: BlockStmt[]): Ctx {
+    return { ...b.ctx, stmtCall: (f, call, ctx) => this.inlineStatements(f, call, ctx, pre) };
+  }
+
+  /** A call that needs statements must not sit where C evaluates it only sometimes (`&&`, `||`, `?:`). */
+  private checkUnconditional(e: A.Expr, conditional: boolean): void {
+    if (conditional && statementCall(e, this.host.file)) {
+      this.fail(`the call of "${(e as A.Call).callee.kind === "ident" ? ((e as A.Call).callee as A.Ident).name : "?"}" is evaluated only under a condition (&&, ||, ?:) and needs statements; compute it in an if statement`, e.pos);
+    }
+    switch (e.kind) {
+      case "binary":
+        this.checkUnconditional(e.left, conditional);
+        this.checkUnconditional(e.right, conditional || e.op === "&&" || e.op === "||");
+        return;
+      case "conditional":
+        this.checkUnconditional(e.cond, conditional);
+        this.checkUnconditional(e.then, true);
+        this.checkUnconditional(e.else, true);
+        return;
+      default:
+        walkAst(e, (n) => {
+          if (n !== e && (n.kind === "binary" || n.kind === "conditional")) this.checkUnconditional(n as A.Expr, conditional);
+        });
+    }
+  }
+
+  /**
+   * A call of device function `f` as statements appended to `pre`: scalar parameters become
+   * locals holding the converted arguments, pointer parameters alias the caller's arrays, the
+   * body runs in a region labeled for `f` that each `return` leaves after storing its value.
+   */
+  private inlineStatements(f: A.FunctionDef, e: A.Call, ctx: Ctx, pre: BlockStmt[]): Expr {
+    const ex = this.host.ex;
+    if (e.args.length !== f.params.length) this.fail(`call of "${f.name}" with ${e.args.length} argument(s); it takes ${f.params.length}`, e.pos);
+    if (ex.inlineDepth > 16) this.fail(`call of "${f.name}": device functions nested more than 16 deep (recursion?) cannot be inlined`, e.pos);
+    const scope = new Scope(this.host.file.globals);
+    const calls = { ...ctx, stmtCall: (g: A.FunctionDef, call: A.Call, c2: Ctx) => this.inlineStatements(g, call, c2, pre) };
+    f.params.forEach((p, k) => {
+      const d = p.declarator;
+      const a = e.args[k]!;
+      if (d.pointers.length + d.arrayDims.length > 0) {
+        scope.set(d.name, pointerBinding(ex, a, calls, d.name));
+        return;
+      }
+      const dtype = this.host.file.dtype(p.spec, p.pos);
+      const name = this.host.fresh(`${f.name}_${d.name}`);
+      pre.push({ kind: "decl", name, dtype, init: { kind: "cast", dtype, value: ex.expr(a, calls) } });
+      scope.set(d.name, { kind: "temp", name, rank: 0 });
+    });
+    const isVoid = f.returnType.base.kind === "builtin" && f.returnType.base.name === "void" && f.returnPointers.length === 0;
+    const dtype = isVoid ? undefined : this.host.file.dtype(f.returnType, f.pos);
+    const name = isVoid ? undefined : this.host.fresh(`${f.name}_ret`);
+    const label = this.host.fresh(`${f.name}_body`);
+    if (name !== undefined) pre.push({ kind: "decl", name, dtype: dtype! });
+    ex.inlineDepth++;
+    try {
+      const body = this.stmts(f.body!.items, {
+        ctx: { ...ctx, scope, stmtCall: undefined }, inLoop: false,
+        ret: { label, fn: f.name, ...(name !== undefined ? { name, dtype: dtype! } : {}) },
+      });
+      pre.push({ kind: "labeled", label, body });
+    } finally {
+      ex.inlineDepth--;
+    }
+    return name === undefined ? c(0) : { kind: "var", name };
+  }
+}
