@@ -232,6 +232,12 @@ export class ExprLowering implements ExprLowerer {
       if (helper[1] === "mod" || helper[1] === "fmod") return { kind: "arith", op: "%", left: x!, right: y! };
       return { kind: "call", fn: helper[1]!, args: [x!, y!] };
     }
+    if (name === "okl_exp10f" || name === "exp10f" || name === "exp10") {
+      // OCCA's okl_exp10f is CUDA's exp10f: 10^x, which is pow(10, x) in the instruction language.
+      const [x] = args();
+      if (e.args.length !== 1) this.fail(`${name} takes one argument`, e.pos);
+      return { kind: "call", fn: "pow", args: [name === "exp10" ? c(10, undefined, true) : c(10, "float32", true), x!] };
+    }
     const fn = MATH[name];
     if (fn) return { kind: "call", fn, args: args() };
     if (this.file.rule(name, (x, scope) => this.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: args() };

@@ -225,6 +225,7 @@ export class Parser extends ExprParser {
   private parseParam(): Param {
     const start = this.peek();
     const attrs = this.parseAttributes("prefix");
+    if (!this.isTypeStart() && this.peek(1).text === "::") throw this.unsupported(`C++ scope resolution (no namespace or type "${this.peek().text}" is declared)`, this.peek());
     if (!this.isTypeStart()) throw this.unexpected("a parameter type");
     const spec = this.parseTypeSpec();
     const mid = this.parseAttributes("postfix");
