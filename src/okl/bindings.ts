@@ -16,11 +16,24 @@ export type Fail = (detail: string, pos: A.Pos, rule?: string) => never;
  * is the array binding with an `offset` added to its (flat) subscripts.
  */
 export type Binding =
-  | { readonly kind: "array"; readonly name: string; readonly dim?: { readonly dims: readonly Expr[]; readonly order: readonly number[] }; readonly offset?: Expr; readonly struct?: StructLayout }
+  | {
+      readonly kind: "array"; readonly name: string; readonly dim?: { readonly dims: readonly Expr[]; readonly order: readonly number[] };
+      readonly offset?: Expr; readonly struct?: StructLayout;
+      /** An array field of a struct passed by value: its extents (row-major subscripts), and it is read-only (C copies it). */
+      readonly extents?: readonly number[];
+    }
+  | { readonly kind: "absent"; readonly reason: string }
+  | { readonly kind: "byValue"; readonly name: string; readonly field: (path: readonly string[], pos: A.Pos) => Binding }
   | { readonly kind: "value"; readonly name: string }
   | { readonly kind: "expr"; readonly expr: Expr }
   | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout };
 
+/**
+ * `absent`: a kernel argument with no IR type (a pointer to pointers, a pointer to a struct that
+ * cannot be lowered), left out of the kernel's arguments; naming it fails with `reason`.
+ * `byValue`: a struct argument passed by value, one kernel argument per field the kernel reads:
+ * `field(["cc", "ccc"])` is the binding of `c.cc.ccc` (a value, an array, or a struct array).
+ */
 /** The bindings of one block, falling back to the enclosing one's. */
 export class Scope {
   private readonly vars = new Map<string, Binding>();

@@ -5,9 +5,9 @@
  *
  *   new ExprLowering(file).expr(ast("a[i] * 2.0f"), ctx)   // a[i] * 2.0f (IR)
  */
-import { c, type Expr } from "../ir/index.js";
+import { c, type Dtype, type Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
-import type { Ctx } from "./bindings.js";
+import type { Binding, Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { expressionInlinable, inlineCall, pointerBinding, type ExprLowerer } from "./inline.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
@@ -26,6 +26,9 @@ const MATH: Readonly<Record<string, string>> = {
 export class ExprLowering implements ExprLowerer {
   inlineDepth = 0;
 
+  /** Arguments that are copies in C (array fields of a struct passed by value): never assigned. */
+  readonly readOnly = new Set<string>();
+
   constructor(readonly file: FileContext) {}
 
   fail(detail: string, pos: A.Pos, rule?: string): never {
@@ -34,14 +37,29 @@ export class ExprLowering implements ExprLowerer {
 
   /** A local variable or an array element that can be assigned. */
   lvalue(e: A.Expr, ctx: Ctx): Expr {
-    const x = this.expr(e, ctx);
+    const p = this.structPlace(e, ctx);
+    const x = p ? this.structScalar(p, e) : this.expr(e, ctx);
     if (x.kind === "var") {
       const b = ctx.scope.get((e as A.Ident).name);
       if (b?.kind !== "temp") this.fail(`cannot assign to "${(e as A.Ident).name}" (only local variables and array elements can be assigned)`, e.pos);
       return x;
     }
     if (x.kind !== "subscript") this.fail("the left-hand side must be a variable or an array element", e.pos);
+    if (this.readOnly.has(x.array)) this.fail(`"${x.array}" is a field of a struct passed by value (a copy in C); assigning to it is not supported`, e.pos);
     return x;
+  }
+
+  /** `c.cc.ccc` (only `.`) on a struct argument passed by value: the binding of that field, or undefined. */
+  byValueField(e: A.Expr, ctx: Ctx): Binding | undefined {
+    const path: string[] = [];
+    let t = e;
+    while (t.kind === "member" && !t.arrow) {
+      path.unshift(t.name);
+      t = t.target;
+    }
+    if (t.kind !== "ident" || path.length === 0) return undefined;
+    const b = ctx.scope.get(t.name);
+    return b?.kind === "byValue" ? b.field(path, e.pos) : undefined;
   }
 
   /**
@@ -53,6 +71,7 @@ export class ExprLowering implements ExprLowerer {
     switch (e.kind) {
       case "ident": {
         const b = ctx.scope.get(e.name);
+        if (b?.kind === "absent") this.fail(b.reason, e.pos);
         if (b?.kind === "array" && b.struct) return structVariable(b.name, b.struct, 1, b.offset);
         if (b?.kind === "temp" && b.struct) return structVariable(b.name, b.struct, b.rank, b.offset);
         return undefined;
@@ -62,6 +81,9 @@ export class ExprLowering implements ExprLowerer {
         return p && placeIndex(p, this.expr(e.index, ctx), fail);
       }
       case "member": {
+        const f = this.byValueField(e, ctx);
+        if (f?.kind === "array" && f.struct) return structVariable(f.name, f.struct, 1, f.offset);
+        if (f) return undefined;
         const p = this.structPlace(e.target, ctx);
         return p && placeMember(e.arrow ? placeIndex(p, c(0), fail) : p, e.name, fail); // p->f is p[0].f
       }
@@ -78,7 +100,7 @@ export class ExprLowering implements ExprLowerer {
     }
   }
 
-  /** A scalar inside a struct as an IR subscript; fails for whole structs and unsubscripted arrays. */
+  /** A scalar inside a struct as an IR subscript (in the storage dtype); fails for whole structs and unsubscripted arrays. */
   private structScalar(p: StructPlace, e: A.Expr): Expr {
     if (p.prefix.length < p.need) this.fail(`array of struct "${p.layout!.name}" used without a subscript`, e.pos);
     if (p.dims.length > 0) this.fail("an array field used without a subscript", e.pos);
@@ -86,21 +108,41 @@ export class ExprLowering implements ExprLowerer {
     return placeElement(p);
   }
 
+  /**
+   * For a struct field stored in a dtype other than its own (`int val2` next to `unsigned int val1`):
+   * the field's own dtype and the storage dtype; undefined for every other place.
+   */
+  storedAs(e: A.Expr, ctx: Ctx): { readonly own: Dtype; readonly storage: Dtype } | undefined {
+    const p = this.structPlace(e, ctx);
+    return p?.own !== undefined && p.own !== p.storage ? { own: p.own, storage: p.storage } : undefined;
+  }
+
   /** An OKL expression as an IR expression. */
   expr(e: A.Expr, ctx: Ctx): Expr {
     if (e.kind === "ident" || e.kind === "index" || e.kind === "member" || e.kind === "call" || (e.kind === "unary" && e.op === "*")) {
       const p = this.structPlace(e, ctx);
-      if (p) return this.structScalar(p, e);
+      if (p) {
+        const x = this.structScalar(p, e);
+        return p.own !== undefined && p.own !== p.storage ? { kind: "cast", dtype: p.own, value: x } : x;
+      }
     }
     switch (e.kind) {
       case "int": return c(e.value);
       case "char": return c(e.value);
       case "bool": return c(e.value ? 1 : 0);
       case "float": return e.suffix === "f" ? c(e.value, "float32", true) : c(e.value, undefined, true);
+      case "member": {
+        const f = this.byValueField(e, ctx);
+        if (f?.kind === "value") return { kind: "var", name: f.name };
+        if (f) return this.fail(`array field "${f.kind === "array" ? f.name : "?"}" of a struct passed by value used without a subscript`, e.pos);
+        return this.fail(`member access "${e.arrow ? "->" : "."}${e.name}" on something that is not a struct`, e.pos);
+      }
       case "ident": {
         const b = ctx.scope.get(e.name);
         if (!b) return this.fail(`unknown identifier "${e.name}" (defines must be given with -D / opts.defines)`, e.pos);
         switch (b.kind) {
+          case "absent": return this.fail(b.reason, e.pos);
+          case "byValue": return this.fail(`struct argument "${e.name}" passed by value is used whole; only its fields can be read`, e.pos);
           case "expr": return b.expr;
           case "value": return { kind: "var", name: b.name };
           case "temp":
@@ -152,8 +194,17 @@ export class ExprLowering implements ExprLowerer {
 
   private subscript(base: A.Expr, idx: readonly A.Expr[], ctx: Ctx, pos: A.Pos): Expr {
     const label = base.kind === "ident" ? base.name : "the pointer";
-    const b = base.kind === "ident" ? ctx.scope.get(base.name) : pointerBinding(this, base, ctx, label);
+    if (base.kind !== "ident") this.structPlace(base, ctx); // fails for a struct argument that is left out
+    const b = base.kind === "ident" ? ctx.scope.get(base.name) : this.byValueField(base, ctx) ?? pointerBinding(this, base, ctx, label);
     const indices = idx.map((i) => this.expr(i, ctx));
+    if (b?.kind === "absent") this.fail(b.reason, pos);
+    if (b?.kind === "array" && b.extents) {
+      // An array field of a struct passed by value: row-major subscripts into one flat argument.
+      if (indices.length !== b.extents.length) this.fail(`array field "${b.name}" has ${b.extents.length} dimension(s), subscripted with ${indices.length}`, pos);
+      let lin = indices[0]!;
+      for (let k = 1; k < indices.length; k++) lin = { kind: "arith", op: "+", left: { kind: "arith", op: "*", left: lin, right: c(b.extents[k]!) }, right: indices[k]! };
+      return { kind: "subscript", array: b.name, indices: [lin] };
+    }
     const at = (off: Expr | undefined, i: Expr): Expr => (off ? { kind: "arith", op: "+", left: off, right: i } : i);
     if ((b?.kind === "array" || b?.kind === "temp") && b.struct) this.fail(`"${label}" is an array of struct "${b.struct.name}"; only its elements' fields can be read`, pos);
     if (b?.kind === "array") {
@@ -180,6 +231,12 @@ export class ExprLowering implements ExprLowerer {
       if (helper[1] === "floor_div") return { kind: "arith", op: "//", left: x!, right: y! };
       if (helper[1] === "mod" || helper[1] === "fmod") return { kind: "arith", op: "%", left: x!, right: y! };
       return { kind: "call", fn: helper[1]!, args: [x!, y!] };
+    }
+    if (name === "okl_exp10f" || name === "exp10f" || name === "exp10") {
+      // OCCA's okl_exp10f is CUDA's exp10f: 10^x, which is pow(10, x) in the instruction language.
+      const [x] = args();
+      if (e.args.length !== 1) this.fail(`${name} takes one argument`, e.pos);
+      return { kind: "call", fn: "pow", args: [name === "exp10" ? c(10, undefined, true) : c(10, "float32", true), x!] };
     }
     const fn = MATH[name];
     if (fn) return { kind: "call", fn, args: args() };

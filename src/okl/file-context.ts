@@ -29,6 +29,8 @@ export const BUILTIN_DTYPES: Readonly<Record<string, Dtype>> = {
 /** Typedefs and device functions of the file, and error reporting. */
 export class FileContext {
   readonly typedefs = new Map<string, A.TypeSpec>();
+  /** `typedef float *A @dim(8, 9);`: the typedef's type and declarator (its pointers and attributes). */
+  readonly pointerTypedefs = new Map<string, { readonly spec: A.TypeSpec; readonly declarator: A.Declarator }>();
   readonly rules: SubstitutionRule[] = [];
   readonly ruleNames = new Set<string>();
   readonly functions = new Map<string, A.FunctionDef>();
@@ -38,7 +40,10 @@ export class FileContext {
   constructor(readonly unit: A.TranslationUnit, readonly opts: LowerOklOptions) {
     for (const it of unit.items) {
       if (it.kind === "declaration" && it.spec.storage.includes("typedef")) {
-        for (const d of it.declarators) if (d.pointers.length === 0 && d.arrayDims.length === 0) this.typedefs.set(d.name, it.spec);
+        for (const d of it.declarators) {
+          if (d.pointers.length === 0 && d.arrayDims.length === 0) this.typedefs.set(d.name, it.spec);
+          else if (d.arrayDims.length === 0) this.pointerTypedefs.set(d.name, { spec: it.spec, declarator: d });
+        }
       } else if (it.kind === "declaration") {
         for (const d of it.declarators) {
           if (d.pointers.length > 0 || d.arrayDims.length > 0 || d.init === undefined) continue;
@@ -56,6 +61,27 @@ export class FileContext {
     const r = this.structs.resolve(spec);
     if (r === undefined) return undefined;
     return "layout" in r ? r.layout : this.fail(structReason(r), pos);
+  }
+
+  /**
+   * A declaration whose type is a pointer typedef, spelled out: `const A a` with `typedef float *A
+   * @dim(8, 9)` is `const float *a @dim(8, 9)` (the declarator's own attributes win). Others unchanged.
+   */
+  expandTypedef(spec: A.TypeSpec, d: A.Declarator): { readonly spec: A.TypeSpec; readonly declarator: A.Declarator } {
+    const b = spec.base;
+    const t = b.kind === "named" ? this.pointerTypedefs.get(b.name) : undefined;
+    if (!t) return { spec, declarator: d };
+    const qualifiers = [...new Set([...t.spec.qualifiers, ...spec.qualifiers])];
+    const o = d.okl;
+    const okl = {
+      ...o,
+      restrict: o.restrict || t.declarator.okl.restrict,
+      dim: o.dim ?? t.declarator.okl.dim,
+      dimOrder: o.dimOrder ?? t.declarator.okl.dimOrder,
+    };
+    const inner = { ...t.spec, storage: spec.storage, qualifiers };
+    // C: `const A a` makes the pointer const, not the pointee; the pointee's constness is irrelevant to lowering.
+    return this.expandTypedef(inner, { ...d, pointers: [...t.declarator.pointers, ...d.pointers], okl });
   }
 
   /** A file-scope initializer as a constant of the declared type, or undefined (not a compile-time scalar). */
@@ -102,6 +128,8 @@ export class FileContext {
       if (d) return d;
       const t = this.typedefs.get(b.name);
       if (t) return this.dtype(t, pos);
+    } else if (b.kind === "enum") {
+      return "int32"; // C's enumerated types are int on every target OKL has
     }
     const st = this.structs?.resolve(spec);
     if (st) return this.fail("reason" in st ? structReason(st) : `struct "${st.layout.name}" is used where a scalar is expected (pointers to it, arrays of it and locals of it are lowered, by-value arguments and parameters are not)`, pos);

@@ -120,6 +120,7 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
   switch (e.kind) {
     case "ident": {
       const b = ctx.scope.get(e.name);
+      if (b?.kind === "absent") return lw.fail(b.reason, e.pos);
       if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0)) return b;
       break;
     }

@@ -18,8 +18,8 @@ import {
 import { aff, affAdd, affScale, type Aff, type BasicSet } from "../poly/index.js";
 import { assembleKernel } from "./assemble.js";
 import type * as A from "./ast.js";
-import { constRange, containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, levelsBelow, walkAst } from "./ast-queries.js";
-import { constValue, Scope, type Ctx, type Fail } from "./bindings.js";
+import { constRange, containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, levelsBelow, mentions, walkAst } from "./ast-queries.js";
+import { constValue, Scope, type Binding, type Ctx, type Fail } from "./bindings.js";
 import { InstructionLog } from "./dependencies.js";
 import { ExprLowering } from "./expressions.js";
 import { FileContext, type LowerOklOptions } from "./file-context.js";
@@ -27,7 +27,7 @@ import { pointerBinding } from "./inline.js";
 import { checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
 import { affineBound, affToIr, cmpRows, domainOf, type Row } from "./loop-rows.js";
 import { exprToAff } from "./shapes.js";
-import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
+import { isStructValue, placeElement, structReason, structVariable, type StructBase, type StructPlace } from "./structs.js";
 import { attributedJump, BlockLowering, needsBlock, type BlockHost } from "./opaque.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 
@@ -65,6 +65,8 @@ class KernelLowering {
   private readonly valueArgs = new Set<string>();
   /** Pointer arguments to structs: their number of scalars per struct (the extent of their innermost axis). */
   private readonly structArgs = new Map<string, number>();
+  /** Each argument's place in the signature: [parameter index, field indices of a flattened by-value struct]. */
+  private readonly argKeys = new Map<string, readonly number[]>();
   private readonly restrict: string[] = [];
   private maxInnerDims: number[] | undefined;
   private simdLength: number | undefined;
@@ -104,14 +106,31 @@ class KernelLowering {
       if (d.name === "") continue;
       this.taken.add(d.name);
     }
-    for (const p of f.params) {
-      const d = p.declarator;
+    for (const [index, p] of f.params.entries()) {
+      const { spec, declarator: d } = this.file.expandTypedef(p.spec, p.declarator);
       if (d.name === "") continue;
-      const struct = this.file.structOf(p.spec, p.pos);
-      if (struct && d.pointers.length + d.arrayDims.length === 0) this.fail(`argument "${d.name}": struct "${struct.name}" passed by value is not supported yet (pass a pointer)`, d.pos);
-      const dtype = struct?.dtype ?? this.file.dtype(p.spec, p.pos);
-      if (d.pointers.length + d.arrayDims.length > 1) this.fail(`argument "${d.name}": pointers to pointers are not supported`, d.pos);
-      if (d.pointers.length + d.arrayDims.length === 1) {
+      this.argKeys.set(d.name, [index]);
+      const levels = d.pointers.length + d.arrayDims.length;
+      const def = levels === 0 ? this.file.structs.definition(spec) : undefined;
+      if (def) {
+        scope.set(d.name, this.byValue(d.name, def, index));
+        continue;
+      }
+      // No IR type holds pointers to pointers or structs that cannot be lowered: such an argument
+      // is left out of the kernel's arguments, and naming it in the body is the error.
+      const unusable = (why: string) => scope.set(d.name, { kind: "absent", reason: `argument "${d.name}": ${why} (an argument Loom cannot represent is left out of the kernel while the kernel does not use it)` });
+      if (levels > 1) {
+        unusable("pointers to pointers are not supported");
+        continue;
+      }
+      const lookup = this.file.structs.resolve(spec);
+      if (lookup && "reason" in lookup) {
+        unusable(structReason(lookup));
+        continue;
+      }
+      const struct = lookup?.layout;
+      const dtype = struct?.dtype ?? this.file.dtype(spec, p.pos);
+      if (levels === 1) {
         this.arrayArgs.add(d.name);
         if (d.okl.restrict || d.pointers[0]?.qualifiers.includes("restrict")) this.restrict.push(d.name);
         const dim = d.okl.dim ? { dims: d.okl.dim.map((e) => this.ex.expr(e, this.rootCtx(scope))), order: d.okl.dimOrder ?? d.okl.dim.map((_, k) => k) } : undefined;
@@ -133,6 +152,67 @@ class KernelLowering {
       this.block(f.body!.items, { ...ctx, outer: true });
     }
     return this.finish();
+  }
+
+  /**
+   * A struct argument passed by value, flattened: each field the kernel reads becomes an argument
+   * named `<arg>_<field path>` (`c.cc.ccc` -> `c_cc_ccc`, `c.d[k]` -> the array `c_d`), made on
+   * first use and placed where the struct was, in field order. Fields never read are no arguments.
+   */
+  private byValue(arg: string, top: { readonly name: string; readonly def: StructBase }, index: number): Binding {
+    const made = new Map<string, Binding>();
+    const field = (path: readonly string[], pos: A.Pos): Binding => {
+      const key = path.join(".");
+      const memo = made.get(key);
+      if (memo) return memo;
+      let cur: { readonly name: string; readonly def: StructBase } | undefined = top;
+      let found: { spec: A.TypeSpec; d: A.Declarator } | undefined;
+      const order: number[] = [];
+      for (const [k, name] of path.entries()) {
+        if (!cur) return this.fail(`"${arg}.${path.slice(0, k).join(".")}" is not a struct`, pos);
+        const all = (cur.def.fields ?? []).flatMap((f) => f.declarators.map((d) => ({ spec: f.spec, d })));
+        const at = all.findIndex((x) => x.d.name === name);
+        if (at < 0) return this.fail(`struct "${cur.name}" has no field "${name}"; its fields are ${all.map((x) => x.d.name).join(", ")}`, pos);
+        found = all[at]!;
+        order.push(at);
+        if (k < path.length - 1) {
+          if (found.d.pointers.length + found.d.arrayDims.length > 0) this.fail(`"${arg}.${path.slice(0, k + 1).join(".")}": only struct fields (not pointers or arrays) of a struct passed by value can be followed by "."`, pos);
+          cur = this.file.structs.definition(found.spec);
+        }
+      }
+      const { spec, declarator: d } = this.file.expandTypedef(found!.spec, found!.d);
+      const dims = d.arrayDims.map((e) => {
+        const v = e === undefined ? undefined : constValue(e, this.file.globals);
+        return v !== undefined && v > 0 ? v : this.fail(`the size of array field "${key}" is not a positive compile-time integer`, pos);
+      });
+      const lookup = this.file.structs.resolve(spec);
+      if (lookup && "reason" in lookup) this.fail(structReason(lookup), pos);
+      const struct = lookup?.layout;
+      if (d.pointers.length + (dims.length > 0 ? 1 : 0) > 1) this.fail(`field "${arg}.${key}": pointers to pointers and arrays of pointers are not supported`, pos);
+      if (struct && (d.pointers.length + dims.length === 0 || dims.length > 1)) {
+        this.fail(`field "${arg}.${key}" of struct "${struct.name}": use its fields${dims.length > 1 ? " (multi-dimensional arrays of structs in a struct passed by value are not supported)" : ""}`, pos);
+      }
+      const dtype = struct?.dtype ?? this.file.dtype(spec, pos);
+      const name = this.fresh(`${arg}_${path.join("_")}`);
+      this.argKeys.set(name, [index, ...order]);
+      let b: Binding;
+      if (d.pointers.length + dims.length === 0) {
+        this.valueArgs.add(name);
+        this.args.push({ kind: "value", name, dtype });
+        b = { kind: "value", name };
+      } else {
+        this.arrayArgs.add(name);
+        if (struct) this.structArgs.set(name, struct.size);
+        if (d.okl.restrict || d.pointers[0]?.qualifiers.includes("restrict")) this.restrict.push(name);
+        // An array field is copied with the struct: the kernel reads its copy and cannot write the caller's.
+        if (dims.length > 0) this.ex.readOnly.add(name);
+        this.args.push({ kind: "array", name, dtype, shape: undefined, order: "C", dimTags: undefined, isInput: true, isOutput: false });
+        b = { kind: "array", name, ...(struct ? { struct } : {}), ...(dims.length > 0 && !struct ? { extents: dims } : {}) };
+      }
+      made.set(key, b);
+      return b;
+    };
+    return { kind: "byValue", name: arg, field };
   }
 
   private rootCtx(scope: Scope): Ctx {
@@ -304,8 +384,9 @@ class KernelLowering {
     }
     const whole = e.kind === "assign" ? this.ex.structPlace(e.target, ctx) : undefined;
     if (e.kind === "assign" && whole && isStructValue(whole)) {
-      if (e.op !== "=" || atomic) this.fail(`struct "${whole.layout!.name}": whole structs can only be copied with a plain "=" (not "${e.op}"${atomic ? " under @atomic" : ""})`, e.pos);
-      return this.copyStruct(whole, e.value, ctx, e.pos);
+      if (e.op !== "=") this.fail(`struct "${whole.layout!.name}": whole structs can only be copied with "=" (not "${e.op}")`, e.pos);
+      // Under @atomic, each scalar is exchanged atomically; no target has an atomic as wide as a struct.
+      return this.copyStruct(whole, e.value, ctx, e.pos, atomic);
     }
     let target: A.Expr;
     let op: A.AssignOp;
@@ -326,12 +407,17 @@ class KernelLowering {
     const bin: Record<string, ArithOp> = {
       "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>",
     };
+    // A struct field stored in a dtype of its size but other signedness: C's value in its own type, then
+    // stored back (the bits C keeps). An atomic update works on the storage: + - & | ^ give the same bits.
+    const stored = this.ex.storedAs(target, ctx);
     let rhs = value;
     if (op !== "=") {
       const b = bin[op];
       if (!b) this.fail(`operator "${op}" is not supported yet`, e.pos);
-      rhs = { kind: "arith", op: b, left: lhs, right: value };
+      const own: Expr = stored && !atomic ? { kind: "cast", dtype: stored.own, value: lhs } : lhs;
+      rhs = { kind: "arith", op: b, left: own, right: stored && atomic ? { kind: "cast", dtype: stored.storage, value } : value };
     }
+    if (stored && !(atomic && op !== "=")) rhs = { kind: "cast", dtype: stored.storage, value: op === "=" ? { kind: "cast", dtype: stored.own, value } : rhs };
     // `@atomic x = f(x)` is no exchange: the read of x would not be atomic.
     if (atomic && !atomicUpdateOf(lhs, rhs)) this.fail(`@atomic "${op}": the value must not read the target itself`, e.pos);
     this.emit(lhs, rhs, ctx, atomic, e.pos);
@@ -350,18 +436,20 @@ class KernelLowering {
     }
     for (let k = 0; k < layout.size; k++) {
       const item = init.items[k];
-      this.emit(placeElement(dst, k), item ? this.ex.expr(item, ctx) : c(0), ctx, false, d.pos);
+      const own = layout.scalars[k]!;
+      const value = item ? this.ex.expr(item, ctx) : c(0);
+      this.emit(placeElement(dst, k), own === layout.dtype ? value : { kind: "cast", dtype: layout.dtype, value: { kind: "cast", dtype: own, value } }, ctx, false, d.pos);
     }
   }
 
   /** `dst = src` of whole structs: one assignment per scalar (C copies the bytes, which are these scalars). */
-  private copyStruct(dst: StructPlace, src: A.Expr, ctx: Ctx, pos: A.Pos): void {
+  private copyStruct(dst: StructPlace, src: A.Expr, ctx: Ctx, pos: A.Pos, atomic = false): void {
     const layout = dst.layout!;
     const from = this.ex.structPlace(src, ctx);
     if (!from || !isStructValue(from) || from.layout!.name !== layout.name) {
       this.fail(`struct "${layout.name}" can only be assigned a value of struct "${layout.name}" (an element, a local or a field of that type)`, src.pos);
     }
-    for (let k = 0; k < layout.size; k++) this.emit(placeElement(dst, k), placeElement(from, k), ctx, false, pos);
+    for (let k = 0; k < layout.size; k++) this.emit(placeElement(dst, k), placeElement(from, k), ctx, atomic, pos);
   }
 
   private ifStmt(s: A.If, ctx: Ctx): void {
@@ -669,10 +757,20 @@ class KernelLowering {
 
   // ---- the kernel -----------------------------------------------------------------------------
 
+  /** The arguments in signature order (flattened struct fields are made in the order they are first read). */
+  private sortedArgs(): KernelArg[] {
+    const key = (a: KernelArg) => this.argKeys.get(a.name) ?? [];
+    const cmp = (x: readonly number[], y: readonly number[]): number => {
+      for (let k = 0; k < Math.min(x.length, y.length); k++) if (x[k] !== y[k]) return x[k]! - y[k]!;
+      return x.length - y.length;
+    };
+    return [...this.args].sort((a, b) => cmp(key(a), key(b)));
+  }
+
   private finish(): Kernel {
     if (this.nests === 0) this.fail(`[@kernel] requires at least one [@outer] for-loop`, this.f.pos, "OKL §2");
     const k = assembleKernel({
-      name: this.f.name, pos: this.f.pos, domains: this.domains, insns: this.log.insns, args: this.args, temps: this.temps,
+      name: this.f.name, pos: this.f.pos, domains: this.domains, insns: this.log.insns, args: this.sortedArgs(), temps: this.temps,
       rules: this.file.rules, tags: this.tags, accesses: this.log.accesses, read: this.log.read, written: this.log.written,
       structArgs: this.structArgs,
     }, this.failAt);

@@ -23,6 +23,7 @@ import { HANDLERS, checkAttribute, decodeLoop, decodeLoopHints, decodeVar, type 
 import { oklError, type Sources } from "./diag.js";
 import { lex, type Tok } from "./lexer.js";
 import { ExprParser } from "./parse-expr.js";
+import { lookupQualified, newCxxState, qualify, substitute, typeTokens, type CxxState, type StructTemplate, type TemplateParam } from "./cxx.js";
 import type { OklError } from "../errors.js";
 
 export interface ParseOptions {
@@ -84,16 +85,21 @@ export class Parser extends ExprParser {
   /** Per open block, the type names it added (removed again when it closes, as C scopes them). */
   private readonly blockTypes: string[][] = [];
   private readonly extra: ReadonlySet<string>;
+  /** The namespaces the parser is in, outermost first (`namespace A { namespace B {` -> ["A", "B"]). */
+  private readonly ns: string[];
 
   constructor(
     toks: readonly Tok[],
     readonly sources: Sources,
     readonly opts: ParseOptions = {},
     typedefs?: Set<string>,
+    private readonly cxx: CxxState = newCxxState(),
+    ns: readonly string[] = [],
   ) {
     super(toks, (detail, at, rule) => oklError(detail, at, rule ?? "syntax", sources, opts.filename));
     this.typedefs = typedefs ?? new Set();
     this.extra = new Set(opts.extraAttributes ?? []);
+    this.ns = [...ns];
   }
 
   err(detail: string, at: Tok | Pos, rule: string): OklError {
@@ -122,8 +128,11 @@ export class Parser extends ExprParser {
     const start = this.peek();
     const items: TopLevel[] = [];
     while (this.peek().type !== "eof") {
-      const it = this.parseExternal(false);
-      if (it) items.push(it as TopLevel);
+      if (this.at("namespace")) items.push(...this.parseNamespace());
+      else {
+        const it = this.parseExternal(false);
+        if (it) items.push(it as TopLevel);
+      }
     }
     return { kind: "translationUnit", filename: this.opts.filename, items, pos: this.span(start) };
   }
@@ -132,8 +141,11 @@ export class Parser extends ExprParser {
   parseFragment(): (TopLevel | Stmt)[] {
     const items: (TopLevel | Stmt)[] = [];
     while (this.peek().type !== "eof") {
-      const it = this.parseExternal(true);
-      if (it) items.push(it);
+      if (this.at("namespace")) items.push(...this.parseNamespace());
+      else {
+        const it = this.parseExternal(true);
+        if (it) items.push(it);
+      }
     }
     return items;
   }
@@ -148,6 +160,10 @@ export class Parser extends ExprParser {
     if (t.text === "extern" && this.peek(1).type === "string") throw this.unsupported('extern "C" blocks', t);
     if (t.text === "struct" || t.text === "union" || t.text === "enum") {
       if (this.peek(1).text === "class") throw this.unsupported("C++ enum class", this.peek(1));
+    }
+    if (t.text === "template") {
+      this.parseTemplate();
+      return undefined;
     }
     this.checkUnsupported(t);
     if (t.text === "[" && this.peek(1).text === "[" || t.text === "@") {
@@ -209,6 +225,7 @@ export class Parser extends ExprParser {
   private parseParam(): Param {
     const start = this.peek();
     const attrs = this.parseAttributes("prefix");
+    if (!this.isTypeStart() && this.peek(1).text === "::") throw this.unsupported(`C++ scope resolution (no namespace or type "${this.peek().text}" is declared)`, this.peek());
     if (!this.isTypeStart()) throw this.unexpected("a parameter type");
     const spec = this.parseTypeSpec();
     const mid = this.parseAttributes("postfix");
@@ -220,6 +237,147 @@ export class Parser extends ExprParser {
     return { kind: "param", attributes: all, spec, declarator, pos: this.span(start) };
   }
 
+  // ─── C++: struct templates and namespaces (cxx.ts) ─────────────────────────────────────────────
+
+  /** `template <class T, int N> struct Name { … };`: recorded, instantiated where `Name<…>` is used. */
+  private parseTemplate(): void {
+    const t = this.next();
+    this.expect("<");
+    const params: TemplateParam[] = [];
+    while (!this.at(">")) {
+      const p = this.peek();
+      let kind: TemplateParam["kind"];
+      if (this.at("class") || this.at("typename")) {
+        this.next();
+        kind = "type";
+      } else if (this.at("template")) {
+        throw this.unsupported("C++ template template parameters", p);
+      } else if (this.isTypeStart()) {
+        this.parseTypeSpec();
+        kind = "value";
+      } else throw this.unexpected("a template parameter (`class T`, `typename T` or `int N`)");
+      if (this.at("...")) throw this.unsupported("C++ variadic templates", this.peek());
+      const n = this.peek();
+      if (n.type !== "ident") throw this.unexpected("a template parameter name");
+      this.next();
+      if (this.at("=")) throw this.unsupported("C++ default template arguments", this.peek());
+      params.push({ kind, name: n.text });
+      if (!this.eat(",")) break;
+    }
+    this.expect(">", '"," or ">"');
+    if (!params.length) throw this.unsupported("C++ template specializations", t);
+    const k = this.peek();
+    if (k.text !== "struct" && k.text !== "class" && k.text !== "union") {
+      throw this.unsupported("C++ templates (only struct templates are supported, not function templates)", t);
+    }
+    this.next();
+    const n = this.peek();
+    if (n.type !== "ident") throw this.unexpected("a struct template name");
+    this.next();
+    if (this.at("<")) throw this.unsupported("C++ template specializations", this.peek());
+    if (this.at(":")) throw this.unsupported("C++ inheritance", this.peek());
+    if (this.at(";")) throw this.unsupported("C++ template declarations without a definition", t);
+    const open = this.expect("{");
+    const body: Tok[] = [open];
+    for (let depth = 1; depth > 0; ) {
+      const b = this.next();
+      if (b.type === "eof") throw this.err(`unclosed body of struct template "${n.text}"`, open, "syntax");
+      if (b.text === "{") depth++;
+      if (b.text === "}") depth--;
+      body.push(b);
+    }
+    this.expect(";", '";" after the struct template');
+    const name = qualify(this.ns, n.text);
+    if (this.cxx.templates.has(name)) throw this.err(`struct template "${name}" is defined twice`, n, "redefinition");
+    const tag = k.text === "union" ? "union" : "struct";
+    this.cxx.templates.set(name, { name, tag, params, body, ns: [...this.ns], instances: new Map() });
+  }
+
+  /** `Name<args>` after a struct template's name: the struct its body makes with the arguments. */
+  private instantiate(tpl: StructTemplate, at: Tok): BaseType {
+    const count = `template "${tpl.name}" takes ${tpl.params.length} argument${tpl.params.length === 1 ? "" : "s"}`;
+    if (!this.at("<")) throw this.unsupported(`C++ templates (struct template "${tpl.name}" used without arguments)`, this.peek());
+    this.next();
+    const args: Tok[][] = [];
+    const texts: string[] = [];
+    for (const [i, p] of tpl.params.entries()) {
+      if (i > 0) this.expect(",", `"," (${count})`);
+      const a = this.peek();
+      const mk = (text: string): Tok => ({ ...a, type: "punct", text });
+      if (p.kind === "type") {
+        if (!this.isTypeStart()) throw this.unexpected(`a type for template parameter "${p.name}"`);
+        const tn = this.parseTypeName();
+        if (tn.arrayDims.length) throw this.unsupported("C++ templates (array type arguments)", a);
+        const r = typeTokens(tn, a, (b) => this.alias(b));
+        args.push(r.toks);
+        texts.push(r.text);
+      } else {
+        const from = this.pos;
+        this.parseBinary(8); // shifts and tighter: `>` ends the argument list, as in C++
+        const toks = this.toks.slice(from, this.pos);
+        args.push([mk("("), ...toks, mk(")")]);
+        texts.push(toks.map((x) => x.text).join(" "));
+      }
+    }
+    if (this.at(">>")) throw this.unsupported("C++ templates (write nested template arguments with a space: `> >`)", this.peek());
+    this.expect(">", `">" (${count})`);
+    const name = `${tpl.name}<${texts.join(", ")}>`;
+    const memo = tpl.instances.get(name);
+    if (memo) return memo;
+    const end: Tok = { ...at, type: "eof", text: "" };
+    const toks = [{ ...at, type: "ident", text: tpl.tag } as Tok, ...substitute(tpl, args), end];
+    const sub = new Parser(toks, this.sources, this.opts, this.typedefs, this.cxx, tpl.ns);
+    const b = sub.parseStruct();
+    const inst: BaseType = { ...b, name, pos: this.span(at) } as BaseType;
+    tpl.instances.set(name, inst);
+    return inst;
+  }
+
+  /** A one-token name for a struct given as a template argument (its tag when it has one). */
+  private alias(b: BaseType): string {
+    if ((b.kind === "struct" || b.kind === "enum") && b.name !== undefined && !this.cxx.aliases.has(b.name)) {
+      if (b.kind === "enum" || b.fields === undefined || this.typedefs.has(b.name)) return b.name;
+    }
+    const name = b.kind === "struct" || b.kind === "enum" ? b.name ?? `(anonymous ${b.kind} ${this.cxx.aliases.size})` : "?";
+    this.cxx.aliases.set(name, b);
+    return name;
+  }
+
+  /** `namespace A { … }` (and `namespace A::B { … }`): its items, with the types declared in it qualified (`A::S`). */
+  private parseNamespace(): TopLevel[] {
+    const t = this.next();
+    const names: string[] = [];
+    do {
+      const n = this.peek();
+      if (n.type !== "ident") throw this.unsupported("C++ anonymous namespaces", n);
+      this.next();
+      names.push(n.text);
+    } while (this.eat("::"));
+    if (this.at("=")) throw this.unsupported("C++ namespace aliases", this.peek());
+    this.expect("{");
+    this.ns.push(...names);
+    const items: TopLevel[] = [];
+    while (!this.at("}")) {
+      if (this.peek().type === "eof") throw this.unexpected(`"}" closing namespace "${names.join("::")}"`);
+      if (this.at("namespace")) {
+        items.push(...this.parseNamespace());
+        continue;
+      }
+      const start = this.peek();
+      const it = this.parseExternal(false) as TopLevel | undefined;
+      if (!it) continue;
+      if (it.kind === "function") throw this.unsupported("C++ namespaces (functions in a namespace; only types are supported)", start);
+      if (it.kind === "declaration" && it.declarators.length && !it.spec.storage.includes("typedef")) {
+        throw this.unsupported("C++ namespaces (variables in a namespace; only types are supported)", start);
+      }
+      items.push(it);
+    }
+    this.next();
+    this.ns.length -= names.length;
+    void t;
+    return items;
+  }
+
   // ─── declarations ──────────────────────────────────────────────────────────────────────────────
 
   /** Does a declaration (a type) start at the current token? */
@@ -228,7 +386,22 @@ export class Parser extends ExprParser {
     if (t.type !== "ident") return false;
     const w = t.text;
     if (STORAGE[w] || QUALIFIERS[w] || BUILTIN_WORDS.has(w) || w === "struct" || w === "union" || w === "enum") return true;
-    return this.typedefs.has(w) || VECTOR_TYPES.has(w);
+    return VECTOR_TYPES.has(w) || this.peekTypeName() !== undefined;
+  }
+
+  /** A type name (maybe qualified, `A::B::S`) at the current token: its qualified name and length in tokens. */
+  private peekTypeName(): { readonly name: string; readonly len: number } | undefined {
+    const t = this.peek();
+    if (t.type !== "ident") return undefined;
+    let text = t.text;
+    let len = 1;
+    while (this.peek(len).text === "::" && this.peek(len + 1).type === "ident") {
+      text += "::" + this.peek(len + 1).text;
+      len += 2;
+    }
+    const known = (q: string) => this.typedefs.has(q) || this.cxx.templates.has(q) || this.cxx.aliases.has(q);
+    const name = lookupQualified(this.ns, text, known);
+    return name === undefined ? undefined : { name, len };
   }
 
   /** A declaration starts here: a known type, or `Unknown name`/`Unknown *name =` (a type from a header we did not see). */
@@ -254,6 +427,7 @@ export class Parser extends ExprParser {
     const words: string[] = [];
     let base: BaseType | undefined;
     let baseTok: Tok | undefined;
+    let named: { readonly name: string; readonly len: number } | undefined;
     for (;;) {
       const t = this.peek();
       if (t.type !== "ident") break;
@@ -272,7 +446,10 @@ export class Parser extends ExprParser {
         base = this.parseStruct();
       } else if (w === "enum" && !base && !words.length) {
         base = this.parseEnum();
-      } else if (!base && !words.length && (this.typedefs.has(w) || VECTOR_TYPES.has(w) || this.unknownTypeHere())) {
+      } else if (!base && !words.length && (named = this.peekTypeName()) !== undefined) {
+        for (let k = 0; k < named.len; k++) this.next();
+        base = this.namedType(named.name, t);
+      } else if (!base && !words.length && (VECTOR_TYPES.has(w) || this.unknownTypeHere())) {
         this.checkUnsupported(t);
         this.next();
         if (this.at("::")) throw this.unsupported("C++ scope resolution (::)", this.peek());
@@ -289,6 +466,32 @@ export class Parser extends ExprParser {
     return { kind: "typeSpec", storage, qualifiers, base, pos: this.span(start) };
   }
 
+  /** The type a known name denotes: a template instance (`V<float>`), an instance's alias, or a typedef/struct name. */
+  private namedType(name: string, at: Tok): BaseType {
+    const tpl = this.cxx.templates.get(name);
+    if (tpl) return this.instantiate(tpl, at);
+    const alias = this.cxx.aliases.get(name);
+    if (alias) return alias;
+    if (this.at("<")) throw this.unsupported(`C++ templates ("${name}" is not a struct template)`, this.peek());
+    return { kind: "named", name, pos: this.span(at) };
+  }
+
+  /** C++'s functional cast `int(x)`, `float(n)`, `real_t(x)` (a one-word type) is the C cast `(int)(x)`. */
+  override parsePrimary(): Expr {
+    const t = this.peek();
+    const word = t.type === "ident" && this.peek(1).text === "(" && (BUILTIN_WORDS.has(t.text) || this.typedefs.has(t.text));
+    if (!word || t.text === "void" || this.cxx.templates.has(t.text)) return super.parsePrimary();
+    this.next();
+    const pos = this.span(t);
+    const base: BaseType = BUILTIN_WORDS.has(t.text) ? { kind: "builtin", name: canonicalBuiltin([t.text]), pos } : { kind: "named", name: t.text, pos };
+    const type: TypeName = { kind: "typeName", spec: { kind: "typeSpec", storage: [], qualifiers: [], base, pos }, pointers: [], arrayDims: [], pos };
+    this.expect("(");
+    if (this.at(")")) throw this.unsupported(`C++ value initialization "${t.text}()"`, this.peek());
+    const operand = this.parseAssign();
+    this.expect(")", `")" closing the functional cast ${t.text}(…)`);
+    return { kind: "cast", type, operand, pos: this.span(t) };
+  }
+
   /** An identifier not known as a type but followed by a declarator: a type we did not see declared. */
   private unknownTypeHere(): boolean {
     const t = this.peek();
@@ -303,7 +506,12 @@ export class Parser extends ExprParser {
     const start = this.next();
     const tag = start.text as "struct" | "union";
     let name: string | undefined;
-    if (this.peek().type === "ident" && !this.at("{")) name = this.next().text;
+    if (this.peek().type === "ident" && !this.at("{")) {
+      const raw = this.next().text;
+      // In a namespace, `struct S {` defines `A::S`; a bare `struct S` refers to the innermost one declared.
+      const found = this.at("{") ? undefined : lookupQualified(this.ns, raw, (q) => this.typedefs.has(q));
+      name = found ?? qualify(this.ns, raw);
+    }
     if (this.at(":")) throw this.unsupported("C++ inheritance", this.peek());
     // As in C++ (and OCCA), a struct's tag names its type: `struct S {...}; S s;`.
     if (name) this.declareType(name);
@@ -416,8 +624,11 @@ export class Parser extends ExprParser {
   private finishDeclaration(attrs: Attribute[], spec: TypeSpec, declarators: Declarator[], start: Tok): Declaration {
     for (const a of attrs) checkAttribute(a, "variable", this.attrFail, this.extra);
     for (const d of declarators) for (const a of d.attributes) checkAttribute(a, "variable", this.attrFail, this.extra);
-    const ds = attrs.length ? declarators.map((d) => ({ ...d, okl: decodeVar([...attrs, ...d.attributes]) })) : declarators;
-    if (spec.storage.includes("typedef")) for (const d of ds) this.declareType(d.name);
+    let ds = attrs.length ? declarators.map((d) => ({ ...d, okl: decodeVar([...attrs, ...d.attributes]) })) : declarators;
+    if (spec.storage.includes("typedef")) {
+      if (this.ns.length) ds = ds.map((d) => ({ ...d, name: qualify(this.ns, d.name) }));
+      for (const d of ds) this.declareType(d.name);
+    }
     return { kind: "declaration", attributes: attrs, spec, declarators: ds, pos: this.span(start) };
   }
 
@@ -542,7 +753,7 @@ export class Parser extends ExprParser {
           .filter((t) => t.type !== "ws" && t.type !== "nl" && t.type !== "comment")
           .map((t) => ({ ...t, offset: s.offset, line: s.line, col: s.col, ...(s.file !== undefined ? { file: s.file } : {}) }));
         toks.push({ type: "eof", text: "", offset: s.offset, line: s.line, col: s.col });
-        const sub = new Parser(toks, this.sources, this.opts, this.typedefs);
+        const sub = new Parser(toks, this.sources, this.opts, this.typedefs, this.cxx, this.ns);
         const o = sub.expect("(", `"(" at the start of the arguments of [[okl_${name}]]`);
         args = sub.parseAttributeArgs(name);
         const c = sub.expect(")");

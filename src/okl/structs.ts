@@ -10,7 +10,7 @@
  *   const t = new StructTable(unit, typedefs, builtin, constant);
  *   t.resolve(spec)   // { layout: { name: "Complex", dtype: "float32", size: 2, fields } }
  */
-import { c, type Dtype, type Expr } from "../ir/index.js";
+import { byteSize, c, dtypeKind, type Dtype, type Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
 
 /** A field of a lowerable struct: its first scalar's offset, its array dims, its struct type if any. */
@@ -21,20 +21,27 @@ export interface StructFieldLayout {
   readonly dims: readonly number[];
   /** The field's own struct type (`CC cc;`), undefined for a scalar. */
   readonly struct: StructLayout | undefined;
+  /** A scalar field's own C type (it may differ from the struct's storage dtype in signedness only). */
+  readonly dtype: Dtype | undefined;
 }
 
-/** A struct that is an array of `size` scalars of type `dtype`. */
+/**
+ * A struct that is an array of `size` scalars stored as `dtype`. Scalars of one size that differ
+ * in signedness only (`unsigned int` and `int`) share the storage dtype: `scalars[k]` is scalar k's
+ * own C type, and a read converts to it, a write back (C's two's-complement conversions keep the bits).
+ */
 export interface StructLayout {
   readonly name: string;
   readonly dtype: Dtype;
   readonly size: number;
   readonly fields: ReadonlyMap<string, StructFieldLayout>;
+  readonly scalars: readonly Dtype[];
 }
 
 /** What a type specifier names: a lowerable struct, a struct that is not (and why), or no struct (undefined). */
 export type StructLookup = { readonly layout: StructLayout } | { readonly name: string; readonly reason: string };
 
-type StructBase = Extract<A.BaseType, { kind: "struct" }>;
+export type StructBase = Extract<A.BaseType, { kind: "struct" }>;
 
 /** The struct definitions of a file, resolved on demand (memoized per definition). */
 export class StructTable {
@@ -81,6 +88,23 @@ export class StructTable {
     return def ? this.define(def, b.name) : undefined;
   }
 
+  /** The definition of the struct `spec` names (through typedefs and tags), whether or not it can be lowered. */
+  definition(spec: A.TypeSpec, seen: ReadonlySet<string> = new Set()): { readonly name: string; readonly def: StructBase } | undefined {
+    const b = spec.base;
+    if (b.kind === "struct") {
+      const def = b.fields !== undefined ? b : b.name === undefined ? undefined : this.tags.get(b.name);
+      return def && { name: b.name ?? "(anonymous)", def };
+    }
+    if (b.kind !== "named" || this.builtin(b.name) !== undefined || seen.has(b.name)) return undefined;
+    const t = this.typedefs.get(b.name);
+    if (t) {
+      const r = this.definition(t, new Set([...seen, b.name]));
+      return r && (r.name === "(anonymous)" ? { ...r, name: b.name } : r);
+    }
+    const def = this.tags.get(b.name);
+    return def && { name: b.name, def };
+  }
+
   private define(b: StructBase, name: string): StructLookup {
     const memo = this.done.get(b);
     if (memo) return memo;
@@ -97,6 +121,7 @@ export class StructTable {
     if (b.tag === "union") return no("it is a union (its fields overlap)");
     const fields = new Map<string, StructFieldLayout>();
     const types: string[] = [];
+    const scalars: Dtype[] = [];
     let dtype: Dtype | undefined;
     let offset = 0;
     for (const f of b.fields ?? []) {
@@ -113,20 +138,23 @@ export class StructTable {
           dims.push(v);
         }
         types.push(`${typeName(f.spec)} ${d.name}`);
-        if (dtype !== undefined && elem !== dtype) return no(`its fields have different types (${types.join(", ")}), so C may pad it`);
-        dtype = elem;
+        if (dtype !== undefined && !sameStorage(elem, dtype)) return no(`its fields have different types (${types.join(", ")}), so C may pad it`);
+        dtype ??= elem;
         const struct = inner?.layout;
-        fields.set(d.name, { name: d.name, offset, dims, struct });
-        offset += dims.reduce((p, n) => p * n, 1) * (struct?.size ?? 1);
+        fields.set(d.name, { name: d.name, offset, dims, struct, dtype: struct ? undefined : elem });
+        const count = dims.reduce((p, n) => p * n, 1);
+        for (let k = 0; k < count; k++) scalars.push(...(struct ? struct.scalars : [elem]));
+        offset += count * (struct?.size ?? 1);
       }
     }
     if (dtype === undefined || offset === 0) return no("it has no fields");
-    return { layout: { name, dtype, size: offset, fields } };
+    return { layout: { name, dtype, size: offset, fields, scalars } };
   }
 
   /** The dtype of a scalar type specifier (through typedefs), or undefined. */
   private scalar(spec: A.TypeSpec): Dtype | undefined {
     const b = spec.base;
+    if (b.kind === "enum") return "int32";
     if (b.kind !== "builtin" && b.kind !== "named") return undefined;
     const d = this.builtin(b.name);
     if (d !== undefined) return d;
@@ -151,11 +179,14 @@ export interface StructPlace {
   readonly slot: Expr;
   readonly dims: readonly number[];
   readonly layout: StructLayout | undefined;
+  /** The array's storage dtype, and the C type of the scalar field chosen (undefined: none chosen yet). */
+  readonly storage: Dtype;
+  readonly own: Dtype | undefined;
 }
 
 /** The place of variable `array` (a pointer argument or local array of `need` dims, or a struct local with need 0). */
 export function structVariable(array: string, layout: StructLayout, need: number, offset?: Expr): StructPlace {
-  return { array, prefix: [], need, offset, slot: c(0), dims: [], layout };
+  return { array, prefix: [], need, offset, slot: c(0), dims: [], layout, storage: layout.dtype, own: undefined };
 }
 
 /** `p[i]`: the next struct index, or an element of an array field. */
@@ -174,7 +205,7 @@ export function placeMember(p: StructPlace, name: string, fail: (msg: string) =>
   if (p.prefix.length < p.need || p.dims.length > 0 || !p.layout) return fail(`".${name}" needs a struct value (subscript the array first)`);
   const f = p.layout.fields.get(name);
   if (!f) return fail(`struct "${p.layout.name}" has no field "${name}"; its fields are ${[...p.layout.fields.keys()].join(", ")}`);
-  return { ...p, slot: add(p.slot, c(f.offset)), dims: f.dims, layout: f.struct };
+  return { ...p, slot: add(p.slot, c(f.offset)), dims: f.dims, layout: f.struct, own: f.dtype };
 }
 
 /** Whether `p` is a whole struct value (all struct indices given, no field chosen or a struct field). */
@@ -185,6 +216,13 @@ export function isStructValue(p: StructPlace): boolean {
 /** The `k`-th scalar of the place (a scalar field: k = 0) as a subscript of the lowered array. */
 export function placeElement(p: StructPlace, k = 0): Expr {
   return { kind: "subscript", array: p.array, indices: [...p.prefix, add(p.slot, c(k))] };
+}
+
+/** Integer dtypes of one size (`int32`, `uint32`) can share storage; any other pair cannot. */
+function sameStorage(a: Dtype, b: Dtype): boolean {
+  if (a === b) return true;
+  const int = (d: Dtype) => dtypeKind(d) === "int" || dtypeKind(d) === "uint";
+  return int(a) && int(b) && byteSize(a) === byteSize(b);
 }
 
 function add(a: Expr, b: Expr): Expr {
