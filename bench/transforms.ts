@@ -3,12 +3,20 @@
  *
  *   (a) median warm time to build the matmul, apply the tiled pipeline (3 splits with g/l tags and
  *       2 prefetches into local memory) and generate OpenCL, and the share of each stage;
- *   (b) a 50-variant sweep over tile sizes 4–64, each variant a pipeline replayed from its JSON.
+ *   (b) a 50-variant sweep over tile sizes 4–64, each variant a pipeline replayed from its JSON,
+ *       each timed once right after (a): its first-seen code paths still run partly unoptimized;
+ *   (c) the same 50 variants again with every poly memo cleared (so each is new to the caches
+ *       again) after the JIT has seen them once: the steady state of a long tuning sweep.
+ *
+ * Which JavaScript runs matters: under `tsx` the sources are transformed on load; users import the
+ * package compiled by `tsc` (dist/). `npm run bench:transforms` builds dist and runs this file
+ * compiled with plain node (the figure for users); `npx tsx bench/transforms.ts` runs the sources.
  */
 import { performance } from "node:perf_hooks";
 import { generateCode } from "../codegen/index.js";
 import type { Kernel } from "../src/ir/index.js";
 import { makeKernel } from "../src/parse/index.js";
+import { clearPolyMemos } from "../src/poly/index.js";
 import { applyPipeline, pipeline, prefetch, split, toJSON, type Step } from "../transforms/pipeline.js";
 
 const buildMatmul = (): Kernel => makeKernel(
@@ -52,18 +60,35 @@ const points: [number, number, number][] = [];
 for (const ti of sizes) for (const tj of sizes) for (const tk of [8, 16]) points.push([ti, tj, tk]);
 const base = buildMatmul();
 const jsons = points.slice(0, 50).map(([ti, tj, tk]) => JSON.stringify(toJSON(tiled(ti, tj, tk))));
-const t0 = performance.now();
-let failed = 0;
-const per: number[] = [];
-for (const json of jsons) {
-  const s = performance.now();
-  try {
-    generateCode(applyPipeline(base, JSON.parse(json)), "opencl");
-  } catch (e) {
-    failed++;
-    if (failed === 1) console.log(`    first failing variant: ${json}\n    ${(e as Error).message}`);
+/** Each variant once, in order: total and per-variant times, and how many failed. */
+function sweepOnce(): { total: number; per: number[]; failed: number } {
+  const t0 = performance.now();
+  let failed = 0;
+  const per: number[] = [];
+  for (const json of jsons) {
+    const s = performance.now();
+    try {
+      generateCode(applyPipeline(base, JSON.parse(json)), "opencl");
+    } catch (e) {
+      failed++;
+      if (failed === 1) console.log(`    first failing variant: ${json}\n    ${(e as Error).message}`);
+    }
+    per.push(performance.now() - s);
   }
-  per.push(performance.now() - s);
+  return { total: performance.now() - t0, per, failed };
 }
-const sweep = performance.now() - t0;
-console.log(`(b) sweep of ${jsons.length} variants (tile sizes 4–64, replayed from JSON, pipeline + OpenCL): ${fmt(sweep)} total, ${fmt(sweep / jsons.length)} mean, ${fmt(median(per))} median per variant${failed ? `, ${failed} failed` : ""}`);
+const b = sweepOnce();
+console.log(`(b) sweep of ${jsons.length} variants (tile sizes 4–64, replayed from JSON, pipeline + OpenCL): ${fmt(b.total)} total, ${fmt(b.total / jsons.length)} mean, ${fmt(median(b.per))} median per variant${b.failed ? `, ${b.failed} failed` : ""}`);
+// (c) Steady state: the JIT has compiled the sweep's code paths; the memos are emptied before each
+// variant, so none of its answers is remembered from an earlier run (cold caches, warm JIT).
+const steady: number[] = [];
+for (let rep = 0; rep < 3; rep++) {
+  for (const json of jsons) {
+    clearPolyMemos();
+    const s = performance.now();
+    generateCode(applyPipeline(base, JSON.parse(json)), "opencl");
+    steady.push(performance.now() - s);
+  }
+}
+console.log(`(c) the same variants with a warm JIT, poly memos cleared before each: ${fmt(median(steady))} median per variant (${steady.length} runs)`);
+console.log(`    (${process.argv[1]?.endsWith(".js") ? "compiled JavaScript, plain node" : "TypeScript sources under tsx"})`);

@@ -121,8 +121,19 @@ export function withKernel(k: Kernel, changes: Partial<Kernel>): Kernel {
 
 /** Every iname of the kernel, in domain order. */
 export function allInames(k: Kernel): string[] {
-  return k.domains.flatMap((d) => [...d.dims]);
+  // Asked many times of each kernel by every pass: remembered per (frozen) domain list.
+  const ds = k.domains;
+  let names = inamesMemo.get(ds);
+  if (names === undefined) {
+    const out: string[] = [];
+    for (const d of ds) for (const n of d.dims) out.push(n);
+    names = out;
+    if (Object.isFrozen(ds) && ds.every((d) => Object.isFrozen(d) && Object.isFrozen(d.dims))) inamesMemo.set(ds, names);
+  }
+  return names.slice();
 }
+
+const inamesMemo = new WeakMap<readonly BasicSet[], readonly string[]>();
 
 /** The index of the domain that defines `iname`, or -1. */
 export function domainIndexOf(k: Kernel, iname: string): number {

@@ -4,9 +4,16 @@ import { add, mul, checkInt } from "./int.js";
 
 /** Build an affine expression, dropping zero terms. `aff({ i: 2, n: -1 }, 3)` is `2i - n + 3`. */
 export function aff(terms: Readonly<Record<string, number>> = {}, constant = 0): Aff {
+  // (A hot path: no entries array, and the error message is built only when it is needed.)
   const t: Record<string, number> = {};
-  for (const [k, v] of Object.entries(terms)) if (checkInt(v, `aff: coefficient of ${k}`) !== 0) t[k] = v;
-  return Object.freeze({ terms: Object.freeze(t), constant: checkInt(constant, "aff: constant") });
+  for (const k in terms) {
+    if (!Object.hasOwn(terms, k)) continue;
+    const v = terms[k]!;
+    if (!Number.isSafeInteger(v)) checkInt(v, () => `aff: coefficient of ${k}`);
+    if (v !== 0) t[k] = v;
+  }
+  if (!Number.isSafeInteger(constant)) checkInt(constant, "aff: constant");
+  return Object.freeze({ terms: Object.freeze(t), constant });
 }
 
 /** a + b. */

@@ -260,7 +260,7 @@ export function isEmptyWith(s: BasicSet, a: Aff): boolean {
       return o;
     };
     const row = new Array<number>(n + 1).fill(0);
-    for (const v in a.terms) row[at.get(v)!] = checkInt(a.terms[v]!, `coefficient of ${v}`);
+    for (const v in a.terms) row[at.get(v)!] = checkInt(a.terms[v]!, () => `coefficient of ${v}`);
     row[n] = checkInt(a.constant, "constant");
     return !intFeasible({ n, eqs: sys.eqs.map(widen), ineqs: [...sys.ineqs.map(widen), row] });
   });

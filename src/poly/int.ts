@@ -55,10 +55,10 @@ export function ceilDiv(a: number, b: number): number {
 }
 
 /** Check that `x` is a safe integer (a user-given coefficient or value). */
-export function checkInt(x: number, what: string): number {
+export function checkInt(x: number, what: string | (() => string)): number {
   if (!Number.isSafeInteger(x)) {
     if (Number.isInteger(x)) overflow();
-    throw new LoomError(`${what}: expected an integer, got ${x}`);
+    throw new LoomError(`${typeof what === "string" ? what : what()}: expected an integer, got ${x}`);
   }
   return x;
 }

@@ -93,7 +93,7 @@ export function affRow(s: BasicSet, a: Aff): Row {
   for (const [v, c] of Object.entries(a.terms)) {
     const k = names.indexOf(v);
     if (k < 0) throw new LoomError(`unknown variable "${v}"; the set has ${names.join(", ") || "no variables"}`);
-    r[k] = add(r[k]!, checkInt(c, `coefficient of ${v}`));
+    r[k] = add(r[k]!, checkInt(c, () => `coefficient of ${v}`));
   }
   r[names.length] = checkInt(a.constant, "constant");
   return r;
@@ -274,7 +274,7 @@ function computeExtend(s: BasicSet, params: readonly string[], dims: readonly st
       for (const v in c.aff.terms) {
         const k = idx.get(v);
         if (k === undefined) throw new LoomError(`extendSet: unknown variable "${v}"`);
-        r[k] = add(r[k]!, checkInt(c.aff.terms[v]!, `coefficient of ${v}`));
+        r[k] = add(r[k]!, checkInt(c.aff.terms[v]!, () => `coefficient of ${v}`));
       }
       r[sys.n] = checkInt(c.aff.constant, "constant");
       (c.eq ? sys.eqs : sys.ineqs).push(r);

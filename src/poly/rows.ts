@@ -23,15 +23,20 @@ export function rawSet(
   constraints: readonly Constraint[],
 ): BasicSet {
   const s = {
-    params: Object.freeze([...params]),
-    dims: Object.freeze([...dims]),
-    exists: Object.freeze([...exists]),
+    params: frozenCopy(params),
+    dims: frozenCopy(dims),
+    exists: frozenCopy(exists),
     constraints: Object.freeze(constraints),
   };
   // The slot where the set's content key is remembered (memo.ts), hidden from keys and equality.
   const box: KeyBox = { key: undefined, gen: 0 };
   Object.defineProperty(s, KEY_SLOT, { value: box });
   return Object.freeze(s);
+}
+
+/** A frozen array is already a value that no one can change: shared, not copied. */
+function frozenCopy(names: readonly string[]): readonly string[] {
+  return Object.isFrozen(names) ? names : Object.freeze([...names]);
 }
 
 /** Number of columns of `s`. */
