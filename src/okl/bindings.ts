@@ -23,6 +23,8 @@ export type Binding =
       readonly extents?: readonly number[];
     }
   | { readonly kind: "absent"; readonly reason: string }
+  /** A file-scope array with an initializer list, read as a constant table: its extents and row-major values. */
+  | { readonly kind: "table"; readonly name: string; readonly shape: readonly number[]; readonly values: readonly Expr[] }
   | { readonly kind: "byValue"; readonly name: string; readonly field: (path: readonly string[], pos: A.Pos) => Binding }
   | { readonly kind: "value"; readonly name: string }
   | { readonly kind: "expr"; readonly expr: Expr }

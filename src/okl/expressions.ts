@@ -23,6 +23,28 @@ const MATH: Readonly<Record<string, string>> = {
   min: "min", max: "max", fmin: "min", fminf: "min", fmax: "max", fmaxf: "max",
 };
 
+/** The largest file-scope table read at run-time subscripts (as a chain of selects). */
+const MAX_SELECT = 64;
+
+/** The value of an integer IR expression of constants, or undefined. */
+function constIndex(e: Expr): number | undefined {
+  if (e.kind === "const") return e.isFloat ? undefined : e.value;
+  if (e.kind === "neg") {
+    const v = constIndex(e.operand);
+    return v === undefined ? undefined : -v;
+  }
+  if (e.kind !== "arith") return undefined;
+  const a = constIndex(e.left);
+  const b = constIndex(e.right);
+  if (a === undefined || b === undefined) return undefined;
+  switch (e.op) {
+    case "+": return a + b;
+    case "-": return a - b;
+    case "*": return a * b;
+    default: return undefined;
+  }
+}
+
 export class ExprLowering implements ExprLowerer {
   inlineDepth = 0;
 
@@ -37,6 +59,11 @@ export class ExprLowering implements ExprLowerer {
 
   /** A local variable or an array element that can be assigned. */
   lvalue(e: A.Expr, ctx: Ctx): Expr {
+    let root = e;
+    while (root.kind === "index") root = root.target;
+    if (root.kind === "ident" && ctx.scope.get(root.name)?.kind === "table") {
+      this.fail(`file-scope array "${root.name}" is read as a constant table; writing it is not supported`, e.pos);
+    }
     const p = this.structPlace(e, ctx);
     const x = p ? this.structScalar(p, e) : this.expr(e, ctx);
     if (x.kind === "var") {
@@ -149,6 +176,7 @@ export class ExprLowering implements ExprLowerer {
             if (b.rank > 0) this.fail(`array "${e.name}" used without a subscript`, e.pos);
             return { kind: "var", name: b.name };
           case "array": return this.fail(`pointer "${e.name}" used without a subscript`, e.pos);
+          case "table": return this.fail(`array "${e.name}" used without a subscript`, e.pos);
         }
         break;
       }
@@ -198,6 +226,7 @@ export class ExprLowering implements ExprLowerer {
     const b = base.kind === "ident" ? ctx.scope.get(base.name) : this.byValueField(base, ctx) ?? pointerBinding(this, base, ctx, label);
     const indices = idx.map((i) => this.expr(i, ctx));
     if (b?.kind === "absent") this.fail(b.reason, pos);
+    if (b?.kind === "table") return this.tableRead(b, indices, label, pos);
     if (b?.kind === "array" && b.extents) {
       // An array field of a struct passed by value: row-major subscripts into one flat argument.
       if (indices.length !== b.extents.length) this.fail(`array field "${b.name}" has ${b.extents.length} dimension(s), subscripted with ${indices.length}`, pos);
@@ -217,6 +246,25 @@ export class ExprLowering implements ExprLowerer {
       return { kind: "subscript", array: b.name, indices };
     }
     return this.fail(`"${label}" is not an array`, pos);
+  }
+
+  /**
+   * An element of a file-scope constant table: the value itself at constant subscripts, else a
+   * select over the values (no target has initialized memory the kernel could read instead).
+   */
+  private tableRead(b: Extract<Binding, { kind: "table" }>, indices: readonly Expr[], label: string, pos: A.Pos): Expr {
+    if (indices.length !== b.shape.length) this.fail(`array "${label}" has ${b.shape.length} dimension(s), subscripted with ${indices.length}`, pos);
+    let lin = indices[0]!;
+    for (let k = 1; k < indices.length; k++) lin = { kind: "arith", op: "+", left: { kind: "arith", op: "*", left: lin, right: c(b.shape[k]!) }, right: indices[k]! };
+    const at = constIndex(lin);
+    if (at !== undefined) {
+      if (at < 0 || at >= b.values.length) this.fail(`array "${label}" has ${b.values.length} element(s); element ${at} is out of bounds`, pos);
+      return b.values[at]!;
+    }
+    if (b.values.length > MAX_SELECT) this.fail(`file-scope array "${label}" (${b.values.length} elements) read at a run-time subscript: only tables of at most ${MAX_SELECT} elements are supported (as a select)`, pos);
+    let out = b.values[b.values.length - 1]!;
+    for (let k = b.values.length - 2; k >= 0; k--) out = { kind: "if", cond: { kind: "compare", op: "==", left: lin, right: c(k) }, then: b.values[k]!, else: out };
+    return out;
   }
 
   private call(e: A.Call, ctx: Ctx): Expr {

@@ -23,7 +23,9 @@ import { constValue, Scope, type Binding, type Ctx, type Fail } from "./bindings
 import { InstructionLog } from "./dependencies.js";
 import { ExprLowering } from "./expressions.js";
 import { FileContext, type LowerOklOptions } from "./file-context.js";
+import { bindFileConstants } from "./file-constants.js";
 import { pointerBinding } from "./inline.js";
+import { flattenInit, rowMajor } from "./initializers.js";
 import { checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
 import { affineBound, affToIr, cmpRows, domainOf, type Row } from "./loop-rows.js";
 import { exprToAff } from "./shapes.js";
@@ -51,6 +53,7 @@ const ATOMIC_OPS: ReadonlySet<string> = new Set(["=", "+=", "-=", "&=", "|=", "^
 /** Lower every `@kernel` of `unit`. */
 export function lowerOkl(unit: A.TranslationUnit, opts: LowerOklOptions = {}): Kernel[] {
   const file = new FileContext(unit, opts);
+  bindFileConstants(file);
   return unit.items.filter((it): it is A.FunctionDef => it.kind === "function" && it.isKernel && it.body !== undefined)
     .map((f) => new KernelLowering(file, f).lower());
 }
@@ -346,12 +349,17 @@ class KernelLowering {
           continue;
         }
       }
-      const shape = d.arrayDims.map((e) => {
-        if (e === undefined) this.fail(`array "${d.name}" needs a size`, d.pos);
+      const declared = d.arrayDims.map((e, k) => {
+        if (e === undefined) {
+          if (k === 0 && d.init?.kind === "initList" && !struct) return undefined; // `T a[] = {…}`: C counts the list
+          this.fail(`array "${d.name}" needs a size`, d.pos);
+        }
         const v = constValue(e, ctx.scope);
         if (v === undefined || v < 1) this.fail(`the size of array "${d.name}" must be a positive compile-time integer`, e.pos);
         return v;
       });
+      const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;
+      const shape = flat?.shape ?? declared.map((n) => n!);
       const name = this.fresh(d.name);
       const space = d.okl.shared ? "local" : "private";
       if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
@@ -365,11 +373,10 @@ class KernelLowering {
         continue;
       }
       if (d.init.kind === "initList") {
-        if (shape.length !== 1) this.fail(`initializer lists are supported for 1-D arrays only ("${d.name}")`, d.pos);
-        for (let k = 0; k < shape[0]!; k++) {
-          const item = d.init.items[k];
-          this.emit({ kind: "subscript", array: name, indices: [c(k)] }, item ? this.ex.expr(item, ctx) : c(0), ctx, false, d.pos);
-        }
+        if (!flat) this.fail(`scalar "${d.name}" cannot be initialized with {…}`, d.pos);
+        flat.items.forEach((item, k) => {
+          this.emit({ kind: "subscript", array: name, indices: rowMajor(k, shape) }, item ? this.ex.expr(item, ctx) : c(0), ctx, false, d.pos);
+        });
       } else {
         if (shape.length > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
         this.emit({ kind: "var", name }, this.ex.expr(d.init, ctx), ctx, false, d.pos);

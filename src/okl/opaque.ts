@@ -15,6 +15,7 @@ import { constValue, Scope, type Ctx } from "./bindings.js";
 import type { ExprLowering } from "./expressions.js";
 import type { FileContext } from "./file-context.js";
 import { expressionInlinable, pointerBinding } from "./inline.js";
+import { flattenInit, rowMajor } from "./initializers.js";
 
 /** What block lowering needs of the kernel lowering around it. */
 export interface BlockHost {
@@ -190,20 +191,23 @@ export class BlockLowering {
       if (d.okl.shared || d.okl.exclusive) this.fail(`@${d.okl.shared ? "shared" : "exclusive"} "${d.name}" inside a while loop, a loop with break/continue or a device function with loops is not supported`, d.pos);
       if (d.arrayDims.length > 0 || topLevel) {
         // Arrays (and scalars later statements read) are private temporaries of the kernel.
-        const shape = d.arrayDims.map((e) => {
+        const declared = d.arrayDims.map((e, k) => {
+          if (e === undefined && k === 0 && d.init?.kind === "initList") return undefined; // `T a[] = {…}`
           const v = e === undefined ? undefined : constValue(e, b.ctx.scope);
           if (v === undefined || v < 1) this.fail(`the size of array "${d.name}" must be a positive compile-time integer`, e?.pos ?? d.pos);
           return v;
         });
+        const flat = declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, (m, p) => this.fail(m, p)) : undefined;
+        const shape = flat?.shape ?? declared.map((n) => n!);
         const name = this.host.fresh(d.name);
         this.host.addTemp({ name, dtype, shape: shape.map((n) => c(n)), addressSpace: "private", order: "C", dimTags: undefined });
         const pre: BlockStmt[] = [];
-        const items = d.init === undefined ? [] : d.init.kind === "initList" ? d.init.items.map((x) => this.expr(x, b, pre)) : [this.expr(d.init, b, pre)];
+        if (d.init?.kind === "initList" && !flat) this.fail(`scalar "${d.name}" cannot be initialized with {…}`, d.pos);
+        const items = d.init === undefined ? [] : flat ? flat.items.map((x) => (x ? this.expr(x, b, pre) : c(0))) : [this.expr(d.init, b, pre)];
         b.ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length });
         out.push(...pre);
-        if (d.init?.kind === "initList") {
-          if (shape.length !== 1) this.fail(`initializer lists are supported for 1-D arrays only ("${d.name}")`, d.pos);
-          for (let k = 0; k < shape[0]!; k++) out.push({ kind: "assign", lhs: { kind: "subscript", array: name, indices: [c(k)] }, rhs: items[k] ?? c(0) });
+        if (flat) {
+          items.forEach((rhs, k) => out.push({ kind: "assign", lhs: { kind: "subscript", array: name, indices: rowMajor(k, shape) }, rhs }));
         } else if (items.length > 0) {
           if (shape.length > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
           out.push({ kind: "assign", lhs: { kind: "var", name }, rhs: items[0]! });
