@@ -13,7 +13,7 @@
  * argument is its own tokens in parentheses. Anything else about templates (function templates,
  * specializations, member functions) stays an "OKL subset" error naming the construct.
  */
-import type { BaseType, TypeName } from "./ast.js";
+import type { BaseType, Declaration, TypeName } from "./ast.js";
 import type { Tok } from "./lexer.js";
 
 /** One template parameter: `class T` / `typename T` (type) or `int N` (value). */
@@ -39,10 +39,19 @@ export interface CxxState {
   readonly templates: Map<string, StructTemplate>;
   /** Types known by a synthesized one-token name (a template instance given as a type argument). */
   readonly aliases: Map<string, BaseType>;
+  /** Struct templates with (partial or full) specializations: instantiating one would have to choose. */
+  readonly specialized: Set<string>;
+  /** Struct templates declared without a definition (`template <class T> struct S;`). */
+  readonly declared: Set<string>;
+  /**
+   * Static constant members (`static constexpr int a = 4;` in `struct S`), as file-scope
+   * declarations of `S::a`, waiting to be placed after the declaration that defined them.
+   */
+  readonly statics: Declaration[];
 }
 
 export function newCxxState(): CxxState {
-  return { templates: new Map(), aliases: new Map() };
+  return { templates: new Map(), aliases: new Map(), specialized: new Set(), declared: new Set(), statics: [] };
 }
 
 /** `name` qualified by a namespace path: (["A", "B"], "S") -> "A::B::S". */

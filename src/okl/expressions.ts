@@ -268,6 +268,9 @@ export class ExprLowering implements ExprLowerer {
   }
 
   private call(e: A.Call, ctx: Ctx): Expr {
+    if (e.callee.kind === "member") {
+      return this.fail(`C++ member function call "${e.callee.arrow ? "->" : "."}${e.callee.name}(…)": member functions are parsed, not lowered`, e.pos, "OKL subset");
+    }
     if (e.callee.kind !== "ident") return this.fail("only calls of named functions are supported", e.pos);
     const name = e.callee.name;
     const b = ctx.scope.get(name);
@@ -280,7 +283,13 @@ export class ExprLowering implements ExprLowerer {
       if (helper[1] === "mod" || helper[1] === "fmod") return { kind: "arith", op: "%", left: x!, right: y! };
       return { kind: "call", fn: helper[1]!, args: [x!, y!] };
     }
-    if (name === "okl_exp10f" || name === "exp10f" || name === "exp10") {
+    if (name === "isnan") {
+      // NaN is the one value that is not equal to itself.
+      if (e.args.length !== 1) this.fail("isnan takes one argument", e.pos);
+      const [x] = args();
+      return { kind: "compare", op: "!=", left: x!, right: x! };
+    }
+    if (name === "okl_exp10f" || name === "exp10f" || name === "__exp10f" || name === "exp10") {
       // OCCA's okl_exp10f is CUDA's exp10f: 10^x, which is pow(10, x) in the instruction language.
       const [x] = args();
       if (e.args.length !== 1) this.fail(`${name} takes one argument`, e.pos);

@@ -39,6 +39,7 @@ export class FileContext {
   readonly structs: StructTable;
   constructor(readonly unit: A.TranslationUnit, readonly opts: LowerOklOptions) {
     for (const it of unit.items) {
+      if (it.kind === "declaration") this.enumerators(it.spec);
       if (it.kind === "declaration" && it.spec.storage.includes("typedef")) {
         for (const d of it.declarators) {
           if (d.pointers.length === 0 && d.arrayDims.length === 0) this.typedefs.set(d.name, it.spec);
@@ -54,6 +55,23 @@ export class FileContext {
       if (it.kind === "function" && !it.isKernel && it.body) this.functions.set(it.name, it);
     }
     this.structs = new StructTable(unit, this.typedefs, (n) => BUILTIN_DTYPES[n], (e) => constValue(e, this.globals));
+  }
+
+  /**
+   * An enum's enumerators as constants (C: the previous value plus one, from 0), and its name as a
+   * type (int, as in C++ where `enum E` makes `E` a type).
+   */
+  private enumerators(spec: A.TypeSpec): void {
+    const b = spec.base;
+    if (b.kind !== "enum" || b.members === undefined) return;
+    if (b.name !== undefined) this.typedefs.set(b.name, { ...spec, storage: [], qualifiers: [] });
+    let next = 0;
+    for (const m of b.members) {
+      const v = m.value === undefined ? next : constValue(m.value, this.globals);
+      if (v === undefined) this.fail(`enumerator "${m.name}": its value must be a compile-time integer`, m.value!.pos);
+      this.globals.set(m.name, { kind: "expr", expr: c(v) });
+      next = v + 1;
+    }
   }
 
   /** The lowerable struct `spec` names, undefined for a non-struct type; fails for a struct that cannot be lowered. */
@@ -126,6 +144,7 @@ export class FileContext {
     } else if (b.kind === "named") {
       const d = BUILTIN_DTYPES[b.name];
       if (d) return d;
+      if (b.name === "auto") this.fail("C++ auto: only `auto x = expression;` declaring one scalar in kernel code is supported", pos, "OKL subset");
       const t = this.typedefs.get(b.name);
       if (t) return this.dtype(t, pos);
     } else if (b.kind === "enum") {

@@ -12,7 +12,7 @@
  *   lowerOkl(parseOklAst(src))   // [Kernel "addVectors"]
  */
 import {
-  atomicUpdateOf, c, dtypeKind, isIntegral, uniqueName, walkExpr,
+  atomicUpdateOf, c, dtypeKind, exprType, isIntegral, uniqueName, walkExpr,
   type ArithOp, type Dtype, type Expr, type InameTag, type Kernel, type KernelArg, type Temporary,
 } from "../ir/index.js";
 import { aff, affAdd, affScale, type Aff, type BasicSet } from "../poly/index.js";
@@ -330,8 +330,9 @@ class KernelLowering {
 
   private declaration(s: A.Declaration, ctx: Ctx): void {
     if (s.spec.storage.includes("typedef")) this.fail("typedefs inside kernels are not supported yet", s.pos);
-    const struct = this.file.structOf(s.spec, s.pos);
-    const dtype = struct?.dtype ?? this.file.dtype(s.spec, s.pos);
+    const auto = s.spec.base.kind === "named" && s.spec.base.name === "auto";
+    const struct = auto ? undefined : this.file.structOf(s.spec, s.pos);
+    const dtype = struct?.dtype ?? (auto ? this.autoDtype(s, ctx) : this.file.dtype(s.spec, s.pos));
     for (const d of s.declarators) {
       if (d.pointers.length > 0) {
         // A local pointer is an alias of the array it points into (OKL kernels use them for offsets).
@@ -382,6 +383,20 @@ class KernelLowering {
         this.emit({ kind: "var", name }, this.ex.expr(d.init, ctx), ctx, false, d.pos);
       }
     }
+  }
+
+  /** C++'s `auto x = e;`: the type of `e` (a scalar; C++ deduces the same for the scalar types OKL has). */
+  private autoDtype(s: A.Declaration, ctx: Ctx): Dtype {
+    const d = s.declarators[0]!;
+    if (s.declarators.length !== 1 || d.init === undefined || d.init.kind === "initList" || d.pointers.length + d.arrayDims.length > 0) {
+      this.fail("C++ auto: only `auto x = expression;` declaring one scalar is supported", d.pos, "OKL subset");
+    }
+    const e = this.ex.expr(d.init, ctx);
+    const t = exprType(e, {
+      varType: (n) => this.temps.find((x) => x.name === n)?.dtype ?? this.args.find((x) => x.name === n)?.dtype,
+    });
+    if (t === undefined) this.fail(`C++ auto: cannot deduce the type of "${d.name}" from its initializer`, d.pos, "OKL subset");
+    return t.dtype;
   }
 
   private exprStmt(e: A.Expr, ctx: Ctx, atomic: boolean): void {

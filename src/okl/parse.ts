@@ -118,6 +118,8 @@ export class Parser extends ExprParser {
   }
 
   override checkUnsupported(t: Tok): void {
+    // `auto x = e;` is supported (its type is the initializer's); other uses of auto are not.
+    if (t.text === "auto" && t === this.peek() && this.isTypeStart()) return;
     if (t.type === "ident" && CXX[t.text]) throw this.unsupported(CXX[t.text]!, t);
     if (t.text === "::") throw this.unsupported("C++ scope resolution (::)", t);
   }
@@ -133,6 +135,7 @@ export class Parser extends ExprParser {
         const it = this.parseExternal(false);
         if (it) items.push(it as TopLevel);
       }
+      items.push(...this.cxx.statics.splice(0));
     }
     return { kind: "translationUnit", filename: this.opts.filename, items, pos: this.span(start) };
   }
@@ -146,6 +149,7 @@ export class Parser extends ExprParser {
         const it = this.parseExternal(true);
         if (it) items.push(it);
       }
+      items.push(...this.cxx.statics.splice(0));
     }
     return items;
   }
@@ -158,14 +162,11 @@ export class Parser extends ExprParser {
     }
     if (this.eat(";")) return undefined;
     if (t.text === "extern" && this.peek(1).type === "string") throw this.unsupported('extern "C" blocks', t);
-    if (t.text === "struct" || t.text === "union" || t.text === "enum") {
-      if (this.peek(1).text === "class") throw this.unsupported("C++ enum class", this.peek(1));
-    }
     if (t.text === "template") {
       this.parseTemplate();
       return undefined;
     }
-    this.checkUnsupported(t);
+    if (t.text !== "class") this.checkUnsupported(t);
     if (t.text === "[" && this.peek(1).text === "[" || t.text === "@") {
       // Attributes, then a function, a declaration or (in a fragment) a statement.
       const save = this.pos;
@@ -265,7 +266,6 @@ export class Parser extends ExprParser {
       if (!this.eat(",")) break;
     }
     this.expect(">", '"," or ">"');
-    if (!params.length) throw this.unsupported("C++ template specializations", t);
     const k = this.peek();
     if (k.text !== "struct" && k.text !== "class" && k.text !== "union") {
       throw this.unsupported("C++ templates (only struct templates are supported, not function templates)", t);
@@ -274,9 +274,21 @@ export class Parser extends ExprParser {
     const n = this.peek();
     if (n.type !== "ident") throw this.unexpected("a struct template name");
     this.next();
-    if (this.at("<")) throw this.unsupported("C++ template specializations", this.peek());
+    if (this.at("<") || !params.length) {
+      // A (partial) specialization `template <int b> struct S<0, b> { … };`: skipped; instantiating S
+      // would have to choose among the specializations, which is the error (instantiate).
+      if (this.at("<")) this.skipAngles();
+      this.skipBalanced("{", "}");
+      this.expect(";", '";" after the struct template');
+      this.cxx.specialized.add(lookupQualified(this.ns, n.text, (q) => this.cxx.templates.has(q)) ?? qualify(this.ns, n.text));
+      return;
+    }
     if (this.at(":")) throw this.unsupported("C++ inheritance", this.peek());
-    if (this.at(";")) throw this.unsupported("C++ template declarations without a definition", t);
+    // A declaration without a definition declares nothing Loom can instantiate: using it fails as an unknown type.
+    if (this.eat(";")) {
+      this.cxx.declared.add(qualify(this.ns, n.text));
+      return;
+    }
     const open = this.expect("{");
     const body: Tok[] = [open];
     for (let depth = 1; depth > 0; ) {
@@ -293,8 +305,62 @@ export class Parser extends ExprParser {
     this.cxx.templates.set(name, { name, tag, params, body, ns: [...this.ns], instances: new Map() });
   }
 
+  /** Skip `< … >` (nested angle brackets and parentheses included). */
+  private skipAngles(): void {
+    const open = this.expect("<");
+    for (let depth = 1; depth > 0; ) {
+      const b = this.next();
+      if (b.type === "eof") throw this.err('unclosed "<"', open, "syntax");
+      if (b.text === "<") depth++;
+      if (b.text === ">") depth--;
+      if (b.text === ">>") depth -= 2;
+    }
+  }
+
+  /** Skip a balanced `open … close` group starting at the current token. */
+  private skipBalanced(open: string, close: string): void {
+    const first = this.expect(open);
+    for (let depth = 1; depth > 0; ) {
+      const b = this.next();
+      if (b.type === "eof") throw this.err(`unclosed "${open}"`, first, "syntax");
+      if (b.text === open) depth++;
+      if (b.text === close) depth--;
+    }
+  }
+
+  /**
+   * The rest of a member function after its name, from `(`: skipped. Returns how it ends: a body
+   * (with a constructor's member initializers), `= default` / `= delete`, or `;` (declared only).
+   */
+  private skipMemberFunction(): "body" | "default" | "delete" | "declaration" {
+    this.skipBalanced("(", ")");
+    while (this.at("const") || this.at("noexcept") || this.at("override") || this.at("final")) this.next();
+    if (this.eat("=")) {
+      const how = this.next();
+      this.expect(";", '";" after "= default" / "= delete"');
+      if (how.text !== "default" && how.text !== "delete") throw this.unsupported("C++ pure virtual functions", how);
+      return how.text;
+    }
+    if (this.eat(";")) return "declaration";
+    if (this.eat(":")) {
+      // Member initializers `: a(x), b{y}` up to the body.
+      while (!this.at("{")) {
+        if (this.peek().type === "eof") throw this.unexpected("a constructor body");
+        this.next();
+        if (this.at("(")) this.skipBalanced("(", ")");
+        else if (this.at("{") && this.peek(-1).type === "ident") this.skipBalanced("{", "}");
+      }
+    }
+    this.skipBalanced("{", "}");
+    this.eat(";");
+    return "body";
+  }
+
   /** `Name<args>` after a struct template's name: the struct its body makes with the arguments. */
   private instantiate(tpl: StructTemplate, at: Tok): BaseType {
+    if (this.cxx.specialized.has(tpl.name)) {
+      throw this.unsupported(`C++ template specializations (struct template "${tpl.name}" has specializations; choosing among them is not supported)`, at);
+    }
     const count = `template "${tpl.name}" takes ${tpl.params.length} argument${tpl.params.length === 1 ? "" : "s"}`;
     if (!this.at("<")) throw this.unsupported(`C++ templates (struct template "${tpl.name}" used without arguments)`, this.peek());
     this.next();
@@ -386,6 +452,7 @@ export class Parser extends ExprParser {
     if (t.type !== "ident") return false;
     const w = t.text;
     if (STORAGE[w] || QUALIFIERS[w] || BUILTIN_WORDS.has(w) || w === "struct" || w === "union" || w === "enum") return true;
+    if ((w === "class" && this.peek(1).type === "ident") || (w === "auto" && this.peek(1).type === "ident" && this.peek(2).text === "=")) return true;
     return VECTOR_TYPES.has(w) || this.peekTypeName() !== undefined;
   }
 
@@ -399,7 +466,7 @@ export class Parser extends ExprParser {
       text += "::" + this.peek(len + 1).text;
       len += 2;
     }
-    const known = (q: string) => this.typedefs.has(q) || this.cxx.templates.has(q) || this.cxx.aliases.has(q);
+    const known = (q: string) => this.typedefs.has(q) || this.cxx.templates.has(q) || this.cxx.aliases.has(q) || this.cxx.declared.has(q);
     const name = lookupQualified(this.ns, text, known);
     return name === undefined ? undefined : { name, len };
   }
@@ -442,8 +509,12 @@ export class Parser extends ExprParser {
         words.push(w);
         baseTok ??= t;
         this.next();
-      } else if ((w === "struct" || w === "union") && !base && !words.length) {
+      } else if ((w === "struct" || w === "union" || w === "class") && !base && !words.length) {
         base = this.parseStruct();
+      } else if (w === "auto" && !base && !words.length && this.peek(1).type === "ident" && this.peek(2).text === "=") {
+        // C++'s `auto x = e;`: the type of the initializer, found when the declaration is lowered.
+        this.next();
+        base = { kind: "named", name: "auto", pos: this.span(t) };
       } else if (w === "enum" && !base && !words.length) {
         base = this.parseEnum();
       } else if (!base && !words.length && (named = this.peekTypeName()) !== undefined) {
@@ -472,13 +543,41 @@ export class Parser extends ExprParser {
     if (tpl) return this.instantiate(tpl, at);
     const alias = this.cxx.aliases.get(name);
     if (alias) return alias;
+    if (this.cxx.declared.has(name)) throw this.unsupported(`C++ template declarations without a definition ("${name}" is declared, never defined)`, at);
     if (this.at("<")) throw this.unsupported(`C++ templates ("${name}" is not a struct template)`, this.peek());
     return { kind: "named", name, pos: this.span(at) };
+  }
+
+  /**
+   * A qualified name in an expression: `std::sqrt(x)` (C's math function), `S::a` (a static constant
+   * member of struct or class S), `E::A` (an enumerator of enum class E); undefined for other `::`.
+   */
+  private qualifiedName(): Expr | undefined {
+    const t = this.peek();
+    if (t.text === "std" && this.peek(2).type === "ident" && this.peek(3).text === "(") {
+      this.next();
+      this.next();
+      const n = this.next();
+      return { kind: "ident", name: n.text, pos: this.span(t) };
+    }
+    let len = 1;
+    while (this.peek(len).text === "::" && this.peek(len + 1).type === "ident") len += 2;
+    if (len === 1) return undefined;
+    const parts = Array.from({ length: (len + 1) / 2 }, (_, k) => this.peek(2 * k).text);
+    const member = parts.pop()!;
+    const owner = lookupQualified(this.ns, parts.join("::"), (q) => this.typedefs.has(q));
+    if (owner === undefined) return undefined;
+    for (let k = 0; k < len; k++) this.next();
+    return { kind: "ident", name: `${owner}::${member}`, pos: this.span(t) };
   }
 
   /** C++'s functional cast `int(x)`, `float(n)`, `real_t(x)` (a one-word type) is the C cast `(int)(x)`. */
   override parsePrimary(): Expr {
     const t = this.peek();
+    if (t.type === "ident" && this.peek(1).text === "::") {
+      const q = this.qualifiedName();
+      if (q) return q;
+    }
     const word = t.type === "ident" && this.peek(1).text === "(" && (BUILTIN_WORDS.has(t.text) || this.typedefs.has(t.text));
     if (!word || t.text === "void" || this.cxx.templates.has(t.text)) return super.parsePrimary();
     this.next();
@@ -504,7 +603,7 @@ export class Parser extends ExprParser {
 
   private parseStruct(): BaseType {
     const start = this.next();
-    const tag = start.text as "struct" | "union";
+    const tag = start.text === "union" ? "union" : "struct"; // a C++ class is a struct whose members default to private
     let name: string | undefined;
     if (this.peek().type === "ident" && !this.at("{")) {
       const raw = this.next().text;
@@ -521,38 +620,137 @@ export class Parser extends ExprParser {
     while (!this.at("}")) {
       if (this.peek().type === "eof") throw this.unexpected('"}"');
       const fStart = this.peek();
+      if (this.cxxMember(name)) continue;
       this.checkUnsupported(fStart);
       const attrs = this.parseAttributes("prefix");
       if (!this.isTypeStart() && !this.isDeclStart()) throw this.unexpected("a field declaration");
       const spec = this.parseTypeSpec();
       const declarators: Declarator[] = [];
+      if (this.memberFunctionAhead()) {
+        this.skipMemberFunctionDecl();
+        continue;
+      }
       if (!this.at(";")) {
         do {
           const d = this.parseDeclarator(false);
-          if (this.at("(")) throw this.unsupported("C++ member functions", this.peek());
+          if (this.at("(")) {
+            if (declarators.length > 0) throw this.unexpected('";"');
+            this.memberFunctionRest();
+            break;
+          }
           if (this.at("=")) throw this.unsupported("C++ default member initializers", this.peek());
           declarators.push(d);
         } while (this.eat(","));
+        if (declarators.length === 0) continue;
       }
       this.expect(";");
+      if (spec.storage.includes("static")) throw this.unsupported("C++ static data members (only `static const`/`static constexpr` ones with an initializer are supported)", fStart);
       fields.push({ kind: "field", attributes: attrs, spec, declarators, pos: this.span(fStart) });
     }
     this.next();
     return { kind: "struct", tag, name, fields, pos: this.span(start) };
   }
 
+  /**
+   * C++ members of a struct or class that are not fields, at the current token: access specifiers
+   * (ignored: every field is data), member templates, constructors and destructors (skipped: Loom
+   * never runs them, and initializing a struct with one is an error where it is written), and
+   * static constants (`static constexpr int a = 4;`, the file-scope constant `S::a`). False otherwise.
+   */
+  private cxxMember(struct: string | undefined): boolean {
+    const t = this.peek();
+    if ((t.text === "public" || t.text === "private" || t.text === "protected") && this.peek(1).text === ":") {
+      this.next();
+      this.next();
+      return true;
+    }
+    if (t.text === "template") {
+      this.next();
+      this.skipAngles();
+      return this.cxxMember(struct) || (this.parseTypeSpec(), this.skipMemberFunctionDecl(), true);
+    }
+    const own = struct?.split("::").pop();
+    if ((t.text === "~" && this.peek(1).text === own) || (t.text === own && this.peek(1).text === "(")) {
+      this.next();
+      if (t.text === "~") this.next();
+      this.skipMemberFunction();
+      return true;
+    }
+    if (t.text !== "static" && !(t.text === "constexpr" && this.peek(1).text === "static")) return false;
+    const spec = this.parseTypeSpec();
+    if (this.memberFunctionAhead()) {
+      this.skipMemberFunctionDecl();
+      return true;
+    }
+    const d = this.parseDeclarator(false);
+    if (this.at("(")) {
+      this.memberFunctionRest();
+      return true;
+    }
+    if (!spec.qualifiers.includes("const") && !spec.storage.includes("constexpr")) throw this.unsupported("C++ static data members that are not const", t);
+    if (!this.eat("=")) throw this.unsupported("C++ static data members without an initializer in the class", this.peek());
+    if (struct === undefined) throw this.unsupported("C++ static members of an anonymous struct", t);
+    const init = this.parseInitializer();
+    this.expect(";");
+    const storage = spec.storage.filter((x) => x !== "static");
+    this.cxx.statics.push({
+      kind: "declaration", attributes: [], spec: { ...spec, storage, qualifiers: [...new Set([...spec.qualifiers, "const" as const])] },
+      declarators: [{ ...d, name: `${struct}::${d.name}`, init }], pos: this.span(t),
+    });
+    return true;
+  }
+
+  /** After a member's type: `&`/`*`s and `operator` (an operator overload) ahead. */
+  private memberFunctionAhead(): boolean {
+    let k = 0;
+    while (this.peek(k).text === "*" || this.peek(k).text === "&") k++;
+    return this.peek(k).text === "operator";
+  }
+
+  /** A member function or operator after its type, skipped (`T calc();`, `S &operator=(const S &) = default;`). */
+  private skipMemberFunctionDecl(): void {
+    while (this.at("*") || this.at("&")) this.next();
+    const at = this.peek();
+    if (this.eat("operator")) {
+      // `operator=`, `operator+=`, `operator()`, `operator[]`: the operator's tokens up to its parameter list.
+      if (this.at("(") && this.peek(1).text === ")" && this.peek(2).text === "(") this.next(), this.next();
+      else while (!this.at("(") && this.peek().type !== "eof") this.next();
+      const how = this.skipMemberFunction();
+      // A defaulted copy assignment is the plain copy Loom does; any other would change what `=` means.
+      if (how !== "default" && how !== "delete") throw this.unsupported("C++ operator overloading (only `= default` operators are supported)", at);
+      return;
+    }
+    this.parseDeclarator(false);
+    if (!this.at("(")) throw this.unexpected('"(" of a member function');
+    this.memberFunctionRest();
+  }
+
+  /** A member function from its parameter list: skipped (calling one is the error, where it is called). */
+  private memberFunctionRest(): void {
+    this.skipMemberFunction();
+  }
+
   private parseEnum(): BaseType {
     const start = this.next();
+    // C++'s scoped enum `enum class E { A }`: its enumerators are `E::A`; its values are ints as in C.
+    const scoped = this.eat("class") || this.eat("struct");
     let name: string | undefined;
-    if (this.peek().type === "ident") name = this.next().text;
-    if (this.at(":")) throw this.unsupported("C++ enums with an underlying type", this.peek());
+    if (this.peek().type === "ident") name = qualify(this.ns, this.next().text);
+    if (scoped && name === undefined) throw this.unexpected("the name of the enum class");
+    if (this.eat(":")) {
+      const u = this.peek();
+      const t = this.parseTypeSpec();
+      if (t.base.kind !== "builtin" || t.base.name !== "int") throw this.unsupported("C++ enums with an underlying type other than int", u);
+    }
+    // As in C++, the enum's name is a type.
+    if (name !== undefined) this.declareType(name);
     if (!this.eat("{")) return { kind: "enum", name, members: undefined, pos: this.span(start) };
     const members: EnumMember[] = [];
     while (!this.at("}")) {
       const m = this.next();
       if (m.type !== "ident") throw this.err(`expected an enumerator name, got "${m.text}"`, m, "syntax");
       const value = this.eat("=") ? this.parseConditional() : undefined;
-      members.push({ kind: "enumMember", name: m.text, value, pos: this.span(m) });
+      members.push({ kind: "enumMember", name: scoped ? `${name}::${m.text}` : m.text, value, pos: this.span(m) });
       if (!this.eat(",")) break;
     }
     this.expect("}");

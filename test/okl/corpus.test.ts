@@ -55,9 +55,11 @@ describe.runIf(present)("OKL corpus: occa-transpiler golden cases", () => {
 
 /** Inputs rejected as outside the C subset (C++ templates, classes, casts, ...). */
 const EXPECTED_SUBSET: Readonly<Record<string, number>> = {
-  "occa-transpiler": 6,
-  "occa-transpiler-pr233-metal": 2,
-  "occa-transpiler-pr234-opencl": 4,
+  "occa-transpiler": 0,
+  "occa-transpiler-pr233-metal": 0,
+  "occa-transpiler-pr234-opencl": 0,
+  // movingAverage.okl (a struct template with a constructor, member functions and brace
+  // initialization) and argKernel.okl (throw).
   examples: 2,
 };
 

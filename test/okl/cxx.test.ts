@@ -75,11 +75,12 @@ template <class T> struct C { T re, im; };
 
   it.each([
     ["a function template", "template <typename T> T f(T x) { return x; }", 1, 1, /C\+\+ templates \(only struct templates are supported, not function templates\)/],
-    ["a specialization", "template <> struct S<int> { int x; };", 1, 1, /C\+\+ template specializations/],
-    ["a partial specialization", "template <int B> struct S<0, B> { int x; };", 1, 26, /C\+\+ template specializations/],
-    ["a template without a definition", "template <class T> struct S;", 1, 1, /C\+\+ template declarations without a definition/],
+    ["a template with a specialization, where it is instantiated", "template <class T> struct S { T x; };\ntemplate <> struct S<int> { int x; };\n@kernel void k(S<float> *s) {}", 3, 16, /C\+\+ template specializations \(struct template "S" has specializations/],
+    ["a template with a partial specialization, where it is instantiated", "template <int A, int B> struct S { int x[A]; };\ntemplate <int B> struct S<0, B> { int x; };\n@kernel void k(S<1, 2> *s) {}", 3, 16, /C\+\+ template specializations/],
+    ["a template declared without a definition, where it is used", "template <class T> struct S;\n@kernel void k(S<float> *s) {}", 2, 16, /C\+\+ template declarations without a definition/],
     ["a default argument", "template <class T = float> struct S { T x; };", 1, 19, /C\+\+ default template arguments/],
-    ["a member function in the body", "template <class T> struct S { T x; T get(); };\n@kernel void k(S<float> *s) {}", 1, 41, /C\+\+ member functions/],
+    ["a user-defined operator", "struct S { float x; S &operator=(const S &o) { x = o.x; return *this; } };", 1, 24, /C\+\+ operator overloading \(only `= default` operators are supported\)/],
+    ["a static data member that is not const", "struct S { static int n; };", 1, 12, /C\+\+ static data members that are not const/],
     ["a template used without arguments", "template <class T> struct S { T x; };\n@kernel void k(S *s) {}", 2, 18, /struct template "S" used without arguments/],
     ["`>>` closing nested arguments", "template <class T> struct S { T x; };\n@kernel void k(S<S<float>> *s) {}", 2, 25, /write nested template arguments with a space/],
   ])("%s is an OKL subset error at its line and column", (_, src, line, column, re) => {

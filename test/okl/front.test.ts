@@ -184,7 +184,7 @@ describe("diagnostics: OklError with line, column, caret excerpt and rule", () =
     ["unknown attribute", K("  @outr for (int o = 0; o < n; ++o) {}"), 2, 3, /unknown attribute @outr/, "attribute name"],
     ["loop update", K("  for (int o = 0; o < n; o *= 2; @outer) { for (int i = 0; i < 4; ++i; @inner) {} }"), 2, 26, /Expected update \[o\] with one of these operators/, "OKL loop form"],
     ["C++ function template", "template <typename T> T f(T x) { return x; }", 1, 1, /C\+\+ templates \(only struct templates are supported, not function templates\): outside Loom's OKL subset/, "OKL subset"],
-    ["C++ class", "class A { int x; };", 1, 1, /C\+\+ classes: outside Loom's OKL subset/, "OKL subset"],
+    ["C++ class inheritance", "class A : B { int x; };", 1, 9, /C\+\+ inheritance: outside Loom's OKL subset/, "OKL subset"],
     ["no kernel", "void f() {}", 1, 1, /No \[@kernel\] functions found/, "@kernel"],
   ];
   for (const [what, src, line, column, re, rule] of cases) {
