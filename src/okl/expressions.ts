@@ -5,7 +5,7 @@
  *
  *   new ExprLowering(file).expr(ast("a[i] * 2.0f"), ctx)   // a[i] * 2.0f (IR)
  */
-import { c, type Dtype, type Expr } from "../ir/index.js";
+import { c, walkExpr, type Dtype, type Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
 import type { Binding, Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
@@ -66,9 +66,16 @@ export class ExprLowering implements ExprLowerer {
     }
     const p = this.structPlace(e, ctx);
     const x = p ? this.structScalar(p, e) : this.expr(e, ctx);
-    if (x.kind === "var") {
-      const b = ctx.scope.get((e as A.Ident).name);
-      if (b?.kind !== "temp") this.fail(`cannot assign to "${(e as A.Ident).name}" (only local variables and array elements can be assigned)`, e.pos);
+    if (x.kind === "var" || (e.kind === "ident" && ctx.scope.get(e.name)?.kind === "expr")) {
+      const name = (e as A.Ident).name;
+      const b = ctx.scope.get(name);
+      let loopVar = false;
+      if (b?.kind === "expr") walkExpr(b.expr, (n) => void (loopVar ||= n.kind === "var" && ctx.within.includes(n.name)));
+      if (loopVar) {
+        // OCCA gives this no one meaning: its serial code ends the loop early, its GPU code changes one work-item's copy.
+        this.fail(`cannot assign to "${name}": it is the variable of an enclosing loop, which Loom computes from the loop's index (OKL gives assigning it no single meaning across backends)`, e.pos);
+      }
+      if (b?.kind !== "temp") this.fail(`cannot assign to "${name}" (only local variables and array elements can be assigned)`, e.pos);
       return x;
     }
     if (x.kind !== "subscript") this.fail("the left-hand side must be a variable or an array element", e.pos);

@@ -36,7 +36,8 @@ export interface LoopHead {
 /** The head of loop `s`; fails where it is not `T i = S; i CMP E; i ++ / -- / += d / -= d` (OKL §3.1). */
 export function loopHead(s: A.For, ctx: Ctx, ex: ExprLowering): LoopHead {
   const init = s.init;
-  if (!init || init.kind !== "declaration" || init.declarators.length !== 1 || init.declarators[0]!.init === undefined) {
+  if (!init) return ex.fail("OKL for loop init-statement cannot be a null statement (an OKL loop needs `int i = start`)", s.pos, "OKL §3.1");
+  if (init.kind !== "declaration" || init.declarators.length !== 1 || init.declarators[0]!.init === undefined) {
     return ex.fail("OKL for loop init-statement must be a simple declaration with initializer (`int i = …`)", s.pos, "OKL §3.1");
   }
   const decl = init.declarators[0]!;

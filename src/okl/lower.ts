@@ -336,7 +336,8 @@ class KernelLowering {
     for (const d of s.declarators) {
       if (d.pointers.length > 0) {
         // A local pointer is an alias of the array it points into (OKL kernels use them for offsets).
-        if (d.arrayDims.length > 0 || d.init === undefined || d.init.kind === "initList") this.fail(`local pointer "${d.name}" must be initialized with an array, \`a + k\` or \`&a[k]\``, d.pos);
+        if (d.init === undefined) this.fail(`local pointer "${d.name}" is not initialized (reading through it is undefined in C); a local pointer must alias an array: \`a\`, \`a + k\` or \`&a[k]\``, d.pos);
+        if (d.arrayDims.length > 0 || d.init.kind === "initList") this.fail(`local pointer "${d.name}" must be initialized with an array, \`a + k\` or \`&a[k]\``, d.pos);
         // @exclusive changes nothing for an alias that is never reassigned; a @shared pointer would be one per group.
         if (d.okl.shared) this.fail(`local pointer "${d.name}" cannot be @shared`, d.pos);
         ctx.scope.set(d.name, pointerBinding(this.ex, d.init, ctx, d.name));

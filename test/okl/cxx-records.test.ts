@@ -124,3 +124,28 @@ describe("auto and std:: functions", () => {
     expect([a.rule, a.detail]).toEqual(["OKL subset", "C++ auto: only `auto x = expression;` declaring one scalar is supported"]);
   });
 });
+
+describe("sources with no single meaning stay errors, with line:column", () => {
+  it("assigning an OKL loop's variable (OCCA: serial ends the loop, GPU changes one work-item's copy)", () => {
+    const e = oklError(() => only(`
+@kernel void k(float *o) {
+  @outer for (int i = 0; i < 4; ++i) {
+    @inner for (int j = 0; j < 4; ++j) { o[i] = j; j += 4; }
+  }
+}`));
+    expect([e.line, e.column]).toEqual([4, 52]);
+    expect(e.detail).toMatch(/^cannot assign to "j": it is the variable of an enclosing loop/);
+  });
+
+  it("reading through an uninitialized local pointer", () => {
+    const e = oklError(() => only(`@kernel void k(float *o) { ${loop("float *tmp; o[i] = tmp[i];")} }`));
+    expect([e.line, e.column]).toEqual([1, 90]);
+    expect(e.detail).toMatch(/^local pointer "tmp" is not initialized/);
+  });
+
+  it("an @outer loop without an init-statement (OCCA's openmp pragma test, parsed with validation off)", () => {
+    const e = oklError(() => parseOkl("@kernel void k() {\n  for (;;; @outer) {}\n}", { structure: false }));
+    expect([e.line, e.column, e.rule]).toEqual([2, 3, "OKL §3.1"]);
+    expect(e.detail).toMatch(/^OKL for loop init-statement cannot be a null statement/);
+  });
+});
