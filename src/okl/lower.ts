@@ -499,18 +499,24 @@ class KernelLowering {
       const start = h.startAff ?? this.fail(`@tile: the start of loop "${h.name}" must be affine`, s.pos);
       const block = affAdd(start, aff({ [to]: sgn * size }));
       const value = affAdd(block, aff({ [ti]: sgn * d }));
+      // Work-items over runtime-sized blocks around a sequential in-tile loop: the check is a guard,
+      // so that the blocks' range (the work-group size) does not depend on the in-tile iname.
+      const checkGuard = okl.check && okl.outer?.kind === "inner" && okl.inner?.kind !== "inner" && this.launchSized(h);
+      if (checkGuard) guards.push({ kind: "compare", op: h.cmp, left: affToIr(value), right: h.end });
       const rows = [
         { aff: aff({ [to]: 1 }), eq: false }, { aff: aff({ [ti]: 1 }), eq: false }, { aff: aff({ [ti]: -d }, size - 1), eq: false },
         ...cmpRows(block, h.cmp, h.end, s.pos, this.failAt),
-        ...(okl.check ? cmpRows(value, h.cmp, h.end, s.pos, this.failAt) : []),
+        ...(okl.check && !checkGuard ? cmpRows(value, h.cmp, h.end, s.pos, this.failAt) : []),
       ];
       this.addDomain([to, ti], rows);
       const axes = tileAxes(s, okl);
-      if (okl.outer && (okl.outer.kind === "outer" || this.workItems(h))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
+      // Both levels @inner on one axis (`@tile(4, @inner(1), @inner(1))`): the in-tile level takes it.
+      const sameAxis = okl.outer?.kind === "inner" && okl.inner?.kind === "inner" && axes[0] === axes[1];
+      if (okl.outer && (okl.outer.kind === "outer" || this.workItems(h, !sameAxis))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
       if (okl.inner) this.tags[ti] = { kind: okl.inner.kind === "outer" ? "g" : "l", axis: axes[1]! };
       scope.set(h.name, { kind: "expr", expr: affToIr(value) });
       const anyInner = okl.outer?.kind === "inner" || okl.inner?.kind === "inner";
-      inner = { ...ctx, scope, within: [...ctx.within, to, ti], outer: true, inner: ctx.inner || anyInner, seqLoop: ctx.seqLoop || (!okl.outer && !okl.inner) };
+      inner = { ...ctx, scope, within: [...ctx.within, to, ti], preds: [...ctx.preds, ...guards], outer: true, inner: ctx.inner || anyInner, seqLoop: ctx.seqLoop || (!okl.outer && !okl.inner) };
     } else {
       const iname = this.fresh(h.name);
       let value: Aff;
@@ -690,10 +696,10 @@ class KernelLowering {
    * work-item, which means the same where the nest has no barrier and no @shared memory (work-items
    * then never observe one another); with them, it stays a work-item loop and scheduling refuses it.
    */
-  private workItems(h: LoopHead): boolean {
+  private workItems(h: LoopHead, launch = true): boolean {
     const end = exprToAff(h.end);
     const span = end && h.startAff ? affAdd(end, affScale(h.startAff, -1)) : undefined;
-    return (span !== undefined && Object.keys(span.terms).length === 0) || this.launchSized(h) || this.nestSyncs;
+    return (span !== undefined && Object.keys(span.terms).length === 0) || (launch && this.launchSized(h)) || this.nestSyncs;
   }
 
   /** Start and bound of the loop are affine in the kernel's value arguments only, not constant apart: the launch evaluates its extent. */

@@ -81,25 +81,20 @@ export function insnInames(insn: Instruction): string[] {
 }
 
 /**
- * The names other than parameters that the bounds of `l`-tagged `iname` use in its domain (other
- * inames, existentials): empty where its extent is an affine expression of the kernel's parameters,
- * which the launch evaluates (`0 <= j < n`: work-groups of `n` work-items).
+ * The inames that the bounds of `l`-tagged `iname` use, once the other local inames of its domain
+ * are projected out (a tile's `j_tile` and `j_in_tile` share a work-group; guards keep the exact
+ * domain): empty where its extent is an affine expression of the kernel's parameters, which the
+ * launch evaluates (`0 <= j < n`: work-groups of `n` work-items).
  */
 export function nonParametricBounds(k: Kernel, iname: string): string[] {
   const d = k.domains.find((s) => s.dims.includes(iname));
   if (!d) throw new ScheduleError(`unknown iname "${iname}" in kernel "${k.name}"`);
+  const local = (x: string) => k.inameTags[x]?.kind === "l" || k.inameTags[x]?.kind === "l.auto";
+  const b = dimBounds(d, iname, d.dims.filter((x) => x !== iname && !local(x)));
   const inames = new Set(k.domains.flatMap((s) => s.dims));
-  const cols = [...d.params, ...d.dims, ...d.exists];
-  const at = d.params.length + d.dims.indexOf(iname);
   const out = new Set<string>();
-  for (const con of d.constraints) {
-    if (!con.coeffs[at]) continue;
-    con.coeffs.forEach((x, col) => {
-      const name = cols[col]!;
-      if (x !== 0 && col !== at && (col >= d.params.length || inames.has(name))) out.add(col < d.params.length + d.dims.length ? name : "an existential variable");
-    });
-  }
-  return [...out];
+  for (const x of [...b.lower, ...b.upper]) for (const n of Object.keys(x.aff.terms)) if (inames.has(n)) out.add(n);
+  return [...out].sort();
 }
 
 /**
