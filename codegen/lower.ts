@@ -49,7 +49,8 @@ export interface LoweredKernel {
   readonly body: readonly Stmt[];
   /** Work-groups per axis and work-items per axis, as exact index expressions of the parameters. */
   readonly groupSize: readonly Ex[];
-  readonly localSize: readonly number[];
+  /** Work-items per axis: constants, or index expressions of the parameters (sized at launch). */
+  readonly localSize: readonly (number | Ex)[];
 }
 
 const MAX_UNROLL = 4096;
@@ -169,8 +170,8 @@ class KernelLowering {
     const localSize = Array.from({ length: nLocal }, (_, n) => {
       const ax = dk.localAxes.find((a) => a.axis === n);
       if (!ax) return 1;
-      if (ax.size.kind !== "const") throw new CodegenError(`kernel "${k.name}": the local size along axis ${n} (iname "${ax.iname}") must be a constant, got ${exprToString(ax.size)}`);
-      return ax.size.value;
+      // A parametric work-group size (`n`, `max(n, 4)`) is evaluated at launch, as group counts are.
+      return ax.size.kind === "const" ? ax.size.value : sizeEx(ax.size, (p) => evar(p));
     });
     const nGroup = dk.groupAxes.length === 0 ? 0 : Math.max(...dk.groupAxes.map((a) => a.axis)) + 1;
     const gsize = Array.from({ length: nGroup }, (_, n) => groupSize[n] ?? (() => {

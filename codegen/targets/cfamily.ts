@@ -21,8 +21,8 @@ export interface CDialect {
   readonly localQualifier?: string;
   readonly globalQualifier?: string;
   readonly barrier?: (comment: string) => string;
-  /** `__kernel void …` up to the name, given the local size. */
-  readonly kernelHead: (localSize: readonly number[]) => string;
+  /** `__kernel void …` up to the name, given the local size (undefined where it is sized at launch). */
+  readonly kernelHead: (localSize: readonly number[] | undefined) => string;
   /** Math functions: "suffix" appends `f` for float32 (C, CUDA); "overload" keeps the name (OpenCL). */
   readonly math: "suffix" | "overload";
   /** Integer min/max as built-ins (`min`, `max`) rather than helpers. */
@@ -169,7 +169,8 @@ export class CFamilyTarget {
     const p = new Printer(this.exprSyntax(), this.stmtSyntax());
     const fns = kernels.map((lk) => {
       const body = [...lk.decls, ...(lk.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...lk.body];
-      const head = `${this.d.kernelHead(lk.localSize)} ${lk.name}(${lk.args.map((a) => this.argDecl(a)).join(", ")})`;
+      const constant = lk.localSize.every((x): x is number => typeof x === "number") ? lk.localSize : undefined;
+      const head = `${this.d.kernelHead(constant)} ${lk.name}(${lk.args.map((a) => this.argDecl(a)).join(", ")})`;
       return [head, ...p.stmt({ k: "block", body }, "")].map((l) => l.trimEnd()).join("\n");
     });
     const helpers = [...p.helpers].sort().map((h) => h.slice(h.indexOf("|") + 1));
@@ -182,7 +183,7 @@ export class CFamilyTarget {
       kernels: kernels.map((lk) => ({
         name: lk.name,
         globalSize: lk.groupSize.map((e) => sizeP.expr(e)),
-        localSize: lk.localSize.map(String),
+        localSize: lk.localSize.map((x) => (typeof x === "number" ? String(x) : sizeP.expr(x))),
         args: lk.args.map((a) => a.name),
       })),
     };

@@ -57,7 +57,8 @@ export const cudaTarget = new CFamilyTarget({
   hw: (tag, axis) => `((int) ${tag === "g" ? "blockIdx" : "threadIdx"}.${XYZ[axis]})`,
   localQualifier: "__shared__",
   barrier: (comment) => `__syncthreads() /* ${comment} */;`,
-  kernelHead: (l) => `extern "C" __global__ void __launch_bounds__(${l.reduce((a, b) => a * b, 1)})`,
+  // No bound where the block size is set at launch: a guessed bound would make larger launches fail.
+  kernelHead: (l) => (l ? `extern "C" __global__ void __launch_bounds__(${l.reduce((a, b) => a * b, 1)})` : `extern "C" __global__ void`),
   math: "suffix", intMinMaxBuiltin: true, int64Suffix: "LL",
   atomic: (a, target, value, d) => cudaAtomic(a, target, value, d),
 });

@@ -145,6 +145,9 @@ function phases(body: readonly Stmt[], wrap: (run: Stmt[]) => Stmt[]): Stmt[] {
 
 const asList = (s: Stmt): readonly Stmt[] => (s.k === "block" ? s.body : [s]);
 
+/** A work-group extent: a constant, or an expression of the parameters (a runtime-sized @inner loop). */
+const localText = (x: number | Ex, sizeText: (e: Ex) => string): string => (typeof x === "number" ? String(x) : sizeText(x));
+
 /** One device kernel as an `@outer` nest (axes from the highest down, as OCCA nests them). */
 function outerNest(lk: LoweredKernel, t: CFamilyTarget, normalized: boolean, sizeText: (e: Ex) => string): Stmt[] {
   const shared = lk.decls.filter((d) => d.k === "decl" && d.space === "local");
@@ -153,7 +156,7 @@ function outerNest(lk: LoweredKernel, t: CFamilyTarget, normalized: boolean, siz
   const nLocal = Math.max(lk.localSize.length, 1);
   const wrapInner = (run: Stmt[]): Stmt[] => {
     let inner: Stmt[] = multiPhase ? run : [...privates, ...run];
-    for (let axis = 0; axis < nLocal; axis++) inner = attributedLoop("inner", axis, String(lk.localSize[axis] ?? 1), inner, normalized);
+    for (let axis = 0; axis < nLocal; axis++) inner = attributedLoop("inner", axis, localText(lk.localSize[axis] ?? 1, sizeText), inner, normalized);
     return inner;
   };
   const exclusive: Stmt[] = multiPhase ? privates.map((d) => {

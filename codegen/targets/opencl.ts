@@ -62,7 +62,8 @@ const dialect: CDialect = {
   localQualifier: "__local",
   globalQualifier: "__global",
   barrier: (comment) => `barrier(CLK_LOCAL_MEM_FENCE) /* ${comment} */;`,
-  kernelHead: (l) => `__kernel void __attribute__ ((reqd_work_group_size(${[0, 1, 2].map((n) => l[n] ?? 1).join(", ")})))`,
+  // A work-group size set at launch (a parametric @inner extent) has no required size to state.
+  kernelHead: (l) => (l ? `__kernel void __attribute__ ((reqd_work_group_size(${[0, 1, 2].map((n) => l[n] ?? 1).join(", ")})))` : "__kernel void"),
   math: "overload", intMinMaxBuiltin: true, int64Suffix: "L",
   atomic: openclAtomic,
 };

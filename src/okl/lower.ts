@@ -522,18 +522,24 @@ class KernelLowering {
       const start = h.startAff ?? this.fail(`@tile: the start of loop "${h.name}" must be affine`, s.pos);
       const block = affAdd(start, aff({ [to]: sgn * size }));
       const value = affAdd(block, aff({ [ti]: sgn * d }));
+      // Work-items over runtime-sized blocks around a sequential in-tile loop: the check is a guard,
+      // so that the blocks' range (the work-group size) does not depend on the in-tile iname.
+      const checkGuard = okl.check && okl.outer?.kind === "inner" && okl.inner?.kind !== "inner" && this.launchSized(h);
+      if (checkGuard) guards.push({ kind: "compare", op: h.cmp, left: affToIr(value), right: h.end });
       const rows = [
         { aff: aff({ [to]: 1 }), eq: false }, { aff: aff({ [ti]: 1 }), eq: false }, { aff: aff({ [ti]: -d }, size - 1), eq: false },
         ...cmpRows(block, h.cmp, h.end, s.pos, this.failAt),
-        ...(okl.check ? cmpRows(value, h.cmp, h.end, s.pos, this.failAt) : []),
+        ...(okl.check && !checkGuard ? cmpRows(value, h.cmp, h.end, s.pos, this.failAt) : []),
       ];
       this.addDomain([to, ti], rows);
       const axes = tileAxes(s, okl);
-      if (okl.outer && (okl.outer.kind === "outer" || this.workItems(h))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
+      // Both levels @inner on one axis (`@tile(4, @inner(1), @inner(1))`): the in-tile level takes it.
+      const sameAxis = okl.outer?.kind === "inner" && okl.inner?.kind === "inner" && axes[0] === axes[1];
+      if (okl.outer && (okl.outer.kind === "outer" || this.workItems(h, !sameAxis))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
       if (okl.inner) this.tags[ti] = { kind: okl.inner.kind === "outer" ? "g" : "l", axis: axes[1]! };
       scope.set(h.name, { kind: "expr", expr: affToIr(value) });
       const anyInner = okl.outer?.kind === "inner" || okl.inner?.kind === "inner";
-      inner = { ...ctx, scope, within: [...ctx.within, to, ti], outer: true, inner: ctx.inner || anyInner, seqLoop: ctx.seqLoop || (!okl.outer && !okl.inner) };
+      inner = { ...ctx, scope, within: [...ctx.within, to, ti], preds: [...ctx.preds, ...guards], outer: true, inner: ctx.inner || anyInner, seqLoop: ctx.seqLoop || (!okl.outer && !okl.inner) };
     } else {
       const iname = this.fresh(h.name);
       let value: Aff;
@@ -548,7 +554,7 @@ class KernelLowering {
         const v: Expr = { kind: "var", name: iname };
         if (own[0] > hull[0]) guards.push({ kind: "compare", op: ">=", left: v, right: c(own[0]) });
         if (own[1] < hull[1]) guards.push({ kind: "compare", op: "<=", left: v, right: c(own[1]) });
-      } else if (h.step === 1 && h.startAff !== undefined) {
+      } else if (h.step === 1 && h.startAff !== undefined && !(okl?.kind === "inner" && this.launchSized(h))) {
         value = aff({ [iname]: 1 });
         rows = [{ aff: affAdd(value, affScale(h.startAff, -1)), eq: false }, ...cmpRows(value, h.cmp, h.end, s.pos, this.failAt)];
       } else {
@@ -559,7 +565,9 @@ class KernelLowering {
       this.addDomain([iname], rows);
       if (okl && (okl.kind === "outer" || this.workItems(h))) {
         this.tags[iname] = { kind: okl.kind === "outer" ? "g" : "l", axis: okl.axis ?? levelsBelow(s.body, okl.kind) };
-        if (okl.kind === "inner") this.checkInnerRange(iname, rows, s.pos);
+        // A runtime-sized @inner loop counts from 0 (OCCA's `i = init + ID`): siblings share the base and
+        // the scheduler sizes the axis to the largest of them, guarding each by its own range.
+        if (okl.kind === "inner" && !this.launchSized(h)) this.checkInnerRange(iname, rows, s.pos);
       }
       scope.set(h.name, { kind: "expr", expr: affToIr(value) });
       inner = {
@@ -585,7 +593,8 @@ class KernelLowering {
    * documented span semantics: blocks `start ± K*t` (affine rows when start and bound are), in-tile
    * `block ± step*u` over `0 <= u < K` guarded by `step*u < K`. Loop levels whose trip count is
    * computed on the device cannot be grid or work-group extents: such @outer and @inner levels run
-   * sequentially (refused in nests with @shared memory or barriers).
+   * sequentially (refused in nests with @shared memory or barriers). Bounds affine in the arguments
+   * never come here: they size the launch.
    */
   private tripLoop(s: A.For, h: LoopHead, ctx0: Ctx): void {
     const okl = s.okl;
@@ -616,7 +625,11 @@ class KernelLowering {
     const below = (t: string, n: string) => [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1, [n]: 1 }, -1), eq: false }];
     const scope = new Scope(ctx0.scope);
     const sequential = () => {
-      if (this.nestSyncs && okl) this.fail(`loop "${h.name}": its trip count is computed at run time, so this ${okl.kind === "tile" ? "@tile block" : `@${okl.kind}`} loop runs sequentially, which is not supported in a nest with @shared memory or barriers`, s.pos);
+      if (this.nestSyncs && okl) {
+        this.fail(`loop "${h.name}": its trip count is computed on the device (its bounds or step are not affine in the kernel's arguments), so this ` +
+          `${okl.kind === "tile" ? "@tile block" : `@${okl.kind}`} loop cannot size the launch and runs sequentially, which is not supported in a nest with @shared memory or barriers ` +
+          `(bounds affine in the arguments, like \`j < n\`, or constant are)`, s.pos);
+      }
     };
     if (okl?.kind !== "tile") {
       if (okl) sequential();
@@ -699,16 +712,26 @@ class KernelLowering {
   }
 
   /**
-   * Whether an @inner loop becomes work-items: Loom's work-group sizes are compile-time constants,
-   * so an @inner loop whose trip count is not (`i < n`) runs as a sequential loop in each work-item
-   * instead, which means the same where the nest has no barrier and no @shared memory (work-items
-   * then never observe one another); with them, it stays a work-item loop and code generation asks
-   * for a split.
+   * Whether an @inner loop becomes work-items: always where its trip count is a compile-time
+   * constant or an affine expression of the kernel's arguments (`j < n`: the launch sizes the
+   * work-group, OCCA's runtime-sized @inner). Other trip counts (`j <= i`, bounds of enclosing
+   * loops) differ between work-items of one group, so such a loop runs sequentially in each
+   * work-item, which means the same where the nest has no barrier and no @shared memory (work-items
+   * then never observe one another); with them, it stays a work-item loop and scheduling refuses it.
    */
-  private workItems(h: LoopHead): boolean {
+  private workItems(h: LoopHead, launch = true): boolean {
     const end = exprToAff(h.end);
     const span = end && h.startAff ? affAdd(end, affScale(h.startAff, -1)) : undefined;
-    return (span !== undefined && Object.keys(span.terms).length === 0) || this.nestSyncs;
+    return (span !== undefined && Object.keys(span.terms).length === 0) || (launch && this.launchSized(h)) || this.nestSyncs;
+  }
+
+  /** Start and bound of the loop are affine in the kernel's value arguments only, not constant apart: the launch evaluates its extent. */
+  private launchSized(h: LoopHead): boolean {
+    const end = exprToAff(h.end);
+    if (!end || !h.startAff || h.step === undefined) return false;
+    const span = affAdd(end, affScale(h.startAff, -1));
+    if (Object.keys(span.terms).length === 0) return false;
+    return [...Object.keys(end.terms), ...Object.keys(h.startAff.terms)].every((n) => this.valueArgs.has(n));
   }
 
   /**

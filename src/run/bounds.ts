@@ -9,10 +9,11 @@
  */
 import { ExecutionError } from "../errors.js";
 import {
-  allInames, exprToString, findArg, findTemporary, iterationDomain, walkExpr,
+  allInames, exprToString, findArg, findTemporary, insnWrites, iterationDomain, walkExpr,
   type Expr, type Instruction, type Kernel, blockExprs,
 } from "../ir/index.js";
 import { instructionInames } from "../analysis/index.js";
+import { evalSizeExpr } from "./args.js";
 import { conditionDnf, quasiAffinePieces, type QaCondition, type QaContext } from "../analysis/piecewise.js";
 import { aff, affSub, extendSet, fixValues, isEmpty, isEmptyWith, type Aff, type BasicSet } from "../poly/index.js";
 
@@ -67,6 +68,7 @@ export function checkBounds(
   if (seen?.has(key)) return;
   const params: Record<string, number> = {};
   for (const [n, x] of values) params[n] = Number(x);
+  Object.assign(params, derivedScalars(k, params));
   const inames = new Set(allInames(k));
   for (const insn of k.instructions) {
     if (insn.kind === "block") {
@@ -170,4 +172,27 @@ function bindParams(a: Aff, values: Readonly<Record<string, number>>): Aff {
     else terms[n] = c;
   }
   return aff(terms, constant);
+}
+
+/**
+ * Scalar temporaries that one instruction sets, unconditionally, to an expression of the value
+ * arguments (the loop bound `j_l0_size = max(n, 4)` the CPU lowering gives sibling loops of
+ * different sizes on one local axis): their values, which domains may use as parameters.
+ */
+function derivedScalars(k: Kernel, params: Readonly<Record<string, number>>): Record<string, number> {
+  const writers = new Map<string, Instruction[]>();
+  for (const insn of k.instructions) for (const n of insnWrites(insn)) writers.set(n, [...(writers.get(n) ?? []), insn]);
+  const known = new Map(Object.entries(params));
+  const out: Record<string, number> = {};
+  for (const t of k.temporaries) {
+    const w = writers.get(t.name);
+    const insn = w?.length === 1 ? w[0]! : undefined;
+    if (t.shape.length > 0 || known.has(t.name) || insn?.kind !== "assign" || insn.lhs.kind !== "var" || insn.predicates.length > 0) continue;
+    try {
+      out[t.name] = evalSizeExpr(insn.rhs, known, `temporary "${t.name}"`);
+    } catch {
+      // Not a function of the value arguments: domains that use it stay unproven.
+    }
+  }
+  return out;
 }

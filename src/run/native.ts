@@ -288,7 +288,8 @@ async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<str
     }
     for (const { info, dk } of plan.kernels) {
       const { groups, local } = launchSizes(dk, params);
-      if (groups.some((g) => g === 0)) {
+      // No groups, or work-groups of no work-items (a parametric local size that is 0): nothing runs.
+      if (groups.some((g) => g === 0) || local.some((l) => l === 0)) {
         kernelMs.push(0);
         continue;
       }

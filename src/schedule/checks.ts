@@ -1,6 +1,6 @@
 /**
  * Checks of iname tags before scheduling (loopy's check.py, the parts about tags): hardware axes
- * used once per instruction, constant work-group sizes and unroll trip counts, ilp innermost, no
+ * used once per instruction, work-group sizes constant or affine in the parameters, constant unroll trip counts, ilp innermost, no
  * `vec` yet. Also the constant range of an iname, which the reduction and ilp passes share.
  */
 import { ScheduleError } from "../errors.js";
@@ -80,23 +80,63 @@ export function insnInames(insn: Instruction): string[] {
   return [...out];
 }
 
-/** The size of the hardware axis an `l`-tagged iname spans, or a ScheduleError naming `insnId`. */
-export function localSize(k: Kernel, iname: string, insnId: string): ConstRange {
+/**
+ * The inames that the bounds of `l`-tagged `iname` use, once the other local inames of its domain
+ * are projected out (a tile's `j_tile` and `j_in_tile` share a work-group; guards keep the exact
+ * domain): empty where its extent is an affine expression of the kernel's parameters, which the
+ * launch evaluates (`0 <= j < n`: work-groups of `n` work-items).
+ */
+export function nonParametricBounds(k: Kernel, iname: string): string[] {
+  const d = k.domains.find((s) => s.dims.includes(iname));
+  if (!d) throw new ScheduleError(`unknown iname "${iname}" in kernel "${k.name}"`);
+  const local = (x: string) => k.inameTags[x]?.kind === "l" || k.inameTags[x]?.kind === "l.auto";
+  const b = dimBounds(d, iname, d.dims.filter((x) => x !== iname && !local(x)));
+  const inames = new Set(k.domains.flatMap((s) => s.dims));
+  const out = new Set<string>();
+  for (const x of [...b.lower, ...b.upper]) for (const n of Object.keys(x.aff.terms)) if (inames.has(n)) out.add(n);
+  return [...out].sort();
+}
+
+/**
+ * The constant range of the hardware axis an `l`-tagged iname spans, or a ScheduleError naming
+ * `insnId` and what needs the constant (`need`: "a local reduction", "l.auto"); a parametric
+ * extent (`0 <= j < n`) is a launch size, but not a size these passes can build arrays of.
+ */
+export function localSize(k: Kernel, iname: string, insnId: string, need?: string): ConstRange {
   const r = constRange(k, iname);
   if (!r) {
     const tag = k.inameTags[iname];
+    const what = tag ? formatInameTag(tag) : "l";
+    const fix = `split it (splitIname(k, "${iname}", 16)) and tag the inner part, or fix its bounds with assumptions`;
+    if (need !== undefined && nonParametricBounds(k, iname).length === 0) {
+      throw new ScheduleError(`instruction "${insnId}": iname "${iname}" is tagged ${what} and its extent depends on the kernel's parameters; ${need} needs a compile-time constant extent; ${fix}`);
+    }
     throw new ScheduleError(
-      `instruction "${insnId}": iname "${iname}" is tagged ${tag ? formatInameTag(tag) : "l"}, but its extent is not a compile-time constant; ` +
-        `split it (splitIname(k, "${iname}", 16)) and tag the inner part, or fix its bounds with assumptions`);
+      `instruction "${insnId}": iname "${iname}" is tagged ${what}, but its extent is not a compile-time constant; ${fix}`);
   }
   return r;
+}
+
+/**
+ * Check that `l`-tagged `iname` has a launch size: a compile-time constant extent, or one affine
+ * in the kernel's parameters (evaluated per launch); else a ScheduleError naming what its bounds use.
+ */
+export function checkLocalExtent(k: Kernel, iname: string, insnId: string): void {
+  if (constRange(k, iname)) return;
+  const uses = nonParametricBounds(k, iname);
+  if (uses.length === 0) return;
+  const tag = k.inameTags[iname];
+  throw new ScheduleError(
+    `instruction "${insnId}": iname "${iname}" is tagged ${tag ? formatInameTag(tag) : "l"}, but its extent is neither a compile-time constant ` +
+      `nor an affine expression of the kernel's parameters (its bounds use ${uses.map((u) => `"${u}"`).join(", ")}); ` +
+      `split it (splitIname(k, "${iname}", 16)) and tag the inner part, or bound it by parameters only`);
 }
 
 const SEQUENTIAL: ReadonlySet<InameTag["kind"]> = new Set(["for", "ord", "unr", "unr_hint"]);
 
 /**
  * Throw a ScheduleError for the first tag problem: two inames of one instruction on the same
- * hardware axis, an `l` iname without a constant extent, a `unr` iname without a constant trip
+ * hardware axis, an `l` iname whose extent is neither constant nor affine in the parameters, a `unr` iname without a constant trip
  * count, an `ilp` iname with a sequential loop nested inside it, or a `vec` tag.
  */
 export function checkInameTags(k: Kernel): void {
@@ -116,7 +156,7 @@ export function checkInameTags(k: Kernel): void {
             throw new ScheduleError(`instruction "${insn.id}" uses inames "${other}" and "${i}", both tagged ${key}; a hardware axis can carry one iname per instruction`);
           }
           hw.set(key, i);
-          if (t.kind === "l") localSize(k, i, insn.id);
+          if (t.kind === "l") checkLocalExtent(k, i, insn.id);
           break;
         }
         case "unr":

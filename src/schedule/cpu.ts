@@ -8,14 +8,15 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, arith, c, domainIndexOf, insnExprs, iterationDomain, mapExpr, mapInsnExprs, sub, substitute, uniqueName, v, withKernel,
+  allInames, arith, c, domainIndexOf, exprToAff, exprToString, insnDefaults, insnExprs, iterationDomain, mapExpr, mapInsnExprs, sub, substitute,
+  uniqueName, v, withKernel,
   type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
 } from "../ir/index.js";
 import {
-  addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, parseSet, rename, universe,
+  addConstraints, aff, affAdd, affScale, constraintImplied, dimBounds, eliminateExact, gist, intersect, parseSet, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import { affToExpr } from "./device.js";
+import { affToExpr, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
 function insnIdsOf(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
@@ -119,7 +120,8 @@ function constraintExpr(d: BasicSet, coeffs: readonly number[], constant: number
  * Whether iname `x`'s range, whatever the other inames, is exactly the box of its hardware axis
  * (how device.ts builds it: constant bounds where a side has any, else bounds of the parameters).
  */
-function isWholeBox(k: Kernel, x: string, tag: "g" | "l", inames: ReadonlySet<string>): boolean {
+function isWholeBox(k: Kernel, x: string, tag: "g" | "l", inames: ReadonlySet<string>, ax?: HwAxis): boolean {
+  if (ax && !isAxisRange(k, x, ax)) return false;
   const d = k.domains[domainIndexOf(k, x)];
   if (!d || d.exists.length > 0) return false;
   const b = dimBounds(d, x, d.dims.filter((y) => y !== x));
@@ -127,9 +129,21 @@ function isWholeBox(k: Kernel, x: string, tag: "g" | "l", inames: ReadonlySet<st
   const sideOk = (bs: readonly Bound[]): boolean => {
     const consts = bs.filter((q) => Object.keys(q.aff.terms).length === 0);
     if (consts.length === bs.length) return true;
-    return tag === "g" && consts.length === 0 && bs.every((q) => Object.keys(q.aff.terms).every((n) => !inames.has(n)));
+    // Parametric sides: group axes, and local axes sized at launch (`0 <= j < n`).
+    const parametric = tag === "g" || (ax !== undefined && ax.size.kind !== "const");
+    return parametric && consts.length === 0 && bs.every((q) => Object.keys(q.aff.terms).every((n) => !inames.has(n)));
   };
   return sideOk(b.lower) && sideOk(b.upper);
+}
+
+/**
+ * Whether iname `x` spans all of axis `ax`: inames of one local axis may differ in size (sibling
+ * OKL @inner loops); only one whose own range is the axis's is the axis loop, the others are guarded.
+ */
+function isAxisRange(k: Kernel, x: string, ax: HwAxis): boolean {
+  if (ax.tag === "g") return true;
+  const own = hwAxis(k, x, ax.tag, ax.axis);
+  return exprToString(own.base) === exprToString(ax.base) && exprToString(own.size) === exprToString(ax.size);
 }
 
 /**
@@ -219,7 +233,7 @@ function domainPredicates(k: Kernel, x: string, within: readonly string[], box: 
  */
 function shareAxes(
   k: Kernel, dk: DeviceKernel, ids: ReadonlySet<string>,
-): { kernel: Kernel; groupAxes: HwAxis[]; localAxes: HwAxis[] } {
+): { kernel: Kernel; groupAxes: HwAxis[]; localAxes: HwAxis[]; sizeInsns: string[] } {
   const inames = new Set(allInames(k));
   const onAxis = new Map<string, string[]>();
   for (const insn of k.instructions) {
@@ -248,30 +262,46 @@ function shareAxes(
     const key = `${ax.tag}.${ax.axis}`;
     const names = [...(onAxis.get(key) ?? [])].sort();
     if (names.length <= 1) return ax;
-    let rep = names.find((x) => isWholeBox(k, x, ax.tag, inames));
+    let rep = names.find((x) => isWholeBox(k, x, ax.tag, inames, ax));
     let box = (o: string): BasicSet => rename(iterationDomain(k, [rep!]), { [rep!]: o });
     if (rep === undefined) {
-      if (ax.tag !== "l" || ax.base.kind !== "const" || ax.size.kind !== "const") {
+      const base = exprToAff(ax.base);
+      if (ax.tag !== "l" || !base) {
         throw new ScheduleError(`lowerForCpu: device kernel "${dk.name}" uses inames ${names.join(", ")} on axis ${key}, none over the whole range of the axis; cannot give them one loop`);
       }
       rep = uniqueName(`${names[0]}_${ax.tag}${ax.axis}`, taken);
       taken.add(rep);
-      const lo = ax.base.value;
-      const hi = lo + ax.size.value;
-      domains.push(parseSet(`{[${rep}]: ${lo} <= ${rep} < ${hi}}`));
-      box = (o) => parseSet(`{[${o}]: ${lo} <= ${o} < ${hi}}`);
+      if (ax.base.kind === "const" && ax.size.kind === "const") {
+        const lo = ax.base.value;
+        const hi = lo + ax.size.value;
+        domains.push(parseSet(`{[${rep}]: ${lo} <= ${rep} < ${hi}}`));
+        box = (o) => parseSet(`{[${o}]: ${lo} <= ${o} < ${hi}}`);
+      } else {
+        // A size no affine bound states (`max(n, 4)` of sibling loops): computed into a temporary
+        // at the top of each group, which bounds the axis loop (as a trip count does).
+        const n = uniqueName(`${rep}_size`, taken);
+        taken.add(n);
+        sizes.push({ temp: n, size: ax.size });
+        const boxOf = (o: string) => addConstraints(universe([...new Set([...Object.keys(base.terms), n])], [o]), [
+          { aff: affAdd(aff({ [o]: 1 }), affScale(base, -1)), eq: false },
+          { aff: affAdd(aff({ [n]: 1, [o]: -1 }, -1), base), eq: false },
+        ]);
+        domains.push(boxOf(rep));
+        box = boxOf;
+      }
     }
     for (const o of names) {
       if (o === rep) continue;
-      // `o := rep - base_rep + base_o`; device.ts checks that the inames of one axis share base and size.
+      // `o := rep - base_rep + base_o`; device.ts checks that the inames of one axis share the base.
       subst.set(o, rep);
-      if (!isWholeBox(k, o, ax.tag, inames)) guarded.set(o, box(o));
+      if (!isWholeBox(k, o, ax.tag, inames, ax)) guarded.set(o, box(o));
     }
     return { ...ax, iname: rep };
   };
+  const sizes: { temp: string; size: Expr }[] = [];
   const groupAxes = dk.groupAxes.map(rewriteAxis);
   const localAxes = dk.localAxes.map(rewriteAxis);
-  if (subst.size === 0) return { kernel: k, groupAxes, localAxes };
+  if (subst.size === 0) return { kernel: k, groupAxes, localAxes, sizeInsns: [] };
   const instructions = k.instructions.map((insn): Instruction => {
     if (!ids.has(insn.id)) return insn;
     const mine = insn.withinInames.filter((i) => subst.has(i));
@@ -283,7 +313,16 @@ function shareAxes(
       .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`));
     return { ...mapInsnExprs({ ...insn, predicates: [...insn.predicates, ...guards] }, sb), withinInames: within };
   });
-  return { kernel: withKernel(k, { instructions, domains }), groupAxes, localAxes };
+  const temporaries = [...k.temporaries];
+  const sizeInsns: string[] = [];
+  const groupInames = groupAxes.map((g) => g.iname).sort();
+  for (const { temp, size } of sizes) {
+    temporaries.push({ name: temp, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+    const id = uniqueName(`${temp}_insn`, new Set([...taken, ...k.instructions.map((x) => x.id)]));
+    instructions.push({ ...insnDefaults(id), kind: "assign", lhs: v(temp), rhs: size, atomicity: "none", withinInames: groupInames });
+    sizeInsns.push(id);
+  }
+  return { kernel: withKernel(k, { instructions, domains, temporaries }), groupAxes, localAxes, sizeInsns };
 }
 
 function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { kernel: Kernel; dk: DeviceKernel } {
@@ -293,7 +332,8 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
   const dk: DeviceKernel = { ...dk0, groupAxes: shared.groupAxes, localAxes: shared.localAxes };
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
   const phaseOf = new Map<string, Set<number>>();
-  const body = nestIn(dk.groupAxes, splitPhases(dk.body, dk.localAxes, phaseOf, { n: 0 }));
+  const sizes: ScheduleNode[] = shared.sizeInsns.map((id) => ({ kind: "insn", id }));
+  const body = nestIn(dk.groupAxes, [...sizes, ...splitPhases(dk.body, dk.localAxes, phaseOf, { n: 0 })]);
   let kernel = k;
   if (dk.localAxes.length > 0) {
     for (const t of k.temporaries) {
@@ -301,6 +341,13 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
       const phases = new Set<number>();
       for (const [id, ps] of phaseOf) if (touches(byId.get(id)!, t.name)) ps.forEach((p) => phases.add(p));
       if (phases.size > 1) {
+        const sized = dk.localAxes.find((ax) => ax.size.kind !== "const");
+        if (sized) {
+          throw new ScheduleError(
+            `lowerForCpu: private temporary "${t.name}" of device kernel "${dk.name}" lives across a barrier, so CPU targets give it one slot per work-item, ` +
+            `but the work-group size along l.${sized.axis} (iname "${sized.iname}") is ${exprToString(sized.size)}, not a compile-time constant; ` +
+            `split "${sized.iname}" by a constant and tag the inner part, or keep the value in a local (@shared) array`);
+        }
         kernel = privatize(kernel, kernel.temporaries.find((x) => x.name === t.name)!, dk.localAxes);
         privatized.add(t.name);
       }

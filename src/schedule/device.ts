@@ -4,10 +4,13 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  arith, blockExprs, c, domainChain, exprToString, freeVariables, iterationDomain, v,
+  arith, blockExprs, c, domainChain, exprToAff, exprToString, freeVariables, iterationDomain, v,
   type Expr, type Kernel,
 } from "../ir/index.js";
-import { contentMemo, dimBounds, projectOut, setContentId, type Aff, type BasicSet, type Bound } from "../poly/index.js";
+import {
+  addConstraints, aff, affAdd, affScale, contentMemo, dimBounds, intersect, isSubset, projectOut, setContentId, universe,
+  type Aff, type BasicSet, type Bound,
+} from "../poly/index.js";
 import { usedInames } from "./linearize.js";
 import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
 
@@ -38,7 +41,7 @@ function extremum(fn: "max" | "min", es: Expr[]): Expr {
 }
 
 /** The hardware axis of `iname` (tagged g.N or l.N): base and size from its domain projected to the parameters. */
-function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
+export function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   // The axis is a function of the domains alone (and the names in it): memoize by the domains'
   // content, which variants in a sweep rebuild as new objects again and again.
   const { doms, tags } = kernelKeys(k);
@@ -121,13 +124,19 @@ function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number, k
   if (b.lower.length === 0 || b.upper.length === 0) throw new ScheduleError(`${where} is unbounded; hardware axes need a lower and an upper bound`);
   const cl = b.lower.filter(isConst);
   const cu = b.upper.filter(isConst);
-  if (tag === "l") {
-    if (cl.length === 0 || cu.length === 0) {
-      throw new ScheduleError(`${where}: the size of a local axis must be an integer constant; its bounds are not (split the iname by a constant and tag the inner part)`);
-    }
+  if (tag === "l" && cl.length > 0 && cu.length > 0) {
     const lo = Math.max(...cl.map(ceilOf));
     const hi = Math.min(...cu.map(floorOf));
     return { iname, tag, axis, base: c(lo), size: c(Math.max(0, hi - lo + 1)) };
+  }
+  if (tag === "l") {
+    // A parametric work-group size (`0 <= j < n`): evaluated at launch, like a grid size. Its
+    // bounds may use parameters only; other inames would make the size differ between groups.
+    const inames = new Set(k.domains.flatMap((d) => d.dims));
+    const uses = [...b.lower, ...b.upper].flatMap((x) => Object.keys(x.aff.terms)).filter((n) => inames.has(n));
+    if (uses.length > 0) {
+      throw new ScheduleError(`${where}: the size of a local axis must be a constant or an affine expression of the parameters; its bounds use ${[...new Set(uses)].map((u) => `"${u}"`).join(", ")} (split the iname by a constant and tag the inner part)`);
+    }
   }
   // Constant bounds dominate where present, as for local axes; the rest are guards of the box.
   const lower = cl.length > 0 ? [{ aff: { terms: {}, constant: Math.max(...cl.map(ceilOf)) }, denom: 1 }] : b.lower;
@@ -158,34 +167,78 @@ function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
   return out;
 }
 
+/**
+ * The one hardware axis of the inames `list` (sorted by name) of one device kernel put on axis
+ * `key`. They must share the base; local inames may differ in size (sibling OKL @inner loops, OKL.md
+ * §11.9): the work-group spans the largest range — the iname whose range contains the others, else
+ * `max` of the sizes, evaluated at launch — and each instruction is guarded by its own iname's domain.
+ */
+function shareAxis(k: Kernel, dkName: string, key: string, list: readonly HwAxis[]): HwAxis {
+  const first = list[0]!;
+  const text = (e: Expr) => exprToString(e);
+  const differs = list.find((ax) => text(ax.base) !== text(first.base) || text(ax.size) !== text(first.size));
+  if (!differs) return first;
+  const sameBase = list.every((ax) => text(ax.base) === text(first.base));
+  if (first.tag === "g" || !sameBase) {
+    throw new ScheduleError(
+      `device kernel "${dkName}": inames "${first.iname}" and "${differs.iname}" are both tagged ${key} but have different ranges ` +
+      `(base ${text(first.base)}, size ${text(first.size)} vs base ${text(differs.base)}, size ${text(differs.size)})` +
+      (first.tag === "l" ? "; inames sharing a local axis may differ in size, not in their lower bound" : ""),
+    );
+  }
+  if (list.every((ax) => ax.size.kind === "const")) {
+    const widest = list.reduce((a, b) => ((b.size as { value: number }).value > (a.size as { value: number }).value ? b : a));
+    return widest;
+  }
+  const boxes = list.map((ax) => axisBox(ax, k.assumptions));
+  const covering = list.find((_, x) => boxes[x] !== undefined && boxes.every((b) => b !== undefined && isSubset(b, boxes[x]!)));
+  if (covering) return covering;
+  // The sizes no other range covers, once each: `max(n, 4)`, not `max(n, 4, (n + 3)//4)`.
+  const sizes: Expr[] = [];
+  list.forEach((ax, x) => {
+    const covered = boxes[x] !== undefined && list.some((o, y) => y !== x && boxes[y] !== undefined && text(o.size) !== text(ax.size) && isSubset(boxes[x]!, boxes[y]!));
+    if (!covered && !sizes.some((e) => text(e) === text(ax.size))) sizes.push(ax.size);
+  });
+  return { ...first, size: extremum("max", sizes) };
+}
+
+/** `{[x]: base <= x < base + size}` over the parameters, within the assumptions; undefined where not affine. */
+function axisBox(ax: HwAxis, assumptions: BasicSet): BasicSet | undefined {
+  const base = exprToAff(ax.base);
+  const fl = ax.size.kind === "arith" && (ax.size.op === "//" || ax.size.op === "/") && ax.size.right.kind === "const" && ax.size.right.value > 0 ? ax.size : undefined;
+  const num = exprToAff(fl ? fl.left : ax.size);
+  if (!base || !num) return undefined;
+  const d = fl ? (fl.right as { value: number }).value : 1;
+  const x = "@x";
+  const params = [...new Set([...Object.keys(base.terms), ...Object.keys(num.terms), ...assumptions.params])];
+  // x >= base; d*(x - base + 1) <= num.
+  const rel = affAdd(aff({ [x]: 1 }), affScale(base, -1));
+  const box = addConstraints(universe(params, [x]), [
+    { aff: rel, eq: false },
+    { aff: affAdd(num, affScale(affAdd(rel, aff({}, 1)), -d)), eq: false },
+  ]);
+  return assumptions.constraints.length > 0 ? intersect(box, assumptions) : box;
+}
+
 /** One device kernel from its body: hardware axes of the g/l inames its instructions use, and its arguments. */
 function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[]): DeviceKernel {
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
   const insns = insnIds(body).map((id) => byId.get(id)!);
   const inames = new Set<string>();
   for (const insn of insns) for (const i of usedInames(insn)) inames.add(i);
-  const axes = new Map<string, HwAxis>();
-  const groupAxes: HwAxis[] = [];
-  const localAxes: HwAxis[] = [];
+  const onAxis = new Map<string, HwAxis[]>();
   for (const iname of [...inames].sort()) {
     const t = k.inameTags[iname];
     if (t?.kind === "l.auto") throw new ScheduleError(`iname "${iname}" of kernel "${k.name}" is still tagged l.auto; preprocessing assigns it an axis`);
     if (t?.kind !== "g" && t?.kind !== "l") continue;
-    const ax = hwAxis(k, iname, t.kind, t.axis);
     const key = `${t.kind}.${t.axis}`;
-    const other = axes.get(key);
-    if (other) {
-      const same = exprToString(other.base) === exprToString(ax.base) && exprToString(other.size) === exprToString(ax.size);
-      if (!same) {
-        throw new ScheduleError(
-          `device kernel "${name}": inames "${other.iname}" and "${iname}" are both tagged ${key} but have different ranges ` +
-          `(base ${exprToString(other.base)}, size ${exprToString(other.size)} vs base ${exprToString(ax.base)}, size ${exprToString(ax.size)})`,
-        );
-      }
-      continue;
-    }
-    axes.set(key, ax);
-    (t.kind === "g" ? groupAxes : localAxes).push(ax);
+    onAxis.set(key, [...(onAxis.get(key) ?? []), hwAxis(k, iname, t.kind, t.axis)]);
+  }
+  const groupAxes: HwAxis[] = [];
+  const localAxes: HwAxis[] = [];
+  for (const [key, list] of onAxis) {
+    const ax = shareAxis(k, name, key, list);
+    (ax.tag === "g" ? groupAxes : localAxes).push(ax);
   }
   groupAxes.sort((a, b) => a.axis - b.axis);
   localAxes.sort((a, b) => a.axis - b.axis);

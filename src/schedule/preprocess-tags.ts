@@ -4,7 +4,7 @@ import {
   allInames, assigneeName, freeVariables, insnStores, withKernel,
   type InameTag, type Kernel, type Temporary,
 } from "../ir/index.js";
-import { insnInames, localSize } from "./checks.js";
+import { checkLocalExtent, insnInames } from "./checks.js";
 
 /** Local axes a work-group has (OpenCL, CUDA: x, y, z). */
 export const LOCAL_AXES = 3;
@@ -33,7 +33,7 @@ export function resolveAutoLocalTags(k: Kernel): Kernel {
     if (axis >= LOCAL_AXES) {
       throw new ScheduleError(`instruction "${where}": iname "${x}" is tagged l.auto, but its instructions already use every local axis (l.0 … l.${LOCAL_AXES - 1})`);
     }
-    localSize(k, x, where);
+    checkLocalExtent(k, x, where);
     tags[x] = { kind: "l", axis };
   }
   return withKernel(k, { inameTags: tags });

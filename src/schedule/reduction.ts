@@ -146,10 +146,10 @@ class Realizer {
    */
   private local(op: ReductionOp, iname: string, bodyIn: Expr, within: readonly string[], insn: Assignment): { expr: Expr; dep: string } {
     const tag = this.k.inameTags[iname] as InameTag & { kind: "l" };
-    const range = localSize(this.k, iname, insn.id);
+    const range = localSize(this.k, iname, insn.id, `the tree reduction over "${iname}" (a local array of one cell per work-item)`);
     const size = range.size;
     const outer = within.filter((i) => this.k.inameTags[i]?.kind === "l");
-    const outerRanges = outer.map((i) => localSize(this.k, i, insn.id));
+    const outerRanges = outer.map((i) => localSize(this.k, i, insn.id, `the tree reduction over "${iname}" inside it (a local array with an axis per work-item index)`));
     const prefix = outer.map((i, m) => offsetFrom(i, outerRanges[m]!.lower));
     const inner = [...within, iname];
     const dtype = this.dtypeOf(bodyIn);

@@ -93,9 +93,20 @@ describe("loop structures OCCA accepts", () => {
     expect([...(await out(k, { a: iota(3) })).a!]).toEqual([2, 2, 3]);
   });
 
-  it("an @inner loop with a runtime trip count runs sequentially in the work-item when the nest has no barrier", async () => {
+  it("an @inner loop with a runtime trip count affine in the arguments is work-items, sized at launch", async () => {
     const k = one(`@kernel void f(const int n, const float *a, float *b) {
         for (int i = 0; i < n; ++i; @outer) for (int j = 0; j < n; ++j; @inner) b[i * n + j] = a[j] + i;
+      }`);
+    expect(Object.values(k.inameTags).map((t) => t.kind)).toEqual(["g", "l"]);
+    expect([...(await out(k, { n: 2, a: iota(2), b: iota(4) })).b!]).toEqual([0, 1, 1, 2]);
+    const g = generateCode(k, "cuda");
+    expect(g.kernels[0]!.localSize).toEqual(["n"]);
+    expect(g.deviceCode).not.toContain("__launch_bounds__");
+  });
+
+  it("an @inner loop whose trip count uses an enclosing loop runs sequentially in the work-item when the nest has no barrier", async () => {
+    const k = one(`@kernel void f(const int n, const float *a, float *b) {
+        for (int i = 0; i < n; ++i; @outer) for (int j = 0; j <= i; ++j; @inner) b[i * n + j] = a[j] + i;
       }`);
     expect(Object.values(k.inameTags).map((t) => t.kind)).toEqual(["g"]);
     expect([...(await out(k, { n: 2, a: iota(2), b: iota(4) })).b!]).toEqual([0, 1, 1, 2]);

@@ -31,8 +31,9 @@ function inputs(): { input: string; defines: Record<string, number> }[] {
 
 function lowers(k: Kernel): boolean {
   try {
-    generateCode(k, "okl");
-    return true;
+    // A work-group as wide as the largest of sibling runtime-sized @inner loops prints as
+    // `_l0 < max(n, 4)`, a bound OKL import cannot make a launch size (not affine): not compared.
+    return !generateCode(k, "okl").kernels.some((x) => x.localSize.some((s) => /max/.test(s)));
   } catch {
     return false;
   }

@@ -229,9 +229,11 @@ describe("l.auto", () => {
     expect(p.inameTags.j).toEqual({ kind: "l", axis: 1 });
     expect(p.inameTags.m).toEqual({ kind: "l", axis: 0 });
   });
-  it("needs a constant size", () => {
+  it("takes a parametric size; refuses one that uses another iname", () => {
     const k = tag(makeKernel("{[i]: 0<=i<n}", "out[i] = 1 {id=a}", ["out: float32[n]", "..."]), { i: "l.auto" });
-    expect(scheduleError(() => preprocess(k))).toMatch(/instruction "a": iname "i" is tagged l.auto, but its extent is not a compile-time constant/);
+    expect(preprocess(k).inameTags.i).toEqual({ kind: "l", axis: 0 });
+    const k2 = tag(makeKernel("{[i,j]: 0<=i<n and 0<=j<i}", "out[i,j] = 1 {id=a}", ["out: float32[n,n]", "..."]), { j: "l.auto" });
+    expect(scheduleError(() => preprocess(k2))).toMatch(/instruction "a": iname "j" is tagged l.auto, but its extent is neither a compile-time constant nor an affine expression of the kernel's parameters \(its bounds use "i"\)/);
   });
   it("fails when every local axis is taken", () => {
     const k = makeKernel("{[i,j,m,q]: 0<=i,j,m,q<2}", "out[i,j,m,q] = 1 {id=a}", ["out: float32[2,2,2,2]"]);
@@ -245,9 +247,15 @@ describe("tag checks", () => {
     expect(scheduleError(() => preprocess(tag(k2, { i: "l.0", j: "l.0" })))).toBe(
       'instruction "a" uses inames "i" and "j", both tagged l.0; a hardware axis can carry one iname per instruction');
   });
-  it("an l iname of non-constant extent", () => {
+  it("an l iname of parametric extent is accepted; one bounded by another iname is not", () => {
     const k = tag(makeKernel("{[i]: 0<=i<n}", "out[i] = 1 {id=a}", ["out: float32[n]", "..."]), { i: "l.0" });
-    expect(scheduleError(() => preprocess(k))).toMatch(/^instruction "a": iname "i" is tagged l\.0, but its extent is not a compile-time constant/);
+    expect(() => preprocess(k)).not.toThrow();
+    const k2 = tag(makeKernel("{[i,j]: 0<=i<n and 0<=j<=i}", "out[i,j] = 1 {id=a}", ["out: float32[n,n]", "..."]), { j: "l.0" });
+    expect(scheduleError(() => preprocess(k2))).toMatch(/^instruction "a": iname "j" is tagged l\.0, but its extent is neither a compile-time constant nor an affine expression of the kernel's parameters \(its bounds use "i"\)/);
+  });
+  it("a tree reduction over a parametric l iname needs a constant extent", () => {
+    const k = tag(makeKernel("{[i]: 0<=i<n}", "out[0] = sum(i, a[i]) {id=a}", ["out: float32[1]", "a: float32[n]", "..."]), { i: "l.0" });
+    expect(scheduleError(() => preprocess(k))).toMatch(/iname "i" is tagged l\.0 and its extent depends on the kernel's parameters; the tree reduction over "i" .* needs a compile-time constant extent/);
   });
   it("an l iname whose extent is constant under the assumptions", () => {
     const k = tag(makeKernel("{[i]: 0<=i<n}", "out[i] = 1 {id=a}", ["out: float32[n]", "..."], { assumptions: "n = 32" }), { i: "l.0" });

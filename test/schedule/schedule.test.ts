@@ -19,15 +19,35 @@ describe("hardware axes", () => {
     expect(dk.args).toEqual(["a", "out", "n"].filter((x) => k.args.some((a) => a.name === x)).sort((x, y) => k.args.findIndex((a) => a.name === x) - k.args.findIndex((a) => a.name === y)));
   });
 
-  it("a local axis whose size is not a constant is a ScheduleError", () => {
+  it("a local axis whose size is affine in the parameters is sized at launch", () => {
     const k = tag(makeKernel("{[i]: 0<=i<n}", "out[i] = 1 {id=w}"), { i: "l.0" });
-    expect(() => schedule(k)).toThrow(ScheduleError);
-    expect(() => schedule(k)).toThrow(/constant/);
+    const ax = schedule(k).deviceKernels[0]!.localAxes[0]!;
+    expect([ax.iname, exprToString(ax.base), exprToString(ax.size)]).toEqual(["i", "0", "n"]);
   });
 
-  it("two inames on one axis with different ranges is a ScheduleError", () => {
+  it("a local axis whose bounds use another iname is a ScheduleError naming it", () => {
+    const k = tag(makeKernel("{[i,j]: 0<=i<n and 0<=j<i}", "out[i, j] = 1 {id=w}"), { j: "l.0" });
+    expect(() => schedule(k)).toThrow(ScheduleError);
+    expect(() => schedule(k)).toThrow(/iname "j" is tagged l\.0, but its extent is neither a compile-time constant nor an affine expression of the kernel's parameters \(its bounds use "i"\)/);
+  });
+
+  it("two inames on one local axis with different sizes share it: the widest range, each guarded", () => {
     const k = tag(makeKernel("{[i,j]: 0<=i<16 and 0<=j<8}", ["x[i] = 1 {id=a}", "y[j] = 2 {id=b}"]), { i: "l.0", j: "l.0" });
-    expect(() => schedule(k)).toThrow(/"i" and "j" are both tagged l.0/);
+    const ax = schedule(k).deviceKernels[0]!.localAxes;
+    expect(ax.map((a) => [a.iname, exprToString(a.size)])).toEqual([["i", "16"]]);
+  });
+
+  it("sibling local inames of parametric sizes: the covering range, else the max at launch", () => {
+    const k = tag(makeKernel("{[i,j,m]: 0<=i<n and 0<=4*j<n and 0<=m<4}", ["x[i] = 1 {id=a}", "y[j] = 2 {id=b}", "z[m] = 3 {id=c}"]), { i: "l.0", j: "l.0", m: "l.0" });
+    const ax = schedule(k).deviceKernels[0]!.localAxes;
+    expect(ax.map((a) => exprToString(a.size))).toEqual(["max(n, 4)"]);
+    const k2 = tag(makeKernel("{[i,j]: 0<=i<n and 0<=4*j<n}", ["x[i] = 1 {id=a}", "y[j] = 2 {id=b}"]), { i: "l.0", j: "l.0" });
+    expect(schedule(k2).deviceKernels[0]!.localAxes.map((a) => [a.iname, exprToString(a.size)])).toEqual([["i", "n"]]);
+  });
+
+  it("two inames on one local axis with different lower bounds is a ScheduleError", () => {
+    const k = tag(makeKernel("{[i,j]: 0<=i<n and 1<=j<n}", ["x[i] = 1 {id=a}", "y[j] = 2 {id=b}"]), { i: "l.0", j: "l.0" });
+    expect(() => schedule(k)).toThrow(/"i" and "j" are both tagged l.0 but have different ranges .*not in their lower bound/);
   });
 
   it("the tiled matmul: loops k_outer, k_inner only; g/l axes", () => {
