@@ -6,23 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
-import { OklError } from "../../src/errors.js";
-import type { Kernel } from "../../src/ir/index.js";
-import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
-
-const only = (src: string, defines: Record<string, string | number> = {}): Kernel => parseOkl(src, { defines })[0]!;
-const values = (x: unknown): number[] => Array.from(x as ArrayLike<number>);
-const TARGETS = ["c", "openmp", "opencl", "cuda", "js", "okl"] as const;
-const oklError = (f: () => unknown): OklError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof OklError) return e;
-    throw e;
-  }
-  throw new Error("expected an OklError");
-};
+import { oklError, only, TARGETS, values } from "./helpers.js";
 
 describe("initializer lists of local arrays", () => {
   const kernel = (decl: string, n: number) => only(`
