@@ -48,7 +48,11 @@ export class VectorLowering {
       case "conditional": return this.typeOf(e.then, ctx) ?? this.typeOf(e.else, ctx);
       case "cast": return e.type.pointers.length === 0 ? this.ex.file.vectorType(e.type.spec) : undefined;
       case "member": {
-        if (!e.arrow && this.typeOf(e.target, ctx)) return undefined; // a component
+        const t = e.arrow ? undefined : this.typeOf(e.target, ctx);
+        if (t) {
+          this.componentOf(e, t); // a component (a swizzle is the error)
+          return undefined;
+        }
         return this.placeType(e, ctx);
       }
       case "index": return this.placeType(e, ctx);
