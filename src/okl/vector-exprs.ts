@@ -48,6 +48,10 @@ export class VectorLowering {
       case "conditional": return this.typeOf(e.then, ctx) ?? this.typeOf(e.else, ctx);
       case "cast": return e.type.pointers.length === 0 ? this.ex.file.vectorType(e.type.spec) : undefined;
       case "member": {
+        // Fields of a struct passed by value are flattened arguments, never vectors.
+        let root: A.Expr = e;
+        while (root.kind === "member" && !root.arrow) root = root.target;
+        if (root.kind === "ident" && ctx.scope.get(root.name)?.kind === "byValue") return undefined;
         const t = e.arrow ? undefined : this.typeOf(e.target, ctx);
         if (t) {
           this.componentOf(e, t); // a component (a swizzle is the error)
