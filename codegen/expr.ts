@@ -45,8 +45,14 @@ export function lowerExpr(e: Expr, want: Dtype, s: ExprScope): Ex {
   const t = typeOf(e, s).dtype;
   if (e.kind === "const") return { k: "lit", value: convertValue(e.value, t, want), dtype: want };
   const n = natural(e, t, s);
-  return t === want ? n : { k: "cast", to: want, from: t, e: n };
+  if (t === want) return n;
+  // float -> char/short through int: C's direct conversion of an out-of-range value (255.0f to int8_t) is
+  // undefined and gcc folds it to 127; through int32 it wraps as the interpreter does (and x86 at run time).
+  if (isFloat(t) && NARROW_INTS.has(want)) return { k: "cast", to: want, from: "int32", e: { k: "cast", to: "int32", from: t, e: n } };
+  return { k: "cast", to: want, from: t, e: n };
 }
+
+const NARROW_INTS: ReadonlySet<Dtype> = new Set(["int8", "uint8", "int16", "uint16"]);
 
 /** A condition as a bool-typed expression. */
 export function lowerCond(e: Expr, s: ExprScope): Ex {

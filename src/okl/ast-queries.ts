@@ -131,7 +131,8 @@ export function walkAst(s: A.Stmt | A.Expr, visit: (n: A.Stmt | A.Expr) => void)
 /** Whether some statement of `items` assigns to (or increments) the variable `name`. */
 export function assigned(items: readonly A.Stmt[], name: string): boolean {
   let found = false;
-  const isName = (x: A.Expr) => x.kind === "ident" && x.name === name;
+  // `v.x = …` assigns (part of) the value `v` (a struct or vector local).
+  const isName = (x: A.Expr): boolean => (x.kind === "member" && !x.arrow ? isName(x.target) : x.kind === "ident" && x.name === name);
   for (const s of items) {
     walkAst(s, (n) => {
       if ((n.kind === "assign" && isName(n.target)) || ((n.kind === "unary" || n.kind === "postfix") && (n.op === "++" || n.op === "--") && isName(n.operand))) found = true;

@@ -7,6 +7,7 @@
 import type { Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
 import type { StructLayout } from "./structs.js";
+import type { VectorType } from "./vectors.js";
 
 /** Reports a lowering error at `pos` (FileContext.fail). */
 export type Fail = (detail: string, pos: A.Pos, rule?: string) => never;
@@ -28,7 +29,11 @@ export type Binding =
   | { readonly kind: "byValue"; readonly name: string; readonly field: (path: readonly string[], pos: A.Pos) => Binding }
   | { readonly kind: "value"; readonly name: string }
   | { readonly kind: "expr"; readonly expr: Expr }
-  | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout };
+  | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout }
+  | { readonly kind: "vector"; readonly type: VectorType; readonly comps: readonly ScalarBinding[] };
+
+/** A component of a vector variable: a private scalar, an expression (a const local, an inlined parameter) or a kernel argument. */
+export type ScalarBinding = Extract<Binding, { kind: "temp" | "expr" | "value" }>;
 
 /**
  * `absent`: a kernel argument with no IR type (a pointer to pointers, a pointer to a struct that
@@ -62,6 +67,8 @@ export interface Ctx {
    * early returns) before the expression using it, and gives the expression its value.
    */
   readonly stmtCall?: (f: A.FunctionDef, e: A.Call, ctx: Ctx) => Expr;
+  /** The same for a device function returning a vector: its components. */
+  readonly stmtVectorCall?: (f: A.FunctionDef, e: A.Call, ctx: Ctx) => Expr[];
 }
 
 /** The value of a compile-time integer expression (literals, arithmetic, constant bindings), or undefined. */

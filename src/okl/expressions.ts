@@ -11,6 +11,8 @@ import type { Binding, Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { expressionInlinable, inlineCall, pointerBinding, type ExprLowerer } from "./inline.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
+import { VectorLowering } from "./vector-exprs.js";
+import { clampOf, componentNames, dotOf, layoutVector, lengthOf } from "./vectors.js";
 
 /** C's math functions (and their float variants) as IR functions. */
 const MATH: Readonly<Record<string, string>> = {
@@ -51,6 +53,9 @@ export class ExprLowering implements ExprLowerer {
   /** Arguments that are copies in C (array fields of a struct passed by value): never assigned. */
   readonly readOnly = new Set<string>();
 
+  /** Vector expressions, per component (src/okl/vector-exprs.ts). */
+  readonly vec: VectorLowering = new VectorLowering(this);
+
   constructor(readonly file: FileContext) {}
 
   fail(detail: string, pos: A.Pos, rule?: string): never {
@@ -63,6 +68,14 @@ export class ExprLowering implements ExprLowerer {
     while (root.kind === "index") root = root.target;
     if (root.kind === "ident" && ctx.scope.get(root.name)?.kind === "table") {
       this.fail(`file-scope array "${root.name}" is read as a constant table; writing it is not supported`, e.pos);
+    }
+    const t = e.kind === "member" && !e.arrow ? this.vec.typeOf(e.target, ctx) : undefined;
+    if (t && e.kind === "member" && e.target.kind === "ident") {
+      // `v.x = …` on a vector variable: its component's scalar.
+      const b = ctx.scope.get(e.target.name);
+      const comp = b?.kind === "vector" ? b.comps[this.vec.componentOf(e, t)]! : undefined;
+      if (comp && comp.kind !== "temp") this.fail(`cannot assign to "${e.target.name}.${e.name}" (a const vector or a vector argument)`, e.pos);
+      if (comp?.kind === "temp") return { kind: "var", name: comp.name };
     }
     const p = this.structPlace(e, ctx);
     const x = p ? this.structScalar(p, e) : this.expr(e, ctx);
@@ -138,6 +151,8 @@ export class ExprLowering implements ExprLowerer {
   private structScalar(p: StructPlace, e: A.Expr): Expr {
     if (p.prefix.length < p.need) this.fail(`array of struct "${p.layout!.name}" used without a subscript`, e.pos);
     if (p.dims.length > 0) this.fail("an array field used without a subscript", e.pos);
+    const v = layoutVector(p.layout);
+    if (v) this.fail(`a "${v.name}" vector is used where a scalar is expected; use a component (${componentNames(v).join(", ")}) or a vector operation`, e.pos);
     if (p.layout) this.fail(`a value of struct "${p.layout.name}" is used as a scalar; use one of its fields (${[...p.layout.fields.keys()].join(", ")})`, e.pos);
     return placeElement(p);
   }
@@ -169,6 +184,8 @@ export class ExprLowering implements ExprLowerer {
         const f = this.byValueField(e, ctx);
         if (f?.kind === "value") return { kind: "var", name: f.name };
         if (f) return this.fail(`array field "${f.kind === "array" ? f.name : "?"}" of a struct passed by value used without a subscript`, e.pos);
+        const vt = e.arrow ? undefined : this.vec.typeOf(e.target, ctx);
+        if (vt) return this.vec.component(e, vt, ctx);
         return this.fail(`member access "${e.arrow ? "->" : "."}${e.name}" on something that is not a struct`, e.pos);
       }
       case "ident": {
@@ -177,6 +194,7 @@ export class ExprLowering implements ExprLowerer {
         switch (b.kind) {
           case "absent": return this.fail(b.reason, e.pos);
           case "byValue": return this.fail(`struct argument "${e.name}" passed by value is used whole; only its fields can be read`, e.pos);
+          case "vector": return this.fail(`"${e.name}" is a "${b.type.name}" vector used where a scalar is expected; use a component (${componentNames(b.type).join(", ")}) or a vector operation`, e.pos);
           case "expr": return b.expr;
           case "value": return { kind: "var", name: b.name };
           case "temp":
@@ -196,6 +214,11 @@ export class ExprLowering implements ExprLowerer {
         return this.fail(`operator "${e.op}" is not supported in expressions yet`, e.pos);
       }
       case "binary": {
+        const vt = this.vec.typeOf(e.left, ctx) ?? this.vec.typeOf(e.right, ctx);
+        if (vt) {
+          const arith = e.op === "+" || e.op === "-" || e.op === "*" || e.op === "/";
+          this.fail(arith ? `a "${vt.name}" vector is used where a scalar is expected` : `operator "${e.op}" on "${vt.name}" vectors is not supported (OCCA defines + - * / and their assignments)`, e.pos);
+        }
         const l = this.expr(e.left, ctx);
         const r = this.expr(e.right, ctx);
         switch (e.op) {
@@ -280,6 +303,12 @@ export class ExprLowering implements ExprLowerer {
     }
     if (e.callee.kind !== "ident") return this.fail("only calls of named functions are supported", e.pos);
     const name = e.callee.name;
+    const vt = this.vec.typeOf(e, ctx);
+    if (vt) this.fail(`"${name}(…)" gives a "${vt.name}" vector where a scalar is expected`, e.pos);
+    if (!this.file.functions.has(name)) {
+      const scalar = this.vectorScalar(name, e, ctx);
+      if (scalar) return scalar;
+    }
     const b = ctx.scope.get(name);
     const args = () => e.args.map((a) => this.expr(a, ctx));
     if (b?.kind === "array" && b.dim) return { kind: "subscript", array: b.name, indices: [this.dimIndex(b.dim, e, ctx)] };
@@ -308,6 +337,31 @@ export class ExprLowering implements ExprLowerer {
     const f = this.file.functions.get(name);
     if (f) return ctx.stmtCall && !expressionInlinable(f) ? ctx.stmtCall(f, e, ctx) : inlineCall(this, f, e, ctx);
     return this.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);
+  }
+
+  /** OCCA's `length(v)`, `dot(a, b)` and scalar `clamp(x, lo, hi)`, or undefined for other calls. */
+  private vectorScalar(name: string, e: A.Call, ctx: Ctx): Expr | undefined {
+    const arity = (n: number) => {
+      if (e.args.length !== n) this.fail(`${name} takes ${n} argument(s), not ${e.args.length}`, e.pos);
+    };
+    const first = e.args[0] && this.vec.typeOf(e.args[0], ctx);
+    if (name === "length" && first) {
+      arity(1);
+      return lengthOf(first, this.vec.comps(e.args[0]!, ctx, first));
+    }
+    if (name === "dot" && first) {
+      arity(2);
+      return dotOf(first, this.vec.comps(e.args[0]!, ctx, first), this.vec.comps(e.args[1]!, ctx, first));
+    }
+    if (name === "clamp") {
+      arity(3);
+      const [v, lo, hi] = e.args.map((a) => this.expr(a, ctx));
+      return clampOf(v!, lo!, hi!);
+    }
+    if ((name === "length" || name === "dot" || name === "normalize" || name === "cross") && !first) {
+      this.fail(`${name} takes vectors (float2/3/4, double…), not scalars`, e.pos);
+    }
+    return undefined;
   }
 
   /** @dim: x(a0, …) -> the flat index a_p0 + D_p0 * (a_p1 + D_p1 * (…)) (OKL.md §8). */

@@ -10,6 +10,7 @@ import { c, type Dtype, type Expr, type SubstitutionRule } from "../ir/index.js"
 import type * as A from "./ast.js";
 import { constValue, Scope } from "./bindings.js";
 import { StructTable, structReason, type StructLayout } from "./structs.js";
+import { componentNames, vectorTypeNamed, type VectorType } from "./vectors.js";
 
 export interface LowerOklOptions {
   readonly filename?: string;
@@ -81,6 +82,22 @@ export class FileContext {
     return "layout" in r ? r.layout : this.fail(structReason(r), pos);
   }
 
+  /** The OCCA vector type `spec` names (`float3`, or a typedef of it), or undefined. */
+  vectorType(spec: A.TypeSpec, seen: ReadonlySet<string> = new Set()): VectorType | undefined {
+    const b = spec.base;
+    if (b.kind !== "named" || seen.has(b.name)) return undefined;
+    const t = this.typedefs.get(b.name);
+    if (t) return this.vectorType(t, new Set([...seen, b.name]));
+    if (this.structs.definition(spec)) return undefined; // the file's own struct of that name
+    return vectorTypeNamed(b.name);
+  }
+
+  /** The vector type the name `name` denotes here (`float3`, a typedef of it; not a struct the file defines). */
+  vectorTypeName(name: string): VectorType | undefined {
+    const pos = { line: 0, column: 0, offset: 0, end: 0 };
+    return this.vectorType({ kind: "typeSpec", storage: [], qualifiers: [], base: { kind: "named", name, pos }, pos });
+  }
+
   /**
    * A declaration whose type is a pointer typedef, spelled out: `const A a` with `typedef float *A
    * @dim(8, 9)` is `const float *a @dim(8, 9)` (the declarator's own attributes win). Others unchanged.
@@ -150,6 +167,8 @@ export class FileContext {
     } else if (b.kind === "enum") {
       return "int32"; // C's enumerated types are int on every target OKL has
     }
+    const v = this.structs ? this.vectorType(spec) : undefined;
+    if (v) return this.fail(`a value of vector type "${v.name}" is used where a scalar is expected (use its components ${componentNames(v).join(", ")}, or a vector operation)`, pos);
     const st = this.structs?.resolve(spec);
     if (st) return this.fail("reason" in st ? structReason(st) : `struct "${st.layout.name}" is used where a scalar is expected (pointers to it, arrays of it and locals of it are lowered, by-value arguments and parameters are not)`, pos);
     return this.fail(`type "${b.kind === "builtin" || b.kind === "named" ? b.name : b.kind}" is not supported yet (numeric scalar types and pointers to them are)`, pos);
@@ -165,7 +184,9 @@ export class FileContext {
     if (!f) return false;
     const items = f.body!.items.filter((s) => s.kind !== "empty");
     const ret = items[0];
-    if (items.length !== 1 || ret?.kind !== "return" || ret.value === undefined || f.params.some((p) => p.declarator.pointers.length + p.declarator.arrayDims.length > 0)) {
+    // Vector parameters and results are several scalars: such functions are inlined at each call.
+    const vector = f.params.some((p) => this.vectorType(p.spec)) || (f.returnPointers.length === 0 && this.vectorType(f.returnType));
+    if (items.length !== 1 || ret?.kind !== "return" || ret.value === undefined || vector || f.params.some((p) => p.declarator.pointers.length + p.declarator.arrayDims.length > 0)) {
       return false;
     }
     const scope = new Scope(this.globals);

@@ -10,6 +10,7 @@ import type * as A from "./ast.js";
 import { assigned, describeStmt } from "./ast-queries.js";
 import { Scope, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
+import { toComponent, type VectorType } from "./vectors.js";
 
 /** What inlining needs of expression lowering (ExprLowering). */
 export interface ExprLowerer {
@@ -18,6 +19,11 @@ export interface ExprLowerer {
   inlineDepth: number;
   expr(e: A.Expr, ctx: Ctx): Expr;
   fail(detail: string, pos: A.Pos, rule?: string): never;
+  /** Vector expressions: their type, and their components (as `want`, a vector type). */
+  readonly vec: {
+    typeOf(e: A.Expr, ctx: Ctx): VectorType | undefined;
+    comps(e: A.Expr, ctx: Ctx, want?: VectorType): Expr[];
+  };
 }
 
 /**
@@ -26,52 +32,83 @@ export interface ExprLowerer {
  * their (converted) values, `if … return` chains become conditional expressions.
  */
 export function inlineCall(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, ctx: Ctx): Expr {
+  const scope = bindParams(lw, f, e, ctx);
+  lw.inlineDepth++;
+  try {
+    const ret = lw.file.dtype(f.returnType, f.pos);
+    return { kind: "cast", dtype: ret, value: inlineBody(lw, f, f.body!.items, { ...ctx, scope }, (x, c2) => lw.expr(x, c2)) };
+  } finally {
+    lw.inlineDepth--;
+  }
+}
+
+/** A call of a device function returning a vector, inlined: one expression per component. */
+export function inlineVectorCall(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, ctx: Ctx): Expr[] {
+  const t = lw.file.vectorType(f.returnType)!;
+  const scope = bindParams(lw, f, e, ctx);
+  lw.inlineDepth++;
+  try {
+    // The body is lowered once per component (it is pure: declarations, if and return only).
+    return Array.from({ length: t.size }, (_, k) =>
+      toComponent(t, inlineBody(lw, f, f.body!.items, { ...ctx, scope }, (x, c2) => lw.vec.comps(x, c2, t)[k]!)));
+  } finally {
+    lw.inlineDepth--;
+  }
+}
+
+/** The scope of an inlined call: pointer parameters alias arrays, others are the converted arguments. */
+function bindParams(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, ctx: Ctx): Scope {
   if (e.args.length !== f.params.length) lw.fail(`call of "${f.name}" with ${e.args.length} argument(s); it takes ${f.params.length}`, e.pos);
   if (lw.inlineDepth > 16) lw.fail(`call of "${f.name}": device functions nested more than 16 deep (recursion?) cannot be inlined`, e.pos);
   const scope = new Scope(lw.file.globals);
   f.params.forEach((p, k) => {
     const d = p.declarator;
     const a = e.args[k]!;
+    const t = d.pointers.length + d.arrayDims.length > 0 ? undefined : lw.file.vectorType(p.spec);
     if (d.pointers.length + d.arrayDims.length > 0) scope.set(d.name, pointerBinding(lw, a, ctx, d.name));
+    else if (t) scope.set(d.name, vectorExprs(t, lw.vec.comps(a, ctx, t)));
     else scope.set(d.name, { kind: "expr", expr: { kind: "cast", dtype: lw.file.dtype(p.spec, p.pos), value: lw.expr(a, ctx) } });
   });
-  lw.inlineDepth++;
-  try {
-    const ret = lw.file.dtype(f.returnType, f.pos);
-    return { kind: "cast", dtype: ret, value: inlineBody(lw, f, f.body!.items, { ...ctx, scope }) };
-  } finally {
-    lw.inlineDepth--;
-  }
+  return scope;
 }
 
-/** The value a statement list returns, as an expression. */
-function inlineBody(lw: ExprLowerer, f: A.FunctionDef, items: readonly A.Stmt[], ctx: Ctx): Expr {
+/** A vector bound to the expressions of its components. */
+function vectorExprs(t: VectorType, comps: readonly Expr[]): Binding {
+  return { kind: "vector", type: t, comps: comps.map((x) => ({ kind: "expr", expr: toComponent(t, x) })) };
+}
+
+/** The value a statement list returns, as an expression (`value` lowers the returned expression). */
+function inlineBody(lw: ExprLowerer, f: A.FunctionDef, items: readonly A.Stmt[], ctx: Ctx, value: (e: A.Expr, ctx: Ctx) => Expr): Expr {
   const [s, ...rest] = items;
+  const body = (xs: readonly A.Stmt[], c2: Ctx) => inlineBody(lw, f, xs, c2, value);
   if (s === undefined) return lw.fail(`device function "${f.name}" can reach its end without returning a value; it cannot be inlined`, f.pos);
   switch (s.kind) {
-    case "empty": case "pragma": return inlineBody(lw, f, rest, ctx);
-    case "compound": return inlineBody(lw, f, [...s.items, ...rest], { ...ctx, scope: new Scope(ctx.scope) });
+    case "empty": case "pragma": return body(rest, ctx);
+    case "compound": return body([...s.items, ...rest], { ...ctx, scope: new Scope(ctx.scope) });
     case "return":
       if (s.value === undefined) return lw.fail(`device function "${f.name}" returns no value`, s.pos);
-      return lw.expr(s.value, ctx);
+      return value(s.value, ctx);
     case "if":
       return {
         kind: "if", cond: lw.expr(s.cond, ctx),
-        then: inlineBody(lw, f, [s.then, ...rest], { ...ctx, scope: new Scope(ctx.scope) }),
-        else: inlineBody(lw, f, s.else ? [s.else, ...rest] : rest, { ...ctx, scope: new Scope(ctx.scope) }),
+        then: body([s.then, ...rest], { ...ctx, scope: new Scope(ctx.scope) }),
+        else: body(s.else ? [s.else, ...rest] : rest, { ...ctx, scope: new Scope(ctx.scope) }),
       };
     case "declaration": {
       const scope = new Scope(ctx.scope);
+      const t = lw.file.vectorType(s.spec);
       for (const d of s.declarators) {
         if (d.init === undefined || d.init.kind === "initList" || d.arrayDims.length > 0) {
           lw.fail(`device function "${f.name}": only initialized scalar and pointer locals can be inlined ("${d.name}")`, d.pos);
         }
         if (assigned(rest, d.name)) lw.fail(`device function "${f.name}": local "${d.name}" is assigned after its declaration; only single-assignment locals can be inlined`, d.pos);
+        const inner = { ...ctx, scope };
         scope.set(d.name, d.pointers.length > 0
-          ? pointerBinding(lw, d.init, { ...ctx, scope }, d.name)
-          : { kind: "expr", expr: { kind: "cast", dtype: lw.file.dtype(s.spec, s.pos), value: lw.expr(d.init, { ...ctx, scope }) } });
+          ? pointerBinding(lw, d.init, inner, d.name)
+          : t ? vectorExprs(t, lw.vec.comps(d.init, inner, t))
+          : { kind: "expr", expr: { kind: "cast", dtype: lw.file.dtype(s.spec, s.pos), value: lw.expr(d.init, inner) } });
       }
-      return inlineBody(lw, f, rest, { ...ctx, scope });
+      return body(rest, { ...ctx, scope });
     }
     default:
       return lw.fail(`device function "${f.name}": ${describeStmt(s)} cannot be inlined (declarations, if and return can)`, s.pos);

@@ -19,7 +19,7 @@ import { aff, affAdd, affScale, type Aff, type BasicSet } from "../poly/index.js
 import { assembleKernel } from "./assemble.js";
 import type * as A from "./ast.js";
 import { constRange, containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, levelsBelow, mentions, walkAst } from "./ast-queries.js";
-import { constValue, Scope, type Binding, type Ctx, type Fail } from "./bindings.js";
+import { constValue, Scope, type Binding, type Ctx, type Fail, type ScalarBinding } from "./bindings.js";
 import { InstructionLog } from "./dependencies.js";
 import { ExprLowering } from "./expressions.js";
 import { FileContext, type LowerOklOptions } from "./file-context.js";
@@ -31,7 +31,9 @@ import { affineBound, affToIr, cmpRows, domainOf, type Row } from "./loop-rows.j
 import { exprToAff } from "./shapes.js";
 import { isStructValue, placeElement, structReason, structVariable, type StructBase, type StructPlace } from "./structs.js";
 import { attributedJump, BlockLowering, needsBlock, type BlockHost } from "./opaque.js";
+import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
+import { componentNames, layoutVector, narrow, toComponent, type VectorType } from "./vectors.js";
 
 export type { LowerOklOptions } from "./file-context.js";
 
@@ -114,6 +116,11 @@ class KernelLowering {
       if (d.name === "") continue;
       this.argKeys.set(d.name, [index]);
       const levels = d.pointers.length + d.arrayDims.length;
+      const vector = levels === 0 ? this.file.vectorType(spec) : undefined;
+      if (vector) {
+        scope.set(d.name, this.vectorArg(d.name, vector, index));
+        continue;
+      }
       const def = levels === 0 ? this.file.structs.definition(spec) : undefined;
       if (def) {
         scope.set(d.name, this.byValue(d.name, def, index));
@@ -216,6 +223,21 @@ class KernelLowering {
       return b;
     };
     return { kind: "byValue", name: arg, field };
+  }
+
+  /**
+   * A vector passed by value, flattened like a struct passed by value: one value argument per
+   * component, `<arg>_x`, `<arg>_y`, … (all of them, read or not), placed where the vector was.
+   */
+  private vectorArg(arg: string, t: VectorType, index: number): Binding {
+    const comps = componentNames(t).map((cn, k): ScalarBinding => {
+      const name = this.fresh(`${arg}_${cn}`);
+      this.argKeys.set(name, [index, k]);
+      this.valueArgs.add(name);
+      this.args.push({ kind: "value", name, dtype: t.dtype });
+      return { kind: "value", name };
+    });
+    return { kind: "vector", type: t, comps };
   }
 
   private rootCtx(scope: Scope): Ctx {
@@ -330,6 +352,14 @@ class KernelLowering {
 
   private declaration(s: A.Declaration, ctx: Ctx): void {
     if (s.spec.storage.includes("typedef")) this.fail("typedefs inside kernels are not supported yet", s.pos);
+    const vector = this.file.vectorType(s.spec);
+    if (vector) {
+      // A vector local is one scalar per component; arrays of vectors and pointers follow the struct path below.
+      const scalars = s.declarators.filter((d) => d.pointers.length === 0 && d.arrayDims.length === 0);
+      for (const d of scalars) this.vectorLocal(vector, d, s.spec.qualifiers.includes("const"), ctx);
+      if (scalars.length === s.declarators.length) return;
+      s = { ...s, declarators: s.declarators.filter((d) => !scalars.includes(d)) };
+    }
     const auto = s.spec.base.kind === "named" && s.spec.base.name === "auto";
     const struct = auto ? undefined : this.file.structOf(s.spec, s.pos);
     const dtype = struct?.dtype ?? (auto ? this.autoDtype(s, ctx) : this.file.dtype(s.spec, s.pos));
@@ -405,6 +435,22 @@ class KernelLowering {
       for (const x of e.exprs) this.exprStmt(x, ctx, false);
       return;
     }
+    const vtarget = e.kind === "assign" ? e.target : (e.kind === "unary" || e.kind === "postfix") ? e.operand : undefined;
+    const vector = vtarget && this.ex.vec.typeOf(vtarget, ctx);
+    if (vector) {
+      if (atomic) this.fail(`@atomic on a "${vector.name}" vector is not supported (no target has an atomic as wide as a vector)`, e.pos);
+      if (e.kind !== "assign") this.fail(`"${(e as A.Unary).op}" on a "${vector.name}" vector is not supported`, e.pos);
+      const lhs = this.vectorTargets(vtarget!, vector, ctx);
+      const rhs = vectorAssignment(this.ex, e, vector, lhs, ctx, this.failAt);
+      const staged = stageVector(lhs, rhs, (k) => {
+        const name = this.fresh(`${vector.name}_tmp`);
+        this.temps.push({ name, dtype: vector.dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+        this.emit({ kind: "var", name }, rhs[k]!, ctx, false, e.pos);
+        return { kind: "var", name };
+      });
+      lhs.forEach((l, k) => this.emit(l, staged[k]!, ctx, false, e.pos));
+      return;
+    }
     const whole = e.kind === "assign" ? this.ex.structPlace(e.target, ctx) : undefined;
     if (e.kind === "assign" && whole && isStructValue(whole)) {
       if (e.op !== "=") this.fail(`struct "${whole.layout!.name}": whole structs can only be copied with "=" (not "${e.op}")`, e.pos);
@@ -444,6 +490,39 @@ class KernelLowering {
     // `@atomic x = f(x)` is no exchange: the read of x would not be atomic.
     if (atomic && !atomicUpdateOf(lhs, rhs)) this.fail(`@atomic "${op}": the value must not read the target itself`, e.pos);
     this.emit(lhs, rhs, ctx, atomic, e.pos);
+  }
+
+  /**
+   * `float3 v = …;`: one scalar per component, bound as expressions when the vector is const and
+   * its value reads no memory (like const scalars), else private temporaries assigned here.
+   */
+  private vectorLocal(t: VectorType, d: A.Declarator, isConst: boolean, ctx: Ctx): void {
+    const init = d.init === undefined ? undefined : vectorInit(this.ex, t, d, ctx, this.failAt);
+    if (init && isConst && !d.okl.shared && !d.okl.exclusive && init.every((x) => this.pure(x))) {
+      ctx.scope.set(d.name, { kind: "vector", type: t, comps: init.map((expr) => ({ kind: "expr", expr })) });
+      return;
+    }
+    if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
+    const comps = componentNames(t).map((cn): ScalarBinding => {
+      const name = this.fresh(`${d.name}_${cn}`);
+      this.temps.push({ name, dtype: t.dtype, shape: [], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
+      return { kind: "temp", name, rank: 0 };
+    });
+    init?.forEach((x, k) => this.emit({ kind: "var", name: (comps[k] as { name: string }).name }, x, ctx, false, d.pos));
+    ctx.scope.set(d.name, { kind: "vector", type: t, comps });
+  }
+
+  /** The scalars a whole-vector assignment writes: a vector variable's temporaries or an element's N cells. */
+  private vectorTargets(target: A.Expr, t: VectorType, ctx: Ctx): Expr[] {
+    const b = target.kind === "ident" ? ctx.scope.get(target.name) : undefined;
+    if (b?.kind === "vector") {
+      return b.comps.map((comp) => comp.kind === "temp" ? { kind: "var", name: comp.name } : this.fail(`cannot assign to "${(target as A.Ident).name}" (a const vector or a vector argument)`, target.pos));
+    }
+    const p = this.ex.structPlace(target, ctx);
+    if (p && isStructValue(p) && layoutVector(p.layout)) {
+      return Array.from({ length: t.size }, (_, k) => placeElement(p, k));
+    }
+    return this.fail(`cannot assign to this "${t.name}" expression; only vector variables and vector array elements can be assigned`, target.pos);
   }
 
   /** `S v = w;` or `S v = {x, y};`: the struct's scalars one by one. */

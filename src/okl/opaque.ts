@@ -16,6 +16,9 @@ import type { ExprLowering } from "./expressions.js";
 import type { FileContext } from "./file-context.js";
 import { expressionInlinable, pointerBinding } from "./inline.js";
 import { flattenInit, rowMajor } from "./initializers.js";
+import { isStructValue, placeElement } from "./structs.js";
+import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
+import { componentNames, layoutVector, toComponent, type VectorType } from "./vectors.js";
 
 /** What block lowering needs of the kernel lowering around it. */
 export interface BlockHost {
@@ -33,7 +36,11 @@ interface BCtx {
   /** Inside a loop of the block (break/continue allowed). */
   readonly inLoop: boolean;
   /** Inside an inlined device function: the region `return` exits and where its value goes. */
-  readonly ret?: { readonly label: string; readonly name?: string; readonly dtype?: Dtype; readonly fn: string };
+  readonly ret?: {
+    readonly label: string; readonly name?: string; readonly dtype?: Dtype; readonly fn: string;
+    /** A function returning a vector: its type and the locals of its components. */
+    readonly vector?: { readonly type: VectorType; readonly names: readonly string[] };
+  };
 }
 
 const COMPOUND: Readonly<Record<string, ArithOp>> = {
@@ -153,7 +160,11 @@ export class BlockLowering {
         const r = b.ret;
         if (!r) this.fail("\"return\" in a @kernel is not supported (on OCCA's serial mode it leaves the whole kernel, on GPUs only the work-item); use a condition instead", s.pos);
         const out: BlockStmt[] = [];
-        if (s.value !== undefined) {
+        if (s.value !== undefined && r.vector) {
+          const pre: BlockStmt[] = [];
+          const v = this.host.ex.vec.comps(s.value, this.withCalls(b, pre), r.vector.type);
+          out.push(...pre, ...r.vector.names.map((name, k): BlockStmt => ({ kind: "assign", lhs: { kind: "var", name }, rhs: toComponent(r.vector!.type, v[k]!) })));
+        } else if (s.value !== undefined) {
           if (r.name === undefined) this.fail(`device function "${r.fn}" returns void but "return" has a value`, s.pos);
           const pre: BlockStmt[] = [];
           const v = this.expr(s.value, b, pre);
@@ -181,6 +192,8 @@ export class BlockLowering {
   private declaration(s: A.Declaration, b: BCtx, topLevel: boolean): BlockStmt[] {
     if (s.spec.storage.includes("typedef")) this.fail("typedefs inside kernels are not supported yet", s.pos);
     const out: BlockStmt[] = [];
+    const vector = this.host.file.vectorType(s.spec);
+    if (vector) return this.vectorDeclaration(s, vector, b, topLevel);
     const dtype = this.host.file.dtype(s.spec, s.pos);
     for (const d of s.declarators) {
       if (d.pointers.length > 0) {
@@ -224,6 +237,50 @@ export class BlockLowering {
     return out;
   }
 
+  /** `float3 v = …;` in a block: one scalar local per component (private temporaries at the top level). */
+  private vectorDeclaration(s: A.Declaration, t: VectorType, b: BCtx, topLevel: boolean): BlockStmt[] {
+    const out: BlockStmt[] = [];
+    for (const d of s.declarators) {
+      if (d.pointers.length > 0 || d.arrayDims.length > 0) this.fail(`pointers to and arrays of "${t.name}" inside a while loop, a loop with break/continue or a device function with loops are not supported ("${d.name}")`, d.pos);
+      if (d.okl.shared || d.okl.exclusive) this.fail(`@${d.okl.shared ? "shared" : "exclusive"} "${d.name}" inside a while loop, a loop with break/continue or a device function with loops is not supported`, d.pos);
+      const pre: BlockStmt[] = [];
+      const init = d.init === undefined ? undefined : vectorInit(this.host.ex, t, d, this.withCalls(b, pre), (m, p) => this.fail(m, p));
+      out.push(...pre);
+      const names = componentNames(t).map((cn) => this.host.fresh(`${d.name}_${cn}`));
+      names.forEach((name, k) => {
+        if (topLevel) {
+          this.host.addTemp({ name, dtype: t.dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+          if (init) out.push({ kind: "assign", lhs: { kind: "var", name }, rhs: init[k]! });
+        } else out.push(init ? { kind: "decl", name, dtype: t.dtype, init: init[k]! } : { kind: "decl", name, dtype: t.dtype });
+      });
+      b.ctx.scope.set(d.name, { kind: "vector", type: t, comps: names.map((name) => ({ kind: "temp", name, rank: 0 })) });
+    }
+    return out;
+  }
+
+  /** `v = …`, `v += …` on a whole vector in a block: one assignment per component. */
+  private vectorAssign(e: A.Assign, t: VectorType, b: BCtx): BlockStmt[] {
+    const pre: BlockStmt[] = [];
+    const ctx = this.withCalls(b, pre);
+    const ex = this.host.ex;
+    let lhs: Expr[];
+    const bound = e.target.kind === "ident" ? b.ctx.scope.get(e.target.name) : undefined;
+    if (bound?.kind === "vector") {
+      lhs = bound.comps.map((comp) => (comp.kind === "temp" ? { kind: "var", name: comp.name } : this.fail(`cannot assign to "${(e.target as A.Ident).name}" (a const vector or a vector argument)`, e.target.pos)));
+    } else {
+      const p = ex.structPlace(e.target, ctx);
+      if (!p || !isStructValue(p) || !layoutVector(p.layout)) return this.fail(`cannot assign to this "${t.name}" expression; only vector variables and vector array elements can be assigned`, e.target.pos);
+      lhs = Array.from({ length: t.size }, (_, k) => placeElement(p, k));
+    }
+    const rhs = vectorAssignment(ex, e, t, lhs, ctx, (m, p) => this.fail(m, p));
+    const staged = stageVector(lhs, rhs, (k) => {
+      const name = this.host.fresh(`${t.name}_tmp`);
+      pre.push({ kind: "decl", name, dtype: t.dtype, init: rhs[k]! });
+      return { kind: "var", name };
+    });
+    return [...pre, ...lhs.map((l, k): BlockStmt => ({ kind: "assign", lhs: l, rhs: staged[k]! }))];
+  }
+
   private exprStmt(e: A.Expr, b: BCtx): BlockStmt[] {
     if (e.kind === "comma") return e.exprs.flatMap((x) => this.exprStmt(x, b));
     const pre: BlockStmt[] = [];
@@ -231,6 +288,8 @@ export class BlockLowering {
       this.expr(e, b, pre); // the value (if any) is dropped
       return pre;
     }
+    const whole = e.kind === "assign" ? this.host.ex.vec.typeOf(e.target, b.ctx) : undefined;
+    if (whole) return this.vectorAssign(e as A.Assign, whole, b);
     let target: A.Expr;
     let rhs: (lhs: Expr) => Expr;
     if (e.kind === "assign") {
@@ -248,7 +307,9 @@ export class BlockLowering {
     } else {
       return this.fail(`expression statement (${e.kind}) is not supported yet; only assignments, updates and calls of device functions are`, e.pos);
     }
-    if (this.host.ex.structPlace(target, b.ctx)) this.fail("struct values inside a while loop, a loop with break/continue or a device function with loops are not supported yet", target.pos);
+    // A component of a vector (`v.x`, `p[i].x`) is a plain scalar; struct fields are not supported here yet.
+    const component = target.kind === "member" && !target.arrow && this.host.ex.vec.typeOf(target.target, b.ctx) !== undefined;
+    if (!component && this.host.ex.structPlace(target, b.ctx)) this.fail("struct values inside a while loop, a loop with break/continue or a device function with loops are not supported yet", target.pos);
     const lhs = this.host.ex.lvalue(target, this.withCalls(b, pre));
     return [...pre, { kind: "assign", lhs, rhs: rhs(lhs) }];
   }
@@ -268,7 +329,7 @@ export class BlockLowering {
   }
 
   private withCalls(b: BCtx, pre: BlockStmt[]): Ctx {
-    return { ...b.ctx, stmtCall: (f, call, ctx) => this.inlineStatements(f, call, ctx, pre) };
+    return this.callsInto(b.ctx, pre);
   }
 
   /** A call that needs statements must not sit where C evaluates it only sometimes (`&&`, `||`, `?:`). */
@@ -298,17 +359,26 @@ export class BlockLowering {
    * locals holding the converted arguments, pointer parameters alias the caller's arrays, the
    * body runs in a region labeled for `f` that each `return` leaves after storing its value.
    */
-  private inlineStatements(f: A.FunctionDef, e: A.Call, ctx: Ctx, pre: BlockStmt[]): Expr {
+  private inlineStatements(f: A.FunctionDef, e: A.Call, ctx: Ctx, pre: BlockStmt[]): Expr[] {
     const ex = this.host.ex;
     if (e.args.length !== f.params.length) this.fail(`call of "${f.name}" with ${e.args.length} argument(s); it takes ${f.params.length}`, e.pos);
     if (ex.inlineDepth > 16) this.fail(`call of "${f.name}": device functions nested more than 16 deep (recursion?) cannot be inlined`, e.pos);
     const scope = new Scope(this.host.file.globals);
-    const calls = { ...ctx, stmtCall: (g: A.FunctionDef, call: A.Call, c2: Ctx) => this.inlineStatements(g, call, c2, pre) };
+    const calls = this.callsInto({ ...ctx }, pre);
     f.params.forEach((p, k) => {
       const d = p.declarator;
       const a = e.args[k]!;
       if (d.pointers.length + d.arrayDims.length > 0) {
         scope.set(d.name, pointerBinding(ex, a, calls, d.name));
+        return;
+      }
+      const vt = this.host.file.vectorType(p.spec);
+      if (vt) {
+        // A vector parameter: one local per component holding the argument's component.
+        const v = ex.vec.comps(a, calls, vt);
+        const names = componentNames(vt).map((cn) => this.host.fresh(`${f.name}_${d.name}_${cn}`));
+        names.forEach((name, j) => pre.push({ kind: "decl", name, dtype: vt.dtype, init: toComponent(vt, v[j]!) }));
+        scope.set(d.name, { kind: "vector", type: vt, comps: names.map((name) => ({ kind: "temp", name, rank: 0 })) });
         return;
       }
       const dtype = this.host.file.dtype(p.spec, p.pos);
@@ -317,20 +387,39 @@ export class BlockLowering {
       scope.set(d.name, { kind: "temp", name, rank: 0 });
     });
     const isVoid = f.returnType.base.kind === "builtin" && f.returnType.base.name === "void" && f.returnPointers.length === 0;
-    const dtype = isVoid ? undefined : this.host.file.dtype(f.returnType, f.pos);
-    const name = isVoid ? undefined : this.host.fresh(`${f.name}_ret`);
+    const vt = f.returnPointers.length === 0 ? this.host.file.vectorType(f.returnType) : undefined;
+    const dtype = isVoid || vt ? undefined : this.host.file.dtype(f.returnType, f.pos);
+    const name = isVoid || vt ? undefined : this.host.fresh(`${f.name}_ret`);
+    const vector = vt && { type: vt, names: componentNames(vt).map((cn) => this.host.fresh(`${f.name}_ret_${cn}`)) };
     const label = this.host.fresh(`${f.name}_body`);
     if (name !== undefined) pre.push({ kind: "decl", name, dtype: dtype! });
+    for (const n of vector?.names ?? []) pre.push({ kind: "decl", name: n, dtype: vt!.dtype });
     ex.inlineDepth++;
     try {
       const body = this.stmts(f.body!.items, {
-        ctx: { ...ctx, scope, stmtCall: undefined }, inLoop: false,
-        ret: { label, fn: f.name, ...(name !== undefined ? { name, dtype: dtype! } : {}) },
+        ctx: { ...ctx, scope, stmtCall: undefined, stmtVectorCall: undefined }, inLoop: false,
+        ret: { label, fn: f.name, ...(name !== undefined ? { name, dtype: dtype! } : {}), ...(vector ? { vector } : {}) },
       });
       pre.push({ kind: "labeled", label, body });
     } finally {
       ex.inlineDepth--;
     }
-    return name === undefined ? c(0) : { kind: "var", name };
+    if (vector) return vector.names.map((n) => ({ kind: "var", name: n }));
+    return [name === undefined ? c(0) : { kind: "var", name }];
+  }
+
+  /** `ctx` where calls of device functions that need statements are inlined into `pre`. */
+  private callsInto(ctx: Ctx, pre: BlockStmt[]): Ctx {
+    return {
+      ...ctx,
+      stmtCall: (f, call, c2) => this.scalarCall(f, call, c2, pre),
+      stmtVectorCall: (f, call, c2) => this.inlineStatements(f, call, c2, pre),
+    };
+  }
+
+  private scalarCall(f: A.FunctionDef, e: A.Call, ctx: Ctx, pre: BlockStmt[]): Expr {
+    const r = this.inlineStatements(f, e, ctx, pre);
+    if (r.length !== 1) this.fail(`"${f.name}(…)" gives a vector where a scalar is expected`, e.pos);
+    return r[0]!;
   }
 }

@@ -12,6 +12,7 @@
  */
 import { byteSize, c, dtypeKind, type Dtype, type Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
+import { vectorLayout, vectorTypeNamed } from "./vectors.js";
 
 /** A field of a lowerable struct: its first scalar's offset, its array dims, its struct type if any. */
 export interface StructFieldLayout {
@@ -85,7 +86,10 @@ export class StructTable {
       return r && t.base.kind === "struct" && t.base.name === undefined ? rename(r, b.name) : r;
     }
     const def = this.tags.get(b.name); // C++: `S *a` after `struct S { … };`
-    return def ? this.define(def, b.name) : undefined;
+    if (def) return this.define(def, b.name);
+    // OCCA's vector types are structs of N scalars of one type (src/okl/vectors.ts).
+    const v = vectorTypeNamed(b.name);
+    return v && { layout: vectorLayout(v) };
   }
 
   /** The definition of the struct `spec` names (through typedefs and tags), whether or not it can be lowered. */

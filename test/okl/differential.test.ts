@@ -13,9 +13,13 @@ import { backendAvailability, run } from "../../src/run/index.js";
 import { compileReference, hasCxx, refKernels, scalarKind } from "./legacy-reference.js";
 import { argLengths, randomArray } from "./inputs.js";
 import { CORPUS, GENERATED } from "./corpus-path.js";
+import { SPECIAL, type SpecialCase } from "./legacy-special.js";
+
+/** OCCA's vector type names (`float3`), as C parameter types of legacy outputs. */
+const VECTOR = /^(float|double|int|uint|char|uchar|short|ushort|long|ulong)[234]$/;
 
 
-interface Case { readonly dir: string; readonly input: string; readonly defines: Record<string, string | number> }
+interface Case { readonly dir: string; readonly input: string; readonly defines: Readonly<Record<string, string | number>>; readonly special?: SpecialCase }
 
 function cases(): Case[] {
   const out: Case[] = [];
@@ -25,7 +29,8 @@ function cases(): Case[] {
       if (statSync(p).isDirectory()) walk(p);
       else if (e === "status.json" && existsSync(join(d, "serial.cpp"))) {
         const st = JSON.parse(readFileSync(p, "utf8")) as { input: string; defines_prepended?: Record<string, number> };
-        if (existsSync(join(CORPUS, st.input))) out.push({ dir: d, input: join(CORPUS, st.input), defines: st.defines_prepended ?? {} });
+        const special = SPECIAL[d.slice(GENERATED.length + 1)];
+        if (existsSync(join(CORPUS, st.input))) out.push({ dir: d, input: join(CORPUS, st.input), defines: special?.defines ?? st.defines_prepended ?? {}, special });
       }
     }
   };
@@ -84,7 +89,8 @@ const UNSIZED = 4096;
 /** What was not compared, and why (printed at the end). */
 const notes: string[] = [];
 
-async function compare(c: Case, kernels: readonly Kernel[], seed: number, cpp = readFileSync(join(c.dir, "serial.cpp"), "utf8")): Promise<string[]> {
+async function compare(c: Case, kernels: readonly Kernel[], seed: number, legacy = readFileSync(join(c.dir, "serial.cpp"), "utf8")): Promise<string[]> {
+  const cpp = c.special ? c.special.rewrite(legacy) : legacy;
   const refs = refKernels(cpp);
   let lib;
   try {
@@ -117,7 +123,7 @@ async function compare(c: Case, kernels: readonly Kernel[], seed: number, cpp = 
       continue;
     }
     const params: Record<string, number> = {};
-    for (const a of k.args) if (a.kind === "value") params[a.name] = a.dtype?.startsWith("float") ? 1.5 : PARAM;
+    for (const a of k.args) if (a.kind === "value") params[a.name] = c.special?.inputs[a.name] ?? (a.dtype?.startsWith("float") ? 1.5 : PARAM);
     const lengths = argLengths(k, params);
     // An argument whose footprint Loom cannot bound (a modulo or data-dependent subscript, maxima of
     // different forms) gets the largest length of the others, at least UNSIZED: both sides read the
@@ -129,6 +135,12 @@ async function compare(c: Case, kernels: readonly Kernel[], seed: number, cpp = 
     for (const a of k.args) if (a.kind === "array") inputs[a.name] = randomArray(a.dtype ?? "float32", lengths[a.name]!, n++);
     // A struct passed by value is flattened into one argument per field read, and an argument Loom
     // cannot represent is left out while unused: the reference's signature has no Loom counterpart.
+    // A vector passed by value is one argument per component in Loom; the reference reads the N floats.
+    for (const p of ref.params) {
+      if (!p.pointer && VECTOR.test(p.type) && !(p.name in inputs) && `${p.name}_x` in inputs) {
+        inputs[p.name] = Float32Array.from(["x", "y", "z", "w"].map((cn) => inputs[`${p.name}_${cn}`]).filter((v): v is number => typeof v === "number"));
+      }
+    }
     const missing = ref.params.find((p) => !(p.name in inputs));
     if (missing) {
       notes.push(`${k.name}: reference parameter "${missing.name}" (${missing.type}) is flattened or left out by Loom; not compared`);
@@ -138,17 +150,19 @@ async function compare(c: Case, kernels: readonly Kernel[], seed: number, cpp = 
       const v = inputs[p.name];
       return typeof v === "number" ? v : (v as unknown as { slice(): ArrayBufferView }).slice();
     });
-    lib.call(`loom_ref_${k.name}`, refArgs, ref.params.map((p) => (p.pointer ? "ptr" : scalarKind(p.type))));
+    lib.call(`loom_ref_${k.name}`, refArgs, ref.params.map((p) => (p.pointer || typeof inputs[p.name] !== "number" ? "ptr" : scalarKind(p.type))));
     // A kernel whose work-groups race on global memory has no one answer: once the interpreter
     // reports the race, the parallel backend is not compared either.
     let racy = false;
     for (const backend of openmp ? (["interp", "openmp"] as const) : (["interp"] as const)) {
       if (racy) continue;
       const fresh: Record<string, ArrayBufferView | number> = {};
-      for (const [name, v] of Object.entries(inputs)) fresh[name] = typeof v === "number" ? v : (v as unknown as { slice(): ArrayBufferView }).slice();
+      for (const [name, v] of Object.entries(inputs)) {
+        if (k.args.some((a) => a.name === name)) fresh[name] = typeof v === "number" ? v : (v as unknown as { slice(): ArrayBufferView }).slice();
+      }
       let out: Record<string, unknown>;
       try {
-        out = await run(k, fresh as never, { backend });
+        out = await run(k, fresh as never, { backend, ...(c.special?.unchecked && backend !== "interp" ? { checkBounds: false } : {}) });
       } catch (e) {
         // Out-of-bounds accesses and work-groups writing different values to one cell are undefined
         // behaviour of the OKL source itself (Loom reports them, OCCA's serial code runs the groups
@@ -167,6 +181,10 @@ async function compare(c: Case, kernels: readonly Kernel[], seed: number, cpp = 
         const idx = ref.params.findIndex((p) => p.name === name);
         const want = refArgs[idx] as unknown as ArrayLike<number>;
         const g = got as unknown as ArrayLike<number>;
+        if (c.special) {
+          problems.push(...c.special.compare(`${k.name} on ${backend}`, g, want, backend));
+          continue;
+        }
         for (let i = 0; i < want.length; i++) {
           const tol = 1e-4 * Math.max(1, Math.abs(want[i]!));
           if (!(Math.abs(g[i]! - want[i]!) <= tol) && !(Number.isNaN(g[i]) && Number.isNaN(want[i]))) {
@@ -186,6 +204,8 @@ const runnable = all.map((c) => ({ c, ks: imported(c) })).filter((x): x is { c: 
 describe.skipIf(!hasCxx)("legacy OCCA serial output vs Loom's import (interp, openmp)", () => {
   afterAll(() => {
     if (notes.length > 0) console.log(`not compared:\n  ${notes.join("\n  ")}`);
+    const reports = Object.values(SPECIAL).flatMap((x) => x.report);
+    if (reports.length > 0) console.log(`compared with a tolerance:\n  ${reports.join("\n  ")}`);
   });
   it("covers at least 20 corpus kernels", () => {
     expect(runnable.length).toBeGreaterThanOrEqual(20);

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadLibrary, nativeStatus, type NativeLibrary, type ScalarKind } from "../../native/index.js";
+import { OCCA_VECTOR_PRELUDE, usesOccaVectors } from "./occa-vector-prelude.js";
 
 export interface RefParam {
   readonly name: string;
@@ -49,7 +50,9 @@ export function compileReference(cpp: string, kernels: readonly RefKernel[]): Na
     return `extern "C" void loom_ref_${k.name}(void **a) { ${k.name}(${args.join(", ")}); }`;
   });
   const base = join(dir, `ref${serial++}`);
-  writeFileSync(`${base}.cpp`, ["#include <cmath>", "#include <cstdlib>", "using namespace std;", cpp, ...wrappers, ""].join("\n"));
+  // OCCA's serial vector types come from its headers; a stand-in is added where the output uses them.
+  const prelude = usesOccaVectors(cpp) ? [OCCA_VECTOR_PRELUDE] : [];
+  writeFileSync(`${base}.cpp`, ["#include <cmath>", "#include <cstdlib>", "using namespace std;", ...prelude, cpp, ...wrappers, ""].join("\n"));
   // -Bsymbolic: the wrappers call this file's kernels, not same-named ones of a library loaded before.
   const r = spawnSync("g++", ["-O1", "-shared", "-fPIC", "-w", "-Wl,-Bsymbolic", "-o", `${base}.so`, `${base}.cpp`], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`g++ failed on the legacy serial output:\n${r.stderr}`);
