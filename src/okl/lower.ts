@@ -633,7 +633,7 @@ class KernelLowering {
         const v: Expr = { kind: "var", name: iname };
         if (own[0] > hull[0]) guards.push({ kind: "compare", op: ">=", left: v, right: c(own[0]) });
         if (own[1] < hull[1]) guards.push({ kind: "compare", op: "<=", left: v, right: c(own[1]) });
-      } else if (h.step === 1 && h.startAff !== undefined && !(okl?.kind === "inner" && this.launchSized(h))) {
+      } else if (h.step === 1 && h.startAff !== undefined && !(okl?.kind === "inner" && (this.launchSized(h) || this.offsetInner(h)))) {
         value = aff({ [iname]: 1 });
         rows = [{ aff: affAdd(value, affScale(h.startAff, -1)), eq: false }, ...cmpRows(value, h.cmp, h.end, s.pos, this.failAt)];
       } else {
@@ -805,6 +805,18 @@ class KernelLowering {
   }
 
   /** Start and bound of the loop are affine in the kernel's value arguments only, not constant apart: the launch evaluates its extent. */
+  /**
+   * An @inner loop that starts at an enclosing loop's value and runs a constant trip count
+   * (`for (j = i; j < i + 16; ++j; @inner)`): its work-items count from 0 (`j = i + id`, as OCCA's
+   * do), so the work-group has the trip count's size rather than the hull of `j` over every `i`.
+   */
+  private offsetInner(h: LoopHead): boolean {
+    const end = exprToAff(h.end);
+    if (!end || !h.startAff) return false;
+    const span = affAdd(end, affScale(h.startAff, -1));
+    return Object.keys(span.terms).length === 0 && Object.keys(h.startAff.terms).some((n) => !this.valueArgs.has(n));
+  }
+
   private launchSized(h: LoopHead): boolean {
     const end = exprToAff(h.end);
     if (!end || !h.startAff || h.step === undefined) return false;

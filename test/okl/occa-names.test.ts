@@ -1,6 +1,8 @@
 /**
  * OCCA's conventions where a user notices them: an imported @kernel's device kernels are named
- * `_occa_<name>_<k>` on OpenCL and CUDA (in launch order), and the runtimes launch them by those names.
+ * `_occa_<name>_<k>` on OpenCL and CUDA (in launch order), and the runtimes launch them by those
+ * names; an @inner loop that starts at an outer loop's value counts its work-items from 0, so the
+ * work-group is as wide as the loop, as OCCA's launch is.
  */
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
@@ -33,5 +35,30 @@ describe("OCCA's device kernel names", () => {
     const a = Float32Array.from({ length: 37 }, (_, i) => i);
     const r = await run(k!, { n: 37, a, b: new Float32Array(37) }, { backend });
     expect(Array.from(r.b as Float32Array)).toEqual(Array.from(a, (x) => 2 * x + 1));
+  });
+});
+
+describe("an @inner loop that starts at an enclosing loop's value (j = i; j < i + 16)", () => {
+  const SRC = `@kernel void f(const int n, float *a) {
+  for (int i = 0; i < n; i += 16; @outer) {
+    for (int j = i; j < i + 16; ++j; @inner) {
+      if (j < n) a[j] = 2 * j + 1;
+    }
+  }
+}`;
+  const [f] = parseOkl(SRC);
+  it("counts its work-items from 0: the work-group has 16, whatever n", () => {
+    for (const t of ["opencl", "cuda"] as const) {
+      const info = generateCode(f!, t).kernels[0]!;
+      expect(info.localSize).toEqual(["16"]);
+      expect(info.globalSize).toEqual(["(n + 15) / 16"]);
+    }
+  });
+  it.each(["interp", "opencl", "openmp"] as const)("gives C's values on %s", async (backend) => {
+    if (backend !== "interp" && !nativeAvailable(backend)) return;
+    for (const n of [1, 16, 45]) {
+      const r = await run(f!, { n, a: new Float32Array(n) }, { backend });
+      expect(Array.from(r.a as Float32Array)).toEqual(Array.from({ length: n }, (_, j) => 2 * j + 1));
+    }
   });
 });
