@@ -1032,9 +1032,7 @@ export class Parser extends ExprParser {
       case "if": {
         this.next();
         this.check(attrs, "statement");
-        this.expect("(");
-        const cond = this.parseExpr();
-        this.expect(")");
+        const cond = this.parenthesized();
         const then = this.parseStatement();
         const els = this.eat("else") ? this.parseStatement() : undefined;
         return { kind: "if", cond, then, else: els, attributes: attrs, pos: this.span(start) };
@@ -1044,9 +1042,7 @@ export class Parser extends ExprParser {
       case "while": {
         this.next();
         this.check(attrs, "statement");
-        this.expect("(");
-        const cond = this.parseExpr();
-        this.expect(")");
+        const cond = this.parenthesized();
         const body = this.parseStatement();
         return { kind: "while", cond, body, attributes: attrs, pos: this.span(start) };
       }
@@ -1055,18 +1051,14 @@ export class Parser extends ExprParser {
         this.check(attrs, "statement");
         const body = this.parseStatement();
         this.expect("while");
-        this.expect("(");
-        const cond = this.parseExpr();
-        this.expect(")");
+        const cond = this.parenthesized();
         this.expect(";");
         return { kind: "doWhile", body, cond, attributes: attrs, pos: this.span(start) };
       }
       case "switch": {
         this.next();
         this.check(attrs, "statement");
-        this.expect("(");
-        const cond = this.parseExpr();
-        this.expect(")");
+        const cond = this.parenthesized();
         const body = this.parseStatement();
         return { kind: "switch", cond, body, attributes: attrs, pos: this.span(start) };
       }
@@ -1122,6 +1114,14 @@ export class Parser extends ExprParser {
     this.check(attrs, target);
     if (attrs.some((a) => a.name === "atomic")) return { kind: "atomic", body, attributes: attrs, pos: this.span(start) };
     return { ...body, attributes: attrs };
+  }
+
+  /** `( expr )`: the condition of `if`, `while`, `do … while` and `switch`. */
+  private parenthesized(): Expr {
+    this.expect("(");
+    const e = this.parseExpr();
+    this.expect(")");
+    return e;
   }
 
   private parseFor(prefix: Attribute[], start: Tok): Stmt {
