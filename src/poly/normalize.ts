@@ -306,10 +306,60 @@ function reduceEqualities(sys: Sys): { sys: Sys; changed: boolean } | null {
 }
 
 /**
+ * Two existentials `a < b` that two equalities force equal: `c·e_a + L = 0` and `c·e_b + L = 0`
+ * with the same `L` (intersecting two sets that both say `n mod 64 = 0` gives `64e0 = n` and
+ * `64e1 = n`), so `c·(e_a - e_b) = 0`. Such twins make every emptiness test that meets them search
+ * over a column too many. undefined when there are none.
+ */
+function twinExistential(sys: Sys, first: number): [number, number] | undefined {
+  const { eqs, n } = sys;
+  if (eqs.length < 2 || n - first < 2) return undefined;
+  for (let i = 0; i < eqs.length; i++) {
+    const p = eqs[i]!;
+    const ea = loneExistential(p, first, n);
+    if (ea < 0) continue;
+    for (let j = i + 1; j < eqs.length; j++) {
+      const q = eqs[j]!;
+      const eb = loneExistential(q, first, n);
+      if (eb < 0 || eb === ea) continue;
+      // Same sign convention on both: compare q read with the sign that makes its e coefficient p's.
+      const s = p[ea] === q[eb] ? 1 : p[ea] === -q[eb]! ? -1 : 0;
+      if (s === 0) continue;
+      let same = p[n] === s * q[n]!;
+      for (let k = 0; same && k < first; k++) same = p[k] === s * q[k]!;
+      if (same) return ea < eb ? [ea, eb] : [eb, ea];
+    }
+  }
+  return undefined;
+}
+
+/** The one existential column of `r` (-1 when it has none or several). */
+function loneExistential(r: Row, first: number, n: number): number {
+  let at = -1;
+  for (let k = first; k < n; k++) {
+    if (r[k] === 0) continue;
+    if (at >= 0) return -1;
+    at = k;
+  }
+  return at;
+}
+
+/**
  * One existential step on a tidy system: eliminate an existential through a unit equality, or
  * drop one that is unused or bounded on one side only (both exact). null when nothing applies.
  */
 function existentialStep(sys: Sys, first: number, ex: string[]): Sys | null {
+  const twin = twinExistential(sys, first);
+  if (twin) {
+    // e_b = e_a: substitute, then e_b's column is gone.
+    const [a, b] = twin;
+    const def = new Array<number>(sys.n + 1).fill(0);
+    def[a] = 1;
+    const eqs = sys.eqs.map((r) => substRow(r, b, def));
+    const ineqs = sys.ineqs.map((r) => substRow(r, b, def));
+    ex.splice(b - first, 1);
+    return dropColumn({ n: sys.n, eqs, ineqs }, b);
+  }
   for (let col = sys.n - 1; col >= first; col--) {
     const unit = sys.eqs.findIndex((r) => r[col] === 1 || r[col] === -1);
     if (unit >= 0) {

@@ -356,6 +356,15 @@ describe("canonical form", () => {
     // Combining equalities also exposes integer emptiness: eliminating k leaves even coefficients, odd constant.
     expect(isCanonicalEmpty(P.parseSet("{[i,j,k]: 1073741823 i + 3 j + 5 k = 0 and 1162261467 i + 33554431 j + 7 k = 7}"))).toBe(true);
   });
+  it("examples: two existentials that equalities force equal become one (n mod 64 = 0 said twice)", () => {
+    const twice = P.intersect(P.parseSet("[n] -> {[i]: 0 <= i < n and n mod 64 = 0}"), P.parseSet("[n] -> {[i]: n mod 64 = 0 and n >= 64}"));
+    expect(twice.exists).toHaveLength(1);
+    expect(P.printSet(twice)).toBe(P.printSet(P.parseSet("[n] -> {[i]: 0 <= i < n and n mod 64 = 0 and n >= 64}")));
+    // Equal only up to sign: -64e1 = -n is the same equality.
+    expect(P.parseSet("[n] -> {[i]: exists (a, b: 64a = n and -64b = -n + 0 and i = a + b)}").exists).toHaveLength(1);
+    // Not twins: different multiples.
+    expect(P.parseSet("[n] -> {[i]: n mod 64 = 0 and n mod 32 = 0 and i = 0}").exists.length).toBeLessThanOrEqual(2);
+  });
 });
 
 /** A random affine row over `names` with small coefficients. */
