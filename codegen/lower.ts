@@ -55,6 +55,9 @@ export interface LoweredKernel {
 
 const MAX_UNROLL = 4096;
 
+/** `a.localeCompare(b)` without building a collator per call (ICU makes that the slow part). */
+const collate = new Intl.Collator().compare;
+
 /** Lower every device kernel of `s`. */
 export function lowerSchedule(s: Schedule, opts: LowerOptions, groupInames: ReadonlySet<string> = new Set()): LoweredKernel[] {
   return s.deviceKernels.map((dk) => new KernelLowering(s.kernel, dk, opts, groupInames).lower());
@@ -78,13 +81,25 @@ function rowKey(r: Row): string {
   return k;
 }
 
+/** The rows of a set without existentials, each row's variables, and the set's dims. */
+interface SetRows {
+  readonly rows: readonly Row[];
+  readonly existential: boolean;
+  readonly vars: readonly (readonly string[])[];
+  readonly dims: ReadonlySet<string>;
+}
+
 /** Sets are frozen values: their rows are computed once per set. */
-const rowsMemo = new WeakMap<BasicSet, { readonly rows: readonly Row[]; readonly existential: boolean }>();
+const rowsMemo = new WeakMap<BasicSet, SetRows>();
 
 /** The constraints of `s` as affine rows; rows with existentials are returned apart. */
-function rowsOf(s: BasicSet): { readonly rows: readonly Row[]; readonly existential: boolean } {
+function rowsOf(s: BasicSet): SetRows {
   let r = rowsMemo.get(s);
-  if (!r) rowsMemo.set(s, (r = Object.freeze(computeRowsOf(s))));
+  if (!r) {
+    const { rows, existential } = computeRowsOf(s);
+    r = Object.freeze({ rows, existential, vars: rows.map((x) => Object.keys(x.aff.terms)), dims: new Set(s.dims) });
+    rowsMemo.set(s, r);
+  }
   return r;
 }
 
@@ -189,7 +204,7 @@ class KernelLowering {
       return { name, kind: a?.kind ?? "array", dtype, written: written.has(name) };
     });
     // Declarations by name, as loopy orders its temporaries.
-    const decls = [...this.decls].sort((x, y) => declName(x).localeCompare(declName(y)));
+    const decls = [...this.decls].sort((x, y) => collate(declName(x), declName(y)));
     return { name: dk.name, args, decls, body, groupSize: gsize, localSize };
   }
 
@@ -306,8 +321,13 @@ class KernelLowering {
 
   /** Rows of `d` (as written, no projection artifacts) whose variables are parameters or `known`. */
   private originalRowsOver(d: BasicSet, known: readonly string[]): Row[] {
-    const ok = new Set([...known, ...d.params.filter((p) => !d.dims.includes(p))]);
-    return rowsOf(d).rows.filter((r) => Object.keys(r.aff.terms).every((n) => ok.has(n) && (known.includes(n) || !d.dims.includes(n))));
+    const { rows, vars, dims } = rowsOf(d);
+    const out: Row[] = [];
+    for (let j = 0; j < rows.length; j++) {
+      // Each variable known, or a parameter of d that is not one of its dims.
+      if (vars[j]!.every((n) => known.includes(n) || (!dims.has(n) && d.params.includes(n)))) out.push(rows[j]!);
+    }
+    return out;
   }
 
   /** The rows not implied by `ctx` (and each other). */

@@ -15,7 +15,7 @@ import {
 } from "../ir/index.js";
 import {
   aff, affAdd, affIsConstant, affScale, affSub, dimBounds, extendSet, intersect, isEmpty, isEmptyWith, isSubset,
-  moveToParams, projectOut, universe, addConstraints, type Aff, type BasicSet,
+  moveToParams, projectOut, universe, addConstraints, contentMemo, setContentId, type Aff, type BasicSet,
 } from "../poly/index.js";
 
 /** A footprint that cannot be computed: a non-affine subscript, an unbounded axis, … */
@@ -226,6 +226,32 @@ function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: Rea
   const extra = [...affs, ...conds.map((cd) => cd.aff)].flatMap((a) => Object.keys(a.terms)).filter((n) => !dom.dims.includes(n) && !dom.params.includes(n));
   const params = [...dom.params, ...new Set(extra)];
   const cs = [...affs.map((a, r) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), a), eq: true })), ...conds];
+  // Everything below is a function of these (sets are compared by content): a pipeline rebuilt for
+  // the next variant, or a second prefetch over the same reads, asks again with new objects.
+  let key = `${setContentId(dom)}|${setContentId(k.assumptions)}|${lean ? 1 : 0}|${dims.join(",")}|${params.join(",")}|`;
+  for (const d of dom.dims) if (sweep.has(d)) key += `${d},`;
+  for (const con of cs) key += `${con.eq ? "=" : ">"}${affText(con.aff)};`;
+  const hit = pieceMemo.get(key);
+  if (hit !== undefined) return hit;
+  const piece = computeAccessPiece(k, dom, params, dims, cs, sweep, lean);
+  if (pieceMemo.size >= 10_000) pieceMemo.clear();
+  pieceMemo.set(key, piece);
+  return piece;
+}
+
+const pieceMemo = contentMemo<BasicSet>();
+
+/** An affine form's content (terms in insertion order, which `extendSet` sees). */
+function affText(a: Aff): string {
+  let t = "";
+  for (const n in a.terms) t += `${n}:${a.terms[n]},`;
+  return t + a.constant;
+}
+
+function computeAccessPiece(
+  k: Kernel, dom: BasicSet, params: readonly string[], dims: readonly string[], cs: readonly { aff: Aff; eq: boolean }[],
+  sweep: ReadonlySet<string>, lean: boolean,
+): BasicSet {
   let s = extendSet(dom, params, [...dom.dims, ...dims], cs);
   if (lean) {
     const tied = tiedToIndices(s, dims);
