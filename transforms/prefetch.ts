@@ -617,7 +617,8 @@ function printExpr(e: Expr | number): string {
 }
 
 /**
- * loopy's add_prefetch: copy the footprint of the reads of `varName` swept over `sweepInames`
+ * loopy's add_prefetch: copy the footprint of the reads of `varName` (`"a"`, `"a[:, k]"`, or
+ * `"a$x"` for only the reads tagged `a$x[…]`) swept over `sweepInames`
  * into a temporary (`a_fetch`, local by default) with a fetch instruction `a_fetch_rule` over new
  * inames `a_dim_0…`, and read from it instead. The readers depend on the fetch; the scheduler
  * inserts the barriers.
@@ -771,8 +772,15 @@ function rulesCalling(k: Kernel, name: string): string[] {
  * temporary is then global, with a global barrier after the compute when work-items or groups
  * read it). The rule stays in the kernel (unused rules are harmless).
  *
+ * `substUse` is loopy's subst_use (transforms/subst-use.ts): the rule's name (every use),
+ * `"f$tag"` (the uses written `f$tag(…)`), an invocation `"f(i, j+1)"` (the uses with those
+ * arguments), or a list of those; the uses not selected keep calling the rule. A
+ * `temporaryName` that names an existing temporary reuses it when its shape, dtype and address
+ * space fit (transforms/reuse-temporary.ts).
+ *
  *   precompute(k, "f", ["i_inner"], { defaultTag: "l.auto" })
  *   precompute(k, "f", ["i", "j"], { storageAxes: "y, x" })   // f_0[y, x], global of shape (m, n)
+ *   precompute(k, ["f$one", "f(i, j+1)"], ["i"])              // only those uses read f_0
  */
 export function precompute(k: Kernel, substUse: string | readonly string[], sweepInames: string | readonly string[] = [], opts: PrecomputeOptions = {}): Kernel {
   const who = "precompute";
