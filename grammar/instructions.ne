@@ -13,6 +13,8 @@ const base = moo.compile({
   ellipsis: "...",
   hex: /0[xX][0-9a-fA-F]+/,
   number: /(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?[fd]?/,
+  // loopy's tagged use `name$tag`, one token: only reads and calls may carry a tag.
+  tagged: /[A-Za-z_][A-Za-z0-9_]*\$[A-Za-z_][A-Za-z0-9_]*/,
   ident: {
     match: /[A-Za-z_][A-Za-z0-9_]*/,
     type: moo.keywords({ kwAnd: "and", kwOr: "or", kwNot: "not" }),
@@ -42,6 +44,11 @@ const lexer = {
 };
 
 const nm = (t: any): RName => ({ name: t.value as string, at: t.offset as number });
+/** `h$one` → name h, tag one. */
+const tagOf = (t: any): { name: string; tag: string } => {
+  const [name, tag] = (t.value as string).split("$");
+  return { name: name!, tag: tag! };
+};
 const bin = (d: any[]): RExpr => ({ k: "bin", op: d[1].value as string, a: d[0] as RExpr, b: d[2] as RExpr, at: d[1].offset as number });
 const attrsOf = (t: any): RAttrs | null => (t ? { text: t.value as string, at: t.offset as number } : null);
 function neg(d: any[]): RExpr {
@@ -131,6 +138,12 @@ postfix -> primary {% id %}
   | subscript {% id %}
   | %ident %lparen args:? %rparen
     {% (d) => ({ k: "call", fn: d[0].value, args: d[2] ?? [], at: d[0].offset }) %}
+  | %tagged %lparen args:? %rparen
+    {% (d) => { const t = tagOf(d[0]); return { k: "call", fn: t.name, tag: t.tag, args: d[2] ?? [], at: d[0].offset }; } %}
+  | %tagged %lbrack exprList %rbrack
+    {% (d) => { const t = tagOf(d[0]); return { k: "sub", name: t.name, tag: t.tag, idx: d[2], at: d[0].offset }; } %}
+  | %tagged %lbrack %lbrack expr %rbrack %rbrack
+    {% (d) => { const t = tagOf(d[0]); return { k: "lin", name: t.name, tag: t.tag, idx: d[3], at: d[0].offset }; } %}
 
 subscript -> %ident %lbrack exprList %rbrack
     {% (d) => ({ k: "sub", name: d[0].value, idx: d[2], at: d[0].offset }) %}
@@ -140,6 +153,7 @@ subscript -> %ident %lbrack exprList %rbrack
 primary -> %number {% (d) => ({ k: "num", text: d[0].value, at: d[0].offset }) %}
   | %hex {% (d) => ({ k: "num", text: d[0].value, at: d[0].offset }) %}
   | %ident {% (d) => ({ k: "name", name: d[0].value, at: d[0].offset }) %}
+  | %tagged {% (d) => { const t = tagOf(d[0]); return { k: "name", name: t.name, tag: t.tag, at: d[0].offset }; } %}
   | %lparen expr %rparen {% (d) => d[1] %}
 
 exprList -> expr {% (d) => [d[0]] %}

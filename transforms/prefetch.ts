@@ -9,7 +9,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint,
+  accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
 } from "../src/analysis/index.js";
 import {
   allInames, assigneeName, c, exprEquals, exprToString, findArg, freeVariables, findSubstitution, findTemporary, insnDefaults, insnWrites,
@@ -25,6 +25,8 @@ import { parseTemplate } from "./template.js";
 import { expandSubst } from "./subst.js";
 import { splitIname, tagInames } from "./iname.js";
 import { addBarrier } from "./instruction.js";
+import { parseUses, useFilter } from "./subst-use.js";
+import { existingTemporary } from "./reuse-temporary.js";
 
 /** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
 export type FetchTagSpec = string | null | readonly (string | null)[] | Readonly<Record<string, string | null>>;
@@ -129,14 +131,20 @@ interface StoreRequest {
   readonly extraOuter?: readonly string[];
   /** Whether an "auto" temporary whose extent is a parameter becomes global (precompute); otherwise only an explicit "global" allows it. */
   readonly autoGlobal?: boolean;
+  /** Only these uses are stored and replaced (tagged uses, invocations); default every use in the instructions. */
+  readonly select?: UseFilter | undefined;
+  /** Whether `tempName` may name an existing temporary, which is then reused if it fits (precompute's temporaryName). */
+  readonly reuseTemporary?: boolean;
 }
 
 function footprintOrThrow(
   k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[], dependsOnly = false,
-  axesOf?: (indices: readonly Expr[]) => Expr[],
+  axesOf?: (indices: readonly Expr[]) => Expr[], select?: UseFilter,
 ): Footprint {
   try {
-    return accessFootprint(k, name, { insnIds, sweepInames: sweep, dependsOnly, ...(axesOf ? { mapIndices: (a) => axesOf(a.indices) } : {}) });
+    return accessFootprint(k, name, {
+      insnIds, sweepInames: sweep, dependsOnly, ...(axesOf ? { mapIndices: (a) => axesOf(a.indices) } : {}), ...(select ? { select } : {}),
+    });
   } catch (e) {
     if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
     throw e;
@@ -268,7 +276,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     if (!readerInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of the instructions that read ${name} (${readers.join(", ")}); their inames are ${[...readerInames].sort(naturalCompare).join(", ") || "(none)"}`);
   }
   // The footprint with every non-swept iname fixed tells which of them it depends on.
-  const first = footprintOrThrow(k, who, name, readers, req.sweep, true, req.axesOf);
+  const first = footprintOrThrow(k, who, name, readers, req.sweep, true, req.axesOf, req.select);
   let outer: string[];
   if (req.outer !== undefined) {
     for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
@@ -335,7 +343,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   }
   const outerSet = new Set(outer);
   const projected = [...readerInames].filter((n) => !outerSet.has(n));
-  const fp = footprintOrThrow(k, who, name, readers, projected, false, req.axesOf);
+  const fp = footprintOrThrow(k, who, name, readers, projected, false, req.axesOf, req.select);
 
   // Shape: constant extents, or (in a global temporary) extents in the kernel's parameters; axes
   // of extent 1 are not stored (loopy drops them).
@@ -366,7 +374,13 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
 
   // Names.
   const taken = takenNames(k);
-  if (findArg(k, req.tempName) || findTemporary(k, req.tempName) || findSubstitution(k, req.tempName) || kernelInames.has(req.tempName)) {
+  const shape = stored.map((r) => (parametric[r] ? affToExpr(fp.box[r]!.extentAff) : c(extents[r]!)));
+  // An existing temporary is reused when asked by name and it fits (loopy's precompute does so).
+  const reused = req.reuseTemporary === true && findTemporary(k, req.tempName)
+    ? existingTemporary(k, req.tempName, { shape, dtype: req.dtype, value: req.valueAt(fp.box.map((b) => affToExpr(b.baseAff))), space, readers }, who)
+    : undefined;
+  if (reused) space = reused.addressSpace;
+  else if (findArg(k, req.tempName) || findTemporary(k, req.tempName) || findSubstitution(k, req.tempName) || kernelInames.has(req.tempName)) {
     throw new TransformError(`${who}: temporary name "${req.tempName}" is already used in kernel "${k.name}"`);
   }
   taken.add(req.tempName);
@@ -498,6 +512,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   });
   const store: Assignment = {
     ...insnDefaults(insnId), kind: "assign",
+    ...(reused ? { dependsOn: reused.after } : {}),
     lhs: dimNames.length > 0 ? sub(req.tempName, ...dimNames.map((n) => v(n))) : v(req.tempName),
     rhs: req.valueAt(srcIdx),
     atomicity: "none",
@@ -518,9 +533,11 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   };
   const readerSet = new Set(readers);
   const isRule = findSubstitution(k, name) !== undefined && !findArg(k, name) && !findTemporary(k, name);
+  const chosen = (insnId: string, indices: readonly Expr[], tag: string | undefined): boolean =>
+    req.select === undefined || req.select(tag === undefined ? { insnId, indices } : { insnId, indices, tag });
   const rewrite = (e: Expr, insn: string): Expr => mapExpr(e, (n) => {
-    if (!isRule && n.kind === "subscript" && n.array === name) return replaceRead(n.indices.map((x) => rewrite(x, insn)), insn);
-    if (isRule && n.kind === "call" && n.fn === name) return replaceRead(n.args.map((x) => rewrite(x, insn)), insn);
+    if (!isRule && n.kind === "subscript" && n.array === name && chosen(insn, n.indices, n.tag)) return replaceRead(n.indices.map((x) => rewrite(x, insn)), insn);
+    if (isRule && n.kind === "call" && n.fn === name && chosen(insn, n.args, n.tag)) return replaceRead(n.args.map((x) => rewrite(x, insn)), insn);
     return undefined;
   });
   const instructions: Instruction[] = [];
@@ -544,14 +561,11 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const at = instructions.findIndex((i) => readerSet.has(i.id));
   instructions.splice(at < 0 ? instructions.length : at, 0, store);
 
-  const temp: Temporary = {
-    name: req.tempName, dtype: req.dtype, shape: stored.map((r) => (parametric[r] ? affToExpr(fp.box[r]!.extentAff) : c(extents[r]!))),
-    addressSpace: space, order: "C", dimTags: undefined,
-  };
+  const temp: Temporary = reused?.temporary ?? { name: req.tempName, dtype: req.dtype, shape, addressSpace: space, order: "C", dimTags: undefined };
   let out = withKernel(k, {
     domains: [...k.domains, dom],
     instructions,
-    temporaries: [...k.temporaries, temp],
+    temporaries: reused ? k.temporaries.map((t) => (t.name === req.tempName ? temp : t)) : [...k.temporaries, temp],
     ...(priorities.length > 0 ? { loopPriority: [...k.loopPriority, ...priorities] } : {}),
   });
   if (dimNames.length > 0) {
@@ -603,7 +617,8 @@ function printExpr(e: Expr | number): string {
 }
 
 /**
- * loopy's add_prefetch: copy the footprint of the reads of `varName` swept over `sweepInames`
+ * loopy's add_prefetch: copy the footprint of the reads of `varName` (`"a"`, `"a[:, k]"`, or
+ * `"a$x"` for only the reads tagged `a$x[…]`) swept over `sweepInames`
  * into a temporary (`a_fetch`, local by default) with a fetch instruction `a_fetch_rule` over new
  * inames `a_dim_0…`, and read from it instead. The readers depend on the fetch; the scheduler
  * inserts the barriers.
@@ -625,9 +640,10 @@ function accessesOrThrow(k: Kernel, name: string, who: string): Access[] {
 export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = {}): Kernel {
   const who = "addPrefetch";
   if (typeof varName !== "string") throw new TransformError(`${who}: the variable must be a name; got ${JSON.stringify(varName)}`);
-  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$/s.exec(varName);
-  if (!m) throw new TransformError(`${who}: "${varName}" is not an array name (as "a", "a[:,:]" or "f[ifeat,:,:]")`);
+  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\$([A-Za-z_][A-Za-z0-9_]*))?\s*(?:\[(.*)\])?\s*$/s.exec(varName);
+  if (!m) throw new TransformError(`${who}: "${varName}" is not an array name (as "a", "a$x", "a[:,:]" or "f[ifeat,:,:]")`);
   const name = m[1]!;
+  const subscript = m[3];
   const arg = findArg(k, name);
   const tmp = findTemporary(k, name);
   if (!(arg?.kind === "array") && !tmp) {
@@ -638,8 +654,11 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
   if (writers.length > 0) {
     throw new TransformError(`${who}: ${name} is written by instruction(s) ${writers.map((w) => `"${w.id}"`).join(", ")}; prefetching an array the kernel writes is not supported`);
   }
-  const accesses = accessesOrThrow(k, name, who);
-  if (accesses.length === 0) throw new TransformError(`${who}: no instruction of kernel "${k.name}" reads ${name}`);
+  const all = accessesOrThrow(k, name, who);
+  if (all.length === 0) throw new TransformError(`${who}: no instruction of kernel "${k.name}" reads ${name}`);
+  // "a$x": only the reads tagged x (loopy's tagged variables); the others still read the array.
+  const select = m[2] === undefined ? undefined : useFilter({ name, forms: [{ text: `${name}$${m[2]}`, tag: m[2] }] }, all, `array ${name}`, "[]", who);
+  const accesses = select ? all.filter(select) : all;
   let insnIds = [...new Set(accesses.map((a) => a.insnId))];
   if (opts.within !== undefined) {
     const selected = matchInsns(k, opts.within, who);
@@ -647,8 +666,8 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     if (insnIds.length === 0) throw new TransformError(`${who}: no instruction that within ${JSON.stringify(opts.within)} selects (${[...selected].join(", ")}) reads ${name}; readers are ${[...new Set(accesses.map((a) => a.insnId))].join(", ")}`);
   }
   let sweep = nameList(opts.sweepInames, "sweepInames", who) ?? [];
-  if (m[2] !== undefined && m[2].split(",").some((x) => x.trim() !== ":" && x.trim() !== "")) {
-    ({ insnIds, sweep } = partialSubscript(k, name, m[2], insnIds, sweep, who));
+  if (subscript !== undefined && subscript.split(",").some((x) => x.trim() !== ":" && x.trim() !== "")) {
+    ({ insnIds, sweep } = partialSubscript(k, name, subscript, insnIds, sweep, who, m[2]));
   }
   const space = opts.temporaryAddressSpace ?? "local";
   if (!["private", "local", "global"].includes(space)) throw new TransformError(`${who}: temporaryAddressSpace must be private, local or global; got ${JSON.stringify(space)}`);
@@ -666,6 +685,7 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     dtype: (arg?.kind === "array" ? arg.dtype : tmp?.dtype),
     order: arg?.kind === "array" ? arg.order : tmp?.order ?? "C",
     shape: arg?.kind === "array" ? arg.shape : tmp?.shape,
+    select,
   });
 }
 
@@ -678,7 +698,7 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
  * reads touch is fetched here, which is all of it when they cover the axis.)
  */
 function partialSubscript(
-  k: Kernel, name: string, text: string, insnIds: readonly string[], sweep: readonly string[], who: string,
+  k: Kernel, name: string, text: string, insnIds: readonly string[], sweep: readonly string[], who: string, tag?: string,
 ): { insnIds: string[]; sweep: string[] } {
   const items = text.split(",").map((x) => x.trim());
   const arr = findArg(k, name);
@@ -700,7 +720,7 @@ function partialSubscript(
   for (const id of insnIds) {
     const insn = k.instructions.find((i) => i.id === id)!;
     const reads: Expr[][] = [];
-    const collect = (e: Expr) => mapExpr(e, (n) => ((n.kind === "subscript" && n.array === name && reads.push([...n.indices])), undefined));
+    const collect = (e: Expr) => mapExpr(e, (n) => ((n.kind === "subscript" && n.array === name && (tag === undefined || n.tag === tag) && reads.push([...n.indices])), undefined));
     insn.predicates.forEach(collect);
     if (insn.kind === "assign") {
       collect(insn.rhs);
@@ -752,13 +772,20 @@ function rulesCalling(k: Kernel, name: string): string[] {
  * temporary is then global, with a global barrier after the compute when work-items or groups
  * read it). The rule stays in the kernel (unused rules are harmless).
  *
+ * `substUse` is loopy's subst_use (transforms/subst-use.ts): the rule's name (every use),
+ * `"f$tag"` (the uses written `f$tag(…)`), an invocation `"f(i, j+1)"` (the uses with those
+ * arguments), or a list of those; the uses not selected keep calling the rule. A
+ * `temporaryName` that names an existing temporary reuses it when its shape, dtype and address
+ * space fit (transforms/reuse-temporary.ts).
+ *
  *   precompute(k, "f", ["i_inner"], { defaultTag: "l.auto" })
  *   precompute(k, "f", ["i", "j"], { storageAxes: "y, x" })   // f_0[y, x], global of shape (m, n)
+ *   precompute(k, ["f$one", "f(i, j+1)"], ["i"])              // only those uses read f_0
  */
-export function precompute(k: Kernel, substRule: string, sweepInames: string | readonly string[] = [], opts: PrecomputeOptions = {}): Kernel {
+export function precompute(k: Kernel, substUse: string | readonly string[], sweepInames: string | readonly string[] = [], opts: PrecomputeOptions = {}): Kernel {
   const who = "precompute";
-  if (typeof substRule !== "string") throw new TransformError(`${who}: the rule must be a name; got ${JSON.stringify(substRule)}`);
-  const name = substRule.trim();
+  const asked = parseUses(substUse, who);
+  const name = asked.name;
   const rule = findSubstitution(k, name);
   if (!rule) {
     const rules = k.substitutions.map((s) => s.name).join(", ") || "(none)";
@@ -786,7 +813,9 @@ export function precompute(k: Kernel, substRule: string, sweepInames: string | r
   const tempName = opts.temporaryName ?? uniqueName(`${name}_0`, takenNames(k));
   const insnId = opts.computeInsnId ?? uniqueName(`compute_${name}`, new Set(k.instructions.map((i) => i.id)));
   const sweep = nameList(sweepInames, "sweepInames", who) ?? [];
-  const uses = accesses.filter((a) => insnIds.includes(a.insnId));
+  const select = useFilter(asked, accesses.filter((a) => insnIds.includes(a.insnId)), `rule "${name}"`, "()", who);
+  const uses = accesses.filter((a) => insnIds.includes(a.insnId) && (!select || select(a)));
+  insnIds = insnIds.filter((id) => uses.some((u) => u.insnId === id));
   const plan = storagePlan(k, rule, uses, sweep, opts.storageAxes, who);
   if (opts.storageAxisToTag !== undefined && (opts.storageAxisToTag === null || typeof opts.storageAxisToTag !== "object" || Array.isArray(opts.storageAxisToTag))) {
     throw new TransformError(`${who}: storageAxisToTag must be a record of tags by storage axis ({ x: "l.0" }); got ${JSON.stringify(opts.storageAxisToTag)}`);
@@ -805,6 +834,8 @@ export function precompute(k: Kernel, substRule: string, sweepInames: string | r
     ...(opts.storageAxisToTag !== undefined ? { axisTags: opts.storageAxisToTag } : {}),
     extraOuter: plan.extraOuter,
     autoGlobal: true,
+    select,
+    reuseTemporary: opts.temporaryName !== undefined,
   });
   return globalBarrierAfter(out, tempName, insnId, insnIds, who);
 }

@@ -115,7 +115,8 @@ export const REGISTRY = {
   splitArrayAxis: entry(splitArrayAxis, ["strings", "int", "int", "object?"], (a) => `${list(a[0])} axis ${showArg(a[1])} into ${showArg(a[2])}${opts(a[3])}`),
   privatize: entry(privatize, ["string", "strings"], (a) => `${showArg(a[0])} over ${list(a[1])}`),
   addPrefetch: entry(addPrefetch, ["string", "object?"], (a) => `${showArg(a[0])}${opts(a[1])}`),
-  precompute: entry(precompute, ["string", "strings?", "object?"], (a) => `${showArg(a[0])}${a[1] ? ` sweeping ${list(a[1])}` : ""}${opts(a[2])}`),
+  // The uses: a rule name, "f$tag", an invocation "f(i, j+1)", or a list of those (never split at commas).
+  precompute: entry(precompute, ["strings", "strings?", "object?"], (a) => `${typeof a[0] === "string" ? a[0] : (a[0] as string[]).join(" and ")}${a[1] ? ` sweeping ${list(a[1])}` : ""}${opts(a[2])}`),
   addDependency: entry(addDependency, ["strings", "strings"], (a) => `${list(a[0])} on ${list(a[1])}`),
   addBarrier: entry(addBarrier, ["strings", "strings", "string", "object?"], (a) => `${showArg(a[2])} between ${list(a[0])} and ${list(a[1])}${opts(a[3])}`),
   removeInstructions: entry(removeInstructions, ["strings"], (a) => list(a[0])),

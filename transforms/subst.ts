@@ -5,7 +5,7 @@
  */
 import { ParseError, TransformError } from "../src/errors.js";
 import {
-  allInames, assigneeName, children, exprEquals, exprToString, findTemporary, freeVariables, mapExpr, MATH_FUNCTIONS, reductionInames,
+  allInames, assigneeName, children, exprEquals, withTag, exprToString, findTemporary, freeVariables, mapExpr, MATH_FUNCTIONS, reductionInames,
   substitute, uniqueName, walkExpr, withKernel,
   type Assignment, type Call, type Expr, type Instruction, type Kernel, type SubstitutionRule, mapBlockReads, insnWrites,
 } from "../src/ir/index.js";
@@ -153,6 +153,8 @@ export function expandSubst(k: Kernel, within?: InstructionMatch): Kernel {
 /** Whether `a` and `b` are the same node apart from their children. */
 function sameNode(a: Expr, b: Expr): boolean {
   if (a.kind !== b.kind) return false;
+  // A tagged node of the template (`a$x[i]`) matches only uses with that tag; an untagged one any.
+  if ("tag" in a && a.tag !== undefined && (b as typeof a).tag !== a.tag) return false;
   switch (a.kind) {
     case "var": return a.name === (b as typeof a).name;
     case "const": { const o = b as typeof a; return a.value === o.value && a.dtype === o.dtype && a.isFloat === o.isFloat; }
@@ -332,12 +334,12 @@ export function assignmentToSubst(k: Kernel, lhsName: string): Kernel {
   const toCall = (e: Expr): Expr => mapExpr(e, (n) => {
     if (n.kind === "var" && n.name === lhsName) {
       if (params.length > 0) throw new TransformError(`${who}: "${lhsName}" is read without indices in ${exprToString(e)}; it has ${params.length}`);
-      return { kind: "call", fn: ruleName, args: [] };
+      return withTag({ kind: "call", fn: ruleName, args: [] }, n.tag);
     }
     if (n.kind === "linear" && n.array === lhsName) throw new TransformError(`${who}: "${lhsName}" is read through a flat index in ${exprToString(n)}; a rule cannot express that`);
     if (n.kind === "subscript" && n.array === lhsName) {
       if (n.indices.length !== params.length) throw new TransformError(`${who}: ${exprToString(n)} has ${n.indices.length} indices; "${lhsName}" is assigned with ${params.length}`);
-      return { kind: "call", fn: ruleName, args: n.indices.map(toCall) };
+      return withTag({ kind: "call", fn: ruleName, args: n.indices.map(toCall) }, n.tag);
     }
     return undefined;
   });

@@ -5,12 +5,13 @@
  * inames (test/transforms/subst.test.ts checks the two agree).
  */
 import { LoomError, ParseError, TransformError } from "../src/errors.js";
-import { c, isFloat, parseDtype, type ArithOp, type CompareOp, type Expr, type ReductionOp } from "../src/ir/index.js";
+import { c, isFloat, parseDtype, withTag, type ArithOp, type CompareOp, type Expr, type ReductionOp } from "../src/ir/index.js";
 
 interface Tok { readonly t: string; readonly v: string; readonly at: number }
 
 const NUMBER = /^(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?[fd]?/;
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*/;
+// A name, maybe tagged as loopy's `name$tag` (`h$one`, `a$x`).
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\$[A-Za-z_][A-Za-z0-9_]*)?/;
 const PUNCT = ["**", "//", "<=", ">=", "==", "!=", "<", ">", "+", "-", "*", "/", "%", "(", ")", "[", "]", ","];
 
 function lex(text: string, fail: (d: string, at: number) => never): Tok[] {
@@ -114,15 +115,23 @@ export function parseTemplate(text: string, who: string): Expr {
     if (tok.t === "(") { pos++; const e = expr(); eat(")"); return e; }
     if (tok.t !== "ident") return fail(`expected a number, a name or "(", got ${tok.t === "end" ? "the end" : `"${tok.v}"`}`, tok.at);
     pos++;
+    const [name, tag] = tok.v.split("$") as [string, string | undefined];
     if (peek().t === "[" && peek(1).t === "[") {
       pos += 2;
       const index = expr();
       eat("]"); eat("]");
-      return { kind: "linear", array: tok.v, index };
+      return withTag({ kind: "linear", array: name, index }, tag);
     }
-    if (peek().t === "[") { pos++; return { kind: "subscript", array: tok.v, indices: exprList("]") }; }
-    if (peek().t === "(") { pos++; return call(tok, peek().t === ")" ? (pos++, []) : args()); }
-    return { kind: "var", name: tok.v };
+    if (peek().t === "[") { pos++; return withTag({ kind: "subscript", array: name, indices: exprList("]") }, tag); }
+    if (peek().t === "(") {
+      pos++;
+      const as = peek().t === ")" ? (pos++, []) : args();
+      const e = call({ ...tok, v: name }, as);
+      if (tag === undefined) return e;
+      if (e.kind !== "call") return fail(`"${tok.v}": a tag marks a use of a variable, an array or a substitution rule, not of ${name}`, tok.at);
+      return withTag(e, tag);
+    }
+    return withTag({ kind: "var", name }, tag);
   };
   const args = (): Arg[] => {
     const out: Arg[] = [arg()];
@@ -171,7 +180,7 @@ export function parseTemplate(text: string, who: string): Expr {
     const reduction = as.length === 2 && ((fn.v === "sum" || fn.v === "product") ? isTuple || (first as Expr).kind === "var" : (fn.v === "max" || fn.v === "min") && isTuple);
     if (reduction) {
       const items = isTuple ? (first as { tuple: Expr[] }).tuple : [first as Expr];
-      if (items.length === 0 || items.some((x) => x.kind !== "var")) fail("the inames of a reduction must be names", fn.at);
+      if (items.length === 0 || items.some((x) => x.kind !== "var" || x.tag !== undefined)) fail("the inames of a reduction must be names", fn.at);
       return { kind: "reduce", op: fn.v as ReductionOp, inames: items.map((x) => (x as { name: string }).name), body: plain(as[1]!) };
     }
     if (fn.v === "sum" || fn.v === "product") {

@@ -88,7 +88,12 @@ export interface Access {
   readonly indices: readonly Expr[];
   /** The inames in scope: the instruction's loops and its reduction inames. */
   readonly inames: readonly string[];
+  /** The use's tag (loopy's `a$x[i]`, `f$one(i)`), when it has one. */
+  readonly tag?: string;
 }
+
+/** Which uses count (precompute of "f$one", addPrefetch of "a$x"): asked about each read or call. */
+export type UseFilter = (use: Pick<Access, "insnId" | "indices" | "tag">) => boolean;
 
 /** Every iname an instruction uses: its loops and reduction inames. */
 export function instructionInames(insn: Instruction): string[] {
@@ -117,7 +122,7 @@ function readExprs(insn: Instruction): Expr[] {
  * rule) in the instructions `insnIds` (default: all). A linear subscript `name[[...]]` is a
  * FootprintError: its footprint is not a function of the array's axes.
  */
-export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>): Access[] {
+export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>, select?: UseFilter): Access[] {
   const ids = insnIds === undefined ? undefined : new Set(insnIds);
   const isRule = findSubstitution(k, name) !== undefined && !findArg(k, name) && !findTemporary(k, name);
   const out: Access[] = [];
@@ -132,10 +137,15 @@ export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>
     const inames = instructionInames(insn);
     for (const e of readExprs(insn)) {
       walkExpr(e, (n) => {
-        if (!isRule && n.kind === "subscript" && n.array === name) out.push({ insnId: insn.id, indices: n.indices, inames });
+        const use = (indices: readonly Expr[], tag: string | undefined): void => {
+          const acc: Access = tag === undefined ? { insnId: insn.id, indices, inames } : { insnId: insn.id, indices, inames, tag };
+          if (!select || select(acc)) out.push(acc);
+        };
+        if (!isRule && n.kind === "subscript" && n.array === name) use(n.indices, n.tag);
         else if (!isRule && n.kind === "linear" && n.array === name) {
+          if (select && !select({ insnId: insn.id, indices: [n.index], ...(n.tag !== undefined ? { tag: n.tag } : {}) })) return;
           throw new FootprintError(`instruction "${insn.id}" reads ${name} through a linear subscript ${name}[[...]]; its footprint over the axes of ${name} is unknown`);
-        } else if (isRule && n.kind === "call" && n.fn === name) out.push({ insnId: insn.id, indices: n.args, inames });
+        } else if (isRule && n.kind === "call" && n.fn === name) use(n.args, n.tag);
       });
     }
   }
@@ -165,6 +175,8 @@ export interface FootprintOptions {
    * precompute's storage axes (some arguments, some inames) use it.
    */
   readonly mapIndices?: (acc: Access) => readonly Expr[];
+  /** Only the uses this filter keeps (default: every use in the instructions). */
+  readonly select?: UseFilter;
 }
 
 /** One axis of the bounding box: `base <= index <= base + extent - 1`. */
@@ -361,7 +373,7 @@ function boxAxis(pieces: readonly BasicSet[], dim: string, axis: number): BoxAxi
  * parameter. Non-affine subscripts, or an axis without affine bounds, are a FootprintError.
  */
 export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions): Footprint {
-  const found = findAccesses(k, array, opts.insnIds);
+  const found = findAccesses(k, array, opts.insnIds, opts.select);
   const accesses = opts.mapIndices === undefined ? found : found.map((a) => ({ ...a, indices: opts.mapIndices!(a) }));
   if (accesses.length === 0) throw new FootprintError(`no instruction${opts.insnIds ? " of those given" : ""} reads ${array}`);
   const rank = accesses[0]!.indices.length;

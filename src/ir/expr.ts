@@ -11,8 +11,14 @@ export type ArithOp = "+" | "-" | "*" | "/" | "//" | "%" | "**" | BitwiseOp;
 export type CompareOp = "<" | "<=" | ">" | ">=" | "==" | "!=";
 export type LogicalOp = "and" | "or";
 export type ReductionOp = "sum" | "product" | "max" | "min";
+/**
+ * A use tag, loopy's `name$tag` (`h$one(i)`, `a$x[i, k]`): it marks a use so that a transformation
+ * can select it (precompute of "h$one", addPrefetch of "a$x"), and means nothing else: a tagged
+ * read is a read. Absent on untagged uses.
+ */
+export interface UseTag { readonly tag?: string }
 /** A variable: iname, argument, temporary or parameter. */
-export interface Var { readonly kind: "var"; readonly name: string }
+export interface Var extends UseTag { readonly kind: "var"; readonly name: string }
 /**
  * A numeric literal. With `dtype` it is explicitly typed (`2.0f`); without, it is implicitly
  * typed and adapts to its context, like a Python constant in loopy; `isFloat` records `2.0` vs `2`.
@@ -29,11 +35,11 @@ export interface Logical { readonly kind: "logical"; readonly op: LogicalOp; rea
 /** `if(cond, then, else)`: only the chosen branch is evaluated. */
 export interface IfExpr { readonly kind: "if"; readonly cond: Expr; readonly then: Expr; readonly else: Expr }
 /** A call of a math function or a substitution rule. */
-export interface Call { readonly kind: "call"; readonly fn: string; readonly args: readonly Expr[] }
+export interface Call extends UseTag { readonly kind: "call"; readonly fn: string; readonly args: readonly Expr[] }
 /** `a[i, j]`: one index per array axis. */
-export interface Subscript { readonly kind: "subscript"; readonly array: string; readonly indices: readonly Expr[] }
+export interface Subscript extends UseTag { readonly kind: "subscript"; readonly array: string; readonly indices: readonly Expr[] }
 /** `a[[8*i + j]]`: an index into the array's flat storage. */
-export interface LinearSubscript { readonly kind: "linear"; readonly array: string; readonly index: Expr }
+export interface LinearSubscript extends UseTag { readonly kind: "linear"; readonly array: string; readonly index: Expr }
 /** `sum(k, e)`, `max((k, l), e)`: reduction of `body` over the points of `inames`. */
 export interface Reduce { readonly kind: "reduce"; readonly op: ReductionOp; readonly inames: readonly string[]; readonly body: Expr }
 export interface Cast { readonly kind: "cast"; readonly dtype: Dtype; readonly value: Expr }
@@ -185,7 +191,15 @@ export function reductionInames(e: Expr, out: Set<string> = new Set()): Set<stri
   return out;
 }
 
-/** Structural equality. */
+/** `n` with the use tag `tag` (none when undefined): `withTag(sub("a", v("i")), "x")` is `a$x[i]`. */
+export function withTag<T extends Var | Call | Subscript | LinearSubscript>(n: T, tag: string | undefined): T {
+  if (n.tag === tag) return n;
+  if (tag !== undefined) return { ...n, tag };
+  const { tag: _dropped, ...rest } = n;
+  return rest as T;
+}
+
+/** Structural equality of meaning: use tags (`a$x[i]`) are ignored, as they are everywhere but in use selection. */
 export function exprEquals(a: Expr, b: Expr): boolean {
   if (a === b) return true;
   if (a.kind !== b.kind) return false;

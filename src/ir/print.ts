@@ -39,6 +39,9 @@ function constToString(value: number, isFloat: boolean, dtype: string | undefine
   return s;
 }
 
+/** loopy's `name$tag` for a tagged use. */
+const tagged = (name: string, tag: string | undefined): string => (tag === undefined ? name : `${name}$${tag}`);
+
 /** `e` in the instruction language, with only the parentheses precedence needs: `2*a[i] + 1`. */
 export function exprToString(e: Expr): string {
   const wrap = (child: Expr, minPrec: number): string => {
@@ -46,7 +49,7 @@ export function exprToString(e: Expr): string {
     return precedence(child) < minPrec ? `(${s})` : s;
   };
   switch (e.kind) {
-    case "var": return e.name;
+    case "var": return tagged(e.name, e.tag);
     case "const": return constToString(e.value, e.isFloat, e.dtype);
     case "arith": {
       const p = precedence(e);
@@ -64,9 +67,9 @@ export function exprToString(e: Expr): string {
       return `${wrap(e.left, p)} ${e.op} ${wrap(e.right, p + 1)}`;
     }
     case "if": return `if(${exprToString(e.cond)}, ${exprToString(e.then)}, ${exprToString(e.else)})`;
-    case "call": return `${e.fn}(${e.args.map(exprToString).join(", ")})`;
-    case "subscript": return `${e.array}[${e.indices.map(exprToString).join(", ")}]`;
-    case "linear": return `${e.array}[[${exprToString(e.index)}]]`;
+    case "call": return `${tagged(e.fn, e.tag)}(${e.args.map(exprToString).join(", ")})`;
+    case "subscript": return `${tagged(e.array, e.tag)}[${e.indices.map(exprToString).join(", ")}]`;
+    case "linear": return `${tagged(e.array, e.tag)}[[${exprToString(e.index)}]]`;
     case "reduce": {
       const inames = e.inames.length === 1 ? e.inames[0] : `(${e.inames.join(", ")})`;
       return `${e.op}(${inames}, ${exprToString(e.body)})`;

@@ -4,7 +4,7 @@
  * infer arguments and to reject unknown variables.
  */
 import { LoomError } from "../errors.js";
-import { c, type ArithOp, type CompareOp, type Expr, type ReductionOp } from "../ir/expr.js";
+import { c, withTag, type ArithOp, type CompareOp, type Expr, type ReductionOp } from "../ir/expr.js";
 import { isFloat, parseDtype, type Dtype } from "../ir/dtype.js";
 import { MATH_FUNCTIONS } from "../ir/types.js";
 import type { RExpr } from "./raw.js";
@@ -58,11 +58,11 @@ export function lowerExpr(r: RExpr, ctx: LowerContext): Expr {
         if (!bound.includes(n.name)) {
           if (ctx.rules?.get(n.name) === 0) {
             ctx.onName?.(n.name, n.at, "rule");
-            return { kind: "call", fn: n.name, args: [] };
+            return withTag({ kind: "call", fn: n.name, args: [] }, n.tag);
           }
           ctx.onName?.(n.name, n.at, "var");
         }
-        return { kind: "var", name: n.name };
+        return withTag({ kind: "var", name: n.name }, n.tag);
       }
       case "bin": {
         const left = go(n.a);
@@ -76,10 +76,10 @@ export function lowerExpr(r: RExpr, ctx: LowerContext): Expr {
       case "bitnot": return { kind: "bitnot", operand: go(n.e) };
       case "sub":
         arrayUse(n.name, n.at);
-        return { kind: "subscript", array: n.name, indices: n.idx.map(go) };
+        return withTag({ kind: "subscript", array: n.name, indices: n.idx.map(go) }, n.tag);
       case "lin":
         arrayUse(n.name, n.at);
-        return { kind: "linear", array: n.name, index: go(n.idx) };
+        return withTag({ kind: "linear", array: n.name, index: go(n.idx) }, n.tag);
       case "tuple":
         return ctx.fail("a tuple is only allowed as the iname list of a reduction, as in sum((k, l), e)", n.at);
       case "call": return call(n);
@@ -92,6 +92,10 @@ export function lowerExpr(r: RExpr, ctx: LowerContext): Expr {
   };
   const call = (n: Extract<RExpr, { k: "call" }>): Expr => {
     const { fn, args, at } = n;
+    // A tag marks a use of a rule (or, in a lone expression, of a call that may be one).
+    if (n.tag !== undefined && (["if", "cast", "sum", "product"].includes(fn) || isReduction(fn, args) || (ctx.rules !== undefined && !ctx.rules.has(fn)))) {
+      ctx.fail(`"${fn}$${n.tag}": a tag marks a use of a variable, an array or a substitution rule, not of ${MATH_FUNCTIONS[fn] !== undefined || !ctx.rules ? `the function ${fn}` : `"${fn}", which is not a substitution rule`}`, at);
+    }
     const arity = (k: number, form: string): void => {
       if (args.length !== k) ctx.fail(`${fn} takes ${k} arguments, as in ${form}; got ${args.length}`, at);
     };
@@ -116,7 +120,7 @@ export function lowerExpr(r: RExpr, ctx: LowerContext): Expr {
       const known = [...Object.keys(MATH_FUNCTIONS), "if", "cast", "sum", "product"].sort().join(", ");
       ctx.fail(`unknown function "${fn}"; known functions are ${known}, and the substitution rules`, at);
     }
-    return { kind: "call", fn, args: args.map(go) };
+    return withTag({ kind: "call", fn, args: args.map(go) }, n.tag);
   };
   const isReduction = (fn: string, args: readonly RExpr[]): boolean => {
     if (args.length !== 2) return false;

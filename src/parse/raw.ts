@@ -12,12 +12,13 @@ export interface RName {
 
 export type RExpr =
   | { readonly k: "num"; readonly text: string; readonly at: number; readonly negated?: boolean }
-  | { readonly k: "name"; readonly name: string; readonly at: number }
+  /** `tag`: loopy's `name$tag` on a read or a call (`h$one(i)`, `a$x[i]`). */
+  | { readonly k: "name"; readonly name: string; readonly tag?: string; readonly at: number }
   | { readonly k: "bin"; readonly op: string; readonly a: RExpr; readonly b: RExpr; readonly at: number }
   | { readonly k: "neg" | "not" | "bitnot"; readonly e: RExpr; readonly at: number }
-  | { readonly k: "call"; readonly fn: string; readonly args: readonly RExpr[]; readonly at: number }
-  | { readonly k: "sub"; readonly name: string; readonly idx: readonly RExpr[]; readonly at: number }
-  | { readonly k: "lin"; readonly name: string; readonly idx: RExpr; readonly at: number }
+  | { readonly k: "call"; readonly fn: string; readonly tag?: string; readonly args: readonly RExpr[]; readonly at: number }
+  | { readonly k: "sub"; readonly name: string; readonly tag?: string; readonly idx: readonly RExpr[]; readonly at: number }
+  | { readonly k: "lin"; readonly name: string; readonly tag?: string; readonly idx: RExpr; readonly at: number }
   /** `(k, l)` or `[k, l]`: only meaningful as the iname list of a reduction. */
   | { readonly k: "tuple"; readonly items: readonly RExpr[]; readonly at: number };
 

@@ -158,8 +158,13 @@ describe("precompute: a parametric extent makes a global temporary", () => {
 });
 
 describe("precompute: the law run(precompute(k)) == run(k) over random sweeps, storage axes and extents (fast-check)", () => {
-  const kernels = [
-    { k: twoArgs(), rule: "f", params: ["x", "y"] },
+  // `uses`: the subst_use forms to pick from (a rule name, "name$tag", invocations, lists of those).
+  const kernels: { k: Kernel; rule: string; params: string[]; uses?: (string | string[])[] }[] = [
+    { k: twoArgs(), rule: "f", params: ["x", "y"], uses: ["f", "f(i, j)", "f(i, 0)"] },
+    {
+      k: makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", ["f(x, y) := a[x, y]*2 + x", "out[i,j] = f$p(i, j) + f(i, 0) + f$q(i, j) {id=u}"], ["a, out: float64[n,m]", "n, m: int32"], { name: "tags" }),
+      rule: "f", params: ["x", "y"], uses: ["f", "f$p", "f$q", ["f$p", "f$q"], "f(i, 0)", ["f$q", "f(i, 0)"], "f$p(i, j)"],
+    },
     { k: valueIname(), rule: "g", params: ["x"] },
     { k: splitIname(twoArgs(), "i", 2), rule: "f", params: ["x", "y"] },
     { k: splitIname(valueIname(), "j", 3), rule: "g", params: ["x"] },
@@ -172,8 +177,10 @@ describe("precompute: the law run(precompute(k)) == run(k) over random sweeps, s
     await fc.assert(fc.asyncProperty(
       fc.nat(kernels.length - 1), fc.nat(15), fc.option(fc.tuple(fc.nat(63), fc.nat(5)), { nil: undefined }),
       fc.constantFrom("auto", "global", "private") as fc.Arbitrary<"auto" | "global" | "private">, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 5 }),
-      async (which, sweepBits, axesPick, space, n, m) => {
-        const { k, rule, params } = kernels[which]!;
+      fc.nat(6),
+      async (which, sweepBits, axesPick, space, n, m, usePick) => {
+        const { k, params, uses } = kernels[which]!;
+        const rule = uses ? uses[usePick % uses.length]! : kernels[which]!.rule;
         const inames = [...new Set(k.instructions.flatMap((i) => i.withinInames))].sort();
         const sweep = inames.filter((_, b) => (sweepBits >> b) & 1);
         let storageAxes: string[] | undefined;
