@@ -258,6 +258,14 @@ export function violationWitness(base: Sys, r: Row): boolean {
   const n = base.n;
   // Small entries and values keep every sum below exactly representable magnitudes (< 2^53).
   if (!rowSafe(r, n) || !base.eqs.every((b) => rowSafe(b, n)) || !base.ineqs.every((b) => rowSafe(b, n))) return false;
+  // Columns `r` does not use go to the low end of their range first, then to the high end: with
+  // `16·i_out + a >= 0` the row `a >= 0` is violated only where i_out is above its minimum.
+  return walkWitness(base, r, false) || walkWitness(base, r, true);
+}
+
+/** One greedy walk of `violationWitness`; `high`: columns `r` does not use take their largest value. */
+function walkWitness(base: Sys, r: Row, high: boolean): boolean {
+  const n = base.n;
   const x = new Array<number>(n).fill(0);
   const set = new Uint8Array(n);
   // The value of b's other columns and constant, or undefined while one of them is not set.
@@ -299,6 +307,7 @@ export function violationWitness(base: Sys, r: Row): boolean {
       val = forced;
     } else if (r[k]! > 0) val = lo !== -Infinity ? lo : (hi !== Infinity ? hi : 0) - WITNESS_REACH;
     else if (r[k]! < 0) val = hi !== Infinity ? hi : (lo !== -Infinity ? lo : 0) + WITNESS_REACH;
+    else if (high) val = hi !== Infinity ? hi : lo !== -Infinity ? lo : 0;
     else val = lo !== -Infinity ? lo : hi !== Infinity ? hi : 0;
     if (!Number.isSafeInteger(val) || Math.abs(val) > 2 * WITNESS_REACH) return false;
     x[k] = val;

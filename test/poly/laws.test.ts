@@ -185,6 +185,27 @@ describe("emptiness and redundancy", () => {
       return box(names).every((x) => t(named(names, x)) === (holds(gs, x) && holds(gc, x)));
     }), RUNS);
   });
+  it("for all s, c and a divisibility m said by both: gist(s ∩ m, c ∩ m) ∩ c ∩ m = s ∩ c ∩ m, and m is gone from the gist", () => {
+    // The shape of a prefetch's store domain gisted against its loops: both carry `n mod 64 = 0`.
+    const arb = fc.integer({ min: 2, max: 3 }).chain((d) => fc.tuple(
+      setArb({ dims: d, params: 1, withExists: false }), setArb({ dims: d, params: 1, withExists: false }),
+      fc.integer({ min: 2, max: 4 }), fc.integer({ min: 0, max: 3 }), fc.boolean()));
+    fc.assert(fc.property(arb, ([gs, gc, q, r0, onDim]) => {
+      const r = r0 % q;
+      const v = onDim ? gs.dims[0]! : gs.params[0]!;
+      const m = P.parseSet(`[${gs.params.join(",")}] -> {[${gs.dims.join(",")}]: ${v} mod ${q} = ${r}}`);
+      const s = P.intersect(parse(gs), m);
+      const c = P.intersect(parse(gc), m);
+      const g = P.gist(s, c);
+      const back = P.intersect(g, c);
+      const names = [...gs.params, ...gs.dims];
+      const t = tester(back);
+      const val = (x: readonly number[]) => x[names.indexOf(v)]!;
+      const inM = (x: readonly number[]) => ((val(x) % q) + q) % q === r;
+      const same = box(names).every((x) => t(named(names, x)) === (holds(gs, x) && holds(gc, x) && inM(x)));
+      return same && (P.isEmpty(c) || parse(gs).exists.length > 0 || g.exists.length === 0);
+    }), RUNS);
+  });
   it("for all a, b without free existentials: isSubset agrees with brute force", () => {
     const arb = fc.integer({ min: 2, max: 3 }).chain((d) =>
       fc.tuple(setArb({ dims: d, params: 1 }), setArb({ dims: d, params: 1, withExists: false })));
