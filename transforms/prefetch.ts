@@ -783,14 +783,17 @@ function rulesCalling(k: Kernel, name: string): string[] {
  * read it). The rule stays in the kernel (unused rules are harmless).
  *
  * `substUse` is loopy's subst_use (transforms/subst-use.ts): the rule's name (every use),
- * `"f$tag"` (the uses written `f$tag(…)`), an invocation `"f(i, j+1)"` (the uses with those
- * arguments), or a list of those; the uses not selected keep calling the rule. A
+ * `"f$tag"` (the uses written `f$tag(…)`), an invocation `"f(i, j+1)"`, or a list of those; the
+ * uses not selected keep calling the rule. Invocations are loopy's footprint generators: the
+ * footprint is that of their arguments swept over `sweepInames`, and the uses (of their tag)
+ * whose own footprint lies inside it are replaced; one equal to a use selects that use. A
  * `temporaryName` that names an existing temporary reuses it when its shape, dtype and address
  * space fit (transforms/reuse-temporary.ts).
  *
  *   precompute(k, "f", ["i_inner"], { defaultTag: "l.auto" })
  *   precompute(k, "f", ["i", "j"], { storageAxes: "y, x" })   // f_0[y, x], global of shape (m, n)
  *   precompute(k, ["f$one", "f(i, j+1)"], ["i"])              // only those uses read f_0
+ *   precompute(k, "f(i, k)", ["j", "k"])                      // the uses inside the footprint of f(i, k) read f_0
  */
 export function precompute(k: Kernel, substUse: string | readonly string[], sweepInames: string | readonly string[] = [], opts: PrecomputeOptions = {}): Kernel {
   const who = "precompute";
