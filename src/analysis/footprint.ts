@@ -394,8 +394,8 @@ function footprintDims(k: Kernel, array: string, accesses: readonly Access[]): s
  * lies inside the footprint of the `invocations` (precompute's footprint generators), both swept
  * over `sweepInames` with every other iname fixed: exactly, for every value of the fixed inames
  * and parameters (loopy's test of a use against the footprint). Where containment cannot be
- * decided (generator pieces with existentials that no single piece covers) the use counts as
- * outside, which only leaves it calling the rule.
+ * decided (generator pieces with existentials that no single piece covers) or the use's footprint
+ * is unknown (non-affine arguments), the use counts as outside, which only leaves it calling the rule.
  *
  *   accessesInside(k, "f", [gen("f(i, j)")], uses, { sweepInames: ["j"] })   // [true, false, …]
  */
@@ -415,7 +415,8 @@ export function accessesInside(
     try {
       return isSubsetOfUnion(accessPiece(k, u, dims, sweep, array), genPieces);
     } catch (e) {
-      if (e instanceof FootprintError || !(e instanceof LoomError)) throw e;
+      // A use whose footprint is unknown (non-affine arguments) is not inside either.
+      if (!(e instanceof LoomError)) throw e;
       return false;
     }
   });

@@ -139,6 +139,13 @@ describe("precompute: invocations are footprint generators (loopy)", () => {
     await sameMeaning(k(), t, { n: 5 });
   });
 
+  it("a use with non-affine arguments is never inside: it keeps calling the rule", async () => {
+    const k = () => makeKernel("{[i]: 0<=i<n}", ["f(x) := 2*a[x]", "out[i] = f(i) + f(i*i % n) {id=u}"], ["a: float32[n]", "out: float32[n]", "n: int32"], { name: "nonaffine" });
+    const t = precompute(k(), "f(i)", ["i"]);
+    expect(text(t)[1]).toBe("out[i] = f_0[i] + f(i*i%n)");
+    await sameMeaning(k(), t, { n: 5 });
+  });
+
   it("refuses invocations naming unknown names, non-affine arguments, or covering no use, by message", () => {
     expect(() => precompute(two(), "f(i, q)", ["j"])).toThrow(
       'precompute: the invocation f(i, q) mentions "q", which is neither an iname of kernel "two" nor a parameter; inames are i, j; parameters are m, n');
