@@ -9,12 +9,12 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
+  accessesInside, accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
 } from "../src/analysis/index.js";
 import {
   allInames, assigneeName, c, exprEquals, exprToString, findArg, freeVariables, findSubstitution, findTemporary, insnDefaults, insnWrites,
   iterationDomain, mapExpr, parseDtype, reductionInames, naturalCompare, sub, substitute as substituteExpr, uniqueName, v, withKernel,
-  type AddressSpace, type Assignment, type Dtype, type Expr, type Instruction, type Kernel, type Temporary,
+  type AddressSpace, type Assignment, type Dtype, type Expr, type Instruction, type Kernel, type SubstitutionRule, type Temporary,
 } from "../src/ir/index.js";
 import {
   aff, affAdd, affIsConstant, affSub, dimBounds, gist, intersect, isEmptyWith, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
@@ -25,7 +25,7 @@ import { parseTemplate } from "./template.js";
 import { expandSubst } from "./subst.js";
 import { splitIname, tagInames } from "./iname.js";
 import { addBarrier } from "./instruction.js";
-import { parseUses, useFilter } from "./subst-use.js";
+import { invocationCandidates, invocations, listUses, parseUses, sameExpr, useFilter, type UseRequest } from "./subst-use.js";
 import { existingTemporary } from "./reuse-temporary.js";
 
 /** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
@@ -131,19 +131,25 @@ interface StoreRequest {
   readonly extraOuter?: readonly string[];
   /** Whether an "auto" temporary whose extent is a parameter becomes global (precompute); otherwise only an explicit "global" allows it. */
   readonly autoGlobal?: boolean;
-  /** Only these uses are stored and replaced (tagged uses, invocations); default every use in the instructions. */
+  /** Only these uses are replaced (tagged uses, uses inside an invocation's footprint); default every use in the instructions. */
   readonly select?: UseFilter | undefined;
+  /**
+   * Where the footprint comes from when not from the replaced uses: the uses `uses` keeps and the
+   * `invocations` (precompute's footprint generators, which every replaced use lies inside).
+   */
+  readonly generators?: { readonly uses: UseFilter; readonly invocations: readonly Access[] };
   /** Whether `tempName` may name an existing temporary, which is then reused if it fits (precompute's temporaryName). */
   readonly reuseTemporary?: boolean;
 }
 
 function footprintOrThrow(
   k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[], dependsOnly = false,
-  axesOf?: (indices: readonly Expr[]) => Expr[], select?: UseFilter,
+  axesOf?: (indices: readonly Expr[]) => Expr[], select?: UseFilter, generators?: StoreRequest["generators"],
 ): Footprint {
   try {
     return accessFootprint(k, name, {
-      insnIds, sweepInames: sweep, dependsOnly, ...(axesOf ? { mapIndices: (a) => axesOf(a.indices) } : {}), ...(select ? { select } : {}),
+      insnIds, sweepInames: sweep, dependsOnly, ...(axesOf ? { mapIndices: (a) => axesOf(a.indices) } : {}),
+      ...(generators ? { select: generators.uses, invocations: generators.invocations } : select ? { select } : {}),
     });
   } catch (e) {
     if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
@@ -269,14 +275,18 @@ function widenIname(k: Kernel, iname: string, size: number, insnId: string, who:
 function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const { who, name } = req;
   const readers = req.insnIds;
-  const readerInames = new Set(readers.flatMap((id) => instructionInames(k.instructions.find((i) => i.id === id)!)));
+  // The inames of the readers, and those the footprint generators mention (invocations).
+  const readerInames = new Set([
+    ...readers.flatMap((id) => instructionInames(k.instructions.find((i) => i.id === id)!)),
+    ...(req.generators?.invocations ?? []).flatMap((g) => g.inames),
+  ]);
   const kernelInames = new Set(allInames(k));
   for (const s of req.sweep) {
     if (!kernelInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
     if (!readerInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of the instructions that read ${name} (${readers.join(", ")}); their inames are ${[...readerInames].sort(naturalCompare).join(", ") || "(none)"}`);
   }
   // The footprint with every non-swept iname fixed tells which of them it depends on.
-  const first = footprintOrThrow(k, who, name, readers, req.sweep, true, req.axesOf, req.select);
+  const first = footprintOrThrow(k, who, name, readers, req.sweep, true, req.axesOf, req.select, req.generators);
   let outer: string[];
   if (req.outer !== undefined) {
     for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
@@ -343,7 +353,7 @@ function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   }
   const outerSet = new Set(outer);
   const projected = [...readerInames].filter((n) => !outerSet.has(n));
-  const fp = footprintOrThrow(k, who, name, readers, projected, false, req.axesOf, req.select);
+  const fp = footprintOrThrow(k, who, name, readers, projected, false, req.axesOf, req.select, req.generators);
 
   // Shape: constant extents, or (in a global temporary) extents in the kernel's parameters; axes
   // of extent 1 are not stored (loopy drops them).
@@ -773,14 +783,17 @@ function rulesCalling(k: Kernel, name: string): string[] {
  * read it). The rule stays in the kernel (unused rules are harmless).
  *
  * `substUse` is loopy's subst_use (transforms/subst-use.ts): the rule's name (every use),
- * `"f$tag"` (the uses written `f$tag(…)`), an invocation `"f(i, j+1)"` (the uses with those
- * arguments), or a list of those; the uses not selected keep calling the rule. A
+ * `"f$tag"` (the uses written `f$tag(…)`), an invocation `"f(i, j+1)"`, or a list of those; the
+ * uses not selected keep calling the rule. Invocations are loopy's footprint generators: the
+ * footprint is that of their arguments swept over `sweepInames`, and the uses (of their tag)
+ * whose own footprint lies inside it are replaced; one equal to a use selects that use. A
  * `temporaryName` that names an existing temporary reuses it when its shape, dtype and address
  * space fit (transforms/reuse-temporary.ts).
  *
  *   precompute(k, "f", ["i_inner"], { defaultTag: "l.auto" })
  *   precompute(k, "f", ["i", "j"], { storageAxes: "y, x" })   // f_0[y, x], global of shape (m, n)
  *   precompute(k, ["f$one", "f(i, j+1)"], ["i"])              // only those uses read f_0
+ *   precompute(k, "f(i, k)", ["j", "k"])                      // the uses inside the footprint of f(i, k) read f_0
  */
 export function precompute(k: Kernel, substUse: string | readonly string[], sweepInames: string | readonly string[] = [], opts: PrecomputeOptions = {}): Kernel {
   const who = "precompute";
@@ -813,10 +826,8 @@ export function precompute(k: Kernel, substUse: string | readonly string[], swee
   const tempName = opts.temporaryName ?? uniqueName(`${name}_0`, takenNames(k));
   const insnId = opts.computeInsnId ?? uniqueName(`compute_${name}`, new Set(k.instructions.map((i) => i.id)));
   const sweep = nameList(sweepInames, "sweepInames", who) ?? [];
-  const select = useFilter(asked, accesses.filter((a) => insnIds.includes(a.insnId)), `rule "${name}"`, "()", who);
-  const uses = accesses.filter((a) => insnIds.includes(a.insnId) && (!select || select(a)));
+  const { select, uses, plan, generators } = chooseUses(k, rule, asked, accesses.filter((a) => insnIds.includes(a.insnId)), sweep, opts.storageAxes, who);
   insnIds = insnIds.filter((id) => uses.some((u) => u.insnId === id));
-  const plan = storagePlan(k, rule, uses, sweep, opts.storageAxes, who);
   if (opts.storageAxisToTag !== undefined && (opts.storageAxisToTag === null || typeof opts.storageAxisToTag !== "object" || Array.isArray(opts.storageAxisToTag))) {
     throw new TransformError(`${who}: storageAxisToTag must be a record of tags by storage axis ({ x: "l.0" }); got ${JSON.stringify(opts.storageAxisToTag)}`);
   }
@@ -835,9 +846,53 @@ export function precompute(k: Kernel, substUse: string | readonly string[], swee
     extraOuter: plan.extraOuter,
     autoGlobal: true,
     select,
+    ...(generators ? { generators } : {}),
     reuseTemporary: opts.temporaryName !== undefined,
   });
   return globalBarrierAfter(out, tempName, insnId, insnIds, who);
+}
+
+/**
+ * The uses precompute replaces, the storage plan, and where the footprint comes from. Without
+ * invocations the selected uses are the footprint (loopy: "the uses generate the footprint").
+ * Invocations are loopy's footprint generators: the footprint is theirs (with the uses a name or
+ * tag names), and a use of their tag is replaced where it lies inside their footprint (swept over
+ * `sweep`, the other inames fixed) and its unstored arguments are the stored ones; the others
+ * keep calling the rule. Invocations that cover no use are a TransformError listing the uses.
+ */
+function chooseUses(
+  k: Kernel, rule: SubstitutionRule, asked: UseRequest, inScope: readonly Access[], sweep: readonly string[],
+  storageAxes: PrecomputeOptions["storageAxes"], who: string,
+): { select: UseFilter | undefined; uses: Access[]; plan: StoragePlan; generators?: StoreRequest["generators"] } {
+  const what = `rule "${rule.name}"`;
+  const select0 = useFilter(asked, inScope, what, "()", who);
+  const gens = invocations(k, asked, who);
+  if (gens.length === 0) {
+    const uses = inScope.filter((a) => !select0 || select0(a));
+    return { select: select0, uses, plan: storagePlan(k, rule, uses, sweep, storageAxes, who) };
+  }
+  const named = select0 ?? (() => false);
+  const candidates = invocationCandidates(asked, inScope, what, "()", who);
+  const isGen = new Set<RuleUse>(gens);
+  const where = (u: RuleUse) => (isGen.has(u) ? `the invocation ${u.insnId}` : inInstruction(u));
+  const plan = storagePlan(k, rule, [...gens, ...inScope.filter(named)], sweep, storageAxes, who, where, candidates);
+  let inside: boolean[];
+  try {
+    inside = accessesInside(k, rule.name, gens, candidates, { sweepInames: sweep, ...(plan.axesOf ? { mapIndices: (a: Access) => plan.axesOf!(a.indices) } : {}) });
+  } catch (e) {
+    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
+    throw e;
+  }
+  const covered = candidates.filter((u, x) => inside[x] && [...plan.fixedArgs].every(([j, e]) => sameExpr(u.indices[j]!, e)));
+  if (covered.length === 0) {
+    const texts = gens.map((g) => g.insnId);
+    throw new TransformError(`${who}: the invocation${texts.length > 1 ? "s" : ""} ${texts.join(", ")} cover${texts.length > 1 ? "" : "s"} no use of ${what}: ` +
+      `no use's arguments${sweep.length > 0 ? `, swept over ${sweep.join(", ")},` : ""} lie inside ${texts.length > 1 ? "their" : "its"} footprint; the uses are ${listUses(rule.name, candidates, "()")}`);
+  }
+  const key = (u: Pick<Access, "insnId" | "indices" | "tag">) => `${u.insnId}|${u.tag ?? ""}|${u.indices.map(exprToString).join(", ")}`;
+  const keys = new Set(covered.map(key));
+  const select: UseFilter = (u) => (select0 !== undefined && select0(u)) || keys.has(key(u));
+  return { select, uses: inScope.filter(select), plan, generators: { uses: named, invocations: gens } };
 }
 
 function precomputeDtype(d: unknown, who: string): Dtype | undefined {
@@ -878,7 +933,14 @@ interface StoragePlan {
   readonly axesOf: ((args: readonly Expr[]) => Expr[]) | undefined;
   readonly valueAt: (idx: readonly Expr[]) => Expr;
   readonly extraOuter: readonly string[];
+  /** The arguments that are not stored, by position: the same expression at every use. */
+  readonly fixedArgs: ReadonlyMap<number, Expr>;
 }
+
+type RuleUse = { readonly insnId: string; readonly indices: readonly Expr[]; readonly inames: readonly string[] };
+
+/** Where a use is, for messages: `instruction "u"`. */
+const inInstruction = (u: RuleUse): string => `instruction "${u.insnId}"`;
 
 /** `e` with every call of a substitution rule replaced by the rule's body, recursively. */
 function expandRules(k: Kernel, e: Expr, who: string, depth = 0): Expr {
@@ -898,14 +960,14 @@ function expandRules(k: Kernel, e: Expr, who: string, depth = 0): Expr {
  */
 function storagePlan(
   k: Kernel, rule: { readonly name: string; readonly params: readonly string[]; readonly expr: Expr },
-  uses: readonly { readonly insnId: string; readonly indices: readonly Expr[]; readonly inames: readonly string[] }[],
-  sweep: readonly string[], given: PrecomputeOptions["storageAxes"], who: string,
+  uses: readonly RuleUse[], sweep: readonly string[], given: PrecomputeOptions["storageAxes"], who: string,
+  where: (u: RuleUse) => string = inInstruction, others: readonly RuleUse[] = [],
 ): StoragePlan {
   const params = rule.params;
   const kernelInames = new Set(allInames(k));
-  for (const u of uses) {
+  for (const u of [...uses, ...others]) {
     if (u.indices.length !== params.length) {
-      throw new TransformError(`${who}: rule "${rule.name}" takes ${params.length} argument(s) (${params.join(", ")}) but instruction "${u.insnId}" calls it with ${u.indices.length}`);
+      throw new TransformError(`${who}: rule "${rule.name}" takes ${params.length} argument(s) (${params.join(", ")}) but ${where(u)} calls it with ${u.indices.length}`);
     }
   }
   // The inames the rule's value uses besides its arguments (through other rules too).
@@ -918,7 +980,7 @@ function storagePlan(
   } else {
     const list: unknown = typeof given === "string" ? given.split(",").map((x) => x.trim()).filter((x) => x.length > 0) : given;
     if (!Array.isArray(list)) throw new TransformError(`${who}: storageAxes must be "x,j" or a list of argument names, argument positions and inames; got ${JSON.stringify(given)}`);
-    const useInames = new Set(uses.flatMap((u) => u.inames));
+    const useInames = new Set([...uses, ...others].flatMap((u) => u.inames));
     sources = list.map((x: unknown): AxisSource => {
       if (typeof x === "number") {
         if (!Number.isInteger(x) || x < 0 || x >= params.length) {
@@ -957,7 +1019,7 @@ function storagePlan(
     const other = uses.find((u) => !sameValue(u.indices[j]!, first));
     if (other) {
       throw new TransformError(`${who}: argument ${p} of rule "${rule.name}" is not a storage axis, so it must be the same at every use; ` +
-        `it is ${exprToString(first)} in instruction "${uses[0]!.insnId}" and ${exprToString(other.indices[j]!)} in instruction "${other.insnId}"; add ${p} to storageAxes`);
+        `it is ${exprToString(first)} in ${where(uses[0]!)} and ${exprToString(other.indices[j]!)} in ${where(other)}; add ${p} to storageAxes`);
     }
     const swept = [...freeVariables(first)].filter((n) => sweep.includes(n));
     if (swept.length > 0) {
@@ -979,5 +1041,6 @@ function storagePlan(
       ...fixed,
     ])),
     extraOuter,
+    fixedArgs: new Map([...fixed].map(([p, e]) => [params.indexOf(p), e])),
   };
 }

@@ -4,14 +4,16 @@
  *
  *   "f"             every use of rule f
  *   "f$one"         the uses written f$one(…) (loopy's tagged uses)
- *   "f(i, j+1)"     the uses whose arguments are these (as affine expressions: j+1 is 1+j)
- *   "f$one(i, j)"   both: that tag and these arguments
+ *   "f(i, j+1)"     a footprint generator (loopy's meaning): the footprint is that of these
+ *                   arguments swept over the sweep inames, and the uses inside it are selected
+ *   "f$one(i, j)"   both: the uses tagged one inside the footprint of f(i, j)
  *   [ …, … ]        a list of the above, all naming the same rule: any of them
  *
- * A name without a tag selects tagged and untagged uses alike (as loopy's).
+ * A name without a tag selects tagged and untagged uses alike (as loopy's). An invocation
+ * selects what lies inside its footprint, so one equal to a use selects that use.
  */
 import { TransformError } from "../src/errors.js";
-import { exprEquals, exprToAff, exprToString, type Expr } from "../src/ir/index.js";
+import { allInames, exprEquals, exprToAff, exprToString, freeVariables, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
 import { affIsConstant, affSub } from "../src/poly/index.js";
 import type { Access, UseFilter } from "../src/analysis/index.js";
 import { parseTemplate } from "./template.js";
@@ -59,7 +61,7 @@ export function selectsAll(req: UseRequest): boolean {
 }
 
 /** Equal as expressions: structurally, or as affine expressions of the same value (`j+1`, `1+j`). */
-function sameExpr(a: Expr, b: Expr): boolean {
+export function sameExpr(a: Expr, b: Expr): boolean {
   if (exprEquals(a, b)) return true;
   const [x, y] = [exprToAff(a, () => true), exprToAff(b, () => true)];
   if (x === undefined || y === undefined) return false;
@@ -67,10 +69,9 @@ function sameExpr(a: Expr, b: Expr): boolean {
   return affIsConstant(d) && d.constant === 0;
 }
 
-function matches(form: UseForm, use: Pick<Access, "indices" | "tag">): boolean {
-  if (form.tag !== undefined && use.tag !== form.tag) return false;
-  if (form.args === undefined) return true;
-  return form.args.length === use.indices.length && form.args.every((a, r) => sameExpr(a, use.indices[r]!));
+/** Whether a name or name$tag form names the use. */
+function matches(form: UseForm, use: Pick<Access, "tag">): boolean {
+  return form.tag === undefined || use.tag === form.tag;
 }
 
 /** A use as text, for messages: `f$one(i, j + 1)` or `a$x[i]`. */
@@ -78,24 +79,76 @@ export function useText(name: string, use: Pick<Access, "indices" | "tag">, brac
   return `${name}${use.tag !== undefined ? `$${use.tag}` : ""}${brackets[0]}${use.indices.map(exprToString).join(", ")}${brackets[1]}`;
 }
 
+/** The uses listed for a message: `f$one(i) in "u", f(i + 1) in "u"`, at most eight. */
+export function listUses(name: string, uses: readonly Access[], brackets: "()" | "[]"): string {
+  const listed = uses.slice(0, 8).map((u) => `${useText(name, u, brackets)} in "${u.insnId}"`);
+  if (uses.length > 8) listed.push(`and ${uses.length - 8} more`);
+  return listed.join(", ") || "(none)";
+}
+
+/** A tag that no use carries is a TransformError of `who` listing the tags and uses there are. */
+function checkTag(req: UseRequest, form: UseForm, uses: readonly Access[], what: string, brackets: "()" | "[]", who: string): void {
+  if (form.tag === undefined || uses.some((u) => u.tag === form.tag)) return;
+  const tags = [...new Set(uses.flatMap((u) => (u.tag !== undefined ? [u.tag] : [])))];
+  throw new TransformError(`${who}: no use of ${what} carries the tag "${form.tag}" (tags used: ${tags.join(", ") || "none"}); the uses are ${listUses(req.name, uses, brackets)}`);
+}
+
 /**
- * The filter that keeps the uses `req` asks for among `uses` (all of `req.name`), or undefined
- * when it asks for all of them. Every form must select at least one use: otherwise a
- * TransformError names it and lists the uses there are.
+ * The filter that keeps the uses that the names and tags among `req`'s forms ask for (among
+ * `uses`, all of `req.name`), or undefined when it asks for all of them. Invocations are not
+ * filters but footprint generators (`generatorUses`); a list of invocations alone keeps no use
+ * here. Every tag must be carried by some use: otherwise a TransformError names it and lists the
+ * uses there are.
  *
  *   useFilter(parseUses("f$one", who), accesses, "rule f", "()", who)
  */
 export function useFilter(req: UseRequest, uses: readonly Access[], what: string, brackets: "()" | "[]", who: string): UseFilter | undefined {
   if (selectsAll(req)) return undefined;
-  for (const form of req.forms) {
-    if (uses.some((u) => matches(form, u))) continue;
-    const listed = uses.slice(0, 8).map((u) => `${useText(req.name, u, brackets)} in "${u.insnId}"`);
-    if (uses.length > 8) listed.push(`and ${uses.length - 8} more`);
-    const tags = [...new Set(uses.flatMap((u) => (u.tag !== undefined ? [u.tag] : [])))];
-    const why = form.args === undefined
-      ? `no use of ${what} carries the tag "${form.tag}" (tags used: ${tags.join(", ") || "none"})`
-      : `no use of ${what} matches the invocation ${form.text}`;
-    throw new TransformError(`${who}: ${why}; the uses are ${listed.join(", ") || "(none)"}`);
+  for (const form of req.forms) checkTag(req, form, uses, what, brackets, who);
+  const named = req.forms.filter((f) => f.args === undefined);
+  return (use) => named.some((f) => matches(f, use));
+}
+
+/**
+ * The invocations among `req`'s forms as accesses of no instruction (`insnId` is the
+ * invocation's text), for the footprint: each in the domain of the inames they all mention. A name in an argument that
+ * is neither an iname of the kernel nor a parameter is a TransformError naming it.
+ *
+ *   invocations(k, parseUses("f(i, j+1)", who), who)   // [{ insnId: "f(i, j+1)", indices: [i, j + 1], inames: [i, j] }]
+ */
+export function invocations(k: Kernel, req: UseRequest, who: string): Access[] {
+  const inames = new Set(allInames(k));
+  const params = new Set([...k.domains.flatMap((d) => d.params), ...k.assumptions.params, ...k.args.filter((a) => a.kind === "value").map((a) => a.name)]);
+  // As loopy's, every invocation is swept in one domain: that of all the inames they mention.
+  const used = new Set<string>();
+  const forms = req.forms.filter((f) => f.args !== undefined);
+  for (const f of forms) {
+    for (const a of f.args!) {
+      for (const n of freeVariables(a)) {
+        if (inames.has(n)) used.add(n);
+        else if (!params.has(n)) {
+          throw new TransformError(`${who}: the invocation ${f.text} mentions "${n}", which is neither an iname of kernel "${k.name}" nor a parameter; ` +
+            `inames are ${[...inames].sort(naturalCompare).join(", ") || "(none)"}; parameters are ${[...params].sort(naturalCompare).join(", ") || "(none)"}`);
+        }
+      }
+      if (exprToAff(a, (n) => inames.has(n) || params.has(n)) === undefined) {
+        throw new TransformError(`${who}: the argument ${exprToString(a)} of the invocation ${f.text} is not affine in the inames and parameters, so its footprint is unknown`);
+      }
+    }
   }
-  return (use) => req.forms.some((f) => matches(f, use));
+  const scope = [...used].sort(naturalCompare);
+  return forms.map((f): Access => {
+    const acc = { insnId: f.text, indices: f.args!, inames: scope };
+    return f.tag === undefined ? acc : { ...acc, tag: f.tag };
+  });
+}
+
+/**
+ * The uses an invocation may claim: those carrying the tag of some invocation (any tag, for one
+ * without a tag). Each invocation's tag must be carried by some use.
+ */
+export function invocationCandidates(req: UseRequest, uses: readonly Access[], what: string, brackets: "()" | "[]", who: string): Access[] {
+  const forms = req.forms.filter((f) => f.args !== undefined);
+  for (const f of forms) checkTag(req, f, uses, what, brackets, who);
+  return uses.filter((u) => forms.some((f) => f.tag === undefined || f.tag === u.tag));
 }

@@ -14,7 +14,7 @@ import {
   walkExpr, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import {
-  aff, affAdd, affIsConstant, affScale, affSub, dimBounds, extendSet, intersect, isEmpty, isEmptyWith, isSubset,
+  aff, affAdd, affIsConstant, affScale, affSub, dimBounds, extendSet, intersect, isEmpty, isEmptyWith, isSubset, isSubsetOfUnion,
   moveToParams, projectOut, universe, addConstraints, contentMemo, setContentId, type Aff, type BasicSet,
 } from "../poly/index.js";
 
@@ -177,6 +177,11 @@ export interface FootprintOptions {
   readonly mapIndices?: (acc: Access) => readonly Expr[];
   /** Only the uses this filter keeps (default: every use in the instructions). */
   readonly select?: UseFilter;
+  /**
+   * Footprint generators that are no read of an instruction (precompute's invocations `f(i, j)`),
+   * added to the reads found: `inames` are those they mention, and no predicate guards them.
+   */
+  readonly invocations?: readonly Access[];
 }
 
 /** One axis of the bounding box: `base <= index <= base + extent - 1`. */
@@ -217,21 +222,23 @@ export interface Footprint {
  * tile's inames in a tiled matmul). Where the projection leaves an equality over parameters alone,
  * which could rewrite those rows, the full piece is computed instead.
  */
-function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: ReadonlySet<string>, arrayName: string, lean = false): BasicSet {
+function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: ReadonlySet<string>, arrayName: string, lean = false, guarded = true): BasicSet {
   const kernelInames = new Set(allInames(k));
   const used = new Set(acc.inames);
   const affs = acc.indices.map((e, r) => {
     const a = exprToAff(e, (n) => !findArg(k, n) || findArg(k, n)!.kind === "value" ? !findTemporary(k, n) : false);
     if (!a) {
-      throw new FootprintError(`the subscript ${r} of ${arrayName} in instruction "${acc.insnId}" is not affine in the inames and parameters, so its footprint is unknown`);
+      const where = guarded ? `in instruction "${acc.insnId}"` : `of the invocation ${acc.insnId}`;
+      throw new FootprintError(`the subscript ${r} of ${arrayName} ${where} is not affine in the inames and parameters, so its footprint is unknown`);
     }
     for (const n of Object.keys(a.terms)) if (kernelInames.has(n)) used.add(n);
     return a;
   });
   // The reader's predicates that are affine conditions on inames and integer parameters narrow
-  // the points where the access runs (a guarded stencil reads no a[-1]).
+  // the points where the access runs (a guarded stencil reads no a[-1]). An invocation has none:
+  // its conditions enter the key below only through `cs`, so the memo stays keyed by content.
   const intNames = integerNames(k);
-  const conds = (insnById(k).get(acc.insnId)?.predicates ?? []).flatMap((p) => predicateConditions(p, (n) => intNames.has(n)));
+  const conds = guarded ? (insnById(k).get(acc.insnId)?.predicates ?? []).flatMap((p) => predicateConditions(p, (n) => intNames.has(n))) : [];
   for (const cd of conds) for (const n of Object.keys(cd.aff.terms)) if (kernelInames.has(n)) used.add(n);
   const inames = [...used].sort(naturalCompare);
   const dom = inames.length > 0 ? iterationDomain(k, inames) : universe([], []);
@@ -367,15 +374,8 @@ function boxAxis(pieces: readonly BasicSet[], dim: string, axis: number): BoxAxi
   };
 }
 
-/**
- * The footprint of the reads of `array` (an array, or a substitution rule's calls) in the
- * instructions `insnIds` swept over `sweepInames`; every other iname of those instructions is a
- * parameter. Non-affine subscripts, or an axis without affine bounds, are a FootprintError.
- */
-export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions): Footprint {
-  const found = findAccesses(k, array, opts.insnIds, opts.select);
-  const accesses = opts.mapIndices === undefined ? found : found.map((a) => ({ ...a, indices: opts.mapIndices!(a) }));
-  if (accesses.length === 0) throw new FootprintError(`no instruction${opts.insnIds ? " of those given" : ""} reads ${array}`);
+/** The set dimensions of a footprint of `array`, one per index, named apart from the kernel's names. */
+function footprintDims(k: Kernel, array: string, accesses: readonly Access[]): string[] {
   const rank = accesses[0]!.indices.length;
   const bad = accesses.find((a) => a.indices.length !== rank);
   if (bad) throw new FootprintError(`${array} is accessed with ${rank} and with ${bad.indices.length} indices (instruction "${bad.insnId}")`);
@@ -386,8 +386,59 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
     for (let j = 0; taken.has(name); j++) name = `${array}_index${r}_${j}`;
     dims.push(name);
   }
+  return dims;
+}
+
+/**
+ * Whether the footprint of each of `uses` (reads in instructions, guarded by their predicates)
+ * lies inside the footprint of the `invocations` (precompute's footprint generators), both swept
+ * over `sweepInames` with every other iname fixed: exactly, for every value of the fixed inames
+ * and parameters (loopy's test of a use against the footprint). Where containment cannot be
+ * decided (generator pieces with existentials that no single piece covers) or the use's footprint
+ * is unknown (non-affine arguments), the use counts as outside, which only leaves it calling the rule.
+ *
+ *   accessesInside(k, "f", [gen("f(i, j)")], uses, { sweepInames: ["j"] })   // [true, false, …]
+ */
+export function accessesInside(
+  k: Kernel, array: string, invocations: readonly Access[], uses: readonly Access[],
+  opts: Pick<FootprintOptions, "sweepInames" | "mapIndices">,
+): boolean[] {
+  if (invocations.length === 0 || uses.length === 0) return uses.map(() => false);
+  const map = (a: Access): Access => (opts.mapIndices === undefined ? a : { ...a, indices: opts.mapIndices(a) });
+  const gens = invocations.map(map);
+  const dims = footprintDims(k, array, gens);
   const sweep = new Set(opts.sweepInames);
-  const all = accesses.map((a) => accessPiece(k, a, dims, sweep, array, opts.dependsOnly === true));
+  const genPieces = gens.map((g) => accessPiece(k, g, dims, sweep, array, false, false)).filter((p) => !isEmpty(p));
+  return uses.map((u0) => {
+    const u = map(u0);
+    if (u.indices.length !== dims.length) return false;
+    try {
+      return isSubsetOfUnion(accessPiece(k, u, dims, sweep, array), genPieces);
+    } catch (e) {
+      // A use whose footprint is unknown (non-affine arguments) is not inside either.
+      if (!(e instanceof LoomError)) throw e;
+      return false;
+    }
+  });
+}
+
+/**
+ * The footprint of the reads of `array` (an array, or a substitution rule's calls) in the
+ * instructions `insnIds` swept over `sweepInames`; every other iname of those instructions is a
+ * parameter. Non-affine subscripts, or an axis without affine bounds, are a FootprintError.
+ */
+export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions): Footprint {
+  const found = findAccesses(k, array, opts.insnIds, opts.select);
+  // Invocations beside reads are swept in one domain with them (as loopy sweeps all generators in
+  // one domain): the box's faces in the readers' inames then hold for the invocations too.
+  const scope = [...new Set([...found, ...(opts.invocations ?? [])].flatMap((a) => a.inames))].sort(naturalCompare);
+  const invocations = found.length === 0 ? opts.invocations ?? [] : (opts.invocations ?? []).map((a) => ({ ...a, inames: scope }));
+  const mapped = (list: readonly Access[]) => (opts.mapIndices === undefined ? list : list.map((a) => ({ ...a, indices: opts.mapIndices!(a) })));
+  const accesses = [...mapped(found), ...mapped(invocations)];
+  if (accesses.length === 0) throw new FootprintError(`no instruction${opts.insnIds ? " of those given" : ""} reads ${array}`);
+  const dims = footprintDims(k, array, accesses);
+  const sweep = new Set(opts.sweepInames);
+  const all = accesses.map((a, x) => accessPiece(k, a, dims, sweep, array, opts.dependsOnly === true, x < found.length));
   const pieces = all.filter((p) => !isEmpty(p));
   if (pieces.length === 0) throw new FootprintError(`the footprint of ${array} is empty: no access runs`);
   const kernelInames = new Set(allInames(k));

@@ -6,7 +6,8 @@ import { emptyOf, finish, isCanonicalEmpty } from "./normalize.js";
 import { ceilDiv, floorDiv } from "./int.js";
 import { isEmpty } from "./empty.js";
 import { addCand, impliedByOneRow, impliedByTwoRows, implies, impliesBeyondPairs, newCands, type Live } from "./implied.js";
-import { intersect, universe } from "./ops.js";
+import { addConstraints, intersect, universe } from "./ops.js";
+import { aff } from "./affine.js";
 import { cached, contentMemo, setKey } from "./memo.js";
 
 /**
@@ -403,6 +404,35 @@ function computeIsSubset(a: BasicSet, b: BasicSet): boolean {
   };
   for (const r of bs.eqs) if (!implies(base, widen(r), true)) return false;
   for (const r of bs.ineqs) if (!implies(base, widen(r), false)) return false;
+  return true;
+}
+
+/**
+ * a ⊆ b1 ∪ … ∪ bn, exactly: a is inside some bi, or each part of a outside b1 (a with one row of
+ * b1 negated) is inside the union of the others. Splitting needs the rows of b1 over named
+ * columns: a piece with existentials that covers no part whole cannot be split, and a LoomError
+ * says the question cannot be decided. `isSubsetOfUnion(parseSet("{[x]: 0<=x<4}"), [lo, hi])`
+ */
+export function isSubsetOfUnion(a: BasicSet, bs: readonly BasicSet[]): boolean {
+  if (isCanonicalEmpty(a) || isEmpty(a)) return true;
+  if (bs.some((b) => isSubset(a, b))) return true;
+  if (bs.length < 2) return false;
+  const [b, ...rest] = bs as [BasicSet, ...BasicSet[]];
+  if (b.exists.length > 0) {
+    if (rest.every((r) => r.exists.length > 0)) throw new LoomError(`isSubsetOfUnion: cannot decide containment in a union whose pieces have existentials`);
+    return isSubsetOfUnion(a, [...rest, b]);
+  }
+  const names = [...b.params, ...b.dims];
+  for (const con of b.constraints) {
+    const terms: Record<string, number> = {};
+    con.coeffs.forEach((x, j) => {
+      if (x !== 0) terms[names[j]!] = x;
+    });
+    // Not (e >= 0) is -e - 1 >= 0; not (e = 0) is e >= 1 or -e >= 1.
+    const outside = [aff(Object.fromEntries(Object.entries(terms).map(([n, x]) => [n, -x])), -con.constant - 1)];
+    if (con.eq) outside.push(aff(terms, con.constant - 1));
+    for (const o of outside) if (!isSubsetOfUnion(addConstraints(a, [{ aff: o, eq: false }]), rest)) return false;
+  }
   return true;
 }
 

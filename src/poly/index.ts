@@ -10,6 +10,6 @@ export {
 } from "./ops.js";
 export { projectOut, eliminate, eliminateExact, dimBounds } from "./project.js";
 export { isEmpty, isEmptyWith } from "./empty.js";
-export { removeRedundancies, gist, isSubset, isEqualSet, constraintImplied } from "./compare.js";
+export { removeRedundancies, gist, isSubset, isSubsetOfUnion, isEqualSet, constraintImplied } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";
 export { clearPolyMemos, contentMemo, setKey as setContentId } from "./memo.js";

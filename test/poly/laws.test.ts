@@ -218,6 +218,20 @@ describe("emptiness and redundancy", () => {
       return P.isSubset(a, b) === brute && P.isSubset(P.intersect(a, b), b) && P.isEqualSet(b, P.removeRedundancies(b));
     }), RUNS);
   });
+  it("for all a, and b1, b2 without existentials: isSubsetOfUnion agrees with brute force", () => {
+    const arb = fc.integer({ min: 2, max: 3 }).chain((d) => fc.tuple(
+      setArb({ dims: d, params: 1 }), plainSetArb({ dims: d, params: 1 }), plainSetArb({ dims: d, params: 1 })));
+    let inside = 0;
+    fc.assert(fc.property(arb, ([ga, g1, g2]) => {
+      const names = [...ga.params, ...ga.dims];
+      const brute = box(names).every((x) => !holds(ga, x) || holds(g1, x) || holds(g2, x));
+      if (brute) inside++;
+      // a ∩ (b1 ∪ b2) is inside too: true answers that no single b gives are reached.
+      const [a, b1, b2] = [parse(ga), parse(g1), parse(g2)];
+      return P.isSubsetOfUnion(a, [b1, b2]) === brute && P.isSubsetOfUnion(P.intersect(a, b1), [b1, b2]);
+    }), RUNS);
+    expect(inside).toBeGreaterThan(0);
+  });
 });
 
 describe("name operations", () => {
