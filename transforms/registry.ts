@@ -14,7 +14,8 @@ import { duplicateInames, removeUnusedInames, renameIname } from "./iname-rename
 import { addBarrier, addDependency, removeInstructions, setInstructionPriority } from "./instruction.js";
 import { dimOrder, privatize, splitArrayAxis, tagArrayAxes } from "./layout.js";
 import { assume, fixParameters } from "./parameters.js";
-import { addPrefetch, precompute } from "./prefetch.js";
+import { addPrefetch } from "./prefetch.js";
+import { precompute } from "./precompute.js";
 import { mapDomain } from "./map-domain.js";
 import { assignmentToSubst, expandSubst, extractSubst } from "./subst.js";
 import { makeReductionInamesUnique, splitReductionInward, splitReductionOutward } from "./reduction.js";

@@ -1,0 +1,435 @@
+/**
+ * The shared core of addPrefetch (transforms/prefetch.ts) and precompute (transforms/precompute.ts):
+ * store the footprint of an array's reads (or of a substitution rule's uses) over some sweep
+ * inames into a temporary, and read from it instead.
+ *
+ * Implemented directly rather than as loopy's extract_subst + precompute: both share one core
+ * (`storeFootprint`) that differs only in what is stored (the array's element, or the rule's
+ * value) and what is replaced (subscripts, or calls).
+ */
+import { TransformError } from "../src/errors.js";
+import {
+  accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
+} from "../src/analysis/index.js";
+import {
+  allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, iterationDomain, mapExpr, naturalCompare, reductionInames, sub, uniqueName, v, withKernel,
+  type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
+} from "../src/ir/index.js";
+import {
+  aff, affAdd, affSub, gist, intersect, isEmptyWith, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
+  type Aff, type BasicSet, type Constraint,
+} from "../src/poly/index.js";
+import { inameList, takenNames } from "./common.js";
+import { existingTemporary } from "./reuse-temporary.js";
+import { applyTags, constraintExpr, perInameTags, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
+
+export const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
+  if (x === undefined) return undefined;
+  const list = typeof x === "string" ? x.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : x;
+  if (!Array.isArray(list) || list.some((s) => typeof s !== "string")) {
+    throw new TransformError(`${who}: ${what} must be "i,j" or a list of names; got ${JSON.stringify(x)}`);
+  }
+  return [...list];
+};
+
+/** What the core stores and replaces. */
+export interface StoreRequest {
+  readonly who: string;
+  /** The array or rule name. */
+  readonly name: string;
+  /** The stored value at footprint point `idx` (one expression per axis). */
+  readonly valueAt: (idx: readonly Expr[]) => Expr;
+  readonly insnIds: readonly string[];
+  readonly sweep: readonly string[];
+  readonly outer: readonly string[] | undefined;
+  readonly tempName: string;
+  readonly dimNames: readonly string[] | undefined;
+  readonly dimBase: string;
+  readonly insnId: string;
+  readonly space: AddressSpace | "auto";
+  readonly tag: FetchTagSpec;
+  readonly boundingBox: boolean;
+  readonly dtype: Temporary["dtype"];
+  readonly order: "C" | "F";
+  /** The array's shape, when known: the store never reads outside it. */
+  readonly shape?: readonly Expr[] | undefined;
+  /** The indices that span the footprint at a use (default: its subscript or arguments). */
+  readonly axesOf?: (indices: readonly Expr[]) => Expr[];
+  /** A name per footprint axis, the keys of `axisTags`. */
+  readonly axisKeys?: readonly string[];
+  readonly axisTags?: Readonly<Record<string, string | null>>;
+  /** Inames the store runs within besides those the footprint depends on (default outer inames only). */
+  readonly extraOuter?: readonly string[];
+  /** Whether an "auto" temporary whose extent is a parameter becomes global (precompute); otherwise only an explicit "global" allows it. */
+  readonly autoGlobal?: boolean;
+  /** Only these uses are replaced (tagged uses, uses inside an invocation's footprint); default every use in the instructions. */
+  readonly select?: UseFilter | undefined;
+  /**
+   * Where the footprint comes from when not from the replaced uses: the uses `uses` keeps and the
+   * `invocations` (precompute's footprint generators, which every replaced use lies inside).
+   */
+  readonly generators?: { readonly uses: UseFilter; readonly invocations: readonly Access[] };
+  /** Whether `tempName` may name an existing temporary, which is then reused if it fits (precompute's temporaryName). */
+  readonly reuseTemporary?: boolean;
+}
+
+function footprintOrThrow(
+  k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[], dependsOnly = false,
+  axesOf?: (indices: readonly Expr[]) => Expr[], select?: UseFilter, generators?: StoreRequest["generators"],
+): Footprint {
+  try {
+    return accessFootprint(k, name, {
+      insnIds, sweepInames: sweep, dependsOnly, ...(axesOf ? { mapIndices: (a) => axesOf(a.indices) } : {}),
+      ...(generators ? { select: generators.uses, invocations: generators.invocations } : select ? { select } : {}),
+    });
+  } catch (e) {
+    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** The reads of `name` (findAccesses), a FootprintError becoming a TransformError of `who`. */
+export function accessesOrThrow(k: Kernel, name: string, who: string): Access[] {
+  try {
+    return findAccesses(k, name);
+  } catch (e) {
+    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** The shared core of addPrefetch and precompute. */
+export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
+  const { who, name } = req;
+  const readers = req.insnIds;
+  // The inames of the readers, and those the footprint generators mention (invocations).
+  const readerInames = new Set([
+    ...readers.flatMap((id) => instructionInames(k.instructions.find((i) => i.id === id)!)),
+    ...(req.generators?.invocations ?? []).flatMap((g) => g.inames),
+  ]);
+  const kernelInames = new Set(allInames(k));
+  for (const s of req.sweep) {
+    if (!kernelInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
+    if (!readerInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of the instructions that read ${name} (${readers.join(", ")}); their inames are ${[...readerInames].sort(naturalCompare).join(", ") || "(none)"}`);
+  }
+  // The footprint with every non-swept iname fixed tells which of them it depends on.
+  const first = footprintOrThrow(k, who, name, readers, req.sweep, true, req.axesOf, req.select, req.generators);
+  let outer: string[];
+  if (req.outer !== undefined) {
+    for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
+    outer = [...req.outer];
+  } else {
+    outer = first.dependsOn.filter((n) => !req.sweep.includes(n));
+    for (const n of req.extraOuter ?? []) if (!outer.includes(n) && !req.sweep.includes(n)) outer.push(n);
+  }
+  const priorities: [string, string][] = [];
+  // The store must run in the same iteration of every loop around a reader that it depends on.
+  // The scheduler nests a store only in the loops of its own inames, so when the store runs within
+  // a sequential loop or a reduction of a reader, it also runs within that reader's other
+  // (non-swept, sequential) loops: those could otherwise be nested outside it, and the store would
+  // run once for all of their iterations. A reduction iname puts the store inside the (realized)
+  // reduction loop, which every loop of the reader encloses; one of a reduction in a predicate
+  // cannot host it.
+  {
+    const isHw = (n: string) => ["g", "l", "l.auto"].includes(k.inameTags[n]?.kind ?? "for");
+    const swept = new Set(req.sweep);
+    const add = new Set<string>();
+    for (const id of readers) {
+      const insn = k.instructions.find((i) => i.id === id)!;
+      const reds = new Set<string>();
+      if (insn.kind === "assign") reductionInames(insn.rhs, reds);
+      const predReds = new Set<string>();
+      for (const p of insn.predicates) reductionInames(p, predReds);
+      if (insn.kind === "assign" && insn.lhs.kind !== "var") reductionInames(insn.lhs, predReds);
+      const hosted = outer.filter((o) => predReds.has(o));
+      if (hosted.length > 0) {
+        throw new TransformError(`${who}: the footprint of ${name} in instruction "${id}" depends on the iname(s) ${hosted.join(", ")} of a reduction ` +
+          `outside its right-hand side, which the store "${req.insnId}" cannot run inside; add ${hosted.join(", ")} to sweepInames`);
+      }
+      const inRed = outer.some((o) => reds.has(o) && !isHw(o));
+      const inLoop = outer.some((o) => insn.withinInames.includes(o) && !isHw(o));
+      if (!inRed && !inLoop) continue;
+      for (const n of insn.withinInames) if (!swept.has(n) && !isHw(n)) add.add(n);
+      if (inRed) for (const n of reds) if (!swept.has(n) && !isHw(n)) add.add(n);
+    }
+    for (const n of [...add].sort(naturalCompare)) if (!outer.includes(n)) outer.push(n);
+    // The swept loops of a reader must be nested inside the store's sequential loops: impossible
+    // for a loop around a reduction the store runs inside; otherwise a loop priority says so.
+    for (const id of readers) {
+      const insn = k.instructions.find((i) => i.id === id)!;
+      const reds = new Set<string>();
+      if (insn.kind === "assign") reductionInames(insn.rhs, reds);
+      const seqOuter = outer.filter((o) => !isHw(o) && (reds.has(o) || insn.withinInames.includes(o)));
+      if (seqOuter.length === 0) continue;
+      const inRed = seqOuter.filter((o) => reds.has(o));
+      const sweptLoops = req.sweep.filter((x) => !isHw(x) && insn.withinInames.includes(x));
+      if (inRed.length > 0 && sweptLoops.length > 0) {
+        throw new TransformError(`${who}: the store "${req.insnId}" must run inside the reduction over ${inRed.join(", ")} of instruction "${id}" ` +
+          `(the footprint of ${name} depends on ${inRed.length > 1 ? "them" : "it"}), so it cannot sweep ${sweptLoops.join(", ")}, a loop around that reduction; ` +
+          `add ${inRed.join(", ")} to sweepInames, or do not sweep ${sweptLoops.join(", ")}`);
+      }
+      for (const x of req.sweep.filter((y) => !isHw(y) && (insn.withinInames.includes(y) || reds.has(y)))) {
+        for (const o of seqOuter) {
+          if (k.loopPriority.some((p) => p.includes(x) && p.includes(o) && p.indexOf(x) < p.indexOf(o))) {
+            throw new TransformError(`${who}: the store "${req.insnId}" runs within ${o} and sweeps ${x}, so ${x} must be nested inside ${o}, but the loop priorities put ${x} outside ${o}`);
+          }
+          if (!priorities.some((p) => p[0] === o && p[1] === x)) priorities.push([o, x]);
+        }
+      }
+    }
+  }
+  const outerSet = new Set(outer);
+  const projected = [...readerInames].filter((n) => !outerSet.has(n));
+  const fp = footprintOrThrow(k, who, name, readers, projected, false, req.axesOf, req.select, req.generators);
+
+  // Shape: constant extents, or (in a global temporary) extents in the kernel's parameters; axes
+  // of extent 1 are not stored (loopy drops them).
+  let space = req.space;
+  const parametric = fp.box.map((b) => typeof b.extent !== "number");
+  fp.box.forEach((b, r) => {
+    if (typeof b.extent === "number") return;
+    const inames = Object.keys(b.extentAff.terms).filter((n) => kernelInames.has(n));
+    const why = `axis ${r} of the footprint of ${name} has extent ${printExpr(b.extent)}, which is not a constant ` +
+      `(base ${printExpr(b.base)}; the footprint's bounds along that axis depend on ${Object.keys(b.extentAff.terms).join(", ")})`;
+    if (inames.length > 0) {
+      throw new TransformError(`${who}: ${why}; a temporary's shape cannot depend on the iname(s) ${inames.join(", ")}: ` +
+        `sweep fewer inames, or split them so that the swept range has a constant size`);
+    }
+    if (space === "auto" && req.autoGlobal === true) space = "global";
+    if (space !== "global") {
+      throw new TransformError(`${who}: ${why}; only a global temporary (temporaryAddressSpace "global") may have a parametric shape, not a ${space} one: ` +
+        `sweep fewer inames, or split them so that the swept range has a constant size`);
+    }
+  });
+  const extents = fp.box.map((b) => (typeof b.extent === "number" ? b.extent : Number.POSITIVE_INFINITY));
+  const stored = extents.map((e, r) => (e !== 1 ? r : -1)).filter((r) => r >= 0);
+  // `0 <= n <= extent - 1` for the new iname `n` of footprint axis `r`.
+  const dimBoundsOf = (n: string, r: number): { aff: Aff; eq: boolean }[] => [
+    { aff: aff({ [n]: 1 }), eq: false },
+    parametric[r] ? { aff: affSub(fp.box[r]!.extentAff, aff({ [n]: 1 }, 1)), eq: false } : { aff: aff({ [n]: -1 }, extents[r]! - 1), eq: false },
+  ];
+
+  // Names.
+  const taken = takenNames(k);
+  const shape = stored.map((r) => (parametric[r] ? affToExpr(fp.box[r]!.extentAff) : c(extents[r]!)));
+  // An existing temporary is reused when asked by name and it fits (loopy's precompute does so).
+  const reused = req.reuseTemporary === true && findTemporary(k, req.tempName)
+    ? existingTemporary(k, req.tempName, { shape, dtype: req.dtype, value: req.valueAt(fp.box.map((b) => affToExpr(b.baseAff))), space, readers }, who)
+    : undefined;
+  if (reused) space = reused.addressSpace;
+  else if (findArg(k, req.tempName) || findTemporary(k, req.tempName) || findSubstitution(k, req.tempName) || kernelInames.has(req.tempName)) {
+    throw new TransformError(`${who}: temporary name "${req.tempName}" is already used in kernel "${k.name}"`);
+  }
+  taken.add(req.tempName);
+  let dimNames: string[];
+  if (req.dimNames !== undefined) {
+    if (req.dimNames.length !== stored.length) {
+      throw new TransformError(`${who}: ${req.dimNames.length} iname names given for ${stored.length} stored axes (extents ${fp.box.map((b) => printExpr(b.extent)).join(" x ")}; axes of extent 1 are not stored)`);
+    }
+    for (const n of req.dimNames) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new TransformError(`${who}: iname name must be an identifier; got ${JSON.stringify(n)}`);
+      if (taken.has(n)) throw new TransformError(`${who}: iname name "${n}" is already a name in kernel "${k.name}"`);
+      taken.add(n);
+    }
+    dimNames = [...req.dimNames];
+  } else {
+    dimNames = stored.map((_, j) => {
+      const n = uniqueName(`${req.dimBase}_${j}`, taken);
+      taken.add(n);
+      return n;
+    });
+  }
+  const insnId = req.insnId;
+  if (k.instructions.some((i) => i.id === insnId)) throw new TransformError(`${who}: instruction id "${insnId}" is already used`);
+
+  // Write races: the stored cell does not depend on the outer inames.
+  if (space === "local" || space === "global") {
+    const racing = outer.filter((o) => {
+      const t = k.inameTags[o]?.kind;
+      // An ilp iname runs its lanes side by side (each instruction for all lanes in turn), so a
+      // shared cell written within it is a race too.
+      return t === "l" || t === "l.auto" || t === "ilp" || (space === "global" && t === "g");
+    });
+    if (racing.length > 0) {
+      throw new TransformError(`${who}: temporary "${req.tempName}" cannot be made ${space} because a write race across the iname(s) ${racing.join(", ")} would emerge: ` +
+        `instruction "${insnId}" runs within ${racing.length > 1 ? "them" : "it"} (the footprint of ${name} depends on ${racing.length > 1 ? "them" : "it"}) but does not index ${req.tempName} by ${racing.length > 1 ? "them" : "it"}; ` +
+        `add ${racing.join(", ")} to the sweep inames, or use the private address space`);
+    }
+  }
+
+  // A private temporary belongs to one work-item: its store must not be spread across work-items.
+  if (space === "private") {
+    const hw = [...tagStrings(req.tag), ...tagStrings(req.axisTags ?? null)].filter((t) => /^(l|g)(\.|$)/.test(t));
+    if (hw.length > 0) {
+      throw new TransformError(`${who}: temporary "${req.tempName}" is private, so its store "${insnId}" runs within one work-item; ` +
+        `the hardware tag(s) ${[...new Set(hw)].join(", ")} would spread it across work-items (each would fill only its part); ` +
+        `use the local address space, or sequential fetch loops (defaultTag null)`);
+    }
+  }
+
+  // The domain of the new inames: the footprint (or its box) shifted to start at 0.
+  const useBox = req.boundingBox || !fp.isBox;
+  let dom: BasicSet = useBox ? fp.boxSet : fp.set[0]!;
+  // Existentials renamed apart from the new inames (constraints name columns, existentials included).
+  const exRename: Record<string, string> = {};
+  for (const e of dom.exists) if (taken.has(e) || dimNames.includes(e)) exRename[e] = uniqueName(`${e}_ex`, new Set([...taken, ...dom.exists, ...dimNames]));
+  if (Object.keys(exRename).length > 0) dom = rename(dom, exRename);
+  fp.dims.forEach((d, r) => {
+    const j = stored.indexOf(r);
+    dom = substitute(dom, d, j >= 0 ? affAdd(fp.box[r]!.baseAff, aff({ [dimNames[j]!]: 1 })) : fp.box[r]!.baseAff);
+  });
+  // 0 <= a_dim_j < extent (also names every new iname in the set), then make them dimensions.
+  dom = addConstraints(dom, dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!)));
+  dom = moveToDims(dom, dimNames.filter((n) => dom.params.includes(n)));
+  dom = reorderDims(dom, dimNames);
+  // Constraints on the parameters alone say when a reader runs, not what to fetch.
+  // So are those the outer inames' own domain (the loops around the store) implies.
+  let ctx: BasicSet | undefined;
+  if (dimNames.length > 0) {
+    ctx = projectOut(dom, dimNames);
+    const outerHere = outer.filter((o) => ctx!.params.includes(o));
+    if (outerHere.length > 0) ctx = intersect(ctx, moveToParams(iterationDomain(k, outerHere), outerHere));
+    if (k.assumptions.constraints.length > 0) ctx = intersect(ctx, k.assumptions);
+    dom = gist(dom, ctx);
+  }
+  dom = projectOutStray(dom, outerSet, kernelInames);
+  // The store never reads outside the array: each bound of the shape that the store's domain
+  // (in the context of its outer loops) does not imply becomes a predicate.
+  const clip: Expr[] = [];
+  if (req.shape !== undefined && req.shape.length === fp.box.length) {
+    let where = ctx === undefined ? dom : intersect(dom, ctx);
+    if (k.assumptions.constraints.length > 0) where = intersect(where, k.assumptions);
+    const intNames = new Set([...kernelInames, ...k.domains.flatMap((d) => d.params)]);
+    fp.box.forEach((b, r) => {
+      const ext = exprToAff(req.shape![r]!, (n) => intNames.has(n));
+      if (!ext) return;
+      const j = stored.indexOf(r);
+      const idx = j >= 0 ? affAdd(b.baseAff, aff({ [dimNames[j]!]: 1 })) : b.baseAff;
+      for (const cond of [idx, affSub(affSub(ext, idx), aff({}, 1))]) {
+        // Implied when no point of the domain has cond < 0.
+        if (!isEmptyWith(where, affSub(aff({}, -1), cond))) clip.push(constraintExpr(cond, false));
+      }
+    });
+  }
+  // Constraints that tie a new iname to an outer iname that is a loop (not a g iname) become
+  // predicates of the store: in the domain they would make that loop's bounds depend on the new
+  // (often local) inames, and a loop with a barrier in it must be the same for all work-items.
+  const predicates: Expr[] = [];
+  {
+    const loopOuter = new Set(outer.filter((o) => k.inameTags[o]?.kind !== "g"));
+    const np = dom.params.length;
+    const nd = dom.dims.length;
+    const keep: Constraint[] = [];
+    const moved: Constraint[] = [];
+    for (const con of dom.constraints) {
+      const hasEx = con.coeffs.some((x, j) => j >= np + nd && x !== 0);
+      const tiesLoop = con.coeffs.some((x, j) => j < np && x !== 0 && loopOuter.has(dom.params[j]!));
+      const hasDim = con.coeffs.some((x, j) => j >= np && j < np + nd && x !== 0);
+      (tiesLoop && hasDim && !hasEx ? moved : keep).push(con);
+    }
+    if (moved.length > 0) {
+      const names = [...dom.params, ...dom.dims];
+      for (const con of moved) {
+        const terms: Record<string, number> = {};
+        con.coeffs.forEach((x, j) => {
+          if (x !== 0 && j < names.length) terms[names[j]!] = x;
+        });
+        predicates.push(constraintExpr(aff(terms, con.constant), con.eq));
+      }
+      dom = { ...dom, constraints: keep } as BasicSet;
+      // The gist may have dropped a new iname's own bounds as implied by the moved rows: restore them.
+      dom = addConstraints(dom, dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!)));
+    }
+  }
+
+  // The store instruction.
+  const srcIdx = fp.box.map((b, r) => {
+    const j = stored.indexOf(r);
+    return affToExpr(j >= 0 ? affAdd(b.baseAff, aff({ [dimNames[j]!]: 1 })) : b.baseAff);
+  });
+  const store: Assignment = {
+    ...insnDefaults(insnId), kind: "assign",
+    ...(reused ? { dependsOn: reused.after } : {}),
+    lhs: dimNames.length > 0 ? sub(req.tempName, ...dimNames.map((n) => v(n))) : v(req.tempName),
+    rhs: req.valueAt(srcIdx),
+    atomicity: "none",
+    withinInames: [...new Set([...outer, ...dimNames])].sort(naturalCompare),
+    predicates: [...predicates, ...clip],
+  };
+
+  // Replace the reads.
+  const isIndexVar = (n: string) => !(findArg(k, n)?.kind === "array") && !findTemporary(k, n);
+  const replaceRead = (args: readonly Expr[], insn: string): Expr => {
+    const indices = req.axesOf ? req.axesOf(args) : args;
+    const rel = stored.map((r) => {
+      const a = exprToAff(indices[r]!, isIndexVar);
+      if (!a) throw new TransformError(`${who}: the subscript ${r} of ${name} in instruction "${insn}" is not affine`);
+      return affToExpr(affSub(a, fp.box[r]!.baseAff));
+    });
+    return rel.length > 0 ? sub(req.tempName, ...rel) : v(req.tempName);
+  };
+  const readerSet = new Set(readers);
+  const isRule = findSubstitution(k, name) !== undefined && !findArg(k, name) && !findTemporary(k, name);
+  const chosen = (insnId: string, indices: readonly Expr[], tag: string | undefined): boolean =>
+    req.select === undefined || req.select(tag === undefined ? { insnId, indices } : { insnId, indices, tag });
+  const rewrite = (e: Expr, insn: string): Expr => mapExpr(e, (n) => {
+    if (!isRule && n.kind === "subscript" && n.array === name && chosen(insn, n.indices, n.tag)) return replaceRead(n.indices.map((x) => rewrite(x, insn)), insn);
+    if (isRule && n.kind === "call" && n.fn === name && chosen(insn, n.args, n.tag)) return replaceRead(n.args.map((x) => rewrite(x, insn)), insn);
+    return undefined;
+  });
+  const instructions: Instruction[] = [];
+  for (const insn of k.instructions) {
+    if (!readerSet.has(insn.id)) {
+      instructions.push(insn);
+      continue;
+    }
+    const predicates = insn.predicates.map((p) => rewrite(p, insn.id));
+    const dependsOn = insn.dependsOn.includes(insnId) ? insn.dependsOn : [...insn.dependsOn, insnId];
+    if (insn.kind === "assign") {
+      const lhs = insn.lhs.kind === "subscript"
+        ? { ...insn.lhs, indices: insn.lhs.indices.map((x) => rewrite(x, insn.id)) }
+        : insn.lhs.kind === "linear" ? { ...insn.lhs, index: rewrite(insn.lhs.index, insn.id) } : insn.lhs;
+      instructions.push({ ...insn, lhs, rhs: rewrite(insn.rhs, insn.id), predicates, dependsOn });
+    } else {
+      instructions.push({ ...insn, predicates, dependsOn });
+    }
+  }
+  // The store goes before its first reader.
+  const at = instructions.findIndex((i) => readerSet.has(i.id));
+  instructions.splice(at < 0 ? instructions.length : at, 0, store);
+
+  const temp: Temporary = reused?.temporary ?? { name: req.tempName, dtype: req.dtype, shape, addressSpace: space, order: "C", dimTags: undefined };
+  let out = withKernel(k, {
+    domains: [...k.domains, dom],
+    instructions,
+    temporaries: reused ? k.temporaries.map((t) => (t.name === req.tempName ? temp : t)) : [...k.temporaries, temp],
+    ...(priorities.length > 0 ? { loopPriority: [...k.loopPriority, ...priorities] } : {}),
+  });
+  if (dimNames.length > 0) {
+    let tags = perInameTags(req.tag, dimNames, who);
+    if (req.axisTags !== undefined) {
+      const keys = stored.map((r) => req.axisKeys?.[r] ?? String(r));
+      for (const key of Object.keys(req.axisTags)) {
+        if (!req.axisKeys?.includes(key)) throw new TransformError(`${who}: storageAxisToTag names "${key}", which is not a storage axis; storage axes are ${req.axisKeys?.join(", ") || "(none)"}`);
+      }
+      tags = tags.map((t, j) => (Object.hasOwn(req.axisTags!, keys[j]!) ? req.axisTags![keys[j]!] ?? null : t));
+    }
+    out = applyTags(out, dimNames, stored.map((r) => extents[r]!), tags, req.order, insnId, who);
+  }
+  return out;
+}
+
+/** Project out parameters that are inames but not outer inames (cannot happen after projection; kept for safety). */
+function projectOutStray(dom: BasicSet, outer: ReadonlySet<string>, inames: ReadonlySet<string>): BasicSet {
+  const stray = dom.params.filter((p) => inames.has(p) && !outer.has(p));
+  return stray.length > 0 ? projectOut(dom, stray) : dom;
+}
+
+function printExpr(e: Expr | number): string {
+  if (typeof e === "number") return String(e);
+  const a = exprToAff(e);
+  if (!a) return "(non-affine)";
+  const parts = Object.entries(a.terms).sort((x, y) => naturalCompare(x[0], y[0])).map(([n, k]) => (k === 1 ? n : `${k}*${n}`));
+  if (a.constant !== 0 || parts.length === 0) parts.push(String(a.constant));
+  return parts.join(" + ").replace(/\+ -/g, "- ");
+}

@@ -1,0 +1,146 @@
+/**
+ * Work-group tags of the new inames of a prefetch or precompute (transforms/fetch-store.ts): a tag
+ * spec, loopy's automatic local axes ("l.auto": split or widened to the work-group's size), and
+ * the constraints of a widened iname as predicates.
+ */
+import { LoomError, TransformError } from "../src/errors.js";
+import { affToExpr } from "../src/analysis/index.js";
+import { iterationDomain, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
+import { aff, affIsConstant, affSub, addConstraints, dimBounds, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
+import { splitIname, tagInames } from "./iname.js";
+
+/** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
+export type FetchTagSpec = string | null | readonly (string | null)[] | Readonly<Record<string, string | null>>;
+
+/** The constant size of the work-group along each local axis the kernel already uses. */
+function localSizes(k: Kernel, exclude: ReadonlySet<string>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const [iname, tag] of Object.entries(k.inameTags)) {
+    if (tag.kind !== "l" || exclude.has(iname) || out.has(tag.axis)) continue;
+    try {
+      const d = iterationDomain(k, [iname]);
+      const b = dimBounds(d, iname, []);
+      let best: number | undefined;
+      for (const lo of b.lower) {
+        for (const hi of b.upper) {
+          if (lo.denom !== 1 || hi.denom !== 1) continue;
+          const diff = affSub(hi.aff, lo.aff);
+          if (affIsConstant(diff) && (best === undefined || diff.constant + 1 < best)) best = diff.constant + 1;
+        }
+      }
+      if (best !== undefined) out.set(tag.axis, best);
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e;
+    }
+  }
+  return out;
+}
+
+/** The tag of each new iname that `spec` gives (null: none). */
+export function perInameTags(spec: FetchTagSpec, inames: readonly string[], who: string): (string | null)[] {
+  if (spec === null) return inames.map(() => null);
+  let perIname: (string | null)[];
+  if (typeof spec === "string") perIname = inames.map(() => spec);
+  else if (Array.isArray(spec)) {
+    if (spec.length !== inames.length) throw new TransformError(`${who}: defaultTag lists ${spec.length} tags for ${inames.length} inames (${inames.join(", ")})`);
+    perIname = [...spec];
+  } else if (typeof spec === "object") {
+    const rec = spec as Readonly<Record<string, string | null>>;
+    for (const key of Object.keys(rec)) if (!inames.includes(key)) throw new TransformError(`${who}: defaultTag names "${key}", which is not one of the new inames ${inames.join(", ")}`);
+    perIname = inames.map((n) => rec[n] ?? null);
+  } else {
+    throw new TransformError(`${who}: defaultTag must be a tag string, null, a list or a record of tags; got ${JSON.stringify(spec)}`);
+  }
+  return perIname;
+}
+
+/**
+ * Tag (or split and tag) the new inames as `perIname` says. `extents`: Infinity where the extent
+ * is a parameter (an l.auto iname then is split by the work-group's size, when known).
+ */
+export function applyTags(k: Kernel, inames: readonly string[], extents: readonly number[], perIname: readonly (string | null)[], order: "C" | "F", insnId: string, who: string): Kernel {
+  if (inames.length === 0 || perIname.every((t) => t === null)) return k;
+  // l.auto: fastest-varying axis first onto l.0, l.1, …, split to the work-group's size.
+  const auto = inames.map((_, r) => r).filter((r) => perIname[r] === "l.auto");
+  const fastestFirst = order === "C" ? [...auto].reverse() : auto;
+  const sizes = localSizes(k, new Set(inames));
+  let out = k;
+  const explicit: Record<string, string> = {};
+  inames.forEach((n, r) => {
+    const t = perIname[r];
+    if (t !== null && t !== undefined && t !== "l.auto") explicit[n] = t;
+  });
+  const usedExplicit = new Set(Object.values(explicit).flatMap((t) => (/^l\.\d$/.test(t) ? [Number(t[2])] : [])));
+  let axis = 0;
+  for (const r of fastestFirst) {
+    while (usedExplicit.has(axis)) axis++;
+    const iname = inames[r]!;
+    if (axis > 2) {
+      explicit[iname] = "l.auto";
+      continue;
+    }
+    const size = sizes.get(axis);
+    if (size !== undefined && extents[r]! > size) {
+      out = splitIname(out, iname, size, { innerTag: `l.${axis}` });
+    } else if (size !== undefined && extents[r]! < size) {
+      // Inames on one local axis share its range: run over the whole axis, guarded.
+      out = widenIname(out, iname, size, insnId, who);
+      explicit[iname] = `l.${axis}`;
+    } else {
+      explicit[iname] = `l.${axis}`;
+    }
+    axis++;
+  }
+  return Object.keys(explicit).length > 0 ? tagInames(out, explicit) : out;
+}
+
+/**
+ * Give `iname` the range `0 … size-1`: the constraints of its domain that involve it become
+ * predicates of instruction `insnId` (its only user), so the extra iterations do nothing.
+ */
+function widenIname(k: Kernel, iname: string, size: number, insnId: string, who: string): Kernel {
+  const idx = k.domains.findIndex((d) => d.dims.includes(iname));
+  const d = k.domains[idx]!;
+  const names = [...d.params, ...d.dims];
+  const col = names.indexOf(iname);
+  const keep: Constraint[] = [];
+  const preds: Expr[] = [];
+  for (const con of d.constraints) {
+    if (con.coeffs[col] === 0) {
+      keep.push(con);
+      continue;
+    }
+    if (con.coeffs.some((x, j) => j >= names.length && x !== 0)) {
+      throw new TransformError(`${who}: cannot widen iname "${iname}" to the work-group size ${size}: its bounds involve existential variables; give defaultTag explicitly`);
+    }
+    const terms: Record<string, number> = {};
+    con.coeffs.forEach((x, j) => {
+      if (x !== 0 && j < names.length) terms[names[j]!] = x;
+    });
+    preds.push(constraintExpr(aff(terms, con.constant), con.eq));
+  }
+  const dom = addConstraints({ params: d.params, dims: d.dims, exists: d.exists, constraints: keep } as BasicSet, [
+    { aff: aff({ [iname]: 1 }), eq: false }, { aff: aff({ [iname]: -1 }, size - 1), eq: false },
+  ]);
+  const instructions = k.instructions.map((insn) => (insn.id === insnId ? { ...insn, predicates: [...insn.predicates, ...preds] } : insn));
+  return withKernel(k, { domains: k.domains.map((x, i) => (i === idx ? dom : x)), instructions });
+}
+
+/** The tag strings a tag spec names. */
+export function tagStrings(spec: FetchTagSpec): string[] {
+  if (spec === null || spec === undefined) return [];
+  if (typeof spec === "string") return [spec];
+  if (Array.isArray(spec)) return spec.filter((t): t is string => typeof t === "string");
+  if (typeof spec === "object") return Object.values(spec as Record<string, string | null>).filter((t): t is string => typeof t === "string");
+  return [];
+}
+
+/** `a >= 0` (or `a = 0`) as a comparison: negative terms on the left, `n - 2*k - d - 1 >= 0` as `d + 2*k < n`. */
+export function constraintExpr(a: Aff, eq: boolean): Expr {
+  const pos: Record<string, number> = {};
+  const neg: Record<string, number> = {};
+  for (const [n, x] of Object.entries(a.terms)) (x > 0 ? pos : neg)[n] = Math.abs(x);
+  if (eq) return { kind: "compare", op: "==", left: affToExpr(aff(neg, a.constant < 0 ? -a.constant : 0)), right: affToExpr(aff(pos, a.constant > 0 ? a.constant : 0)) };
+  if (a.constant < 0) return { kind: "compare", op: "<", left: affToExpr(aff(neg, -a.constant - 1)), right: affToExpr(aff(pos, 0)) };
+  return { kind: "compare", op: "<=", left: affToExpr(aff(neg, 0)), right: affToExpr(aff(pos, a.constant)) };
+}
