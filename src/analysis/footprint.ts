@@ -479,12 +479,12 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
 }
 
 /**
- * Whether a piece is its box without a containment test: no existentials, and every row that
- * involves an index dimension is a bound of one dimension with coefficient ±1 that is a face of
- * the box (then the box, within the piece's own parameter constraints, is the piece).
+ * Whether a piece is its box without a containment test: every row that involves an index
+ * dimension is a bound of one dimension with coefficient ±1, without existentials, that is a face
+ * of the box (then the box, within the piece's own parameter constraints, is the piece; those may
+ * have existentials, as `n mod 64 = 0` does).
  */
 function boxByFaces(p: BasicSet, faces: readonly { aff: Aff; eq: boolean }[]): boolean {
-  if (p.exists.length > 0) return false;
   const keys = new Set(faces.map((f) => affKeyOf(f.aff)));
   const names = [...p.params, ...p.dims];
   const np = p.params.length;
@@ -498,8 +498,10 @@ function boxByFaces(p: BasicSet, faces: readonly { aff: Aff; eq: boolean }[]): b
         if (x !== 1 && x !== -1) unit = false;
       }
     }
+    // Rows over parameters and existentials only (`n mod 64 = 0`) say when the piece exists.
     if (dimsIn === 0) continue;
     if (dimsIn > 1 || !unit) return false;
+    for (let j = names.length; j < con.coeffs.length; j++) if (con.coeffs[j] !== 0) return false;
     const terms: Record<string, number> = {};
     con.coeffs.forEach((x, j) => {
       if (x !== 0 && j < names.length) terms[names[j]!] = x;

@@ -28,6 +28,18 @@ describe("accessFootprint", () => {
     expect(boxText(matmul(), "b", ["k_inner", "j_inner"])).toEqual(["16*k_outer:16", "16*j_outer:16"]);
   });
 
+  it("a box is a box under divisibility assumptions (an existential over parameters only), not with a stride (one over an index)", () => {
+    let k = makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i,j] = sum(k, a[i,k]*b[k,j])", ["a, b, c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
+    for (const x of ["i", "j", "k"]) k = splitIname(k, x, 16);
+    const f = accessFootprint(k, "a", { sweepInames: ["i_inner", "k_inner"] });
+    expect(f.set[0]!.exists.length).toBeGreaterThan(0);
+    expect(f.isBox).toBe(true);
+    const strided = makeKernel("{[i]: 0<=i<n}", "out[i] = a[2*i]", ["a: float32[2*n]", "out: float32[n]", "n: int32"], { name: "strided" });
+    const g = accessFootprint(strided, "a", { sweepInames: ["i"] });
+    expect(g.set[0]!.exists.length).toBeGreaterThan(0);
+    expect(g.isBox).toBe(false);
+  });
+
   it("dependsOnly (fixed inames tied to no index projected out too) depends on what the full footprint does", () => {
     const kernels: [Kernel, string, string[]][] = [
       [matmul(), "a", ["i_inner", "k_inner"]], [matmul(), "b", ["k_inner", "j_inner"]], [matmul(), "a", ["k_inner"]],
