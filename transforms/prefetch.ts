@@ -100,6 +100,8 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     sweep,
     outer: nameList(opts.fetchOuterInames, "fetchOuterInames", who),
     tempName, dimNames: nameList(opts.dimArgNames, "dimArgNames", who), dimBase: `${name}_dim`, insnId,
+    // A temporaryName that names an existing temporary reuses it when it fits, as precompute does.
+    reuseTemporary: opts.temporaryName !== undefined,
     space, tag: opts.defaultTag === undefined ? (space === "private" ? null : "l.auto") : opts.defaultTag,
     boundingBox: opts.fetchBoundingBox === true,
     dtype: (arg?.kind === "array" ? arg.dtype : tmp?.dtype),

@@ -1,6 +1,6 @@
 /**
- * Precompute into a temporary that already exists (loopy's precompute with the name of an
- * existing temporary variable): allowed when its dtype, number of axes, extents and address space
+ * Precompute or prefetch into a temporary that already exists (loopy's precompute with the name of
+ * an existing temporary variable): allowed when its dtype, number of axes, extents and address space
  * fit what the new store needs; otherwise a TransformError says which does not.
  */
 import { TransformError } from "../src/errors.js";
@@ -59,10 +59,10 @@ function dependencyClosure(k: Kernel, id: string): Set<string> {
  */
 export function existingTemporary(k: Kernel, name: string, req: ReuseRequest, who: string): Reused {
   const t = findTemporary(k, name)!;
-  const why = `cannot precompute into the existing temporary "${name}" of shape ${shapeText(t.shape)}, dtype ${t.dtype ?? "auto"}, ${t.addressSpace} memory`;
+  const why = `cannot ${who === "addPrefetch" ? "fetch" : "precompute"} into the existing temporary "${name}" of shape ${shapeText(t.shape)}, dtype ${t.dtype ?? "auto"}, ${t.addressSpace} memory`;
   if (t.shape.length !== req.shape.length) {
     throw new TransformError(`${who}: ${why}: the footprint needs ${req.shape.length} axes ${shapeText(req.shape)} (axes of extent 1 are not stored), not ${t.shape.length}; ` +
-      `choose another temporaryName or adjust storageAxes`);
+      `choose another temporaryName${who === "addPrefetch" ? " or change sweepInames" : " or adjust storageAxes"}`);
   }
   req.shape.forEach((need, r) => {
     if (!atLeast(t.shape[r]!, need)) {

@@ -88,6 +88,27 @@ describe("addPrefetch: tiled matmul (loopy's matmul_tiled_prefetch)", () => {
       for (const n of [16, 48]) expect((await autoTestVsRef(matmulRef(), matmulPrefetched(), { params: { n }, backend })).ok).toBe(true);
     }
   });
+
+  it("fetches into an existing temporary when it fits (after its readers), else says why", async () => {
+    const ref = makeKernel("{[i]: 0<=i<n}", "out1[i] = 2*a[i] {id=s1}\nout2[i] = 3*b[i] {id=s2, dep=s1}",
+      ["a, b, out1, out2: float32[n]", "n: int32"], { name: "two", assumptions: "n mod 16 = 0 and n >= 16" });
+    const k0 = splitIname(ref, "i", 16, { outerTag: "g.0", innerTag: "l.0" });
+    const k1 = addPrefetch(k0, "a", { sweepInames: ["i_inner"], temporaryName: "buf" });
+    const k2 = addPrefetch(k1, "b", { sweepInames: ["i_inner"], temporaryName: "buf" });
+    expect(k2.temporaries.map((t) => t.name)).toEqual(["buf"]);
+    expect(k2.instructions.find((i) => i.id === "b_fetch_rule")!.dependsOn).toContain("s1");
+    for (const backend of ["interp", "js"] as const) {
+      for (const n of [16, 48]) expect((await autoTestVsRef(ref, k2, { params: { n }, backend })).ok).toBe(true);
+    }
+    // One element per work-item does not fill a 16-element buffer's shape.
+    expect(() => addPrefetch(k1, "b", { sweepInames: [], temporaryName: "buf" }))
+      .toThrow(/addPrefetch: cannot fetch into the existing temporary "buf" of shape \(16\).*needs 0 axes/);
+    // The readers of the new values may not be readers of the old ones.
+    const both = splitIname(makeKernel("{[i]: 0<=i<n}", "out1[i] = a[i] + b[i] {id=s}", ["a, b, out1: float32[n]", "n: int32"], { name: "both" }),
+      "i", 16, { outerTag: "g.0", innerTag: "l.0" });
+    expect(() => addPrefetch(addPrefetch(both, "a", { sweepInames: ["i_inner"], temporaryName: "buf" }), "b", { sweepInames: ["i_inner"], temporaryName: "buf" }))
+      .toThrow(/cannot fetch into the existing temporary "buf".*instruction\(s\) "s" already use it/);
+  });
 });
 
 describe("addPrefetch: 5-point stencil with fetchBoundingBox (loopy's stencil5_2d_prefetch)", () => {
