@@ -103,3 +103,17 @@ export function checkInt(x: unknown, min: number, what: string): number {
   }
   return x;
 }
+
+/** Ids of the instructions `id` depends on, transitively. */
+export function dependencyClosure(k: Kernel, id: string): Set<string> {
+  const byId = new Map(k.instructions.map((i) => [i.id, i]));
+  const seen = new Set<string>();
+  const stack = [...(byId.get(id)?.dependsOn ?? [])];
+  while (stack.length > 0) {
+    const d = stack.pop()!;
+    if (seen.has(d)) continue;
+    seen.add(d);
+    stack.push(...(byId.get(d)?.dependsOn ?? []));
+  }
+  return seen;
+}

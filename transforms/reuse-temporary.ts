@@ -9,6 +9,7 @@ import {
   type AddressSpace, type Dtype, type Expr, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import { affIsConstant, affSub } from "../src/poly/index.js";
+import { dependencyClosure } from "./common.js";
 
 export interface ReuseRequest {
   /** The temporary's shape the store needs (axes of extent 1 already dropped). */
@@ -37,20 +38,6 @@ function atLeast(have: Expr, need: Expr): boolean {
   if (!h || !n) return false;
   const d = affSub(h, n);
   return affIsConstant(d) && d.constant >= 0;
-}
-
-/** The ids of the instructions `id` depends on, directly or not. */
-function dependencyClosure(k: Kernel, id: string): Set<string> {
-  const byId = new Map(k.instructions.map((i) => [i.id, i]));
-  const seen = new Set<string>();
-  const todo = [...(byId.get(id)?.dependsOn ?? [])];
-  while (todo.length > 0) {
-    const d = todo.pop()!;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    todo.push(...(byId.get(d)?.dependsOn ?? []));
-  }
-  return seen;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   substitute, uniqueName, walkExpr, withKernel,
   type Assignment, type Call, type Expr, type Instruction, type Kernel, type SubstitutionRule, mapBlockReads, insnWrites,
 } from "../src/ir/index.js";
-import { takenNames } from "./common.js";
+import { dependencyClosure, takenNames } from "./common.js";
 import { removeInstructions } from "./instruction.js";
 import { parseStackMatch, selectInstructions, type InstructionMatch, type RuleCallFrame } from "./match.js";
 import { parseTemplate } from "./template.js";
@@ -241,20 +241,6 @@ export function extractSubst(
 }
 
 // ---- assignmentToSubst ------------------------------------------------------------------
-
-/** Ids of the instructions `id` depends on, transitively. */
-function dependencyClosure(k: Kernel, id: string): Set<string> {
-  const byId = new Map(k.instructions.map((i) => [i.id, i]));
-  const seen = new Set<string>();
-  const stack = [...(byId.get(id)?.dependsOn ?? [])];
-  while (stack.length > 0) {
-    const d = stack.pop()!;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    stack.push(...(byId.get(d)?.dependsOn ?? []));
-  }
-  return seen;
-}
 
 /** Whether `e` reads the variable `name`. */
 const reads = (e: Expr, name: string) => freeVariables(e).has(name);

@@ -15,7 +15,7 @@ import {
 } from "../ir/index.js";
 import {
   aff, affAdd, affIsConstant, affScale, affSub, dimBounds, extendSet, intersect, isEmpty, isEmptyWith, isSubset, isSubsetOfUnion,
-  moveToParams, projectOut, universe, addConstraints, contentMemo, setContentId, type Aff, type BasicSet,
+  moveToParams, projectOut, universe, addConstraints, affKey, contentMemo, memoized, setContentId, type Aff, type BasicSet,
 } from "../poly/index.js";
 
 /** A footprint that cannot be computed: a non-affine subscript, an unbounded axis, … */
@@ -249,23 +249,11 @@ function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: Rea
   // the next variant, or a second prefetch over the same reads, asks again with new objects.
   let key = `${setContentId(dom)}|${setContentId(k.assumptions)}|${lean ? 1 : 0}|${dims.join(",")}|${params.join(",")}|`;
   for (const d of dom.dims) if (sweep.has(d)) key += `${d},`;
-  for (const con of cs) key += `${con.eq ? "=" : ">"}${affText(con.aff)};`;
-  const hit = pieceMemo.get(key);
-  if (hit !== undefined) return hit;
-  const piece = computeAccessPiece(k, dom, params, dims, cs, sweep, lean);
-  if (pieceMemo.size >= 10_000) pieceMemo.clear();
-  pieceMemo.set(key, piece);
-  return piece;
+  for (const con of cs) key += `${con.eq ? "=" : ">"}${affKey(con.aff)};`;
+  return memoized(pieceMemo, key, () => computeAccessPiece(k, dom, params, dims, cs, sweep, lean));
 }
 
 const pieceMemo = contentMemo<BasicSet>();
-
-/** An affine form's content (terms in insertion order, which `extendSet` sees). */
-function affText(a: Aff): string {
-  let t = "";
-  for (const n in a.terms) t += `${n}:${a.terms[n]},`;
-  return t + a.constant;
-}
 
 function computeAccessPiece(
   k: Kernel, dom: BasicSet, params: readonly string[], dims: readonly string[], cs: readonly { aff: Aff; eq: boolean }[],

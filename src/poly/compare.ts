@@ -1,7 +1,7 @@
 /** Questions between sets, decided exactly with the Omega test: redundancy, gist, subset, equality. */
 import type { BasicSet } from "./types.js";
 import { LoomError } from "../errors.js";
-import { type Row, type Sys, rawSet, sysConstraints, toSys } from "./rows.js";
+import { type Row, type Sys, toSys } from "./rows.js";
 import { emptyOf, finish, isCanonicalEmpty } from "./normalize.js";
 import { ceilDiv, floorDiv } from "./int.js";
 import { isEmpty } from "./empty.js";
@@ -136,20 +136,21 @@ function dropImpliedExistentials(s: BasicSet, context: BasicSet): BasicSet {
     const sys = toSys(s);
     const mine = (r: Row) => r[col] !== 0;
     const alone = (r: Row) => r.every((v, k) => k === col || k < s.params.length + s.dims.length || k === sys.n || v === 0);
-    const group = [...sys.eqs, ...sys.ineqs].filter(mine);
-    if (!group.every(alone)) continue;
+    const groupEqs = sys.eqs.filter(mine);
+    const groupIneqs = sys.ineqs.filter(mine);
+    if (!groupEqs.every(alone) || !groupIneqs.every(alone)) continue;
     const restSys: Sys = { n: sys.n, eqs: sys.eqs.filter((r) => !mine(r)), ineqs: sys.ineqs.filter((r) => !mine(r)) };
     const rest = finish(s.params, s.dims, s.exists, restSys);
     // The context says the same (`n mod 64 = 0` in both): implied, no test needed.
-    if (contextGroupKeys(context).has(groupKey(sys.eqs.filter(mine), sys.ineqs.filter(mine), [...s.params, ...s.dims], col, sys.n))) {
+    if (contextGroupKeys(context).has(groupKey(groupEqs, groupIneqs, [...s.params, ...s.dims], col, sys.n))) {
       s = rest;
       continue;
     }
     const only = (r: Row) => [...r.slice(0, s.params.length + s.dims.length), r[col]!, r[sys.n]!];
     const groupSet = finish(s.params, s.dims, [s.exists[j]!], {
       n: s.params.length + s.dims.length + 1,
-      eqs: sys.eqs.filter(mine).map(only),
-      ineqs: sys.ineqs.filter(mine).map(only),
+      eqs: groupEqs.map(only),
+      ineqs: groupIneqs.map(only),
     });
     try {
       if (isSubset(intersect(rest, context), groupSet)) s = rest;
@@ -233,7 +234,7 @@ function computeGist(s0: BasicSet, context: BasicSet): BasicSet {
   const extraNames = [...context.params, ...context.dims].filter((n) => !visible.has(n));
   const c = intersect(universe(s.params, s.dims), context);
   if (isCanonicalEmpty(c)) return s; // every row is implied by an empty context; keep s as is
-  s = dropImpliedExistentials(unpivoted(s), c);
+  s = dropImpliedExistentials(s, c);
   // Every existential was implied (`n mod 64 = 0` in both): the rows alone, as without existentials.
   if (s.exists.length === 0) return gistOnRows(s, context);
   const cs = toSys(c);
@@ -253,44 +254,6 @@ function computeGist(s0: BasicSet, context: BasicSet): BasicSet {
     return o;
   };
   return dropImplied(s, { n, eqs: cs.eqs.map(move), ineqs: cs.ineqs.map(move) }, extra);
-}
-
-/**
- * `s` (not normalized) with each existential `e` that an equality `c·e = L` over visible columns
- * defines written only in that equality: every other row `a·e + R` becomes `a·L + c·R` (c > 0),
- * the same condition wherever the equality holds. The normal form pivots on existentials, so
- * `n mod 64 = 0` spreads `64e` over every row that mentioned `n`; written back, the existential's
- * group is that one equality, which `dropImpliedExistentials` can drop when the context says it.
- * `s` itself when no existential has such a definition.
- */
-function unpivoted(s: BasicSet): BasicSet {
-  const first = s.params.length + s.dims.length;
-  const sys = toSys(s);
-  const n = sys.n;
-  let eqs = sys.eqs;
-  let ineqs = sys.ineqs;
-  let changed = false;
-  for (let col = first; col < n; col++) {
-    const def = eqs.find((r) => r[col] !== 0 && r.every((v, k) => k === col || k < first || k === n || v === 0));
-    if (!def) continue;
-    // c·e - L = 0 with c > 0.
-    const d = def[col]! > 0 ? def : def.map((v) => -v || 0);
-    const cc = d[col]!;
-    const rewrite = (r: Row): Row => {
-      const a = r[col]!;
-      if (a === 0 || r === def) return r;
-      const out = new Array<number>(n + 1);
-      // c·r - a·(c·e - L): the e terms cancel.
-      for (let k = 0; k <= n; k++) out[k] = cc * r[k]! - a * d[k]! || 0;
-      if (!out.every((v) => Number.isSafeInteger(v))) return r;
-      changed = true;
-      return out;
-    };
-    eqs = eqs.map(rewrite);
-    ineqs = ineqs.map(rewrite);
-  }
-  if (!changed) return s;
-  return rawSet(s.params, s.dims, s.exists, sysConstraints({ n, eqs, ineqs }));
 }
 
 /**

@@ -12,4 +12,4 @@ export { projectOut, eliminate, eliminateExact, dimBounds } from "./project.js";
 export { isEmpty, isEmptyWith } from "./empty.js";
 export { removeRedundancies, gist, isSubset, isSubsetOfUnion, isEqualSet, constraintImplied } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";
-export { clearPolyMemos, contentMemo, setKey as setContentId } from "./memo.js";
+export { affKey, cached as memoized, clearPolyMemos, contentMemo, setKey as setContentId } from "./memo.js";

@@ -8,7 +8,7 @@ import {
   type Expr, type Kernel,
 } from "../ir/index.js";
 import {
-  addConstraints, aff, affAdd, affScale, contentMemo, dimBounds, intersect, isSubset, projectOut, setContentId, universe,
+  addConstraints, aff, affAdd, affScale, contentMemo, dimBounds, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
 import { usedInames } from "./linearize.js";
@@ -77,17 +77,6 @@ function chainOf(k: Kernel, iname: string): readonly number[] {
 }
 
 const axisMemo = contentMemo<HwAxis>();
-
-/** `memo.get(key)`, else `compute()` stored under `key` (a throw stores nothing). */
-function cached<V>(memo: Map<string, V>, key: string, compute: () => V): V {
-  let v = memo.get(key);
-  if (v === undefined) {
-    v = compute();
-    if (memo.size >= 50_000) memo.clear();
-    memo.set(key, v);
-  }
-  return v;
-}
 
 /**
  * The domain of the g/l inames of `k` that share `iname`'s domain chain, projected once: each
