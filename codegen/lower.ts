@@ -10,7 +10,7 @@
 import { assertNever, CodegenError } from "../src/errors.js";
 import {
   allInames, assigneeName, atomicUpdateOf, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
-  iterationDomain, kernelTypeEnv, uniqueName, blockLocals, checkBlock, forAsWhile, insnExprs, insnWrites, lowerExits, mapBlockExprs, renameVars,
+  iterationDomain, kernelTypeEnv, uniqueName, blockLocals, checkBlock, forAsWhile, freeVariables, insnExprs, insnWrites, lowerExits, mapBlockExprs, renameVars,
   type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Kernel, type Reduce,
 } from "../src/ir/index.js";
 import {
@@ -131,8 +131,8 @@ class KernelLowering {
   private readonly domainsOf = new WeakMap<readonly string[], BasicSet>();
   private readonly insnById: ReadonlyMap<string, Kernel["instructions"][number]>;
   private readonly insnsMemo = new WeakMap<readonly ScheduleNode[], readonly string[]>();
-  /** Each scheduled assignment's lhs, rhs and predicates as JSON, for `usesName`. */
-  private usedText: readonly string[] | undefined;
+  /** The variables and arrays the scheduled instructions use, for `usesName`. */
+  private usedNames: ReadonlySet<string> | undefined;
   private readonly params: Set<string>;
   private readonly usedParams = new Set<string>();
   private parallelDone = false;
@@ -958,12 +958,13 @@ class KernelLowering {
   }
 
   private usesName(name: string): boolean {
-    if (!this.usedText) {
+    if (!this.usedNames) {
       const ids = new Set(this.insnsUnder(this.dk.body));
-      this.usedText = this.k.instructions.flatMap((i) => (ids.has(i.id) && i.kind === "assign" ? [JSON.stringify([i.lhs, i.rhs, i.predicates])]
-        : ids.has(i.id) && i.kind === "block" ? [JSON.stringify(insnExprs(i))] : []));
+      const used = new Set<string>();
+      for (const i of this.k.instructions) if (ids.has(i.id)) for (const e of insnExprs(i)) freeVariables(e, used);
+      this.usedNames = used;
     }
-    return this.usedText.some((t) => t.includes(`"${name}"`));
+    return this.usedNames.has(name);
   }
 }
 

@@ -10,7 +10,8 @@
  */
 import { LoomError } from "../errors.js";
 import {
-  allInames, arith, blockAccesses, c, findArg, findSubstitution, findTemporary, iterationDomain, naturalCompare, reductionInames, v,
+  insnInames,
+  allInames, arith, blockAccesses, c, findArg, findSubstitution, findTemporary, iterationDomain, naturalCompare, v,
   walkExpr, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import {
@@ -97,13 +98,7 @@ export type UseFilter = (use: Pick<Access, "insnId" | "indices" | "tag">) => boo
 
 /** Every iname an instruction uses: its loops and reduction inames. */
 export function instructionInames(insn: Instruction): string[] {
-  const out = new Set(insn.withinInames);
-  if (insn.kind === "assign") {
-    reductionInames(insn.rhs, out);
-    reductionInames(insn.lhs, out);
-  }
-  for (const p of insn.predicates) reductionInames(p, out);
-  return [...out].sort(naturalCompare);
+  return [...insnInames(insn)].sort(naturalCompare);
 }
 
 /** The expressions of an instruction that are read: right-hand side, left-hand side indices, predicates. */
@@ -325,7 +320,14 @@ function insnById(k: Kernel): Map<string, Instruction> {
   return new Map(k.instructions.map((i) => [i.id, i]));
 }
 
-const affKeyOf = (a: Aff) => JSON.stringify([Object.entries(a.terms).sort(), a.constant]);
+/** The content of `a` whatever the order of its terms (faces found in different pieces compare equal). */
+function affKeyOf(a: Aff): string {
+  const names = Object.keys(a.terms);
+  if (names.length > 1) names.sort();
+  let k = "";
+  for (const n of names) k += `${n}:${a.terms[n]},`;
+  return k + a.constant;
+}
 
 /** The bounding box of a union of pieces along `dim`: faces valid for every piece, and the tightest base/extent. */
 function boxAxis(pieces: readonly BasicSet[], dim: string, axis: number): BoxAxis {

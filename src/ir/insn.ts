@@ -1,7 +1,7 @@
 /** Instructions (loopy's "statements"): assignments, opaque statement blocks, barriers and no-ops. */
 import { assertNever } from "../errors.js";
 import { blockAccesses, blockExprs, blockStores, mapBlockExprs, type BlockStmt } from "./block.js";
-import { assigneeName, type Expr } from "./expr.js";
+import { assigneeName, reductionInames, type Expr } from "./expr.js";
 
 export type SyncScope = "local" | "global" | "any";
 
@@ -128,4 +128,25 @@ export function globMatch(pattern: string, name: string): boolean {
   if (!/[*?[]/.test(pattern)) return pattern === name;
   const re = pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
   return new RegExp(`^${re}$`).test(name);
+}
+
+const inamesMemo = new WeakMap<Instruction, readonly string[]>();
+
+/**
+ * Every iname `insn` uses: its loops (`withinInames`, in order), then the reduction inames of its
+ * right-hand side, left-hand side and predicates. Remembered per (frozen) instruction: scheduling,
+ * checks and footprints all ask, for every instruction, many times per kernel.
+ */
+export function insnInames(insn: Instruction): readonly string[] {
+  let hit = inamesMemo.get(insn);
+  if (hit !== undefined) return hit;
+  const out = new Set(insn.withinInames);
+  if (insn.kind === "assign") {
+    reductionInames(insn.rhs, out);
+    reductionInames(insn.lhs, out);
+  }
+  for (const p of insn.predicates) reductionInames(p, out);
+  hit = Object.freeze([...out]);
+  if (Object.isFrozen(insn)) inamesMemo.set(insn, hit);
+  return hit;
 }

@@ -16,23 +16,45 @@ export function aff(terms: Readonly<Record<string, number>> = {}, constant = 0):
   return Object.freeze({ terms: Object.freeze(t), constant });
 }
 
+/** An Aff from terms built here (integers already checked): zero terms dropped, then frozen. */
+function owned(t: Record<string, number>, zeros: boolean, constant: number): Aff {
+  let terms = t;
+  if (zeros) {
+    terms = {};
+    for (const k in t) if (t[k] !== 0) terms[k] = t[k]!;
+  }
+  return Object.freeze({ terms: Object.freeze(terms), constant });
+}
+
 /** a + b. */
 export function affAdd(a: Aff, b: Aff): Aff {
-  const t: Record<string, number> = { ...a.terms };
-  for (const [k, v] of Object.entries(b.terms)) t[k] = add(t[k] ?? 0, v);
-  return aff(t, add(a.constant, b.constant));
+  return combineAffs(a, b, 1);
 }
 
 /** a - b. */
 export function affSub(a: Aff, b: Aff): Aff {
-  return affAdd(a, affScale(b, -1));
+  return combineAffs(a, b, -1);
+}
+
+/** a + sign·b (sign ±1), one new object (a hot path: bounds and faces are built from these). */
+function combineAffs(a: Aff, b: Aff, sign: 1 | -1): Aff {
+  const t: Record<string, number> = {};
+  for (const k in a.terms) t[k] = a.terms[k]!;
+  let zeros = false;
+  for (const k in b.terms) {
+    const v = add(t[k] ?? 0, sign * b.terms[k]!);
+    t[k] = v;
+    if (v === 0) zeros = true;
+  }
+  return owned(t, zeros, add(a.constant, sign * b.constant));
 }
 
 /** k * a. */
 export function affScale(a: Aff, k: number): Aff {
+  if (k === 0) return aff({}, 0);
   const t: Record<string, number> = {};
-  for (const [n, v] of Object.entries(a.terms)) t[n] = mul(v, k);
-  return aff(t, mul(a.constant, k));
+  for (const n in a.terms) t[n] = mul(a.terms[n]!, k);
+  return owned(t, false, mul(a.constant, k));
 }
 
 /** Value of `a` at `values`; a missing variable is an error. `affEval(aff({i: 2}, 1), {i: 3}) === 7` */

@@ -5,7 +5,8 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  formatInameTag, reductionInames, v, arith, c,
+  insnInames,
+  formatInameTag, v, arith, c,
   type Expr, type InameTag, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { affIsConstant, affSub, dimBounds, intersect, type Aff, type BasicSet } from "../poly/index.js";
@@ -70,15 +71,6 @@ export function offsetFrom(iname: string, lower: Aff): Expr {
 }
 
 /** Every iname an instruction uses: the loops around it and its reduction inames. */
-export function insnInames(insn: Instruction): string[] {
-  const out = new Set(insn.withinInames);
-  if (insn.kind === "assign") {
-    reductionInames(insn.rhs, out);
-    reductionInames(insn.lhs, out);
-  }
-  for (const p of insn.predicates) reductionInames(p, out);
-  return [...out];
-}
 
 /**
  * The inames that the bounds of `l`-tagged `iname` use, once the other local inames of its domain

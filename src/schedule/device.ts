@@ -4,6 +4,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
+  insnInames,
   arith, blockExprs, c, domainChain, exprToAff, exprToString, freeVariables, iterationDomain, v,
   type Expr, type Kernel,
 } from "../ir/index.js";
@@ -11,7 +12,6 @@ import {
   addConstraints, aff, affAdd, affScale, contentMemo, dimBounds, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import { usedInames } from "./linearize.js";
 import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
 
 /** `Σ coef·name + constant` as an expression: `n + 15`, `-16*io + n - 1`. */
@@ -214,7 +214,7 @@ function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[]): D
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
   const insns = insnIds(body).map((id) => byId.get(id)!);
   const inames = new Set<string>();
-  for (const insn of insns) for (const i of usedInames(insn)) inames.add(i);
+  for (const insn of insns) for (const i of insnInames(insn)) inames.add(i);
   const onAxis = new Map<string, HwAxis[]>();
   for (const iname of [...inames].sort()) {
     const t = k.inameTags[iname];

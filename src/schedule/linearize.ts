@@ -3,7 +3,7 @@
  * inames (g.N, l.N) are not loops; ilp inames are the innermost loops. A graph sort, no search.
  */
 import { ScheduleError } from "../errors.js";
-import { allInames, insnWrites, reductionInames, type Instruction, type Kernel } from "../ir/index.js";
+import { allInames, insnInames, insnWrites, type Instruction, type Kernel } from "../ir/index.js";
 
 import type { ScheduleNode } from "./types.js";
 export type { ScheduleNode, LoopNode, InsnNode } from "./types.js";
@@ -98,7 +98,7 @@ function predecessors(k: Kernel): number[][] {
       if (p !== idx) preds.add(p);
     }
     // Data-dependent loop bounds: the scalar must be written before the loop starts.
-    for (const iname of usedInames(insn)) {
+    for (const iname of insnInames(insn)) {
       const d = domainOf.get(iname);
       if (d === undefined) continue;
       for (const p of k.domains[d]!.params) for (const w of writers.get(p) ?? []) if (w !== idx) preds.add(w);
@@ -134,17 +134,6 @@ function loopPath(k: Kernel, insn: Instruction, pos: ReadonlyMap<string, number>
   return insn.withinInames.filter((i) => !isHardwareIname(k, i)).sort((a, b) => rank(a) - rank(b));
 }
 
-/** Every iname an instruction runs over: its loops and the inames of its reductions. */
-export function usedInames(insn: Instruction): Set<string> {
-  const out = new Set(insn.withinInames);
-  if (insn.kind === "assign") {
-    reductionInames(insn.rhs, out);
-    reductionInames(insn.lhs, out);
-    for (const p of insn.predicates) reductionInames(p, out);
-  }
-  if (insn.kind === "block") for (const p of insn.predicates) reductionInames(p, out);
-  return out;
-}
 
 /**
  * The sequential schedule of `k`: each instruction nested in the loops of its `withinInames`

@@ -1,10 +1,11 @@
 /** Decisions left to preprocessing: `l.auto` axes and the address space of "auto" temporaries. */
 import { ScheduleError } from "../errors.js";
 import {
+  insnInames,
   allInames, assigneeName, freeVariables, insnStores, withKernel,
   type InameTag, type Kernel, type Temporary,
 } from "../ir/index.js";
-import { checkLocalExtent, insnInames } from "./checks.js";
+import { checkLocalExtent } from "./checks.js";
 
 /** Local axes a work-group has (OpenCL, CUDA: x, y, z). */
 export const LOCAL_AXES = 3;
