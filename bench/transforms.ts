@@ -5,8 +5,12 @@
  *       2 prefetches into local memory) and generate OpenCL, and the share of each stage;
  *   (b) a 50-variant sweep over tile sizes 4–64, each variant a pipeline replayed from its JSON,
  *       each timed once right after (a): its first-seen code paths still run partly unoptimized;
- *   (c) the same 50 variants again with every poly memo cleared (so each is new to the caches
- *       again) after the JIT has seen them once: the steady state of a long tuning sweep.
+ *   (c) the same sweep again with the JIT warm, the memos emptied before each pass: the steady
+ *       state of a long tuning sweep, where variants share only what they have in common;
+ *   (d) each variant with every memo emptied first: nothing shared at all.
+ *
+ * (a) is the best of five rounds (noise from other tenants only adds time), with the median over
+ * every run beside it.
  *
  * Which JavaScript runs matters: under `tsx` the sources are transformed on load; users import the
  * package compiled by `tsc` (dist/). `npm run bench:transforms` builds dist and runs this file
@@ -50,11 +54,17 @@ const p16 = tiled(16, 16, 16);
 // Warm: V8 compiles the pipeline's hot paths with its optimizing tier only after some hundred
 // calls (a sweep makes thousands); five warm-up runs left (a) half in the baseline tier.
 for (let w = 0; w < 200; w++) once(p16);
-const runs = Array.from({ length: 200 }, () => once(p16));
-const total = runs.map((r) => r.build + r.apply + r.codegen);
+// Five rounds of 200 runs. Other tenants of a shared machine only ever add time, so the best
+// round's median is the figure for the code (as `timeit` takes the best of its repeats); the
+// median over every run is printed beside it, so the noise shows.
+const rounds = Array.from({ length: 5 }, () => Array.from({ length: 200 }, () => once(p16)));
+const totalOf = (r: { build: number; apply: number; codegen: number }) => r.build + r.apply + r.codegen;
+const best = rounds.reduce((a, r) => (median(r.map(totalOf)) < median(a.map(totalOf)) ? r : a));
+const everyRun = rounds.flat();
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 console.log("(a) tiled matmul 16/16/16: 3 splits (g/l tags) + 2 local prefetches, OpenCL");
-console.log(`    median warm total ${fmt(median(total))}: build ${fmt(median(runs.map((r) => r.build)))}, pipeline ${fmt(median(runs.map((r) => r.apply)))}, OpenCL ${fmt(median(runs.map((r) => r.codegen)))} (${runs[0]!.bytes} chars of device code)`);
+console.log(`    median warm total ${fmt(median(best.map(totalOf)))} (best of 5 rounds of 200; ${fmt(median(everyRun.map(totalOf)))} over all 1000 runs; rounds ${rounds.map((r) => median(r.map(totalOf)).toFixed(2)).join(", ")})`);
+console.log(`    best round: build ${fmt(median(best.map((r) => r.build)))}, pipeline ${fmt(median(best.map((r) => r.apply)))}, OpenCL ${fmt(median(best.map((r) => r.codegen)))} (${best[0]!.bytes} chars of device code)`);
 
 // (b) 50 distinct variants: (ti, tj, tk) from {4, 8, 16, 32, 64}; each one replays its stored JSON.
 const sizes = [4, 8, 16, 32, 64];
@@ -80,17 +90,25 @@ function sweepOnce(): { total: number; per: number[]; failed: number } {
   return { total: performance.now() - t0, per, failed };
 }
 const b = sweepOnce();
-console.log(`(b) sweep of ${jsons.length} variants (tile sizes 4–64, replayed from JSON, pipeline + OpenCL): ${fmt(b.total)} total, ${fmt(b.total / jsons.length)} mean, ${fmt(median(b.per))} median per variant${b.failed ? `, ${b.failed} failed` : ""}`);
-// (c) Steady state: the JIT has compiled the sweep's code paths; the memos are emptied before each
-// variant, so none of its answers is remembered from an earlier run (cold caches, warm JIT).
-const steady: number[] = [];
+console.log(`(b) sweep of ${jsons.length} variants (tile sizes 4–64, replayed from JSON, pipeline + OpenCL), first pass: ${fmt(b.total)} total, ${fmt(b.total / jsons.length)} mean, ${fmt(median(b.per))} median per variant${b.failed ? `, ${b.failed} failed` : ""}`);
+// (c) A long sweep's steady state: the JIT has seen every code path, and each sweep starts with
+// empty memos (no answer remembered from an earlier pass), so only what variants share is reused.
+const passes: { total: number; per: number[] }[] = [];
+for (let rep = 0; rep < 5; rep++) {
+  clearPolyMemos();
+  passes.push(sweepOnce());
+}
+const bestPass = passes.reduce((x, y) => (y.total < x.total ? y : x));
+console.log(`(c) the same sweep again, warm JIT, memos emptied before each pass: ${fmt(bestPass.total / jsons.length)} mean, ${fmt(median(bestPass.per))} median per variant (best of 5 passes; pass means ${passes.map((q) => (q.total / jsons.length).toFixed(2)).join(", ")} ms)`);
+// (d) Cold: every memo emptied before each variant, so nothing is shared even between variants.
+const cold: number[] = [];
 for (let rep = 0; rep < 3; rep++) {
   for (const json of jsons) {
     clearPolyMemos();
     const s = performance.now();
     generateCode(applyPipeline(base, JSON.parse(json)), "opencl");
-    steady.push(performance.now() - s);
+    cold.push(performance.now() - s);
   }
 }
-console.log(`(c) the same variants with a warm JIT, poly memos cleared before each: ${fmt(median(steady))} median per variant (${steady.length} runs)`);
+console.log(`(d) each variant with every poly memo emptied first: ${fmt(median(cold))} median per variant (${cold.length} runs)`);
 console.log(`    (${process.argv[1]?.endsWith(".js") ? "compiled JavaScript, plain node" : "TypeScript sources under tsx"})`);
