@@ -446,6 +446,18 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
   if (opts.dependsOnly === true) {
     return { dims, set: pieces, box: [], boxSet: universe([], dims), isBox: false, dependsOn: dependsOnList, accesses };
   }
+  // The box is a function of the pieces' content and the dims: remembered by content, as the
+  // pieces are (a variant rebuilt, or the same reads fetched again, asks with new objects).
+  let boxKey = dims.join(",");
+  for (const p of pieces) boxKey += `|${setContentId(p)}`;
+  const { box, boxSet, isBox } = memoized(boxMemo, boxKey, () => boxOf(pieces, dims));
+  return { dims, set: pieces, box, boxSet, isBox, dependsOn: dependsOnList, accesses };
+}
+
+const boxMemo = contentMemo<{ box: readonly BoxAxis[]; boxSet: BasicSet; isBox: boolean }>();
+
+/** The bounding box of the pieces, as axes and as a set, and whether it is the (one) piece itself. */
+function boxOf(pieces: readonly BasicSet[], dims: readonly string[]): { box: readonly BoxAxis[]; boxSet: BasicSet; isBox: boolean } {
   const box = dims.map((d, r) => boxAxis(pieces, d, r));
   const params = [...new Set(pieces.flatMap((p) => p.params))];
   const faces = box.flatMap((b, r) => [
@@ -465,7 +477,7 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
       if (!(e instanceof LoomError)) throw e;
     }
   }
-  return { dims, set: pieces, box, boxSet, isBox, dependsOn: dependsOnList, accesses };
+  return Object.freeze({ box: Object.freeze(box), boxSet, isBox });
 }
 
 /**
