@@ -63,12 +63,14 @@ function computeIterationDomain(k: Kernel, chain: readonly number[], inames: rea
   // The parents' inames are the dims of the chain's domains (domainChain visits every domain that
   // defines a parameter which is an iname).
   const chainDims = new Set(chain.flatMap((idx) => k.domains[idx]!.dims));
-  let set: BasicSet = universe([], []);
+  let set: BasicSet | undefined;
   for (const idx of chain) {
-    const d = k.domains[idx]!;
-    const parentInames = d.params.filter((p) => chainDims.has(p));
-    set = intersect(set, parentInames.length > 0 ? moveToDims(d, parentInames) : d);
+    const d0 = k.domains[idx]!;
+    const parentInames = d0.params.filter((p) => chainDims.has(p));
+    const d = parentInames.length > 0 ? moveToDims(d0, parentInames) : d0;
+    set = set === undefined ? d : intersect(set, d);
   }
+  if (set === undefined) set = universe([], []);
   const drop = set.dims.filter((name) => !inames.includes(name));
   return drop.length > 0 ? projectOut(set, drop) : set;
 }
