@@ -14,7 +14,7 @@ import {
   type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Kernel, type Reduce,
 } from "../src/ir/index.js";
 import {
-  addConstraints, aff, affIsConstant, dimBounds, eliminateExact, extendSet, gist, intersect, isEmptyWith, universe,
+  addConstraints, aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, extendSet, gist, intersect, isEmptyWith, universe,
   type Aff, type BasicSet, type Bound,
 } from "../src/poly/index.js";
 import { eliminateExistentials, preferUnitBounds, type DeviceKernel, type HwAxis, type Schedule, type ScheduleNode } from "../src/schedule/index.js";
@@ -225,13 +225,13 @@ class KernelLowering {
     const base = exprAff(ax.base);
     if (!base) return [];
     const x = aff({ [ax.iname]: 1 });
-    const rows: { aff: Aff; eq: boolean }[] = [{ aff: affSubL(x, base), eq: false }];
+    const rows: { aff: Aff; eq: boolean }[] = [{ aff: affSub(x, base), eq: false }];
     // iname < base + size, with size possibly `e // d`: d*(iname - base + 1) <= e.
     const size = ax.size;
     const fl = size.kind === "arith" && (size.op === "//" || size.op === "/") && size.right.kind === "const" && size.right.value > 0 ? size : undefined;
     const num = exprAff(fl ? fl.left : size);
     const d = fl ? (fl.right as { value: number }).value : 1;
-    if (num) rows.push({ aff: affSubL(num, scaleL(affAddL(affSubL(x, base), aff({}, 1)), d)), eq: false });
+    if (num) rows.push({ aff: affSub(num, affScale(affAdd(affSub(x, base), aff({}, 1)), d)), eq: false });
     return rows;
   }
 
@@ -395,8 +395,8 @@ class KernelLowering {
     const tag = this.k.inameTags[iname];
     if (lower.length === 0 || upper.length === 0) throw new CodegenError(`kernel "${this.k.name}": iname "${iname}" is unbounded ${lower.length === 0 ? "below" : "above"}`);
     const boundRows = (lo: readonly Bound[], up: readonly Bound[], shiftLo = 0, shiftHi = 0): Row[] => [
-      ...lo.map((b) => ({ aff: affSubL(scaleL(affAddL(aff({ [iname]: 1 }), aff({}, -shiftLo)), b.denom), b.aff), eq: false })),
-      ...up.map((b) => ({ aff: affSubL(b.aff, scaleL(affAddL(aff({ [iname]: 1 }), aff({}, shiftHi)), b.denom)), eq: false })),
+      ...lo.map((b) => ({ aff: affSub(affScale(affAdd(aff({ [iname]: 1 }), aff({}, -shiftLo)), b.denom), b.aff), eq: false })),
+      ...up.map((b) => ({ aff: affSub(b.aff, affScale(affAdd(aff({ [iname]: 1 }), aff({}, shiftHi)), b.denom)), eq: false })),
     ];
     const withRows = (rows: readonly Row[]) => withRowsSet(ctx, [...known, iname], rows);
 
@@ -471,7 +471,7 @@ class KernelLowering {
   /** max of lower bounds `ceil(aff/denom)` or min of upper bounds `floor(aff/denom)`. */
   private boundEx(bounds: readonly Bound[], side: "lower" | "upper", ctx: BasicSet): Ex {
     const exs = bounds.map((b) => {
-      const num = side === "lower" && b.denom > 1 ? affAddL(b.aff, aff({}, b.denom - 1)) : b.aff;
+      const num = side === "lower" && b.denom > 1 ? affAdd(b.aff, aff({}, b.denom - 1)) : b.aff;
       if (b.denom === 1) return this.affEx(num);
       if (affIsConstant(num)) return ilit(Math.floor(num.constant / b.denom));
       return { k: "bin", op: "//", l: this.affEx(num), r: ilit(b.denom), dtype: "idx", nonneg: this.impliedNonneg(num, ctx) } as Ex;
@@ -486,7 +486,7 @@ class KernelLowering {
 
   private impliedNonneg(a: Aff, ctx: BasicSet): boolean {
     try {
-      return isEmptyWith(ctx, affSubL(aff({}, -1), a));
+      return isEmptyWith(ctx, affSub(aff({}, -1), a));
     } catch {
       return false;
     }
@@ -703,7 +703,7 @@ class KernelLowering {
       base ??= intersect(addConstraints(universe(g.params, g.dims), rows), ctx);
       if (base.exists.length > 0) return false;
       try {
-        return isEmptyWith(base, affSubL(aff({}, -1), a));
+        return isEmptyWith(base, affSub(aff({}, -1), a));
       } catch {
         return false;
       }
@@ -714,14 +714,14 @@ class KernelLowering {
       if (eq) {
         // a·e + r = 0 with a > 0: e = -r/a, an integer exactly when a divides r.
         const a = Math.abs(eq.c);
-        const r = eq.c > 0 ? eq.r : scaleL(eq.r, -1);
+        const r = eq.c > 0 ? eq.r : affScale(eq.r, -1);
         if (a > 1) {
           if (affIsConstant(r)) {
             if (r.constant % a !== 0) return false;
           } else conds.push(idx("==", idx("%", this.affEx(r), ilit(a)), ilit(0)));
         }
         // c·e + r' (>= | =) 0 times a: -c·r + a·r'.
-        for (const o of cs) if (o !== eq) rows.push({ aff: affAddL(scaleL(r, -o.c), scaleL(o.r, a)), eq: o.eq });
+        for (const o of cs) if (o !== eq) rows.push({ aff: affAdd(affScale(r, -o.c), affScale(o.r, a)), eq: o.eq });
         continue;
       }
       for (const l of cs) {
@@ -731,14 +731,14 @@ class KernelLowering {
           // a·e >= L, b·e <= U.
           const a = l.c;
           const b = -u.c;
-          const L = scaleL(l.r, -1);
+          const L = affScale(l.r, -1);
           const U = u.r;
           if (a === 1 || b === 1) {
-            rows.push({ aff: affSubL(scaleL(U, a), scaleL(L, b)), eq: false });
+            rows.push({ aff: affSub(affScale(U, a), affScale(L, b)), eq: false });
             continue;
           }
           if (a === b) {
-            const D = affSubL(U, L);
+            const D = affSub(U, L);
             if (affIsConstant(D)) {
               if (D.constant >= a - 1) continue;
               if (D.constant < 0) return false;
@@ -746,9 +746,9 @@ class KernelLowering {
               conds.push(idx("<=", idx("%", this.affEx(U), ilit(a)), ilit(D.constant)));
               continue;
             }
-            if (implied(affAddL(D, aff({}, 1 - a)))) continue;
+            if (implied(affAdd(D, aff({}, 1 - a)))) continue;
           }
-          conds.push(idx("<=", this.floorEx(affAddL(L, aff({}, a - 1)), a), this.floorEx(U, b)));
+          conds.push(idx("<=", this.floorEx(affAdd(L, aff({}, a - 1)), a), this.floorEx(U, b)));
         }
       }
     }
@@ -1025,21 +1025,6 @@ function names(rows: readonly { aff: Aff }[]): string[] {
   for (const r of rows) for (const n in r.aff.terms) if (!out.includes(n)) out.push(n);
   return out;
 }
-function affAddL(a: Aff, b: Aff): Aff {
-  const t: Record<string, number> = { ...a.terms };
-  for (const [n, c] of Object.entries(b.terms)) t[n] = (t[n] ?? 0) + c;
-  for (const n of Object.keys(t)) if (t[n] === 0) delete t[n];
-  return aff(t, a.constant + b.constant);
-}
-function scaleL(a: Aff, k: number): Aff {
-  const t: Record<string, number> = {};
-  for (const [n, c] of Object.entries(a.terms)) t[n] = c * k;
-  return aff(t, a.constant * k);
-}
-function affSubL(a: Aff, b: Aff): Aff {
-  return affAddL(a, scaleL(b, -1));
-}
-
 /** An IR expression as an affine form over variables, or undefined when it is not affine. */
 export function exprAff(e: Expr): Aff | undefined {
   switch (e.kind) {
@@ -1047,17 +1032,17 @@ export function exprAff(e: Expr): Aff | undefined {
     case "var": return aff({ [e.name]: 1 });
     case "neg": {
       const a = exprAff(e.operand);
-      return a && scaleL(a, -1);
+      return a && affScale(a, -1);
     }
     case "arith": {
       const l = exprAff(e.left);
       const r = exprAff(e.right);
       if (!l || !r) return undefined;
-      if (e.op === "+") return affAddL(l, r);
-      if (e.op === "-") return affSubL(l, r);
+      if (e.op === "+") return affAdd(l, r);
+      if (e.op === "-") return affSub(l, r);
       if (e.op === "*") {
-        if (affIsConstant(l)) return scaleL(r, l.constant);
-        if (affIsConstant(r)) return scaleL(l, r.constant);
+        if (affIsConstant(l)) return affScale(r, l.constant);
+        if (affIsConstant(r)) return affScale(l, r.constant);
       }
       return undefined;
     }

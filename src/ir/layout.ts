@@ -76,9 +76,19 @@ function resolveNesting(raw: readonly RawTag[]): DimTag[] {
 }
 
 /** Default tags for an array of `nAxes` axes in C (row-major) or F (column-major) order. */
-export function defaultDimTags(nAxes: number, order: "C" | "F"): DimTag[] {
-  return Array.from({ length: nAxes }, (_, a): DimTag => ({ kind: "nest", level: order === "C" ? nAxes - 1 - a : a }));
+export function defaultDimTags(nAxes: number, order: "C" | "F"): readonly DimTag[] {
+  const memo = order === "C" ? defaultC : defaultF;
+  let tags = memo[nAxes];
+  if (tags === undefined) {
+    tags = Object.freeze(Array.from({ length: nAxes }, (_, a): DimTag => Object.freeze({ kind: "nest", level: order === "C" ? nAxes - 1 - a : a })));
+    memo[nAxes] = tags;
+  }
+  return tags;
 }
+
+/** The default tags by rank (every array access asks, during code generation). */
+const defaultC: (readonly DimTag[])[] = [];
+const defaultF: (readonly DimTag[])[] = [];
 
 /**
  * Strides (in elements) of each axis, or null for `sep`/`vec` axes, which are not addressed by
