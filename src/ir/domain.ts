@@ -32,19 +32,37 @@ export function domainChain(k: Kernel, inames: Iterable<string>): number[] {
  * Parameters that are not inames (value args, scalar temporaries) stay parameters.
  */
 export function iterationDomain(k: Kernel, inames: readonly string[]): BasicSet {
-  const chain = domainChain(k, inames);
-  if (chain.length === 0) return computeIterationDomain(k, chain, inames);
-  // The answer depends only on the chain's domains (a parameter of one that is an iname is a
-  // dimension of another in the chain) and on the set of inames: remembered per first domain,
-  // so the kernels of a pipeline, which share most domain objects, ask once.
+  return chainMemoized(k, domainChain(k, inames), `|${[...new Set(inames)].sort().join(",")}`, (chain) => {
+    const set = chainSet(k, chain);
+    const drop = set.dims.filter((name) => !inames.includes(name));
+    return drop.length > 0 ? projectOut(set, drop) : set;
+  });
+}
+
+/**
+ * The domain of the chain of `inames`, not projected: every iname of the chain's domains is a
+ * dimension (`iterationDomain` of all of them). Questions about one iname ask its factor
+ * (`factorOf`) of this set rather than a projection of it.
+ */
+export function chainDomain(k: Kernel, inames: readonly string[]): BasicSet {
+  return chainMemoized(k, domainChain(k, inames), "", (chain) => chainSet(k, chain));
+}
+
+/**
+ * `compute(chain)`, remembered: the answer depends only on the chain's domains (a parameter of one
+ * that is an iname is a dimension of another in the chain) and on `what`. Remembered per first
+ * domain, so the kernels of a pipeline, which share most domain objects, ask once.
+ */
+function chainMemoized(k: Kernel, chain: readonly number[], what: string, compute: (chain: readonly number[]) => BasicSet): BasicSet {
+  if (chain.length === 0) return compute(chain);
   const first = k.domains[chain[0]!]!;
   let byKey = chainMemo.get(first);
   if (byKey === undefined) chainMemo.set(first, (byKey = new Map()));
   let key = "";
   for (let j = 1; j < chain.length; j++) key += `${domainId(k.domains[chain[j]!]!)},`;
-  key += `|${[...new Set(inames)].sort().join(",")}`;
+  key += what;
   let hit = byKey.get(key);
-  if (hit === undefined) byKey.set(key, (hit = computeIterationDomain(k, chain, inames)));
+  if (hit === undefined) byKey.set(key, (hit = compute(chain)));
   return hit;
 }
 
@@ -59,7 +77,8 @@ function domainId(d: BasicSet): number {
   return id;
 }
 
-function computeIterationDomain(k: Kernel, chain: readonly number[], inames: readonly string[]): BasicSet {
+/** The intersection of the chain's domains, the parents' inames as dimensions. */
+function chainSet(k: Kernel, chain: readonly number[]): BasicSet {
   // The parents' inames are the dims of the chain's domains (domainChain visits every domain that
   // defines a parameter which is an iname).
   const chainDims = new Set(chain.flatMap((idx) => k.domains[idx]!.dims));
@@ -70,7 +89,5 @@ function computeIterationDomain(k: Kernel, chain: readonly number[], inames: rea
     const d = parentInames.length > 0 ? moveToDims(d0, parentInames) : d0;
     set = set === undefined ? d : intersect(set, d);
   }
-  if (set === undefined) set = universe([], []);
-  const drop = set.dims.filter((name) => !inames.includes(name));
-  return drop.length > 0 ? projectOut(set, drop) : set;
+  return set ?? universe([], []);
 }

@@ -9,6 +9,7 @@ export {
   reorderDims, dimsOf, hasExistentials, extendSet,
 } from "./ops.js";
 export { projectOut, eliminate, eliminateExact, dimBounds } from "./project.js";
+export { factorOf } from "./factor.js";
 export { isEmpty, isEmptyWith } from "./empty.js";
 export { removeRedundancies, gist, isSubset, isSubsetOfUnion, isEqualSet, constraintImplied } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";

@@ -5,11 +5,11 @@
 import { ScheduleError } from "../errors.js";
 import {
   insnInames,
-  arith, blockExprs, c, domainChain, exprToAff, exprToString, freeVariables, iterationDomain, v,
+  arith, blockExprs, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, v,
   type Expr, type Kernel,
 } from "../ir/index.js";
 import {
-  addConstraints, aff, affAdd, affScale, contentMemo, dimBounds, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
+  addConstraints, aff, affAdd, affScale, contentMemo, dimBounds, factorOf, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
 import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
@@ -44,71 +44,32 @@ function extremum(fn: "max" | "min", es: Expr[]): Expr {
 export function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   // The axis is a function of the domains alone (and the names in it): memoize by the domains'
   // content, which variants in a sweep rebuild as new objects again and again.
-  const { doms, tags } = kernelKeys(k);
-  return cached(axisMemo, `${iname}|${tag}|${axis}|${k.name}|${doms}`, () => computeHwAxis(k, iname, tag, axis, `${tags}|${doms}`));
+  return cached(axisMemo, `${iname}|${tag}|${axis}|${k.name}|${domainsKey(k)}`, () => computeHwAxis(k, iname, tag, axis));
 }
 
-/** Per kernel (a frozen value): its domains' content ids, its g/l inames, and iname chains. */
-const keysMemo = new WeakMap<Kernel, { doms: string; tags: string; chains: Map<string, readonly number[]> }>();
+/** Per domain list (a frozen value): its domains' content ids. */
+const keysMemo = new WeakMap<readonly BasicSet[], string>();
 
-function kernelKeys(k: Kernel): { doms: string; tags: string; chains: Map<string, readonly number[]> } {
-  let keys = keysMemo.get(k);
-  if (keys === undefined) {
-    let doms = "";
+function domainsKey(k: Kernel): string {
+  let doms = keysMemo.get(k.domains);
+  if (doms === undefined) {
+    doms = "";
     for (const d of k.domains) doms += `${setContentId(d)},`;
-    let tags = "";
-    for (const i of Object.keys(k.inameTags).sort()) {
-      const t = k.inameTags[i];
-      if (t?.kind === "g" || t?.kind === "l") tags += `${i},`;
-    }
-    keys = { doms, tags, chains: new Map() };
-    // Kernels are frozen values; one that is not is never remembered.
-    if (Object.isFrozen(k) && Object.isFrozen(k.domains) && Object.isFrozen(k.inameTags)) keysMemo.set(k, keys);
+    // Kernels are frozen values; a domain list that is not is never remembered.
+    if (Object.isFrozen(k.domains)) keysMemo.set(k.domains, doms);
   }
-  return keys;
-}
-
-/** `domainChain(k, [iname])`, remembered per kernel. */
-function chainOf(k: Kernel, iname: string): readonly number[] {
-  const { chains } = kernelKeys(k);
-  let c = chains.get(iname);
-  if (c === undefined) chains.set(iname, (c = domainChain(k, [iname])));
-  return c;
+  return doms;
 }
 
 const axisMemo = contentMemo<HwAxis>();
 
-/**
- * The domain of the g/l inames of `k` that share `iname`'s domain chain, projected once: each
- * axis's bounds then come from this smaller set (its other hardware inames projected out) instead
- * of one projection of the whole chain per iname. Prefetch inames (`a_dim_0`, `a_dim_1`) form a
- * group of their own beside the inames of the main domain.
- */
-function hwDomain(k: Kernel, key: string, iname: string): BasicSet | undefined {
-  const chain = chainOf(k, iname);
-  return cached(hwDomainMemo, `${key}#${chain.join(",")}`, () => {
-    const defined = new Set(k.domains.flatMap((d) => d.dims));
-    const same = (i: string) => {
-      const c = chainOf(k, i);
-      return c.length === chain.length && c.every((x, j) => x === chain[j]);
-    };
-    const hw = Object.keys(k.inameTags).filter((i) => {
-      const t = k.inameTags[i];
-      return (t?.kind === "g" || t?.kind === "l") && defined.has(i) && same(i);
-    });
-    if (hw.length === 0) return null;
-    if (chain.some((idx) => k.domains[idx]!.params.some((p) => hw.includes(p)))) return null;
-    return iterationDomain(k, hw);
-  }) ?? undefined;
-}
-
-const hwDomainMemo = contentMemo<BasicSet | null>();
-
-function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number, key: string): HwAxis {
-  const all = hwDomain(k, key, iname);
-  const others = all ? all.dims.filter((d) => d !== iname) : [];
-  const dom = all && all.dims.includes(iname) ? (others.length > 0 ? projectOut(all, others) : all) : iterationDomain(k, [iname]);
-  const b = dimBounds(dom, iname, []);
+function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
+  // The bounds of the iname in its own factor of the chain's domain, the other inames of the
+  // factor projected out (the other factors can add no bound to it): in a tiled domain the factor
+  // of `i_inner` is `(i_outer, i_inner)`, the same for every variant with the same i tile size.
+  const own = factorOf(chainDomain(k, [iname]), iname);
+  const others = own.dims.filter((d) => d !== iname);
+  const b = dimBounds(others.length > 0 ? projectOut(own, others) : own, iname, []);
   const where = `${tag}.${axis} iname "${iname}" of kernel "${k.name}"`;
   if (b.lower.length === 0 || b.upper.length === 0) throw new ScheduleError(`${where} is unbounded; hardware axes need a lower and an upper bound`);
   const cl = b.lower.filter(isConst);
