@@ -10,8 +10,7 @@
  */
 import { LoomError } from "../errors.js";
 import {
-  insnInames,
-  allInames, arith, blockAccesses, c, findArg, findSubstitution, findTemporary, iterationDomain, naturalCompare, v,
+  allInames, arith, blockAccesses, c, findArg, findSubstitution, findTemporary, insnInames, iterationDomain, naturalCompare, v,
   walkExpr, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import {

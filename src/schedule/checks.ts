@@ -5,8 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  insnInames,
-  formatInameTag, v, arith, c,
+  formatInameTag, insnInames, v, arith, c,
   type Expr, type InameTag, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { affIsConstant, affSub, dimBounds, intersect, type Aff, type BasicSet } from "../poly/index.js";
@@ -69,8 +68,6 @@ export function offsetFrom(iname: string, lower: Aff): Expr {
   const isZero = Object.keys(lower.terms).length === 0 && lower.constant === 0;
   return isZero ? v(iname) : arith("-", v(iname), affToExpr(lower));
 }
-
-/** Every iname an instruction uses: the loops around it and its reduction inames. */
 
 /**
  * The inames that the bounds of `l`-tagged `iname` use, once the other local inames of its domain

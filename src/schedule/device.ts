@@ -4,8 +4,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  insnInames,
-  arith, blockExprs, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, v,
+  arith, blockExprs, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, insnInames, v,
   type Expr, type Kernel,
 } from "../ir/index.js";
 import {

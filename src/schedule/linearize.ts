@@ -134,7 +134,6 @@ function loopPath(k: Kernel, insn: Instruction, pos: ReadonlyMap<string, number>
   return insn.withinInames.filter((i) => !isHardwareIname(k, i)).sort((a, b) => rank(a) - rank(b));
 }
 
-
 /**
  * The sequential schedule of `k`: each instruction nested in the loops of its `withinInames`
  * (ordered by `inameOrder`), instructions in dependency order. Instructions that share a loop run

@@ -1,8 +1,7 @@
 /** Decisions left to preprocessing: `l.auto` axes and the address space of "auto" temporaries. */
 import { ScheduleError } from "../errors.js";
 import {
-  insnInames,
-  allInames, assigneeName, freeVariables, insnStores, withKernel,
+  allInames, assigneeName, freeVariables, insnInames, insnStores, withKernel,
   type InameTag, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { checkLocalExtent } from "./checks.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { iterationDomain, withKernel } from "../../src/ir/index.js";
+import { chainDomain, insnInames, iterationDomain, withKernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { isEqualSet, parseSet, printSet } from "../../src/poly/index.js";
 
@@ -18,6 +18,27 @@ describe("iterationDomain is remembered per domain chain", () => {
     const k3 = withKernel(k, { domains: [k.domains[0]!, parseSet("[i] -> {[j]: 0 <= j <= i and j <= 3}")] });
     expect(printSet(iterationDomain(k3, ["j"]))).not.toBe(printSet(d1));
     expect(isEqualSet(iterationDomain(k3, ["j"]), parseSet("[n] -> {[j]: 0 <= j <= 3 and j < n}"))).toBe(true);
+  });
+});
+
+describe("chainDomain", () => {
+  it("is the chain's domains intersected, parent inames as dims, and projects to iterationDomain", () => {
+    const k = nested();
+    const c = chainDomain(k, ["j"]);
+    expect(c.dims).toEqual(["i", "j"]);
+    expect(isEqualSet(c, parseSet("[n] -> {[i, j]: 0 <= i < n and 0 <= j <= i}"))).toBe(true);
+    expect(chainDomain(k, ["j"])).toBe(c);
+    expect(chainDomain(k, ["i"]).dims).toEqual(["i"]);
+  });
+});
+
+describe("insnInames", () => {
+  it("lists the loops, then the reduction inames (each once), remembered per instruction", () => {
+    const k = makeKernel("{[i, j, k]: 0 <= i, j, k < n}", "a[i] = sum(k, b[k]) + sum(j, b[j]) * sum(k, b[k])", ["a: float32[n]", "b: float32[n]", "n: int32"]);
+    const insn = k.instructions[0]!;
+    expect([...insnInames(insn)]).toEqual(["i", "k", "j"]);
+    expect(insnInames(insn)).toBe(insnInames(insn));
+    expect(Object.isFrozen(insnInames(insn))).toBe(true);
   });
 });
 
