@@ -15,7 +15,7 @@ import {
 } from "../ir/index.js";
 import {
   aff, affAdd, affIsConstant, affScale, affSub, dimBounds, extendSet, intersect, isEmpty, isEmptyWith, isSubset, isSubsetOfUnion,
-  moveToParams, projectOut, universe, addConstraints, affKey, contentMemo, memoized, setContentId, type Aff, type BasicSet,
+  moveToParams, projectOut, universe, addConstraints, affKey, factorOf, contentMemo, memoized, setContentId, type Aff, type BasicSet,
 } from "../poly/index.js";
 
 /** A footprint that cannot be computed: a non-affine subscript, an unbounded axis, … */
@@ -235,7 +235,7 @@ function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: Rea
   const conds = guarded ? (insnById(k).get(acc.insnId)?.predicates ?? []).flatMap((p) => predicateConditions(p, (n) => intNames.has(n))) : [];
   for (const cd of conds) for (const n of Object.keys(cd.aff.terms)) if (kernelInames.has(n)) used.add(n);
   const inames = [...used].sort(naturalCompare);
-  const dom = inames.length > 0 ? iterationDomain(k, inames) : universe([], []);
+  const dom = footprintDomain(inames.length > 0 ? iterationDomain(k, inames) : universe([], []), [...affs, ...conds.map((cd) => cd.aff)], sweep, lean);
   const extra = [...affs, ...conds.map((cd) => cd.aff)].flatMap((a) => Object.keys(a.terms)).filter((n) => !dom.dims.includes(n) && !dom.params.includes(n));
   const params = [...dom.params, ...new Set(extra)];
   const cs = [...affs.map((a, r) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), a), eq: true })), ...conds];
@@ -248,6 +248,32 @@ function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: Rea
 }
 
 const pieceMemo = contentMemo<BasicSet>();
+
+/**
+ * The domain an access's footprint is computed over: the factors of the iteration domain that hold
+ * the indices' inames as they are, and the other factors (the j tile of a read `a[i, k]`) with
+ * their swept inames projected out — and, for a `lean` piece, their fixed ones too, as
+ * `computeAccessPiece` would project them (no row ties them to an index). Those factors then only
+ * say for which values of the parameters (and their fixed inames) the access runs: `n >= 1`. The
+ * footprint is the same as over the whole domain, which it projects anyway; but this domain is the
+ * same for every tile size of the other factors, so the piece, and all that is computed from it,
+ * repeats across the variants of a sweep.
+ */
+function footprintDomain(dom: BasicSet, affs: readonly Aff[], sweep: ReadonlySet<string>, lean: boolean): BasicSet {
+  const indexInames = new Set<string>();
+  for (const a of affs) for (const n of Object.keys(a.terms)) if (dom.dims.includes(n)) indexInames.add(n);
+  if (indexInames.size === 0) return dom;
+  const mine = factorOf(dom, [...indexInames]);
+  if (mine === dom) return dom;
+  const others = dom.dims.filter((d) => !mine.dims.includes(d));
+  const gone = lean ? others : others.filter((d) => sweep.has(d));
+  if (gone.length === 0) return dom;
+  const rest = projectOut(factorOf(dom, others), gone);
+  // An equality over the parameters alone could rewrite the index rows (see accessPiece): keep
+  // the whole domain then, as the lean piece does.
+  if (lean && hasParamEquality(rest, [])) return dom;
+  return intersect(mine, rest);
+}
 
 function computeAccessPiece(
   k: Kernel, dom: BasicSet, params: readonly string[], dims: readonly string[], cs: readonly { aff: Aff; eq: boolean }[],

@@ -54,35 +54,53 @@ function factorsOf(s: BasicSet): Int32Array {
 }
 
 /**
- * The factor of `s` that holds dim `dim`, with the parameter part: its dims (in `s`'s order), its
- * existentials and those of the parameter part, and every row over those columns alone. `s`
- * itself when it is one factor. The restriction of a set in normal form is in normal form (a
- * subsequence of its sorted rows, no row or existential changed).
+ * The factor of `s` that holds the dim `names` (or the factors that hold any of `names`), with the
+ * parameter part: its dims (in `s`'s order), its existentials and those of the parameter part, and
+ * every row over those columns alone. `s` itself when that is every factor. The restriction of a
+ * set in normal form is in normal form (a subsequence of its sorted rows, no row or existential
+ * changed). Where the set has points it is exactly the projection of `s` on its dims, so a
+ * question about those dims alone (bounds, footprints) gets the answer `s` would give.
  *
  *   factorOf({[io, ii, jo]: 0 <= ii < 16 and 0 <= 16io + ii < n and 0 <= jo < n}, "ii")
  *     // {[io, ii]: 0 <= ii < 16 and 0 <= 16io + ii < n}
  */
-export function factorOf(s: BasicSet, dim: string): BasicSet {
-  const at = s.dims.indexOf(dim);
-  if (at < 0 || isCanonicalEmpty(s)) return s;
+export function factorOf(s: BasicSet, names: string | readonly string[]): BasicSet {
+  if (isCanonicalEmpty(s)) return s;
+  // Remembered per set object: a memoized set asked again gets the same factor object back,
+  // whose content key is then computed once.
+  const key = typeof names === "string" ? names : names.join(",");
+  let byNames = restrictMemo.get(s);
+  if (byNames === undefined) restrictMemo.set(s, (byNames = new Map()));
+  let hit = byNames.get(key);
+  if (hit === undefined) byNames.set(key, (hit = restrict(s, names)));
+  return hit;
+}
+
+const restrictMemo = new WeakMap<BasicSet, Map<string, BasicSet>>();
+
+function restrict(s: BasicSet, names: string | readonly string[]): BasicSet {
   const of = factorsOf(s);
-  const g = of[at]!;
+  const want = new Set<number>();
+  for (const d of typeof names === "string" ? [names] : names) {
+    const at = s.dims.indexOf(d);
+    if (at >= 0) want.add(of[at]!);
+  }
   const np = s.params.length;
   const nd = s.dims.length;
   const nv = of.length;
   let whole = true;
-  for (let k = 0; k < nd && whole; k++) if (of[k] !== g) whole = false;
+  for (let k = 0; k < nd && whole; k++) if (!want.has(of[k]!)) whole = false;
   if (whole) return s;
   const newAt = new Int32Array(nv).fill(-1);
   const dims: string[] = [];
   const exists: string[] = [];
   for (let k = 0; k < nd; k++) {
-    if (of[k] !== g) continue;
+    if (!want.has(of[k]!)) continue;
     newAt[k] = np + dims.length;
     dims.push(s.dims[k]!);
   }
   for (let k = nd; k < nv; k++) {
-    if (of[k] !== g && of[k] !== -1) continue;
+    if (!want.has(of[k]!) && of[k] !== -1) continue;
     newAt[k] = np + dims.length + exists.length;
     exists.push(s.exists[k - nd]!);
   }

@@ -128,5 +128,8 @@ describe("factors", () => {
     const t = parseSet("[n] -> { [io, ii, a] : 0 <= ii < 16 and 0 <= 16io + ii < n and 0 <= a < 8 and n mod 64 = 0 }");
     expect(printSet(factorOf(t, "ii"))).toBe(printSet(parseSet("[n] -> { [io, ii] : 0 <= ii < 16 and 0 <= 16io + ii < n and n mod 64 = 0 }")));
     expect(printSet(factorOf(t, "a"))).toBe(printSet(parseSet("[n] -> { [a] : 0 <= a < 8 and n mod 64 = 0 }")));
+    expect(printSet(factorOf(t, ["a", "io"]))).toBe(printSet(t));
+    expect(factorOf(t, "a")).toBe(factorOf(t, "a"));
+    expect(factorOf(t, [])).toEqual(parseSet("[n] -> { [] : n mod 64 = 0 }"));
   });
 });
