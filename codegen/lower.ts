@@ -14,7 +14,7 @@ import {
   type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Kernel, type Reduce,
 } from "../src/ir/index.js";
 import {
-  addConstraints, aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, extendSet, gist, intersect, isEmptyWith, universe,
+  addConstraints, aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, extendSet, factorOf, gist, intersect, isEmptyWith, universe,
   type Aff, type BasicSet, type Bound,
 } from "../src/poly/index.js";
 import { eliminateExistentials, preferUnitBounds, type DeviceKernel, type HwAxis, type Schedule, type ScheduleNode } from "../src/schedule/index.js";
@@ -334,7 +334,10 @@ class KernelLowering {
   private notImplied(rows: readonly Row[], known: readonly string[], ctx: BasicSet): readonly Row[] {
     if (rows.length === 0) return [];
     const s = addConstraints(universe(names(rows).filter((n) => !known.includes(n)), [...known]), rows);
-    return rowsOf(gist(s, ctx)).rows;
+    // Rows over inames need only the context's factors of those inames; a row over parameters
+    // alone may follow from any factor (a loop `0 <= i < n` implies `n >= 1`): the whole context.
+    const overInames = rows.every((r) => Object.keys(r.aff.terms).some((n) => known.includes(n)));
+    return rowsOf(gist(s, overInames ? factorOf(ctx, names(rows)) : ctx)).rows;
   }
 
   private loop(iname: string, body: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
@@ -351,10 +354,15 @@ class KernelLowering {
       // An instruction that does not run within the loop's iname (the CPU lowering's loop over a
       // group axis around a fetch that ignores that axis) runs at every iteration of it.
       if (!d.dims.includes(iname)) d = intersect(d, this.domainOf([iname]));
-      const drop = [...d.dims.filter((n) => !inner.includes(n)), ...d.exists];
-      const p = drop.length > 0 ? eliminateExact(d, drop).set : d;
+      // Only the iname's own factor of the domain bounds it, and only the factors of the context
+      // over the same inames can imply those bounds: smaller problems, and ones that a sweep of
+      // tile sizes asks again whenever this iname's tile size repeats.
+      const f = factorOf(d, iname);
+      const drop = [...f.dims.filter((n) => !inner.includes(n)), ...f.exists];
+      const p = drop.length > 0 ? eliminateExact(f, drop).set : f;
       whole ??= p;
-      return gist(this.unitBounds(p, iname, ctx), ctx);
+      const c = factorOf(ctx, p.dims);
+      return gist(this.unitBounds(p, iname, c), c);
     });
     const keyed = new Map(perInsn.map((g) => [rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&"), g]));
     const body1 = (c: BasicSet) => this.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
