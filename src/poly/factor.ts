@@ -59,7 +59,9 @@ function factorsOf(s: BasicSet): Int32Array {
  * every row over those columns alone. `s` itself when that is every factor. The restriction of a
  * set in normal form is in normal form (a subsequence of its sorted rows, no row or existential
  * changed). Where the set has points it is exactly the projection of `s` on its dims, so a
- * question about those dims alone (bounds, footprints) gets the answer `s` would give.
+ * question about those dims alone (bounds, footprints) gets the answer `s` would give. Names that
+ * are not dims of `s` (parameters, inames of an inner loop) select nothing: with none, the answer
+ * is the parameter part alone.
  *
  *   factorOf({[io, ii, jo]: 0 <= ii < 16 and 0 <= 16io + ii < n and 0 <= jo < n}, "ii")
  *     // {[io, ii]: 0 <= ii < 16 and 0 <= 16io + ii < n}
