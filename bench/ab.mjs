@@ -1,0 +1,76 @@
+// A/B of two compiled builds in one process, for changes too small to see through a shared
+// machine's noise: both builds are loaded side by side and timed in alternating blocks, so noise
+// hits both alike; the median of the per-block ratios B/A is the figure.
+//
+//   npx tsc -p tsconfig.bench.json && cp -r dist /tmp/dist-a     # the build before the change
+//   (change, then) npx tsc -p tsconfig.bench.json
+//   node bench/ab.mjs /tmp/dist-a "$PWD/dist" [warm|sweep] [blocks]
+//
+// warm: the tiled matmul of bench/transforms.ts (a), 40 runs per block. sweep: its 50 variants,
+// one pass per block, each pass with that build's memos emptied first (bench/transforms.ts (c)).
+// Outputs of the two builds are compared first; a difference is reported.
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [dirA, dirB, mode = "warm", blocksArg] = process.argv.slice(2);
+if (!dirA || !dirB || !["warm", "sweep"].includes(mode)) {
+  console.error("usage: node bench/ab.mjs DIST_A DIST_B [warm|sweep] [blocks]");
+  process.exit(2);
+}
+
+async function load(dir) {
+  const at = (p) => pathToFileURL(resolve(dir, p)).href;
+  const { generateCode } = await import(at("codegen/index.js"));
+  const { makeKernel } = await import(at("src/parse/index.js"));
+  const { pipeline, prefetch, split } = await import(at("transforms/pipeline.js"));
+  const { clearPolyMemos } = await import(at("src/poly/index.js"));
+  const build = () => makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
+    ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
+  const tiled = (ti, tj, tk) => pipeline(split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
+    prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] }));
+  const one = tiled(16, 16, 16);
+  const sizes = [4, 8, 16, 32, 64];
+  const all = [];
+  for (const ti of sizes) for (const tj of sizes) for (const tk of [8, 16]) all.push(tiled(ti, tj, tk));
+  const base = build();
+  return {
+    output: () => all.map((p) => generateCode(p(base), "opencl").deviceCode).join("\n"),
+    /** Milliseconds per variant for one block. */
+    block: mode === "warm"
+      ? () => {
+        const ts = [];
+        for (let r = 0; r < 40; r++) {
+          const t = performance.now();
+          generateCode(one(build()), "opencl");
+          ts.push(performance.now() - t);
+        }
+        return median(ts);
+      }
+      : () => {
+        clearPolyMemos();
+        const t = performance.now();
+        for (const p of all) generateCode(p(base), "opencl");
+        return (performance.now() - t) / all.length;
+      },
+  };
+}
+
+const median = (xs) => [...xs].sort((u, v) => u - v)[xs.length >> 1];
+const A = await load(dirA);
+const B = await load(dirB);
+if (A.output() !== B.output()) console.log("note: the two builds generate different code");
+for (let w = 0; w < (mode === "warm" ? 10 : 4); w++) (A.block(), B.block());
+const ra = [];
+const rb = [];
+const ratio = [];
+for (let b = 0; b < Number(blocksArg ?? 30); b++) {
+  // Alternate which build goes first: garbage one block leaves behind is collected in the next.
+  let x;
+  let y;
+  if (b % 2 === 0) (x = A.block(), y = B.block());
+  else (y = B.block(), x = A.block());
+  ra.push(x);
+  rb.push(y);
+  ratio.push(y / x);
+}
+console.log(`${mode}: A ${median(ra).toFixed(3)} ms, B ${median(rb).toFixed(3)} ms per variant; B/A median ${median(ratio).toFixed(3)} over ${ratio.length} blocks (best A ${Math.min(...ra).toFixed(3)}, best B ${Math.min(...rb).toFixed(3)})`);
