@@ -17,7 +17,7 @@ import {
   addConstraints, aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, extendSet, factorOf, gist, intersect, isEmptyWith, universe,
   type Aff, type BasicSet, type Bound,
 } from "../src/poly/index.js";
-import { eliminateExistentials, preferUnitBounds, type DeviceKernel, type HwAxis, type Schedule, type ScheduleNode } from "../src/schedule/index.js";
+import { axisRows, eliminateExistentials, preferUnitBounds, type DeviceKernel, type HwAxis, type Schedule, type ScheduleNode } from "../src/schedule/index.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "./ast.js";
 import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "./expr.js";
 import { untieExistentials } from "../src/poly/lattice.js";
@@ -168,7 +168,7 @@ class KernelLowering {
         const base = sizeEx(a.base, (n) => evar(n));
         this.subst.set(iname, ibin("+", base, { k: "hw", tag: a.tag, axis: a.axis }));
         known.push(iname);
-        ranges.push(...this.axisRows(a));
+        ranges.push(...axisRows(a, a.iname));
       }
     }
     // The hardware ranges in one step, in the space the intersections one axis at a time build.
@@ -218,21 +218,6 @@ class KernelLowering {
       }
     }
     return [...out].sort();
-  }
-
-  /** `base <= iname < base + size` as rows over the iname and parameters, when affine. */
-  private axisRows(ax: HwAxis): Row[] {
-    const base = exprAff(ax.base);
-    if (!base) return [];
-    const x = aff({ [ax.iname]: 1 });
-    const rows: { aff: Aff; eq: boolean }[] = [{ aff: affSub(x, base), eq: false }];
-    // iname < base + size, with size possibly `e // d`: d*(iname - base + 1) <= e.
-    const size = ax.size;
-    const fl = size.kind === "arith" && (size.op === "//" || size.op === "/") && size.right.kind === "const" && size.right.value > 0 ? size : undefined;
-    const num = exprAff(fl ? fl.left : size);
-    const d = fl ? (fl.right as { value: number }).value : 1;
-    if (num) rows.push({ aff: affSub(num, affScale(affAdd(affSub(x, base), aff({}, 1)), d)), eq: false });
-    return rows;
   }
 
   // ---- the schedule tree -------------------------------------------------------------------
@@ -557,11 +542,11 @@ class KernelLowering {
     const problem = checkBlock(insn.body);
     if (problem) throw new CodegenError(`block "${insn.id}": ${problem}`);
     const avoid = new Set([...this.taken, ...this.params, "H"]);
+    const declared = [...blockLocals(insn.body).keys()];
     const renames = new Map<string, string>();
-    for (const n of blockLocals(insn.body).keys()) {
+    for (const n of declared) {
       if (!avoid.has(n)) continue;
-      const fresh = uniqueName(n, new Set([...avoid, ...blockLocals(insn.body).keys(), ...renames.values()]));
-      renames.set(n, fresh);
+      renames.set(n, uniqueName(n, new Set([...avoid, ...declared, ...renames.values()])));
     }
     let body = renames.size > 0 ? renameLocals(insn.body, renames) : insn.body;
     body = lowerExits(body, new Set([...avoid, ...blockLocals(body).keys()]));

@@ -281,7 +281,8 @@ function computeAccessPiece(
 ): BasicSet {
   let s = extendSet(dom, params, [...dom.dims, ...dims], cs);
   if (lean) {
-    const tied = tiedToIndices(s, dims);
+    // The dims rows tie, through dims and existentials (not parameters), to an index: its factors.
+    const tied = new Set(factorOf(s, dims).dims);
     if (dom.dims.some((d) => !sweep.has(d) && !tied.has(d))) {
       const fixedTied = dom.dims.filter((d) => !sweep.has(d) && tied.has(d));
       const drop = dom.dims.filter((d) => sweep.has(d) || !tied.has(d));
@@ -299,27 +300,6 @@ function computeAccessPiece(
   if (swept.length > 0) s = projectOut(s, swept);
   if (k.assumptions.constraints.length > 0) s = intersect(s, k.assumptions);
   return s;
-}
-
-/** The dims of `s` that rows tie, through dims and existentials (not parameters), to one of `indices`. */
-function tiedToIndices(s: BasicSet, indices: readonly string[]): Set<string> {
-  const np = s.params.length;
-  const n = np + s.dims.length + s.exists.length;
-  const parent = Array.from({ length: n }, (_, j) => j);
-  const root = (j: number): number => {
-    while (parent[j] !== j) j = parent[j] = parent[parent[j]!]!;
-    return j;
-  };
-  for (const con of s.constraints) {
-    let first = -1;
-    for (let j = np; j < n; j++) {
-      if ((con.coeffs[j] ?? 0) === 0) continue;
-      if (first < 0) first = j;
-      else parent[root(j)] = root(first);
-    }
-  }
-  const roots = new Set(indices.map((d) => root(np + s.dims.indexOf(d))));
-  return new Set(s.dims.filter((d, j) => roots.has(root(np + j))));
 }
 
 /**

@@ -7,7 +7,7 @@ import { ceilDiv, floorDiv } from "./int.js";
 import { isEmpty } from "./empty.js";
 import { addCand, impliedByOneRow, impliedByTwoRows, implies, impliesBeyondPairs, newCands, type Live } from "./implied.js";
 import { addConstraints, intersect, universe } from "./ops.js";
-import { aff } from "./affine.js";
+import { aff, affAdd, affSub } from "./affine.js";
 import { cached, contentMemo, setKey } from "./memo.js";
 
 /**
@@ -391,9 +391,10 @@ export function isSubsetOfUnion(a: BasicSet, bs: readonly BasicSet[]): boolean {
     con.coeffs.forEach((x, j) => {
       if (x !== 0) terms[names[j]!] = x;
     });
-    // Not (e >= 0) is -e - 1 >= 0; not (e = 0) is e >= 1 or -e >= 1.
-    const outside = [aff(Object.fromEntries(Object.entries(terms).map(([n, x]) => [n, -x])), -con.constant - 1)];
-    if (con.eq) outside.push(aff(terms, con.constant - 1));
+    const e = aff(terms, con.constant);
+    // Not (e >= 0) is -1 - e >= 0; not (e = 0) is that or e - 1 >= 0.
+    const outside = [affSub(aff({}, -1), e)];
+    if (con.eq) outside.push(affAdd(e, aff({}, -1)));
     for (const o of outside) if (!isSubsetOfUnion(addConstraints(a, [{ aff: o, eq: false }]), rest)) return false;
   }
   return true;

@@ -7,7 +7,7 @@
  */
 import type { Aff, BasicSet } from "./types.js";
 import { add, checkInt, floorDiv, mul } from "./int.js";
-import { colNames, combine, type Row, type Sys, insertColumns, substRow, toSys } from "./rows.js";
+import { colNames, combine, findRoot, type Row, type Sys, insertColumns, substRow, toSys } from "./rows.js";
 import { isCanonicalEmpty, tidy } from "./normalize.js";
 import { fmCost, fmEliminate } from "./fm.js";
 import { affKey, cached, contentMemo, rowsKey, setKey } from "./memo.js";
@@ -163,11 +163,6 @@ function compact(sys: Sys, parent: Int32Array, rootOf: Int32Array, width: Int32A
   return out;
 }
 
-/** The root of `k` in a union-find forest, halving paths on the way. */
-function findRoot(parent: Int32Array, k: number): number {
-  while (parent[k] !== k) k = parent[k] = parent[parent[k]!]!;
-  return k;
-}
 
 /** One step of the Omega test on a tidy component without equalities. */
 function omegaStep(sys: Sys): boolean {

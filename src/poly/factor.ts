@@ -11,7 +11,7 @@
  * tile size is, although the whole domain is new.
  */
 import type { BasicSet, Constraint } from "./types.js";
-import { rawSet } from "./rows.js";
+import { findRoot, rawSet } from "./rows.js";
 import { isCanonicalEmpty } from "./normalize.js";
 
 /** For each dim and existential (in column order), its factor; -1 for the parameter part. */
@@ -24,13 +24,7 @@ function factorsOf(s: BasicSet): Int32Array {
   const nv = s.dims.length + s.exists.length;
   const parent = new Int32Array(nv);
   for (let k = 0; k < nv; k++) parent[k] = k;
-  const find = (x: number): number => {
-    while (parent[x] !== x) {
-      parent[x] = parent[parent[x]!]!;
-      x = parent[x]!;
-    }
-    return x;
-  };
+  const find = (x: number): number => findRoot(parent, x);
   for (const c of s.constraints) {
     let first = -1;
     for (let k = 0; k < nv; k++) {

@@ -121,3 +121,9 @@ export function permuteRow(r: Row, perm: readonly number[]): Row {
   return out;
 }
 
+
+/** The root of `k` in a union-find forest, halving paths on the way. */
+export function findRoot(parent: Int32Array, k: number): number {
+  while (parent[k] !== k) k = parent[k] = parent[parent[k]!]!;
+  return k;
+}

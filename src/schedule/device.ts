@@ -8,7 +8,7 @@ import {
   type Expr, type Kernel,
 } from "../ir/index.js";
 import {
-  addConstraints, aff, affAdd, affScale, contentMemo, dimBounds, factorOf, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
+  addConstraints, aff, affAdd, affScale, affSub, contentMemo, dimBounds, factorOf, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
 import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
@@ -151,21 +151,30 @@ function shareAxis(k: Kernel, dkName: string, key: string, list: readonly HwAxis
   return { ...first, size: extremum("max", sizes) };
 }
 
+/**
+ * `base <= x < base + size` of a hardware axis as rows over `x` and the parameters, those that
+ * are affine (a size may be `e // d`: `d·(x - base + 1) <= e`); none when the base is not.
+ */
+export function axisRows(ax: HwAxis, x: string): { aff: Aff; eq: boolean }[] {
+  const base = exprToAff(ax.base);
+  if (!base) return [];
+  const rel = affSub(aff({ [x]: 1 }), base);
+  const rows = [{ aff: rel, eq: false }];
+  const size = ax.size;
+  const fl = size.kind === "arith" && (size.op === "//" || size.op === "/") && size.right.kind === "const" && size.right.value > 0 ? size : undefined;
+  const num = exprToAff(fl ? fl.left : size);
+  const d = fl ? (fl.right as { value: number }).value : 1;
+  if (num) rows.push({ aff: affSub(num, affScale(affAdd(rel, aff({}, 1)), d)), eq: false });
+  return rows;
+}
+
 /** `{[x]: base <= x < base + size}` over the parameters, within the assumptions; undefined where not affine. */
 function axisBox(ax: HwAxis, assumptions: BasicSet): BasicSet | undefined {
-  const base = exprToAff(ax.base);
-  const fl = ax.size.kind === "arith" && (ax.size.op === "//" || ax.size.op === "/") && ax.size.right.kind === "const" && ax.size.right.value > 0 ? ax.size : undefined;
-  const num = exprToAff(fl ? fl.left : ax.size);
-  if (!base || !num) return undefined;
-  const d = fl ? (fl.right as { value: number }).value : 1;
   const x = "@x";
-  const params = [...new Set([...Object.keys(base.terms), ...Object.keys(num.terms), ...assumptions.params])];
-  // x >= base; d*(x - base + 1) <= num.
-  const rel = affAdd(aff({ [x]: 1 }), affScale(base, -1));
-  const box = addConstraints(universe(params, [x]), [
-    { aff: rel, eq: false },
-    { aff: affAdd(num, affScale(affAdd(rel, aff({}, 1)), -d)), eq: false },
-  ]);
+  const rows = axisRows(ax, x);
+  if (rows.length < 2) return undefined;
+  const params = [...new Set([...rows.flatMap((r) => Object.keys(r.aff.terms)).filter((n) => n !== x), ...assumptions.params])];
+  const box = addConstraints(universe(params, [x]), rows);
   return assumptions.constraints.length > 0 ? intersect(box, assumptions) : box;
 }
 
