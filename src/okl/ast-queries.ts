@@ -147,13 +147,3 @@ export function describeStmt(s: A.Stmt): string {
   return `a ${s.kind} statement`;
 }
 
-/** Whether the identifier `name` occurs anywhere in `s` (for-loop declarations included). */
-export function mentions(s: A.Stmt, name: string): boolean {
-  let found = false;
-  const visit = (n: A.Stmt | A.Expr): void => {
-    if (n.kind === "ident" && n.name === name) found = true;
-    if (n.kind === "for" && n.init?.kind === "declaration") walkAst(n.init, visit);
-  };
-  walkAst(s, visit);
-  return found;
-}

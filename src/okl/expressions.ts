@@ -10,6 +10,7 @@ import type * as A from "./ast.js";
 import type { Binding, Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { expressionInlinable, inlineCall, pointerBinding, type ExprLowerer } from "./inline.js";
+import { rowMajorIndex } from "./initializers.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
 import { clampOf, componentNames, dotOf, layoutVector, lengthOf } from "./vectors.js";
@@ -260,9 +261,7 @@ export class ExprLowering implements ExprLowerer {
     if (b?.kind === "array" && b.extents) {
       // An array field of a struct passed by value: row-major subscripts into one flat argument.
       if (indices.length !== b.extents.length) this.fail(`array field "${b.name}" has ${b.extents.length} dimension(s), subscripted with ${indices.length}`, pos);
-      let lin = indices[0]!;
-      for (let k = 1; k < indices.length; k++) lin = { kind: "arith", op: "+", left: { kind: "arith", op: "*", left: lin, right: c(b.extents[k]!) }, right: indices[k]! };
-      return { kind: "subscript", array: b.name, indices: [lin] };
+      return { kind: "subscript", array: b.name, indices: [rowMajorIndex(indices, b.extents)] };
     }
     const at = (off: Expr | undefined, i: Expr): Expr => (off ? { kind: "arith", op: "+", left: off, right: i } : i);
     if ((b?.kind === "array" || b?.kind === "temp") && b.struct) this.fail(`"${label}" is an array of struct "${b.struct.name}"; only its elements' fields can be read`, pos);
@@ -284,8 +283,7 @@ export class ExprLowering implements ExprLowerer {
    */
   private tableRead(b: Extract<Binding, { kind: "table" }>, indices: readonly Expr[], label: string, pos: A.Pos): Expr {
     if (indices.length !== b.shape.length) this.fail(`array "${label}" has ${b.shape.length} dimension(s), subscripted with ${indices.length}`, pos);
-    let lin = indices[0]!;
-    for (let k = 1; k < indices.length; k++) lin = { kind: "arith", op: "+", left: { kind: "arith", op: "*", left: lin, right: c(b.shape[k]!) }, right: indices[k]! };
+    const lin = rowMajorIndex(indices, b.shape);
     const at = constIndex(lin);
     if (at !== undefined) {
       if (at < 0 || at >= b.values.length) this.fail(`array "${label}" has ${b.values.length} element(s); element ${at} is out of bounds`, pos);

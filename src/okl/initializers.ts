@@ -50,6 +50,13 @@ export function flattenInit(init: A.InitList, shape: readonly (number | undefine
   return { shape: [rows, ...inner], items: Array.from({ length: total }, (_, k) => out[k]) };
 }
 
+/** The flat row-major index of `indices` into an array with `extents`: `(i0*e1 + i1)*e2 + i2`. */
+export function rowMajorIndex(indices: readonly Expr[], extents: readonly number[]): Expr {
+  let lin = indices[0]!;
+  for (let k = 1; k < indices.length; k++) lin = { kind: "arith", op: "+", left: { kind: "arith", op: "*", left: lin, right: c(extents[k]!) }, right: indices[k]! };
+  return lin;
+}
+
 /** The row-major subscripts of flat element `k` of an array with extents `shape`: rowMajor(5, [2, 3]) is [1, 2]. */
 export function rowMajor(k: number, shape: readonly number[]): Expr[] {
   const out: Expr[] = [];

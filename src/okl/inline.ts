@@ -120,16 +120,37 @@ function inlineBody(lw: ExprLowerer, f: A.FunctionDef, items: readonly A.Stmt[],
  * and `return`); otherwise it needs statements, which only an opaque block can hold.
  */
 export function expressionInlinable(f: A.FunctionDef): boolean {
-  const ok = (items: readonly A.Stmt[]): boolean => items.every((s, k) => {
+  let hit = inlinable.get(f);
+  if (hit === undefined) inlinable.set(f, (hit = f.body !== undefined && inlinableItems(f.body.items)));
+  return hit;
+}
+
+/** Asked at every call of a device function: remembered per function definition. */
+const inlinable = new WeakMap<A.FunctionDef, boolean>();
+
+/** The statements of an inlinable body, each checked once (a `{…}` block is read in place). */
+function inlinableItems(items0: readonly A.Stmt[]): boolean {
+  let items = items0;
+  for (let k = 0; k < items.length; k++) {
+    const s = items[k]!;
     switch (s.kind) {
-      case "empty": case "pragma": case "return": return true;
-      case "compound": return ok([...s.items, ...items.slice(k + 1)]) || false;
-      case "if": return ok([s.then]) && (s.else === undefined || ok([s.else]));
-      case "declaration": return s.declarators.every((d) => d.init !== undefined && d.init.kind !== "initList" && d.arrayDims.length === 0 && !assigned(items.slice(k + 1), d.name));
+      case "empty": case "pragma": case "return": break;
+      case "compound":
+        items = [...s.items, ...items.slice(k + 1)];
+        k = -1;
+        break;
+      case "if":
+        if (!inlinableItems([s.then]) || (s.else !== undefined && !inlinableItems([s.else]))) return false;
+        break;
+      case "declaration": {
+        const rest = items.slice(k + 1);
+        if (!s.declarators.every((d) => d.init !== undefined && d.init.kind !== "initList" && d.arrayDims.length === 0 && !assigned(rest, d.name))) return false;
+        break;
+      }
       default: return false;
     }
-  });
-  return f.body !== undefined && ok(f.body.items);
+  }
+  return true;
 }
 
 /**

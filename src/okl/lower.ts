@@ -18,7 +18,7 @@ import {
 import { aff, affAdd, affScale, type Aff, type BasicSet } from "../poly/index.js";
 import { assembleKernel } from "./assemble.js";
 import type * as A from "./ast.js";
-import { constRange, containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, levelsBelow, mentions, walkAst } from "./ast-queries.js";
+import { constRange, containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, levelsBelow, walkAst } from "./ast-queries.js";
 import { constValue, Scope, type Binding, type Ctx, type Fail, type ScalarBinding } from "./bindings.js";
 import { InstructionLog } from "./dependencies.js";
 import { ExprLowering } from "./expressions.js";
@@ -33,7 +33,7 @@ import { isStructValue, placeElement, structReason, structVariable, type StructB
 import { attributedJump, BlockLowering, needsBlock, type BlockHost } from "./opaque.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
-import { componentNames, layoutVector, narrow, toComponent, type VectorType } from "./vectors.js";
+import { componentNames, layoutVector, type VectorType } from "./vectors.js";
 
 export type { LowerOklOptions } from "./file-context.js";
 
@@ -343,7 +343,6 @@ class KernelLowering {
       // Inside @inner loops too: the barrier is not within the local inames, so the scheduler splits
       // the work-items' code there (all work-items reach it, as OKL requires).
       case "barrier": return this.barrier("local", ctx, s.pos);
-      case "while": case "doWhile": case "break": case "continue": case "return": return this.opaque(s, ctx);
       case "switch": case "case":
         return this.fail(`"${s.kind}" statements are not supported yet (rewrite them as if/else)`, s.pos);
       default: return this.fail(`unsupported statement ${(s as { kind: string }).kind}`, (s as { pos: A.Pos }).pos);
@@ -804,7 +803,6 @@ class KernelLowering {
     return (span !== undefined && Object.keys(span.terms).length === 0) || (launch && this.launchSized(h)) || this.nestSyncs;
   }
 
-  /** Start and bound of the loop are affine in the kernel's value arguments only, not constant apart: the launch evaluates its extent. */
   /**
    * An @inner loop that starts at an enclosing loop's value and runs a constant trip count
    * (`for (j = i; j < i + 16; ++j; @inner)`): its work-items count from 0 (`j = i + id`, as OCCA's
@@ -817,6 +815,7 @@ class KernelLowering {
     return Object.keys(span.terms).length === 0 && Object.keys(h.startAff.terms).some((n) => !this.valueArgs.has(n));
   }
 
+  /** Start and bound of the loop are affine in the kernel's value arguments only, not constant apart: the launch evaluates its extent. */
   private launchSized(h: LoopHead): boolean {
     const end = exprToAff(h.end);
     if (!end || !h.startAff || h.step === undefined) return false;

@@ -411,7 +411,7 @@ export class Parser extends ExprParser {
 
   /** `namespace A { … }` (and `namespace A::B { … }`): its items, with the types declared in it qualified (`A::S`). */
   private parseNamespace(): TopLevel[] {
-    const t = this.next();
+    this.next();
     const names: string[] = [];
     do {
       const n = this.peek();
@@ -440,7 +440,6 @@ export class Parser extends ExprParser {
     }
     this.next();
     this.ns.length -= names.length;
-    void t;
     return items;
   }
 
@@ -635,7 +634,7 @@ export class Parser extends ExprParser {
           const d = this.parseDeclarator(false);
           if (this.at("(")) {
             if (declarators.length > 0) throw this.unexpected('";"');
-            this.memberFunctionRest();
+            this.skipMemberFunction();
             break;
           }
           if (this.at("=")) throw this.unsupported("C++ default member initializers", this.peek());
@@ -684,7 +683,7 @@ export class Parser extends ExprParser {
     }
     const d = this.parseDeclarator(false);
     if (this.at("(")) {
-      this.memberFunctionRest();
+      this.skipMemberFunction();
       return true;
     }
     if (!spec.qualifiers.includes("const") && !spec.storage.includes("constexpr")) throw this.unsupported("C++ static data members that are not const", t);
@@ -722,11 +721,6 @@ export class Parser extends ExprParser {
     }
     this.parseDeclarator(false);
     if (!this.at("(")) throw this.unexpected('"(" of a member function');
-    this.memberFunctionRest();
-  }
-
-  /** A member function from its parameter list: skipped (calling one is the error, where it is called). */
-  private memberFunctionRest(): void {
     this.skipMemberFunction();
   }
 

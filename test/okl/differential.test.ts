@@ -14,9 +14,9 @@ import { compileReference, hasCxx, refKernels, scalarKind } from "./legacy-refer
 import { argLengths, randomArray } from "./inputs.js";
 import { CORPUS, GENERATED } from "./corpus-path.js";
 import { SPECIAL, type SpecialCase } from "./legacy-special.js";
+import { vectorTypeNamed } from "../../src/okl/vectors.js";
 
 /** OCCA's vector type names (`float3`), as C parameter types of legacy outputs. */
-const VECTOR = /^(float|double|int|uint|char|uchar|short|ushort|long|ulong)[234]$/;
 
 
 interface Case { readonly dir: string; readonly input: string; readonly defines: Readonly<Record<string, string | number>>; readonly special?: SpecialCase }
@@ -137,7 +137,7 @@ async function compare(c: Case, kernels: readonly Kernel[], seed: number, legacy
     // cannot represent is left out while unused: the reference's signature has no Loom counterpart.
     // A vector passed by value is one argument per component in Loom; the reference reads the N floats.
     for (const p of ref.params) {
-      if (!p.pointer && VECTOR.test(p.type) && !(p.name in inputs) && `${p.name}_x` in inputs) {
+      if (!p.pointer && vectorTypeNamed(p.type) !== undefined && !(p.name in inputs) && `${p.name}_x` in inputs) {
         inputs[p.name] = Float32Array.from(["x", "y", "z", "w"].map((cn) => inputs[`${p.name}_${cn}`]).filter((v): v is number => typeof v === "number"));
       }
     }

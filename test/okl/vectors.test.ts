@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
-import { OklError } from "../../src/errors.js";
+import { oklError, TARGETS } from "./helpers.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
 import { availableNative } from "../run/native-helpers.js";
@@ -129,7 +129,7 @@ describe("OCCA vector types import by scalarization", () => {
 
   it("lowers to every target", () => {
     const [k] = parseOkl(SRC);
-    for (const t of ["c", "openmp", "opencl", "cuda", "js", "okl"] as const) { // the built targets
+    for (const t of TARGETS) {
       const code = generateCode(k!, t).deviceCode;
       expect(code, t).toMatch(/shift_x/);
       expect(code, t).not.toMatch(/\bfloat3\b/);
@@ -164,13 +164,11 @@ describe("vector forms Loom cannot lower are OklErrors at the construct", () => 
   }
 }`;
   const fails = (src: string, construct: string, msg: RegExp) => {
-    let err: unknown;
-    try { parseOkl(src); } catch (e) { err = e; }
-    expect(err).toBeInstanceOf(OklError);
-    expect(String((err as Error).message)).toMatch(msg);
+    const err = oklError(() => parseOkl(src));
+    expect(err.message).toMatch(msg);
     const at = src.indexOf(construct);
     const line = src.slice(0, at).split("\n").length;
-    expect((err as OklError).line, String((err as Error).message)).toBe(line);
+    expect(err.line, err.message).toBe(line);
   };
 
   it("swizzles", () => fails(kernelWith("float2 v = a[i].xy;"), "a[i].xy", /no component "xy".*swizzles/));
