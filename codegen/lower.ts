@@ -10,7 +10,7 @@
 import { assertNever, CodegenError } from "../src/errors.js";
 import {
   allInames, assigneeName, atomicUpdateOf, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
-  iterationDomain, kernelTypeEnv, uniqueName, blockLocals, checkBlock, forAsWhile, freeVariables, insnExprs, insnWrites, lowerExits, mapBlockExprs, renameVars,
+  iterationDomain, kernelTypeEnv, uniqueName, blockLocals, blockTypeEnv, checkBlock, forAsWhile, freeVariables, insnExprs, insnWrites, lowerExits, mapBlockExprs, renameVars,
   type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Kernel, type Reduce,
 } from "../src/ir/index.js";
 import {
@@ -555,7 +555,7 @@ class KernelLowering {
     const outer = this.scope(insn.id, known, ctx, pre);
     const scope: ExprScope = {
       ...outer,
-      env: { ...outer.env, varType: (n) => locals.get(n) ?? outer.env.varType(n) },
+      env: blockTypeEnv(outer.env, locals),
       varEx: (n) => (locals.has(n) ? { ex: evar(n), dtype: locals.get(n)! } : outer.varEx(n)),
       element: (e) => this.element(e, scope),
     };

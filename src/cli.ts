@@ -115,7 +115,7 @@ export function main(argv: readonly string[], io: CliIo = { out: (t) => process.
         return 0;
       }
       text = kernels.map((k) => {
-        const code = generateCode(k, p.target as TargetName, p.kernelNames ? { kernelNames: p.kernelNames } : {});
+        const code = generateCode(k, p.target as TargetName, { kernelNames: p.kernelNames });
         return p.normalized && p.target === "okl" ? normalize(code.deviceCode) : code.deviceCode;
       }).join("\n");
     }

@@ -31,7 +31,7 @@ export type BlockStmt =
   | { readonly kind: "exit"; readonly label: string };
 
 /** The statement lists directly inside `s`, in order. */
-export function stmtChildren(s: BlockStmt): readonly (readonly BlockStmt[])[] {
+function stmtChildren(s: BlockStmt): readonly (readonly BlockStmt[])[] {
   switch (s.kind) {
     case "decl": case "assign": case "break": case "continue": case "exit": return [];
     case "if": return [s.then, s.else];
@@ -42,7 +42,7 @@ export function stmtChildren(s: BlockStmt): readonly (readonly BlockStmt[])[] {
 }
 
 /** The expressions directly in `s` (not in nested statements). */
-export function stmtExprs(s: BlockStmt): readonly Expr[] {
+function stmtExprs(s: BlockStmt): readonly Expr[] {
   switch (s.kind) {
     case "decl": return s.init ? [s.init] : [];
     case "assign": return [s.lhs, s.rhs];
@@ -84,7 +84,7 @@ export function mapBlockExprs(body: readonly BlockStmt[], f: (e: Expr) => Expr, 
 
 /** `body` with `f` applied to every expression read: as `mapBlockExprs`, but of a target only its indices. */
 export function mapBlockReads(body: readonly BlockStmt[], f: (e: Expr) => Expr): readonly BlockStmt[] {
-  return mapBlockExprs(body, (e) => f(e), (lhs) => lhs.kind === "subscript" ? { ...lhs, indices: lhs.indices.map(f) }
+  return mapBlockExprs(body, f, (lhs) => lhs.kind === "subscript" ? { ...lhs, indices: lhs.indices.map(f) }
     : lhs.kind === "linear" ? { ...lhs, index: f(lhs.index) } : lhs);
 }
 

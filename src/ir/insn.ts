@@ -86,11 +86,21 @@ export function insnExprs(insn: Instruction): Expr[] {
  *   mapInsnExprs(insn, (e) => renameVars(e, names))
  */
 export function mapInsnExprs(insn: Instruction, f: (e: Expr) => Expr): Instruction {
-  const predicates = insn.predicates.map(f);
+  // Unchanged instructions are returned as the same objects, as `mapBlockExprs` returns
+  // statements: memos kept per instruction (its inames) stay valid across transforms.
+  const mapped = insn.predicates.map(f);
+  const predicates = mapped.every((p, j) => p === insn.predicates[j]) ? insn.predicates : mapped;
   switch (insn.kind) {
-    case "assign": return { ...insn, predicates, lhs: f(insn.lhs), rhs: f(insn.rhs) };
-    case "block": return { ...insn, predicates, body: mapBlockExprs(insn.body, f) };
-    case "barrier": case "nop": return { ...insn, predicates };
+    case "assign": {
+      const lhs = f(insn.lhs);
+      const rhs = f(insn.rhs);
+      return predicates === insn.predicates && lhs === insn.lhs && rhs === insn.rhs ? insn : { ...insn, predicates, lhs, rhs };
+    }
+    case "block": {
+      const body = mapBlockExprs(insn.body, f);
+      return predicates === insn.predicates && body === insn.body ? insn : { ...insn, predicates, body };
+    }
+    case "barrier": case "nop": return predicates === insn.predicates ? insn : { ...insn, predicates };
     default: return assertNever(insn, "instruction");
   }
 }

@@ -44,6 +44,11 @@ export interface TypeEnv {
   expandRule?(fn: string, args: readonly Expr[]): Expr | undefined;
 }
 
+/** `env` inside a block: its locals (`blockLocals`) shadow the kernel's names. */
+export function blockTypeEnv<E extends TypeEnv>(env: E, locals: ReadonlyMap<string, Dtype>): E {
+  return { ...env, varType: (n: string) => locals.get(n) ?? env.varType(n) };
+}
+
 /** The type of `e`, or undefined when it depends on something not typed yet. */
 export function exprType(e: Expr, env: TypeEnv): TypeInfo | undefined {
   const both = (l: Expr, r: Expr): TypeInfo | undefined => {
@@ -170,7 +175,7 @@ function writerTypes(insn: Instruction, name: string, env: TypeEnv): (TypeInfo |
   if (insn.kind === "assign") return assigneeName(insn.lhs) === name ? [typeOfWriter(insn.rhs, env)] : [];
   if (insn.kind !== "block") return [];
   const locals = blockLocals(insn.body);
-  const inner: TypeEnv = { ...env, varType: (n) => locals.get(n) ?? env.varType(n) };
+  const inner = blockTypeEnv(env, locals);
   const out: (TypeInfo | undefined)[] = [];
   walkStmts(insn.body, (s) => {
     if (s.kind === "assign" && !(s.lhs.kind === "var" && locals.has(s.lhs.name)) && assigneeName(s.lhs) === name) out.push(typeOfWriter(s.rhs, inner));

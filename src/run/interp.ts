@@ -10,13 +10,12 @@
 import { assertNever, ExecutionError } from "../errors.js";
 import {
   allInames, exprEquals, findArg, findTemporary, iterationDomain, mapExpr, kernelTypeEnv, effectiveDimTags, INDEX_DTYPE, isWideInt,
-  blockLocals, checkBlock,
+  blockLocals, blockTypeEnv, checkBlock,
   type BlockInsn, type BlockStmt, type Dtype, type Expr, type Instruction, type Kernel, type Reduce, type TypedArray,
 } from "../ir/index.js";
 import { compilePointTest, type BasicSet } from "../poly/index.js";
 import { expandSubstitutions, type Schedule, type ScheduleNode } from "../schedule/index.js";
-import { binaryCode, H, reductionIdentity } from "./arith.js";
-import { literalCode } from "../../codegen/js-arith.js";
+import { binaryCode, H, literalCode, reductionIdentity } from "./arith.js";
 import { addressSpaceOf, isParallel, scheduleForRun } from "./device-schedule.js";
 import { RT } from "./race.js";
 import { compileExpr, offsetCode, readCode, storeCode, type ArrayView, type ExprContext } from "./compile-expr.js";
@@ -220,7 +219,7 @@ class KernelCompiler implements KernelCode {
     const env = outer.env;
     const ctx: ExprContext = {
       ...outer,
-      env: { ...env, varType: (n) => locals.get(n) ?? env.varType(n) },
+      env: blockTypeEnv(env, locals),
       varCode: (n) => (locals.has(n) ? { code: `b$${n}`, dtype: locals.get(n)! } : outer.varCode(n)),
     };
     const cond = (e: Expr) => `${compileExpr(expandSubstitutions(this.k, e), "bool", ctx)} !== 0`;

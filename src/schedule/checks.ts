@@ -131,6 +131,8 @@ const SEQUENTIAL: ReadonlySet<InameTag["kind"]> = new Set(["for", "ord", "unr", 
 export function checkInameTags(k: Kernel): void {
   const tagged = Object.keys(k.inameTags);
   if (tagged.length === 0) return;
+  // An l iname's extent is checked once (at its first instruction, which the error names).
+  const localChecked = new Set<string>();
   for (const insn of k.instructions) {
     const inames = insnInames(insn);
     const hw = new Map<string, string>();
@@ -145,7 +147,10 @@ export function checkInameTags(k: Kernel): void {
             throw new ScheduleError(`instruction "${insn.id}" uses inames "${other}" and "${i}", both tagged ${key}; a hardware axis can carry one iname per instruction`);
           }
           hw.set(key, i);
-          if (t.kind === "l") checkLocalExtent(k, i, insn.id);
+          if (t.kind === "l" && !localChecked.has(i)) {
+            checkLocalExtent(k, i, insn.id);
+            localChecked.add(i);
+          }
           break;
         }
         case "unr":

@@ -13,10 +13,10 @@ import {
   type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
 } from "../ir/index.js";
 import {
-  addConstraints, aff, affAdd, affScale, constraintImplied, dimBounds, eliminateExact, gist, intersect, parseSet, rename, universe,
+  addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, parseSet, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import { affToExpr, hwAxis } from "./device.js";
+import { affToExpr, axisRows, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
 function insnIdsOf(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
@@ -120,8 +120,8 @@ function constraintExpr(d: BasicSet, coeffs: readonly number[], constant: number
  * Whether iname `x`'s range, whatever the other inames, is exactly the box of its hardware axis
  * (how device.ts builds it: constant bounds where a side has any, else bounds of the parameters).
  */
-function isWholeBox(k: Kernel, x: string, tag: "g" | "l", inames: ReadonlySet<string>, ax?: HwAxis): boolean {
-  if (ax && !isAxisRange(k, x, ax)) return false;
+function isWholeBox(k: Kernel, x: string, ax: HwAxis, inames: ReadonlySet<string>): boolean {
+  if (!isAxisRange(k, x, ax)) return false;
   const d = k.domains[domainIndexOf(k, x)];
   if (!d || d.exists.length > 0) return false;
   const b = dimBounds(d, x, d.dims.filter((y) => y !== x));
@@ -130,7 +130,7 @@ function isWholeBox(k: Kernel, x: string, tag: "g" | "l", inames: ReadonlySet<st
     const consts = bs.filter((q) => Object.keys(q.aff.terms).length === 0);
     if (consts.length === bs.length) return true;
     // Parametric sides: group axes, and local axes sized at launch (`0 <= j < n`).
-    const parametric = tag === "g" || (ax !== undefined && ax.size.kind !== "const");
+    const parametric = ax.tag === "g" || ax.size.kind !== "const";
     return parametric && consts.length === 0 && bs.every((q) => Object.keys(q.aff.terms).every((n) => !inames.has(n)));
   };
   return sideOk(b.lower) && sideOk(b.upper);
@@ -258,11 +258,12 @@ function shareAxes(
   const guarded = new Map<string, BasicSet>();
   const domains = [...k.domains];
   const taken = new Set([...inames, ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
+  const sizes: { temp: string; size: Expr }[] = [];
   const rewriteAxis = (ax: HwAxis): HwAxis => {
     const key = `${ax.tag}.${ax.axis}`;
     const names = [...(onAxis.get(key) ?? [])].sort();
     if (names.length <= 1) return ax;
-    let rep = names.find((x) => isWholeBox(k, x, ax.tag, inames, ax));
+    let rep = names.find((x) => isWholeBox(k, x, ax, inames));
     let box = (o: string): BasicSet => rename(iterationDomain(k, [rep!]), { [rep!]: o });
     if (rep === undefined) {
       const base = exprToAff(ax.base);
@@ -282,10 +283,8 @@ function shareAxes(
         const n = uniqueName(`${rep}_size`, taken);
         taken.add(n);
         sizes.push({ temp: n, size: ax.size });
-        const boxOf = (o: string) => addConstraints(universe([...new Set([...Object.keys(base.terms), n])], [o]), [
-          { aff: affAdd(aff({ [o]: 1 }), affScale(base, -1)), eq: false },
-          { aff: affAdd(aff({ [n]: 1, [o]: -1 }, -1), base), eq: false },
-        ]);
+        // base <= o < base + n, over the size's temporary n.
+        const boxOf = (o: string) => addConstraints(universe([...new Set([...Object.keys(base.terms), n])], [o]), axisRows({ ...ax, size: v(n) }, o));
         domains.push(boxOf(rep));
         box = boxOf;
       }
@@ -294,11 +293,10 @@ function shareAxes(
       if (o === rep) continue;
       // `o := rep - base_rep + base_o`; device.ts checks that the inames of one axis share the base.
       subst.set(o, rep);
-      if (!isWholeBox(k, o, ax.tag, inames, ax)) guarded.set(o, box(o));
+      if (!isWholeBox(k, o, ax, inames)) guarded.set(o, box(o));
     }
     return { ...ax, iname: rep };
   };
-  const sizes: { temp: string; size: Expr }[] = [];
   const groupAxes = dk.groupAxes.map(rewriteAxis);
   const localAxes = dk.localAxes.map(rewriteAxis);
   if (subst.size === 0) return { kernel: k, groupAxes, localAxes, sizeInsns: [] };

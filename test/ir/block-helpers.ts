@@ -30,4 +30,3 @@ export const S = {
   labeled: (label: string, body: BlockStmt[]): BlockStmt => ({ kind: "labeled", label, body }),
   exit: (label: string): BlockStmt => ({ kind: "exit", label }),
 };
-export { c, v };

@@ -11,7 +11,7 @@ import { blockAccesses, checkBlock, lowerExits, show, type BlockStmt, type Kerne
 import { makeKernel } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
 import { addPrefetch, assignmentToSubst } from "../../transforms/index.js";
-import { availableNative } from "../run/native-helpers.js";
+import { availableNative, nativeAvailable } from "../run/native-helpers.js";
 import { S, withBlock } from "./block-helpers.js";
 
 const base = () => makeKernel("{[i]: 0<=i<n}", ["out[i] = 0 {id=b}"], ["a: int32[n]", "out: int32[n]", "n: int32"]);
@@ -148,9 +148,8 @@ describe("errors name the block", () => {
     expect(() => assignmentToSubst(k, "t")).toThrow(/written by block "b"/);
   });
 
-  it("native runs refuse to run unproved block accesses unless checkBounds is off", async () => {
-    const [backend] = availableNative(["c"]);
-    if (!backend) return;
+  it.skipIf(!nativeAvailable("c"))("native runs refuse to run unproved block accesses unless checkBounds is off", async () => {
+    const backend = "c";
     const k = withBlock(base(), "b", COLLATZ);
     await expect(run(k, { a: A, n: A.length }, { backend })).rejects.toThrow(/block "b" .*accesses a, out .*checkBounds: false/);
     expect(Array.from((await run(k, { a: A, n: A.length }, { backend, checkBounds: false })).out! as Int32Array)).toEqual(Array.from(A, collatz));

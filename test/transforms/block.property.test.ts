@@ -45,20 +45,28 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 function apply(k0: Kernel, steps: readonly Step[], split = splitIname): Kernel {
   let k = k0;
   const name: Record<"i" | "j", string> = { i: "i", j: "j" };
+  // The outer part of each split iname (renames change only the inner one, which name follows).
+  const outer: Partial<Record<"i" | "j", string>> = {};
+  const splitOne = (x: "i" | "j", factor: number): void => {
+    outer[x] = `${name[x]}_outer`;
+    k = split(k, name[x], factor);
+    name[x] = `${name[x]}_inner`;
+  };
   let tagged = false;
   for (const s of steps) {
     if (s.kind === "split") {
       if (k.inameTags[name[s.iname]]) continue;
-      k = split(k, name[s.iname], s.factor);
-      name[s.iname] = `${name[s.iname]}_inner`;
+      splitOne(s.iname, s.factor);
     } else if (s.kind === "rename") {
       if (k.inameTags[name[s.iname]]) continue;
       const fresh = `${name[s.iname]}_r`;
       k = renameIname(k, name[s.iname], fresh);
       name[s.iname] = fresh;
-    } else if (!tagged && name.i.endsWith("_inner") && name.j.endsWith("_inner")) {
-      // Parallel: the outer parts of i as groups, the inner parts of both as work-items.
-      k = tagInames(k, { [name.i.replace(/_inner$/, "_outer")]: "g.0", [name.i]: "l.0", [name.j]: "l.1" });
+    } else if (!tagged) {
+      // Parallel: the outer part of i as groups, the inner parts of both as work-items (an iname
+      // not split yet is split by 2 first, so that most tag steps reach a parallel kernel).
+      for (const x of ["i", "j"] as const) if (outer[x] === undefined) splitOne(x, 2);
+      k = tagInames(k, { [outer.i!]: "g.0", [name.i]: "l.0", [name.j]: "l.1" });
       tagged = true;
     }
   }
