@@ -12,7 +12,7 @@ import {
   accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
 } from "../src/analysis/index.js";
 import {
-  allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, iterationDomain, mapExpr, naturalCompare, reductionInames, sub, uniqueName, v, withKernel,
+  allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, isHardwareIname, iterationDomain, mapExpr, naturalCompare, reductionInames, sub, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import {
@@ -73,29 +73,29 @@ export interface StoreRequest {
   readonly reuseTemporary?: boolean;
 }
 
-function footprintOrThrow(
-  k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[], dependsOnly = false,
-  axesOf?: (indices: readonly Expr[]) => Expr[], select?: UseFilter, generators?: StoreRequest["generators"],
-): Footprint {
+/** `f()`, a FootprintError (a footprint that cannot be computed) becoming a TransformError of `who`. */
+export function orTransformError<T>(who: string, f: () => T): T {
   try {
-    return accessFootprint(k, name, {
-      insnIds, sweepInames: sweep, dependsOnly, ...(axesOf ? { mapIndices: (a) => axesOf(a.indices) } : {}),
-      ...(generators ? { select: generators.uses, invocations: generators.invocations } : select ? { select } : {}),
-    });
+    return f();
   } catch (e) {
     if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
     throw e;
   }
 }
 
+function footprintOrThrow(
+  k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[], dependsOnly = false,
+  axesOf?: (indices: readonly Expr[]) => Expr[], select?: UseFilter, generators?: StoreRequest["generators"],
+): Footprint {
+  return orTransformError(who, () => accessFootprint(k, name, {
+    insnIds, sweepInames: sweep, dependsOnly, ...(axesOf ? { mapIndices: (a) => axesOf(a.indices) } : {}),
+    ...(generators ? { select: generators.uses, invocations: generators.invocations } : select ? { select } : {}),
+  }));
+}
+
 /** The reads of `name` (findAccesses), a FootprintError becoming a TransformError of `who`. */
 export function accessesOrThrow(k: Kernel, name: string, who: string): Access[] {
-  try {
-    return findAccesses(k, name);
-  } catch (e) {
-    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
-    throw e;
-  }
+  return orTransformError(who, () => findAccesses(k, name));
 }
 
 /** The shared core of addPrefetch and precompute. */
@@ -131,7 +131,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // reduction loop, which every loop of the reader encloses; one of a reduction in a predicate
   // cannot host it.
   {
-    const isHw = (n: string) => ["g", "l", "l.auto"].includes(k.inameTags[n]?.kind ?? "for");
+    const isHw = (n: string) => isHardwareIname(k, n);
     const swept = new Set(req.sweep);
     const add = new Set<string>();
     for (const id of readers) {

@@ -15,7 +15,7 @@
  */
 import { ParseError, TransformError } from "../src/errors.js";
 import {
-  assigneeName, freeVariables, globMatch, type Expr, type Instruction, type Kernel, insnWrites, blockAccesses,
+  assigneeName, freeVariables, globMatch, insnReads, type Expr, type Instruction, type Kernel, insnWrites, blockAccesses,
 } from "../src/ir/index.js";
 
 /** A parsed match expression: whether it selects `insn`. */
@@ -45,23 +45,10 @@ const TERMS: Readonly<Record<string, (m: Matchable, kernelName: string | undefin
   id: (m) => [m.insn ? m.insn.id : m.rule.name],
   tag: (m) => (m.insn ? m.insn.tags : m.rule.tags ?? []),
   writes: (m) => (m.insn ? insnWrites(m.insn) : []),
-  reads: (m) => (m.insn ? [...readNames(m.insn)] : []),
+  reads: (m) => (m.insn ? [...insnReads(m.insn)] : []),
   iname: (m) => (m.insn ? m.insn.withinInames : []),
   in_kernel: (_m, kernelName) => (kernelName === undefined ? [] : [kernelName]),
 };
-
-/** Variables an instruction reads: its right-hand side, its predicates, the indices of its left-hand side. */
-function readNames(insn: Instruction): Set<string> {
-  const out = new Set<string>();
-  for (const p of insn.predicates) freeVariables(p, out);
-  if (insn.kind === "block") for (const n of blockAccesses(insn.body).reads) out.add(n);
-  if (insn.kind !== "assign") return out;
-  freeVariables(insn.rhs, out);
-  const lhs: Expr = insn.lhs;
-  if (lhs.kind === "subscript") for (const i of lhs.indices) freeVariables(i, out);
-  if (lhs.kind === "linear") freeVariables(lhs.index, out);
-  return out;
-}
 
 interface Token {
   readonly kind: "(" | ")" | "and" | "or" | "not" | "term" | "end";

@@ -5,7 +5,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  allInames, c, freeVariables, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
+  allInames, c, freeVariables, insnReads, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
   type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary, mapInsnExprs, blockAccesses,
 } from "../src/ir/index.js";
 import { matchInsns, type InsnMatch } from "./common.js";
@@ -175,12 +175,3 @@ export function fixParameters(k: Kernel, values: Readonly<Record<string, number>
   });
 }
 
-/** Every variable `insn` reads (right-hand side, left-hand side indices, predicates) into `out`. */
-function insnReads(insn: Instruction, out: Set<string>): void {
-  for (const p of insn.predicates) freeVariables(p, out);
-  if (insn.kind === "block") for (const n of blockAccesses(insn.body).reads) out.add(n);
-  if (insn.kind !== "assign") return;
-  freeVariables(insn.rhs, out);
-  if (insn.lhs.kind === "subscript") for (const i of insn.lhs.indices) freeVariables(i, out);
-  if (insn.lhs.kind === "linear") freeVariables(insn.lhs.index, out);
-}

@@ -4,17 +4,16 @@
  * (transforms/fetch-store.ts); the storage axes, the choice of uses and the global barrier.
  */
 import { TransformError } from "../src/errors.js";
-import { accessesInside, exprToAff, FootprintError, type Access, type UseFilter } from "../src/analysis/index.js";
+import { accessesInside, type Access, type UseFilter } from "../src/analysis/index.js";
 import {
-  allInames, exprEquals, exprToString, findSubstitution, findTemporary, freeVariables, mapExpr, naturalCompare, parseDtype, substitute as substituteExpr, uniqueName, v,
+  allInames, exprToString, isHardwareIname, findSubstitution, findTemporary, freeVariables, mapExpr, naturalCompare, parseDtype, substitute as substituteExpr, uniqueName, v,
   type AddressSpace, type Dtype, type Expr, type Kernel, type SubstitutionRule,
 } from "../src/ir/index.js";
-import { affIsConstant, affSub } from "../src/poly/index.js";
 import { takenNames } from "./common.js";
 import { expandSubst } from "./subst.js";
 import { addBarrier } from "./instruction.js";
 import { invocationCandidates, invocations, listUses, parseUses, sameExpr, useFilter, type UseRequest } from "./subst-use.js";
-import { accessesOrThrow, nameList, storeFootprint, type StoreRequest } from "./fetch-store.js";
+import { accessesOrThrow, nameList, orTransformError, storeFootprint, type StoreRequest } from "./fetch-store.js";
 import type { FetchTagSpec } from "./fetch-tags.js";
 
 export interface PrecomputeOptions {
@@ -173,13 +172,8 @@ function chooseUses(
   const isGen = new Set<RuleUse>(gens);
   const where = (u: RuleUse) => (isGen.has(u) ? `the invocation ${u.insnId}` : inInstruction(u));
   const plan = storagePlan(k, rule, [...gens, ...inScope.filter(named)], sweep, storageAxes, who, where, candidates);
-  let inside: boolean[];
-  try {
-    inside = accessesInside(k, rule.name, gens, candidates, { sweepInames: sweep, ...(plan.axesOf ? { mapIndices: (a: Access) => plan.axesOf!(a.indices) } : {}) });
-  } catch (e) {
-    if (e instanceof FootprintError) throw new TransformError(`${who}: ${e.message}`);
-    throw e;
-  }
+  const inside = orTransformError(who, () =>
+    accessesInside(k, rule.name, gens, candidates, { sweepInames: sweep, ...(plan.axesOf ? { mapIndices: (a: Access) => plan.axesOf!(a.indices) } : {}) }));
   const covered = candidates.filter((u, x) => inside[x] && [...plan.fixedArgs].every(([j, e]) => sameExpr(u.indices[j]!, e)));
   if (covered.length === 0) {
     const texts = gens.map((g) => g.insnId);
@@ -209,7 +203,7 @@ function precomputeDtype(d: unknown, who: string): Dtype | undefined {
  */
 function globalBarrierAfter(k: Kernel, tempName: string, insnId: string, readers: readonly string[], who: string): Kernel {
   if (findTemporary(k, tempName)?.addressSpace !== "global") return k;
-  const hw = (n: string) => ["g", "l", "l.auto"].includes(k.inameTags[n]?.kind ?? "for");
+  const hw = (n: string) => isHardwareIname(k, n);
   const byId = new Map(k.instructions.map((i) => [i.id, i]));
   if (!readers.some((id) => byId.get(id)!.withinInames.some(hw))) return k;
   const loops = byId.get(insnId)!.withinInames.filter((n) => !hw(n) && readers.some((id) => byId.get(id)!.withinInames.includes(n)));
@@ -305,15 +299,10 @@ function storagePlan(
   }
   // An argument without storage is fixed: one expression at every use, not varying with the sweep.
   const fixed = new Map<string, Expr>();
-  const sameValue = (a: Expr, b: Expr): boolean => {
-    if (exprEquals(a, b)) return true;
-    const [x, y] = [exprToAff(a, () => true), exprToAff(b, () => true)];
-    return x !== undefined && y !== undefined && affIsConstant(affSub(x, y)) && affSub(x, y).constant === 0;
-  };
   params.forEach((p, j) => {
     if (storedArgs.has(j)) return;
     const first = uses[0]!.indices[j]!;
-    const other = uses.find((u) => !sameValue(u.indices[j]!, first));
+    const other = uses.find((u) => !sameExpr(u.indices[j]!, first));
     if (other) {
       throw new TransformError(`${who}: argument ${p} of rule "${rule.name}" is not a storage axis, so it must be the same at every use; ` +
         `it is ${exprToString(first)} in ${where(uses[0]!)} and ${exprToString(other.indices[j]!)} in ${where(other)}; add ${p} to storageAxes`);

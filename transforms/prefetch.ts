@@ -15,10 +15,6 @@ import { useFilter } from "./subst-use.js";
 import { accessesOrThrow, nameList, storeFootprint } from "./fetch-store.js";
 import type { FetchTagSpec } from "./fetch-tags.js";
 
-// Re-exported so that the names imported from this module before precompute had its own stay reachable.
-export type { FetchTagSpec } from "./fetch-tags.js";
-export { precompute, type PrecomputeOptions } from "./precompute.js";
-
 export interface PrefetchOptions {
   /** Inames whose whole range the footprint covers (`"i_inner,k_inner"` or a list). Default: none. */
   readonly sweepInames?: string | readonly string[];

@@ -79,7 +79,10 @@ export function existingTemporary(k: Kernel, name: string, req: ReuseRequest, wh
   if (both.length > 0) {
     throw new TransformError(`${who}: ${why}: instruction(s) ${both.map((i) => `"${i.id}"`).join(", ")} already use it and would read the new values too; choose another temporaryName`);
   }
-  const cycle = uses.find((i) => req.readers.some((r) => dependencyClosure(k, i.id).has(r)));
+  const cycle = uses.find((i) => {
+    const before = dependencyClosure(k, i.id);
+    return req.readers.some((r) => before.has(r));
+  });
   if (cycle) {
     throw new TransformError(`${who}: ${why}: instruction "${cycle.id}" uses it after the readers of the new values (it depends on them), so the store cannot wait for it; choose another temporaryName`);
   }

@@ -17,6 +17,7 @@ import { allInames, exprEquals, exprToAff, exprToString, freeVariables, naturalC
 import { affIsConstant, affSub } from "../src/poly/index.js";
 import type { Access, UseFilter } from "../src/analysis/index.js";
 import { parseTemplate } from "./template.js";
+import { kernelParameters } from "./parameters.js";
 
 /** One form of a use: a tag and/or the arguments, as asked. */
 export interface UseForm {
@@ -56,7 +57,7 @@ export function parseUses(spec: unknown, who: string): UseRequest {
 }
 
 /** Whether the request is for every use (a bare name): no filter then. */
-export function selectsAll(req: UseRequest): boolean {
+function selectsAll(req: UseRequest): boolean {
   return req.forms.every((f) => f.tag === undefined && f.args === undefined);
 }
 
@@ -75,7 +76,7 @@ function matches(form: UseForm, use: Pick<Access, "tag">): boolean {
 }
 
 /** A use as text, for messages: `f$one(i, j + 1)` or `a$x[i]`. */
-export function useText(name: string, use: Pick<Access, "indices" | "tag">, brackets: "()" | "[]"): string {
+function useText(name: string, use: Pick<Access, "indices" | "tag">, brackets: "()" | "[]"): string {
   return `${name}${use.tag !== undefined ? `$${use.tag}` : ""}${brackets[0]}${use.indices.map(exprToString).join(", ")}${brackets[1]}`;
 }
 
@@ -96,7 +97,7 @@ function checkTag(req: UseRequest, form: UseForm, uses: readonly Access[], what:
 /**
  * The filter that keeps the uses that the names and tags among `req`'s forms ask for (among
  * `uses`, all of `req.name`), or undefined when it asks for all of them. Invocations are not
- * filters but footprint generators (`generatorUses`); a list of invocations alone keeps no use
+ * filters but footprint generators (`invocations`, `invocationCandidates`); a list of invocations alone keeps no use
  * here. Every tag must be carried by some use: otherwise a TransformError names it and lists the
  * uses there are.
  *
@@ -118,7 +119,7 @@ export function useFilter(req: UseRequest, uses: readonly Access[], what: string
  */
 export function invocations(k: Kernel, req: UseRequest, who: string): Access[] {
   const inames = new Set(allInames(k));
-  const params = new Set([...k.domains.flatMap((d) => d.params), ...k.assumptions.params, ...k.args.filter((a) => a.kind === "value").map((a) => a.name)]);
+  const params = new Set(kernelParameters(k));
   // As loopy's, every invocation is swept in one domain: that of all the inames they mention.
   const used = new Set<string>();
   const forms = req.forms.filter((f) => f.args !== undefined);

@@ -1,7 +1,7 @@
 /** Instructions (loopy's "statements"): assignments, opaque statement blocks, barriers and no-ops. */
 import { assertNever } from "../errors.js";
 import { blockAccesses, blockExprs, blockStores, mapBlockExprs, type BlockStmt } from "./block.js";
-import { assigneeName, reductionInames, type Expr } from "./expr.js";
+import { assigneeName, freeVariables, reductionInames, type Expr } from "./expr.js";
 
 export type SyncScope = "local" | "global" | "any";
 
@@ -123,6 +123,17 @@ export function insnWrites(insn: Instruction): string[] {
     case "barrier": case "nop": return [];
     default: return assertNever(insn, "instruction");
   }
+}
+
+/** Every variable `insn` reads (right-hand side, left-hand side indices, predicates, a block's reads), added to `out`. */
+export function insnReads(insn: Instruction, out: Set<string> = new Set()): Set<string> {
+  for (const p of insn.predicates) freeVariables(p, out);
+  if (insn.kind === "block") for (const n of blockAccesses(insn.body).reads) out.add(n);
+  if (insn.kind !== "assign") return out;
+  freeVariables(insn.rhs, out);
+  if (insn.lhs.kind === "subscript") for (const i of insn.lhs.indices) freeVariables(i, out);
+  if (insn.lhs.kind === "linear") freeVariables(insn.lhs.index, out);
+  return out;
 }
 
 /** Default values for the common fields of an instruction. */

@@ -119,6 +119,12 @@ export function withKernel(k: Kernel, changes: Partial<Kernel>): Kernel {
 
 // ---- lookups ------------------------------------------------------------------------------
 
+/** Whether `iname` is mapped to a hardware axis (group or work-item, `l.auto` too), so it is not a loop. */
+export function isHardwareIname(k: Kernel, iname: string): boolean {
+  const t = k.inameTags[iname]?.kind;
+  return t === "g" || t === "l" || t === "l.auto";
+}
+
 /** Every iname of the kernel, in domain order. */
 export function allInames(k: Kernel): string[] {
   // Asked many times of each kernel by every pass: remembered per (frozen) domain list.

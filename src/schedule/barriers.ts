@@ -13,12 +13,11 @@
  * between instructions with no dependency is the user's to declare (the interpreter reports it).
  */
 import {
-  blockAccesses, domainIndexOf, freeVariables, globMatch, walkExpr, exprEquals, allInames, substitute,
+  blockAccesses, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds } from "../poly/index.js";
 import { constRange } from "./checks.js";
-import { isHardwareIname } from "./linearize.js";
 import { BarrierInLocalLoopError } from "./preprocess-uniform.js";
 import type { BarrierNode, ScheduleNode } from "./types.js";
 

@@ -3,7 +3,7 @@
  * inames (g.N, l.N) are not loops; ilp inames are the innermost loops. A graph sort, no search.
  */
 import { ScheduleError } from "../errors.js";
-import { allInames, insnInames, insnWrites, type Instruction, type Kernel } from "../ir/index.js";
+import { allInames, insnInames, insnWrites, isHardwareIname, type Instruction, type Kernel } from "../ir/index.js";
 
 import type { ScheduleNode } from "./types.js";
 export type { ScheduleNode, LoopNode, InsnNode } from "./types.js";
@@ -105,12 +105,6 @@ function predecessors(k: Kernel): number[][] {
     }
     return [...preds];
   });
-}
-
-/** Whether `iname` is mapped to a hardware axis (group or work-item), so it is not a loop. */
-export function isHardwareIname(k: Kernel, iname: string): boolean {
-  const t = k.inameTags[iname]?.kind;
-  return t === "g" || t === "l" || t === "l.auto";
 }
 
 function isIlp(k: Kernel, iname: string): boolean {

@@ -10,7 +10,7 @@ import { exprToString, type Kernel } from "../../src/ir/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { autoTestVsRef } from "../../src/run/index.js";
 import { splitIname } from "../../transforms/iname.js";
-import { addPrefetch, precompute } from "../../transforms/prefetch.js";
+import { addPrefetch, precompute } from "../../transforms/index.js";
 import { applyPipeline, describe as describeStep, fromJSON, step, toJSON } from "../../transforms/pipeline.js";
 
 const text = (k: Kernel) => k.instructions.map((insn) => (insn.kind === "assign" ? `${exprToString(insn.lhs)} = ${exprToString(insn.rhs)}` : insn.kind));
@@ -249,7 +249,8 @@ describe("law: precompute of a tagged subset or of generator invocations is equi
     const forms = ["f$p", "f$q", "f(i, j)", "f$q(i, 0)", "f$p(i, j)", "f$q(i, j)", "f(i, m - 1 - j)", "f(0, j)"];
     let done = 0;
     await fc.assert(fc.asyncProperty(
-      fc.subarray(forms, { minLength: 1 }), fc.subarray(["i", "j"]), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom("interp" as const, "js" as const),
+      // At most two forms: longer lists mostly mix fixed points no box joins and are refused.
+      fc.subarray(forms, { minLength: 1, maxLength: 2 }), fc.subarray(["i", "j"]), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom("interp" as const, "js" as const),
       async (uses, sweep, n, m, backend) => {
         let t: Kernel;
         try {

@@ -9,7 +9,7 @@ import { TransformError } from "../../src/errors.js";
 import { exprToString, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { autoTestVsRef } from "../../src/run/index.js";
-import { addPrefetch, precompute } from "../../transforms/prefetch.js";
+import { addPrefetch, precompute } from "../../transforms/index.js";
 import { applyPipeline, step, toJSON } from "../../transforms/pipeline.js";
 
 const RUNS = { numRuns: Number(process.env.LOOM_PROPERTY_RUNS ?? 100) };

@@ -9,7 +9,7 @@ import { printSet } from "../../src/poly/index.js";
 import { autoTestVsRef } from "../../src/run/index.js";
 import { accessFootprint } from "../../src/analysis/index.js";
 import { prioritizeLoops, splitIname } from "../../transforms/index.js";
-import { addPrefetch, precompute } from "../../transforms/prefetch.js";
+import { addPrefetch, precompute } from "../../transforms/index.js";
 
 const text = (k: Kernel) => k.instructions.map((insn) => (insn.kind === "assign" ? `${exprToString(insn.lhs)} = ${exprToString(insn.rhs)}` : insn.kind));
 const cl = (k: Kernel) => generateCode(k, "opencl").deviceCode;
