@@ -51,22 +51,9 @@ export class InstructionLog {
     if (atomic) reads.add(target);
     // A loop bounded by a trip-count temporary reads it (its domain's parameter).
     for (const i of ctx.within) for (const t of boundTemps.get(i) ?? []) reads.add(t);
-    const deps = new Set<string>();
-    for (const r of reads) {
-      const w = this.lastWriter.get(r);
-      if (w) deps.add(w);
-      if (r !== target) this.readersSince.set(r, [...(this.readersSince.get(r) ?? []), id]);
-    }
-    const w = this.lastWriter.get(target);
-    if (w) deps.add(w);
-    for (const rd of this.readersSince.get(target) ?? []) deps.add(rd);
-    if (this.lastBarrier) deps.add(this.lastBarrier);
-    this.lastWriter.set(target, id);
-    this.readersSince.set(target, []);
-    this.sinceBarrier.push(id);
     this.insns.push({
       ...insnDefaults(id), kind: "assign", lhs, rhs, atomicity: atomic ? "update" : "none",
-      withinInames: [...ctx.within].sort(), dependsOn: [...deps].sort(), predicates: [...ctx.preds],
+      withinInames: [...ctx.within].sort(), dependsOn: this.link(id, reads, new Set([target])), predicates: [...ctx.preds],
     });
   }
 
@@ -92,6 +79,18 @@ export class InstructionLog {
       if (writes.has(a)) this.written.add(a);
       if (r.has(a)) this.read.add(a);
     }
+    this.insns.push({
+      ...insnDefaults(id), kind: "block", body,
+      withinInames: [...ctx.within].sort(), dependsOn: this.link(id, reads, writes), predicates: [...ctx.preds],
+    });
+  }
+
+  /**
+   * The dependencies of instruction `id`, which reads `reads` and writes `writes`: the last writer
+   * of each, the readers since the last write of what it writes, the last barrier; and `id` noted
+   * as their last writer, as a reader of the rest, and as run since the last barrier.
+   */
+  private link(id: string, reads: ReadonlySet<string>, writes: ReadonlySet<string>): string[] {
     const deps = new Set<string>();
     for (const name of [...reads, ...writes]) {
       const w = this.lastWriter.get(name);
@@ -106,10 +105,7 @@ export class InstructionLog {
     if (this.lastBarrier) deps.add(this.lastBarrier);
     deps.delete(id);
     this.sinceBarrier.push(id);
-    this.insns.push({
-      ...insnDefaults(id), kind: "block", body,
-      withinInames: [...ctx.within].sort(), dependsOn: [...deps].sort(), predicates: [...ctx.preds],
-    });
+    return [...deps].sort();
   }
 
   /** Append barrier `id`, within `within` (none for a global barrier). */

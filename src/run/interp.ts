@@ -185,24 +185,33 @@ class KernelCompiler implements KernelCode {
     if (insn.kind !== "assign") return [`${ind}// ${insn.kind} ${JSON.stringify(insn.id)}`];
     const scope = [...insn.withinInames];
     const ctx = this.exprCtx(insn.id, scope);
+    const cond = this.conditions(insn, scope, ctx);
+    const lhs = expandSubstitutions(this.k, insn.lhs);
+    const store = insn.atomicity === "update"
+      ? this.atomicStore(insn.id, lhs, expandSubstitutions(this.k, insn.rhs), ctx)
+      : this.plainStore(insn.id, lhs, insn.rhs, ctx, "instruction");
+    return [`${ind}// ${JSON.stringify(insn.id)}`, cond.length > 0 ? `${ind}if (${cond.join(" && ")}) { ${store} }` : `${ind}{ ${store} }`];
+  }
+
+  /** When an instruction runs at a point of its loops: its domain's guard and its predicates (none when always). */
+  private conditions(insn: Instruction, scope: readonly string[], ctx: ExprContext): string[] {
     const guard = guardCode(this.domainOf(scope), this.setCtx(scope));
     const preds = insn.predicates.map((p) => `(${compileExpr(expandSubstitutions(this.k, p), "bool", ctx)}) !== 0`);
-    const lhs = expandSubstitutions(this.k, insn.lhs);
-    let store: string;
-    if (insn.atomicity === "update") {
-      store = this.atomicStore(insn.id, lhs, expandSubstitutions(this.k, insn.rhs), ctx);
-    } else if (lhs.kind === "var") {
-      const view = this.scalarView(lhs.name, insn.id, "write");
-      store = storeCode(view, "0", compileExpr(expandSubstitutions(this.k, insn.rhs), view.dtype, ctx), insn.id);
-    } else if (lhs.kind === "subscript" || lhs.kind === "linear") {
-      const view = this.writableView(lhs.array, insn.id);
-      const value = compileExpr(expandSubstitutions(this.k, insn.rhs), view.dtype, ctx);
-      store = `const r = ${value}; ${storeCode(view, offsetCode(lhs, view, ctx), "r", insn.id)}`;
-    } else {
-      throw new ExecutionError(`instruction "${insn.id}": cannot assign to ${lhs.kind}`);
+    return [guard, ...preds].filter((c) => c !== "true");
+  }
+
+  /** A store of `rhs` (converted to the target's dtype) to a scalar variable or an array element. */
+  private plainStore(insnId: string, lhs: Expr, rhs: Expr, ctx: ExprContext, what: "instruction" | "block"): string {
+    const value = (d: Dtype) => compileExpr(expandSubstitutions(this.k, rhs), d, ctx);
+    if (lhs.kind === "var") {
+      const view = this.scalarView(lhs.name, insnId, "write");
+      return storeCode(view, "0", value(view.dtype), insnId);
     }
-    const cond = [guard, ...preds].filter((c) => c !== "true");
-    return [`${ind}// ${JSON.stringify(insn.id)}`, cond.length > 0 ? `${ind}if (${cond.join(" && ")}) { ${store} }` : `${ind}{ ${store} }`];
+    if (lhs.kind === "subscript" || lhs.kind === "linear") {
+      const view = this.writableView(lhs.array, insnId);
+      return `const r = ${value(view.dtype)}; ${storeCode(view, offsetCode(lhs, view, ctx), "r", insnId)}`;
+    }
+    throw new ExecutionError(`${what} "${insnId}": cannot assign to ${lhs.kind}`);
   }
 
   /**
@@ -249,27 +258,15 @@ class KernelCompiler implements KernelCode {
         default: return assertNever(s, "block statement");
       }
     });
-    const guard = guardCode(this.domainOf(scope), this.setCtx(scope));
-    const preds = insn.predicates.map((p) => `(${compileExpr(expandSubstitutions(this.k, p), "bool", outer)}) !== 0`);
-    const conds = [guard, ...preds].filter((c) => c !== "true");
+    const conds = this.conditions(insn, scope, outer);
     const body = stmts(insn.body, ind + "  ", "continue;");
     return [`${ind}// ${JSON.stringify(insn.id)}`, conds.length > 0 ? `${ind}if (${conds.join(" && ")}) {` : `${ind}{`, ...body, `${ind}}`];
   }
 
   /** A store of a block: to a local, a scalar variable or an array element, converted to its dtype. */
   private blockStore(insnId: string, lhs: Expr, rhs: Expr, locals: ReadonlyMap<string, Dtype>, ctx: ExprContext): string {
-    const value = (d: Dtype) => compileExpr(expandSubstitutions(this.k, rhs), d, ctx);
-    if (lhs.kind === "var" && locals.has(lhs.name)) return `b$${lhs.name} = ${value(locals.get(lhs.name)!)};`;
-    const target = expandSubstitutions(this.k, lhs);
-    if (target.kind === "var") {
-      const view = this.scalarView(target.name, insnId, "write");
-      return storeCode(view, "0", value(view.dtype), insnId);
-    }
-    if (target.kind === "subscript" || target.kind === "linear") {
-      const view = this.writableView(target.array, insnId);
-      return `const r = ${value(view.dtype)}; ${storeCode(view, offsetCode(target, view, ctx), "r", insnId)}`;
-    }
-    throw new ExecutionError(`block "${insnId}": cannot assign to ${target.kind}`);
+    if (lhs.kind === "var" && locals.has(lhs.name)) return `b$${lhs.name} = ${compileExpr(expandSubstitutions(this.k, rhs), locals.get(lhs.name)!, ctx)};`;
+    return this.plainStore(insnId, expandSubstitutions(this.k, lhs), rhs, ctx, "block");
   }
 
   /**
