@@ -9,7 +9,7 @@
  */
 import { assertNever, CodegenError } from "../src/errors.js";
 import {
-  allInames, assigneeName, atomicUpdateOf, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
+  allInames, atomicUpdateOf, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
   iterationDomain, kernelTypeEnv, uniqueName, blockLocals, blockTypeEnv, checkBlock, forAsWhile, freeVariables, insnExprs, insnWrites, lowerExits, mapBlockExprs, renameVars,
   type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Kernel, type Reduce,
 } from "../src/ir/index.js";

@@ -15,7 +15,7 @@
  */
 import { ParseError, TransformError } from "../src/errors.js";
 import {
-  assigneeName, freeVariables, globMatch, insnReads, type Expr, type Instruction, type Kernel, insnWrites, blockAccesses,
+  globMatch, insnReads, type Instruction, type Kernel, insnWrites,
 } from "../src/ir/index.js";
 
 /** A parsed match expression: whether it selects `insn`. */

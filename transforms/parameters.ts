@@ -6,7 +6,7 @@
 import { LoomError, TransformError } from "../src/errors.js";
 import {
   allInames, c, freeVariables, insnReads, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
-  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary, mapInsnExprs, blockAccesses,
+  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary, mapInsnExprs,
 } from "../src/ir/index.js";
 import { matchInsns, type InsnMatch } from "./common.js";
 import { fixValues, intersect, isEmpty, parseConstraints, parseSet, printSet, type BasicSet } from "../src/poly/index.js";

@@ -33,7 +33,7 @@ import { isStructValue, placeElement, structReason, structVariable, type StructB
 import { attributedJump, BlockLowering, needsBlock, type BlockHost } from "./opaque.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
-import { componentNames, layoutVector, type VectorType } from "./vectors.js";
+import { componentNames, type VectorType } from "./vectors.js";
 
 export type { LowerOklOptions } from "./file-context.js";
 
@@ -439,7 +439,7 @@ class KernelLowering {
     if (vector) {
       if (atomic) this.fail(`@atomic on a "${vector.name}" vector is not supported (no target has an atomic as wide as a vector)`, e.pos);
       if (e.kind !== "assign") this.fail(`"${(e as A.Unary).op}" on a "${vector.name}" vector is not supported`, e.pos);
-      const lhs = this.vectorTargets(vtarget!, vector, ctx);
+      const lhs = this.ex.vec.targets(vtarget!, vector, ctx);
       const rhs = vectorAssignment(this.ex, e, vector, lhs, ctx, this.failAt);
       const staged = stageVector(lhs, rhs, (k) => {
         const name = this.fresh(`${vector.name}_tmp`);
@@ -509,19 +509,6 @@ class KernelLowering {
     });
     init?.forEach((x, k) => this.emit({ kind: "var", name: (comps[k] as { name: string }).name }, x, ctx, false, d.pos));
     ctx.scope.set(d.name, { kind: "vector", type: t, comps });
-  }
-
-  /** The scalars a whole-vector assignment writes: a vector variable's temporaries or an element's N cells. */
-  private vectorTargets(target: A.Expr, t: VectorType, ctx: Ctx): Expr[] {
-    const b = target.kind === "ident" ? ctx.scope.get(target.name) : undefined;
-    if (b?.kind === "vector") {
-      return b.comps.map((comp) => comp.kind === "temp" ? { kind: "var", name: comp.name } : this.fail(`cannot assign to "${(target as A.Ident).name}" (a const vector or a vector argument)`, target.pos));
-    }
-    const p = this.ex.structPlace(target, ctx);
-    if (p && isStructValue(p) && layoutVector(p.layout)) {
-      return Array.from({ length: t.size }, (_, k) => placeElement(p, k));
-    }
-    return this.fail(`cannot assign to this "${t.name}" expression; only vector variables and vector array elements can be assigned`, target.pos);
   }
 
   /** `S v = w;` or `S v = {x, y};`: the struct's scalars one by one. */

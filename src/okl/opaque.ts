@@ -16,9 +16,8 @@ import type { ExprLowering } from "./expressions.js";
 import type { FileContext } from "./file-context.js";
 import { expressionInlinable, pointerBinding } from "./inline.js";
 import { flattenInit, rowMajor } from "./initializers.js";
-import { isStructValue, placeElement } from "./structs.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
-import { componentNames, layoutVector, toComponent, type VectorType } from "./vectors.js";
+import { componentNames, toComponent, type VectorType } from "./vectors.js";
 
 /** What block lowering needs of the kernel lowering around it. */
 export interface BlockHost {
@@ -263,15 +262,7 @@ export class BlockLowering {
     const pre: BlockStmt[] = [];
     const ctx = this.withCalls(b, pre);
     const ex = this.host.ex;
-    let lhs: Expr[];
-    const bound = e.target.kind === "ident" ? b.ctx.scope.get(e.target.name) : undefined;
-    if (bound?.kind === "vector") {
-      lhs = bound.comps.map((comp) => (comp.kind === "temp" ? { kind: "var", name: comp.name } : this.fail(`cannot assign to "${(e.target as A.Ident).name}" (a const vector or a vector argument)`, e.target.pos)));
-    } else {
-      const p = ex.structPlace(e.target, ctx);
-      if (!p || !isStructValue(p) || !layoutVector(p.layout)) return this.fail(`cannot assign to this "${t.name}" expression; only vector variables and vector array elements can be assigned`, e.target.pos);
-      lhs = Array.from({ length: t.size }, (_, k) => placeElement(p, k));
-    }
+    const lhs = ex.vec.targets(e.target, t, ctx);
     const rhs = vectorAssignment(ex, e, t, lhs, ctx, (m, p) => this.fail(m, p));
     const staged = stageVector(lhs, rhs, (k) => {
       const name = this.host.fresh(`${t.name}_tmp`);

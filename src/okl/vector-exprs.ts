@@ -33,6 +33,19 @@ export class VectorLowering {
     return this.ex.fail(detail, pos);
   }
 
+  /** The scalars a whole-vector assignment writes: a vector variable's temporaries or an element's N cells. */
+  targets(target: A.Expr, t: VectorType, ctx: Ctx): Expr[] {
+    const b = target.kind === "ident" ? ctx.scope.get(target.name) : undefined;
+    if (b?.kind === "vector") {
+      return b.comps.map((comp) => comp.kind === "temp" ? { kind: "var", name: comp.name } : this.fail(`cannot assign to "${(target as A.Ident).name}" (a const vector or a vector argument)`, target.pos));
+    }
+    const p = this.ex.structPlace(target, ctx);
+    if (p && isStructValue(p) && layoutVector(p.layout)) {
+      return Array.from({ length: t.size }, (_, k) => placeElement(p, k));
+    }
+    return this.fail(`cannot assign to this "${t.name}" expression; only vector variables and vector array elements can be assigned`, target.pos);
+  }
+
   /** The vector type of `e`, or undefined for a scalar (or something that is no value). */
   typeOf(e: A.Expr, ctx: Ctx): VectorType | undefined {
     switch (e.kind) {

@@ -3,13 +3,11 @@
  * iteration domain of each access (loopy's shape guessing for arguments and `<> t[i]`
  * temporaries). Indices must be affine in inames and parameters.
  */
-import { c, type Expr } from "../ir/expr.js";
 import { iterationDomain } from "../ir/domain.js";
 import type { Kernel } from "../ir/kernel.js";
 import { addConstraints, aff, affAdd, affScale, dimBounds, intersect, universe, type Aff, type Bound } from "../poly/index.js";
 
 export { exprToAff, affToReadableExpr as affToExpr } from "../ir/index.js";
-import { exprToAff } from "../ir/index.js";
 
 /** The range of an affine index over the domain of `inames`: for `i + 1` with `0 <= i < n`, lower [1], upper [n]. */
 export function indexBounds(k: Kernel, inames: ReadonlySet<string>, index: Aff): { lower: readonly Bound[]; upper: readonly Bound[] } {

@@ -5,7 +5,7 @@
  */
 import { ExecutionError } from "../errors.js";
 import {
-  allocArray, arrayMatchesDtype, assigneeName, axisStrides, dtypesForArray, effectiveDimTags, exprToString,
+  allocArray, arrayMatchesDtype, axisStrides, dtypesForArray, effectiveDimTags, exprToString,
   dtypeBits, dtypeKind, inferTypes, insnWrites, isFloat, isIntegral, isWideInt, withKernel,
   type ArrayArg, type Dtype, type Expr, type Kernel, type KernelArg, type Temporary, type TypedArray,
 } from "../ir/index.js";

@@ -9,7 +9,7 @@
  */
 import { ExecutionError } from "../errors.js";
 import {
-  allInames, exprToString, findArg, findTemporary, insnWrites, iterationDomain, walkExpr,
+  allInames, exprToString, insnWrites, iterationDomain, walkExpr,
   type Expr, type Instruction, type Kernel, blockExprs,
 } from "../ir/index.js";
 import { instructionInames } from "../analysis/index.js";
@@ -161,17 +161,6 @@ function checkAccess(
       }
     }
   });
-}
-
-/** `a` with the parameters of `values` replaced by their values: `n - i` with n = 4 is `4 - i`. */
-function bindParams(a: Aff, values: Readonly<Record<string, number>>): Aff {
-  const terms: Record<string, number> = {};
-  let constant = a.constant;
-  for (const [n, c] of Object.entries(a.terms)) {
-    if (values[n] !== undefined) constant += c * values[n]!;
-    else terms[n] = c;
-  }
-  return aff(terms, constant);
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Kernels with opaque blocks for tests: an assignment placeholder replaced by a block. */
-import { c, v, withKernel, type BlockStmt, type Expr, type Kernel } from "../../src/ir/index.js";
+import { withKernel, type BlockStmt, type Expr, type Kernel } from "../../src/ir/index.js";
 import { parseExpr } from "../../src/parse/index.js";
 
 /** `k` with instruction `id` replaced by a block running `body` (same loops, dependencies, predicates). */

@@ -1,6 +1,6 @@
 /** The OKL front end: AST shape and positions, the preprocessor, attribute forms, diagnostics. */
 import { describe, expect, it } from "vitest";
-import { parseOklAst, parseOklFragment, normalizeOkl, kernelsOf, type Compound, type For, type FunctionDef, type Stmt, type Declaration } from "../../src/okl/index.js";
+import { parseOklAst, parseOklFragment, normalizeOkl, kernelsOf, type Compound, type For, type FunctionDef, type Declaration } from "../../src/okl/index.js";
 import { OklError } from "../../src/errors.js";
 
 const K = (body: string, params = "int n, float *x") => `@kernel void k(${params}) {\n${body}\n}`;

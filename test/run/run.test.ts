@@ -1,6 +1,6 @@
 /** `run`: argument checking, outputs, non-mutation and the backend registry. */
 import { describe, expect, it } from "vitest";
-import { BackendUnavailableError, ExecutionError } from "../../src/errors.js";
+import { ExecutionError } from "../../src/errors.js";
 import { getBackend, run } from "../../src/run/index.js";
 import { withKernel } from "../../src/ir/index.js";
 import { globalArg, makeKernel } from "../../src/parse/index.js";

@@ -1,9 +1,9 @@
 /** schedule(): hardware axes, device kernels, the listing, memoization. */
 import { describe, expect, it } from "vitest";
 import { ScheduleError } from "../../src/errors.js";
-import { exprToString, withKernel, type Kernel } from "../../src/ir/index.js";
-import { makeKernel, temporary } from "../../src/parse/index.js";
-import { schedule, showSchedule, type ScheduleNode } from "../../src/schedule/index.js";
+import { exprToString, withKernel } from "../../src/ir/index.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { schedule, showSchedule } from "../../src/schedule/index.js";
 import { tag, text, tiledMatmul } from "./schedule-kernels.js";
 
 describe("hardware axes", () => {

@@ -8,7 +8,7 @@ import { TransformError } from "../../src/errors.js";
 import { iterationDomain, reductionInames, type Kernel } from "../../src/ir/index.js";
 import { count } from "../../src/poly/index.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { autoTestVsRef, run } from "../../src/run/index.js";
+import { autoTestVsRef } from "../../src/run/index.js";
 import { chunkIname, splitIname, tagInames } from "../../transforms/index.js";
 
 const RUNS = { numRuns: Number(process.env.LOOM_PROPERTY_RUNS ?? 200) };
