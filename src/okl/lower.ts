@@ -13,7 +13,7 @@
  */
 import {
   atomicUpdateOf, c, dtypeKind, exprType, isIntegral, uniqueName, walkExpr,
-  type ArithOp, type Dtype, type Expr, type InameTag, type Kernel, type KernelArg, type Temporary,
+  type Dtype, type Expr, type InameTag, type Kernel, type KernelArg, type Temporary,
 } from "../ir/index.js";
 import { aff, affAdd, affScale, type Aff, type BasicSet } from "../poly/index.js";
 import { assembleKernel } from "./assemble.js";
@@ -30,7 +30,7 @@ import { checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead 
 import { affineBound, affToIr, cmpRows, domainOf, type Row } from "./loop-rows.js";
 import { exprToAff } from "./shapes.js";
 import { isStructValue, placeElement, structReason, structVariable, type StructBase, type StructPlace } from "./structs.js";
-import { attributedJump, BlockLowering, needsBlock, type BlockHost } from "./opaque.js";
+import { attributedJump, BlockLowering, COMPOUND, needsBlock, type BlockHost } from "./opaque.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 import { componentNames, type VectorType } from "./vectors.js";
@@ -472,9 +472,7 @@ class KernelLowering {
     }
     const lhs = this.ex.lvalue(target, ctx);
     if (atomic && !ATOMIC_OPS.has(op)) this.fail(`@atomic supports = += -= &= |= ^= ++ -- only, not "${op}"`, e.pos);
-    const bin: Record<string, ArithOp> = {
-      "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>",
-    };
+    const bin = COMPOUND;
     // A struct field stored in a dtype of its size but other signedness: C's value in its own type, then
     // stored back (the bits C keeps). An atomic update works on the storage: + - & | ^ give the same bits.
     const stored = this.ex.storedAs(target, ctx);

@@ -42,7 +42,8 @@ interface BCtx {
   };
 }
 
-const COMPOUND: Readonly<Record<string, ArithOp>> = {
+/** The operator of each compound assignment (`+=` is `+`). */
+export const COMPOUND: Readonly<Record<string, ArithOp>> = {
   "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>",
 };
 

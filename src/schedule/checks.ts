@@ -5,7 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  formatInameTag, insnInames, v, arith, c,
+  allInames, formatInameTag, insnInames, v, arith, c,
   type Expr, type InameTag, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { affIsConstant, affSub, dimBounds, intersect, type Aff, type BasicSet } from "../poly/index.js";
@@ -75,12 +75,12 @@ export function offsetFrom(iname: string, lower: Aff): Expr {
  * domain): empty where its extent is an affine expression of the kernel's parameters, which the
  * launch evaluates (`0 <= j < n`: work-groups of `n` work-items).
  */
-export function nonParametricBounds(k: Kernel, iname: string): string[] {
+function nonParametricBounds(k: Kernel, iname: string): string[] {
   const d = k.domains.find((s) => s.dims.includes(iname));
   if (!d) throw new ScheduleError(`unknown iname "${iname}" in kernel "${k.name}"`);
   const local = (x: string) => k.inameTags[x]?.kind === "l" || k.inameTags[x]?.kind === "l.auto";
   const b = dimBounds(d, iname, d.dims.filter((x) => x !== iname && !local(x)));
-  const inames = new Set(k.domains.flatMap((s) => s.dims));
+  const inames = new Set(allInames(k));
   const out = new Set<string>();
   for (const x of [...b.lower, ...b.upper]) for (const n of Object.keys(x.aff.terms)) if (inames.has(n)) out.add(n);
   return [...out].sort();
@@ -91,13 +91,13 @@ export function nonParametricBounds(k: Kernel, iname: string): string[] {
  * `insnId` and what needs the constant (`need`: "a local reduction", "l.auto"); a parametric
  * extent (`0 <= j < n`) is a launch size, but not a size these passes can build arrays of.
  */
-export function localSize(k: Kernel, iname: string, insnId: string, need?: string): ConstRange {
+export function localSize(k: Kernel, iname: string, insnId: string, need: string): ConstRange {
   const r = constRange(k, iname);
   if (!r) {
     const tag = k.inameTags[iname];
     const what = tag ? formatInameTag(tag) : "l";
     const fix = `split it (splitIname(k, "${iname}", 16)) and tag the inner part, or fix its bounds with assumptions`;
-    if (need !== undefined && nonParametricBounds(k, iname).length === 0) {
+    if (nonParametricBounds(k, iname).length === 0) {
       throw new ScheduleError(`instruction "${insnId}": iname "${iname}" is tagged ${what} and its extent depends on the kernel's parameters; ${need} needs a compile-time constant extent; ${fix}`);
     }
     throw new ScheduleError(
