@@ -152,9 +152,11 @@ function typeOfWriter(rhs: Expr, env: TypeEnv): TypeInfo | undefined {
  * `checkOperandTypes(k)` is `{ insn: "s", message: 'bitwise operator "&" needs integer operands, …' }` for `s: y = x & 1` with float `x`.
  */
 export function checkOperandTypes(k: Kernel): { insn: string; message: string } | undefined {
-  const env = kernelTypeEnv(k);
+  const kernelEnv = kernelTypeEnv(k);
   for (const insn of k.instructions) {
     const exprs = insnExprs(insn);
+    // A block's expressions see its locals, which may shadow the kernel's names.
+    const env = insn.kind === "block" ? blockTypeEnv(kernelEnv, blockLocals(insn.body)) : kernelEnv;
     try {
       for (const e of exprs) {
         walkExpr(e, (n) => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { ExecutionError, LoomError, TransformError } from "../../src/errors.js";
-import { blockAccesses, checkBlock, lowerExits, show, type BlockStmt, type Kernel } from "../../src/ir/index.js";
+import { blockAccesses, checkBlock, checkOperandTypes, lowerExits, show, type BlockStmt, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
 import { addPrefetch, assignmentToSubst } from "../../transforms/index.js";
@@ -134,6 +134,19 @@ describe("errors name the block", () => {
     await expect(run(bad, { a: A, n: A.length })).rejects.toThrow(ExecutionError);
     expect(() => generateCode(bad, "c")).toThrow(LoomError);
     expect(() => generateCode(bad, "c")).toThrow(/block "b": "break" outside a loop/);
+  });
+
+  it("operand types are checked with the block's locals in scope", () => {
+    // A float local in a bitwise operation is refused, naming the block.
+    const floatLocal = withBlock(base(), "b", [S.decl("x", "float32", "a[i]"), S.set("out[i]", "x & 1")]);
+    expect(checkOperandTypes(floatLocal)).toEqual({ insn: "b", message: expect.stringMatching(/bitwise operator "&" needs integer operands/) });
+    // An int local shadowing a float argument is an integer inside the block.
+    const k0 = makeKernel("{[i]: 0<=i<n}", ["out[i] = 0 {id=b}"], ["a: int32[n]", "s: float32", "out: int32[n]", "n: int32"]);
+    const shadow = withBlock(k0, "b", [S.decl("s", "int32", "a[i]"), S.set("out[i]", "s & 1")]);
+    expect(checkOperandTypes(shadow)).toBeUndefined();
+    // A block's float local does not leak: the int argument of that name is an integer outside it.
+    const k1 = makeKernel("{[i]: 0<=i<n}", ["out[i] = 0 {id=b}", "out[i] = out[i] + (s & 1) {id=c, dep=b}"], ["a: int32[n]", "s: int32", "out: int32[n]", "n: int32"]);
+    expect(checkOperandTypes(withBlock(k1, "b", [S.decl("s", "float32", "a[i]"), S.set("out[i]", "s > 0")]))).toBeUndefined();
   });
 
   it("addPrefetch refuses an array a block reads", () => {
