@@ -9,10 +9,10 @@
  */
 import { TransformError } from "../src/errors.js";
 import {
-  accessFootprint, affToExpr, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
+  accessFootprint, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
 } from "../src/analysis/index.js";
 import {
-  allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, isHardwareIname, iterationDomain, mapExpr, naturalCompare, reductionInames, sub, uniqueName, v, withKernel,
+  affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, isHardwareIname, iterationDomain, mapExpr, NATURAL_ORDER, naturalCompare, reductionInames, sub, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import {
@@ -211,10 +211,10 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
 
   // Names.
   const taken = takenNames(k);
-  const shape = stored.map((r) => (parametric[r] ? affToExpr(fp.box[r]!.extentAff) : c(extents[r]!)));
+  const shape = stored.map((r) => (parametric[r] ? affToExpr(fp.box[r]!.extentAff, NATURAL_ORDER) : c(extents[r]!)));
   // An existing temporary is reused when asked by name and it fits (loopy's precompute does so).
   const reused = req.reuseTemporary === true && findTemporary(k, req.tempName)
-    ? existingTemporary(k, req.tempName, { shape, dtype: req.dtype, value: req.valueAt(fp.box.map((b) => affToExpr(b.baseAff))), space, readers }, who)
+    ? existingTemporary(k, req.tempName, { shape, dtype: req.dtype, value: req.valueAt(fp.box.map((b) => affToExpr(b.baseAff, NATURAL_ORDER))), space, readers }, who)
     : undefined;
   if (reused) space = reused.addressSpace;
   else if (findArg(k, req.tempName) || findTemporary(k, req.tempName) || findSubstitution(k, req.tempName) || kernelInames.has(req.tempName)) {
@@ -345,7 +345,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // The store instruction.
   const srcIdx = fp.box.map((b, r) => {
     const j = stored.indexOf(r);
-    return affToExpr(j >= 0 ? affAdd(b.baseAff, aff({ [dimNames[j]!]: 1 })) : b.baseAff);
+    return affToExpr(j >= 0 ? affAdd(b.baseAff, aff({ [dimNames[j]!]: 1 })) : b.baseAff, NATURAL_ORDER);
   });
   const store: Assignment = {
     ...insnDefaults(insnId), kind: "assign",
@@ -364,7 +364,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     const rel = stored.map((r) => {
       const a = exprToAff(indices[r]!, isIndexVar);
       if (!a) throw new TransformError(`${who}: the subscript ${r} of ${name} in instruction "${insn}" is not affine`);
-      return affToExpr(affSub(a, fp.box[r]!.baseAff));
+      return affToExpr(affSub(a, fp.box[r]!.baseAff), NATURAL_ORDER);
     });
     return rel.length > 0 ? sub(req.tempName, ...rel) : v(req.tempName);
   };

@@ -4,8 +4,7 @@
  * the constraints of a widened iname as predicates.
  */
 import { LoomError, TransformError } from "../src/errors.js";
-import { affToExpr } from "../src/analysis/index.js";
-import { iterationDomain, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
+import { affToExpr, iterationDomain, NATURAL_ORDER, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
 import { aff, affIsConstant, affSub, addConstraints, dimBounds, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
 import { splitIname, tagInames } from "./iname.js";
 
@@ -140,7 +139,7 @@ export function constraintExpr(a: Aff, eq: boolean): Expr {
   const pos: Record<string, number> = {};
   const neg: Record<string, number> = {};
   for (const [n, x] of Object.entries(a.terms)) (x > 0 ? pos : neg)[n] = Math.abs(x);
-  if (eq) return { kind: "compare", op: "==", left: affToExpr(aff(neg, a.constant < 0 ? -a.constant : 0)), right: affToExpr(aff(pos, a.constant > 0 ? a.constant : 0)) };
-  if (a.constant < 0) return { kind: "compare", op: "<", left: affToExpr(aff(neg, -a.constant - 1)), right: affToExpr(aff(pos, 0)) };
-  return { kind: "compare", op: "<=", left: affToExpr(aff(neg, 0)), right: affToExpr(aff(pos, a.constant)) };
+  if (eq) return { kind: "compare", op: "==", left: affToExpr(aff(neg, a.constant < 0 ? -a.constant : 0), NATURAL_ORDER), right: affToExpr(aff(pos, a.constant > 0 ? a.constant : 0), NATURAL_ORDER) };
+  if (a.constant < 0) return { kind: "compare", op: "<", left: affToExpr(aff(neg, -a.constant - 1), NATURAL_ORDER), right: affToExpr(aff(pos, 0), NATURAL_ORDER) };
+  return { kind: "compare", op: "<=", left: affToExpr(aff(neg, 0), NATURAL_ORDER), right: affToExpr(aff(pos, a.constant), NATURAL_ORDER) };
 }

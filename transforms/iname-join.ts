@@ -2,7 +2,7 @@
  * Joining and tiling inames (loopy's join_inames; Halide-style tile = split each + reorder).
  */
 import { TransformError } from "../src/errors.js";
-import { arith, c, domainIndexOf, freeVariables, uniqueName, v, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
+import { affToExpr, arith, c, domainIndexOf, freeVariables, uniqueName, v, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
 import {
   addConstraints, aff, affAdd, affIsConstant, affScale, affSub, dimBounds, intersect, projectOut, removeRedundancies, reorderDims, universe,
   type Aff, type BasicSet, type Constraint,
@@ -10,7 +10,7 @@ import {
 import { checkIname, checkInt, matchInsns, takenNames, type InsnMatch } from "./common.js";
 import { duplicateInames, removeUnusedInames } from "./iname-rename.js";
 import { prioritizeLoops, splitIname, tagInames } from "./iname.js";
-import { affToExpr, checkIdentifier, nameList, reductionsOf, rewriteKernel } from "./rewrite.js";
+import { checkIdentifier, nameList, reductionsOf, rewriteKernel } from "./rewrite.js";
 
 export interface JoinOptions {
   /** Tag of the new iname, as in tagInames. */
@@ -159,7 +159,7 @@ export function joinInames(k: Kernel, inames: string | readonly string[], newIna
   const values = new Map<string, Expr>(axes.map((a) => {
     let e: Expr = a.stride === 1 ? v(name) : arith("//", v(name), c(a.stride));
     if (a.length !== undefined) e = arith("%", e, c(a.length));
-    const lo = affToExpr(a.lower);
+    const lo = affToExpr(a.lower, { order: "natural", coefficientAfter: true });
     return [a.iname, lo.kind === "const" && lo.value === 0 ? e : arith("+", e, lo)];
   }));
   const out = rewriteKernel(k, { values, inames: new Map(list.map((i) => [i, [name]])) });

@@ -4,7 +4,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  allInames, arith, c, domainIndexOf, formatInameTag, naturalCompare, parseInameTag, uniqueName, v, withKernel,
+  affToExpr, allInames, arith, c, domainIndexOf, formatInameTag, NATURAL_ORDER, parseInameTag, uniqueName, v, withKernel,
   type Expr, type InameTag, type Kernel,
 } from "../src/ir/index.js";
 import {
@@ -161,19 +161,6 @@ export function splitIname(k: Kernel, iname: string, factor: number, opts: Split
   return finishSplit(out, outer, inner, opts, who);
 }
 
-/** An affine expression of parameters as an Expr: `n - 1`. */
-function affToExpr(a: Aff): Expr {
-  let e: Expr | undefined;
-  const addTerm = (t: Expr, negative: boolean) => {
-    e = e === undefined ? (negative ? { kind: "neg", operand: t } : t) : arith(negative ? "-" : "+", e, t);
-  };
-  for (const [name, coef] of Object.entries(a.terms).sort((x, y) => naturalCompare(x[0], y[0]))) {
-    addTerm(Math.abs(coef) === 1 ? v(name) : arith("*", c(Math.abs(coef)), v(name)), coef < 0);
-  }
-  if (a.constant !== 0 || e === undefined) addTerm(c(Math.abs(a.constant)), a.constant < 0);
-  return e!;
-}
-
 /**
  * Split `iname` into `numChunks` chunks of consecutive iterations (loopy's chunk_iname): the outer
  * iname has `numChunks` values. The bounds of `iname` must be single affine expressions in the
@@ -208,7 +195,7 @@ export function chunkIname(k: Kernel, iname: string, numChunks: number, opts: Sp
   const [outer, inner] = newNames(k, iname, opts, who);
   // Domain: i = lo + numChunks*inner + outer, so outer o has ceil((size - o)/numChunks) points;
   // the value maps them onto consecutive chunks, the first (size mod numChunks) one longer.
-  const sizeE = affToExpr(size);
+  const sizeE = affToExpr(size, NATURAL_ORDER);
   const floorLen = arith("//", sizeE, c(numChunks));
   const mod = arith("%", sizeE, c(numChunks));
   const chunkStart: Expr = {
@@ -216,7 +203,7 @@ export function chunkIname(k: Kernel, iname: string, numChunks: number, opts: Sp
     then: arith("*", v(outer), arith("+", floorLen, c(1))),
     else: arith("+", arith("*", mod, arith("+", floorLen, c(1))), arith("*", arith("-", v(outer), mod), floorLen)),
   };
-  const loE = affToExpr(lo);
+  const loE = affToExpr(lo, NATURAL_ORDER);
   const offset = loE.kind === "const" && loE.value === 0 ? v(inner) : arith("+", loE, v(inner));
   const r: Replacement = {
     outer, inner, paramValue: undefined,

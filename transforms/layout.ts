@@ -5,7 +5,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  arith, axisStrides, c, effectiveDimTags, exprToString, iterationDomain, mapExpr, mulExpr, parseDimTags, reductionInames, v, withKernel,
+  affToExpr, arith, axisStrides, c, effectiveDimTags, exprToString, iterationDomain, mapExpr, mulExpr, parseDimTags, reductionInames, v, withKernel,
   type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary, mapInsnExprs,
 } from "../src/ir/index.js";
 import {
@@ -260,15 +260,8 @@ function addAff(a: Aff, b: Aff, sign: 1 | -1): Aff {
   return { terms, constant: a.constant + sign * b.constant };
 }
 
-function affToExpr(a: Aff): Expr {
-  let e: Expr | undefined;
-  for (const [name, coef] of Object.entries(a.terms)) {
-    const term: Expr = Math.abs(coef) === 1 ? v(name) : arith("*", v(name), c(Math.abs(coef)));
-    e = e === undefined ? (coef < 0 ? { kind: "neg", operand: term } : term) : arith(coef < 0 ? "-" : "+", e, term);
-  }
-  if (e === undefined) return c(a.constant);
-  return a.constant === 0 ? e : arith(a.constant > 0 ? "+" : "-", e, c(Math.abs(a.constant)));
-}
+/** Index expressions write a coefficient after its name: `i*4 + j`. */
+const AFTER = { coefficientAfter: true } as const;
 
 /**
  * `[idx // count, idx % count]`, simplified when `idx = count*q + r` with `0 <= r < count` known
@@ -285,7 +278,7 @@ function splitIndex(idx: Expr, count: number, context: BasicSet | undefined): [E
     const inRange = Object.keys(rt).length === 0 || (context !== undefined
       && isEmptyWith(context, addAff(scaleAff(rest, -1), { terms: {}, constant: -1 }, 1)) // r <= -1 impossible
       && isEmptyWith(context, addAff(rest, { terms: {}, constant: count }, -1))); // r >= count impossible
-    if (inRange) return [affToExpr(quot), affToExpr(rest)];
+    if (inRange) return [affToExpr(quot, AFTER), affToExpr(rest, AFTER)];
   }
   return [arith("//", idx, c(count)), arith("%", idx, c(count))];
 }
@@ -417,7 +410,7 @@ function divideExtent(k: Kernel, extent: Expr, count: number): { extent: Expr; e
   }
   if (!divisible || !a) return { extent: arith("//", arith("+", extent, c(count - 1)), c(count)), exact: false };
   const exact = Object.values(a.terms).every((x) => x % count === 0) && a.constant % count === 0;
-  return { extent: exact ? affToExpr(scaleAff(a, 1 / count)) : arith("//", extent, c(count)), exact: true };
+  return { extent: exact ? affToExpr(scaleAff(a, 1 / count), AFTER) : arith("//", extent, c(count)), exact: true };
 }
 
 // ---- privatize --------------------------------------------------------------------------------
@@ -445,7 +438,7 @@ export function privatize(k: Kernel, name: string, inames: string | readonly str
   if (k.domains.some((d) => d.params.includes(name))) throw new TransformError(`${who}: "${name}" is used in a loop bound; a temporary that bounds a loop cannot be privatized`);
 
   const ranges = list.map((i) => constantRange(k, i, who));
-  const prefix = ranges.map((r, x) => (Object.keys(r.lower.terms).length === 0 && r.lower.constant === 0 ? v(list[x]!) : arith("-", v(list[x]!), affToExpr(r.lower))));
+  const prefix = ranges.map((r, x) => (Object.keys(r.lower.terms).length === 0 && r.lower.constant === 0 ? v(list[x]!) : arith("-", v(list[x]!), affToExpr(r.lower, AFTER))));
   const p = list.length;
   const tags = temp.dimTags;
   const newTags: DimTag[] | undefined = tags && [

@@ -3,13 +3,13 @@
  * of an old iname becomes an affine expression in the new ones.
  */
 import { LoomError, TransformError } from "../src/errors.js";
-import { domainIndexOf, formatInameTag, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
+import { affToExpr, domainIndexOf, formatInameTag, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
 import {
   addConstraints, aff, affSub, intersect, isEmpty, isSubset, moveToDims, parseMap, projectOut, rename, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { checkIname, takenNames } from "./common.js";
-import { affToExpr, reductionsOf, rewriteKernel } from "./rewrite.js";
+import { reductionsOf, rewriteKernel } from "./rewrite.js";
 
 const gcd = (a: number, b: number): number => (b === 0 ? Math.abs(a) : gcd(b, a % b));
 
@@ -123,7 +123,7 @@ export function mapDomain(k: Kernel, map: string): Kernel {
     for (const x of inDims) if (out.params.includes(x)) out = substitute(out, x, f.get(x)!);
     return out;
   });
-  const values = new Map<string, Expr>(inDims.map((x) => [x, affToExpr(f.get(x)!, outDims)]));
+  const values = new Map<string, Expr>(inDims.map((x) => [x, affToExpr(f.get(x)!, { order: outDims, coefficientAfter: true })]));
   const r = { values, inames: new Map(inDims.map((x) => [x, outDims])) };
   return withKernel(rewriteKernel(k, r), { domains });
 }

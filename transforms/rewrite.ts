@@ -4,10 +4,9 @@
  */
 import { TransformError } from "../src/errors.js";
 import {
-  arith, c, mapExpr, naturalCompare, reductionInames, v, walkExpr, withKernel,
+  mapExpr, naturalCompare, reductionInames, walkExpr, withKernel,
   type Expr, type Instruction, type Kernel, mapInsnExprs,
 } from "../src/ir/index.js";
-import type { Aff } from "../src/poly/index.js";
 
 /** How inames change: `values` replaces free uses, `inames` maps an iname to its replacement list. */
 export interface InameRewrite {
@@ -90,20 +89,3 @@ export function nameList(x: unknown, what: string): string[] {
   return list as string[];
 }
 
-/** An affine expression as an Expr, terms in `order` first: `io*4 + ii - 1`. */
-export function affToExpr(a: Aff, order: readonly string[] = []): Expr {
-  const names = Object.keys(a.terms).sort((x, y) => {
-    const [ix, iy] = [order.indexOf(x), order.indexOf(y)];
-    return ix >= 0 && iy >= 0 ? ix - iy : ix >= 0 ? -1 : iy >= 0 ? 1 : naturalCompare(x, y);
-  });
-  let e: Expr | undefined;
-  const add = (t: Expr, negative: boolean) => {
-    e = e === undefined ? (negative ? { kind: "neg", operand: t } : t) : arith(negative ? "-" : "+", e, t);
-  };
-  for (const name of names) {
-    const coef = a.terms[name]!;
-    add(Math.abs(coef) === 1 ? v(name) : arith("*", v(name), c(Math.abs(coef))), coef < 0);
-  }
-  if (a.constant !== 0 || e === undefined) add(c(Math.abs(a.constant)), a.constant < 0);
-  return e!;
-}

@@ -10,7 +10,7 @@
  */
 import { LoomError } from "../errors.js";
 import {
-  allInames, arith, blockAccesses, c, findArg, findSubstitution, findTemporary, insnInames, iterationDomain, naturalCompare, v,
+  allInames, blockAccesses, findArg, findSubstitution, findTemporary, insnInames, iterationDomain, naturalCompare,
   walkExpr, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import {
@@ -24,7 +24,7 @@ export class FootprintError extends LoomError {}
 // ---- affine forms of expressions ----------------------------------------------------------------
 
 export { exprToAff } from "../ir/index.js";
-import { exprToAff } from "../ir/index.js";
+import { affToExpr, exprToAff, NATURAL_ORDER } from "../ir/index.js";
 
 /** `aff >= 0` (or `= 0`): one affine condition. */
 export interface AffCondition {
@@ -63,20 +63,6 @@ export function predicateConditions(e: Expr, isIndexVar: (name: string) => boole
     }
     default: return [];
   }
-}
-
-/** An affine form as an expression, terms in natural order: `{i_outer: 16, i_inner: 1}` is `i_inner + 16*i_outer`. */
-export function affToExpr(a: Aff): Expr {
-  let e: Expr | undefined;
-  for (const [name, coef] of Object.entries(a.terms).sort((x, y) => naturalCompare(x[0], y[0]))) {
-    if (coef === 0) continue;
-    const mag = Math.abs(coef);
-    const term: Expr = mag === 1 ? v(name) : arith("*", c(mag), v(name));
-    if (e === undefined) e = coef >= 0 ? term : mag === 1 ? { kind: "neg", operand: term } : arith("*", c(coef), v(name));
-    else e = arith(coef < 0 ? "-" : "+", e, term);
-  }
-  if (e === undefined) return c(a.constant);
-  return a.constant === 0 ? e : arith(a.constant > 0 ? "+" : "-", e, c(Math.abs(a.constant)));
 }
 
 // ---- accesses ----------------------------------------------------------------------------------
@@ -363,8 +349,8 @@ function boxAxis(pieces: readonly BasicSet[], dim: string, axis: number): BoxAxi
   }
   const { L, size } = best!;
   return {
-    base: affToExpr(L), baseAff: L,
-    extent: affIsConstant(size) ? Math.max(0, size.constant) : affToExpr(size), extentAff: size,
+    base: affToExpr(L, NATURAL_ORDER), baseAff: L,
+    extent: affIsConstant(size) ? Math.max(0, size.constant) : affToExpr(size, NATURAL_ORDER), extentAff: size,
     lowers: validL, uppers: validU,
   };
 }

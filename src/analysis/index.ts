@@ -1,5 +1,5 @@
 /** Kernel analyses: access footprints (prefetch, statistics). */
 export {
-  accessesInside, accessFootprint, affToExpr, exprToAff, findAccesses, instructionInames, predicateConditions, readersOf, FootprintError,
+  accessesInside, accessFootprint, exprToAff, findAccesses, instructionInames, predicateConditions, readersOf, FootprintError,
   type Access, type AffCondition, type BoxAxis, type Footprint, type FootprintOptions, type UseFilter,
 } from "./footprint.js";

@@ -3,7 +3,8 @@
  * src/parse and src/okl, footprints in src/analysis, bounds proofs in src/run).
  */
 import { aff, affAdd, affIsConstant, affScale, affSub, type Aff } from "../poly/index.js";
-import { c, type Expr } from "./expr.js";
+import { arith, c, v, type Expr } from "./expr.js";
+import { naturalCompare } from "./print.js";
 
 /**
  * The affine form of an integer expression, or undefined when it is not affine (products of
@@ -42,16 +43,51 @@ export function exprToAff(e: Expr, isIndexVar: (name: string) => boolean = () =>
   }
 }
 
-/** An affine form as a readable expression: `n`, `n + 1`, `2*n - m`, `16`. */
-export function affToReadableExpr(a: Aff): Expr {
+/** How `affToExpr` writes a form. */
+export interface AffToExprOptions {
+  /**
+   * Term order: the form's own (insertion, the default), `"natural"` (by name: `i_inner` before
+   * `i_outer`), or these names first in this order and then the rest by name.
+   */
+  readonly order?: "insertion" | "natural" | readonly string[];
+  /** Whether a coefficient follows its name (`i*16`, as written in index expressions) instead of preceding it (`16*i`). */
+  readonly coefficientAfter?: boolean;
+}
+
+/**
+ * An affine form as a readable expression: `n`, `n + 1`, `2*n - m`, `-2*i + 3`, `16`. Negative
+ * terms are subtracted (a leading one negated), zero terms dropped.
+ *
+ *   affToExpr({ terms: { i_outer: 16, i_inner: 1 }, constant: -1 }, { order: "natural" })  // i_inner + 16*i_outer - 1
+ */
+export function affToExpr(a: Aff, opts: AffToExprOptions = {}): Expr {
+  const { order = "insertion", coefficientAfter = false } = opts;
+  let names = Object.keys(a.terms);
+  if (order !== "insertion") {
+    const first = order === "natural" ? [] : order;
+    names = names.sort((x, y) => {
+      const ix = first.indexOf(x);
+      const iy = first.indexOf(y);
+      return ix >= 0 && iy >= 0 ? ix - iy : ix >= 0 ? -1 : iy >= 0 ? 1 : naturalCompare(x, y);
+    });
+  }
   let out: Expr | undefined;
-  for (const [name, k] of Object.entries(a.terms)) {
+  for (const name of names) {
+    const k = a.terms[name]!;
+    if (k === 0) continue;
     const mag = Math.abs(k);
-    const term: Expr = mag === 1 ? { kind: "var", name } : { kind: "arith", op: "*", left: c(mag), right: { kind: "var", name } };
-    if (out === undefined) out = k < 0 ? { kind: "neg", operand: term } : term;
-    else out = { kind: "arith", op: k < 0 ? "-" : "+", left: out, right: term };
+    const term: Expr = mag === 1 ? v(name) : coefficientAfter ? arith("*", v(name), c(mag)) : arith("*", c(mag), v(name));
+    if (out !== undefined) out = arith(k < 0 ? "-" : "+", out, term);
+    // A leading negative term: `-i`, `-2*i` (a negative coefficient), `-(i*2)`.
+    else out = k > 0 ? term : mag === 1 || coefficientAfter ? { kind: "neg", operand: term } : arith("*", c(k), v(name));
   }
   if (out === undefined) return c(a.constant);
   if (a.constant === 0) return out;
-  return { kind: "arith", op: a.constant < 0 ? "-" : "+", left: out, right: c(Math.abs(a.constant)) };
+  return arith(a.constant < 0 ? "-" : "+", out, c(Math.abs(a.constant)));
 }
+
+/** Terms by name (`i_inner + 16*i_outer`), as footprints and transformations write them. */
+export const NATURAL_ORDER: AffToExprOptions = Object.freeze({ order: "natural" });
+
+/** `affToExpr` with the form's own term order. */
+export const affToReadableExpr = (a: Aff): Expr => affToExpr(a);

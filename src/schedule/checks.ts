@@ -5,7 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, formatInameTag, insnInames, v, arith, c,
+  affToExpr, allInames, formatInameTag, insnInames, v, arith,
   type Expr, type InameTag, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { affIsConstant, affSub, dimBounds, intersect, type Aff, type BasicSet } from "../poly/index.js";
@@ -50,17 +50,6 @@ function rangeIn(d: BasicSet, iname: string): ConstRange | undefined {
     }
   }
   return best;
-}
-
-/** An affine form as an expression: `{terms: {b: 16}, constant: 1}` is `16*b + 1`. */
-export function affToExpr(a: Aff): Expr {
-  let e: Expr | undefined;
-  for (const [name, coef] of Object.entries(a.terms)) {
-    const term: Expr = coef === 1 ? v(name) : arith("*", c(coef), v(name));
-    e = e === undefined ? term : arith("+", e, term);
-  }
-  if (e === undefined) return c(a.constant);
-  return a.constant === 0 ? e : arith(a.constant > 0 ? "+" : "-", e, c(Math.abs(a.constant)));
 }
 
 /** `iname - lower`, simplified when the lower bound is 0. */

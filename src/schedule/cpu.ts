@@ -8,7 +8,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, arith, c, domainIndexOf, exprToAff, exprToString, insnDefaults, insnExprs, iterationDomain, mapExpr, mapInsnExprs, sub, substitute,
+  affToExpr, allInames, arith, c, domainIndexOf, exprToAff, exprToString, insnDefaults, insnExprs, iterationDomain, mapExpr, mapInsnExprs, sub, substitute,
   uniqueName, v, withKernel,
   type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
 } from "../ir/index.js";
@@ -16,7 +16,7 @@ import {
   addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, parseSet, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import { affToExpr, axisRows, hwAxis } from "./device.js";
+import { axisRows, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
 function insnIdsOf(nodes: readonly ScheduleNode[], out: string[] = []): string[] {

@@ -4,7 +4,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  arith, blockExprs, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, insnInames, v,
+  affToExpr, arith, blockExprs, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, insnInames,
   type Expr, type Kernel,
 } from "../ir/index.js";
 import {
@@ -12,17 +12,6 @@ import {
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
 import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
-
-/** `Σ coef·name + constant` as an expression: `n + 15`, `-16*io + n - 1`. */
-export function affToExpr(a: Aff): Expr {
-  let e: Expr | undefined;
-  for (const [name, coef] of Object.entries(a.terms)) {
-    const term: Expr = Math.abs(coef) === 1 ? v(name) : arith("*", c(Math.abs(coef)), v(name));
-    e = e === undefined ? (coef < 0 ? { kind: "neg", operand: term } : term) : arith(coef < 0 ? "-" : "+", e, term);
-  }
-  if (e === undefined) return c(a.constant);
-  return a.constant === 0 ? e : arith(a.constant < 0 ? "-" : "+", e, c(Math.abs(a.constant)));
-}
 
 const shift = (a: Aff, k: number): Aff => ({ terms: a.terms, constant: a.constant + k });
 const isConst = (b: Bound) => Object.keys(b.aff.terms).length === 0;

@@ -9,11 +9,10 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, domainChain, domainIndexOf, iterationDomain, uniqueName, withKernel,
+  affToExpr, allInames, domainChain, domainIndexOf, iterationDomain, uniqueName, withKernel,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { eliminate, gist, moveToParams, rename, type BasicSet } from "../poly/index.js";
-import { affToExpr } from "./checks.js";
 import { inameOrder, linearize } from "./linearize.js";
 import type { ScheduleNode } from "./types.js";
 

@@ -1,7 +1,8 @@
 /** accessFootprint: the footprint set equals the accessed indices (brute force), and its bounding box. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { accessFootprint, affToExpr, exprToAff, FootprintError } from "../../src/analysis/index.js";
+import { accessFootprint, exprToAff, FootprintError } from "../../src/analysis/index.js";
+import { affToExpr } from "../../src/ir/index.js";
 import { exprToString, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { affEval, points, printSet } from "../../src/poly/index.js";

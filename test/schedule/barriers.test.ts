@@ -84,7 +84,7 @@ describe("barriers in loops", () => {
     expect(text(s.deviceKernels[0]!.body)).toBe("k{w | r |}");
     const d = s.kernel.domains[domainIndexOf(s.kernel, "k")]!;
     expect(d.params).not.toContain("i");
-    for (const id of ["w", "r"]) expect(s.kernel.instructions.find((x) => x.id === id)!.predicates.map(exprToString)).toEqual(["i + -1*k - 1 >= 0"]);
+    for (const id of ["w", "r"]) expect(s.kernel.instructions.find((x) => x.id === id)!.predicates.map(exprToString)).toEqual(["i - k - 1 >= 0"]);
   });
 
   it("where the exact domain cannot be kept as predicates (an existential ties k to the local id) it is a ScheduleError naming the instructions", () => {
