@@ -35,6 +35,11 @@ export type Binding =
 /** A component of a vector variable: a private scalar, an expression (a const local, an inlined parameter) or a kernel argument. */
 export type ScalarBinding = Extract<Binding, { kind: "temp" | "expr" | "value" }>;
 
+/** `b`, the binding of a name being used; naming an `absent` one fails with its reason. */
+export function usable(b: Binding | undefined, fail: (reason: string) => never): Exclude<Binding, { kind: "absent" }> | undefined {
+  return b?.kind === "absent" ? fail(b.reason) : b;
+}
+
 /**
  * `absent`: a kernel argument with no IR type (a pointer to pointers, a pointer to a struct that
  * cannot be lowered), left out of the kernel's arguments; naming it fails with `reason`.

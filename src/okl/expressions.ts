@@ -7,7 +7,7 @@
  */
 import { c, walkExpr, type Dtype, type Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
-import type { Binding, Ctx } from "./bindings.js";
+import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { expressionInlinable, inlineCall, pointerBinding, type ExprLowerer } from "./inline.js";
 import { rowMajorIndex } from "./initializers.js";
@@ -118,8 +118,7 @@ export class ExprLowering implements ExprLowerer {
     const fail = (m: string): never => this.fail(m, e.pos);
     switch (e.kind) {
       case "ident": {
-        const b = ctx.scope.get(e.name);
-        if (b?.kind === "absent") this.fail(b.reason, e.pos);
+        const b = usable(ctx.scope.get(e.name), fail);
         if (b?.kind === "array" && b.struct) return structVariable(b.name, b.struct, 1, b.offset);
         if (b?.kind === "temp" && b.struct) return structVariable(b.name, b.struct, b.rank, b.offset);
         return undefined;
@@ -190,10 +189,9 @@ export class ExprLowering implements ExprLowerer {
         return this.fail(`member access "${e.arrow ? "->" : "."}${e.name}" on something that is not a struct`, e.pos);
       }
       case "ident": {
-        const b = ctx.scope.get(e.name);
+        const b = usable(ctx.scope.get(e.name), (m) => this.fail(m, e.pos));
         if (!b) return this.fail(`unknown identifier "${e.name}" (defines must be given with -D / opts.defines)`, e.pos);
         switch (b.kind) {
-          case "absent": return this.fail(b.reason, e.pos);
           case "byValue": return this.fail(`struct argument "${e.name}" passed by value is used whole; only its fields can be read`, e.pos);
           case "vector": return this.fail(`"${e.name}" is a "${b.type.name}" vector used where a scalar is expected; use a component (${componentNames(b.type).join(", ")}) or a vector operation`, e.pos);
           case "expr": return b.expr;
@@ -254,9 +252,9 @@ export class ExprLowering implements ExprLowerer {
   private subscript(base: A.Expr, idx: readonly A.Expr[], ctx: Ctx, pos: A.Pos): Expr {
     const label = base.kind === "ident" ? base.name : "the pointer";
     if (base.kind !== "ident") this.structPlace(base, ctx); // fails for a struct argument that is left out
-    const b = base.kind === "ident" ? ctx.scope.get(base.name) : this.byValueField(base, ctx) ?? pointerBinding(this, base, ctx, label);
+    const found = base.kind === "ident" ? ctx.scope.get(base.name) : this.byValueField(base, ctx) ?? pointerBinding(this, base, ctx, label);
     const indices = idx.map((i) => this.expr(i, ctx));
-    if (b?.kind === "absent") this.fail(b.reason, pos);
+    const b = usable(found, (m) => this.fail(m, pos));
     if (b?.kind === "table") return this.tableRead(b, indices, label, pos);
     if (b?.kind === "array" && b.extents) {
       // An array field of a struct passed by value: row-major subscripts into one flat argument.

@@ -9,10 +9,10 @@
 import { OklError } from "../errors.js";
 import { c, walkExpr, type Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
-import { constValue, type Ctx } from "./bindings.js";
+import type { Ctx, Fail } from "./bindings.js";
 import { ExprLowering } from "./expressions.js";
 import type { FileContext } from "./file-context.js";
-import { flattenInit } from "./initializers.js";
+import { arrayExtents, flattenInit } from "./initializers.js";
 
 /** Bind the file-scope constants of `file` that FileContext left out, in source order. */
 export function bindFileConstants(file: FileContext): void {
@@ -39,13 +39,8 @@ export function bindFileConstants(file: FileContext): void {
           continue;
         }
         if (d.init.kind !== "initList") file.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
-        const declared = d.arrayDims.map((x, k) => {
-          if (x === undefined && k === 0) return undefined;
-          const v = x === undefined ? undefined : constValue(x, file.globals);
-          if (v === undefined || v < 1) file.fail(`the size of array "${d.name}" must be a positive compile-time integer`, x?.pos ?? d.pos);
-          return v;
-        });
-        const flat = flattenInit(d.init, declared, d.name, (m, p, r) => file.fail(m, p, r));
+        const fail: Fail = (m, p, r) => file.fail(m, p, r);
+        const flat = flattenInit(d.init, arrayExtents(d, file.globals, fail), d.name, fail);
         file.globals.set(d.name, { kind: "table", name: d.name, shape: flat.shape, values: flat.items.map(value) });
       } catch (e) {
         // A constant no kernel reads may be anything C allows; the error is reported where one reads it.

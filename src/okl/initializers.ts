@@ -7,13 +7,26 @@
  */
 import { c, type Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
-import type { Fail } from "./bindings.js";
+import { constValue, type Fail, type Scope } from "./bindings.js";
 
 export interface FlatInit {
   /** The array's extents, the first one deduced where it was `[]`. */
   readonly shape: readonly number[];
   /** One initializer per element in row-major order; undefined where C zero-initializes. */
   readonly items: readonly (A.Expr | undefined)[];
+}
+
+/**
+ * The extents of array declarator `d`, compile-time integers under `scope`; a `[]` first extent is
+ * undefined where `listSized` (C counts the initializer list), any other `[]` fails with `unsized`.
+ */
+export function arrayExtents(d: A.Declarator, scope: Scope, fail: Fail, listSized = d.init?.kind === "initList", unsized?: string): (number | undefined)[] {
+  const size = `the size of array "${d.name}" must be a positive compile-time integer`;
+  return d.arrayDims.map((e, k) => {
+    if (e === undefined) return k === 0 && listSized ? undefined : fail(unsized ?? size, d.pos);
+    const v = constValue(e, scope);
+    return v === undefined || v < 1 ? fail(size, e.pos) : v;
+  });
 }
 
 /** Flatten `init` for an array `name` with extents `shape` (`undefined` first extent: `T a[] = {…}`). */

@@ -8,7 +8,7 @@
 import type { Expr } from "../ir/index.js";
 import type * as A from "./ast.js";
 import { assigned, describeStmt } from "./ast-queries.js";
-import { Scope, type Binding, type Ctx } from "./bindings.js";
+import { Scope, usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { toComponent, type VectorType } from "./vectors.js";
 
@@ -58,8 +58,7 @@ export function inlineVectorCall(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, c
 
 /** The scope of an inlined call: pointer parameters alias arrays, others are the converted arguments. */
 function bindParams(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, ctx: Ctx): Scope {
-  if (e.args.length !== f.params.length) lw.fail(`call of "${f.name}" with ${e.args.length} argument(s); it takes ${f.params.length}`, e.pos);
-  if (lw.inlineDepth > 16) lw.fail(`call of "${f.name}": device functions nested more than 16 deep (recursion?) cannot be inlined`, e.pos);
+  checkInlinable(lw, f, e);
   const scope = new Scope(lw.file.globals);
   f.params.forEach((p, k) => {
     const d = p.declarator;
@@ -70,6 +69,12 @@ function bindParams(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, ctx: Ctx): Sco
     else scope.set(d.name, { kind: "expr", expr: { kind: "cast", dtype: lw.file.dtype(p.spec, p.pos), value: lw.expr(a, ctx) } });
   });
   return scope;
+}
+
+/** Fails where call `e` of `f` cannot be inlined: a wrong number of arguments, or calls nested too deep. */
+export function checkInlinable(lw: ExprLowerer, f: A.FunctionDef, e: A.Call): void {
+  if (e.args.length !== f.params.length) lw.fail(`call of "${f.name}" with ${e.args.length} argument(s); it takes ${f.params.length}`, e.pos);
+  if (lw.inlineDepth > 16) lw.fail(`call of "${f.name}": device functions nested more than 16 deep (recursion?) cannot be inlined`, e.pos);
 }
 
 /** A vector bound to the expressions of its components. */
@@ -177,8 +182,7 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
   };
   switch (e.kind) {
     case "ident": {
-      const b = ctx.scope.get(e.name);
-      if (b?.kind === "absent") return lw.fail(b.reason, e.pos);
+      const b = usable(ctx.scope.get(e.name), (m) => lw.fail(m, e.pos));
       if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0)) return b;
       break;
     }

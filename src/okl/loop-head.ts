@@ -5,7 +5,7 @@
  *   loopHead(ast("for (int i = 0; i < n; i += 2)"), ctx, ex)   // { name: "i", cmp: "<", step: 2, … }
  */
 import { c, type Dtype, type Expr } from "../ir/index.js";
-import type { Aff } from "../poly/index.js";
+import { affAdd, affScale, type Aff } from "../poly/index.js";
 import type * as A from "./ast.js";
 import { levelsBelow, walkAst } from "./ast-queries.js";
 import { constValue, Scope, type Ctx, type Fail } from "./bindings.js";
@@ -71,6 +71,12 @@ export function loopHead(s: A.For, ctx: Ctx, ex: ExprLowering): LoopHead {
     ? { increasing: u.op === "++", amount: undefined }
     : u && u.kind === "assign" && isVar(u.target) && (u.op === "+=" || u.op === "-=") ? { increasing: u.op === "+=", amount: u.value } : undefined;
   return { name, start, startAff: exprToAff(start), cmp, end, step, update, dtype: ex.file.dtype(init.spec, init.pos), constant, s, ctx };
+}
+
+/** Start and bound of `h` as affine forms, with its span `end - start`; undefined where either is not affine. */
+export function affineRange(h: LoopHead): { readonly start: Aff; readonly end: Aff; readonly span: Aff } | undefined {
+  const end = exprToAff(h.end);
+  return end && h.startAff ? { start: h.startAff, end, span: affAdd(end, affScale(h.startAff, -1)) } : undefined;
 }
 
 /** The values of a loop whose start, bound and update are compile-time constants (`alive /= 2`). */

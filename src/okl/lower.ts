@@ -25,10 +25,9 @@ import { ExprLowering } from "./expressions.js";
 import { FileContext, type LowerOklOptions } from "./file-context.js";
 import { bindFileConstants } from "./file-constants.js";
 import { pointerBinding } from "./inline.js";
-import { flattenInit, rowMajor } from "./initializers.js";
-import { checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
+import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
+import { affineRange, checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
 import { affineBound, affToIr, cmpRows, domainOf, type Row } from "./loop-rows.js";
-import { exprToAff } from "./shapes.js";
 import { isStructValue, placeElement, structReason, structVariable, type StructBase, type StructPlace } from "./structs.js";
 import { attributedJump, BlockLowering, COMPOUND, needsBlock, type BlockHost } from "./opaque.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
@@ -380,15 +379,7 @@ class KernelLowering {
           continue;
         }
       }
-      const declared = d.arrayDims.map((e, k) => {
-        if (e === undefined) {
-          if (k === 0 && d.init?.kind === "initList" && !struct) return undefined; // `T a[] = {…}`: C counts the list
-          this.fail(`array "${d.name}" needs a size`, d.pos);
-        }
-        const v = constValue(e, ctx.scope);
-        if (v === undefined || v < 1) this.fail(`the size of array "${d.name}" must be a positive compile-time integer`, e.pos);
-        return v;
-      });
+      const declared = arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList" && !struct, `array "${d.name}" needs a size`);
       const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;
       const shape = flat?.shape ?? declared.map((n) => n!);
       const name = this.fresh(d.name);
@@ -783,9 +774,8 @@ class KernelLowering {
    * then never observe one another); with them, it stays a work-item loop and scheduling refuses it.
    */
   private workItems(h: LoopHead, launch = true): boolean {
-    const end = exprToAff(h.end);
-    const span = end && h.startAff ? affAdd(end, affScale(h.startAff, -1)) : undefined;
-    return (span !== undefined && Object.keys(span.terms).length === 0) || (launch && this.launchSized(h)) || this.nestSyncs;
+    const r = affineRange(h);
+    return (r !== undefined && Object.keys(r.span.terms).length === 0) || (launch && this.launchSized(h)) || this.nestSyncs;
   }
 
   /**
@@ -794,19 +784,15 @@ class KernelLowering {
    * do), so the work-group has the trip count's size rather than the hull of `j` over every `i`.
    */
   private offsetInner(h: LoopHead): boolean {
-    const end = exprToAff(h.end);
-    if (!end || !h.startAff) return false;
-    const span = affAdd(end, affScale(h.startAff, -1));
-    return Object.keys(span.terms).length === 0 && Object.keys(h.startAff.terms).some((n) => !this.valueArgs.has(n));
+    const r = affineRange(h);
+    return r !== undefined && Object.keys(r.span.terms).length === 0 && Object.keys(r.start.terms).some((n) => !this.valueArgs.has(n));
   }
 
   /** Start and bound of the loop are affine in the kernel's value arguments only, not constant apart: the launch evaluates its extent. */
   private launchSized(h: LoopHead): boolean {
-    const end = exprToAff(h.end);
-    if (!end || !h.startAff || h.step === undefined) return false;
-    const span = affAdd(end, affScale(h.startAff, -1));
-    if (Object.keys(span.terms).length === 0) return false;
-    return [...Object.keys(end.terms), ...Object.keys(h.startAff.terms)].every((n) => this.valueArgs.has(n));
+    const r = affineRange(h);
+    if (!r || h.step === undefined || Object.keys(r.span.terms).length === 0) return false;
+    return [...Object.keys(r.end.terms), ...Object.keys(r.start.terms)].every((n) => this.valueArgs.has(n));
   }
 
   /**

@@ -11,11 +11,11 @@
 import { c, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../ir/index.js";
 import type * as A from "./ast.js";
 import { walkAst } from "./ast-queries.js";
-import { constValue, Scope, type Ctx } from "./bindings.js";
+import { Scope, type Ctx } from "./bindings.js";
 import type { ExprLowering } from "./expressions.js";
 import type { FileContext } from "./file-context.js";
-import { expressionInlinable, pointerBinding } from "./inline.js";
-import { flattenInit, rowMajor } from "./initializers.js";
+import { checkInlinable, expressionInlinable, pointerBinding } from "./inline.js";
+import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, toComponent, type VectorType } from "./vectors.js";
 
@@ -204,12 +204,7 @@ export class BlockLowering {
       if (d.okl.shared || d.okl.exclusive) this.fail(`@${d.okl.shared ? "shared" : "exclusive"} "${d.name}" inside a while loop, a loop with break/continue or a device function with loops is not supported`, d.pos);
       if (d.arrayDims.length > 0 || topLevel) {
         // Arrays (and scalars later statements read) are private temporaries of the kernel.
-        const declared = d.arrayDims.map((e, k) => {
-          if (e === undefined && k === 0 && d.init?.kind === "initList") return undefined; // `T a[] = {…}`
-          const v = e === undefined ? undefined : constValue(e, b.ctx.scope);
-          if (v === undefined || v < 1) this.fail(`the size of array "${d.name}" must be a positive compile-time integer`, e?.pos ?? d.pos);
-          return v;
-        });
+        const declared = arrayExtents(d, b.ctx.scope, (m, p) => this.fail(m, p));
         const flat = declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, (m, p) => this.fail(m, p)) : undefined;
         const shape = flat?.shape ?? declared.map((n) => n!);
         const name = this.host.fresh(d.name);
@@ -353,8 +348,7 @@ export class BlockLowering {
    */
   private inlineStatements(f: A.FunctionDef, e: A.Call, ctx: Ctx, pre: BlockStmt[]): Expr[] {
     const ex = this.host.ex;
-    if (e.args.length !== f.params.length) this.fail(`call of "${f.name}" with ${e.args.length} argument(s); it takes ${f.params.length}`, e.pos);
-    if (ex.inlineDepth > 16) this.fail(`call of "${f.name}": device functions nested more than 16 deep (recursion?) cannot be inlined`, e.pos);
+    checkInlinable(ex, f, e);
     const scope = new Scope(this.host.file.globals);
     const calls = this.callsInto({ ...ctx }, pre);
     f.params.forEach((p, k) => {

@@ -43,6 +43,7 @@ export interface StructLayout {
 export type StructLookup = { readonly layout: StructLayout } | { readonly name: string; readonly reason: string };
 
 export type StructBase = Extract<A.BaseType, { kind: "struct" }>;
+type NamedBase = Extract<A.BaseType, { kind: "named" }>;
 
 /** The struct definitions of a file, resolved on demand (memoized per definition). */
 export class StructTable {
@@ -71,42 +72,46 @@ export class StructTable {
   }
 
   /** The struct `spec` names (`S`, `struct S`, a typedef of either), or undefined when it names none. */
-  resolve(spec: A.TypeSpec, seen: ReadonlySet<string> = new Set()): StructLookup | undefined {
-    const b = spec.base;
-    if (b.kind === "struct") {
-      if (b.fields !== undefined) return this.define(b, b.name ?? "(anonymous)");
-      const def = b.name === undefined ? undefined : this.tags.get(b.name);
-      return def ? this.define(def, b.name!) : { name: b.name ?? "(anonymous)", reason: "it is declared but never defined" };
-    }
-    if (b.kind !== "named" || this.builtin(b.name) !== undefined || seen.has(b.name)) return undefined;
-    const t = this.typedefs.get(b.name);
-    if (t) {
-      const r = this.resolve(t, new Set([...seen, b.name]));
+  resolve(spec: A.TypeSpec): StructLookup | undefined {
+    const t = this.target(spec);
+    if (!t) return undefined;
+    const def = this.find(t.base);
+    if (def) {
+      const r = this.define(def, def.name ?? "(anonymous)");
       // `typedef struct { … } S;`: the struct is known by the typedef's name.
-      return r && t.base.kind === "struct" && t.base.name === undefined ? rename(r, b.name) : r;
+      return t.name === (def.name ?? "(anonymous)") ? r : rename(r, t.name);
     }
-    const def = this.tags.get(b.name); // C++: `S *a` after `struct S { … };`
-    if (def) return this.define(def, b.name);
+    if (t.base.kind === "struct") return { name: t.name, reason: "it is declared but never defined" };
     // OCCA's vector types are structs of N scalars of one type (src/okl/vectors.ts).
-    const v = vectorTypeNamed(b.name);
+    const v = vectorTypeNamed(t.base.name);
     return v && { layout: vectorLayout(v) };
   }
 
   /** The definition of the struct `spec` names (through typedefs and tags), whether or not it can be lowered. */
-  definition(spec: A.TypeSpec, seen: ReadonlySet<string> = new Set()): { readonly name: string; readonly def: StructBase } | undefined {
+  definition(spec: A.TypeSpec): { readonly name: string; readonly def: StructBase } | undefined {
+    const t = this.target(spec);
+    const def = t && this.find(t.base);
+    return t && def && { name: t.name, def };
+  }
+
+  /**
+   * The struct or type name `spec` ends at through typedefs, with the name C knows it by (an
+   * anonymous struct takes its typedef's); undefined for scalar types.
+   */
+  private target(spec: A.TypeSpec, seen: ReadonlySet<string> = new Set()): { readonly name: string; readonly base: StructBase | NamedBase } | undefined {
     const b = spec.base;
-    if (b.kind === "struct") {
-      const def = b.fields !== undefined ? b : b.name === undefined ? undefined : this.tags.get(b.name);
-      return def && { name: b.name ?? "(anonymous)", def };
-    }
+    if (b.kind === "struct") return { name: b.name ?? "(anonymous)", base: b };
     if (b.kind !== "named" || this.builtin(b.name) !== undefined || seen.has(b.name)) return undefined;
     const t = this.typedefs.get(b.name);
-    if (t) {
-      const r = this.definition(t, new Set([...seen, b.name]));
-      return r && (r.name === "(anonymous)" ? { ...r, name: b.name } : r);
-    }
-    const def = this.tags.get(b.name);
-    return def && { name: b.name, def };
+    if (!t) return { name: b.name, base: b };
+    const r = this.target(t, new Set([...seen, b.name]));
+    return r && (r.name === "(anonymous)" ? { ...r, name: b.name } : r);
+  }
+
+  /** The definition of a struct base (itself, or its tag's), or of a name (C++: `S *a` after `struct S { … };`). */
+  private find(b: StructBase | NamedBase): StructBase | undefined {
+    if (b.kind === "struct" && b.fields !== undefined) return b;
+    return b.name === undefined ? undefined : this.tags.get(b.name);
   }
 
   private define(b: StructBase, name: string): StructLookup {

@@ -136,13 +136,8 @@ export class VectorLowering {
       }
       case "binary": {
         if (e.op !== "+" && e.op !== "-" && e.op !== "*" && e.op !== "/") break;
-        const side = (x: A.Expr): Expr[] => {
-          if (this.typeOf(x, ctx)) return this.comps(x, ctx, t);
-          const s = toComponent(t, this.ex.expr(x, ctx));
-          return Array<Expr>(t.size).fill(s);
-        };
-        const l = side(e.left);
-        const r = side(e.right);
+        const l = this.operand(e.left, ctx, t);
+        const r = this.operand(e.right, ctx, t);
         return l.map((x, k) => narrow(t, { kind: "arith", op: e.op as "+", left: x, right: r[k]! }));
       }
       case "unary":
@@ -166,6 +161,11 @@ export class VectorLowering {
     const p = this.ex.structPlace(e, ctx);
     if (p && isStructValue(p) && layoutVector(p.layout)) return Array.from({ length: t.size }, (_, k) => placeElement(p, k));
     return this.fail(`this vector expression (${e.kind}) is not supported`, e.pos);
+  }
+
+  /** The components of an operand of a `t` operation: a scalar operand is broadcast to every component. */
+  operand(x: A.Expr, ctx: Ctx, t: VectorType): Expr[] {
+    return this.typeOf(x, ctx) ? this.comps(x, ctx, t) : Array<Expr>(t.size).fill(toComponent(t, this.ex.expr(x, ctx)));
   }
 
   private call(e: A.Call, t: VectorType, ctx: Ctx): Expr[] | undefined {
@@ -204,7 +204,7 @@ export class VectorLowering {
       }
       case "min": case "max": case "fmin": case "fmax": {
         arity(2);
-        const [a, b] = e.args.map((x) => (this.typeOf(x, ctx) ? this.comps(x, ctx, t) : Array<Expr>(t.size).fill(toComponent(t, this.ex.expr(x, ctx)))));
+        const [a, b] = e.args.map((x) => this.operand(x, ctx, t));
         return a!.map((x, k) => ({ kind: "call", fn: name.endsWith("min") ? "min" : "max", args: [x, b![k]!] }));
       }
       case "fabs":
@@ -235,7 +235,7 @@ const COMPOUND: Readonly<Record<string, "+" | "-" | "*" | "/">> = { "+=": "+", "
 export function vectorAssignment(ex: ExprLowering, e: A.Assign, t: VectorType, lhs: readonly Expr[], ctx: Ctx, fail: Fail): Expr[] {
   if (e.op === "=") return ex.vec.comps(e.value, ctx, t);
   const op = COMPOUND[e.op] ?? fail(`"${e.op}" on a "${t.name}" vector is not supported (OCCA defines = += -= *= /=)`, e.pos);
-  const v = ex.vec.typeOf(e.value, ctx) ? ex.vec.comps(e.value, ctx, t) : Array<Expr>(t.size).fill(toComponent(t, ex.expr(e.value, ctx)));
+  const v = ex.vec.operand(e.value, ctx, t);
   return lhs.map((l, k) => narrow(t, { kind: "arith", op, left: l, right: v[k]! }));
 }
 
