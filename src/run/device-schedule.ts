@@ -1,26 +1,19 @@
 /**
  * The schedule the interpreter runs: `schedule(k, {realizeReductions: false})` (reductions stay
- * inline: the interpreter enumerates them), or, while the scheduler is not built, the same
- * structure made from `linearize(k)` with hardware inames lifted out of the loop nest.
+ * inline: the interpreter enumerates them). For tests, a stand-in made from `linearize(k)` with
+ * hardware inames lifted out of the loop nest and no barriers inserted, to show what races.
  */
-import { ExecutionError, ScheduleError } from "../errors.js";
 import {
-  assigneeName, freeVariables, insnStores, insnWrites, iterationDomain, walkExpr,
+  assigneeName, freeVariables, insnStores, insnWrites, walkExpr,
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../ir/index.js";
-import { dimBounds, type Aff, type Bound } from "../poly/index.js";
 import {
-  linearize, schedule, type DeviceKernel, type HwAxis, type Schedule, type ScheduleNode,
+  hwAxis, linearize, schedule, type DeviceKernel, type Schedule, type ScheduleNode,
 } from "../schedule/index.js";
 
 /** The schedule of `k` for the interpreter. */
 export function scheduleForRun(k: Kernel): Schedule {
-  try {
-    return schedule(k, { realizeReductions: !reductionsInline(k) });
-  } catch (e) {
-    if (e instanceof ScheduleError && /not built yet/.test(e.message)) return fallbackSchedule(k);
-    throw e;
-  }
+  return schedule(k, { realizeReductions: !reductionsInline(k) });
 }
 
 /**
@@ -112,7 +105,7 @@ export function fallbackSchedule(k: Kernel): Schedule {
       else if (n.kind === "insn") for (const i of byId.get(n.id)!.withinInames) used.add(i);
     });
     walk(body);
-    const axes = [...hw].filter(([iname]) => used.has(iname)).map(([iname, t]) => hwAxis(k, iname, t.tag, t.axis, [...hw.keys()]));
+    const axes = [...hw].filter(([iname]) => used.has(iname)).map(([iname, t]) => hwAxis(k, iname, t.tag, t.axis));
     // Several inames may share an axis: each is bound to its own base plus the axis id.
     const pick = (tag: "g" | "l") => axes.filter((a) => a.tag === tag).sort((a, b) => a.axis - b.axis);
     return {
@@ -122,41 +115,4 @@ export function fallbackSchedule(k: Kernel): Schedule {
     };
   });
   return { kernel: k, deviceKernels };
-}
-
-/** The range of a hardware iname over the parameters (and group inames, for a local one). */
-export function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number, hwInames: readonly string[]): HwAxis {
-  const s = iterationDomain(k, [iname]);
-  const outer = tag === "l" ? hwInames.filter((n) => n !== iname && k.inameTags[n]?.kind === "g" && s.dims.includes(n)) : [];
-  const b = dimBounds(s, iname, outer);
-  if (b.lower.length === 0 || b.upper.length === 0) throw new ExecutionError(`hardware iname "${iname}" (${tag}.${axis}) has no ${b.lower.length === 0 ? "lower" : "upper"} bound`);
-  const lo = extreme(b.lower, "max", true);
-  const hi = extreme(b.upper, "min", false);
-  const size: Expr = { kind: "call", fn: "max", args: [{ kind: "const", value: 0, isFloat: false }, add(sub(hi, lo), 1)] };
-  return { iname, tag, axis, base: lo, size };
-}
-
-const cst = (value: number): Expr => ({ kind: "const", value, isFloat: false });
-const add = (a: Expr, n: number): Expr => ({ kind: "arith", op: "+", left: a, right: cst(n) });
-const sub = (a: Expr, b: Expr): Expr => ({ kind: "arith", op: "-", left: a, right: b });
-
-function affExpr(a: Aff): Expr {
-  let e: Expr = cst(a.constant);
-  for (const [name, coef] of Object.entries(a.terms)) {
-    e = { kind: "arith", op: "+", left: e, right: { kind: "arith", op: "*", left: cst(coef), right: { kind: "var", name } } };
-  }
-  return e;
-}
-
-/** `ceil(aff/d)` for a lower bound (as `-((-aff) // d)`), `floor(aff/d)` for an upper one. */
-function boundExpr(b: Bound, lower: boolean): Expr {
-  if (b.denom === 1) return affExpr(b.aff);
-  if (!lower) return { kind: "arith", op: "//", left: affExpr(b.aff), right: cst(b.denom) };
-  const neg: Aff = { terms: Object.fromEntries(Object.entries(b.aff.terms).map(([n, c]) => [n, -c])), constant: -b.aff.constant };
-  return { kind: "neg", operand: { kind: "arith", op: "//", left: affExpr(neg), right: cst(b.denom) } };
-}
-
-function extreme(bs: readonly Bound[], fn: "max" | "min", lower: boolean): Expr {
-  const es = bs.map((b) => boundExpr(b, lower));
-  return es.length === 1 ? es[0]! : { kind: "call", fn, args: es };
 }

@@ -18,9 +18,8 @@ import {
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds, type BasicSet } from "../poly/index.js";
-import type { DeviceKernel, HwAxis, ScheduleNode } from "../schedule/index.js";
+import { hwAxis, type DeviceKernel, type HwAxis, type ScheduleNode } from "../schedule/index.js";
 import { compileExpr, type ExprContext } from "./compile-expr.js";
-import { hwAxis } from "./device-schedule.js";
 
 /** What the parallel code needs of the sequential kernel compiler (interp.ts). */
 export interface KernelCode {
@@ -53,13 +52,12 @@ interface AxisInames {
 /** The inames on each axis of `tag`: those the schedule lists, then used ones it does not. */
 function axesOf(k: Kernel, listed: readonly HwAxis[], used: ReadonlySet<string>, tag: "g" | "l", d: number): AxisInames[] {
   const all = [...listed];
-  const hwInames = Object.keys(k.inameTags).filter((n) => ["g", "l"].includes(k.inameTags[n]!.kind));
   for (const iname of [...used].sort()) {
     const t = k.inameTags[iname];
     if (t?.kind !== tag || all.some((a) => a.iname === iname)) continue;
     // The schedule checked that inames sharing an axis have one range: take a listed one's.
     const same = listed.find((a) => a.axis === t.axis);
-    all.push(same ? { ...same, iname } : hwAxis(k, iname, tag, t.axis, hwInames));
+    all.push(same ? { ...same, iname } : hwAxis(k, iname, tag, t.axis));
   }
   const numbers = [...new Set(all.map((a) => a.axis))].sort((a, b) => a - b);
   return numbers.map((axis, x) => ({

@@ -3,5 +3,5 @@ export { linearize, inameOrder } from "./linearize.js";
 export { preprocess, expandSubstitutions, type PreprocessOptions } from "./preprocess.js";
 export { schedule, showSchedule } from "./schedule.js";
 export { eliminateExistentials, lowerForCpu, preferUnitBounds } from "./cpu.js";
-export { axisRows } from "./device.js";
+export { axisRows, hwAxis } from "./device.js";
 export type { Schedule, DeviceKernel, HwAxis, ScheduleNode, LoopNode, InsnNode, BarrierNode } from "./types.js";

@@ -2,7 +2,6 @@
  * The scheduler's entry point, as a list of passes: preprocess → linearize → barriers (loops that
  * need one get work-group-uniform bounds) → device kernels. Memoized by kernel identity and options: kernels are frozen, and sweeps schedule many.
  */
-import { ScheduleError } from "../errors.js";
 import type { Kernel } from "../ir/index.js";
 import { insertBarriers } from "./barriers.js";
 import { deviceKernels } from "./device.js";
@@ -14,16 +13,6 @@ export { showSchedule } from "./show.js";
 
 const memo = new WeakMap<Kernel, Map<string, Schedule>>();
 
-/** `preprocess`, or the kernel as given while preprocessing is not built. */
-function preprocessed(k: Kernel, opts: PreprocessOptions): Kernel {
-  try {
-    return preprocess(k, opts);
-  } catch (e) {
-    if (e instanceof ScheduleError && /not built yet/.test(e.message)) return k;
-    throw e;
-  }
-}
-
 /**
  * Schedule `k`: device kernels of loops, instructions and barriers over hardware axes.
  * `schedule(k).deviceKernels[0].body` is the loop tree; `showSchedule(schedule(k))` lists it.
@@ -34,7 +23,7 @@ export function schedule(k: Kernel, opts: PreprocessOptions = {}): Schedule {
   if (!forKernel) memo.set(k, (forKernel = new Map()));
   const hit = forKernel.get(key);
   if (hit) return hit;
-  const { kernel, nodes } = linearizeWithBarriers(preprocessed(k, opts), insertBarriers);
+  const { kernel, nodes } = linearizeWithBarriers(preprocess(k, opts), insertBarriers);
   const s: Schedule = Object.freeze({ kernel, deviceKernels: Object.freeze(deviceKernels(kernel, nodes)) });
   forKernel.set(key, s);
   return s;

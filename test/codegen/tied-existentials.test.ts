@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
+import { ScheduleError } from "../../src/errors.js";
 import { iterationDomain, type Kernel, type TypedArray } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { isEmpty } from "../../src/poly/index.js";
@@ -96,7 +97,14 @@ describe("property: tied existentials, js and interp agree", () => {
         // A domain empty for every n is another matter (code generation finds no loop bounds).
         if (isEmpty(k.domains[0]!)) return true;
         if (gl) k = tagInames(k, { i: "g.0", j: "l.0" });
-        for (const t of ["c", "js"] as const) generateCode(k, t);
+        try {
+          for (const t of ["c", "js"] as const) generateCode(k, t);
+        } catch (e) {
+          // Rows tying j to a and b can leave the l.0 iname without a work-group size (about one
+          // case in a thousand): the scheduler rightly refuses that kernel.
+          if (gl && e instanceof ScheduleError && /iname "j" is tagged l\.0, but its extent is neither/.test(e.message)) return true;
+          throw e;
+        }
         return agree(k, { out: new Int32Array(n * 8), n });
       }), { numRuns: 300 });
   }, 60_000);
