@@ -1,6 +1,7 @@
 /** Data transformations (loopy/transform/data.py): where temporaries live. */
 import { TransformError } from "../src/errors.js";
 import { withKernel, type AddressSpace, type Kernel } from "../src/ir/index.js";
+import { checkKernel } from "./common.js";
 
 const SPACES: readonly AddressSpace[] = ["private", "local", "global"];
 
@@ -12,6 +13,7 @@ const SPACES: readonly AddressSpace[] = ["private", "local", "global"];
  */
 export function setTemporaryAddressSpace(k: Kernel, names: string | readonly string[], space: AddressSpace): Kernel {
   const who = "setTemporaryAddressSpace";
+  checkKernel(k, who);
   if (!SPACES.includes(space)) throw new TransformError(`${who}: address space must be one of ${SPACES.join(", ")}; got ${JSON.stringify(space)}`);
   const list = typeof names === "string" ? names.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : names;
   if (!Array.isArray(list) || list.length === 0) throw new TransformError(`${who}: expected a temporary name or a list of names; got ${JSON.stringify(names)}`);

@@ -7,7 +7,7 @@ import {
   addConstraints, aff, affAdd, affIsConstant, affScale, affSub, dimBounds, intersect, projectOut, removeRedundancies, reorderDims, universe,
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
-import { checkIname, checkInt, matchInsns, takenNames, type InsnMatch } from "./common.js";
+import { checkIname, checkInt, matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 import { duplicateInames, removeUnusedInames } from "./iname-rename.js";
 import { prioritizeLoops, splitIname, tagInames } from "./iname.js";
 import { checkIdentifier, nameList, reductionsOf, rewriteKernel } from "./rewrite.js";
@@ -21,6 +21,8 @@ export interface JoinOptions {
    */
   readonly within?: InsnMatch;
 }
+
+export const JOIN_OPTIONS: Readonly<Record<keyof JoinOptions, true>> = { tag: true, within: true };
 
 /** One joined iname: `x = lower + (new // stride) % length` (no `% length` for the slowest). */
 interface Axis {
@@ -120,6 +122,8 @@ function generalJoin(d: BasicSet, axes: readonly Axis[], name: string, pos: numb
  */
 export function joinInames(k: Kernel, inames: string | readonly string[], newIname?: string, opts: JoinOptions = {}): Kernel {
   const who = "joinInames";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, JOIN_OPTIONS);
   const list = nameList(inames, `${who}: inames`);
   for (const i of list) checkIname(k, i, who);
   if (opts.within !== undefined) return joinWithin(k, list, newIname, opts, who);
@@ -200,6 +204,8 @@ export interface TileOptions {
   readonly innerTags?: readonly (string | undefined)[] | Readonly<Record<string, string>>;
 }
 
+export const TILE_OPTIONS: Readonly<Record<keyof TileOptions, true>> = { outerTags: true, innerTags: true };
+
 /**
  * Tile a loop nest: split each iname by its size and prefer all outer loops before all inner
  * ones (`i_outer, j_outer, i_inner, j_inner`).
@@ -208,6 +214,8 @@ export interface TileOptions {
  */
 export function tile(k: Kernel, inames: string | readonly string[], sizes: number | readonly number[], opts: TileOptions = {}): Kernel {
   const who = "tile";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, TILE_OPTIONS);
   const list = nameList(inames, `${who}: inames`);
   for (const i of list) checkIname(k, i, who);
   const sizeList = typeof sizes === "number" ? list.map(() => sizes) : sizes;

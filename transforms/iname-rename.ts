@@ -7,7 +7,7 @@ import {
   allInames, domainChain, domainIndexOf, freeVariables, iterationDomain, uniqueName, v, withKernel, type Expr, type Kernel,
 } from "../src/ir/index.js";
 import { intersect, isEqualSet, projectOut, rename, reorderDims, substitute, aff, type BasicSet } from "../src/poly/index.js";
-import { checkIname, inameList, matchInsns, takenNames, type InsnMatch } from "./common.js";
+import { checkIname, inameList, matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 import { checkIdentifier, nameList, reductionsOf, rewriteKernel, usedInames } from "./rewrite.js";
 
 export interface RenameOptions {
@@ -22,6 +22,8 @@ export interface RenameOptions {
   readonly within?: InsnMatch;
 }
 
+export const RENAME_OPTIONS: Readonly<Record<keyof RenameOptions, true>> = { existingOk: true, within: true };
+
 /**
  * Rename an iname everywhere (loopy's rename_iname): domains, instructions, reductions, rules,
  * tags, priorities. With `existingOk` and an existing iname `newIname`, the two are merged
@@ -32,6 +34,8 @@ export interface RenameOptions {
  */
 export function renameIname(k: Kernel, oldIname: string, newIname: string, opts: RenameOptions = {}): Kernel {
   const who = "renameIname";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, RENAME_OPTIONS);
   checkIname(k, oldIname, who);
   checkIdentifier(newIname, `${who}: newIname`);
   if (newIname === oldIname) return k;
@@ -125,6 +129,7 @@ function dropDims(k: Kernel, idx: number, names: readonly string[]): Kernel {
  */
 export function duplicateInames(k: Kernel, inames: string | readonly string[], within: InsnMatch, newNames?: string | readonly string[]): Kernel {
   const who = "duplicateInames";
+  checkKernel(k, who);
   const list = nameList(inames, `${who}: inames`);
   for (const i of list) checkIname(k, i, who);
   const ids = matchInsns(k, within, who);
@@ -169,6 +174,7 @@ export function duplicateAxes(d: BasicSet, olds: readonly string[], news: readon
  */
 export function removeUnusedInames(k: Kernel, inames?: string | readonly string[]): Kernel {
   const who = "removeUnusedInames";
+  checkKernel(k, who);
   const candidates = inames === undefined ? allInames(k) : nameList(inames, `${who}: inames`);
   for (const i of candidates) checkIname(k, i, who);
   const used = usedInames(k);

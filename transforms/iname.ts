@@ -11,9 +11,7 @@ import {
   addConstraints, aff, affSub, dimBounds, intersect, moveToDims, projectOut, rename, reorderDims, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
-import {
-  checkIname, checkInt, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch,
-} from "./common.js";
+import { checkIname, checkInt, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 
 export interface SplitOptions {
   readonly outerIname?: string;
@@ -25,6 +23,8 @@ export interface SplitOptions {
   /** Only these instructions (an id glob or a list of ids) use the new inames. */
   readonly within?: InsnMatch;
 }
+
+export const SPLIT_OPTIONS: Readonly<Record<keyof SplitOptions, true>> = { outerIname: true, innerIname: true, outerTag: true, innerTag: true, slabs: true, within: true };
 
 /** How an iname is replaced: the new domain of its own domain, and the value of the old iname. */
 interface Replacement {
@@ -140,6 +140,8 @@ function dropIfUnused(k: Kernel, iname: string): Kernel {
  */
 export function splitIname(k: Kernel, iname: string, factor: number, opts: SplitOptions = {}): Kernel {
   const who = "splitIname";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, SPLIT_OPTIONS);
   checkSplittable(k, iname, who);
   checkInt(factor, 1, `${who}: factor`);
   const [outer, inner] = newNames(k, iname, opts, who);
@@ -171,6 +173,8 @@ export function splitIname(k: Kernel, iname: string, factor: number, opts: Split
  */
 export function chunkIname(k: Kernel, iname: string, numChunks: number, opts: SplitOptions = {}): Kernel {
   const who = "chunkIname";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, SPLIT_OPTIONS);
   checkSplittable(k, iname, who);
   checkInt(numChunks, 1, `${who}: numChunks`);
   const d = k.domains[domainIndexOf(k, iname)]!;
@@ -261,6 +265,7 @@ function inamesOf(k: Kernel, pattern: string, who: string): string[] {
  */
 export function tagInames(k: Kernel, tags: TagSpec): Kernel {
   const who = "tagInames";
+  checkKernel(k, who);
   const result: Record<string, InameTag> = { ...k.inameTags };
   for (const [pattern, text] of tagPairs(tags, who)) {
     if (typeof text !== "string") throw new TransformError(`${who}: the tag of "${pattern}" must be a string; got ${JSON.stringify(text)}`);
@@ -304,6 +309,7 @@ export function tagInames(k: Kernel, tags: TagSpec): Kernel {
  */
 export function prioritizeLoops(k: Kernel, order: string | readonly string[]): Kernel {
   const who = "prioritizeLoops";
+  checkKernel(k, who);
   const names = typeof order === "string" ? order.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : order;
   if (!Array.isArray(names) || names.length === 0) throw new TransformError(`${who}: order must be "i,j" or a non-empty list of inames; got ${JSON.stringify(order)}`);
   for (const n of names) checkIname(k, n, who);

@@ -8,6 +8,7 @@ import {
   insnDefaults, uniqueName, withKernel, type BarrierInsn, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { selectInstructions, type InstructionMatch } from "./match.js";
+import { checkKernel, checkOptions } from "./common.js";
 
 /** A dependency cycle through `ids` (each depending on the next), or undefined. */
 function findCycle(insns: readonly Instruction[]): string[] | undefined {
@@ -54,6 +55,7 @@ function withDependencies(insns: readonly Instruction[], targets: ReadonlySet<st
  */
 export function addDependency(k: Kernel, insnMatch: InstructionMatch, dependsOn: InstructionMatch): Kernel {
   const who = "addDependency";
+  checkKernel(k, who);
   const targets = new Set(selectInstructions(k, insnMatch, who, "insnMatch"));
   const deps = selectInstructions(k, dependsOn, who, "dependsOn");
   return withKernel(k, { instructions: withDependencies(k.instructions, targets, deps, who) });
@@ -66,6 +68,8 @@ export interface BarrierOptions {
   readonly withinInames?: readonly string[];
 }
 
+export const BARRIER_OPTIONS: Readonly<Record<keyof BarrierOptions, true>> = { id: true, withinInames: true };
+
 /**
  * Insert a barrier between two groups of instructions (loopy's add_barrier): the barrier
  * depends on every `before` instruction and every `after` instruction depends on the barrier.
@@ -77,6 +81,8 @@ export function addBarrier(
   k: Kernel, before: InstructionMatch, after: InstructionMatch, scope: "local" | "global", opts: BarrierOptions = {},
 ): Kernel {
   const who = "addBarrier";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, BARRIER_OPTIONS);
   if (scope !== "local" && scope !== "global") throw new TransformError(`${who}: scope must be "local" or "global"; got ${JSON.stringify(scope)}`);
   const beforeIds = selectInstructions(k, before, who, "before");
   const afterIds = selectInstructions(k, after, who, "after");
@@ -122,6 +128,7 @@ export function addBarrier(
  */
 export function removeInstructions(k: Kernel, match: InstructionMatch): Kernel {
   const who = "removeInstructions";
+  checkKernel(k, who);
   const removed = new Set(selectInstructions(k, match, who));
   const byId = new Map(k.instructions.map((i) => [i.id, i]));
   // The surviving dependencies a removed instruction stands for.
@@ -159,6 +166,7 @@ export function removeInstructions(k: Kernel, match: InstructionMatch): Kernel {
  */
 export function setInstructionPriority(k: Kernel, match: InstructionMatch, priority: number): Kernel {
   const who = "setInstructionPriority";
+  checkKernel(k, who);
   if (typeof priority !== "number" || !Number.isSafeInteger(priority)) {
     throw new TransformError(`${who}: priority must be an integer; got ${JSON.stringify(priority) ?? String(priority)}`);
   }

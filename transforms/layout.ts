@@ -11,7 +11,7 @@ import {
 import {
   affToString, dimBounds, intersect, isEmpty, isEmptyWith, parseConstraints, type Aff, type BasicSet,
 } from "../src/poly/index.js";
-import { checkIname, checkInt, takenNames } from "./common.js";
+import { checkIname, checkInt, takenNames, checkKernel, checkOptions } from "./common.js";
 import { kernelParameters } from "./parameters.js";
 
 type DataVar = ArrayArg | Temporary;
@@ -135,6 +135,7 @@ function padStrides(tags: readonly DimTag[], shape: readonly Expr[], pads: reado
  */
 export function tagArrayAxes(k: Kernel, arrays: string | readonly string[], dimTags: string | readonly string[]): Kernel {
   const who = "tagArrayAxes";
+  checkKernel(k, who);
   if (typeof dimTags !== "string" && !(Array.isArray(dimTags) && dimTags.every((t) => typeof t === "string"))) {
     throw new TransformError(`${who}: expected tags such as "f,c" or ["N1", "N0"]; got ${JSON.stringify(dimTags)}`);
   }
@@ -206,6 +207,7 @@ function collectVars(e: Expr): Set<string> {
  */
 export function dimOrder(k: Kernel, arrays: string | readonly string[], order: readonly number[]): Kernel {
   const who = "dimOrder";
+  checkKernel(k, who);
   let out = k;
   for (const name of dataNames(k, arrays, who)) {
     const n = shapeOf(findData(k, name, who), who).length;
@@ -315,6 +317,14 @@ function insnInames(insn: Instruction): string[] {
 
 // ---- splitArrayAxis ---------------------------------------------------------------------------
 
+/** Options of `splitArrayAxis`. */
+export interface SplitAxisOptions {
+  /** The order of the two new axes in memory: "C" (default; the outer axis is the slower) or "F". */
+  readonly order?: "C" | "F";
+}
+
+export const SPLIT_AXIS_OPTIONS: Readonly<Record<keyof SplitAxisOptions, true>> = { order: true };
+
 /**
  * Split axis `axis` (extent E) of arrays into two axes of extents E/count and count (loopy's
  * split_array_axis): every index `i` on that axis becomes `i // count, i % count` (simplified to
@@ -332,9 +342,11 @@ function insnInames(insn: Instruction): string[] {
  *   splitArrayAxis(k, "a", 0, 4)        // a: float32[10] -> float32[3, 4] with strides (4, 1)
  */
 export function splitArrayAxis(
-  k: Kernel, arrays: string | readonly string[], axis: number, count: number, opts: { readonly order?: "C" | "F" } = {},
+  k: Kernel, arrays: string | readonly string[], axis: number, count: number, opts: SplitAxisOptions = {},
 ): Kernel {
   const who = "splitArrayAxis";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, SPLIT_AXIS_OPTIONS);
   checkInt(count, 1, `${who}: count`);
   const order = opts.order ?? "C";
   if (order !== "C" && order !== "F") throw new TransformError(`${who}: order must be "C" or "F"; got ${JSON.stringify(order)}`);
@@ -425,6 +437,7 @@ function divideExtent(k: Kernel, extent: Expr, count: number): { extent: Expr; e
  */
 export function privatize(k: Kernel, name: string, inames: string | readonly string[]): Kernel {
   const who = "privatize";
+  checkKernel(k, who);
   const temp = k.temporaries.find((t) => t.name === name);
   if (!temp) {
     const temps = k.temporaries.map((t) => t.name).join(", ") || "(none)";

@@ -8,7 +8,7 @@ import {
   addConstraints, aff, affSub, intersect, isEmpty, isSubset, moveToDims, parseMap, projectOut, rename, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
-import { checkIname, takenNames } from "./common.js";
+import { checkIname, takenNames, checkKernel } from "./common.js";
 import { reductionsOf, rewriteKernel } from "./rewrite.js";
 
 const gcd = (a: number, b: number): number => (b === 0 ? Math.abs(a) : gcd(b, a % b));
@@ -72,6 +72,7 @@ function inverse(m: BasicSet, inDims: readonly string[], who: string): Map<strin
  */
 export function mapDomain(k: Kernel, map: string): Kernel {
   const who = "mapDomain";
+  checkKernel(k, who);
   if (typeof map !== "string") throw new TransformError(`${who}: the map must be an ISL map string like "{[i] -> [io, ii]: i = 4*io + ii and 0 <= ii < 4}"; got ${JSON.stringify(map)}`);
   let parsed: ReturnType<typeof parseMap>;
   try {

@@ -8,7 +8,7 @@ import {
   allInames, c, freeVariables, insnReads, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
   type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary, mapInsnExprs,
 } from "../src/ir/index.js";
-import { matchInsns, type InsnMatch } from "./common.js";
+import { matchInsns, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 import { fixValues, intersect, isEmpty, parseConstraints, parseSet, printSet, type BasicSet } from "../src/poly/index.js";
 
 /** The kernel's parameters: value arguments and the non-iname parameters of its domains and assumptions. */
@@ -46,6 +46,7 @@ function parseAssumptions(text: string, who: string): BasicSet {
  */
 export function assume(k: Kernel, assumptions: string): Kernel {
   const who = "assume";
+  checkKernel(k, who);
   if (typeof assumptions !== "string") throw new TransformError(`${who}: expected constraints text such as "n >= 1 and n mod 4 = 0"; got ${JSON.stringify(assumptions)}`);
   const s = parseAssumptions(assumptions, who);
   const params = kernelParameters(k);
@@ -108,6 +109,8 @@ export interface FixParametersOptions {
   readonly within?: InsnMatch;
 }
 
+export const FIX_OPTIONS: Readonly<Record<keyof FixParametersOptions, true>> = { within: true };
+
 /**
  * Replace parameters by constants everywhere (loopy's fix_parameters): domains, instructions and
  * their predicates, substitution rules, shapes, strides and assumptions; the value arguments are
@@ -118,7 +121,8 @@ export interface FixParametersOptions {
  */
 export function fixParameters(k: Kernel, values: Readonly<Record<string, number>>, opts: FixParametersOptions = {}): Kernel {
   const who = "fixParameters";
-  if (opts === null || typeof opts !== "object" || Array.isArray(opts)) throw new TransformError(`${who}: options must be an object such as { within: "id:s" }; got ${JSON.stringify(opts)}`);
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, FIX_OPTIONS);
   const ids = opts.within === undefined ? undefined : matchInsns(k, opts.within, who);
   if (values === null || typeof values !== "object" || Array.isArray(values)) {
     throw new TransformError(`${who}: expected an object of parameter values such as { n: 1024 }; got ${JSON.stringify(values)}`);

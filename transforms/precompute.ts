@@ -9,7 +9,7 @@ import {
   allInames, exprToString, isHardwareIname, findSubstitution, findTemporary, freeVariables, mapExpr, naturalCompare, parseDtype, substitute as substituteExpr, uniqueName, v,
   type AddressSpace, type Dtype, type Expr, type Kernel, type SubstitutionRule,
 } from "../src/ir/index.js";
-import { takenNames } from "./common.js";
+import { takenNames, checkKernel, checkOptions } from "./common.js";
 import { expandSubst } from "./subst.js";
 import { addBarrier } from "./instruction.js";
 import { invocationCandidates, invocations, listUses, parseUses, sameExpr, useFilter, type UseRequest } from "./subst-use.js";
@@ -49,6 +49,8 @@ export interface PrecomputeOptions {
    */
   readonly dtype?: string;
 }
+
+export const PRECOMPUTE_OPTIONS: Readonly<Record<keyof PrecomputeOptions, true>> = { temporaryName: true, precomputeInames: true, precomputeOuterInames: true, temporaryAddressSpace: true, defaultTag: true, fetchBoundingBox: true, computeInsnId: true, within: true, storageAxes: true, storageAxisToTag: true, dtype: true };
 
 /** The rules whose bodies call `name`, directly or through other rules. */
 function rulesCalling(k: Kernel, name: string): string[] {
@@ -93,6 +95,8 @@ function rulesCalling(k: Kernel, name: string): string[] {
  */
 export function precompute(k: Kernel, substUse: string | readonly string[], sweepInames: string | readonly string[] = [], opts: PrecomputeOptions = {}): Kernel {
   const who = "precompute";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, PRECOMPUTE_OPTIONS);
   const asked = parseUses(substUse, who);
   const name = asked.name;
   const rule = findSubstitution(k, name);

@@ -9,7 +9,7 @@ import {
   type AddressSpace, type Expr, type Kernel,
 } from "../src/ir/index.js";
 import { affIsConstant, affSub } from "../src/poly/index.js";
-import { matchInsns, takenNames, type InsnMatch } from "./common.js";
+import { matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 import { parseTemplate } from "./template.js";
 import { useFilter } from "./subst-use.js";
 import { accessesOrThrow, nameList, storeFootprint } from "./fetch-store.js";
@@ -42,6 +42,8 @@ export interface PrefetchOptions {
   readonly within?: InsnMatch;
 }
 
+export const PREFETCH_OPTIONS: Readonly<Record<keyof PrefetchOptions, true>> = { sweepInames: true, dimArgNames: true, temporaryName: true, temporaryAddressSpace: true, defaultTag: true, fetchOuterInames: true, fetchBoundingBox: true, prefetchInsnId: true, within: true };
+
 /**
  * loopy's add_prefetch: copy the footprint of the reads of `varName` (`"a"`, `"a[:, k]"`, or
  * `"a$x"` for only the reads tagged `a$x[…]`) swept over `sweepInames`
@@ -55,6 +57,8 @@ export interface PrefetchOptions {
  */
 export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = {}): Kernel {
   const who = "addPrefetch";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, PREFETCH_OPTIONS);
   if (typeof varName !== "string") throw new TransformError(`${who}: the variable must be a name; got ${JSON.stringify(varName)}`);
   const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\$([A-Za-z_][A-Za-z0-9_]*))?\s*(?:\[(.*)\])?\s*$/s.exec(varName);
   if (!m) throw new TransformError(`${who}: "${varName}" is not an array name (as "a", "a$x", "a[:,:]" or "f[ifeat,:,:]")`);

@@ -3,7 +3,7 @@
  */
 import { TransformError } from "../src/errors.js";
 import { domainIndexOf, mapExpr, uniqueName, v, withKernel, type Expr, type Instruction, type Kernel, type Reduce } from "../src/ir/index.js";
-import { checkIname, matchInsns, takenNames, type InsnMatch } from "./common.js";
+import { checkIname, matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 import { duplicateAxes } from "./iname-rename.js";
 import { nameList, rewriteExpr } from "./rewrite.js";
 
@@ -11,6 +11,8 @@ export interface ReductionOptions {
   /** Only reductions in these instructions (an id glob or a list of ids). */
   readonly within?: InsnMatch;
 }
+
+export const REDUCTION_OPTIONS: Readonly<Record<keyof ReductionOptions, true>> = { within: true };
 
 /** `f` applied to every reduction of the selected instructions (bodies first rewritten by `f` too). */
 function mapReductions(k: Kernel, ids: ReadonlySet<string> | undefined, f: (r: Reduce, insn: Instruction) => Expr | undefined): Kernel {
@@ -51,7 +53,9 @@ function splitReduction(k: Kernel, inames: string | readonly string[], direction
  *   splitReductionInward(k, "i")
  */
 export function splitReductionInward(k: Kernel, inames: string | readonly string[], opts: ReductionOptions = {}): Kernel {
-  return splitReduction(k, inames, "in", opts, "splitReductionInward");
+  const who = "splitReductionInward";
+  checkKernel(k, who);
+  return splitReduction(k, inames, "in", checkOptions(opts, who, REDUCTION_OPTIONS), who);
 }
 
 /**
@@ -61,13 +65,17 @@ export function splitReductionInward(k: Kernel, inames: string | readonly string
  *   splitReductionOutward(k, "i")
  */
 export function splitReductionOutward(k: Kernel, inames: string | readonly string[], opts: ReductionOptions = {}): Kernel {
-  return splitReduction(k, inames, "out", opts, "splitReductionOutward");
+  const who = "splitReductionOutward";
+  checkKernel(k, who);
+  return splitReduction(k, inames, "out", checkOptions(opts, who, REDUCTION_OPTIONS), who);
 }
 
 export interface UniqueOptions extends ReductionOptions {
   /** Only these reduction inames get copies. */
   readonly inames?: string | readonly string[];
 }
+
+export const UNIQUE_OPTIONS: Readonly<Record<keyof UniqueOptions, true>> = { within: true, inames: true };
 
 /**
  * Give each reduction its own reduction inames (loopy's make_reduction_inames_unique): the first
@@ -80,6 +88,8 @@ export interface UniqueOptions extends ReductionOptions {
  */
 export function makeReductionInamesUnique(k: Kernel, opts: UniqueOptions = {}): Kernel {
   const who = "makeReductionInamesUnique";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, UNIQUE_OPTIONS);
   const only = opts.inames === undefined ? undefined : nameList(opts.inames, `${who}: inames`);
   for (const i of only ?? []) checkIname(k, i, who);
   const ids = opts.within === undefined ? undefined : matchInsns(k, opts.within, who);

@@ -6,19 +6,20 @@
  *   describeArgs("splitIname", ["i", 16, { outerTag: "g.0" }])  // "splitIname i by 16 (outer g.0)"
  */
 import { TransformError } from "../src/errors.js";
+import { checkOptions } from "./common.js";
 import type { Kernel } from "../src/ir/index.js";
 import { setTemporaryAddressSpace } from "./data.js";
-import { chunkIname, prioritizeLoops, splitIname, tagInames } from "./iname.js";
-import { joinInames, tile } from "./iname-join.js";
-import { duplicateInames, removeUnusedInames, renameIname } from "./iname-rename.js";
-import { addBarrier, addDependency, removeInstructions, setInstructionPriority } from "./instruction.js";
-import { dimOrder, privatize, splitArrayAxis, tagArrayAxes } from "./layout.js";
-import { assume, fixParameters } from "./parameters.js";
-import { addPrefetch } from "./prefetch.js";
-import { precompute } from "./precompute.js";
+import { chunkIname, prioritizeLoops, splitIname, tagInames, SPLIT_OPTIONS } from "./iname.js";
+import { joinInames, tile, JOIN_OPTIONS, TILE_OPTIONS } from "./iname-join.js";
+import { duplicateInames, removeUnusedInames, renameIname, RENAME_OPTIONS } from "./iname-rename.js";
+import { addBarrier, addDependency, removeInstructions, setInstructionPriority, BARRIER_OPTIONS } from "./instruction.js";
+import { dimOrder, privatize, splitArrayAxis, tagArrayAxes, SPLIT_AXIS_OPTIONS } from "./layout.js";
+import { assume, fixParameters, FIX_OPTIONS } from "./parameters.js";
+import { addPrefetch, PREFETCH_OPTIONS } from "./prefetch.js";
+import { precompute, PRECOMPUTE_OPTIONS } from "./precompute.js";
 import { mapDomain } from "./map-domain.js";
-import { assignmentToSubst, expandSubst, extractSubst } from "./subst.js";
-import { makeReductionInamesUnique, splitReductionInward, splitReductionOutward } from "./reduction.js";
+import { assignmentToSubst, expandSubst, extractSubst, EXTRACT_OPTIONS } from "./subst.js";
+import { makeReductionInamesUnique, splitReductionInward, splitReductionOutward, REDUCTION_OPTIONS, UNIQUE_OPTIONS } from "./reduction.js";
 
 /** A JSON value as stored in a step: strings, finite numbers, booleans, null, arrays, plain objects. */
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
@@ -37,15 +38,18 @@ type DirectForm = (k: Kernel, ...args: any[]) => Kernel;
 
 export interface Entry<F extends DirectForm = DirectForm> {
   readonly fn: F;
-  /** Positional argument shapes after the kernel; `rest` (when set) is the shape of any further ones. */
+  /** Positional argument shapes after the kernel. */
   readonly args: readonly ArgSpecText[];
-  readonly rest?: ArgShape;
   /** The words after the name in `describe`: `i by 16 (outer g.0, inner l.0)`. */
   readonly describe?: (args: readonly Json[]) => string;
+  /** The option names its options object (the `object?` argument) may have. */
+  readonly options?: Readonly<Record<string, true>>;
 }
 
-function entry<F extends DirectForm>(fn: F, args: readonly ArgSpecText[], describe?: (args: readonly Json[]) => string, rest?: ArgShape): Entry<F> {
-  return rest === undefined ? { fn, args, describe } : { fn, args, describe, rest };
+function entry<F extends DirectForm>(
+  fn: F, args: readonly ArgSpecText[], describe?: (args: readonly Json[]) => string, options?: Readonly<Record<string, true>>,
+): Entry<F> {
+  return options === undefined ? { fn, args, describe } : { fn, args, describe, options };
 }
 
 /** A JSON value as short text: strings bare, lists comma-separated, the rest as JSON. */
@@ -92,34 +96,34 @@ function tagsText(t: Json | undefined): string {
  * one line; the step form `step.X` and the JSON reader follow from this table.
  */
 export const REGISTRY = {
-  splitIname: entry(splitIname, ["string", "int", "object?"], (a) => `${showArg(a[0])} by ${showArg(a[1])}${splitDetails(obj(a[2]))}`),
-  chunkIname: entry(chunkIname, ["string", "int", "object?"], (a) => `${showArg(a[0])} into ${showArg(a[1])} chunks${splitDetails(obj(a[2]))}`),
+  splitIname: entry(splitIname, ["string", "int", "object?"], (a) => `${showArg(a[0])} by ${showArg(a[1])}${splitDetails(obj(a[2]))}`, SPLIT_OPTIONS),
+  chunkIname: entry(chunkIname, ["string", "int", "object?"], (a) => `${showArg(a[0])} into ${showArg(a[1])} chunks${splitDetails(obj(a[2]))}`, SPLIT_OPTIONS),
   tagInames: entry(tagInames, ["tags"], (a) => tagsText(a[0])),
   prioritizeLoops: entry(prioritizeLoops, ["strings"], (a) => (typeof a[0] === "string" ? a[0].split(",").map((s) => s.trim()).join(", ") : showArg(a[0]))),
   setTemporaryAddressSpace: entry(setTemporaryAddressSpace, ["strings", "string"], (a) => `${showArg(a[0])} ${showArg(a[1])}`),
-  joinInames: entry(joinInames, ["strings", "string?", "object?"], (a) => `${list(a[0])}${a[1] ? ` into ${showArg(a[1])}` : ""}${opts(a[2])}`),
-  tile: entry(tile, ["strings", "sizes", "object?"], (a) => `${list(a[0])} by ${typeof a[1] === "number" ? a[1] : list(a[1]).replace(/, /g, "x")}${opts(a[2])}`),
-  renameIname: entry(renameIname, ["string", "string", "object?"], (a) => `${showArg(a[0])} to ${showArg(a[1])}${opts(a[2])}`),
+  joinInames: entry(joinInames, ["strings", "string?", "object?"], (a) => `${list(a[0])}${a[1] ? ` into ${showArg(a[1])}` : ""}${opts(a[2])}`, JOIN_OPTIONS),
+  tile: entry(tile, ["strings", "sizes", "object?"], (a) => `${list(a[0])} by ${typeof a[1] === "number" ? a[1] : list(a[1]).replace(/, /g, "x")}${opts(a[2])}`, TILE_OPTIONS),
+  renameIname: entry(renameIname, ["string", "string", "object?"], (a) => `${showArg(a[0])} to ${showArg(a[1])}${opts(a[2])}`, RENAME_OPTIONS),
   duplicateInames: entry(duplicateInames, ["strings", "strings", "strings?"], (a) => `${list(a[0])} within ${showArg(a[1])}${a[2] ? ` as ${list(a[2])}` : ""}`),
   removeUnusedInames: entry(removeUnusedInames, ["strings?"], (a) => (a[0] ? list(a[0]) : "")),
-  splitReductionInward: entry(splitReductionInward, ["strings", "object?"], (a) => `${list(a[0])}${opts(a[1])}`),
-  splitReductionOutward: entry(splitReductionOutward, ["strings", "object?"], (a) => `${list(a[0])}${opts(a[1])}`),
-  makeReductionInamesUnique: entry(makeReductionInamesUnique, ["object?"], (a) => opts(a[0]).trim()),
+  splitReductionInward: entry(splitReductionInward, ["strings", "object?"], (a) => `${list(a[0])}${opts(a[1])}`, REDUCTION_OPTIONS),
+  splitReductionOutward: entry(splitReductionOutward, ["strings", "object?"], (a) => `${list(a[0])}${opts(a[1])}`, REDUCTION_OPTIONS),
+  makeReductionInamesUnique: entry(makeReductionInamesUnique, ["object?"], (a) => opts(a[0]).trim(), UNIQUE_OPTIONS),
   mapDomain: entry(mapDomain, ["string"], (a) => showArg(a[0])),
-  extractSubst: entry(extractSubst, ["string", "json", "strings?", "object?"], (a) => `${showArg(a[0])} := ${showArg(a[1])}${a[2] ? ` over ${list(a[2])}` : ""}${opts(a[3])}`),
+  extractSubst: entry(extractSubst, ["string", "json", "strings?", "object?"], (a) => `${showArg(a[0])} := ${showArg(a[1])}${a[2] ? ` over ${list(a[2])}` : ""}${opts(a[3])}`, EXTRACT_OPTIONS),
   assignmentToSubst: entry(assignmentToSubst, ["string"], (a) => showArg(a[0])),
   expandSubst: entry(expandSubst, ["strings?"], (a) => (a[0] ? `within ${list(a[0])}` : "")),
   assume: entry(assume, ["string"], (a) => showArg(a[0])),
-  fixParameters: entry(fixParameters, ["object", "object?"], (a) => `${Object.entries(obj(a[0])).map(([p, x]) => `${p}=${showArg(x)}`).join(", ")}${opts(a[1])}`),
+  fixParameters: entry(fixParameters, ["object", "object?"], (a) => `${Object.entries(obj(a[0])).map(([p, x]) => `${p}=${showArg(x)}`).join(", ")}${opts(a[1])}`, FIX_OPTIONS),
   tagArrayAxes: entry(tagArrayAxes, ["strings", "strings"], (a) => `${list(a[0])} ${list(a[1])}`),
   dimOrder: entry(dimOrder, ["strings", "ints"], (a) => `${list(a[0])} [${list(a[1])}]`),
-  splitArrayAxis: entry(splitArrayAxis, ["strings", "int", "int", "object?"], (a) => `${list(a[0])} axis ${showArg(a[1])} into ${showArg(a[2])}${opts(a[3])}`),
+  splitArrayAxis: entry(splitArrayAxis, ["strings", "int", "int", "object?"], (a) => `${list(a[0])} axis ${showArg(a[1])} into ${showArg(a[2])}${opts(a[3])}`, SPLIT_AXIS_OPTIONS),
   privatize: entry(privatize, ["string", "strings"], (a) => `${showArg(a[0])} over ${list(a[1])}`),
-  addPrefetch: entry(addPrefetch, ["string", "object?"], (a) => `${showArg(a[0])}${opts(a[1])}`),
+  addPrefetch: entry(addPrefetch, ["string", "object?"], (a) => `${showArg(a[0])}${opts(a[1])}`, PREFETCH_OPTIONS),
   // The uses: a rule name, "f$tag", an invocation "f(i, j+1)", or a list of those (never split at commas).
-  precompute: entry(precompute, ["strings", "strings?", "object?"], (a) => `${typeof a[0] === "string" ? a[0] : (a[0] as string[]).join(" and ")}${a[1] ? ` sweeping ${list(a[1])}` : ""}${opts(a[2])}`),
+  precompute: entry(precompute, ["strings", "strings?", "object?"], (a) => `${typeof a[0] === "string" ? a[0] : (a[0] as string[]).join(" and ")}${a[1] ? ` sweeping ${list(a[1])}` : ""}${opts(a[2])}`, PRECOMPUTE_OPTIONS),
   addDependency: entry(addDependency, ["strings", "strings"], (a) => `${list(a[0])} on ${list(a[1])}`),
-  addBarrier: entry(addBarrier, ["strings", "strings", "string", "object?"], (a) => `${showArg(a[2])} between ${list(a[0])} and ${list(a[1])}${opts(a[3])}`),
+  addBarrier: entry(addBarrier, ["strings", "strings", "string", "object?"], (a) => `${showArg(a[2])} between ${list(a[0])} and ${list(a[1])}${opts(a[3])}`, BARRIER_OPTIONS),
   removeInstructions: entry(removeInstructions, ["strings"], (a) => list(a[0])),
   setInstructionPriority: entry(setInstructionPriority, ["strings", "int"], (a) => `${list(a[0])} to ${showArg(a[1])}`),
 } as const satisfies Record<string, Entry>;
@@ -167,7 +171,6 @@ const SHAPE_WORDS: Record<ArgShape, string> = {
 export function signatureText(op: OpName): string {
   const e: Entry = REGISTRY[op];
   const parts = e.args.map((s) => (s.endsWith("?") ? `[${SHAPE_WORDS[s.slice(0, -1) as ArgShape]}]` : SHAPE_WORDS[s as ArgShape]));
-  if (e.rest !== undefined) parts.push(`…${SHAPE_WORDS[e.rest]}`);
   return `${op}(${parts.join("; ")})`;
 }
 
@@ -177,13 +180,15 @@ export function checkArgs(op: OpName, args: readonly Json[], where: string): voi
   const required = e.args.filter((s) => !s.endsWith("?")).length;
   const bad = (what: string) => new TransformError(`${where}: ${what}; accepted: ${signatureText(op)}`);
   if (args.length < required) throw bad(`${op} takes at least ${required} argument${required === 1 ? "" : "s"} after the kernel, got ${args.length}`);
-  if (e.rest === undefined && args.length > e.args.length) throw bad(`${op} takes at most ${e.args.length} arguments after the kernel, got ${args.length}`);
+  if (args.length > e.args.length) throw bad(`${op} takes at most ${e.args.length} arguments after the kernel, got ${args.length}`);
   args.forEach((x, i) => {
-    const spec = e.args[i] ?? e.rest!;
+    const spec = e.args[i]!;
     const optional = spec.endsWith("?");
     const shape = (optional ? spec.slice(0, -1) : spec) as ArgShape;
     if (x === null && optional) return;
     if (!fits(shape, x)) throw bad(`argument ${i + 1} of ${op} must be ${SHAPE_WORDS[shape]}, got ${JSON.stringify(x)}`);
+    // A misspelt option in a step or a tuning log is refused when it is read, not ignored.
+    if (optional && shape === "object" && e.options !== undefined) checkOptions(x as object, `${where}: ${op}`, e.options);
   });
 }
 

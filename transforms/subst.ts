@@ -9,7 +9,7 @@ import {
   substitute, uniqueName, walkExpr, withKernel,
   type Assignment, type Call, type Expr, type Instruction, type Kernel, type SubstitutionRule, mapBlockReads, insnWrites,
 } from "../src/ir/index.js";
-import { dependencyClosure, takenNames } from "./common.js";
+import { dependencyClosure, takenNames, checkKernel, checkOptions } from "./common.js";
 import { removeInstructions } from "./instruction.js";
 import { parseStackMatch, selectInstructions, type InstructionMatch, type RuleCallFrame } from "./match.js";
 import { parseTemplate } from "./template.js";
@@ -118,6 +118,7 @@ function usedRules(insns: readonly Instruction[], rules: readonly SubstitutionRu
  */
 export function expandSubst(k: Kernel, within?: InstructionMatch): Kernel {
   const who = "expandSubst";
+  checkKernel(k, who);
   const rules = new Map(k.substitutions.map((r) => [r.name, r]));
   let instructions: Instruction[];
   if (typeof within === "string") {
@@ -192,6 +193,8 @@ export interface ExtractSubstOptions {
   readonly within?: InstructionMatch;
 }
 
+export const EXTRACT_OPTIONS: Readonly<Record<keyof ExtractSubstOptions, true>> = { within: true };
+
 /**
  * Find every subexpression that unifies with `template` (its `params` match anything) and
  * replace it by a call of a new rule `name(params) := template` (loopy's extract_subst).
@@ -205,6 +208,8 @@ export function extractSubst(
   k: Kernel, name: string, template: string | Expr, params: string | readonly string[] = [], opts: ExtractSubstOptions = {},
 ): Kernel {
   const who = "extractSubst";
+  checkKernel(k, who);
+  opts = checkOptions(opts, who, EXTRACT_OPTIONS);
   checkNewName(k, name, "rule name", who);
   const pattern = typeof template === "string" ? parseTemplate(template, who) : template;
   if (pattern === null || typeof pattern !== "object" || typeof pattern.kind !== "string") {
@@ -298,6 +303,7 @@ function checkUse(k: Kernel, def: Assignment, params: readonly string[], use: In
  */
 export function assignmentToSubst(k: Kernel, lhsName: string): Kernel {
   const who = "assignmentToSubst";
+  checkKernel(k, who);
   if (typeof lhsName !== "string" || findTemporary(k, lhsName) === undefined) {
     const isArg = typeof lhsName === "string" && k.args.some((a) => a.name === lhsName);
     const temps = k.temporaries.map((t) => t.name).join(", ") || "(none)";
