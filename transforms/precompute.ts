@@ -9,7 +9,7 @@ import {
   allInames, exprToString, isHardwareIname, findSubstitution, findTemporary, freeVariables, mapExpr, naturalCompare, parseDtype, substitute as substituteExpr, uniqueName, v,
   type AddressSpace, type Dtype, type Expr, type Kernel, type SubstitutionRule,
 } from "../src/ir/index.js";
-import { takenNames, checkKernel, checkOptions } from "./common.js";
+import { checkKernel, checkOptions, matchInsns, takenNames, type InsnMatch } from "./common.js";
 import { expandSubst } from "./subst.js";
 import { addBarrier } from "./instruction.js";
 import { invocationCandidates, invocations, listUses, parseUses, sameExpr, useFilter, type UseRequest } from "./subst-use.js";
@@ -30,8 +30,8 @@ export interface PrecomputeOptions {
   readonly fetchBoundingBox?: boolean;
   /** Id of the compute instruction (default `compute_${rule}`). */
   readonly computeInsnId?: string;
-  /** Only replace the uses in these instruction ids. */
-  readonly within?: string | readonly string[];
+  /** Only replace the uses in the instructions this selects (a match expression, as "id:s* or writes:out", or a list of them). */
+  readonly within?: InsnMatch;
   /**
    * loopy's storage_axes: the axes of the temporary, in order (the first varies slowest). Each is
    * an argument of the rule (by name, or by position: `0`), or an iname of the instructions that
@@ -107,9 +107,9 @@ export function precompute(k: Kernel, substUse: string | readonly string[], swee
   // A rule used inside other rules: those rules are expanded where they are called (in the
   // selected instructions), so that every use is a call in an instruction.
   const callers = rulesCalling(k, name);
+  const within = opts.within === undefined ? undefined : [...matchInsns(k, opts.within, who)];
   if (callers.length > 0) {
-    const within0 = nameList(opts.within, "within", who);
-    const where = within0 ? `(${within0.map((id) => `id:${id}`).join(" or ")})` : "*";
+    const where = within ? `(${within.map((id) => `id:${id}`).join(" or ")})` : "*";
     try {
       k = expandSubst(k, `${where} > ... > (${callers.map((c0) => `id:${c0}`).join(" or ")}) $`);
     } catch (e) {
@@ -118,7 +118,6 @@ export function precompute(k: Kernel, substUse: string | readonly string[], swee
   }
   const accesses = accessesOrThrow(k, name, who);
   let insnIds = [...new Set(accesses.map((a) => a.insnId))];
-  const within = nameList(opts.within, "within", who);
   if (within) insnIds = insnIds.filter((id) => within.includes(id));
   if (insnIds.length === 0) throw new TransformError(`${who}: no instruction${within ? " of those in within" : ""} uses rule "${name}"`);
   const space = opts.temporaryAddressSpace ?? "auto";

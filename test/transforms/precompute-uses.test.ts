@@ -103,6 +103,17 @@ describe("precompute: invocations are footprint generators (loopy)", () => {
     expect(text(precompute(two(), "f(i, j)", [])).slice(1)).toEqual(["out[i, j] = f_0 + f(i, j + 1)", "out2[i, j] = f(i, j + 1)"]);
   });
 
+  it("within takes the match language, as every other transformation's within", async () => {
+    const byId = precompute(two(), "f", ["j"], { within: ["g"] });
+    for (const within of ["g", "id:g", "g*", "writes:out2", "not id:u", ["id:g"]]) {
+      expect(text(precompute(two(), "f", ["j"], { within }))).toEqual(text(byId));
+    }
+    expect(text(byId)).toContain("out[i, j] = f(i, j) + f(i, j + 1)");
+    expect(text(byId)).toContain("out2[i, j] = f_0[j]");
+    await sameMeaning(two(), precompute(two(), "f", ["j"], { within: "writes:out2" }), { n: 3, m: 4 });
+    expect(() => precompute(two(), "f", ["j"], { within: "id:nothing*" })).toThrow(/precompute: within "id:nothing\*" matches no instruction of kernel "two"; instruction ids are u, g/);
+  });
+
   it("a generator larger than the uses covers them all, even over an iname no use has", async () => {
     // f(i, k) over 0 <= k <= 4 is 0 … 4: f(i, j) (0 … 3) and f(i, j+1) (1 … 4) lie inside.
     const t = precompute(wide(), "f(i, k)", ["j", "k"]);
