@@ -1,14 +1,15 @@
 /**
  * fast-check generators for the pipeline law: random kernels (elementwise, stencils with guards,
  * reductions, matmul-like, triangular and parametric domains, several instructions through
- * temporaries) and random LEGAL pipelines over the registry, built move by move against the
+ * temporaries) and random LEGAL pipelines over the registry (splits, chunks, tags, priorities,
+ * tiles, joins, renames, prefetches, array layouts), built move by move against the
  * kernel they will transform. A move that the transformation refuses (TransformError) is dropped
  * and counted, so `GEN_STATS` says what share of the generated moves was filtered.
  */
 import fc from "fast-check";
 import { LoomError, TransformError } from "../../src/errors.js";
 import { schedule } from "../../src/schedule/index.js";
-import { allInames, reductionInames, type Kernel } from "../../src/ir/index.js";
+import { allInames, exprToString, reductionInames, type Expr, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { isRegistered, makeStepOf, pipeline, toJSON, type PipelineJSON, type Step } from "../../transforms/pipeline.js";
 
@@ -81,7 +82,7 @@ export const genKernel: fc.Arbitrary<{ gk: GenKernel; params: Record<string, num
 
 /** One move of a pipeline, as abstract choices; `buildPipeline` reads it against the current kernel. */
 export interface Move {
-  readonly family: "split" | "chunk" | "tag" | "prioritize" | "tile" | "join" | "rename" | "prefetch";
+  readonly family: "split" | "chunk" | "tag" | "prioritize" | "tile" | "join" | "rename" | "prefetch" | "layout";
   readonly pick: number;
   readonly factor: number;
   readonly tagOuter: boolean;
@@ -95,7 +96,7 @@ const FACTORS = [1, 2, 3, 4, 5, 7, 8, 16] as const;
 /** The move families whose transformation is registered (joins, tiles, … come when they exist). */
 export const MOVE_FAMILIES: readonly Move["family"][] = ([
   ["split", "splitIname"], ["split", "splitIname"], ["chunk", "chunkIname"], ["tag", "tagInames"], ["prioritize", "prioritizeLoops"],
-  ["tile", "tile"], ["join", "joinInames"], ["rename", "renameIname"], ["prefetch", "addPrefetch"],
+  ["tile", "tile"], ["join", "joinInames"], ["rename", "renameIname"], ["prefetch", "addPrefetch"], ["layout", "tagArrayAxes"], ["layout", "dimOrder"],
 ] as const).filter(([, op]) => isRegistered(op)).map(([f]) => f);
 
 export const genMove: fc.Arbitrary<Move> = fc.record({
@@ -261,6 +262,29 @@ function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void }
         if (s.constant.has(iname)) s.constant.add(fresh);
       };
       return { step: makeStepOf("renameIname", iname, fresh), after };
+    }
+    case "layout": {
+      // A new layout for an array argument (or a global temporary): axis orders, Fortran order,
+      // padded strides, or dimOrder's permutation. The meaning is unchanged: autoTestVsRef lays
+      // the same logical values out for each kernel.
+      const arrays: { name: string; shape: readonly Expr[] }[] = [];
+      for (const x of [...s.k.args, ...s.k.temporaries.filter((t) => t.addressSpace === "global")]) {
+        if ("shape" in x && x.shape !== undefined && x.shape.length > 0) arrays.push({ name: x.name, shape: x.shape });
+      }
+      if (arrays.length === 0) return undefined;
+      const a = arrays[m.pick % arrays.length]!;
+      const rank = a.shape.length;
+      const perm = permutations([...Array(rank).keys()])[m.order[0]! % Math.max(1, permutations([...Array(rank).keys()]).length)]!;
+      if (m.viaOpts) return { step: makeStepOf("dimOrder", a.name, perm) };
+      const sizes = a.shape.map((e) => exprToString(e));
+      const forms = [
+        Array(rank).fill("c").join(","),
+        Array(rank).fill("f").join(","),
+        perm.map((p) => `N${p}`).join(","),
+        // C order with every axis but the first padded by one element: strides (m+1, 1) for [n, m].
+        sizes.map((_, x) => `stride:${x === rank - 1 ? "1" : sizes.slice(x + 1).map((e) => `(${e} + 1)`).join("*")}`).join(","),
+      ];
+      return { step: makeStepOf("tagArrayAxes", a.name, forms[m.factor % forms.length]!) };
     }
     case "prefetch": {
       const written = new Set(s.k.instructions.flatMap((insn) => (insn.kind === "assign" && insn.lhs.kind === "subscript" ? [JSON.stringify(insn.lhs)] : [])));

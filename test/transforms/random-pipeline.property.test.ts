@@ -1,6 +1,6 @@
 /**
  * Law: for every random kernel k and every legal random pipeline p (splits with any factor, chunks,
- * g/l/unr/ilp tags, loop priorities, and the other registered transformations),
+ * g/l/unr/ilp tags, loop priorities, tiles, joins, renames, prefetches, array layouts),
  * autoTestVsRef(k, p(k)) is ok on the interpreter and on the js backend. A counterexample prints
  * the kernel's source and the (shrunk) pipeline as JSON, ready for fromJSON / applyPipeline.
  */
