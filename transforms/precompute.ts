@@ -10,7 +10,7 @@ import {
   type AddressSpace, type Dtype, type Expr, type Kernel, type SubstitutionRule,
 } from "../src/ir/index.js";
 import { checkKernel, checkOptions, matchInsns, takenNames, type InsnMatch } from "./common.js";
-import { expandSubst } from "./subst.js";
+import { expandRulesIn, rulesReaching } from "./subst.js";
 import { addBarrier } from "./instruction.js";
 import { invocationCandidates, invocations, listUses, parseUses, sameExpr, useFilter, type UseRequest } from "./subst-use.js";
 import { accessesOrThrow, nameList, orTransformError, storeFootprint, type StoreRequest } from "./fetch-store.js";
@@ -52,23 +52,6 @@ export interface PrecomputeOptions {
 
 export const PRECOMPUTE_OPTIONS: Readonly<Record<keyof PrecomputeOptions, true>> = { temporaryName: true, precomputeInames: true, precomputeOuterInames: true, temporaryAddressSpace: true, defaultTag: true, fetchBoundingBox: true, computeInsnId: true, within: true, storageAxes: true, storageAxisToTag: true, dtype: true };
 
-/** The rules whose bodies call `name`, directly or through other rules. */
-function rulesCalling(k: Kernel, name: string): string[] {
-  const found = new Set<string>([name]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const r of k.substitutions) {
-      if (found.has(r.name)) continue;
-      let calls = false;
-      mapExpr(r.expr, (n) => ((calls ||= n.kind === "call" && found.has(n.fn)), undefined));
-      if (calls) (found.add(r.name), (grew = true));
-    }
-  }
-  found.delete(name);
-  return [...found];
-}
-
 /**
  * loopy's precompute: evaluate the substitution rule `substRule` over the footprint of its uses
  * swept over `sweepInames` into a temporary (`${rule}_0`), computed by instruction
@@ -106,16 +89,9 @@ export function precompute(k: Kernel, substUse: string | readonly string[], swee
   }
   // A rule used inside other rules: those rules are expanded where they are called (in the
   // selected instructions), so that every use is a call in an instruction.
-  const callers = rulesCalling(k, name);
+  const callers = rulesReaching(k, (n) => n.kind === "call" && n.fn === name);
   const within = opts.within === undefined ? undefined : [...matchInsns(k, opts.within, who)];
-  if (callers.length > 0) {
-    const where = within ? `(${within.map((id) => `id:${id}`).join(" or ")})` : "*";
-    try {
-      k = expandSubst(k, `${where} > ... > (${callers.map((c0) => `id:${c0}`).join(" or ")}) $`);
-    } catch (e) {
-      if (!(e instanceof TransformError) || !/selects no rule call/.test(e.message)) throw e;
-    }
-  }
+  k = expandRulesIn(k, callers, within);
   const accesses = accessesOrThrow(k, name, who);
   let insnIds = [...new Set(accesses.map((a) => a.insnId))];
   if (within) insnIds = insnIds.filter((id) => within.includes(id));

@@ -13,6 +13,7 @@ import { matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } fro
 import { parseTemplate } from "./template.js";
 import { useFilter } from "./subst-use.js";
 import { accessesOrThrow, nameList, storeFootprint } from "./fetch-store.js";
+import { expandRulesIn, rulesReaching } from "./subst.js";
 import type { FetchTagSpec } from "./fetch-tags.js";
 
 export interface PrefetchOptions {
@@ -74,6 +75,10 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
   if (writers.length > 0) {
     throw new TransformError(`${who}: ${name} is written by instruction(s) ${writers.map((w) => `"${w.id}"`).join(", ")}; prefetching an array the kernel writes is not supported`);
   }
+  // Reads inside substitution rules are fetched too (as loopy's): the rules that reach a read of
+  // the array are expanded where the selected instructions call them.
+  const readingRules = rulesReaching(k, (n) => (n.kind === "subscript" || n.kind === "linear") && n.array === name);
+  if (readingRules.length > 0) k = expandRulesIn(k, readingRules, opts.within === undefined ? undefined : [...matchInsns(k, opts.within, who)]);
   const all = accessesOrThrow(k, name, who);
   if (all.length === 0) throw new TransformError(`${who}: no instruction of kernel "${k.name}" reads ${name}`);
   // "a$x": only the reads tagged x (loopy's tagged variables); the others still read the array.

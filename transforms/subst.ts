@@ -355,3 +355,31 @@ function readsOf(insn: Instruction): Set<string> {
   mapReads(insn, (e) => { freeVariables(e, out); return e; });
   return out;
 }
+
+/** The substitution rules whose bodies reach a node `hit` selects, directly or through calls of other such rules. */
+export function rulesReaching(k: Kernel, hit: (e: Expr) => boolean): string[] {
+  const found = new Set<string>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const r of k.substitutions) {
+      if (found.has(r.name)) continue;
+      let reaches = false;
+      mapExpr(r.expr, (n) => ((reaches ||= hit(n) || (n.kind === "call" && found.has(n.fn))), undefined));
+      if (reaches) (found.add(r.name), (grew = true));
+    }
+  }
+  return [...found];
+}
+
+/** `k` with the calls of `rules` expanded in the instructions `within` lists (default all), at any depth of rule calls. */
+export function expandRulesIn(k: Kernel, rules: readonly string[], within?: readonly string[]): Kernel {
+  if (rules.length === 0) return k;
+  const where = within ? `(${within.map((id) => `id:${id}`).join(" or ")})` : "*";
+  try {
+    return expandSubst(k, `${where} > ... > (${rules.map((r) => `id:${r}`).join(" or ")}) $`);
+  } catch (e) {
+    if (!(e instanceof TransformError) || !/selects no rule call/.test(e.message)) throw e;
+    return k;
+  }
+}
