@@ -10,7 +10,7 @@
  */
 import { LoomError } from "../errors.js";
 import {
-  allInames, blockAccesses, findArg, findSubstitution, findTemporary, insnInames, iterationDomain, naturalCompare,
+  allInames, blockAccesses, exprToString, findArg, findSubstitution, findTemporary, insnInames, iterationDomain, naturalCompare,
   walkExpr, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import {
@@ -209,7 +209,8 @@ function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: Rea
     const a = exprToAff(e, (n) => !findArg(k, n) || findArg(k, n)!.kind === "value" ? !findTemporary(k, n) : false);
     if (!a) {
       const where = guarded ? `in instruction "${acc.insnId}"` : `of the invocation ${acc.insnId}`;
-      throw new FootprintError(`the subscript ${r} of ${arrayName} ${where} is not affine in the inames and parameters, so its footprint is unknown`);
+      const what = findSubstitution(k, arrayName) ? "argument" : "subscript";
+      throw new FootprintError(`the ${what} ${r} of ${arrayName} (${exprToString(e)}) ${where} is not affine in the inames and parameters, so its footprint is unknown`);
     }
     for (const n of Object.keys(a.terms)) if (kernelInames.has(n)) used.add(n);
     return a;

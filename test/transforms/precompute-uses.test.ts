@@ -162,6 +162,8 @@ describe("precompute: invocations are footprint generators (loopy)", () => {
       'precompute: the invocation f(i, q) mentions "q", which is neither an iname of kernel "two" nor a parameter; inames are i, j; parameters are m, n');
     expect(() => precompute(two(), "f(x, y)", ["j"])).toThrow(/the invocation f\(x, y\) mentions "x", which is neither an iname/);
     expect(() => precompute(two(), "f(i*j, j)", ["j"])).toThrow("precompute: the argument i*j of the invocation f(i*j, j) is not affine in the inames and parameters");
+    const nonAffineUse = makeKernel("{[i,j]: 0<=i<n and 0<=j<n}", ["f(x) := 2*a[x]", "out[i,j] = f(i*j)"], ["a: float32[n*n]", "out: float32[n,n]", "n: int32"]);
+    expect(() => precompute(nonAffineUse, "f", ["j"])).toThrow('precompute: the argument 0 of f (i*j) in instruction "insn" is not affine in the inames and parameters');
     expect(() => precompute(two(), "f(i, j+5)", ["j"])).toThrow(
       'precompute: the invocation f(i, j+5) covers no use of rule "f": no use\'s arguments, swept over j, lie inside its footprint; the uses are f(i, j) in "u", f(i, j + 1) in "u", f(i, j + 1) in "g"');
     expect(() => precompute(two(), "f(i, j)", ["j"], { within: "g" })).not.toThrow();
