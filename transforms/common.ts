@@ -26,7 +26,7 @@ export function inameList(k: Kernel): string {
 /** Throws unless `iname` is an iname of `k`. */
 export function checkIname(k: Kernel, iname: string, who: string): void {
   if (typeof iname !== "string" || !allInames(k).includes(iname)) {
-    throw new TransformError(`${who}: no iname "${String(iname)}" in kernel "${k.name}"; inames are ${inameList(k)}`);
+    throw new TransformError(`${who}: no iname ${typeof iname === "string" ? `"${iname}"` : shown(iname)} in kernel "${k.name}"; inames are ${inameList(k)}`);
   }
 }
 

@@ -69,6 +69,13 @@ describe("the kernel argument is checked", () => {
     }
   });
 
+  it("an iname that is not a string is named safely in the error (even an object without toString)", () => {
+    for (const bad of [Object.create(null), 3, null, { toString: () => { throw new Error("no"); } }]) {
+      expect(() => T.splitIname(matmul(), bad, 4)).toThrow(TransformError);
+      expect(() => T.renameIname(matmul(), bad, "x")).toThrow(/^renameIname: no iname .* in kernel "matmul"; inames are i, j, k$/);
+    }
+  });
+
   it("a step applied to something that is not a kernel says which step", () => {
     expect(() => loose(split("i", 4))(null)).toThrow(LoomError);
     expect(() => loose(split("i", 4))(null)).toThrow(/step 1 \(splitIname i by 4\): splitIname: the first argument must be a kernel/);
