@@ -224,7 +224,8 @@ export function tile(k: Kernel, inames: string | readonly string[], sizes: numbe
   }
   sizeList.forEach((s, n) => checkInt(s, 1, `${who}: size of "${list[n]}"`));
   const tagOf = (tags: TileOptions["outerTags"], n: number, what: string): string | undefined => {
-    if (tags === undefined) return undefined;
+    if (tags === undefined || tags === null) return undefined;
+    if (typeof tags !== "object") throw new TransformError(`${who}: ${what} must be a list of tags, one per iname, or an object {iname: tag}; got ${JSON.stringify(tags)}`);
     if (Array.isArray(tags)) {
       if (tags.length !== list.length) throw new TransformError(`${who}: ${what} must have one entry per iname (${list.length}); got ${tags.length}`);
       return tags[n] ?? undefined;

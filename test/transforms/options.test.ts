@@ -51,6 +51,10 @@ describe("options are checked", () => {
     expect(() => T.addPrefetch(matmul(), "a", loose({ fetch_bounding_box: true }))).toThrow(/did you mean "fetchBoundingBox"/);
   });
 
+  it("tile's tags must be a list or an object, not a string", () => {
+    expect(() => T.tile(matmul(), ["i", "j"], 4, loose({ outerTags: "g.0" }))).toThrow(/tile: outerTags must be a list of tags, one per iname, or an object \{iname: tag\}; got "g.0"/);
+  });
+
   it("a step or a stored pipeline with a misspelt option is refused when it is made or read, before it runs", () => {
     expect(() => step.splitIname("i", 16, loose({ outertag: "g.0" }))).toThrow(TransformError);
     expect(() => split("i", 16, loose({ innertag: "l.0" }))).toThrow(/did you mean "innerTag"/);
