@@ -5,7 +5,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import { affToExpr, iterationDomain, NATURAL_ORDER, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
-import { aff, affIsConstant, affSub, addConstraints, dimBounds, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
+import { aff, affIsConstant, affSub, addConstraints, dimBounds, isSubset, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
 import { splitIname, tagInames } from "./iname.js";
 
 /** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
@@ -103,7 +103,7 @@ function widenIname(k: Kernel, iname: string, size: number, insnId: string, who:
   const names = [...d.params, ...d.dims];
   const col = names.indexOf(iname);
   const keep: Constraint[] = [];
-  const preds: Expr[] = [];
+  const moved: { aff: Aff; eq: boolean }[] = [];
   for (const con of d.constraints) {
     if (con.coeffs[col] === 0) {
       keep.push(con);
@@ -116,11 +116,13 @@ function widenIname(k: Kernel, iname: string, size: number, insnId: string, who:
     con.coeffs.forEach((x, j) => {
       if (x !== 0 && j < names.length) terms[names[j]!] = x;
     });
-    preds.push(constraintExpr(aff(terms, con.constant), con.eq));
+    moved.push({ aff: aff(terms, con.constant), eq: con.eq });
   }
   const dom = addConstraints({ params: d.params, dims: d.dims, exists: d.exists, constraints: keep } as BasicSet, [
     { aff: aff({ [iname]: 1 }), eq: false }, { aff: aff({ [iname]: -1 }, size - 1), eq: false },
   ]);
+  // A moved row the widened domain implies (`0 <= a_dim_1` within `0 <= a_dim_1 < 32`) guards nothing.
+  const preds = moved.filter((row) => !isSubset(dom, addConstraints(dom, [row]))).map((row) => constraintExpr(row.aff, row.eq));
   const instructions = k.instructions.map((insn) => (insn.id === insnId ? { ...insn, predicates: [...insn.predicates, ...preds] } : insn));
   return withKernel(k, { domains: k.domains.map((x, i) => (i === idx ? dom : x)), instructions });
 }
