@@ -7,7 +7,7 @@
  * (`storeFootprint`) that differs only in what is stored (the array's element, or the rule's
  * value) and what is replaced (subscripts, or calls).
  */
-import { TransformError } from "../src/errors.js";
+import { LoomError, TransformError } from "../src/errors.js";
 import {
   accessFootprint, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
 } from "../src/analysis/index.js";
@@ -16,7 +16,7 @@ import {
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import {
-  aff, affAdd, affSub, gist, intersect, isEmptyWith, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
+  aff, affAdd, affSub, eliminateExact, gist, intersect, isEmptyWith, isSubset, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
 import { inameList, takenNames } from "./common.js";
@@ -267,9 +267,13 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     }
   }
 
-  // The domain of the new inames: the footprint (or its box) shifted to start at 0.
-  const useBox = req.boundingBox || !fp.isBox;
-  let dom: BasicSet = useBox ? fp.boxSet : fp.set[0]!;
+  // The domain of the new inames: the footprint shifted to start at 0, exactly (as loopy fetches
+  // its footprint unless fetch_bounding_box; a triangle's fetch reads no element outside it, short
+  // of a stride, see withoutStrides), or its box when asked (boundingBox) or when the footprint is
+  // a union of pieces that none of them holds (a stencil's shifted reads), which one basic set
+  // cannot. The temporary has the box's shape either way, and the reads' offsets are the box's base.
+  const whole = req.boundingBox ? undefined : fp.isBox ? fp.set[0] : pieceHoldingAll(fp.set);
+  let dom: BasicSet = whole === undefined ? fp.boxSet : fp.isBox ? whole : withoutStrides(whole, fp.boxSet);
   // Existentials renamed apart from the new inames (constraints name columns, existentials included).
   const exRename: Record<string, string> = {};
   for (const e of dom.exists) if (taken.has(e) || dimNames.includes(e)) exRename[e] = uniqueName(`${e}_ex`, new Set([...taken, ...dom.exists, ...dimNames]));
@@ -417,6 +421,42 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     out = applyTags(out, dimNames, stored.map((r) => extents[r]!), tags, req.order, insnId, who);
   }
   return out;
+}
+
+/**
+ * The piece of a footprint that contains every other (the footprint itself: one piece, or reads
+ * repeated, `a[i, j]*a[i, j]`), if any. Containment that cannot be decided (existentials that are
+ * no floor definitions) counts as not contained.
+ */
+function pieceHoldingAll(pieces: readonly BasicSet[]): BasicSet | undefined {
+  if (pieces.length === 1) return pieces[0];
+  const holds = (p: BasicSet, q: BasicSet): boolean => {
+    try {
+      return isSubset(q, p);
+    } catch (e) {
+      if (e instanceof LoomError) return false;
+      throw e;
+    }
+  };
+  return pieces.find((p) => pieces.every((q) => q === p || holds(p, q)));
+}
+
+/**
+ * A footprint piece (not its box) as the fetch's domain: the piece itself when no existential ties
+ * its indices (`0 <= y <= x < 8`, a triangle), or when those existentials can be eliminated
+ * exactly; otherwise (a strided read `a[2*i]`: `x = 2e`) the piece without the rows that tie an
+ * index to an existential, within the box: a superset of the footprint without its stride. (The
+ * CPU targets' lowerForCpu cannot guard a fetch iname whose domain has a stride where it shares a
+ * hardware axis with the readers' inames, so a stride is not fetched exactly.)
+ */
+function withoutStrides(piece: BasicSet, box: BasicSet): BasicSet {
+  const np = piece.params.length;
+  const nd = piece.dims.length;
+  const tiesIndex = (con: Constraint) => con.coeffs.some((x, j) => j >= np && j < np + nd && x !== 0) && con.coeffs.some((x, j) => j >= np + nd && x !== 0);
+  if (!piece.constraints.some(tiesIndex)) return piece;
+  const flat = eliminateExact(piece, piece.exists);
+  if (flat.exact && flat.set.exists.length === 0) return flat.set;
+  return intersect({ ...piece, constraints: piece.constraints.filter((con) => !tiesIndex(con)) } as BasicSet, box);
 }
 
 /** Project out parameters that are inames but not outer inames (cannot happen after projection; kept for safety). */

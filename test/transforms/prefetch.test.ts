@@ -124,10 +124,20 @@ describe("addPrefetch: 5-point stencil with fetchBoundingBox (loopy's stencil5_2
     expect(code).toContain("-4.0f * a_fetch[18 * (lid(1) + 1) + lid(0) + 1] + a_fetch[18 * (lid(1) + 1) + lid(0)]");
   });
 
-  it("without fetchBoundingBox the non-box footprint still uses its box", () => {
+  it("without fetchBoundingBox a footprint of several pieces (the five reads) is still fetched as its box; one convex piece exactly", () => {
     let k = splitIname(stencilRef(), "i", 16, { outerTag: "g.1", innerTag: "l.1" });
     k = splitIname(k, "j", 16, { outerTag: "g.0", innerTag: "l.0" });
-    expect(addPrefetch(k, "a", { sweepInames: ["i_inner", "j_inner"] }).temporaries[0]!.shape.map(exprToString)).toEqual(["18", "18"]);
+    const union = addPrefetch(k, "a", { sweepInames: ["i_inner", "j_inner"] });
+    expect(union.temporaries[0]!.shape.map(exprToString)).toEqual(["18", "18"]);
+    expect(cl(union)).toBe(cl(stencilPrefetched()));
+    // A triangle is one piece: fetched exactly by default, its box with fetchBoundingBox; the temporary is the box either way.
+    const tri = makeKernel("{[i,j]: 0<=j<=i<8}", "out[i,j] = a[i,j]", ["a, out: float32[8,8]"], { name: "tri" });
+    const fetched = (fetchBoundingBox: boolean) => {
+      const t = addPrefetch(tri, "a", { sweepInames: ["i", "j"], temporaryAddressSpace: "private", fetchBoundingBox });
+      return [printSet(t.domains[t.domains.length - 1]!), t.temporaries[0]!.shape.map(exprToString).join("x")];
+    };
+    expect(fetched(false)).toEqual(["{ [a_dim_0, a_dim_1] : a_dim_0 <= 7 and 0 <= a_dim_1 <= a_dim_0 }", "8x8"]);
+    expect(fetched(true)).toEqual(["{ [a_dim_0, a_dim_1] : 0 <= a_dim_0 <= 7 and 0 <= a_dim_1 <= 7 }", "8x8"]);
   });
 
   it("is equivalent to the reference for n not a multiple of the tile (interp, js)", async () => {
