@@ -34,6 +34,13 @@ interface InsnBase {
   readonly conflictsWithGroups: readonly string[];
 }
 
+/**
+ * The instruction tag that says its stores across parallel inames are meant (loopy's silenced
+ * `write_race(id)` warning): the static write-race check leaves it alone. OKL import puts it on
+ * every instruction it makes, as OCCA checks no races; instructions added later are checked.
+ */
+export const WRITE_RACE_OK = "write_race_ok";
+
 /** `lhs = rhs`; `atomicity` "update" makes the read-modify-write atomic, "init" an atomic first write. */
 export interface Assignment extends InsnBase {
   readonly kind: "assign";

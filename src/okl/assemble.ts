@@ -6,7 +6,7 @@
  *   assembleKernel({ name: "addVectors", domains, insns, args, … }, fail)   // frozen Kernel
  */
 import {
-  c, checkOperandTypes, kernelRecord, mapExpr,
+  c, checkOperandTypes, kernelRecord, mapExpr, WRITE_RACE_OK,
   type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary, mapInsnExprs,
 } from "../ir/index.js";
 import type { BasicSet } from "../poly/index.js";
@@ -53,7 +53,10 @@ export function assembleKernel(p: KernelParts, fail: Fail): Kernel {
     return size === undefined ? flat(n.indices[0]!) : { kind: "arith", op: "+", left: { kind: "arith", op: "*", left: flat(n.indices[0]!), right: c(size) }, right: flat(n.indices[1]!) };
   };
   const flat = (e: Expr): Expr => mapExpr(e, (n) => (n.kind === "subscript" && unsized.has(n.array) ? { kind: "linear", array: n.array, index: linear(n) } : undefined));
-  const insns = unsized.size === 0 ? p.insns : p.insns.map((i): Instruction => mapInsnExprs(i, flat));
+  // OCCA checks no write races: the imported instructions keep the author's meaning, racy or not
+  // (instructions that transformations add later are checked).
+  const tagged = p.insns.map((i): Instruction => (i.tags.includes(WRITE_RACE_OK) ? i : { ...i, tags: [...i.tags, WRITE_RACE_OK] }));
+  const insns = unsized.size === 0 ? tagged : tagged.map((i): Instruction => mapInsnExprs(i, flat));
   const k = kernelRecord({
     name: p.name, domains: p.domains, instructions: insns, args, temporaries: p.temps,
     substitutions: p.rules.slice(), inameTags: { ...p.tags }, deviceKernelNames: "occa",

@@ -9,8 +9,9 @@
  * As loopy's `get_barrier_needing_dependency`: a conflicting pair of accesses needs a barrier only
  * where the later instruction depends on the earlier one through the dependency graph (transitively),
  * or, for the loop-carried pass, the same dependency read backwards ("fetch rev-depends on
- * compute"), or where their groups conflict. An instruction is never paired with itself. A race
- * between instructions with no dependency is the user's to declare (the interpreter reports it).
+ * compute"), or where their groups conflict. An instruction is never paired with itself: one that
+ * writes a cell from several work-items is a write race, refused before scheduling (races.ts). A
+ * race between instructions with no dependency is the user's to declare (the interpreter reports it).
  */
 import {
   blockAccesses, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,

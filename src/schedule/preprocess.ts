@@ -11,6 +11,7 @@ import {
 import { checkInameTags } from "./checks.js";
 import { realizeIlp } from "./preprocess-ilp.js";
 import { resolveAddressSpaces, resolveAutoLocalTags } from "./preprocess-tags.js";
+import { checkWriteRaces } from "./races.js";
 import { realizeReductions } from "./reduction.js";
 
 export interface PreprocessOptions {
@@ -53,7 +54,8 @@ export function expandAllSubstitutions(k: Kernel): Kernel {
 /**
  * Preprocess `k` for scheduling; `k` is untouched. For `out[i] = sum(j, a[i,j]) {id=insn}` the
  * result has accumulator `acc_j` and instructions `insn_j_init`, `insn_j_update`, `insn`.
- * Throws a ScheduleError for tags that cannot be implemented (see `checkInameTags`).
+ * Throws a ScheduleError for tags that cannot be implemented (see `checkInameTags`) and for
+ * write races across parallel inames (see `checkWriteRaces`).
  */
 export function preprocess(k: Kernel, opts: PreprocessOptions = {}): Kernel {
   let out = expandAllSubstitutions(k);
@@ -61,6 +63,8 @@ export function preprocess(k: Kernel, opts: PreprocessOptions = {}): Kernel {
   // Tags are checked on the user's instructions, so errors name those, not generated ones.
   checkInameTags(out);
   out = resolveAddressSpaces(out);
+  // Races depend on where each assignee lives, so they are checked once address spaces are known.
+  checkWriteRaces(out);
   // Accumulators take the dtype of their reduction: know what can be known first.
   if (opts.realizeReductions !== false) out = realizeReductions(inferTypes(out));
   out = realizeIlp(out);
