@@ -13,6 +13,7 @@ import {
 } from "../ir/index.js";
 import { affIsConstant, affSub, dimBounds, parseSet, type Aff, type BasicSet } from "../poly/index.js";
 import { localSize, offsetFrom, type ConstRange } from "./checks.js";
+import { inameOrder } from "./linearize.js";
 
 /** The neutral element of `op` in `dtype` (unknown dtype: an implicitly typed literal). */
 export function neutralElement(op: ReductionOp, dtype: Dtype | undefined): Expr {
@@ -51,6 +52,13 @@ class Realizer {
     this.names = new Set([...allInames(k), ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
     this.ids = new Set(k.instructions.map((i) => i.id));
     this.globalBarriers = new Set(k.instructions.filter((i) => i.kind === "barrier" && i.scope === "global").map((i) => i.id));
+  }
+
+  private rankMemo: Map<string, number> | undefined;
+
+  /** Each iname's position in the kernel's nesting order (`inameOrder`). */
+  private inameRank(): Map<string, number> {
+    return (this.rankMemo ??= new Map(inameOrder(this.k).map((n, at) => [n, at])));
   }
 
   /** The instructions that replace `insn`: accumulator instructions, then `insn` reading them. */
@@ -130,9 +138,12 @@ class Realizer {
     const initDeps = insn.dependsOn.filter((id) => this.globalBarriers.has(id));
     const init = this.emit(insn, this.id(`${insn.id}_${suffix}_init`), v(acc), neutralElement(r.op, dtype), within, initDeps);
     const body = this.expr(r.body, inner, insn);
-    // The reduction loops (of this and of enclosing reductions, outer first) nest inside the
-    // instruction's own loops: `acc` is one scalar per point of those.
-    const reductionLoops = inner.filter((i) => !insn.withinInames.includes(i));
+    // The reduction loops (of this and of enclosing reductions) nest inside the instruction's own
+    // loops: `acc` is one scalar per point of those. Among themselves they follow the kernel's
+    // iname order, loop priorities included: a prefetch into a scalar inside the reduction asks for
+    // `j_inner` outside `j_outer_inner`, whatever order the reduction lists them in.
+    const rank = this.inameRank();
+    const reductionLoops = inner.filter((i) => !insn.withinInames.includes(i)).sort((a, b) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0));
     const update = this.emit(insn, this.id(`${insn.id}_${suffix}_update`), v(acc), combine(r.op, v(acc), body.expr), inner,
       [init, ...insn.dependsOn, ...body.deps], [], reductionLoops);
     return { expr: v(acc), dep: update };

@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { autoTestVsRef } from "../../src/run/index.js";
+import { makeKernel } from "../../src/parse/index.js";
 import { applyPipeline, toJSON } from "../../transforms/pipeline.js";
 import { GEN_STATS, MOVE_FAMILIES, genCase, type Case } from "./gen-kernels.js";
 
@@ -29,6 +30,21 @@ describe("random pipelines preserve the meaning of random kernels", () => {
 
   it(`autoTestVsRef(k, p(k)) is ok on interp and js (${RUNS} cases)`, async () => {
     await fc.assert(fc.asyncProperty(genCase, lawHolds), { numRuns: RUNS, seed: Number(process.env.LOOM_PIPELINE_SEED ?? 20240531) });
+  });
+
+  it("found by the law (seed 3, 1500 runs): a scalar prefetch inside an unrolled reduction loop runs in that loop's iteration", async () => {
+    // The realized update listed its reduction loops as the reduction did (j_outer_outer,
+    // j_outer_inner, j_inner) against the priority j_inner > j_outer_inner the prefetch set: all
+    // five unrolled fetches into the one scalar ran before the five reads.
+    const kernel = makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", "out[i] = sum(j, a[i,j]*x[j])", ["a: float64[n,m]", "x: float64[m]", "out: float64[n]", "n, m: int32"]);
+    const json = [
+      { op: "splitIname", args: ["j", 5] }, { op: "tagInames", args: [{ j_inner: "unr" }] }, { op: "splitIname", args: ["j_outer", 1] },
+      { op: "addPrefetch", args: ["a", { sweepInames: ["j_outer_inner"], temporaryAddressSpace: "private" }] },
+    ];
+    const t = applyPipeline(kernel, json);
+    for (const backend of ["interp", "js"] as const) {
+      for (const [n, m] of [[2, 7], [3, 10], [1, 5]]) expect((await autoTestVsRef(kernel, t, { params: { n: n!, m: m! }, backend })).mismatches).toEqual([]);
+    }
   });
 
   it("every generated pipeline replays exactly from its JSON", () => {
