@@ -152,7 +152,10 @@ export function prepareArgs(
 export function layoutOf(a: ArrayArg | Temporary, params: ReadonlyMap<string, number>): { extents: number[]; strides: number[]; size: number } | undefined {
   if (!a.shape) return undefined;
   const extents = a.shape.map((e) => {
-    const n = evalSizeExpr(e, params, `the shape of "${a.name}"`);
+    const n0 = evalSizeExpr(e, params, `the shape of "${a.name}"`);
+    // A temporary sized by its footprint (`n - 1` from precompute) is empty where that footprint is:
+    // no instance runs that could touch it.
+    const n = "addressSpace" in a && Number.isInteger(n0) && n0 < 0 ? 0 : n0;
     if (!Number.isInteger(n) || n < 0) throw new ExecutionError(`the shape of "${a.name}" has the extent ${exprToString(e)} = ${n}; extents must be integers >= 0`);
     return n;
   });

@@ -219,3 +219,14 @@ describe("law: exact and bounding-box fetches of triangular and skewed footprint
       }), RUNS);
   }, 120_000);
 });
+
+describe("a global temporary sized by its footprint", () => {
+  it("is empty, not an error, where the footprint is (n - 1 at n = 0)", async () => {
+    const k = makeKernel("{[i,j]: 0<=i<n and 0<=j<=i-1}", "out[i] = sum(j, a[j])", ["a, out: float32[n]", "n: int32"]);
+    const t = addPrefetch(k, "a", { sweepInames: ["i", "j"], temporaryAddressSpace: "global" });
+    expect(t.temporaries.map((x) => x.shape!.map(exprToString))).toEqual([["n - 1"]]);
+    for (const n of [0, 1, 4]) {
+      for (const backend of ["interp", "js"] as const) expect((await autoTestVsRef(k, t, { params: { n }, backend })).mismatches).toEqual([]);
+    }
+  });
+});
