@@ -122,7 +122,17 @@ function widenIname(k: Kernel, iname: string, size: number, insnId: string, who:
     { aff: aff({ [iname]: 1 }), eq: false }, { aff: aff({ [iname]: -1 }, size - 1), eq: false },
   ]);
   // A moved row the widened domain implies (`0 <= a_dim_1` within `0 <= a_dim_1 < 32`) guards nothing.
-  const preds = moved.filter((row) => !isSubset(dom, addConstraints(dom, [row]))).map((row) => constraintExpr(row.aff, row.eq));
+  const implied = (row: { aff: Aff; eq: boolean }): boolean => {
+    const names = Object.keys(row.aff.terms);
+    if (!row.eq && names.length === 1 && names[0] === iname) {
+      // c*x + k >= 0 over 0 <= x < size, decided without a set operation.
+      const c0 = row.aff.terms[iname]!;
+      const k0 = row.aff.constant;
+      return c0 > 0 ? Math.ceil(-k0 / c0) <= 0 : Math.floor(k0 / -c0) >= size - 1;
+    }
+    return isSubset(dom, addConstraints(dom, [row]));
+  };
+  const preds = moved.filter((row) => !implied(row)).map((row) => constraintExpr(row.aff, row.eq));
   const instructions = k.instructions.map((insn) => (insn.id === insnId ? { ...insn, predicates: [...insn.predicates, ...preds] } : insn));
   return withKernel(k, { domains: k.domains.map((x, i) => (i === idx ? dom : x)), instructions });
 }

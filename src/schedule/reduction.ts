@@ -13,7 +13,6 @@ import {
 } from "../ir/index.js";
 import { affIsConstant, affSub, dimBounds, parseSet, type Aff, type BasicSet } from "../poly/index.js";
 import { localSize, offsetFrom, type ConstRange } from "./checks.js";
-import { inameOrder } from "./linearize.js";
 
 /** The neutral element of `op` in `dtype` (unknown dtype: an implicitly typed literal). */
 export function neutralElement(op: ReductionOp, dtype: Dtype | undefined): Expr {
@@ -52,13 +51,6 @@ class Realizer {
     this.names = new Set([...allInames(k), ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
     this.ids = new Set(k.instructions.map((i) => i.id));
     this.globalBarriers = new Set(k.instructions.filter((i) => i.kind === "barrier" && i.scope === "global").map((i) => i.id));
-  }
-
-  private rankMemo: Map<string, number> | undefined;
-
-  /** Each iname's position in the kernel's nesting order (`inameOrder`). */
-  private inameRank(): Map<string, number> {
-    return (this.rankMemo ??= new Map(inameOrder(this.k).map((n, at) => [n, at])));
   }
 
   /** The instructions that replace `insn`: accumulator instructions, then `insn` reading them. */
@@ -139,13 +131,13 @@ class Realizer {
     const init = this.emit(insn, this.id(`${insn.id}_${suffix}_init`), v(acc), neutralElement(r.op, dtype), within, initDeps);
     const body = this.expr(r.body, inner, insn);
     // The reduction loops (of this and of enclosing reductions) nest inside the instruction's own
-    // loops: `acc` is one scalar per point of those. Among themselves they follow the kernel's
-    // iname order, loop priorities included: a prefetch into a scalar inside the reduction asks for
-    // `j_inner` outside `j_outer_inner`, whatever order the reduction lists them in.
-    const rank = this.inameRank();
-    const reductionLoops = inner.filter((i) => !insn.withinInames.includes(i)).sort((a, b) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0));
+    // loops: `acc` is one scalar per point of those. Among themselves they follow the reduction's
+    // order where loop priorities do not order them: a prefetch into a scalar inside the
+    // reduction asks for `j_inner` outside `j_outer_inner`.
+    const reductionLoops = inner.filter((i) => !insn.withinInames.includes(i));
+    const loops = byPriority(reductionLoops, this.k.loopPriority);
     const update = this.emit(insn, this.id(`${insn.id}_${suffix}_update`), v(acc), combine(r.op, v(acc), body.expr), inner,
-      [init, ...insn.dependsOn, ...body.deps], [], reductionLoops);
+      [init, ...insn.dependsOn, ...body.deps], [], loops);
     return { expr: v(acc), dep: update };
   }
 
@@ -239,4 +231,20 @@ function hasReduction(e: Expr): boolean {
     return !found;
   });
   return found;
+}
+
+/** `loops` reordered so that every loop priority between two of them holds; the others keep their order. */
+function byPriority(loops: readonly string[], priorities: readonly (readonly string[])[]): string[] {
+  const before = (a: string, b: string) => priorities.some((p) => {
+    const at = p.indexOf(a);
+    return at >= 0 && p.indexOf(b) > at;
+  });
+  const left = [...loops];
+  const out: string[] = [];
+  while (left.length > 0) {
+    // The first loop no other remaining one must precede (a cycle, which loop priorities refuse, takes the first).
+    const at = Math.max(0, left.findIndex((x) => !left.some((y) => y !== x && before(y, x))));
+    out.push(left.splice(at, 1)[0]!);
+  }
+  return out;
 }
