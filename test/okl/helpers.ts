@@ -2,6 +2,7 @@
 import { OklError } from "../../src/errors.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
+import { thrownBy } from "../thrown.js";
 
 /** The first kernel of `src`. */
 export const only = (src: string, defines: Record<string, string | number> = {}): Kernel => parseOkl(src, { defines })[0]!;
@@ -10,12 +11,4 @@ export const values = (x: unknown): number[] => Array.from(x as ArrayLike<number
 /** Every target Loom generates code for. */
 export const TARGETS = ["c", "openmp", "opencl", "cuda", "js", "okl"] as const;
 /** The OklError `f` throws (anything else fails the test). */
-export const oklError = (f: () => unknown): OklError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof OklError) return e;
-    throw e;
-  }
-  throw new Error("expected an OklError");
-};
+export const oklError = (f: () => unknown): OklError => thrownBy(OklError, f);

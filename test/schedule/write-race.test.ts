@@ -14,17 +14,10 @@ import { preprocess } from "../../src/schedule/index.js";
 import { addPrefetch, splitIname, tagInames } from "../../transforms/index.js";
 import { S, withBlock } from "../ir/block-helpers.js";
 import { tag } from "../run/parallel-helpers.js";
+import { thrownBy } from "../thrown.js";
 
 /** The ScheduleError `f` throws (failing the test when it throws nothing or something else). */
-function refusal(f: () => unknown): ScheduleError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ScheduleError) return e;
-    throw e;
-  }
-  throw new Error("expected a ScheduleError, got none");
-}
+const refusal = (f: () => unknown): ScheduleError => thrownBy(ScheduleError, f);
 
 const transposeRef = () => makeKernel("{[i,j]: 0<=i<n and 0<=j<n}", "out[i, j] = a[j, i]", ["a, out: float32[n,n]", "n: int32"],
   { assumptions: "n mod 16 = 0 and n >= 16", name: "transpose" });
