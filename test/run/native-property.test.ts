@@ -42,6 +42,8 @@ describe.each(BACKENDS)("laws on %s", (backend) => {
       fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 7 }),
       fc.tuple(choice(true), choice(false), choice(true), choice(false)),
       async (si, sj, n, m, choices) => {
+        // OpenCL and CUDA grids have three axes: g.3 is refused at launch (seed 11, 200 runs).
+        fc.pre(choices.filter((c) => c === "g").length <= 3);
         const k = kernelFor(si, sj);
         const axes = { g: 0, l: 0 };
         const tags: Record<string, string> = {};
