@@ -6,6 +6,7 @@
  * of a local tree reduction): those are rewritten onto the loop's iname, guarded by their own domain.
  * The result has no hardware axes and no barriers: its sequential execution is the parallel meaning.
  */
+import { predicateConditions } from "../analysis/footprint.js";
 import { ScheduleError } from "../errors.js";
 import {
   affToExpr, allInames, arith, c, domainIndexOf, exprToAff, exprToString, insnDefaults, insnExprs, iterationDomain, mapExpr, mapInsnExprs, sub, substitute,
@@ -202,9 +203,16 @@ export function preferUnitBounds(t0: BasicSet, names: readonly string[]): BasicS
  * `box` (the range of the axis loop that replaces it), the assumptions — as predicates
  * (`expr >= 0`, `expr == 0`). Inside `for j in 0..15` a `0 <= x < 16` needs no guard.
  */
-function domainPredicates(k: Kernel, x: string, within: readonly string[], box: BasicSet, where: string): Expr[] {
+function domainPredicates(k: Kernel, x: string, within: readonly string[], box: BasicSet, where: string, predicates: readonly Expr[] = []): Expr[] {
   const rest = within.filter((i) => i !== x);
-  const around = intersect(intersect(rest.length > 0 ? iterationDomain(k, rest) : universe([], []), box), k.assumptions);
+  let around = intersect(intersect(rest.length > 0 ? iterationDomain(k, rest) : universe([], []), box), k.assumptions);
+  // The instruction's own affine predicates hold wherever it runs (they are guarded themselves):
+  // where a loop got uniform bounds for a barrier, its exact bounds are such predicates, and the
+  // domain keeps only their projection (an existential), which they imply.
+  const inames = new Set(within);
+  const values = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
+  const conds = predicates.flatMap((p) => predicateConditions(p, (n) => inames.has(n) || values.has(n)));
+  if (conds.length > 0) around = addConstraints(around, conds);
   let d = gist(iterationDomain(k, within), around);
   if (d.exists.length > 0) {
     const flat = eliminateExistentials(d, around);
@@ -308,7 +316,7 @@ function shareAxes(
     const sb = (e: Expr) => substitute(e, local);
     const within = [...new Set(insn.withinInames.map((i) => subst.get(i) ?? i))].sort();
     const guards = mine.filter((i) => guarded.has(i))
-      .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`));
+      .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`, insn.predicates));
     return { ...mapInsnExprs({ ...insn, predicates: [...insn.predicates, ...guards] }, sb), withinInames: within };
   });
   const temporaries = [...k.temporaries];

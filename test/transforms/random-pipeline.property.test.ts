@@ -47,6 +47,17 @@ describe("random pipelines preserve the meaning of random kernels", () => {
     }
   });
 
+  it("found by the law (seeds 17 and 19, 5000 runs): a halo prefetch sharing the local axis with its reader lowers for the CPU", async () => {
+    // lowerForCpu guarded the reader on the shared l.0 loop by its domain, whose coupling to the
+    // uniform outer loop was an existential there; the reader's own predicates imply it.
+    const kernel = makeKernel("{[i]: 1<=i<n}", "out[i] = a[i] + a[i-1]", ["a, out: float64[n]", "n: int32"]);
+    const t = applyPipeline(kernel, [
+      { op: "splitIname", args: ["i", 2] }, { op: "tagInames", args: ["i_inner:l.0"] },
+      { op: "addPrefetch", args: ["a", { sweepInames: ["i_inner"], temporaryAddressSpace: "local" }] },
+    ]);
+    for (const n of [0, 1, 2, 5, 10]) expect((await autoTestVsRef(kernel, t, { params: { n }, backend: "js" })).mismatches).toEqual([]);
+  });
+
   it("every generated pipeline replays exactly from its JSON", () => {
     fc.assert(fc.property(genCase, (c) => {
       expect(toJSON(c.pipeline)).toEqual(c.json);
