@@ -60,7 +60,17 @@ const collate = new Intl.Collator().compare;
 
 /** Lower every device kernel of `s`. */
 export function lowerSchedule(s: Schedule, opts: LowerOptions, groupInames: ReadonlySet<string> = new Set()): LoweredKernel[] {
+  if (opts.hwAxes) for (const dk of s.deviceKernels) checkAxisCount(dk);
   return s.deviceKernels.map((dk) => new KernelLowering(s.kernel, dk, opts, groupInames).lower());
+}
+
+/** GPU grids and work-groups have three axes: a g.3 or l.3 would index a fourth (`blockIdx.w` does not exist). */
+function checkAxisCount(dk: DeviceKernel): void {
+  const over = [...dk.groupAxes, ...dk.localAxes].find((ax) => ax.axis > 2);
+  if (over) {
+    throw new CodegenError(`device kernel "${dk.name}": iname "${over.iname}" is tagged ${over.tag}.${over.axis}, but grids and work-groups have three axes (${over.tag}.0, ${over.tag}.1, ${over.tag}.2); ` +
+      `join inames (joinInames) or leave some sequential; the CPU targets accept any axis`);
+  }
 }
 
 type Row = { readonly aff: Aff; readonly eq: boolean };

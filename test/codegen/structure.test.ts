@@ -131,3 +131,16 @@ describe("targets", () => {
     expect(c).toMatch(/#pragma omp parallel for\n\s*for \(int io = /);
   });
 });
+
+describe("hardware axes", () => {
+  const fourD = () => makeKernel("{[i,j,k,l]: 0<=i,j,k,l<n}", "out[i,j,k,l] = 2*a[i,j,k,l]", ["a, out: float32[n,n,n,n]", "n: int32"]);
+
+  it("a fourth grid axis is a CodegenError on the GPU targets (CUDA wrote blockIdx.undefined), a loop on the CPU ones", () => {
+    const k = tag(fourD(), { i: "g.0", j: "g.1", k: "g.2", l: "g.3" });
+    for (const t of ["cuda", "opencl", "okl"] as const) {
+      expect(() => generateCode(k, t)).toThrow(/iname "l" is tagged g\.3, but grids and work-groups have three axes \(g\.0, g\.1, g\.2\)/);
+    }
+    for (const t of ["c", "openmp", "js"] as const) expect(generateCode(k, t).deviceCode).toMatch(/out\[/);
+    expect(generateCode(tag(fourD(), { i: "g.0", j: "g.1", k: "g.2" }), "cuda").deviceCode).toMatch(/blockIdx\.z/);
+  });
+});
