@@ -2,9 +2,12 @@
 // machine's noise: both builds are loaded side by side and timed in alternating blocks, so noise
 // hits both alike; the median of the per-block ratios B/A is the figure.
 //
-//   npx tsc -p tsconfig.bench.json && cp -r dist /tmp/dist-a     # the build before the change
+//   npx tsc -p tsconfig.bench.json && rm -rf dist-a && cp -r dist dist-a   # the build before the change
 //   (change, then) npx tsc -p tsconfig.bench.json
-//   node bench/ab.mjs /tmp/dist-a "$PWD/dist" [warm|sweep] [blocks]
+//   node bench/ab.mjs dist-a dist [warm|sweep] [blocks]
+//
+// Keep the copy inside the repository (dist-*/ is ignored): its imports of nearley and moo resolve
+// through the repository's node_modules.
 //
 // warm: the tiled matmul of bench/transforms.ts (a), 40 runs per block. sweep: its 50 variants,
 // one pass per block, each pass with that build's memos emptied first (bench/transforms.ts (c)).
