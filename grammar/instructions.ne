@@ -17,7 +17,7 @@ const base = moo.compile({
   tagged: /[A-Za-z_][A-Za-z0-9_]*\$[A-Za-z_][A-Za-z0-9_]*/,
   ident: {
     match: /[A-Za-z_][A-Za-z0-9_]*/,
-    type: moo.keywords({ kwAnd: "and", kwOr: "or", kwNot: "not" }),
+    type: moo.keywords({ kwAnd: "and", kwOr: "or", kwNot: "not", kwIf: "if", kwElse: "else" }),
   },
   attrs: { match: /\{[^}]*\}/, lineBreaks: true },
   assign: ":=",
@@ -87,7 +87,10 @@ lhs -> %ident {% (d) => ({ k: "name", name: d[0].value, at: d[0].offset }) %}
 names -> %ident {% (d) => [nm(d[0])] %}
   | names %comma %ident {% (d) => [...d[0], nm(d[2])] %}
 
+# Python's conditional `x if c else y` (right-associative, lowest precedence) is loopy's if(c, x, y).
 expr -> disj {% id %}
+  | disj %kwIf disj %kwElse expr
+    {% (d) => ({ k: "call", fn: "if", args: [d[2], d[0], d[4]], at: d[1].offset }) %}
 
 disj -> conj {% id %}
   | disj %kwOr conj {% bin %}
@@ -138,6 +141,8 @@ postfix -> primary {% id %}
   | subscript {% id %}
   | %ident %lparen args:? %rparen
     {% (d) => ({ k: "call", fn: d[0].value, args: d[2] ?? [], at: d[0].offset }) %}
+  | %kwIf %lparen args:? %rparen
+    {% (d) => ({ k: "call", fn: "if", args: d[2] ?? [], at: d[0].offset }) %}
   | %tagged %lparen args:? %rparen
     {% (d) => { const t = tagOf(d[0]); return { k: "call", fn: t.name, tag: t.tag, args: d[2] ?? [], at: d[0].offset }; } %}
   | %tagged %lbrack exprList %rbrack

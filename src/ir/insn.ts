@@ -151,11 +151,57 @@ export function insnDefaults(id: string): Omit<InsnBase, never> {
   };
 }
 
-/** Glob match as loopy's fnmatch for ids (`init_*`, `?`). */
+/**
+ * Glob match as Python's fnmatch, which loopy uses for ids: `*`, `?`, sets `[ab]`, ranges `[a-c]`,
+ * negated sets `[!1]`; a `[` without its closing `]` is a plain character (never an error).
+ *
+ *   globMatch("s[!1]", "s2")  // true
+ */
 export function globMatch(pattern: string, name: string): boolean {
   if (!/[*?[]/.test(pattern)) return pattern === name;
-  const re = pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${re}$`).test(name);
+  return fnmatchRegExp(pattern).test(name);
+}
+
+const fnmatchMemo = new Map<string, RegExp>();
+
+/** Python's fnmatch.translate: a set's `]` right after `[` or `[!` is a member, `\\` is literal inside a set. */
+function fnmatchRegExp(pattern: string): RegExp {
+  const hit = fnmatchMemo.get(pattern);
+  if (hit !== undefined) return hit;
+  const escape = (ch: string) => ch.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&");
+  let re = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === "*") re += ".*";
+    else if (ch === "?") re += ".";
+    else if (ch === "[") {
+      let j = i + 1;
+      if (pattern[j] === "!") j++;
+      if (pattern[j] === "]") j++;
+      while (j < pattern.length && pattern[j] !== "]") j++;
+      if (j >= pattern.length) {
+        re += "\\[";
+        continue;
+      }
+      let body = pattern.slice(i + 1, j);
+      const negated = body.startsWith("!");
+      if (negated) body = body.slice(1);
+      // Members one by one; `a-c` stays a range (its ends escaped).
+      let set = "";
+      for (let m = 0; m < body.length; m++) {
+        if (body[m + 1] === "-" && m + 2 < body.length) {
+          set += `${escape(body[m]!)}-${escape(body[m + 2]!)}`;
+          m += 2;
+        } else set += escape(body[m]!);
+      }
+      re += set === "" ? (negated ? "." : "(?!)") : `[${negated ? "^" : ""}${set}]`;
+      i = j;
+    } else re += escape(ch);
+  }
+  const out = new RegExp(`^${re}$`, "s");
+  if (fnmatchMemo.size > 1000) fnmatchMemo.clear();
+  fnmatchMemo.set(pattern, out);
+  return out;
 }
 
 const inamesMemo = new WeakMap<Instruction, readonly string[]>();

@@ -18,7 +18,7 @@ export function failIn(source: string, what: string, base = 0): Fail {
 }
 
 const TOKEN_NAMES: Readonly<Record<string, string>> = {
-  ellipsis: '"..."', number: "a number", hex: "a number", ident: "a name", tagged: "a name", kwAnd: '"and"', kwOr: '"or"', kwNot: '"not"',
+  ellipsis: '"..."', number: "a number", hex: "a number", ident: "a name", tagged: "a name", kwAnd: '"and"', kwOr: '"or"', kwNot: '"not"', kwIf: '"if"', kwElse: '"else"',
   attrs: "an attribute block {…}", assign: '":="', tempOpen: '"<>"', pow: '"**"', floordiv: '"//"',
   le: '"<="', ge: '">="', eqeq: '"=="', ne: '"!="', lt: '"<"', gt: '">"', eq: '"="', plus: '"+"',
   minus: '"-"', star: '"*"', slash: '"/"', percent: '"%"', lparen: '"("', rparen: '")"',

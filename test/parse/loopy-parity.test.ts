@@ -1,0 +1,50 @@
+/**
+ * The instruction language accepts what loopy's does (issue 15, point 15; issue 16, point 10):
+ * fnmatch globs with negated sets in `dep=` and in the match language, and Python's conditional
+ * expression `x if c else y`; each kernel checked on every backend against a plain reference.
+ */
+import { describe, expect, it } from "vitest";
+import * as lp from "../../src/index.js";
+import { parseMatch } from "../../transforms/index.js";
+import { expectOnEveryBackend } from "../transforms/every-backend.js";
+
+const deps = (k: lp.Kernel, id: string) => k.instructions.find((i) => i.id === id)!.dependsOn;
+
+describe("fnmatch globs (loopy matches ids with Python's fnmatch)", () => {
+  const k = lp.makeKernel("{[i]: 0<=i<n}", [
+    "a[i] = 1 {id=s1}", "b[i] = 2 {id=s2}", "c[i] = 3 {id=s3, dep=s[!2]}",
+  ], ["a, b, c: float64[n]", "n: int32"]);
+
+  it("`[!…]` in dep= is a negated set: s[!2] selects s1 (and never the instruction itself)", () => {
+    expect(deps(k, "s3")).toEqual(["s1"]);
+  });
+  it("`[!…]`, ranges and sets in the match language", () => {
+    const ids = (m: string) => k.instructions.filter(parseMatch(m)).map((i) => i.id);
+    expect(ids("id:s[!1]")).toEqual(["s2", "s3"]);
+    expect(ids("id:s[1-2]")).toEqual(["s1", "s2"]);
+    expect(ids("id:s[13]")).toEqual(["s1", "s3"]);
+  });
+  it("an unclosed `[` is a plain character, not a JavaScript SyntaxError", () => {
+    expect(k.instructions.filter(parseMatch("id:["))).toEqual([]);
+    expect(k.instructions.filter(parseMatch("id:s[1"))).toEqual([]);
+    const odd = lp.makeKernel("{[i]: 0<=i<n}", ["a[i] = 1 {id=s1}"], ["a: float64[n]", "n: int32"]);
+    expect(odd.instructions.filter(parseMatch("id:s[!]")).map((i) => i.id)).toEqual([]);
+  });
+});
+
+describe("Python's conditional expression `x if c else y` (loopy's pymbolic If)", () => {
+  it("means if(c, x, y), binds loosest and nests to the right", async () => {
+    const k = lp.makeKernel("{[i]: 0<=i<n}", [
+      "out[i] = 1 if i % 2 == 0 else 2 if i % 3 == 0 else 3.5*a[i]",
+      "out2[i] = if(i < 2, a[i] + 1 if a[i] > 0 else 0, -1)",
+    ], ["a, out, out2: float64[n]", "n: int32"]);
+    const n = 9;
+    const a = Float64Array.from({ length: n }, (_, i) => i - 4);
+    const out = a.map((v, i) => (i % 2 === 0 ? 1 : i % 3 === 0 ? 2 : 3.5 * v));
+    const out2 = a.map((v, i) => (i < 2 ? (v > 0 ? v + 1 : 0) : -1));
+    await expectOnEveryBackend(k, { a, n }, { out, out2 });
+  });
+  it("a missing else is a ParseError at the if", () => {
+    expect(() => lp.makeKernel("{[i]: 0<=i<n}", "out[i] = 1 if i > 2", ["out: float64[n]", "n: int32"])).toThrow(lp.ParseError);
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * Test helper: run a kernel on interp, js and every native CPU backend available here (c, openmp,
+ * opencl) and compare each output with a plain TypeScript reference.
+ */
+import { expect } from "vitest";
+import * as lp from "../../src/index.js";
+import { availableNative } from "../run/native-helpers.js";
+
+/** The backends the loopy-parity tests check: interp, js, and the native CPU ones available. */
+export function parityBackends(): string[] {
+  return ["interp", "js", ...availableNative(["c", "openmp", "opencl"])];
+}
+
+/** `k` run with `args` on every parity backend gives `expected` (each listed output, to 1e-5 relative). */
+export async function expectOnEveryBackend(
+  k: lp.Kernel, args: Record<string, unknown>, expected: Record<string, ArrayLike<number> | number>,
+): Promise<void> {
+  for (const backend of parityBackends()) {
+    const out = (await lp.run(k, args as never, { backend } as never)) as Record<string, ArrayLike<number> | number>;
+    for (const [name, want] of Object.entries(expected)) {
+      const got = out[name];
+      const g = typeof got === "number" ? [got] : Array.from(got as ArrayLike<number>);
+      const w = typeof want === "number" ? [want] : Array.from(want);
+      expect(g.length, `${backend}: ${name} length`).toBe(w.length);
+      for (let i = 0; i < w.length; i++) {
+        expect(Math.abs(g[i]! - w[i]!) <= 1e-5 * Math.max(1, Math.abs(w[i]!)), `${backend}: ${name}[${i}] = ${g[i]}, expected ${w[i]}`).toBe(true);
+      }
+    }
+  }
+}
