@@ -5,8 +5,8 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  allInames, c, freeVariables, insnReads, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
-  type ArrayArg, type DimTag, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary, mapInsnExprs,
+  allInames, c, dtypeBits, dtypeKind, freeVariables, insnReads, isIntegral, mapExpr, substitute as substituteExpr, withKernel,
+  type ArrayArg, type DimTag, type Dtype, type Expr, type Instruction, type Kernel, type KernelArg, type Temporary, mapInsnExprs,
 } from "../src/ir/index.js";
 import { matchInsns, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 import { fixValues, intersect, isEmpty, parseConstraints, parseSet, printSet, type BasicSet } from "../src/poly/index.js";
@@ -99,6 +99,31 @@ function fixLayout<T extends ArrayArg | Temporary>(a: T, ints: ReadonlyMap<strin
   return { ...a, shape, dimTags };
 }
 
+/** A value outside the range of the parameter's integer dtype (domain parameters are int32, loopy's index type) is refused. */
+function checkIntRange(k: Kernel, name: string, x: number, dtype: Dtype | undefined, who: string): void {
+  if (dtype === undefined || dtype === "bool") return;
+  const bits = dtypeBits(dtype);
+  const [lo, hi] = dtypeKind(dtype) === "uint" ? [0, 2 ** bits - 1] : [-(2 ** (bits - 1)), 2 ** (bits - 1) - 1];
+  if (x < lo || x > hi) {
+    throw new TransformError(`${who}: "${name}" of kernel "${k.name}" is ${dtype}${k.args.some((a) => a.name === name) ? "" : " (a domain parameter without a declared dtype)"}; ${x} is outside its range ${lo}…${hi}; declare it wider (as "${name}: int64") or fix a value in range`);
+  }
+}
+
+/**
+ * A fixed value that leaves a work-item (l) iname without any value is refused: the work-group
+ * size would be 0 (OpenCL's reqd_work_group_size(0, …)), which no device launches. Left a
+ * parameter, the same value runs (as an empty launch).
+ */
+function checkWorkItemsLeft(k: Kernel, domains: readonly BasicSet[], shown: string, who: string): void {
+  for (const [d, dom] of domains.entries()) {
+    if (dom === k.domains[d]) continue;
+    const local = dom.dims.filter((n) => { const t = k.inameTags[n]?.kind; return t === "l" || t === "l.auto"; });
+    if (local.length > 0 && isEmpty(dom)) {
+      throw new TransformError(`${who}: ${shown} leaves the work-item iname${local.length > 1 ? "s" : ""} ${local.join(", ")} of kernel "${k.name}" without any value, so the work-group size would be 0; fix a value for which the domain is not empty, or leave the parameter to run time (where an empty run does nothing)`);
+    }
+  }
+}
+
 export interface FixParametersOptions {
   /**
    * Substitute into the expressions of these instructions only (loopy's within); domains, shapes,
@@ -143,6 +168,7 @@ export function fixParameters(k: Kernel, values: Readonly<Record<string, number>
     if (mustBeInt && !Number.isSafeInteger(x)) {
       throw new TransformError(`${who}: "${name}" is ${arg?.dtype !== undefined && isIntegral(arg.dtype) ? `an ${arg.dtype} argument` : "a domain parameter"}, so its value must be an integer; got ${x}`);
     }
+    checkIntRange(k, name, x, arg?.dtype !== undefined && isIntegral(arg.dtype) ? arg.dtype : mustBeInt ? "int32" : undefined, who);
     // A typed float literal keeps the precision the argument had (`alpha*a[i]` stays float64).
     exprValues.set(name, arg?.dtype !== undefined && !isIntegral(arg.dtype) ? c(x, arg.dtype, true) : c(x));
     if (Number.isSafeInteger(x)) intValues.set(name, c(x));
@@ -158,6 +184,8 @@ export function fixParameters(k: Kernel, values: Readonly<Record<string, number>
     const shown = names.map((n) => `${n} = ${values[n]}`).join(", ");
     throw new TransformError(`${who}: ${shown} contradicts the assumptions of kernel "${k.name}" (${printSet(k.assumptions)})`);
   }
+  const domains = k.domains.map(fixSet);
+  checkWorkItemsLeft(k, domains, names.map((n) => `${n} = ${values[n]}`).join(", "), who);
   const instructions = k.instructions.map((insn) => (ids === undefined || ids.has(insn.id) ? fixInstruction(insn, exprValues) : insn));
   const substitutions = ids !== undefined ? k.substitutions : k.substitutions.map((s) => {
     const own = new Map([...exprValues].filter(([n]) => !s.params.includes(n)));
@@ -170,7 +198,7 @@ export function fixParameters(k: Kernel, values: Readonly<Record<string, number>
     for (const s of substitutions) for (const x of freeVariables(s.expr)) if (!s.params.includes(x)) stillRead.add(x);
   }
   return withKernel(k, {
-    domains: k.domains.map(fixSet),
+    domains,
     assumptions,
     instructions,
     substitutions,

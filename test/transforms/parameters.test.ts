@@ -146,3 +146,22 @@ describe("law: assume(k, A).assumptions = k.assumptions ∩ A, and the kernel co
       }), RUNS);
   });
 });
+
+describe("fixParameters refuses values no target can run (issue 16, point 12)", () => {
+  const tiled = () => splitIname(elementwise(), "i", 16, { outerTag: "g.0", innerTag: "l.0" });
+  it("a value that leaves an l iname empty (a work-group size of 0), naming the iname", () => {
+    expect(() => fixParameters(tiled(), { n: 0 })).toThrow(/n = 0 leaves the work-item iname i_inner .*work-group size would be 0/);
+    expect(fixParameters(tiled(), { n: 1 }).args.map((a) => a.name)).toEqual(["a", "out"]);
+  });
+  it("a value outside the parameter's integer dtype, naming the dtype and its range", () => {
+    expect(() => fixParameters(tiled(), { n: 2 ** 40 })).toThrow(/"n" .* is int32; 1099511627776 is outside its range -2147483648…2147483647/);
+    expect(() => fixParameters(tiled(), { n: -(2 ** 31) - 1 })).toThrow(TransformError);
+    const wide = makeKernel("{[i]: 0<=i<n}", "out[i] = 2*a[i] {id=s}", ["a, out: float64[n]", "n: int64"]);
+    expect(() => fixParameters(wide, { n: 2 ** 40 })).not.toThrow();
+    const byte = makeKernel("{[i]: 0<=i<4}", "out[i] = b*a[i] {id=s}", ["a, out: float64[4]", "b: uint8"]);
+    expect(() => fixParameters(byte, { b: 256 })).toThrow(/uint8; 256 is outside its range 0…255/);
+  });
+  it("values at the int32 limits are accepted", () => {
+    expect(() => fixParameters(tiled(), { n: 2 ** 31 - 1 })).not.toThrow();
+  });
+});
