@@ -1,0 +1,124 @@
+/**
+ * The one name allocator of code generation. Built once per kernel and target from every user
+ * name and the target dialect's reserved words (codegen/reserved-words.ts); the printers ask it
+ * for the printed name of every identifier and for every name they introduce, so that nothing a
+ * user names can shadow, or be shadowed by, what the generator writes.
+ *
+ *   const names = NameAllocator.forKernel(k, "js");
+ *   names.user("var")      // "var_0": a JS keyword, renamed consistently
+ *   names.user("a")        // "a": legal and free, unchanged
+ *   names.fresh("i_hi")    // "i_hi_0" when the kernel has a value argument i_hi
+ *   names.kernel("main")   // "main_0" on C; names.kernel("#define X") throws a CodegenError
+ */
+import { CodegenError } from "../src/errors.js";
+import type { Kernel, TargetName } from "../src/ir/index.js";
+import { dialectOf, isReserved, type NameDialect } from "./reserved-words.js";
+
+export { allReservedWords, dialectOf, isReserved, type NameDialect } from "./reserved-words.js";
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** What every target accepts as a name, said in error messages. */
+export const IDENTIFIER_RULE = "an identifier: ASCII letters, digits and underscores, not starting with a digit (as in C), e.g. \"my_kernel\"";
+
+/** Whether `s` is an identifier every target can print: `isIdentifier("a_1")`, not `isIdentifier("#define X")`. */
+export function isIdentifier(s: unknown): s is string {
+  return typeof s === "string" && IDENTIFIER.test(s);
+}
+
+/**
+ * `name` when it is an identifier, else a CodegenError naming it and what an identifier is.
+ * `checkIdentifier("saxpy", "kernel name")` is "saxpy".
+ */
+export function checkIdentifier(name: unknown, what: string): string {
+  if (isIdentifier(name)) return name;
+  const shown = typeof name === "string" ? JSON.stringify(name) : String(name);
+  throw new CodegenError(`${what} ${shown} cannot be printed in generated code: it must be ${IDENTIFIER_RULE}`);
+}
+
+/** `name` made an identifier: other characters become `_`, a leading digit or reserved prefix gets `loom_`. */
+function sanitize(name: string, dialect: NameDialect): string {
+  let s = name.replace(/[^A-Za-z0-9_]/g, "_");
+  if (s === "" || /^[0-9]/.test(s)) s = `loom_${s}`;
+  // Suffixes cannot leave a reserved prefix (`__x`, `_X`, `loopy_min_…`): prefix instead.
+  if (isReserved(`${s}_0`, dialect)) s = `loom_${s.replace(/^_+/, "")}`;
+  return s;
+}
+
+/** Every name a kernel's user chose: arguments, temporaries, inames, parameters, rules, the kernel's name. */
+export function userNamesOf(k: Kernel): Set<string> {
+  const out = new Set<string>([k.name]);
+  for (const a of k.args) out.add(a.name);
+  for (const t of k.temporaries) out.add(t.name);
+  for (const d of k.domains) for (const n of [...d.dims, ...d.params]) out.add(n);
+  for (const n of k.assumptions.params) out.add(n);
+  for (const r of k.substitutions) {
+    out.add(r.name);
+    for (const p of r.params) out.add(p);
+  }
+  return out;
+}
+
+/** Names for one kernel's generated code on one dialect (see the module comment). */
+export class NameAllocator {
+  private readonly taken = new Set<string>();
+  /** Names `fresh` handed out: a user name equal to one is renamed too. */
+  private readonly generated = new Set<string>();
+  private readonly printed = new Map<string, string>();
+  private readonly derivedNames = new Map<string, string>();
+
+  constructor(readonly dialect: NameDialect, userNames: Iterable<string> = []) {
+    this.take(userNames);
+  }
+
+  /** The allocator of `k` on `target`, knowing all of `k`'s user names. */
+  static forKernel(k: Kernel, target: TargetName): NameAllocator {
+    return new NameAllocator(dialectOf(target), userNamesOf(k));
+  }
+
+  /** Mark `names` as used (user names, names already in the code): `fresh` avoids them. */
+  take(names: Iterable<string>): void {
+    for (const n of names) this.taken.add(n);
+  }
+
+  /** Whether `name` can be printed as it is: an identifier, not reserved in this dialect. */
+  printable(name: string): boolean {
+    return IDENTIFIER.test(name) && !isReserved(name, this.dialect);
+  }
+
+  /** A new name from `base` (`base`, `base_0`, `base_1`, … as loopy suffixes), used by nothing else. */
+  fresh(base: string): string {
+    const b = sanitize(base, this.dialect);
+    let cand = b;
+    for (let k = 0; this.taken.has(cand) || !this.printable(cand); k++) cand = `${b}_${k}`;
+    this.taken.add(cand);
+    this.generated.add(cand);
+    return cand;
+  }
+
+  /** One fresh name per `base`, the same on every call (a loop's `i_hi` in every loop over `i`). */
+  derived(base: string): string {
+    let n = this.derivedNames.get(base);
+    if (n === undefined) this.derivedNames.set(base, (n = this.fresh(base)));
+    return n;
+  }
+
+  /** The printed name of the user identifier `name`: itself when printable, else a fresh name, the same every time. */
+  user(name: string): string {
+    let p = this.printed.get(name);
+    if (p !== undefined) return p;
+    if (this.printable(name) && !this.generated.has(name)) p = name;
+    else p = this.fresh(name);
+    this.taken.add(name);
+    this.printed.set(name, p);
+    return p;
+  }
+
+  /**
+   * The printed name of a kernel (a symbol a host calls): a CodegenError when `name` is not an
+   * identifier, renamed when it is reserved (`main`, `system`, `kernel`).
+   */
+  kernel(name: string): string {
+    return this.user(checkIdentifier(name, "kernel name"));
+  }
+}

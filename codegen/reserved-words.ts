@@ -1,0 +1,117 @@
+/**
+ * The words generated code may not use as names, per target dialect: the language's keywords, the
+ * types, macros and functions its headers and built-ins declare, and the names Loom's own
+ * printers and runtimes use (`H` in JS, the `loopy_*` helpers in C, `gid`/`lid` in OpenCL).
+ * A user name found here is renamed by the `NameAllocator` (codegen/names.ts).
+ */
+import type { TargetName } from "../src/ir/index.js";
+
+const words = (s: string): string[] => s.split(/\s+/).filter((w) => w.length > 0);
+
+const C11 = words(`auto break case char const continue default do double else enum extern float for goto if inline int
+  long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
+  _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local
+  bool true false complex imaginary alignas alignof noreturn static_assert thread_local`);
+
+/** The names of `<stdint.h>`, `<stdlib.h>`, `<math.h>` and the C runtime a kernel may collide with. */
+const LIBC = words(`main system exit _exit abort atexit malloc calloc realloc free printf fprintf sprintf snprintf puts
+  putchar getchar scanf memcpy memmove memset memcmp strlen strcpy strcmp strcat abs labs llabs div ldiv rand srand atoi
+  atol atof strtol strtod getenv qsort bsearch fopen fclose fread fwrite fflush errno stdin stdout stderr exec execl
+  execv execve execvp fork popen pclose kill raise signal dlopen dlsym dlclose
+  int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t intmax_t uintmax_t size_t
+  ptrdiff_t ssize_t wchar_t NULL EOF INFINITY NAN HUGE_VAL HUGE_VALF HUGE_VALL FILE
+  INT8_MIN INT16_MIN INT32_MIN INT64_MIN INT8_MAX INT16_MAX INT32_MAX INT64_MAX UINT8_MAX UINT16_MAX UINT32_MAX
+  UINT64_MAX SIZE_MAX RAND_MAX EXIT_SUCCESS EXIT_FAILURE M_PI M_E M_SQRT2 FLT_MAX DBL_MAX FLT_MIN DBL_MIN
+  min max isnan isinf isfinite isnormal signbit fpclassify nan nanf`);
+
+/** `<math.h>` functions; each also with C's `f` (float) and `l` (long double) suffix. */
+const MATH = words(`sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 log1p
+  logb pow sqrt cbrt hypot fabs floor ceil round lround llround trunc rint lrint llrint nearbyint fmod remainder remquo
+  fmin fmax fdim fma copysign erf erfc tgamma lgamma ldexp frexp modf scalbn ilogb nextafter`);
+
+/** C++ keywords (CUDA is C++; OKL kernels are compiled as C++ by OCCA's serial backends). */
+const CPP = words(`and and_eq asm bitand bitor catch char16_t char32_t char8_t class compl concept const_cast consteval
+  constexpr constinit co_await co_return co_yield decltype delete dynamic_cast explicit export friend mutable namespace
+  new noexcept not not_eq nullptr operator or or_eq private protected public reinterpret_cast requires static_cast
+  template this throw try typeid typename using virtual wchar_t xor xor_eq override final std`);
+
+const vectors = (bases: readonly string[], widths: readonly number[]): string[] => bases.flatMap((b) => widths.map((w) => `${b}${w}`));
+
+const OPENCL = [
+  ...words(`kernel __kernel global __global local __local private __private constant __constant generic __generic
+  read_only write_only read_write __read_only __write_only __read_write uniform pipe
+  uchar ushort uint ulong half quad size_t ptrdiff_t intptr_t uintptr_t event_t sampler_t image1d_t image2d_t image3d_t
+  image1d_array_t image2d_array_t image1d_buffer_t
+  get_global_id get_local_id get_group_id get_global_size get_local_size get_num_groups get_work_dim get_global_offset
+  get_enqueued_local_size get_global_linear_id get_local_linear_id
+  barrier work_group_barrier mem_fence read_mem_fence write_mem_fence CLK_LOCAL_MEM_FENCE CLK_GLOBAL_MEM_FENCE
+  async_work_group_copy async_work_group_strided_copy wait_group_events prefetch
+  mad mad24 mul24 mad_hi mul_hi clamp mix step smoothstep sign dot cross length distance normalize fast_length
+  fast_distance fast_normalize rsqrt select bitselect any all popcount rotate clz ctz hadd rhadd abs_diff add_sat
+  sub_sat upsample degrees radians fract maxmag minmag pown powr rootn sincos sinpi cospi tanpi asinpi acospi atanpi
+  atan2pi exp10 printf vec_step shuffle shuffle2 gid lid
+  MAXFLOAT HUGE_VALF INFINITY NAN FLT_EPSILON DBL_EPSILON CHAR_BIT`),
+  ...vectors(["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half", "bool"], [2, 3, 4, 8, 16]),
+];
+
+const CUDA = [
+  ...words(`__global__ __device__ __host__ __shared__ __constant__ __managed__ __restrict__ __noinline__ __forceinline__
+  __launch_bounds__ __syncthreads __syncwarp __threadfence threadIdx blockIdx blockDim gridDim warpSize dim3
+  __float_as_uint __uint_as_float __double_as_longlong __longlong_as_double __ldg clock clock64 longlong ulonglong
+  half __half nv_bfloat16 rsqrt rsqrtf`),
+  ...vectors(["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "longlong", "ulonglong", "float", "double"], [1, 2, 3, 4]),
+];
+
+/** JavaScript's reserved words, strict-mode restrictions, and the globals generated JS reads (`H` is Loom's runtime). */
+const JS = words(`break case catch class const continue debugger default delete do else enum export extends false finally
+  for function if import in instanceof new null return super switch this throw true try typeof var void while with
+  yield let static implements interface package private protected public await async of arguments eval undefined NaN
+  Infinity H Math BigInt Number Object Array Function String Symbol Error globalThis console
+  Float32Array Float64Array Int8Array Int16Array Int32Array Uint8Array Uint16Array Uint32Array Uint8ClampedArray
+  BigInt64Array BigUint64Array`);
+
+/** OCCA's own names in OKL: the loop variables the okl printer writes, its attributes' spellings and runtime. */
+const OKL = words(`occa okl kernel outer inner shared exclusive barrier atomic restrict dim dimOrder tile`);
+
+/** Patterns of reserved names: C's `__x`/`_X`, the printers' helpers, OpenCL's conversions, CUDA's atomics. */
+const C_PATTERNS: readonly RegExp[] = [/^__/, /^_[A-Z]/, /^loopy_(min|max|fmod|floor_div|mod)_/, /^loom_entry_/];
+const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
+  c: C_PATTERNS,
+  openmp: [...C_PATTERNS, /^omp_/],
+  opencl: [...C_PATTERNS, /^(as|convert)_/, /^v(load|store)[a-z_]*\d*$/, /^atomic?_/, /^native_/, /^half_/],
+  cuda: [...C_PATTERNS, /^atomic[A-Z]/, /^make_/, /^__/],
+  okl: [...C_PATTERNS, /^_[gl]\d+$/, /^_occa_/],
+  js: [],
+};
+
+/** The dialects whose reserved words differ (openmp is C plus `omp_*`). */
+export type NameDialect = "c" | "openmp" | "opencl" | "cuda" | "js" | "okl";
+
+const C_FAMILY = [...C11, ...LIBC, ...MATH, ...MATH.map((m) => `${m}f`), ...MATH.map((m) => `${m}l`)];
+const WORDS: Readonly<Record<NameDialect, ReadonlySet<string>>> = {
+  c: new Set(C_FAMILY),
+  openmp: new Set(C_FAMILY),
+  opencl: new Set([...C_FAMILY, ...OPENCL]),
+  cuda: new Set([...C_FAMILY, ...CPP, ...CUDA]),
+  okl: new Set([...C_FAMILY, ...CPP, ...OKL]),
+  js: new Set(JS),
+};
+
+/** Whether `name` is reserved in `dialect`: `isReserved("restrict", "c")`, `isReserved("var", "js")`. */
+export function isReserved(name: string, dialect: NameDialect): boolean {
+  return WORDS[dialect].has(name) || PATTERNS[dialect].some((p) => p.test(name));
+}
+
+/** Every reserved word of every dialect (for tests and fuzzers that draw hostile names). */
+export function allReservedWords(): readonly string[] {
+  return [...new Set(Object.values(WORDS).flatMap((s) => [...s]))].sort();
+}
+
+/** The dialect whose names a target's code uses. */
+export function dialectOf(target: TargetName): NameDialect {
+  switch (target) {
+    case "c": case "openmp": case "opencl": case "cuda": case "js": case "okl": return target;
+    case "hip": return "cuda";
+    default: return "c";
+  }
+}
