@@ -4,7 +4,8 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  allInames, domainChain, domainIndexOf, freeVariables, iterationDomain, uniqueName, v, withKernel, type Expr, type Kernel,
+  allInames, domainChain, domainIndexOf, freeVariables, insnReads, insnWrites, iterationDomain, uniqueName, v, withKernel,
+  type Expr, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { intersect, isEqualSet, projectOut, rename, reorderDims, substitute, aff, type BasicSet } from "../src/poly/index.js";
 import { checkIname, inameList, matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
@@ -148,9 +149,36 @@ export function duplicateInames(k: Kernel, inames: string | readonly string[], w
   if (dependent >= 0) {
     throw new TransformError(`${who}: domain ${dependent} depends on ${list.filter((p) => k.domains[dependent]!.params.includes(p)).join(", ")}; duplicate the inames of that domain too is not supported yet`);
   }
+  checkNoValueCarried(k, list, ids, who);
   const domains = k.domains.map((d) => duplicateAxes(d, list, copies));
   const r = { values: new Map<string, Expr>(list.map((i, n) => [i, v(copies[n]!)])), inames: new Map(list.map((i, n) => [i, [copies[n]!]])) };
   return withKernel(rewriteKernel(k, r, ids), { domains });
+}
+
+/**
+ * Duplicating `iname` for some instructions splits its loop in two. A value one side writes once
+ * per iteration (its assignee not indexed by the iname, as a private scalar `t`) and the other
+ * side reads in the same iteration would be read after the whole other loop: only the last value.
+ * Refused, naming the variable (loopy leaves this to the user; here it was a silent wrong result).
+ */
+function checkNoValueCarried(k: Kernel, inames: readonly string[], ids: ReadonlySet<string>, who: string): void {
+  const perIteration = (insn: Instruction, iname: string): boolean => {
+    if (insn.kind !== "assign") return true;
+    const index = insn.lhs.kind === "subscript" ? insn.lhs.indices : insn.lhs.kind === "linear" ? [insn.lhs.index] : [];
+    return !index.some((e) => freeVariables(e).has(iname));
+  };
+  for (const iname of inames) {
+    const inLoop = k.instructions.filter((insn) => insn.withinInames.includes(iname));
+    for (const w of inLoop) {
+      for (const name of insnWrites(w)) {
+        if (!perIteration(w, iname)) continue;
+        const r = inLoop.find((x) => ids.has(x.id) !== ids.has(w.id) && insnReads(x).has(name));
+        if (r === undefined) continue;
+        const [moved, kept] = ids.has(w.id) ? [w, r] : [r, w];
+        throw new TransformError(`${who}: instruction "${w.id}" writes "${name}" once per iteration of "${iname}" (its assignee does not use ${iname}) and "${r.id}" reads it in the same iteration; giving "${moved.id}" its own copy of "${iname}" but not "${kept.id}" would split them into two loops, and "${r.id}" would read only the last value. Duplicate "${iname}" for both (within "id:${w.id} or id:${r.id}"), or make "${name}" an array indexed by ${iname}`);
+      }
+    }
+  }
 }
 
 /** `d` with a copy of each of its dims among `olds` (same constraints), after the original. */

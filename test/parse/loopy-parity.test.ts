@@ -4,14 +4,16 @@
  * expression `x if c else y`; each kernel checked on every backend against a plain reference.
  */
 import { describe, expect, it } from "vitest";
-import * as lp from "../../src/index.js";
+import { ParseError } from "../../src/errors.js";
+import type { Kernel } from "../../src/ir/index.js";
+import { makeKernel } from "../../src/parse/index.js";
 import { parseMatch } from "../../transforms/index.js";
 import { expectOnEveryBackend } from "../transforms/every-backend.js";
 
-const deps = (k: lp.Kernel, id: string) => k.instructions.find((i) => i.id === id)!.dependsOn;
+const deps = (k: Kernel, id: string) => k.instructions.find((i) => i.id === id)!.dependsOn;
 
 describe("fnmatch globs (loopy matches ids with Python's fnmatch)", () => {
-  const k = lp.makeKernel("{[i]: 0<=i<n}", [
+  const k = makeKernel("{[i]: 0<=i<n}", [
     "a[i] = 1 {id=s1}", "b[i] = 2 {id=s2}", "c[i] = 3 {id=s3, dep=s[!2]}",
   ], ["a, b, c: float64[n]", "n: int32"]);
 
@@ -27,14 +29,14 @@ describe("fnmatch globs (loopy matches ids with Python's fnmatch)", () => {
   it("an unclosed `[` is a plain character, not a JavaScript SyntaxError", () => {
     expect(k.instructions.filter(parseMatch("id:["))).toEqual([]);
     expect(k.instructions.filter(parseMatch("id:s[1"))).toEqual([]);
-    const odd = lp.makeKernel("{[i]: 0<=i<n}", ["a[i] = 1 {id=s1}"], ["a: float64[n]", "n: int32"]);
+    const odd = makeKernel("{[i]: 0<=i<n}", ["a[i] = 1 {id=s1}"], ["a: float64[n]", "n: int32"]);
     expect(odd.instructions.filter(parseMatch("id:s[!]")).map((i) => i.id)).toEqual([]);
   });
 });
 
 describe("Python's conditional expression `x if c else y` (loopy's pymbolic If)", () => {
   it("means if(c, x, y), binds loosest and nests to the right", async () => {
-    const k = lp.makeKernel("{[i]: 0<=i<n}", [
+    const k = makeKernel("{[i]: 0<=i<n}", [
       "out[i] = 1 if i % 2 == 0 else 2 if i % 3 == 0 else 3.5*a[i]",
       "out2[i] = if(i < 2, a[i] + 1 if a[i] > 0 else 0, -1)",
     ], ["a, out, out2: float64[n]", "n: int32"]);
@@ -45,6 +47,6 @@ describe("Python's conditional expression `x if c else y` (loopy's pymbolic If)"
     await expectOnEveryBackend(k, { a, n }, { out, out2 });
   });
   it("a missing else is a ParseError at the if", () => {
-    expect(() => lp.makeKernel("{[i]: 0<=i<n}", "out[i] = 1 if i > 2", ["out: float64[n]", "n: int32"])).toThrow(lp.ParseError);
+    expect(() => makeKernel("{[i]: 0<=i<n}", "out[i] = 1 if i > 2", ["out: float64[n]", "n: int32"])).toThrow(ParseError);
   });
 });

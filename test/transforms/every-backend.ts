@@ -3,7 +3,8 @@
  * opencl) and compare each output with a plain TypeScript reference.
  */
 import { expect } from "vitest";
-import * as lp from "../../src/index.js";
+import type { Kernel } from "../../src/ir/index.js";
+import { run } from "../../src/run/index.js";
 import { availableNative } from "../run/native-helpers.js";
 
 /** The backends the loopy-parity tests check: interp, js, and the native CPU ones available. */
@@ -13,10 +14,10 @@ export function parityBackends(): string[] {
 
 /** `k` run with `args` on every parity backend gives `expected` (each listed output, to 1e-5 relative). */
 export async function expectOnEveryBackend(
-  k: lp.Kernel, args: Record<string, unknown>, expected: Record<string, ArrayLike<number> | number>,
+  k: Kernel, args: Record<string, unknown>, expected: Record<string, ArrayLike<number> | number>,
 ): Promise<void> {
   for (const backend of parityBackends()) {
-    const out = (await lp.run(k, args as never, { backend } as never)) as Record<string, ArrayLike<number> | number>;
+    const out = (await run(k, args as never, { backend } as never)) as Record<string, ArrayLike<number> | number>;
     for (const [name, want] of Object.entries(expected)) {
       const got = out[name];
       const g = typeof got === "number" ? [got] : Array.from(got as ArrayLike<number>);

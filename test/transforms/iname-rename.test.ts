@@ -8,6 +8,7 @@ import { printSet } from "../../src/poly/index.js";
 import { autoTestVsRef } from "../../src/run/index.js";
 import { duplicateInames, removeUnusedInames, renameIname } from "../../transforms/iname-rename.js";
 import { prioritizeLoops, tagInames } from "../../transforms/iname.js";
+import { expectOnEveryBackend } from "./every-backend.js";
 
 const RUNS = { numRuns: Number(process.env.LOOM_PROPERTY_RUNS ?? 100) };
 const text = (k: Kernel) => k.instructions.map((insn) => (insn.kind === "assign" ? `${exprToString(insn.lhs)} = ${exprToString(insn.rhs)}` : insn.kind));
@@ -134,5 +135,21 @@ describe("the law: rename, duplicate and remove preserve the meaning of a kernel
 
   it("removeUnusedInames", async () => {
     await fc.assert(fc.asyncProperty(KERNELS, fc.integer({ min: 0, max: 9 }), async (k, n) => equivalent(k, removeUnusedInames(k), n)), RUNS);
+  });
+});
+
+describe("duplicateInames never splits a value from its reader (issue 16, point 5)", () => {
+  const scalar = () => makeKernel("{[i]: 0<=i<n}", ["<float64> t = 2*a[i] {id=s1}", "out[i] = t {id=s2}"], ["a, out: float64[n]", "n: int32"]);
+  it("refuses to give a private scalar's writer its own loop, naming the variable and both instructions", () => {
+    expect(() => duplicateInames(scalar(), "i", "id:s1")).toThrow(/"s1" writes "t" once per iteration of "i".*"s2" reads it/);
+    expect(() => duplicateInames(scalar(), "i", "id:s2")).toThrow(TransformError);
+  });
+  it("accepts duplicating for both, or a value indexed by the iname; the result runs right on every backend", async () => {
+    const both = duplicateInames(scalar(), "i", "id:s1 or id:s2");
+    const arr = makeKernel("{[i]: 0<=i<n}", ["tmp[i] = 2*a[i] {id=s1}", "out[i] = tmp[i] {id=s2}"], ["a, out, tmp: float64[n]", "n: int32"]);
+    const split = duplicateInames(arr, "i", "id:s1");
+    const a = Float64Array.from({ length: 7 }, (_, i) => i * i - 3);
+    await expectOnEveryBackend(both, { a, n: 7 }, { out: a.map((x) => 2 * x) });
+    await expectOnEveryBackend(split, { a, n: 7 }, { out: a.map((x) => 2 * x) });
   });
 });
