@@ -23,13 +23,16 @@ export interface NativeStatus {
 /** A dlopen'ed shared object. */
 export interface NativeLibrary {
   readonly path: string;
-  /** Whether the library exports `symbol`, e.g. `lib.has("loom_vadd")`. */
+  /**
+   * Whether the library itself defines and exports `symbol`, e.g. `lib.has("loom_vadd")`; a symbol
+   * of a library it depends on (libc's `malloc`) or of the process (`main`) does not count.
+   */
   has(symbol: string): boolean;
   /**
    * Call `void symbol(void **args)`: args[i] points at the data of an ArrayBufferView (no copy,
    * byteOffset respected) when kinds[i] is "ptr", else at an 8-byte-aligned slot holding the
    * number/bigint converted to the exact C type of kinds[i] (int32_t, uint64_t, float, ...).
-   * Returns the nanoseconds (CLOCK_MONOTONIC) of the call alone. Throws on a missing symbol,
+   * Returns the nanoseconds (CLOCK_MONOTONIC) of the call alone. Throws on a symbol `has` denies,
    * args/kinds length mismatch, or a value its kind does not fit (an array with a scalar kind,
    * a number with "ptr", 1.5 as int32, 300 as int8, a bigint as float64).
    *

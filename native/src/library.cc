@@ -1,6 +1,10 @@
 #include "library.h"
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  // dladdr1, dlinfo
+#endif
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstring>
 
@@ -38,6 +42,9 @@ Library::Library(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Library>(inf
   }
   path_ = info[0].As<Napi::String>().Utf8Value();
   dlerror();
+  // RTLD_LOCAL: the library's symbols never serve later lookups of other code. The lookups of the
+  // library itself bind to its own definitions because Loom compiles kernels with hidden
+  // visibility (native-compile.ts); `call` accepts only symbols the library defines (owns()).
   // RTLD_NODELETE: an OpenMP kernel library leaves libgomp's worker threads alive; unmapping it on
   // close (or when the wrapper is collected at exit) made those threads crash the process.
   handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -57,13 +64,31 @@ void Library::checkOpen(Napi::Env env, const char* method) const {
   if (handle_ == nullptr) throw Napi::Error::New(env, std::string(method) + ": library \"" + path_ + "\" is closed");
 }
 
+// Whether `addr` lies in the object `handle` names, not in one it depends on: dlsym on a handle
+// searches the library's dependencies too (libc, libgomp), so dlsym(h, "malloc") finds libc's.
+bool Library::owns(const void* addr) const {
+#ifdef __GLIBC__
+  struct link_map* mine = nullptr;
+  struct link_map* holder = nullptr;
+  Dl_info where;
+  if (dlinfo(handle_, RTLD_DI_LINKMAP, &mine) != 0 || mine == nullptr) return false;
+  if (dladdr1(addr, &where, reinterpret_cast<void**>(&holder), RTLD_DL_LINKMAP) == 0) return false;
+  return holder == mine;
+#else
+  // Elsewhere: the loader names an object by the path it was opened with.
+  Dl_info where;
+  return dladdr(addr, &where) != 0 && where.dli_fname != nullptr && path_ == where.dli_fname;
+#endif
+}
+
 void* Library::lookup(const char* symbol) {
   for (const auto& entry : symbols_) {
     if (entry.first == symbol) return entry.second;
   }
   dlerror();
   void* fn = dlsym(handle_, symbol);
-  if (fn != nullptr) symbols_.emplace_back(symbol, fn);
+  if (fn == nullptr || !owns(fn)) return nullptr;
+  symbols_.emplace_back(symbol, fn);
   return fn;
 }
 
@@ -83,7 +108,9 @@ Napi::Value Library::Call(const Napi::CallbackInfo& info) {
   std::string heap;
   const char* symbol = readName(env, info[0], buf, &heap, "call: the symbol");
   void* fn = lookup(symbol);
-  if (fn == nullptr) throw Napi::Error::New(env, "call: \"" + path_ + "\" has no symbol \"" + symbol + "\"");
+  if (fn == nullptr) {
+    throw Napi::Error::New(env, "call: \"" + path_ + "\" defines no symbol \"" + symbol + "\" (symbols of the libraries it uses do not count)");
+  }
   if (!info[1].IsArray() || !info[2].IsArray()) throw Napi::TypeError::New(env, "call: args and kinds must be arrays");
   napi_value args = info[1];
   napi_value kinds = info[2];

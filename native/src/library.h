@@ -22,6 +22,7 @@ class Library : public Napi::ObjectWrap<Library> {
   void Close(const Napi::CallbackInfo& info);
 
   void* lookup(const char* symbol);
+  bool owns(const void* addr) const;
   void checkOpen(Napi::Env env, const char* method) const;
 
   void* handle_ = nullptr;

@@ -11,7 +11,14 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { BackendUnavailableError, CodegenError } from "../errors.js";
 
-/** How generated C is compiled: `cc` and `flags` come before `-shared -fPIC -o OUT SRC`. */
+/**
+ * Flags after the caller's: every function is hidden unless marked exported (the entry points),
+ * so a call inside the library to a kernel named `main` or `malloc` binds to the library's own
+ * definition at link time, never to the host process's symbol of that name.
+ */
+const ISOLATION_FLAGS = ["-fvisibility=hidden"];
+
+/** How generated C is compiled: `cc` and `flags` come before `-fvisibility=hidden -shared -fPIC -o OUT SRC`. */
 export interface CompilerOptions {
   /** The compiler (default: `$LOOM_CC`, else `cc`). */
   readonly cc?: string;
@@ -63,7 +70,7 @@ const inFlight = new Map<string, Promise<string>>();
 export function compileShared(source: string, opts: CompilerOptions = {}, what = "generated code"): Promise<string> {
   const def = defaultCompiler();
   const cc = opts.cc ?? def.cc;
-  const flags = [...(opts.flags ?? def.flags)];
+  const flags = [...(opts.flags ?? def.flags), ...ISOLATION_FLAGS];
   const libs = [...(opts.libs ?? [])];
   const id = compilerIdentity(cc);
   const key = createHash("sha256").update(JSON.stringify([source, cc, id, flags, libs])).digest("hex").slice(0, 40);

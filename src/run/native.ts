@@ -7,6 +7,7 @@
  * parameters) and proves that every access stays inside its array (bounds.ts): nothing a caller
  * passes can make native code read or write out of bounds.
  */
+import { createHash } from "node:crypto";
 import {
   cudaContext, cudaStatus, loadLibrary, nativeStatus, openclContext, openclStatus,
   type DeviceArg, type DeviceBuffer, type DeviceContext, type DeviceProgram, type NativeLibrary, type ScalarKind,
@@ -72,11 +73,11 @@ function planFor(original: Kernel, typed: Kernel, target: "c" | "openmp" | "open
   let p = perKernel.get(key);
   if (!p) {
     const { code, schedule: s } = generateCodeAndSchedule(typed, target);
-    const kernels = code.kernels.map((info) => {
-      const dk = s.deviceKernels.find((d) => d.name === info.name);
-      if (!dk) throw new CodegenError(`internal: generated kernel "${info.name}" has no device kernel in the schedule`);
-      return { info, dk };
-    });
+    // One generated kernel per device kernel, in order; the printed name may differ (a reserved word renamed).
+    if (code.kernels.length !== s.deviceKernels.length) {
+      throw new CodegenError(`internal: ${code.kernels.length} generated kernels for ${s.deviceKernels.length} device kernels of "${typed.name}"`);
+    }
+    const kernels = code.kernels.map((info, x) => ({ info, dk: s.deviceKernels[x]! }));
     p = { objects: new Map(), code, schedule: s, kernels };
     perKernel.set(key, p);
   }
@@ -151,19 +152,37 @@ function outputsOf(prep: PreparedRun): Record<string, TypedArray> {
 
 // ---- c / openmp ----------------------------------------------------------------------------------
 
-const entryName = (kernel: string) => `loom_entry_${kernel}`;
+/**
+ * The exported entry point of each generated kernel: `loom_<hash of the code>_<index>`, made
+ * fresh against every identifier of the code. The hash makes another kernel's library (a cache
+ * file swapped under this key) lack these symbols instead of offering ones of another signature.
+ */
+function entryNames(plan: Plan): readonly string[] {
+  const used = new Set(plan.code.deviceCode.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []);
+  const hash = createHash("sha256").update(plan.code.deviceCode).digest("hex").slice(0, 16);
+  return plan.kernels.map((_, x) => {
+    let name = `loom_${hash}_${x}`;
+    while (used.has(name)) name += "_";
+    return name;
+  });
+}
 
-/** `void loom_entry_k(void **a) { k(a[0], …, *(int32_t *)a[3]); }` for each kernel: the addon's one calling convention. */
-function entryPoints(plan: Plan, typed: Kernel): string {
-  return plan.kernels.map(({ info }) => {
-    const actuals = info.args.map((name, x) => {
+/**
+ * `void loom_<hash>_0(void **a) { k(a[0], …, *(int32_t *)a[3]); }` for each kernel: the addon's
+ * one calling convention, and the only symbols the library exports (it is compiled with hidden
+ * visibility).
+ */
+function entryPoints(plan: Plan, typed: Kernel, entries: readonly string[]): string {
+  return plan.kernels.map(({ info }, x) => {
+    const actuals = info.args.map((name, y) => {
       const a = findArg(typed, name);
-      if (a?.kind !== "value") return `a[${x}]`;
+      if (a?.kind !== "value") return `a[${y}]`;
       const ct = a.dtype && C_TYPES[a.dtype];
       if (!ct) throw new ExecutionError(`value argument "${name}" has dtype ${a.dtype ?? "unknown"}, which the C backends cannot pass`);
-      return `*(${ct} *)a[${x}]`;
+      return `*(${ct} *)a[${y}]`;
     });
-    return `void ${entryName(info.name)}(void **a)\n{\n  ${info.name}(${actuals.join(", ")});\n}\n`;
+    return `__attribute__((visibility("default"))) void ${entries[x]}(void **a);\n` +
+      `void ${entries[x]}(void **a)\n{\n  ${info.name}(${actuals.join(", ")});\n}\n`;
   }).join("\n");
 }
 
@@ -175,10 +194,11 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
   const plan = planFor(k, prep.kernel, backend);
   const storage = storageFor(plan, prep);
   proveBounds(plan, prep, storage, opts);
+  const entries = entryNames(plan);
   const optsKey = JSON.stringify([opts.cc, opts.flags, opts.libs]);
   let built = plan.objects.get(optsKey);
   if (!built) {
-    const source = `${plan.code.deviceCode}\n/* entry points for Loom's native addon */\n${entryPoints(plan, prep.kernel)}`;
+    const source = `${plan.code.deviceCode}\n/* entry points for Loom's native addon */\n${entryPoints(plan, prep.kernel, entries)}`;
     built = compileShared(source, opts, `${backend} code of kernel "${k.name}"`);
     plan.objects.set(optsKey, built);
     built.catch(() => plan.objects.delete(optsKey));
@@ -194,7 +214,7 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
     libraries.set(so, lib);
   }
   const kernelMs: number[] = [];
-  for (const { info } of plan.kernels) {
+  for (const [x, { info }] of plan.kernels.entries()) {
     const values: (TypedArray | number | bigint)[] = [];
     const kinds: ("ptr" | ScalarKind)[] = [];
     for (const name of info.args) {
@@ -207,7 +227,7 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
         kinds.push("ptr");
       }
     }
-    kernelMs.push(lib.call(entryName(info.name), values, kinds) / 1e6);
+    kernelMs.push(lib.call(entries[x]!, values, kinds) / 1e6);
   }
   return { outputs: outputsOf(prep), kernelMs };
 }
