@@ -1,7 +1,8 @@
 /** Data transformations (loopy/transform/data.py): where temporaries live. */
 import { TransformError } from "../src/errors.js";
-import { withKernel, type AddressSpace, type Kernel } from "../src/ir/index.js";
+import { allInames, isHardwareIname, withKernel, type AddressSpace, type Kernel } from "../src/ir/index.js";
 import { checkKernel } from "./common.js";
+import { checkPrivateStaysInWorkItem } from "./iname.js";
 
 const SPACES: readonly AddressSpace[] = ["private", "local", "global"];
 
@@ -24,5 +25,7 @@ export function setTemporaryAddressSpace(k: Kernel, names: string | readonly str
     }
   }
   const temporaries = k.temporaries.map((t) => (list.includes(t.name) ? { ...t, addressSpace: space } : t));
-  return withKernel(k, { temporaries });
+  const out = withKernel(k, { temporaries });
+  if (space === "private") checkPrivateStaysInWorkItem(out, allInames(out).filter((n) => isHardwareIname(out, n)), who);
+  return out;
 }
