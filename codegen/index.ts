@@ -8,6 +8,7 @@ import { CodegenError } from "../src/errors.js";
 import { inferTypes, TARGET_NAMES, type DeviceKernelNaming, type Kernel, type TargetName } from "../src/ir/index.js";
 import { lowerForCpu, schedule, type Schedule } from "../src/schedule/index.js";
 import { lowerSchedule, type LowerOptions } from "./lower.js";
+import { withPrintedKernelNames } from "./names.js";
 import { cTarget } from "./targets/c.js";
 import { cudaTarget } from "./targets/cuda.js";
 import { openclTarget } from "./targets/opencl.js";
@@ -72,6 +73,7 @@ export function generateCodeAndSchedule(
   const groups = new Set<string>();
   let schedule = scheduleFor(k, t.cpu, groups);
   if (t.launched && naming === "occa") schedule = withOccaNames(schedule);
+  schedule = withPrintedKernelNames(schedule, target);
   return { code: t.render(lowerSchedule(schedule, t.lowerOptions, groups)), schedule };
 }
 

@@ -12,6 +12,7 @@
  */
 import { CodegenError } from "../src/errors.js";
 import type { Kernel, TargetName } from "../src/ir/index.js";
+import type { Schedule } from "../src/schedule/index.js";
 import { dialectOf, isReserved, type NameDialect } from "./reserved-words.js";
 
 export { allReservedWords, dialectOf, isReserved, type NameDialect } from "./reserved-words.js";
@@ -121,4 +122,17 @@ export class NameAllocator {
   kernel(name: string): string {
     return this.user(checkIdentifier(name, "kernel name"));
   }
+}
+
+/**
+ * `s` with each device kernel named as it is printed on `target` (`main` → `main_0` on C), so
+ * that a runtime finds the device kernel of a generated kernel by its printed name; a kernel name
+ * that is not an identifier is a CodegenError. Printing renames nothing further.
+ */
+export function withPrintedKernelNames(s: Schedule, target: TargetName): Schedule {
+  const names = NameAllocator.forKernel(s.kernel, target);
+  names.take(s.deviceKernels.map((dk) => dk.name));
+  const renamed = s.deviceKernels.map((dk) => names.kernel(dk.name));
+  if (renamed.every((n, x) => n === s.deviceKernels[x]!.name)) return s;
+  return { ...s, deviceKernels: s.deviceKernels.map((dk, x) => ({ ...dk, name: renamed[x]! })) };
 }

@@ -6,7 +6,9 @@ import { CodegenError } from "../../src/errors.js";
 import type { Dtype, TargetName } from "../../src/ir/index.js";
 import { Printer, type AtomicStore, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
 import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
+import { NameAllocator, dialectOf } from "../names.js";
 import type { GeneratedCode } from "../types.js";
+import { printedKernels } from "./rename.js";
 
 export interface CDialect {
   readonly name: TargetName;
@@ -164,10 +166,14 @@ export class CFamilyTarget {
     return `${g}${ty}${a.written ? "" : " const"} *__restrict__ ${a.name}`;
   }
 
-  /** The device code and launch information of lowered kernels. */
-  render(kernels: readonly LoweredKernel[]): GeneratedCode {
+  /**
+   * The device code and launch information of lowered kernels, every identifier printed through
+   * `names` (renamed where reserved); the launch information keeps the user's argument names.
+   */
+  render(kernels: readonly LoweredKernel[], names = new NameAllocator(dialectOf(this.d.name))): GeneratedCode {
     const p = new Printer(this.exprSyntax(), this.stmtSyntax());
-    const fns = kernels.map((lk) => {
+    const printed = printedKernels(kernels, names);
+    const fns = printed.map((lk) => {
       const body = [...lk.decls, ...(lk.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...lk.body];
       const constant = lk.localSize.every((x): x is number => typeof x === "number") ? lk.localSize : undefined;
       const head = `${this.d.kernelHead(constant)} ${lk.name}(${lk.args.map((a) => this.argDecl(a)).join(", ")})`;
@@ -180,8 +186,8 @@ export class CFamilyTarget {
     return {
       target: this.d.name,
       deviceCode,
-      kernels: kernels.map((lk) => ({
-        name: lk.name,
+      kernels: kernels.map((lk, n) => ({
+        name: printed[n]!.name,
         globalSize: lk.groupSize.map((e) => sizeP.expr(e)),
         localSize: lk.localSize.map((x) => (typeof x === "number" ? String(x) : sizeP.expr(x))),
         args: lk.args.map((a) => a.name),

@@ -9,7 +9,9 @@ import { isWideInt, type ArithOp, type Dtype } from "../../src/ir/index.js";
 import { Printer, type Ex, type ExDtype, type ExprSyntax, type StmtSyntax } from "../ast.js";
 import { binaryCode, bitNotCode, convertCode, literalCode, mathCallCode, negCode } from "../js-arith.js";
 import type { LoweredKernel } from "../lower.js";
+import { NameAllocator } from "../names.js";
 import type { GeneratedCode } from "../types.js";
+import { printedKernels } from "./rename.js";
 
 /** The C-cast conversion template shared with the interpreter. */
 export const convertJs = convertCode;
@@ -91,8 +93,12 @@ const syntax: ExprSyntax = {
   cast: (to, code) => code,
 };
 
-const stmts: StmtSyntax = {
-  forHead: (v, lo, hi) => `for (let ${v} = ${lo}, ${v}_hi = ${hi}; ${v} <= ${v}_hi; ${v}++)`,
+/** Statements; a loop's upper bound is kept in a local from `names` (a user's `i_hi` is never shadowed). */
+const stmts = (names: NameAllocator): StmtSyntax => ({
+  forHead: (v, lo, hi) => {
+    const h = names.derived(`${v}_hi`);
+    return `for (let ${v} = ${lo}, ${h} = ${hi}; ${v} <= ${h}; ${v}++)`;
+  },
   decl: (s, p) => {
     if (s.size !== undefined) return `const ${s.name} = new ${ARRAYS[s.dtype as Dtype]}(${s.size});`;
     const zero = s.dtype !== "idx" && isWideInt(s.dtype) ? "0n" : "0";
@@ -100,18 +106,22 @@ const stmts: StmtSyntax = {
   },
   barrier: (comment) => `/* barrier: ${comment} */`,
   store: (target, value, d, isArray) => (isArray && d === "float16" ? `${target} = H.f2h(${value});` : `${target} = ${value};`),
-};
+});
 
-/** JS source of each kernel: `function name(H, a, out, n) { … }` (H: the runtime helpers). */
-export function renderJs(kernels: readonly LoweredKernel[]): GeneratedCode {
-  const p = new Printer(syntax, stmts);
-  const fns = kernels.map((lk) => {
+/**
+ * JS source of each kernel: `function name(H, a, out, n) { … }` (H: the runtime helpers), every
+ * identifier printed through `names`; the launch information keeps the user's argument names.
+ */
+export function renderJs(kernels: readonly LoweredKernel[], names = new NameAllocator("js")): GeneratedCode {
+  const printed = printedKernels(kernels, names);
+  const p = new Printer(syntax, stmts(names));
+  const fns = printed.map((lk) => {
     const head = `function ${lk.name}(H${lk.args.map((a) => `, ${a.name}`).join("")})`;
     return [head, ...p.stmt({ k: "block", body: [...lk.decls, ...lk.body] }, "")].join("\n");
   });
   return {
     target: "js",
     deviceCode: fns.join("\n\n") + "\n",
-    kernels: kernels.map((lk) => ({ name: lk.name, globalSize: [], localSize: [], args: lk.args.map((a) => a.name) })),
+    kernels: kernels.map((lk, n) => ({ name: printed[n]!.name, globalSize: [], localSize: [], args: lk.args.map((a) => a.name) })),
   };
 }

@@ -14,9 +14,11 @@ import { CodegenError } from "../../src/errors.js";
 import type { Dtype } from "../../src/ir/index.js";
 import { ilit, type Ex, type Stmt } from "../ast.js";
 import type { LowerOptions, LoweredArg, LoweredKernel } from "../lower.js";
+import { NameAllocator } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { noAtomic } from "./atomics.js";
 import { CFamilyTarget } from "./cfamily.js";
+import { printedKernels } from "./rename.js";
 
 export interface OklOptions {
   /** Write attributes in the transpiler's normalized `[[okl_attr("args")]]` form. */
@@ -176,29 +178,31 @@ function outerNest(lk: LoweredKernel, t: CFamilyTarget, normalized: boolean, siz
 /** How the okl target lowers: hardware axes kept (they become @outer/@inner loops), OKL's own atomics. */
 export const OKL_LOWER_OPTIONS: LowerOptions = { hwAxes: true, atomics: "native" };
 
-export function renderOkl(kernels: readonly LoweredKernel[], name: string, opts: OklOptions = {}): GeneratedCode {
+export function renderOkl(kernels: readonly LoweredKernel[], name: string, opts: OklOptions = {}, names = new NameAllocator("okl")): GeneratedCode {
   const normalized = opts.normalized === true;
   const t = normalized ? NORMALIZED : LEGACY;
+  // Printed names first: the @exclusive declarations below are raw text.
+  const printed = printedKernels(kernels, names);
   // Kernel parameters: the union of the device kernels' (written if any writes).
   const args = new Map<string, LoweredArg>();
-  for (const lk of kernels) {
+  for (const lk of printed) {
     for (const a of lk.args) {
       const prev = args.get(a.name);
       args.set(a.name, prev ? { ...prev, written: prev.written || a.written } : a);
     }
   }
   const sizeOf = (e: Ex) => t.render([{ name: "_", args: [], decls: [], body: [], groupSize: [e], localSize: [] }]).kernels[0]!.globalSize[0]!;
-  const body = kernels.flatMap((lk) => outerNest(lk, t, normalized, sizeOf));
+  const body = printed.flatMap((lk) => outerNest(lk, t, normalized, sizeOf));
   const merged: LoweredKernel = {
-    name, args: [...args.values()], decls: [], body, groupSize: [], localSize: [],
+    name: names.kernel(name), args: [...args.values()], decls: [], body, groupSize: [], localSize: [],
   };
-  const code = t.render([merged]);
+  const code = t.render([merged], names);
   return {
     target: "okl",
     deviceCode: code.deviceCode,
-    kernels: kernels.map((lk) => {
-      const info = t.render([{ ...lk, decls: [], body: [] }]).kernels[0]!;
-      return { ...info, name: lk.name };
+    kernels: kernels.map((lk, n) => {
+      const info = t.render([{ ...lk, decls: [], body: [] }], new NameAllocator("okl")).kernels[0]!;
+      return { ...info, name: printed[n]!.name };
     }),
   };
 }
