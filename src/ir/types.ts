@@ -185,41 +185,71 @@ function writerTypes(insn: Instruction, name: string, env: TypeEnv): (TypeInfo |
   return out;
 }
 
+/** The type of all values written to `name` (undefined if none is known) and whether every writer is typed. */
+function writtenType(k: Kernel, name: string, env: TypeEnv): { type: TypeInfo | undefined; complete: boolean } {
+  let type: TypeInfo | undefined;
+  let complete = true;
+  for (const insn of k.instructions) {
+    for (const t of writerTypes(insn, name, env)) {
+      if (!t) complete = false;
+      else type = type ? combineTypes(type, t) : t;
+    }
+  }
+  return { type, complete };
+}
+
+/**
+ * The dtypes of `untyped` to a fixed point (loopy's type inference). With `guess`, a name whose
+ * writers are typed only in part (a writer reads the name itself) takes the type of those, and is
+ * revised until every writer agrees; undefined when a guessed name never has all writers typed.
+ */
+function inferFixedPoint(k: Kernel, given: ReadonlyMap<string, Dtype>, untyped: readonly string[], guess: boolean): Map<string, Dtype> | undefined {
+  const known = new Map(given);
+  const open = new Set(untyped);
+  const guessed = new Set<string>();
+  for (let round = 0; round < 64 * (untyped.length + 1); round++) {
+    let changed = false;
+    const env = kernelTypeEnv(k, known);
+    for (const name of [...open, ...guessed]) {
+      const { type, complete } = writtenType(k, name, env);
+      if (!complete || !type || known.get(name) === type.dtype) continue;
+      known.set(name, type.dtype);
+      open.delete(name);
+      changed = true;
+    }
+    if (changed) continue;
+    if (!guess) break;
+    for (const name of open) {
+      const { type } = writtenType(k, name, env);
+      if (!type) continue;
+      known.set(name, type.dtype);
+      open.delete(name);
+      guessed.add(name);
+      changed = true;
+    }
+    if (!changed) break;
+  }
+  const env = kernelTypeEnv(k, known);
+  for (const name of guessed) {
+    const { type, complete } = writtenType(k, name, env);
+    if (!complete || type?.dtype !== known.get(name)) return undefined;
+  }
+  return known;
+}
+
 /**
  * Fill in the dtypes of temporaries (and of written arrays without one) from the right-hand sides
  * that write them, to a fixed point. Names that stay unknown keep `dtype: undefined` (they depend
  * on arguments whose dtype is given only at run time). `argDtypes` supplies such run-time dtypes.
  */
 export function inferTypes(k: Kernel, argDtypes: ReadonlyMap<string, Dtype> = new Map()): Kernel {
-  const known = new Map(argDtypes);
-  for (const a of k.args) if (a.dtype && !known.has(a.name)) known.set(a.name, a.dtype);
-  for (const t of k.temporaries) if (t.dtype) known.set(t.name, t.dtype);
-  const untyped = new Set([...k.temporaries, ...k.args].filter((x) => !known.has(x.name)).map((x) => x.name));
-  if (untyped.size === 0 && argDtypes.size === 0) return k;
-  let changed = true;
-  while (changed && untyped.size > 0) {
-    changed = false;
-    const env = kernelTypeEnv(k, known);
-    for (const name of [...untyped]) {
-      let acc: TypeInfo | undefined;
-      let complete = true;
-      for (const insn of k.instructions) {
-        for (const t of writerTypes(insn, name, env)) {
-          if (!t) {
-            complete = false;
-            break;
-          }
-          acc = acc ? combineTypes(acc, t) : t;
-        }
-        if (!complete) break;
-      }
-      if (complete && acc) {
-        known.set(name, acc.dtype);
-        untyped.delete(name);
-        changed = true;
-      }
-    }
-  }
+  const given = new Map(argDtypes);
+  for (const a of k.args) if (a.dtype && !given.has(a.name)) given.set(a.name, a.dtype);
+  for (const t of k.temporaries) if (t.dtype) given.set(t.name, t.dtype);
+  const untyped = [...k.temporaries, ...k.args].filter((x) => !given.has(x.name)).map((x) => x.name);
+  if (untyped.length === 0 && argDtypes.size === 0) return k;
+  // Self-reference (`<> n = 0`, `n = n + 1`) needs a guess; a guess that leaves a writer untyped is dropped.
+  const known = inferFixedPoint(k, given, untyped, true) ?? inferFixedPoint(k, given, untyped, false)!;
   const temporaries = k.temporaries.map((t): Temporary => (t.dtype || !known.has(t.name) ? t : { ...t, dtype: known.get(t.name)! }));
   const args = k.args.map((a) => (a.dtype || !known.has(a.name) ? a : ({ ...a, dtype: known.get(a.name)! } as ArrayArg)));
   return withKernel(k, { temporaries, args });
