@@ -34,6 +34,6 @@ export type { BackendName, BackendResult, RunOptions } from "./run/index.js";
 // Planned (later issues): each throws a LoomError saying it is not built yet.
 export * from "./planned.js";
 export { parseOkl } from "./okl/parse-okl.js";
-export { normalizeOkl } from "./okl/normalize.js";
+export { normalizeOkl } from "./okl/index.js";
 export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
 export type { TuningRecord } from "./tune/types.js";

@@ -82,6 +82,19 @@ export interface Kernel {
    * imported from OKL say "occa"; `generateCode(k, t, {kernelNames})` overrides it.
    */
   readonly deviceKernelNames?: DeviceKernelNaming;
+  /**
+   * What an imported OKL kernel's attributes say beyond the IR (`@restrict` arguments,
+   * `@max_inner_dims`, `@simd_length`): a field of the kernel so that transformations keep it
+   * (`withKernel` copies it). Read with `oklKernelOptions(k)` (src/okl); no printer shows it.
+   */
+  readonly oklOptions?: OklKernelOptions;
+}
+
+/** The OKL attributes of a kernel with no IR counterpart (see `Kernel.oklOptions`). */
+export interface OklKernelOptions {
+  readonly restrict: readonly string[];
+  readonly maxInnerDims?: readonly number[];
+  readonly simdLength?: number;
 }
 
 export type DeviceKernelNaming = "loom" | "occa";

@@ -1,61 +1,22 @@
 /**
- * The OKL front end: `parseOklAst(source, opts)` = preprocess + parse + validate -> the AST of
- * ast.ts, and `normalizeOkl(source)` (legacy `@attr(args)` -> `[[okl_attr("args")]]`).
+ * The OKL front end's public face. `syntax/` turns source into a validated AST (C preprocessor,
+ * lexer, parser, validation); `lower/` turns the AST into Loom kernels. `syntax` never imports
+ * `lower`.
+ *
+ *   parseOklAst(src)  // preprocess + parse + validate -> TranslationUnit (syntax/ast.ts)
+ *   parseOkl(src)     // ... and lower -> Kernel[] (one per @kernel)
+ *   normalizeOkl(src) // legacy `@attr(args)` -> `[[okl_attr("args")]]`
  *
  * ```ts
  * const unit = parseOklAst("@kernel void f(int n, float *x) { for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) x[i] = 0; }");
  * unit.items[0].kind === "function"
  * ```
  */
-import type { Stmt, TopLevel, TranslationUnit } from "./ast.js";
-import { preprocess, type PreprocessOptions } from "./preprocess.js";
-import { parseFragmentTokens, parseTokens } from "./parse.js";
-import { Validator, type ValidateOptions } from "./validate.js";
-import { guardDepth } from "../errors.js";
-
-export * from "./ast.js";
-export { normalizeOkl } from "./normalize.js";
-export type { FileReader } from "./preprocess.js";
-export { stmtChildren, exprsOfStmt, exprChildren, walkExpr } from "./walk.js";
-export { evalConst } from "./consteval.js";
-
-export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, "filename"> {
-  /**
-   * Validate at all (default true). false returns the parsed unit without the semantic checks of
-   * validate.ts (attribute arguments and placement are still checked while parsing).
-   */
-  readonly validate?: boolean;
-  /** Attribute names accepted besides OKL's (OCCA lets hosts register custom attributes). */
-  readonly extraAttributes?: readonly string[];
-}
-
-/**
- * Preprocess, parse and validate OKL `source`. Throws `OklError` (line, column, caret excerpt, rule)
- * for malformed input and for constructs outside Loom's C subset.
- */
-export function parseOklAst(source: string, opts: OklAstOptions = {}): TranslationUnit {
-  return guardDepth("parseOkl", () => {
-    const { tokens, sources } = preprocess(source, opts);
-    const unit = parseTokens(tokens, sources, opts);
-    if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
-    return unit;
-  });
-}
-
-/**
- * A fragment as in OCCA's parser unit tests: declarations, functions and statements mixed at the top
- * level (`@dim(2, 3) int *x; x(1, 2);`). Validated like the body of a non-kernel function; no
- * kernel is required.
- */
-export function parseOklFragment(source: string, opts: OklAstOptions = {}): readonly (TopLevel | Stmt)[] {
-  return guardDepth("parseOkl", () => {
-    const { tokens, sources } = preprocess(source, opts);
-    const items = parseFragmentTokens(tokens, sources, opts);
-    if (opts.validate ?? true) {
-      const v = new Validator(sources, { ...opts, requireKernel: false });
-      v.validate({ kind: "translationUnit", filename: opts.filename, items: items.filter((x): x is TopLevel => x.kind === "function" || x.kind === "pragma"), pos: { line: 1, column: 1, offset: 0, end: source.length } });
-      v.validateStatements(items.filter((x): x is Stmt => x.kind !== "function"));
-    }
-    return items;
-  });
-}
+export * from "./syntax/ast.js";
+export { parseOklAst, parseOklFragment, type OklAstOptions } from "./syntax/parse-okl-ast.js";
+export { parseOkl, type ParseOklOptions } from "./parse-okl.js";
+export { normalizeOkl } from "./syntax/normalize.js";
+export type { FileReader } from "./syntax/c-preprocessor.js";
+export { stmtChildren, exprsOfStmt, exprChildren, walkExpr } from "./syntax/walk.js";
+export { evalConst } from "./syntax/consteval.js";
+export { lowerOkl, oklKernelOptions, type OklKernelOptions, type LowerOklOptions } from "./lower/lower-okl.js";

@@ -5,8 +5,8 @@
  */
 import { LoomError } from "../errors.js";
 import type { Kernel } from "../ir/index.js";
-import { parseOklAst, type OklAstOptions } from "./index.js";
-import { lowerOkl } from "./lower.js";
+import { parseOklAst, type OklAstOptions } from "./syntax/parse-okl-ast.js";
+import { lowerOkl } from "./lower/lower-okl.js";
 
 /** `filename`, `defines`, `includePaths`, `readFile` and the front end's other options. */
 export interface ParseOklOptions extends OklAstOptions {

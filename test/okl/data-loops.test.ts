@@ -1,7 +1,7 @@
 /**
  * OKL loops whose start, bound or step is not affine (it reads memory, or divides a parameter):
  * the trip count goes into an integer temporary before the loop and an iname runs over
- * `0 <= t < trip` with `i = start ± step*t` (src/okl/trip.ts). Each form runs on the interpreter
+ * `0 <= t < trip` with `i = start ± step*t` (src/okl/lower/trip.ts). Each form runs on the interpreter
  * against values computed by hand (and by the C loop written out in `cLoop`), and on the `c`
  * backend where the native bounds proof accepts the kernel.
  */
@@ -10,7 +10,7 @@ import { OklError } from "../../src/errors.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
-import { tripCount } from "../../src/okl/trip.js";
+import { tripCount } from "../../src/okl/lower/trip.js";
 import { nativeAvailable } from "../run/native-helpers.js";
 import { c, type Expr } from "../../src/ir/index.js";
 

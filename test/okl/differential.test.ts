@@ -14,7 +14,7 @@ import { compileReference, hasCxx, refKernels, scalarKind } from "./legacy-refer
 import { argLengths, randomArray } from "./inputs.js";
 import { CORPUS, GENERATED } from "./corpus-path.js";
 import { SPECIAL, type SpecialCase } from "./legacy-special.js";
-import { vectorTypeNamed } from "../../src/okl/vectors.js";
+import { vectorTypeNamed } from "../../src/okl/lower/vectors.js";
 
 /** OCCA's vector type names (`float3`), as C parameter types of legacy outputs. */
 

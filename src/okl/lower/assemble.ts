@@ -8,9 +8,9 @@
 import {
   c, checkOperandTypes, kernelRecord, mapExpr, WRITE_RACE_OK,
   type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary, mapInsnExprs,
-} from "../ir/index.js";
-import type { BasicSet } from "../poly/index.js";
-import type * as A from "./ast.js";
+} from "../../ir/index.js";
+import type { BasicSet } from "../../poly/index.js";
+import type * as A from "../syntax/ast.js";
 import type { Fail } from "./bindings.js";
 import { footprintShape, type FlatAccess } from "./shapes.js";
 

@@ -5,7 +5,7 @@
  *
  *   levelsBelow(outerLoop.body, "outer")   // 0 for the innermost @outer loop: its axis is g.0
  */
-import type * as A from "./ast.js";
+import type * as A from "../syntax/ast.js";
 import { constValue, type Scope } from "./bindings.js";
 
 /** The values `[lo, hi]` of a loop with compile-time bounds and a step of ±1, else undefined. */

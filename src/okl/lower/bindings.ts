@@ -4,8 +4,8 @@
  *
  *   const s = new Scope(globals); s.set("n", { kind: "expr", expr: c(16) }); constValue(nAst, s)   // 16
  */
-import type { Expr } from "../ir/index.js";
-import type * as A from "./ast.js";
+import type { Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
 import type { StructLayout } from "./structs.js";
 import type { VectorType } from "./vectors.js";
 

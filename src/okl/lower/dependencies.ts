@@ -7,7 +7,7 @@
  *
  *   log.assign("insn", a[i] = b[i], ctx, false, bound); log.barrier("barrier", "local", [])
  */
-import { assigneeName, blockAccesses, blockExprs, insnDefaults, walkExpr, type BlockStmt, type Expr, type Instruction } from "../ir/index.js";
+import { assigneeName, blockAccesses, blockExprs, insnDefaults, walkExpr, type BlockStmt, type Expr, type Instruction } from "../../ir/index.js";
 import type { Ctx } from "./bindings.js";
 import { affineGuards } from "./loop-rows.js";
 import type { FlatAccess } from "./shapes.js";

@@ -5,8 +5,8 @@
  *
  *   new ExprLowering(file).expr(ast("a[i] * 2.0f"), ctx)   // a[i] * 2.0f (IR)
  */
-import { c, walkExpr, type Dtype, type Expr } from "../ir/index.js";
-import type * as A from "./ast.js";
+import { c, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
 import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { expressionInlinable, inlineCall, pointerBinding, type ExprLowerer } from "./inline.js";

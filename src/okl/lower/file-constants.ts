@@ -6,9 +6,9 @@
  *
  *   bindFileConstants(file)   // file.globals: t0 -> (float) (1.35 / 10.0), w -> table [3]
  */
-import { OklError } from "../errors.js";
-import { c, walkExpr, type Expr } from "../ir/index.js";
-import type * as A from "./ast.js";
+import { OklError } from "../../errors.js";
+import { c, walkExpr, type Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
 import type { Ctx, Fail } from "./bindings.js";
 import { ExprLowering } from "./expressions.js";
 import type { FileContext } from "./file-context.js";

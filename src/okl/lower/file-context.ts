@@ -5,9 +5,9 @@
  *
  *   const file = new FileContext(unit, { source }); file.dtype(spec, pos)   // "float32" for `float`
  */
-import { OklError } from "../errors.js";
-import { c, type Dtype, type Expr, type SubstitutionRule } from "../ir/index.js";
-import type * as A from "./ast.js";
+import { OklError } from "../../errors.js";
+import { c, type Dtype, type Expr, type SubstitutionRule } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
 import { constValue, Scope } from "./bindings.js";
 import { StructTable, structReason, type StructLayout } from "./structs.js";
 import { componentNames, vectorTypeNamed, type VectorType } from "./vectors.js";

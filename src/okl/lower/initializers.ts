@@ -5,8 +5,8 @@
  *
  *   flattenInit(ast("{{1, 2}, {3}}"), [undefined, 2], "A", fail)   // { shape: [2, 2], items: [1, 2, 3, undefined] }
  */
-import { c, type Expr } from "../ir/index.js";
-import type * as A from "./ast.js";
+import { c, type Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
 import { constValue, type Fail, type Scope } from "./bindings.js";
 
 export interface FlatInit {

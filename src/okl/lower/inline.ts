@@ -5,8 +5,8 @@
  *   // float at(const float *p, int k) { if (k < 0) return 0; return p[k]; }
  *   at(a + 4, i)   // if(i < 0, 0, a[4 + i]) (with the casts C implies)
  */
-import type { Expr } from "../ir/index.js";
-import type * as A from "./ast.js";
+import type { Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
 import { assigned, describeStmt } from "./ast-queries.js";
 import { Scope, usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";

@@ -4,9 +4,9 @@
  *
  *   loopHead(ast("for (int i = 0; i < n; i += 2)"), ctx, ex)   // { name: "i", cmp: "<", step: 2, … }
  */
-import { c, type Dtype, type Expr } from "../ir/index.js";
-import { affAdd, affScale, type Aff } from "../poly/index.js";
-import type * as A from "./ast.js";
+import { c, type Dtype, type Expr } from "../../ir/index.js";
+import { affAdd, affScale, type Aff } from "../../poly/index.js";
+import type * as A from "../syntax/ast.js";
 import { levelsBelow, walkAst } from "./ast-queries.js";
 import { constValue, Scope, type Ctx, type Fail } from "./bindings.js";
 import type { ExprLowering } from "./expressions.js";

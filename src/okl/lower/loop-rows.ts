@@ -4,9 +4,9 @@
  *
  *   cmpRows(aff({ i: 1 }), "<", n, pos, fail)   // [n - i - 1 >= 0]
  */
-import { c, type Expr } from "../ir/index.js";
-import { addConstraints, aff, affAdd, affScale, universe, type Aff, type BasicSet } from "../poly/index.js";
-import type * as A from "./ast.js";
+import { c, type Expr } from "../../ir/index.js";
+import { addConstraints, aff, affAdd, affScale, universe, type Aff, type BasicSet } from "../../poly/index.js";
+import type * as A from "../syntax/ast.js";
 import type { Fail } from "./bindings.js";
 import { exprToAff } from "./shapes.js";
 import type { Cmp } from "./trip.js";

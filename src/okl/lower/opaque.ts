@@ -8,8 +8,8 @@
  *   // while (x > 1) { x = x / 2; ++n; }   inside @inner loop i
  *   // -> one block instruction within i: { while (x > 1) { x = x / 2; n = n + 1; } }
  */
-import { c, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../ir/index.js";
-import type * as A from "./ast.js";
+import { c, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
 import { walkAst } from "./ast-queries.js";
 import { Scope, type Ctx } from "./bindings.js";
 import type { ExprLowering } from "./expressions.js";

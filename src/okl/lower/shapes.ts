@@ -3,11 +3,11 @@
  * `[N]`. The largest index over each access's iteration domain must be one affine form in the
  * parameters, else the argument stays unsized (run asks for its length).
  */
-import { c, iterationDomain, type Expr, type Kernel } from "../ir/index.js";
-import { addConstraints, aff, affAdd, affScale, dimBounds, intersect, universe, type Aff, type Bound } from "../poly/index.js";
+import { c, iterationDomain, type Expr, type Kernel } from "../../ir/index.js";
+import { addConstraints, aff, affAdd, affScale, dimBounds, intersect, universe, type Aff, type Bound } from "../../poly/index.js";
 
-export { exprToAff, affToReadableExpr as affToExpr } from "../ir/index.js";
-import { affToReadableExpr as affToExpr, exprToAff } from "../ir/index.js";
+export { exprToAff, affToReadableExpr as affToExpr } from "../../ir/index.js";
+import { affToReadableExpr as affToExpr, exprToAff } from "../../ir/index.js";
 
 /** The largest value of `index` (floor(aff / denom)) over the domain of `inames` and the guards, or undefined. */
 function maxIndex(k: Kernel, inames: readonly string[], index: Aff, guards: readonly Aff[]): Bound | undefined {

@@ -10,34 +10,12 @@
  *   const t = new StructTable(unit, typedefs, builtin, constant);
  *   t.resolve(spec)   // { layout: { name: "Complex", dtype: "float32", size: 2, fields } }
  */
-import { byteSize, c, dtypeKind, type Dtype, type Expr } from "../ir/index.js";
-import type * as A from "./ast.js";
+import { byteSize, c, dtypeKind, type Dtype, type Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
+import type { StructFieldLayout, StructLayout } from "./struct-layout.js";
 import { vectorLayout, vectorTypeNamed } from "./vectors.js";
 
-/** A field of a lowerable struct: its first scalar's offset, its array dims, its struct type if any. */
-export interface StructFieldLayout {
-  readonly name: string;
-  readonly offset: number;
-  /** `float v[4]` -> [4] (row-major), [] for a plain field. */
-  readonly dims: readonly number[];
-  /** The field's own struct type (`CC cc;`), undefined for a scalar. */
-  readonly struct: StructLayout | undefined;
-  /** A scalar field's own C type (it may differ from the struct's storage dtype in signedness only). */
-  readonly dtype: Dtype | undefined;
-}
-
-/**
- * A struct that is an array of `size` scalars stored as `dtype`. Scalars of one size that differ
- * in signedness only (`unsigned int` and `int`) share the storage dtype: `scalars[k]` is scalar k's
- * own C type, and a read converts to it, a write back (C's two's-complement conversions keep the bits).
- */
-export interface StructLayout {
-  readonly name: string;
-  readonly dtype: Dtype;
-  readonly size: number;
-  readonly fields: ReadonlyMap<string, StructFieldLayout>;
-  readonly scalars: readonly Dtype[];
-}
+export type { StructFieldLayout, StructLayout } from "./struct-layout.js";
 
 /** What a type specifier names: a lowerable struct, a struct that is not (and why), or no struct (undefined). */
 export type StructLookup = { readonly layout: StructLayout } | { readonly name: string; readonly reason: string };

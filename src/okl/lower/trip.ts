@@ -7,7 +7,7 @@
  *
  *   tripCount(S, E, d, "<")   // if(S < E, (E - S + d - 1) / d, 0)
  */
-import { c, type Expr } from "../ir/index.js";
+import { c, type Expr } from "../../ir/index.js";
 
 export type Cmp = "<" | "<=" | ">" | ">=";
 

@@ -8,12 +8,11 @@
  *   // float3 a, b;   a + 2.0f * b
  *   comps(ast, ctx)   // [a_x + (float)2.0f * b_x, a_y + …, a_z + …]
  */
-import { c, walkExpr, type Expr } from "../ir/index.js";
-import type * as A from "./ast.js";
+import { c, walkExpr, type Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
 import type { Ctx, Fail, ScalarBinding } from "./bindings.js";
-import type { ExprLowering } from "./expressions.js";
-import { expressionInlinable, inlineVectorCall } from "./inline.js";
-import { isStructValue, placeElement } from "./structs.js";
+import { expressionInlinable, inlineVectorCall, type ExprLowerer } from "./inline.js";
+import { isStructValue, placeElement, type StructPlace } from "./structs.js";
 import {
   clampOf, componentIndex, componentNames, crossOf, layoutVector, narrow, normalizeOf, toComponent, type VectorType,
 } from "./vectors.js";
@@ -22,12 +21,21 @@ import {
 const VECTOR_FUNCTIONS = new Set(["normalize", "clamp", "min", "max", "fmin", "fmax", "fabs", "cross"]);
 
 /** The value of a scalar binding (a vector's component) as an expression. */
+/**
+ * What vector lowering needs of the expression lowering: scalar expressions, struct places, the
+ * file's types. expressions.ts's ExprLowering is one; naming it here keeps the import one way.
+ */
+export interface ExprHost extends ExprLowerer {
+  readonly vec: VectorLowering;
+  structPlace(e: A.Expr, ctx: Ctx): StructPlace | undefined;
+}
+
 export function scalarValue(b: ScalarBinding): Expr {
   return b.kind === "expr" ? b.expr : { kind: "var", name: b.name };
 }
 
 export class VectorLowering {
-  constructor(private readonly ex: ExprLowering) {}
+  constructor(private readonly ex: ExprHost) {}
 
   private fail(detail: string, pos: A.Pos): never {
     return this.ex.fail(detail, pos);
@@ -220,7 +228,7 @@ export class VectorLowering {
 }
 
 /** The components a vector declarator is initialized with: a vector value, or `{a, b, c}` (missing ones 0). */
-export function vectorInit(ex: ExprLowering, t: VectorType, d: A.Declarator, ctx: Ctx, fail: Fail): Expr[] {
+export function vectorInit(ex: ExprHost, t: VectorType, d: A.Declarator, ctx: Ctx, fail: Fail): Expr[] {
   const init = d.init!;
   if (init.kind !== "initList") return ex.vec.comps(init, ctx, t);
   if (init.items.length > t.size || init.designators.some((x) => x !== undefined) || init.items.some((x) => x.kind === "initList")) {
@@ -232,7 +240,7 @@ export function vectorInit(ex: ExprLowering, t: VectorType, d: A.Declarator, ctx
 const COMPOUND: Readonly<Record<string, "+" | "-" | "*" | "/">> = { "+=": "+", "-=": "-", "*=": "*", "/=": "/" };
 
 /** The values a whole-vector assignment `lhs op= value` stores in the components `lhs`. */
-export function vectorAssignment(ex: ExprLowering, e: A.Assign, t: VectorType, lhs: readonly Expr[], ctx: Ctx, fail: Fail): Expr[] {
+export function vectorAssignment(ex: ExprHost, e: A.Assign, t: VectorType, lhs: readonly Expr[], ctx: Ctx, fail: Fail): Expr[] {
   if (e.op === "=") return ex.vec.comps(e.value, ctx, t);
   const op = COMPOUND[e.op] ?? fail(`"${e.op}" on a "${t.name}" vector is not supported (OCCA defines = += -= *= /=)`, e.pos);
   const v = ex.vec.operand(e.value, ctx, t);

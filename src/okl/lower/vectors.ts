@@ -12,8 +12,8 @@
  *
  *   vectorTypeNamed("float3")   // { name: "float3", dtype: "float32", size: 3 }
  */
-import { c, dtypeKind, type Dtype, type Expr } from "../ir/index.js";
-import type { StructFieldLayout, StructLayout } from "./structs.js";
+import { c, dtypeKind, type Dtype, type Expr } from "../../ir/index.js";
+import type { StructFieldLayout, StructLayout } from "./struct-layout.js";
 
 /** A vector type: its name, component dtype and number of components. */
 export interface VectorType {

@@ -1,6 +1,6 @@
 /**
  * THE CONTRACT of the OKL front end: the typed AST that `parseOklAst` returns and that the lowering
- * (`src/okl/lower.ts`) consumes. Plain readonly data, discriminated unions on `kind`; every node
+ * (`src/okl/lower/`) consumes. Plain readonly data, discriminated unions on `kind`; every node
  * carries a `pos`. After its first version this file is only ADDED to (new optional fields, new
  * union members), never changed incompatibly.
  *

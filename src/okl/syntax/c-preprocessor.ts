@@ -11,7 +11,7 @@ import { lex, type Tok } from "./lexer.js";
 import { oklError, type Sources } from "./diag.js";
 import { parseConstExprTokens } from "./parse-expr.js";
 import { evalConst } from "./consteval.js";
-import type { OklError } from "../errors.js";
+import type { OklError } from "../../errors.js";
 
 /** Reads an include file; `undefined` when it does not exist. */
 export type FileReader = (path: string) => string | undefined;

@@ -2,7 +2,7 @@
  * Building OklErrors: a place (line, column, file) plus the text of that file gives the message with
  * its caret excerpt. `Sources` maps a file name ("" for the main source) to its text.
  */
-import { OklError, excerptAt } from "../errors.js";
+import { OklError, excerptAt } from "../../errors.js";
 
 export type Sources = ReadonlyMap<string, string>;
 

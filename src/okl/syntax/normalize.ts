@@ -14,8 +14,8 @@
  * Token-level on purpose: it needs no full parse, so it also passes C++ it does not understand.
  */
 import type { Tok } from "./lexer.js";
-import { Preprocessor, type PreprocessOptions } from "./preprocess.js";
-import { guardDepth } from "../errors.js";
+import { Preprocessor, type PreprocessOptions } from "./c-preprocessor.js";
+import { guardDepth } from "../../errors.js";
 
 interface Item {
   readonly text: string;

@@ -1,11 +1,11 @@
 /**
  * C expressions over preprocessed tokens: a Pratt parser for binary operators with recursive
- * descent for unary, postfix and primary forms. The statement/declaration parser (`parse.ts`)
+ * descent for unary, postfix and primary forms. The statement/declaration parser (`parse-*.ts`, `parse-unit.ts` on top)
  * extends it and supplies type names (casts, `sizeof(T)`).
  */
 import type { AssignOp, BinaryOp, Expr, Pos, TypeName, UnaryOp } from "./ast.js";
 import type { Tok } from "./lexer.js";
-import type { OklError } from "../errors.js";
+import type { OklError } from "../../errors.js";
 
 /** Binding power of each binary operator (higher binds tighter). */
 const BINARY: Readonly<Record<string, number>> = {

@@ -12,7 +12,7 @@ import { loopPlacementError } from "./attributes.js";
 import { evalConst } from "./consteval.js";
 import { oklError, type Sources } from "./diag.js";
 import { stmtChildren, walkExpr, exprsOfStmt } from "./walk.js";
-import type { OklError } from "../errors.js";
+import type { OklError } from "../../errors.js";
 
 export interface ValidateOptions {
   readonly filename?: string;

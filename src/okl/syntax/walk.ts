@@ -3,7 +3,7 @@
  * a pre-order expression visitor. Validation, the normalizer and the lowering build on these.
  */
 import type { Expr, Stmt } from "./ast.js";
-import { assertNever } from "../errors.js";
+import { assertNever } from "../../errors.js";
 
 /** The statements directly inside `s` (bodies, branches, block items), in source order. */
 export function stmtChildren(s: Stmt): readonly Stmt[] {

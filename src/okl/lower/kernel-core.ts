@@ -1,0 +1,141 @@
+/**
+ * Lowering one OKL @kernel (lower-okl.ts), its core: the state every layer shares (domains,
+ * temporaries, tags, arguments, the instruction log) and the helpers they all use (fresh names,
+ * instructions, barriers, opaque blocks, expression predicates). The layers build on it in order:
+ * arguments, statements, loops, then OklKernelLowering.
+ */
+import { dtypeKind, isIntegral, uniqueName, walkExpr, type Dtype, type Expr, type InameTag, type KernelArg, type Temporary } from "../../ir/index.js";
+import type { BasicSet } from "../../poly/index.js";
+import type * as A from "../syntax/ast.js";
+import { Scope, type Ctx, type Fail } from "./bindings.js";
+import { InstructionLog } from "./dependencies.js";
+import { ExprLowering } from "./expressions.js";
+import { FileContext } from "./file-context.js";
+import { domainOf, type Row } from "./loop-rows.js";
+import { BlockLowering, type BlockHost } from "./opaque.js";
+
+/** The updates `@atomic` takes (`++`/`--` arrive as `+=`/`-=`); `=` is an atomic exchange. */
+export const ATOMIC_OPS: ReadonlySet<string> = new Set(["=", "+=", "-=", "&=", "|=", "^="]);
+
+export abstract class KernelCore {
+  protected readonly domains: BasicSet[] = [];
+  protected readonly temps: Temporary[] = [];
+  protected readonly tags: Record<string, InameTag> = {};
+  protected readonly taken = new Set<string>();
+  protected readonly args: KernelArg[] = [];
+  protected readonly arrayArgs = new Set<string>();
+  protected readonly valueArgs = new Set<string>();
+  /** Pointer arguments to structs: their number of scalars per struct (the extent of their innermost axis). */
+  protected readonly structArgs = new Map<string, number>();
+  /** Each argument's place in the signature: [parameter index, field indices of a flattened by-value struct]. */
+  protected readonly argKeys = new Map<string, readonly number[]>();
+  protected readonly restrict: string[] = [];
+  protected maxInnerDims: number[] | undefined;
+  protected simdLength: number | undefined;
+  protected nests = 0;
+  /** The current outer-most @outer nest has barriers or @shared memory (its @inner loops must stay work-items). */
+  protected nestSyncs = false;
+  /** Per local axis of the current nest, the hull of its @inner loops' constant ranges, when they differ. */
+  protected hulls = new Map<number, readonly [number, number]>();
+  protected readonly innerRanges = new Map<string, string>();
+  /** Inames whose domains take temporaries as parameters (trip counts), and those temporaries. */
+  protected readonly boundTemps = new Map<string, readonly string[]>();
+
+  protected readonly ex: ExprLowering;
+  protected readonly log: InstructionLog;
+  protected readonly failAt: Fail = (detail, pos, rule) => this.file.fail(detail, pos, rule);
+
+  constructor(protected readonly file: FileContext, protected readonly f: A.FunctionDef) {
+    this.ex = new ExprLowering(file);
+    this.log = new InstructionLog(this.arrayArgs);
+  }
+
+  fail(detail: string, pos: A.Pos, rule?: string): never {
+    return this.file.fail(detail, pos, rule);
+  }
+
+  protected fresh(base: string): string {
+    const n = uniqueName(base.replace(/[^A-Za-z0-9_]/g, "_") || "v", this.taken);
+    this.taken.add(n);
+    return n;
+  }
+
+  protected rootCtx(scope: Scope): Ctx {
+    return { scope, within: [], preds: [], outer: false, inner: false, seqLoop: false };
+  }
+
+  protected addDomain(dims: string[], rows: Row[]): void {
+    this.domains.push(domainOf(dims, rows));
+  }
+
+  // ---- instructions and dependencies ----------------------------------------------------------
+
+  protected emit(lhs: Expr, rhs: Expr, ctx: Ctx, atomic: boolean, pos: A.Pos): void {
+    if (!ctx.outer) this.fail("statements must be inside an @outer loop", pos);
+    this.log.assign(this.fresh("insn"), lhs, rhs, ctx, atomic, this.boundTemps);
+  }
+
+  /** `s` as one opaque block instruction inside the current loops (src/okl/opaque.ts). */
+  protected opaque(s: A.Stmt, ctx: Ctx): void {
+    if (!ctx.outer) this.fail("statements must be inside an @outer loop", s.pos);
+    const host: BlockHost = { ex: this.ex, file: this.file, fresh: (b) => this.fresh(b), fail: this.failAt, addTemp: (t) => void this.temps.push(t) };
+    const body = new BlockLowering(host).lower(s, ctx);
+    if (body.length > 0) this.log.block(this.fresh("block"), body, ctx, this.boundTemps);
+  }
+
+  protected barrier(scope: "local" | "global", ctx: Ctx, pos: A.Pos): void {
+    if (scope === "local" && !ctx.outer) this.fail("@barrier outside an @outer loop", pos);
+    const id = this.fresh(scope === "global" ? "gbarrier" : "barrier");
+    this.log.barrier(id, scope, scope === "global" ? [] : ctx.within.filter((i) => this.tags[i]?.kind !== "l").sort());
+  }
+
+  // ---- expression types -----------------------------------------------------------------------
+
+
+  /** `e` reads no memory (no array element, no temporary): its value is fixed where it is bound. */
+  protected pure(e: Expr): boolean {
+    let ok = true;
+    walkExpr(e, (n) => {
+      if (n.kind === "subscript" || n.kind === "linear" || (n.kind === "var" && this.temps.some((t) => t.name === n.name))) ok = false;
+    });
+    return ok;
+  }
+
+  /** `e` has an integer type: integer constants, loop indices, integer arguments and arithmetic of them. */
+  protected isIntegerExpr(e: Expr): boolean {
+    switch (e.kind) {
+      case "const": return !e.isFloat && (e.dtype === undefined || isIntegral(e.dtype));
+      case "var": {
+        const a = this.args.find((x) => x.name === e.name);
+        return a ? a.dtype !== undefined && isIntegral(a.dtype) : this.domains.some((d) => d.dims.includes(e.name));
+      }
+      case "neg": case "bitnot": return this.isIntegerExpr(e.operand);
+      case "arith": return this.isIntegerExpr(e.left) && this.isIntegerExpr(e.right);
+      case "cast": return e.dtype !== undefined && isIntegral(e.dtype);
+      default: return false;
+    }
+  }
+
+  /** `e` when it reads no memory, else a private temporary of type `dtype` set to `e` here (C evaluates a loop header once). */
+  protected capture(e: Expr, base: string, dtype: Dtype, ctx: Ctx, pos: A.Pos): Expr {
+    if (this.pure(e)) return e;
+    const name = this.fresh(base);
+    this.temps.push({ name, dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+    this.emit({ kind: "var", name }, e, ctx, false, pos);
+    return { kind: "var", name };
+  }
+
+  /** Whether `e` may have a floating-point type (float constants, casts, float arguments and temporaries). */
+  protected floatTyped(e: Expr): boolean {
+    let found = false;
+    const isFloat = (d: Dtype | undefined) => d !== undefined && dtypeKind(d) === "float";
+    walkExpr(e, (n) => {
+      if ((n.kind === "const" && (n.isFloat || isFloat(n.dtype))) || (n.kind === "cast" && isFloat(n.dtype))) found = true;
+      const name = n.kind === "var" ? n.name : n.kind === "subscript" || n.kind === "linear" ? n.array : undefined;
+      if (name !== undefined && isFloat(this.args.find((a) => a.name === name)?.dtype ?? this.temps.find((t) => t.name === name)?.dtype)) found = true;
+      if (n.kind === "cast") return false;
+      return undefined;
+    });
+    return found;
+  }
+}

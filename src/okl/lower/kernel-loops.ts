@@ -1,0 +1,257 @@
+/**
+ * Lowering one OKL @kernel, its loops: @outer/@inner/@tile nests to inames and hardware axes,
+ * regular loops to sequential inames, trip-count inames for steps other than 1, work-item ranges.
+ */
+import { c, type Dtype, type Expr } from "../../ir/index.js";
+import { aff, affAdd, affScale, type Aff } from "../../poly/index.js";
+import type * as A from "../syntax/ast.js";
+import { constRange, levelsBelow } from "./ast-queries.js";
+import { constValue, Scope, type Ctx } from "./bindings.js";
+import { affineRange, checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
+import { affineBound, affToIr, cmpRows } from "./loop-rows.js";
+import { directionAgrees, iterateValue, tripCount } from "./trip.js";
+import { StatementLowering } from "./kernel-statements.js";
+
+export abstract class LoopLowering extends StatementLowering {
+
+  // ---- loops ----------------------------------------------------------------------------------
+
+  protected forLoop(s: A.For, ctx: Ctx): void {
+    const h = loopHead(s, ctx, this.ex);
+    if (s.okl === undefined && h.constant) {
+      const values = unrollValues(h, s.pos, this.failAt);
+      for (const v of values) {
+        const scope = new Scope(ctx.scope);
+        scope.set(h.name, { kind: "expr", expr: c(v) });
+        this.stmt(s.body, { ...ctx, scope, seqLoop: true });
+      }
+      return;
+    }
+    if (this.needsTrip(h)) return this.tripLoop(s, h, ctx);
+    if (h.step === undefined) this.fail(`loop "${h.name}": the update must be ++, --, += c or -= c with a constant c (use a constant step, or bounds known at compile time)`, s.update?.pos ?? s.pos);
+    const okl = s.okl;
+    const scope = new Scope(ctx.scope);
+    let inner: Ctx;
+    const guards: Expr[] = [];
+    if (okl?.kind === "tile") {
+      const size = constValue(okl.size, ctx.scope);
+      if (size === undefined || size < 1) this.fail("@tile: the tile size must be a positive compile-time integer", okl.size.pos);
+      const to = this.fresh(`${h.name}_tile`);
+      const ti = this.fresh(`${h.name}_in_tile`);
+      // Documented semantics: block loop over start + K*to, in-tile start + K*to + d*ti, 0 <= d*ti < K.
+      const sgn = h.step > 0 ? 1 : -1;
+      const d = Math.abs(h.step);
+      const start = h.startAff ?? this.fail(`@tile: the start of loop "${h.name}" must be affine`, s.pos);
+      const block = affAdd(start, aff({ [to]: sgn * size }));
+      const value = affAdd(block, aff({ [ti]: sgn * d }));
+      // Work-items over runtime-sized blocks around a sequential in-tile loop: the check is a guard,
+      // so that the blocks' range (the work-group size) does not depend on the in-tile iname.
+      const checkGuard = okl.check && okl.outer?.kind === "inner" && okl.inner?.kind !== "inner" && this.launchSized(h);
+      if (checkGuard) guards.push({ kind: "compare", op: h.cmp, left: affToIr(value), right: h.end });
+      const rows = [
+        { aff: aff({ [to]: 1 }), eq: false }, { aff: aff({ [ti]: 1 }), eq: false }, { aff: aff({ [ti]: -d }, size - 1), eq: false },
+        ...cmpRows(block, h.cmp, h.end, s.pos, this.failAt),
+        ...(okl.check && !checkGuard ? cmpRows(value, h.cmp, h.end, s.pos, this.failAt) : []),
+      ];
+      this.addDomain([to, ti], rows);
+      const axes = tileAxes(s, okl);
+      // Both levels @inner on one axis (`@tile(4, @inner(1), @inner(1))`): the in-tile level takes it.
+      const sameAxis = okl.outer?.kind === "inner" && okl.inner?.kind === "inner" && axes[0] === axes[1];
+      if (okl.outer && (okl.outer.kind === "outer" || this.workItems(h, !sameAxis))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
+      if (okl.inner) this.tags[ti] = { kind: okl.inner.kind === "outer" ? "g" : "l", axis: axes[1]! };
+      scope.set(h.name, { kind: "expr", expr: affToIr(value) });
+      const anyInner = okl.outer?.kind === "inner" || okl.inner?.kind === "inner";
+      inner = { ...ctx, scope, within: [...ctx.within, to, ti], preds: [...ctx.preds, ...guards], outer: true, inner: ctx.inner || anyInner, seqLoop: ctx.seqLoop || (!okl.outer && !okl.inner) };
+    } else {
+      const iname = this.fresh(h.name);
+      let value: Aff;
+      let rows: { aff: Aff; eq: boolean }[];
+      const own = okl?.kind === "inner" ? constRange(s, ctx.scope) : undefined;
+      const hull = own && okl?.kind === "inner" ? this.hulls.get(okl.axis ?? levelsBelow(s.body, "inner")) : undefined;
+      if (own && hull) {
+        // Sibling @inner loops on one axis with different constant ranges: one launch extent (the
+        // hull), each loop's work-items guarded by its own range (OCCA runs the extra ones idle too).
+        value = aff({ [iname]: 1 });
+        rows = [{ aff: aff({ [iname]: 1 }, -hull[0]), eq: false }, { aff: aff({ [iname]: -1 }, hull[1]), eq: false }];
+        const v: Expr = { kind: "var", name: iname };
+        if (own[0] > hull[0]) guards.push({ kind: "compare", op: ">=", left: v, right: c(own[0]) });
+        if (own[1] < hull[1]) guards.push({ kind: "compare", op: "<=", left: v, right: c(own[1]) });
+      } else if (h.step === 1 && h.startAff !== undefined && !(okl?.kind === "inner" && (this.launchSized(h) || this.offsetInner(h)))) {
+        value = aff({ [iname]: 1 });
+        rows = [{ aff: affAdd(value, affScale(h.startAff, -1)), eq: false }, ...cmpRows(value, h.cmp, h.end, s.pos, this.failAt)];
+      } else {
+        const start = h.startAff ?? this.fail(`loop "${h.name}": the start must be affine in the arguments and enclosing loop variables`, s.pos);
+        value = affAdd(start, aff({ [iname]: h.step }));
+        rows = [{ aff: aff({ [iname]: 1 }), eq: false }, ...cmpRows(value, h.cmp, h.end, s.pos, this.failAt)];
+      }
+      this.addDomain([iname], rows);
+      if (okl && (okl.kind === "outer" || this.workItems(h))) {
+        this.tags[iname] = { kind: okl.kind === "outer" ? "g" : "l", axis: okl.axis ?? levelsBelow(s.body, okl.kind) };
+        // A runtime-sized @inner loop counts from 0 (OCCA's `i = init + ID`): siblings share the base and
+        // the scheduler sizes the axis to the largest of them, guarding each by its own range.
+        if (okl.kind === "inner" && !this.launchSized(h)) this.checkInnerRange(iname, rows, s.pos);
+      }
+      scope.set(h.name, { kind: "expr", expr: affToIr(value) });
+      inner = {
+        ...ctx, scope, within: [...ctx.within, iname], preds: [...ctx.preds, ...guards], outer: ctx.outer || okl?.kind === "outer",
+        inner: ctx.inner || okl?.kind === "inner", seqLoop: ctx.seqLoop || (okl === undefined && ctx.outer),
+      };
+    }
+    if (okl && okl.kind !== "tile" && okl.kind === "inner" && !ctx.outer) this.fail("Cannot have [@inner] loop outside of an [@outer] loop", s.pos, "OKL §3.4");
+    this.stmt(s.body, inner);
+  }
+
+  /** The loop's start, bound or step is not affine (reads memory, divides a parameter): it iterates a trip count. */
+  protected needsTrip(h: LoopHead): boolean {
+    if (h.step === undefined) return h.update?.amount !== undefined && constValue(h.update.amount, h.ctx.scope) === undefined;
+    return h.startAff === undefined || !affineBound(h.end, h.cmp);
+  }
+
+  /**
+   * A loop whose start, bound or step is not affine (`k < cnt[j]`, `i += n/16 + 1`): C's trip
+   * count (`tripCount`) goes into an int32 temporary before the loop, an iname `t` runs over
+   * `0 <= t < trip` (a domain with the temporary as parameter), and `i = start ± step*t`; a start or
+   * step that reads memory is kept in a temporary of the iterator's type. `@tile` keeps its
+   * documented span semantics: blocks `start ± K*t` (affine rows when start and bound are), in-tile
+   * `block ± step*u` over `0 <= u < K` guarded by `step*u < K`. Loop levels whose trip count is
+   * computed on the device cannot be grid or work-group extents: such @outer and @inner levels run
+   * sequentially (refused in nests with @shared memory or barriers). Bounds affine in the arguments
+   * never come here: they size the launch.
+   */
+  protected tripLoop(s: A.For, h: LoopHead, ctx0: Ctx): void {
+    const okl = s.okl;
+    const upd = h.update ?? this.fail(`Expected update [${h.name}] with one of these operators [++, --, +=, -=]`, s.update?.pos ?? s.pos, "OKL §3.1");
+    if (!directionAgrees(upd.increasing, h.cmp)) {
+      this.fail(`loop "${h.name}": the update ${upd.increasing ? "increases" : "decreases"} "${h.name}" but the condition is "${h.name} ${h.cmp} …": the loop runs zero times or never ends; with bounds that are not affine it is not supported`, s.pos);
+    }
+    if (okl?.kind === "inner" && !ctx0.outer) this.fail("Cannot have [@inner] loop outside of an [@outer] loop", s.pos, "OKL §3.4");
+    checkHeaderNotWritten(s, h, ctx0, this.failAt);
+    // The trip count is computed on the device, also before an @outer nest (every work-item computes it).
+    const ctx: Ctx = { ...ctx0, outer: true };
+    for (const [what, e] of [["bound", h.end], ["start", h.start]] as const) {
+      if (this.floatTyped(e)) this.fail(`loop "${h.name}": its ${what} has a floating-point type; only integer bounds that are not affine are supported`, s.pos);
+    }
+    const amountConst = upd.amount === undefined ? 1 : constValue(upd.amount, ctx.scope);
+    if (amountConst !== undefined && amountConst <= 0) this.fail(`loop "${h.name}": the step must be positive (the loop would not terminate)`, s.update?.pos ?? s.pos);
+    // Start and step are kept signed (the iterator's value where the loop runs); the trip count compares in the iterator's type.
+    const held: Dtype = h.dtype.endsWith("64") ? "int64" : "int32";
+    const step = amountConst !== undefined ? c(amountConst) : this.capture(this.ex.expr(upd.amount!, ctx), `${h.name}_step`, held, ctx, s.pos);
+    const wide = (e: Expr): Expr => (h.dtype === "int32" ? e : { kind: "cast", dtype: h.dtype, value: e });
+    const trip = (start: Expr, stride: Expr, base: string): string => {
+      const name = this.fresh(base);
+      this.temps.push({ name, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+      const count = tripCount(wide(start), wide(h.end), stride, h.cmp);
+      this.emit({ kind: "var", name }, h.dtype === "int32" ? count : { kind: "cast", dtype: "int32", value: count }, ctx, false, s.pos);
+      return name;
+    };
+    const below = (t: string, n: string) => [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1, [n]: 1 }, -1), eq: false }];
+    const scope = new Scope(ctx0.scope);
+    const sequential = () => {
+      if (this.nestSyncs && okl) {
+        this.fail(`loop "${h.name}": its trip count is computed on the device (its bounds or step are not affine in the kernel's arguments), so this ` +
+          `${okl.kind === "tile" ? "@tile block" : `@${okl.kind}`} loop cannot size the launch and runs sequentially, which is not supported in a nest with @shared memory or barriers ` +
+          `(bounds affine in the arguments, like \`j < n\`, or constant are)`, s.pos);
+      }
+    };
+    if (okl?.kind !== "tile") {
+      if (okl) sequential();
+      const start = this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);
+      const n = trip(start, step, `${h.name}_trip`);
+      const t = this.fresh(h.name);
+      this.addDomain([t], below(t, n));
+      this.boundTemps.set(t, [n]);
+      scope.set(h.name, { kind: "expr", expr: iterateValue(start, step, t, upd.increasing) });
+      this.stmt(s.body, {
+        ...ctx0, scope, within: [...ctx0.within, t], outer: ctx0.outer || okl?.kind === "outer",
+        inner: ctx0.inner || okl?.kind === "inner", seqLoop: ctx0.seqLoop || (okl === undefined && ctx0.outer),
+      });
+      return;
+    }
+    const size = constValue(okl.size, ctx.scope);
+    if (size === undefined || size < 1) this.fail("@tile: the tile size must be a positive compile-time integer", okl.size.pos);
+    const to = this.fresh(`${h.name}_tile`);
+    const ti = this.fresh(`${h.name}_in_tile`);
+    const rows: { aff: Aff; eq: boolean }[] = [];
+    const guards: Expr[] = [];
+    const bound: string[] = [];
+    const affineBlock = h.startAff !== undefined && affineBound(h.end, h.cmp);
+    let block: Expr;
+    if (affineBlock) {
+      const b = affAdd(h.startAff, aff({ [to]: (upd.increasing ? 1 : -1) * size }));
+      rows.push({ aff: aff({ [to]: 1 }), eq: false }, ...cmpRows(b, h.cmp, h.end, s.pos, this.failAt));
+      block = affToIr(b);
+    } else {
+      if (okl.outer) sequential();
+      const start = this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);
+      const n = trip(start, c(size), `${h.name}_tiles`);
+      rows.push(...below(to, n));
+      bound.push(n);
+      block = iterateValue(start, c(size), to, upd.increasing);
+    }
+    rows.push({ aff: aff({ [ti]: 1 }), eq: false });
+    if (amountConst !== undefined) rows.push({ aff: aff({ [ti]: -amountConst }, size - 1), eq: false });
+    else {
+      // step >= 1, so the in-tile iterations are among 0 <= u < K.
+      rows.push({ aff: aff({ [ti]: -1 }, size - 1), eq: false });
+      guards.push({ kind: "compare", op: "<", left: { kind: "arith", op: "*", left: step, right: { kind: "var", name: ti } }, right: c(size) });
+    }
+    const value = iterateValue(block, step, ti, upd.increasing);
+    if (okl.check) guards.push({ kind: "compare", op: h.cmp, left: wide(value), right: wide(h.end) });
+    this.addDomain([to, ti], rows);
+    for (const i of [to, ti]) this.boundTemps.set(i, bound);
+    const axes = tileAxes(s, okl);
+    if (okl.outer && affineBlock && (okl.outer.kind === "outer" || this.workItems(h))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
+    if (okl.inner) this.tags[ti] = { kind: okl.inner.kind === "outer" ? "g" : "l", axis: axes[1]! };
+    scope.set(h.name, { kind: "expr", expr: value });
+    const anyInner = okl.outer?.kind === "inner" || okl.inner?.kind === "inner";
+    this.stmt(s.body, {
+      ...ctx0, scope, within: [...ctx0.within, to, ti], preds: [...ctx0.preds, ...guards], outer: true,
+      inner: ctx0.inner || anyInner, seqLoop: ctx0.seqLoop || (!okl.outer && !okl.inner),
+    });
+  }
+
+  /**
+   * Whether an @inner loop becomes work-items: always where its trip count is a compile-time
+   * constant or an affine expression of the kernel's arguments (`j < n`: the launch sizes the
+   * work-group, OCCA's runtime-sized @inner). Other trip counts (`j <= i`, bounds of enclosing
+   * loops) differ between work-items of one group, so such a loop runs sequentially in each
+   * work-item, which means the same where the nest has no barrier and no @shared memory (work-items
+   * then never observe one another); with them, it stays a work-item loop and scheduling refuses it.
+   */
+  protected workItems(h: LoopHead, launch = true): boolean {
+    const r = affineRange(h);
+    return (r !== undefined && Object.keys(r.span.terms).length === 0) || (launch && this.launchSized(h)) || this.nestSyncs;
+  }
+
+  /**
+   * An @inner loop that starts at an enclosing loop's value and runs a constant trip count
+   * (`for (j = i; j < i + 16; ++j; @inner)`): its work-items count from 0 (`j = i + id`, as OCCA's
+   * do), so the work-group has the trip count's size rather than the hull of `j` over every `i`.
+   */
+  protected offsetInner(h: LoopHead): boolean {
+    const r = affineRange(h);
+    return r !== undefined && Object.keys(r.span.terms).length === 0 && Object.keys(r.start.terms).some((n) => !this.valueArgs.has(n));
+  }
+
+  /** Start and bound of the loop are affine in the kernel's value arguments only, not constant apart: the launch evaluates its extent. */
+  protected launchSized(h: LoopHead): boolean {
+    const r = affineRange(h);
+    if (!r || h.step === undefined || Object.keys(r.span.terms).length === 0) return false;
+    return [...Object.keys(r.end.terms), ...Object.keys(r.start.terms)].every((n) => this.valueArgs.has(n));
+  }
+
+  /**
+   * Sibling @inner loops on one axis must have the same range in Loom (one launch extent); OCCA
+   * accepts different trip counts without guards (OKL.md §11.9). Not supported yet.
+   */
+  protected checkInnerRange(iname: string, rows: readonly { aff: Aff; eq: boolean }[], pos: A.Pos): void {
+    const tag = this.tags[iname] as { kind: "l"; axis: number };
+    const key = `${this.nests}:${tag.axis}`;
+    const range = JSON.stringify(rows.map((r) => [Object.entries(r.aff.terms).map(([n, c0]) => [n === iname ? "@" : n, c0]).sort(), r.aff.constant, r.eq]));
+    const prev = this.innerRanges.get(key);
+    if (prev !== undefined && prev !== range) {
+      this.fail(`sibling @inner loops on axis ${tag.axis} have different ranges; Loom needs one launch extent per axis (guarding the shorter loops is not supported yet)`, pos);
+    }
+    this.innerRanges.set(key, range);
+  }
+}

@@ -1,0 +1,325 @@
+/**
+ * Lowering one OKL @kernel, its statements: host code around the @outer nests, blocks,
+ * declarations, expression statements (assignments, @atomic updates, struct and vector copies), `if`.
+ */
+import { atomicUpdateOf, c, dtypeKind, exprType, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
+import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, walkAst } from "./ast-queries.js";
+import { Scope, type Ctx, type ScalarBinding } from "./bindings.js";
+import { pointerBinding } from "./inline.js";
+import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
+import { loopHead, unrollValues } from "./loop-head.js";
+import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
+import { attributedJump, COMPOUND, needsBlock } from "./opaque.js";
+import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
+import { componentNames, type VectorType } from "./vectors.js";
+import { ArgumentLowering } from "./kernel-arguments.js";
+import { ATOMIC_OPS } from "./kernel-core.js";
+
+export abstract class StatementLowering extends ArgumentLowering {
+  protected abstract forLoop(s: A.For, ctx: Ctx): void;
+
+
+  // ---- host code: outer-most @outer nests and the scalars they use ---------------------------
+
+  protected hostBlock(items: readonly A.Stmt[], ctx: Ctx): void {
+    for (const s of items) {
+      if (s.kind === "empty" || s.kind === "pragma") continue;
+      if (s.kind === "compound") {
+        this.hostBlock(s.items, { ...ctx, scope: new Scope(ctx.scope) });
+        continue;
+      }
+      if (s.kind === "for" && isOuter(s)) {
+        if (this.nests > 0) this.barrier("global", ctx, s.pos);
+        this.nests++;
+        this.nestSyncs = hasSync(s);
+        this.hulls = innerHulls(s, ctx.scope);
+        for (const h of Object.entries(s.loopHints)) {
+          if (h[0] === "max_inner_dims") this.maxInnerDims = [...h[1]];
+          if (h[0] === "simd_length") this.simdLength = h[1][0];
+        }
+        this.forLoop(s, ctx);
+        continue;
+      }
+      if (s.kind === "for" && s.okl === undefined && containsOuter(s)) {
+        // A host loop around @outer nests launches them once per iteration: with compile-time
+        // bounds, each iteration's nests are lowered in turn (a global barrier between nests).
+        const h = loopHead(s, ctx, this.ex);
+        if (!h.constant) this.fail(`host loop "${h.name}" around @outer loops: its bounds must be compile-time constants (each iteration launches the nests again)`, s.pos);
+        for (const v of unrollValues(h, s.pos, this.failAt)) {
+          const scope = new Scope(ctx.scope);
+          scope.set(h.name, { kind: "expr", expr: c(v) });
+          this.hostBlock([s.body], { ...ctx, scope });
+        }
+        continue;
+      }
+      if (s.kind === "declaration" && !s.spec.storage.includes("typedef")) {
+        // A scalar the device code may use: evaluated before the launch (an expression of the arguments).
+        for (const d of s.declarators) {
+          if (d.pointers.length > 0 || d.arrayDims.length > 0 || d.init === undefined || d.init.kind === "initList") {
+            this.fail(`host statement outside the @outer loops: only scalar declarations with an initializer are supported ("${d.name}")`, d.pos);
+          }
+          const e = this.ex.expr(d.init, ctx);
+          walkExpr(e, (n) => {
+            if (n.kind === "subscript") this.fail(`host scalar "${d.name}" reads array "${n.array}"; host code cannot read device memory`, d.pos);
+          });
+          this.file.dtype(s.spec, s.pos);
+          ctx.scope.set(d.name, { kind: "expr", expr: e });
+        }
+        continue;
+      }
+      this.fail(`host statement outside the @outer loops (${describeStmt(s)}) is not supported; only scalar declarations and @outer loops may appear there`, s.pos);
+    }
+  }
+
+  // ---- statements inside an @outer nest -------------------------------------------------------
+
+  protected block(items: readonly A.Stmt[], ctx: Ctx): void {
+    items.forEach((s, idx) => {
+      this.stmt(s, ctx);
+      // OCCA's implicit barrier (OKL.md §7): after an outer-most @inner loop that uses @shared
+      // memory, unless @nobarrier, when more inner loops follow or a regular loop repeats it.
+      if (s.kind === "for" && !ctx.inner && isInnerLoop(s) && !s.nobarrier && this.usesShared(s, ctx.scope)) {
+        const later = items.slice(idx + 1).some((t) => containsInner(t));
+        if (later || ctx.seqLoop) this.barrier("local", ctx, s.pos);
+      }
+    });
+  }
+
+  protected usesShared(s: A.Stmt, scope: Scope): boolean {
+    let found = false;
+    const local = new Set(this.temps.filter((t) => t.addressSpace === "local").map((t) => t.name));
+    walkAst(s, (n) => {
+      if (n.kind === "ident") {
+        const b = scope.get(n.name);
+        if (b?.kind === "temp" && local.has(b.name)) found = true;
+      }
+    });
+    return found;
+  }
+
+  protected stmt(s: A.Stmt, ctx: Ctx): void {
+    if (needsBlock(s, this.file)) return this.opaque(s, ctx);
+    if (attributedJump(s)) this.fail(`"break"/"continue" of an @${(s as A.For).okl!.kind} loop is not supported (its iterations are work-items or groups)`, s.pos);
+    switch (s.kind) {
+      case "empty": case "pragma": return;
+      case "compound": return this.block(s.items, { ...ctx, scope: new Scope(ctx.scope) });
+      case "declaration": return this.declaration(s, ctx);
+      case "expr": return this.exprStmt(s.expr, ctx, false);
+      case "atomic": {
+        const body = s.body.kind === "compound" ? s.body.items : [s.body];
+        for (const b of body) {
+          if (b.kind !== "expr") this.fail("@atomic blocks may contain only update statements (=, +=, -=, &=, |=, ^=, ++, --)", b.pos);
+          this.exprStmt(b.expr, ctx, true);
+        }
+        return;
+      }
+      case "if": return this.ifStmt(s, ctx);
+      case "for": return this.forLoop(s, ctx);
+      // Inside @inner loops too: the barrier is not within the local inames, so the scheduler splits
+      // the work-items' code there (all work-items reach it, as OKL requires).
+      case "barrier": return this.barrier("local", ctx, s.pos);
+      case "switch": case "case":
+        return this.fail(`"${s.kind}" statements are not supported yet (rewrite them as if/else)`, s.pos);
+      default: return this.fail(`unsupported statement ${(s as { kind: string }).kind}`, (s as { pos: A.Pos }).pos);
+    }
+  }
+
+  protected declaration(s: A.Declaration, ctx: Ctx): void {
+    if (s.spec.storage.includes("typedef")) this.fail("typedefs inside kernels are not supported yet", s.pos);
+    const vector = this.file.vectorType(s.spec);
+    if (vector) {
+      // A vector local is one scalar per component; arrays of vectors and pointers follow the struct path below.
+      const scalars = s.declarators.filter((d) => d.pointers.length === 0 && d.arrayDims.length === 0);
+      for (const d of scalars) this.vectorLocal(vector, d, s.spec.qualifiers.includes("const"), ctx);
+      if (scalars.length === s.declarators.length) return;
+      s = { ...s, declarators: s.declarators.filter((d) => !scalars.includes(d)) };
+    }
+    const auto = s.spec.base.kind === "named" && s.spec.base.name === "auto";
+    const struct = auto ? undefined : this.file.structOf(s.spec, s.pos);
+    const dtype = struct?.dtype ?? (auto ? this.autoDtype(s, ctx) : this.file.dtype(s.spec, s.pos));
+    for (const d of s.declarators) {
+      if (d.pointers.length > 0) {
+        // A local pointer is an alias of the array it points into (OKL kernels use them for offsets).
+        if (d.init === undefined) this.fail(`local pointer "${d.name}" is not initialized (reading through it is undefined in C); a local pointer must alias an array: \`a\`, \`a + k\` or \`&a[k]\``, d.pos);
+        if (d.arrayDims.length > 0 || d.init.kind === "initList") this.fail(`local pointer "${d.name}" must be initialized with an array, \`a + k\` or \`&a[k]\``, d.pos);
+        // @exclusive changes nothing for an alias that is never reassigned; a @shared pointer would be one per group.
+        if (d.okl.shared) this.fail(`local pointer "${d.name}" cannot be @shared`, d.pos);
+        ctx.scope.set(d.name, pointerBinding(this.ex, d.init, ctx, d.name));
+        continue;
+      }
+      if (!struct && d.arrayDims.length === 0 && d.init !== undefined && d.init.kind !== "initList" && !d.okl.shared && !d.okl.exclusive && s.spec.qualifiers.includes("const")) {
+        // A const scalar of loop variables and arguments is their expression (affine footprints, no temporary).
+        const e = this.ex.expr(d.init, ctx);
+        if (this.pure(e)) {
+          ctx.scope.set(d.name, { kind: "expr", expr: dtypeKind(dtype) !== "float" && dtype.endsWith("32") && this.isIntegerExpr(e) ? e : { kind: "cast", dtype, value: e } });
+          continue;
+        }
+      }
+      const declared = arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList" && !struct, `array "${d.name}" needs a size`);
+      const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;
+      const shape = flat?.shape ?? declared.map((n) => n!);
+      const name = this.fresh(d.name);
+      const space = d.okl.shared ? "local" : "private";
+      if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
+      // A struct is an array of its scalars: one more, innermost axis (C's layout, no padding).
+      const full = struct ? [...shape, struct.size] : shape;
+      this.temps.push({ name, dtype, shape: full.map((n) => c(n)), addressSpace: space, order: "C", dimTags: undefined });
+      ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length, ...(struct ? { struct } : {}) });
+      if (d.init === undefined) continue;
+      if (struct) {
+        this.structInit(structVariable(name, struct, shape.length), d, ctx);
+        continue;
+      }
+      if (d.init.kind === "initList") {
+        if (!flat) this.fail(`scalar "${d.name}" cannot be initialized with {…}`, d.pos);
+        flat.items.forEach((item, k) => {
+          this.emit({ kind: "subscript", array: name, indices: rowMajor(k, shape) }, item ? this.ex.expr(item, ctx) : c(0), ctx, false, d.pos);
+        });
+      } else {
+        if (shape.length > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
+        this.emit({ kind: "var", name }, this.ex.expr(d.init, ctx), ctx, false, d.pos);
+      }
+    }
+  }
+
+  /** C++'s `auto x = e;`: the type of `e` (a scalar; C++ deduces the same for the scalar types OKL has). */
+  protected autoDtype(s: A.Declaration, ctx: Ctx): Dtype {
+    const d = s.declarators[0]!;
+    if (s.declarators.length !== 1 || d.init === undefined || d.init.kind === "initList" || d.pointers.length + d.arrayDims.length > 0) {
+      this.fail("C++ auto: only `auto x = expression;` declaring one scalar is supported", d.pos, "OKL subset");
+    }
+    const e = this.ex.expr(d.init, ctx);
+    const t = exprType(e, {
+      varType: (n) => this.temps.find((x) => x.name === n)?.dtype ?? this.args.find((x) => x.name === n)?.dtype,
+    });
+    if (t === undefined) this.fail(`C++ auto: cannot deduce the type of "${d.name}" from its initializer`, d.pos, "OKL subset");
+    return t.dtype;
+  }
+
+  protected exprStmt(e: A.Expr, ctx: Ctx, atomic: boolean): void {
+    if (e.kind === "comma" && !atomic) {
+      for (const x of e.exprs) this.exprStmt(x, ctx, false);
+      return;
+    }
+    const vtarget = e.kind === "assign" ? e.target : (e.kind === "unary" || e.kind === "postfix") ? e.operand : undefined;
+    const vector = vtarget && this.ex.vec.typeOf(vtarget, ctx);
+    if (vector) {
+      if (atomic) this.fail(`@atomic on a "${vector.name}" vector is not supported (no target has an atomic as wide as a vector)`, e.pos);
+      if (e.kind !== "assign") this.fail(`"${(e as A.Unary).op}" on a "${vector.name}" vector is not supported`, e.pos);
+      const lhs = this.ex.vec.targets(vtarget!, vector, ctx);
+      const rhs = vectorAssignment(this.ex, e, vector, lhs, ctx, this.failAt);
+      const staged = stageVector(lhs, rhs, (k) => {
+        const name = this.fresh(`${vector.name}_tmp`);
+        this.temps.push({ name, dtype: vector.dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+        this.emit({ kind: "var", name }, rhs[k]!, ctx, false, e.pos);
+        return { kind: "var", name };
+      });
+      lhs.forEach((l, k) => this.emit(l, staged[k]!, ctx, false, e.pos));
+      return;
+    }
+    const whole = e.kind === "assign" ? this.ex.structPlace(e.target, ctx) : undefined;
+    if (e.kind === "assign" && whole && isStructValue(whole)) {
+      if (e.op !== "=") this.fail(`struct "${whole.layout!.name}": whole structs can only be copied with "=" (not "${e.op}")`, e.pos);
+      // Under @atomic, each scalar is exchanged atomically; no target has an atomic as wide as a struct.
+      return this.copyStruct(whole, e.value, ctx, e.pos, atomic);
+    }
+    let target: A.Expr;
+    let op: A.AssignOp;
+    let value: Expr;
+    if (e.kind === "assign") {
+      target = e.target;
+      op = e.op;
+      value = this.ex.expr(e.value, ctx);
+    } else if ((e.kind === "unary" && (e.op === "++" || e.op === "--")) || e.kind === "postfix") {
+      target = (e as A.Unary | A.Postfix).operand;
+      op = (e as A.Unary).op === "++" ? "+=" : "-=";
+      value = c(1);
+    } else {
+      return this.fail(`expression statement ${e.kind === "call" ? "calling a function (possible side effects)" : `(${e.kind})`} is not supported yet; only assignments and updates are`, e.pos);
+    }
+    const lhs = this.ex.lvalue(target, ctx);
+    if (atomic && !ATOMIC_OPS.has(op)) this.fail(`@atomic supports = += -= &= |= ^= ++ -- only, not "${op}"`, e.pos);
+    const bin = COMPOUND;
+    // A struct field stored in a dtype of its size but other signedness: C's value in its own type, then
+    // stored back (the bits C keeps). An atomic update works on the storage: + - & | ^ give the same bits.
+    const stored = this.ex.storedAs(target, ctx);
+    let rhs = value;
+    if (op !== "=") {
+      const b = bin[op];
+      if (!b) this.fail(`operator "${op}" is not supported yet`, e.pos);
+      const own: Expr = stored && !atomic ? { kind: "cast", dtype: stored.own, value: lhs } : lhs;
+      rhs = { kind: "arith", op: b, left: own, right: stored && atomic ? { kind: "cast", dtype: stored.storage, value } : value };
+    }
+    if (stored && !(atomic && op !== "=")) rhs = { kind: "cast", dtype: stored.storage, value: op === "=" ? { kind: "cast", dtype: stored.own, value } : rhs };
+    // `@atomic x = f(x)` is no exchange: the read of x would not be atomic.
+    if (atomic && !atomicUpdateOf(lhs, rhs)) this.fail(`@atomic "${op}": the value must not read the target itself`, e.pos);
+    this.emit(lhs, rhs, ctx, atomic, e.pos);
+  }
+
+  /**
+   * `float3 v = …;`: one scalar per component, bound as expressions when the vector is const and
+   * its value reads no memory (like const scalars), else private temporaries assigned here.
+   */
+  protected vectorLocal(t: VectorType, d: A.Declarator, isConst: boolean, ctx: Ctx): void {
+    const init = d.init === undefined ? undefined : vectorInit(this.ex, t, d, ctx, this.failAt);
+    if (init && isConst && !d.okl.shared && !d.okl.exclusive && init.every((x) => this.pure(x))) {
+      ctx.scope.set(d.name, { kind: "vector", type: t, comps: init.map((expr) => ({ kind: "expr", expr })) });
+      return;
+    }
+    if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
+    const comps = componentNames(t).map((cn): ScalarBinding => {
+      const name = this.fresh(`${d.name}_${cn}`);
+      this.temps.push({ name, dtype: t.dtype, shape: [], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
+      return { kind: "temp", name, rank: 0 };
+    });
+    init?.forEach((x, k) => this.emit({ kind: "var", name: (comps[k] as { name: string }).name }, x, ctx, false, d.pos));
+    ctx.scope.set(d.name, { kind: "vector", type: t, comps });
+  }
+
+  /** `S v = w;` or `S v = {x, y};`: the struct's scalars one by one. */
+  protected structInit(dst: StructPlace, d: A.Declarator, ctx: Ctx): void {
+    const init = d.init!;
+    const layout = dst.layout!;
+    if (init.kind !== "initList") {
+      if (dst.need > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
+      return this.copyStruct(dst, init, ctx, d.pos);
+    }
+    if (dst.need > 0 || init.items.length > layout.size || init.items.some((x) => x.kind === "initList") || init.designators.some((x) => x !== undefined)) {
+      this.fail(`struct "${layout.name}" "${d.name}": only a flat initializer list of at most ${layout.size} scalars is supported for struct locals`, d.pos);
+    }
+    for (let k = 0; k < layout.size; k++) {
+      const item = init.items[k];
+      const own = layout.scalars[k]!;
+      const value = item ? this.ex.expr(item, ctx) : c(0);
+      this.emit(placeElement(dst, k), own === layout.dtype ? value : { kind: "cast", dtype: layout.dtype, value: { kind: "cast", dtype: own, value } }, ctx, false, d.pos);
+    }
+  }
+
+  /** `dst = src` of whole structs: one assignment per scalar (C copies the bytes, which are these scalars). */
+  protected copyStruct(dst: StructPlace, src: A.Expr, ctx: Ctx, pos: A.Pos, atomic = false): void {
+    const layout = dst.layout!;
+    const from = this.ex.structPlace(src, ctx);
+    if (!from || !isStructValue(from) || from.layout!.name !== layout.name) {
+      this.fail(`struct "${layout.name}" can only be assigned a value of struct "${layout.name}" (an element, a local or a field of that type)`, src.pos);
+    }
+    for (let k = 0; k < layout.size; k++) this.emit(placeElement(dst, k), placeElement(from, k), ctx, atomic, pos);
+  }
+
+  protected ifStmt(s: A.If, ctx: Ctx): void {
+    let cond = this.ex.expr(s.cond, ctx);
+    // A condition that reads memory is evaluated once, before the branches may change it.
+    let readsMemory = false;
+    walkExpr(cond, (n) => {
+      if (n.kind === "subscript" || (n.kind === "var" && this.temps.some((t) => t.name === n.name))) readsMemory = true;
+    });
+    if (readsMemory) {
+      const name = this.fresh("cond");
+      this.temps.push({ name, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+      this.emit({ kind: "var", name }, { kind: "if", cond, then: c(1), else: c(0) }, ctx, false, s.pos);
+      cond = { kind: "compare", op: "!=", left: { kind: "var", name }, right: c(0) };
+    }
+    this.stmt(s.then, { ...ctx, scope: new Scope(ctx.scope), preds: [...ctx.preds, cond] });
+    if (s.else) this.stmt(s.else, { ...ctx, scope: new Scope(ctx.scope), preds: [...ctx.preds, { kind: "not", operand: cond }] });
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * `parseOklAst(source, opts)` = C preprocessing + parsing + validation -> the AST of ast.ts, and
+ * `parseOklFragment` for OCCA-style fragments (statements and declarations at the top level).
+ */
+import type { Stmt, TopLevel, TranslationUnit } from "./ast.js";
+import { preprocess, type PreprocessOptions } from "./c-preprocessor.js";
+import { parseFragmentTokens, parseTokens } from "./parse-unit.js";
+import { Validator, type ValidateOptions } from "./validate.js";
+import { guardDepth } from "../../errors.js";
+
+export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, "filename"> {
+  /**
+   * Validate at all (default true). false returns the parsed unit without the semantic checks of
+   * validate.ts (attribute arguments and placement are still checked while parsing).
+   */
+  readonly validate?: boolean;
+  /** Attribute names accepted besides OKL's (OCCA lets hosts register custom attributes). */
+  readonly extraAttributes?: readonly string[];
+}
+
+/**
+ * Preprocess, parse and validate OKL `source`. Throws `OklError` (line, column, caret excerpt, rule)
+ * for malformed input and for constructs outside Loom's C subset.
+ */
+export function parseOklAst(source: string, opts: OklAstOptions = {}): TranslationUnit {
+  return guardDepth("parseOkl", () => {
+    const { tokens, sources } = preprocess(source, opts);
+    const unit = parseTokens(tokens, sources, opts);
+    if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
+    return unit;
+  });
+}
+
+/**
+ * A fragment as in OCCA's parser unit tests: declarations, functions and statements mixed at the top
+ * level (`@dim(2, 3) int *x; x(1, 2);`). Validated like the body of a non-kernel function; no
+ * kernel is required.
+ */
+export function parseOklFragment(source: string, opts: OklAstOptions = {}): readonly (TopLevel | Stmt)[] {
+  return guardDepth("parseOkl", () => {
+    const { tokens, sources } = preprocess(source, opts);
+    const items = parseFragmentTokens(tokens, sources, opts);
+    if (opts.validate ?? true) {
+      const v = new Validator(sources, { ...opts, requireKernel: false });
+      v.validate({ kind: "translationUnit", filename: opts.filename, items: items.filter((x): x is TopLevel => x.kind === "function" || x.kind === "pragma"), pos: { line: 1, column: 1, offset: 0, end: source.length } });
+      v.validateStatements(items.filter((x): x is Stmt => x.kind !== "function"));
+    }
+    return items;
+  });
+}
