@@ -68,6 +68,10 @@ export interface DeviceInfo {
   readonly name: string;
   readonly type: string;
   readonly version: string;
+  /** The largest buffer one `alloc` may make, in bytes (OpenCL's CL_DEVICE_MAX_MEM_ALLOC_SIZE); absent where the runtime does not say. */
+  readonly maxAllocBytes?: number;
+  /** The device's global memory in bytes (CL_DEVICE_GLOBAL_MEM_SIZE); absent where the runtime does not say. */
+  readonly memoryBytes?: number;
 }
 
 /** One device with one in-order queue (OpenCL) or its primary context (CUDA), from `openclContext()` / `cudaContext()`. */

@@ -109,6 +109,69 @@ export class ExecutionError extends LoomError {}
 /** An internal invariant was broken: a bug in Loom, never the user's fault. */
 export class InternalError extends LoomError {}
 
+/** A value as it appears in a message: JSON where it has one, else its type. `shown({a: 1}) === '{"a":1}'` */
+export function shown(x: unknown): string {
+  try {
+    return JSON.stringify(x) ?? typeof x;
+  } catch {
+    return typeof x;
+  }
+}
+
+/** `snake_case` in camelCase: loopy's option names (`sweep_inames`) as Loom spells them. */
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The number of single-character insertions, deletions and substitutions from `a` to `b`. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * The name of `names` a misspelt `key` most likely meant: its camelCase or case variant, else
+ * the nearest within two edits (and fewer than half its letters). `closestName("checkbound",
+ * ["backend", "checkBounds"]) === "checkBounds"`; undefined when nothing is close.
+ */
+export function closestName(key: string, names: readonly string[]): string | undefined {
+  const loose = (n: string) => n.toLowerCase().replace(/_/g, "");
+  const exact = names.find((n) => n === camel(key)) ?? names.find((n) => loose(n) === loose(key));
+  if (exact !== undefined) return exact;
+  let best: { name: string; d: number } | undefined;
+  for (const n of names) {
+    const d = editDistance(loose(key), loose(n));
+    if (d <= 2 && d * 2 < key.length && (!best || d < best.d)) best = { name: n, d };
+  }
+  return best?.name;
+}
+
+/**
+ * `opts` checked against the option names `known` of the function `who`: absent or null is no
+ * options; anything else must be a plain object whose every key is known, else `make(message)`
+ * is thrown, suggesting the closest name (`closestName`).
+ *
+ *   checkOptionNames({ outertag: "g.0" }, "splitIname", SPLIT_OPTIONS, (m) => new TransformError(m))
+ *   // TransformError: splitIname: unknown option "outertag" (did you mean "outerTag"?); options are outerIname, …
+ */
+export function checkOptionNames<T extends object>(
+  opts: T | null | undefined, who: string, known: Readonly<Record<keyof T, true>>, make: (message: string) => LoomError,
+): T {
+  if (opts === undefined || opts === null) return {} as T;
+  const names = Object.keys(known);
+  const list = names.join(", ");
+  if (typeof opts !== "object" || Array.isArray(opts)) throw make(`${who}: options must be an object such as { ${names[0]}: … }; got ${shown(opts)}; options are ${list}`);
+  for (const key of Object.keys(opts)) {
+    if (Object.prototype.hasOwnProperty.call(known, key)) continue;
+    const near = closestName(key, names);
+    throw make(`${who}: unknown option "${key}"${near ? ` (did you mean "${near}"?)` : ""}; options are ${list}`);
+  }
+  return opts;
+}
+
 /** Exhaustiveness check for discriminated unions: a new variant is a compile error here. */
 export function assertNever(x: never, what = "value"): never {
   throw new InternalError(`unexpected ${what}: ${JSON.stringify(x)}`);

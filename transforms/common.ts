@@ -1,5 +1,5 @@
 /** Helpers shared by the transformation modules: names, instruction matching, iname rewriting. */
-import { ParseError, TransformError } from "../src/errors.js";
+import { checkOptionNames, ParseError, shown, TransformError } from "../src/errors.js";
 import {
   allInames, mapExpr, naturalCompare, reductionInames, type Expr, type Instruction, type Kernel, mapInsnExprs, blockLocals,
 } from "../src/ir/index.js";
@@ -118,15 +118,6 @@ export function dependencyClosure(k: Kernel, id: string): Set<string> {
   return seen;
 }
 
-/** A value as it appears in a message: JSON where it has one, else its type. */
-function shown(x: unknown): string {
-  try {
-    return JSON.stringify(x) ?? typeof x;
-  } catch {
-    return typeof x;
-  }
-}
-
 /** Throws unless `k` is a kernel (a user calling a transformation from JavaScript may pass anything). */
 export function checkKernel(k: unknown, who: string): asserts k is Kernel {
   const x = k as Partial<Record<keyof Kernel, unknown>> | null;
@@ -134,9 +125,6 @@ export function checkKernel(k: unknown, who: string): asserts k is Kernel {
     throw new TransformError(`${who}: the first argument must be a kernel (from makeKernel or parseOkl); got ${shown(k)}`);
   }
 }
-
-/** `snake_case` in camelCase: loopy's option names (`sweep_inames`) as Loom spells them. */
-const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
  * `opts` checked against the option names a transformation takes: absent or null is no options;
@@ -147,14 +135,5 @@ const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperC
  *   // TransformError: splitIname: unknown option "outertag" (did you mean "outerTag"?); options are outerIname, …
  */
 export function checkOptions<T extends object>(opts: T | null | undefined, who: string, known: Readonly<Record<keyof T, true>>): T {
-  if (opts === undefined || opts === null) return {} as T;
-  const names = Object.keys(known);
-  const list = names.join(", ");
-  if (typeof opts !== "object" || Array.isArray(opts)) throw new TransformError(`${who}: options must be an object such as { ${names[0]}: … }; got ${shown(opts)}; options are ${list}`);
-  for (const key of Object.keys(opts)) {
-    if (Object.prototype.hasOwnProperty.call(known, key)) continue;
-    const near = names.find((n) => n === camel(key)) ?? names.find((n) => n.toLowerCase() === key.toLowerCase().replace(/_/g, ""));
-    throw new TransformError(`${who}: unknown option "${key}"${near ? ` (did you mean "${near}"?)` : ""}; options are ${list}`);
-  }
-  return opts;
+  return checkOptionNames(opts, who, known, (m) => new TransformError(m));
 }

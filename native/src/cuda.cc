@@ -44,6 +44,8 @@ std::vector<CuDevice> enumerate(std::string* reason) {
     std::string cc = std::to_string(d.major) + std::to_string(d.minor);
     d.info = {"CUDA", name, "GPU",
               "compute_" + cc + ", CUDA driver " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10)};
+    size_t total = 0;
+    if (cu.DeviceTotalMem(&total, d.device) == CUDA_SUCCESS) d.info.maxAllocBytes = d.info.memoryBytes = total;
     found.push_back(d);
   }
   if (found.empty()) *reason = "no CUDA device";

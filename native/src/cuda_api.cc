@@ -122,6 +122,7 @@ const CuApi& api() {
 #define CU(field, name) a.field = reinterpret_cast<decltype(a.field)>(sym(cuda, name))
     CU(Init, "cuInit"); CU(DriverGetVersion, "cuDriverGetVersion"); CU(DeviceGetCount, "cuDeviceGetCount");
     CU(DeviceGet, "cuDeviceGet"); CU(DeviceGetName, "cuDeviceGetName"); CU(DeviceGetAttribute, "cuDeviceGetAttribute");
+    CU(DeviceTotalMem, "cuDeviceTotalMem_v2");
     CU(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"); CU(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
     CU(CtxSetCurrent, "cuCtxSetCurrent"); CU(CtxSynchronize, "cuCtxSynchronize"); CU(MemAlloc, "cuMemAlloc_v2");
     CU(MemFree, "cuMemFree_v2"); CU(MemcpyHtoD, "cuMemcpyHtoD_v2"); CU(MemcpyDtoH, "cuMemcpyDtoH_v2");

@@ -33,6 +33,7 @@ struct CuApi {
   CUresult (*DeviceGet)(CUdevice*, int);
   CUresult (*DeviceGetName)(char*, int, CUdevice);
   CUresult (*DeviceGetAttribute)(int*, int, CUdevice);
+  CUresult (*DeviceTotalMem)(size_t*, CUdevice);
   CUresult (*DevicePrimaryCtxRetain)(CUcontext*, CUdevice);
   CUresult (*DevicePrimaryCtxRelease)(CUdevice);
   CUresult (*CtxSetCurrent)(CUcontext);

@@ -16,6 +16,8 @@ namespace loom {
 
 struct DeviceInfo {
   std::string platform, name, type, version;
+  // The largest buffer and all of the device's memory, in bytes; 0 where the runtime does not say.
+  uint64_t maxAllocBytes = 0, memoryBytes = 0;
 };
 
 struct RuntimeStatus {

@@ -33,6 +33,8 @@ Napi::Object infoObject(Napi::Env env, const DeviceInfo& d) {
   o.Set("name", d.name);
   o.Set("type", d.type);
   o.Set("version", d.version);
+  if (d.maxAllocBytes > 0) o.Set("maxAllocBytes", static_cast<double>(d.maxAllocBytes));
+  if (d.memoryBytes > 0) o.Set("memoryBytes", static_cast<double>(d.memoryBytes));
   o.Freeze();
   return o;
 }

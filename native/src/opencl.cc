@@ -35,6 +35,12 @@ std::string deviceString(cl_device_id d, cl_uint param) {
   return s.c_str();
 }
 
+// A cl_ulong property, 0 when the device does not say.
+uint64_t deviceBytes(cl_device_id d, cl_uint param) {
+  cl_ulong v = 0;
+  return api().GetDeviceInfo(d, param, sizeof v, &v, nullptr) == CL_SUCCESS ? v : 0;
+}
+
 std::string deviceTypeName(cl_bitfield t) {
   std::string s;
   auto add = [&](cl_bitfield bit, const char* name) {
@@ -78,7 +84,8 @@ std::vector<ClDevice> enumerate(std::string* reason) {
     for (cl_device_id d : devices) {
       cl_bitfield type = 0;
       cl.GetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
-      found.push_back({p, d, {platformName, deviceString(d, CL_DEVICE_NAME), deviceTypeName(type), deviceString(d, CL_DEVICE_VERSION)}});
+      found.push_back({p, d, {platformName, deviceString(d, CL_DEVICE_NAME), deviceTypeName(type), deviceString(d, CL_DEVICE_VERSION),
+                              deviceBytes(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE), deviceBytes(d, CL_DEVICE_GLOBAL_MEM_SIZE)}});
     }
   }
   if (found.empty()) *reason = "no OpenCL platform/device: " + std::to_string(np) + " platform(s) but no device";

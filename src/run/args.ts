@@ -3,6 +3,8 @@
  * passed), shapes and strides evaluated with the parameter values, outputs allocated, written
  * arrays copied so that the caller's arrays are never changed.
  */
+import { kMaxLength } from "node:buffer";
+import { totalmem } from "node:os";
 import { ExecutionError } from "../errors.js";
 import {
   allocArray, arrayMatchesDtype, axisStrides, dtypesForArray, effectiveDimTags, exprToString,
@@ -62,6 +64,52 @@ function scalarValue(name: string, x: number | bigint, d: Dtype): number | bigin
   return Number(x);
 }
 
+/** `n` bytes as a message shows them: `12800000000 bytes (12.8 GB)`. */
+export function showBytes(n: number): string {
+  return n < 1e6 ? `${n} bytes` : `${n} bytes (${(n / 1e9).toPrecision(3)} GB)`;
+}
+
+/** One array a run allocates (or copies): for whom, its dtype, and its number of elements. */
+interface Allocation {
+  readonly what: string;
+  readonly dtype: Dtype;
+  readonly elements: number;
+}
+
+const bytesOf = (a: Allocation) => a.elements * allocArray(a.dtype, 0).BYTES_PER_ELEMENT;
+
+/**
+ * Refuse at once, before anything is compiled or allocated, arrays that JavaScript cannot hold
+ * (more elements than a typed array may have) or that together exceed this machine's memory:
+ * allocating them would fail late (a RangeError after minutes of paging) or not at all.
+ */
+function checkHostMemory(allocs: readonly Allocation[]): void {
+  for (const a of allocs) {
+    if (a.elements > kMaxLength) {
+      throw new ExecutionError(`${a.what} needs ${a.elements} ${a.dtype} elements (${showBytes(bytesOf(a))}), more than the ${kMaxLength} elements a JavaScript typed array can hold`);
+    }
+  }
+  const total = allocs.reduce((s, a) => s + bytesOf(a), 0);
+  if (total > totalmem()) {
+    throw new ExecutionError(`the run needs ${showBytes(total)} of memory for ${allocs.map((a) => `${a.what} (${showBytes(bytesOf(a))})`).join(", ")}, ` +
+      `more than this machine has (${showBytes(totalmem())}, os.totalmem())`);
+  }
+}
+
+/**
+ * A zeroed array of `size` elements of `d` for `what`, or an ExecutionError naming the size
+ * and the limit it exceeds. `allocStorage("float32", 8, 'output "out"')` is a Float32Array(8).
+ */
+export function allocStorage(d: Dtype, size: number, what: string): TypedArray {
+  checkHostMemory([{ what, dtype: d, elements: size }]);
+  try {
+    return allocArray(d, size);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new ExecutionError(`${what} needs ${size} ${d} elements (${showBytes(size * allocArray(d, 0).BYTES_PER_ELEMENT)}), which cannot be allocated here: ${e.message}`);
+  }
+}
+
 /** Names of the variables the kernel's instructions write: for `out[i] = 2*a[i]`, `{"out"}`. */
 export function writtenNames(k: Kernel): Set<string> {
   const out = new Set<string>();
@@ -118,7 +166,9 @@ export function prepareArgs(
 
   const params = new Map<string, number>();
   for (const [name, x] of values) params.set(name, Number(x));
-  const arrays = new Map<string, ArrayStorage>();
+  // Every layout first, then one check of what the run allocates, then the allocations.
+  const planned: { a: ArrayArg; x: TypedArray | undefined; layout: ReturnType<typeof layoutOf> }[] = [];
+  const allocs: Allocation[] = [];
   for (const a of typed.args) {
     if (a.kind !== "array") continue;
     const x = args[a.name] as TypedArray | undefined;
@@ -127,21 +177,33 @@ export function prepareArgs(
       if (!a.dtype || !layout) {
         throw new ExecutionError(`output "${a.name}" was not passed and its ${a.dtype ? "shape" : "dtype"} is unknown; pass the array or add ${a.dtype ? "a shape" : "dtypes"}`);
       }
-      arrays.set(a.name, { ...layout, data: allocArray(a.dtype, layout.size) });
-      continue;
-    }
-    if (layout && x.length < layout.size) {
+      allocs.push({ what: `output "${a.name}"`, dtype: a.dtype, elements: layout.size });
+    } else if (layout && x.length < layout.size) {
       throw new ExecutionError(`argument "${a.name}" needs at least ${layout.size} elements for shape (${layout.extents.join(", ")}), got ${x.length}`);
+    } else if (written.has(a.name)) {
+      allocs.push({ what: `the copy of "${a.name}"`, dtype: a.dtype!, elements: x.length });
     }
-    const data = written.has(a.name) ? x.slice() : x;
-    arrays.set(a.name, { data, extents: layout?.extents ?? [], strides: layout?.strides ?? [] });
+    planned.push({ a, x, layout });
   }
+  const temporaries: { t: Temporary; layout: NonNullable<ReturnType<typeof layoutOf>> }[] = [];
   for (const t of typed.temporaries) {
     if (!t.dtype) throw new ExecutionError(`cannot infer the dtype of temporary "${t.name}"; declare it (<float32> ${t.name} = …) or add dtypes to the arguments`);
     if (opts.temporaries === false) continue;
     const layout = layoutOf(t, params)!;
-    arrays.set(t.name, { ...layout, data: allocArray(t.dtype, layout.size) });
+    temporaries.push({ t, layout });
+    allocs.push({ what: `temporary "${t.name}"`, dtype: t.dtype, elements: layout.size });
   }
+  checkHostMemory(allocs);
+  const arrays = new Map<string, ArrayStorage>();
+  for (const { a, x, layout } of planned) {
+    if (x === undefined) {
+      arrays.set(a.name, { ...layout!, data: allocStorage(a.dtype!, layout!.size, `output "${a.name}"`) });
+      continue;
+    }
+    const data = written.has(a.name) ? x.slice() : x;
+    arrays.set(a.name, { data, extents: layout?.extents ?? [], strides: layout?.strides ?? [] });
+  }
+  for (const { t, layout } of temporaries) arrays.set(t.name, { ...layout, data: allocStorage(t.dtype!, layout.size, `temporary "${t.name}"`) });
   return { kernel: typed, arrays, values, written: typed.args.filter((a) => a.kind === "array" && written.has(a.name)).map((a) => a.name) };
 }
 

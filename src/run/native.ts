@@ -15,9 +15,9 @@ import {
 import { generateCodeAndSchedule, type GeneratedCode } from "../../codegen/index.js";
 import { C_TYPES } from "../../codegen/targets/cfamily.js";
 import { BackendUnavailableError, CodegenError, ExecutionError, LoomError } from "../errors.js";
-import { allocArray, findArg, findTemporary, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
+import { findArg, findTemporary, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
 import type { DeviceKernel, Schedule } from "../schedule/index.js";
-import { evalSizeExpr, layoutOf, prepareArgs, type ArgValue, type ArrayStorage, type PreparedRun } from "./args.js";
+import { allocStorage, evalSizeExpr, layoutOf, prepareArgs, showBytes, type ArgValue, type ArrayStorage, type PreparedRun } from "./args.js";
 import { checkBounds, type ArrayExtents } from "./bounds.js";
 import { compileShared, type CompilerOptions } from "./native-compile.js";
 
@@ -100,7 +100,7 @@ function storageFor(plan: Plan, prep: PreparedRun): Map<string, ArrayStorage> {
       if (!t?.dtype) throw new ExecutionError(`the generated kernel "${info.name}" takes "${name}", which has no storage or dtype`);
       const layout = layoutOf(t, params);
       if (!layout) throw new ExecutionError(`the global temporary "${name}" has no shape`);
-      out.set(name, { ...layout, data: allocArray(t.dtype, layout.size) });
+      out.set(name, { ...layout, data: allocStorage(t.dtype, layout.size, `the global temporary "${name}"`) });
     }
   }
   return out;
@@ -290,19 +290,41 @@ function programFor(rt: DeviceRuntime, ctx: DeviceContext, source: string, what:
   return p;
 }
 
+/** Refuse, before building anything, buffers larger than the device's largest or more than its memory. */
+function checkDeviceMemory(rt: DeviceRuntime, ctx: DeviceContext, storage: ReadonlyMap<string, ArrayStorage>): void {
+  const { maxAllocBytes, memoryBytes, name } = ctx.device;
+  let total = 0;
+  for (const [array, s] of storage) {
+    total += s.data.byteLength;
+    if (maxAllocBytes !== undefined && s.data.byteLength > maxAllocBytes) {
+      throw new ExecutionError(`${rt.name}: "${array}" needs ${showBytes(s.data.byteLength)}, more than the largest buffer of the device ` +
+        `${name} (${showBytes(maxAllocBytes)}, ${rt.name === "opencl" ? "CL_DEVICE_MAX_MEM_ALLOC_SIZE" : "its memory"}); run it on the c or openmp backend, or in smaller pieces`);
+    }
+  }
+  if (memoryBytes !== undefined && total > memoryBytes) {
+    throw new ExecutionError(`${rt.name}: the run needs ${showBytes(total)} of device memory for ${[...storage.keys()].join(", ")}, more than the device ${name} has (${showBytes(memoryBytes)})`);
+  }
+}
+
 async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions): Promise<BackendResult> {
   const ctx = contextFor(rt);
   const prep = prepareArgs(k, args, { temporaries: false });
   const plan = planFor(k, prep.kernel, rt.name);
   const storage = storageFor(plan, prep);
   proveBounds(plan, prep, storage, opts);
+  checkDeviceMemory(rt, ctx, storage);
   const program = programFor(rt, ctx, plan.code.deviceCode, `${rt.name} code of kernel "${k.name}"`);
   const params = new Map([...prep.values].map(([n, x]) => [n, Number(x)]));
   const buffers = new Map<string, DeviceBuffer>();
   const kernelMs: number[] = [];
   try {
     for (const [name, s] of storage) {
-      const buf = ctx.alloc(Math.max(1, s.data.byteLength));
+      let buf: DeviceBuffer;
+      try {
+        buf = ctx.alloc(Math.max(1, s.data.byteLength));
+      } catch (e) {
+        throw new ExecutionError(`${rt.name}: cannot allocate ${showBytes(s.data.byteLength)} for "${name}" on ${ctx.device.name}: ${(e as Error).message}`);
+      }
       buffers.set(name, buf);
       if (s.data.byteLength > 0) ctx.write(buf, s.data);
     }

@@ -4,9 +4,9 @@
  * CUDA), which report BackendUnavailableError saying what to install where they cannot run.
  */
 import { performance } from "node:perf_hooks";
-import { BackendUnavailableError, depthError, ExecutionError } from "../errors.js";
-import { allocArray, findTemporary, type Kernel, type TypedArray } from "../ir/index.js";
-import { layoutOf, prepareArgs, type ArgValue, type ArrayStorage } from "./args.js";
+import { BackendUnavailableError, checkOptionNames, closestName, depthError, ExecutionError, shown } from "../errors.js";
+import { findTemporary, type Kernel, type TypedArray } from "../ir/index.js";
+import { allocStorage, layoutOf, prepareArgs, type ArgValue, type ArrayStorage } from "./args.js";
 import { compileKernel, type CompiledKernel } from "./interp.js";
 import { runJs } from "./js-backend.js";
 import { nativeBackends, type BackendResult, type NativeRunOptions } from "./native.js";
@@ -17,6 +17,35 @@ export type BackendName = (typeof BACKEND_NAMES)[number];
 
 export interface RunOptions extends NativeRunOptions {
   readonly backend?: BackendName;
+}
+
+const RUN_OPTIONS: Readonly<Record<keyof RunOptions, true>> = { backend: true, checkBounds: true, cc: true, flags: true, libs: true };
+
+/**
+ * What a caller from JavaScript may pass wrong, refused before anything runs: a first argument
+ * that is no kernel, arguments that are no plain object, an unknown option (with the closest
+ * name suggested) or an option of the wrong type.
+ */
+function checkRunCall(k: unknown, args: unknown, opts: unknown): RunOptions {
+  const x = k as Partial<Record<keyof Kernel, unknown>> | null;
+  if (x === null || typeof x !== "object" || typeof x.name !== "string" || !Array.isArray(x.domains) || !Array.isArray(x.instructions) || !Array.isArray(x.args)) {
+    throw new ExecutionError(`run: the first argument must be a kernel (from makeKernel or parseOkl); got ${shown(k)}`);
+  }
+  const proto = args !== null && typeof args === "object" ? Object.getPrototypeOf(args) : undefined;
+  if (proto !== Object.prototype && proto !== null) {
+    throw new ExecutionError(`run: the arguments of kernel "${x.name}" must be an object of values by name, e.g. { a: new Float32Array(8), n: 8 }; ` +
+      `got ${args === null ? "null" : Array.isArray(args) ? "an array" : ArrayBuffer.isView(args) ? "a typed array" : shown(args)}`);
+  }
+  const o = checkOptionNames(opts as RunOptions | null | undefined, "run", RUN_OPTIONS, (m) => new ExecutionError(m));
+  const bad = (name: string, want: string, got: unknown) =>
+    new ExecutionError(`run: the option ${name} must be ${want}; got ${shown(got)}`);
+  if (o.checkBounds !== undefined && typeof o.checkBounds !== "boolean") throw bad("checkBounds", "true or false", o.checkBounds);
+  if (o.cc !== undefined && (typeof o.cc !== "string" || o.cc === "")) throw bad("cc", "the compiler's name or path, e.g. \"gcc\"", o.cc);
+  for (const name of ["flags", "libs"] as const) {
+    const v: unknown = o[name];
+    if (v !== undefined && !(Array.isArray(v) && v.every((f) => typeof f === "string"))) throw bad(name, "an array of strings, e.g. [\"-O2\"]", v);
+  }
+  return o;
 }
 
 export type { BackendResult } from "./native.js";
@@ -55,7 +84,7 @@ function temporaryStorage(k: Kernel, name: string, values: ReadonlyMap<string, n
   const t = findTemporary(k, name);
   if (!t?.dtype) throw new ExecutionError(`the scheduled kernel "${k.name}" uses "${name}", which has no storage or dtype`);
   const layout = layoutOf(t, new Map([...values].map(([n, x]) => [n, Number(x)])))!;
-  return { ...layout, data: allocArray(t.dtype, layout.size) };
+  return { ...layout, data: allocStorage(t.dtype, layout.size, `temporary "${name}"`) };
 }
 
 /** A backend from its execute function. */
@@ -90,7 +119,8 @@ const BACKENDS: Readonly<Record<BackendName, Backend>> = {
 /** The backend called `name`, or a BackendUnavailableError saying why there is none. `getBackend("interp").name === "interp"` */
 export function getBackend(name: string): Backend {
   if (!(BACKEND_NAMES as readonly string[]).includes(name)) {
-    throw new BackendUnavailableError(`unknown backend "${name}"; backends are ${BACKEND_NAMES.join(", ")}`);
+    const near = typeof name === "string" ? closestName(name, BACKEND_NAMES) : undefined;
+    throw new BackendUnavailableError(`unknown backend ${shown(name)}${near ? ` (did you mean "${near}"?)` : ""}; backends are ${BACKEND_NAMES.join(", ")}`);
   }
   return BACKENDS[name as BackendName];
 }
@@ -121,11 +151,12 @@ export async function runTimed(
   args: Readonly<Record<string, ArgValue>>,
   opts: RunOptions = {},
 ): Promise<BackendResult> {
-  const b = getBackend(opts.backend ?? "interp");
+  const o = checkRunCall(k, args, opts);
+  const b = getBackend(o.backend ?? "interp");
   // Compilation and execution are synchronous inside the backend; a stack overflow from a
   // pathologically deep expression becomes a LoomError like every other user-caused failure.
   try {
-    return await b.execute(k, args, opts);
+    return await b.execute(k, args, o);
   } catch (e) {
     throw depthError("run", e);
   }
