@@ -203,8 +203,11 @@ function writtenType(k: Kernel, name: string, env: TypeEnv): { type: TypeInfo | 
  * writers are typed only in part (a writer reads the name itself) takes the type of those, and is
  * revised until every writer agrees; undefined when a guessed name never has all writers typed.
  */
-function inferFixedPoint(k: Kernel, given: ReadonlyMap<string, Dtype>, untyped: readonly string[], guess: boolean): Map<string, Dtype> | undefined {
+function inferFixedPoint(
+  k: Kernel, given: ReadonlyMap<string, Dtype>, untyped: readonly string[], guess: boolean,
+): { known: Map<string, Dtype>; weak: Set<string> } | undefined {
   const known = new Map(given);
+  const weak = new Set<string>();
   const open = new Set(untyped);
   const guessed = new Set<string>();
   for (let round = 0; round < 64 * (untyped.length + 1); round++) {
@@ -212,8 +215,10 @@ function inferFixedPoint(k: Kernel, given: ReadonlyMap<string, Dtype>, untyped: 
     const env = kernelTypeEnv(k, known);
     for (const name of [...open, ...guessed]) {
       const { type, complete } = writtenType(k, name, env);
-      if (!complete || !type || known.get(name) === type.dtype) continue;
+      if (!complete || !type || (known.get(name) === type.dtype && weak.has(name) === type.weak)) continue;
       known.set(name, type.dtype);
+      if (type.weak) weak.add(name);
+      else weak.delete(name);
       open.delete(name);
       changed = true;
     }
@@ -234,7 +239,15 @@ function inferFixedPoint(k: Kernel, given: ReadonlyMap<string, Dtype>, untyped: 
     const { type, complete } = writtenType(k, name, env);
     if (!complete || type?.dtype !== known.get(name)) return undefined;
   }
-  return known;
+  return { known, weak };
+}
+
+export interface InferOptions {
+  /**
+   * Leave an argument untyped when only implicitly typed literals are written to it (`a[i] = 1`):
+   * its dtype then comes from the array passed at run time, as in loopy (makeKernel's choice).
+   */
+  readonly weakArgsStayOpen?: boolean;
 }
 
 /**
@@ -242,14 +255,18 @@ function inferFixedPoint(k: Kernel, given: ReadonlyMap<string, Dtype>, untyped: 
  * that write them, to a fixed point. Names that stay unknown keep `dtype: undefined` (they depend
  * on arguments whose dtype is given only at run time). `argDtypes` supplies such run-time dtypes.
  */
-export function inferTypes(k: Kernel, argDtypes: ReadonlyMap<string, Dtype> = new Map()): Kernel {
+export function inferTypes(k: Kernel, argDtypes: ReadonlyMap<string, Dtype> = new Map(), opts: InferOptions = {}): Kernel {
   const given = new Map(argDtypes);
   for (const a of k.args) if (a.dtype && !given.has(a.name)) given.set(a.name, a.dtype);
   for (const t of k.temporaries) if (t.dtype) given.set(t.name, t.dtype);
   const untyped = [...k.temporaries, ...k.args].filter((x) => !given.has(x.name)).map((x) => x.name);
   if (untyped.length === 0 && argDtypes.size === 0) return k;
   // Self-reference (`<> n = 0`, `n = n + 1`) needs a guess; a guess that leaves a writer untyped is dropped.
-  const known = inferFixedPoint(k, given, untyped, true) ?? inferFixedPoint(k, given, untyped, false)!;
+  const infer = (open: readonly string[]) => inferFixedPoint(k, given, open, true) ?? inferFixedPoint(k, given, open, false)!;
+  let { known, weak } = infer(untyped);
+  const argNames = new Set(k.args.map((a) => a.name));
+  const open = [...weak].filter((n) => argNames.has(n));
+  if (opts.weakArgsStayOpen === true && open.length > 0) known = infer(untyped.filter((n) => !open.includes(n))).known;
   const temporaries = k.temporaries.map((t): Temporary => (t.dtype || !known.has(t.name) ? t : { ...t, dtype: known.get(t.name)! }));
   const args = k.args.map((a) => (a.dtype || !known.has(a.name) ? a : ({ ...a, dtype: known.get(a.name)! } as ArrayArg)));
   return withKernel(k, { temporaries, args });

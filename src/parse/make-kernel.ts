@@ -227,7 +227,8 @@ function makeKernelUnguarded(
     name, domains: sets, instructions: instructionsOut, args: kernelArgs, temporaries, substitutions,
     assumptions, target: options.target,
   });
-  const typed = inferTypes(k);
+  // A literal alone does not fix an argument's dtype (`a[i] = 1`): the array passed at run time does.
+  const typed = inferTypes(k, new Map(), { weakArgsStayOpen: true });
   // C rejects bitwise operators on floats: say so at the statement, as soon as the types are known.
   const bad = checkOperandTypes(typed);
   if (bad) {

@@ -50,3 +50,17 @@ describe("Python's conditional expression `x if c else y` (loopy's pymbolic If)"
     expect(() => makeKernel("{[i]: 0<=i<n}", "out[i] = 1 if i > 2", ["out: float64[n]", "n: int32"])).toThrow(ParseError);
   });
 });
+
+describe("an implicitly typed literal does not fix an array's dtype (loopy: the array passed decides)", () => {
+  const k = makeKernel("{[i,j]: 0<=i<n and 0<=j<8}", ["a[[8*i + j]] = 1", "b[i] = 2*a[[8*i]]"], ["a, b", "n: int32"]);
+  it("a written only with literals stays untyped, and so does what reads it", () => {
+    expect(k.args.map((a) => `${a.name}:${a.dtype}`)).toEqual(["a:undefined", "b:undefined", "n:int32"]);
+  });
+  it("a float32 a passed at run time is written as float32 on every backend", async () => {
+    await expectOnEveryBackend(k, { a: new Float32Array(16), b: new Float32Array(2), n: 2 }, { a: new Float32Array(16).fill(1), b: [2, 2] });
+  });
+  it("a typed literal still fixes it", () => {
+    const typed = makeKernel("{[i]: 0<=i<n}", "a[i] = 1.5f", ["a", "n: int32"]);
+    expect(typed.args[0]!.dtype).toBe("float32");
+  });
+});
