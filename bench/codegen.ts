@@ -13,7 +13,7 @@
  * repeats) and the 16/16/16 variant with every memo cleared first (the cold cost).
  */
 import { performance } from "node:perf_hooks";
-import { generateCode, lowerSchedule, scheduleFor } from "../codegen/index.js";
+import { generateCode, lowerSchedule, scheduleForTarget } from "../codegen/index.js";
 import { openclTarget } from "../codegen/targets/opencl.js";
 import type { Kernel } from "../src/ir/index.js";
 import { makeKernel } from "../src/parse/index.js";
@@ -51,7 +51,7 @@ function staged(f: readonly [number, number, number], into: Record<Stage, number
   const t0 = performance.now();
   const k = variant(...f);
   const t1 = performance.now();
-  const s = scheduleFor(k, false);
+  const s = scheduleForTarget(k, "opencl");
   const t2 = performance.now();
   const lowered = lowerSchedule(s, openclTarget.d.lowerOptions);
   const t3 = performance.now();

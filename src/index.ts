@@ -24,9 +24,9 @@ export type { BasicSet, Aff, Bound, DimBounds, Constraint } from "./poly/index.j
 export * from "../transforms/index.js";
 
 // Scheduling, code generation and execution
-export { linearize, preprocess, schedule, showSchedule, lowerForCpu } from "./schedule/index.js";
-export type { Schedule, DeviceKernel, HwAxis, ScheduleNode } from "./schedule/index.js";
-export { generateCode, generateCodeFromSchedule, type GenerateOptions } from "../codegen/index.js";
+export { linearize, preprocess, schedule, scheduleStages, showSchedule, lowerForCpu, SCHEDULE_PASSES } from "./schedule/index.js";
+export type { Schedule, DeviceKernel, HwAxis, ScheduleNode, Stage } from "./schedule/index.js";
+export { BUILT_TARGETS, generateCode, generateCodeFromSchedule, lowerStages, passNames, type GenerateOptions } from "../codegen/index.js";
 export { generateOkl } from "../codegen/targets/okl-generate.js";
 export { run, runTimed, autoTestVsRef, backendAvailability } from "./run/index.js";
 export type { BackendName, BackendResult, RunOptions } from "./run/index.js";

@@ -8,13 +8,16 @@ import { assertNever, CodegenError } from "../../src/errors.js";
 import { isWideInt, type ArithOp, type Dtype } from "../../src/ir/index.js";
 import { Printer, type Ex, type ExDtype, type ExprSyntax, type StmtSyntax } from "../ast.js";
 import { binaryCode, bitNotCode, convertCode, literalCode, mathCallCode, negCode } from "../js-arith.js";
-import type { LoweredKernel } from "../lower.js";
+import type { LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { printedKernels } from "./rename.js";
 
 /** The C-cast conversion template shared with the interpreter. */
 export const convertJs = convertCode;
+
+/** What the js target asks of the lowering: no hardware axes (the CPU lowering made them loops), plain atomics (one thread). */
+export const JS_LOWER_OPTIONS: LowerOptions = { hwAxes: false, atomics: "plain" };
 
 /** A literal; index arithmetic ("idx") is plain JS numbers. Negative literals are parenthesized. */
 function literal(v: number, d: ExDtype): string {

@@ -1,16 +1,16 @@
 /**
  * `generateOkl(k, { normalized })`: the okl target with its options (generateCode(k, "okl") is
- * the legacy spelling). Separate from okl.ts so that the target table does not import itself.
+ * the legacy spelling): the scheduling passes every route runs, then the okl dialect.
  *
  *   generateOkl(k, { normalized: true }).deviceCode   // "[[okl_kernel(\"\")]] void f(…"
  */
 import type { Kernel } from "../../src/ir/index.js";
-import { scheduleFor } from "../index.js";
+import { schedule } from "../../src/schedule/index.js";
 import { lowerSchedule } from "../lower.js";
 import type { GeneratedCode } from "../types.js";
 import { OKL_LOWER_OPTIONS, renderOkl, type OklOptions } from "./okl.js";
 
 export function generateOkl(k: Kernel, opts: OklOptions = {}): GeneratedCode {
-  const ks = lowerSchedule(scheduleFor(k, false), OKL_LOWER_OPTIONS);
+  const ks = lowerSchedule(schedule(k), OKL_LOWER_OPTIONS);
   return renderOkl(ks, ks[0]?.name ?? k.name, opts);
 }

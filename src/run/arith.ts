@@ -5,28 +5,10 @@
  * already rounded or wrapped to its type (float16 as its float value, bool as 0/1).
  */
 import { ExecutionError } from "../errors.js";
-import { isFloat, type Dtype } from "../ir/index.js";
-import { floatToBig, literalCode } from "../../codegen/js-arith.js";
+import type { Dtype } from "../ir/index.js";
+import { floatToBig } from "../../codegen/js-arith.js";
 export { binaryCode, bitNotCode, convertCode, literalCode, negCode } from "../../codegen/js-arith.js";
 import { f16round, floatToHalf, h2f } from "../ir/float16.js";
-
-/** Smallest and largest values of the integer dtypes held as numbers (the identities of max/min). */
-export const INT_RANGE: Readonly<Partial<Record<Dtype, readonly [number, number]>>> = {
-  int8: [-128, 127], int16: [-32768, 32767], int32: [-2147483648, 2147483647],
-  uint8: [0, 255], uint16: [0, 65535], uint32: [0, 4294967295], bool: [0, 1],
-};
-
-/** The identity of a reduction in dtype `d`: sum 0, product 1, max the lowest value, min the highest (`reductionIdentity("max", "int8")` is `-128`). */
-export function reductionIdentity(op: "sum" | "product" | "max" | "min", d: Dtype): string {
-  if (op === "sum") return literalCode(0, d);
-  if (op === "product") return literalCode(1, d);
-  const lowest = op === "max";
-  if (isFloat(d)) return lowest ? "-Infinity" : "Infinity";
-  if (d === "int64") return lowest ? "-9223372036854775808n" : "9223372036854775807n";
-  if (d === "uint64") return lowest ? "0n" : "18446744073709551615n";
-  const [lo, hi] = INT_RANGE[d]!;
-  return String(lowest ? lo : hi);
-}
 
 function divByZero(insn: string, what: string): never {
   throw new ExecutionError(`instruction "${insn}": integer ${what} by zero`);

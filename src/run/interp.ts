@@ -1,8 +1,9 @@
 /**
  * The reference interpreter. A kernel is compiled once (per set of argument dtypes) to one
  * JavaScript function: the schedule tree becomes nested `for` loops with bounds from the iteration
- * domains, each instruction a guarded statement, each reduction a local function enumerating its
- * domain. Values live in JS locals and typed arrays: no AST walking and no lookups per point.
+ * domains, each instruction a guarded statement. It runs the schedule every target runs
+ * (src/schedule/pipeline.ts): reductions are realized, address spaces decided, barriers placed.
+ * Values live in JS locals and typed arrays: no AST walking and no lookups per point.
  *
  * Device kernels with hardware axes (and every kernel with g/l tags) run group by group with
  * work-items in lockstep: parallel-code.ts. Sequential kernels run as plain loops.
@@ -11,12 +12,11 @@ import { assertNever, ExecutionError } from "../errors.js";
 import {
   allInames, exprEquals, findArg, findTemporary, iterationDomain, mapExpr, kernelTypeEnv, effectiveDimTags, INDEX_DTYPE, isWideInt,
   blockLocals, blockTypeEnv, checkBlock,
-  type BlockInsn, type BlockStmt, type Dtype, type Expr, type Instruction, type Kernel, type Reduce, type TypedArray,
+  type BlockInsn, type BlockStmt, type Dtype, type Expr, type Instruction, type Kernel, type TypedArray,
 } from "../ir/index.js";
 import { compilePointTest, type BasicSet } from "../poly/index.js";
-import { expandSubstitutions, type Schedule, type ScheduleNode } from "../schedule/index.js";
-import { binaryCode, H, literalCode, reductionIdentity } from "./arith.js";
-import { addressSpaceOf, isParallel, scheduleForRun } from "./device-schedule.js";
+import { expandSubstitutions, schedule, type Schedule, type ScheduleNode } from "../schedule/index.js";
+import { H, literalCode } from "./arith.js";
 import { RT } from "./race.js";
 import { compileExpr, offsetCode, readCode, storeCode, type ArrayView, type ExprContext } from "./compile-expr.js";
 import { guardCode, rangeCode, type SetCodeContext } from "./domain-code.js";
@@ -38,13 +38,18 @@ export interface CompiledKernel {
 
 type PointTest = (values: ArrayLike<number>) => boolean;
 
+/** Whether `k` has any g or l tag: otherwise it runs as one group of one work-item. */
+function isParallel(k: Kernel): boolean {
+  return Object.values(k.inameTags).some((t) => t.kind === "g" || t.kind === "l");
+}
+
 
 /**
  * Compile `k` (every argument and temporary already typed) to a runnable function.
  * `compileKernel(k).execute([a, out], [[n], [n]], [[1], [1]], [n])`
  */
 export function compileKernel(k: Kernel): CompiledKernel {
-  return compileSchedule(scheduleForRun(k));
+  return compileSchedule(schedule(k));
 }
 
 /** Compile a schedule (its kernel fully typed) to a runnable function. */
@@ -74,7 +79,10 @@ class KernelCompiler implements KernelCode {
   constructor(private readonly schedule: Schedule) {
     const k = (this.k = schedule.kernel);
     this.parallel = isParallel(k);
-    for (const t of k.temporaries) this.space.set(t.name, addressSpaceOf(k, t));
+    for (const t of k.temporaries) {
+      if (t.addressSpace === "auto") throw new ExecutionError(`temporary "${t.name}" of kernel "${k.name}" has no address space: run kernels through the scheduling passes (schedule), which decide it`);
+      this.space.set(t.name, t.addressSpace);
+    }
     this.env = kernelTypeEnv(k);
     allInames(k).forEach((n, idx) => this.inameVars.set(n, `i${idx}`));
     for (const a of k.args) {
@@ -297,40 +305,7 @@ class KernelCompiler implements KernelCode {
     return `const o = ${offset}; const r = ${compileExpr(value, view.dtype, atomicCtx)}; ${storeCode(view, "o", "r", insnId, true)}`;
   }
 
-  // ---- reductions --------------------------------------------------------------------------
 
-  /** Declare a function computing `e` over its domain at the point of `scope`; return its call. */
-  private reduction(e: Reduce, dtype: Dtype, scope: readonly string[], insnId: string): string {
-    for (const r of e.inames) {
-      if (!this.inameVars.has(r)) throw new ExecutionError(`instruction "${insnId}": reduction over unknown iname "${r}"`);
-      if (scope.includes(r)) throw new ExecutionError(`instruction "${insnId}": reduction iname "${r}" is already a loop around the instruction`);
-    }
-    const inner = [...scope, ...e.inames];
-    const set = this.domainOf(inner);
-    const ctx = this.exprCtx(insnId, inner);
-    const body = compileExpr(e.body, dtype, ctx);
-    const acc = "acc";
-    const combine =
-      e.op === "sum" ? binaryCode("+", acc, body, dtype, JSON.stringify(insnId))
-        : e.op === "product" ? binaryCode("*", acc, body, dtype, JSON.stringify(insnId))
-          : dtype.startsWith("float") ? `Math.${e.op}(${acc}, ${body})` : `H.${e.op}(${acc}, ${body})`;
-    const name = `red${this.functions.length}`;
-    const params = scope.map((s) => this.inameVars.get(s)!);
-    const lines = [`  function ${name}(${params.join(", ")}) {`, `    let ${acc} = ${reductionIdentity(e.op, dtype)};`];
-    let ind = "    ";
-    e.inames.forEach((r, m) => {
-      const v = this.inameVars.get(r)!;
-      const { lo, hi } = rangeCode(set, r, [...scope, ...e.inames.slice(0, m)], this.setCtx(inner), `instruction "${insnId}"`);
-      lines.push(`${ind}for (let ${v} = ${lo}, ${v}_hi = ${hi}; ${v} <= ${v}_hi; ${v}++) {`);
-      ind += "  ";
-    });
-    const guard = guardCode(set, this.setCtx(inner));
-    lines.push(guard === "true" ? `${ind}${acc} = ${combine};` : `${ind}if (${guard}) ${acc} = ${combine};`);
-    for (let m = e.inames.length; m > 0; m--) lines.push(`${"  ".repeat(m + 1)}}`);
-    lines.push(`    return ${acc};`, "  }");
-    this.functions.push(lines.join("\n"));
-    return `${name}(${params.join(", ")})`;
-  }
 
   // ---- names -------------------------------------------------------------------------------
 
@@ -387,7 +362,9 @@ class KernelCompiler implements KernelCode {
         if (!this.arrayIndex.has(name)) throw new ExecutionError(`instruction "${insnId}" subscripts "${name}", which is not an array of kernel "${this.k.name}"`);
         return this.view(name);
       },
-      reductionCode: (e, dtype) => this.reduction(e, dtype, scope, insnId),
+      reductionCode: () => {
+        throw new ExecutionError(`instruction "${insnId}": a reduction reached the interpreter unrealized; kernels are run through the scheduling passes, which realize every reduction`);
+      },
     };
   }
 

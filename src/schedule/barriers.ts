@@ -19,7 +19,6 @@ import {
 } from "../ir/index.js";
 import { dimBounds } from "../poly/index.js";
 import { constRange } from "./checks.js";
-import { BarrierInLocalLoopError } from "./preprocess-uniform.js";
 import type { BarrierNode, ScheduleNode } from "./types.js";
 
 /** One read or write of a synchronized variable by an instruction. */
@@ -44,6 +43,22 @@ interface Ctx {
   readonly deps: ReadonlyMap<string, ReadonlySet<string>>;
   /** Local inames by the local id they stand for (see `localIdNames`). */
   readonly lidName: ReadonlyMap<string, string>;
+  /** Loops found to need a barrier while their bounds depend on local ids (see `BarrierPlacement`). */
+  readonly needsUniform: UniformLoopNeed[];
+}
+
+/** A loop that needs a barrier inside while its bounds depend on a local id. */
+export interface UniformLoopNeed {
+  readonly loop: string;
+  /** Why, for the ScheduleError raised where the loop cannot be given uniform bounds. */
+  readonly message: string;
+}
+
+/** Barriers placed in a linearized kernel, and the loops that need uniform bounds for them to be right. */
+export interface BarrierPlacement {
+  readonly nodes: ScheduleNode[];
+  /** Empty when every barrier is reached by all work-items of a group. */
+  readonly needsUniform: readonly UniformLoopNeed[];
 }
 
 const depMemo = new WeakMap<readonly Instruction[], ReadonlyMap<string, ReadonlySet<string>>>();
@@ -77,10 +92,10 @@ function recursiveDeps(instructions: readonly Instruction[]): ReadonlyMap<string
 /**
  * `nodes` with local barriers where work-items of a group must meet. Data-dependent barriers are
  * inserted only when the kernel has local axes. A barrier needed inside a loop whose bounds
- * depend on a local id is a BarrierInLocalLoopError (not all work-items would reach it), which
- * `linearizeWithBarriers` answers by giving the loop uniform bounds.
+ * depend on a local id is reported in `needsUniform` (not all work-items would reach it), which
+ * the barrier pass (`placeBarriers`) answers by giving the loop uniform bounds.
  */
-export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): ScheduleNode[] {
+export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): BarrierPlacement {
   const inames = allInames(k);
   const localInames = new Set(inames.filter((i) => k.inameTags[i]?.kind === "l" || k.inameTags[i]?.kind === "l.auto"));
   const invariant = new Set<string>(inames.filter((i) => isHardwareIname(k, i)));
@@ -96,9 +111,9 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Sched
   }
   const ctx: Ctx = {
     k, accesses, insns, localInames, invariant, allInames: new Set(inames), sync: localInames.size > 0,
-    deps: recursiveDeps(k.instructions), lidName: localIdNames(k, localInames),
+    deps: recursiveDeps(k.instructions), lidName: localIdNames(k, localInames), needsUniform: [],
   };
-  return walkBody(ctx, nodes, [], new Set()).nodes;
+  return { nodes: walkBody(ctx, nodes, [], new Set()).nodes, needsUniform: ctx.needsUniform };
 }
 
 function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] {
@@ -314,11 +329,11 @@ function walkBody(
       const comments = barrierComments(body);
       const lids = comments.length > 0 ? localIdsInBounds(ctx, n.iname) : [];
       if (lids.length > 0) {
-        throw new BarrierInLocalLoopError(
-          `kernel "${ctx.k.name}": a barrier is needed inside loop "${n.iname}", whose bounds depend on local id ${lids.join(", ")}, ` +
-          `so not all work-items would reach it: ${comments.join("; ")}; make the loop bounds independent of local ids or add nosync`,
-          n.iname,
-        );
+        ctx.needsUniform.push({
+          loop: n.iname,
+          message: `kernel "${ctx.k.name}": a barrier is needed inside loop "${n.iname}", whose bounds depend on local id ${lids.join(", ")}, ` +
+            `so not all work-items would reach it: ${comments.join("; ")}; make the loop bounds independent of local ids or add nosync`,
+        });
       }
       out.push({ kind: "loop", iname: n.iname, body });
       // The loop may run no iteration: what was pending before it stays pending.

@@ -35,7 +35,7 @@ function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
 /** `body` inside loops over `axes`, the highest axis outermost (axis 0 innermost, for unit stride). */
 function nestIn(axes: readonly HwAxis[], body: readonly ScheduleNode[]): ScheduleNode[] {
   let out = [...body];
-  for (const ax of [...axes].sort((a, b) => a.axis - b.axis)) out = [{ kind: "loop", iname: ax.iname, body: out }];
+  for (const ax of [...axes].sort((a, b) => a.axis - b.axis)) out = [{ kind: "loop", iname: ax.iname, body: out, hw: ax.tag === "g" ? "group" : "local" }];
   return out;
 }
 

@@ -1,11 +1,12 @@
 /**
  * Preprocessing (loopy's preprocess_kernel), a list of passes from kernel to kernel: expand
  * substitution rules, resolve `l.auto`, check tags, decide address spaces, realize reductions and
- * ilp, infer types. The scheduler, the interpreter and the code generators start from its result.
+ * ilp. Types are inferred before (the pipeline's "types" pass): accumulators take their
+ * reduction's dtype. The interpreter and the code generators start from its result.
  */
 import { ScheduleError } from "../errors.js";
 import {
-  findSubstitution, inferTypes, mapExpr, mapInsnExprs, substitute, withKernel,
+  findSubstitution, mapExpr, mapInsnExprs, substitute, withKernel,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { checkInameTags } from "./checks.js";
@@ -13,11 +14,6 @@ import { realizeIlp } from "./preprocess-ilp.js";
 import { resolveAddressSpaces, resolveAutoLocalTags } from "./preprocess-tags.js";
 import { checkWriteRaces } from "./races.js";
 import { realizeReductions } from "./reduction.js";
-
-export interface PreprocessOptions {
-  /** Turn reductions into accumulator instructions (default true); the interpreter keeps them inline. */
-  readonly realizeReductions?: boolean;
-}
 
 /** How deep rules may call rules before expansion is taken to be endless. */
 const MAX_RULE_DEPTH = 50;
@@ -57,7 +53,7 @@ export function expandAllSubstitutions(k: Kernel): Kernel {
  * Throws a ScheduleError for tags that cannot be implemented (see `checkInameTags`) and for
  * write races across parallel inames (see `checkWriteRaces`).
  */
-export function preprocess(k: Kernel, opts: PreprocessOptions = {}): Kernel {
+export function preprocess(k: Kernel): Kernel {
   let out = expandAllSubstitutions(k);
   out = resolveAutoLocalTags(out);
   // Tags are checked on the user's instructions, so errors name those, not generated ones.
@@ -65,8 +61,6 @@ export function preprocess(k: Kernel, opts: PreprocessOptions = {}): Kernel {
   out = resolveAddressSpaces(out);
   // Races depend on where each assignee lives, so they are checked once address spaces are known.
   checkWriteRaces(out);
-  // Accumulators take the dtype of their reduction: know what can be known first.
-  if (opts.realizeReductions !== false) out = realizeReductions(inferTypes(out));
-  out = realizeIlp(out);
-  return inferTypes(out);
+  out = realizeReductions(out);
+  return realizeIlp(out);
 }

@@ -14,7 +14,12 @@ import {
 import { affIsConstant, affSub, dimBounds, parseSet, type Aff, type BasicSet } from "../poly/index.js";
 import { localSize, offsetFrom, type ConstRange } from "./checks.js";
 
-/** The neutral element of `op` in `dtype` (unknown dtype: an implicitly typed literal). */
+/**
+ * The neutral element of `op` in `dtype` (unknown dtype: an implicitly typed literal): the one
+ * definition every route uses. 64-bit extremes are exact: `2**63 - 1` is no double, so the int64
+ * maximum is written `~(-2**63)` and the uint64 maximum `~0`, which every target and the
+ * interpreter evaluate exactly.
+ */
 export function neutralElement(op: ReductionOp, dtype: Dtype | undefined): Expr {
   if (op === "sum") return c(0);
   if (op === "product") return c(1);
@@ -22,8 +27,11 @@ export function neutralElement(op: ReductionOp, dtype: Dtype | undefined): Expr 
   if (dtype === undefined || isFloat(dtype)) return c(lowest ? -Infinity : Infinity, undefined, true);
   if (dtype === "bool") return c(lowest ? 0 : 1);
   const bits = dtypeBits(dtype);
-  if (dtypeKind(dtype) === "uint") return lowest ? c(0) : c(2 ** bits - 1, bits === 64 ? dtype : undefined);
-  return c(lowest ? -(2 ** (bits - 1)) : 2 ** (bits - 1) - 1, bits === 64 ? dtype : undefined);
+  const exact = (value: number): Expr => (bits === 64 ? c(value, dtype) : c(value));
+  const complement = (e: Expr): Expr => ({ kind: "bitnot", operand: e });
+  if (dtypeKind(dtype) === "uint") return lowest ? c(0) : bits === 64 ? complement(exact(0)) : c(2 ** bits - 1);
+  const min = exact(-(2 ** (bits - 1)));
+  return lowest ? min : bits === 64 ? complement(min) : c(2 ** (bits - 1) - 1);
 }
 
 /** `acc op term`. */

@@ -10,6 +10,12 @@ export interface LoopNode {
   readonly kind: "loop";
   readonly iname: string;
   readonly body: readonly ScheduleNode[];
+  /**
+   * Set by the CPU lowering on the loops it makes of hardware axes: "group" for a group axis
+   * (work-groups are independent: OpenMP runs them in parallel), "local" for the work-items of one
+   * phase between barriers.
+   */
+  readonly hw?: "group" | "local";
 }
 
 /** One instruction: run at each point of its domain inside the enclosing loops and hardware axes. */

@@ -13,37 +13,30 @@ import {
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { eliminate, gist, moveToParams, rename, type BasicSet } from "../poly/index.js";
+import { insertBarriers } from "./barriers.js";
 import { inameOrder, linearize } from "./linearize.js";
 import type { ScheduleNode } from "./types.js";
 
-/** Barrier insertion found a barrier needed inside `loop`, whose bounds use local ids. */
-export class BarrierInLocalLoopError extends ScheduleError {
-  constructor(message: string, readonly loop: string) {
-    super(message);
-  }
-}
-
 /**
- * Linearize `k` and insert barriers with `place`; where a barrier is needed inside a loop whose
- * bounds depend on a local id, give that loop uniform bounds (`uniformLoopBounds`) and try again.
- * Returns the kernel the nodes refer to. The ScheduleError stays where the rewrite cannot apply.
+ * The barrier pass: local barriers placed in the linearized kernel `k`. Where a barrier is needed
+ * inside a loop whose bounds depend on a local id, that loop is given uniform bounds
+ * (`uniformLoopBounds`), the kernel linearized again and the barriers placed anew; a loop that
+ * cannot be rewritten, or still needs it after the rewrite, is a ScheduleError saying why.
+ * Returns the kernel the nodes refer to.
  */
-export function linearizeWithBarriers(
-  k: Kernel, place: (k: Kernel, nodes: readonly ScheduleNode[]) => ScheduleNode[],
-): { kernel: Kernel; nodes: ScheduleNode[] } {
+export function placeBarriers(k: Kernel, linearized: readonly ScheduleNode[]): { kernel: Kernel; nodes: ScheduleNode[] } {
   let kernel = k;
-  const done = new Set<string>();
+  let nodes = linearized;
+  const rewritten = new Set<string>();
   for (;;) {
-    const nodes = linearize(kernel);
-    try {
-      return { kernel, nodes: place(kernel, nodes) };
-    } catch (e) {
-      if (!(e instanceof BarrierInLocalLoopError) || done.has(e.loop)) throw e;
-      const next = uniformLoopBounds(kernel, e.loop, nodes);
-      if (!next) throw e;
-      done.add(e.loop);
-      kernel = next;
-    }
+    const placed = insertBarriers(kernel, nodes);
+    const need = placed.needsUniform[0];
+    if (!need) return { kernel, nodes: placed.nodes };
+    const next = rewritten.has(need.loop) ? undefined : uniformLoopBounds(kernel, need.loop, nodes);
+    if (!next) throw new ScheduleError(need.message);
+    rewritten.add(need.loop);
+    kernel = next;
+    nodes = linearize(kernel);
   }
 }
 

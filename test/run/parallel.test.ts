@@ -5,7 +5,7 @@ import { withKernel } from "../../src/ir/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
 import { compileSchedule } from "../../src/run/interp.js";
-import { fallbackSchedule } from "../../src/run/device-schedule.js";
+import { fallbackSchedule } from "./fallback-schedule.js";
 import { preprocess } from "../../src/schedule/index.js";
 import { tag } from "./parallel-helpers.js";
 

@@ -118,11 +118,6 @@ describe("sequential reductions (realize_reduction)", () => {
     ]);
   });
 
-  it("realizeReductions: false keeps them inline", () => {
-    const k = makeKernel("{[i,j]: 0<=i,j<n}", "out[i] = sum(j, a[i,j]) {id=s}", ["a: float32[n,n]", "..."]);
-    expect(insns(preprocess(k, { realizeReductions: false }))).toEqual(["s: out[i] = sum(j, a[i, j]) [i] <- "]);
-  });
-
   it("leaves the input kernel untouched", () => {
     const k = makeKernel("{[i,j]: 0<=i,j<n}", "out[i] = sum(j, a[i,j]) {id=s}", ["a: float32[n,n]", "..."]);
     const before = JSON.stringify(k);

@@ -1,0 +1,156 @@
+/**
+ * Code generation as the rest of the one route (src/schedule/pipeline.ts): the scheduling passes
+ * every route runs, the CPU lowering for CPU targets, then
+ *
+ *   names (device kernels' printed names) → lower (schedule → AST, once) → render (the dialect)
+ *
+ * and the one table of targets. `lowerStages(k, target)` returns each pass's output.
+ */
+import { CodegenError } from "../src/errors.js";
+import { TARGET_NAMES, type DeviceKernelNaming, type Kernel, type TargetName } from "../src/ir/index.js";
+import {
+  CPU_LOWERING, runPasses, SCHEDULE_PASSES, schedule, stageOf,
+  type LoweringState, type Pass, type Schedule, type ScheduleNode, type Stage,
+} from "../src/schedule/index.js";
+import { lowerSchedule, type LoweredKernel, type LowerOptions } from "./lower.js";
+import { withPrintedKernelNames } from "./names.js";
+import { cTarget } from "./targets/c.js";
+import { cudaTarget } from "./targets/cuda.js";
+import { JS_LOWER_OPTIONS, renderJs } from "./targets/js.js";
+import { OKL_LOWER_OPTIONS, renderOkl } from "./targets/okl.js";
+import { openclTarget } from "./targets/opencl.js";
+import { openmpTarget } from "./targets/openmp.js";
+import type { GeneratedCode } from "./types.js";
+
+/** Options of `generateCode`. */
+export interface GenerateOptions {
+  /** Device kernel names on OpenCL/CUDA (default: the kernel's `deviceKernelNames`, else "loom"). */
+  readonly kernelNames?: DeviceKernelNaming;
+}
+
+/** A built target: how its schedule is made, lowered and printed. */
+interface Target {
+  /** Hardware axes become loops (the CPU lowering pass runs). */
+  readonly cpu: boolean;
+  /** Device kernels are launched by name from a host (OpenCL, CUDA): OCCA's naming applies. */
+  readonly launched: boolean;
+  readonly lowerOptions: LowerOptions;
+  render(kernels: readonly LoweredKernel[]): GeneratedCode;
+}
+
+/** The one table of targets. */
+const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
+  c: { cpu: true, launched: false, lowerOptions: cTarget.d.lowerOptions, render: (ks) => cTarget.render(ks) },
+  openmp: { cpu: true, launched: false, lowerOptions: openmpTarget.d.lowerOptions, render: (ks) => openmpTarget.render(ks) },
+  opencl: { cpu: false, launched: true, lowerOptions: openclTarget.d.lowerOptions, render: (ks) => openclTarget.render(ks) },
+  cuda: { cpu: false, launched: true, lowerOptions: cudaTarget.d.lowerOptions, render: (ks) => cudaTarget.render(ks) },
+  js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, render: (ks) => renderJs(ks) },
+  okl: { cpu: false, launched: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks) => renderOkl(ks, ks[0]?.name ?? "kernel") },
+};
+
+/** The names of the targets code can be generated for now. */
+export const BUILT_TARGETS: readonly TargetName[] = Object.freeze(TARGET_NAMES.filter((t) => TARGETS[t] !== undefined));
+
+function targetOf(name: string): Target {
+  if (!(TARGET_NAMES as readonly string[]).includes(name)) {
+    throw new CodegenError(`unknown target "${name}"; targets are ${TARGET_NAMES.join(", ")}`);
+  }
+  const t = TARGETS[name as TargetName];
+  if (!t) throw new CodegenError(`the "${name}" target is not built yet; built targets: ${BUILT_TARGETS.join(", ")}`);
+  return t;
+}
+
+function namingOf(k: Kernel, opts: GenerateOptions): DeviceKernelNaming {
+  const naming = opts.kernelNames ?? k.deviceKernelNames ?? "loom";
+  if (naming !== "loom" && naming !== "occa") throw new CodegenError(`kernelNames must be "loom" or "occa", not ${JSON.stringify(naming)}`);
+  return naming;
+}
+
+/** The "names" pass: OCCA's device-kernel names where asked, then names every target can print. */
+function nameKernels(s: Schedule, target: TargetName, t: Target, naming: DeviceKernelNaming): Schedule {
+  const occa = t.launched && naming === "occa"
+    ? { ...s, deviceKernels: s.deviceKernels.map((dk, idx) => ({ ...dk, name: `_occa_${s.kernel.name}_${idx}` })) }
+    : s;
+  return withPrintedKernelNames(occa, target);
+}
+
+/**
+ * The schedule of `k` for `target`: the scheduling passes, the CPU lowering on CPU targets, and
+ * the names pass. Memoized by the scheduling passes (kernels are frozen).
+ */
+export function scheduleForTarget(k: Kernel, target: TargetName, opts: GenerateOptions = {}): Schedule {
+  const t = targetOf(target);
+  return nameKernels(schedule(k, { cpu: t.cpu }), target, t, namingOf(k, opts));
+}
+
+/**
+ * Device code and launch information for `k` on `target` (default: the kernel's, else OpenCL).
+ * `generateCode(k, "c").deviceCode` starts with `#include <stdint.h>`.
+ */
+export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl", opts: GenerateOptions = {}): GeneratedCode {
+  return generateCodeAndSchedule(k, target, opts).code;
+}
+
+/**
+ * `generateCode`, with the schedule the code was generated from (for CPU targets, after the CPU
+ * lowering): runtimes size global temporaries and launches from it.
+ */
+export function generateCodeAndSchedule(k: Kernel, target: TargetName, opts: GenerateOptions = {}): { code: GeneratedCode; schedule: Schedule } {
+  const t = targetOf(target);
+  const s = scheduleForTarget(k, target, opts);
+  return { code: t.render(lowerSchedule(s, t.lowerOptions, groupLoops(s))), schedule: s };
+}
+
+/** Code for a schedule made elsewhere (tests, tools): no scheduling passes, no CPU lowering. */
+export function generateCodeFromSchedule(s: Schedule, target: TargetName): GeneratedCode {
+  const t = targetOf(target);
+  return t.render(lowerSchedule(s, t.lowerOptions));
+}
+
+/** The inames of the loops the CPU lowering made of group axes (OpenMP runs them in parallel). */
+function groupLoops(s: Schedule): Set<string> {
+  const out = new Set<string>();
+  const walk = (nodes: readonly ScheduleNode[]): void => {
+    for (const n of nodes) {
+      if (n.kind !== "loop") continue;
+      if (n.hw === "group") out.add(n.iname);
+      walk(n.body);
+    }
+  };
+  for (const dk of s.deviceKernels) walk(dk.body);
+  return out;
+}
+
+/** The passes of `target`'s route, by name, in order (`lowerStages` reports one stage per name). */
+export function passNames(target: TargetName): string[] {
+  const t = targetOf(target);
+  return [...SCHEDULE_PASSES, ...(t.cpu ? [CPU_LOWERING] : [])].map((p) => p.name).concat(["names", "lower", "render"]);
+}
+
+/**
+ * Each pass's output for `k` on `target`, in order, for notebooks and bug reports (Halide's
+ * per-pass logging): `types`, `preprocess` (kernels, printed with `show`), `linearize`,
+ * `barriers`, `device kernels`, `cpu lowering` (schedules, as loopy's listing), `names`, `lower`
+ * (the C-like AST, printed), `render` (the generated code).
+ *
+ *   lp.lowerStages(k, "c").map((s) => s.name)   // ["types", "preprocess", …, "render"]
+ */
+export function lowerStages(k: Kernel, target: TargetName = k.target ?? "opencl", opts: GenerateOptions = {}): Stage[] {
+  const t = targetOf(target);
+  const passes: readonly Pass[] = [...SCHEDULE_PASSES, ...(t.cpu ? [CPU_LOWERING] : [])];
+  const stages: Stage[] = [];
+  let previous: LoweringState | undefined;
+  const last = runPasses(k, passes, (p, s) => {
+    stages.push(stageOf(p, s, previous));
+    previous = s;
+  });
+  const named = nameKernels(last.schedule!, target, t, namingOf(k, opts));
+  stages.push(stageOf({ name: "names", run: (s) => s }, { kernel: named.kernel, schedule: named }, previous));
+  const lowered = lowerSchedule(named, t.lowerOptions, groupLoops(named));
+  // The AST has no syntax of its own: shown in C (CPU targets) or OpenCL C (hardware axes).
+  stages.push({ name: "lower", value: lowered, text: (t.lowerOptions.hwAxes ? openclTarget : cTarget).render(lowered).deviceCode });
+  const code = t.render(lowered);
+  stages.push({ name: "render", value: code, text: code.deviceCode + (code.hostCode ? `\n/* host */\n${code.hostCode}` : "") });
+  return stages;
+}
+

@@ -1,0 +1,110 @@
+/**
+ * The one route from a kernel to its schedule, as an ordered list of named passes (Halide's
+ * `Lower.cpp`, loopy's preprocess → linearize → codegen). The interpreter runs this list up to
+ * "device kernels"; the code generators run the same list, then (CPU targets) "cpu lowering",
+ * then their own passes (codegen/pipeline.ts: names → lower → render). So the reference and every
+ * target see the same preprocessed kernel: the same realized reductions, address spaces, barriers
+ * and device kernels.
+ *
+ *   types → preprocess → linearize → barriers → device kernels [→ cpu lowering]
+ */
+import { inferTypes, show, type Kernel } from "../ir/index.js";
+import { lowerForCpu } from "./cpu.js";
+import { deviceKernels } from "./device.js";
+import { linearize } from "./linearize.js";
+import { preprocess } from "./preprocess.js";
+import { showSchedule } from "./show.js";
+import type { Schedule, ScheduleNode } from "./types.js";
+import { placeBarriers } from "./uniform-bounds.js";
+
+/** What flows between the passes: the kernel, then its loop nest, then the schedule. */
+export interface LoweringState {
+  readonly kernel: Kernel;
+  /** The linearized loop nest of `kernel` (from "linearize" on). */
+  readonly nodes?: readonly ScheduleNode[];
+  /** The device kernels (from "device kernels" on). */
+  readonly schedule?: Schedule;
+}
+
+/** One named pass of the route. */
+export interface Pass {
+  readonly name: string;
+  readonly run: (s: LoweringState) => LoweringState;
+}
+
+/** One pass's output, as `lowerStages` reports it. */
+export interface Stage {
+  readonly name: string;
+  /** The kernel, loop nest or schedule the pass produced (frozen values: share, do not change). */
+  readonly value: unknown;
+  /** The same, printed: `show(kernel)`, a loop-nest listing, or `showSchedule`. */
+  readonly text: string;
+}
+
+const nodesOf = (s: LoweringState): readonly ScheduleNode[] => s.nodes ?? linearize(s.kernel);
+const scheduleOf = (s: LoweringState): Schedule =>
+  s.schedule ?? { kernel: s.kernel, deviceKernels: deviceKernels(s.kernel, nodesOf(s)) };
+
+/** The passes every route runs, in order. */
+export const SCHEDULE_PASSES: readonly Pass[] = Object.freeze([
+  { name: "types", run: (s: LoweringState) => ({ kernel: inferTypes(s.kernel) }) },
+  { name: "preprocess", run: (s: LoweringState) => ({ kernel: preprocess(s.kernel) }) },
+  { name: "linearize", run: (s: LoweringState) => ({ kernel: s.kernel, nodes: linearize(s.kernel) }) },
+  // May give loops uniform bounds (a new kernel) so that every work-item reaches their barriers.
+  { name: "barriers", run: (s: LoweringState) => placeBarriers(s.kernel, nodesOf(s)) },
+  { name: "device kernels", run: (s: LoweringState) => ({ ...s, schedule: Object.freeze(scheduleOf(s)) }) },
+]);
+
+/** The pass CPU targets add: hardware axes become loops, private values live across barriers get a slot per work-item. */
+export const CPU_LOWERING: Pass = Object.freeze({
+  name: "cpu lowering",
+  run: (s: LoweringState) => {
+    const schedule = Object.freeze(lowerForCpu(scheduleOf(s)));
+    return { kernel: schedule.kernel, schedule };
+  },
+});
+
+/** The state after `passes`, starting from `k`; `trace` sees each pass's result. */
+export function runPasses(k: Kernel, passes: readonly Pass[], trace?: (pass: Pass, s: LoweringState) => void): LoweringState {
+  let s: LoweringState = { kernel: k };
+  for (const p of passes) {
+    s = p.run(s);
+    trace?.(p, s);
+  }
+  return s;
+}
+
+/** A pass's result as a stage: the newest of schedule, nodes and kernel, printed. */
+export function stageOf(pass: Pass, s: LoweringState, previous?: LoweringState): Stage {
+  if (s.schedule && s.schedule !== previous?.schedule) return { name: pass.name, value: s.schedule, text: showSchedule(s.schedule) };
+  if (s.nodes && s.nodes !== previous?.nodes) {
+    return { name: pass.name, value: s.nodes, text: showSchedule({ kernel: s.kernel, deviceKernels: [{ name: s.kernel.name, body: s.nodes, groupAxes: [], localAxes: [], args: [] }] }) };
+  }
+  return { name: pass.name, value: s.kernel, text: show(s.kernel) };
+}
+
+/** Each pass's output for `k`, up to device kernels (and `cpu lowering` when `cpu`). */
+export function scheduleStages(k: Kernel, cpu = false): Stage[] {
+  const stages: Stage[] = [];
+  let previous: LoweringState | undefined;
+  runPasses(k, cpu ? [...SCHEDULE_PASSES, CPU_LOWERING] : SCHEDULE_PASSES, (p, s) => {
+    stages.push(stageOf(p, s, previous));
+    previous = s;
+  });
+  return stages;
+}
+
+const memo = new WeakMap<Kernel, { device?: Schedule; cpu?: Schedule }>();
+
+/**
+ * Schedule `k`: the passes up to device kernels (`cpu`: and the CPU lowering). Memoized by kernel
+ * identity: kernels are frozen, and sweeps schedule many. `schedule(k).deviceKernels[0].body` is
+ * the loop tree; `showSchedule(schedule(k))` lists it.
+ */
+export function schedule(k: Kernel, opts: { readonly cpu?: boolean } = {}): Schedule {
+  let forKernel = memo.get(k);
+  if (!forKernel) memo.set(k, (forKernel = {}));
+  const device = (forKernel.device ??= runPasses(k, SCHEDULE_PASSES).schedule!);
+  if (!opts.cpu) return device;
+  return (forKernel.cpu ??= CPU_LOWERING.run({ kernel: device.kernel, schedule: device }).schedule!);
+}
