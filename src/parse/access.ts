@@ -3,7 +3,7 @@
  * index over the iteration domain of the access (the instruction's within-inames plus the
  * inames of enclosing reductions).
  */
-import { c, type Expr } from "../ir/expr.js";
+import type { Expr } from "../ir/expr.js";
 import type { Kernel } from "../ir/kernel.js";
 import { aff, affAdd } from "../poly/index.js";
 import { affToExpr, constMin, exprToAff, indexBounds, joinMax, maxOf } from "./shapes.js";
@@ -87,10 +87,12 @@ export function accessShape(k: Kernel, insns: readonly AccessInput[], name: stri
 }
 
 /**
- * The shape of a `<> t[ii] = …` temporary (`0 <= ii < 8` → [8]) from the indices it is written with: each axis runs
- * from 0 to the largest written index, which must be a constant. `fail` reports why not.
+ * The shape of a `<> t[ii] = …` temporary (`0 <= ii < 8` → [8]; `0 <= i < n` → [n], a parametric
+ * shape, which loopy makes a global temporary) from the indices it is written with: each axis runs
+ * from 0 to the largest written index, a constant or one affine form in the kernel's parameters
+ * (never in a value computed in the kernel). `fail` reports why not.
  */
-export function temporaryShape(k: Kernel, insns: readonly AccessInput[], name: string, fail: (msg: string) => never): Expr[] {
+export function temporaryShape(k: Kernel, insns: readonly AccessInput[], name: string, fail: (msg: string) => never, temporaries: ReadonlySet<string> = new Set()): Expr[] {
   const all = accessesOf(insns, name);
   const writes = all.filter((a) => a.write);
   const accs = writes.length > 0 ? writes : all;
@@ -98,21 +100,24 @@ export function temporaryShape(k: Kernel, insns: readonly AccessInput[], name: s
   const rank = accs[0]?.indices?.length ?? 0;
   if (accs.some((a) => a.indices!.length !== rank)) fail(`temporary "${name}" is written with different numbers of indices`);
   return Array.from({ length: rank }, (_, d) => {
-    let hi = -Infinity;
-    for (const a of accs) {
+    let hi: Aff | undefined;
+    for (const [n, a] of accs.entries()) {
       const idx = exprToAff(a.indices![d]!);
       if (!idx) fail(`cannot infer the shape of temporary "${name}": index ${d} is not affine in the inames`);
       const b = indexBounds(k, a.inames, idx);
       const mx = maxOf(b.upper);
-      if (!mx || Object.keys(mx.terms).length > 0) {
-        const shown = mx ? ` (it is at most ${exprToAffText(mx)})` : "";
-        fail(`cannot infer the shape of temporary "${name}": the bounds of its written indices must be constants${shown}`);
+      const computed = mx && Object.keys(mx.terms).filter((t) => temporaries.has(t));
+      if (!mx || computed!.length > 0) {
+        const shown = mx ? ` (it is at most ${exprToAffText(mx)}, and ${computed!.join(", ")} ${computed!.length > 1 ? "are values" : "is a value"} computed in the kernel)` : " (its largest value is not one affine form in the parameters)";
+        fail(`cannot infer the shape of temporary "${name}": the bounds of its written indices must be constants or affine in the kernel's parameters${shown}; declare it with temporary()`);
       }
       const lo = constMin(b.lower);
       if (lo === undefined || lo < 0) fail(`cannot infer the shape of temporary "${name}": index ${d} may be negative`);
-      hi = Math.max(hi, mx.constant);
+      const both = n === 0 ? mx : Object.keys(mx.terms).length === 0 && Object.keys(hi!.terms).length === 0 ? aff({}, Math.max(mx.constant, hi!.constant)) : joinMax(hi, mx);
+      if (!both) fail(`cannot infer the shape of temporary "${name}": its writers reach different largest indices ${exprToAffText(hi!)} and ${exprToAffText(mx)} along axis ${d}; declare it with temporary()`);
+      hi = both;
     }
-    return c(hi + 1);
+    return affToExpr(affAdd(hi!, aff({}, 1)));
   });
 }
 

@@ -18,13 +18,21 @@ import { lowerExpr, type LowerContext } from "./lower.js";
 import { accessShape, temporaryShape } from "./access.js";
 import { parseStatements, type ParsedInsn } from "./statements.js";
 import { failIn, type Fail } from "./syntax.js";
+import { fixParameterValues } from "../ir/fix-parameters.js";
 
 export interface MakeKernelOptions {
   name?: string;
   assumptions?: string;
   target?: TargetName;
   seqDependencies?: boolean;
+  /**
+   * Parameters replaced by constants once the kernel is made (loopy's fixed_parameters), as
+   * fixParameters does: `{ fixedParameters: { n: 16 } }`.
+   */
+  fixedParameters?: Readonly<Record<string, number>>;
 }
+
+const MAKE_OPTIONS = ["name", "assumptions", "target", "seqDependencies", "fixedParameters"];
 
 /** Parse the domain forest; a ParseError names the domain by its index. */
 function parseDomains(domains: string | readonly string[]): BasicSet[] {
@@ -87,6 +95,9 @@ function makeKernelUnguarded(
   args?: (ArgSpec | string)[],
   options: MakeKernelOptions = {},
 ): Kernel {
+  if (options === null || typeof options !== "object") throw new LoomError(`options: expected an object; got ${JSON.stringify(options)}`);
+  const unknown = Object.keys(options).filter((o) => !MAKE_OPTIONS.includes(o));
+  if (unknown.length > 0) throw new LoomError(`makeKernel: unknown option${unknown.length > 1 ? "s" : ""} ${unknown.map((o) => `"${o}"`).join(", ")}; options are ${MAKE_OPTIONS.join(", ")}`);
   const name = options.name ?? "loopy_kernel";
   if (options.target !== undefined && !(TARGET_NAMES as readonly string[]).includes(options.target)) {
     throw new LoomError(`unknown target "${options.target}"; targets are ${TARGET_NAMES.join(", ")}`);
@@ -203,7 +214,7 @@ function makeKernelUnguarded(
     ...tempSpecs.map((t): Temporary => ({ name: t.name, dtype: t.dtype, shape: t.shape, addressSpace: t.addressSpace, order: "C", dimTags: undefined })),
     ...[...temps].map(([tn, d]): Temporary => ({
       name: tn, dtype: d.dtype, addressSpace: "auto", order: "C", dimTags: undefined,
-      shape: d.array ? temporaryShape(shell, accessInput, tn, (msg) => d.fail(msg, d.at)) : [],
+      shape: d.array ? temporaryShape(shell, accessInput, tn, (msg) => d.fail(msg, d.at), tempNames) : [],
     })),
   ];
 
@@ -235,7 +246,7 @@ function makeKernelUnguarded(
     const p = lowered[ids.indexOf(bad.insn)]!.p;
     p.fail(bad.message, p.stmt.at);
   }
-  return typed;
+  return options.fixedParameters === undefined ? typed : fixParameterValues(typed, options.fixedParameters, "makeKernel: fixedParameters");
 }
 
 function declareTemp(temps: Map<string, TempDecl>, target: string, decl: { dtype: { name: string; at: number } | null; at: number }, array: boolean, fail: Fail): void {

@@ -4,7 +4,7 @@
  * expression `x if c else y`; each kernel checked on every backend against a plain reference.
  */
 import { describe, expect, it } from "vitest";
-import { ParseError } from "../../src/errors.js";
+import { LoomError, ParseError } from "../../src/errors.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { parseMatch } from "../../transforms/index.js";
@@ -62,5 +62,36 @@ describe("an implicitly typed literal does not fix an array's dtype (loopy: the 
   it("a typed literal still fixes it", () => {
     const typed = makeKernel("{[i]: 0<=i<n}", "a[i] = 1.5f", ["a", "n: int32"]);
     expect(typed.args[0]!.dtype).toBe("float32");
+  });
+});
+
+describe("makeKernel's fixedParameters (loopy's fixed_parameters) and temporaries of parametric shape", () => {
+  const text = ["<> z[i] = 2*a[i] {id=w}", "out[i] = z[i] + n {dep=w}"];
+  const args = ["a, out: float64[n]", "n: int32"];
+  const a = Float64Array.from({ length: 5 }, (_, i) => i * 1.5 - 2);
+  const want = a.map((x) => 2 * x + 5);
+  it("<> z[i] over 0 <= i < n has the shape [n] (was: refused, 'must be constants')", async () => {
+    const k = makeKernel("{[i]: 0<=i<n}", text, args);
+    expect(k.temporaries.map((t) => t.shape.map((e) => JSON.stringify(e)))).toEqual([[JSON.stringify({ kind: "var", name: "n" })]]);
+    await expectOnEveryBackend(k, { a, n: 5 }, { out: want }).catch((e: unknown) => {
+      // Until the scheduler makes such temporaries global, a native backend may refuse; never a wrong result.
+      expect(e).toBeInstanceOf(LoomError);
+      expect(String(e)).toMatch(/temporary "z"/);
+    });
+  });
+  it("a shape in a value computed in the kernel is refused, naming it", () => {
+    expect(() => makeKernel("{[i]: 0<=i<m}", ["<> m = 4 {id=m}", "<> z[i] = 2 {dep=m}"], ["m2: int32"]))
+      .toThrow(/shape of temporary|computed in the kernel|iname/);
+  });
+  it("fixedParameters replaces n everywhere: shapes become constant, n is no argument, every backend agrees", async () => {
+    const k = makeKernel("{[i]: 0<=i<n}", text, args, { fixedParameters: { n: 5 } });
+    expect(k.args.map((x) => x.name)).toEqual(["a", "out"]);
+    expect(k.temporaries[0]!.shape).toMatchObject([{ kind: "const", value: 5 }]);
+    await expectOnEveryBackend(k, { a }, { out: want });
+  });
+  it("fixedParameters refuses what fixParameters refuses, and unknown options are refused", () => {
+    expect(() => makeKernel("{[i]: 0<=i<n}", text, args, { fixedParameters: { m: 5 } })).toThrow(/makeKernel: fixedParameters: "m" is not a parameter/);
+    expect(() => makeKernel("{[i]: 0<=i<n}", text, args, { fixedParameters: { n: 2 ** 40 } })).toThrow(/outside its range/);
+    expect(() => makeKernel("{[i]: 0<=i<n}", text, args, { fixed_parameters: { n: 5 } } as never)).toThrow(/unknown option "fixed_parameters"/);
   });
 });
