@@ -67,10 +67,10 @@ describe("for all kernels named with reserved words and generated-name shapes", 
       const k = kernelOf(c);
       const [a, out, v] = c.names as [string, string, string];
       const args = { [a]: Float32Array.from({ length: 3 * c.n }, (_, x) => (x % 7) - 2.5), [v]: 10 };
-      const want = (await run(k, args, { backend: "interp" }))[out];
+      const want = Array.from((await run(k, args, { backend: "interp" }))[out] as ArrayLike<number>);
       for (const backend of backends) {
-        const got = (await run(k, args, { backend } as never))[out];
-        expect(Array.from(got!), `${backend} on ${JSON.stringify(c)}`).toEqual(Array.from(want!));
+        const got = Array.from((await run(k, args, { backend } as never))[out] as ArrayLike<number>);
+        expect(got, `${backend} on ${JSON.stringify(c)}`).toEqual(want);
       }
     }), { numRuns: Number(process.env.LOOM_NAMES_RUNS ?? 12) });
   }, 300_000);
