@@ -3,13 +3,16 @@
  * the hash of the source, the compiler (its path and version) and the flags. Safe under
  * concurrent processes: each compiles into a file of its own and renames it into place, and a
  * rename is atomic. The compiler is spawned with an argument array, never through a shell.
+ * Loading checks what the cache gave: a library that does not load or lacks its entry points is
+ * compiled again.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
-import { BackendUnavailableError, CodegenError } from "../errors.js";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { loadLibrary, type NativeLibrary } from "../../native/index.js";
+import { BackendUnavailableError, CodegenError, ExecutionError } from "../errors.js";
 
 /**
  * Flags after the caller's: every function is hidden unless marked exported (the entry points),
@@ -43,6 +46,68 @@ export function cacheDir(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "loom", "kernels");
 }
 
+/** Kernel file systems: no directory can be made there, and Node's recursive mkdir loops forever under /proc. */
+const VIRTUAL_ROOTS = ["/proc", "/sys"];
+
+/**
+ * Why `dir` cannot hold the cache, or undefined once it exists as a writable directory. Missing
+ * parents are made one at a time (never `mkdirSync(…, {recursive})`, which hangs under /proc),
+ * and a probe file is written, so a read-only directory or file system is found here, not later.
+ */
+function unusable(dir: string): string | undefined {
+  let existing = dir;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  let real: string;
+  try {
+    real = realpathSync(existing);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const root = VIRTUAL_ROOTS.find((r) => real === r || real.startsWith(`${r}/`));
+  if (root) return `it is under ${root}, a kernel file system`;
+  const missing: string[] = [];
+  for (let d = dir; d !== existing; d = dirname(d)) missing.unshift(d);
+  try {
+    for (const d of missing) mkdirSync(d);
+    if (!statSync(dir).isDirectory()) return "it is not a directory";
+    const probe = join(dir, `.probe-${process.pid}-${randomBytes(4).toString("hex")}`);
+    writeFileSync(probe, "");
+    rmSync(probe, { force: true });
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return undefined;
+}
+
+const checkedDirs = new Map<string, string>();
+let privateDir: string | undefined;
+
+/**
+ * The directory compiled kernels go to: `cacheDir()` when it can be used, else (with one warning
+ * per directory, naming it and why) a private temporary directory for this process.
+ */
+export function usableCacheDir(): string {
+  const wanted = resolve(cacheDir());
+  let dir = checkedDirs.get(wanted);
+  if (dir !== undefined) return dir;
+  const why = unusable(wanted);
+  if (why === undefined) {
+    dir = wanted;
+  } else {
+    try {
+      privateDir ??= mkdtempSync(join(tmpdir(), "loom-kernels-"));
+    } catch (e) {
+      throw new BackendUnavailableError(`the kernel cache directory ${wanted} cannot be used (${why}), nor a temporary one under ${tmpdir()} ` +
+        `(${(e as Error).message}); set LOOM_CACHE_DIR to a writable directory`);
+    }
+    dir = privateDir;
+    process.emitWarning(`Loom: the kernel cache directory ${wanted} cannot be used (${why}); kernels are compiled into ${dir} for this process. ` +
+      "Set LOOM_CACHE_DIR (or XDG_CACHE_HOME) to a writable directory to keep them", { code: "LOOM_CACHE_DIR" });
+  }
+  checkedDirs.set(wanted, dir);
+  return dir;
+}
+
 const identities = new Map<string, string>();
 
 /** The compiler's identity for the cache key: its `--version` text. A missing compiler is a BackendUnavailableError. */
@@ -62,21 +127,23 @@ function compilerIdentity(cc: string): string {
 const inFlight = new Map<string, Promise<string>>();
 
 /**
- * The path of the shared object built from `source`, compiling it only when the cache lacks it.
+ * The path of the shared object built from `source`, compiling it only when the cache lacks it
+ * (or, with `rebuild`, replacing the cached file: one that would not load, or another kernel's).
  * A compiler error is a CodegenError quoting the compiler and the generated lines it points at.
  *
  *   const so = await compileShared("void f(void **a) {}", { flags: ["-O2"] });
  */
-export function compileShared(source: string, opts: CompilerOptions = {}, what = "generated code"): Promise<string> {
+export function compileShared(source: string, opts: CompilerOptions = {}, what = "generated code", rebuild = false): Promise<string> {
   const def = defaultCompiler();
   const cc = opts.cc ?? def.cc;
   const flags = [...(opts.flags ?? def.flags), ...ISOLATION_FLAGS];
   const libs = [...(opts.libs ?? [])];
   const id = compilerIdentity(cc);
   const key = createHash("sha256").update(JSON.stringify([source, cc, id, flags, libs])).digest("hex").slice(0, 40);
-  const dir = cacheDir();
+  const dir = usableCacheDir();
   const so = join(dir, `${key}.so`);
-  if (existsSync(so)) return Promise.resolve(so);
+  if (rebuild) rmSync(so, { force: true });
+  else if (existsSync(so)) return Promise.resolve(so);
   let p = inFlight.get(key);
   if (!p) {
     p = build(source, cc, flags, libs, dir, key, so, what).finally(() => inFlight.delete(key));
@@ -86,33 +153,53 @@ export function compileShared(source: string, opts: CompilerOptions = {}, what =
 }
 
 async function build(source: string, cc: string, flags: readonly string[], libs: readonly string[], dir: string, key: string, so: string, what: string): Promise<string> {
-  mkdirSync(dir, { recursive: true });
   const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const src = join(dir, `${key}.c`);
   const tmpSrc = join(dir, `${key}.${tag}.c`);
   const tmpSo = join(dir, `${key}.${tag}.so`);
-  writeFileSync(tmpSrc, source);
-  renameSync(tmpSrc, src);
+  inCache(dir, () => {
+    writeFileSync(tmpSrc, source);
+    renameSync(tmpSrc, src);
+  });
   const argv = [...flags, "-shared", "-fPIC", "-o", tmpSo, src, ...libs];
-  const { code, stderr } = await spawnCollect(cc, argv);
+  const { code, stderr } = await spawnCollect(cc, argv, compileTimeoutMs());
   if (code !== 0) {
     rmSync(tmpSo, { force: true });
     throw compilerError(cc, flags, stderr, source, src, what);
   }
-  renameSync(tmpSo, so);
+  inCache(dir, () => renameSync(tmpSo, so));
   return so;
 }
 
-function spawnCollect(cmd: string, argv: readonly string[]): Promise<{ code: number; stderr: string }> {
+/** `f`, with a file system error (the directory removed or made read-only meanwhile) a LoomError naming the directory. */
+function inCache(dir: string, f: () => void): void {
+  try {
+    f();
+  } catch (e) {
+    throw new BackendUnavailableError(`the kernel cache directory ${dir} stopped being writable: ${(e as Error).message}; set LOOM_CACHE_DIR to a writable directory`);
+  }
+}
+
+/** How long one compile may run: `$LOOM_CC_TIMEOUT` seconds, default 600. */
+function compileTimeoutMs(): number {
+  const s = Number(process.env.LOOM_CC_TIMEOUT);
+  return (Number.isFinite(s) && s > 0 ? s : 600) * 1000;
+}
+
+function spawnCollect(cmd: string, argv: readonly string[], timeoutMs: number): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, argv, { stdio: ["ignore", "ignore", "pipe"] });
+    // A compiler that never ends (a hung NFS mount, a pathological input) is killed: no run hangs.
+    const child = spawn(cmd, argv, { stdio: ["ignore", "ignore", "pipe"], timeout: timeoutMs, killSignal: "SIGKILL" });
     let stderr = "";
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (d: string) => {
       if (stderr.length < 200_000) stderr += d;
     });
     child.on("error", (e) => resolve({ code: -1, stderr: e.message }));
-    child.on("close", (code, signal) => resolve({ code: code ?? -1, stderr: signal ? `${stderr}\n(killed by ${signal})` : stderr }));
+    child.on("close", (code, signal) => resolve({
+      code: code ?? -1,
+      stderr: signal ? `${stderr}\n(killed by ${signal}${signal === "SIGKILL" ? `, perhaps after the ${timeoutMs / 1000} s of LOOM_CC_TIMEOUT` : ""})` : stderr,
+    }));
   });
 }
 
@@ -128,4 +215,50 @@ function compilerError(cc: string, flags: readonly string[], stderr: string, sou
   });
   const shown = quoted.length > 0 ? quoted.join("\n") : stderr.trim().split("\n").slice(0, 10).map((l) => `  ${l}`).join("\n");
   return new CodegenError(`the C compiler rejected the ${what} (${cc} ${flags.join(" ")}):\n${shown}\n(full source: ${srcPath})`);
+}
+
+/** Loaded libraries that hold their entries, by the path they were compiled to. */
+const libraries = new Map<string, NativeLibrary>();
+
+/** The library at `so` if it loads and defines every entry, else why not. */
+function tryLoad(so: string, entries: readonly string[]): NativeLibrary | string {
+  const known = libraries.get(so);
+  if (known) return known;
+  let lib: NativeLibrary;
+  try {
+    lib = loadLibrary(so);
+  } catch (e) {
+    return `it does not load: ${(e as Error).message}`;
+  }
+  const missing = entries.filter((e) => !lib.has(e));
+  if (missing.length > 0) return `it lacks the entry point${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (another kernel's library under this key)`;
+  libraries.set(so, lib);
+  return lib;
+}
+
+/**
+ * The library compiled from `source`, loaded, with every entry. A cached file that does not load
+ * (truncated, corrupt) or lacks the entries is compiled again, and the new file loaded through a
+ * private copy: the loader answers a second dlopen of a path with the library it already holds.
+ *
+ *   const lib = await loadKernels(source, { flags: ["-O2"] }, "c code of kernel \"k\"", ["loom_…_0"]);
+ */
+export async function loadKernels(source: string, opts: CompilerOptions, what: string, entries: readonly string[]): Promise<NativeLibrary> {
+  const so = await compileShared(source, opts, what);
+  const first = tryLoad(so, entries);
+  if (typeof first !== "string") return first;
+  const fresh = await compileShared(source, opts, what, true);
+  const copy = `${fresh}.${process.pid}-${randomBytes(4).toString("hex")}.so`;
+  let again: NativeLibrary | string;
+  try {
+    copyFileSync(fresh, copy);
+    again = tryLoad(copy, entries);
+  } catch (e) {
+    again = (e as Error).message;
+  } finally {
+    rmSync(copy, { force: true });
+  }
+  if (typeof again === "string") throw new ExecutionError(`the compiled ${what} (${fresh}) cannot be used, even compiled again: ${again}`);
+  libraries.set(so, again);
+  return again;
 }

@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import {
-  cudaContext, cudaStatus, loadLibrary, nativeStatus, openclContext, openclStatus,
+  cudaContext, cudaStatus, nativeStatus, openclContext, openclStatus,
   type DeviceArg, type DeviceBuffer, type DeviceContext, type DeviceProgram, type NativeLibrary, type ScalarKind,
 } from "../../native/index.js";
 import { generateCodeAndSchedule, type GeneratedCode } from "../../codegen/index.js";
@@ -19,7 +19,7 @@ import { findArg, findTemporary, type Dtype, type Kernel, type TypedArray } from
 import type { DeviceKernel, Schedule } from "../schedule/index.js";
 import { allocStorage, evalSizeExpr, layoutOf, prepareArgs, showBytes, type ArgValue, type ArrayStorage, type PreparedRun } from "./args.js";
 import { checkBounds, type ArrayExtents } from "./bounds.js";
-import { compileShared, type CompilerOptions } from "./native-compile.js";
+import { loadKernels, type CompilerOptions } from "./native-compile.js";
 
 /** Options of the native backends (all optional). */
 export interface NativeRunOptions extends CompilerOptions {
@@ -56,8 +56,8 @@ function requireAddon(backend: string): void {
 // ---- preparing a run ---------------------------------------------------------------------------
 
 interface Plan {
-  /** Shared objects built from this plan's C code, per compiler options (c/openmp). */
-  readonly objects: Map<string, Promise<string>>;
+  /** Libraries built from this plan's C code and loaded, per compiler options (c/openmp). */
+  readonly objects: Map<string, Promise<NativeLibrary>>;
   readonly code: GeneratedCode;
   readonly schedule: Schedule;
   readonly kernels: readonly { readonly info: GeneratedCode["kernels"][number]; readonly dk: DeviceKernel }[];
@@ -186,8 +186,6 @@ function entryPoints(plan: Plan, typed: Kernel, entries: readonly string[]): str
   }).join("\n");
 }
 
-const libraries = new Map<string, NativeLibrary>();
-
 async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions): Promise<BackendResult> {
   requireAddon(backend);
   const prep = prepareArgs(k, args, { temporaries: false });
@@ -196,23 +194,14 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
   proveBounds(plan, prep, storage, opts);
   const entries = entryNames(plan);
   const optsKey = JSON.stringify([opts.cc, opts.flags, opts.libs]);
-  let built = plan.objects.get(optsKey);
-  if (!built) {
+  let loading = plan.objects.get(optsKey);
+  if (!loading) {
     const source = `${plan.code.deviceCode}\n/* entry points for Loom's native addon */\n${entryPoints(plan, prep.kernel, entries)}`;
-    built = compileShared(source, opts, `${backend} code of kernel "${k.name}"`);
-    plan.objects.set(optsKey, built);
-    built.catch(() => plan.objects.delete(optsKey));
+    loading = loadKernels(source, opts, `${backend} code of kernel "${k.name}"`, entries);
+    plan.objects.set(optsKey, loading);
+    loading.catch(() => plan.objects.delete(optsKey));
   }
-  const so = await built;
-  let lib = libraries.get(so);
-  if (!lib) {
-    try {
-      lib = loadLibrary(so);
-    } catch (e) {
-      throw new ExecutionError(`cannot load the compiled kernel ${so}: ${(e as Error).message}`);
-    }
-    libraries.set(so, lib);
-  }
+  const lib = await loading;
   const kernelMs: number[] = [];
   for (const [x, { info }] of plan.kernels.entries()) {
     const values: (TypedArray | number | bigint)[] = [];
