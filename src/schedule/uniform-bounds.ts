@@ -87,7 +87,10 @@ export function uniformLoopBounds(k: Kernel, x: string, nodes: readonly Schedule
   const proj = iterationDomain(k, [x, ...uniform]);
   let hull = proj.exists.length > 0 ? eliminate(proj, [...proj.exists]) : proj;
   hull = moveToParams(hull, uniform.filter((n) => hull.dims.includes(n)));
-  if (!hull.constraints.some((c) => (c.coeffs[hull.params.length]! > 0)) || !hull.constraints.some((c) => c.coeffs[hull.params.length]! < 0)) return undefined;
+  // Bounded on both sides (an equality `k_outer = 0` is both: loopy's one-trip loop over a remainder).
+  const col = hull.params.length + hull.dims.indexOf(x);
+  const bounds = (sign: number) => hull.constraints.some((c) => c.eq ? c.coeffs[col] !== 0 : sign * c.coeffs[col]! > 0);
+  if (!bounds(1) || !bounds(-1)) return undefined;
   const taken = new Set([...allInames(k), ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
   const hidden = uniqueName(`${x}_exact`, taken);
   const domains = [...k.domains];
