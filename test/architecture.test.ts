@@ -79,6 +79,18 @@ describe("architecture: one direction of imports", () => {
     });
   }
 
+  it("codegen/lower (schedule -> AST) imports of codegen only the AST and expression lowering: targets come after it", () => {
+    const within = new Set(["codegen/ast.ts", "codegen/expr.ts"]);
+    const bad: string[] = [];
+    for (const file of tsFiles(join(root, "codegen/lower"))) {
+      for (const target of importsOf(file)) {
+        const rel = relative(root, target).replace(/\\/g, "/").replace(/\.js$/, ".ts");
+        if (folderOf(target) === "codegen" && !rel.startsWith("codegen/lower/") && !within.has(rel)) bad.push(`${relative(root, file)} -> ${rel}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
   it("no library module imports src/index.ts", () => {
     const bad: string[] = [];
     for (const folder of Object.keys(ALLOWED)) {

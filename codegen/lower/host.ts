@@ -1,0 +1,57 @@
+/**
+ * What lowering a schedule produces (`LoweredKernel`), what a target asks of it (`LowerOptions`),
+ * and the narrow interface the parts of one device kernel's lowering (guards, loops,
+ * instructions) are handed by its core.
+ */
+import type { Dtype, Instruction, Kernel } from "../../src/ir/index.js";
+import type { BasicSet } from "../../src/poly/index.js";
+import type { ScheduleNode } from "../../src/schedule/index.js";
+import type { Ex, Stmt } from "../ast.js";
+
+/** What a target asks of the lowering beyond the AST itself. */
+export interface LowerOptions {
+  /** Hardware axes allowed (GPU targets); CPU targets get schedules without them. */
+  readonly hwAxes: boolean;
+  /** Pragmas for an `unr_hint` loop (`#pragma unroll`), if the target has them. */
+  readonly unrollHint?: (max: number | undefined) => string;
+  /** Pragmas for the outermost loop over a group iname (OpenMP), given the private variables. */
+  readonly parallelLoop?: (privates: readonly string[]) => string;
+  /** How `atomic` updates are written: natively, as `#pragma omp atomic`, or plainly (sequential). */
+  readonly atomics: "native" | "omp" | "plain";
+}
+
+export interface LoweredArg {
+  readonly name: string;
+  readonly kind: "array" | "value";
+  readonly dtype: Dtype;
+  readonly written: boolean;
+}
+
+/** One device kernel as AST: declarations, body and launch information. */
+export interface LoweredKernel {
+  readonly name: string;
+  readonly args: readonly LoweredArg[];
+  readonly decls: readonly Stmt[];
+  readonly body: readonly Stmt[];
+  /** Work-groups per axis and work-items per axis, as exact index expressions of the parameters. */
+  readonly groupSize: readonly Ex[];
+  /** Work-items per axis: constants, or index expressions of the parameters (sized at launch). */
+  readonly localSize: readonly (number | Ex)[];
+}
+
+/** What the guard, loop and instruction lowerings of one device kernel share. */
+export interface KernelHost {
+  readonly k: Kernel;
+  readonly opts: LowerOptions;
+  /** Inames written as code (`base + gid(0)`, an unrolled copy's value); loops add and remove theirs. */
+  readonly subst: Map<string, Ex>;
+  /** The instruction with id `id` (the first of that id). */
+  insnOf(id: string): Instruction;
+  /** The ids of the instructions scheduled under `nodes`, in schedule order. */
+  insnsUnder(nodes: readonly ScheduleNode[]): readonly string[];
+  /** The iteration domain over `inames` (remembered). */
+  domainOf(inames: readonly string[]): BasicSet;
+}
+
+/** Lowers a list of schedule nodes within the loops `known` and the context `ctx`. */
+export type NodesLowering = (nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet) => Stmt[];

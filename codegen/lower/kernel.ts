@@ -1,0 +1,218 @@
+/**
+ * The core of lowering one device kernel: hardware inames bound to group and local ids, the
+ * schedule tree walked (loops and instructions handed to their lowerings), temporaries declared,
+ * arguments and launch sizes collected. The parts share this core through `KernelHost`.
+ */
+import { CodegenError } from "../../src/errors.js";
+import {
+  exprToString, findArg, findTemporary, freeVariables, insnExprs, insnWrites, iterationDomain, axisStrides, effectiveDimTags,
+  type Instruction, type Kernel,
+} from "../../src/ir/index.js";
+import { extendSet, type BasicSet } from "../../src/poly/index.js";
+import { axisRows, type DeviceKernel, type HwAxis, type ScheduleNode } from "../../src/schedule/index.js";
+import { evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
+import { sizeEx } from "../expr.js";
+import { GuardLowering } from "./guards.js";
+import type { KernelHost, LoweredArg, LoweredKernel, LowerOptions } from "./host.js";
+import { LoopLowering } from "./loops.js";
+import { rowVars, type Row } from "./rows.js";
+import { InstructionLowering } from "./statements.js";
+
+/** `a.localeCompare(b)` without building a collator per call (ICU makes that the slow part). */
+const collate = new Intl.Collator().compare;
+
+/** The lowering of one device kernel: its substitutions, declarations and memo tables. */
+export class DeviceKernelLowering implements KernelHost {
+  readonly subst = new Map<string, Ex>();
+  private readonly decls: Stmt[] = [];
+  private readonly domains = new Map<string, BasicSet>();
+  private readonly domainsOf = new WeakMap<readonly string[], BasicSet>();
+  private readonly insnById: ReadonlyMap<string, Instruction>;
+  private readonly insnsMemo = new WeakMap<readonly ScheduleNode[], readonly string[]>();
+  /** The variables and arrays the scheduled instructions use, for `usesName`. */
+  private usedNames: ReadonlySet<string> | undefined;
+  private readonly guards: GuardLowering;
+  private readonly loops: LoopLowering;
+  private readonly insns: InstructionLowering;
+
+  constructor(readonly k: Kernel, private readonly dk: DeviceKernel, readonly opts: LowerOptions, groupInames: ReadonlySet<string>) {
+    const byId = new Map<string, Instruction>();
+    // The first instruction of an id wins, as a search from the front finds it.
+    for (const i of k.instructions) if (!byId.has(i.id)) byId.set(i.id, i);
+    this.insnById = byId;
+    this.guards = new GuardLowering(this);
+    // A temporary written only outside the group loops (the CPU lowering's size of a shared group
+    // axis) is read-only inside them: shared, not private (OpenMP's private copy is uninitialized).
+    const beforeGroups = new Set(k.temporaries.map((t) => t.name).filter((name) => {
+      const writers = k.instructions.filter((i) => insnWrites(i).includes(name));
+      return writers.length > 0 && writers.every((i) => i.withinInames.every((n) => !groupInames.has(n)));
+    }));
+    const privateNames = () => this.decls.flatMap((d) => (d.k === "decl" && !beforeGroups.has(d.name) ? [d.name] : []));
+    this.loops = new LoopLowering(this, this.guards, (nodes, known, ctx) => this.nodes(nodes, known, ctx), privateNames, groupInames);
+    this.insns = new InstructionLowering(this, this.guards, this.loops, (d) => this.decls.push(d));
+  }
+
+  lower(): LoweredKernel {
+    const { k, dk } = this;
+    if (!this.opts.hwAxes && (dk.groupAxes.length > 0 || dk.localAxes.length > 0)) {
+      throw new CodegenError(`kernel "${k.name}": this target has no group/local hardware axes; inames ${[...dk.groupAxes, ...dk.localAxes].map((a) => a.iname).join(", ")} are tagged g/l`);
+    }
+    const known: string[] = [];
+    const ranges: Row[] = [];
+    // Every iname on a hardware axis is bound, not only the one the axis is named after: loopy's
+    // prefetch puts `a_dim_1` on l.0 beside `j_inner`. The scheduler checks that the inames of one
+    // axis share base and size; each instruction is guarded by its own iname's domain.
+    for (const ax of [...dk.groupAxes, ...dk.localAxes]) {
+      for (const iname of [ax.iname, ...this.axisSharers(ax)]) {
+        const a = { ...ax, iname };
+        const base = sizeEx(a.base, (n) => evar(n));
+        this.subst.set(iname, ibin("+", base, { k: "hw", tag: a.tag, axis: a.axis }));
+        known.push(iname);
+        ranges.push(...axisRows(a, a.iname));
+      }
+    }
+    // The hardware ranges in one step, in the space the intersections one axis at a time build.
+    const dims = [...new Set([...k.assumptions.dims, ...known])];
+    const params = [...new Set([...k.assumptions.params, ...rowVars(ranges)])].filter((n) => !dims.includes(n));
+    const ctx = known.length > 0 ? extendSet(k.assumptions, params, dims, ranges) : k.assumptions;
+    for (const t of k.temporaries) this.declareTemporary(t.name);
+    const body = this.guards.withHoistedGuards(dk.body, known, ctx, (c) => this.nodes(dk.body, known, c));
+    const groupSize = [0, 1, 2].slice(0, Math.max(dk.groupAxes.length, 0)).map((_, n) => {
+      const ax = dk.groupAxes.find((a) => a.axis === n);
+      return ax ? sizeEx(ax.size, (p) => evar(p)) : ilit(1);
+    });
+    const nLocal = dk.localAxes.length === 0 ? 0 : Math.max(...dk.localAxes.map((a) => a.axis)) + 1;
+    const localSize = Array.from({ length: nLocal }, (_, n) => {
+      const ax = dk.localAxes.find((a) => a.axis === n);
+      if (!ax) return 1;
+      // A parametric work-group size (`n`, `max(n, 4)`) is evaluated at launch, as group counts are.
+      return ax.size.kind === "const" ? ax.size.value : sizeEx(ax.size, (p) => evar(p));
+    });
+    const nGroup = dk.groupAxes.length === 0 ? 0 : Math.max(...dk.groupAxes.map((a) => a.axis)) + 1;
+    const gsize = Array.from({ length: nGroup }, (_, n) => groupSize[n] ?? (() => {
+      const ax = dk.groupAxes.find((a) => a.axis === n);
+      return ax ? sizeEx(ax.size, (p) => evar(p)) : ilit(1);
+    })());
+    const written = new Set(k.instructions.flatMap((i) => insnWrites(i)));
+    const wanted = new Set([...dk.args, ...this.insns.usedParams]);
+    const order = [...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)];
+    const args = order.filter((n) => wanted.has(n)).map((name): LoweredArg => {
+      const a = findArg(k, name);
+      const t = a ? undefined : findTemporary(k, name);
+      const dtype = a?.dtype ?? t?.dtype;
+      if (!dtype) throw new CodegenError(`kernel "${k.name}": the dtype of "${name}" is unknown; add dtypes (lp.addDtypes) before generating code`);
+      return { name, kind: a?.kind ?? "array", dtype, written: written.has(name) };
+    });
+    // Declarations by name, as loopy orders its temporaries.
+    const decls = [...this.decls].sort((x, y) => collate(declName(x), declName(y)));
+    return { name: dk.name, args, decls, body, groupSize: gsize, localSize };
+  }
+
+  /** The inames other than `ax.iname` that instructions of this device kernel run within on `ax`'s axis. */
+  private axisSharers(ax: HwAxis): string[] {
+    const out = new Set<string>();
+    for (const id of this.insnsUnder(this.dk.body)) {
+      for (const i of this.insnOf(id).withinInames) {
+        const t = this.k.inameTags[i];
+        if (i !== ax.iname && t && t.kind === ax.tag && t.axis === ax.axis) out.add(i);
+      }
+    }
+    return [...out].sort();
+  }
+
+  // ---- the schedule tree -------------------------------------------------------------------
+
+  private nodes(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
+    // Between barriers, each run of nodes gets its own hoisted guard (loopy's `if (e < n) for (j …)`
+    // after the fetch and its barrier), not only the whole body.
+    if (nodes.length > 1 && nodes.some((n) => n.kind === "barrier")) {
+      const out: Stmt[] = [];
+      let run: ScheduleNode[] = [];
+      const flush = () => {
+        const r = run;
+        if (r.length > 0) out.push(...this.guards.withHoistedGuards(r, known, ctx, (c) => this.nodeList(r, known, c)));
+        run = [];
+      };
+      for (const n of nodes) {
+        if (n.kind === "barrier") {
+          flush();
+          out.push(...this.nodeList([n], known, ctx));
+        } else run.push(n);
+      }
+      flush();
+      return out;
+    }
+    return this.nodeList(nodes, known, ctx);
+  }
+
+  private nodeList(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
+    return nodes.flatMap((n): Stmt[] => {
+      switch (n.kind) {
+        case "barrier": return [{ k: "barrier", comment: n.comment }];
+        case "insn": return this.insns.insn(n.id, known, ctx);
+        case "loop": return this.loops.loop(n.iname, n.body, known, ctx);
+      }
+    });
+  }
+
+  insnOf(id: string): Instruction {
+    const insn = this.insnById.get(id);
+    if (!insn) throw new CodegenError(`kernel "${this.k.name}": the schedule names instruction "${id}", which the kernel does not have`);
+    return insn;
+  }
+
+  insnsUnder(nodes: readonly ScheduleNode[]): readonly string[] {
+    let ids = this.insnsMemo.get(nodes);
+    if (!ids) this.insnsMemo.set(nodes, (ids = nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : n.kind === "insn" ? [n.id] : []))));
+    return ids;
+  }
+
+  domainOf(inames: readonly string[]): BasicSet {
+    // The kernel's iname lists are frozen: remembered by identity, then by content.
+    let s = Object.isFrozen(inames) ? this.domainsOf.get(inames) : undefined;
+    if (s) return s;
+    const key = [...inames].sort().join(",");
+    s = this.domains.get(key);
+    if (!s) this.domains.set(key, (s = iterationDomain(this.k, [...inames])));
+    if (Object.isFrozen(inames)) this.domainsOf.set(inames, s);
+    return s;
+  }
+
+  // ---- temporaries -------------------------------------------------------------------------
+
+  private declareTemporary(name: string): void {
+    const t = findTemporary(this.k, name)!;
+    if (t.addressSpace === "global") return;
+    if (!t.dtype) throw new CodegenError(`kernel "${this.k.name}": the dtype of temporary "${name}" is unknown; declare it (<float32> ${name} = …)`);
+    const used = this.dk.body.length > 0 && this.usesName(name);
+    if (!used) return;
+    let size: number | undefined;
+    if (t.shape.length > 0) {
+      size = 1;
+      for (const e of t.shape) {
+        if (e.kind !== "const") throw new CodegenError(`temporary "${name}": its shape ${t.shape.map(exprToString).join(", ")} must be constant for code generation`);
+        size *= e.value;
+      }
+      // Strides may skip (explicit stride tags): size from the layout's last element.
+      const strides = axisStrides(t.shape, effectiveDimTags(t));
+      if (strides.every((s) => s?.kind === "const")) {
+        size = 1 + t.shape.reduce((acc, e, a) => acc + ((e as { value: number }).value - 1) * Math.abs((strides[a] as { value: number }).value), 0);
+      }
+    }
+    this.decls.push({ k: "decl", dtype: t.dtype, name, size, space: t.addressSpace === "local" ? "local" : "private" });
+  }
+
+  private usesName(name: string): boolean {
+    if (!this.usedNames) {
+      const ids = new Set(this.insnsUnder(this.dk.body));
+      const used = new Set<string>();
+      for (const i of this.k.instructions) if (ids.has(i.id)) for (const e of insnExprs(i)) freeVariables(e, used);
+      this.usedNames = used;
+    }
+    return this.usedNames.has(name);
+  }
+}
+
+function declName(s: Stmt): string {
+  return s.k === "decl" ? s.name : "";
+}

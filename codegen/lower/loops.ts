@@ -1,0 +1,196 @@
+/**
+ * Loops: bounds from the instructions' domains (projected onto the known inames, gisted against
+ * the context), then as the iname's tag asks: unrolled copies, a single `int const`, peeled slabs
+ * or a plain `for` (with the target's unroll and parallel pragmas).
+ */
+import { CodegenError } from "../../src/errors.js";
+import {
+  aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, factorOf, gist, intersect, isEmptyWith,
+  type Aff, type BasicSet, type Bound,
+} from "../../src/poly/index.js";
+import { preferUnitBounds, type ScheduleNode } from "../../src/schedule/index.js";
+import { block, ibin, ilit, type Ex, type Stmt } from "../ast.js";
+import type { GuardLowering } from "./guards.js";
+import type { KernelHost, NodesLowering } from "./host.js";
+import { affEx as affExWith, rowKey, rowsOf, withRowsSet, type Row } from "./rows.js";
+
+const MAX_UNROLL = 4096;
+
+/** Loops of one device kernel. */
+export class LoopLowering {
+  /** The OpenMP pragma goes on the outermost group loop only. */
+  private parallelDone = false;
+
+  constructor(
+    private readonly h: KernelHost, private readonly guards: GuardLowering, private readonly nodes: NodesLowering,
+    /** The private variables declared so far (for the parallel pragma). */
+    private readonly privateNames: () => string[],
+    /** Inames of group axes the CPU lowering turned into loops. */
+    private readonly groupInames: ReadonlySet<string>,
+  ) {}
+
+  loop(iname: string, body: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
+    const tag = this.h.k.inameTags[iname];
+    if (tag && (tag.kind === "g" || tag.kind === "l") && this.h.opts.hwAxes) {
+      throw new CodegenError(`kernel "${this.h.k.name}": iname "${iname}" is tagged ${tag.kind}.${tag.axis} but scheduled as a loop`);
+    }
+    const inner = [...known, iname];
+    const ids = this.h.insnsUnder(body);
+    // Bounds from each instruction's domain, projected onto the known inames and this one.
+    let whole: BasicSet | undefined;
+    const perInsn = ids.map((id) => {
+      let d = this.h.domainOf(this.h.insnOf(id).withinInames);
+      // An instruction that does not run within the loop's iname (the CPU lowering's loop over a
+      // group axis around a fetch that ignores that axis) runs at every iteration of it.
+      if (!d.dims.includes(iname)) d = intersect(d, this.h.domainOf([iname]));
+      // Only the iname's own factor of the domain bounds it, and only the factors of the context
+      // over the same inames can imply those bounds: smaller problems, and ones that a sweep of
+      // tile sizes asks again whenever this iname's tile size repeats.
+      const f = factorOf(d, iname);
+      const drop = [...f.dims.filter((n) => !inner.includes(n)), ...f.exists];
+      const p = drop.length > 0 ? eliminateExact(f, drop).set : f;
+      whole ??= p;
+      const c = factorOf(ctx, p.dims);
+      return gist(this.unitBounds(p, iname, c), c);
+    });
+    const keyed = new Map(perInsn.map((g) => [rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&"), g]));
+    const body1 = (c: BasicSet) => this.guards.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
+    if (keyed.size === 1) {
+      const g = perInsn[0]!;
+      const b = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
+      return this.emitRange(iname, b.lower, b.upper, known, ctx, body1, whole);
+    }
+    // Instructions with different ranges: the union of the ranges; each instruction guards itself.
+    const los: Ex[] = [];
+    const his: Ex[] = [];
+    for (const g of keyed.values()) {
+      const b = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
+      los.push(this.boundEx(b.lower, "lower", ctx));
+      his.push(this.boundEx(b.upper, "upper", ctx));
+    }
+    const lo = los.reduce((a, x) => ({ k: "bin", op: "min", l: a, r: x, dtype: "idx" }));
+    const hi = his.reduce((a, x) => ({ k: "bin", op: "max", l: a, r: x, dtype: "idx" }));
+    const c = withRowsSet(ctx, [iname], []);
+    return [this.forStmt(iname, lo, hi, block(body1(c)), known)];
+  }
+
+  /** `p` within `ctx` with `iname`'s non-unit bounds replaced by implied constant ones where possible. */
+  private unitBounds(p: BasicSet, iname: string, ctx: BasicSet): BasicSet {
+    if (!rowsOf(p).rows.some((r) => Math.abs(r.aff.terms[iname] ?? 0) > 1)) return p;
+    if (p.exists.length > 0 || ctx.exists.length > 0) return p;
+    return preferUnitBounds(intersect(p, ctx), [iname]);
+  }
+
+  /**
+   * A loop over `iname` from max(lower) to min(upper), as the iname's tag asks: unrolled, a single
+   * `int const`, peeled slabs, or a plain loop. `make` builds the body for a context.
+   */
+  emitRange(
+    iname: string, lower: readonly Bound[], upper: readonly Bound[], known: readonly string[], ctx: BasicSet,
+    make: (c: BasicSet) => Stmt[], whole?: BasicSet,
+  ): Stmt[] {
+    const tag = this.h.k.inameTags[iname];
+    if (lower.length === 0 || upper.length === 0) throw new CodegenError(`kernel "${this.h.k.name}": iname "${iname}" is unbounded ${lower.length === 0 ? "below" : "above"}`);
+    const boundRows = (lo: readonly Bound[], up: readonly Bound[], shiftLo = 0, shiftHi = 0): Row[] => [
+      ...lo.map((b) => ({ aff: affSub(affScale(affAdd(aff({ [iname]: 1 }), aff({}, -shiftLo)), b.denom), b.aff), eq: false })),
+      ...up.map((b) => ({ aff: affSub(b.aff, affScale(affAdd(aff({ [iname]: 1 }), aff({}, shiftHi)), b.denom)), eq: false })),
+    ];
+    const withRows = (rows: readonly Row[]) => withRowsSet(ctx, [...known, iname], rows);
+
+    if (tag && (tag.kind === "unr" || tag.kind === "ilp")) {
+      // Constant bounds: from the loop's own bounds, else from the domain with the outer inames
+      // projected out too (a triangle `j <= i < 8` unrolls j over 0..7, guarding j <= i).
+      const all = whole ? dimBounds(intersectCtx(whole, ctx), iname, []) : undefined;
+      let clo = lower.filter((b) => affIsConstant(b.aff));
+      let chi = upper.filter((b) => affIsConstant(b.aff));
+      if (clo.length === 0 && all) clo = all.lower.filter((b) => affIsConstant(b.aff));
+      if (chi.length === 0 && all) chi = all.upper.filter((b) => affIsConstant(b.aff));
+      if (clo.length === 0 || chi.length === 0) {
+        throw new CodegenError(`kernel "${this.h.k.name}": cannot unroll iname "${iname}" (tag ${tag.kind}): its trip count is not a constant`);
+      }
+      const lo = Math.max(...clo.map((b) => Math.ceil(b.aff.constant / b.denom)));
+      const hi = Math.min(...chi.map((b) => Math.floor(b.aff.constant / b.denom)));
+      if (hi - lo + 1 > MAX_UNROLL) throw new CodegenError(`kernel "${this.h.k.name}": unrolling "${iname}" would copy its body ${hi - lo + 1} times (at most ${MAX_UNROLL})`);
+      const out: Stmt[] = [];
+      for (let v = lo; v <= hi; v++) {
+        this.h.subst.set(iname, ilit(v));
+        // Each copy knows the iname's value: `16*j_outer + j_inner < m` is no guard of copy 0.
+        out.push(...make(withRows([{ aff: aff({ [iname]: 1 }, -v), eq: true }])));
+      }
+      this.h.subst.delete(iname);
+      return out;
+    }
+    const lo = this.boundEx(lower, "lower", ctx);
+    const hi = this.boundEx(upper, "upper", ctx);
+    if (JSON.stringify(lo) === JSON.stringify(hi)) {
+      const c = withRows(boundRows(lower, upper));
+      return [block([{ k: "decl", dtype: "int32", name: iname, init: lo, isConst: true }, ...make(c)])];
+    }
+    const slabs = this.h.k.inameSlabs?.[iname];
+    if (slabs && (slabs[0] > 0 || slabs[1] > 0)) {
+      const [a, b] = slabs;
+      const out: Stmt[] = [];
+      const mainLo = a > 0 ? ibin("+", lo, ilit(a)) : lo;
+      if (a > 0) {
+        out.push({ k: "comment", text: `initial slab for '${iname}'` });
+        out.push(this.forStmt(iname, lo, { k: "bin", op: "min", l: ibin("+", lo, ilit(a - 1)), r: hi, dtype: "idx" }, block(make(withRows(boundRows(lower, upper)))), known));
+      }
+      out.push({ k: "comment", text: `bulk slab for '${iname}'` });
+      out.push(this.forStmt(iname, mainLo, b > 0 ? ibin("-", hi, ilit(b)) : hi, block(make(withRows(boundRows(lower, upper, a, b)))), known));
+      if (b > 0) {
+        out.push({ k: "comment", text: `final slab for '${iname}'` });
+        out.push(this.forStmt(iname, { k: "bin", op: "max", l: ibin("+", hi, ilit(1 - b)), r: mainLo, dtype: "idx" }, hi, block(make(withRows(boundRows(lower, upper)))), known));
+      }
+      return out;
+    }
+    return [this.forStmt(iname, lo, hi, block(make(withRows(boundRows(lower, upper)))), known)];
+  }
+
+  private forStmt(iname: string, lo: Ex, hi: Ex, body: Stmt, known: readonly string[]): Stmt {
+    const tag = this.h.k.inameTags[iname];
+    const pragmas: string[] = [];
+    if (tag?.kind === "unr_hint" && this.h.opts.unrollHint) pragmas.push(this.h.opts.unrollHint(tag.max));
+    if (this.h.opts.parallelLoop && !this.parallelDone && this.isGroupIname(iname) && known.every((n) => !this.isGroupIname(n))) {
+      this.parallelDone = true;
+      pragmas.push(this.h.opts.parallelLoop(this.privateNames()));
+    }
+    return { k: "for", v: iname, lo, hi, body, pragmas };
+  }
+
+  private isGroupIname(n: string): boolean {
+    return this.groupInames.has(n) || this.h.k.inameTags[n]?.kind === "g";
+  }
+
+  /** max of lower bounds `ceil(aff/denom)` or min of upper bounds `floor(aff/denom)`. */
+  private boundEx(bounds: readonly Bound[], side: "lower" | "upper", ctx: BasicSet): Ex {
+    const exs = bounds.map((b) => {
+      const num = side === "lower" && b.denom > 1 ? affAdd(b.aff, aff({}, b.denom - 1)) : b.aff;
+      if (b.denom === 1) return this.affEx(num);
+      if (affIsConstant(num)) return ilit(Math.floor(num.constant / b.denom));
+      return { k: "bin", op: "//", l: this.affEx(num), r: ilit(b.denom), dtype: "idx", nonneg: this.impliedNonneg(num, ctx) } as Ex;
+    });
+    // Constant bounds fold into one.
+    const consts = exs.filter((e): e is Ex & { k: "lit" } => e.k === "lit");
+    const rest: Ex[] = exs.filter((e) => e.k !== "lit");
+    const op = side === "lower" ? "max" : "min";
+    if (consts.length > 0) rest.push(ilit((side === "lower" ? Math.max : Math.min)(...consts.map((c) => c.value))));
+    return rest.reduce((a, x) => ({ k: "bin", op, l: a, r: x, dtype: "idx" }));
+  }
+
+  private impliedNonneg(a: Aff, ctx: BasicSet): boolean {
+    try {
+      return isEmptyWith(ctx, affSub(aff({}, -1), a));
+    } catch {
+      return false;
+    }
+  }
+
+  private affEx(a: Aff): Ex {
+    return affExWith(a, this.h.subst);
+  }
+}
+
+/** `s` intersected with the context's constraints (same names aligned). */
+function intersectCtx(s: BasicSet, ctx: BasicSet): BasicSet {
+  return intersect(s, ctx);
+}

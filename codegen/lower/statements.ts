@@ -1,0 +1,329 @@
+/**
+ * Instructions: assignments (with their predicates, atomic updates, array elements as flat
+ * indices), opaque blocks in their own braces, and reductions not realized by preprocessing.
+ */
+import { assertNever, CodegenError } from "../../src/errors.js";
+import {
+  allInames, atomicUpdateOf, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
+  kernelTypeEnv, uniqueName, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
+  type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Reduce,
+} from "../../src/ir/index.js";
+import { aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, gist, type Aff, type BasicSet } from "../../src/poly/index.js";
+import { block, evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
+import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "../expr.js";
+import type { GuardLowering } from "./guards.js";
+import type { KernelHost } from "./host.js";
+import type { LoopLowering } from "./loops.js";
+import { affEx } from "./rows.js";
+
+/** Instructions of one device kernel. */
+export class InstructionLowering {
+  private readonly env;
+  private readonly taken: Set<string>;
+  private readonly params: Set<string>;
+  private readonly inameRank: ReadonlyMap<string, number>;
+  /** The value arguments the generated code reads (index arithmetic prints them). */
+  readonly usedParams = new Set<string>();
+
+  constructor(
+    private readonly h: KernelHost, private readonly guards: GuardLowering, private readonly loops: LoopLowering,
+    /** Adds a declaration to the kernel's (an accumulator). */
+    private readonly declare: (d: Stmt) => void,
+  ) {
+    const k = h.k;
+    this.env = kernelTypeEnv(k);
+    this.taken = new Set([...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name), ...k.domains.flatMap((d) => [...d.dims])]);
+    this.params = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
+    this.inameRank = new Map(allInames(k).map((n, r) => [n, r]));
+  }
+
+  insn(id: string, known: readonly string[], ctx: BasicSet): Stmt[] {
+    const insn = this.h.insnOf(id);
+    if (insn.kind === "nop") return [];
+    if (insn.kind === "barrier") {
+      if (insn.scope === "global") throw new CodegenError(`kernel "${this.h.k.name}": global barrier "${id}" inside a device kernel`);
+      return [{ k: "barrier", comment: `for ${id}` }];
+    }
+    const d = this.h.domainOf(insn.withinInames);
+    if (insn.kind === "block") return this.guards.guarded(d, known, ctx, insn.id, (c) => this.block(insn, known, c));
+    return this.guards.guarded(d, known, ctx, insn.id, (c) => this.assign(insn, known, c));
+  }
+
+  /**
+   * An opaque block as statements in its own braces: locals renamed away from the kernel's names
+   * (a stride or bound may print a parameter inside), exits lowered to flags, `for` to `while`.
+   */
+  private block(insn: BlockInsn, known: readonly string[], ctx: BasicSet): Stmt[] {
+    const problem = checkBlock(insn.body);
+    if (problem) throw new CodegenError(`block "${insn.id}": ${problem}`);
+    const avoid = new Set([...this.taken, ...this.params, "H"]);
+    const declared = [...blockLocals(insn.body).keys()];
+    const renames = new Map<string, string>();
+    for (const n of declared) {
+      if (!avoid.has(n)) continue;
+      renames.set(n, uniqueName(n, new Set([...avoid, ...declared, ...renames.values()])));
+    }
+    let body = renames.size > 0 ? renameLocals(insn.body, renames) : insn.body;
+    body = lowerExits(body, new Set([...avoid, ...blockLocals(body).keys()]));
+    const locals = blockLocals(body);
+    const pre: Stmt[] = [];
+    const outer = this.scope(insn.id, known, ctx, pre);
+    const scope: ExprScope = {
+      ...outer,
+      env: blockTypeEnv(outer.env, locals),
+      varEx: (n) => (locals.has(n) ? { ex: evar(n), dtype: locals.get(n)! } : outer.varEx(n)),
+      element: (e) => this.element(e, scope),
+    };
+    const stmts = (list: readonly BlockStmt[]): Stmt[] => list.flatMap((s): Stmt[] => {
+      switch (s.kind) {
+        case "decl": return [{ k: "decl", dtype: s.dtype, name: s.name, init: s.init ? lowerExpr(s.init, s.dtype, scope) : { k: "lit", value: 0, dtype: s.dtype } }];
+        case "assign": {
+          const lhs = s.lhs;
+          if (lhs.kind === "var") {
+            const dtype = locals.get(lhs.name) ?? this.dtypeOf(lhs.name, insn.id);
+            return [{ k: "assign", name: lhs.name, dtype, rhs: lowerExpr(s.rhs, dtype, scope) }];
+          }
+          if (lhs.kind === "subscript" || lhs.kind === "linear") {
+            const el = scope.element(lhs);
+            return [{ k: "assign", array: el.array, index: el.index, dtype: el.dtype, rhs: lowerExpr(s.rhs, el.dtype, scope) }];
+          }
+          throw new CodegenError(`block "${insn.id}": cannot assign to ${exprToString(lhs)}`);
+        }
+        case "if": {
+          const els = stmts(s.else);
+          return [{ k: "if", cond: lowerCond(s.cond, scope), then: block(stmts(s.then)), ...(els.length > 0 ? { else: block(els) } : {}) }];
+        }
+        case "while": return [{ k: "while", cond: lowerCond(s.cond, scope), body: block(stmts(s.body)) }];
+        case "doWhile": return [{ k: "doWhile", body: block(stmts(s.body)), cond: lowerCond(s.cond, scope) }];
+        case "for": return [block(stmts(forAsWhile(s)))];
+        case "break": case "continue": return [{ k: s.kind }];
+        case "labeled": case "exit": throw new CodegenError(`block "${insn.id}": ${s.kind} left after lowering exits`);
+        default: return assertNever(s, "block statement");
+      }
+    });
+    const main = stmts(body);
+    const preds = insn.predicates.map((p) => lowerCond(p, outer));
+    const inner = [block([...pre, ...main])];
+    if (preds.length === 0) return inner;
+    const cond = preds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "bool" }));
+    return [{ k: "if", cond, then: inner[0]! }];
+  }
+
+  private assign(insn: Assignment, known: readonly string[], ctx: BasicSet): Stmt[] {
+    const pre: Stmt[] = [];
+    const scope = this.scope(insn.id, known, ctx, pre);
+    const lhs = insn.lhs;
+    const preds = insn.predicates.map((p) => lowerCond(p, scope));
+    let stmt: Stmt;
+    if (lhs.kind === "var") {
+      const dtype = this.dtypeOf(lhs.name, insn.id);
+      stmt = { k: "assign", name: lhs.name, dtype, rhs: this.rhs(insn, dtype, scope) };
+    } else if (lhs.kind === "subscript" || lhs.kind === "linear") {
+      const el = scope.element(lhs);
+      stmt = { k: "assign", array: el.array, index: el.index, dtype: el.dtype, rhs: this.rhs(insn, el.dtype, scope) };
+    } else {
+      throw new CodegenError(`instruction "${insn.id}": cannot assign to ${exprToString(lhs)}`);
+    }
+    if (insn.atomicity === "update") stmt = this.atomic(insn, stmt, scope);
+    const body = [...pre, stmt];
+    if (preds.length === 0) return body;
+    const cond = preds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "bool" }));
+    return [{ k: "if", cond, then: block(body) }];
+  }
+
+  private rhs(insn: Assignment, dtype: Dtype, scope: ExprScope): Ex {
+    return lowerExpr(insn.rhs, dtype, scope);
+  }
+
+  /**
+   * `x = x op v` (op + - & | ^ min max) or `x = v` as an atomic update or exchange. Private cells
+   * are one work-item's own, so their update stays plain; OpenMP puts `#pragma omp atomic` (`write`
+   * for an exchange) before a plain update, and a critical section around min/max.
+   */
+  private atomic(insn: Assignment, stmt: Stmt & { k: "assign" }, scope: ExprScope): Stmt {
+    if (this.h.opts.atomics === "plain") return stmt;
+    const u = atomicUpdateOf(insn.lhs, insn.rhs);
+    if (!u) {
+      throw new CodegenError(`instruction "${insn.id}": an atomic update must be x = x op v (op one of + - & | ^ min max) or an exchange x = v, got ${exprToString(insn.rhs)}`);
+    }
+    const space = this.spaceOf(stmt.array ?? stmt.name!);
+    if (space === "private") return stmt;
+    if (this.h.opts.atomics === "omp" && (u.op === "min" || u.op === "max")) return block([{ k: "raw", text: "#pragma omp critical" }, stmt]);
+    const atomic = { ...stmt, rhs: lowerExpr(u.value, stmt.dtype, scope), atomic: { op: u.op, space } };
+    if (this.h.opts.atomics === "omp") return block([{ k: "raw", text: u.op === "=" ? "#pragma omp atomic write" : "#pragma omp atomic" }, atomic]);
+    return atomic;
+  }
+
+  /** Where variable `name` lives in the generated code: arguments and global temporaries are global. */
+  private spaceOf(name: string): "global" | "local" | "private" {
+    const t = findTemporary(this.h.k, name);
+    return !t || t.addressSpace === "global" ? "global" : t.addressSpace === "local" ? "local" : "private";
+  }
+
+  private dtypeOf(name: string, insnId: string): Dtype {
+    const d = findTemporary(this.h.k, name)?.dtype ?? findArg(this.h.k, name)?.dtype;
+    if (!d) throw new CodegenError(`instruction "${insnId}": the dtype of "${name}" is unknown; add dtypes before generating code`);
+    return d;
+  }
+
+  private scope(insnId: string, known: readonly string[], ctx: BasicSet, pre: Stmt[]): ExprScope {
+    const self: ExprScope = {
+      insnId,
+      env: this.env,
+      varEx: (name) => {
+        const sub = this.h.subst.get(name);
+        if (sub) return { ex: sub, dtype: INDEX_DTYPE };
+        if (known.includes(name)) return { ex: evar(name), dtype: INDEX_DTYPE };
+        if (this.taken.has(name) && !findArg(this.h.k, name) && !findTemporary(this.h.k, name)) {
+          throw new CodegenError(`instruction "${insnId}" uses iname "${name}" outside the loops around it`);
+        }
+        return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
+      },
+      element: (e) => this.element(e, self),
+      reduction: (e, dtype) => this.reduction(e, dtype, known, ctx, insnId, pre),
+    };
+    return self;
+  }
+
+  /** Flat index of `a[i, j]` from the strides of the array's axis tags: `a[n * i + j]`. */
+  private element(e: Expr & { kind: "subscript" | "linear" }, scope: ExprScope): { array: string; index: Ex; dtype: Dtype } {
+    const arg = findArg(this.h.k, e.array);
+    const decl = arg?.kind === "array" ? arg : findTemporary(this.h.k, e.array);
+    if (!decl) throw new CodegenError(`instruction "${scope.insnId}" subscripts "${e.array}", which is not an array of kernel "${this.h.k.name}"`);
+    const dtype = this.dtypeOf(e.array, scope.insnId);
+    if (e.kind === "linear") return { array: e.array, index: lowerIndex(e.index, scope, `linear index of "${e.array}"`), dtype };
+    const shape = decl.shape;
+    if (!shape) throw new CodegenError(`instruction "${scope.insnId}": "${e.array}" has no shape; give it one or use a linear subscript ${e.array}[[…]]`);
+    if (shape.length !== e.indices.length) throw new CodegenError(`instruction "${scope.insnId}": "${e.array}" has ${shape.length} axes but is subscripted with ${e.indices.length} indices`);
+    const tags = effectiveDimTags(decl);
+    if (tags.some((t) => t.kind === "sep" || t.kind === "vec")) throw new CodegenError(`array "${e.array}": sep and vec axes are not supported by code generation yet`);
+    const strides = axisStrides(shape, tags);
+    let index: Ex = ilit(0);
+    e.indices.forEach((ix, a) => {
+      const stride = sizeEx(strides[a]!, (n) => this.param(n));
+      index = ibin("+", index, ibin("*", stride, this.affineIndex(ix, scope) ?? lowerIndex(ix, scope, `index ${a} of "${e.array}"`)));
+    });
+    return { array: e.array, index, dtype };
+  }
+
+  /**
+   * A reduction not realized by preprocessing: `acc = identity; for (…) acc = acc op body;`
+   * before the instruction, and the accumulator in its place (loopy's `acc_k`).
+   */
+  private reduction(e: Reduce, dtype: Dtype, known: readonly string[], ctx: BasicSet, insnId: string, pre: Stmt[]): Ex {
+    for (const r of e.inames) if (known.includes(r)) throw new CodegenError(`instruction "${insnId}": reduction iname "${r}" is already a loop around the instruction`);
+    const acc = uniqueName(`acc_${e.inames.join("_")}`, this.taken);
+    this.taken.add(acc);
+    this.declare({ k: "decl", dtype, name: acc, space: "private" });
+    const insn = this.h.insnOf(insnId);
+    const inames = [...insn.withinInames, ...e.inames];
+    const d = this.h.domainOf(inames);
+    pre.push({ k: "assign", name: acc, dtype, rhs: { k: "lit", value: identity(e.op, dtype), dtype } });
+    const nest = (m: number, kn: readonly string[], c: BasicSet): Stmt[] => {
+      if (m === e.inames.length) {
+        return this.guards.guarded(d, kn, c, insnId, (c2) => {
+          const innerPre: Stmt[] = [];
+          const scope = this.scope(insnId, kn, c2, innerPre);
+          const body = lowerExpr(e.body, dtype, scope);
+          const a = evar(acc);
+          const rhs: Ex = e.op === "sum" || e.op === "product"
+            ? { k: "bin", op: e.op === "sum" ? "+" : "*", l: a, r: body, dtype, insn: insnId }
+            : { k: "bin", op: e.op, l: a, r: body, dtype };
+          return [...innerPre, { k: "assign", name: acc, dtype, rhs }];
+        });
+      }
+      const r = e.inames[m]!;
+      const inner = [...kn, r];
+      const drop = [...d.dims.filter((n) => !inner.includes(n)), ...d.exists];
+      const p = gist(drop.length > 0 ? eliminateExact(d, drop).set : d, c);
+      const b = dimBounds(p, r, kn.filter((n) => p.dims.includes(n)));
+      return this.loops.emitRange(r, b.lower, b.upper, kn, c, (c2) => nest(m + 1, inner, c2), drop.length > 0 ? eliminateExact(d, drop).set : d);
+    };
+    pre.push(...nest(0, known, ctx));
+    return evar(acc);
+  }
+
+  /**
+   * An affine int32 subscript over inames and int32 parameters, terms in the kernel's iname order
+   * (outer before inner, as loopy prints `128 * gid(0) + lid(0)`, not `lid(0) + gid(0) * 128`),
+   * constants of unrolled inames folded; undefined for anything else.
+   */
+  private affineIndex(ix: Expr, scope: ExprScope): Ex | undefined {
+    const a = exprAff(ix);
+    if (!a || Object.keys(a.terms).length === 0 || typeOf(ix, scope).dtype !== "int32") return undefined;
+    const rank = (n: string) => this.inameRank.get(n) ?? this.inameRank.size;
+    for (const n of Object.keys(a.terms)) {
+      if (this.inameRank.has(n)) {
+        scope.varEx(n); // the "outside the loops around it" check
+        continue;
+      }
+      if (!this.params.has(n) || findArg(this.h.k, n)?.dtype !== "int32") return undefined;
+      this.usedParams.add(n);
+    }
+    const terms = Object.entries(a.terms).sort((x, y) => rank(x[0]) - rank(y[0]));
+    return this.affEx({ terms: Object.fromEntries(terms), constant: a.constant });
+  }
+
+  private param(n: string): Ex {
+    this.usedParams.add(n);
+    return evar(n);
+  }
+
+  private affEx(a: Aff): Ex {
+    return affEx(a, this.h.subst);
+  }
+}
+
+/** `body` with its locals renamed (declarations and uses). */
+function renameLocals(body: readonly BlockStmt[], names: ReadonlyMap<string, string>): readonly BlockStmt[] {
+  const renamed = mapBlockExprs(body, (e) => renameVars(e, names));
+  const decls = (list: readonly BlockStmt[]): BlockStmt[] => list.map((s): BlockStmt => {
+    switch (s.kind) {
+      case "decl": return names.has(s.name) ? { ...s, name: names.get(s.name)! } : s;
+      case "if": return { ...s, then: decls(s.then), else: decls(s.else) };
+      case "while": case "doWhile": case "labeled": return { ...s, body: decls(s.body) };
+      case "for": return { ...s, init: decls(s.init), body: decls(s.body), step: decls(s.step) };
+      default: return s;
+    }
+  });
+  return decls(renamed);
+}
+
+function identity(op: Reduce["op"], d: Dtype): number {
+  if (op === "sum") return 0;
+  if (op === "product") return 1;
+  const lowest = op === "max";
+  const ranges: Partial<Record<Dtype, [number, number]>> = {
+    int8: [-128, 127], int16: [-32768, 32767], int32: [-2147483648, 2147483647], uint8: [0, 255], uint16: [0, 65535],
+    uint32: [0, 4294967295], bool: [0, 1], int64: [-9223372036854775808, 9223372036854775807], uint64: [0, 18446744073709551615],
+  };
+  const r = ranges[d];
+  if (!r) return lowest ? -Infinity : Infinity;
+  return lowest ? r[0] : r[1];
+}
+
+/** An IR expression as an affine form over variables, or undefined when it is not affine. */
+function exprAff(e: Expr): Aff | undefined {
+  switch (e.kind) {
+    case "const": return Number.isInteger(e.value) ? aff({}, e.value) : undefined;
+    case "var": return aff({ [e.name]: 1 });
+    case "neg": {
+      const a = exprAff(e.operand);
+      return a && affScale(a, -1);
+    }
+    case "arith": {
+      const l = exprAff(e.left);
+      const r = exprAff(e.right);
+      if (!l || !r) return undefined;
+      if (e.op === "+") return affAdd(l, r);
+      if (e.op === "-") return affSub(l, r);
+      if (e.op === "*") {
+        if (affIsConstant(l)) return affScale(r, l.constant);
+        if (affIsConstant(r)) return affScale(l, r.constant);
+      }
+      return undefined;
+    }
+    default: return undefined;
+  }
+}
+
