@@ -14,7 +14,7 @@ import {
   type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
 } from "../ir/index.js";
 import {
-  addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, parseSet, rename, universe,
+  addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
 import { axisRows, hwAxis } from "./device.js";
@@ -138,11 +138,11 @@ function isWholeBox(k: Kernel, x: string, ax: HwAxis, inames: ReadonlySet<string
 }
 
 /**
- * Whether iname `x` spans all of axis `ax`: inames of one local axis may differ in size (sibling
- * OKL @inner loops); only one whose own range is the axis's is the axis loop, the others are guarded.
+ * Whether iname `x` spans all of axis `ax`: inames of one axis may differ in size (sibling OKL
+ * @inner loops, independent loops split onto one g axis); only one whose own range is the axis's
+ * is the axis loop, the others are guarded.
  */
 function isAxisRange(k: Kernel, x: string, ax: HwAxis): boolean {
-  if (ax.tag === "g") return true;
   const own = hwAxis(k, x, ax.tag, ax.axis);
   return exprToString(own.base) === exprToString(ax.base) && exprToString(own.size) === exprToString(ax.size);
 }
@@ -241,7 +241,7 @@ function domainPredicates(k: Kernel, x: string, within: readonly string[], box: 
  */
 function shareAxes(
   k: Kernel, dk: DeviceKernel, ids: ReadonlySet<string>,
-): { kernel: Kernel; groupAxes: HwAxis[]; localAxes: HwAxis[]; sizeInsns: string[] } {
+): { kernel: Kernel; groupAxes: HwAxis[]; localAxes: HwAxis[]; sizeInsns: string[]; groupSizeInsns: string[] } {
   const inames = new Set(allInames(k));
   const onAxis = new Map<string, string[]>();
   for (const insn of k.instructions) {
@@ -266,7 +266,7 @@ function shareAxes(
   const guarded = new Map<string, BasicSet>();
   const domains = [...k.domains];
   const taken = new Set([...inames, ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
-  const sizes: { temp: string; size: Expr }[] = [];
+  const sizes: { temp: string; size: Expr; group: boolean }[] = [];
   const rewriteAxis = (ax: HwAxis): HwAxis => {
     const key = `${ax.tag}.${ax.axis}`;
     const names = [...(onAxis.get(key) ?? [])].sort();
@@ -275,26 +275,30 @@ function shareAxes(
     let box = (o: string): BasicSet => rename(iterationDomain(k, [rep!]), { [rep!]: o });
     if (rep === undefined) {
       const base = exprToAff(ax.base);
-      if (ax.tag !== "l" || !base) {
-        throw new ScheduleError(`lowerForCpu: device kernel "${dk.name}" uses inames ${names.join(", ")} on axis ${key}, none over the whole range of the axis; cannot give them one loop`);
+      if (!base) {
+        throw new ScheduleError(`lowerForCpu: device kernel "${dk.name}" uses inames ${names.join(", ")} on axis ${key}, none over the whole range of the axis, and its base ${exprToString(ax.base)} is not affine; cannot give them one loop`);
       }
       rep = uniqueName(`${names[0]}_${ax.tag}${ax.axis}`, taken);
       taken.add(rep);
-      if (ax.base.kind === "const" && ax.size.kind === "const") {
-        const lo = ax.base.value;
-        const hi = lo + ax.size.value;
-        domains.push(parseSet(`{[${rep}]: ${lo} <= ${rep} < ${hi}}`));
-        box = (o) => parseSet(`{[${o}]: ${lo} <= ${o} < ${hi}}`);
+      // base <= o < base + size over the parameters (`16*(o + 1) <= n + 16` for `(n + 16)//16`).
+      const over = (o: string, a: HwAxis) => {
+        const rows = axisRows(a, o);
+        const params = [...new Set(rows.flatMap((r) => Object.keys(r.aff.terms)).filter((x) => x !== o))];
+        return rows.length === 2 ? addConstraints(universe(params, [o]), rows) : undefined;
+      };
+      if (over(rep, ax)) {
+        domains.push(over(rep, ax)!);
+        box = (o) => over(o, ax)!;
       } else {
         // A size no affine bound states (`max(n, 4)` of sibling loops): computed into a temporary
-        // at the top of each group, which bounds the axis loop (as a trip count does).
+        // before the axis loop (at the top of each group for a local axis, of the kernel for a
+        // group axis), which bounds it (as a trip count does).
         const n = uniqueName(`${rep}_size`, taken);
         taken.add(n);
-        sizes.push({ temp: n, size: ax.size });
-        // base <= o < base + n, over the size's temporary n.
-        const boxOf = (o: string) => addConstraints(universe([...new Set([...Object.keys(base.terms), n])], [o]), axisRows({ ...ax, size: v(n) }, o));
-        domains.push(boxOf(rep));
-        box = boxOf;
+        sizes.push({ temp: n, size: ax.size, group: ax.tag === "g" });
+        const sized: HwAxis = { ...ax, size: v(n) };
+        domains.push(over(rep, sized)!);
+        box = (o) => over(o, sized)!;
       }
     }
     for (const o of names) {
@@ -307,7 +311,7 @@ function shareAxes(
   };
   const groupAxes = dk.groupAxes.map(rewriteAxis);
   const localAxes = dk.localAxes.map(rewriteAxis);
-  if (subst.size === 0) return { kernel: k, groupAxes, localAxes, sizeInsns: [] };
+  if (subst.size === 0) return { kernel: k, groupAxes, localAxes, sizeInsns: [], groupSizeInsns: [] };
   const instructions = k.instructions.map((insn): Instruction => {
     if (!ids.has(insn.id)) return insn;
     const mine = insn.withinInames.filter((i) => subst.has(i));
@@ -315,20 +319,24 @@ function shareAxes(
     const local = new Map<string, Expr>(mine.map((i) => [i, v(subst.get(i)!)]));
     const sb = (e: Expr) => substitute(e, local);
     const within = [...new Set(insn.withinInames.map((i) => subst.get(i) ?? i))].sort();
+    // Each constraint once: `16*i_outer + i_inner < n` guards both inames of a split.
+    const seen = new Set(insn.predicates.map(exprToString));
     const guards = mine.filter((i) => guarded.has(i))
-      .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`, insn.predicates));
+      .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`, insn.predicates))
+      .filter((g) => !seen.has(exprToString(g)) && seen.add(exprToString(g)));
     return { ...mapInsnExprs({ ...insn, predicates: [...insn.predicates, ...guards] }, sb), withinInames: within };
   });
   const temporaries = [...k.temporaries];
   const sizeInsns: string[] = [];
+  const groupSizeInsns: string[] = [];
   const groupInames = groupAxes.map((g) => g.iname).sort();
-  for (const { temp, size } of sizes) {
+  for (const { temp, size, group } of sizes) {
     temporaries.push({ name: temp, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
     const id = uniqueName(`${temp}_insn`, new Set([...taken, ...k.instructions.map((x) => x.id)]));
-    instructions.push({ ...insnDefaults(id), kind: "assign", lhs: v(temp), rhs: size, atomicity: "none", withinInames: groupInames });
-    sizeInsns.push(id);
+    instructions.push({ ...insnDefaults(id), kind: "assign", lhs: v(temp), rhs: size, atomicity: "none", withinInames: group ? [] : groupInames });
+    (group ? groupSizeInsns : sizeInsns).push(id);
   }
-  return { kernel: withKernel(k, { instructions, domains, temporaries }), groupAxes, localAxes, sizeInsns };
+  return { kernel: withKernel(k, { instructions, domains, temporaries }), groupAxes, localAxes, sizeInsns, groupSizeInsns };
 }
 
 function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { kernel: Kernel; dk: DeviceKernel } {
@@ -338,8 +346,11 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
   const dk: DeviceKernel = { ...dk0, groupAxes: shared.groupAxes, localAxes: shared.localAxes };
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
   const phaseOf = new Map<string, Set<number>>();
-  const sizes: ScheduleNode[] = shared.sizeInsns.map((id) => ({ kind: "insn", id }));
-  const body = nestIn(dk.groupAxes, [...sizes, ...splitPhases(dk.body, dk.localAxes, phaseOf, { n: 0 })]);
+  const insnNode = (id: string): ScheduleNode => ({ kind: "insn", id });
+  const body = [
+    ...shared.groupSizeInsns.map(insnNode),
+    ...nestIn(dk.groupAxes, [...shared.sizeInsns.map(insnNode), ...splitPhases(dk.body, dk.localAxes, phaseOf, { n: 0 })]),
+  ];
   let kernel = k;
   if (dk.localAxes.length > 0) {
     for (const t of k.temporaries) {

@@ -107,9 +107,10 @@ function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
 
 /**
  * The one hardware axis of the inames `list` (sorted by name) of one device kernel put on axis
- * `key`. They must share the base; local inames may differ in size (sibling OKL @inner loops, OKL.md
- * §11.9): the work-group spans the largest range — the iname whose range contains the others, else
- * `max` of the sizes, evaluated at launch — and each instruction is guarded by its own iname's domain.
+ * `key`. They must share the base and may differ in size (sibling OKL @inner loops, OKL.md §11.9;
+ * loopy's independent loops split onto one g axis, `test_independent_multi_domain`): the axis
+ * spans the covering range — the iname whose range contains the others, else `max` of the sizes,
+ * evaluated at launch — and each instruction is guarded by its own iname's domain.
  */
 function shareAxis(k: Kernel, dkName: string, key: string, list: readonly HwAxis[]): HwAxis {
   const first = list[0]!;
@@ -117,11 +118,11 @@ function shareAxis(k: Kernel, dkName: string, key: string, list: readonly HwAxis
   const differs = list.find((ax) => text(ax.base) !== text(first.base) || text(ax.size) !== text(first.size));
   if (!differs) return first;
   const sameBase = list.every((ax) => text(ax.base) === text(first.base));
-  if (first.tag === "g" || !sameBase) {
+  if (!sameBase) {
     throw new ScheduleError(
       `device kernel "${dkName}": inames "${first.iname}" and "${differs.iname}" are both tagged ${key} but have different ranges ` +
-      `(base ${text(first.base)}, size ${text(first.size)} vs base ${text(differs.base)}, size ${text(differs.size)})` +
-      (first.tag === "l" ? "; inames sharing a local axis may differ in size, not in their lower bound" : ""),
+      `(base ${text(first.base)}, size ${text(first.size)} vs base ${text(differs.base)}, size ${text(differs.size)}); ` +
+      `inames sharing a hardware axis may differ in size, not in their lower bound`,
     );
   }
   if (list.every((ax) => ax.size.kind === "const")) {
