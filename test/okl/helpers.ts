@@ -2,6 +2,9 @@
 import { OklError } from "../../src/errors.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
+import { expect } from "vitest";
+import { run } from "../../src/run/index.js";
+import { availableNative } from "../run/native-helpers.js";
 import { thrownBy } from "../thrown.js";
 
 /** The first kernel of `src`. */
@@ -12,3 +15,16 @@ export const values = (x: unknown): number[] => Array.from(x as ArrayLike<number
 export const TARGETS = ["c", "openmp", "opencl", "cuda", "js", "okl"] as const;
 /** The OklError `f` throws (anything else fails the test). */
 export const oklError = (f: () => unknown): OklError => thrownBy(OklError, f);
+
+/** The backends OKL's parity tests run: interp, js and the native CPU ones available here. */
+export function parityBackends(): string[] {
+  return ["interp", "js", ...availableNative(["c", "openmp", "opencl"])];
+}
+
+/** `k` run with `args` (fresh copies per backend) gives `expected` on every parity backend. */
+export async function expectOnEveryBackend(k: Kernel, args: () => Record<string, unknown>, expected: Record<string, ArrayLike<number>>): Promise<void> {
+  for (const backend of parityBackends()) {
+    const out = (await run(k, args() as never, { backend } as never)) as Record<string, ArrayLike<number>>;
+    for (const [name, want] of Object.entries(expected)) expect(values(out[name]), `${backend}: ${name}`).toEqual(values(want));
+  }
+}

@@ -7,11 +7,12 @@
  * @atomic operations. Typedefs and variables are scoped to their block.
  * Each broken rule is an OklError at the offending node, with OCCA's wording where it has one.
  */
-import type { Declaration, Declarator, Expr, For, FunctionDef, OklLoopLevel, OklVarInfo, Pos, Stmt, TranslationUnit, TypeSpec } from "./ast.js";
+import type { Declaration, Declarator, Expr, For, FunctionDef, OklVarInfo, Pos, Stmt, TranslationUnit, TypeSpec } from "./ast.js";
 import { loopPlacementError } from "./attributes.js";
 import { evalConst } from "./consteval.js";
 import { oklError, type Sources } from "./diag.js";
 import { stmtChildren, walkExpr, exprsOfStmt } from "./walk.js";
+import { collectLoops, floatingCrossesIterator, iteratorOf, levelsBelow, type LoopKind, type LoopNode } from "./loop-tree.js";
 import type { OklError } from "../../errors.js";
 
 export interface ValidateOptions {
@@ -26,19 +27,6 @@ export interface ValidateOptions {
   readonly requireLoops?: boolean;
   /** A file needs at least one @kernel (default true). */
   readonly requireKernel?: boolean;
-}
-
-type LoopKind = "outer" | "inner";
-
-/** One level of the attributed-loop tree (a `@tile(T, @outer, @inner)` gives two). */
-interface LoopNode {
-  readonly kind: LoopKind;
-  readonly f: For;
-  /** The axis written in the attribute (`@inner(1)`), if any. */
-  readonly explicitAxis: number | undefined;
-  /** Which level of a @tile this is (0: block loop, 1: in-tile loop); 0 for a plain loop. */
-  readonly tileLevel: 0 | 1;
-  readonly children: LoopNode[];
 }
 
 /** What a loop header says about its iteration count, when its parts are compile-time constants. */
@@ -449,6 +437,12 @@ export class Validator {
       if (!all.some((n) => n.kind === "outer")) throw this.err("[@kernel] requires at least one [@outer] for-loop", kernelAttr.pos, "@kernel loops");
       if (!all.some((n) => n.kind === "inner")) throw this.err("[@kernel] requires at least one [@inner] for-loop", kernelAttr.pos, "@kernel loops");
     }
+    for (const n of all) {
+      const crossed = floatingCrossesIterator(n);
+      if (crossed !== undefined) {
+        throw this.err(`[@tile] block loop "${iteratorOf(n.f)}" floats above the [@inner] loop "${crossed}" (OCCA moves nested tiles' [@outer] loops first), so its bounds cannot use "${crossed}"`, n.f.pos, "loop structure");
+      }
+    }
     for (const r of roots) this.checkRoot(r);
     for (const r of roots) this.checkAxes(r, new Map());
     return roots;
@@ -571,44 +565,6 @@ interface Ctx {
   readonly kernel: boolean;
   /** Enclosing loops, outermost first: OKL levels and regular loops/switches. */
   readonly stack: readonly ("outer" | "inner" | "regular")[];
-}
-
-/** The attributed loops of `stmts` as a forest (regular statements are transparent). */
-function collectLoops(stmts: readonly Stmt[]): LoopNode[] {
-  const out: LoopNode[] = [];
-  const walk = (s: Stmt): void => {
-    if (s.kind === "for" && s.okl) {
-      const children = collectLoops([s.body]);
-      if (s.okl.kind === "tile" && !s.okl.outer && !s.okl.inner) {
-        out.push(...children);
-        return;
-      }
-      const okl = s.okl;
-      // Each level with its explicit axis and its place in a @tile (0: block loop, 1: in-tile loop).
-      const parts: [OklLoopLevel, 0 | 1][] =
-        okl.kind === "tile" ? ([[okl.outer, 0], [okl.inner, 1]] as const).filter((p): p is [OklLoopLevel, 0 | 1] => p[0] !== undefined) : [[okl, 0]];
-      let node: LoopNode | undefined;
-      for (let k = parts.length - 1; k >= 0; k--) {
-        const [lv, tileLevel] = parts[k]!;
-        node = { kind: lv.kind, f: s, explicitAxis: lv.axis, tileLevel, children: node ? [node] : children };
-      }
-      out.push(node!);
-      return;
-    }
-    for (const c of stmtChildren(s)) walk(c);
-  };
-  stmts.forEach(walk);
-  return out;
-}
-
-/** Same-kind levels strictly below `n` along its deepest path: OCCA's automatic axis (OKL.md §3.3). */
-function levelsBelow(n: LoopNode, kind: LoopKind): number {
-  return Math.max(0, ...n.children.map((c) => (c.kind === kind ? 1 : 0) + levelsBelow(c, kind)));
-}
-
-/** The iterator name of a loop, for messages. */
-function iteratorOf(f: For): string {
-  return f.init?.kind === "declaration" ? (f.init.declarators[0]?.name ?? "?") : "?";
 }
 
 /** Check a parsed unit; throws the first OklError. */
