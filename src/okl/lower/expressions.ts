@@ -308,6 +308,8 @@ export class ExprLowering implements ExprLowerer {
     const b = ctx.scope.get(name);
     const args = () => e.args.map((a) => this.expr(a, ctx));
     if (b?.kind === "array" && b.dim) return { kind: "subscript", array: b.name, indices: [this.dimIndex(b.dim, e, ctx)] };
+    // A variable that cannot be used here (a local pointer not yet assigned, ...): its reason, not "unknown function".
+    if (b?.kind === "absent" && !this.file.functions.has(name)) return this.fail(b.reason, e.pos);
     const helper = /^loopy_(floor_div|mod|min|max|fmod)_[a-z0-9]+$/.exec(name);
     if (helper) {
       const [x, y] = args();
