@@ -11,6 +11,7 @@ export { addPrefetch, type PrefetchOptions } from "./prefetch.js";
 export { precompute, type PrecomputeOptions } from "./precompute.js";
 export type { FetchTagSpec } from "./fetch-tags.js";
 export { extractSubst, assignmentToSubst, expandSubst, type ExtractSubstOptions } from "./subst.js";
+export { saveAndReloadTemporaries } from "./save-reload.js";
 export { addDependency, addBarrier, removeInstructions, setInstructionPriority, type BarrierOptions } from "./instruction.js";
 export { parseMatch, parseStackMatch, selectInstructions, type InsnPredicate, type InstructionMatch, type RuleCallFrame, type StackPredicate } from "./match.js";
 export {

@@ -16,6 +16,7 @@ import { addBarrier, addDependency, removeInstructions, setInstructionPriority, 
 import { dimOrder, privatize, splitArrayAxis, tagArrayAxes, SPLIT_AXIS_OPTIONS } from "./layout.js";
 import { assume, fixParameters, FIX_OPTIONS } from "./parameters.js";
 import { addPrefetch, PREFETCH_OPTIONS } from "./prefetch.js";
+import { saveAndReloadTemporaries } from "./save-reload.js";
 import { precompute, PRECOMPUTE_OPTIONS } from "./precompute.js";
 import { mapDomain } from "./map-domain.js";
 import { assignmentToSubst, expandSubst, extractSubst, EXTRACT_OPTIONS } from "./subst.js";
@@ -123,6 +124,7 @@ export const REGISTRY = {
   // The uses: a rule name, "f$tag", an invocation "f(i, j+1)", or a list of those (never split at commas).
   precompute: entry(precompute, ["strings", "strings?", "object?"], (a) => `${typeof a[0] === "string" ? a[0] : (a[0] as string[]).join(" and ")}${a[1] ? ` sweeping ${list(a[1])}` : ""}${opts(a[2])}`, PRECOMPUTE_OPTIONS),
   addDependency: entry(addDependency, ["strings", "strings"], (a) => `${list(a[0])} on ${list(a[1])}`),
+  saveAndReloadTemporaries: entry(saveAndReloadTemporaries, []),
   addBarrier: entry(addBarrier, ["strings", "strings", "string", "object?"], (a) => `${showArg(a[2])} between ${list(a[0])} and ${list(a[1])}${opts(a[3])}`, BARRIER_OPTIONS),
   removeInstructions: entry(removeInstructions, ["strings"], (a) => list(a[0])),
   setInstructionPriority: entry(setInstructionPriority, ["strings", "int"], (a) => `${list(a[0])} to ${showArg(a[1])}`),

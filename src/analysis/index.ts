@@ -1,4 +1,5 @@
-/** Kernel analyses: access footprints (prefetch, statistics). */
+/** Kernel analyses: access footprints (prefetch, statistics), where temporaries live. */
+export { addressSpaceOf, resolveAddressSpaces } from "./address-spaces.js";
 export {
   accessesInside, accessFootprint, exprToAff, findAccesses, instructionInames, predicateConditions, readersOf, FootprintError,
   type Access, type AffCondition, type BoxAxis, type Footprint, type FootprintOptions, type UseFilter,

@@ -1,14 +1,16 @@
 /**
  * Checks of iname tags before scheduling (loopy's check.py, the parts about tags): hardware axes
- * used once per instruction, work-group sizes constant or affine in the parameters, constant unroll trip counts, ilp innermost, no
+ * used once per instruction, work-group sizes constant or bounded by the parameters, constant unroll trip counts, ilp innermost, no
  * `vec` yet. Also the constant range of an iname, which the reduction and ilp passes share.
  */
 import { ScheduleError } from "../errors.js";
 import {
-  affToExpr, allInames, formatInameTag, insnInames, v, arith,
+  affToExpr, allInames, formatInameTag, freeVariables, insnInames, v, arith,
   type Expr, type InameTag, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { affIsConstant, affSub, dimBounds, intersect, type Aff, type BasicSet } from "../poly/index.js";
+import { hwAxis } from "./device.js";
+import type { HwAxis } from "./types.js";
 
 /** A range of constant size: the iname lies in `lower … lower + size - 1` (`lower` may use parameters and parent inames). */
 export interface ConstRange {
@@ -96,25 +98,40 @@ export function localSize(k: Kernel, iname: string, insnId: string, need: string
 }
 
 /**
- * Check that `l`-tagged `iname` has a launch size: a compile-time constant extent, or one affine
- * in the kernel's parameters (evaluated per launch); else a ScheduleError naming what its bounds use.
+ * Check that `l`-tagged `iname` has a launch size: a compile-time constant extent, or the hull of
+ * its range over every other iname, affine in the kernel's parameters (loopy's work-group size
+ * over a triangle `0 <= j <= i < n` or a chunk of `0 <= i < n`: the maximum over the outer loops,
+ * `n`; each instruction keeps its own domain as a guard). Else a ScheduleError: a hull bounded by
+ * a value computed in the kernel (a temporary) or not bounded at all.
  */
 export function checkLocalExtent(k: Kernel, iname: string, insnId: string): void {
   if (constRange(k, iname)) return;
-  const uses = nonParametricBounds(k, iname);
-  if (uses.length === 0) return;
   const tag = k.inameTags[iname];
-  throw new ScheduleError(
-    `instruction "${insnId}": iname "${iname}" is tagged ${tag ? formatInameTag(tag) : "l"}, but its extent is neither a compile-time constant ` +
-      `nor an affine expression of the kernel's parameters (its bounds use ${uses.map((u) => `"${u}"`).join(", ")}); ` +
-      `split it (splitIname(k, "${iname}", 16)) and tag the inner part, or bound it by parameters only`);
+  const what = tag ? formatInameTag(tag) : "l";
+  let ax: HwAxis;
+  try {
+    ax = hwAxis(k, iname, "l", tag?.kind === "l" ? tag.axis : 0);
+  } catch (e) {
+    if (!(e instanceof ScheduleError)) throw e;
+    throw new ScheduleError(`instruction "${insnId}": iname "${iname}" is tagged ${what}, but its range has no bound in the kernel's parameters (${e.message}); ` +
+      `bound it by parameters, or split it (splitIname(k, "${iname}", 16)) and tag the inner part`);
+  }
+  const used = new Set<string>();
+  freeVariables(ax.base, used);
+  freeVariables(ax.size, used);
+  const computed = k.temporaries.filter((t) => used.has(t.name)).map((t) => `"${t.name}"`);
+  if (computed.length > 0) {
+    throw new ScheduleError(
+      `instruction "${insnId}": iname "${iname}" is tagged ${what}, but its extent depends on ${computed.join(", ")}, computed inside the kernel; ` +
+      `a work-group size must be known at launch: bound "${iname}" by the kernel's parameters, or leave it sequential`);
+  }
 }
 
 const SEQUENTIAL: ReadonlySet<InameTag["kind"]> = new Set(["for", "ord", "unr", "unr_hint"]);
 
 /**
  * Throw a ScheduleError for the first tag problem: two inames of one instruction on the same
- * hardware axis, an `l` iname whose extent is neither constant nor affine in the parameters, a `unr` iname without a constant trip
+ * hardware axis, an `l` iname whose range has no bound in the parameters, a `unr` iname without a constant trip
  * count, an `ilp` iname with a sequential loop nested inside it, or a `vec` tag.
  */
 export function checkInameTags(k: Kernel): void {

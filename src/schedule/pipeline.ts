@@ -11,6 +11,7 @@
 import { inferTypes, show, type Kernel } from "../ir/index.js";
 import { lowerForCpu } from "./cpu.js";
 import { deviceKernels } from "./device.js";
+import { checkDeviceKernelBoundaries } from "./kernel-boundaries.js";
 import { linearize } from "./linearize.js";
 import { preprocess } from "./preprocess.js";
 import { showSchedule } from "./show.js";
@@ -42,8 +43,13 @@ export interface Stage {
 }
 
 const nodesOf = (s: LoweringState): readonly ScheduleNode[] => s.nodes ?? linearize(s.kernel);
-const scheduleOf = (s: LoweringState): Schedule =>
-  s.schedule ?? { kernel: s.kernel, deviceKernels: deviceKernels(s.kernel, nodesOf(s)) };
+const scheduleOf = (s: LoweringState): Schedule => {
+  if (s.schedule) return s.schedule;
+  const nodes = nodesOf(s);
+  const out: Schedule = { kernel: s.kernel, deviceKernels: deviceKernels(s.kernel, nodes) };
+  checkDeviceKernelBoundaries(out, nodes);
+  return out;
+};
 
 /** The passes every route runs, in order. */
 export const SCHEDULE_PASSES: readonly Pass[] = Object.freeze([
@@ -52,6 +58,7 @@ export const SCHEDULE_PASSES: readonly Pass[] = Object.freeze([
   { name: "linearize", run: (s: LoweringState) => ({ kernel: s.kernel, nodes: linearize(s.kernel) }) },
   // May give loops uniform bounds (a new kernel) so that every work-item reaches their barriers.
   { name: "barriers", run: (s: LoweringState) => placeBarriers(s.kernel, nodesOf(s)) },
+  // Split at global barriers; what cannot cross a kernel boundary (private values, dependencies across groups) is refused here.
   { name: "device kernels", run: (s: LoweringState) => ({ ...s, schedule: Object.freeze(scheduleOf(s)) }) },
 ]);
 

@@ -1,8 +1,8 @@
 /** Decisions left to preprocessing: `l.auto` axes and the address space of "auto" temporaries. */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, assigneeName, freeVariables, insnInames, insnStores, withKernel,
-  type InameTag, type Kernel, type Temporary,
+  allInames, insnInames, withKernel,
+  type InameTag, type Kernel,
 } from "../ir/index.js";
 import { checkLocalExtent } from "./checks.js";
 
@@ -39,29 +39,4 @@ export function resolveAutoLocalTags(k: Kernel): Kernel {
   return withKernel(k, { inameTags: tags });
 }
 
-/**
- * loopy's `find_temporary_address_space`: an "auto" temporary is local when a writer indexes it
- * with an `l`-tagged iname (work-items share it), global when with a `g`-tagged one, else private.
- */
-export function resolveAddressSpaces(k: Kernel): Kernel {
-  if (!k.temporaries.some((t) => t.addressSpace === "auto")) return k;
-  const temporaries = k.temporaries.map((t): Temporary => {
-    if (t.addressSpace !== "auto") return t;
-    let space: Temporary["addressSpace"] = "private";
-    for (const insn of k.instructions) {
-      for (const lhs of insnStores(insn)) {
-        if (assigneeName(lhs) !== t.name) continue;
-        const index = lhs.kind === "subscript" ? lhs.indices : lhs.kind === "linear" ? [lhs.index] : [];
-        const used = new Set<string>();
-        for (const e of index) freeVariables(e, used);
-        for (const i of used) {
-          const tag = k.inameTags[i]?.kind;
-          if (tag === "l") space = "local";
-          else if (tag === "g" && space === "private") space = "global";
-        }
-      }
-    }
-    return { ...t, addressSpace: space };
-  });
-  return withKernel(k, { temporaries });
-}
+export { resolveAddressSpaces } from "../analysis/index.js";

@@ -1,0 +1,38 @@
+/**
+ * The one rule for where an "auto" temporary lives (loopy's `find_temporary_address_space`),
+ * used by the scheduler's preprocessing and by transformations that must know it beforehand:
+ * global when its shape depends on parameters (loopy: a temporary of parametric size cannot be a
+ * private or local array) or a writer indexes it with a `g`-tagged iname; else local when a writer
+ * indexes it with an `l`-tagged iname (work-items share it); else private.
+ */
+import {
+  assigneeName, freeVariables, insnStores, withKernel,
+  type AddressSpace, type Kernel, type Temporary,
+} from "../ir/index.js";
+
+/** The address space `t` has in `k` once decided: its own unless "auto", else by the rule above. */
+export function addressSpaceOf(k: Kernel, t: Temporary): AddressSpace {
+  if (t.addressSpace !== "auto") return t.addressSpace;
+  if (t.shape.some((e) => freeVariables(e).size > 0)) return "global";
+  let space: AddressSpace = "private";
+  for (const insn of k.instructions) {
+    for (const lhs of insnStores(insn)) {
+      if (assigneeName(lhs) !== t.name) continue;
+      const index = lhs.kind === "subscript" ? lhs.indices : lhs.kind === "linear" ? [lhs.index] : [];
+      const used = new Set<string>();
+      for (const e of index) freeVariables(e, used);
+      for (const i of used) {
+        const tag = k.inameTags[i]?.kind;
+        if (tag === "l" || tag === "l.auto") space = "local";
+        else if (tag === "g" && space === "private") space = "global";
+      }
+    }
+  }
+  return space;
+}
+
+/** `k` with every "auto" temporary's address space decided (`addressSpaceOf`). */
+export function resolveAddressSpaces(k: Kernel): Kernel {
+  if (!k.temporaries.some((t) => t.addressSpace === "auto")) return k;
+  return withKernel(k, { temporaries: k.temporaries.map((t): Temporary => (t.addressSpace === "auto" ? { ...t, addressSpace: addressSpaceOf(k, t) } : t)) });
+}

@@ -1,0 +1,195 @@
+/**
+ * What device kernels cannot carry, checked once the schedule is split into them (the pipeline's
+ * "device kernels" pass):
+ *
+ * - a private or local value written before a global barrier and read after it (loopy's
+ *   MissingDefinitionError): each device kernel starts with fresh private and local memory, so
+ *   the reader would see garbage. `lp.saveAndReloadTemporaries(k)` keeps such values in a global
+ *   array instead (loopy's `save_and_reload_temporaries`).
+ * - an instruction that depends on another through global memory across work-groups within one
+ *   device kernel (loopy's MissingBarrierError): groups run in any order and never meet, so the
+ *   dependency needs a global barrier between the two.
+ */
+import { ScheduleError } from "../errors.js";
+import {
+  exprEquals, exprToAff, findArg, freeVariables, insnReads, insnStores, insnWrites, assigneeName, iterationDomain, walkExpr, WRITE_RACE_OK,
+  type Expr, type Instruction, type Kernel,
+} from "../ir/index.js";
+import { addConstraints, aff, affAdd, affSub, intersect, isEmpty, rename, type Aff } from "../poly/index.js";
+import type { Schedule, ScheduleNode } from "./types.js";
+
+/** The ids of the instructions under `nodes`. */
+function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
+  for (const n of nodes) {
+    if (n.kind === "loop") insnIds(n.body, out);
+    else if (n.kind === "insn") out.push(n.id);
+  }
+  return out;
+}
+
+/** The global barriers of `k` in schedule order (the top level of `nodes`). */
+function globalBarriers(k: Kernel, nodes: readonly ScheduleNode[]): string[] {
+  const ids = new Set(k.instructions.filter((x) => x.kind === "barrier" && x.scope === "global").map((x) => x.id));
+  return nodes.flatMap((n) => (n.kind === "insn" && ids.has(n.id) ? [n.id] : []));
+}
+
+/** Both checks of this module; `nodes` is the linearized kernel the device kernels were cut from. */
+export function checkDeviceKernelBoundaries(s: Schedule, nodes: readonly ScheduleNode[]): void {
+  if (s.deviceKernels.length > 1) checkValuesAcrossGlobalBarriers(s, nodes);
+  checkDependenciesAcrossGroups(s);
+}
+
+/**
+ * A ScheduleError for the first private or local temporary that a device kernel reads without
+ * writing it first while an earlier device kernel wrote it: its value does not survive the
+ * global barrier between them.
+ */
+function checkValuesAcrossGlobalBarriers(s: Schedule, nodes: readonly ScheduleNode[]): void {
+  const k = s.kernel;
+  const kernelOf = new Map<string, number>();
+  s.deviceKernels.forEach((dk, d) => insnIds(dk.body).forEach((id) => kernelOf.set(id, d)));
+  const barriers = globalBarriers(k, nodes);
+  for (const t of k.temporaries) {
+    if (t.addressSpace !== "private" && t.addressSpace !== "local") continue;
+    const writers = k.instructions.filter((x) => kernelOf.has(x.id) && insnWrites(x).includes(t.name));
+    for (const reader of k.instructions) {
+      const d = kernelOf.get(reader.id);
+      if (d === undefined || !insnReads(reader).has(t.name)) continue;
+      const writtenHere = writers.some((w) => kernelOf.get(w.id) === d && w.id !== reader.id);
+      const earlier = writers.find((w) => kernelOf.get(w.id)! < d);
+      if (writtenHere || !earlier) continue;
+      const from = s.deviceKernels[kernelOf.get(earlier.id)!]!.name;
+      const to = s.deviceKernels[d]!.name;
+      const between = barriers.length > 0 ? ` across global barrier ${barriers.map((b) => `"${b}"`).join(", ")}` : "";
+      throw new ScheduleError(
+        `${t.addressSpace} temporary "${t.name}" is written by instruction "${earlier.id}" in device kernel "${from}" and read by instruction "${reader.id}" ` +
+        `in device kernel "${to}"${between}, but ${t.addressSpace} memory does not survive a global barrier (every device kernel starts afresh, loopy's MissingDefinitionError); ` +
+        `call lp.saveAndReloadTemporaries(k) to keep it in a global array across the barrier, make "${t.name}" global (lp.setTemporaryAddressSpace), ` +
+        `or compute it again after the barrier`);
+    }
+  }
+}
+
+/** The g-tagged inames of `insn`'s loops. */
+function groupInames(k: Kernel, insn: Instruction): string[] {
+  return insn.withinInames.filter((i) => k.inameTags[i]?.kind === "g");
+}
+
+/** Global variables (array arguments, global temporaries). */
+function isGlobal(k: Kernel, name: string): boolean {
+  const a = findArg(k, name);
+  if (a) return a.kind === "array";
+  return k.temporaries.some((t) => t.name === name && t.addressSpace === "global");
+}
+
+/** The subscripts with which `insn` reads (`write` false) or stores (`write` true) `name`; undefined for a whole-variable access. */
+function accessesOf(insn: Instruction, name: string, write: boolean): (readonly Expr[] | undefined)[] {
+  if (insn.kind === "block") return [undefined];
+  const out: (readonly Expr[] | undefined)[] = [];
+  const visit = (e: Expr) => walkExpr(e, (n) => {
+    if (n.kind === "subscript" && n.array === name) out.push(n.indices);
+    else if (n.kind === "linear" && n.array === name) out.push(undefined);
+    else if (n.kind === "var" && n.name === name) out.push([]);
+  });
+  if (write) {
+    for (const lhs of insnStores(insn)) if (assigneeName(lhs) === name) out.push(lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined);
+  } else if (insn.kind === "assign") {
+    visit(insn.rhs);
+    for (const p of insn.predicates) visit(p);
+    // The store's own subscripts read too.
+    for (const lhs of insnStores(insn)) if (lhs.kind === "subscript") lhs.indices.forEach(visit);
+  }
+  return out;
+}
+
+const TWIN = "__dep_twin";
+
+/**
+ * loopy's rule for accesses out of the affine model: the same subscripts at both ends, naming
+ * every shared group iname, are taken to mean the same group's cell (a chunked `t[i]` written and
+ * read at the same point). What this lets through, the interpreter's tracker still reports.
+ */
+function sameCellSameGroup(ia: readonly Expr[] | undefined, ib: readonly Expr[] | undefined, axes: readonly string[]): boolean {
+  if (!ia || !ib || ia.length !== ib.length || ia.length === 0) return false;
+  if (!ia.every((e, x) => exprEquals(e, ib[x]!))) return false;
+  const used = new Set<string>();
+  for (const e of ia) freeVariables(e, used);
+  return axes.every((g) => used.has(g));
+}
+
+/**
+ * Whether some instance of `a` (accessing `name` with `ia`) and some instance of `b` (with `ib`)
+ * in different work-groups touch the same cell. Indices out of the affine model constrain nothing
+ * (so they may meet), as do parameters that are not value arguments.
+ */
+function meetAcrossGroups(k: Kernel, a: Instruction, ia: readonly Expr[] | undefined, b: Instruction, ib: readonly Expr[] | undefined, axes: readonly string[]): boolean {
+  const values = new Set(k.args.filter((x) => x.kind === "value").map((x) => x.name));
+  const aSet = new Set(a.withinInames);
+  const bSet = new Set(b.withinInames);
+  const twin = (n: string) => (bSet.has(n) ? n + TWIN : n);
+  let da = iterationDomain(k, a.withinInames);
+  const db0 = iterationDomain(k, b.withinInames);
+  if ([...da.params, ...db0.params].some((p) => !values.has(p))) return true;
+  const renames: Record<string, string> = {};
+  for (const n of db0.dims) if (bSet.has(n)) renames[n] = twin(n);
+  const db = rename(db0, renames);
+  let pairs = intersect(da, db);
+  if (k.assumptions.constraints.length > 0) pairs = intersect(pairs, k.assumptions);
+  const rows: { aff: Aff; eq: boolean }[] = [];
+  if (ia && ib && ia.length === ib.length) {
+    ia.forEach((e, x) => {
+      const fa = exprToAff(e, (n) => aSet.has(n) || values.has(n));
+      const fb = exprToAff(ib[x]!, (n) => bSet.has(n) || values.has(n));
+      if (!fa || !fb) return;
+      const fbT: Aff = { terms: Object.fromEntries(Object.entries(fb.terms).map(([n, c]) => [twin(n), c])), constant: fb.constant };
+      rows.push({ aff: affSub(fa, fbT), eq: true });
+    });
+  }
+  da = addConstraints(pairs, rows);
+  // Different groups: some shared g iname differs (either way).
+  return axes.some((g) => {
+    const apart = (sign: 1 | -1) => ({ aff: affAdd(affSub(aff({ [twin(g)]: sign }), aff({ [g]: sign })), aff({}, -1)), eq: false });
+    return !isEmpty(addConstraints(da, [apart(1)])) || !isEmpty(addConstraints(da, [apart(-1)]));
+  });
+}
+
+/**
+ * A ScheduleError for the first dependency, within one device kernel, between instructions that
+ * run across the same `g` inames and touch one global cell from different work-groups
+ * (`arr[(i+1) % n] = tmp` after `tmp = arr[i]` with `i` split over g.0). Instructions tagged
+ * `write_race_ok` (OKL import: OCCA checks nothing) are exempt.
+ */
+function checkDependenciesAcrossGroups(s: Schedule): void {
+  const k = s.kernel;
+  if (!Object.values(k.inameTags).some((t) => t.kind === "g")) return;
+  const byId = new Map(k.instructions.map((x) => [x.id, x]));
+  for (const dk of s.deviceKernels) {
+    const here = new Set(insnIds(dk.body));
+    for (const id of here) {
+      const b = byId.get(id)!;
+      if (b.tags.includes(WRITE_RACE_OK)) continue;
+      for (const depId of b.dependsOn) {
+        const a = byId.get(depId);
+        if (!a || !here.has(depId) || a.tags.includes(WRITE_RACE_OK)) continue;
+        const axes = groupInames(k, a).filter((g) => b.withinInames.includes(g));
+        if (axes.length === 0) continue;
+        for (const [writer, other] of [[a, b], [b, a]] as const) {
+          for (const name of insnWrites(writer)) {
+            if (!isGlobal(k, name)) continue;
+            const otherAccesses = [...accessesOf(other, name, false), ...accessesOf(other, name, true)];
+            for (const iw of accessesOf(writer, name, true)) {
+              for (const io of otherAccesses) {
+                if (sameCellSameGroup(iw, io, axes) || !meetAcrossGroups(k, writer, iw, other, io, axes)) continue;
+                throw new ScheduleError(
+                  `instruction "${b.id}" depends on instruction "${a.id}" through global ${findArg(k, name) ? "array" : "temporary"} "${name}", ` +
+                  `but they may touch the same cell from different work-groups (along ${axes.map((g) => `"${g}"`).join(", ")}) within device kernel "${dk.name}": ` +
+                  `work-groups run in any order and never wait for each other (loopy's MissingBarrierError); ` +
+                  `put a global barrier between them (... gbarrier), or index so that each group touches only its own cells`);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
