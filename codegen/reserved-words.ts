@@ -5,13 +5,15 @@
  * A user name found here is renamed by the `NameAllocator` (codegen/names.ts).
  */
 import type { TargetName } from "../src/ir/index.js";
+import { GLIBC_NAMES, OPENCL_BUILTINS } from "./reserved-headers.js";
 
 const words = (s: string): string[] => s.split(/\s+/).filter((w) => w.length > 0);
 
 const C11 = words(`auto break case char const continue default do double else enum extern float for goto if inline int
   long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
   _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local
-  bool true false complex imaginary alignas alignof noreturn static_assert thread_local`);
+  bool true false complex imaginary alignas alignof noreturn static_assert thread_local nullptr constexpr typeof
+  typeof_unqual asm fortran`);
 
 /** The names of `<stdint.h>`, `<stdlib.h>`, `<math.h>` and the C runtime a kernel may collide with. */
 const LIBC = words(`main system exit _exit abort atexit malloc calloc realloc free printf fprintf sprintf snprintf puts
@@ -87,11 +89,11 @@ const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
 /** The dialects whose reserved words differ (openmp is C plus `omp_*`). */
 export type NameDialect = "c" | "openmp" | "opencl" | "cuda" | "js" | "okl";
 
-const C_FAMILY = [...C11, ...LIBC, ...MATH, ...MATH.map((m) => `${m}f`), ...MATH.map((m) => `${m}l`)];
+const C_FAMILY = [...C11, ...LIBC, ...GLIBC_NAMES, ...MATH, ...MATH.map((m) => `${m}f`), ...MATH.map((m) => `${m}l`)];
 const WORDS: Readonly<Record<NameDialect, ReadonlySet<string>>> = {
   c: new Set(C_FAMILY),
   openmp: new Set(C_FAMILY),
-  opencl: new Set([...C_FAMILY, ...OPENCL]),
+  opencl: new Set([...C_FAMILY, ...OPENCL, ...OPENCL_BUILTINS]),
   cuda: new Set([...C_FAMILY, ...CPP, ...CUDA]),
   okl: new Set([...C_FAMILY, ...CPP, ...OKL]),
   js: new Set(JS),
