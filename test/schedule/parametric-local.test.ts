@@ -3,7 +3,8 @@
  * launch (no `reqd_work_group_size` / `__launch_bounds__`); sibling inames of one local axis with
  * different sizes share it (the covering range, else `max` at launch), each guarded by its own
  * range; what needs a constant (CPU privatization, local reductions) says so. The law: random
- * kernels with parametric l extents compute on opencl and openmp what the interpreter computes.
+ * kernels with parametric l extents compute on opencl and openmp what the interpreter computes;
+ * the hull law adds l extents bounded by an outer loop and g siblings of different extents (js too).
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -12,6 +13,7 @@ import { ScheduleError } from "../../src/errors.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
+import { splitIname } from "../../transforms/index.js";
 import { tag } from "../run/parallel-helpers.js";
 import { nativeAvailable, type NativeBackend } from "../run/native-helpers.js";
 
@@ -113,6 +115,52 @@ describe.each(BACKENDS)("law on %s: parametric local extents compute what the in
     const e = await fc.assert(law(backend, planted), { numRuns: 30, seed: 31 }).then(() => undefined, (x: Error) => x);
     // A wrong result, not an error: the law sees the guard.
     expect(String((e as { cause?: Error } | undefined)?.cause?.message ?? e?.message)).toMatch(/out2 n=\d+ m=\d+/);
+  });
+});
+
+/**
+ * Hardware axes spanning a hull (issue 15.10, 15.12): `triangle`, a local iname bounded by the
+ * sequential iname around it (`0 <= j <= i < n`, j on l.0; `withLocal`: each row through local
+ * memory, a barrier per row), or `groups`, two independent loops of extents n and m split by 4 and
+ * 8 onto one g axis. `jBound` plants a bug for the law to find.
+ */
+function hullKernel(kind: "triangle" | "groups", withLocal: boolean, jBound = "j <= i") {
+  if (kind === "groups") {
+    const k = makeKernel(["{[i]: 0<=i<n}", "{[j]: 0<=j<m}"], ["out[i] = 2*a[i] {id=w}", "out2[j] = a[j] + 1 {id=r}"], ["a, out, out2: float32[16*G]", "G, n, m: int32"]);
+    return splitIname(splitIname(k, "i", 4, { outerTag: "g.0", innerTag: "l.0" }), "j", withLocal ? 8 : 3, { outerTag: "g.0", innerTag: "l.0" });
+  }
+  const insns = withLocal
+    ? ["s[j] = a[g*16 + i] + j {id=w}", "out[g*16 + j] = out[g*16 + j] + s[i - j] {id=r, dep=w}"]
+    : ["out[g*16 + j] = out[g*16 + j] + a[g*16 + i] {id=r}"];
+  const args = ["a, out, out2: float32[16*G]", "G, n, m: int32", ...(withLocal ? [temporary("s", "float32", [16], "local")] : [])];
+  return tag(makeKernel(`{[g,i,j]: 0<=g<G and 0<=i<n and 0<=${jBound}}`, insns, args), { g: "g.0", j: "l.0" });
+}
+
+/** The hull law on one backend: `make`'s kernels compute what the interpreter computes for the right ones. */
+function hullLaw(backend: NativeBackend | "js", make: typeof hullKernel) {
+  return fc.asyncProperty(
+    fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 16 }), fc.integer({ min: 0, max: 16 }),
+    fc.constantFrom<"triangle" | "groups">("triangle", "groups"), fc.boolean(),
+    async (G, n, m, kind, withLocal) => {
+      const a = Float32Array.from({ length: 16 * G }, (_, x) => (x * 5) % 7);
+      const args = { a, G, n, m, out: new Float32Array(16 * G), out2: new Float32Array(16 * G) };
+      const ref = await run(hullKernel(kind, withLocal), args);
+      const got = await run(make(kind, withLocal), args, { backend });
+      for (const name of Object.keys(ref)) expect([...got[name]!], `${kind} ${name} n=${n} m=${m}`).toEqual([...ref[name]!]);
+    });
+}
+
+describe.each(["js", ...BACKENDS] as const)("hull law on %s: a local axis bounded by an outer loop, group siblings of different extents", (backend) => {
+  const skip = backend !== "js" && !nativeAvailable(backend);
+
+  it.skipIf(skip)(`triangles on l.0 and independent loops on g.0 compute what the interpreter computes (${RUNS} cases)`, async () => {
+    await fc.assert(hullLaw(backend, hullKernel), { numRuns: RUNS, seed: 17 });
+  });
+
+  it.skipIf(skip)("the hull law fails on a planted bug (a triangle one short)", async () => {
+    const planted = (kind: "triangle" | "groups", withLocal: boolean) => hullKernel(kind, withLocal, kind === "triangle" ? "j < i" : "j <= i");
+    const e = await fc.assert(hullLaw(backend, planted), { numRuns: 30, seed: 17 }).then(() => undefined, (x: Error) => x);
+    expect(String((e as { cause?: Error } | undefined)?.cause?.message ?? e?.message)).toMatch(/triangle out n=\d+/);
   });
 });
 
