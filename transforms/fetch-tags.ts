@@ -70,6 +70,11 @@ export function applyTags(k: Kernel, inames: readonly string[], extents: readonl
     if (t !== null && t !== undefined && t !== "l.auto") explicit[n] = t;
   });
   const usedExplicit = new Set(Object.values(explicit).flatMap((t) => (/^l\.\d$/.test(t) ? [Number(t[2])] : [])));
+  // The store's own outer inames on local axes (a redundant fetch within i_inner) keep theirs.
+  for (const o of k.instructions.find((i) => i.id === insnId)?.withinInames ?? []) {
+    const t = k.inameTags[o];
+    if (t?.kind === "l" && !inames.includes(o)) usedExplicit.add(t.axis);
+  }
   let axis = 0;
   for (const r of fastestFirst) {
     while (usedExplicit.has(axis)) axis++;

@@ -5,14 +5,14 @@
 import { TransformError } from "../src/errors.js";
 import { exprToAff } from "../src/analysis/index.js";
 import {
-  allInames, exprToString, findArg, findTemporary, freeVariables, insnWrites, mapExpr, sub, uniqueName,
+  allInames, exprToString, findArg, findTemporary, freeVariables, insnWrites, mapExpr, sub, uniqueName, withKernel,
   type AddressSpace, type Expr, type Kernel,
 } from "../src/ir/index.js";
 import { affIsConstant, affSub } from "../src/poly/index.js";
-import { matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
+import { dependencyClosure, matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 import { parseTemplate } from "./template.js";
 import { useFilter } from "./subst-use.js";
-import { accessesOrThrow, nameList, storeFootprint } from "./fetch-store.js";
+import { accessesOrThrow, checkStoreRace, nameList, storeFootprint } from "./fetch-store.js";
 import { expandRulesIn, rulesReaching } from "./subst.js";
 import type { FetchTagSpec } from "./fetch-tags.js";
 
@@ -23,7 +23,10 @@ export interface PrefetchOptions {
   readonly dimArgNames?: string | readonly string[];
   /** Default `${var}_fetch`. */
   readonly temporaryName?: string;
-  /** Default "local". */
+  /**
+   * Default as loopy's: local when a fetch iname ends up on work-items (an l tag, as the default
+   * tag "l.auto" puts them), else private (a fetch of one element, or with defaultTag null).
+   */
   readonly temporaryAddressSpace?: AddressSpace;
   /**
    * Tag of the fetch inames. Default "l.auto" for a local (or global) temporary, null (sequential
@@ -71,10 +74,6 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     const arrays = [...k.args.filter((a) => a.kind === "array").map((a) => a.name), ...k.temporaries.map((t) => t.name)];
     throw new TransformError(`${who}: no array "${name}" in kernel "${k.name}"; arrays are ${arrays.join(", ") || "(none)"}`);
   }
-  const writers = k.instructions.filter((i) => insnWrites(i).includes(name));
-  if (writers.length > 0) {
-    throw new TransformError(`${who}: ${name} is written by instruction(s) ${writers.map((w) => `"${w.id}"`).join(", ")}; prefetching an array the kernel writes is not supported`);
-  }
   // Reads inside substitution rules are fetched too (as loopy's): the rules that reach a read of
   // the array are expanded where the selected instructions call them.
   const readingRules = rulesReaching(k, (n) => (n.kind === "subscript" || n.kind === "linear") && n.array === name);
@@ -91,15 +90,18 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     if (insnIds.length === 0) throw new TransformError(`${who}: no instruction that within ${JSON.stringify(opts.within)} selects (${[...selected].join(", ")}) reads ${name}; readers are ${[...new Set(accesses.map((a) => a.insnId))].join(", ")}`);
   }
   let sweep = nameList(opts.sweepInames, "sweepInames", who) ?? [];
-  if (subscript !== undefined && subscript.split(",").some((x) => x.trim() !== ":" && x.trim() !== "")) {
+  // loopy's footprint subscripts: "d[:, :]" names the whole footprint of its ":" axes (swept over
+  // every iname their indices use), even with no sweep inames given.
+  if (subscript !== undefined) {
     ({ insnIds, sweep } = partialSubscript(k, name, subscript, insnIds, sweep, who, m[2]));
   }
-  const space = opts.temporaryAddressSpace ?? "local";
-  if (!["private", "local", "global"].includes(space)) throw new TransformError(`${who}: temporaryAddressSpace must be private, local or global; got ${JSON.stringify(space)}`);
+  const after = writersBefore(k, name, insnIds, who);
+  const space = opts.temporaryAddressSpace ?? "auto";
+  if (!["auto", "private", "local", "global"].includes(space)) throw new TransformError(`${who}: temporaryAddressSpace must be private, local or global; got ${JSON.stringify(space)}`);
   const tempName = opts.temporaryName ?? uniqueName(`${name}_fetch`, takenNames(k));
   const insnIdsTaken = new Set(k.instructions.map((i) => i.id));
   const insnId = opts.prefetchInsnId ?? uniqueName(`${name}_fetch_rule`, insnIdsTaken);
-  return storeFootprint(k, {
+  const out = storeFootprint(k, {
     who, name, insnIds,
     valueAt: (idx) => sub(name, ...idx),
     sweep,
@@ -113,7 +115,48 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     order: arg?.kind === "array" ? arg.order : tmp?.order ?? "C",
     shape: arg?.kind === "array" ? arg.shape : tmp?.shape,
     select,
+    after,
   });
+  return space === "auto" ? resolveFetchSpace(out, tempName, insnId, name, who) : out;
+}
+
+/**
+ * The writers of `name` (an array written in the kernel, a temporary) that the fetch must follow:
+ * those the readers depend on. A writer that depends on the readers comes after them and needs
+ * nothing; a reader that writes it, or a writer in no fixed order with the readers, is refused.
+ */
+function writersBefore(k: Kernel, name: string, readers: readonly string[], who: string): string[] {
+  const writers = k.instructions.filter((i) => insnWrites(i).includes(name));
+  const self = writers.filter((w) => readers.includes(w.id));
+  if (self.length > 0) {
+    throw new TransformError(`${who}: instruction(s) ${self.map((w) => `"${w.id}"`).join(", ")} read and write ${name}; a fetched copy would miss their own updates (select the readers with within)`);
+  }
+  const before = new Set(readers.flatMap((r) => [...dependencyClosure(k, r)]));
+  const out: string[] = [];
+  for (const w of writers) {
+    if (before.has(w.id)) out.push(w.id);
+    else if (!readers.some((r) => dependencyClosure(k, w.id).has(r))) {
+      throw new TransformError(`${who}: instruction "${w.id}" writes ${name} in no fixed order with its readers ${readers.map((r) => `"${r}"`).join(", ")}, so the fetch cannot know which values to copy; add a dependency (dep=) or select the readers with within`);
+    }
+  }
+  return out;
+}
+
+/**
+ * loopy's default address space of a fetch (find_temporary_address_space): local when the store
+ * indexes the temporary by a work-item (l) iname, so that the work-group shares it; global when by
+ * a group (g) iname; else private (each work-item its own).
+ */
+function resolveFetchSpace(k: Kernel, tempName: string, insnId: string, name: string, who: string): Kernel {
+  const t = findTemporary(k, tempName);
+  if (t === undefined || t.addressSpace !== "auto") return k;
+  const store = k.instructions.find((i) => i.id === insnId);
+  const indexed = new Set<string>();
+  if (store?.kind === "assign" && store.lhs.kind === "subscript") for (const e of store.lhs.indices) freeVariables(e, indexed);
+  const on = (kind: string) => [...indexed].some((i) => k.inameTags[i]?.kind === kind);
+  const space: AddressSpace = on("l") ? "local" : on("g") ? "global" : "private";
+  if (space !== "private") checkStoreRace(k, insnId, tempName, space, name, who);
+  return withKernel(k, { temporaries: k.temporaries.map((x) => (x.name === tempName ? { ...x, addressSpace: space } : x)) });
 }
 
 /**

@@ -186,7 +186,7 @@ describe("addPrefetch: errors", () => {
 
   it("a written array, an unknown array, a sweep iname the readers do not use", () => {
     const w = makeKernel("{[i]: 0<=i<n}", "a[i] = a[i] + 1", ["a: float32[n]", "n: int32"]);
-    expect(() => addPrefetch(w, "a", { sweepInames: ["i"] })).toThrow(/written by instruction.*not supported/);
+    expect(() => addPrefetch(w, "a", { sweepInames: ["i"] })).toThrow(/"insn" read and write a; a fetched copy would miss their own updates/);
     const k = tiled(matmulRef());
     expect(() => addPrefetch(k, "x", {})).toThrow(/no array "x"/);
     expect(() => addPrefetch(k, "a", { sweepInames: ["j_nope"] })).toThrow(/not an iname/);
@@ -314,9 +314,13 @@ describe("addPrefetch: regressions from the pipeline law", () => {
     for (const [n, m] of [[0, 1], [2, 7], [3, 26]]) expect((await autoTestVsRef(ref, k, { params: { n, m } })).mismatches).toEqual([]);
   });
 
-  it("a local fetch within an ilp iname is a race", () => {
+  it("a local fetch within an ilp iname is a race; by default (loopy's) the one-element fetch is private", async () => {
     const ref = makeKernel("{[i]: 0<=i<n}", "out[i] = 2*b[i]", ["b, out: float64[n]", "n: int32"]);
     const k = splitIname(ref, "i", 4, { innerTag: "ilp" });
-    expect(() => addPrefetch(k, "b", {})).toThrow(/write race across the iname\(s\) i_inner/);
+    expect(() => addPrefetch(k, "b", { temporaryAddressSpace: "local" })).toThrow(/write race across the iname\(s\) i_inner/);
+    const t = addPrefetch(k, "b", {});
+    expect(t.temporaries.map((x) => x.addressSpace)).toEqual(["private"]);
+    const r = await autoTestVsRef(ref, t, { params: { n: 10 }, backend: "js" });
+    expect(r.ok, r.mismatches.join("; ")).toBe(true);
   });
 });
