@@ -164,7 +164,7 @@ export class ParallelCode {
 
   /**
    * A loop with a barrier inside runs once for the whole group: its bounds must not use local ids.
-   * The scheduler guarantees it (src/schedule/preprocess-uniform.ts gives such loops the hull over
+   * The scheduler guarantees it (src/schedule/uniform-bounds.ts gives such loops the hull over
    * the local ids as bounds and keeps the exact domain as predicates); this is the safety net.
    */
   private checkUniformLoop(iname: string, body: readonly ScheduleNode[], outer: readonly string[], localInames: readonly string[]): void {
