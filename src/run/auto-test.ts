@@ -338,7 +338,8 @@ export async function autoTestVsRef(ref: Kernel, k: Kernel, opts: AutoTestOption
       return data;
     };
     argsRef[name] = fill(layRef);
-    argsK[name] = fill(layK);
+    // An array whose axes were reshaped (splitArrayAxis) keeps its flat storage: the same data.
+    argsK[name] = reshaped(layRef, layK) ? sameStorage(argsRef[name] as TypedArray, layK!.size) : fill(layK);
   }
 
   const expected = await run(ref, argsRef);
@@ -368,7 +369,8 @@ export async function autoTestVsRef(ref: Kernel, k: Kernel, opts: AutoTestOption
     const layRef = layoutOf(argRef, vals.paramsRef);
     const extents = logical.get(name)?.extents ?? layRef?.extents ?? [e.length];
     const offE = offsets(extents, layRef?.strides);
-    const offG = offsets(extents, layoutOf(argK, vals.paramsK)?.strides);
+    const layK = layoutOf(argK, vals.paramsK);
+    const offG = reshaped(layRef, layK) ? offE : offsets(extents, layK?.strides);
     const read = (arr: TypedArray, off: number): number | bigint => {
       const x = arr[off]!;
       return dtype === "float16" ? h2f(x as number) : x;
@@ -387,6 +389,21 @@ export async function autoTestVsRef(ref: Kernel, k: Kernel, opts: AutoTestOption
     }
   }
   return { ok: mismatches.length === 0, maxRelError, mismatches };
+}
+
+/**
+ * Whether the kernel views the reference's array with another number of axes (splitArrayAxis:
+ * `a[16]` as `a[4, 4]`), which keeps every element at its flat offset.
+ */
+function reshaped(layRef: Layout, layK: Layout): boolean {
+  return layRef !== undefined && layK !== undefined && layRef.extents.length !== layK.extents.length;
+}
+
+/** A copy of `data` in a buffer of at least `size` elements (a split axis may pad the end). */
+function sameStorage(data: TypedArray, size: number): TypedArray {
+  const out = allocArray(dtypeOfArray(data), Math.max(size, data.length));
+  (out as unknown as { set(x: ArrayLike<number | bigint>): void }).set(data as unknown as ArrayLike<number | bigint>);
+  return out;
 }
 
 /** The dtype of an output whose declaration has none (a Uint16Array read as uint16, not float16). */

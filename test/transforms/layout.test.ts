@@ -4,6 +4,7 @@
  * for splitArrayAxis, on the identical flat storage).
  */
 import { describe, expect, it } from "vitest";
+import { parityBackends } from "./every-backend.js";
 import fc from "fast-check";
 import { TransformError } from "../../src/errors.js";
 import { axisStrides, effectiveDimTags, exprToString, type ArrayArg, type Kernel, type Temporary } from "../../src/ir/index.js";
@@ -284,5 +285,24 @@ describe("law: splitArrayAxis by a count that does not divide the extent keeps e
         const [want, got] = [await run(k, { a }), await run(t, { a: padded })];
         expect([...(got.out as Float64Array)].slice(0, n * m)).toEqual([...(want.out as Float64Array)]);
       }), RUNS);
+  });
+});
+
+describe("autoTestVsRef over splitArrayAxis (issue 15, point 8): the split array keeps its flat storage", () => {
+  const ref = (body = "out[i, j] = 2*a[i, j] + b[i]") => makeKernel("{[i,j]: 0<=i<n and 0<=j<3}", body, ["a, out: float64[n, 3]", "b: float64[n]", "n: int32"]);
+  it("a correct kernel is ok on every backend, whether the count divides the extent or pads it", async () => {
+    for (const k of [splitArrayAxis(ref(), "a", 0, 4), splitArrayAxis(ref(), "out", 0, 4), splitArrayAxis(splitArrayAxis(ref(), "b", 0, 2, { order: "F" }), "a", 1, 3)]) {
+      for (const backend of parityBackends()) {
+        for (const n of [8, 10]) {
+          const r = await autoTestVsRef(ref(), k, { params: { n }, backend: backend as never });
+          expect(r.ok, `${backend} n=${n}: ${r.mismatches.join("; ")}`).toBe(true);
+        }
+      }
+    }
+  });
+  it("a wrong one still fails", async () => {
+    const r = await autoTestVsRef(ref(), splitArrayAxis(ref("out[i, j] = 2*a[i, j] + b[i] + (i == 5)"), "a", 0, 4), { params: { n: 8 } });
+    expect(r.ok).toBe(false);
+    expect(r.mismatches[0]).toMatch(/^out\[5, 0\]/);
   });
 });
