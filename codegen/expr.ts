@@ -6,7 +6,7 @@
 import { assertNever, CodegenError } from "../src/errors.js";
 import {
   combineTypes, exprToString, exprType, isFloat, isShiftOp, isWideInt, MATH_FUNCTIONS,
-  type Dtype, type Expr, type Reduce, type TypeEnv, type TypeInfo,
+  type Dtype, type Expr, type TypeEnv, type TypeInfo,
 } from "../src/ir/index.js";
 import { ibin, ilit, type Ex } from "./ast.js";
 import { foldLiteral } from "./js-arith.js";
@@ -19,8 +19,6 @@ export interface ExprScope {
   varEx(name: string): { ex: Ex; dtype: Dtype };
   /** The dtype of an array and the flat index of `a[indices]` / `a[[index]]`. */
   element(e: Expr & { kind: "subscript" | "linear" }): { array: string; index: Ex; dtype: Dtype };
-  /** A reduction evaluated at the current point in `dtype`: declares and fills an accumulator. */
-  reduction(e: Reduce, dtype: Dtype): Ex;
 }
 
 export function typeOf(e: Expr, s: ExprScope): TypeInfo {
@@ -100,7 +98,10 @@ function natural(e: Expr, t: Dtype, s: ExprScope): Ex {
       const load: Ex = { k: "load", array: el.array, index: el.index, dtype: el.dtype };
       return el.dtype === t ? load : { k: "cast", to: t, from: el.dtype, e: load };
     }
-    case "reduce": return s.reduction(e, t);
+    case "reduce":
+      // One definition of reductions (identities, accumulators): preprocessing's. Code is generated from realized kernels.
+      throw new CodegenError(`instruction "${s.insnId}": the reduction ${exprToString(e)} reached code generation; ` +
+        `reductions must be realized by preprocessing first (schedule(k) realizes them unless given realizeReductions: false)`);
     case "cast": return lowerExpr(e.value, e.dtype, s);
     default: return assertNever(e, "expression");
   }

@@ -12,7 +12,7 @@ import { untieExistentials } from "../../src/poly/lattice.js";
 import { eliminateExistentials, type ScheduleNode } from "../../src/schedule/index.js";
 import { block, ilit, type Ex, type Stmt } from "../ast.js";
 import type { KernelHost } from "./host.js";
-import { affEx, condOf, floorEx, foldRow, rowKey, rowsOf, rowVars, withRowsSet, type Row } from "./rows.js";
+import { affEx, condOf, floorEx, foldRow, joinEx, rowKey, rowsOf, rowVars, withRowsSet, type Row } from "./rows.js";
 
 /** Guards of one device kernel's instructions. */
 export class GuardLowering {
@@ -97,7 +97,7 @@ export class GuardLowering {
     const body = make(inner);
     if ((live.length === 0 && exConds.length === 0) || body.length === 0) return body;
     const conds = live.length > 0 ? [condOf(live, this.h.subst), ...exConds] : exConds;
-    const cond = conds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "idx" }));
+    const cond = joinEx("&&", conds, "idx");
     return [{ k: "if", cond, then: block(body) }];
   }
 
@@ -152,10 +152,10 @@ export class GuardLowering {
           const rs = r.rows.filter((x) => !affIsConstant(x.aff));
           const cs = rs.length > 0 ? [condOf(rs, this.h.subst), ...r.conds] : r.conds;
           if (cs.length === 0) return { rows: [...rowsOf(g).rows], conds: [] };
-          alts.push(cs.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "idx" })));
+          alts.push(joinEx("&&", cs, "idx"));
         }
         if (alts.length === 0) return false;
-        return { rows: [...rowsOf(g).rows], conds: [alts.reduce((a, x) => ({ k: "bin", op: "||", l: a, r: x, dtype: "idx" }))] };
+        return { rows: [...rowsOf(g).rows], conds: [joinEx("||", alts, "idx")] };
       }
       const list = per.get(ex[0]!) ?? [];
       list.push({ c: con.coeffs[ex[0]!]!, r: rest, eq: con.eq });

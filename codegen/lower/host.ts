@@ -3,7 +3,8 @@
  * and the narrow interface the parts of one device kernel's lowering (guards, loops,
  * instructions) are handed by its core.
  */
-import type { Dtype, Instruction, Kernel } from "../../src/ir/index.js";
+import { CodegenError } from "../../src/errors.js";
+import { findTemporary, type AddressSpace, type Dtype, type Instruction, type Kernel } from "../../src/ir/index.js";
 import type { BasicSet } from "../../src/poly/index.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
 import type { Ex, Stmt } from "../ast.js";
@@ -55,3 +56,17 @@ export interface KernelHost {
 
 /** Lowers a list of schedule nodes within the loops `known` and the context `ctx`. */
 export type NodesLowering = (nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet) => Stmt[];
+
+/**
+ * Where variable `name` lives in the generated code: arguments are global, temporaries where
+ * preprocessing (`resolveAddressSpaces`) put them. Code generation never decides an address space.
+ */
+export function addressSpaceOf(k: Kernel, name: string): AddressSpace {
+  const t = findTemporary(k, name);
+  if (!t) return "global";
+  if (t.addressSpace === "auto") {
+    throw new CodegenError(`kernel "${k.name}": temporary "${name}" reached code generation with address space "auto"; ` +
+      `code is generated from preprocessed kernels (schedule() resolves address spaces), or give it one (setTemporaryAddressSpace)`);
+  }
+  return t.addressSpace;
+}

@@ -13,7 +13,7 @@ import { axisRows, type DeviceKernel, type HwAxis, type ScheduleNode } from "../
 import { evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { sizeEx } from "../expr.js";
 import { GuardLowering } from "./guards.js";
-import type { KernelHost, LoweredArg, LoweredKernel, LowerOptions } from "./host.js";
+import { addressSpaceOf, type KernelHost, type LoweredArg, type LoweredKernel, type LowerOptions } from "./host.js";
 import { LoopLowering } from "./loops.js";
 import { rowVars, type Row } from "./rows.js";
 import { InstructionLowering } from "./statements.js";
@@ -49,7 +49,7 @@ export class DeviceKernelLowering implements KernelHost {
     }));
     const privateNames = () => this.decls.flatMap((d) => (d.k === "decl" && !beforeGroups.has(d.name) ? [d.name] : []));
     this.loops = new LoopLowering(this, this.guards, (nodes, known, ctx) => this.nodes(nodes, known, ctx), privateNames, groupInames);
-    this.insns = new InstructionLowering(this, this.guards, this.loops, (d) => this.decls.push(d));
+    this.insns = new InstructionLowering(this, this.guards);
   }
 
   lower(): LoweredKernel {
@@ -182,7 +182,8 @@ export class DeviceKernelLowering implements KernelHost {
 
   private declareTemporary(name: string): void {
     const t = findTemporary(this.k, name)!;
-    if (t.addressSpace === "global") return;
+    const space = addressSpaceOf(this.k, name);
+    if (space === "global") return;
     if (!t.dtype) throw new CodegenError(`kernel "${this.k.name}": the dtype of temporary "${name}" is unknown; declare it (<float32> ${name} = …)`);
     const used = this.dk.body.length > 0 && this.usesName(name);
     if (!used) return;
@@ -199,7 +200,7 @@ export class DeviceKernelLowering implements KernelHost {
         size = 1 + t.shape.reduce((acc, e, a) => acc + ((e as { value: number }).value - 1) * Math.abs((strides[a] as { value: number }).value), 0);
       }
     }
-    this.decls.push({ k: "decl", dtype: t.dtype, name, size, space: t.addressSpace === "local" ? "local" : "private" });
+    this.decls.push({ k: "decl", dtype: t.dtype, name, size, space });
   }
 
   private usesName(name: string): boolean {

@@ -12,7 +12,7 @@ import { preferUnitBounds, type ScheduleNode } from "../../src/schedule/index.js
 import { block, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import type { GuardLowering } from "./guards.js";
 import type { KernelHost, NodesLowering } from "./host.js";
-import { affEx as affExWith, rowKey, rowsOf, withRowsSet, type Row } from "./rows.js";
+import { affEx as affExWith, joinEx, rowKey, rowsOf, withRowsSet, type Row } from "./rows.js";
 
 const MAX_UNROLL = 4096;
 
@@ -36,10 +36,12 @@ export class LoopLowering {
     }
     const inner = [...known, iname];
     const ids = this.h.insnsUnder(body);
-    // Bounds from each instruction's domain, projected onto the known inames and this one.
+    // Bounds from each instruction's domain, projected onto the known inames and this one; a loop
+    // around barriers alone (loopy's `for i ... lbarrier end`) runs over the iname's own domain.
+    const domains = ids.length > 0 ? ids.map((id) => this.h.domainOf(this.h.insnOf(id).withinInames)) : [this.h.domainOf(inner)];
     let whole: BasicSet | undefined;
-    const perInsn = ids.map((id) => {
-      let d = this.h.domainOf(this.h.insnOf(id).withinInames);
+    const perInsn = domains.map((d0) => {
+      let d = d0;
       // An instruction that does not run within the loop's iname (the CPU lowering's loop over a
       // group axis around a fetch that ignores that axis) runs at every iteration of it.
       if (!d.dims.includes(iname)) d = intersect(d, this.h.domainOf([iname]));
@@ -65,11 +67,12 @@ export class LoopLowering {
     const his: Ex[] = [];
     for (const g of keyed.values()) {
       const b = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
+      this.checkBounded(iname, b.lower, b.upper);
       los.push(this.boundEx(b.lower, "lower", ctx));
       his.push(this.boundEx(b.upper, "upper", ctx));
     }
-    const lo = los.reduce((a, x) => ({ k: "bin", op: "min", l: a, r: x, dtype: "idx" }));
-    const hi = his.reduce((a, x) => ({ k: "bin", op: "max", l: a, r: x, dtype: "idx" }));
+    const lo = joinEx("min", los, "idx");
+    const hi = joinEx("max", his, "idx");
     const c = withRowsSet(ctx, [iname], []);
     return [this.forStmt(iname, lo, hi, block(body1(c)), known)];
   }
@@ -90,7 +93,7 @@ export class LoopLowering {
     make: (c: BasicSet) => Stmt[], whole?: BasicSet,
   ): Stmt[] {
     const tag = this.h.k.inameTags[iname];
-    if (lower.length === 0 || upper.length === 0) throw new CodegenError(`kernel "${this.h.k.name}": iname "${iname}" is unbounded ${lower.length === 0 ? "below" : "above"}`);
+    this.checkBounded(iname, lower, upper);
     const boundRows = (lo: readonly Bound[], up: readonly Bound[], shiftLo = 0, shiftHi = 0): Row[] => [
       ...lo.map((b) => ({ aff: affSub(affScale(affAdd(aff({ [iname]: 1 }), aff({}, -shiftLo)), b.denom), b.aff), eq: false })),
       ...up.map((b) => ({ aff: affSub(b.aff, affScale(affAdd(aff({ [iname]: 1 }), aff({}, shiftHi)), b.denom)), eq: false })),
@@ -146,6 +149,10 @@ export class LoopLowering {
     return [this.forStmt(iname, lo, hi, block(make(withRows(boundRows(lower, upper)))), known)];
   }
 
+  private checkBounded(iname: string, lower: readonly Bound[], upper: readonly Bound[]): void {
+    if (lower.length === 0 || upper.length === 0) throw new CodegenError(`kernel "${this.h.k.name}": iname "${iname}" is unbounded ${lower.length === 0 ? "below" : "above"}`);
+  }
+
   private forStmt(iname: string, lo: Ex, hi: Ex, body: Stmt, known: readonly string[]): Stmt {
     const tag = this.h.k.inameTags[iname];
     const pragmas: string[] = [];
@@ -174,7 +181,7 @@ export class LoopLowering {
     const rest: Ex[] = exs.filter((e) => e.k !== "lit");
     const op = side === "lower" ? "max" : "min";
     if (consts.length > 0) rest.push(ilit((side === "lower" ? Math.max : Math.min)(...consts.map((c) => c.value))));
-    return rest.reduce((a, x) => ({ k: "bin", op, l: a, r: x, dtype: "idx" }));
+    return joinEx(op, rest, "idx");
   }
 
   private impliedNonneg(a: Aff, ctx: BasicSet): boolean {

@@ -3,6 +3,7 @@
  * rows become index code (`128 * gid(0) + lid(0) < n`). Substituted inames (hardware ids, unrolled
  * copies' values) are written as their code; constant ones fold.
  */
+import { CodegenError } from "../../src/errors.js";
 import { addConstraints, aff, affIsConstant, extendSet, type Aff, type BasicSet } from "../../src/poly/index.js";
 import { ibin, ilit, evar, type Ex } from "../ast.js";
 
@@ -124,7 +125,16 @@ export function condOf(rows: readonly Row[], subst: Subst): Ex {
     if (c < 0) return { k: "bin", op: "<", l: affEx(aff(neg, -c - 1), subst), r: affEx(aff(pos, 0), subst), dtype: "idx" };
     return { k: "bin", op: "<=", l: affEx(aff(neg, 0), subst), r: affEx(aff(pos, c), subst), dtype: "idx" };
   });
-  return conds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "idx" }));
+  return joinEx("&&", conds, "idx");
+}
+
+/**
+ * `xs[0] op xs[1] op …`, left to right: `a && b && c`, `min(min(a, b), c)`. An empty list has no
+ * such expression (a lowering that asks for one lost its bounds or conditions): a CodegenError.
+ */
+export function joinEx(op: "&&" | "||" | "min" | "max", xs: readonly Ex[], dtype: "idx" | "bool"): Ex {
+  if (xs.length === 0) throw new CodegenError(`internal: code generation joined no expressions with ${op}; please report the kernel`);
+  return xs.reduce((a, x) => ({ k: "bin", op, l: a, r: x, dtype }));
 }
 
 /** true/false when the row's variables are all substituted constants, else undefined. */

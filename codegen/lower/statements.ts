@@ -1,38 +1,37 @@
 /**
  * Instructions: assignments (with their predicates, atomic updates, array elements as flat
- * indices), opaque blocks in their own braces, and reductions not realized by preprocessing.
+ * indices) and opaque blocks in their own braces. Reductions are realized by preprocessing
+ * (src/schedule/reduction.ts): one that reaches code generation is refused (codegen/expr.ts).
  */
 import { assertNever, CodegenError } from "../../src/errors.js";
 import {
-  allInames, atomicUpdateOf, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
+  allInames, atomicUpdateOf, exprToAff, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
   kernelTypeEnv, uniqueName, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
-  type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Reduce,
+  type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr,
 } from "../../src/ir/index.js";
-import { aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, gist, type Aff, type BasicSet } from "../../src/poly/index.js";
+import type { Aff, BasicSet } from "../../src/poly/index.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "../expr.js";
 import type { GuardLowering } from "./guards.js";
-import type { KernelHost } from "./host.js";
-import type { LoopLowering } from "./loops.js";
-import { affEx } from "./rows.js";
+import { addressSpaceOf, type KernelHost } from "./host.js";
+import { affEx, joinEx } from "./rows.js";
 
 /** Instructions of one device kernel. */
 export class InstructionLowering {
   private readonly env;
-  private readonly taken: Set<string>;
+  /** Arguments, temporaries and inames: what a block's locals must not shadow. */
+  private readonly kernelNames: ReadonlySet<string>;
   private readonly params: Set<string>;
   private readonly inameRank: ReadonlyMap<string, number>;
   /** The value arguments the generated code reads (index arithmetic prints them). */
   readonly usedParams = new Set<string>();
 
   constructor(
-    private readonly h: KernelHost, private readonly guards: GuardLowering, private readonly loops: LoopLowering,
-    /** Adds a declaration to the kernel's (an accumulator). */
-    private readonly declare: (d: Stmt) => void,
+    private readonly h: KernelHost, private readonly guards: GuardLowering,
   ) {
     const k = h.k;
     this.env = kernelTypeEnv(k);
-    this.taken = new Set([...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name), ...k.domains.flatMap((d) => [...d.dims])]);
+    this.kernelNames = new Set([...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name), ...k.domains.flatMap((d) => [...d.dims])]);
     this.params = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
     this.inameRank = new Map(allInames(k).map((n, r) => [n, r]));
   }
@@ -45,18 +44,18 @@ export class InstructionLowering {
       return [{ k: "barrier", comment: `for ${id}` }];
     }
     const d = this.h.domainOf(insn.withinInames);
-    if (insn.kind === "block") return this.guards.guarded(d, known, ctx, insn.id, (c) => this.block(insn, known, c));
-    return this.guards.guarded(d, known, ctx, insn.id, (c) => this.assign(insn, known, c));
+    if (insn.kind === "block") return this.guards.guarded(d, known, ctx, insn.id, () => this.block(insn, known));
+    return this.guards.guarded(d, known, ctx, insn.id, () => this.assign(insn, known));
   }
 
   /**
    * An opaque block as statements in its own braces: locals renamed away from the kernel's names
    * (a stride or bound may print a parameter inside), exits lowered to flags, `for` to `while`.
    */
-  private block(insn: BlockInsn, known: readonly string[], ctx: BasicSet): Stmt[] {
+  private block(insn: BlockInsn, known: readonly string[]): Stmt[] {
     const problem = checkBlock(insn.body);
     if (problem) throw new CodegenError(`block "${insn.id}": ${problem}`);
-    const avoid = new Set([...this.taken, ...this.params, "H"]);
+    const avoid = new Set([...this.kernelNames, ...this.params, "H"]);
     const declared = [...blockLocals(insn.body).keys()];
     const renames = new Map<string, string>();
     for (const n of declared) {
@@ -66,8 +65,7 @@ export class InstructionLowering {
     let body = renames.size > 0 ? renameLocals(insn.body, renames) : insn.body;
     body = lowerExits(body, new Set([...avoid, ...blockLocals(body).keys()]));
     const locals = blockLocals(body);
-    const pre: Stmt[] = [];
-    const outer = this.scope(insn.id, known, ctx, pre);
+    const outer = this.scope(insn.id, known);
     const scope: ExprScope = {
       ...outer,
       env: blockTypeEnv(outer.env, locals),
@@ -103,15 +101,14 @@ export class InstructionLowering {
     });
     const main = stmts(body);
     const preds = insn.predicates.map((p) => lowerCond(p, outer));
-    const inner = [block([...pre, ...main])];
+    const inner = [block(main)];
     if (preds.length === 0) return inner;
-    const cond = preds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "bool" }));
+    const cond = joinEx("&&", preds, "bool");
     return [{ k: "if", cond, then: inner[0]! }];
   }
 
-  private assign(insn: Assignment, known: readonly string[], ctx: BasicSet): Stmt[] {
-    const pre: Stmt[] = [];
-    const scope = this.scope(insn.id, known, ctx, pre);
+  private assign(insn: Assignment, known: readonly string[]): Stmt[] {
+    const scope = this.scope(insn.id, known);
     const lhs = insn.lhs;
     const preds = insn.predicates.map((p) => lowerCond(p, scope));
     let stmt: Stmt;
@@ -125,9 +122,9 @@ export class InstructionLowering {
       throw new CodegenError(`instruction "${insn.id}": cannot assign to ${exprToString(lhs)}`);
     }
     if (insn.atomicity === "update") stmt = this.atomic(insn, stmt, scope);
-    const body = [...pre, stmt];
+    const body = [stmt];
     if (preds.length === 0) return body;
-    const cond = preds.reduce((a, x) => ({ k: "bin", op: "&&", l: a, r: x, dtype: "bool" }));
+    const cond = joinEx("&&", preds, "bool");
     return [{ k: "if", cond, then: block(body) }];
   }
 
@@ -146,18 +143,12 @@ export class InstructionLowering {
     if (!u) {
       throw new CodegenError(`instruction "${insn.id}": an atomic update must be x = x op v (op one of + - & | ^ min max) or an exchange x = v, got ${exprToString(insn.rhs)}`);
     }
-    const space = this.spaceOf(stmt.array ?? stmt.name!);
+    const space = addressSpaceOf(this.h.k, stmt.array ?? stmt.name!);
     if (space === "private") return stmt;
     if (this.h.opts.atomics === "omp" && (u.op === "min" || u.op === "max")) return block([{ k: "raw", text: "#pragma omp critical" }, stmt]);
     const atomic = { ...stmt, rhs: lowerExpr(u.value, stmt.dtype, scope), atomic: { op: u.op, space } };
     if (this.h.opts.atomics === "omp") return block([{ k: "raw", text: u.op === "=" ? "#pragma omp atomic write" : "#pragma omp atomic" }, atomic]);
     return atomic;
-  }
-
-  /** Where variable `name` lives in the generated code: arguments and global temporaries are global. */
-  private spaceOf(name: string): "global" | "local" | "private" {
-    const t = findTemporary(this.h.k, name);
-    return !t || t.addressSpace === "global" ? "global" : t.addressSpace === "local" ? "local" : "private";
   }
 
   private dtypeOf(name: string, insnId: string): Dtype {
@@ -166,7 +157,7 @@ export class InstructionLowering {
     return d;
   }
 
-  private scope(insnId: string, known: readonly string[], ctx: BasicSet, pre: Stmt[]): ExprScope {
+  private scope(insnId: string, known: readonly string[]): ExprScope {
     const self: ExprScope = {
       insnId,
       env: this.env,
@@ -174,13 +165,12 @@ export class InstructionLowering {
         const sub = this.h.subst.get(name);
         if (sub) return { ex: sub, dtype: INDEX_DTYPE };
         if (known.includes(name)) return { ex: evar(name), dtype: INDEX_DTYPE };
-        if (this.taken.has(name) && !findArg(this.h.k, name) && !findTemporary(this.h.k, name)) {
+        if (this.kernelNames.has(name) && !findArg(this.h.k, name) && !findTemporary(this.h.k, name)) {
           throw new CodegenError(`instruction "${insnId}" uses iname "${name}" outside the loops around it`);
         }
         return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
       },
       element: (e) => this.element(e, self),
-      reduction: (e, dtype) => this.reduction(e, dtype, known, ctx, insnId, pre),
     };
     return self;
   }
@@ -207,49 +197,12 @@ export class InstructionLowering {
   }
 
   /**
-   * A reduction not realized by preprocessing: `acc = identity; for (…) acc = acc op body;`
-   * before the instruction, and the accumulator in its place (loopy's `acc_k`).
-   */
-  private reduction(e: Reduce, dtype: Dtype, known: readonly string[], ctx: BasicSet, insnId: string, pre: Stmt[]): Ex {
-    for (const r of e.inames) if (known.includes(r)) throw new CodegenError(`instruction "${insnId}": reduction iname "${r}" is already a loop around the instruction`);
-    const acc = uniqueName(`acc_${e.inames.join("_")}`, this.taken);
-    this.taken.add(acc);
-    this.declare({ k: "decl", dtype, name: acc, space: "private" });
-    const insn = this.h.insnOf(insnId);
-    const inames = [...insn.withinInames, ...e.inames];
-    const d = this.h.domainOf(inames);
-    pre.push({ k: "assign", name: acc, dtype, rhs: { k: "lit", value: identity(e.op, dtype), dtype } });
-    const nest = (m: number, kn: readonly string[], c: BasicSet): Stmt[] => {
-      if (m === e.inames.length) {
-        return this.guards.guarded(d, kn, c, insnId, (c2) => {
-          const innerPre: Stmt[] = [];
-          const scope = this.scope(insnId, kn, c2, innerPre);
-          const body = lowerExpr(e.body, dtype, scope);
-          const a = evar(acc);
-          const rhs: Ex = e.op === "sum" || e.op === "product"
-            ? { k: "bin", op: e.op === "sum" ? "+" : "*", l: a, r: body, dtype, insn: insnId }
-            : { k: "bin", op: e.op, l: a, r: body, dtype };
-          return [...innerPre, { k: "assign", name: acc, dtype, rhs }];
-        });
-      }
-      const r = e.inames[m]!;
-      const inner = [...kn, r];
-      const drop = [...d.dims.filter((n) => !inner.includes(n)), ...d.exists];
-      const p = gist(drop.length > 0 ? eliminateExact(d, drop).set : d, c);
-      const b = dimBounds(p, r, kn.filter((n) => p.dims.includes(n)));
-      return this.loops.emitRange(r, b.lower, b.upper, kn, c, (c2) => nest(m + 1, inner, c2), drop.length > 0 ? eliminateExact(d, drop).set : d);
-    };
-    pre.push(...nest(0, known, ctx));
-    return evar(acc);
-  }
-
-  /**
    * An affine int32 subscript over inames and int32 parameters, terms in the kernel's iname order
    * (outer before inner, as loopy prints `128 * gid(0) + lid(0)`, not `lid(0) + gid(0) * 128`),
    * constants of unrolled inames folded; undefined for anything else.
    */
   private affineIndex(ix: Expr, scope: ExprScope): Ex | undefined {
-    const a = exprAff(ix);
+    const a = exprToAff(ix);
     if (!a || Object.keys(a.terms).length === 0 || typeOf(ix, scope).dtype !== "int32") return undefined;
     const rank = (n: string) => this.inameRank.get(n) ?? this.inameRank.size;
     for (const n of Object.keys(a.terms)) {
@@ -288,42 +241,3 @@ function renameLocals(body: readonly BlockStmt[], names: ReadonlyMap<string, str
   });
   return decls(renamed);
 }
-
-function identity(op: Reduce["op"], d: Dtype): number {
-  if (op === "sum") return 0;
-  if (op === "product") return 1;
-  const lowest = op === "max";
-  const ranges: Partial<Record<Dtype, [number, number]>> = {
-    int8: [-128, 127], int16: [-32768, 32767], int32: [-2147483648, 2147483647], uint8: [0, 255], uint16: [0, 65535],
-    uint32: [0, 4294967295], bool: [0, 1], int64: [-9223372036854775808, 9223372036854775807], uint64: [0, 18446744073709551615],
-  };
-  const r = ranges[d];
-  if (!r) return lowest ? -Infinity : Infinity;
-  return lowest ? r[0] : r[1];
-}
-
-/** An IR expression as an affine form over variables, or undefined when it is not affine. */
-function exprAff(e: Expr): Aff | undefined {
-  switch (e.kind) {
-    case "const": return Number.isInteger(e.value) ? aff({}, e.value) : undefined;
-    case "var": return aff({ [e.name]: 1 });
-    case "neg": {
-      const a = exprAff(e.operand);
-      return a && affScale(a, -1);
-    }
-    case "arith": {
-      const l = exprAff(e.left);
-      const r = exprAff(e.right);
-      if (!l || !r) return undefined;
-      if (e.op === "+") return affAdd(l, r);
-      if (e.op === "-") return affSub(l, r);
-      if (e.op === "*") {
-        if (affIsConstant(l)) return affScale(r, l.constant);
-        if (affIsConstant(r)) return affScale(l, r.constant);
-      }
-      return undefined;
-    }
-    default: return undefined;
-  }
-}
-

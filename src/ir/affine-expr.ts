@@ -18,7 +18,8 @@ export function exprToAff(e: Expr, isIndexVar: (name: string) => boolean = () =>
       const a = exprToAff(e.operand, isIndexVar);
       return a && affScale(a, -1);
     }
-    case "cast": return exprToAff(e.value, isIndexVar);
+    // A cast to an index dtype keeps the value; any other wraps (uint8, uint32 of a negative) or rounds.
+    case "cast": return e.dtype === "int32" || e.dtype === "int64" ? exprToAff(e.value, isIndexVar) : undefined;
     case "arith": {
       const l = exprToAff(e.left, isIndexVar);
       const r = exprToAff(e.right, isIndexVar);
