@@ -158,6 +158,11 @@ function legalTag(s: State, iname: string, want: Move["tagInner"] | "gOuter", ex
   }
 }
 
+/** Whether a kernel has what a parametric work-group size cannot serve: temporaries (CPU privatization) or reductions. */
+function needsConstantLocal(k: Kernel): boolean {
+  return k.temporaries.length > 0 || reductionSet(k).size > 0;
+}
+
 /** The step a move stands for in state `s`, or undefined when it does not apply here. */
 function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void } | undefined {
   const free = untagged(s.k);
@@ -170,7 +175,10 @@ function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void }
       const names = new Set(allInames(s.k));
       if (names.has(outer) || names.has(inner)) return undefined;
       const tags: Record<string, string> = {};
-      const wantInner = m.family === "split" ? m.tagInner : "none";
+      // A chunk's inner part has a parametric extent bounded by the outer (loopy's chunk_iname with
+      // inner_tag="l.0"): the work-group spans the longest chunk (issue 15.12). Only where nothing
+      // needs a constant work-group size (no temporaries to privatize, no local reductions).
+      const wantInner = m.family === "split" ? m.tagInner : m.tagInner === "l" && !needsConstantLocal(s.k) ? "l" : "none";
       const constIname = m.family === "split" ? inner : outer;
       const constant = new Set([...s.constant, constIname, ...(s.constant.has(iname) ? [outer, inner] : [])]);
       const probe: State = { k: s.k, constant, noHw: s.noHw, noL: s.noL };
