@@ -137,3 +137,32 @@ export function checkKernel(k: unknown, who: string): asserts k is Kernel {
 export function checkOptions<T extends object>(opts: T | null | undefined, who: string, known: Readonly<Record<keyof T, true>>): T {
   return checkOptionNames(opts, who, known, (m) => new TransformError(m));
 }
+
+/**
+ * A store that runs inside a reduction of its reader (a fetch within the reduction loop, as
+ * addPrefetch places one) must be nested as that reduction is: inside every loop of the reader.
+ * A loop priority that puts the reduction iname outside one of those loops would run the store in
+ * another nest than the reduction, out of step with it: refused, naming the store, the reader and
+ * the inames.
+ */
+export function checkStoresInStep(k: Kernel, who: string): void {
+  if (k.loopPriority.length === 0) return;
+  for (const reader of k.instructions) {
+    if (reader.kind !== "assign") continue;
+    const reds = reductionInames(reader.rhs, new Set<string>());
+    if (reds.size === 0) continue;
+    for (const storeId of reader.dependsOn) {
+      const store = k.instructions.find((i) => i.id === storeId);
+      if (store === undefined) continue;
+      for (const r of store.withinInames.filter((n) => reds.has(n))) {
+        for (const w of reader.withinInames.filter((n) => store.withinInames.includes(n))) {
+          const p = k.loopPriority.find((q) => q.includes(r) && q.includes(w) && q.indexOf(r) < q.indexOf(w));
+          if (p === undefined) continue;
+          throw new TransformError(`${who}: the loop priority ${p.join(", ")} nests ${r}, a reduction iname of instruction "${reader.id}", outside ${w}, one of its loops; ` +
+            `"${store.id}" runs inside that reduction (within ${r} and ${w}) and would run in another loop nest, out of step with it. ` +
+            `Sweep ${r} in the prefetch or precompute that makes "${store.id}" (it then runs before the reduction), or give the loops a priority that keeps ${r} inside ${w}`);
+        }
+      }
+    }
+  }
+}

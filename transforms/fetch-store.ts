@@ -19,7 +19,7 @@ import {
   aff, affAdd, affSub, eliminateExact, gist, intersect, isEmptyWith, isSubset, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
-import { inameList, takenNames } from "./common.js";
+import { checkStoresInStep, inameList, takenNames } from "./common.js";
 import { existingTemporary } from "./reuse-temporary.js";
 import { applyTags, constraintExpr, perInameTags, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
 
@@ -410,6 +410,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     out = applyTags(out, dimNames, stored.map((r) => extents[r]!), tags, req.order, insnId, who);
   }
   if (space === "local" || space === "global") checkStoreRace(out, insnId, req.tempName, space, name, who);
+  checkStoresInStep(out, who);
   return out;
 }
 

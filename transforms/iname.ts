@@ -11,7 +11,7 @@ import {
   addConstraints, aff, affSub, dimBounds, intersect, moveToDims, projectOut, rename, reorderDims, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
-import { checkIname, checkInt, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
+import { checkIname, checkInt, checkStoresInStep, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 
 export interface SplitOptions {
   readonly outerIname?: string;
@@ -341,5 +341,7 @@ export function prioritizeLoops(k: Kernel, order: string | readonly string[]): K
   for (const n of names) checkIname(k, n, who);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup !== undefined) throw new TransformError(`${who}: iname "${dup}" appears twice in ${names.join(",")}`);
-  return withKernel(k, { loopPriority: [...k.loopPriority, [...names]] });
+  const out = withKernel(k, { loopPriority: [...k.loopPriority, [...names]] });
+  checkStoresInStep(out, who);
+  return out;
 }

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { TransformError } from "../../src/errors.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { addPrefetch, setTemporaryAddressSpace, splitIname, tagInames } from "../../transforms/index.js";
+import { addPrefetch, mapDomain, setTemporaryAddressSpace, splitIname, tagInames, tile } from "../../transforms/index.js";
 import { expectOnEveryBackend } from "./every-backend.js";
 
 const rowSums = () => makeKernel("{[i,j]: 0<=i<n and 0<=j<4}", "out[i] = sum(j, a[i,j])", ["a: float64[n,4]", "out: float64[n]", "n: int32"]);
@@ -105,5 +105,25 @@ describe("prefetching what the kernel writes, and into one temporary twice (issu
     const [x0, x1] = [data(200), data(200).map((v) => v * 2 + 1)];
     const mv = (xx: Float64Array) => Float64Array.from({ length: 20 }, (_, i) => A.reduce((s, aj, j) => s + aj * xx[10 * i + j]!, 0));
     await expectOnEveryBackend(k, { A, x0, x1 }, { y0: mv(x0), y1: mv(x1) });
+  });
+});
+
+describe("a private fetch inside a reduction stays in step with it (issue 16, point 6)", () => {
+  const ref = () => makeKernel("{[i,j]: 0<=i,j<n}", "out[i] = sum(j, a[i,j]*x[j])", ["a: float64[n,n]", "x, out: float64[n]", "n: int32"]);
+  const inputs = (n: number) => ({ a: data(n * n), x: data(n).map((v) => v + 0.5), n });
+  const want = (n: number) => { const { a, x } = inputs(n); return Float64Array.from({ length: n }, (_, i) => x.reduce((s, xj, j) => s + a[n * i + j]! * xj, 0)); };
+  it("a later tile whose priority nests the reduction outside the reader's loop is refused, naming the store", () => {
+    for (const array of ["x", "a"]) {
+      const k = addPrefetch(ref(), array, { temporaryAddressSpace: "private" });
+      expect(() => tile(k, ["i", "j"], [4, 4])).toThrow(new RegExp(`reduction iname of instruction "insn", outside i_inner.*"${array}_fetch_rule" runs inside that reduction`));
+    }
+  });
+  it("so is the prefetch into a tiled kernel; splitting or remapping the reduction iname afterwards runs right on every backend", async () => {
+    expect(() => addPrefetch(tile(ref(), ["i", "j"], [4, 4]), "x", { temporaryAddressSpace: "private" })).toThrow(/Sweep j_outer/);
+    const ks = [
+      splitIname(addPrefetch(ref(), "x", { temporaryAddressSpace: "private" }), "j", 4),
+      mapDomain(addPrefetch(ref(), "x", { temporaryAddressSpace: "private" }), "{[j] -> [jo, ji]: j = 4*jo + ji and 0 <= ji < 4}"),
+    ];
+    for (const k of ks) await expectOnEveryBackend(k, inputs(9), { out: want(9) });
   });
 });
