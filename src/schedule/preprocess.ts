@@ -6,10 +6,11 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  findSubstitution, mapExpr, mapInsnExprs, substitute, withKernel,
+  allInames, findSubstitution, formatInameTag, freeVariables, mapExpr, mapInsnExprs, substitute, withKernel,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { checkInameTags } from "./checks.js";
+import { hwAxis } from "./device.js";
 import { realizeIlp } from "./preprocess-ilp.js";
 import { resolveAddressSpaces, resolveAutoLocalTags } from "./preprocess-tags.js";
 import { checkWriteRaces } from "./races.js";
@@ -48,6 +49,34 @@ export function expandAllSubstitutions(k: Kernel): Kernel {
 }
 
 /**
+ * Hardware axes are sized at launch, before any instruction runs: an iname tagged g or l whose
+ * range depends on a value computed inside the kernel (`jj < row_len` with `<> row_len =
+ * rowstarts[i+1] - rowstarts[i]`) cannot be one, as in loopy. A ScheduleError names both.
+ */
+function checkHardwareExtents(k: Kernel): void {
+  const temporaries = new Set(k.temporaries.map((t) => t.name));
+  if (temporaries.size === 0) return;
+  for (const iname of allInames(k)) {
+    const tag = k.inameTags[iname];
+    if (tag?.kind !== "g" && tag?.kind !== "l") continue;
+    let size: Expr;
+    try {
+      size = hwAxis(k, iname, tag.kind, tag.axis).size;
+    } catch (e) {
+      // An axis without a size is refused where axes are made, with its own message.
+      if (e instanceof ScheduleError) continue;
+      throw e;
+    }
+    const computed = [...freeVariables(size)].filter((p) => temporaries.has(p));
+    if (computed.length === 0) continue;
+    throw new ScheduleError(
+      `iname "${iname}" is tagged ${formatInameTag(tag)}, but its range depends on ${computed.map((c) => `temporary "${c}"`).join(", ")}, computed inside the kernel; ` +
+      `hardware axes are sized when the kernel is launched, before any instruction runs: leave "${iname}" sequential (a loop bounded by the value), ` +
+      `or bound it by a value argument and guard the instructions with the computed bound`);
+  }
+}
+
+/**
  * Preprocess `k` for scheduling; `k` is untouched. For `out[i] = sum(j, a[i,j]) {id=insn}` the
  * result has accumulator `acc_j` and instructions `insn_j_init`, `insn_j_update`, `insn`.
  * Throws a ScheduleError for tags that cannot be implemented (see `checkInameTags`) and for
@@ -58,6 +87,7 @@ export function preprocess(k: Kernel): Kernel {
   out = resolveAutoLocalTags(out);
   // Tags are checked on the user's instructions, so errors name those, not generated ones.
   checkInameTags(out);
+  checkHardwareExtents(out);
   out = resolveAddressSpaces(out);
   // Races depend on where each assignee lives, so they are checked once address spaces are known.
   checkWriteRaces(out);
