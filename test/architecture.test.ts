@@ -91,6 +91,37 @@ describe("architecture: one direction of imports", () => {
     expect(bad).toEqual([]);
   });
 
+  it("codegen/targets print what the pipeline lowered: none imports codegen/index.ts or codegen/pipeline.ts (no upward arrow)", () => {
+    const bad: string[] = [];
+    for (const file of tsFiles(join(root, "codegen/targets"))) {
+      for (const target of importsOf(file)) {
+        const rel = relative(root, target).replace(/\\/g, "/").replace(/\.js$/, ".ts");
+        if (rel === "codegen/index.ts" || rel === "codegen/pipeline.ts") bad.push(`${relative(root, file)} -> ${rel}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("no import cycles: every module can be read after the modules it imports", () => {
+    const files = Object.keys(ALLOWED).flatMap((f) => tsFiles(join(root, f)));
+    const norm = (f: string) => relative(root, f).replace(/\\/g, "/").replace(/\.js$/, ".ts");
+    const graph = new Map(files.map((f) => [norm(f), importsOf(f).map(norm).filter((t) => t.endsWith(".ts"))]));
+    const state = new Map<string, "open" | "done">();
+    const cycles: string[] = [];
+    const visit = (f: string, path: string[]): void => {
+      if (state.get(f) === "done") return;
+      if (state.get(f) === "open") {
+        cycles.push([...path.slice(path.indexOf(f)), f].join(" -> "));
+        return;
+      }
+      state.set(f, "open");
+      for (const t of graph.get(f) ?? []) if (graph.has(t)) visit(t, [...path, f]);
+      state.set(f, "done");
+    };
+    for (const f of graph.keys()) visit(f, []);
+    expect(cycles).toEqual([]);
+  });
+
   it("no library module imports src/index.ts", () => {
     const bad: string[] = [];
     for (const folder of Object.keys(ALLOWED)) {
