@@ -66,6 +66,12 @@ export const FAMILIES: Readonly<Record<string, fc.Arbitrary<KernelSource>>> = {
     ? src("triangular", ["{[i,j]: 0<=j<=i<n}"], ["out[i,j] = a[i,j] + j"], ["a, out: float64[n,n]", "n: int32"])
     : src("triangular", ["{[i,j]: 0<=j<=i<n}"], ["out[i] = sum(j, a[i,j]*(j + 1))"], ["a: float64[n,n]", "out: float64[n]", "n: int32"])),
   parametric: fc.constant(src("parametric", ["{[i]: m<=i<n}"], ["out[i] = a[i] + m"], ["a, out: float64[n]", "n, m: int32"], { n: N, m: [0, 6] })),
+  // Parameters near the int32 limit: the loop bounds m and m + n stay below 2**31 (issue 16).
+  nearInt32: fc.constant(src("nearInt32", ["{[i]: m<=i<m+n}"], ["out[i - m] = a[i - m]*2 + (i - m)"], ["a, out: float64[n]", "n, m: int32"],
+    { n: N, m: [2 ** 31 - 41, 2 ** 31 - 21] })),
+  // A temporary array written then read: prefetches of temporaries (local into private).
+  tempArray: fc.constant(src("tempArray", ["{[i,j]: 0<=i<n and 0<=j<4}"],
+    ["<> t[j] = 2*x[j] + 1 {id=w}", "out[i] = sum(j, t[j]*a[i,j]) {id=r, dep=w}"], ["a: float64[n,4]", "x: float64[4]", "out: float64[n]", "n: int32"])),
   temporaries: fc.constant(src("temporaries", ["{[i]: 0<=i<n}"],
     ["<float64> t = 2*a[i] {id=s1}", "<float64> u = t*t - a[i] {id=s2}", "out[i] = t + u {id=s3}"], ["a, out: float64[n]", "n: int32"])),
   reduceToTemp: red.map((r) => src("reduceToTemp", ["{[i,j]: 0<=i<n and 0<=j<m}"],
@@ -82,7 +88,7 @@ export const genKernel: fc.Arbitrary<{ gk: GenKernel; params: Record<string, num
 
 /** One move of a pipeline, as abstract choices; `buildPipeline` reads it against the current kernel. */
 export interface Move {
-  readonly family: "split" | "chunk" | "tag" | "prioritize" | "tile" | "join" | "rename" | "prefetch" | "layout";
+  readonly family: "split" | "chunk" | "tag" | "prioritize" | "tile" | "join" | "rename" | "prefetch" | "layout" | "duplicate";
   readonly pick: number;
   readonly factor: number;
   readonly tagOuter: boolean;
@@ -97,6 +103,7 @@ const FACTORS = [1, 2, 3, 4, 5, 7, 8, 16] as const;
 export const MOVE_FAMILIES: readonly Move["family"][] = ([
   ["split", "splitIname"], ["split", "splitIname"], ["chunk", "chunkIname"], ["tag", "tagInames"], ["prioritize", "prioritizeLoops"],
   ["tile", "tile"], ["join", "joinInames"], ["rename", "renameIname"], ["prefetch", "addPrefetch"], ["layout", "tagArrayAxes"], ["layout", "dimOrder"],
+  ["duplicate", "duplicateInames"],
 ] as const).filter(([, op]) => isRegistered(op)).map(([f]) => f);
 
 export const genMove: fc.Arbitrary<Move> = fc.record({
@@ -294,9 +301,28 @@ function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void }
       ];
       return { step: makeStepOf("tagArrayAxes", a.name, forms[m.factor % forms.length]!) };
     }
+    case "duplicate": {
+      // Some of the instructions that loop over an iname get their own copy of it; one that would
+      // split a private scalar from its reader is refused (issue 16.5) and counted as refused.
+      const users = s.k.instructions.filter((insn) => insn.withinInames.includes(iname) && !s.noHw.has(iname));
+      // nosync promises no race between instructions in the same iteration; loops split apart break it.
+      if (users.length === 0 || reductionSet(s.k).has(iname) || s.k.instructions.some((insn) => insn.noSyncWith.length > 0)) return undefined;
+      const chosen = users.filter((_, x) => ((m.pick >> x) & 1) === 1 || x === m.order[0]! % users.length);
+      const copy = `${iname}_d${m.pick % 10}`;
+      if (allInames(s.k).includes(copy)) return undefined;
+      const after = () => {
+        if (s.constant.has(iname)) s.constant.add(copy);
+      };
+      return { step: makeStepOf("duplicateInames", iname, m.viaOpts ? chosen.map((insn) => insn.id) : chosen.map((insn) => `id:${insn.id}`).join(" or "), copy), after };
+    }
     case "prefetch": {
+      // Arguments no instruction writes, and temporaries (fetched after their writers, for their
+      // readers: local into private); a private or local space, or loopy's default.
       const written = new Set(s.k.instructions.flatMap((insn) => (insn.kind === "assign" && insn.lhs.kind === "subscript" ? [JSON.stringify(insn.lhs)] : [])));
-      const inputs = s.k.args.filter((a) => a.kind === "array" && ![...written].some((w) => w.includes(`"${a.name}"`)));
+      const inputs = [
+        ...s.k.args.filter((a) => a.kind === "array" && ![...written].some((w) => w.includes(`"${a.name}"`))),
+        ...s.k.temporaries.filter((t) => t.shape.length > 0 && !t.name.endsWith("_fetch")),
+      ];
       if (inputs.length === 0) return undefined;
       const name = inputs[m.pick % inputs.length]!.name;
       if (s.k.temporaries.some((t) => t.name === `${name}_fetch`)) return undefined;
@@ -310,9 +336,10 @@ function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void }
       const sweep = [...new Set([...reds, ...extra])];
       // Private or local: a local fetch (l.auto tags) needs barriers, which the scheduler refuses
       // where they cannot be placed; such moves are refused, not wrong.
-      const space = m.tagInner === "l" || m.tagInner === "g" ? "local" : "private";
-      const opts = { temporaryAddressSpace: space };
-      return { step: makeStepOf("addPrefetch", name, sweep.length > 0 ? { sweepInames: sweep, ...opts } : opts) };
+      const space = m.tagInner === "l" || m.tagInner === "g" ? "local" : m.tagInner === "unr" ? undefined : "private";
+      const opts = space === undefined ? {} : { temporaryAddressSpace: space };
+      const all2 = { ...(sweep.length > 0 ? { sweepInames: sweep } : {}), ...opts };
+      return { step: Object.keys(all2).length > 0 ? makeStepOf("addPrefetch", name, all2) : makeStepOf("addPrefetch", name) };
     }
   }
 }
@@ -330,6 +357,25 @@ function barriersPlaceable(k: Kernel): boolean {
     return true;
   } catch (e) {
     if (e instanceof LoomError && /barrier is needed inside loop/.test(e.message)) return false;
+    throw e;
+  }
+}
+
+/**
+ * Copies of one iname (duplicateInames) are different inames to the cross-group race check, which
+ * cannot always prove that two instructions touch a cell from the same group: a conservative
+ * ScheduleError, not a wrong result; the move that leads there is dropped (and counted).
+ */
+function duplicated(k: Kernel): boolean {
+  return allInames(k).some((i) => /_d\d$/.test(i));
+}
+
+function schedulable(k: Kernel): boolean {
+  try {
+    schedule(k);
+    return true;
+  } catch (e) {
+    if (e instanceof LoomError && /from different work-groups/.test(e.message)) return false;
     throw e;
   }
 }
@@ -399,7 +445,7 @@ export function buildPipeline(k: Kernel, moves: readonly Move[]): { pipeline: St
     // A barrier in a loop whose bounds use a local id (a split whose factor does not divide the
     // size, with a local prefetch) is legal: the scheduler gives such loops uniform bounds, except
     // in the case barriersPlaceable describes.
-    if (!ilpInnermost(next) || !barriersPlaceable(next)) {
+    if (!ilpInnermost(next) || !barriersPlaceable(next) || (duplicated(next) && !schedulable(next))) {
       GEN_STATS.illegal++;
       fam.notApplicable++;
       continue;

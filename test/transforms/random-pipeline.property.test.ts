@@ -1,6 +1,8 @@
 /**
  * Law: for every random kernel k and every legal random pipeline p (splits with any factor, chunks,
- * g/l/unr/ilp tags, loop priorities, tiles, joins, renames, prefetches, array layouts),
+ * g/l/unr/ilp tags, loop priorities, tiles, joins, renames, duplicated inames (private scalars
+ * included), prefetches of arguments and temporaries in every address space, array layouts; kernels
+ * with parameters near the int32 limit),
  * autoTestVsRef(k, p(k)) is ok on the interpreter and on the js backend. A counterexample prints
  * the kernel's source and the (shrunk) pipeline as JSON, ready for fromJSON / applyPipeline.
  */
