@@ -7,6 +7,7 @@ import { positionAt } from "../errors.js";
 import { NO_OPTIONS, parseAttributes, type InsnOptions, type Located } from "./attributes.js";
 import type { RExpr, RName, RStatement } from "./raw.js";
 import { parseExprRaw, parseStatementRaw, type Fail } from "./syntax.js";
+import { expandArgExtremum, isArgExtremum } from "./tuple-reduction.js";
 
 /** A condition from an enclosing `if`/`elif`/`else`: `negate` for the branches after it. */
 export interface BlockCondition extends Located {
@@ -130,7 +131,7 @@ export function parseStatements(source: string, failAt: Fail): { insns: ParsedIn
       if (stmt.k === "rule") {
         rules.push({ name: stmt.name, params: stmt.params, body: stmt.body, fail });
       } else {
-        insns.push(makeInsn(stmt, fail, stack, withOptions()));
+        insns.push(...expandArgExtremum(makeInsn(stmt, fail, stack, withOptions())));
       }
     }
   }
@@ -153,7 +154,8 @@ function makeInsn(stmt: Extract<RStatement, { k: "assign" | "special" }>, fail: 
     if (options.memKind && kind === "nop") fail(`mem_kind applies to barriers only`, stmt.attrs?.at ?? 0);
   } else {
     if (options.memKind) fail(`mem_kind applies to barriers (... lbarrier) only`, stmt.attrs?.at ?? 0);
-    if (stmt.lhs.length > 1) fail(`several assignees (a, b = f(…)) are not supported`, stmt.lhs[1]!.at);
+    const tuple = isArgExtremum(stmt);
+    if (stmt.lhs.length > 1 && !tuple) fail(`several assignees (a, b = f(…)) are supported for argmax and argmin only (loopy's tuple reductions)`, stmt.lhs[1]!.at);
     const lhs = stmt.lhs[0]!;
     if (lhs.k !== "name" && lhs.k !== "sub" && lhs.k !== "lin") fail(`cannot assign to this expression`, lhs.at);
   }

@@ -95,3 +95,37 @@ describe("makeKernel's fixedParameters (loopy's fixed_parameters) and temporarie
     expect(() => makeKernel("{[i]: 0<=i<n}", text, args, { fixed_parameters: { n: 5 } } as never)).toThrow(/unknown option "fixed_parameters"/);
   });
 });
+
+describe("argmax / argmin with two assignees (loopy's tuple reductions)", () => {
+  const rows = 5;
+  const cols = 7;
+  const a = Float32Array.from({ length: rows * cols }, (_, x) => ((x * 37) % 23) - 11);
+  const ref = (pick: (x: number, best: number) => boolean, idx: (i: number) => number) => {
+    const val = new Float32Array(rows);
+    const at = new Int32Array(rows);
+    for (let j = 0; j < rows; j++) {
+      let b = 0;
+      for (let i = 1; i < cols; i++) if (pick(Math.abs(a[j * cols + i]!), Math.abs(a[j * cols + b]!))) b = i;
+      val[j] = Math.abs(a[j * cols + b]!);
+      at[j] = idx(b);
+    }
+    return { val, at };
+  };
+  const args = ["a: float32[r, c]", "val: float32[r]", "at: int32[r]", "r, c: int32"];
+  it("argmax gives the largest value and the index at its first occurrence, on every backend", async () => {
+    const k = makeKernel("{[j,i]: 0<=j<r and 0<=i<c}", "val[j], at[j] = argmax(i, abs(a[j,i]), i)", args);
+    const { val, at } = ref((x, best) => x > best, (i) => i);
+    await expectOnEveryBackend(k, { a, r: rows, c: cols }, { val, at });
+  });
+  it("argmin, with an index expression of the iname", async () => {
+    const k = makeKernel("{[j,i]: 0<=j<r and 0<=i<c}", "val[j], at[j] = argmin(i, abs(a[j,i]), 2*i + 1) {id=am}", args);
+    expect(k.instructions.map((x) => x.id)).toEqual(["am_val", "am_first", "am"]);
+    const { val, at } = ref((x, best) => x < best, (i) => 2 * i + 1);
+    await expectOnEveryBackend(k, { a, r: rows, c: cols }, { val, at });
+  });
+  it("refuses other shapes of tuple assignment, naming what is accepted", () => {
+    expect(() => makeKernel("{[i]: 0<=i<n}", "x[0], y[0] = f(i)", ["x, y: float32[1]", "n: int32"])).toThrow(/supported for argmax and argmin only/);
+    expect(() => makeKernel("{[i]: 0<=i<n}", "x[0], y[0], z[0] = argmax(i, a[i], i)", ["x, y, z, a: float32[n]", "n: int32"])).toThrow(/two results/);
+    expect(() => makeKernel("{[i,j]: 0<=i,j<n}", "x[0], y[0] = argmax((i, j), a[i], i)", ["x, y, a: float32[n]", "n: int32"])).toThrow(/several inames is not supported/);
+  });
+});
