@@ -1,0 +1,173 @@
+/**
+ * C's macro expansion for the OKL preprocessor (c-preprocessor.ts): object- and function-like
+ * macros, `#` stringification, `##` pasting, `__VA_ARGS__`, with hide sets so that a macro is
+ * not expanded inside its own expansion. A token made by an expansion carries the place of the
+ * macro's invocation.
+ */
+import { lex, type Tok } from "./lexer.js";
+import type { OklError } from "../../errors.js";
+
+/** Tokens that are not trivia (whitespace, line breaks, comments). */
+export const SIGNIFICANT = new Set(["number", "string", "char", "ident", "punct", "other"]);
+
+export interface Macro {
+  readonly name: string;
+  /** undefined: object-like. */
+  readonly params: readonly string[] | undefined;
+  readonly variadic: boolean;
+  readonly body: readonly Tok[];
+}
+
+/** Expands tokens with the macros of `macros` (the preprocessor's table, as it is when asked). */
+export class MacroExpander {
+  constructor(
+    private readonly macros: ReadonlyMap<string, Macro>,
+    private readonly error: (detail: string, at: Tok) => OklError,
+  ) {}
+
+  /**
+   * Macro-expand `input` (C's algorithm with hide sets). With `trivia`, whitespace, comments and
+   * line breaks pass through (the normalizer prints them), except inside macro arguments.
+   */
+  expand(input: readonly Tok[], trivia = false): Tok[] {
+    const out: Tok[] = [];
+    const pending: Tok[] = []; // a stack: the next token is pending[pending.length - 1]
+    let i = 0;
+    const next = (): Tok | undefined => (pending.length ? pending.pop() : input[i++]);
+    void SIGNIFICANT;
+    const peekSignificant = (): Tok | undefined => {
+      for (let k = pending.length - 1; k >= 0; k--) if (SIGNIFICANT.has(pending[k]!.type)) return pending[k];
+      for (let k = i; k < input.length; k++) if (SIGNIFICANT.has(input[k]!.type)) return input[k];
+      return undefined;
+    };
+    let steps = 0;
+    for (;;) {
+      const t = pending.length ? pending.pop() : input[i++];
+      if (!t) break;
+      const ty = t.type;
+      if (ty !== "ident") {
+        if (trivia || (ty !== "ws" && ty !== "nl" && ty !== "comment")) out.push(t);
+        continue;
+      }
+      const m = this.macros.get(t.text);
+      if (!m || (t.hide !== undefined && t.hide.has(t.text))) {
+        out.push(t);
+        continue;
+      }
+      if (++steps > 100000) throw this.error(`macro expansion of "${t.text}" does not terminate`, t);
+      const hide = new Set(t.hide ?? []);
+      hide.add(m.name);
+      let repl: Tok[];
+      if (m.params === undefined) {
+        repl = this.substitute(m, [], t);
+      } else {
+        if (peekSignificant()?.text !== "(") {
+          out.push(t);
+          continue;
+        }
+        // Skip trivia up to "(" (dropped: the invocation is replaced as a whole).
+        for (let s = next(); s && s.text !== "("; s = next());
+        const args: Tok[][] = [[]];
+        let depth = 0;
+        for (;;) {
+          const a = next();
+          if (!a) throw this.error(`unterminated call of macro ${m.name}`, t);
+          if (!SIGNIFICANT.has(a.type)) {
+            const cur = args[args.length - 1]!;
+            if (cur.length) cur.push(a);
+            continue;
+          }
+          if (a.text === "(") depth++;
+          else if (a.text === ")") {
+            if (depth === 0) break;
+            depth--;
+          } else if (a.text === "," && depth === 0 && !(m.variadic && args.length === m.params.length)) {
+            args.push([]);
+            continue;
+          }
+          args[args.length - 1]!.push(a);
+        }
+        const sig = args.map((a) => a.filter((x) => SIGNIFICANT.has(x.type)));
+        if (sig.length === 1 && sig[0]!.length === 0 && m.params.length === 0) sig.length = 0;
+        if (m.variadic && sig.length === m.params.length - 1) sig.push([]);
+        if (sig.length !== m.params.length) {
+          throw this.error(`macro ${m.name} expects ${m.params.length} argument(s), got ${sig.length}`, t);
+        }
+        repl = this.substitute(m, sig, t);
+      }
+      for (let k = repl.length - 1; k >= 0; k--) {
+        const r = repl[k]!;
+        const h = new Set(r.hide ?? []);
+        for (const x of hide) h.add(x);
+        pending.push({ ...r, hide: h });
+      }
+    }
+    return out;
+  }
+
+  /** The body of `m` with parameters replaced, `#` stringified and `##` pasted; placed at `at`. */
+  private substitute(m: Macro, args: readonly (readonly Tok[])[], at: Tok): Tok[] {
+    const params = m.params ?? [];
+    const argOf = (t: Tok): number => (t.type === "ident" ? params.indexOf(t.text) : -1);
+    const body = m.body;
+    const res: (Tok | "paste")[] = [];
+    for (let k = 0; k < body.length; k++) {
+      const b = body[k]!;
+      if (b.text === "#" && m.params !== undefined && body[k + 1] && argOf(body[k + 1]!) >= 0) {
+        const arg = args[argOf(body[k + 1]!)]!;
+        const s = arg.map((x, idx) => (idx > 0 && x.spaceBefore ? " " : "") + x.text).join("");
+        res.push(place({ type: "string", text: JSON.stringify(s), offset: 0, line: 0, col: 0 }, at, m.name));
+        k++;
+        continue;
+      }
+      if (b.text === "##") {
+        res.push("paste");
+        continue;
+      }
+      const ai = argOf(b);
+      if (ai >= 0) {
+        const pasted = body[k - 1]?.text === "##" || body[k + 1]?.text === "##";
+        const arg = pasted ? args[ai]! : this.expand(args[ai]!);
+        for (const x of arg) res.push(x);
+        continue;
+      }
+      res.push(place(b, at, m.name, b.hide));
+    }
+    // Token pasting.
+    const out: Tok[] = [];
+    for (let k = 0; k < res.length; k++) {
+      const r = res[k]!;
+      if (r === "paste") {
+        const left = out.pop();
+        const right = res[k + 1];
+        k++;
+        if (!left || !right || right === "paste") {
+          if (left) out.push(left);
+          if (right && right !== "paste") out.push(right);
+          continue;
+        }
+        const glued = lex(left.text + right.text).filter((x) => SIGNIFICANT.has(x.type));
+        for (const g of glued) out.push(place(g, at, m.name));
+        continue;
+      }
+      out.push(r);
+    }
+    return out;
+  }
+}
+
+export /** `t` moved to the place of `at` (a macro invocation or a `@directive` string). */
+function place(t: Tok, at: Tok, macro?: string, hide?: ReadonlySet<string>): Tok {
+  const r: Tok = {
+    type: t.type,
+    text: t.text,
+    offset: at.offset,
+    line: at.line,
+    col: at.col,
+    spaceBefore: t.spaceBefore ?? false,
+    ...(at.file !== undefined ? { file: at.file } : {}),
+    ...(macro !== undefined ? { fromMacro: at.fromMacro ?? macro } : {}),
+    ...(hide !== undefined ? { hide } : {}),
+  };
+  return r;
+}
