@@ -11,3 +11,4 @@ export * from "./domain.js";
 export * from "./types.js";
 export * from "./print.js";
 export * from "./affine-expr.js";
+export * from "./guarded-subscripts.js";

@@ -9,7 +9,7 @@
  */
 import { ExecutionError } from "../errors.js";
 import {
-  allInames, exprToString, insnWrites, iterationDomain, walkExpr,
+  allInames, exprToString, guardedSubscripts, insnWrites, iterationDomain, walkExpr,
   type Expr, type Instruction, type Kernel, blockExprs,
 } from "../ir/index.js";
 import { instructionInames } from "../analysis/index.js";
@@ -23,25 +23,30 @@ interface FoundAccess {
   readonly indices: readonly Expr[] | undefined;
   readonly linear: Expr | undefined;
   readonly write: boolean;
+  /** Conditions beyond the instruction's predicates under which it is evaluated. */
+  readonly guards: readonly Expr[];
 }
 
 function accessesOf(insn: Instruction): FoundAccess[] {
   if (insn.kind !== "assign") return [];
   const out: FoundAccess[] = [];
-  const visit = (write: boolean) => (n: Expr) => {
-    if (n.kind === "subscript") out.push({ array: n.array, indices: n.indices, linear: undefined, write });
-    else if (n.kind === "linear") out.push({ array: n.array, indices: undefined, linear: n.index, write });
+  // Reads with the selects, && and || that guard them (C evaluates them lazily): checked where they run.
+  const visit = (e: Expr) => {
+    for (const { node: n, guards } of guardedSubscripts(e)) {
+      if (n.kind === "subscript") out.push({ array: n.array, indices: n.indices, linear: undefined, write: false, guards });
+      else out.push({ array: n.array, indices: undefined, linear: n.index, write: false, guards });
+    }
   };
   const lhs = insn.lhs;
   if (lhs.kind === "subscript") {
-    out.push({ array: lhs.array, indices: lhs.indices, linear: undefined, write: true });
-    lhs.indices.forEach((e) => walkExpr(e, visit(false)));
+    out.push({ array: lhs.array, indices: lhs.indices, linear: undefined, write: true, guards: [] });
+    lhs.indices.forEach(visit);
   } else if (lhs.kind === "linear") {
-    out.push({ array: lhs.array, indices: undefined, linear: lhs.index, write: true });
-    walkExpr(lhs.index, visit(false));
+    out.push({ array: lhs.array, indices: undefined, linear: lhs.index, write: true, guards: [] });
+    visit(lhs.index);
   }
-  walkExpr(insn.rhs, visit(false));
-  for (const p of insn.predicates) walkExpr(p, visit(false));
+  visit(insn.rhs);
+  for (const p of insn.predicates) visit(p);
   return out;
 }
 
@@ -115,7 +120,7 @@ function checkAccess(
   // (the proof then covers more points than run, which is safe).
   let guard: QaCondition[][] = [[]];
   const unusedPredicates: Expr[] = [];
-  for (const p of insn.predicates) {
+  for (const p of [...insn.predicates, ...acc.guards]) {
     const d = conditionDnf(p, ctx);
     if (!d) {
       unusedPredicates.push(p);

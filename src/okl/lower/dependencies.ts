@@ -7,7 +7,7 @@
  *
  *   log.assign("insn", a[i] = b[i], ctx, false, bound); log.barrier("barrier", "local", [])
  */
-import { assigneeName, blockAccesses, blockExprs, insnDefaults, walkExpr, type BlockStmt, type Expr, type Instruction } from "../../ir/index.js";
+import { assigneeName, blockAccesses, blockExprs, guardedSubscripts, insnDefaults, walkExpr, type BlockStmt, type Expr, type Instruction } from "../../ir/index.js";
 import type { Ctx } from "./bindings.js";
 import { affineGuards } from "./loop-rows.js";
 import type { FlatAccess } from "./shapes.js";
@@ -33,18 +33,21 @@ export class InstructionLog {
   assign(id: string, lhs: Expr, rhs: Expr, ctx: Ctx, atomic: boolean, boundTemps: ReadonlyMap<string, readonly string[]>): void {
     const target = assigneeName(lhs);
     const reads = new Set<string>();
-    const note = (e: Expr, write: boolean) => walkExpr(e, (n) => {
-      if (n.kind === "var") reads.add(n.name);
-      if (n.kind === "subscript") {
-        if (!(write && n === lhs)) reads.add(n.array);
-        if (this.arrayArgs.has(n.array)) {
-          (write && n === lhs ? this.written : this.read).add(n.array);
-          const list = this.accesses.get(n.array) ?? [];
-          list.push({ index: n.indices[0]!, within: ctx.within, guards: affineGuards(ctx.preds) });
-          this.accesses.set(n.array, list);
-        }
+    const note = (e: Expr, write: boolean) => {
+      walkExpr(e, (n) => {
+        if (n.kind === "var") reads.add(n.name);
+        if (n.kind === "subscript" && !(write && n === lhs)) reads.add(n.array);
+      });
+      // Each access with the conditions C evaluates it under (the instruction's predicates, and
+      // the selects, && and || around it): its footprint is where it runs.
+      for (const { node: n, guards } of guardedSubscripts(e, ctx.preds)) {
+        if (n.kind !== "subscript" || !this.arrayArgs.has(n.array)) continue;
+        (write && n === lhs ? this.written : this.read).add(n.array);
+        const list = this.accesses.get(n.array) ?? [];
+        list.push({ index: n.indices[0]!, within: ctx.within, guards: affineGuards(guards) });
+        this.accesses.set(n.array, list);
       }
-    });
+    };
     note(lhs, true);
     note(rhs, false);
     for (const p of ctx.preds) note(p, false);

@@ -55,10 +55,10 @@ export function domainOf(dims: string[], rows: Row[]): BasicSet {
   return addConstraints(universe(params, dims), rows);
 }
 
-/** The predicates that are affine comparisons, as `g >= 0` forms (for footprints). */
+/** The predicates (and their conjuncts) that are affine comparisons, as `g >= 0` forms (for footprints). */
 export function affineGuards(preds: readonly Expr[]): Aff[] {
   const out: Aff[] = [];
-  for (const p0 of preds) {
+  for (const p0 of preds.flatMap(conjuncts)) {
     let p = p0;
     let neg = false;
     if (p.kind === "not") {
@@ -78,6 +78,16 @@ export function affineGuards(preds: readonly Expr[]): Aff[] {
     else if (op === "==") out.push(d, affScale(d, -1));
   }
   return out;
+}
+
+/** `p` as conditions that all hold: `a && b` -> a, b; `!(a || b)` -> !a, !b; `!!a` -> a. */
+function conjuncts(p: Expr): Expr[] {
+  if (p.kind === "logical" && p.op === "and") return [...conjuncts(p.left), ...conjuncts(p.right)];
+  if (p.kind === "not" && p.operand.kind === "not") return conjuncts(p.operand.operand);
+  if (p.kind === "not" && p.operand.kind === "logical" && p.operand.op === "or") {
+    return [...conjuncts({ kind: "not", operand: p.operand.left }), ...conjuncts({ kind: "not", operand: p.operand.right })];
+  }
+  return [p];
 }
 
 /** An affine form as an IR expression: its terms in order, then the constant. */

@@ -1,7 +1,11 @@
 /**
  * Shapes of OKL pointer arguments from their access footprints: `a[i]` over `0 <= i < N` gives
- * `[N]`. The largest index over each access's iteration domain must be one affine form in the
- * parameters, else the argument stays unsized (run asks for its length).
+ * `[N]`. The largest index over each access's iteration domain, where the conditions guarding the
+ * access hold, must be one form in the parameters, else the argument stays unsized (run asks for
+ * its length). The largest index is an integer one: `vec[32 * b + t]` over `0 <= t < 32`,
+ * `0 <= b < (n + 31) / 32` touches `32 * ((n + 31) // 32)` elements, not the `n + 31` of the
+ * rational relaxation (each iname at its integer maximum, `floor(U / d)`, where their bounds are
+ * independent and no guard couples them).
  */
 import { c, iterationDomain, type Expr, type Kernel } from "../../ir/index.js";
 import { addConstraints, aff, affAdd, affScale, dimBounds, intersect, universe, type Aff, type Bound } from "../../poly/index.js";
@@ -26,7 +30,66 @@ function maxIndex(k: Kernel, inames: readonly string[], index: Aff, guards: read
   return upper[0]!;
 }
 
-const affKey = (a: Aff): string => JSON.stringify(Object.entries(a.terms).sort());
+/** A largest index: `constant + Σ coef * floor(aff / denom)` over parameter forms. */
+interface MaxIndex {
+  readonly terms: readonly { readonly coef: number; readonly aff: Aff; readonly denom: number }[];
+  readonly constant: number;
+}
+
+/** A rational bound's floor as a MaxIndex (a denominator of 1 keeps its constant apart). */
+function fromBound(b: Bound): MaxIndex {
+  if (b.denom !== 1) return { terms: [{ coef: 1, aff: b.aff, denom: b.denom }], constant: 0 };
+  const rest = aff(b.aff.terms, 0);
+  return { terms: Object.keys(rest.terms).length > 0 ? [{ coef: 1, aff: rest, denom: 1 }] : [], constant: b.aff.constant };
+}
+
+/**
+ * The integer maximum of `index` with each of its inames at its own integer extreme, where the
+ * domain is a box (no constraint ties two inames): then it is exact. Undefined for other domains
+ * and where an iname's extreme is not one form in the parameters.
+ */
+function boxMax(k: Kernel, inames: readonly string[], index: Aff): MaxIndex | undefined {
+  const used = Object.keys(index.terms).filter((n) => inames.includes(n));
+  const dom = iterationDomain(k, used);
+  // Only a box: a constraint tying two inames (a tile's `4 * i_tile + i_in < n`) can keep them from their extremes together.
+  const np = dom.params.length;
+  if (dom.constraints.some((r) => r.coeffs.slice(np).filter((x) => x !== 0).length > 1)) return undefined;
+  const terms: { coef: number; aff: Aff; denom: number }[] = [];
+  let constant = index.constant;
+  for (const [name, coef] of Object.entries(index.terms)) {
+    if (!used.includes(name)) {
+      terms.push({ coef, aff: aff({ [name]: 1 }, 0), denom: 1 });
+      continue;
+    }
+    const b = dimBounds(dom, name, []);
+    const side = coef > 0 ? b.upper : b.lower;
+    const consts = side.filter((x) => Object.keys(x.aff.terms).length === 0).map((x) => (coef > 0 ? Math.floor : Math.ceil)(x.aff.constant / x.denom));
+    if (consts.length > 0) {
+      constant += coef * (coef > 0 ? Math.min(...consts) : Math.max(...consts));
+      continue;
+    }
+    if (side.length !== 1) return undefined;
+    const x = side[0]!;
+    // ceil(L / d) = -floor(-L / d)
+    const [c0, a0] = coef > 0 ? [coef, x.aff] : [-coef, affScale(x.aff, -1)];
+    if (x.denom === 1) {
+      constant += c0 * a0.constant;
+      terms.push({ coef: c0, aff: aff(a0.terms, 0), denom: 1 });
+    } else terms.push({ coef: c0, aff: a0, denom: x.denom });
+  }
+  // The terms without a floor as one affine form (`t + 32 * b` over boxes of n: one `n`-form).
+  let flat = aff({}, 0);
+  const floors = terms.filter((t) => {
+    if (t.denom !== 1) return true;
+    flat = affAdd(flat, affScale(t.aff, t.coef));
+    return false;
+  });
+  const linear = Object.values(flat.terms).some((x) => x !== 0) ? [{ coef: 1, aff: flat, denom: 1 }] : [];
+  return { terms: [...linear, ...floors], constant };
+}
+
+const isConstant = (m: MaxIndex): boolean => m.terms.length === 0;
+const maxKey = (m: MaxIndex): string => JSON.stringify(m.terms.map((t) => [t.coef, t.denom, Object.entries(t.aff.terms).sort(), t.aff.constant]));
 
 /** One access of a flat array: its index and the inames it runs within. */
 export interface FlatAccess {
@@ -41,23 +104,35 @@ export interface FlatAccess {
  * symbolic form (constants compare; `n - 1` and `n` give `n + 1`); undefined otherwise.
  */
 export function footprintShape(k: Kernel, accesses: readonly FlatAccess[], notParams: ReadonlySet<string>): Expr[] | undefined {
-  let m: Bound | undefined;
+  let m: MaxIndex | undefined;
   for (const a of accesses) {
     const idx = exprToAff(a.index);
     if (!idx) return undefined;
-    let mx: Bound | undefined;
+    let mx: MaxIndex | undefined;
     try {
-      mx = maxIndex(k, a.within, idx, a.guards);
+      const bound = maxIndex(k, a.within, idx, a.guards);
+      const rational = bound && fromBound(bound);
+      // Guards can cut below every iname's own extreme: then the rational maximum under them is the one to keep.
+      const box = a.guards.length === 0 && !(rational && isConstant(rational)) ? boxMax(k, a.within, idx) : undefined;
+      mx = box ?? rational;
     } catch {
       return undefined;
     }
-    if (!mx || Object.keys(mx.aff.terms).some((t) => notParams.has(t))) return undefined;
+    if (!mx || mx.terms.some((t) => Object.keys(t.aff.terms).some((n) => notParams.has(n)))) return undefined;
     if (m === undefined) m = mx;
-    else if (affKey(m.aff) === affKey(mx.aff) && m.denom === mx.denom) m = m.aff.constant >= mx.aff.constant ? m : mx;
+    else if (maxKey(m) === maxKey(mx)) m = m.constant >= mx.constant ? m : mx;
     else return undefined;
   }
   if (m === undefined) return undefined;
-  // floor(aff / d) + 1 = (aff + d) // d
-  const num = affToExpr(affAdd(m.aff, aff({}, m.denom)));
-  return [m.denom === 1 ? num : { kind: "arith", op: "//", left: num, right: c(m.denom) }];
+  // max + 1, each floor(aff / d) as aff // d
+  let out: Expr | undefined;
+  for (const t of m.terms) {
+    const num = affToExpr(t.aff);
+    const fl: Expr = t.denom === 1 ? num : { kind: "arith", op: "//", left: num, right: c(t.denom) };
+    const term: Expr = t.coef === 1 ? fl : { kind: "arith", op: "*", left: c(t.coef), right: fl };
+    out = out === undefined ? term : { kind: "arith", op: "+", left: out, right: term };
+  }
+  const k1 = m.constant + 1;
+  if (out === undefined) return [c(k1)];
+  return [k1 === 0 ? out : { kind: "arith", op: k1 > 0 ? "+" : "-", left: out, right: c(Math.abs(k1)) }];
 }
