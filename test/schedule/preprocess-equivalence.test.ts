@@ -112,6 +112,3 @@ describe("preprocess keeps the meaning", () => {
     }
   });
 });
-
-describe("speed", () => {
-});
