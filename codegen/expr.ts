@@ -9,7 +9,7 @@ import {
   type Dtype, type Expr, type TypeEnv, type TypeInfo,
 } from "../src/ir/index.js";
 import { ibin, ilit, type Ex } from "./ast.js";
-import { foldLiteral } from "./js-arith.js";
+import { foldLiteral } from "./js-arith-code.js";
 
 /** What expression lowering asks of the lowering around it. */
 export interface ExprScope {

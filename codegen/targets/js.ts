@@ -1,13 +1,13 @@
 /**
  * JavaScript over typed arrays with the interpreter's arithmetic: `Math.fround` for float32,
  * `|0`/`Math.imul` for int32, BigInt for 64-bit integers, truncating `/` on integers, floor `//`
- * and sign-of-divisor `%` through the runtime helpers `H` (src/run/arith.ts) passed in at run time.
- * The templates are codegen/js-arith.ts, which the interpreter uses too: results are bit-identical.
+ * and sign-of-divisor `%` through the runtime helpers `H` (src/run/arith-helpers.ts) passed in at run time.
+ * The templates are codegen/js-arith-code.ts, which the interpreter uses too: results are bit-identical.
  */
 import { assertNever, CodegenError } from "../../src/errors.js";
 import { isWideInt, type ArithOp, type Dtype } from "../../src/ir/index.js";
 import { Printer, type Ex, type ExDtype, type ExprSyntax, type StmtSyntax } from "../ast.js";
-import { binaryCode, bitNotCode, convertCode, literalCode, mathCallCode, negCode } from "../js-arith.js";
+import { binaryCode, bitNotCode, convertCode, literalCode, mathCallCode, negCode } from "../js-arith-code.js";
 import type { LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator } from "../names.js";
 import type { GeneratedCode } from "../types.js";

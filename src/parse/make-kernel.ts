@@ -11,7 +11,7 @@ import { kernelRecord, TARGET_NAMES, uniqueName, type Kernel, type SubstitutionR
 import { checkOperandTypes, inferTypes } from "../ir/types.js";
 import { parseConstraints, parseSet, universe, type BasicSet } from "../poly/index.js";
 import { readArgList, type ArgSpec } from "./args.js";
-import { dependencies, type DepFacts } from "./deps.js";
+import { dependencies, type DepFacts } from "./insn-dependencies.js";
 import { buildArgs, type UseRecord } from "./infer-args.js";
 import { withinInames } from "./inames.js";
 import { lowerExpr, type LowerContext } from "./lower.js";

@@ -8,8 +8,8 @@ import {
   combineTypes, exprToString, exprType, isFloat, isShiftOp, isWideInt, MATH_FUNCTIONS,
   type Dtype, type Expr, type Reduce, type TypeEnv, type TypeInfo,
 } from "../ir/index.js";
-import { binaryCode, bitNotCode, convertCode, literalCode, negCode } from "./arith.js";
-import { foldLiteral, mathCallCode } from "../../codegen/js-arith.js";
+import { binaryCode, bitNotCode, convertCode, literalCode, negCode } from "./arith-helpers.js";
+import { foldLiteral, mathCallCode } from "../../codegen/js-arith-code.js";
 
 /** Where an array lives in the generated code: JS variable names of its storage and layout. */
 export interface ArrayView {

@@ -15,9 +15,9 @@ import {
   type BlockInsn, type BlockStmt, type Dtype, type Expr, type Instruction, type Kernel, type TypedArray,
 } from "../ir/index.js";
 import { compilePointTest, type BasicSet } from "../poly/index.js";
-import { expandSubstitutions, schedule, type Schedule, type ScheduleNode } from "../schedule/index.js";
-import { H, literalCode } from "./arith.js";
-import { RT } from "./race.js";
+import { expandSubstitutions, hostProgramOf, schedule, type HostNode, type Schedule, type ScheduleNode } from "../schedule/index.js";
+import { H, literalCode } from "./arith-helpers.js";
+import { RT } from "./race-tracker.js";
 import { compileExpr, offsetCode, readCode, storeCode, type ArrayView, type ExprContext } from "./compile-expr.js";
 import { guardCode, rangeCode, type SetCodeContext } from "./domain-code.js";
 import { ParallelCode, type KernelCode } from "./parallel-code.js";
@@ -93,9 +93,7 @@ class KernelCompiler implements KernelCode {
   }
 
   compile(): CompiledKernel {
-    // Sequential kernels run as plain loops; the others group by group (parallel-code.ts).
-    const body = this.schedule.deviceKernels.flatMap((dk, d) =>
-      (this.parallel || dk.groupAxes.length > 0 || dk.localAxes.length > 0 ? this.parallelCode.deviceKernel(dk, d) : this.nodes(dk.body, [], "  ")));
+    const body = this.hostProgram(hostProgramOf(this.schedule), [], "  ");
     const prologue = [
       ...this.arrays.map((name, a) => {
         const n = this.view(name).extents?.length ?? 0;
@@ -112,6 +110,29 @@ class KernelCompiler implements KernelCode {
     const factory = new Function("H", "PT", "RT", `"use strict";\nreturn function kernel(A, E, S, V) {\n${source}\n};`);
     const fn = factory(H, this.tests.map((t) => t.test), RT) as CompiledKernel["execute"];
     return { arrays: this.arrays, values: this.values, source, kernel: this.k, execute: fn };
+  }
+
+  /**
+   * The host program: host loops as JS loops over their bounds, each launch the device kernel's
+   * code with the host inames in scope. Sequential kernels run as plain loops; the others group
+   * by group (parallel-code.ts).
+   */
+  private hostProgram(nodes: readonly HostNode[], host: readonly string[], ind: string): string[] {
+    return nodes.flatMap((n): string[] => {
+      if (n.kind === "launch") {
+        const dk = this.schedule.deviceKernels[n.kernel]!;
+        return this.parallel || dk.groupAxes.length > 0 || dk.localAxes.length > 0
+          ? this.parallelCode.deviceKernel(dk, n.kernel, host, ind)
+          : this.nodes(dk.body, host, ind);
+      }
+      const v = this.inameVar(n.iname);
+      const bound = (e: Expr, which: string) => compileExpr(e, INDEX_DTYPE, this.exprCtx(`(${which} bound of host loop ${n.iname})`, host));
+      return [
+        `${ind}for (let ${v} = ${bound(n.lower, "lower")}, ${v}_hi = ${bound(n.upper, "upper")}; ${v} <= ${v}_hi; ${v}++) { // host loop`,
+        ...this.hostProgram(n.body, [...host, n.iname], ind + "  "),
+        `${ind}}`,
+      ];
+    });
   }
 
   private isPrivateCopy(name: string): boolean {

@@ -2,27 +2,31 @@
  * The "js" execution backend: the kernel's JavaScript from the js code generator, compiled once
  * per kernel and argument dtypes with `new Function`, run on the interpreter's argument handling.
  */
-import { generateCode } from "../../codegen/index.js";
+import { generateCodeAndSchedule } from "../../codegen/index.js";
 import type { Kernel, TypedArray } from "../ir/index.js";
+import type { Schedule } from "../schedule/index.js";
 import { prepareArgs, type ArgValue } from "./args.js";
-import { H } from "./arith.js";
+import { H } from "./arith-helpers.js";
+import { forEachLaunch } from "./host-program.js";
 
 type KernelFn = (h: typeof H, ...args: unknown[]) => void;
 
 interface CompiledJs {
   readonly fns: readonly { readonly fn: KernelFn; readonly args: readonly string[] }[];
   readonly source: string;
+  /** The schedule the code was generated from: its host program says which function runs when. */
+  readonly schedule: Schedule;
 }
 
 const cache = new WeakMap<Kernel, Map<string, CompiledJs>>();
 
 /** Compile the js target's code for `typed` (every dtype known). */
 export function compileJs(typed: Kernel): CompiledJs {
-  const code = generateCode(typed, "js");
+  const { code, schedule } = generateCodeAndSchedule(typed, "js");
   const names = code.kernels.map((k) => k.name);
   const factory = new Function(`"use strict";\n${code.deviceCode}\nreturn [${names.join(", ")}];`) as () => KernelFn[];
   const fns = factory();
-  return { fns: code.kernels.map((k, n) => ({ fn: fns[n]!, args: k.args })), source: code.deviceCode };
+  return { fns: code.kernels.map((k, n) => ({ fn: fns[n]!, args: k.args })), source: code.deviceCode, schedule };
 }
 
 /** Run `k` with the js backend: same arguments and results as the interpreter. */
@@ -34,8 +38,11 @@ export async function runJs(k: Kernel, args: Readonly<Record<string, ArgValue>>)
   if (!perKernel) cache.set(k, (perKernel = new Map()));
   let c = perKernel.get(key);
   if (!c) perKernel.set(key, (c = compileJs(typed)));
-  for (const { fn, args: names } of c.fns) {
-    fn(H, ...names.map((n) => prep.arrays.get(n)?.data ?? prep.values.get(n)));
-  }
+  const params = new Map([...prep.values].map(([n, x]) => [n, Number(x)]));
+  const fns = c.fns;
+  forEachLaunch(c.schedule, params, (d, host) => {
+    const { fn, args: names } = fns[d]!;
+    fn(H, ...names.map((n) => (host.has(n) ? host.get(n) : prep.arrays.get(n)?.data ?? prep.values.get(n))));
+  });
   return Object.fromEntries(prep.written.map((n) => [n, prep.arrays.get(n)!.data]));
 }

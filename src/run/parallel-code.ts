@@ -6,7 +6,7 @@
  * loop) runs for every work-item before the next node; a loop containing a barrier runs once for
  * the group. Private temporaries have one copy per work-item, local ones one per group (refilled
  * with garbage), global ones one per run; local memory and the global arrays a device kernel
- * writes are shadowed by `CellTracker`s (race.ts).
+ * writes are shadowed by `CellTracker`s (race-tracker.ts).
  *
  * Several inames may share one hardware axis (a local tree reduction's stage inames beside the
  * reduced iname, loopy's prefetch inames): the axis runs over the largest of their sizes and each
@@ -69,19 +69,18 @@ function axesOf(k: Kernel, listed: readonly HwAxis[], used: ReadonlySet<string>,
 export class ParallelCode {
   constructor(private readonly c: KernelCode) {}
 
-  /** One device kernel: the loop over groups around the lockstep body. */
-  deviceKernel(dk: DeviceKernel, d: number): string[] {
+  /** One device kernel, launched inside the host loops over `host`: the loop over groups around the lockstep body. */
+  deviceKernel(dk: DeviceKernel, d: number, host: readonly string[] = [], ind = "  "): string[] {
     const c = this.c;
-    const ind = "  ";
     const used = new Set(c.insnsUnder(dk.body).flatMap((i) => [...i.withinInames]));
     const groups = axesOf(c.k, dk.groupAxes, used, "g", d);
     const locals = axesOf(c.k, dk.localAxes, used, "l", d);
-    const groupInames = groups.flatMap((g) => g.inames.map((a) => a.iname));
+    const groupInames = [...host, ...groups.flatMap((g) => g.inames.map((a) => a.iname))];
     const localInames = locals.flatMap((l) => l.inames.map((a) => a.iname));
     const sizeCode = (a: HwAxis, scope: readonly string[]) =>
-      compileExpr(a.size, INDEX_DTYPE, c.exprCtx(`(size of ${a.tag}.${a.axis} iname ${a.iname})`, scope));
+      compileExpr(a.size, INDEX_DTYPE, c.exprCtx(`(size of ${a.tag}.${a.axis} iname ${a.iname})`, [...host, ...scope]));
     const baseCode = (a: HwAxis, scope: readonly string[]) =>
-      compileExpr(a.base, INDEX_DTYPE, c.exprCtx(`(base of ${a.tag}.${a.axis} iname ${a.iname})`, scope));
+      compileExpr(a.base, INDEX_DTYPE, c.exprCtx(`(base of ${a.tag}.${a.axis} iname ${a.iname})`, [...host, ...scope]));
     const axisList = (axes: readonly AxisInames[]) => axes.map((a) => `[${JSON.stringify(a.inames[0]!.iname)}, ${a.size}]`).join(", ");
     const out = [
       `${ind}{ // device kernel ${JSON.stringify(dk.name)}`,

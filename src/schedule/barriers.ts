@@ -10,7 +10,7 @@
  * where the later instruction depends on the earlier one through the dependency graph (transitively),
  * or, for the loop-carried pass, the same dependency read backwards ("fetch rev-depends on
  * compute"), or where their groups conflict. An instruction is never paired with itself: one that
- * writes a cell from several work-items is a write race, refused before scheduling (races.ts). A
+ * writes a cell from several work-items is a write race, refused before scheduling (write-races.ts). A
  * race between instructions with no dependency is the user's to declare (the interpreter reports it).
  */
 import {
@@ -19,7 +19,7 @@ import {
 } from "../ir/index.js";
 import { dimBounds } from "../poly/index.js";
 import { constRange } from "./checks.js";
-import type { BarrierNode, ScheduleNode } from "./types.js";
+import type { BarrierMemory, BarrierNode, ScheduleNode } from "./types.js";
 
 /** One read or write of a synchronized variable by an instruction. */
 interface Access {
@@ -33,6 +33,8 @@ interface Access {
 interface Ctx {
   readonly k: Kernel;
   readonly accesses: ReadonlyMap<string, readonly Access[]>;
+  /** Every access of the kernel, by variable. */
+  readonly byName: ReadonlyMap<string, readonly Access[]>;
   readonly insns: ReadonlyMap<string, Instruction>;
   readonly localInames: ReadonlySet<string>;
   /** Names an index may use and still mean the same value in every access: hardware inames, value args. */
@@ -109,8 +111,10 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
     insns.set(insn.id, insn);
     accesses.set(insn.id, insnAccesses(insn, synced));
   }
+  const byName = new Map<string, Access[]>();
+  for (const list of accesses.values()) for (const a of list) byName.set(a.name, [...(byName.get(a.name) ?? []), a]);
   const ctx: Ctx = {
-    k, accesses, insns, localInames, invariant, allInames: new Set(inames), sync: localInames.size > 0,
+    k, accesses, byName, insns, localInames, invariant, allInames: new Set(inames), sync: localInames.size > 0,
     deps: recursiveDeps(k.instructions), lidName: localIdNames(k, localInames), needsUniform: [],
   };
   return { nodes: walkBody(ctx, nodes, [], new Set()).nodes, needsUniform: ctx.needsUniform };
@@ -226,24 +230,58 @@ function barrierNeedingDependency(ctx: Ctx, earlier: Instruction, later: Instruc
   return why;
 }
 
+/** Why `later` must wait for `earlier` at a barrier (see `barrierNeedingDependency`), or undefined. */
+function pairConflict(ctx: Ctx, earlier: Access, later: Access, fixed: ReadonlySet<string>, reverse: boolean): string | undefined {
+  if (earlier.name !== later.name || (!earlier.write && !later.write)) return undefined;
+  if (noSync(earlier.insn, later.insn)) return undefined;
+  const why = barrierNeedingDependency(ctx, earlier.insn, later.insn, reverse);
+  if (why === undefined || sameWorkItem(ctx, earlier, later, fixed)) return undefined;
+  return why;
+}
+
 function findConflict(
   ctx: Ctx, pending: readonly Access[], next: readonly Access[], fixed: ReadonlySet<string>, reverse = false,
 ): Conflict | undefined {
   if (!ctx.sync) return undefined;
   for (const later of next) {
     for (const earlier of pending) {
-      if (earlier.name !== later.name || (!earlier.write && !later.write)) continue;
-      if (noSync(earlier.insn, later.insn)) continue;
-      const why = barrierNeedingDependency(ctx, earlier.insn, later.insn, reverse);
-      if (why === undefined) continue;
-      if (sameWorkItem(ctx, earlier, later, fixed)) continue;
-      return { earlier, later, why };
+      const why = pairConflict(ctx, earlier, later, fixed, reverse);
+      if (why !== undefined) return { earlier, later, why };
     }
   }
   return undefined;
 }
 
-const barrier = (comment: string): BarrierNode => ({ kind: "barrier", scope: "local", comment });
+/** Where variable `name` lives: local temporaries in local memory, arrays and global temporaries in global. */
+function memoryOf(ctx: Ctx, name: string): "local" | "global" {
+  return ctx.k.temporaries.find((t) => t.name === name)?.addressSpace === "local" ? "local" : "global";
+}
+
+/**
+ * The memory a barrier clearing `pending` must order. A barrier serves every pending access, not
+ * only the one that asked for it: each variable of a pending access that an access anywhere in
+ * the kernel conflicts with (in either order, at any iteration) counts, as does `also` (the
+ * variable that asked, an explicit barrier's mem_kind). A local fence alone does not order global
+ * memory: loopy's weird2 with `c` an argument needs CLK_GLOBAL_MEM_FENCE.
+ */
+function memoryToOrder(ctx: Ctx, pending: readonly Access[], also: readonly ("local" | "global")[]): BarrierMemory {
+  const spaces = new Set(also);
+  const none = new Set<string>();
+  for (const a of pending) {
+    const m = memoryOf(ctx, a.name);
+    if (spaces.has(m)) continue;
+    const partners = ctx.byName.get(a.name) ?? [];
+    if (partners.some((b) => pairConflict(ctx, a, b, none, false) !== undefined || pairConflict(ctx, b, a, none, false) !== undefined)) spaces.add(m);
+  }
+  return spaces.has("global") ? (spaces.has("local") ? "local+global" : "global") : "local";
+}
+
+const barrier = (comment: string, memory: BarrierMemory): BarrierNode => ({ kind: "barrier", scope: "local", comment, memory });
+
+/** The barrier that `c` asks for, before `pending` is cleared. */
+function dataBarrier(ctx: Ctx, c: Conflict, name: string, pending: readonly Access[]): BarrierNode {
+  return barrier(`for ${name} (${c.why})`, memoryToOrder(ctx, pending, [memoryOf(ctx, c.earlier.name)]));
+}
 
 /** The accesses a body makes before its first barrier (nested loops count whole). */
 function entryAccesses(ctx: Ctx, nodes: readonly ScheduleNode[], out: Access[] = [], whole = false): Access[] {
@@ -296,7 +334,7 @@ function walkBody(
     } else if (n.kind === "insn") {
       const insn = ctx.insns.get(n.id)!;
       if (insn.kind === "barrier") {
-        if (insn.scope === "local") out.push(barrier(`explicit lbarrier ${insn.id}`));
+        if (insn.scope === "local") out.push(barrier(`explicit lbarrier ${insn.id}`, memoryToOrder(ctx, pending, [insn.memKind ?? "local"])));
         else out.push(n);
         pending = [];
         continue;
@@ -304,7 +342,7 @@ function walkBody(
       const acc = ctx.accesses.get(n.id)!;
       const c = findConflict(ctx, pending, acc, fixed);
       if (c) {
-        out.push(barrier(`for ${c.later.name} (${c.why})`));
+        out.push(dataBarrier(ctx, c, c.later.name, pending));
         pending = [];
       }
       out.push(n);
@@ -315,7 +353,7 @@ function walkBody(
       const entry = entryAccesses(ctx, walkBody(ctx, n.body, [], inner).nodes);
       const c = findConflict(ctx, pending, entry, fixed);
       if (c) {
-        out.push(barrier(`for ${c.later.name} (${c.why})`));
+        out.push(dataBarrier(ctx, c, c.later.name, pending));
         pending = [];
       }
       const r = walkBody(ctx, n.body, pending, inner);
@@ -324,7 +362,7 @@ function walkBody(
       const fixedAcross = new Set([...fixed].filter((x) => !varying.has(x)));
       const carried = findConflict(ctx, r.pending, entryAccesses(ctx, r.nodes), fixedAcross, true);
       const body = carried
-        ? [...r.nodes, barrier(`for ${carried.earlier.name} (${carried.why})`)]
+        ? [...r.nodes, dataBarrier(ctx, carried, carried.earlier.name, r.pending)]
         : r.nodes;
       const comments = barrierComments(body);
       const lids = comments.length > 0 ? localIdsInBounds(ctx, n.iname) : [];

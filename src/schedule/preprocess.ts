@@ -13,7 +13,7 @@ import { checkInameTags } from "./checks.js";
 import { hwAxis } from "./device.js";
 import { realizeIlp } from "./preprocess-ilp.js";
 import { resolveAddressSpaces, resolveAutoLocalTags } from "./preprocess-tags.js";
-import { checkWriteRaces } from "./races.js";
+import { checkWriteRaces } from "./write-races.js";
 import { realizeReductions } from "./reduction.js";
 
 /** How deep rules may call rules before expansion is taken to be endless. */

@@ -5,13 +5,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { foldLiteral } from "../../codegen/js-arith.js";
+import { foldLiteral } from "../../codegen/js-arith-code.js";
 import { convertValue } from "../../codegen/expr.js";
 import { generateCode } from "../../codegen/index.js";
 import { DTYPES, type Dtype, type Kernel, type TypedArray } from "../../src/ir/index.js";
 import { f16round, floatToHalf } from "../../src/ir/float16.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { convertCode, H, literalCode } from "../../src/run/arith.js";
+import { convertCode, H, literalCode } from "../../src/run/arith-helpers.js";
 import { run } from "../../src/run/index.js";
 
 /** What the generated code computes for literal `value` of dtype `from` read as `to`. */

@@ -11,7 +11,7 @@ import type { Dtype, Kernel, TypedArray } from "../../src/ir/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
-import { CellTracker, Clock } from "../../src/run/race.js";
+import { CellTracker, Clock } from "../../src/run/race-tracker.js";
 import { CORPUS } from "../okl/corpus-path.js";
 import { availableNative } from "./native-helpers.js";
 import { tag } from "./parallel-helpers.js";

@@ -6,8 +6,8 @@
  */
 import { ExecutionError } from "../errors.js";
 import type { Dtype } from "../ir/index.js";
-import { floatToBig } from "../../codegen/js-arith.js";
-export { binaryCode, bitNotCode, convertCode, literalCode, negCode } from "../../codegen/js-arith.js";
+import { floatToBig } from "../../codegen/js-arith-code.js";
+export { binaryCode, bitNotCode, convertCode, literalCode, negCode } from "../../codegen/js-arith-code.js";
 import { f16round, floatToHalf, h2f } from "../ir/float16.js";
 
 function divByZero(insn: string, what: string): never {
