@@ -31,6 +31,12 @@ describe("OKL kernel options survive transformations", () => {
     expect(oklKernelOptions(t)).toEqual(want);
   });
 
+  it("survive a pipeline, and one rebuilt from its JSON form", () => {
+    const p = lp.pipeline(lp.split("s", 2), lp.tag({ s_inner: "unr" }));
+    expect(oklKernelOptions(p(k!))).toEqual(want);
+    expect(oklKernelOptions(lp.applyPipeline(k!, JSON.stringify(lp.toJSON(p))))).toEqual(want);
+  });
+
   it("are absent on kernels that did not come from OKL", () => {
     const m = lp.makeKernel("{ [i]: 0 <= i < n }", "out[i] = 2 * a[i]");
     expect(oklKernelOptions(m)).toBeUndefined();

@@ -61,6 +61,24 @@ describe("nested @tile floats the inner block loop up (OCCA's floatOuterLoopUp)"
     await expectOnEveryBackend(k, () => ({ ny, nx, a: new Float32Array(ny * nx) }), { a: want });
   });
 
+  it("three nested tiles: every block loop above every in-tile loop (g.2, g.1, g.0 over l.2, l.1, l.0), on every backend", async () => {
+    const k = only(`@kernel void t3(const int nz, const int ny, const int nx, float *a) {
+  for (int z = 0; z < nz; ++z; @tile(2, @outer, @inner)) {
+    for (int y = 0; y < ny; ++y; @tile(4, @outer, @inner)) {
+      for (int x = 0; x < nx; ++x; @tile(8, @outer, @inner)) {
+        a[(z * ny + y) * nx + x] = z * 10000 + y * 100 + x;
+      }
+    }
+  }
+}`);
+    const tags = Object.entries(k.inameTags).map(([n, t]) => `${n}:${t.kind}.${"axis" in t ? t.axis : ""}`).sort();
+    expect(tags).toEqual(["x_in_tile:l.0", "x_tile:g.0", "y_in_tile:l.1", "y_tile:g.1", "z_in_tile:l.2", "z_tile:g.2"]);
+    const [nz, ny, nx] = [3, 5, 11];
+    const want = new Float32Array(nz * ny * nx);
+    for (let z = 0; z < nz; z++) for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) want[(z * ny + y) * nx + x] = z * 10000 + y * 100 + x;
+    await expectOnEveryBackend(k, () => ({ nz, ny, nx, a: new Float32Array(nz * ny * nx) }), { a: want });
+  });
+
   it("refuses a floated block loop whose bounds use the @inner loop it crosses", () => {
     const e = oklError(() => only(`@kernel void f(const int n, float *a) {
   for (int y = 0; y < n; ++y; @tile(8, @outer, @inner)) {

@@ -76,7 +76,9 @@ export function collectLoops(stmts: readonly Stmt[]): LoopNode[] {
 function floatUp(n: LoopNode): LoopNode {
   const c = n.children.length === 1 ? n.children[0]! : undefined;
   if (n.kind !== "inner" || !c || c.kind !== "outer" || c.tileLevel !== 0 || c.f.okl?.kind !== "tile" || !c.alone) return n;
-  const below: LoopNode = { ...n, children: c.children };
+  // What floated above `c` before now sits under `n` and may float further (three nested tiles:
+  // every block loop ends above every in-tile loop), alone where it was alone under `c`.
+  const below = floatUp({ ...n, children: c.children.map((x) => ({ ...x, alone: x.alone && c.alone })) });
   return { ...c, alone: n.alone, floated: [...(c.floated ?? []), n.f], children: [below] };
 }
 
