@@ -8,7 +8,7 @@ import {
   addConstraints, aff, affSub, intersect, isEmpty, isSubset, moveToDims, parseMap, projectOut, rename, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
-import { checkIname, takenNames, checkKernel } from "./common.js";
+import { checkIname, checkStoresInStep, takenNames, checkKernel } from "./common.js";
 import { reductionsOf, rewriteKernel } from "./rewrite.js";
 
 const gcd = (a: number, b: number): number => (b === 0 ? Math.abs(a) : gcd(b, a % b));
@@ -126,7 +126,9 @@ export function mapDomain(k: Kernel, map: string): Kernel {
   });
   const values = new Map<string, Expr>(inDims.map((x) => [x, affToExpr(f.get(x)!, { order: outDims, coefficientAfter: true })]));
   const r = { values, inames: new Map(inDims.map((x) => [x, outDims])) };
-  return withKernel(rewriteKernel(k, r), { domains });
+  const out = withKernel(rewriteKernel(k, r), { domains });
+  checkStoresInStep(out, who);
+  return out;
 }
 
 /** Every point of `d` has an image under `m` (surjective inverse), and no two images share a preimage. */
