@@ -13,14 +13,18 @@
 import { CodegenError } from "../src/errors.js";
 import type { DeviceKernel, Schedule } from "../src/schedule/index.js";
 import { DeviceKernelLowering } from "./lower/kernel.js";
-import type { LoweredKernel, LowerOptions } from "./lower/host.js";
+import type { LoweredKernel, LowerOptions, LoweringNames } from "./lower/host.js";
+import { NameAllocator, userNamesOf } from "./names.js";
 
-export type { LoweredArg, LoweredKernel, LowerOptions } from "./lower/host.js";
+export type { LoweredArg, LoweredKernel, LowerOptions, LoweringNames } from "./lower/host.js";
 
-/** Lower every device kernel of `s`. */
-export function lowerSchedule(s: Schedule, opts: LowerOptions, groupInames: ReadonlySet<string> = new Set()): LoweredKernel[] {
+/**
+ * Lower every device kernel of `s`, taking the names the lowering introduces from `names` (the
+ * kernel's `NameAllocator` on the target, which then prints the result: `t.render(lowered, names)`).
+ */
+export function lowerSchedule(s: Schedule, opts: LowerOptions, names: LoweringNames = new NameAllocator("c", userNamesOf(s.kernel))): LoweredKernel[] {
   if (opts.hwAxes) for (const dk of s.deviceKernels) checkAxisCount(dk);
-  return s.deviceKernels.map((dk) => new DeviceKernelLowering(s.kernel, dk, opts, groupInames).lower());
+  return s.deviceKernels.map((dk) => new DeviceKernelLowering(s.kernel, dk, opts, names).lower());
 }
 
 /** GPU grids and work-groups have three axes: a g.3 or l.3 would index a fourth (`blockIdx.w` does not exist). */

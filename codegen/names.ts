@@ -63,8 +63,7 @@ export function userNamesOf(k: Kernel): Set<string> {
 /** Names for one kernel's generated code on one dialect (see the module comment). */
 export class NameAllocator {
   private readonly taken = new Set<string>();
-  /** Names `fresh` handed out: a user name equal to one is renamed too. */
-  private readonly generated = new Set<string>();
+  /** Each name's printed name: a user name's (itself, or fresh where it cannot be printed), a fresh name's itself. */
   private readonly printed = new Map<string, string>();
   private readonly derivedNames = new Map<string, string>();
 
@@ -72,7 +71,10 @@ export class NameAllocator {
     this.take(userNames);
   }
 
-  /** The allocator of `k` on `target`, knowing all of `k`'s user names. */
+  /**
+   * The allocator of `k` on `target`, knowing all of `k`'s user names: code generation builds one
+   * per kernel and target and hands it to the lowering and the printer.
+   */
   static forKernel(k: Kernel, target: TargetName): NameAllocator {
     return new NameAllocator(dialectOf(target), userNamesOf(k));
   }
@@ -87,13 +89,17 @@ export class NameAllocator {
     return IDENTIFIER.test(name) && !isReserved(name, this.dialect);
   }
 
-  /** A new name from `base` (`base`, `base_0`, `base_1`, … as loopy suffixes), used by nothing else. */
+  /**
+   * A new name from `base` (`base`, `base_0`, `base_1`, … as loopy suffixes), used by nothing else
+   * and printed as it is: the lowering's names (a block local renamed away from a parameter) and
+   * the printers' (js's loop bound `i_hi`) all come from here.
+   */
   fresh(base: string): string {
     const b = sanitize(base, this.dialect);
     let cand = b;
     for (let k = 0; this.taken.has(cand) || !this.printable(cand); k++) cand = `${b}_${k}`;
     this.taken.add(cand);
-    this.generated.add(cand);
+    this.printed.set(cand, cand);
     return cand;
   }
 
@@ -108,8 +114,7 @@ export class NameAllocator {
   user(name: string): string {
     let p = this.printed.get(name);
     if (p !== undefined) return p;
-    if (this.printable(name) && !this.generated.has(name)) p = name;
-    else p = this.fresh(name);
+    p = this.printable(name) ? name : this.fresh(name);
     this.taken.add(name);
     this.printed.set(name, p);
     return p;

@@ -10,10 +10,10 @@ import { CodegenError } from "../src/errors.js";
 import { TARGET_NAMES, type DeviceKernelNaming, type Kernel, type TargetName } from "../src/ir/index.js";
 import {
   CPU_LOWERING, runPasses, SCHEDULE_PASSES, schedule, stageOf,
-  type LoweringState, type Pass, type Schedule, type ScheduleNode, type Stage,
+  type LoweringState, type Pass, type Schedule, type Stage,
 } from "../src/schedule/index.js";
 import { lowerSchedule, type LoweredKernel, type LowerOptions } from "./lower.js";
-import { withPrintedKernelNames } from "./names.js";
+import { NameAllocator, withPrintedKernelNames } from "./names.js";
 import { cTarget } from "./targets/c.js";
 import { cudaTarget } from "./targets/cuda.js";
 import { JS_LOWER_OPTIONS, renderJs } from "./targets/js.js";
@@ -35,17 +35,18 @@ interface Target {
   /** Device kernels are launched by name from a host (OpenCL, CUDA): OCCA's naming applies. */
   readonly launched: boolean;
   readonly lowerOptions: LowerOptions;
-  render(kernels: readonly LoweredKernel[]): GeneratedCode;
+  /** Print `kernels` with the names of the allocator they were lowered with. */
+  render(kernels: readonly LoweredKernel[], names: NameAllocator): GeneratedCode;
 }
 
 /** The one table of targets. */
 const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
-  c: { cpu: true, launched: false, lowerOptions: cTarget.d.lowerOptions, render: (ks) => cTarget.render(ks) },
-  openmp: { cpu: true, launched: false, lowerOptions: openmpTarget.d.lowerOptions, render: (ks) => openmpTarget.render(ks) },
-  opencl: { cpu: false, launched: true, lowerOptions: openclTarget.d.lowerOptions, render: (ks) => openclTarget.render(ks) },
-  cuda: { cpu: false, launched: true, lowerOptions: cudaTarget.d.lowerOptions, render: (ks) => cudaTarget.render(ks) },
-  js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, render: (ks) => renderJs(ks) },
-  okl: { cpu: false, launched: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks) => renderOkl(ks, ks[0]?.name ?? "kernel") },
+  c: { cpu: true, launched: false, lowerOptions: cTarget.d.lowerOptions, render: (ks, n) => cTarget.render(ks, n) },
+  openmp: { cpu: true, launched: false, lowerOptions: openmpTarget.d.lowerOptions, render: (ks, n) => openmpTarget.render(ks, n) },
+  opencl: { cpu: false, launched: true, lowerOptions: openclTarget.d.lowerOptions, render: (ks, n) => openclTarget.render(ks, n) },
+  cuda: { cpu: false, launched: true, lowerOptions: cudaTarget.d.lowerOptions, render: (ks, n) => cudaTarget.render(ks, n) },
+  js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, render: (ks, n) => renderJs(ks, n) },
+  okl: { cpu: false, launched: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks, n) => renderOkl(ks, ks[0]?.name ?? "kernel", {}, n) },
 };
 
 /** The names of the targets code can be generated for now. */
@@ -98,27 +99,15 @@ export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl
 export function generateCodeAndSchedule(k: Kernel, target: TargetName, opts: GenerateOptions = {}): { code: GeneratedCode; schedule: Schedule } {
   const t = targetOf(target);
   const s = scheduleForTarget(k, target, opts);
-  return { code: t.render(lowerSchedule(s, t.lowerOptions, groupLoops(s))), schedule: s };
+  const names = NameAllocator.forKernel(s.kernel, target);
+  return { code: t.render(lowerSchedule(s, t.lowerOptions, names), names), schedule: s };
 }
 
 /** Code for a schedule made elsewhere (tests, tools): no scheduling passes, no CPU lowering. */
 export function generateCodeFromSchedule(s: Schedule, target: TargetName): GeneratedCode {
   const t = targetOf(target);
-  return t.render(lowerSchedule(s, t.lowerOptions));
-}
-
-/** The inames of the loops the CPU lowering made of group axes (OpenMP runs them in parallel). */
-function groupLoops(s: Schedule): Set<string> {
-  const out = new Set<string>();
-  const walk = (nodes: readonly ScheduleNode[]): void => {
-    for (const n of nodes) {
-      if (n.kind !== "loop") continue;
-      if (n.hw === "group") out.add(n.iname);
-      walk(n.body);
-    }
-  };
-  for (const dk of s.deviceKernels) walk(dk.body);
-  return out;
+  const names = NameAllocator.forKernel(s.kernel, target);
+  return t.render(lowerSchedule(s, t.lowerOptions, names), names);
 }
 
 /** The passes of `target`'s route, by name, in order (`lowerStages` reports one stage per name). */
@@ -146,10 +135,11 @@ export function lowerStages(k: Kernel, target: TargetName = k.target ?? "opencl"
   });
   const named = nameKernels(last.schedule!, target, t, namingOf(k, opts));
   stages.push(stageOf({ name: "names", run: (s) => s }, { kernel: named.kernel, schedule: named }, previous));
-  const lowered = lowerSchedule(named, t.lowerOptions, groupLoops(named));
+  const names = NameAllocator.forKernel(named.kernel, target);
+  const lowered = lowerSchedule(named, t.lowerOptions, names);
   // The AST has no syntax of its own: shown in C (CPU targets) or OpenCL C (hardware axes).
   stages.push({ name: "lower", value: lowered, text: (t.lowerOptions.hwAxes ? openclTarget : cTarget).render(lowered).deviceCode });
-  const code = t.render(lowered);
+  const code = t.render(lowered, names);
   stages.push({ name: "render", value: code, text: code.deviceCode + (code.hostCode ? `\n/* host */\n${code.hostCode}` : "") });
   return stages;
 }

@@ -40,10 +40,23 @@ export interface LoweredKernel {
   readonly localSize: readonly (number | Ex)[];
 }
 
+/**
+ * Where the lowering gets the names it introduces: the kernel's `NameAllocator` (codegen/names.ts),
+ * which the printer then uses too, so a name the lowering makes is one no user name or printer's
+ * name collides with.
+ */
+export interface LoweringNames {
+  /** Mark `names` as used (a block's own locals). */
+  take(names: Iterable<string>): void;
+  /** A new name from `base`, used by nothing else. */
+  fresh(base: string): string;
+}
+
 /** What the guard, loop and instruction lowerings of one device kernel share. */
 export interface KernelHost {
   readonly k: Kernel;
   readonly opts: LowerOptions;
+  readonly names: LoweringNames;
   /** Inames written as code (`base + gid(0)`, an unrolled copy's value); loops add and remove theirs. */
   readonly subst: Map<string, Ex>;
   /** The instruction with id `id` (the first of that id). */

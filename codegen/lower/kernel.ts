@@ -5,7 +5,7 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import {
-  exprToString, findArg, findTemporary, freeVariables, insnExprs, insnWrites, iterationDomain, axisStrides, effectiveDimTags,
+  exprToString, findArg, findTemporary, INDEX_DTYPE, freeVariables, insnExprs, insnWrites, iterationDomain, axisStrides, effectiveDimTags,
   type Instruction, type Kernel,
 } from "../../src/ir/index.js";
 import { extendSet, type BasicSet } from "../../src/poly/index.js";
@@ -13,7 +13,7 @@ import { axisRows, type DeviceKernel, type HwAxis, type ScheduleNode } from "../
 import { evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { sizeEx } from "../expr.js";
 import { GuardLowering } from "./guards.js";
-import { addressSpaceOf, type KernelHost, type LoweredArg, type LoweredKernel, type LowerOptions } from "./host.js";
+import { addressSpaceOf, type KernelHost, type LoweredArg, type LoweredKernel, type LowerOptions, type LoweringNames } from "./host.js";
 import { LoopLowering } from "./loops.js";
 import { rowVars, type Row } from "./rows.js";
 import { InstructionLowering } from "./statements.js";
@@ -35,12 +35,13 @@ export class DeviceKernelLowering implements KernelHost {
   private readonly loops: LoopLowering;
   private readonly insns: InstructionLowering;
 
-  constructor(readonly k: Kernel, private readonly dk: DeviceKernel, readonly opts: LowerOptions, groupInames: ReadonlySet<string>) {
+  constructor(readonly k: Kernel, private readonly dk: DeviceKernel, readonly opts: LowerOptions, readonly names: LoweringNames) {
     const byId = new Map<string, Instruction>();
     // The first instruction of an id wins, as a search from the front finds it.
     for (const i of k.instructions) if (!byId.has(i.id)) byId.set(i.id, i);
     this.insnById = byId;
     this.guards = new GuardLowering(this);
+    const groupInames = groupLoopInames(dk.body);
     // A temporary written only outside the group loops (the CPU lowering's size of a shared group
     // axis) is read-only inside them: shared, not private (OpenMP's private copy is uninitialized).
     const beforeGroups = new Set(k.temporaries.map((t) => t.name).filter((name) => {
@@ -70,6 +71,11 @@ export class DeviceKernelLowering implements KernelHost {
         known.push(iname);
         ranges.push(...axisRows(a, a.iname));
       }
+    }
+    // Inside a host loop, its iname is a value parameter of the device kernel (loopy's host loops).
+    for (const h of dk.hostInames ?? []) {
+      this.subst.set(h, evar(h));
+      known.push(h);
     }
     // The hardware ranges in one step, in the space the intersections one axis at a time build.
     const dims = [...new Set([...k.assumptions.dims, ...known])];
@@ -102,7 +108,7 @@ export class DeviceKernelLowering implements KernelHost {
       const dtype = a?.dtype ?? t?.dtype;
       if (!dtype) throw new CodegenError(`kernel "${k.name}": the dtype of "${name}" is unknown; add dtypes (lp.addDtypes) before generating code`);
       return { name, kind: a?.kind ?? "array", dtype, written: written.has(name) };
-    });
+    }).concat((dk.hostInames ?? []).map((name): LoweredArg => ({ name, kind: "value", dtype: INDEX_DTYPE, written: false })));
     // Declarations by name, as loopy orders its temporaries.
     const decls = [...this.decls].sort((x, y) => collate(declName(x), declName(y)));
     return { name: dk.name, args, decls, body, groupSize: gsize, localSize };
@@ -212,6 +218,16 @@ export class DeviceKernelLowering implements KernelHost {
     }
     return this.usedNames.has(name);
   }
+}
+
+/** The inames of the loops the CPU lowering made of group axes (`hw: "group"`; OpenMP runs them in parallel). */
+function groupLoopInames(nodes: readonly ScheduleNode[], out = new Set<string>()): Set<string> {
+  for (const n of nodes) {
+    if (n.kind !== "loop") continue;
+    if (n.hw === "group") out.add(n.iname);
+    groupLoopInames(n.body, out);
+  }
+  return out;
 }
 
 function declName(s: Stmt): string {

@@ -25,7 +25,7 @@ export class LoopLowering {
     private readonly h: KernelHost, private readonly guards: GuardLowering, private readonly nodes: NodesLowering,
     /** The private variables declared so far (for the parallel pragma). */
     private readonly privateNames: () => string[],
-    /** Inames of group axes the CPU lowering turned into loops. */
+    /** Inames of the loops the CPU lowering made of group axes (`LoopNode.hw === "group"`). */
     private readonly groupInames: ReadonlySet<string>,
   ) {}
 
@@ -157,15 +157,11 @@ export class LoopLowering {
     const tag = this.h.k.inameTags[iname];
     const pragmas: string[] = [];
     if (tag?.kind === "unr_hint" && this.h.opts.unrollHint) pragmas.push(this.h.opts.unrollHint(tag.max));
-    if (this.h.opts.parallelLoop && !this.parallelDone && this.isGroupIname(iname) && known.every((n) => !this.isGroupIname(n))) {
+    if (this.h.opts.parallelLoop && !this.parallelDone && this.groupInames.has(iname) && known.every((n) => !this.groupInames.has(n))) {
       this.parallelDone = true;
       pragmas.push(this.h.opts.parallelLoop(this.privateNames()));
     }
     return { k: "for", v: iname, lo, hi, body, pragmas };
-  }
-
-  private isGroupIname(n: string): boolean {
-    return this.groupInames.has(n) || this.h.k.inameTags[n]?.kind === "g";
   }
 
   /** max of lower bounds `ceil(aff/denom)` or min of upper bounds `floor(aff/denom)`. */

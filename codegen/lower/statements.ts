@@ -6,7 +6,7 @@
 import { assertNever, CodegenError } from "../../src/errors.js";
 import {
   allInames, atomicUpdateOf, exprToAff, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
-  kernelTypeEnv, uniqueName, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
+  kernelTypeEnv, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
   type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr,
 } from "../../src/ir/index.js";
 import type { Aff, BasicSet } from "../../src/poly/index.js";
@@ -55,16 +55,15 @@ export class InstructionLowering {
   private block(insn: BlockInsn, known: readonly string[]): Stmt[] {
     const problem = checkBlock(insn.body);
     if (problem) throw new CodegenError(`block "${insn.id}": ${problem}`);
-    const avoid = new Set([...this.kernelNames, ...this.params, "H"]);
+    const avoid = new Set([...this.kernelNames, ...this.params]);
     const declared = [...blockLocals(insn.body).keys()];
-    const renames = new Map<string, string>();
-    for (const n of declared) {
-      if (!avoid.has(n)) continue;
-      renames.set(n, uniqueName(n, new Set([...avoid, ...declared, ...renames.values()])));
-    }
+    this.h.names.take(declared);
+    const renames = new Map(declared.filter((n) => avoid.has(n)).map((n) => [n, this.h.names.fresh(n)]));
     let body = renames.size > 0 ? renameLocals(insn.body, renames) : insn.body;
     body = lowerExits(body, new Set([...avoid, ...blockLocals(body).keys()]));
     const locals = blockLocals(body);
+    // The exit flags lowerExits declared are the block's own locals too.
+    this.h.names.take(locals.keys());
     const outer = this.scope(insn.id, known);
     const scope: ExprScope = {
       ...outer,
