@@ -5,6 +5,10 @@
  */
 import { assertNever } from "../src/errors.js";
 import type { AtomicOp, BitwiseOp, Dtype } from "../src/ir/index.js";
+import type { BarrierNode } from "../src/schedule/index.js";
+
+/** The memory a barrier orders (the schedule's `BarrierNode.memory`): OpenCL's fence flags. */
+export type BarrierMemory = NonNullable<BarrierNode["memory"]>;
 
 /** `idx`: exact integer index arithmetic (loop bounds, flattened subscripts), never overflowing. */
 export type ExDtype = Dtype | "idx";
@@ -47,7 +51,7 @@ export type Stmt =
   | { readonly k: "decl"; readonly dtype: ExDtype; readonly name: string; readonly size?: number; readonly init?: Ex; readonly isConst?: boolean; readonly space?: "private" | "local" }
   /** `lhs = rhs;` where lhs is a scalar variable or an array element; with `atomic`, `lhs = lhs op rhs` atomically. */
   | { readonly k: "assign"; readonly array?: string; readonly index?: Ex; readonly name?: string; readonly dtype: Dtype; readonly rhs: Ex; readonly atomic?: AtomicStore }
-  | { readonly k: "barrier"; readonly comment: string }
+  | { readonly k: "barrier"; readonly comment: string; readonly memory: BarrierMemory }
   | { readonly k: "comment"; readonly text: string }
   | { readonly k: "raw"; readonly text: string };
 
@@ -89,7 +93,8 @@ export interface ExprSyntax {
 export interface StmtSyntax {
   forHead(v: string, lo: string, hi: string): string;
   decl(s: Stmt & { k: "decl" }, p: Printer): string;
-  barrier(comment: string): string;
+  /** A work-group barrier ordering `memory` (CUDA's `__syncthreads()` orders both). */
+  barrier(comment: string, memory: BarrierMemory): string;
   /** `target = value;` (JS stores float16 as bits). */
   store?(target: string, value: string, d: Dtype, isArray: boolean): string;
 }
@@ -207,7 +212,7 @@ export class Printer {
         if (this.st.store) return [`${ind}${this.st.store(target, this.expr(s.rhs), s.dtype, s.array !== undefined)}`];
         return [`${ind}${target} = ${this.expr(s.rhs)};`];
       }
-      case "barrier": return [`${ind}${this.st.barrier(s.comment)}`];
+      case "barrier": return [`${ind}${this.st.barrier(s.comment, s.memory)}`];
       case "comment": return [`${ind}/* ${s.text} */`];
       case "raw": return s.text.split("\n").map((l) => `${ind}${l}`);
       default: return assertNever(s, "AST statement");

@@ -154,7 +154,8 @@ export class DeviceKernelLowering implements KernelHost {
   private nodeList(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
     return nodes.flatMap((n): Stmt[] => {
       switch (n.kind) {
-        case "barrier": return [{ k: "barrier", comment: n.comment }];
+        // A barrier whose memory nothing recorded (a schedule made by hand) orders both.
+        case "barrier": return [{ k: "barrier", comment: n.comment, memory: n.memory ?? "local+global" }];
         case "insn": return this.insns.insn(n.id, known, ctx);
         case "loop": return this.loops.loop(n.iname, n.body, known, ctx);
       }

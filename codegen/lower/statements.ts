@@ -41,7 +41,7 @@ export class InstructionLowering {
     if (insn.kind === "nop") return [];
     if (insn.kind === "barrier") {
       if (insn.scope === "global") throw new CodegenError(`kernel "${this.h.k.name}": global barrier "${id}" inside a device kernel`);
-      return [{ k: "barrier", comment: `for ${id}` }];
+      return [{ k: "barrier", comment: `for ${id}`, memory: insn.memKind ?? "local+global" }];
     }
     const d = this.h.domainOf(insn.withinInames);
     if (insn.kind === "block") return this.guards.guarded(d, known, ctx, insn.id, () => this.block(insn, known));

@@ -4,7 +4,7 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import type { Dtype, TargetName } from "../../src/ir/index.js";
-import { Printer, type AtomicStore, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
+import { Printer, type AtomicStore, type BarrierMemory, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
 import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator, dialectOf } from "../names.js";
 import type { GeneratedCode } from "../types.js";
@@ -22,7 +22,7 @@ export interface CDialect {
   readonly hw?: (tag: "g" | "l", axis: number) => string;
   readonly localQualifier?: string;
   readonly globalQualifier?: string;
-  readonly barrier?: (comment: string) => string;
+  readonly barrier?: (comment: string, memory: BarrierMemory) => string;
   /** `__kernel void …` up to the name, given the local size (undefined where it is sized at launch). */
   readonly kernelHead: (localSize: readonly number[] | undefined) => string;
   /** Math functions: "suffix" appends `f` for float32 (C, CUDA); "overload" keeps the name (OpenCL). */
@@ -151,9 +151,9 @@ export class CFamilyTarget {
         const init = s.init ? ` = ${p.expr(s.init)}` : "";
         return `${q}${s.isConst && s.dtype === "int32" ? "int" : ty}${c} ${s.name}${size}${init};`;
       },
-      barrier: (comment) => {
+      barrier: (comment, memory) => {
         if (!d.barrier) throw new CodegenError(`the ${d.name} target has no barriers; lower the kernel for the CPU first`);
-        return d.barrier(comment);
+        return d.barrier(comment, memory);
       },
     };
   }

@@ -56,6 +56,7 @@ export const cudaTarget = new CFamilyTarget({
   helperQualifier: "__device__ inline",
   hw: (tag, axis) => `((int) ${tag === "g" ? "blockIdx" : "threadIdx"}.${XYZ[axis]})`,
   localQualifier: "__shared__",
+  // __syncthreads() orders shared and global memory alike among the threads of a block.
   barrier: (comment) => `__syncthreads() /* ${comment} */;`,
   // No bound where the block size is set at launch: a guessed bound would make larger launches fail.
   kernelHead: (l) => (l ? `extern "C" __global__ void __launch_bounds__(${l.reduce((a, b) => a * b, 1)})` : `extern "C" __global__ void`),

@@ -48,7 +48,15 @@ function dialect(normalized: boolean): CFamilyTarget {
     helperQualifier: "inline",
     hw: (tag, axis) => `_${tag}${axis}`,
     localQualifier: attr("shared"),
-    barrier: () => `${attr("barrier")};`,
+    barrier: (comment, memory) => {
+      // OCCA prints every @barrier as barrier(CLK_LOCAL_MEM_FENCE) on OpenCL ("TODO: proper
+      // barriers" in its opencl mode): a barrier that must order global memory has no OKL spelling.
+      if (memory !== "local") {
+        throw new CodegenError(`okl target: the barrier ${JSON.stringify(comment)} must order global memory (an array or global temporary shared by the work-items of a group), ` +
+          `but OCCA's @barrier orders local memory only on OpenCL; keep the shared values in a local (@shared) temporary, or generate code for opencl or cuda`);
+      }
+      return `${attr("barrier")};`;
+    },
     kernelHead: () => normalized ? `${attr("kernel")} void` : "@kernel void",
     math: "overload", intMinMaxBuiltin: false, int64Suffix: "L",
     atomic: (a, target, value, d) => {

@@ -1,6 +1,6 @@
 /** OpenCL C, as loopy writes it: `gid(N)`/`lid(N)` macros, `__local`, `reqd_work_group_size`. */
 import type { AtomicOp, Dtype } from "../../src/ir/index.js";
-import type { AtomicStore, Printer } from "../ast.js";
+import type { AtomicStore, BarrierMemory, Printer } from "../ast.js";
 import { casLoop, floatCombine, noAtomic, type CasSpelling } from "./atomics.js";
 import { CFamilyTarget, CL_TYPES, type CDialect } from "./cfamily.js";
 
@@ -52,6 +52,11 @@ function openclAtomic(a: AtomicStore, target: string, value: string, d: Dtype, p
   throw noAtomic("opencl", a.op, d, "atomics on 32- and 64-bit integers and floats");
 }
 
+/** OpenCL's fence flags: a local fence alone does not order global memory between work-items. */
+const FENCES: Readonly<Record<BarrierMemory, string>> = {
+  local: "CLK_LOCAL_MEM_FENCE", global: "CLK_GLOBAL_MEM_FENCE", "local+global": "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE",
+};
+
 const dialect: CDialect = {
   name: "opencl", cpu: false,
   lowerOptions: { hwAxes: true, atomics: "native", unrollHint: (n) => (n === undefined ? "#pragma unroll" : `#pragma unroll ${n}`) },
@@ -61,7 +66,7 @@ const dialect: CDialect = {
   hw: (tag, axis) => `${tag === "g" ? "gid" : "lid"}(${axis})`,
   localQualifier: "__local",
   globalQualifier: "__global",
-  barrier: (comment) => `barrier(CLK_LOCAL_MEM_FENCE) /* ${comment} */;`,
+  barrier: (comment, memory) => `barrier(${FENCES[memory]}) /* ${comment} */;`,
   // A work-group size set at launch (a parametric @inner extent) has no required size to state.
   kernelHead: (l) => (l ? `__kernel void __attribute__ ((reqd_work_group_size(${[0, 1, 2].map((n) => l[n] ?? 1).join(", ")})))` : "__kernel void"),
   math: "overload", intMinMaxBuiltin: true, int64Suffix: "L",

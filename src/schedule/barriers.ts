@@ -267,7 +267,8 @@ function memoryOf(ctx: Ctx, name: string): "local" | "global" {
 function memoryToOrder(ctx: Ctx, pending: readonly Access[], also: readonly ("local" | "global")[]): BarrierMemory {
   const spaces = new Set(also);
   const none = new Set<string>();
-  for (const a of pending) {
+  // Without local axes a group is one work-item: nothing to order between work-items.
+  for (const a of ctx.sync ? pending : []) {
     const m = memoryOf(ctx, a.name);
     if (spaces.has(m)) continue;
     const partners = ctx.byName.get(a.name) ?? [];

@@ -32,7 +32,16 @@ export interface BarrierNode {
   readonly kind: "barrier";
   readonly scope: "local";
   readonly comment: string;
+  /**
+   * The memory whose accesses the barrier must order, from the variables that need it
+   * (barriers.ts): "local" for local temporaries, "global" for arrays and global temporaries
+   * shared by the work-items of a group. Absent (a schedule made by hand): both.
+   */
+  readonly memory?: BarrierMemory;
 }
+
+/** Which memory a barrier orders: OpenCL's CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE, or both. */
+export type BarrierMemory = "local" | "global" | "local+global";
 
 export type ScheduleNode = LoopNode | InsnNode | BarrierNode;
 
