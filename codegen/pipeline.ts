@@ -20,6 +20,7 @@ import { JS_LOWER_OPTIONS, renderJs } from "./targets/js.js";
 import { OKL_LOWER_OPTIONS, renderOkl } from "./targets/okl.js";
 import { openclTarget } from "./targets/opencl.js";
 import { openmpTarget } from "./targets/openmp.js";
+import { withHostCode } from "./host.js";
 import type { GeneratedCode } from "./types.js";
 
 /** Options of `generateCode`. */
@@ -100,14 +101,14 @@ export function generateCodeAndSchedule(k: Kernel, target: TargetName, opts: Gen
   const t = targetOf(target);
   const s = scheduleForTarget(k, target, opts);
   const names = NameAllocator.forKernel(s.kernel, target);
-  return { code: t.render(lowerSchedule(s, t.lowerOptions, names), names), schedule: s };
+  return { code: withHostCode(t.render(lowerSchedule(s, t.lowerOptions, names), names), s, target), schedule: s };
 }
 
 /** Code for a schedule made elsewhere (tests, tools): no scheduling passes, no CPU lowering. */
 export function generateCodeFromSchedule(s: Schedule, target: TargetName): GeneratedCode {
   const t = targetOf(target);
   const names = NameAllocator.forKernel(s.kernel, target);
-  return t.render(lowerSchedule(s, t.lowerOptions, names), names);
+  return withHostCode(t.render(lowerSchedule(s, t.lowerOptions, names), names), s, target);
 }
 
 /** The passes of `target`'s route, by name, in order (`lowerStages` reports one stage per name). */
@@ -139,7 +140,7 @@ export function lowerStages(k: Kernel, target: TargetName = k.target ?? "opencl"
   const lowered = lowerSchedule(named, t.lowerOptions, names);
   // The AST has no syntax of its own: shown in C (CPU targets) or OpenCL C (hardware axes).
   stages.push({ name: "lower", value: lowered, text: (t.lowerOptions.hwAxes ? openclTarget : cTarget).render(lowered).deviceCode });
-  const code = t.render(lowered, names);
+  const code = withHostCode(t.render(lowered, names), named, target);
   stages.push({ name: "render", value: code, text: code.deviceCode + (code.hostCode ? `\n/* host */\n${code.hostCode}` : "") });
   return stages;
 }

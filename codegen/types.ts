@@ -13,6 +13,11 @@ export interface GeneratedKernelInfo {
 export interface GeneratedCode {
   readonly target: TargetName;
   readonly deviceCode: string;
+  /**
+   * The host program (loopy's host code): the device kernels' launches in order with their sizes,
+   * inside host loops where a global barrier is inside a sequential loop. C for the C-like
+   * targets, JavaScript for js; a listing to read, the runtimes follow the schedule's host program.
+   */
   readonly hostCode?: string;
   readonly kernels: readonly GeneratedKernelInfo[];
 }

@@ -15,10 +15,11 @@ import {
 import { generateCodeAndSchedule, type GeneratedCode } from "../../codegen/index.js";
 import { C_TYPES } from "../../codegen/targets/cfamily.js";
 import { BackendUnavailableError, CodegenError, ExecutionError, LoomError } from "../errors.js";
-import { findArg, findTemporary, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
+import { findArg, findTemporary, INDEX_DTYPE, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
 import type { DeviceKernel, Schedule } from "../schedule/index.js";
 import { allocStorage, evalSizeExpr, layoutOf, prepareArgs, showBytes, type ArgValue, type ArrayStorage, type PreparedRun } from "./args.js";
 import { checkBounds, type ArrayExtents } from "./bounds.js";
+import { forEachLaunch } from "./host-program.js";
 import { loadKernels, type CompilerOptions } from "./native-compile.js";
 
 /** Options of the native backends (all optional). */
@@ -88,9 +89,9 @@ function planFor(original: Kernel, typed: Kernel, target: "c" | "openmp" | "open
 function storageFor(plan: Plan, prep: PreparedRun): Map<string, ArrayStorage> {
   const params = new Map([...prep.values].map(([n, x]) => [n, Number(x)]));
   const out = new Map<string, ArrayStorage>();
-  for (const { info } of plan.kernels) {
+  for (const { info, dk } of plan.kernels) {
     for (const name of info.args) {
-      if (out.has(name) || prep.values.has(name)) continue;
+      if (out.has(name) || prep.values.has(name) || dk.hostInames?.includes(name)) continue;
       const given = prep.arrays.get(name);
       if (given && findArg(prep.kernel, name)) {
         out.set(name, given);
@@ -146,6 +147,19 @@ function launchSizes(dk: DeviceKernel, params: ReadonlyMap<string, number>): { g
   return { groups, local };
 }
 
+/** The value arguments of a run as numbers (sizes and host loop bounds are evaluated with them). */
+function paramsOf(prep: PreparedRun): Map<string, number> {
+  return new Map([...prep.values].map(([n, x]) => [n, Number(x)]));
+}
+
+/** A scalar a device kernel takes: a value argument, or the iname of a host loop around its launch (an index). */
+function valueOf(prep: PreparedRun, host: ReadonlyMap<string, number>, name: string): { kind: ScalarKind; value: number | bigint } | undefined {
+  const h = host.get(name);
+  if (h !== undefined) return { kind: scalarKind(name, INDEX_DTYPE), value: h };
+  const v = prep.values.get(name);
+  return v === undefined ? undefined : { kind: scalarKind(name, findArg(prep.kernel, name)?.dtype), value: v };
+}
+
 function outputsOf(prep: PreparedRun): Record<string, TypedArray> {
   return Object.fromEntries(prep.written.map((n) => [n, prep.arrays.get(n)!.data]));
 }
@@ -173,12 +187,14 @@ function entryNames(plan: Plan): readonly string[] {
  * visibility).
  */
 function entryPoints(plan: Plan, typed: Kernel, entries: readonly string[]): string {
-  return plan.kernels.map(({ info }, x) => {
+  return plan.kernels.map(({ info, dk }, x) => {
     const actuals = info.args.map((name, y) => {
       const a = findArg(typed, name);
-      if (a?.kind !== "value") return `a[${y}]`;
-      const ct = a.dtype && C_TYPES[a.dtype];
-      if (!ct) throw new ExecutionError(`value argument "${name}" has dtype ${a.dtype ?? "unknown"}, which the C backends cannot pass`);
+      // A host loop's iname is an index value.
+      const dtype = dk.hostInames?.includes(name) ? INDEX_DTYPE : a?.kind === "value" ? a.dtype : undefined;
+      if (dtype === undefined && a?.kind !== "value") return `a[${y}]`;
+      const ct = dtype && C_TYPES[dtype];
+      if (!ct) throw new ExecutionError(`value argument "${name}" has dtype ${dtype ?? "unknown"}, which the C backends cannot pass`);
       return `*(${ct} *)a[${y}]`;
     });
     return `__attribute__((visibility("default"))) void ${entries[x]}(void **a);\n` +
@@ -203,21 +219,21 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
   }
   const lib = await loading;
   const kernelMs: number[] = [];
-  for (const [x, { info }] of plan.kernels.entries()) {
+  forEachLaunch(plan.schedule, paramsOf(prep), (x, host) => {
     const values: (TypedArray | number | bigint)[] = [];
     const kinds: ("ptr" | ScalarKind)[] = [];
-    for (const name of info.args) {
-      const v = prep.values.get(name);
+    for (const name of plan.kernels[x]!.info.args) {
+      const v = valueOf(prep, host, name);
       if (v !== undefined) {
-        values.push(v);
-        kinds.push(scalarKind(name, findArg(prep.kernel, name)?.dtype));
+        values.push(v.value);
+        kinds.push(v.kind);
       } else {
         values.push(storage.get(name)!.data);
         kinds.push("ptr");
       }
     }
     kernelMs.push(lib.call(entries[x]!, values, kinds) / 1e6);
-  }
+  });
   return { outputs: outputsOf(prep), kernelMs };
 }
 
@@ -303,7 +319,7 @@ async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<str
   proveBounds(plan, prep, storage, opts);
   checkDeviceMemory(rt, ctx, storage);
   const program = programFor(rt, ctx, plan.code.deviceCode, `${rt.name} code of kernel "${k.name}"`);
-  const params = new Map([...prep.values].map(([n, x]) => [n, Number(x)]));
+  const params = paramsOf(prep);
   const buffers = new Map<string, DeviceBuffer>();
   const kernelMs: number[] = [];
   try {
@@ -317,24 +333,24 @@ async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<str
       buffers.set(name, buf);
       if (s.data.byteLength > 0) ctx.write(buf, s.data);
     }
-    for (const { info, dk } of plan.kernels) {
+    forEachLaunch(plan.schedule, params, (x, host) => {
+      const { info, dk } = plan.kernels[x]!;
       const { groups, local } = launchSizes(dk, params);
       // No groups, or work-groups of no work-items (a parametric local size that is 0): nothing runs.
       if (groups.some((g) => g === 0) || local.some((l) => l === 0)) {
         kernelMs.push(0);
-        continue;
+        return;
       }
       const launchArgs: DeviceArg[] = info.args.map((name) => {
-        const v = prep.values.get(name);
-        if (v !== undefined) return { kind: scalarKind(name, findArg(prep.kernel, name)?.dtype), value: v };
-        return buffers.get(name)!;
+        const v = valueOf(prep, host, name);
+        return v !== undefined ? v : buffers.get(name)!;
       });
       try {
         kernelMs.push(ctx.launch(program, info.name, launchArgs, groups, local) / 1e6);
       } catch (e) {
         throw new ExecutionError(`${rt.name}: launching kernel "${info.name}" (groups ${groups.join("×") || "1"}, work-items ${local.join("×") || "1"}) failed: ${(e as Error).message}`);
       }
-    }
+    });
     for (const name of prep.written) {
       const s = storage.get(name);
       if (s && s.data.byteLength > 0) ctx.read(buffers.get(name)!, s.data);

@@ -389,5 +389,5 @@ export function lowerForCpu(s: Schedule): Schedule {
   });
   const inameTags: Record<string, InameTag> = {};
   for (const [i, t] of Object.entries(kernel.inameTags)) if (t.kind !== "g" && t.kind !== "l" && t.kind !== "l.auto") inameTags[i] = t;
-  return { kernel: withKernel(kernel, { inameTags }), deviceKernels };
+  return { ...s, kernel: withKernel(kernel, { inameTags }), deviceKernels };
 }

@@ -1,6 +1,7 @@
 /**
- * Device mapping: global barriers split the schedule into device kernels (`name`, `name_0`, …),
- * and each device kernel's g/l inames become hardware axes with a base and a size.
+ * Device mapping: global barriers split the schedule into device kernels (`name`, `name_0`, …)
+ * and the host program launching them (host loops where a global barrier is inside a sequential
+ * loop), and each device kernel's g/l inames become hardware axes with a base and a size.
  */
 import { ScheduleError } from "../errors.js";
 import {
@@ -11,7 +12,7 @@ import {
   addConstraints, aff, affAdd, affScale, affSub, contentMemo, dimBounds, factorOf, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
+import type { DeviceKernel, HostNode, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
 const shift = (a: Aff, k: number): Aff => ({ terms: a.terms, constant: a.constant + k });
 const isConst = (b: Bound) => Object.keys(b.aff.terms).length === 0;
@@ -169,7 +170,7 @@ function axisBox(ax: HwAxis, assumptions: BasicSet): BasicSet | undefined {
 }
 
 /** One device kernel from its body: hardware axes of the g/l inames its instructions use, and its arguments. */
-function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[]): DeviceKernel {
+function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[], hostInames: readonly string[]): DeviceKernel {
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
   const insns = insnIds(body).map((id) => byId.get(id)!);
   const inames = new Set<string>();
@@ -205,30 +206,103 @@ function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[]): D
     ...k.args.filter((a) => used.has(a.name)).map((a) => a.name),
     ...k.temporaries.filter((t) => t.addressSpace === "global" && used.has(t.name)).map((t) => t.name),
   ];
-  return { name, body, groupAxes, localAxes, args };
+  return { name, body, groupAxes, localAxes, args, ...(hostInames.length > 0 ? { hostInames } : {}) };
+}
+
+/** The ids of the global barriers of `k`. */
+function globalBarrierIds(k: Kernel): Set<string> {
+  return new Set(k.instructions.filter((x) => x.kind === "barrier" && x.scope === "global").map((x) => x.id));
 }
 
 /**
- * Split a schedule at its top-level global barriers into device kernels named `name`, `name_0`,
- * `name_1`, …; a global barrier inside a sequential loop is a ScheduleError.
+ * The bounds of host loop `iname` inside host loops `outer`: its domain's constraints on it may
+ * use only value arguments and the outer host inames; a bound on a g/l iname, an inner iname or
+ * a value computed in the kernel would make the launches differ between work-items.
  */
-export function deviceKernels(k: Kernel, nodes: readonly ScheduleNode[]): DeviceKernel[] {
-  const globalBarriers = new Set(k.instructions.filter((x) => x.kind === "barrier" && x.scope === "global").map((x) => x.id));
+function hostLoopBounds(k: Kernel, iname: string, outer: readonly string[], gbarrier: string): { lower: Expr; upper: Expr } {
+  const set = chainDomain(k, [iname]);
+  const cols = [...set.params, ...set.dims, ...set.exists];
+  const at = cols.indexOf(iname);
+  const where = `kernel "${k.name}": global barrier "${gbarrier}" is inside sequential loop "${iname}", which runs on the host (launching device kernels)`;
+  const accepted = "a host loop's bounds may use only value arguments and enclosing host loops' inames (loopy's host loops are over parameters)";
+  for (const con of set.constraints) {
+    if ((con.coeffs[at] ?? 0) === 0) continue;
+    cols.forEach((name, x) => {
+      if (x === at || (con.coeffs[x] ?? 0) === 0 || outer.includes(name)) return;
+      const tag = k.inameTags[name];
+      if (set.exists.includes(name)) throw new ScheduleError(`${where}, but its bounds are not affine in the parameters (a division or modulo); ${accepted}`);
+      if (set.dims.includes(name)) {
+        const what = tag?.kind === "g" || tag?.kind === "l" ? `the ${tag.kind}.${tag.axis} iname "${name}" (a hardware id, different per work-item)` : `iname "${name}", which is not an enclosing host loop`;
+        throw new ScheduleError(`${where}, but its bounds depend on ${what}; ${accepted}`);
+      }
+      if (!k.args.some((a) => a.kind === "value" && a.name === name)) {
+        throw new ScheduleError(`${where}, but its bounds depend on "${name}", a value computed in the kernel (not a value argument): the host cannot know it before launching; ${accepted}`);
+      }
+    });
+  }
+  const others = set.dims.filter((d) => d !== iname && !outer.includes(d));
+  const own = others.length > 0 ? projectOut(set, others) : set;
+  const b = dimBounds(own, iname, outer.filter((o) => own.dims.includes(o)));
+  if (b.lower.length === 0 || b.upper.length === 0) throw new ScheduleError(`${where}, but it is unbounded; a host loop needs a lower and an upper bound`);
+  return { lower: extremum("max", b.lower.map((x) => boundExpr(x, true))), upper: extremum("min", b.upper.map((x) => boundExpr(x, false))) };
+}
+
+/** The host program of `s`: `s.hostProgram`, or each device kernel launched once in order. */
+export function hostProgramOf(s: Schedule): readonly HostNode[] {
+  return s.hostProgram ?? s.deviceKernels.map((_, kernel) => ({ kind: "launch", kernel }));
+}
+
+/** Whether the host program of `s` has a host loop (not the trivial launch sequence). */
+export function hasHostLoops(s: Schedule): boolean {
+  return hostProgramOf(s).some((n) => n.kind === "loop");
+}
+
+/**
+ * Split a schedule at its global barriers into device kernels named `name`, `name_0`,
+ * `name_1`, … and the host program launching them: a sequential loop holding a global barrier
+ * becomes a host loop (loopy's `test_kernel_splitting_with_loop`); the device kernels inside it
+ * take its iname as a value parameter.
+ */
+export function deviceKernels(k: Kernel, nodes: readonly ScheduleNode[]): { deviceKernels: DeviceKernel[]; hostProgram: HostNode[] } {
+  const globalBarriers = globalBarrierIds(k);
   const isGbarrier = (n: ScheduleNode) => n.kind === "insn" && globalBarriers.has(n.id);
-  const checkNested = (ns: readonly ScheduleNode[], loops: string[]): void => {
+  const firstGbarrier = (ns: readonly ScheduleNode[]): string | undefined => {
     for (const n of ns) {
-      if (n.kind === "loop") checkNested(n.body, [...loops, n.iname]);
-      else if (loops.length > 0 && isGbarrier(n)) {
-        throw new ScheduleError(`kernel "${k.name}": global barrier "${(n as { id: string }).id}" is inside sequential loop(s) ${loops.join(", ")}; a global barrier must be at the top level, outside every loop`);
+      if (isGbarrier(n)) return (n as { id: string }).id;
+      if (n.kind === "loop") {
+        const inner = firstGbarrier(n.body);
+        if (inner) return inner;
       }
     }
+    return undefined;
   };
-  checkNested(nodes, []);
-  const pieces: ScheduleNode[][] = [[]];
-  for (const n of nodes) {
-    if (isGbarrier(n)) pieces.push([]);
-    else pieces[pieces.length - 1]!.push(n);
+  const dks: DeviceKernel[] = [];
+  const split = (ns: readonly ScheduleNode[], host: readonly string[]): HostNode[] => {
+    const program: HostNode[] = [];
+    let piece: ScheduleNode[] = [];
+    const flush = () => {
+      if (piece.length === 0) return;
+      const name = dks.length === 0 ? k.name : `${k.name}_${dks.length - 1}`;
+      program.push({ kind: "launch", kernel: dks.push(deviceKernel(k, name, piece, host)) - 1 });
+      piece = [];
+    };
+    for (const n of ns) {
+      const gb = n.kind === "loop" ? firstGbarrier(n.body) : undefined;
+      if (isGbarrier(n)) flush();
+      else if (n.kind === "loop" && gb) {
+        flush();
+        const bounds = hostLoopBounds(k, n.iname, host, gb);
+        const body = split(n.body, [...host, n.iname]);
+        if (body.length > 0) program.push({ kind: "loop", iname: n.iname, ...bounds, body });
+      } else piece.push(n);
+    }
+    flush();
+    return program;
+  };
+  const hostProgram = split(nodes, []);
+  if (dks.length === 0 && !firstGbarrier(nodes)) {
+    dks.push(deviceKernel(k, k.name, [], []));
+    hostProgram.push({ kind: "launch", kernel: 0 });
   }
-  const nonEmpty = pieces.filter((p, idx) => p.length > 0 || (idx === 0 && pieces.length === 1));
-  return nonEmpty.map((body, idx) => deviceKernel(k, idx === 0 ? k.name : `${k.name}_${idx - 1}`, body));
+  return { deviceKernels: dks, hostProgram };
 }

@@ -5,5 +5,5 @@ export { schedule, scheduleStages, runPasses, stageOf, SCHEDULE_PASSES, CPU_LOWE
 export { showSchedule } from "./show.js";
 export { eliminateExistentials, lowerForCpu, preferUnitBounds } from "./cpu.js";
 export { resolveAddressSpaces } from "./preprocess-tags.js";
-export { axisRows, hwAxis } from "./device.js";
-export type { Schedule, DeviceKernel, HwAxis, ScheduleNode, LoopNode, InsnNode, BarrierNode } from "./types.js";
+export { axisRows, hasHostLoops, hostProgramOf, hwAxis } from "./device.js";
+export type { Schedule, DeviceKernel, HostLaunch, HostLoop, HostNode, HwAxis, ScheduleNode, LoopNode, InsnNode, BarrierNode } from "./types.js";

@@ -8,7 +8,8 @@
  *   array instead (loopy's `save_and_reload_temporaries`).
  * - an instruction that depends on another through global memory across work-groups within one
  *   device kernel (loopy's MissingBarrierError): groups run in any order and never meet, so the
- *   dependency needs a global barrier between the two.
+ *   dependency needs a global barrier between the two. Inside a host loop each launch has one
+ *   value of the loop's iname: instances of other iterations are other launches.
  */
 import { ScheduleError } from "../errors.js";
 import {
@@ -16,7 +17,7 @@ import {
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { addConstraints, aff, affAdd, affSub, intersect, isEmpty, rename, type Aff } from "../poly/index.js";
-import type { Schedule, ScheduleNode } from "./types.js";
+import type { DeviceKernel, Schedule, ScheduleNode } from "./types.js";
 
 /** The ids of the instructions under `nodes`. */
 function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
@@ -27,10 +28,16 @@ function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
   return out;
 }
 
-/** The global barriers of `k` in schedule order (the top level of `nodes`). */
+/** The global barriers of `k` in schedule order (at the top level of `nodes` or inside host loops). */
 function globalBarriers(k: Kernel, nodes: readonly ScheduleNode[]): string[] {
   const ids = new Set(k.instructions.filter((x) => x.kind === "barrier" && x.scope === "global").map((x) => x.id));
-  return nodes.flatMap((n) => (n.kind === "insn" && ids.has(n.id) ? [n.id] : []));
+  return nodes.flatMap((n) => (n.kind === "loop" ? globalBarriers(k, n.body) : n.kind === "insn" && ids.has(n.id) ? [n.id] : []));
+}
+
+/** Whether device kernels `a` and `b` are launched inside one host loop (values may flow back through its next iteration). */
+function shareHostLoop(a: DeviceKernel, b: DeviceKernel): boolean {
+  const first = a.hostInames?.[0];
+  return first !== undefined && first === b.hostInames?.[0];
 }
 
 /** Both checks of this module; `nodes` is the linearized kernel the device kernels were cut from. */
@@ -41,8 +48,9 @@ export function checkDeviceKernelBoundaries(s: Schedule, nodes: readonly Schedul
 
 /**
  * A ScheduleError for the first private or local temporary that a device kernel reads without
- * writing it first while an earlier device kernel wrote it: its value does not survive the
- * global barrier between them.
+ * writing it first while an earlier device kernel wrote it (or a later one in the same host loop,
+ * whose value the next iteration would read): its value does not survive the global barrier
+ * between them.
  */
 function checkValuesAcrossGlobalBarriers(s: Schedule, nodes: readonly ScheduleNode[]): void {
   const k = s.kernel;
@@ -56,7 +64,10 @@ function checkValuesAcrossGlobalBarriers(s: Schedule, nodes: readonly ScheduleNo
       const d = kernelOf.get(reader.id);
       if (d === undefined || !insnReads(reader).has(t.name)) continue;
       const writtenHere = writers.some((w) => kernelOf.get(w.id) === d && w.id !== reader.id);
-      const earlier = writers.find((w) => kernelOf.get(w.id)! < d);
+      const earlier = writers.find((w) => {
+        const e = kernelOf.get(w.id)!;
+        return e < d || (e > d && shareHostLoop(s.deviceKernels[e]!, s.deviceKernels[d]!));
+      });
       if (writtenHere || !earlier) continue;
       const from = s.deviceKernels[kernelOf.get(earlier.id)!]!.name;
       const to = s.deviceKernels[d]!.name;
@@ -122,7 +133,9 @@ function sameCellSameGroup(ia: readonly Expr[] | undefined, ib: readonly Expr[] 
  * in different work-groups touch the same cell. Indices out of the affine model constrain nothing
  * (so they may meet), as do parameters that are not value arguments.
  */
-function meetAcrossGroups(k: Kernel, a: Instruction, ia: readonly Expr[] | undefined, b: Instruction, ib: readonly Expr[] | undefined, axes: readonly string[]): boolean {
+function meetAcrossGroups(
+  k: Kernel, a: Instruction, ia: readonly Expr[] | undefined, b: Instruction, ib: readonly Expr[] | undefined, axes: readonly string[], host: readonly string[],
+): boolean {
   const values = new Set(k.args.filter((x) => x.kind === "value").map((x) => x.name));
   const aSet = new Set(a.withinInames);
   const bSet = new Set(b.withinInames);
@@ -135,7 +148,8 @@ function meetAcrossGroups(k: Kernel, a: Instruction, ia: readonly Expr[] | undef
   const db = rename(db0, renames);
   let pairs = intersect(da, db);
   if (k.assumptions.constraints.length > 0) pairs = intersect(pairs, k.assumptions);
-  const rows: { aff: Aff; eq: boolean }[] = [];
+  // One launch: the host loops' inames are the same at both ends.
+  const rows: { aff: Aff; eq: boolean }[] = host.filter((h) => aSet.has(h) && bSet.has(h)).map((h) => ({ aff: affSub(aff({ [h]: 1 }), aff({ [twin(h)]: 1 })), eq: true }));
   if (ia && ib && ia.length === ib.length) {
     ia.forEach((e, x) => {
       const fa = exprToAff(e, (n) => aSet.has(n) || values.has(n));
@@ -179,7 +193,7 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
             const otherAccesses = [...accessesOf(other, name, false), ...accessesOf(other, name, true)];
             for (const iw of accessesOf(writer, name, true)) {
               for (const io of otherAccesses) {
-                if (sameCellSameGroup(iw, io, axes) || !meetAcrossGroups(k, writer, iw, other, io, axes)) continue;
+                if (sameCellSameGroup(iw, io, axes) || !meetAcrossGroups(k, writer, iw, other, io, axes, dk.hostInames ?? [])) continue;
                 throw new ScheduleError(
                   `instruction "${b.id}" depends on instruction "${a.id}" through global ${findArg(k, name) ? "array" : "temporary"} "${name}", ` +
                   `but they may touch the same cell from different work-groups (along ${axes.map((g) => `"${g}"`).join(", ")}) within device kernel "${dk.name}": ` +

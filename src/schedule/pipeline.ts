@@ -46,7 +46,7 @@ const nodesOf = (s: LoweringState): readonly ScheduleNode[] => s.nodes ?? linear
 const scheduleOf = (s: LoweringState): Schedule => {
   if (s.schedule) return s.schedule;
   const nodes = nodesOf(s);
-  const out: Schedule = { kernel: s.kernel, deviceKernels: deviceKernels(s.kernel, nodes) };
+  const out: Schedule = { kernel: s.kernel, ...deviceKernels(s.kernel, nodes) };
   checkDeviceKernelBoundaries(out, nodes);
   return out;
 };

@@ -1,6 +1,7 @@
 /**
  * What scheduling produces: device kernels, each a tree of sequential loops, instructions and
- * local barriers, run over a grid of work-groups × work-items given by the hardware axes. The
+ * local barriers, run over a grid of work-groups × work-items given by the hardware axes, and the
+ * host program that launches them (in order, or from host loops around global barriers). The
  * interpreter, the CPU lowering and every code generator consume this one structure.
  */
 import type { Expr, Kernel } from "../ir/index.js";
@@ -71,10 +72,41 @@ export interface DeviceKernel {
   readonly localAxes: readonly HwAxis[];
   /** Kernel arguments and global temporaries this device kernel uses, in kernel-argument order. */
   readonly args: readonly string[];
+  /**
+   * The host loops launching this device kernel, outermost first (empty or absent at the top
+   * level): each iname is a value parameter of the device kernel, given by the host loop.
+   */
+  readonly hostInames?: readonly string[];
 }
+
+/**
+ * A host loop (loopy's host-side `for`): a sequential loop holding a global barrier runs on the
+ * host, from `lower` to `upper` inclusive (expressions of the value arguments and enclosing host
+ * inames), launching the device kernels of its body in order at each value of `iname`.
+ */
+export interface HostLoop {
+  readonly kind: "loop";
+  readonly iname: string;
+  readonly lower: Expr;
+  readonly upper: Expr;
+  readonly body: readonly HostNode[];
+}
+
+/** A launch of `Schedule.deviceKernels[kernel]` (loopy's `CALL KERNEL`). */
+export interface HostLaunch {
+  readonly kind: "launch";
+  readonly kernel: number;
+}
+
+export type HostNode = HostLoop | HostLaunch;
 
 /** The scheduled kernel: `kernel` is the preprocessed kernel the device kernels refer to. */
 export interface Schedule {
   readonly kernel: Kernel;
   readonly deviceKernels: readonly DeviceKernel[];
+  /**
+   * The host program: host loops and device-kernel launches. Absent means the trivial one, each
+   * device kernel launched once in order (`hostProgramOf`).
+   */
+  readonly hostProgram?: readonly HostNode[];
 }

@@ -72,9 +72,11 @@ describe("device kernels", () => {
     expect(s.deviceKernels[1]!.args).not.toContain("a");
   });
 
-  it("a global barrier inside a loop is a ScheduleError", () => {
-    const k = makeKernel("{[i]: 0<=i<n}", ["t[i] = a[i] {id=w}", "... gbarrier {id=gb, dep=w, inames=i}", "out[i] = t[i] {id=r, dep=gb}"]);
-    expect(() => schedule(k)).toThrow(/global barrier "gb" is inside sequential loop/);
+  it("a global barrier inside a sequential loop makes it a host loop launching the device kernels (test/schedule/host-*.test.ts)", () => {
+    const k = makeKernel("{[i]: 0<=i<n}", ["t[i] = a[i] {id=w}", "... gbarrier {id=gb, dep=w, inames=i}", "out[i] = t[i] {id=r, dep=gb}"], undefined, { name: "k" });
+    const s = schedule(k);
+    expect(s.deviceKernels.map((d) => [d.name, text(d.body), d.hostInames])).toEqual([["k", "w", ["i"]], ["k_0", "r", ["i"]]]);
+    expect(s.hostProgram?.map((n) => n.kind)).toEqual(["loop"]);
   });
 });
 
