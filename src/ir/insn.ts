@@ -190,7 +190,8 @@ function fnmatchRegExp(pattern: string): RegExp {
       let set = "";
       for (let m = 0; m < body.length; m++) {
         if (body[m + 1] === "-" && m + 2 < body.length) {
-          set += `${escape(body[m]!)}-${escape(body[m + 2]!)}`;
+          // A reversed range (`b-a`) is empty, as in Python's fnmatch (never a RegExp error).
+          if (body[m]! <= body[m + 2]!) set += `${escape(body[m]!)}-${escape(body[m + 2]!)}`;
           m += 2;
         } else set += escape(body[m]!);
       }

@@ -4,6 +4,8 @@
  * expression `x if c else y`; each kernel checked on every backend against a plain reference.
  */
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { globMatch } from "../../src/ir/index.js";
 import { ParseError } from "../../src/errors.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
@@ -124,5 +126,48 @@ describe("argmax / argmin with two assignees (loopy's tuple reductions)", () => 
     expect(() => makeKernel("{[i]: 0<=i<n}", "x[0], y[0] = f(i)", ["x, y: float32[1]", "n: int32"])).toThrow(/supported for argmax and argmin only/);
     expect(() => makeKernel("{[i]: 0<=i<n}", "x[0], y[0], z[0] = argmax(i, a[i], i)", ["x, y, z, a: float32[n]", "n: int32"])).toThrow(/two results/);
     expect(() => makeKernel("{[i,j]: 0<=i,j<n}", "x[0], y[0] = argmax((i, j), a[i], i)", ["x, y, a: float32[n]", "n: int32"])).toThrow(/several inames is not supported/);
+  });
+});
+
+describe("globMatch is Python's fnmatch (a law against a direct backtracking matcher)", () => {
+  /** fnmatch by backtracking over the pattern, set by set: the specification, written plainly. */
+  const fnmatch = (p: string, s: string): boolean => {
+    if (p === "") return s === "";
+    const c = p[0]!;
+    if (c === "*") return [...Array(s.length + 1).keys()].some((k) => fnmatch(p.slice(1), s.slice(k)));
+    if (s === "") return false;
+    if (c === "?") return fnmatch(p.slice(1), s.slice(1));
+    if (c === "[") {
+      let j = 1;
+      if (p[j] === "!") j++;
+      if (p[j] === "]") j++;
+      while (j < p.length && p[j] !== "]") j++;
+      if (j < p.length) {
+        let body = p.slice(1, j);
+        const neg = body.startsWith("!");
+        if (neg) body = body.slice(1);
+        let hit = false;
+        for (let m = 0; m < body.length; m++) {
+          if (body[m + 1] === "-" && m + 2 < body.length) {
+            if (body[m]! <= s[0]! && s[0]! <= body[m + 2]!) hit = true;
+            m += 2;
+          } else if (body[m] === s[0]) hit = true;
+        }
+        return hit !== neg && fnmatch(p.slice(j + 1), s.slice(1));
+      }
+    }
+    return c === s[0] && fnmatch(p.slice(1), s.slice(1));
+  };
+  it("for all patterns over a b 1 2 * ? [ ] ! - and names over a b 1 2 [ ] ! -", () => {
+    const pat = fc.string({ unit: fc.constantFrom("a", "b", "1", "2", "*", "?", "[", "]", "!", "-"), maxLength: 7 });
+    const name = fc.string({ unit: fc.constantFrom("a", "b", "1", "2", "[", "]", "!", "-"), maxLength: 5 });
+    fc.assert(fc.property(pat, name, (p, s) => globMatch(p, s) === fnmatch(p, s)), { numRuns: 3000 });
+  });
+  it("reversed ranges are empty sets, never a RegExp error (found writing this law)", () => {
+    for (const [p, s] of [["[b-a]", "a"], ["[b-a]x", "x"], ["[!b-a]", "c"], ["[a-]", "-"], ["[--a]", "-"], ["[2-1a]", "a"]] as const) {
+      expect(globMatch(p, s), `${p} ~ ${s}`).toBe(fnmatch(p, s));
+    }
+    const sets = fc.tuple(fc.constantFrom("a", "b", "1", "2", "-"), fc.constantFrom("a", "b", "1", "2"), fc.boolean(), fc.constantFrom("a", "b", "1", "2", "-"));
+    fc.assert(fc.property(sets, ([lo, hi, neg, s]) => globMatch(`[${neg ? "!" : ""}${lo}-${hi}]`, s) === fnmatch(`[${neg ? "!" : ""}${lo}-${hi}]`, s)), { numRuns: 500 });
   });
 });
