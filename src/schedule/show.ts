@@ -1,6 +1,6 @@
 /** loopy's LINEARIZATION listing of a schedule. */
 import { exprToString, type Instruction } from "../ir/index.js";
-import type { Schedule, ScheduleNode } from "./types.js";
+import type { HostNode, Schedule, ScheduleNode } from "./types.js";
 
 function insnLine(insn: Instruction): string {
   switch (insn.kind) {
@@ -34,11 +34,24 @@ export function showSchedule(s: Schedule): string {
       else emit(depth, insnLine(byId.get(n.id)!));
     }
   };
-  s.deviceKernels.forEach((dk, idx) => {
-    if (idx > 0) emit(0, "... gbarrier");
-    emit(0, `CALL KERNEL ${dk.name}`);
-    walk(dk.body, 1);
-    emit(0, `RETURN FROM KERNEL ${dk.name}`);
-  });
+  // The host program: host loops (around global barriers) and launches, a gbarrier between launches.
+  let launched = false;
+  const host = (nodes: readonly HostNode[], depth: number): void => {
+    for (const n of nodes) {
+      if (n.kind === "loop") {
+        emit(depth, `for ${n.iname}`);
+        host(n.body, depth + 1);
+        emit(depth, `end ${n.iname}`);
+        continue;
+      }
+      const dk = s.deviceKernels[n.kernel]!;
+      if (launched) emit(depth, "... gbarrier");
+      launched = true;
+      emit(depth, `CALL KERNEL ${dk.name}`);
+      walk(dk.body, depth + 1);
+      emit(depth, `RETURN FROM KERNEL ${dk.name}`);
+    }
+  };
+  host(s.hostProgram ?? s.deviceKernels.map((_, kernel) => ({ kind: "launch", kernel })), 0);
   return lines.join("\n");
 }

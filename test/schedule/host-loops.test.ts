@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { schedule } from "../../src/schedule/index.js";
+import { schedule, showSchedule } from "../../src/schedule/index.js";
 import { splitIname } from "../../transforms/index.js";
 import { expectOnEveryBackend } from "../transforms/every-backend.js";
 
@@ -37,6 +37,8 @@ describe("loopy's test_kernel_splitting_with_loop", () => {
     expect(s.deviceKernels.map((d) => [d.name, d.hostInames])).toEqual([["knl", ["k"]], ["knl_0", ["k"]]]);
     expect(s.hostProgram).toMatchObject([{ kind: "loop", iname: "k", body: [{ kind: "launch", kernel: 0 }, { kind: "launch", kernel: 1 }] }]);
     expect(s.deviceKernels[0]!.groupAxes.map((a) => a.iname)).toEqual(["i_outer"]);
+    // loopy's listing: the host loop around the calls.
+    expect(showSchedule(s)).toMatch(/^ {3}0: for k\n {3}1: {5}CALL KERNEL knl\n[^]*\.\.\. gbarrier\n {3}5: {5}CALL KERNEL knl_0\n[^]*end k$/);
   });
 
   for (const [what, make] of [["untransformed (host loops over i and k)", () => loopyKernel("3")], ["split over g.0/l.0", () => split(loopyKernel("3"))]] as const) {
