@@ -14,7 +14,7 @@
 import { TransformError } from "../src/errors.js";
 import { addressSpaceOf } from "../src/analysis/index.js";
 import {
-  affToExpr, arith, c, insnReads, insnWrites, iterationDomain, mapExpr, mapInsnExprs, v, withKernel,
+  affToExpr, arith, dependencyClosure, c, insnReads, insnWrites, iterationDomain, mapExpr, mapInsnExprs, v, withKernel,
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import { dimBounds, type Bound } from "../src/poly/index.js";
@@ -22,32 +22,9 @@ import { checkKernel } from "./common.js";
 
 const WHO = "saveAndReloadTemporaries";
 
-/** Per instruction id, every id it depends on, directly or through others. */
-function dependencyClosure(k: Kernel): Map<string, Set<string>> {
-  const byId = new Map(k.instructions.map((x) => [x.id, x]));
-  const out = new Map<string, Set<string>>();
-  const visit = (id: string, path: Set<string>): Set<string> => {
-    const done = out.get(id);
-    if (done) return done;
-    const acc = new Set<string>();
-    if (path.has(id)) return acc;
-    path.add(id);
-    for (const d of byId.get(id)?.dependsOn ?? []) {
-      if (!byId.has(d)) continue;
-      acc.add(d);
-      for (const x of visit(d, path)) acc.add(x);
-    }
-    path.delete(id);
-    out.set(id, acc);
-    return acc;
-  };
-  for (const x of k.instructions) visit(x.id, new Set());
-  return out;
-}
-
 /** The private and local temporaries some instruction before a global barrier writes and one after it reads. */
 function liveAcrossGlobalBarriers(k: Kernel): Map<string, Temporary> {
-  const deps = dependencyClosure(k);
+  const deps = dependencyClosure(k.instructions);
   const out = new Map<string, Temporary>();
   for (const g of k.instructions) {
     if (g.kind !== "barrier" || g.scope !== "global") continue;

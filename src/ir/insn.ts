@@ -225,3 +225,34 @@ export function insnInames(insn: Instruction): readonly string[] {
   if (Object.isFrozen(insn)) inamesMemo.set(insn, hit);
   return hit;
 }
+
+const depMemo = new WeakMap<readonly Instruction[], ReadonlyMap<string, ReadonlySet<string>>>();
+
+/**
+ * The transitive closure of `dependsOn` (loopy's `recursive_insn_dep_map`): per instruction id,
+ * every id it depends on directly or through others. Memoized per instruction list (frozen).
+ */
+export function dependencyClosure(instructions: readonly Instruction[]): ReadonlyMap<string, ReadonlySet<string>> {
+  const hit = depMemo.get(instructions);
+  if (hit) return hit;
+  const byId = new Map(instructions.map((x) => [x.id, x]));
+  const out = new Map<string, Set<string>>();
+  const visit = (id: string, onPath: Set<string>): Set<string> => {
+    const done = out.get(id);
+    if (done) return done;
+    const acc = new Set<string>();
+    if (onPath.has(id)) return acc; // a cycle: linearization reports it
+    onPath.add(id);
+    for (const d of byId.get(id)?.dependsOn ?? []) {
+      if (!byId.has(d)) continue;
+      acc.add(d);
+      for (const x of visit(d, onPath)) acc.add(x);
+    }
+    onPath.delete(id);
+    out.set(id, acc);
+    return acc;
+  };
+  for (const insn of instructions) visit(insn.id, new Set());
+  depMemo.set(instructions, out);
+  return out;
+}

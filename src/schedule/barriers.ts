@@ -14,7 +14,7 @@
  * race between instructions with no dependency is the user's to declare (the interpreter reports it).
  */
 import {
-  blockAccesses, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,
+  blockAccesses, dependencyClosure, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds } from "../poly/index.js";
@@ -63,34 +63,6 @@ export interface BarrierPlacement {
   readonly needsUniform: readonly UniformLoopNeed[];
 }
 
-const depMemo = new WeakMap<readonly Instruction[], ReadonlyMap<string, ReadonlySet<string>>>();
-
-/** The transitive closure of `dependsOn`, once per instruction list. */
-function recursiveDeps(instructions: readonly Instruction[]): ReadonlyMap<string, ReadonlySet<string>> {
-  const hit = depMemo.get(instructions);
-  if (hit) return hit;
-  const byId = new Map(instructions.map((x) => [x.id, x]));
-  const out = new Map<string, Set<string>>();
-  const visit = (id: string, onPath: Set<string>): Set<string> => {
-    const done = out.get(id);
-    if (done) return done;
-    const acc = new Set<string>();
-    if (onPath.has(id)) return acc; // a cycle: linearization reports it
-    onPath.add(id);
-    for (const d of byId.get(id)?.dependsOn ?? []) {
-      if (!byId.has(d)) continue;
-      acc.add(d);
-      for (const x of visit(d, onPath)) acc.add(x);
-    }
-    onPath.delete(id);
-    out.set(id, acc);
-    return acc;
-  };
-  for (const insn of instructions) visit(insn.id, new Set());
-  depMemo.set(instructions, out);
-  return out;
-}
-
 /**
  * `nodes` with local barriers where work-items of a group must meet. Data-dependent barriers are
  * inserted only when the kernel has local axes. A barrier needed inside a loop whose bounds
@@ -115,7 +87,7 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
   for (const list of accesses.values()) for (const a of list) byName.set(a.name, [...(byName.get(a.name) ?? []), a]);
   const ctx: Ctx = {
     k, accesses, byName, insns, localInames, invariant, allInames: new Set(inames), sync: localInames.size > 0,
-    deps: recursiveDeps(k.instructions), lidName: localIdNames(k, localInames), needsUniform: [],
+    deps: dependencyClosure(k.instructions), lidName: localIdNames(k, localInames), needsUniform: [],
   };
   return { nodes: walkBody(ctx, nodes, [], new Set()).nodes, needsUniform: ctx.needsUniform };
 }
