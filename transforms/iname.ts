@@ -8,7 +8,7 @@ import {
   type Expr, type InameTag, type Kernel,
 } from "../src/ir/index.js";
 import {
-  addConstraints, aff, affSub, dimBounds, intersect, moveToDims, projectOut, rename, reorderDims, substitute,
+  addConstraints, aff, affSub, dimBounds, intersect, isEmpty, moveToDims, projectOut, rename, reorderDims, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { checkIname, checkInt, checkStoresInStep, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
@@ -302,6 +302,13 @@ export function tagInames(k: Kernel, tags: TagSpec): Kernel {
   const tagged = Object.keys(result).filter((n) => isHardware(result[n]) && !isHardware(k.inameTags[n]));
   const out = withKernel(k, { inameTags: result });
   checkPrivateStaysInWorkItem(out, tagged, who);
+  // An l iname with no value for any parameters would make a work-group of size 0 (OpenCL's reqd_work_group_size(0, …)).
+  for (const iname of tagged.filter((n) => result[n]!.kind === "l" || result[n]!.kind === "l.auto")) {
+    const d = k.domains.find((x) => x.dims.includes(iname));
+    if (d !== undefined && isEmpty(d)) {
+      throw new TransformError(`${who}: iname "${iname}" has no value (its domain is empty), so tagging it ${formatInameTag(result[iname]!)} would make a work-group of size 0; leave it a loop, or fix parameters that leave it values`);
+    }
+  }
   return out;
 }
 

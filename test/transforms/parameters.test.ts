@@ -165,3 +165,11 @@ describe("fixParameters refuses values no target can run (issue 16, point 12)", 
     expect(() => fixParameters(tiled(), { n: 2 ** 31 - 1 })).not.toThrow();
   });
 });
+
+describe("a work-group of size 0 is refused whichever comes first, fixParameters or the l tag", () => {
+  it("fixParameters({n: 0}) then an l.0 split is refused at the tag, naming the iname", () => {
+    expect(() => splitIname(fixParameters(elementwise(), { n: 0 }), "i", 16, { outerTag: "g.0", innerTag: "l.0" }))
+      .toThrow(/iname "i_inner" has no value .*work-group of size 0/);
+    expect(() => splitIname(fixParameters(elementwise(), { n: 0 }), "i", 16, { outerTag: "g.0" })).not.toThrow();
+  });
+});
