@@ -12,7 +12,8 @@ import { affIsConstant, affSub } from "../src/poly/index.js";
 import { dependencyClosure, matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 import { parseTemplate } from "./template.js";
 import { useFilter } from "./subst-use.js";
-import { accessesOrThrow, checkStoreRace, nameList, storeFootprint } from "./fetch-store.js";
+import { accessesOrThrow, nameList, storeFootprint } from "./fetch-store.js";
+import { checkStoreRace } from "./fetch-races.js";
 import { expandRulesIn, rulesReaching } from "./subst.js";
 import type { FetchTagSpec } from "./fetch-tags.js";
 

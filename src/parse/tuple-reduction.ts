@@ -14,10 +14,16 @@
  * The operand is evaluated twice and compared exactly with the extremum it produced (the same
  * expression on the same target). Over no iname value at all, the index is that of the sentinel.
  */
-import type { Pattern } from "./attributes.js";
+import type { InsnOptions, Pattern } from "./attributes.js";
 import type { RExpr, RStatement } from "./raw.js";
-import type { ParsedInsn } from "./statements.js";
 import type { Fail } from "./syntax.js";
+
+/** What of a parsed instruction (statements.ts's ParsedInsn) the expansion reads and rewrites. */
+interface ParsedLike {
+  readonly stmt: Extract<RStatement, { k: "assign" | "special" }>;
+  readonly fail: Fail;
+  readonly options: InsnOptions;
+}
 
 const OPS: Readonly<Record<string, "max" | "min">> = { argmax: "max", argmin: "min" };
 const INT32_MAX = "2147483647";
@@ -47,7 +53,7 @@ function renameRaw(e: RExpr, from: string, to: string): RExpr {
 const nameOf = (e: RExpr): string | undefined => (e.k === "name" ? e.name : e.k === "sub" || e.k === "lin" ? e.name : undefined);
 
 /** The three statements of `v, i = argmax(k, e, idx)`; anything else as it is. */
-export function expandArgExtremum(insn: ParsedInsn): ParsedInsn[] {
+export function expandArgExtremum<P extends ParsedLike>(insn: P): P[] {
   if (!isArgExtremum(insn.stmt)) return [insn];
   const stmt = insn.stmt as AssignStmt;
   const fail: Fail = insn.fail;
@@ -68,17 +74,17 @@ export function expandArgExtremum(insn: ParsedInsn): ParsedInsn[] {
   const dep = (pattern: string): Pattern => ({ pattern, at, fail });
   const assign = (lhs: RExpr, rhs: RExpr, temp: AssignStmt["temp"]): AssignStmt => ({ ...stmt, lhs: [lhs], rhs, temp });
   const name = (n: string): RExpr => ({ k: "name", name: n, at });
-  const value: ParsedInsn = {
+  const value: P = {
     ...insn, stmt: assign(valLhs, { k: "call", fn: op, args: [over, operand], at: call.at }, stmt.temp),
     options: { ...insn.options, id: id(`${base}_val`) },
   };
   const reached: RExpr = { k: "bin", op: "==", a: operand, b: valLhs, at };
-  const firstAt: ParsedInsn = {
+  const firstAt: P = {
     ...insn,
     stmt: assign(name(first), { k: "call", fn: "min", args: [over, { k: "call", fn: "if", args: [reached, name(iname!), { k: "num", text: INT32_MAX, at }], at }], at }, { dtype: { name: "int32", at }, at }),
     options: { ...insn.options, id: id(`${base}_first`), deps: [...insn.options.deps, dep(`${base}_val`)] },
   };
-  const result: ParsedInsn = {
+  const result: P = {
     ...insn, stmt: assign(idxLhs, renameRaw(index, iname!, first), stmt.temp),
     options: { ...insn.options, deps: [...insn.options.deps, dep(`${base}_first`)] },
   };
