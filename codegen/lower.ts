@@ -24,6 +24,8 @@ export type { LoweredArg, LoweredKernel, LowerOptions, LoweringNames } from "./l
  */
 export function lowerSchedule(s: Schedule, opts: LowerOptions, names: LoweringNames = new NameAllocator("c", userNamesOf(s.kernel))): LoweredKernel[] {
   if (opts.hwAxes) for (const dk of s.deviceKernels) checkAxisCount(dk);
+  // Device kernels are named by the names pass (`k`, `k_0`, …): no name the lowering makes is one.
+  names.take(s.deviceKernels.map((dk) => dk.name));
   return s.deviceKernels.map((dk) => new DeviceKernelLowering(s.kernel, dk, opts, names).lower());
 }
 

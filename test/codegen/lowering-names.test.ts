@@ -48,6 +48,13 @@ describe("the lowering names through the kernel's allocator", () => {
     expect(cTarget.render([lk!], names).deviceCode).toContain("int32_t n_1 = i + n_0;");
   });
 
+  it("a name the lowering makes is never a device kernel's name (the function it is declared in)", () => {
+    const s0 = schedule(shadowing(), { cpu: true });
+    const s = { ...s0, deviceKernels: s0.deviceKernels.map((dk) => ({ ...dk, name: "n_1" })) };
+    const [lk] = lowerSchedule(s, cTarget.d.lowerOptions, NameAllocator.forKernel(s.kernel, "c"));
+    expect(JSON.stringify(lk!.body)).toContain('"name":"n_2"');
+  });
+
   it("`H` is renamed only where the dialect reserves it: kept on C, renamed on js", () => {
     expect(generateCode(shadowing(), "c").deviceCode).toContain("int32_t H = 2 * j;");
     const js = generateCode(shadowing(), "js").deviceCode;
