@@ -13,7 +13,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  exprEquals, exprToAff, findArg, freeVariables, insnReads, insnStores, insnWrites, assigneeName, iterationDomain, walkExpr, WRITE_RACE_OK,
+  exprEquals, exprToAff, findArg, freeVariables, globMatch, insnReads, insnStores, insnWrites, assigneeName, iterationDomain, walkExpr, WRITE_RACE_OK,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { addConstraints, aff, affAdd, affSub, intersect, isEmpty, rename, type Aff } from "../poly/index.js";
@@ -115,6 +115,11 @@ function accessesOf(insn: Instruction, name: string, write: boolean): (readonly 
 
 const TWIN = "__dep_twin";
 
+/** Whether `x` lists `y` in `nosync=` for global (or any) scope, by id or glob. */
+function noSyncBetween(x: Instruction, y: Instruction): boolean {
+  return x.noSyncWith.some((n) => n.scope !== "local" && globMatch(n.id, y.id));
+}
+
 /**
  * loopy's rule for accesses out of the affine model: the same subscripts at both ends, naming
  * every shared group iname, are taken to mean the same group's cell (a chunked `t[i]` written and
@@ -171,7 +176,8 @@ function meetAcrossGroups(
  * A ScheduleError for the first dependency, within one device kernel, between instructions that
  * run across the same `g` inames and touch one global cell from different work-groups
  * (`arr[(i+1) % n] = tmp` after `tmp = arr[i]` with `i` split over g.0). Instructions tagged
- * `write_race_ok` (OKL import: OCCA checks nothing) are exempt.
+ * `write_race_ok` (OKL import: OCCA checks nothing), and pairs marked `nosync` for global or any
+ * scope (loopy's promise that no synchronization is needed), are exempt.
  */
 function checkDependenciesAcrossGroups(s: Schedule): void {
   const k = s.kernel;
@@ -185,6 +191,8 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
       for (const depId of b.dependsOn) {
         const a = byId.get(depId);
         if (!a || !here.has(depId) || a.tags.includes(WRITE_RACE_OK)) continue;
+        // loopy's nosync: the author says no synchronization (of global scope) is needed between them.
+        if (noSyncBetween(b, a) || noSyncBetween(a, b)) continue;
         const axes = groupInames(k, a).filter((g) => b.withinInames.includes(g));
         if (axes.length === 0) continue;
         for (const [writer, other] of [[a, b], [b, a]] as const) {

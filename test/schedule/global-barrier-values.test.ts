@@ -5,6 +5,7 @@
  * (loopy's MissingBarrierError). Every backend agrees, with a plain TypeScript reference.
  */
 import { describe, expect, it } from "vitest";
+import { generateCode } from "../../codegen/index.js";
 import { ScheduleError, TransformError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
@@ -78,6 +79,15 @@ describe("a dependency across work-groups without a global barrier (rotate v1)",
       await expect(run(split(false), { arr: new Float32Array(40), n: 40 }, { backend }), backend)
         .rejects.toThrow(/instruction "rotate" depends on instruction "maketmp" through global array "arr", but they may touch the same cell from different work-groups/);
     }
+  });
+
+  it("nosync (global or any scope) is the author's promise, as in loopy: scheduling accepts it", () => {
+    const k = splitIname(makeKernel("{[i]: 0<=i<n}", ["t[i] = 2*a[i] {id=w}", "out[i] = t[(i+1) % n] {id=r, dep=w, nosync=w@global}"], ["a, t, out: float32[n]", "..."]),
+      "i", 4, { outerTag: "g.0", innerTag: "l.0" });
+    expect(() => generateCode(k, "opencl")).not.toThrow();
+    const local = splitIname(makeKernel("{[i]: 0<=i<n}", ["t[i] = 2*a[i] {id=w}", "out[i] = t[(i+1) % n] {id=r, dep=w, nosync=w@local}"], ["a, t, out: float32[n]", "..."]),
+      "i", 4, { outerTag: "g.0", innerTag: "l.0" });
+    expect(() => generateCode(local, "opencl")).toThrow(/may touch the same cell from different work-groups/);
   });
 
   it("the same dependency within each group's own cells is accepted", async () => {

@@ -48,6 +48,14 @@ const nested = () => lp.makeKernel("{[i]: 0<=i<n}", ["h(x) := a[x]", "f(x) := h(
 const fetchUse = () => lp.makeKernel("{[i]: 0<=i<16}", ["<float32> t[i] = a[i] {id=fetch}", "out[i] = t[15 - i] {id=use, dep=fetch}"],
   ["a, out: float32[16]"], { name: "fu" });
 
+/** loopy's tutorial "rotate": a private value live across a global barrier, on g.0/l.0. */
+const rotate = () => lp.splitIname(lp.makeKernel("{[i]: 0<=i<n}", `
+  for i
+    <>tmp = arr[i] {id=maketmp,dep=*}
+    ... gbarrier {id=gb,dep=maketmp}
+    arr[(i+1) % n] = tmp {id=rotate,dep=gb}
+  end`, ["arr: float32[n]", "..."]), "i", 16, { outerTag: "g.0", innerTag: "l.0" });
+
 /** The kernel each example runs on, by the example's text (prefix) or function. */
 const fixtures: [RegExp, () => Kernel][] = [
   [/^lp\.tagInames\(/, () => lp.splitIname(n2(), "i", 16)],
@@ -68,6 +76,7 @@ const fixtures: [RegExp, () => Kernel][] = [
   [/^lp\.extractSubst\(/, square],
   [/^lp\.expandSubst\(/, nested],
   [/^lp\.addBarrier\(/, fetchUse],
+  [/^lp\.saveAndReloadTemporaries\(/, rotate],
   [/^lp\./, n2],
 ];
 
