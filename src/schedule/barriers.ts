@@ -14,10 +14,11 @@
  * race between instructions with no dependency is the user's to declare (the interpreter reports it).
  */
 import {
-  blockAccesses, dependencyClosure, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,
+  blockAccesses, dependencyClosure, WRITE_RACE_OK, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds } from "../poly/index.js";
+import { mayMeetAcross } from "./access-meet.js";
 import { constRange } from "./checks.js";
 import type { BarrierMemory, BarrierNode, ScheduleNode } from "./types.js";
 
@@ -28,6 +29,8 @@ interface Access {
   readonly write: boolean;
   /** Per-axis indices; undefined where the cell is not known (a flat `a[[…]]` index). */
   readonly indices: readonly Expr[] | undefined;
+  /** The flat index of an `a[[…]]` access (`indices` is undefined there). */
+  readonly linear?: Expr;
 }
 
 interface Ctx {
@@ -86,7 +89,9 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
   const byName = new Map<string, Access[]>();
   for (const list of accesses.values()) for (const a of list) byName.set(a.name, [...(byName.get(a.name) ?? []), a]);
   const ctx: Ctx = {
-    k, accesses, byName, insns, localInames, invariant, allInames: new Set(inames), sync: localInames.size > 0,
+    k, accesses, byName, insns, localInames, invariant, allInames: new Set(inames),
+    // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
+    sync: [...localInames].some((i) => (constRange(k, i)?.size ?? 2) > 1),
     deps: dependencyClosure(k.instructions), lidName: localIdNames(k, localInames), needsUniform: [],
   };
   return { nodes: walkBody(ctx, nodes, [], new Set()).nodes, needsUniform: ctx.needsUniform };
@@ -98,7 +103,7 @@ function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] 
     walkExpr(e, (n) => {
       if (n.kind === "var" && synced.has(n.name)) out.push({ insn, name: n.name, write: false, indices: [] });
       if (n.kind === "subscript" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: n.indices });
-      if (n.kind === "linear" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: undefined });
+      if (n.kind === "linear" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: undefined, linear: n.index });
     });
   if (insn.kind === "block") {
     // A block's subscripts are not analyzed: it touches the whole variable, from any cell.
@@ -116,7 +121,7 @@ function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] 
   if (lhs.kind === "linear") reads(lhs.index);
   const name = lhs.kind === "var" ? lhs.name : lhs.kind === "subscript" || lhs.kind === "linear" ? lhs.array : undefined;
   if (name !== undefined && synced.has(name)) {
-    out.push({ insn, name, write: true, indices: lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined });
+    out.push({ insn, name, write: true, indices: lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined, ...(lhs.kind === "linear" ? { linear: lhs.index } : {}) });
   }
   return out;
 }
@@ -206,9 +211,29 @@ function barrierNeedingDependency(ctx: Ctx, earlier: Instruction, later: Instruc
 function pairConflict(ctx: Ctx, earlier: Access, later: Access, fixed: ReadonlySet<string>, reverse: boolean): string | undefined {
   if (earlier.name !== later.name || (!earlier.write && !later.write)) return undefined;
   if (noSync(earlier.insn, later.insn)) return undefined;
+  // OKL's meaning (OCCA inserts no barrier): global memory between work-items of imported code is
+  // ordered by the author's @barrier only. Local memory still gets the barriers it needs.
+  if (earlier.insn.tags.includes(WRITE_RACE_OK) && later.insn.tags.includes(WRITE_RACE_OK) && memoryOf(ctx, earlier.name) === "global") return undefined;
   const why = barrierNeedingDependency(ctx, earlier.insn, later.insn, reverse);
-  if (why === undefined || sameWorkItem(ctx, earlier, later, fixed)) return undefined;
+  if (why === undefined || sameWorkItem(ctx, earlier, later, fixed) || neverAcrossWorkItems(ctx, earlier, later)) return undefined;
   return why;
+}
+
+/**
+ * Whether the two accesses provably never touch one cell from two work-items of one group: both
+ * run inside the same local inames, and pairs of their points in one group (equal g inames) with
+ * equal subscripts and different local ids do not exist (`out[[3*i]]` and `out[[3*i + 1]]` of a
+ * vector's components). Only then no barrier is needed between different cells.
+ */
+function neverAcrossWorkItems(ctx: Ctx, earlier: Access, later: Access): boolean {
+  const a = earlier.insn;
+  const b = later.insn;
+  const locals = a.withinInames.filter((i) => ctx.localInames.has(i));
+  if (locals.length === 0 || locals.some((i) => !b.withinInames.includes(i)) || b.withinInames.some((i) => ctx.localInames.has(i) && !locals.includes(i))) return false;
+  const groups = a.withinInames.filter((i) => ctx.k.inameTags[i]?.kind === "g" && b.withinInames.includes(i));
+  // Flat indices compare with flat indices only (one layout); per-axis subscripts with subscripts.
+  const flat = earlier.linear !== undefined && later.linear !== undefined;
+  return !mayMeetAcross(ctx.k, a, flat ? [earlier.linear!] : earlier.indices, b, flat ? [later.linear!] : later.indices, locals, groups);
 }
 
 function findConflict(

@@ -13,10 +13,10 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  exprEquals, exprToAff, findArg, freeVariables, globMatch, insnReads, insnStores, insnWrites, assigneeName, iterationDomain, walkExpr, WRITE_RACE_OK,
+  exprEquals, findArg, freeVariables, globMatch, insnReads, insnStores, insnWrites, assigneeName, walkExpr, WRITE_RACE_OK,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
-import { addConstraints, aff, affAdd, affSub, intersect, isEmpty, rename, type Aff } from "../poly/index.js";
+import { mayMeetAcross } from "./access-meet.js";
 import type { DeviceKernel, Schedule, ScheduleNode } from "./types.js";
 
 /** The ids of the instructions under `nodes`. */
@@ -93,27 +93,41 @@ function isGlobal(k: Kernel, name: string): boolean {
   return k.temporaries.some((t) => t.name === name && t.addressSpace === "global");
 }
 
-/** The subscripts with which `insn` reads (`write` false) or stores (`write` true) `name`; undefined for a whole-variable access. */
-function accessesOf(insn: Instruction, name: string, write: boolean): (readonly Expr[] | undefined)[] {
+/** How an access names its cell: per-axis subscripts, a flat index (`a[[…]]`), or unknown (a block's). */
+type Cells = { readonly indices: readonly Expr[] } | { readonly flat: Expr } | undefined;
+
+/** The cells with which `insn` reads (`write` false) or stores (`write` true) `name`. */
+function accessesOf(insn: Instruction, name: string, write: boolean): Cells[] {
   if (insn.kind === "block") return [undefined];
-  const out: (readonly Expr[] | undefined)[] = [];
+  const out: Cells[] = [];
+  const cellsOf = (n: Expr): Cells | null =>
+    n.kind === "subscript" && n.array === name ? { indices: n.indices }
+      : n.kind === "linear" && n.array === name ? { flat: n.index }
+        : n.kind === "var" && n.name === name ? { indices: [] } : null;
   const visit = (e: Expr) => walkExpr(e, (n) => {
-    if (n.kind === "subscript" && n.array === name) out.push(n.indices);
-    else if (n.kind === "linear" && n.array === name) out.push(undefined);
-    else if (n.kind === "var" && n.name === name) out.push([]);
+    const c = cellsOf(n);
+    if (c !== null) out.push(c);
   });
   if (write) {
-    for (const lhs of insnStores(insn)) if (assigneeName(lhs) === name) out.push(lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined);
+    for (const lhs of insnStores(insn)) if (assigneeName(lhs) === name) out.push(cellsOf(lhs) ?? undefined);
   } else if (insn.kind === "assign") {
     visit(insn.rhs);
     for (const p of insn.predicates) visit(p);
     // The store's own subscripts read too.
-    for (const lhs of insnStores(insn)) if (lhs.kind === "subscript") lhs.indices.forEach(visit);
+    for (const lhs of insnStores(insn)) {
+      if (lhs.kind === "subscript") lhs.indices.forEach(visit);
+      else if (lhs.kind === "linear") visit(lhs.index);
+    }
   }
   return out;
 }
 
-const TWIN = "__dep_twin";
+/** Two accesses' cells as comparable subscript lists (flat with flat, per-axis with per-axis), or undefined. */
+function comparable(a: Cells, b: Cells): [readonly Expr[], readonly Expr[]] | [undefined, undefined] {
+  if (a && b && "indices" in a && "indices" in b) return [a.indices, b.indices];
+  if (a && b && "flat" in a && "flat" in b) return [[a.flat], [b.flat]];
+  return [undefined, undefined];
+}
 
 /** Whether `x` lists `y` in `nosync=` for global (or any) scope, by id or glob. */
 function noSyncBetween(x: Instruction, y: Instruction): boolean {
@@ -131,45 +145,6 @@ function sameCellSameGroup(ia: readonly Expr[] | undefined, ib: readonly Expr[] 
   const used = new Set<string>();
   for (const e of ia) freeVariables(e, used);
   return axes.every((g) => used.has(g));
-}
-
-/**
- * Whether some instance of `a` (accessing `name` with `ia`) and some instance of `b` (with `ib`)
- * in different work-groups touch the same cell. Indices out of the affine model constrain nothing
- * (so they may meet), as do parameters that are not value arguments.
- */
-function meetAcrossGroups(
-  k: Kernel, a: Instruction, ia: readonly Expr[] | undefined, b: Instruction, ib: readonly Expr[] | undefined, axes: readonly string[], host: readonly string[],
-): boolean {
-  const values = new Set(k.args.filter((x) => x.kind === "value").map((x) => x.name));
-  const aSet = new Set(a.withinInames);
-  const bSet = new Set(b.withinInames);
-  const twin = (n: string) => (bSet.has(n) ? n + TWIN : n);
-  let da = iterationDomain(k, a.withinInames);
-  const db0 = iterationDomain(k, b.withinInames);
-  if ([...da.params, ...db0.params].some((p) => !values.has(p))) return true;
-  const renames: Record<string, string> = {};
-  for (const n of db0.dims) if (bSet.has(n)) renames[n] = twin(n);
-  const db = rename(db0, renames);
-  let pairs = intersect(da, db);
-  if (k.assumptions.constraints.length > 0) pairs = intersect(pairs, k.assumptions);
-  // One launch: the host loops' inames are the same at both ends.
-  const rows: { aff: Aff; eq: boolean }[] = host.filter((h) => aSet.has(h) && bSet.has(h)).map((h) => ({ aff: affSub(aff({ [h]: 1 }), aff({ [twin(h)]: 1 })), eq: true }));
-  if (ia && ib && ia.length === ib.length) {
-    ia.forEach((e, x) => {
-      const fa = exprToAff(e, (n) => aSet.has(n) || values.has(n));
-      const fb = exprToAff(ib[x]!, (n) => bSet.has(n) || values.has(n));
-      if (!fa || !fb) return;
-      const fbT: Aff = { terms: Object.fromEntries(Object.entries(fb.terms).map(([n, c]) => [twin(n), c])), constant: fb.constant };
-      rows.push({ aff: affSub(fa, fbT), eq: true });
-    });
-  }
-  da = addConstraints(pairs, rows);
-  // Different groups: some shared g iname differs (either way).
-  return axes.some((g) => {
-    const apart = (sign: 1 | -1) => ({ aff: affAdd(affSub(aff({ [twin(g)]: sign }), aff({ [g]: sign })), aff({}, -1)), eq: false });
-    return !isEmpty(addConstraints(da, [apart(1)])) || !isEmpty(addConstraints(da, [apart(-1)]));
-  });
 }
 
 /**
@@ -201,7 +176,8 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
             const otherAccesses = [...accessesOf(other, name, false), ...accessesOf(other, name, true)];
             for (const iw of accessesOf(writer, name, true)) {
               for (const io of otherAccesses) {
-                if (sameCellSameGroup(iw, io, axes) || !meetAcrossGroups(k, writer, iw, other, io, axes, dk.hostInames ?? [])) continue;
+                const [cw, co] = comparable(iw, io);
+                if (sameCellSameGroup(cw, co, axes) || !mayMeetAcross(k, writer, cw, other, co, axes, dk.hostInames ?? [])) continue;
                 throw new ScheduleError(
                   `instruction "${b.id}" depends on instruction "${a.id}" through global ${findArg(k, name) ? "array" : "temporary"} "${name}", ` +
                   `but they may touch the same cell from different work-groups (along ${axes.map((g) => `"${g}"`).join(", ")}) within device kernel "${dk.name}": ` +
