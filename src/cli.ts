@@ -9,7 +9,7 @@
  * followed by the source line and a caret.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { generateCode, LoomError, normalizeOkl, OklError, parseOkl, TARGET_NAMES, type TargetName } from "./index.js";
+import { BUILT_TARGETS, generateCode, LoomError, normalizeOkl, OklError, parseOkl, TARGET_NAMES, type TargetName } from "./index.js";
 
 export interface CliIo {
   readonly out: (text: string) => void;
@@ -21,7 +21,7 @@ const USAGE = `usage:
              [--kernel-names occa|loom]   (OpenCL/CUDA device kernels: _occa_NAME_K, the default, or NAME, NAME_0, …)
   loom check FILE.okl [-D NAME=VALUE]... [-I DIR]...
   loom normalize FILE.okl [-o OUT]
-targets: ${TARGET_NAMES.join(", ")}`;
+targets: ${BUILT_TARGETS.join(", ")} (planned: ${TARGET_NAMES.filter((t) => !BUILT_TARGETS.includes(t)).join(", ")})`;
 
 class UsageError extends Error {}
 
@@ -72,7 +72,10 @@ function parseArgs(argv: readonly string[]): Parsed {
   if (p.file === "") throw new UsageError(`${command}: missing FILE`);
   if (command === "lower") {
     if (!p.target) throw new UsageError("lower: missing --target");
-    if (!(TARGET_NAMES as readonly string[]).includes(p.target)) throw new UsageError(`unknown target "${p.target}"; targets are ${TARGET_NAMES.join(", ")}`);
+    if (!(BUILT_TARGETS as readonly string[]).includes(p.target)) {
+      const planned = (TARGET_NAMES as readonly string[]).includes(p.target) ? ` ("${p.target}" is planned, not built yet)` : "";
+      throw new UsageError(`unknown target "${p.target}"${planned}; targets are ${BUILT_TARGETS.join(", ")}`);
+    }
   }
   return p;
 }

@@ -26,6 +26,14 @@ const ADD = `@kernel void addVectors(const int entries, const float *a, const fl
 `;
 
 describe("loom", () => {
+  it("help lists the targets that are built, and a planned one is refused as planned", () => {
+    const help = cli("--help");
+    expect(help.out + help.err).toMatch(/targets: c, openmp, opencl, cuda, okl, js \(planned: hip, /);
+    const r = cli("lower", file("add-hip.okl", ADD), "--target", "hip", "-D", "BS=16");
+    expect(r.status).not.toBe(0);
+    expect(r.err).toMatch(/unknown target "hip" \("hip" is planned, not built yet\); targets are c, openmp, opencl, cuda, okl, js/);
+  });
+
   it("lower --target opencl with -D", () => {
     const r = cli("lower", file("add.okl", ADD), "--target", "opencl", "-D", "BS=16");
     expect(r.err).toBe("");
