@@ -95,13 +95,15 @@ export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl
 
 /**
  * `generateCode`, with the schedule the code was generated from (for CPU targets, after the CPU
- * lowering): runtimes size global temporaries and launches from it.
+ * lowering): runtimes size global temporaries and launches from it; and the lowered kernels (the
+ * AST the code was printed from), whose index arithmetic runtimes check.
  */
-export function generateCodeAndSchedule(k: Kernel, target: TargetName, opts: GenerateOptions = {}): { code: GeneratedCode; schedule: Schedule } {
+export function generateCodeAndSchedule(k: Kernel, target: TargetName, opts: GenerateOptions = {}): { code: GeneratedCode; schedule: Schedule; lowered: LoweredKernel[] } {
   const t = targetOf(target);
   const s = scheduleForTarget(k, target, opts);
   const names = NameAllocator.forKernel(s.kernel, target);
-  return { code: withHostCode(t.render(lowerSchedule(s, t.lowerOptions, names), names), s, target), schedule: s };
+  const lowered = lowerSchedule(s, t.lowerOptions, names);
+  return { code: withHostCode(t.render(lowered, names), s, target), schedule: s, lowered };
 }
 
 /** Code for a schedule made elsewhere (tests, tools): no scheduling passes, no CPU lowering. */

@@ -13,6 +13,7 @@ import {
   type DeviceArg, type DeviceBuffer, type DeviceContext, type DeviceProgram, type NativeLibrary, type ScalarKind,
 } from "../../native/index.js";
 import { generateCodeAndSchedule, type GeneratedCode } from "../../codegen/index.js";
+import type { LoweredKernel } from "../../codegen/lower.js";
 import { C_TYPES } from "../../codegen/targets/cfamily.js";
 import { BackendUnavailableError, CodegenError, ExecutionError, LoomError } from "../errors.js";
 import { findArg, findTemporary, INDEX_DTYPE, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
@@ -20,6 +21,7 @@ import type { DeviceKernel, Schedule } from "../schedule/index.js";
 import { allocStorage, evalSizeExpr, layoutOf, prepareArgs, showBytes, type ArgValue, type ArrayStorage, type PreparedRun } from "./args.js";
 import { checkBounds, type ArrayExtents } from "./bounds.js";
 import { forEachLaunch } from "./host-program.js";
+import { checkIndexRange } from "./index-range.js";
 import { loadKernels, type CompilerOptions } from "./native-compile.js";
 
 /** Options of the native backends (all optional). */
@@ -61,7 +63,7 @@ interface Plan {
   readonly objects: Map<string, Promise<NativeLibrary>>;
   readonly code: GeneratedCode;
   readonly schedule: Schedule;
-  readonly kernels: readonly { readonly info: GeneratedCode["kernels"][number]; readonly dk: DeviceKernel }[];
+  readonly kernels: readonly { readonly info: GeneratedCode["kernels"][number]; readonly dk: DeviceKernel; readonly lowered: LoweredKernel }[];
 }
 
 const plans = new WeakMap<Kernel, Map<string, Plan>>();
@@ -73,12 +75,12 @@ function planFor(original: Kernel, typed: Kernel, target: "c" | "openmp" | "open
   if (!perKernel) plans.set(original, (perKernel = new Map()));
   let p = perKernel.get(key);
   if (!p) {
-    const { code, schedule: s } = generateCodeAndSchedule(typed, target);
+    const { code, schedule: s, lowered } = generateCodeAndSchedule(typed, target);
     // One generated kernel per device kernel, in order; the printed name may differ (a reserved word renamed).
     if (code.kernels.length !== s.deviceKernels.length) {
       throw new CodegenError(`internal: ${code.kernels.length} generated kernels for ${s.deviceKernels.length} device kernels of "${typed.name}"`);
     }
-    const kernels = code.kernels.map((info, x) => ({ info, dk: s.deviceKernels[x]! }));
+    const kernels = code.kernels.map((info, x) => ({ info, dk: s.deviceKernels[x]!, lowered: lowered[x]! }));
     p = { objects: new Map(), code, schedule: s, kernels };
     perKernel.set(key, p);
   }
@@ -126,6 +128,19 @@ function proveBounds(plan: Plan, prep: PreparedRun, storage: ReadonlyMap<string,
     if (layout) arrays.set(t.name, { extents: layout.extents, size: layout.size });
   }
   checkBounds(k, prep.values, arrays);
+}
+
+/**
+ * Prove that the generated code's 32-bit index arithmetic (loop bounds and counters, guards,
+ * subscripts, hardware ids) stays within int32 for this run's parameters, on every launch
+ * (index-range.ts); always on, as a value leaving int32 gives wrong results silently.
+ */
+function proveIndexRange(plan: Plan, prep: PreparedRun): void {
+  const params = paramsOf(prep);
+  forEachLaunch(plan.schedule, params, (x, host) => {
+    const { info, lowered } = plan.kernels[x]!;
+    checkIndexRange(lowered, new Map([...params, ...host]), info.name);
+  });
 }
 
 /** Work-groups and work-items of a device kernel for this run's parameters. */
@@ -208,6 +223,7 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
   const plan = planFor(k, prep.kernel, backend);
   const storage = storageFor(plan, prep);
   proveBounds(plan, prep, storage, opts);
+  proveIndexRange(plan, prep);
   const entries = entryNames(plan);
   const optsKey = JSON.stringify([opts.cc, opts.flags, opts.libs]);
   let loading = plan.objects.get(optsKey);
@@ -317,6 +333,7 @@ async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<str
   const plan = planFor(k, prep.kernel, rt.name);
   const storage = storageFor(plan, prep);
   proveBounds(plan, prep, storage, opts);
+  proveIndexRange(plan, prep);
   checkDeviceMemory(rt, ctx, storage);
   const program = programFor(rt, ctx, plan.code.deviceCode, `${rt.name} code of kernel "${k.name}"`);
   const params = paramsOf(prep);
