@@ -123,20 +123,24 @@ export function lowerIndex(e: Expr, s: ExprScope, what: string): Ex {
   return isWideInt(t) ? { k: "cast", to: "int32", from: t, e: ex } : ex;
 }
 
-/** Size and stride expressions (integers, parameters, `+ - *`, `//`) as exact index arithmetic. */
-export function sizeEx(e: Expr, name: (n: string) => Ex): Ex {
+/**
+ * Size and stride expressions (integers, parameters, `+ - *`, `//`) as exact index arithmetic.
+ * `signed`: the value may be negative (a hardware axis's base, `m // 3` for `m <= i`), so `//`
+ * floors with loopy's helper instead of C's truncating division.
+ */
+export function sizeEx(e: Expr, name: (n: string) => Ex, signed = false): Ex {
   switch (e.kind) {
     case "const": return ilit(e.value);
     case "var": return name(e.name);
-    case "neg": return ibin("-", ilit(0), sizeEx(e.operand, name));
+    case "neg": return ibin("-", ilit(0), sizeEx(e.operand, name, signed));
     case "arith":
-      if (e.op === "+" || e.op === "-" || e.op === "*") return ibin(e.op, sizeEx(e.left, name), sizeEx(e.right, name));
+      if (e.op === "+" || e.op === "-" || e.op === "*") return ibin(e.op, sizeEx(e.left, name, signed), sizeEx(e.right, name, signed));
       // Sizes and strides are non-negative: plain C division floors them.
-      if (e.op === "//" || e.op === "/") return { k: "bin", op: "//", l: sizeEx(e.left, name), r: sizeEx(e.right, name), dtype: "idx", nonneg: true };
+      if (e.op === "//" || e.op === "/") return { k: "bin", op: "//", l: sizeEx(e.left, name, signed), r: sizeEx(e.right, name, signed), dtype: "idx", nonneg: !signed };
       break;
     case "call":
       if ((e.fn === "min" || e.fn === "max") && e.args.length >= 2) {
-        return e.args.map((a) => sizeEx(a, name)).reduce((acc, a) => ({ k: "bin", op: e.fn as "min" | "max", l: acc, r: a, dtype: "idx" }));
+        return e.args.map((a) => sizeEx(a, name, signed)).reduce((acc, a) => ({ k: "bin", op: e.fn as "min" | "max", l: acc, r: a, dtype: "idx" }));
       }
       break;
     default: break;

@@ -66,7 +66,8 @@ export class DeviceKernelLowering implements KernelHost {
     for (const ax of [...dk.groupAxes, ...dk.localAxes]) {
       for (const iname of [ax.iname, ...this.axisSharers(ax)]) {
         const a = { ...ax, iname };
-        const base = sizeEx(a.base, (n) => evar(n));
+        // A base may be negative (`m // 3` for `m <= i`): its division floors.
+        const base = sizeEx(a.base, (n) => evar(n), true);
         this.subst.set(iname, ibin("+", base, { k: "hw", tag: a.tag, axis: a.axis }));
         known.push(iname);
         ranges.push(...axisRows(a, a.iname));

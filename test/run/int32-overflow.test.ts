@@ -3,6 +3,7 @@
  * int. With parameters near the int32 limits a bound such as `(n + 2)/2` overflowed and native
  * runs returned zeros. Now a run whose index arithmetic can leave int32 is refused (an
  * ExecutionError naming the parameter and the expression); every other run equals the interpreter.
+ * Also: a hardware axis's base (`m // 3` for `m <= i`) floors for negative m on opencl.
  */
 import { describe, expect, it } from "vitest";
 import { makeKernel } from "../../src/parse/index.js";
@@ -101,6 +102,14 @@ describe.each(BACKENDS)("int32 index arithmetic on %s", (backend) => {
       expect(Array.from(got.out as Float32Array), `m=${m}`).toEqual([3, 5, 7, 9, 11]);
     }
     expect(ran).toBeGreaterThanOrEqual(3);
+  });
+
+  it.skipIf(skip)("a split tagged g.0/l.0 over a domain from a negative m starts its groups at floor(m/3), not C's truncated m/3 (found by the int32 law)", async () => {
+    const k = splitIname(offsetKernel(3), "i", 3, { outerTag: "g.0", innerTag: "l.0" });
+    for (const m of [-5, -1, -3, MIN + 40, 4]) {
+      const got = await run(k, { a: a3(), m }, { backend });
+      expect(Array.from(got.out as Float32Array), `m=${m}`).toEqual([3, 5, 7]);
+    }
   });
 
   it.skipIf(skip)("a 2-D index n*i + j: a loop that never runs is not refused, whatever n", async () => {
