@@ -46,34 +46,43 @@ function note(what: string, e: Ex, r: Range | undefined): void {
   if (r && (r[0] < INT_MIN || r[1] > INT_MAX)) throw new Found({ what, expr: e, range: r });
 }
 
-/** The range of `e` in `env` (undefined: unknown), checking every index node inside it. */
-function rangeOf(e: Ex, env: Env): Range | undefined {
+/**
+ * The range of `e` in `env` (undefined: unknown), checking every index node inside it. `index`:
+ * `e` is a subscript or bound, whose int32 arithmetic is index arithmetic too (values of
+ * instructions keep their own int32 meaning, wrapping as the interpreter wraps).
+ */
+function rangeOf(e: Ex, env: Env, index = false): Range | undefined {
+  const checked = (d: string) => d === "idx" || (index && d === "int32");
   switch (e.k) {
     case "var": return env.get(e.name);
     case "hw": return env.get(`hw:${e.tag}${e.axis}`);
-    case "lit": return [e.value, e.value];
+    case "lit": {
+      const r: Range = [e.value, e.value];
+      if (checked(e.dtype)) note("an index constant", e, r);
+      return r;
+    }
     case "neg": {
-      const r = rangeOf(e.e, env);
+      const r = rangeOf(e.e, env, index);
       const out: Range | undefined = r && [-r[1], -r[0]];
-      if (e.dtype === "idx") note("an index", e, out);
+      if (checked(e.dtype)) note("an index", e, out);
       return out;
     }
-    case "bitnot": rangeOf(e.e, env); return undefined;
-    case "not": rangeOf(e.e, env); return [0, 1];
-    case "call": e.args.forEach((a) => rangeOf(a, env)); return undefined;
-    case "load": note("a subscript", e.index, rangeOf(e.index, env)); return undefined;
-    case "cast": return rangeOf(e.e, env);
+    case "bitnot": rangeOf(e.e, env, index); return undefined;
+    case "not": rangeOf(e.e, env, index); return [0, 1];
+    case "call": e.args.forEach((a) => rangeOf(a, env, index)); return undefined;
+    case "load": note("a subscript", e.index, rangeOf(e.index, env, true)); return undefined;
+    case "cast": return rangeOf(e.e, env, index);
     case "cond": {
-      rangeOf(e.c, env);
-      const t = rangeOf(e.t, env);
-      const f = rangeOf(e.f, env);
+      rangeOf(e.c, env, index);
+      const t = rangeOf(e.t, env, index);
+      const f = rangeOf(e.f, env, index);
       return t && f ? [Math.min(t[0], f[0]), Math.max(t[1], f[1])] : undefined;
     }
     case "bin": {
-      const l = rangeOf(e.l, env);
-      const r = rangeOf(e.r, env);
+      const l = rangeOf(e.l, env, index);
+      const r = rangeOf(e.r, env, index);
       const out = l && r ? binRange(e.op, l, r) : undefined;
-      if (e.dtype === "idx") note("an index", e, out);
+      if (checked(e.dtype)) note("an index", e, out);
       return out;
     }
     default: return undefined;
@@ -123,8 +132,8 @@ function checkStmt(s: Stmt, env: Map<string, Range>, assigned: ReadonlySet<strin
       return;
     }
     case "for": {
-      const lo = rangeOf(s.lo, env);
-      const hi = rangeOf(s.hi, env);
+      const lo = rangeOf(s.lo, env, true);
+      const hi = rangeOf(s.hi, env, true);
       note(`the lower bound of loop "${s.v}"`, s.lo, lo);
       note(`the upper bound of loop "${s.v}"`, s.hi, hi);
       const inner = new Map(env);
@@ -153,7 +162,7 @@ function checkStmt(s: Stmt, env: Map<string, Range>, assigned: ReadonlySet<strin
       return;
     }
     case "assign":
-      if (s.index) note("a subscript", s.index, rangeOf(s.index, env));
+      if (s.index) note("a subscript", s.index, rangeOf(s.index, env, true));
       rangeOf(s.rhs, env);
       return;
     default: return;
@@ -190,7 +199,7 @@ export function checkIndexRange(kernel: LoweredKernel, values: ReadonlyMap<strin
     // Hardware ids range over the launch; a launch of no groups or no work-items runs nothing.
     let runs = true;
     const sizes = (list: readonly (number | Ex)[], tag: "g" | "l") => list.forEach((x, axis) => {
-      const r: Range | undefined = typeof x === "number" ? [x, x] : rangeOf(x, env);
+      const r: Range | undefined = typeof x === "number" ? [x, x] : rangeOf(x, env, true);
       if (typeof x !== "number") note(`the ${tag === "g" ? "group count" : "work-group size"} of axis ${axis}`, x, r);
       if (r && r[1] <= 0) runs = false;
       if (r) env.set(`hw:${tag}${axis}`, [0, r[1] - 1]);
@@ -204,7 +213,7 @@ export function checkIndexRange(kernel: LoweredKernel, values: ReadonlyMap<strin
     const { what, expr, range } = e.o;
     const shown = [...values].map(([n, v]) => `${n}=${v}`).join(", ") || "these arguments";
     throw new ExecutionError(`native code of kernel "${kernelName}" computes indices in 32-bit int, but for ${shown} ${what}, ` +
-      `${showIndex(expr)}, can reach ${range[1] > INT_MAX ? range[1] : range[0]}, outside int32 (${INT_MIN}…${INT_MAX}); native code was not run. ` +
+      `${showIndex(expr)}, may reach ${range[1] > INT_MAX ? range[1] : range[0]}, outside int32 (${INT_MIN}…${INT_MAX}); native code was not run. ` +
       "Accepted: parameter values for which every loop bound, subscript and index stays within int32 " +
       `(${range[1] > INT_MAX ? "smaller" : "larger"} values of ${[...values.keys()].join(", ") || "the parameters"}); or run it on the interp or js backend, whose index arithmetic is exact`);
   }

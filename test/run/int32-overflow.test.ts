@@ -112,6 +112,17 @@ describe.each(BACKENDS)("int32 index arithmetic on %s", (backend) => {
     }
   });
 
+  it.skipIf(skip)("a flat subscript m*i + j whose product leaves int32 is refused naming the product; small m runs", async () => {
+    const k = makeKernel("{[i,j]: 0 <= i < 3 and 0 <= j < 2}", "out[i, j] = a[[m*i + j - m*i + 2*i]]", ["a, out: float32[3, 2]", "m: int32"], { name: "flat" });
+    const a = Float32Array.from([1, 2, 3, 4, 5, 6]);
+    for (const m of [2 ** 30, MAX, MIN]) {
+      const err = await outcome(k, { a, m }, backend);
+      expect(err, `m=${m}`).toBeInstanceOf(ExecutionError);
+      expect((err as Error).message).toContain("(m * i)");
+    }
+    expect(Array.from((await run(k, { a, m: 7 }, { backend })).out as Float32Array)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
   it.skipIf(skip)("a 2-D index n*i + j: a loop that never runs is not refused, whatever n", async () => {
     const k = twoD();
     for (const n of [MAX, 0, 1]) {

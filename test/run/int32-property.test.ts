@@ -1,6 +1,7 @@
 /**
  * The law of issue 16 point 8 on the native backends: for random small kernels over offset
- * domains (1-D and 2-D, split or not, hardware-tagged or not) and offsets drawn near the int32
+ * domains (1-D and 2-D, split or not, hardware-tagged or not) or with a flat subscript
+ * `m*i + j - m*i + 2*i` (index arithmetic of a parameter stride), and values drawn near the int32
  * limits, each native backend either computes what the interpreter computes or refuses with a
  * LoomError, never a silently wrong result. Both outcomes must occur: the law is not vacuous.
  */
@@ -26,14 +27,15 @@ const nearLimits = fc.oneof(
 );
 
 interface Shape {
-  readonly twoD: boolean;
+  /** 1-D or 2-D offset domain, or a flat subscript `s*i + j - s*i` with a stride parameter s. */
+  readonly form: "1d" | "2d" | "stride";
   readonly len: number;
   readonly split: number;
   readonly tagged: boolean;
 }
 
 const genShape: fc.Arbitrary<Shape> = fc.record({
-  twoD: fc.boolean(),
+  form: fc.constantFrom("1d", "2d", "stride"),
   len: fc.constantFrom(3, 4),
   split: fc.constantFrom(1, 2, 3, 4),
   tagged: fc.boolean(),
@@ -41,15 +43,18 @@ const genShape: fc.Arbitrary<Shape> = fc.record({
 
 const kernels = new Map<string, Kernel>();
 
-/** `out[i - m(, j - p)] = 2*a[…] + 1` over `m <= i < m + len (and p <= j < p + 2)`, split and tagged. */
+/** `out[i - m(, j - p)] = 2*a[…] + 1` over `m <= i < m + len (and p <= j < p + 2)`, or the stride form; split and tagged. */
 function kernelOf(s: Shape): Kernel {
   const key = JSON.stringify(s);
   let k = kernels.get(key);
   if (k) return k;
-  k = s.twoD
+  k = s.form === "2d"
     ? makeKernel(`{[i,j]: m <= i < m + ${s.len} and p <= j < p + 2}`, "out[i - m, j - p] = 2*a[i - m, j - p] + 1",
       [`a, out: float32[${s.len}, 2]`, "m, p: int32"], { name: "off2" })
-    : makeKernel(`{[i]: m <= i < m + ${s.len}}`, "out[i - m] = 2*a[i - m] + 1", [`a, out: float32[${s.len}]`, "m: int32"], { name: "off1" });
+    : s.form === "stride"
+      ? makeKernel(`{[i,j]: 0 <= i < ${s.len} and 0 <= j < 2}`, "out[i, j] = 2*a[[m*i + j - m*i + 2*i]] + p",
+        [`a, out: float32[${s.len}, 2]`, "m, p: int32"], { name: "stride" })
+      : makeKernel(`{[i]: m <= i < m + ${s.len}}`, "out[i - m] = 2*a[i - m] + 1", [`a, out: float32[${s.len}]`, "m: int32"], { name: "off1" });
   if (s.split > 1) k = splitIname(k, "i", s.split, s.tagged ? { outerTag: "g.0", innerTag: "l.0" } : {});
   kernels.set(key, k);
   return k;
@@ -63,8 +68,8 @@ describe.each(BACKENDS)("int32 law on %s", (backend) => {
     let refused = 0;
     await fc.assert(fc.asyncProperty(genShape, nearLimits, nearLimits, async (s, m, p) => {
       const k = kernelOf(s);
-      const a = Float32Array.from({ length: s.len * (s.twoD ? 2 : 1) }, (_, x) => x - 2);
-      const args: Record<string, Float32Array | number> = s.twoD ? { a, m, p } : { a, m };
+      const a = Float32Array.from({ length: s.len * (s.form === "1d" ? 1 : 2) }, (_, x) => x - 2);
+      const args: Record<string, Float32Array | number> = s.form === "1d" ? { a, m } : { a, m, p };
       const ref = await run(k, args);
       try {
         const got = await run(k, args, { backend });
