@@ -13,7 +13,7 @@ import { splitIname } from "../../transforms/index.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { nativeAvailable, type NativeBackend } from "./native-helpers.js";
 
-const BACKENDS: NativeBackend[] = ["c", "openmp", "opencl"];
+const BACKENDS: NativeBackend[] = ["c", "openmp", "opencl", "cuda"];
 const MAX = 2 ** 31 - 1;
 const MIN = -(2 ** 31);
 

@@ -3,7 +3,8 @@
  * domains (1-D and 2-D, split or not, hardware-tagged or not) or with a flat subscript
  * `m*i + j - m*i + 2*i` (index arithmetic of a parameter stride), and values drawn near the int32
  * limits, each native backend either computes what the interpreter computes or refuses with a
- * LoomError, never a silently wrong result. Both outcomes must occur: the law is not vacuous.
+ * LoomError, never a silently wrong result (c, openmp, opencl; cuda where a GPU exists). Both
+ * outcomes must occur: the law is not vacuous.
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -15,7 +16,7 @@ import type { Kernel } from "../../src/ir/index.js";
 import { nativeAvailable, type NativeBackend } from "./native-helpers.js";
 
 const RUNS = Number(process.env.LOOM_NATIVE_RUNS ?? 40);
-const BACKENDS: NativeBackend[] = ["c", "openmp", "opencl"];
+const BACKENDS: NativeBackend[] = ["c", "openmp", "opencl", "cuda"];
 const MAX = 2 ** 31 - 1;
 const MIN = -(2 ** 31);
 
