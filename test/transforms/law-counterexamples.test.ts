@@ -75,3 +75,26 @@ describe("known bug: duplicateInames of an instruction between a temporary's wri
     expect([...(await run(d, { a, n: 3 })).out as Float64Array]).toEqual([30, 60, 90]);
   });
 });
+
+describe("known bug, the other way round: duplicateInames of a temporary's writer and reader, not the instruction between", () => {
+  const rotate = makeKernel("{[i]: 0<=i<n}", "for i\n <float64> tmp = a[i] {id=maketmp}\n ... gbarrier {id=gb, dep=maketmp}\n out[(i+1) % n] = tmp {id=rotate, dep=gb}\nend",
+    ["a, out: float64[n]", "n: int32"], { name: "saveRotate" });
+  // The law's counterexample (seed 2, 1000 runs): each out[(i+1) % n] should be a[i].
+  const t = () => saveAndReloadTemporaries(applyPipeline(rotate, [{ op: "duplicateInames", args: ["i", "id:maketmp or id:rotate", "i_d8"] }]));
+
+  it("the law's filter sees it, and every out cell gets the last a", async () => {
+    expect(duplicateSplitsLiveTemporary(applyPipeline(rotate, [{ op: "duplicateInames", args: ["i", "id:maketmp or id:rotate", "i_d8"] }]))).toBe(true);
+    expect([...(await run(t(), { a: Float64Array.from([10, 20, 30]), n: 3 })).out as Float64Array]).toEqual([30, 30, 30]);
+  });
+
+  it.fails("keeps the meaning or is refused (expected to fail until duplicateInames handles it)", async () => {
+    let k;
+    try {
+      k = t();
+    } catch (e) {
+      expect(e).toBeInstanceOf(TransformError);
+      return;
+    }
+    expect([...(await run(k, { a: Float64Array.from([10, 20, 30]), n: 3 })).out as Float64Array]).toEqual([30, 10, 20]);
+  });
+});
