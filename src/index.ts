@@ -36,4 +36,6 @@ export * from "./planned.js";
 export { parseOkl } from "./okl/parse-okl.js";
 export { normalizeOkl } from "./okl/index.js";
 export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
-export type { TuningRecord } from "./tune/types.js";
+// Autotuning
+export { autotune, readTuningLog, TuningError } from "./tune/index.js";
+export type { TuningRecord, TuningStatus, TuningPoint, AutotuneOptions, AutotuneResult } from "./tune/index.js";

@@ -13,6 +13,5 @@ function planned(name: string, feature: string): AnyFn {
   };
 }
 
-export const autotune = planned("autotune", "autotuning");
 export const getOpMap = planned("getOpMap", "kernel statistics");
 export const getMemAccessMap = planned("getMemAccessMap", "kernel statistics");

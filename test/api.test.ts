@@ -19,9 +19,11 @@ const BUILT = [
   "split", "join", "tag", "prioritize", "prefetch", "pipeline", "toJSON", "fromJSON", "describe",
   // OKL
   "parseOkl", "normalizeOkl",
+  // tuning
+  "autotune", "readTuningLog",
 ] as const;
 
-const PLANNED = ["autotune", "getOpMap", "getMemAccessMap"] as const;
+const PLANNED = ["getOpMap", "getMemAccessMap"] as const;
 
 const ERRORS = [
   "LoomError", "ParseError", "OklError", "TransformError", "ScheduleError", "CodegenError",

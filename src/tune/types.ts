@@ -1,12 +1,47 @@
-/** One measured variant of an autotuning sweep (API.md, "Tuning and statistics"). */
+/** One measured variant of an autotuning sweep (API.md, "Tuning"). */
+export type TuningStatus = "ok" | "invalid" | "wrong" | "failed";
+
+/** A point of the search space: one value per space parameter. */
+export type TuningPoint = Readonly<Record<string, number | string>>;
+
+/** Where a record was measured: the CPU model and a hostname-independent id of the machine. */
+export interface MachineInfo {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly platform: string;
+  readonly arch: string;
+  /** A hash of cpu, cores, platform and arch: equal on two identical machines, whatever their names. */
+  readonly id: string;
+}
+
 export interface TuningRecord {
-  readonly point: Readonly<Record<string, number | string>>;
-  /** The pipeline that built the variant, in its JSON form, so the exact schedule can be replayed. */
-  readonly pipeline: unknown;
+  readonly point: TuningPoint;
+  /** The pipeline that built the variant, in its JSON form (replay with `fromJSON`); absent when `build` returned a kernel. */
+  readonly pipeline?: unknown;
+  /** `ok === (status === "ok")`. */
+  readonly ok: boolean;
+  /** ok: matched the reference and timed; invalid: a LoomError refused it; wrong: differed from the reference; failed: any other error. */
+  readonly status: TuningStatus;
+  /** `repeats` kernel times in milliseconds (empty unless ok). */
   readonly times: readonly number[];
+  /** Median of `times` (NaN, stored as null in the log, unless ok). */
   readonly medianMs: number;
+  /** Smallest of `times`. */
+  readonly minMs?: number;
   readonly gflops?: number;
   readonly gbps?: number;
-  readonly ok: boolean;
+  /** The error message (invalid, failed) or a summary of the mismatches (wrong). */
   readonly error?: string;
+  /** The first differences against the reference (wrong). */
+  readonly mismatches?: readonly string[];
+  readonly backend?: string;
+  /** The parameters the variant was timed with. */
+  readonly params?: Readonly<Record<string, number>>;
+  /** Name and content hash of the untransformed kernel the sweep tuned. */
+  readonly kernel?: { readonly name: string; readonly hash: string };
+  readonly machine?: MachineInfo;
+  /** The C compiler and flags (native c/openmp backends). */
+  readonly compiler?: string;
+  /** Loom's version (package.json). */
+  readonly loomVersion?: string;
 }

@@ -1,0 +1,172 @@
+/**
+ * `autotune`: sweep a space of transformation choices, check every variant against the
+ * untransformed kernel, time the correct ones, log every record, and return the fastest.
+ */
+import { createHash } from "node:crypto";
+import { BackendUnavailableError, LoomError } from "../errors.js";
+import { show, type Kernel } from "../ir/index.js";
+import { defaultCompiler } from "../run/native-compile.js";
+import { backendAvailability } from "../run/native.js";
+import { getBackend, type BackendName } from "../run/run.js";
+import { appendRecord, loadLog, loomVersion, machineInfo } from "./log.js";
+import { measureVariant, type Build, type VariantContext } from "./measure.js";
+import { checkRestrictions, checkSpace, enumeratePoints, pointKey, shown, testParams, type Restriction } from "./space.js";
+import { getStrategy } from "./strategies.js";
+import type { TuningPoint, TuningRecord } from "./types.js";
+
+export interface AutotuneOptions {
+  readonly space: Readonly<Record<string, readonly (number | string)[]>>;
+  readonly build: Build;
+  /** Values of the kernel's parameters for timing. */
+  readonly params: Readonly<Record<string, number>>;
+  /** Default "js". */
+  readonly backend?: BackendName;
+  /** Timed runs per variant after one warm-up; default 5. */
+  readonly repeats?: number;
+  /** "exhaustive" (default), "random" or "genetic". */
+  readonly strategy?: string;
+  readonly budget?: { readonly variants?: number; readonly seconds?: number };
+  readonly restrictions?: readonly Restriction[];
+  /** A JSON-lines file: records are appended; an existing one resumes the sweep. */
+  readonly log?: string;
+  /** Seed of the random and genetic strategies; default 0. */
+  readonly seed?: number;
+  readonly onProgress?: (done: number, total: number, best?: TuningRecord) => void;
+  readonly signal?: AbortSignal;
+  readonly executor?: "local" | { readonly queue: { readonly connection: string; readonly name?: string } };
+  /** Parameters of the correctness check; default each parameter min(value, 13). */
+  readonly testParams?: Readonly<Record<string, number>>;
+}
+
+export interface AutotuneResult {
+  readonly best: TuningRecord;
+  readonly records: TuningRecord[];
+  /** What the sweep noticed but forgave (a torn last line in the log). */
+  readonly warnings: string[];
+}
+
+/** No variant of a sweep was ok: `records` holds every record, with its status and error. */
+export class TuningError extends LoomError {
+  readonly records: TuningRecord[];
+  constructor(message: string, records: TuningRecord[]) {
+    super(message);
+    this.records = records;
+  }
+}
+
+function fail(what: string): never {
+  throw new LoomError(`autotune: ${what}`);
+}
+
+function checkOptions(k: Kernel, o: AutotuneOptions) {
+  if (o === null || typeof o !== "object") fail(`options must be an object { space, build, params, … }; got ${shown(o)}`);
+  if (k === null || typeof k !== "object" || !Array.isArray(k.instructions)) fail(`the first argument must be a kernel; got ${shown(k)}`);
+  const space = checkSpace(o.space);
+  if (typeof o.build !== "function") fail(`build must be a function (kernel, point) => kernel or step; got ${shown(o.build)}`);
+  const params = o.params ?? {};
+  if (params === null || typeof params !== "object" || Array.isArray(params) || Object.values(params).some((v) => typeof v !== "number" || !Number.isFinite(v))) {
+    fail(`params must be an object of numbers such as { n: 256 }; got ${shown(o.params)}`);
+  }
+  const backend = (o.backend ?? "js") as BackendName;
+  getBackend(backend);
+  if (backend === "c" || backend === "openmp" || backend === "opencl" || backend === "cuda") {
+    const a = backendAvailability(backend);
+    if (!a.available) throw new BackendUnavailableError(`autotune: backend "${backend}" is not available here: ${a.reason}`);
+  }
+  if (o.executor !== undefined && o.executor !== "local") {
+    if (o.executor !== null && typeof o.executor === "object" && "queue" in o.executor) {
+      fail("the queue executor (BullMQ on Redis) is not built yet in this version of Loom; use executor \"local\"");
+    }
+    fail(`executor must be "local" or { queue: { connection } }; got ${shown(o.executor)}`);
+  }
+  const repeats = o.repeats ?? 5;
+  if (!Number.isInteger(repeats) || repeats < 1) fail(`repeats must be a positive integer; got ${shown(o.repeats)}`);
+  const budget = o.budget ?? {};
+  if (budget === null || typeof budget !== "object") fail(`budget must be an object { variants?, seconds? }; got ${shown(o.budget)}`);
+  if (budget.variants !== undefined && (!Number.isInteger(budget.variants) || budget.variants < 1)) fail(`budget.variants must be a positive integer; got ${shown(budget.variants)}`);
+  if (budget.seconds !== undefined && !(typeof budget.seconds === "number" && budget.seconds > 0)) fail(`budget.seconds must be a positive number; got ${shown(budget.seconds)}`);
+  const seed = o.seed ?? 0;
+  if (!Number.isFinite(seed)) fail(`seed must be a number; got ${shown(o.seed)}`);
+  if (o.onProgress !== undefined && typeof o.onProgress !== "function") fail(`onProgress must be a function; got ${shown(o.onProgress)}`);
+  return { space, params, backend, repeats, budget, seed, strategy: getStrategy(o.strategy ?? "exhaustive"), restrictions: checkRestrictions(o.restrictions) };
+}
+
+/**
+ * Sweep `opts.space`: for each point chosen by the strategy, `build(k, point)` gives a kernel or a
+ * step; the variant is checked against `k` on small parameters, then timed. Resolves with the ok
+ * record of the smallest median time and every record; rejects with a TuningError if none is ok.
+ *
+ *   const { best } = await lp.autotune(k, { space: { ti: [4, 8, 16] }, params: { n: 256 },
+ *     build: (k, p) => lp.split("i", p.ti as number, { outerTag: "g.0", innerTag: "l.0" }) });
+ */
+export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<AutotuneResult> {
+  const o = checkOptions(k, opts);
+  const points = enumeratePoints(o.space, o.restrictions);
+  const hash = createHash("sha256").update(show(k)).digest("hex").slice(0, 16);
+  const machine = machineInfo();
+  const paramsKey = JSON.stringify(Object.entries(o.params).sort());
+  const warnings: string[] = [];
+  const reusable = new Map<string, TuningRecord>();
+  let newlineFirst = false;
+  if (opts.log !== undefined) {
+    const log = loadLog(opts.log);
+    if (log.torn) warnings.push(`tuning log ${opts.log}: ${log.torn}`);
+    newlineFirst = log.needsNewline;
+    for (const r of log.records) {
+      if (r.kernel && r.kernel.hash !== hash) {
+        fail(`the log ${opts.log} holds records of another kernel ("${r.kernel.name}", hash ${r.kernel.hash}; this one is "${k.name}", hash ${hash}); give another log file`);
+      }
+      if (r.kernel && r.backend === o.backend && r.machine?.id === machine.id && JSON.stringify(Object.entries(r.params ?? {}).sort()) === paramsKey) {
+        reusable.set(pointKey(r.point), r);
+      }
+    }
+  }
+  const ctx: VariantContext = { ref: k, build: opts.build, backend: o.backend, params: o.params, testParams: testParams(o.params, opts.testParams), repeats: o.repeats };
+  const common = {
+    backend: o.backend, params: o.params, kernel: { name: k.name, hash }, machine,
+    ...(o.backend === "c" || o.backend === "openmp" ? { compiler: [defaultCompiler().cc, ...defaultCompiler().flags].join(" ") } : {}),
+    loomVersion: loomVersion(),
+  };
+  const total = Math.min(points.length, o.budget.variants ?? Infinity);
+  const started = performance.now();
+  const records: TuningRecord[] = [];
+  const done = new Map<string, TuningRecord>();
+  let best: TuningRecord | undefined;
+  const cost = (r: TuningRecord) => (r.ok ? r.medianMs : Infinity);
+
+  const evaluate = async (p: TuningPoint): Promise<number | undefined> => {
+    const key = pointKey(p);
+    const seen = done.get(key);
+    if (seen) return cost(seen);
+    if (done.size >= total || opts.signal?.aborted) return undefined;
+    if (o.budget.seconds !== undefined && (performance.now() - started) / 1000 >= o.budget.seconds) return undefined;
+    let r = reusable.get(key);
+    if (!r) {
+      r = { point: p, ...(await measureVariant(ctx, p)), ...common };
+      if (opts.log !== undefined) {
+        appendRecord(opts.log, r, newlineFirst);
+        newlineFirst = false;
+      }
+    }
+    done.set(key, r);
+    records.push(r);
+    if (r.ok && (!best || r.medianMs < best.medianMs)) best = r;
+    opts.onProgress?.(records.length, total, best);
+    return cost(r);
+  };
+  if (points.length > 0) await o.strategy({ space: o.space, points, seed: o.seed, evaluate });
+  if (!best) {
+    const why = points.length === 0 ? "the restrictions exclude every point of the space"
+      : records.length === 0 ? "the sweep stopped before any variant was measured"
+      : `none of the ${records.length} variants was ok (${summary(records)})`;
+    throw new TuningError(`autotune: no correct variant to report: ${why}; see this error's records`, records);
+  }
+  return { best, records, warnings };
+}
+
+function summary(records: readonly TuningRecord[]): string {
+  const counts = new Map<string, number>();
+  for (const r of records) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  const first = records.find((r) => r.error)?.error;
+  return `${[...counts].map(([s, n]) => `${n} ${s}`).join(", ")}${first ? `; first error: ${first.split("\n")[0]}` : ""}`;
+}

@@ -1,0 +1,109 @@
+/**
+ * The search space of a sweep: validation, the points it holds (after restrictions), a stable key
+ * per point, a seeded random generator, and the small parameters a variant is checked on.
+ */
+import { LoomError } from "../errors.js";
+import type { TuningPoint } from "./types.js";
+
+export type Space = Readonly<Record<string, readonly (number | string)[]>>;
+export type Restriction = (point: TuningPoint) => boolean;
+
+/** Check a space: a non-empty object of non-empty arrays of numbers or strings. */
+export function checkSpace(space: unknown): Space {
+  if (space === null || typeof space !== "object" || Array.isArray(space)) {
+    throw new LoomError(`autotune: space must be an object of value lists such as { ti: [1, 2, 4] }; got ${shown(space)}`);
+  }
+  const names = Object.keys(space);
+  if (names.length === 0) throw new LoomError("autotune: the space is empty; give at least one parameter with its values, such as { ti: [1, 2, 4] }");
+  for (const name of names) {
+    const values = (space as Record<string, unknown>)[name];
+    if (!Array.isArray(values)) {
+      throw new LoomError(`autotune: space parameter "${name}" must be an array of values such as [1, 2, 4]; got ${shown(values)}`);
+    }
+    if (values.length === 0) throw new LoomError(`autotune: space parameter "${name}" has no values; give at least one`);
+    values.forEach((v, i) => {
+      if (!(typeof v === "number" && Number.isFinite(v)) && typeof v !== "string") {
+        throw new LoomError(`autotune: space parameter "${name}" value ${i} is ${shown(v)}; values are finite numbers or strings`);
+      }
+    });
+  }
+  return space as Space;
+}
+
+/** Check restrictions: an array of predicates over a point. */
+export function checkRestrictions(r: unknown): readonly Restriction[] {
+  if (r === undefined) return [];
+  if (!Array.isArray(r) || r.some((f) => typeof f !== "function")) {
+    throw new LoomError(`autotune: restrictions must be an array of functions (point) => boolean; got ${shown(r)}`);
+  }
+  return r as Restriction[];
+}
+
+/** The points of `space` in lexicographic order (the first parameter varies slowest), restrictions applied. */
+export function enumeratePoints(space: Space, restrictions: readonly Restriction[]): TuningPoint[] {
+  const names = Object.keys(space);
+  const out: TuningPoint[] = [];
+  const rec = (i: number, acc: Record<string, number | string>): void => {
+    if (i === names.length) {
+      const p = Object.freeze({ ...acc });
+      if (allows(restrictions, p)) out.push(p);
+      return;
+    }
+    for (const v of space[names[i]!]!) rec(i + 1, { ...acc, [names[i]!]: v });
+  };
+  rec(0, {});
+  return out;
+}
+
+/** Whether every restriction accepts `p`; a restriction that throws is a LoomError naming it. */
+export function allows(restrictions: readonly Restriction[], p: TuningPoint): boolean {
+  return restrictions.every((f, i) => {
+    try {
+      return Boolean(f(p));
+    } catch (e) {
+      throw new LoomError(`autotune: restriction ${i} threw on point ${pointKey(p)}: ${(e as Error)?.message ?? String(e)}`);
+    }
+  });
+}
+
+/** A stable key of a point: its JSON with the names sorted. */
+export function pointKey(p: TuningPoint): string {
+  return JSON.stringify(Object.keys(p).sort().map((n) => [n, p[n]]));
+}
+
+/** mulberry32: a small seeded generator, uniform in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let s = Math.trunc(seed) >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The largest value a parameter takes in the correctness check (see `testParams`). 13 is small
+ * enough for the interpreter and, being prime, leaves a remainder for every split factor > 1 so
+ * the guarded tails of tiled loops are exercised too.
+ */
+export const SMALL_PARAM = 13;
+
+/**
+ * The parameters a variant is checked against the reference with: each parameter min(value,
+ * SMALL_PARAM), unless the caller gave `testParams`.
+ */
+export function testParams(params: Readonly<Record<string, number>>, given?: Readonly<Record<string, number>>): Record<string, number> {
+  if (given !== undefined) return { ...given };
+  return Object.fromEntries(Object.entries(params).map(([n, v]) => [n, Math.min(v, SMALL_PARAM)]));
+}
+
+export function shown(x: unknown): string {
+  if (typeof x === "function") return "a function";
+  try {
+    return JSON.stringify(x) ?? String(x);
+  } catch {
+    return String(x);
+  }
+}
