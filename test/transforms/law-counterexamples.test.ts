@@ -15,6 +15,9 @@ import { schedule } from "../../src/schedule/index.js";
 import { applyPipeline, saveAndReloadTemporaries } from "../../transforms/index.js";
 import { crossGroupBlindSpot, duplicateSplitsLiveTemporary } from "./gen-families.js";
 
+// The law's family saveRotate (loopy's rotate, out of place).
+const rotate = makeKernel("{[i]: 0<=i<n}", "for i\n <float64> tmp = a[i] {id=maketmp}\n ... gbarrier {id=gb, dep=maketmp}\n out[(i+1) % n] = tmp {id=rotate, dep=gb}\nend",
+  ["a, out: float64[n]", "n: int32"], { name: "saveRotate" });
 // The law's shrunk counterexample, with the no-op splits left out.
 const paramTemp = makeKernel("{[i]: 0<=i<n}", ["<> z[i] = 2*a[i] {id=w}", "out[i] = z[i] + 1 {id=r, dep=w}"], ["a, out: float64[n]", "n: int32"], { name: "paramTemp" });
 const pipelineJson = [
@@ -50,8 +53,6 @@ describe("known bug: a dependency between an instruction inside a g loop and one
 describe("known bug: duplicateInames of an instruction between a temporary's writer and reader", () => {
   const mid = makeKernel("{[i]: 0<=i<n}", ["<float64> t = a[i] {id=w}", "b[i] = 2*a[i] {id=mid, dep=w}", "out[i] = t + b[i] {id=r, dep=mid}"],
     ["a, b, out: float64[n]", "n: int32"], { name: "mid" });
-  const rotate = makeKernel("{[i]: 0<=i<n}", "for i\n <float64> tmp = a[i] {id=maketmp}\n ... gbarrier {id=gb, dep=maketmp}\n out[(i+1) % n] = tmp {id=rotate, dep=gb}\nend",
-    ["a, out: float64[n]", "n: int32"], { name: "saveRotate" });
   const duplicate = (k: typeof mid, id: string) => applyPipeline(k, [{ op: "duplicateInames", args: ["i", `id:${id}`, "i_d0"] }]);
 
   it("the law's filter sees both, and the wrong values are what the interpreter computes (the copy splits the loop)", async () => {
@@ -77,8 +78,6 @@ describe("known bug: duplicateInames of an instruction between a temporary's wri
 });
 
 describe("known bug, the other way round: duplicateInames of a temporary's writer and reader, not the instruction between", () => {
-  const rotate = makeKernel("{[i]: 0<=i<n}", "for i\n <float64> tmp = a[i] {id=maketmp}\n ... gbarrier {id=gb, dep=maketmp}\n out[(i+1) % n] = tmp {id=rotate, dep=gb}\nend",
-    ["a, out: float64[n]", "n: int32"], { name: "saveRotate" });
   // The law's counterexample (seed 2, 1000 runs): each out[(i+1) % n] should be a[i].
   const t = () => saveAndReloadTemporaries(applyPipeline(rotate, [{ op: "duplicateInames", args: ["i", "id:maketmp or id:rotate", "i_d8"] }]));
 
@@ -107,8 +106,6 @@ describe("known bug, the other way round: duplicateInames of a temporary's write
  * i_outer, outside that host loop. Every backend returns a[n-1] everywhere.
  */
 describe("known bug: a private prefetch of a saved temporary leaves the reader's g iname and host loop", () => {
-  const rotate = makeKernel("{[i]: 0<=i<n}", "for i\n <float64> tmp = a[i] {id=maketmp}\n ... gbarrier {id=gb, dep=maketmp}\n out[(i+1) % n] = tmp {id=rotate, dep=gb}\nend",
-    ["a, out: float64[n]", "n: int32"], { name: "saveRotate" });
   const steps = [
     { op: "splitIname", args: ["i", 1] }, { op: "tagInames", args: [{ i_inner: "g.0" }] }, { op: "saveAndReloadTemporaries", args: [] },
     { op: "addPrefetch", args: ["tmp", { temporaryAddressSpace: "private" }] },
