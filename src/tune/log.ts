@@ -19,7 +19,11 @@ export interface LogContents {
   readonly needsNewline: boolean;
 }
 
-/** Read a log; a missing file is an empty log. Only a torn *last* line is forgiven. */
+/**
+ * Read a log; a missing file is an empty log. A line that is not valid JSON is forgiven (skipped
+ * and reported) when it is the last line or starts like a record (`{"point":`, a record whose
+ * write was cut short before a resumed sweep appended after it); any other is a LoomError.
+ */
 export function loadLog(path: string): LogContents {
   if (typeof path !== "string" || path === "") throw new LoomError(`tuning log: the path must be a non-empty string; got ${String(path)}`);
   if (!existsSync(path)) return { records: [], needsNewline: false };
@@ -31,22 +35,25 @@ export function loadLog(path: string): LogContents {
   }
   const lines = text.split("\n");
   const records: TuningRecord[] = [];
-  let torn: string | undefined;
+  const tornLines: number[] = [];
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
-    const last = lines.slice(i + 1).every((l) => l.trim() === "");
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      if (last) {
-        torn = `line ${i + 1} is torn (${line.length} characters, not valid JSON) and was skipped`;
+      // A record cut short by a killed sweep: the last line, or one a resumed sweep wrote after.
+      const last = lines.slice(i + 1).every((l) => l.trim() === "");
+      if (last || line.startsWith("{\"point\":")) {
+        tornLines.push(i + 1);
         return;
       }
-      throw new LoomError(`tuning log ${path}: line ${i + 1} is not valid JSON and is not the last line; the log is damaged: ${line.slice(0, 80)}`);
+      throw new LoomError(`tuning log ${path}: line ${i + 1} is not valid JSON and is not a torn record; the log is damaged: ${line.slice(0, 80)}`);
     }
     records.push(toRecord(value, `tuning log ${path}: line ${i + 1}`));
   });
+  const torn = tornLines.length === 0 ? undefined
+    : `line${tornLines.length > 1 ? "s" : ""} ${tornLines.join(", ")} ${tornLines.length > 1 ? "are" : "is"} torn (a record cut short, not valid JSON) and skipped`;
   return { records, torn, needsNewline: text.length > 0 && !text.endsWith("\n") };
 }
 

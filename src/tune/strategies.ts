@@ -75,7 +75,8 @@ async function genetic(ctx: SearchContext): Promise<void> {
       return ranked[ranked.length - 1]!.p;
     };
     const next = new Map<string, TuningPoint>([[pointKey(ranked[0]!.p), ranked[0]!.p]]);
-    const unseen = shuffled(ctx.points.filter((p) => !seen.has(pointKey(p))), rnd);
+    let unseen: TuningPoint[] | undefined; // drawn only when crossover keeps failing
+    const fresh = () => (unseen ??= shuffled([...valid].filter(([k]) => !seen.has(k) && !next.has(k)).map(([, p]) => p), rnd)).pop();
     while (next.size < size) {
       let child: TuningPoint | undefined;
       for (let attempt = 0; attempt < 10 && child === undefined; attempt++) {
@@ -88,7 +89,7 @@ async function genetic(ctx: SearchContext): Promise<void> {
         const key = pointKey(c);
         if (valid.has(key) && !next.has(key)) child = valid.get(key);
       }
-      child ??= unseen.pop();
+      child ??= fresh();
       if (child === undefined) break;
       next.set(pointKey(child), child);
     }
