@@ -31,6 +31,11 @@ export { generateOkl } from "../codegen/targets/okl-generate.js";
 export { run, runTimed, autoTestVsRef, backendAvailability } from "./run/index.js";
 export type { BackendName, BackendResult, RunOptions } from "./run/index.js";
 
+// Statistics (loopy's get_op_map, get_mem_access_map, get_synchronization_map)
+export { getOpMap, getMemAccessMap, Count, CountMap } from "./analysis/index.js";
+export type { CountFilter, CountGranularity, CountKey, CountOptions, MemAccess, Op, OpMapOptions, Sync } from "./analysis/index.js";
+export { getSyncMap } from "./schedule/sync-map.js";
+
 // Planned (later issues): each throws a LoomError saying it is not built yet.
 export * from "./planned.js";
 export { parseOkl } from "./okl/parse-okl.js";

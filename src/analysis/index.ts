@@ -4,3 +4,4 @@ export {
   accessesInside, accessFootprint, exprToAff, findAccesses, instructionInames, predicateConditions, readersOf, FootprintError,
   type Access, type AffCondition, type BoxAxis, type Footprint, type FootprintOptions, type UseFilter,
 } from "./footprint.js";
+export * from "./statistics/index.js";

@@ -1,0 +1,106 @@
+/**
+ * `getMemAccessMap`: loads and stores of global and local arrays per variable, dtype and direction,
+ * over all work-items (loopy's `get_mem_access_map`, count granularity "workitem"). Each key
+ * carries the access's strides along the hardware axes: `lidStrides[a]` is the coefficient of the
+ * `l.a` iname in the flattened index (Σ over the array's axes of the index's coefficient times
+ * the axis stride), in elements, and likewise `gidStrides` for `g.a`; an axis the access does not
+ * vary along is absent. Private temporaries and scalar arguments are not memory accesses here.
+ * Accesses are those of the assignments' left- and right-hand sides (loads inside subscripts
+ * included); predicates are not counted, as in loopy.
+ */
+import { LoomError } from "../../errors.js";
+import {
+  axisStrides, effectiveDimTags, exprToAff, exprToString, findArg, findTemporary,
+  type ArrayArg, type Expr, type Kernel, type LinearSubscript, type Subscript, type Temporary,
+} from "../../ir/index.js";
+import { addressSpaceOf } from "../address-spaces.js";
+import { CountMap, type MemAccess } from "./count-map.js";
+import { Count } from "./count.js";
+import { polyAdd, polyConst, polyEval, polyMul, polyScale, polyVar, polyVars, type Poly } from "./poly.js";
+import { domainCounter, statisticsTypeEnv, walkKernel, type CountOptions } from "./walk.js";
+
+/** A stride expression (integers, names, `+ - *`) as a polynomial, or undefined. */
+function exprToPoly(e: Expr): Poly | undefined {
+  switch (e.kind) {
+    case "var": return polyVar(e.name);
+    case "const": return Number.isInteger(e.value) ? polyConst(e.value) : undefined;
+    case "neg": {
+      const p = exprToPoly(e.operand);
+      return p && polyScale(p, -1);
+    }
+    case "arith": {
+      const l = exprToPoly(e.left);
+      const r = exprToPoly(e.right);
+      if (!l || !r) return undefined;
+      if (e.op === "+") return polyAdd(l, r);
+      if (e.op === "-") return polyAdd(l, polyScale(r, -1));
+      if (e.op === "*") return polyMul(l, r);
+      return undefined;
+    }
+    default: return undefined;
+  }
+}
+
+function strideValue(p: Poly): Count | number {
+  return polyVars(p).size === 0 ? Number(polyEval(p, {})) : Count.fromPoly(p);
+}
+
+type Strides = { lid: Record<number, Count | number>; gid: Record<number, Count | number> };
+
+/** The strides of one access along the kernel's hardware axes. */
+function accessStrides(k: Kernel, arr: ArrayArg | Temporary, node: Subscript | LinearSubscript, insn: string): Strides {
+  const where = `${exprToString(node)} in instruction "${insn}"`;
+  const indices = node.kind === "linear" ? [node.index] : node.indices;
+  const axisStride = (a: number): Poly => {
+    if (node.kind === "linear") return polyConst(1);
+    const shape = arr.shape;
+    if (!shape) throw new LoomError(`getMemAccessMap: the shape of "${arr.name}" is not known, so the strides of ${where} along the hardware axes are not either; give its shape`);
+    const s = axisStrides(shape, effectiveDimTags(arr))[a];
+    const p = s ? exprToPoly(s) : undefined;
+    if (!p) throw new LoomError(`getMemAccessMap: axis ${a} of "${arr.name}" has no stride expression Loom can multiply (${s ? exprToString(s) : "a sep or vec axis"}), needed for ${where}`);
+    return p;
+  };
+  const out: Strides = { lid: {}, gid: {} };
+  for (const [iname, tag] of Object.entries(k.inameTags)) {
+    if (tag.kind !== "g" && tag.kind !== "l" && tag.kind !== "l.auto") continue;
+    let total: Poly = new Map();
+    indices.forEach((ix, a) => {
+      const f = exprToAff(ix);
+      if (!f) {
+        if (exprToString(ix).match(new RegExp(`\\b${iname}\\b`))) throw new LoomError(`getMemAccessMap: index ${exprToString(ix)} of ${where} is not affine in the hardware iname "${iname}", so it has no stride along that axis`);
+        return;
+      }
+      const c = f.terms[iname] ?? 0;
+      if (c !== 0) total = polyAdd(total, polyScale(axisStride(a), c));
+    });
+    if (total.size === 0) continue;
+    if (tag.kind === "l.auto") throw new LoomError(`getMemAccessMap: ${where} varies along "${iname}", tagged l.auto, whose axis the scheduler picks; tag it l.N to count its strides`);
+    (tag.kind === "l" ? out.lid : out.gid)[tag.axis] = strideValue(total);
+  }
+  return out;
+}
+
+export function getMemAccessMap(k: Kernel, opts: CountOptions = {}): CountMap {
+  const env = statisticsTypeEnv(k);
+  const points = domainCounter(k, opts);
+  const entries: [MemAccess, Count][] = [];
+  walkKernel(k, env, ({ node, insn, inames, isStore }) => {
+    if (node.kind !== "subscript" && node.kind !== "linear") return;
+    const arg = findArg(k, node.array);
+    const tmp = findTemporary(k, node.array);
+    const arr = arg?.kind === "array" ? arg : tmp;
+    if (!arr) return;
+    const mtype = arg?.kind === "array" ? "global" : addressSpaceOf(k, tmp!);
+    if (mtype === "private") return;
+    const dtype = env.varType(node.array);
+    if (!dtype) throw new LoomError(`getMemAccessMap: the dtype of "${node.array}" (instruction "${insn.id}") is not known; give it (addDtypes) before counting`);
+    const strides = accessStrides(k, arr, node, insn.id);
+    const key: MemAccess = {
+      mtype, dtype, lidStrides: strides.lid, gidStrides: strides.gid, direction: isStore ? "store" : "load",
+      variable: node.array, countGranularity: "workitem",
+    };
+    entries.push([key, points(inames)]);
+  });
+  return new CountMap(entries);
+}
+
