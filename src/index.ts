@@ -42,5 +42,5 @@ export { parseOkl } from "./okl/parse-okl.js";
 export { normalizeOkl } from "./okl/index.js";
 export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
 // Autotuning
-export { autotune, readTuningLog, TuningError } from "./tune/index.js";
+export { autotune, readTuningLog, replay, TuningError } from "./tune/index.js";
 export type { TuningRecord, TuningStatus, TuningPoint, AutotuneOptions, AutotuneResult } from "./tune/index.js";

@@ -82,3 +82,17 @@ describe("the tuning log", () => {
     expect(lp.readTuningLog(join(tmpdir(), "loom-no-such-log.jsonl"))).toEqual([]);
   });
 });
+
+describe("replay", () => {
+  it("rebuilds the best kernel from a log or records, and refuses when nothing is ok", async () => {
+    const log = freshLog();
+    const { best, records } = await lp.autotune(matmul(), { space, params, build: (_k, p) => tiled(p), repeats: 1, log });
+    const want = tiled(best.point)(matmul());
+    expect(lp.replay(log, matmul())).toEqual(want);
+    expect(lp.replay(records, matmul())).toEqual(want);
+    const noPipeline = records.map((r) => ({ ...r, pipeline: undefined }));
+    expect(() => lp.replay(noPipeline, matmul())).toThrow(/pass build/);
+    expect(lp.replay(noPipeline, matmul(), (_k, p) => tiled(p))).toEqual(want);
+    expect(() => lp.replay(records.map((r) => ({ ...r, ok: false })), matmul())).toThrow(lp.LoomError);
+  });
+});

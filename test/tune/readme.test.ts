@@ -19,18 +19,19 @@ it("runs the README's Tuning example", async () => {
     .replace(/^import .*$/m, "")
     .replace(/ as number/g, "")
     .replace("n: 256", "n: 16")
-    .replace('"matmul.jsonl"', JSON.stringify(log))
+    .replaceAll('"matmul.jsonl"', JSON.stringify(log))
     .replace('backend: "openmp"', `backend: "${backend}"`)
     .replace(/console\.log\(/g, "out.push(")
-    .concat("\nreturn { best, records, fastest };");
+    .concat("\nreturn { best, records, fastest, same };");
   expect(js).toContain(JSON.stringify(log));
   const out: unknown[] = [];
   const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...a: string[]) => (...v: unknown[]) => Promise<unknown>;
-  const { best, records, fastest } = (await new AsyncFunction("lp", "out", js)(lp, out)) as { best: lp.TuningRecord; records: lp.TuningRecord[]; fastest: lp.Kernel };
+  const { best, records, fastest, same } = (await new AsyncFunction("lp", "out", js)(lp, out)) as { best: lp.TuningRecord; records: lp.TuningRecord[]; fastest: lp.Kernel; same: lp.Kernel };
   expect(records.length).toBeGreaterThan(0);
   expect(records.length).toBeLessThanOrEqual(20);
   expect(best.ok).toBe(true);
   expect(lp.readTuningLog(log)).toHaveLength(records.length);
   expect(fastest.name).toBe("matmul");
+  expect(same).toEqual(fastest);
   expect(out.length).toBe(2 * records.length + 3); // push(a, b) per progress call, push(a, b, c) at the end
 }, 120_000);
