@@ -10,14 +10,10 @@
  */
 import type { Fraction, MathNode } from "mathjs";
 import { LoomError } from "../../errors.js";
-import {
-  containsPoint, count as countPoints, dimBounds, eliminateExact, isEmpty, isSubset, printSet, removeRedundancies,
-  type BasicSet, type Bound,
-} from "../../poly/index.js";
-import {
-  math, polyAdd, polyConst, polyEval, polyFromAff, polyIsZero, polyScale, polySumOver, polyToMathNode, polyToString, polyVars,
-  type Poly,
-} from "./poly.js";
+import { containsPoint, count as countPoints, fixValues, isEmpty, isSubset, printSet, type BasicSet } from "../../poly/index.js";
+import { atomParams, atomsToText, isAtom, withAtomValues } from "./atoms.js";
+import { countPieces } from "./chambers.js";
+import { math, polyAdd, polyConst, polyEval, polyIsZero, polyScale, polyToMathNode, polyToString, polyVars, type Poly } from "./poly.js";
 
 type Term =
   | { readonly kind: "poly"; readonly poly: Poly; readonly guard: BasicSet | undefined }
@@ -74,7 +70,7 @@ export class Count {
     const out = new Set<string>();
     for (const t of this.terms) {
       if (t.kind === "poly") {
-        for (const v of polyVars(t.poly)) out.add(v);
+        for (const v of polyVars(t.poly)) for (const p of atomParams(v)) out.add(p);
         for (const p of t.guard?.params ?? []) out.add(p);
       } else for (const p of t.set.params) out.add(p);
     }
@@ -88,7 +84,7 @@ export class Count {
     let out = math.fraction(0);
     for (const t of this.terms) {
       if (t.kind === "poly") {
-        if (t.guard === undefined || containsPoint(t.guard, params)) out = math.add(out, polyEval(t.poly, params)) as Fraction;
+        if (t.guard === undefined || guardHolds(t.guard, params)) out = math.add(out, polyEval(t.poly, withAtomValues(polyVars(t.poly), params))) as Fraction;
       } else out = math.add(out, math.multiply(t.factor, math.fraction(countPoints(t.set, params)))) as Fraction;
     }
     return math.number(out);
@@ -102,7 +98,7 @@ export class Count {
     if (this.terms.length === 0) return math.parse("0");
     let poly: Poly = new Map();
     for (const t of this.terms) {
-      if (t.kind !== "poly" || t.guard !== undefined) throw new LoomError(`Count.toMathNode: ${this.toString()} is not one polynomial (a piecewise count has no single expression tree)`);
+      if (t.kind !== "poly" || t.guard !== undefined || [...polyVars(t.poly)].some(isAtom)) throw new LoomError(`Count.toMathNode: ${this.toString()} is not one polynomial (a piecewise count has no single expression tree)`);
       poly = polyAdd(poly, t.poly);
     }
     return polyToMathNode(poly);
@@ -112,11 +108,20 @@ export class Count {
   toString(): string {
     if (this.terms.length === 0) return "0";
     return this.terms.map((t) => {
-      if (t.kind === "poly") return t.guard === undefined ? polyToString(t.poly) : `{ ${polyToString(t.poly)} : ${guardText(t.guard)} }`;
+      const text = t.kind === "poly" ? atomsToText(polyToString(t.poly)) : "";
+      if (t.kind === "poly") return t.guard === undefined ? text : `{ ${text} : ${guardText(t.guard)} }`;
       const f = t.factor.toFraction();
       return `${f === "1" ? "" : `${f}*`}count{${printSet(t.set)}}`;
     }).join(" + ");
   }
+}
+
+/** A guard on the parameters holds, or a guard set with dimensions has points, at `params`. */
+function guardHolds(g: BasicSet, params: Readonly<Record<string, number>>): boolean {
+  if (g.dims.length === 0) return containsPoint(g, params);
+  const own: Record<string, number> = {};
+  for (const p of g.params) own[p] = params[p]!;
+  return !isEmpty(fixValues(g, own));
 }
 
 function termSet(t: Term): BasicSet | undefined {
@@ -130,43 +135,27 @@ function sameSet(a: BasicSet | undefined, b: BasicSet | undefined): boolean {
 
 function guardText(g: BasicSet): string {
   const s = printSet(g);
+  if (g.dims.length > 0) return `${s} has points`;
   const colon = s.indexOf(":");
   return colon < 0 ? s : s.slice(colon + 1).replace(/\s*}\s*$/, "").trim();
 }
 
-/** Single bound with denominator 1, or undefined. */
-function unitBound(bounds: readonly Bound[]): Bound | undefined {
-  const distinct = bounds.filter((b, i) => bounds.findIndex((o) => o.denom === b.denom && JSON.stringify(o.aff) === JSON.stringify(b.aff)) === i);
-  return distinct.length === 1 && distinct[0]!.denom === 1 ? distinct[0] : undefined;
-}
-
 /**
  * The number of integer points of `s` (every dim counted, params symbolic). `assumptions` (a set
- * with no dims over some of the params) drops a guard it implies. A polynomial when the nested
- * sums apply, else a count by enumeration of `s` (see the module comment).
+ * with no dims over some of the params) drops a guard it implies. A sum of guarded
+ * quasi-polynomials where chambers.ts finds one, else a count by enumeration of `s`.
  */
 export function countSet(s: BasicSet, assumptions?: BasicSet): Count {
-  if (s.exists.length === 0) {
-    const set = removeRedundancies(s);
-    if (isEmpty(set)) return Count.constant(0);
-    let poly: Poly | undefined = polyConst(1);
-    for (let k = set.dims.length - 1; k >= 0 && poly; k--) {
-      const b = dimBounds(set, set.dims[k]!, set.dims.slice(0, k));
-      const lo = unitBound(b.lower);
-      const hi = unitBound(b.upper);
-      poly = b.exact && lo && hi ? polySumOver(poly, set.dims[k]!, polyFromAff(lo.aff), polyFromAff(hi.aff)) : undefined;
-    }
-    const params = eliminateExact(set, set.dims);
-    if (poly && params.exact && params.set.exists.length === 0) {
-      const guard = removeRedundancies(params.set);
-      return Count.fromPoly(poly, implied(guard, assumptions) ? undefined : guard);
-    }
-  }
-  return Count.ofPoints(s);
+  const pieces = countPieces(s);
+  if (!pieces) return Count.ofPoints(s);
+  let out = Count.constant(0);
+  for (const p of pieces) out = out.add(Count.fromPoly(p.poly, implied(p.guard, assumptions) ? undefined : p.guard));
+  return out;
 }
 
 /** Whether the parameter constraints `guard` always hold (under `assumptions`). */
 function implied(guard: BasicSet, assumptions: BasicSet | undefined): boolean {
+  if (guard.dims.length > 0) return false;
   if (guard.constraints.length === 0) return true;
   if (!assumptions) return false;
   const names = [...new Set([...guard.params, ...assumptions.params])];
