@@ -1,0 +1,75 @@
+/**
+ * Property: on random small kernels (rectangular, triangular and min-bounded domains, optionally
+ * split) the symbolic counts equal brute force, the points of each instruction's domain enumerated
+ * one by one times the operations and accesses written per point, for parameters including 0 and 1.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import * as lp from "../../src/index.js";
+import { iterationDomain, type Kernel } from "../../src/ir/index.js";
+import { count } from "../../src/poly/index.js";
+import { countSet } from "../../src/analysis/index.js";
+
+interface Spec {
+  readonly dims: { lower: number; upper: number; extraUpper: boolean }[];
+  readonly adds: number;
+  readonly muls: number;
+  readonly split: number;
+}
+
+const LOWERS = (t: number) => ["0", "1", `d${t - 1}`];
+const UPPERS = (t: number) => ["n", "m", `d${t - 1} + 1`, `n - d${t - 1}`];
+
+function kernelOf(s: Spec): Kernel {
+  const cs = s.dims.map((d, t) => {
+    const lo = LOWERS(t)[t === 0 ? d.lower % 2 : d.lower]!;
+    const hi = UPPERS(t)[t === 0 ? d.upper % 2 : d.upper]!;
+    return `${lo} <= d${t} < ${hi}${d.extraUpper ? ` and d${t} < m` : ""}`;
+  });
+  const names = s.dims.map((_, t) => `d${t}`);
+  const idx = names.join(", ");
+  const rhs = `x[${idx}]${" + 1.5".repeat(s.adds)}${" * 2.0".repeat(s.muls)}`;
+  const shape = names.map(() => "24").join(", ");
+  let k = lp.makeKernel(`[n, m] -> {[${names.join(",")}]: ${cs.join(" and ")}}`, `out[${idx}] = ${rhs}`, [`x, out: float64[${shape}]`, "n, m: int32"]);
+  if (s.split > 1) k = lp.splitIname(k, "d0", s.split);
+  return k;
+}
+
+const specArb = fc.record({
+  dims: fc.array(fc.record({ lower: fc.integer({ min: 0, max: 2 }), upper: fc.integer({ min: 0, max: 3 }), extraUpper: fc.boolean() }), { minLength: 1, maxLength: 3 }),
+  adds: fc.integer({ min: 0, max: 3 }),
+  muls: fc.integer({ min: 0, max: 3 }),
+  split: fc.constantFrom(1, 1, 2, 3, 4),
+});
+const paramsArb = fc.record({ n: fc.integer({ min: 0, max: 9 }), m: fc.integer({ min: 0, max: 9 }) });
+
+describe("statistics against brute-force enumeration", () => {
+  it("Count.eval of every op and access equals the enumerated points times the per-point count", () => {
+    fc.assert(fc.property(specArb, fc.array(paramsArb, { minLength: 1, maxLength: 4 }), (spec, paramList) => {
+      const k = kernelOf(spec);
+      const insn = k.instructions[0]!;
+      const dom = iterationDomain(k, insn.withinInames);
+      const ops = lp.getOpMap(k);
+      const mem = lp.getMemAccessMap(k);
+      for (const params of [{ n: 0, m: 0 }, { n: 1, m: 1 }, ...paramList]) {
+        const points = count(dom, params);
+        expect(ops.filterBy({ name: "add" }).evalAndSum(params), JSON.stringify({ spec, params })).toBe(spec.adds * points);
+        expect(ops.filterBy({ name: "mul" }).evalAndSum(params)).toBe(spec.muls * points);
+        expect(mem.filterBy({ direction: "load", variable: "x" }).evalAndSum(params)).toBe(points);
+        expect(mem.filterBy({ direction: "store" }).evalAndSum(params)).toBe(points);
+      }
+    }), { numRuns: 60 });
+  });
+
+  it("countSet of a random 2-D set with min/max bounds equals enumeration, and is a closed form", () => {
+    const bound = fc.record({ a: fc.integer({ min: -2, max: 2 }), b: fc.integer({ min: -1, max: 1 }), c: fc.integer({ min: -3, max: 3 }) });
+    fc.assert(fc.property(fc.array(bound, { minLength: 1, maxLength: 2 }), fc.array(bound, { minLength: 1, maxLength: 2 }), paramsArb, (lows, highs, params) => {
+      const term = (x: { a: number; b: number; c: number }) => `${x.a}*i + ${x.b}*n + ${x.c}`;
+      const text = `[n, m] -> {[i, j]: 0 <= i < n and ${lows.map((x) => `j >= ${term(x)}`).join(" and ")} and ${highs.map((x) => `j <= ${term(x)} + m`).join(" and ")}}`;
+      const s = lp.isl.parseSet(text);
+      const c = countSet(s);
+      expect(c.isSymbolic, `${text}: ${c.toString()}`).toBe(true);
+      for (const p of [{ n: 0, m: 0 }, { n: 1, m: 1 }, params]) expect(c.eval(p), `${text} at ${JSON.stringify(p)}: ${c.toString()}`).toBe(count(s, p));
+    }), { numRuns: 80 });
+  });
+});
