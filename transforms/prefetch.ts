@@ -5,7 +5,7 @@
 import { TransformError } from "../src/errors.js";
 import { exprToAff } from "../src/analysis/index.js";
 import {
-  allInames, exprToString, findArg, findTemporary, freeVariables, insnWrites, mapExpr, sub, uniqueName, withKernel,
+  allInames, exprToString, findArg, findTemporary, freeVariables, insnWrites, mapExpr, naturalCompare, sub, uniqueName, withKernel,
   type AddressSpace, type Expr, type Kernel,
 } from "../src/ir/index.js";
 import { affIsConstant, affSub } from "../src/poly/index.js";
@@ -97,6 +97,12 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     ({ insnIds, sweep } = partialSubscript(k, name, subscript, insnIds, sweep, who, m[2]));
   }
   const after = writersBefore(k, name, insnIds, who);
+  const renewed = renewedInames(k, after, insnIds, sweep);
+  const outerGiven = nameList(opts.fetchOuterInames, "fetchOuterInames", who);
+  const missing = renewed.filter((n) => outerGiven !== undefined && !outerGiven.includes(n));
+  if (missing.length > 0) {
+    throw new TransformError(`${who}: ${name} is written anew in every iteration of ${missing.join(", ")} (by ${after.map((w) => `"${w}"`).join(", ")}, in the same loop as its readers), so the fetch must run within ${missing.length > 1 ? "them" : "it"}; add ${missing.join(", ")} to fetchOuterInames or sweepInames`);
+  }
   const space = opts.temporaryAddressSpace ?? "auto";
   if (!["auto", "private", "local", "global"].includes(space)) throw new TransformError(`${who}: temporaryAddressSpace must be private, local or global; got ${JSON.stringify(space)}`);
   const tempName = opts.temporaryName ?? uniqueName(`${name}_fetch`, takenNames(k));
@@ -106,7 +112,8 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     who, name, insnIds,
     valueAt: (idx) => sub(name, ...idx),
     sweep,
-    outer: nameList(opts.fetchOuterInames, "fetchOuterInames", who),
+    outer: outerGiven,
+    extraOuter: renewed,
     tempName, dimNames: nameList(opts.dimArgNames, "dimArgNames", who), dimBase: `${name}_dim`, insnId,
     // A temporaryName that names an existing temporary reuses it when it fits, as precompute does.
     reuseTemporary: opts.temporaryName !== undefined,
@@ -141,6 +148,19 @@ function writersBefore(k: Kernel, name: string, readers: readonly string[], who:
     }
   }
   return out;
+}
+
+/**
+ * The inames a writer of `name` that comes before the readers shares with a reader, not swept: the
+ * values the reader sees are written anew in every iteration of those loops, so the fetch must run
+ * within them (its footprint need not depend on them: a temporary that saveAndReloadTemporaries
+ * indexes by a g iname of extent 1 is read at one cell, written once per host-loop iteration).
+ */
+function renewedInames(k: Kernel, writers: readonly string[], readers: readonly string[], sweep: readonly string[]): string[] {
+  const inames = (id: string) => k.instructions.find((i) => i.id === id)!.withinInames;
+  const out = new Set<string>();
+  for (const w of writers) for (const r of readers) for (const n of inames(w)) if (inames(r).includes(n) && !sweep.includes(n)) out.add(n);
+  return [...out].sort(naturalCompare);
 }
 
 /**
