@@ -4,7 +4,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  allInames, domainChain, domainIndexOf, freeVariables, insnReads, insnWrites, iterationDomain, uniqueName, v, withKernel,
+  allInames, dependencyClosure, domainChain, domainIndexOf, freeVariables, insnReads, insnWrites, iterationDomain, uniqueName, v, withKernel,
   type Expr, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { intersect, isEqualSet, projectOut, rename, reorderDims, substitute, aff, type BasicSet } from "../src/poly/index.js";
@@ -156,10 +156,14 @@ export function duplicateInames(k: Kernel, inames: string | readonly string[], w
 }
 
 /**
- * Duplicating `iname` for some instructions splits its loop in two. A value one side writes once
- * per iteration (its assignee not indexed by the iname, as a private scalar `t`) and the other
- * side reads in the same iteration would be read after the whole other loop: only the last value.
- * Refused, naming the variable (loopy leaves this to the user; here it was a silent wrong result).
+ * Duplicating `iname` for some instructions splits its loop in two. A value written once per
+ * iteration (its assignee not indexed by the iname, as a private scalar `t`) and read in the same
+ * iteration must stay in one loop instance with its reader. Refused, naming the variable and the
+ * instructions (loopy leaves this to the user; here it was a silent wrong result), where
+ * - the writer and the reader fall on different sides of the copy, or
+ * - they fall on the same side, but an instruction that depends on the writer, and the reader on
+ *   it, falls on the other: the scheduler must close the loop around the writer, run the other
+ *   loop, and open the loop again for the reader, which then reads only the last value.
  */
 function checkNoValueCarried(k: Kernel, inames: readonly string[], ids: ReadonlySet<string>, who: string): void {
   const perIteration = (insn: Instruction, iname: string): boolean => {
@@ -167,15 +171,24 @@ function checkNoValueCarried(k: Kernel, inames: readonly string[], ids: Readonly
     const index = insn.lhs.kind === "subscript" ? insn.lhs.indices : insn.lhs.kind === "linear" ? [insn.lhs.index] : [];
     return !index.some((e) => freeVariables(e).has(iname));
   };
+  const deps = dependencyClosure(k.instructions);
   for (const iname of inames) {
     const inLoop = k.instructions.filter((insn) => insn.withinInames.includes(iname));
     for (const w of inLoop) {
+      if (!perIteration(w, iname)) continue;
       for (const name of insnWrites(w)) {
-        if (!perIteration(w, iname)) continue;
-        const r = inLoop.find((x) => ids.has(x.id) !== ids.has(w.id) && insnReads(x).has(name));
-        if (r === undefined) continue;
-        const [moved, kept] = ids.has(w.id) ? [w, r] : [r, w];
-        throw new TransformError(`${who}: instruction "${w.id}" writes "${name}" once per iteration of "${iname}" (its assignee does not use ${iname}) and "${r.id}" reads it in the same iteration; giving "${moved.id}" its own copy of "${iname}" but not "${kept.id}" would split them into two loops, and "${r.id}" would read only the last value. Duplicate "${iname}" for both (within "id:${w.id} or id:${r.id}"), or make "${name}" an array indexed by ${iname}`);
+        const readers = inLoop.filter((x) => x !== w && insnReads(x).has(name));
+        const r = readers.find((x) => ids.has(x.id) !== ids.has(w.id));
+        if (r !== undefined) {
+          const [moved, kept] = ids.has(w.id) ? [w, r] : [r, w];
+          throw new TransformError(`${who}: instruction "${w.id}" writes "${name}" once per iteration of "${iname}" (its assignee does not use ${iname}) and "${r.id}" reads it in the same iteration; giving "${moved.id}" its own copy of "${iname}" but not "${kept.id}" would split them into two loops, and "${r.id}" would read only the last value. Duplicate "${iname}" for both (within "id:${w.id} or id:${r.id}"), or make "${name}" an array indexed by ${iname}`);
+        }
+        for (const r2 of readers) {
+          const mid = inLoop.find((d) => ids.has(d.id) !== ids.has(w.id) && deps.get(d.id)!.has(w.id) && deps.get(r2.id)!.has(d.id));
+          if (mid === undefined) continue;
+          const side = ids.has(mid.id) ? `giving "${mid.id}" its own copy of "${iname}" but not "${w.id}" and "${r2.id}"` : `giving "${w.id}" and "${r2.id}" their own copy of "${iname}" but not "${mid.id}"`;
+          throw new TransformError(`${who}: instruction "${w.id}" writes "${name}" once per iteration of "${iname}" (its assignee does not use ${iname}) and "${r2.id}" reads it in the same iteration; "${mid.id}" lies between them (it depends on "${w.id}", and "${r2.id}" on it), so ${side} would split the loop around "${mid.id}", and "${r2.id}" would read only the last value. Duplicate "${iname}" for all three (within "id:${w.id} or id:${mid.id} or id:${r2.id}") or for none of them, or make "${name}" an array indexed by ${iname}`);
+        }
       }
     }
   }

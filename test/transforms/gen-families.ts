@@ -10,7 +10,7 @@
  */
 import fc from "fast-check";
 import { ScheduleError, TransformError } from "../../src/errors.js";
-import { dependencyClosure, insnReads, insnWrites, type Instruction, type Kernel } from "../../src/ir/index.js";
+import { insnReads, insnWrites, type Instruction, type Kernel } from "../../src/ir/index.js";
 import { schedule, type ScheduleNode } from "../../src/schedule/index.js";
 import { saveAndReloadTemporaries } from "../../transforms/index.js";
 
@@ -143,40 +143,6 @@ export function crossGroupBlindSpot(k: Kernel): boolean {
         const ta = touched(a);
         const tb = touched(b);
         if ([...insnWrites(a), ...insnWrites(b)].some((n) => ta.has(n) && tb.has(n))) return true;
-      }
-    }
-  }
-  return false;
-}
-
-/**
- * A KNOWN BUG the law found (native law, seed 777, 100 runs, family saveRotate; kept as an
- * expected failure in law-counterexamples.test.ts): duplicateInames of an instruction that lies,
- * by dependencies, between the writer and a reader of a temporary that both stay in one loop (or
- * of the writer and reader, not the instruction between; seed 1, 1000 runs) forces the scheduler
- * to close that loop around the other, so the reader sees the writer's last value (`<> t = a[i]`, `b[i] = … {id=mid}`, `out[i] = t + b[i]`, duplicate i
- * for mid: out[i] = a[n-1] + b[i] on every backend). Issue 16.5 refuses only a copied writer or
- * reader. Until duplicateInames refuses this too, such kernels are dropped and counted.
- */
-export function duplicateSplitsLiveTemporary(k: Kernel): boolean {
-  const deps = dependencyClosure(k.instructions);
-  const inames = new Set(k.instructions.flatMap((x) => x.withinInames));
-  for (const copy of inames) {
-    const m = /^(.*)_d\d$/.exec(copy);
-    if (m === null || !inames.has(m[1]!)) continue;
-    // Writer and reader in one of the two loops, the instruction between them in the other.
-    for (const [here, there] of [[m[1]!, copy], [copy, m[1]!]] as const) {
-      const inHere = k.instructions.filter((y) => y.withinInames.includes(here));
-      for (const d of k.instructions.filter((y) => y.withinInames.includes(there))) {
-        for (const w of inHere) {
-          if (!deps.get(d.id)!.has(w.id)) continue;
-          for (const r of inHere) {
-            if (!deps.get(r.id)!.has(d.id)) continue;
-            // Any temporary: a global one that saveAndReloadTemporaries made of a scalar has one cell too.
-            const live = insnWrites(w).filter((n) => insnReads(r).has(n));
-            if (live.some((n) => k.temporaries.some((t) => t.name === n))) return true;
-          }
-        }
       }
     }
   }

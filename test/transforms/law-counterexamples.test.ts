@@ -7,13 +7,15 @@
  * groups were ordered. These expected failures pass once the scheduler refuses such kernels:
  * then drop `.fails` here and the law's crossGroupBlindSpot filter (test/transforms/gen-families.ts).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ScheduleError, TransformError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { autoTestVsRef, run } from "../../src/run/index.js";
 import { schedule } from "../../src/schedule/index.js";
-import { applyPipeline, saveAndReloadTemporaries } from "../../transforms/index.js";
-import { crossGroupBlindSpot, duplicateSplitsLiveTemporary } from "./gen-families.js";
+import { addPrefetch, applyPipeline, saveAndReloadTemporaries } from "../../transforms/index.js";
+import { availableNative } from "../run/native-helpers.js";
+import { crossGroupBlindSpot } from "./gen-families.js";
 
 // The law's family saveRotate (loopy's rotate, out of place).
 const rotate = makeKernel("{[i]: 0<=i<n}", "for i\n <float64> tmp = a[i] {id=maketmp}\n ... gbarrier {id=gb, dep=maketmp}\n out[(i+1) % n] = tmp {id=rotate, dep=gb}\nend",
@@ -44,81 +46,112 @@ describe("known bug: a dependency between an instruction inside a g loop and one
   }
 });
 
+const BACKENDS = ["interp", "js", ...availableNative(["c", "openmp", "opencl"])] as const;
+const A = Float64Array.from([10, 20, 30]);
+/** loopy's rotate in plain TypeScript: out[(i+1) % n] = a[i]. */
+const rotated = (a: Float64Array) => [...a].map((_, i) => a[(i + a.length - 1) % a.length]!);
+
 /**
- * A transformation bug the native law found (seed 777, 100 runs, family saveRotate, pipeline
- * duplicateInames(i, "id:gb", "i_d0") then saveAndReloadTemporaries): duplicating an instruction
- * that lies between a temporary's writer and reader, both left in the loop, makes the scheduler
- * close the loop around the copy; the reader sees the writer's last value on every backend.
+ * Found by the native law (seed 777, 100 runs, family saveRotate; and seed 1, 1000 runs):
+ * duplicateInames of an instruction that lies, by dependencies, between a private scalar's writer
+ * and reader, both left in the loop (or of the writer and reader, not the instruction between),
+ * made the scheduler close the loop around the copy; the reader saw the writer's last value on
+ * every backend ([50,70,90] for [30,60,90]). duplicateInames now refuses, naming the variable and
+ * the three instructions; copying all three (or none) keeps the meaning.
  */
-describe("known bug: duplicateInames of an instruction between a temporary's writer and reader", () => {
+describe("duplicateInames of an instruction between a private scalar's writer and reader", () => {
   const mid = makeKernel("{[i]: 0<=i<n}", ["<float64> t = a[i] {id=w}", "b[i] = 2*a[i] {id=mid, dep=w}", "out[i] = t + b[i] {id=r, dep=mid}"],
     ["a, b, out: float64[n]", "n: int32"], { name: "mid" });
-  const duplicate = (k: typeof mid, id: string) => applyPipeline(k, [{ op: "duplicateInames", args: ["i", `id:${id}`, "i_d0"] }]);
-
-  it("the law's filter sees both, and the wrong values are what the interpreter computes (the copy splits the loop)", async () => {
-    expect(duplicateSplitsLiveTemporary(duplicate(mid, "mid"))).toBe(true);
-    expect(duplicateSplitsLiveTemporary(duplicate(rotate, "gb"))).toBe(true);
-    const a = Float64Array.from([10, 20, 30]);
-    expect([...(await run(duplicate(mid, "mid"), { a, n: 3 })).out as Float64Array]).toEqual([50, 70, 90]);
-    const saved = saveAndReloadTemporaries(duplicate(rotate, "gb"));
-    expect([...(await run(saved, { a, n: 3 })).out as Float64Array]).toEqual([30, 30, 30]);
-  });
-
-  it.fails("is refused by duplicateInames, or keeps the meaning (expected to fail until duplicateInames handles it)", async () => {
-    const a = Float64Array.from([10, 20, 30]);
-    let d;
+  const duplicate = (k: typeof mid, within: string) => applyPipeline(k, [{ op: "duplicateInames", args: ["i", within, "i_d0"] }]);
+  const refusal = (k: typeof mid, within: string) => {
     try {
-      d = duplicate(mid, "mid");
+      duplicate(k, within);
     } catch (e) {
       expect(e).toBeInstanceOf(TransformError);
-      return;
+      return (e as Error).message;
     }
-    expect([...(await run(d, { a, n: 3 })).out as Float64Array]).toEqual([30, 60, 90]);
-  });
-});
+    throw new Error(`duplicateInames(i, ${within}) was accepted`);
+  };
 
-describe("known bug, the other way round: duplicateInames of a temporary's writer and reader, not the instruction between", () => {
-  // The law's counterexample (seed 2, 1000 runs): each out[(i+1) % n] should be a[i].
-  const t = () => saveAndReloadTemporaries(applyPipeline(rotate, [{ op: "duplicateInames", args: ["i", "id:maketmp or id:rotate", "i_d8"] }]));
-
-  it("the law's filter sees it, and every out cell gets the last a", async () => {
-    expect(duplicateSplitsLiveTemporary(applyPipeline(rotate, [{ op: "duplicateInames", args: ["i", "id:maketmp or id:rotate", "i_d8"] }]))).toBe(true);
-    expect([...(await run(t(), { a: Float64Array.from([10, 20, 30]), n: 3 })).out as Float64Array]).toEqual([30, 30, 30]);
+  it("refuses the copy of the instruction between, naming the variable and the three instructions", () => {
+    expect(refusal(mid, "id:mid")).toMatch(/"w" writes "t" once per iteration of "i".*"r" reads it.*"mid" lies between them.*within "id:w or id:mid or id:r"/);
+    expect(refusal(rotate, "id:gb")).toMatch(/"maketmp" writes "tmp".*"gb" lies between them/);
   });
 
-  it.fails("keeps the meaning or is refused (expected to fail until duplicateInames handles it)", async () => {
-    let k;
-    try {
-      k = t();
-    } catch (e) {
-      expect(e).toBeInstanceOf(TransformError);
-      return;
-    }
-    expect([...(await run(k, { a: Float64Array.from([10, 20, 30]), n: 3 })).out as Float64Array]).toEqual([30, 10, 20]);
+  it("refuses the copy of the writer and reader without the instruction between (the other way round)", () => {
+    expect(refusal(rotate, "id:maketmp or id:rotate")).toMatch(/giving "maketmp" and "rotate" their own copy of "i" but not "gb"/);
+    expect(refusal(mid, "id:w or id:r")).toMatch(/but not "mid"/);
+  });
+
+  for (const backend of BACKENDS) {
+    it(`copying all three keeps the meaning on ${backend}`, async () => {
+      const out = (await run(duplicate(mid, "id:w or id:mid or id:r"), { a: A, n: 3 }, { backend })).out as Float64Array;
+      expect([...out]).toEqual([...A].map((x) => 3 * x));
+      const saved = saveAndReloadTemporaries(duplicate(rotate, "id:maketmp or id:gb or id:rotate"));
+      expect([...(await run(saved, { a: A, n: 3 }, { backend })).out as Float64Array]).toEqual(rotated(A));
+    });
+  }
+
+  it("property: any subset of a writer-between-reader chain is refused or keeps the interpreter's meaning", async () => {
+    await fc.assert(fc.asyncProperty(fc.subarray(["w", "mid", "r"], { minLength: 1 }), fc.integer({ min: 1, max: 6 }), async (ids, n) => {
+      let k;
+      try {
+        k = duplicate(mid, ids.map((x) => `id:${x}`).join(" or "));
+      } catch (e) {
+        expect(e).toBeInstanceOf(TransformError);
+        expect(ids.length).toBeLessThan(3);
+        return;
+      }
+      const a = Float64Array.from({ length: n }, (_, i) => i + 1);
+      expect([...(await run(k, { a, n })).out as Float64Array]).toEqual([...a].map((x) => 3 * x));
+    }), { numRuns: 30 });
   });
 });
 
 /**
- * Found by the law with more runs (seed 12, 2000 runs; not filtered, the default seed does not
- * meet it): addPrefetch of a temporary that saveAndReloadTemporaries made global, with no sweep
- * inames, makes a fetch within no iname that reads `tmp[0]` (the reader reads `tmp[i_inner]`,
- * i_inner on g.0); the scheduler then puts the fetch, and the global barrier of host loop
- * i_outer, outside that host loop. Every backend returns a[n-1] everywhere.
+ * Found by the law with more runs (seed 12, 2000 runs): addPrefetch of a temporary that
+ * saveAndReloadTemporaries made global (`tmp[i_inner - 0]`, i_inner on g.0 of extent 1) has a
+ * footprint that depends on no iname, so the fetch ran within none: it read tmp[0] once, outside
+ * the host loop i_outer whose every iteration writes tmp anew (every backend: [30,30,30]). A fetch
+ * now runs within every loop a writer of the fetched variable shares with its readers.
  */
-describe("known bug: a private prefetch of a saved temporary leaves the reader's g iname and host loop", () => {
+describe("a private prefetch of a saved temporary stays in the reader's g iname and host loop", () => {
   const steps = [
     { op: "splitIname", args: ["i", 1] }, { op: "tagInames", args: [{ i_inner: "g.0" }] }, { op: "saveAndReloadTemporaries", args: [] },
     { op: "addPrefetch", args: ["tmp", { temporaryAddressSpace: "private" }] },
   ];
 
-  it("without the prefetch the kernel rotates", async () => {
-    const k = applyPipeline(rotate, steps.slice(0, 3));
-    expect([...(await run(k, { a: Float64Array.from([10, 20, 30]), n: 3 })).out as Float64Array]).toEqual([30, 10, 20]);
+  for (const backend of BACKENDS) {
+    it(`rotates with and without the prefetch on ${backend}`, async () => {
+      for (const k of [applyPipeline(rotate, steps.slice(0, 3)), applyPipeline(rotate, steps)]) {
+        for (const n of [1, 3, 5]) {
+          const a = Float64Array.from({ length: n }, (_, i) => 10 * (i + 1));
+          expect([...(await run(k, { a, n }, { backend })).out as Float64Array]).toEqual(rotated(a));
+        }
+      }
+    });
+  }
+
+  it("the fetch runs within i_inner and i_outer, after the writer", () => {
+    const fetch = applyPipeline(rotate, steps).instructions.find((x) => x.id === "tmp_fetch_rule")!;
+    expect([...fetch.withinInames].sort()).toEqual(["i_inner", "i_outer"]);
+    expect(fetch.dependsOn).toContain("maketmp");
   });
 
-  it.fails("with it too (expected to fail until addPrefetch keeps the fetch in the reader's loops)", async () => {
-    const k = applyPipeline(rotate, steps);
-    expect([...(await run(k, { a: Float64Array.from([10, 20, 30]), n: 3 })).out as Float64Array]).toEqual([30, 10, 20]);
+  it("fetchOuterInames that leave out a loop the writer shares with the reader are refused, naming it", () => {
+    const k = applyPipeline(rotate, steps.slice(0, 3));
+    expect(() => addPrefetch(k, "tmp", { temporaryAddressSpace: "private", fetchOuterInames: ["i_inner"] }))
+      .toThrow(/tmp is written anew in every iteration of i_outer \(by "maketmp".*add i_outer to fetchOuterInames/);
+  });
+
+  it("a temporary array written in a loop and fetched swept by its other axis: the fetch runs in that loop (interp, js)", async () => {
+    const k0 = makeKernel("{[i,j]: 0<=i<n and 0<=j<3}", ["<float64> u[j] = a[i] + j {id=w}", "out[i] = sum(j, u[j]) {id=r, dep=w}"],
+      ["a, out: float64[n]", "n: int32"], { name: "rowTemp" });
+    const k = addPrefetch(k0, "u", { sweepInames: ["j"], temporaryAddressSpace: "private" });
+    expect(k.instructions.find((x) => x.id === "u_fetch_rule")!.withinInames).toContain("i");
+    for (const backend of ["interp", "js"] as const) {
+      expect([...(await run(k, { a: A, n: 3 }, { backend })).out as Float64Array]).toEqual([...A].map((x) => 3 * x + 3));
+    }
   });
 });
 
