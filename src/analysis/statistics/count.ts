@@ -1,16 +1,16 @@
 /**
  * `Count`: a number of events symbolic in the kernel's parameters (loopy's `GuardedPwQPolynomial`).
  * A count is a sum of terms, each either
- * - a polynomial in the parameters, valid where a guard (constraints on the parameters only) holds
- *   and 0 elsewhere: the closed form of the points of an integer set whose every dimension has one
- *   lower and one upper bound with unit coefficients (nested Faulhaber sums), or
- * - `factor ×` the number of points of an integer set that has no such closed form here (bounds
- *   that are a min or max of several expressions, floor divisions, strides): `eval` counts the
- *   points exactly, and `toString` names the set (`count{[n] -> { [i, j] : … }}`).
+ * - a quasi-polynomial in the parameters (a polynomial in them and in floors `floor(A/d)` of
+ *   affine expressions of them), valid where its guard holds and 0 elsewhere: the closed form of
+ *   the points of an integer set (chambers.ts), or
+ * - `factor ×` the number of points of an integer set that has no closed form here (existential
+ *   variables, bounds with denominators that depend on outer inames, inexact projections): `eval`
+ *   counts the points exactly, and `toString` names the set (`count{[n] -> { [i, j] : … }}`).
  */
 import type { Fraction, MathNode } from "mathjs";
 import { LoomError } from "../../errors.js";
-import { containsPoint, count as countPoints, fixValues, isEmpty, isSubset, printSet, type BasicSet } from "../../poly/index.js";
+import { containsPoint, count as countPoints, fixValues, gist, isEmpty, isSubset, printSet, type BasicSet } from "../../poly/index.js";
 import { atomParams, atomsToText, isAtom, withAtomValues } from "./atoms.js";
 import { countPieces } from "./chambers.js";
 import { math, polyAdd, polyConst, polyEval, polyIsZero, polyScale, polyToMathNode, polyToString, polyVars, type Poly } from "./poly.js";
@@ -149,17 +149,23 @@ export function countSet(s: BasicSet, assumptions?: BasicSet): Count {
   const pieces = countPieces(s);
   if (!pieces) return Count.ofPoints(s);
   let out = Count.constant(0);
-  for (const p of pieces) out = out.add(Count.fromPoly(p.poly, implied(p.guard, assumptions) ? undefined : p.guard));
+  for (const p of pieces) out = out.add(Count.fromPoly(p.poly, simplifyGuard(p.guard, assumptions)));
   return out;
 }
 
-/** Whether the parameter constraints `guard` always hold (under `assumptions`). */
-function implied(guard: BasicSet, assumptions: BasicSet | undefined): boolean {
-  if (guard.dims.length > 0) return false;
-  if (guard.constraints.length === 0) return true;
-  if (!assumptions) return false;
+/**
+ * `guard` without what `assumptions` imply (isl's gist, as loopy prints counts): undefined when
+ * the assumptions imply all of it. Counts are meant for parameters that meet the assumptions.
+ */
+function simplifyGuard(guard: BasicSet, assumptions: BasicSet | undefined): BasicSet | undefined {
+  if (guard.dims.length > 0) return guard;
+  if (guard.constraints.length === 0) return undefined;
+  if (!assumptions || assumptions.dims.length > 0 || assumptions.exists.length > 0) return guard;
   const names = [...new Set([...guard.params, ...assumptions.params])];
   const lift = (x: BasicSet): BasicSet => ({ ...x, params: names, constraints: x.constraints.map((c) => ({ ...c, coeffs: names.map((n) => { const i = x.params.indexOf(n); return i < 0 ? 0 : c.coeffs[i]!; }) })) });
   const a = lift(assumptions);
-  return isSubset(a, lift(guard));
+  const g = lift(guard);
+  if (isSubset(a, g)) return undefined;
+  const simpler = gist(g, a);
+  return simpler.constraints.length === 0 ? undefined : simpler;
 }
