@@ -170,6 +170,15 @@ describe("getSyncMap (loopy's test_barrier_counter_*)", () => {
     expect(map.filterBy({ kind: "kernel_launch" }).evalAndSum(params)).toBe(1);
   });
 
+  it("barriers the scheduler inserts count once per point of the loops around them (loopy: 50*10*2)", () => {
+    const base = lp.makeKernel("{[i,k,j]: 0<=i<50 and 1<=k<98 and 0<=j<10}",
+      ["c[i,j,k] = 2*a[i,j,k] {id=first}", "e[i,j,k] = c[i,j,k+1]+c[i,j,k-1] {dep=first}"],
+      ["a, e: int32[50, 10, 99]", lp.temporary("c", "int32", [50, 10, 99], "local")]);
+    const map = lp.getSyncMap(lp.splitIname(base, "k", 128, { innerTag: "l.0" }));
+    expect(map.filterBy({ kind: "barrier_local" }).evalAndSum({})).toBe(50 * 10 * 2);
+    expect(map.filterBy({ kind: "kernel_launch" }).evalAndSum({})).toBe(1);
+  });
+
   it("a local temporary written and read across work-items: one barrier, inserted by the scheduler", () => {
     const k = lp.tagInames(lp.makeKernel("{[i]: 0<=i<128}", ["<> c[i] = 15*i {id=yoink}", "out[i] = c[127 - i] {dep=yoink}"], ["out: int32[128]"]), { i: "l.0" });
     const map = lp.getSyncMap(k);

@@ -7,7 +7,8 @@
  * - negation, casts, comparisons and logical operators count nothing; both branches of an
  *   `if(c, a, b)` are counted (loopy warns and does the same); predicates are not counted, and an
  *   instruction counts at every point of its domain whatever its predicates say;
- * - index arithmetic inside subscripts counts only with `countWithinSubscripts`.
+ * - index arithmetic inside subscripts counts only with `countWithinSubscripts: true` (loopy's
+ *   default is true; Loom's is false, so that a FLOP count is the kernel's arithmetic).
  * The dtype of an operation is the type of its result after type inference.
  */
 import { LoomError } from "../../errors.js";
