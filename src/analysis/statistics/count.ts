@@ -1,78 +1,96 @@
 /**
- * `Count`: a number of events symbolic in the kernel's parameters (loopy's `GuardedPwQPolynomial`).
- * A count is a sum of terms, each either
- * - a quasi-polynomial in the parameters (a polynomial in them and in floors `floor(A/d)` of
- *   affine expressions of them), valid where its guard holds and 0 elsewhere: the closed form of
- *   the points of an integer set (chambers.ts), or
- * - `factor ×` the number of points of an integer set that has no closed form here (existential
- *   variables, bounds with denominators that depend on outer inames, inexact projections): `eval`
- *   counts the points exactly, and `toString` names the set (`count{[n] -> { [i, j] : … }}`).
+ * `Count`: a number of events symbolic in the kernel's parameters (loopy's `GuardedPwQPolynomial`):
+ * a sum of terms `[guards hold] × q × Π count(set)`, where
+ * - `q` is a quasi-polynomial in the parameters (a polynomial in them and in floors `floor(A/d)` of
+ *   affine expressions of them), exact rational coefficients;
+ * - a guard is a set over the parameters (the term is 0 where it fails), or a set with dimensions
+ *   meaning "where it has points";
+ * - `count(set)` is the number of points of a set that has no closed form here (existential
+ *   variables, bounds with denominators that depend on outer inames, inexact projections),
+ *   counted exactly by enumeration at `eval` and printed `count{[n] -> { [i, j] : … }}`.
+ * A term with no such sets is a closed form (`isSymbolic`). `countSet` multiplies the counts of a
+ * set's independent factors, each the pieces chambers.ts finds.
  */
 import type { Fraction, MathNode } from "mathjs";
 import { LoomError } from "../../errors.js";
-import { containsPoint, count as countPoints, fixValues, gist, isEmpty, isSubset, printSet, type BasicSet } from "../../poly/index.js";
+import { containsPoint, count as countPoints, factorOf, fixValues, gist, isEmpty, isSubset, printSet, type BasicSet } from "../../poly/index.js";
 import { atomParams, atomsToText, isAtom, withAtomValues } from "./atoms.js";
 import { countPieces } from "./chambers.js";
-import { math, polyAdd, polyConst, polyEval, polyIsZero, polyScale, polyToMathNode, polyToString, polyVars, type Poly } from "./poly.js";
+import { math, polyAdd, polyConst, polyEval, polyIsZero, polyMul, polyScale, polyToMathNode, polyToString, polyVars, type Poly } from "./poly.js";
 
-type Term =
-  | { readonly kind: "poly"; readonly poly: Poly; readonly guard: BasicSet | undefined }
-  | { readonly kind: "points"; readonly set: BasicSet; readonly factor: Fraction };
+/**
+ * `[every guard holds] × poly × Π (points of each set)`: a guard is a set over the parameters
+ * (or, with dims, "has points"); `sets` are counted by enumeration (empty for a closed form).
+ */
+interface Term {
+  readonly poly: Poly;
+  readonly guards: readonly BasicSet[];
+  readonly sets: readonly BasicSet[];
+}
+
+const setsKey = (xs: readonly BasicSet[]): string => xs.map(printSet).sort().join(" & ");
+const termKey = (t: Term): string => `${setsKey(t.guards)}|${setsKey(t.sets)}`;
 
 export class Count {
-  /** Use `Count.constant`, `countPoints…` or the arithmetic below; the terms are internal. */
+  /** Use `Count.constant`, `countSet` or the arithmetic below; the terms are internal. */
   private constructor(private readonly terms: readonly Term[]) {}
 
   static constant(n: number): Count {
-    return new Count(n === 0 ? [] : [{ kind: "poly", poly: polyConst(n), guard: undefined }]);
+    return new Count(n === 0 ? [] : [{ poly: polyConst(n), guards: [], sets: [] }]);
   }
 
   /** @internal */
   static fromPoly(poly: Poly, guard?: BasicSet): Count {
-    return new Count(polyIsZero(poly) ? [] : [{ kind: "poly", poly, guard }]);
+    return new Count(polyIsZero(poly) ? [] : [{ poly, guards: guard ? [guard] : [], sets: [] }]);
   }
 
   /** @internal */
   static ofPoints(set: BasicSet): Count {
-    return new Count([{ kind: "points", set, factor: math.fraction(1) }]);
+    return new Count([{ poly: polyConst(1), guards: [], sets: [set] }]);
   }
 
   add(other: Count): Count {
     const out: Term[] = [...this.terms];
     for (const t of other.terms) {
-      const same = out.findIndex((u) => u.kind === t.kind && sameSet(termSet(u), termSet(t)));
+      const same = out.findIndex((u) => termKey(u) === termKey(t));
       if (same < 0) {
         out.push(t);
         continue;
       }
-      const u = out[same]!;
-      const merged: Term | undefined = u.kind === "poly" && t.kind === "poly"
-        ? (polyIsZero(polyAdd(u.poly, t.poly)) ? undefined : { ...u, poly: polyAdd(u.poly, t.poly) })
-        : u.kind === "points" && t.kind === "points" ? { ...u, factor: math.add(u.factor, t.factor) as Fraction } : u;
-      if (merged) out[same] = merged;
-      else out.splice(same, 1);
+      const sum = polyAdd(out[same]!.poly, t.poly);
+      if (polyIsZero(sum)) out.splice(same, 1);
+      else out[same] = { ...out[same]!, poly: sum };
     }
     return new Count(out);
   }
 
+  /** The product (a domain that is the product of independent factors counts as theirs). */
+  mul(other: Count): Count {
+    let out = new Count([]);
+    for (const a of this.terms) {
+      for (const b of other.terms) {
+        out = out.add(new Count([{ poly: polyMul(a.poly, b.poly), guards: [...a.guards, ...b.guards], sets: [...a.sets, ...b.sets] }]));
+      }
+    }
+    return out;
+  }
+
   scale(s: number): Count {
     if (s === 0) return new Count([]);
-    return new Count(this.terms.map((t): Term => (t.kind === "poly" ? { ...t, poly: polyScale(t.poly, s) } : { ...t, factor: math.multiply(t.factor, math.fraction(s)) as Fraction })));
+    return new Count(this.terms.map((t) => ({ ...t, poly: polyScale(t.poly, s) })));
   }
 
   /** Whether the count is a closed form (no term counted by enumeration). */
   get isSymbolic(): boolean {
-    return this.terms.every((t) => t.kind === "poly");
+    return this.terms.every((t) => t.sets.length === 0);
   }
 
   /** The parameters the count depends on. */
   get params(): string[] {
     const out = new Set<string>();
     for (const t of this.terms) {
-      if (t.kind === "poly") {
-        for (const v of polyVars(t.poly)) for (const p of atomParams(v)) out.add(p);
-        for (const p of t.guard?.params ?? []) out.add(p);
-      } else for (const p of t.set.params) out.add(p);
+      for (const v of polyVars(t.poly)) for (const p of atomParams(v)) out.add(p);
+      for (const g of [...t.guards, ...t.sets]) for (const p of g.params) out.add(p);
     }
     return [...out].sort();
   }
@@ -83,35 +101,38 @@ export class Count {
     if (missing.length > 0) throw new LoomError(`Count.eval: no value for parameter${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of ${this.toString()}`);
     let out = math.fraction(0);
     for (const t of this.terms) {
-      if (t.kind === "poly") {
-        if (t.guard === undefined || guardHolds(t.guard, params)) out = math.add(out, polyEval(t.poly, withAtomValues(polyVars(t.poly), params))) as Fraction;
-      } else out = math.add(out, math.multiply(t.factor, math.fraction(countPoints(t.set, params)))) as Fraction;
+      if (!t.guards.every((g) => guardHolds(g, params))) continue;
+      let v = polyEval(t.poly, withAtomValues(polyVars(t.poly), params));
+      for (const set of t.sets) v = math.multiply(v, math.fraction(countPoints(set, params))) as Fraction;
+      out = math.add(out, v) as Fraction;
     }
     return math.number(out);
   }
 
   /**
-   * The closed form as a mathjs expression tree, or a LoomError when a term has no closed form
-   * or holds only under a guard on the parameters (see `toString`).
+   * The closed form as a mathjs expression tree, or a LoomError when a term has no closed form,
+   * holds only under a guard on the parameters, or has a floor (see `toString`).
    */
   toMathNode(): MathNode {
     if (this.terms.length === 0) return math.parse("0");
     let poly: Poly = new Map();
     for (const t of this.terms) {
-      if (t.kind !== "poly" || t.guard !== undefined || [...polyVars(t.poly)].some(isAtom)) throw new LoomError(`Count.toMathNode: ${this.toString()} is not one polynomial (a piecewise count has no single expression tree)`);
+      if (t.guards.length > 0 || t.sets.length > 0 || [...polyVars(t.poly)].some(isAtom)) throw new LoomError(`Count.toMathNode: ${this.toString()} is not one polynomial (a piecewise count has no single expression tree)`);
       poly = polyAdd(poly, t.poly);
     }
     return polyToMathNode(poly);
   }
 
-  /** `n^3 + 2*n`; a guarded piece `{ n^2 : n >= 1 }` (0 elsewhere); an enumerated one `count{…}`. */
+  /** `n^3 + 2*n`; a guarded piece `{ n^2 : n >= 1 }` (0 elsewhere); an enumerated factor `count{…}`. */
   toString(): string {
     if (this.terms.length === 0) return "0";
     return this.terms.map((t) => {
-      const text = t.kind === "poly" ? atomsToText(polyToString(t.poly)) : "";
-      if (t.kind === "poly") return t.guard === undefined ? text : `{ ${text} : ${guardText(t.guard)} }`;
-      const f = t.factor.toFraction();
-      return `${f === "1" ? "" : `${f}*`}count{${printSet(t.set)}}`;
+      let text = atomsToText(polyToString(t.poly));
+      if (t.sets.length > 0) {
+        const counted = t.sets.map((x) => `count{${printSet(x)}}`).join("*");
+        text = text === "1" ? counted : `${t.poly.size > 1 ? `(${text})` : text}*${counted}`;
+      }
+      return t.guards.length === 0 ? text : `{ ${text} : ${t.guards.map(guardText).join(" and ")} }`;
     }).join(" + ");
   }
 }
@@ -122,15 +143,6 @@ function guardHolds(g: BasicSet, params: Readonly<Record<string, number>>): bool
   const own: Record<string, number> = {};
   for (const p of g.params) own[p] = params[p]!;
   return !isEmpty(fixValues(g, own));
-}
-
-function termSet(t: Term): BasicSet | undefined {
-  return t.kind === "poly" ? t.guard : t.set;
-}
-
-function sameSet(a: BasicSet | undefined, b: BasicSet | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a === b || printSet(a) === printSet(b);
 }
 
 function guardText(g: BasicSet): string {
@@ -146,6 +158,21 @@ function guardText(g: BasicSet): string {
  * quasi-polynomials where chambers.ts finds one, else a count by enumeration of `s`.
  */
 export function countSet(s: BasicSet, assumptions?: BasicSet): Count {
+  // Independent factors (a tiled domain: i_outer, i_inner apart from j_outer, j_inner) count apart.
+  const factors: BasicSet[] = [];
+  const seen = new Set<string>();
+  for (const d of s.dims) {
+    if (seen.has(d)) continue;
+    const f = factorOf(s, d);
+    for (const x of f.dims) seen.add(x);
+    factors.push(f);
+  }
+  let out = Count.constant(1);
+  for (const f of factors.length > 0 ? factors : [s]) out = out.mul(countFactor(f, assumptions));
+  return out;
+}
+
+function countFactor(s: BasicSet, assumptions: BasicSet | undefined): Count {
   const pieces = countPieces(s);
   if (!pieces) return Count.ofPoints(s);
   let out = Count.constant(0);
