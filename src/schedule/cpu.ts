@@ -9,14 +9,15 @@
 import { predicateConditions } from "../analysis/footprint.js";
 import { ScheduleError } from "../errors.js";
 import {
-  affToExpr, allInames, arith, c, domainIndexOf, exprToAff, exprToString, insnDefaults, insnExprs, iterationDomain, mapExpr, mapInsnExprs, sub, substitute,
+  affToExpr, allInames, c, domainIndexOf, exprToAff, exprToString, insnDefaults, iterationDomain, mapInsnExprs, substitute,
   uniqueName, v, withKernel,
-  type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
+  type Expr, type Instruction, type Kernel, type InameTag,
 } from "../ir/index.js";
 import {
   addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
+import { axesToBox, barrierCrossing, privatize } from "./cpu-privatize.js";
 import { axisRows, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
@@ -65,46 +66,6 @@ function splitPhases(nodes: readonly ScheduleNode[], axes: readonly HwAxis[], ph
   }
   flush();
   return out;
-}
-
-/** Names of the variables an instruction reads or writes. */
-function touches(insn: Instruction, name: string): boolean {
-  let found = false;
-  const look = (e: Expr) => mapExpr(e, (n) => {
-    if ((n.kind === "var" && n.name === name) || ((n.kind === "subscript" || n.kind === "linear") && n.array === name)) found = true;
-    return found ? n : undefined;
-  });
-  insnExprs(insn).forEach(look);
-  return found;
-}
-
-/**
- * Give private temporary `t` one slot per work-item: its shape extended by the local sizes
- * (highest axis first), every access indexed by the local inames; the instructions that touch it
- * run within those inames.
- */
-function privatize(k: Kernel, t: Temporary, axes: readonly HwAxis[]): Kernel {
-  if (t.dimTags !== undefined) throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and has explicit axis tags; cannot give it one slot per work-item`);
-  const ordered = [...axes].sort((a, b) => b.axis - a.axis);
-  const idx: Expr[] = ordered.map((ax) =>
-    ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base));
-  const rewrite = (e: Expr): Expr => mapExpr(e, (n) => {
-    if (n.kind === "var" && n.name === t.name) return sub(t.name, ...idx);
-    if (n.kind === "subscript" && n.array === t.name) return sub(t.name, ...n.indices.map(rewrite), ...idx);
-    if (n.kind === "linear" && n.array === t.name) {
-      throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and is accessed by a flat index; cannot give it one slot per work-item`);
-    }
-    return undefined;
-  });
-  const lnames = ordered.map((ax) => ax.iname);
-  const instructions = k.instructions.map((insn): Instruction => {
-    if (!touches(insn, t.name)) return insn;
-    const within = [...new Set([...insn.withinInames, ...lnames])].sort();
-    return { ...mapInsnExprs(insn, rewrite), withinInames: within };
-  });
-  const temporaries = k.temporaries.map((x) =>
-    x.name === t.name ? { ...x, addressSpace: "private" as const, shape: [...x.shape, ...ordered.map((ax) => ax.size)] } : x);
-  return withKernel(k, { instructions, temporaries });
 }
 
 /** `Σ coef·name + constant` of one domain constraint as an expression (columns: params, dims; no existentials). */
@@ -236,11 +197,12 @@ function domainPredicates(k: Kernel, x: string, within: readonly string[], box: 
  * the first (by name) whose range is the whole box, else (local axes) a fresh iname over the box —
  * and every other iname `o` of the axis is replaced by it in the instructions using it (`o := rep -
  * base_rep + base_o`, which is `rep`: the inames of one axis share base and size), and those keep
- * the constraints of `o`'s domain as predicates where the box does not imply them.
+ * the constraints of `o`'s domain as predicates where the box does not imply them. An axis in
+ * `boxed` (`l.1`) gets the same treatment with a single iname: its loop spans the work-group.
  * Returns the kernel with those instructions rewritten and the axes with their loop inames.
  */
 function shareAxes(
-  k: Kernel, dk: DeviceKernel, ids: ReadonlySet<string>,
+  k: Kernel, dk: DeviceKernel, ids: ReadonlySet<string>, boxed: ReadonlySet<string> = new Set(),
 ): { kernel: Kernel; groupAxes: HwAxis[]; localAxes: HwAxis[]; sizeInsns: string[]; groupSizeInsns: string[] } {
   const inames = new Set(allInames(k));
   const onAxis = new Map<string, string[]>();
@@ -270,7 +232,7 @@ function shareAxes(
   const rewriteAxis = (ax: HwAxis): HwAxis => {
     const key = `${ax.tag}.${ax.axis}`;
     const names = [...(onAxis.get(key) ?? [])].sort();
-    if (names.length <= 1) return ax;
+    if (names.length === 0 || (names.length === 1 && !boxed.has(key))) return ax;
     let rep = names.find((x) => isWholeBox(k, x, ax, inames));
     let box = (o: string): BasicSet => rename(iterationDomain(k, [rep!]), { [rep!]: o });
     if (rep === undefined) {
@@ -341,33 +303,31 @@ function shareAxes(
 
 function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { kernel: Kernel; dk: DeviceKernel } {
   const ids = new Set(insnIdsOf(dk0.body));
-  const shared = shareAxes(k0, dk0, ids);
+  // Which private temporaries get one slot per work-item decides which local axes need a loop
+  // over the whole work-group (`boxed` in shareAxes), so it comes first.
+  const phaseOf = new Map<string, Set<number>>();
+  splitPhases(dk0.body, [], phaseOf, { n: 0 });
+  const crossing = dk0.localAxes.length > 0 ? barrierCrossing(k0, phaseOf, privatized) : [];
+  const shared = shareAxes(k0, dk0, ids, axesToBox(k0, dk0, ids, crossing));
   const k = shared.kernel;
   const dk: DeviceKernel = { ...dk0, groupAxes: shared.groupAxes, localAxes: shared.localAxes };
-  const byId = new Map(k.instructions.map((x) => [x.id, x]));
-  const phaseOf = new Map<string, Set<number>>();
   const insnNode = (id: string): ScheduleNode => ({ kind: "insn", id });
   const body = [
     ...shared.groupSizeInsns.map(insnNode),
-    ...nestIn(dk.groupAxes, [...shared.sizeInsns.map(insnNode), ...splitPhases(dk.body, dk.localAxes, phaseOf, { n: 0 })]),
+    ...nestIn(dk.groupAxes, [...shared.sizeInsns.map(insnNode), ...splitPhases(dk.body, dk.localAxes, new Map(), { n: 0 })]),
   ];
   let kernel = k;
   if (dk.localAxes.length > 0) {
-    for (const t of k.temporaries) {
-      if (t.addressSpace === "local" || t.addressSpace === "global" || privatized.has(t.name)) continue;
-      const phases = new Set<number>();
-      for (const [id, ps] of phaseOf) if (touches(byId.get(id)!, t.name)) ps.forEach((p) => phases.add(p));
-      if (phases.size > 1) {
-        const sized = dk.localAxes.find((ax) => ax.size.kind !== "const");
-        if (sized) {
-          throw new ScheduleError(
-            `lowerForCpu: private temporary "${t.name}" of device kernel "${dk.name}" lives across a barrier, so CPU targets give it one slot per work-item, ` +
-            `but the work-group size along l.${sized.axis} (iname "${sized.iname}") is ${exprToString(sized.size)}, not a compile-time constant; ` +
-            `split "${sized.iname}" by a constant and tag the inner part, or keep the value in a local (@shared) array`);
-        }
-        kernel = privatize(kernel, kernel.temporaries.find((x) => x.name === t.name)!, dk.localAxes);
-        privatized.add(t.name);
+    for (const t of crossing) {
+      const sized = dk.localAxes.find((ax) => ax.size.kind !== "const");
+      if (sized) {
+        throw new ScheduleError(
+          `lowerForCpu: private temporary "${t.name}" of device kernel "${dk.name}" lives across a barrier, so CPU targets give it one slot per work-item, ` +
+          `but the work-group size along l.${sized.axis} (iname "${sized.iname}") is ${exprToString(sized.size)}, not a compile-time constant; ` +
+          `split "${sized.iname}" by a constant and tag the inner part, or keep the value in a local (@shared) array`);
       }
+      kernel = privatize(kernel, kernel.temporaries.find((x) => x.name === t.name)!, dk.localAxes);
+      privatized.add(t.name);
     }
   }
   return { kernel, dk: { ...dk, body, groupAxes: [], localAxes: [] } };

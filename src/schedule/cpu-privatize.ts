@@ -1,0 +1,77 @@
+/**
+ * Private temporaries that live across a barrier on CPU targets (src/schedule/cpu.ts): which they
+ * are, which local axes their instructions need a loop over the whole work-group for, and their
+ * rewriting to one slot per work-item (OCCA's `@exclusive`).
+ */
+import { ScheduleError } from "../errors.js";
+import { arith, insnExprs, mapExpr, mapInsnExprs, sub, v, withKernel, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import type { DeviceKernel, HwAxis } from "./types.js";
+
+/** Whether an instruction reads or writes variable `name`. */
+export function touches(insn: Instruction, name: string): boolean {
+  let found = false;
+  const look = (e: Expr) => mapExpr(e, (n) => {
+    if ((n.kind === "var" && n.name === name) || ((n.kind === "subscript" || n.kind === "linear") && n.array === name)) found = true;
+    return found ? n : undefined;
+  });
+  insnExprs(insn).forEach(look);
+  return found;
+}
+
+/**
+ * Give private temporary `t` one slot per work-item: its shape extended by the local sizes
+ * (highest axis first), every access indexed by the local inames; the instructions that touch it
+ * run within those inames.
+ */
+export function privatize(k: Kernel, t: Temporary, axes: readonly HwAxis[]): Kernel {
+  if (t.dimTags !== undefined) throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and has explicit axis tags; cannot give it one slot per work-item`);
+  const ordered = [...axes].sort((a, b) => b.axis - a.axis);
+  const idx: Expr[] = ordered.map((ax) =>
+    ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base));
+  const rewrite = (e: Expr): Expr => mapExpr(e, (n) => {
+    if (n.kind === "var" && n.name === t.name) return sub(t.name, ...idx);
+    if (n.kind === "subscript" && n.array === t.name) return sub(t.name, ...n.indices.map(rewrite), ...idx);
+    if (n.kind === "linear" && n.array === t.name) {
+      throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and is accessed by a flat index; cannot give it one slot per work-item`);
+    }
+    return undefined;
+  });
+  const lnames = ordered.map((ax) => ax.iname);
+  const instructions = k.instructions.map((insn): Instruction => {
+    if (!touches(insn, t.name)) return insn;
+    const within = [...new Set([...insn.withinInames, ...lnames])].sort();
+    return { ...mapInsnExprs(insn, rewrite), withinInames: within };
+  });
+  const temporaries = k.temporaries.map((x) =>
+    x.name === t.name ? { ...x, addressSpace: "private" as const, shape: [...x.shape, ...ordered.map((ax) => ax.size)] } : x);
+  return withKernel(k, { instructions, temporaries });
+}
+
+/** The private temporaries (not yet privatized) that instructions of more than one phase (`phaseOf`, by instruction id) touch. */
+export function barrierCrossing(k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, privatized: ReadonlySet<string>): Temporary[] {
+  const byId = new Map(k.instructions.map((x) => [x.id, x]));
+  return k.temporaries.filter((t) => {
+    if (t.addressSpace === "local" || t.addressSpace === "global" || privatized.has(t.name)) return false;
+    const phases = new Set<number>();
+    for (const [id, ps] of phaseOf) if (touches(byId.get(id)!, t.name)) ps.forEach((p) => phases.add(p));
+    return phases.size > 1;
+  });
+}
+
+/**
+ * The local axes (`l.0`…) on which an instruction touching one of `temps` runs outside every
+ * iname of the axis: it runs on every work-item, so once privatized it must run within a loop
+ * over the whole box of the axis, not within an iname whose own domain is narrower (a fetch's
+ * `3*i_outer + a_dim_0 < n` would guard it off the work-items of a partial group).
+ */
+export function axesToBox(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<string>, temps: readonly Temporary[]): Set<string> {
+  const out = new Set<string>();
+  for (const insn of k.instructions) {
+    if (!ids.has(insn.id) || !temps.some((t) => touches(insn, t.name))) continue;
+    for (const ax of dk.localAxes) {
+      const on = insn.withinInames.some((i) => { const tag = k.inameTags[i]; return tag?.kind === "l" && tag.axis === ax.axis; });
+      if (!on) out.add(`l.${ax.axis}`);
+    }
+  }
+  return out;
+}
