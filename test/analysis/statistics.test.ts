@@ -171,6 +171,49 @@ describe("getMemAccessMap (loopy's test_gmem_access_counter_* and test_mem_acces
   });
 });
 
+describe("loopy's test_all_counters_parallel_matmul (16x16 tiles, prefetches of a and b into local memory)", () => {
+  const tiled = () => {
+    let k = matmul();
+    k = lp.splitIname(k, "i", 16, { outerTag: "g.0", innerTag: "l.1" });
+    k = lp.splitIname(k, "j", 16, { outerTag: "g.1", innerTag: "l.0" });
+    k = lp.splitIname(k, "k", 16);
+    k = lp.addPrefetch(k, "a", { sweepInames: ["k_inner", "i_inner"], defaultTag: "l.auto" });
+    return lp.addPrefetch(k, "b", { sweepInames: ["j_inner", "k_inner"], defaultTag: "l.auto" });
+  };
+  const strides = (s: Readonly<Record<number, number | lp.Count>>) => Object.fromEntries(Object.entries(s).map(([a, v]) => [a, v.toString()]));
+  const find = (map: lp.CountMap, mtype: string, variable: string, direction: string) =>
+    map.entries().find(([key]) => { const x = key as MemAccess; return x.mtype === mtype && x.variable === variable && x.direction === direction; })!;
+
+  it("global loads with loopy's strides, counted with redundant work: n*m*ell/16 each; c stored n*ell times", () => {
+    const map = lp.getMemAccessMap(tiled(), { countRedundantWork: true });
+    const [b, bCount] = find(map, "global", "b", "load");
+    expect([strides((b as MemAccess).lidStrides), strides((b as MemAccess).gidStrides)]).toEqual([{ 0: "1", 1: "ell" }, { 1: "16" }]);
+    expect(bCount.eval(params)).toBe((n * m * ell) / 16);
+    const [a, aCount] = find(map, "global", "a", "load");
+    expect([strides((a as MemAccess).lidStrides), strides((a as MemAccess).gidStrides)]).toEqual([{ 0: "1", 1: "m" }, { 0: "16*m" }]);
+    expect(aCount.eval(params)).toBe((n * m * ell) / 16);
+    const [c, cCount] = find(map, "global", "c", "store");
+    expect([strides((c as MemAccess).lidStrides), strides((c as MemAccess).gidStrides)]).toEqual([{ 0: "1", 1: "ell" }, { 0: "16*ell", 1: "16" }]);
+    expect(cCount.eval(params)).toBe(n * ell);
+  });
+
+  it("local loads and stores: loopy's per-sub-group counts times the 32 work-items of a sub-group", () => {
+    const nSubgroups = (n / 16) * (ell / 16) * ((16 * 16) / 32);
+    const local = lp.getMemAccessMap(tiled(), { countRedundantWork: true }).filterBy({ mtype: "local" });
+    expect(local.filterBy({ direction: "load" }).evalAndSum(params)).toBe(m * 2 * nSubgroups * 32);
+    expect(strides((find(local, "local", "a_fetch", "load")[0] as MemAccess).lidStrides)).toEqual({ 1: "16" });
+    expect(strides((find(local, "local", "b_fetch", "load")[0] as MemAccess).lidStrides)).toEqual({ 0: "1" });
+    expect(local.filterBy({ direction: "store" }).evalAndSum(params)).toBe(((m * 2) / 16) * nSubgroups * 32);
+  });
+
+  it("two local barriers per k tile, one launch", () => {
+    const sync = lp.getSyncMap(tiled());
+    expect(sync.size).toBe(2);
+    expect(sync.filterBy({ kind: "barrier_local" }).evalAndSum(params)).toBe((2 * m) / 16);
+    expect(sync.filterBy({ kind: "kernel_launch" }).evalAndSum(params)).toBe(1);
+  });
+});
+
 describe("getSyncMap (loopy's test_barrier_counter_*)", () => {
   it("no barriers: one kernel launch", () => {
     const map = lp.getSyncMap(matmul());
