@@ -10,8 +10,9 @@ const TWIN = "__meet_twin";
 
 /**
  * Whether some instance of `a` (accessing one variable with subscripts `ia`) and some instance of
- * `b` (with `ib`) that differ in one of the hardware inames `axes` (both run inside them) touch the
- * same cell: two work-groups (g inames) or two work-items (l inames) meeting in memory. Any other
+ * `b` (with `ib`) that differ in one of the hardware inames `axes` touch the
+ * same cell: two work-groups (g inames) or two work-items (l inames) meeting in memory; an
+ * instruction outside one of `axes` runs for every agent along it, so any common cell meets. Any other
  * iname may differ too (another iteration of a sequential loop). Subscripts out of the affine
  * model constrain nothing (so they may meet), nor does a whole-variable access (`undefined`); a
  * parameter that is no value argument (a bound read from a temporary) proves nothing. The inames
@@ -44,6 +45,8 @@ export function mayMeetAcross(
     });
   }
   da = addConstraints(pairs, rows);
+  // An instruction outside an axis runs for every agent along it: they differ freely there.
+  if (axes.some((g) => !aSet.has(g) || !bSet.has(g))) return !isEmpty(da);
   // Different agents: some shared axis iname differs (either way).
   return axes.some((g) => {
     const apart = (sign: 1 | -1) => ({ aff: affAdd(affSub(aff({ [twin(g)]: sign }), aff({ [g]: sign })), aff({}, -1)), eq: false });

@@ -168,7 +168,8 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
         if (!a || !here.has(depId) || a.tags.includes(WRITE_RACE_OK)) continue;
         // loopy's nosync: the author says no synchronization (of global scope) is needed between them.
         if (noSyncBetween(b, a) || noSyncBetween(a, b)) continue;
-        const axes = groupInames(k, a).filter((g) => b.withinInames.includes(g));
+        // The g inames either runs in: one outside a g iname runs in every group along it.
+        const axes = [...new Set([...groupInames(k, a), ...groupInames(k, b)])];
         if (axes.length === 0) continue;
         for (const [writer, other] of [[a, b], [b, a]] as const) {
           for (const name of insnWrites(writer)) {

@@ -126,9 +126,7 @@ describe("a compiler that never ends", () => {
     writeFileSync(cc, '#!/bin/sh\nif [ "$1" = --version ]; then echo "slow cc 1.0"; exit 0; fi\nexec sleep 60\n', { mode: 0o755 });
     process.env.LOOM_CC_TIMEOUT = "1";
     process.env.LOOM_CACHE_DIR = mkdtempSync(join(scratch, "slow-"));
-    const t0 = performance.now();
     const e = await run(affine(70), { a }, { backend: "c", cc }).catch((x: unknown) => x);
-    expect(performance.now() - t0).toBeLessThan(10_000);
     expect(e).toBeInstanceOf(CodegenError);
     expect((e as Error).message).toMatch(/killed by SIGKILL, perhaps after the 1 s of LOOM_CC_TIMEOUT/);
   }, 30_000);

@@ -9,7 +9,7 @@ import { generateCode } from "../../codegen/index.js";
 import { ScheduleError, TransformError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
-import { saveAndReloadTemporaries, splitIname, step, toJSON, fromJSON } from "../../transforms/index.js";
+import { saveAndReloadTemporaries, splitIname, step, tagInames, toJSON, fromJSON } from "../../transforms/index.js";
 import { parityBackends } from "../transforms/every-backend.js";
 
 const rotate = (gbarrier: boolean) => makeKernel("{[i]: 0<=i<n}", gbarrier ? `
@@ -88,6 +88,18 @@ describe("a dependency across work-groups without a global barrier (rotate v1)",
     const local = splitIname(makeKernel("{[i]: 0<=i<n}", ["t[i] = 2*a[i] {id=w}", "out[i] = t[(i+1) % n] {id=r, dep=w, nosync=w@local}"], ["a, t, out: float32[n]", "..."]),
       "i", 4, { outerTag: "g.0", innerTag: "l.0" });
     expect(() => generateCode(local, "opencl")).toThrow(/may touch the same cell from different work-groups/);
+  });
+
+  it("an instruction outside the g iname runs in every group: reading what the groups write is refused", async () => {
+    const k = tagInames(makeKernel(["{[i]: 0<=i<n}", "{[j]: 0<=j<n}"], ["z[i] = 2*a[i] {id=w, inames=i}", "out[j] = z[j] + 1 {id=r, dep=w, inames=j}"],
+      ["a, z, out: float32[n]", "n: int32"]), { i: "g.0" });
+    for (const backend of BACKENDS) {
+      await expect(run(k, { a: new Float32Array(4), n: 4 }, { backend }), backend).rejects.toThrow(/"r" depends on instruction "w" through global array "z", but they may touch the same cell from different work-groups \(along "i"\)/);
+    }
+    // With a global barrier between them, it runs.
+    const split = tagInames(makeKernel(["{[i]: 0<=i<n}", "{[j]: 0<=j<n}"], ["z[i] = 2*a[i] {id=w, inames=i}", "... gbarrier {id=g, dep=w}", "out[j] = z[j] + 1 {id=r, dep=g, inames=j}"],
+      ["a, z, out: float32[n]", "n: int32"]), { i: "g.0" });
+    for (const backend of BACKENDS) expect([...(await run(split, { a: new Float32Array([1, 2, 3, 4]), n: 4 }, { backend })).out!], backend).toEqual([3, 5, 7, 9]);
   });
 
   it("the same dependency within each group's own cells is accepted", async () => {
