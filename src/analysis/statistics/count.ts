@@ -28,8 +28,19 @@ interface Term {
   readonly sets: readonly BasicSet[];
 }
 
-const setsKey = (xs: readonly BasicSet[]): string => xs.map(printSet).sort().join(" & ");
-const termKey = (t: Term): string => `${setsKey(t.guards)}|${setsKey(t.sets)}`;
+const printed = new WeakMap<BasicSet, string>();
+function setText(x: BasicSet): string {
+  let hit = printed.get(x);
+  if (hit === undefined) printed.set(x, (hit = printSet(x)));
+  return hit;
+}
+const setsKey = (xs: readonly BasicSet[]): string => xs.map(setText).sort().join(" & ");
+const keys = new WeakMap<Term, string>();
+function termKey(t: Term): string {
+  let hit = keys.get(t);
+  if (hit === undefined) keys.set(t, (hit = `${setsKey(t.guards)}|${setsKey(t.sets)}`));
+  return hit;
+}
 
 export class Count {
   /** Use `Count.constant`, `countSet` or the arithmetic below; the terms are internal. */
@@ -51,28 +62,24 @@ export class Count {
 
   add(other: Count): Count {
     const out: Term[] = [...this.terms];
+    const at = new Map(out.map((t, i) => [termKey(t), i]));
     for (const t of other.terms) {
-      const same = out.findIndex((u) => termKey(u) === termKey(t));
-      if (same < 0) {
+      const same = at.get(termKey(t));
+      if (same === undefined) {
+        at.set(termKey(t), out.length);
         out.push(t);
-        continue;
-      }
-      const sum = polyAdd(out[same]!.poly, t.poly);
-      if (polyIsZero(sum)) out.splice(same, 1);
-      else out[same] = { ...out[same]!, poly: sum };
+      } else out[same] = { ...out[same]!, poly: polyAdd(out[same]!.poly, t.poly) };
     }
-    return new Count(out);
+    return new Count(out.filter((t) => !polyIsZero(t.poly)));
   }
 
   /** The product (a domain that is the product of independent factors counts as theirs). */
   mul(other: Count): Count {
-    let out = new Count([]);
+    const terms: Term[] = [];
     for (const a of this.terms) {
-      for (const b of other.terms) {
-        out = out.add(new Count([{ poly: polyMul(a.poly, b.poly), guards: [...a.guards, ...b.guards], sets: [...a.sets, ...b.sets] }]));
-      }
+      for (const b of other.terms) terms.push({ poly: polyMul(a.poly, b.poly), guards: [...a.guards, ...b.guards], sets: [...a.sets, ...b.sets] });
     }
-    return out;
+    return new Count([]).add(new Count(terms));
   }
 
   scale(s: number): Count {
