@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
+import type { MemAccess } from "../../src/index.js";
 import { iterationDomain, type Kernel } from "../../src/ir/index.js";
 import { count } from "../../src/poly/index.js";
 import { countSet } from "../../src/analysis/index.js";
@@ -74,5 +75,33 @@ describe("statistics against brute-force enumeration", () => {
     const s = lp.isl.parseSet("[n, m] -> {[i, j]: 0 <= i < n and j >= -n and j >= -2*i and j <= 2*i + m}");
     expect(countSet(s).isSymbolic).toBe(false);
     expect(countSet(lp.isl.parseSet("[n, m] -> {[i, j]: 0 <= i < n and j >= -n and j >= i - m and j <= 2*i + m and j <= n}")).isSymbolic).toBe(true);
+  });
+});
+
+describe("redundant work and strides on random tagged kernels", () => {
+  it("an instruction that does not use the g.1 axis counts once per point of it; strides equal the flat-address step", () => {
+    fc.assert(fc.property(
+      fc.integer({ min: 2, max: 5 }), fc.integer({ min: -2, max: 2 }), fc.integer({ min: -2, max: 2 }), fc.integer({ min: 0, max: 2 }), paramsArb,
+      (f, a0, a1, b1, params) => {
+        const idx0 = `${a0}*i + 20`;
+        const idx1 = `${a1}*i + ${b1}*j + 20`;
+        let k = lp.makeKernel("[n, m] -> {[i, j]: 0 <= i < n and 0 <= j < m}", [`out[i, j] = x[${idx0}, ${idx1}] {id=w}`, "y[i] = 2*z[i] {id=s}"],
+          ["x: float64[n + 40, m + 60]", "out: float64[n, m]", "y, z: float64[n]", "n, m: int32"]);
+        k = lp.tagInames(lp.splitIname(k, "i", f, { outerTag: "g.0", innerTag: "l.0" }), { j: "g.1" });
+        const mem = lp.getMemAccessMap(k, { countRedundantWork: true });
+        // i's points: the projection of the one domain {[i, j]}, empty when m <= 0 (as loopy's).
+        const pointsI = params.m >= 1 ? Math.max(params.n, 0) : 0;
+        const pointsJ = Math.max(params.m, 0);
+        expect(mem.filterBy({ variable: "z" }).evalAndSum(params)).toBe(pointsI * pointsJ);
+        expect(mem.filterBy({ variable: "x" }).evalAndSum(params)).toBe(pointsI * pointsJ);
+        expect(lp.getMemAccessMap(k).filterBy({ variable: "z" }).evalAndSum(params)).toBe(pointsI);
+        // Flat address of x: idx0 * (m + 60) + idx1; one step of i_inner is one step of i.
+        const x = mem.entries().map(([key]) => key as MemAccess).find((e) => e.variable === "x")!;
+        const valueOf = (v: number | lp.Count | undefined) => (v === undefined ? 0 : typeof v === "number" ? v : v.eval(params));
+        const stepI = a0 * (params.m + 60) + a1;
+        expect(valueOf(x.lidStrides[0])).toBe(stepI);
+        expect(valueOf(x.gidStrides[0])).toBe(f * stepI);
+        expect(valueOf(x.gidStrides[1])).toBe(b1);
+      }), { numRuns: 40 });
   });
 });

@@ -110,6 +110,9 @@ describe("getOpMap (loopy's test_op_counter_*)", () => {
     expect(() => lp.getOpMap(matmul(), { countGranularity: "subgroup" })).toThrow(/countGranularity "subgroup" is not supported yet/);
     expect(() => lp.getOpMap(matmul()).filterBy({ xxx: "float32" } as never)).toThrow(/unknown field "xxx"/);
     expect(() => lp.getOpMap(matmul()).sum().eval({ n: 1 })).toThrow(/no value for parameters ell, m/);
+    const auto = lp.tagInames(matmul(), { i: "l.auto" });
+    expect(() => lp.getMemAccessMap(auto)).toThrow(/varies along "i", tagged l.auto, whose axis the scheduler picks; tag it l.N/);
+    expect(() => lp.getOpMap(auto, { countRedundantWork: true })).toThrow(/"i" is tagged l.auto/);
   });
 });
 
