@@ -127,6 +127,25 @@ describe("a private prefetch of a saved temporary stays in the reader's g iname 
     });
   }
 
+  it("property: for any split factor and n, the prefetched saved rotate agrees with the reference on js, or both kernels are refused by the scheduler", async () => {
+    // A factor above 1 puts the host loop's bounds on the g iname: the scheduler refuses it, with the prefetch or without.
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 9 }), async (by, n) => {
+      const split = [{ op: "splitIname", args: ["i", by] }, ...steps.slice(1)];
+      const a = Float64Array.from({ length: n }, (_, i) => i + 1);
+      const outcome = async (k: typeof rotate) => {
+        try {
+          return [...(await run(k, { a, n }, { backend: "js" })).out as Float64Array];
+        } catch (e) {
+          expect(e).toBeInstanceOf(ScheduleError);
+          return "refused";
+        }
+      };
+      const plain = await outcome(applyPipeline(rotate, split.slice(0, 3)));
+      expect(await outcome(applyPipeline(rotate, split))).toEqual(plain);
+      if (by === 1) expect(plain).toEqual(rotated(a));
+    }), { numRuns: 20 });
+  });
+
   it("the fetch runs within i_inner and i_outer, after the writer", () => {
     const fetch = applyPipeline(rotate, steps).instructions.find((x) => x.id === "tmp_fetch_rule")!;
     expect([...fetch.withinInames].sort()).toEqual(["i_inner", "i_outer"]);
