@@ -10,8 +10,8 @@
  */
 import fc from "fast-check";
 import { ScheduleError, TransformError } from "../../src/errors.js";
-import { insnReads, insnWrites, type Instruction, type Kernel } from "../../src/ir/index.js";
-import { schedule, type ScheduleNode } from "../../src/schedule/index.js";
+import type { Kernel } from "../../src/ir/index.js";
+import { schedule } from "../../src/schedule/index.js";
 import { saveAndReloadTemporaries } from "../../transforms/index.js";
 
 /** How a kernel was made, so a counterexample can be rebuilt by hand. */
@@ -103,48 +103,4 @@ export function scheduleVerdict(k: Kernel, saves: boolean): { ok: true; needsSav
 /** A refusal's message with names and numbers elided, to count refusals by kind. */
 export const refusalKind = (why: string): string => why.replace(/"[^"]*"/g, "…").replace(/\d+/g, "#").slice(0, 220);
 
-function insnIdsOf(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
-  for (const n of nodes) {
-    if (n.kind === "insn") out.push(n.id);
-    else if (n.kind === "loop") insnIdsOf(n.body, out);
-  }
-  return out;
-}
 
-/**
- * A KNOWN BUG the law found (seed 20240531, 320 runs; law-counterexamples.test.ts keeps it as an
- * expected failure): the scheduler's cross-group check (checkDependenciesAcrossGroups) compares
- * only the g inames both instructions run in, so a dependency through a global variable between
- * an instruction inside a g loop and one outside it (which runs redundantly in every group) is
- * accepted in one device kernel: the interpreter then reports a race at run time, the other
- * backends run it as if groups were ordered. Until the scheduler refuses it, kernels with such a
- * dependency are dropped (counted as `blindSpot`), so that the law keeps checking the rest.
- */
-export function crossGroupBlindSpot(k: Kernel): boolean {
-  let s;
-  try {
-    s = schedule(k);
-  } catch (e) {
-    if (e instanceof ScheduleError) return false;
-    throw e;
-  }
-  const kk = s.kernel;
-  const byId = new Map(kk.instructions.map((x) => [x.id, x]));
-  const groups = (x: Instruction) => x.withinInames.filter((i) => kk.inameTags[i]?.kind === "g").sort().join(",");
-  const globals = new Set([...kk.args.filter((a) => a.kind === "array").map((a) => a.name), ...kk.temporaries.filter((t) => t.addressSpace === "global").map((t) => t.name)]);
-  for (const dk of s.deviceKernels) {
-    const here = new Set(insnIdsOf(dk.body));
-    for (const id of here) {
-      const b = byId.get(id)!;
-      for (const dep of b.dependsOn) {
-        const a = byId.get(dep);
-        if (a === undefined || !here.has(dep) || groups(a) === groups(b)) continue;
-        const touched = (x: Instruction) => new Set([...insnWrites(x), ...insnReads(x)].filter((n) => globals.has(n)));
-        const ta = touched(a);
-        const tb = touched(b);
-        if ([...insnWrites(a), ...insnWrites(b)].some((n) => ta.has(n) && tb.has(n))) return true;
-      }
-    }
-  }
-  return false;
-}

@@ -12,7 +12,7 @@ import { schedule } from "../../src/schedule/index.js";
 import { allInames, exprToString, reductionInames, type Expr, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { saveAndReloadTemporaries } from "../../transforms/index.js";
-import { SCHEDULED_FAMILIES, crossGroupBlindSpot, refusalKind, scheduleVerdict, type KernelSource } from "./gen-families.js";
+import { SCHEDULED_FAMILIES, refusalKind, scheduleVerdict, type KernelSource } from "./gen-families.js";
 import { isRegistered, makeStepOf, pipeline, toJSON, type PipelineJSON, type Step } from "../../transforms/pipeline.js";
 
 export type { KernelSource };
@@ -487,15 +487,6 @@ export function buildPipeline(k: Kernel, moves: readonly Move[], opts: { schedul
     // size, with a local prefetch) is legal: the scheduler gives such loops uniform bounds, except
     // in the case barriersPlaceable describes.
     if (!ilpInnermost(next) || !barriersPlaceable(probe) || (duplicated(next) && !schedulable(probe))) {
-      GEN_STATS.illegal++;
-      fam.notApplicable++;
-      continue;
-    }
-    // Where instructions can differ in their g inames (copies of an iname, the new families), a
-    // known scheduler bug (crossGroupBlindSpot) is dropped and counted, not hidden.
-    const bug = (opts.scheduled === true || duplicated(next)) && crossGroupBlindSpot(probe) ? "crossGroupBlindSpot" : undefined;
-    if (bug !== undefined) {
-      GEN_STATS.knownBugs[bug] = (GEN_STATS.knownBugs[bug] ?? 0) + 1;
       GEN_STATS.illegal++;
       fam.notApplicable++;
       continue;
