@@ -3,6 +3,7 @@
  * and compare every output element by element. Elements are matched by their logical index, so
  * kernels that store an array differently (F order, padding) still compare.
  */
+import { seededRandom } from "./seeded-random.js";
 import { BackendUnavailableError, ExecutionError, LoomError } from "../errors.js";
 import {
   allocArray, axisStrides, dtypeKind, dtypesForArray, effectiveDimTags, findArg, freeVariables, insnReads, isFloat, isWideInt,
@@ -42,17 +43,6 @@ const MAX_REPORTED = 10;
 
 type Layout = ReturnType<typeof layoutOf>;
 
-/** A small fast seeded generator (mulberry32): uniform in [0, 1). */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random element of dtype `d`: floats in [-1, 1), integers small (signed -8..8, unsigned 0..16), bool 0/1. */
 function randomElement(d: Dtype, rnd: () => number): number | bigint {
@@ -304,7 +294,7 @@ export async function autoTestVsRef(ref: Kernel, k: Kernel, opts: AutoTestOption
   const vals = argValues(ref, k, given);
   if (vals.problems.length > 0) return failed(vals.problems);
 
-  const rnd = random(opts.seed ?? 0);
+  const rnd = seededRandom(opts.seed ?? 0);
   const argsRef: Record<string, ArgValue> = Object.fromEntries(vals.ref);
   const argsK: Record<string, ArgValue> = Object.fromEntries(vals.k);
   const writtenRef = writtenNames(ref);

@@ -71,17 +71,7 @@ export function pointKey(p: TuningPoint): string {
   return JSON.stringify(Object.keys(p).sort().map((n) => [n, p[n]]));
 }
 
-/** mulberry32: a small seeded generator, uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let s = Math.trunc(seed) >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from "../run/seeded-random.js";
 
 /**
  * The largest value a parameter takes in the correctness check (see `testParams`). 13 is small
