@@ -9,8 +9,7 @@
 import { CodegenError } from "../src/errors.js";
 import { TARGET_NAMES, type DeviceKernelNaming, type Kernel, type TargetName } from "../src/ir/index.js";
 import {
-  CPU_LOWERING, runPasses, SCHEDULE_PASSES, schedule, stageOf,
-  type LoweringState, type Pass, type Schedule, type Stage,
+  schedule, schedulePasses, scheduleStages, stageOf, type Schedule, type Stage,
 } from "../src/schedule/index.js";
 import { lowerSchedule, type LoweredKernel, type LowerOptions } from "./lower.js";
 import { NameAllocator, withPrintedKernelNames } from "./names.js";
@@ -99,24 +98,26 @@ export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl
  * AST the code was printed from), whose index arithmetic runtimes check.
  */
 export function generateCodeAndSchedule(k: Kernel, target: TargetName, opts: GenerateOptions = {}): { code: GeneratedCode; schedule: Schedule; lowered: LoweredKernel[] } {
-  const t = targetOf(target);
   const s = scheduleForTarget(k, target, opts);
-  const names = NameAllocator.forKernel(s.kernel, target);
-  const lowered = lowerSchedule(s, t.lowerOptions, names);
-  return { code: withHostCode(t.render(lowered, names), s, target), schedule: s, lowered };
+  return { ...lowerAndRender(s, target), schedule: s };
 }
 
 /** Code for a schedule made elsewhere (tests, tools): no scheduling passes, no CPU lowering. */
 export function generateCodeFromSchedule(s: Schedule, target: TargetName): GeneratedCode {
+  return lowerAndRender(s, target).code;
+}
+
+/** The "lower" and "render" passes of `target` on a named schedule, with one name allocator for both. */
+function lowerAndRender(s: Schedule, target: TargetName): { lowered: LoweredKernel[]; code: GeneratedCode } {
   const t = targetOf(target);
   const names = NameAllocator.forKernel(s.kernel, target);
-  return withHostCode(t.render(lowerSchedule(s, t.lowerOptions, names), names), s, target);
+  const lowered = lowerSchedule(s, t.lowerOptions, names);
+  return { lowered, code: withHostCode(t.render(lowered, names), s, target) };
 }
 
 /** The passes of `target`'s route, by name, in order (`lowerStages` reports one stage per name). */
 export function passNames(target: TargetName): string[] {
-  const t = targetOf(target);
-  return [...SCHEDULE_PASSES, ...(t.cpu ? [CPU_LOWERING] : [])].map((p) => p.name).concat(["names", "lower", "render"]);
+  return [...schedulePasses(targetOf(target).cpu).map((p) => p.name), "names", "lower", "render"];
 }
 
 /**
@@ -129,21 +130,12 @@ export function passNames(target: TargetName): string[] {
  */
 export function lowerStages(k: Kernel, target: TargetName = k.target ?? "opencl", opts: GenerateOptions = {}): Stage[] {
   const t = targetOf(target);
-  const passes: readonly Pass[] = [...SCHEDULE_PASSES, ...(t.cpu ? [CPU_LOWERING] : [])];
-  const stages: Stage[] = [];
-  let previous: LoweringState | undefined;
-  const last = runPasses(k, passes, (p, s) => {
-    stages.push(stageOf(p, s, previous));
-    previous = s;
-  });
-  const named = nameKernels(last.schedule!, target, t, namingOf(k, opts));
-  stages.push(stageOf({ name: "names", run: (s) => s }, { kernel: named.kernel, schedule: named }, previous));
-  const names = NameAllocator.forKernel(named.kernel, target);
-  const lowered = lowerSchedule(named, t.lowerOptions, names);
+  const stages = scheduleStages(k, t.cpu);
+  const named = nameKernels(stages.at(-1)!.value as Schedule, target, t, namingOf(k, opts));
+  stages.push(stageOf({ name: "names", run: (s) => s }, { kernel: named.kernel, schedule: named }));
+  const { lowered, code } = lowerAndRender(named, target);
   // The AST has no syntax of its own: shown in C (CPU targets) or OpenCL C (hardware axes).
   stages.push({ name: "lower", value: lowered, text: (t.lowerOptions.hwAxes ? openclTarget : cTarget).render(lowered).deviceCode });
-  const code = withHostCode(t.render(lowered, names), named, target);
   stages.push({ name: "render", value: code, text: code.deviceCode + (code.hostCode ? `\n/* host */\n${code.hostCode}` : "") });
   return stages;
 }
-

@@ -14,10 +14,10 @@
 import { TransformError } from "../src/errors.js";
 import { addressSpaceOf } from "../src/analysis/index.js";
 import {
-  affToExpr, arith, dependencyClosure, c, insnReads, insnWrites, iterationDomain, mapExpr, mapInsnExprs, v, withKernel,
+  arith, boundToExpr, dependencyClosure, c, insnReads, insnWrites, iterationDomain, mapExpr, mapInsnExprs, v, withKernel,
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
-import { dimBounds, type Bound } from "../src/poly/index.js";
+import { dimBounds } from "../src/poly/index.js";
 import { checkKernel } from "./common.js";
 
 const WHO = "saveAndReloadTemporaries";
@@ -40,11 +40,6 @@ function liveAcrossGlobalBarriers(k: Kernel): Map<string, Temporary> {
   return out;
 }
 
-function boundExpr(b: Bound, lower: boolean): Expr {
-  const e = affToExpr(b.aff);
-  if (b.denom === 1) return e;
-  return arith("//", lower ? arith("+", e, c(b.denom - 1)) : e, c(b.denom));
-}
 
 /** `[lower, extent]` of hardware iname `h` as expressions of the parameters. */
 function rangeOf(k: Kernel, h: string, t: string): [Expr, Expr] {
@@ -53,8 +48,8 @@ function rangeOf(k: Kernel, h: string, t: string): [Expr, Expr] {
     throw new TransformError(`${WHO}: the range of iname "${h}" (which "${t}" gets an axis for) has ${b.lower.length} lower and ${b.upper.length} upper bounds; ` +
       `a save slot needs one of each: split or fix parameters so that "${h}" runs over one range`);
   }
-  const lo = boundExpr(b.lower[0]!, true);
-  const hi = boundExpr(b.upper[0]!, false);
+  const lo = boundToExpr(b.lower[0]!, true);
+  const hi = boundToExpr(b.upper[0]!, false);
   return [lo, arith("+", arith("-", hi, lo), c(1))];
 }
 

@@ -2,7 +2,7 @@
  * Integer expressions and affine forms: the one conversion every folder uses (shape inference in
  * src/parse and src/okl, footprints in src/analysis, bounds proofs in src/run).
  */
-import { aff, affAdd, affIsConstant, affScale, affSub, type Aff } from "../poly/index.js";
+import { aff, affAdd, affIsConstant, affScale, affSub, type Aff, type Bound } from "../poly/index.js";
 import { arith, c, v, type Expr } from "./expr.js";
 import { naturalCompare } from "./print.js";
 
@@ -92,3 +92,12 @@ export const NATURAL_ORDER: AffToExprOptions = Object.freeze({ order: "natural" 
 
 /** `affToExpr` with the form's own term order. */
 export const affToReadableExpr = (a: Aff): Expr => affToExpr(a);
+
+/**
+ * A bound from `dimBounds` as an expression: a lower bound `ceil(aff/d)` as `(aff + d - 1)//d`,
+ * an upper bound `floor(aff/d)` as `aff//d` (`//` floors, so both are exact for any sign).
+ */
+export function boundToExpr(b: Bound, lower: boolean): Expr {
+  if (b.denom === 1) return affToExpr(b.aff);
+  return arith("//", affToExpr(lower ? { terms: b.aff.terms, constant: b.aff.constant + b.denom - 1 } : b.aff), c(b.denom));
+}

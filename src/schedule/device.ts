@@ -5,7 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  affToExpr, arith, blockExprs, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, insnInames,
+  affToExpr, arith, blockExprs, boundToExpr, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, insnInames,
   type Expr, type Kernel,
 } from "../ir/index.js";
 import {
@@ -19,11 +19,6 @@ const isConst = (b: Bound) => Object.keys(b.aff.terms).length === 0;
 const ceilOf = (b: Bound) => Math.ceil(b.aff.constant / b.denom);
 const floorOf = (b: Bound) => Math.floor(b.aff.constant / b.denom);
 
-/** A lower bound `ceil(aff/d)` as `(aff + d - 1)//d`; an upper bound `floor(aff/d)` as `aff//d`. */
-function boundExpr(b: Bound, lower: boolean): Expr {
-  if (b.denom === 1) return affToExpr(b.aff);
-  return arith("//", affToExpr(lower ? shift(b.aff, b.denom - 1) : b.aff), c(b.denom));
-}
 
 function extremum(fn: "max" | "min", es: Expr[]): Expr {
   return es.length === 1 ? es[0]! : { kind: "call", fn, args: es };
@@ -80,20 +75,20 @@ function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): 
   // Constant bounds dominate where present, as for local axes; the rest are guards of the box.
   const lower = cl.length > 0 ? [{ aff: { terms: {}, constant: Math.max(...cl.map(ceilOf)) }, denom: 1 }] : b.lower;
   const upper = cu.length > 0 ? [{ aff: { terms: {}, constant: Math.min(...cu.map(floorOf)) }, denom: 1 }] : b.upper;
-  const base = extremum("max", lower.map((x) => boundExpr(x, true)));
+  const base = extremum("max", lower.map((x) => boundToExpr(x, true)));
   let size: Expr;
   if (lower.length === 1 && upper.length === 1 && isConst(lower[0]!)) {
     // floor(a/d) - lo + 1 = floor((a + d·(1 - lo))/d): `(n + 15)//16`.
     const lo = ceilOf(lower[0]!);
     const u = upper[0]!;
-    size = boundExpr({ aff: shift(u.aff, u.denom * (1 - lo)), denom: u.denom }, false);
+    size = boundToExpr({ aff: shift(u.aff, u.denom * (1 - lo)), denom: u.denom }, false);
   } else if (lower.length === 1 && upper.length === 1 && lower[0]!.denom === 1 && upper[0]!.denom === 1) {
     const terms: Record<string, number> = { ...upper[0]!.aff.terms };
     for (const [n, x] of Object.entries(lower[0]!.aff.terms)) terms[n] = (terms[n] ?? 0) - x;
     for (const n of Object.keys(terms)) if (terms[n] === 0) delete terms[n];
     size = affToExpr({ terms, constant: upper[0]!.aff.constant - lower[0]!.aff.constant + 1 });
   } else {
-    size = arith("+", arith("-", extremum("min", upper.map((x) => boundExpr(x, false))), base), c(1));
+    size = arith("+", arith("-", extremum("min", upper.map((x) => boundToExpr(x, false))), base), c(1));
   }
   return { iname, tag, axis, base, size };
 }
@@ -244,7 +239,7 @@ function hostLoopBounds(k: Kernel, iname: string, outer: readonly string[], gbar
   const own = others.length > 0 ? projectOut(set, others) : set;
   const b = dimBounds(own, iname, outer.filter((o) => own.dims.includes(o)));
   if (b.lower.length === 0 || b.upper.length === 0) throw new ScheduleError(`${where}, but it is unbounded; a host loop needs a lower and an upper bound`);
-  return { lower: extremum("max", b.lower.map((x) => boundExpr(x, true))), upper: extremum("min", b.upper.map((x) => boundExpr(x, false))) };
+  return { lower: extremum("max", b.lower.map((x) => boundToExpr(x, true))), upper: extremum("min", b.upper.map((x) => boundToExpr(x, false))) };
 }
 
 /** The host program of `s`: `s.hostProgram`, or each device kernel launched once in order. */

@@ -1,7 +1,7 @@
 /** Scheduling: preprocessing, the loop nest, barriers, device kernels and the CPU lowering. */
 export { linearize, inameOrder } from "./linearize.js";
 export { preprocess, expandSubstitutions } from "./preprocess.js";
-export { schedule, scheduleStages, runPasses, stageOf, SCHEDULE_PASSES, CPU_LOWERING, type LoweringState, type Pass, type Stage } from "./pipeline.js";
+export { schedule, schedulePasses, scheduleStages, runPasses, stageOf, SCHEDULE_PASSES, CPU_LOWERING, type LoweringState, type Pass, type Stage } from "./pipeline.js";
 export { showSchedule } from "./show.js";
 export { eliminateExistentials, lowerForCpu, preferUnitBounds } from "./cpu.js";
 export { resolveAddressSpaces } from "./preprocess-tags.js";

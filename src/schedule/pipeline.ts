@@ -90,11 +90,16 @@ export function stageOf(pass: Pass, s: LoweringState, previous?: LoweringState):
   return { name: pass.name, value: s.kernel, text: show(s.kernel) };
 }
 
-/** Each pass's output for `k`, up to device kernels (and `cpu lowering` when `cpu`). */
+/** The scheduling passes of a route: `SCHEDULE_PASSES`, and `CPU_LOWERING` for CPU targets. */
+export function schedulePasses(cpu: boolean): readonly Pass[] {
+  return cpu ? [...SCHEDULE_PASSES, CPU_LOWERING] : SCHEDULE_PASSES;
+}
+
+/** Each pass's output for `k`, up to device kernels (and `cpu lowering` when `cpu`); the last stage's value is the schedule. */
 export function scheduleStages(k: Kernel, cpu = false): Stage[] {
   const stages: Stage[] = [];
   let previous: LoweringState | undefined;
-  runPasses(k, cpu ? [...SCHEDULE_PASSES, CPU_LOWERING] : SCHEDULE_PASSES, (p, s) => {
+  runPasses(k, schedulePasses(cpu), (p, s) => {
     stages.push(stageOf(p, s, previous));
     previous = s;
   });
