@@ -14,6 +14,12 @@ export interface SearchContext {
   readonly points: readonly TuningPoint[];
   readonly seed: number;
   evaluate(p: TuningPoint): Promise<number | undefined>;
+  /**
+   * A hint: the points the strategy will evaluate next, in order (a population, the rest of a
+   * shuffled list). The sweep may build and compile them ahead, in parallel, while it times
+   * others; it never changes what is evaluated. Strategies call it whenever they know.
+   */
+  upcoming?(points: readonly TuningPoint[]): void;
 }
 
 export type Strategy = (ctx: SearchContext) => Promise<void>;

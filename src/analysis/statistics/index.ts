@@ -4,3 +4,4 @@ export { CountMap, keyText, type CountFilter, type CountGranularity, type CountK
 export { getOpMap, type OpMapOptions } from "./op-map.js";
 export { getMemAccessMap } from "./mem-map.js";
 export { domainCounter, type CountOptions } from "./walk.js";
+export { kernelCost, type KernelCost } from "./cost.js";
