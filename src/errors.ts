@@ -121,12 +121,22 @@ export function shown(x: unknown): string {
 /** `snake_case` in camelCase: loopy's option names (`sweep_inames`) as Loom spells them. */
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** The number of single-character insertions, deletions and substitutions from `a` to `b`. */
+/**
+ * The number of single-character insertions, deletions, substitutions and transpositions of two
+ * neighbours from `a` to `b` (the optimal-string-alignment distance: "outerTga" is one edit from
+ * "outerTag", as a person sees it).
+ */
 function editDistance(a: string, b: string): number {
+  let prev2: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    for (let j = 1; j <= b.length; j++) {
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
+      row.push(d);
+    }
+    prev2 = prev;
     prev = row;
   }
   return prev[b.length]!;

@@ -51,6 +51,12 @@ describe("options are checked", () => {
     expect(() => T.addPrefetch(matmul(), "a", loose({ fetch_bounding_box: true }))).toThrow(/did you mean "fetchBoundingBox"/);
   });
 
+  it("a transposition of two neighbouring letters is one edit", () => {
+    expect(() => T.splitIname(matmul(), "i", 4, loose({ outerTga: "g.0" }))).toThrow(/unknown option "outerTga" \(did you mean "outerTag"\?\)/);
+    // Three letters: two substitutions would be too far, one transposition is near enough.
+    expect(() => T.joinInames(T.splitIname(matmul(), "i", 4), ["i_outer", "i_inner"], "ii", loose({ tga: "g.0" }))).toThrow(/unknown option "tga" \(did you mean "tag"\?\)/);
+  });
+
   it("tile's tags must be a list or an object, not a string", () => {
     expect(() => T.tile(matmul(), ["i", "j"], 4, loose({ outerTags: "g.0" }))).toThrow(/tile: outerTags must be a list of tags, one per iname, or an object \{iname: tag\}; got "g.0"/);
   });
