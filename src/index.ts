@@ -39,7 +39,7 @@ export { getSyncMap } from "./schedule/sync-map.js";
 // Planned (later issues): each throws a LoomError saying it is not built yet.
 export * from "./planned.js";
 export { parseOkl } from "./okl/parse-okl.js";
-export { normalizeOkl } from "./okl/index.js";
+export { normalizeOkl, parseOklAst } from "./okl/index.js";
 export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
 // Autotuning
 export { autotune, readTuningLog, replay, TuningError } from "./tune/index.js";
