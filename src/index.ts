@@ -32,8 +32,8 @@ export { run, runTimed, autoTestVsRef, backendAvailability } from "./run/index.j
 export type { BackendName, BackendResult, RunOptions } from "./run/index.js";
 
 // Statistics (loopy's get_op_map, get_mem_access_map, get_synchronization_map)
-export { getOpMap, getMemAccessMap, kernelCost, Count, CountMap } from "./analysis/index.js";
-export type { CountFilter, CountGranularity, CountKey, CountOptions, KernelCost, MemAccess, Op, OpMapOptions, Sync } from "./analysis/index.js";
+export { getOpMap, getMemAccessMap, kernelCost, flopCount, globalBytes, globalTraffic, Count, CountMap } from "./analysis/index.js";
+export type { CountFilter, CountGranularity, CountKey, CountOptions, ArrayTraffic, KernelCost, KernelCostOptions, MemAccess, Op, OpMapOptions, Sync, TrafficModel } from "./analysis/index.js";
 export { getSyncMap } from "./schedule/sync-map.js";
 
 // Planned (later issues): each throws a LoomError saying it is not built yet.

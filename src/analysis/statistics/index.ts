@@ -4,4 +4,5 @@ export { CountMap, keyText, type CountFilter, type CountGranularity, type CountK
 export { getOpMap, type OpMapOptions } from "./op-map.js";
 export { getMemAccessMap } from "./mem-map.js";
 export { domainCounter, type CountOptions } from "./walk.js";
-export { kernelCost, type KernelCost } from "./cost.js";
+export { flopCount, globalBytes, kernelCost, type KernelCost, type KernelCostOptions } from "./cost.js";
+export { globalTraffic, type ArrayTraffic, type TrafficModel, type TrafficOptions } from "./traffic.js";
