@@ -1,7 +1,7 @@
 /**
  * Coverage of the OKL corpus, folder by folder: inputs, should-fail inputs rejected for OCCA's
  * reason, inputs outside Loom's C subset, inputs that pass the front end, that import (parseOkl)
- * and that lower to each target. Prints a markdown table; `--write` replaces the table in README.md
+ * and that lower to each target. Prints a markdown table; `--write` replaces the table in docs/okl.md
  * (between the okl-corpus-table markers); `--failures` lists why the others do not import or lower.
  *
  *   npx tsx scripts/okl-corpus-report.ts [--write] [--failures]
@@ -139,7 +139,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     for (const f of failures) process.stdout.write(`${f.stage.padEnd(11)} ${f.rel}: ${f.message}\n`);
   }
   if (process.argv.includes("--write")) {
-    const path = join(import.meta.dirname, "..", "README.md");
+    const path = join(import.meta.dirname, "..", "docs", "okl.md");
     writeFileSync(path, withTable(readFileSync(path, "utf8"), table));
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The README's OKL corpus table is the output of scripts/okl-corpus-report.ts, so it cannot go
+ * The OKL corpus table of docs/okl.md is the output of scripts/okl-corpus-report.ts, so it cannot go
  * stale: regenerate it with `npx tsx scripts/okl-corpus-report.ts --write`.
  */
 import { readFileSync } from "node:fs";
@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { corpusReport, tableIn, withTable } from "../../scripts/okl-corpus-report.js";
 import { corpusPresent } from "./corpus-cases.js";
 
-describe.runIf(corpusPresent)("README: OKL corpus table", () => {
+describe.runIf(corpusPresent)("docs/okl.md: OKL corpus table", () => {
   it("equals the output of scripts/okl-corpus-report.ts", () => {
-    const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
+    const readme = readFileSync(join(import.meta.dirname, "../../docs/okl.md"), "utf8");
     expect(tableIn(readme), "run: npx tsx scripts/okl-corpus-report.ts --write").toBe(corpusReport().table);
   }, 120_000);
 

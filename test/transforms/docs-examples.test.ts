@@ -1,6 +1,6 @@
 /**
- * Every one-line example of the README's "Transformations" table runs as written: each `lp.X(k, …)`
- * span is read out of README.md and evaluated on the kernel listed for it below (the two-statement
+ * Every one-line example of the "Transformations" table in docs/transformations.md runs as written: each `lp.X(k, …)`
+ * span is read out of docs/transformations.md and evaluated on the kernel listed for it below (the two-statement
  * kernel `n2` by default), which has the names it uses; the result must be a new kernel that
  * generates OpenCL. A changed or new example that does not run fails here.
  */
@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
 import type { Kernel } from "../../src/index.js";
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const readme = readFileSync(new URL("../../docs/transformations.md", import.meta.url), "utf8");
 const section = readme.slice(readme.indexOf("## Transformations"), readme.indexOf("\n## ", readme.indexOf("## Transformations") + 5));
 const examples = [...section.matchAll(/`(lp\.\w+\(k[,)][^`]*)`/g)].map((m) => m[1]!).filter((e) => !e.includes("…"));
 
@@ -80,7 +80,7 @@ const fixtures: [RegExp, () => Kernel][] = [
   [/^lp\./, n2],
 ];
 
-describe("README: the transformations table", () => {
+describe("docs/transformations.md: the transformations table", () => {
   it("has its examples", () => {
     expect(examples.length).toBeGreaterThanOrEqual(40);
   });
