@@ -1,61 +1,87 @@
 /**
- * `npm start`: the main demonstration. A matrix product written in loopy's notation is printed as
- * loopy would, tiled for a GPU (16×16 work-groups), scheduled, turned into OpenCL, and run both by
- * the reference interpreter (with its GPU semantics) and by the generated JavaScript, which must
- * agree with each other and with a plain JavaScript loop nest.
+ * `npm start`: Loom's main job on the CPU, end to end.
+ *
+ * 1. Import a kernel written in OCCA's kernel language (OKL), print it as loopy would, lower it to
+ *    C and CUDA, run it natively (OpenMP where this machine has a C compiler, else the generated
+ *    JavaScript) and check it against the reference interpreter.
+ * 2. Tune a matrix product: sweep tile sizes and tags, every variant checked against the
+ *    untransformed kernel before it is timed, with a progress line; print the fastest variant,
+ *    its pipeline (replayable JSON), what it reached and its generated code.
  */
 import * as lp from "../src/index.js";
 
-const n = 40; // not a multiple of 16: the remainder guards are exercised
-let k = lp.makeKernel(
-  "{ [i, j, k]: 0 <= i, j, k < n }",
-  "c[i, j] = sum(k, a[i, k]*b[k, j])",
+const native = lp.backendAvailability("openmp").available;
+const backend: lp.BackendName = native ? "openmp" : "js";
+const say = (s = "") => console.log(s);
+const rule = (title: string) => say(`\n== ${title} ${"=".repeat(Math.max(0, 70 - title.length))}`);
+
+// ---------------------------------------------------------------- 1. OKL in, every target out
+const okl = `
+@kernel void smooth(const int n, const float *u, float *v) {
+  for (int by = 1; by < n - 1; by += 16; @outer(1)) {
+    for (int bx = 1; bx < n - 1; bx += 16; @outer(0)) {
+      for (int y = by; y < by + 16; ++y; @inner(1)) {
+        for (int x = bx; x < bx + 16; ++x; @inner(0)) {
+          if (y < n - 1 && x < n - 1) {
+            v[y*n + x] = 0.2f*(u[y*n + x] + u[(y-1)*n + x] + u[(y+1)*n + x] + u[y*n + x - 1] + u[y*n + x + 1]);
+          }
+        }
+      }
+    }
+  }
+}`;
+rule("1. an OKL kernel, imported");
+const [smooth] = lp.parseOkl(okl, { filename: "smooth.okl" });
+say(String(smooth));
+rule("lowered to C (excerpt)");
+say(lp.generateCode(smooth!, "c").deviceCode.split("\n").slice(0, 18).join("\n") + "\n  …");
+rule("lowered to CUDA (excerpt)");
+say(lp.generateCode(smooth!, "cuda").deviceCode.split("\n").slice(0, 12).join("\n") + "\n  …");
+
+// OKL pointers have no shape: the caller passes every array, as with OCCA.
+const n = 200;
+const u = Float32Array.from({ length: n * n }, (_, q) => Math.sin(q));
+const ran = await lp.runTimed(smooth!, { n, u, v: new Float32Array(n * n) }, { backend });
+const reference = (await lp.run(smooth!, { n, u, v: new Float32Array(n * n) })).v!;
+const got = ran.outputs.v!;
+const differing = got.filter((x, q) => !Object.is(x, reference[q])).length;
+say(`\nran on ${backend}${native ? "" : " (no C compiler here: the generated JavaScript)"}: n = ${n}, ` +
+  `kernel ${ran.kernelMs.reduce((x, y) => x + y, 0).toFixed(3)} ms (compiled before timing); ` +
+  `${differing} of ${n * n} elements differ from the reference interpreter's`);
+if (differing !== 0) process.exit(1);
+
+// ---------------------------------------------------------------- 2. tune a matrix product
+rule(`2. tuning a matrix product on ${backend}`);
+const mm = lp.makeKernel("{ [i, j, k]: 0 <= i, j, k < n }", "c[i, j] = sum(k, a[i, k]*b[k, j])",
   ["a, b: float32[n, n]", "c: float32[n, n]", "n: int32"],
-  { name: "matmul" },
-);
-console.log(lp.show(k));
-
-k = lp.splitIname(k, "i", 16, { outerTag: "g.0", innerTag: "l.1" });
-k = lp.splitIname(k, "j", 16, { outerTag: "g.1", innerTag: "l.0" });
-k = lp.splitIname(k, "k", 16);
-console.log("\n" + lp.showSchedule(lp.schedule(k)));
-
-const code = lp.generateCode(k, "opencl");
-console.log("\n" + code.deviceCode);
-console.log(`launch: ${code.kernels.map((d) => `${d.name}: groups (${d.globalSize.join(", ")}), work-items (${d.localSize.join(", ")})`).join("; ")}`);
-
-const a = Float32Array.from({ length: n * n }, (_, x) => (x % 7) - 3);
-const b = Float32Array.from({ length: n * n }, (_, x) => (x % 5) * 0.5);
-const interp = (await lp.run(k, { a, b, n })).c as Float32Array;
-const js = (await lp.run(k, { a, b, n }, { backend: "js" })).c as Float32Array;
-
-let maxErr = 0;
-let mismatch = 0;
-for (let i = 0; i < n; i++) {
-  for (let j = 0; j < n; j++) {
-    let s = 0;
-    for (let q = 0; q < n; q++) s = Math.fround(s + Math.fround(a[i * n + q]! * b[q * n + j]!));
-    maxErr = Math.max(maxErr, Math.abs(s - interp[i * n + j]!));
-    if (!Object.is(interp[i * n + j], js[i * n + j])) mismatch++;
-  }
-}
-console.log(`\nc[0, 0..3] = ${Array.from(interp.slice(0, 4)).join(", ")}`);
-console.log(`interpreter vs. plain JavaScript: max |error| = ${maxErr}`);
-console.log(`generated JavaScript vs. interpreter: ${mismatch} differing elements`);
-if (maxErr !== 0 || mismatch !== 0) process.exit(1);
-
-// The same kernel, with a and b prefetched to local memory as loopy's tiled matmul, compiled and
-// run natively where this machine can (each backend says why when it cannot).
-const fetched = lp.addPrefetch(lp.addPrefetch(k, "a", { sweepInames: ["i_inner", "k_inner"] }), "b", { sweepInames: ["k_inner", "j_inner"] });
-for (const backend of ["openmp", "opencl", "cuda"] as const) {
-  const avail = lp.backendAvailability(backend);
-  if (!avail.available) {
-    console.log(`${backend}: skipped (${avail.reason})`);
-    continue;
-  }
-  const { outputs, kernelMs } = await lp.runTimed(fetched, { a, b, n }, { backend });
-  const got = outputs.c as Float32Array;
-  const diff = got.reduce((m, x, q) => Math.max(m, Math.abs(x - interp[q]!)), 0);
-  console.log(`${backend} (prefetched): max |difference| from the interpreter = ${diff}, kernel ${kernelMs.map((t) => t.toFixed(3)).join(" + ")} ms`);
-  if (diff > 1e-4) process.exit(1);
-}
+  { name: "matmul", assumptions: "n mod 32 = 0 and n >= 32" }); // tiles divide n: no remainder guards
+const space = { ti: [4, 8, 16], tj: [8, 16, 32], order: ["ikj", "ijk"] };
+const tty = process.stdout.isTTY === true;
+const started = performance.now();
+const { best, records } = await lp.autotune(mm, {
+  space,
+  build: (_k, p) => lp.pipeline(
+    lp.split("i", p.ti as number, { outerTag: "g.0" }),
+    lp.split("j", p.tj as number, { innerTag: "ilp" }),
+    lp.prioritize(p.order === "ikj" ? "i_outer,i_inner,k,j_outer" : "i_outer,i_inner,j_outer,k")),
+  params: { n: native ? 256 : 64 },
+  testParams: { n: 32 },              // the correctness check's size (a multiple of 32, as assumed)
+  backend,
+  strategy: "exhaustive",
+  repeats: 3,
+  onProgress: (done, total, b) => {
+    const line = `  ${done}/${total} variants, best ${b ? `${b.medianMs.toFixed(3)} ms at ${JSON.stringify(b.point)}` : "none yet"}`;
+    if (tty) process.stdout.write(`\r${line.padEnd(78)}`);
+    else say(line);
+  },
+});
+if (tty) say();
+const seconds = (performance.now() - started) / 1000;
+const counts = new Map<string, number>();
+for (const r of records) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+say(`\n${records.length} variants in ${seconds.toFixed(1)} s (${[...counts].map(([s, c]) => `${c} ${s}`).join(", ")})`);
+const reached = best.gflops !== undefined ? `, ${best.gflops.toFixed(2)} GFLOP/s` : "";
+say(`fastest: ${JSON.stringify(best.point)}: median ${best.medianMs.toFixed(3)} ms${reached}`);
+say(`its pipeline (lp.fromJSON replays it):\n${lp.describe(lp.fromJSON(best.pipeline))}`);
+rule("the fastest variant's code");
+say(lp.generateCode(lp.replay(records, mm), backend === "js" ? "js" : "openmp").deviceCode);
