@@ -43,4 +43,6 @@ export { normalizeOkl, parseOklAst } from "./okl/index.js";
 export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
 // Autotuning
 export { autotune, readTuningLog, replay, TuningError } from "./tune/index.js";
+export { simulateTuning, STRATEGY_NAMES, type SimulateOptions, type SimulationResult } from "./tune/index.js";
+export { plotTuning, type PlotTuningOptions, type PlotMetric } from "./tune/index.js";
 export type { TuningRecord, TuningStatus, TuningPoint, AutotuneOptions, AutotuneResult } from "./tune/index.js";

@@ -5,3 +5,5 @@ export { replay } from "./replay.js";
 export { SMALL_PARAM } from "./space.js";
 export { STRATEGY_NAMES } from "./strategies.js";
 export type { TuningRecord, TuningStatus, TuningPoint, MachineInfo } from "./types.js";
+export { simulateTuning, type SimulateOptions, type SimulationResult } from "./simulate.js";
+export { plotTuning, type PlotTuningOptions, type PlotMetric } from "./plot.js";
