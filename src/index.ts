@@ -10,11 +10,14 @@ export {
 // Kernels
 export { makeKernel, globalArg, valueArg, temporary, addDtypes, parseExpr } from "./parse/index.js";
 export type { ArgSpec } from "./parse/index.js";
-export { show, exprToString, parseInameTag, parseDimTags, axisStrides, inferTypes, iterationDomain, DTYPES, TARGET_NAMES } from "./ir/index.js";
+export { exprToString, parseInameTag, parseDimTags, axisStrides, inferTypes, iterationDomain, DTYPES, TARGET_NAMES } from "./ir/index.js";
 export type {
   Kernel, Dtype, TargetName, Expr, Instruction, Assignment, KernelArg, ArrayArg, ValueArg, Temporary,
   SubstitutionRule, InameTag, DimTag, TypedArray,
 } from "./ir/index.js";
+
+// Display: show(x) (text; a kernel as loopy's str(knl)) and display(x) (HTML in tslab, text elsewhere)
+export { show, display, type DisplayInput } from "./display/index.js";
 
 // Integer sets
 export * as isl from "./poly/index.js";

@@ -113,6 +113,24 @@ function deepFreeze<T>(x: T): T {
   return x;
 }
 
+// `String(k)` is `show(k)`: print.ts (which imports this module) registers the printer. The
+// method is non-enumerable, so JSON, structured clones and deep equality see only the fields.
+let kernelPrinter: ((k: Kernel) => string) | undefined;
+
+/** Used once by print.ts: the printer behind every kernel's `toString()`. */
+export function setKernelPrinter(printer: (k: Kernel) => string): void {
+  kernelPrinter = printer;
+}
+
+function kernelToString(this: Kernel): string {
+  return kernelPrinter ? kernelPrinter(this) : `[Kernel ${this.name}]`;
+}
+
+function withToString(k: Kernel): Kernel {
+  Object.defineProperty(k, "toString", { value: kernelToString, enumerable: false });
+  return k;
+}
+
 /** A frozen kernel from its fields; missing optional fields get their defaults. */
 export function kernelRecord(
   fields: Pick<Kernel, "name" | "domains" | "instructions" | "args"> & Partial<Kernel>,
@@ -122,12 +140,12 @@ export function kernelRecord(
     assumptions: universe([], []),
     ...fields,
   };
-  return deepFreeze(k);
+  return deepFreeze(withToString(k));
 }
 
 /** A new frozen kernel with `changes` applied; `k` is untouched. */
 export function withKernel(k: Kernel, changes: Partial<Kernel>): Kernel {
-  return deepFreeze({ ...k, ...changes });
+  return deepFreeze(withToString({ ...k, ...changes }));
 }
 
 // ---- lookups ------------------------------------------------------------------------------
