@@ -107,7 +107,10 @@ describe("getOpMap (loopy's test_op_counter_*)", () => {
   });
 
   it("refuses what it does not count, naming it", () => {
-    expect(() => lp.getOpMap(matmul(), { countGranularity: "subgroup" })).toThrow(/countGranularity "subgroup" is not supported yet/);
+    expect(() => lp.getOpMap(matmul(), { countGranularity: "bushel" as never })).toThrow(/countGranularity "bushel" is not one of workitem, subgroup, workgroup, auto/);
+    expect(() => lp.getMemAccessMap(matmul(), { countGranularity: "subgroup", subgroupSize: 0 })).toThrow(/subgroupSize 0 is not a positive integer/);
+    const parametricGroup = lp.tagInames(matmul(), { i: "l.0" });
+    expect(() => lp.getOpMap(parametricGroup, { countGranularity: "subgroup" })).toThrow(/extent of "i" \(l.0\) depends on the parameters/);
     expect(() => lp.getOpMap(matmul()).filterBy({ xxx: "float32" } as never)).toThrow(/unknown field "xxx"/);
     expect(() => lp.getOpMap(matmul()).sum().eval({ n: 1 })).toThrow(/no value for parameters ell, m/);
     const auto = lp.tagInames(matmul(), { i: "l.auto" });

@@ -1,6 +1,7 @@
 /**
  * `getMemAccessMap`: loads and stores of global and local arrays per variable, dtype and direction,
- * over all work-items (loopy's `get_mem_access_map`, count granularity "workitem"). Each key
+ * over all work-items (loopy's `get_mem_access_map`); per sub-group or work-group with
+ * `countGranularity`, or per key as loopy picks with "auto" (walk.ts). Each key
  * carries the access's strides along the hardware axes: `lidStrides[a]` is the coefficient of the
  * `l.a` iname in the flattened index (Σ over the array's axes of the index's coefficient times
  * the axis stride), in elements, and likewise `gidStrides` for `g.a`; an axis the access does not
@@ -17,7 +18,7 @@ import { addressSpaceOf } from "../address-spaces.js";
 import { CountMap, type MemAccess } from "./count-map.js";
 import { Count } from "./count.js";
 import { polyAdd, polyConst, polyEval, polyMul, polyScale, polyVar, polyVars, type Poly } from "./poly.js";
-import { domainCounter, statisticsTypeEnv, walkKernel, type CountOptions } from "./walk.js";
+import { granularityCounter, granularityOption, statisticsTypeEnv, walkKernel, type CountOptions } from "./walk.js";
 
 /** A stride expression (integers, names, `+ - *`) as a polynomial, or undefined. */
 function exprToPoly(e: Expr): Poly | undefined {
@@ -81,8 +82,9 @@ function accessStrides(k: Kernel, arr: ArrayArg | Temporary, node: Subscript | L
 }
 
 export function getMemAccessMap(k: Kernel, opts: CountOptions = {}): CountMap {
+  const option = granularityOption(opts, "getMemAccessMap");
   const env = statisticsTypeEnv(k);
-  const points = domainCounter(k, opts);
+  const points = granularityCounter(k, opts, "getMemAccessMap");
   const entries: [MemAccess, Count][] = [];
   walkKernel(k, env, ({ node, insn, inames, isStore }) => {
     if (node.kind !== "subscript" && node.kind !== "linear") return;
@@ -95,11 +97,14 @@ export function getMemAccessMap(k: Kernel, opts: CountOptions = {}): CountMap {
     const dtype = env.varType(node.array);
     if (!dtype) throw new LoomError(`getMemAccessMap: the dtype of "${node.array}" (instruction "${insn.id}") is not known; give it (addDtypes) before counting`);
     const strides = accessStrides(k, arr, node, insn.id);
+    // loopy's choice: a global access that varies along l.0 is one per work-item; one uniform
+    // across l.0 (a broadcast) is one per sub-group, and so is every local access.
+    const granularity = option !== "auto" ? option : mtype === "global" && strides.lid[0] !== undefined ? "workitem" : "subgroup";
     const key: MemAccess = {
       mtype, dtype, lidStrides: strides.lid, gidStrides: strides.gid, direction: isStore ? "store" : "load",
-      variable: node.array, countGranularity: "workitem",
+      variable: node.array, countGranularity: granularity,
     };
-    entries.push([key, points(inames)]);
+    entries.push([key, points(inames, granularity)]);
   });
   return new CountMap(entries);
 }

@@ -1,6 +1,7 @@
 /**
- * `getOpMap`: arithmetic operations per dtype and kind, over all work-items (loopy's `get_op_map`
- * with count granularity "workitem"). What counts, as in loopy:
+ * `getOpMap`: arithmetic operations per dtype and kind, over all work-items (loopy's `get_op_map`;
+ * per sub-group or work-group with `countGranularity`, "auto" being loopy's per sub-group). What
+ * counts, as in loopy:
  * - `+ -` "add", `*` "mul", `/ // %` "div", `**` "pow", `& | ^ ~` "bw", `<< >>` "shift", calls of
  *   `max`/`min` "max"/"min" (one per argument after the first), other calls "func:NAME";
  *   a reduction one "add" (sum), "mul" (product), "max" or "min" per point of its inames;
@@ -15,12 +16,11 @@ import { LoomError } from "../../errors.js";
 import { exprToString, exprType, type Expr, type TypeEnv } from "../../ir/index.js";
 import { CountMap, type CountGranularity, type Op } from "./count-map.js";
 import type { Count } from "./count.js";
-import { domainCounter, statisticsTypeEnv, walkKernel, type CountOptions } from "./walk.js";
+import { granularityCounter, granularityOption, statisticsTypeEnv, walkKernel, type CountOptions } from "./walk.js";
 import type { Kernel } from "../../ir/index.js";
 
 export interface OpMapOptions extends CountOptions {
   readonly countWithinSubscripts?: boolean;
-  readonly countGranularity?: CountGranularity;
 }
 
 const ARITH_NAMES: Readonly<Record<string, string>> = {
@@ -48,19 +48,18 @@ function dtypeOf(e: Expr, env: TypeEnv, insn: string): string {
 }
 
 export function getOpMap(k: Kernel, opts: OpMapOptions = {}): CountMap {
-  const granularity = opts.countGranularity ?? "workitem";
-  if (granularity !== "workitem") {
-    throw new LoomError(`getOpMap: countGranularity "${granularity}" is not supported yet; counts are per work-item ("workitem"), summed over the whole grid`);
-  }
+  const option = granularityOption(opts, "getOpMap");
+  // loopy counts arithmetic per sub-group (its arithmetic_count_granularity).
+  const granularity: CountGranularity = option === "auto" ? "subgroup" : option;
   const env = statisticsTypeEnv(k);
-  const points = domainCounter(k, opts);
+  const points = granularityCounter(k, opts, "getOpMap");
   const entries: [Op, Count][] = [];
   walkKernel(k, env, ({ node, insn, inames, inSubscript }) => {
     if (inSubscript && !opts.countWithinSubscripts) return;
     const op = opsOf(node);
     if (!op || op[1] === 0) return;
     const key: Op = { dtype: dtypeOf(node, env, insn.id) as Op["dtype"], name: op[0], countGranularity: granularity };
-    entries.push([key, points(inames).scale(op[1])]);
+    entries.push([key, points(inames, granularity).scale(op[1])]);
   });
   return new CountMap(entries);
 }

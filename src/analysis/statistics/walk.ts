@@ -8,13 +8,24 @@ import {
   chainDomain, children, inferTypes, iterationDomain, kernelTypeEnv,
   type Expr, type Instruction, type Kernel, type TypeEnv,
 } from "../../ir/index.js";
+import type { CountGranularity } from "./count-map.js";
 import { Count, countSet } from "./count.js";
 
 export interface CountOptions {
   /** Count an instruction once per work-item of the whole grid even where it does not use a hardware axis (loopy's count_redundant_work). */
   readonly countRedundantWork?: boolean;
+  /** Work-items per sub-group, for counts per sub-group (default 32). */
   readonly subgroupSize?: number;
+  /**
+   * What one count is: an event per work-item ("workitem", the default), per sub-group
+   * ("subgroup": once for the sub-groups of a work-group, as a uniform load is), per work-group
+   * ("workgroup"), or "auto": per key as loopy picks (operations and local accesses per
+   * sub-group; a global access per work-item where it varies along l.0, else per sub-group).
+   */
+  readonly countGranularity?: CountGranularity | "auto";
 }
+
+const GRANULARITIES = ["workitem", "subgroup", "workgroup", "auto"] as const;
 
 export interface Visit {
   readonly node: Expr;
@@ -92,9 +103,10 @@ function boxExtent(k: Kernel, iname: string): number | undefined {
  * With `countRedundantWork`, an instruction that does not use an axis runs once per point of it.
  * Several inames of parametric extent on one axis (the grid is their maximum) are refused.
  */
-function axisExtents(k: Kernel): Map<string, number | string> {
+function axisExtents(k: Kernel, groupsOnly = false): Map<string, number | string> {
   const byAxis = new Map<string, string[]>();
   for (const i of hardwareInames(k)) {
+    if (groupsOnly && k.inameTags[i]?.kind !== "g") continue;
     const a = axisOf(k, i);
     if (!a) throw new LoomError(`countRedundantWork: iname "${i}" is tagged l.auto, whose axis the scheduler picks; tag it l.N to count redundant work`);
     byAxis.set(a, [...(byAxis.get(a) ?? []), i]);
@@ -113,9 +125,9 @@ function axisExtents(k: Kernel): Map<string, number | string> {
  * A memo of `Count`s of iname sets: the points of the kernel's domain projected onto the inames
  * (with `countRedundantWork`, times the extent of each hardware axis they do not use).
  */
-export function domainCounter(k: Kernel, opts: CountOptions): (inames: readonly string[]) => Count {
+export function domainCounter(k: Kernel, opts: CountOptions, groupsOnly = false): (inames: readonly string[]) => Count {
   const memo = new Map<string, Count>();
-  const axes = opts.countRedundantWork ? axisExtents(k) : new Map<string, number | string>();
+  const axes = opts.countRedundantWork ? axisExtents(k, groupsOnly) : new Map<string, number | string>();
   return (inames) => {
     const used = new Set(inames.map((i) => axisOf(k, i)));
     const unused = [...axes].filter(([a]) => !used.has(a)).map(([, e]) => e);
@@ -125,5 +137,61 @@ export function domainCounter(k: Kernel, opts: CountOptions): (inames: readonly 
     let hit = memo.get(key);
     if (!hit) memo.set(key, (hit = countSet(iterationDomain(k, all), k.assumptions).scale(factor)));
     return hit;
+  };
+}
+
+/** Whether `iname` runs along a local (work-item) axis. */
+function isLocal(k: Kernel, iname: string): boolean {
+  const t = k.inameTags[iname]?.kind;
+  return t === "l" || t === "l.auto";
+}
+
+/** The granularity option, checked. */
+export function granularityOption(opts: CountOptions, who: string): CountGranularity | "auto" {
+  const g = opts.countGranularity ?? "workitem";
+  if (!(GRANULARITIES as readonly string[]).includes(g)) {
+    throw new LoomError(`${who}: countGranularity "${String(g)}" is not one of ${GRANULARITIES.join(", ")}`);
+  }
+  const sgs = opts.subgroupSize;
+  if (sgs !== undefined && !(Number.isSafeInteger(sgs) && sgs >= 1)) {
+    throw new LoomError(`${who}: subgroupSize ${String(sgs)} is not a positive integer (work-items per sub-group, e.g. 32)`);
+  }
+  return g;
+}
+
+/**
+ * The work-items of a work-group: per local axis the largest constant box of an iname on it
+ * (loopy's grid size upper bound), multiplied. A LoomError when an extent depends on the parameters.
+ */
+export function workGroupSize(k: Kernel, who: string): number {
+  const byAxis = new Map<number, number>();
+  for (const i of hardwareInames(k)) {
+    const t = k.inameTags[i]!;
+    if (t.kind === "g") continue;
+    if (t.kind === "l.auto") throw new LoomError(`${who}: iname "${i}" is tagged l.auto, whose axis the scheduler picks; tag it l.N to count per sub-group`);
+    if (t.kind !== "l") continue;
+    const e = boxExtent(k, i);
+    if (e === undefined) throw new LoomError(`${who}: the extent of "${i}" (l.${t.axis}) depends on the parameters, so the work-group size, and the sub-groups in it, are not known; split it by a constant to count per sub-group`);
+    byAxis.set(t.axis, Math.max(byAxis.get(t.axis) ?? 0, e));
+  }
+  return [...byAxis.values()].reduce((x, y) => x * y, 1);
+}
+
+/**
+ * Counts of iname sets at a granularity: per work-item, the points (domainCounter); per
+ * work-group, the points without the local inames (redundant work over g axes only); per
+ * sub-group, that times the sub-groups of a work-group, ceil(work-group size / subgroupSize).
+ */
+export function granularityCounter(k: Kernel, opts: CountOptions, who: string): (inames: readonly string[], g: CountGranularity) => Count {
+  const items = domainCounter(k, opts);
+  let groups: ((inames: readonly string[]) => Count) | undefined;
+  let subgroups: number | undefined;
+  return (inames, g) => {
+    if (g === "workitem") return items(inames);
+    groups ??= domainCounter(k, opts, true);
+    const perGroup = groups(inames.filter((i) => !isLocal(k, i)));
+    if (g === "workgroup") return perGroup;
+    subgroups ??= Math.ceil(workGroupSize(k, who) / (opts.subgroupSize ?? 32));
+    return perGroup.scale(subgroups);
   };
 }
