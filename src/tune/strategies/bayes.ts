@@ -121,6 +121,7 @@ function nextBatch(model: GaussianProcess, y: readonly number[], unseen: readonl
  * likelihood) after each batch. Random points are taken while fewer than two are ok.
  */
 export async function bayes(ctx: SearchContext): Promise<void> {
+  if (ctx.points.length === 0) return;
   const walk = new Walk(ctx);
   const rnd = seededRandom(ctx.seed);
   const at = coordinates(walk);
