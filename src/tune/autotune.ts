@@ -3,13 +3,17 @@
  * untransformed kernel, time the correct ones, log every record, and return the fastest.
  */
 import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { BackendUnavailableError, LoomError } from "../errors.js";
 import { show, type Kernel } from "../ir/index.js";
 import { defaultCompiler } from "../run/native-compile.js";
 import { backendAvailability } from "../run/native.js";
 import { getBackend, type BackendName } from "../run/run.js";
 import { appendRecord, loadLog, loomVersion, machineInfo } from "./log.js";
-import { measureVariant, type Build, type VariantContext } from "./measure.js";
+import { DEFAULT_REMEASURE, prepareVariant, timeVariant, type Build, type Outcome, type RemeasurePolicy, type VariantContext } from "./measure.js";
+import { recordMetrics, sweepCost, type PeakRates } from "./metrics.js";
+import { machinePeak } from "./peak.js";
+import { Ahead } from "./precompile.js";
 import { checkRestrictions, checkSpace, enumeratePoints, pointKey, shown, testParams, type Restriction } from "./space.js";
 import { getStrategy } from "./strategies.js";
 import type { TuningPoint, TuningRecord } from "./types.js";
@@ -36,13 +40,32 @@ export interface AutotuneOptions {
   readonly executor?: "local" | { readonly queue: { readonly connection: string; readonly name?: string } };
   /** Parameters of the correctness check; default each parameter min(value, 13). */
   readonly testParams?: Readonly<Record<string, number>>;
+  /**
+   * Variants built, checked and compiled ahead at once, in parallel, while the sweep times one
+   * (c and openmp backends; see docs/tuning-measurement.md). Default `os.availableParallelism()`;
+   * 0 prepares each variant only when it is measured. Records are the same either way.
+   */
+  readonly compileJobs?: number;
+  /**
+   * Another round of `repeats` timed runs while a round's spread, (max - min) / median, exceeds
+   * `spread` (default 0.15), at most `rounds` rounds in all (default 3); `false`: one round.
+   */
+  readonly remeasure?: false | { readonly spread?: number; readonly rounds?: number };
+  /**
+   * The peak the records' `peakFraction` compares with: `true` measures it (`machinePeak`,
+   * cached per machine), `false` gives no `peakFraction`, `{ gflops, gbps, gflops32? }` uses
+   * these rates. Default: measured on the c and openmp backends, none on the others.
+   */
+  readonly peak?: boolean | PeakRates;
 }
 
 export interface AutotuneResult {
   readonly best: TuningRecord;
   readonly records: TuningRecord[];
-  /** What the sweep noticed but forgave (a torn last line in the log). */
+  /** What the sweep noticed but forgave (a torn last line in the log, no cost model, no peak). */
   readonly warnings: string[];
+  /** How many of the measured variants were built, checked and compiled ahead (`compileJobs`). */
+  readonly compiledAhead: number;
 }
 
 /** No variant of a sweep was ok: `records` holds every record, with its status and error. */
@@ -88,7 +111,49 @@ function checkOptions(k: Kernel, o: AutotuneOptions) {
   const seed = o.seed ?? 0;
   if (!Number.isFinite(seed)) fail(`seed must be a number; got ${shown(o.seed)}`);
   if (o.onProgress !== undefined && typeof o.onProgress !== "function") fail(`onProgress must be a function; got ${shown(o.onProgress)}`);
-  return { space, params, backend, repeats, budget, seed, strategy: getStrategy(o.strategy ?? "exhaustive"), restrictions: checkRestrictions(o.restrictions) };
+  return {
+    space, params, backend, repeats, budget, seed, strategy: getStrategy(o.strategy ?? "exhaustive"), restrictions: checkRestrictions(o.restrictions),
+    ...checkMeasurement(o, backend),
+  };
+}
+
+/** The options of measurement: compile-ahead jobs, re-measurement, the peak. */
+function checkMeasurement(o: AutotuneOptions, backend: BackendName) {
+  const jobs = o.compileJobs ?? availableParallelism();
+  if (!Number.isInteger(jobs) || jobs < 0) fail(`compileJobs must be a non-negative integer (0: no compiling ahead); got ${shown(o.compileJobs)}`);
+  let remeasure: RemeasurePolicy | undefined = DEFAULT_REMEASURE;
+  if (o.remeasure === false) remeasure = undefined;
+  else if (o.remeasure !== undefined) {
+    const r = o.remeasure as { spread?: unknown; rounds?: unknown };
+    if (r === null || typeof r !== "object") fail(`remeasure must be false or an object { spread?, rounds? }; got ${shown(o.remeasure)}`);
+    const spread = r.spread ?? DEFAULT_REMEASURE.spread;
+    const rounds = r.rounds ?? DEFAULT_REMEASURE.rounds;
+    if (typeof spread !== "number" || !(spread >= 0) || !Number.isFinite(spread)) fail(`remeasure.spread must be a non-negative number such as 0.15; got ${shown(r.spread)}`);
+    if (!Number.isInteger(rounds) || (rounds as number) < 1) fail(`remeasure.rounds must be a positive integer (rounds in all); got ${shown(r.rounds)}`);
+    remeasure = { spread, rounds: rounds as number };
+  }
+  const p = o.peak;
+  const positive = (x: unknown) => typeof x === "number" && Number.isFinite(x) && x > 0;
+  if (p !== undefined && typeof p !== "boolean" && !(p !== null && typeof p === "object" && positive(p.gflops) && positive(p.gbps) && (p.gflops32 === undefined || positive(p.gflops32)))) {
+    fail(`peak must be true, false or { gflops, gbps, gflops32? } with positive numbers (GFLOP/s, GB/s); got ${shown(p)}`);
+  }
+  const peak: PeakRates | "measure" | undefined = p === undefined ? (backend === "c" || backend === "openmp" ? "measure" : undefined)
+    : p === true ? "measure" : p === false ? undefined : p;
+  const ahead = jobs > 0 && (backend === "c" || backend === "openmp") ? jobs : 0;
+  return { ahead, remeasure, peak };
+}
+
+/** The peak rates of the sweep: given, measured (a failure is a warning), or none. */
+async function peakRates(peak: PeakRates | "measure" | undefined, warnings: string[]): Promise<PeakRates | undefined> {
+  if (peak !== "measure") return peak;
+  try {
+    const m = await machinePeak();
+    warnings.push(...m.warnings);
+    return m;
+  } catch (e) {
+    warnings.push(`no peakFraction: the machine peak could not be measured (${e instanceof Error ? e.message : String(e)})`);
+    return undefined;
+  }
 }
 
 /**
@@ -121,7 +186,13 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
       }
     }
   }
-  const ctx: VariantContext = { ref: k, build: opts.build, backend: o.backend, params: o.params, testParams: testParams(o.params, opts.testParams), repeats: o.repeats };
+  const ctx: VariantContext = {
+    ref: k, build: opts.build, backend: o.backend, params: o.params, testParams: testParams(o.params, opts.testParams), repeats: o.repeats, remeasure: o.remeasure,
+  };
+  const { cost, warning } = sweepCost(k, o.params);
+  if (warning) warnings.push(warning);
+  // Before any compile starts: the microbenchmark wants every core.
+  const peak = points.length > 0 ? await peakRates(o.peak, warnings) : undefined;
   const common = {
     backend: o.backend, params: o.params, kernel: { name: k.name, hash }, machine,
     ...(o.backend === "c" || o.backend === "openmp" ? { compiler: [defaultCompiler().cc, ...defaultCompiler().flags].join(" ") } : {}),
@@ -132,17 +203,41 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
   const records: TuningRecord[] = [];
   const done = new Map<string, TuningRecord>();
   let best: TuningRecord | undefined;
-  const cost = (r: TuningRecord) => (r.ok ? r.medianMs : Infinity);
+  const costOf = (r: TuningRecord) => (r.ok ? r.medianMs : Infinity);
+  let evaluating = 0;
+  const ahead = o.ahead > 0 ? new Ahead({
+    prepare: (p) => prepareVariant(ctx, p), jobs: o.ahead,
+    skip: (key) => done.has(key) || reusable.has(key), remaining: () => total - done.size - evaluating,
+    stopped: () => opts.signal?.aborted === true,
+  }) : undefined;
+  /** Build, check, then time (quietly: no compiler runs meanwhile). */
+  const measure = async (p: TuningPoint): Promise<Outcome> => {
+    const v = ahead ? await ahead.take(p) : await prepareVariant(ctx, p);
+    if (v.verdict) return v.verdict;
+    await ahead?.quiet();
+    try {
+      return await timeVariant(ctx, v);
+    } finally {
+      ahead?.resume();
+    }
+  };
 
   const evaluate = async (p: TuningPoint): Promise<number | undefined> => {
     const key = pointKey(p);
     const seen = done.get(key);
-    if (seen) return cost(seen);
+    if (seen) return costOf(seen);
     if (done.size >= total || opts.signal?.aborted) return undefined;
     if (o.budget.seconds !== undefined && (performance.now() - started) / 1000 >= o.budget.seconds) return undefined;
     let r = reusable.get(key);
     if (!r) {
-      r = { point: p, ...(await measureVariant(ctx, p)), ...common };
+      evaluating++;
+      let outcome: Outcome;
+      try {
+        outcome = await measure(p);
+      } finally {
+        evaluating--;
+      }
+      r = { point: p, ...outcome, ...recordMetrics(outcome, cost, peak), ...common };
       if (opts.log !== undefined) {
         appendRecord(opts.log, r, newlineFirst);
         newlineFirst = false;
@@ -152,16 +247,22 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
     records.push(r);
     if (r.ok && (!best || r.medianMs < best.medianMs)) best = r;
     opts.onProgress?.(records.length, total, best);
-    return cost(r);
+    return costOf(r);
   };
-  if (points.length > 0) await o.strategy({ space: o.space, points, seed: o.seed, evaluate });
+  if (points.length > 0) {
+    try {
+      await o.strategy({ space: o.space, points, seed: o.seed, evaluate, ...(ahead ? { upcoming: (ps: readonly TuningPoint[]) => ahead.upcoming(ps) } : {}) });
+    } finally {
+      await ahead?.close();
+    }
+  }
   if (!best) {
     const why = points.length === 0 ? "the restrictions exclude every point of the space"
       : records.length === 0 ? "the sweep stopped before any variant was measured"
       : `none of the ${records.length} variants was ok (${summary(records)})`;
     throw new TuningError(`autotune: no correct variant to report: ${why}; see this error's records`, records);
   }
-  return { best, records, warnings };
+  return { best, records, warnings, compiledAhead: ahead?.stats.taken ?? 0 };
 }
 
 function summary(records: readonly TuningRecord[]): string {

@@ -1,6 +1,8 @@
 /**
  * One variant of a sweep: build it, check it against the untransformed kernel on small
- * parameters, then time it. Every outcome is a record; nothing a variant does crashes the sweep.
+ * parameters (`prepareVariant`, which a sweep may run ahead, see precompile.ts), then time it
+ * (`timeVariant`: a warm-up, `repeats` runs, more rounds while the spread is large). Every outcome
+ * is a record; nothing a variant does crashes the sweep.
  */
 import { LoomError } from "../errors.js";
 import { dtypeKind, type Kernel, type TypedArray } from "../ir/index.js";
@@ -20,10 +22,29 @@ export interface VariantContext {
   readonly params: Readonly<Record<string, number>>;
   readonly testParams: Readonly<Record<string, number>>;
   readonly repeats: number;
+  /** When to measure another round (see `measureRounds`); undefined: never. */
+  readonly remeasure?: RemeasurePolicy;
 }
 
+/** Measure another round of `repeats` runs while (max - min) / median exceeds `spread`, for at most `rounds` rounds in all. */
+export interface RemeasurePolicy {
+  readonly spread: number;
+  readonly rounds: number;
+}
+
+/** The default: another round while the spread exceeds 15%, at most 3 rounds in all. */
+export const DEFAULT_REMEASURE: RemeasurePolicy = { spread: 0.15, rounds: 3 };
+
 /** The part of a record that depends on the variant (the sweep adds machine, version, …). */
-export type Outcome = Pick<TuningRecord, "pipeline" | "ok" | "status" | "times" | "medianMs" | "minMs" | "error" | "mismatches">;
+export type Outcome = Pick<TuningRecord, "pipeline" | "ok" | "status" | "times" | "medianMs" | "minMs" | "spread" | "remeasured" | "error" | "mismatches">;
+
+/**
+ * A variant built and checked: the kernel to time, or `verdict`, the final outcome of a variant
+ * that was refused (build threw or returned junk, the check threw) or differs from the reference.
+ */
+export type Prepared =
+  | { readonly pipeline: unknown; readonly kernel: Kernel; readonly verdict?: undefined }
+  | { readonly pipeline?: unknown; readonly kernel?: undefined; readonly verdict: Outcome };
 
 function isStepValue(x: unknown): x is Step {
   return typeof x === "function" && Array.isArray((x as { steps?: unknown }).steps);
@@ -70,8 +91,43 @@ export function timingArgs(k: Kernel, params: Readonly<Record<string, number>>):
   return args;
 }
 
-/** Build, check and time one variant. */
-export async function measureVariant(ctx: VariantContext, point: TuningPoint): Promise<Outcome> {
+/** (max - min) / median of `times` (0 for fewer than two times or a median of 0). */
+export function spreadOf(times: readonly number[]): number {
+  if (times.length < 2) return 0;
+  const m = median(times);
+  return m > 0 ? (Math.max(...times) - Math.min(...times)) / m : 0;
+}
+
+/** What `measureRounds` kept: one round of `repeats` times, its spread, and how many rounds it measured beyond the first. */
+export interface Rounds {
+  readonly times: number[];
+  readonly spread: number;
+  readonly remeasured: number;
+}
+
+/**
+ * `repeats` calls of `once` (one timed run each, in ms), then, while the round's spread exceeds
+ * `policy.spread` and fewer than `policy.rounds` rounds were measured, another round. Keeps one
+ * round, so `times` always has `repeats` entries: the round of the smallest spread (the last one
+ * whenever a re-measurement came out calm; ties go to the later round).
+ */
+export async function measureRounds(once: () => Promise<number>, repeats: number, policy?: RemeasurePolicy): Promise<Rounds> {
+  const rounds = Math.max(1, policy?.rounds ?? 1);
+  let kept: { times: number[]; spread: number } | undefined;
+  let n = 0;
+  while (n < rounds) {
+    const times: number[] = [];
+    for (let r = 0; r < repeats; r++) times.push(await once());
+    n++;
+    const spread = spreadOf(times);
+    if (!kept || spread <= kept.spread) kept = { times, spread };
+    if (policy === undefined || spread <= policy.spread) break;
+  }
+  return { times: kept!.times, spread: kept!.spread, remeasured: n - 1 };
+}
+
+/** Build the variant of `point` and check it against the reference on the test parameters. */
+export async function prepareVariant(ctx: VariantContext, point: TuningPoint): Promise<Prepared> {
   let pipeline: unknown;
   let kernel: Kernel;
   try {
@@ -82,30 +138,44 @@ export async function measureVariant(ctx: VariantContext, point: TuningPoint): P
     } else if (isKernelValue(built)) {
       kernel = built;
     } else {
-      return refused(new Error(`build returned ${shown(built)}; it must return a kernel or a step (lp.pipeline(…))`), undefined);
+      return { verdict: refused(new Error(`build returned ${shown(built)}; it must return a kernel or a step (lp.pipeline(…))`), undefined) };
     }
   } catch (e) {
-    return refused(e, pipeline);
+    return { pipeline, verdict: refused(e, pipeline) };
   }
   try {
     const check = await autoTestVsRef(ctx.ref, kernel, { params: ctx.testParams, backend: ctx.backend });
-    if (!check.ok) {
-      const first = check.mismatches[0] ?? `largest relative error ${check.maxRelError}`;
-      return {
+    if (check.ok) return { pipeline, kernel };
+    const first = check.mismatches[0] ?? `largest relative error ${check.maxRelError}`;
+    return {
+      pipeline,
+      verdict: {
         pipeline, ok: false, status: "wrong", times: [], medianMs: NaN, mismatches: check.mismatches,
         error: `differs from the untransformed kernel at ${JSON.stringify(ctx.testParams)}: ${first}`,
-      };
-    }
+      },
+    };
+  } catch (e) {
+    return { pipeline, verdict: refused(e, pipeline) };
+  }
+}
+
+/** Time a checked variant at the timing parameters: a warm-up run (it loads the compiled code), then `measureRounds`. */
+export async function timeVariant(ctx: VariantContext, v: { readonly pipeline: unknown; readonly kernel: Kernel }): Promise<Outcome> {
+  const { pipeline, kernel } = v;
+  try {
     const args = timingArgs(kernel, ctx.params);
     const opts = { backend: ctx.backend };
-    await runTimed(kernel, args, opts); // warm-up: compiles and loads
-    const times: number[] = [];
-    for (let r = 0; r < ctx.repeats; r++) {
-      const { kernelMs } = await runTimed(kernel, args, opts);
-      times.push(kernelMs.reduce((a, b) => a + b, 0));
-    }
-    return { pipeline, ok: true, status: "ok", times, medianMs: median(times), minMs: Math.min(...times) };
+    const once = async () => (await runTimed(kernel, args, opts)).kernelMs.reduce((a, b) => a + b, 0);
+    await once(); // warm-up: compiles (unless the check did) and loads
+    const { times, spread, remeasured } = await measureRounds(once, ctx.repeats, ctx.remeasure);
+    return { pipeline, ok: true, status: "ok", times, medianMs: median(times), minMs: Math.min(...times), spread, remeasured };
   } catch (e) {
     return refused(e, pipeline);
   }
+}
+
+/** Build, check and time one variant. */
+export async function measureVariant(ctx: VariantContext, point: TuningPoint): Promise<Outcome> {
+  const p = await prepareVariant(ctx, point);
+  return p.verdict ?? timeVariant(ctx, p);
 }

@@ -28,8 +28,23 @@ export interface TuningRecord {
   readonly medianMs: number;
   /** Smallest of `times`. */
   readonly minMs?: number;
+  /** (max - min) / median of `times` (ok records). */
+  readonly spread?: number;
+  /**
+   * How many rounds of `repeats` runs were measured beyond the first because a round's spread
+   * exceeded the sweep's `remeasure.spread` (ok records; 0 when the first round was calm).
+   * `times` holds the calmest round.
+   */
+  readonly remeasured?: number;
+  /** Useful floating-point work per second: `kernelCost` of the untransformed kernel at `params`, FLOPs / `medianMs`, in 1e9/s. */
   readonly gflops?: number;
+  /** Useful global-memory traffic per second: `kernelCost` bytes / `medianMs`, in 1e9 bytes/s. */
   readonly gbps?: number;
+  /**
+   * `gflops` and `gbps` as fractions of this machine's peak (`machinePeak`): the FMA throughput
+   * (float64 and float32 weighted by the kernel's FLOPs of each) and the stream-triad bandwidth.
+   */
+  readonly peakFraction?: { readonly flops: number; readonly bandwidth: number };
   /** The error message (invalid, failed) or a summary of the mismatches (wrong). */
   readonly error?: string;
   /** The first differences against the reference (wrong). */

@@ -30,7 +30,15 @@ describe("autotune (js backend)", () => {
     expect(best.machine?.cpu).toBeTypeOf("string");
     expect(best.machine?.id).toMatch(/^[0-9a-f]{16}$/);
     expect(best.loomVersion).toMatch(/^\d+\.\d+\.\d+/);
-    expect(best.gflops).toBeUndefined();
+    // Useful work of the untransformed kernel per median time; no peak on js unless asked.
+    const cost = lp.kernelCost(matmul(), params);
+    for (const r of records) {
+      expect(r.gflops).toBeCloseTo(cost.flops / (r.medianMs * 1e6), 9);
+      expect(r.gbps).toBeCloseTo(cost.bytes / (r.medianMs * 1e6), 9);
+      expect(r.peakFraction).toBeUndefined();
+      expect(r.remeasured).toBeGreaterThanOrEqual(0);
+      expect(r.remeasured).toBeLessThanOrEqual(2);
+    }
   });
 
   it("records a variant that changes the meaning as wrong, with its mismatches, and never reports it as best", async () => {
@@ -134,6 +142,13 @@ describe("autotune (js backend)", () => {
       [{ space: { ti: [1] }, build, params, restrictions: [1] }, /restrictions must be an array of functions/],
       [{ space: { ti: [1] }, build, params, executor: { queue: { connection: "redis://127.0.0.1:6379" } } }, /not built yet/],
       [{ space: { ti: [1] }, build, params, restrictions: [() => false] }, /restrictions exclude every point/],
+      [{ space: { ti: [1] }, build, params, compileJobs: -1 }, /compileJobs must be a non-negative integer/],
+      [{ space: { ti: [1] }, build, params, compileJobs: 1.5 }, /compileJobs must be a non-negative integer/],
+      [{ space: { ti: [1] }, build, params, remeasure: true }, /remeasure must be false or an object/],
+      [{ space: { ti: [1] }, build, params, remeasure: { spread: -1 } }, /remeasure.spread must be a non-negative number/],
+      [{ space: { ti: [1] }, build, params, remeasure: { rounds: 0 } }, /remeasure.rounds must be a positive integer/],
+      [{ space: { ti: [1] }, build, params, peak: { gflops: 0, gbps: 1 } }, /peak must be true, false or \{ gflops, gbps, gflops32\? \}/],
+      [{ space: { ti: [1] }, build, params, peak: "yes" }, /peak must be true, false/],
     ];
     for (const [opts, msg] of bad) {
       const err = await lp.autotune(k, opts as lp.AutotuneOptions).catch((e: unknown) => e);

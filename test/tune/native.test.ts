@@ -10,9 +10,10 @@ import { matmul, tiled, TILE_SPACE } from "./helpers.js";
 describe.each(["openmp", "opencl"] as const)("autotune on %s", (backend) => {
   const avail = lp.backendAvailability(backend);
   it.skipIf(!avail.available)(`finds an ok best variant of the tiled matmul${avail.available ? "" : ` (skipped: ${avail.reason})`}`, async () => {
+    const peak = { gflops: 50, gflops32: 100, gbps: 20 };
     const { best, records } = await lp.autotune(matmul(), {
       space: TILE_SPACE, build: (_k, p) => tiled(p), params: { n: 24 }, backend, repeats: 2,
-      strategy: "random", seed: 1, budget: { variants: 6 },
+      strategy: "random", seed: 1, budget: { variants: 6 }, peak,
     });
     expect(records).toHaveLength(6);
     expect(records.every((r) => r.ok), JSON.stringify(records.filter((r) => !r.ok).map((r) => r.error))).toBe(true);
@@ -20,10 +21,52 @@ describe.each(["openmp", "opencl"] as const)("autotune on %s", (backend) => {
     expect(best.medianMs).toBe(Math.min(...records.map((r) => r.medianMs)));
     if (backend === "openmp") expect(best.compiler).toMatch(/fopenmp|cc|gcc/);
     expect(lp.applyPipeline(matmul(), best.pipeline)).toEqual(tiled(best.point)(matmul()));
+    // float32 FLOPs only: compared with the float32 FMA peak.
+    for (const r of records) {
+      expect(r.peakFraction!.flops).toBeCloseTo(r.gflops! / peak.gflops32, 9);
+      expect(r.peakFraction!.bandwidth).toBeCloseTo(r.gbps! / peak.gbps, 9);
+    }
   }, 120_000);
 
   it.skipIf(avail.available)("refuses the sweep with a LoomError where the backend is not available", async () => {
     await expect(lp.autotune(matmul(), { space: TILE_SPACE, build: (_k, p) => tiled(p), params: { n: 8 }, backend }))
       .rejects.toThrow(lp.LoomError);
   });
+});
+
+/** A record without what timing decides (times, rates, re-measurement): what compiling ahead must not change. */
+function verdict(r: lp.TuningRecord) {
+  const { times: _t, medianMs: _m, minMs: _n, spread: _s, remeasured: _r, gflops: _g, gbps: _b, peakFraction: _p, ...rest } = r;
+  return { ...rest, timed: r.times.length };
+}
+
+describe("compiling ahead (openmp)", () => {
+  const avail = lp.backendAvailability("openmp");
+  it.skipIf(!avail.available)("gives the same records, in the same order, as preparing each variant when it is measured", async () => {
+    const other = lp.makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j]) + 1",
+      ["a, b: float32[n, n]", "c: float32[n, n]", "n: int32"], { name: "matmul" });
+    const space = { ti: [1, 2, 4], v: ["tiled", "wrong", "refused", "throws"] };
+    const calls: string[][] = [[], []];
+    const sweep = (compileJobs: number, log: string[]) => lp.autotune(matmul(), {
+      space, params: { n: 20 }, backend: "openmp", repeats: 1, peak: false, compileJobs, strategy: "random", seed: 4,
+      budget: { variants: 10 },
+      build: (k, p) => {
+        log.push(JSON.stringify(p));
+        if (p.v === "wrong") return other;
+        if (p.v === "refused") return lp.split("nosuch", p.ti as number);
+        if (p.v === "throws") throw new TypeError("a bug in build");
+        return lp.split("i", p.ti as number, { outerTag: "g.0", innerTag: "l.0" });
+      },
+    });
+    const plain = await sweep(0, calls[0]!);
+    const ahead = await sweep(3, calls[1]!);
+    expect(plain.compiledAhead).toBe(0);
+    expect(ahead.compiledAhead).toBeGreaterThan(0);
+    expect(ahead.records.map(verdict)).toEqual(plain.records.map(verdict));
+    expect(new Set(ahead.records.map((r) => r.status))).toEqual(new Set(["ok", "wrong", "invalid", "failed"]));
+    // Ahead, build runs once per measured point, and never beyond the budget.
+    expect(calls[0]).toHaveLength(10);
+    expect(calls[1]).toHaveLength(10);
+    expect(new Set(calls[1])).toEqual(new Set(calls[0]));
+  }, 120_000);
 });
