@@ -61,7 +61,7 @@ export function classify(x: unknown, fn: string): Displayable {
   if (Array.isArray(x) && x.every(isTuningRecord)) return { kind: "tuning", value: x };
   if (isObject(x) && Array.isArray(x["records"]) && x["records"].every(isTuningRecord)) return { kind: "tuning", value: x["records"] };
   // A Count, or anything else that prints itself: its own text.
-  if (isObject(x) && typeof x["toString"] === "function" && x["toString"] !== Object.prototype.toString) {
+  if (isObject(x) && !Array.isArray(x) && typeof x["toString"] === "function" && x["toString"] !== Object.prototype.toString) {
     return { kind: "text", value: String(x) };
   }
   throw new LoomError(

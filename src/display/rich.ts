@@ -83,7 +83,7 @@ function countsHtml(m: CountMap): string {
 
 /** An SVG document for inline HTML: the XML prolog dropped (nbconvert keeps SVG inside HTML, not SVG outputs). */
 export function inlineSvg(svg: string): string {
-  return `<div class="loom-svg">${svg.replace(/^\s*<\?xml[^>]*>\s*/, "")}</div>`;
+  return `<div class="loom-svg">${svg.replace(/^\s*<\?xml[^>]*>\s*/, "").trim()}</div>`;
 }
 
 function tuningHtml(records: readonly TuningRecord[]): string {

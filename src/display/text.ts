@@ -32,7 +32,7 @@ function tuningText(records: readonly TuningRecord[]): string {
   const { header, rows } = tuningTable(records);
   const best = bestIndex(records);
   return textTable(["", ...header], rows.map((r, i) => [i === best ? "*" : "", ...r]))
-    + (best >= 0 ? "\n* best: the ok record with the smallest median" : "\nno record is ok");
+    + (best >= 0 ? "\n(* the best: the ok record with the smallest median)" : "\nno record is ok");
 }
 
 /** The text form of a classified value. */
