@@ -1,0 +1,118 @@
+/**
+ * simulateTuning: a strategy replayed on a log's measurements evaluates each point of the log at
+ * most once, within the budget, and reports the best-so-far trace; on the log of a sweep it
+ * retraces that sweep's choices; logs it cannot replay are LoomErrors that say why.
+ */
+import fc from "fast-check";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import * as lp from "../../src/index.js";
+import { pointKey } from "../../src/tune/space.js";
+import { matmul, tiled } from "./helpers.js";
+
+const freshLog = () => join(mkdtempSync(join(tmpdir(), "loom-sim-")), "tune.jsonl");
+
+function ok(point: lp.TuningPoint, ms: number, extra: Partial<lp.TuningRecord> = {}): lp.TuningRecord {
+  return { point, ok: true, status: "ok", times: [ms], medianMs: ms, ...extra };
+}
+function invalid(point: lp.TuningPoint): lp.TuningRecord {
+  return { point, ok: false, status: "invalid", times: [], medianMs: NaN, error: "refused" };
+}
+
+/** A log over a grid a × b: some points invalid, the others with costs from the given list. */
+const logs = fc.tuple(
+  fc.uniqueArray(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 5 }),
+  fc.uniqueArray(fc.constantFrom("x", "y", "z", "w"), { minLength: 1, maxLength: 4 }),
+  fc.array(fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined, freq: 4 }), { minLength: 20, maxLength: 20 }),
+).map(([as, bs, costs]) => as.flatMap((a, i) => bs.map((b, j) => {
+  const c = costs[(i * bs.length + j) % costs.length];
+  return c === undefined ? invalid({ a, b }) : ok({ a, b }, c / 10);
+})));
+
+describe("simulateTuning", () => {
+  it("evaluates allowed points of the log, each once, within the budget; the trace is the best so far", async () => {
+    await fc.assert(fc.asyncProperty(logs, fc.constantFrom(...lp.STRATEGY_NAMES), fc.integer({ min: 0, max: 100 }), fc.integer({ min: 1, max: 25 }), async (records, strategy, seed, variants) => {
+      const { best, evaluated, trace } = await lp.simulateTuning(records, strategy, { seed, budget: { variants } });
+      const keys = evaluated.map((r) => pointKey(r.point));
+      expect(new Set(keys).size).toBe(keys.length);
+      const logged = new Map(records.map((r) => [pointKey(r.point), r]));
+      evaluated.forEach((r) => expect(r).toBe(logged.get(pointKey(r.point))));
+      if (strategy !== "genetic") expect(evaluated).toHaveLength(Math.min(variants, records.length));
+      expect(evaluated.length).toBeLessThanOrEqual(variants);
+      expect(trace).toHaveLength(evaluated.length);
+      evaluated.forEach((_, i) => {
+        const oks = evaluated.slice(0, i + 1).filter((r) => r.ok).map((r) => r.medianMs);
+        expect(trace[i]).toBe(oks.length ? Math.min(...oks) : Infinity);
+      });
+      const oks = evaluated.filter((r) => r.ok);
+      if (oks.length === 0) expect(best).toBeUndefined();
+      else expect(best!.medianMs).toBe(Math.min(...oks.map((r) => r.medianMs)));
+      // The same seed gives the same sequence.
+      expect((await lp.simulateTuning(records, strategy, { seed, budget: { variants } })).evaluated).toEqual(evaluated);
+    }), { numRuns: 40 });
+  });
+
+  it("walks the records' own space: numbers ascending, strings in order of appearance, restrictions applied", async () => {
+    const records = [ok({ t: 8, m: "b" }, 3), ok({ t: 2, m: "b" }, 2), ok({ t: 8, m: "a" }, 1), invalid({ t: 2, m: "a" }), ok({ t: 4, m: "a" }, 5)];
+    const all = await lp.simulateTuning(records, "exhaustive");
+    expect(all.evaluated.map((r) => r.point)).toEqual([{ t: 2, m: "b" }, { t: 2, m: "a" }, { t: 4, m: "a" }, { t: 8, m: "b" }, { t: 8, m: "a" }]);
+    expect(all.trace).toEqual([2, 2, 2, 2, 1]);
+    expect(all.best!.point).toEqual({ t: 8, m: "a" });
+    const some = await lp.simulateTuning(records, "exhaustive", { restrictions: [(p) => p.m === "b"] });
+    expect(some.evaluated.map((r) => r.point)).toEqual([{ t: 2, m: "b" }, { t: 8, m: "b" }]);
+  });
+
+  it("refuses a space point missing from the log, naming it, or counts it as not ok with missing: \"invalid\"", async () => {
+    const records = [ok({ t: 1 }, 3), ok({ t: 2 }, 2)];
+    await expect(lp.simulateTuning(records, "random", { space: { t: [1, 2, 4] } })).rejects.toThrow(/1 of the 3 points of the space is not in the log, such as \{"t":4\}/);
+    await expect(lp.simulateTuning(records, "random", { space: { t: [1, 2, 4] } })).rejects.toThrow(lp.LoomError);
+    const r = await lp.simulateTuning(records, "exhaustive", { space: { t: [1, 2, 4] }, missing: "invalid" });
+    expect(r.evaluated.map((x) => [x.point.t, x.status])).toEqual([[1, "ok"], [2, "ok"], [4, "invalid"]]);
+    expect(r.trace).toEqual([3, 2, 2]);
+    // A space smaller than the log's is fine: the other records are not looked at.
+    expect((await lp.simulateTuning(records, "exhaustive", { space: { t: [2] } })).evaluated).toEqual([records[1]]);
+  });
+
+  it("refuses what it cannot replay, saying what and why", async () => {
+    const records = [ok({ t: 1 }, 3), ok({ t: 2 }, 2)];
+    const refuses = async (p: Promise<unknown>, why: RegExp) => {
+      await expect(p).rejects.toThrow(lp.LoomError);
+      await expect(p).rejects.toThrow(why);
+    };
+    await refuses(lp.simulateTuning(records, "anneal"), /unknown strategy "anneal"; strategies are exhaustive, random, genetic, bayes, greedy_ils/);
+    await refuses(lp.simulateTuning([], "random"), /holds no records/);
+    await refuses(lp.simulateTuning(join(tmpdir(), "loom-no-such-sim-log.jsonl"), "random"), /holds no records/);
+    await refuses(lp.simulateTuning(42 as never, "random"), /a path to a tuning log or an array/);
+    await refuses(lp.simulateTuning([{ point: 1 }] as never, "random"), /record 0 is not a tuning record/);
+    await refuses(lp.simulateTuning([{ point: { t: 1 }, ok: true, medianMs: null }] as never, "random"), /record 0 is ok but its medianMs is null/);
+    const k = (hash: string) => ({ kernel: { name: "mm", hash } });
+    await refuses(lp.simulateTuning([ok({ t: 1 }, 1, k("aa")), ok({ t: 2 }, 1, k("bb"))], "random"), /mixes records of several kernels: "mm" \(hash aa\), "mm" \(hash bb\)/);
+    await refuses(lp.simulateTuning([ok({ t: 1 }, 1, { params: { n: 16 } }), ok({ t: 2 }, 1, { params: { n: 32 } })], "random"), /several parameter values/);
+    await refuses(lp.simulateTuning([ok({ t: 1 }, 1, { backend: "js" }), ok({ t: 2 }, 1, { backend: "c" })], "random"), /several backends/);
+    await refuses(lp.simulateTuning([ok({ t: 1 }, 1), ok({ u: 2 }, 1)], "random"), /record 1 has parameters u, record 0 has t/);
+    await refuses(lp.simulateTuning([ok({ t: [1] as never }, 1)], "random"), /parameter "t" has the value \[1\]/);
+    await refuses(lp.simulateTuning(records, "random", { budget: { variants: 0 } }), /budget.variants must be a positive integer; got 0/);
+    await refuses(lp.simulateTuning(records, "random", { seed: NaN }), /seed must be a number/);
+    await refuses(lp.simulateTuning(records, "random", { missing: "skip" as never }), /missing must be "error" or "invalid"; got "skip"/);
+    await refuses(lp.simulateTuning(records, "random", { space: { t: [] } }), /^simulateTuning: space parameter "t" has no values/);
+    await refuses(lp.simulateTuning(records, "random", { restrictions: [() => false] }), /the restrictions exclude every point/);
+    await refuses(lp.simulateTuning(records, "random", { restrictions: [() => { throw new Error("boom"); }] }), /^simulateTuning: restriction 0 threw on point .*boom/);
+    const damaged = freshLog();
+    writeFileSync(damaged, "not json\n{}\n");
+    await refuses(lp.simulateTuning(damaged, "random"), /line 1 is not valid JSON/);
+  });
+
+  it("retraces a sweep from its log: the same strategy, seed and budget choose the same points", async () => {
+    const space = { ti: [1, 2, 4, 8], tj: [1, 2, 4, 8] };
+    for (const strategy of ["bayes", "greedy_ils"]) {
+      const log = freshLog();
+      const run = await lp.autotune(matmul(), { space, params: { n: 16 }, build: (_k, p) => tiled(p), repeats: 1, log, strategy, seed: 3, budget: { variants: 7 } });
+      const sim = await lp.simulateTuning(log, strategy, { space, seed: 3, budget: { variants: 7 }, missing: "invalid" });
+      expect(sim.evaluated.map((r) => r.point)).toEqual(run.records.map((r) => r.point));
+      expect(sim.best!.point).toEqual(run.best.point);
+      expect(sim.trace.at(-1)).toBe(run.best.medianMs);
+    }
+  });
+});
