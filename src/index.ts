@@ -49,3 +49,4 @@ export { autotune, readTuningLog, replay, TuningError } from "./tune/index.js";
 export { simulateTuning, STRATEGY_NAMES, type SimulateOptions, type SimulationResult } from "./tune/index.js";
 export { plotTuning, type PlotTuningOptions, type PlotMetric } from "./tune/index.js";
 export type { TuningRecord, TuningStatus, TuningPoint, AutotuneOptions, AutotuneResult } from "./tune/index.js";
+export { machinePeak, type MachinePeak, type MachinePeakOptions } from "./tune/index.js";

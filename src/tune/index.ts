@@ -7,3 +7,4 @@ export { STRATEGY_NAMES } from "./strategies.js";
 export type { TuningRecord, TuningStatus, TuningPoint, MachineInfo } from "./types.js";
 export { simulateTuning, type SimulateOptions, type SimulationResult } from "./simulate.js";
 export { plotTuning, type PlotTuningOptions, type PlotMetric } from "./plot.js";
+export { machinePeak, type MachinePeak, type MachinePeakOptions } from "./peak.js";
