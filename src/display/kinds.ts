@@ -17,7 +17,7 @@ export type Displayable =
 
 /** Everything `lp.display(x)` / `lp.show(x)` accept. */
 export type DisplayInput =
-  | Kernel | Schedule | GeneratedCode | CountMap | readonly TuningRecord[] | { readonly records: readonly TuningRecord[] }
+  | Kernel | Schedule | GeneratedCode | CountMap | readonly TuningRecord[] | { readonly records: readonly TuningRecord[]; readonly best?: TuningRecord }
   | string | { toString(): string };
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null;
