@@ -96,6 +96,8 @@ describe("kernelCost's cache model: each distinct element once per work-group", 
     k = lp.splitIname(k, "i", 16, { outerTag: "g.0", innerTag: "l.1" });
     k = lp.splitIname(k, "j", 16, { outerTag: "g.1", innerTag: "l.0" });
     const tiles = (n: number) => Math.ceil(n / 16);
+    // The work-group's tile of the footprint, 16*group <= element <= 16*group + 15, counts as the element.
+    expect(lp.globalTraffic(k).map((a) => a.elements.toString())).toEqual(["floor((n - 1)/16)*n^2 + n^2", "floor((n - 1)/16)*n^2 + n^2", "n^2"]);
     for (const n of [1, 16, 37, 64]) {
       const cost = lp.kernelCost(k, { n });
       // Each row tile of a is read by every column tile's work-group (and b alike); c is written once.

@@ -103,6 +103,10 @@ describe("getOpMap (loopy's test_op_counter_*)", () => {
     for (const x of ["i", "j", "k"]) k = lp.splitIname(k, x, 16);
     const flops = lp.getOpMap(k).sum();
     expect(flops.isSymbolic).toBe(true);
+    // Each split pair counts as the iname it came from: the untiled count, not a sum of floor pieces.
+    expect(flops.toString()).toBe("2*n^3");
+    const nested = lp.tagInames(lp.splitIname(k, "k_inner", 4), { i_outer: "g.0", i_inner: "l.1", j_outer: "g.1", j_inner: "l.0" });
+    expect(lp.getMemAccessMap(nested).toString()).toMatch(/load, a, workitem\) : n\^3$/m);
     for (const v of [1, 15, 16, 17, 37, 1000]) expect(flops.eval({ n: v }), `n=${v}`).toBe(2 * v ** 3);
   });
 

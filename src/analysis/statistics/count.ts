@@ -16,6 +16,7 @@ import { LoomError } from "../../errors.js";
 import { containsPoint, count as countPoints, factorOf, fixValues, gist, isEmpty, isSubset, printSet, type BasicSet } from "../../poly/index.js";
 import { atomParams, atomsToText, isAtom, withAtomValues } from "./atoms.js";
 import { countPieces } from "./chambers.js";
+import { collapseSplits } from "./splits.js";
 import { math, polyAdd, polyConst, polyEval, polyIsZero, polyMul, polyScale, polyToMathNode, polyToString, polyVars, type Poly } from "./poly.js";
 
 /**
@@ -164,7 +165,9 @@ function guardText(g: BasicSet): string {
  * with no dims over some of the params) drops a guard it implies. A sum of guarded
  * quasi-polynomials where chambers.ts finds one, else a count by enumeration of `s`.
  */
-export function countSet(s: BasicSet, assumptions?: BasicSet): Count {
+export function countSet(s0: BasicSet, assumptions?: BasicSet): Count {
+  // A split pair counts as the one dimension it came from (splits.ts).
+  const s = collapseSplits(s0);
   // Independent factors (a tiled domain: i_outer, i_inner apart from j_outer, j_inner) count apart.
   const factors: BasicSet[] = [];
   const seen = new Set<string>();
