@@ -138,7 +138,7 @@ export async function simulateTuning(log: string | readonly TuningRecord[], stra
   let best: TuningRecord | undefined;
   const cost = (r: TuningRecord) => (r.ok ? r.medianMs : Infinity);
   await getStrategy(strategy)({
-    space, points, seed,
+    space, points, seed, ...(budget.variants !== undefined ? { budget: budget.variants } : {}),
     evaluate: async (p) => {
       const key = pointKey(p);
       const seen = done.get(key);

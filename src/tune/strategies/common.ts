@@ -11,6 +11,11 @@ export interface SearchContext {
   /** Every point of the space that the restrictions allow, in lexicographic order. */
   readonly points: readonly TuningPoint[];
   readonly seed: number;
+  /**
+   * The most distinct points the sweep will evaluate, when it knows (its budget of variants).
+   * Strategies that pace themselves (annealing's cooling) use it; none needs it to stop.
+   */
+  readonly budget?: number;
   evaluate(p: TuningPoint): Promise<number | undefined>;
   /**
    * A hint: the points the strategy will evaluate next, in order (a population, the rest of a

@@ -6,6 +6,7 @@
  */
 import { LoomError } from "../../errors.js";
 import { shown } from "../space.js";
+import { annealing } from "./annealing.js";
 import { exhaustive, random } from "./basic.js";
 import { bayes } from "./bayes.js";
 import type { Strategy } from "./common.js";
@@ -13,14 +14,15 @@ import { genetic } from "./genetic.js";
 import { greedyIls } from "./greedy-ils.js";
 
 export type { SearchContext, Strategy } from "./common.js";
+export { ANNEALING_DEFAULTS } from "./annealing.js";
 export { BAYES_DEFAULTS } from "./bayes.js";
 export { GENETIC_DEFAULTS } from "./genetic.js";
 export { GREEDY_ILS_DEFAULTS } from "./greedy-ils.js";
 
-export const STRATEGY_NAMES = ["exhaustive", "random", "genetic", "bayes", "greedy_ils"] as const;
+export const STRATEGY_NAMES = ["exhaustive", "random", "genetic", "bayes", "greedy_ils", "annealing"] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
-const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = { exhaustive, random, genetic, bayes, greedy_ils: greedyIls };
+const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = { exhaustive, random, genetic, bayes, greedy_ils: greedyIls, annealing };
 
 /** The strategy of that name; an unknown name is a LoomError listing the known ones. */
 export function getStrategy(name: unknown): Strategy {
