@@ -108,6 +108,22 @@ function checkOptions(o: unknown): MachinePeakOptions {
   return x;
 }
 
+/** What a measurement with `o` is keyed by, and its cache file. */
+function peakSetup(o: MachinePeakOptions) {
+  const machine = machineInfo();
+  const def = defaultCompiler();
+  const compiler = [def.cc, ...def.flags].join(" ");
+  const fmaSeconds = o.fmaSeconds ?? 0.1;
+  const triadBytes = o.triadBytes ?? Math.min(Math.max(4 * lastLevelCacheBytes(), 64 * MIB), Math.floor(totalmem() / 16));
+  const key = createHash("sha256").update(JSON.stringify([machine.id, compiler, fmaSeconds, triadBytes])).digest("hex").slice(0, 16);
+  return { machine, compiler, fmaSeconds, triadBytes, file: join(o.cacheDir ?? usableCacheDir(), `peak-${key}.json`) };
+}
+
+/** The file `machinePeak(opts)` caches its result in (delete it, or pass `refresh: true`, to measure again). */
+export function machinePeakFile(opts?: MachinePeakOptions): string {
+  return peakSetup(checkOptions(opts)).file;
+}
+
 const pending = new Map<string, Promise<MachinePeak>>();
 
 /**
@@ -123,13 +139,7 @@ export function machinePeak(opts?: MachinePeakOptions): Promise<MachinePeak> {
   } catch (e) {
     return Promise.reject(e);
   }
-  const machine = machineInfo();
-  const def = defaultCompiler();
-  const compiler = [def.cc, ...def.flags].join(" ");
-  const fmaSeconds = o.fmaSeconds ?? 0.1;
-  const triadBytes = o.triadBytes ?? Math.min(Math.max(4 * lastLevelCacheBytes(), 64 * MIB), Math.floor(totalmem() / 16));
-  const key = createHash("sha256").update(JSON.stringify([machine.id, compiler, fmaSeconds, triadBytes])).digest("hex").slice(0, 16);
-  const file = join(o.cacheDir ?? usableCacheDir(), `peak-${key}.json`);
+  const { machine, compiler, fmaSeconds, triadBytes, file } = peakSetup(o);
   const warnings: string[] = [];
   if (!o.refresh) {
     const cached = readCached(file, machine, compiler, warnings);

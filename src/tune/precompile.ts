@@ -21,7 +21,7 @@ export interface AheadOptions {
   readonly jobs: number;
   /** Whether a point needs no preparing (measured already, taken from the log). */
   readonly skip: (key: string) => boolean;
-  /** How many more points the sweep may still evaluate (its budget); nothing beyond is prepared. */
+  /** How many more points the sweep may still evaluate besides those in flight (its budget); nothing beyond is prepared or held. */
   readonly remaining: () => number;
   /** Whether the sweep stopped (its signal): nothing more starts. */
   readonly stopped?: () => boolean;
@@ -40,6 +40,11 @@ export class Ahead {
   readonly stats = { started: 0, taken: 0 };
 
   constructor(private readonly o: AheadOptions) {}
+
+  /** How many variants are held (prepared or preparing, not taken): at most `jobs`. */
+  get holding(): number {
+    return this.held.size;
+  }
 
   /** The strategy's hint: these points come next, in order. Held variants not among them are let go. */
   upcoming(points: readonly TuningPoint[]): void {
@@ -61,6 +66,8 @@ export class Ahead {
     } else {
       v = this.track(this.o.prepare(p));
     }
+    // The strategy went elsewhere: hold no more than the budget can still measure.
+    for (const k of [...this.held.keys()].slice(Math.max(0, this.o.remaining()))) this.held.delete(k);
     this.pump();
     return v;
   }

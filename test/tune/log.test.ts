@@ -66,6 +66,29 @@ describe("the tuning log", () => {
     expect(other.calls).toHaveLength(2);
   });
 
+  it("keeps the measurement fields (spread, remeasured, gflops, gbps, peakFraction) and still reads logs written before them", async () => {
+    const log = freshLog();
+    const peak = { gflops: 10, gbps: 5 };
+    const { records } = await lp.autotune(matmul(), { space: { ti: [2, 4] }, params, build: (_k, p) => lp.split("i", p.ti as number), repeats: 2, log, peak });
+    const back = lp.readTuningLog(log);
+    for (const r of back) {
+      expect(r.remeasured).toBeTypeOf("number");
+      expect(r.spread).toBeTypeOf("number");
+      expect(r.gflops).toBeGreaterThan(0);
+      expect(r.peakFraction!.bandwidth).toBeCloseTo(r.gbps! / peak.gbps, 12);
+    }
+    expect(back).toEqual(JSON.parse(JSON.stringify(records)));
+    // A record of an older Loom: none of these fields; it loads, and a sweep resumes from it.
+    const old = freshLog();
+    const { spread: _s, remeasured: _r, gflops: _g, gbps: _b, peakFraction: _p, ...bare } = JSON.parse(JSON.stringify(records[0]));
+    writeFileSync(old, `${JSON.stringify(bare)}\n`);
+    expect(lp.readTuningLog(old)).toEqual([{ ...bare, medianMs: bare.medianMs }]);
+    const resumed = counting((_k, p) => lp.split("i", p.ti as number));
+    const again = await lp.autotune(matmul(), { space: { ti: [2, 4] }, params, build: resumed.build, repeats: 2, log: old, peak });
+    expect(resumed.calls).toEqual([JSON.stringify({ ti: records[1]!.point.ti })]);
+    expect(again.records.find((r) => r.point.ti === records[0]!.point.ti)!.gflops).toBeUndefined();
+  });
+
   it("refuses a log of another kernel, and a log damaged before its last line", async () => {
     const log = freshLog();
     await lp.autotune(matmul(), { space: { ti: [2] }, params, build: (_k, p) => lp.split("i", p.ti as number), repeats: 1, log });
