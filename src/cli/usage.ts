@@ -1,0 +1,25 @@
+/** What every command of `loom` shares: the output streams, usage errors and the usage text. */
+import { BUILT_TARGETS, TARGET_NAMES } from "../index.js";
+
+export interface CliIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  /** Whether stderr is a terminal (a progress bar redrawn in place) and its width. */
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+/** A mistake on the command line: the message, then the usage text, exit 1 (0 for --help). */
+export class UsageError extends Error {}
+
+export const USAGE = `usage:
+  loom lower FILE.okl --target TARGET [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--normalized]
+             [--kernel-names occa|loom]   (OpenCL/CUDA device kernels: _occa_NAME_K, the default, or NAME, NAME_0, …)
+  loom check FILE.okl [-D NAME=VALUE]... [-I DIR]...
+  loom normalize FILE.okl [-o OUT]
+  loom tune SPEC [--json] [--log FILE] [--backend B] [--strategy S] [--seed N] [--repeats N]
+             [--variants N] [--seconds S] [--top N] [--plot FILE.svg]
+             (SPEC: a .json file or a .js/.ts module; see docs/tuning.md. Ctrl-C stops after the
+             variant in flight, exit 130; run again to resume from the log)
+  loom plot LOG.jsonl [-o OUT.svg] [--x P] [--series P] [--heatmap P,Q] [--metric time|gflops|gbps] [--title T]
+targets: ${BUILT_TARGETS.join(", ")} (planned: ${TARGET_NAMES.filter((t) => !BUILT_TARGETS.includes(t)).join(", ")})`;
