@@ -13,7 +13,9 @@
  */
 import type { Fraction, MathNode } from "mathjs";
 import { LoomError } from "../../errors.js";
-import { containsPoint, count as countPoints, factorOf, fixValues, gist, isEmpty, isSubset, printSet, type BasicSet } from "../../poly/index.js";
+import {
+  containsPoint, contentMemo, count as countPoints, factorOf, fixValues, gist, isEmpty, isSubset, memoized, printSet, setContentId, type BasicSet,
+} from "../../poly/index.js";
 import { atomParams, atomsToText, isAtom, withAtomValues } from "./atoms.js";
 import { countPieces } from "./chambers.js";
 import { collapseSplits } from "./splits.js";
@@ -166,6 +168,13 @@ function guardText(g: BasicSet): string {
  * quasi-polynomials where chambers.ts finds one, else a count by enumeration of `s`.
  */
 export function countSet(s0: BasicSet, assumptions?: BasicSet): Count {
+  // Counts are values of the sets' content: the variants of a sweep rebuild the same domains.
+  return memoized(countMemo, `${setContentId(s0)}|${assumptions ? setContentId(assumptions) : ""}`, () => computeCountSet(s0, assumptions));
+}
+
+const countMemo = contentMemo<Count>();
+
+function computeCountSet(s0: BasicSet, assumptions: BasicSet | undefined): Count {
   // A split pair counts as the one dimension it came from (splits.ts).
   const s = collapseSplits(s0);
   // Independent factors (a tiled domain: i_outer, i_inner apart from j_outer, j_inner) count apart.

@@ -11,7 +11,7 @@
  */
 import { LoomError } from "../../errors.js";
 import {
-  axisStrides, effectiveDimTags, exprToAff, exprToString, findArg, findTemporary,
+  axisStrides, effectiveDimTags, exprToAff, exprToString, findArg, findTemporary, walkExpr,
   type ArrayArg, type Expr, type Kernel, type LinearSubscript, type Subscript, type Temporary,
 } from "../../ir/index.js";
 import { addressSpaceOf } from "../address-spaces.js";
@@ -46,36 +46,49 @@ function strideValue(p: Poly): Count | number {
   return polyVars(p).size === 0 ? Number(polyEval(p, {})) : Count.fromPoly(p);
 }
 
+/** Whether `e` reads the variable `name`. */
+function mentions(e: Expr, name: string): boolean {
+  let found = false;
+  walkExpr(e, (n) => {
+    if (n.kind === "var" && n.name === name) found = true;
+  });
+  return found;
+}
+
 type Strides = { lid: Record<number, Count | number>; gid: Record<number, Count | number> };
 
 /** The strides of one access along the kernel's hardware axes. */
 function accessStrides(k: Kernel, arr: ArrayArg | Temporary, node: Subscript | LinearSubscript, insn: string): Strides {
-  const where = `${exprToString(node)} in instruction "${insn}"`;
+  const where = (): string => `${exprToString(node)} in instruction "${insn}"`;
   const indices = node.kind === "linear" ? [node.index] : node.indices;
   const axisStride = (a: number): Poly => {
     if (node.kind === "linear") return polyConst(1);
     const shape = arr.shape;
-    if (!shape) throw new LoomError(`getMemAccessMap: the shape of "${arr.name}" is not known, so the strides of ${where} along the hardware axes are not either; give its shape`);
+    if (!shape) throw new LoomError(`getMemAccessMap: the shape of "${arr.name}" is not known, so the strides of ${where()} along the hardware axes are not either; give its shape`);
     const s = axisStrides(shape, effectiveDimTags(arr))[a];
     const p = s ? exprToPoly(s) : undefined;
-    if (!p) throw new LoomError(`getMemAccessMap: axis ${a} of "${arr.name}" has no stride expression Loom can multiply (${s ? exprToString(s) : "a sep or vec axis"}), needed for ${where}`);
+    if (!p) throw new LoomError(`getMemAccessMap: axis ${a} of "${arr.name}" has no stride expression Loom can multiply (${s ? exprToString(s) : "a sep or vec axis"}), needed for ${where()}`);
     return p;
   };
   const out: Strides = { lid: {}, gid: {} };
+  const affs = indices.map((ix) => exprToAff(ix));
+  const strides = new Map<number, Poly>();
   for (const [iname, tag] of Object.entries(k.inameTags)) {
     if (tag.kind !== "g" && tag.kind !== "l" && tag.kind !== "l.auto") continue;
     let total: Poly = new Map();
-    indices.forEach((ix, a) => {
-      const f = exprToAff(ix);
+    affs.forEach((f, a) => {
       if (!f) {
-        if (exprToString(ix).match(new RegExp(`\\b${iname}\\b`))) throw new LoomError(`getMemAccessMap: index ${exprToString(ix)} of ${where} is not affine in the hardware iname "${iname}", so it has no stride along that axis`);
+        if (mentions(indices[a]!, iname)) throw new LoomError(`getMemAccessMap: index ${exprToString(indices[a]!)} of ${where()} is not affine in the hardware iname "${iname}", so it has no stride along that axis`);
         return;
       }
       const c = f.terms[iname] ?? 0;
-      if (c !== 0) total = polyAdd(total, polyScale(axisStride(a), c));
+      if (c === 0) return;
+      let s = strides.get(a);
+      if (!s) strides.set(a, (s = axisStride(a)));
+      total = polyAdd(total, polyScale(s, c));
     });
     if (total.size === 0) continue;
-    if (tag.kind === "l.auto") throw new LoomError(`getMemAccessMap: ${where} varies along "${iname}", tagged l.auto, whose axis the scheduler picks; tag it l.N to count its strides`);
+    if (tag.kind === "l.auto") throw new LoomError(`getMemAccessMap: ${where()} varies along "${iname}", tagged l.auto, whose axis the scheduler picks; tag it l.N to count its strides`);
     (tag.kind === "l" ? out.lid : out.gid)[tag.axis] = strideValue(total);
   }
   return out;

@@ -38,9 +38,13 @@ export interface Visit {
   readonly isStore: boolean;
 }
 
-/** The kernel's typing environment after type inference. */
+const typeEnvs = new WeakMap<Kernel, TypeEnv>();
+
+/** The kernel's typing environment after type inference (once per kernel: kernels are frozen values). */
 export function statisticsTypeEnv(k: Kernel): TypeEnv {
-  return kernelTypeEnv(inferTypes(k));
+  let env = typeEnvs.get(k);
+  if (!env) typeEnvs.set(k, (env = kernelTypeEnv(inferTypes(k))));
+  return env;
 }
 
 /** Calls `visit` for every node of each assignment's left- and right-hand side (substitution rules expanded). */
