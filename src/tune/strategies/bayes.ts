@@ -16,7 +16,9 @@ export const BAYES_DEFAULTS = {
   /** Expected improvement's margin, in standard deviations of the observed log costs. */
   xi: 0.01,
   /** The model keeps at most this many observations (the cheapest), which bounds a fit's cost. */
-  maxObservations: 200,
+  maxObservations: 100,
+  /** Length scale and noise are chosen again when the observations have grown by this factor since the last choice. */
+  refit: 1.25,
   /** Candidates drawn per point of the initial sample, of which the farthest from the others is taken. */
   spread: 20,
 } as const;
@@ -117,8 +119,8 @@ function nextBatch(model: GaussianProcess, y: readonly number[], unseen: readonl
 
 /**
  * Bayesian optimisation: a spread-out initial sample, then batches of points of largest expected
- * improvement under a Matérn 5/2 Gaussian process, refitted (length scale and noise by marginal
- * likelihood) after each batch. Random points are taken while fewer than two are ok.
+ * improvement under a Matérn 5/2 Gaussian process, refitted after each batch (its length scale
+ * and noise chosen by marginal likelihood whenever the observations have grown by a quarter). Random points are taken while fewer than two are ok.
  */
 export async function bayes(ctx: SearchContext): Promise<void> {
   if (ctx.points.length === 0) return;
@@ -130,12 +132,19 @@ export async function bayes(ctx: SearchContext): Promise<void> {
   const varying = at(ctx.points[0]!).length;
   const first = initialSample(ctx.points, Math.min(ctx.points.length, Math.max(BAYES_DEFAULTS.initial, 2 * varying)), coords, rnd);
   if (!(await walk.evaluateAll(first))) return;
+  let chosen: { lengthScale: number; noise: number; at: number } | undefined;
+  const fit = (x: Float64Array[], y: number[]): GaussianProcess => {
+    const again = chosen === undefined || x.length >= BAYES_DEFAULTS.refit * chosen.at;
+    const model = GaussianProcess.fit(x, y, again ? undefined : chosen);
+    if (again) chosen = { lengthScale: model.lengthScale, noise: model.noise, at: x.length };
+    return model;
+  };
   while (!walk.done) {
     const unseen = walk.unseen();
     const obs = observations(walk, coords);
     const batch = obs === undefined || varying === 0
       ? shuffled(unseen, rnd).slice(0, BAYES_DEFAULTS.batch)
-      : nextBatch(GaussianProcess.fit(obs.x, obs.y), obs.y, unseen, coords, rnd);
+      : nextBatch(fit(obs.x, obs.y), obs.y, unseen, coords, rnd);
     if (!(await walk.evaluateAll(batch))) return;
   }
 }

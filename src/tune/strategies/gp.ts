@@ -77,14 +77,18 @@ export class GaussianProcess {
     readonly logLikelihood: number,
   ) {}
 
-  /** Fit targets `y` at points `x`: the grid's hyperparameters of the largest marginal likelihood. */
-  static fit(x: readonly Float64Array[], y: readonly number[]): GaussianProcess {
+  /**
+   * Fit targets `y` at points `x`: with the given length scale and noise, or else those of the
+   * grids with the largest marginal likelihood.
+   */
+  static fit(x: readonly Float64Array[], y: readonly number[], given?: { readonly lengthScale: number; readonly noise: number }): GaussianProcess {
     const n = x.length;
     const dist = new Float64Array(n * n);
     for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) dist[i * n + j] = dist[j * n + i] = distance(x[i]!, x[j]!);
     let best: GaussianProcess | undefined;
-    for (const ls of LENGTH_SCALES) {
-      for (const noise of NOISES) {
+    for (const ls of given ? [given.lengthScale] : LENGTH_SCALES) {
+      for (const noise of given ? [given.noise, NOISES.at(-1)!] : NOISES) {
+        if (best && given) break; // the given noise factored: the fallback is not needed
         const k = new Float64Array(n * n);
         for (let i = 0; i < n * n; i++) k[i] = matern52(dist[i]! / ls);
         for (let i = 0; i < n; i++) k[i * n + i] = 1 + noise;
