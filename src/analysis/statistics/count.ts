@@ -14,7 +14,8 @@
 import type { Fraction, MathNode } from "mathjs";
 import { LoomError } from "../../errors.js";
 import {
-  containsPoint, contentMemo, count as countPoints, factorOf, fixValues, gist, isEmpty, isSubset, memoized, printSet, setContentId, type BasicSet,
+  containsPoint, contentMemo, count as countPoints, factorOf, fixValues, gist, intersect, isEmpty, isSubset, memoized, printSet, removeRedundancies,
+  setContentId, type BasicSet,
 } from "../../poly/index.js";
 import { atomParams, atomsToText, isAtom, withAtomValues } from "./atoms.js";
 import { countPieces } from "./chambers.js";
@@ -80,7 +81,10 @@ export class Count {
   mul(other: Count): Count {
     const terms: Term[] = [];
     for (const a of this.terms) {
-      for (const b of other.terms) terms.push({ poly: polyMul(a.poly, b.poly), guards: [...a.guards, ...b.guards], sets: [...a.sets, ...b.sets] });
+      for (const b of other.terms) {
+        const guards = combineGuards([...a.guards, ...b.guards]);
+        if (guards) terms.push({ poly: polyMul(a.poly, b.poly), guards, sets: [...a.sets, ...b.sets] });
+      }
     }
     return new Count([]).add(new Count(terms));
   }
@@ -145,6 +149,19 @@ export class Count {
       return t.guards.length === 0 ? text : `{ ${text} : ${t.guards.map(guardText).join(" and ")} }`;
     }).join(" + ");
   }
+}
+
+/**
+ * The guards of a product: those over the parameters alone intersected into one (a guard implied
+ * by another, or repeated, goes), the others as they are; undefined when that one is empty (the
+ * product is 0 for every parameter value: `n <= 16` and `n >= 17`).
+ */
+function combineGuards(guards: readonly BasicSet[]): BasicSet[] | undefined {
+  const onParams = guards.filter((g) => g.dims.length === 0);
+  const rest = guards.filter((g) => g.dims.length > 0);
+  if (onParams.length <= 1) return [...onParams, ...rest];
+  const one = removeRedundancies(onParams.reduce((x, y) => intersect(x, y)));
+  return isEmpty(one) ? undefined : [one, ...rest];
 }
 
 /** A guard on the parameters holds, or a guard set with dimensions has points, at `params`. */
