@@ -4,7 +4,7 @@
  * retraces that sweep's choices; logs it cannot replay are LoomErrors that say why.
  */
 import fc from "fast-check";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -115,6 +115,31 @@ describe("simulateTuning", () => {
       expect(sim.evaluated.map((r) => r.point)).toEqual(run.records.map((r) => r.point));
       expect(sim.best!.point).toEqual(run.best.point);
       expect(sim.trace.at(-1)).toBe(run.best.medianMs);
+    }
+  });
+
+  it("runs the examples of docs/tuning-strategies.md as written, on a log of a whole 6 × 6 tile space", async () => {
+    const doc = readFileSync(new URL("../../docs/tuning-strategies.md", import.meta.url), "utf8");
+    const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks).toHaveLength(2);
+    const log = freshLog();
+    const tiles = [1, 2, 4, 8, 16, 32];
+    const records = tiles.flatMap((ti) => tiles.map((tj) => ok({ ti, tj }, 1 + Math.abs(Math.log2(ti) - 3) + Math.abs(Math.log2(tj) - 2))));
+    writeFileSync(log, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...a: string[]) => (...v: unknown[]) => Promise<unknown>;
+    const run = (code: string, tail: string) => new AsyncFunction("lp", "out", code.replaceAll('"matmul.jsonl"', JSON.stringify(log)).replace(/ as number/g, "")
+      .replace(/([\])])!(?!=)/g, "$1").replace(/: number\[\]/g, "").replace(/console\.log\(/g, "out(") + tail);
+    const sim = (await run(blocks[0]!, "\nreturn sim;")(lp, () => {})) as lp.SimulationResult;
+    expect(sim.evaluated).toHaveLength(30);
+    expect(sim.evaluated.every((r) => (r.point.ti as number) * (r.point.tj as number) <= 256)).toBe(true);
+    const printed: unknown[][] = [];
+    await run(blocks[1]!, "")(lp, (...a: unknown[]) => printed.push(a));
+    expect(printed).toHaveLength(2 * lp.STRATEGY_NAMES.length);
+    for (const [strategy, variants, ms] of printed) {
+      expect(lp.STRATEGY_NAMES).toContain(strategy);
+      expect([20, 50]).toContain(variants);
+      expect(Number(ms)).toBeGreaterThanOrEqual(1);
+      if (variants === 50 && strategy !== "genetic") expect(Number(ms)).toBe(1); // the whole space: its optimum
     }
   });
 });
