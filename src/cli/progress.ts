@@ -57,7 +57,7 @@ export function barLine(s: ProgressState, elapsedMs: number, columns: number): s
   const filled = s.total > 0 ? Math.round((width * s.done) / s.total) : 0;
   const left = eta(s);
   const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${s.done}/${s.total}  ${bestText(s)}  ${duration(elapsedMs)}${left !== undefined && s.done < s.total ? `, ETA ${duration(left)}` : ""}`;
-  return [...line].slice(0, Math.max(20, columns - 1)).join("");
+  return [...line].slice(0, Math.max(10, columns - 1)).join("");
 }
 
 /** The status counts of records: "30 ok, 1 wrong, 1 invalid". */
