@@ -17,7 +17,7 @@ export type {
 } from "./ir/index.js";
 
 // Display: show(x) (text; a kernel as loopy's str(knl)) and display(x) (HTML in tslab, text elsewhere)
-export { show, display, type DisplayInput } from "./display/index.js";
+export { show, display, progress, type DisplayInput, type ProgressCallback } from "./display/index.js";
 
 // Integer sets
 export * as isl from "./poly/index.js";

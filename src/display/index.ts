@@ -11,6 +11,7 @@ import { tslabDisplay } from "./tslab.js";
 
 export type { DisplayInput } from "./kinds.js";
 export { escapeHtml } from "./html.js";
+export { progress, type ProgressCallback } from "./progress.js";
 
 // `String(k)` of any kernel is show(k).
 setKernelPrinter(showKernel);

@@ -12,10 +12,15 @@ export interface TslabDisplay {
   text(s: string): void;
 }
 
+interface TslabPublic {
+  display?: Partial<TslabDisplay>;
+  newDisplay?: () => TslabDisplay;
+}
+
 const JUPYTER_MODULE = /[\\/]tslab[\\/]dist[\\/]jupyter\.js$/;
 
-/** tslab's `display`, or undefined outside a tslab cell (plain Node, vitest, a script). */
-export function tslabDisplay(): TslabDisplay | undefined {
+/** tslab's public module as a cell sees it, or undefined outside a tslab cell (plain Node, vitest, a script). */
+function tslabPublic(): TslabPublic | undefined {
   if (process.env["LOOM_DISPLAY"] === "text") return undefined;
   try {
     const require = createRequire(import.meta.url);
@@ -23,12 +28,22 @@ export function tslabDisplay(): TslabDisplay | undefined {
       if (!JUPYTER_MODULE.test(path)) continue;
       // Set while tslab executes a cell; null before the first one.
       if ((mod?.exports as { lastWriteDisplayData?: unknown } | undefined)?.lastWriteDisplayData == null) continue;
-      const pub = require(join(dirname(path), "public.js")) as { display?: Partial<TslabDisplay> };
-      const d = pub.display;
-      if (typeof d?.html === "function" && typeof d.text === "function") return d as TslabDisplay;
+      return require(join(dirname(path), "public.js")) as TslabPublic;
     }
   } catch {
     // no CommonJS cache or an unexpected tslab layout: not inside tslab as far as we can tell
   }
   return undefined;
+}
+
+/** tslab's `display`, or undefined outside a tslab cell. */
+export function tslabDisplay(): TslabDisplay | undefined {
+  const d = tslabPublic()?.display;
+  return typeof d?.html === "function" && typeof d.text === "function" ? (d as TslabDisplay) : undefined;
+}
+
+/** A new tslab display entry that each call overwrites (a progress bar), or undefined outside tslab. */
+export function tslabNewDisplay(): TslabDisplay | undefined {
+  const make = tslabPublic()?.newDisplay;
+  return typeof make === "function" ? make() : undefined;
 }

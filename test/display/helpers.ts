@@ -29,16 +29,22 @@ export function prefetchedMatmul(): lp.Kernel {
  * A fake tslab kernel as the display module looks for it: `tslab/dist/jupyter.js` loaded, with a
  * cell being executed, and `public.js` beside it whose `display.html` records what it is given.
  */
-export function fakeTslab(): { shown: string[]; stop: () => void } {
+export function fakeTslab(): { shown: string[]; updates: string[][]; stop: () => void } {
   const dir = join(mkdtempSync(join(tmpdir(), "loom-fake-tslab-")), "node_modules", "tslab", "dist");
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "jupyter.js"), "exports.lastWriteDisplayData = () => {};\n");
-  writeFileSync(join(dir, "public.js"), "exports.shown = [];\nexports.display = { html: (s) => exports.shown.push(s), text: (s) => exports.shown.push(s) };\n");
+  writeFileSync(join(dir, "public.js"), [
+    "exports.shown = [];",
+    "exports.display = { html: (s) => exports.shown.push(s), text: (s) => exports.shown.push(s) };",
+    "exports.updates = [];",
+    "exports.newDisplay = () => { const mine = []; exports.updates.push(mine); return { html: (s) => mine.push(s), text: (s) => mine.push(s) }; };",
+  ].join("\n"));
   const require = createRequire(import.meta.url);
   const jupyter = require(join(dir, "jupyter.js")) as { lastWriteDisplayData: unknown };
-  const pub = require(join(dir, "public.js")) as { shown: string[] };
+  const pub = require(join(dir, "public.js")) as { shown: string[]; updates: string[][] };
   return {
     shown: pub.shown,
+    updates: pub.updates,
     stop: () => {
       jupyter.lastWriteDisplayData = null; // no cell executing: as tslab between cells
       delete require.cache[join(dir, "jupyter.js")];
