@@ -81,7 +81,7 @@ describe("simulateTuning", () => {
       await expect(p).rejects.toThrow(lp.LoomError);
       await expect(p).rejects.toThrow(why);
     };
-    await refuses(lp.simulateTuning(records, "anneal"), /unknown strategy "anneal"; strategies are exhaustive, random, genetic, bayes, greedy_ils, annealing/);
+    await refuses(lp.simulateTuning(records, "anneal"), /unknown strategy "anneal"; strategies are exhaustive, random, genetic, bayes, greedy_ils, simulated_annealing/);
     await refuses(lp.simulateTuning([], "random"), /holds no records/);
     await refuses(lp.simulateTuning(join(tmpdir(), "loom-no-such-sim-log.jsonl"), "random"), /holds no records/);
     await refuses(lp.simulateTuning(42 as never, "random"), /a path to a tuning log or an array/);
@@ -106,8 +106,8 @@ describe("simulateTuning", () => {
 
   it("retraces a sweep from its log: the same strategy, seed and budget choose the same points", async () => {
     const space = { ti: [1, 2, 4, 8], tj: [1, 2, 4, 8] };
-    // annealing paces its cooling by the budget, which autotune does not pass to strategies yet: it retraces a whole sweep.
-    for (const [strategy, variants] of [["bayes", 7], ["greedy_ils", 7], ["annealing", undefined]] as const) {
+    // simulated_annealing paces its cooling by the budget, which autotune does not pass to strategies yet: it retraces a whole sweep.
+    for (const [strategy, variants] of [["bayes", 7], ["greedy_ils", 7], ["simulated_annealing", undefined]] as const) {
       const log = freshLog();
       const budget = variants === undefined ? {} : { variants };
       const run = await lp.autotune(matmul(), { space, params: { n: 16 }, build: (_k, p) => tiled(p), repeats: 1, log, strategy, seed: 3, budget });

@@ -19,10 +19,10 @@ export { BAYES_DEFAULTS } from "./bayes.js";
 export { GENETIC_DEFAULTS } from "./genetic.js";
 export { GREEDY_ILS_DEFAULTS } from "./greedy-ils.js";
 
-export const STRATEGY_NAMES = ["exhaustive", "random", "genetic", "bayes", "greedy_ils", "annealing"] as const;
+export const STRATEGY_NAMES = ["exhaustive", "random", "genetic", "bayes", "greedy_ils", "simulated_annealing"] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
-const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = { exhaustive, random, genetic, bayes, greedy_ils: greedyIls, annealing };
+const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = { exhaustive, random, genetic, bayes, greedy_ils: greedyIls, simulated_annealing: annealing };
 
 /** The strategy of that name; an unknown name is a LoomError listing the known ones. */
 export function getStrategy(name: unknown): Strategy {
