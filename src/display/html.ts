@@ -55,6 +55,8 @@ const STYLE = `<style>
 .loom-table th{background:rgba(127,127,127,.12)}
 .loom-table tr.loom-best td{background:rgba(60,180,90,.18);font-weight:bold}
 .loom-table tr.loom-bad td{color:#a33}
+.loom-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(440px,1fr));gap:8px}
+.loom-col{min-width:0}
 .loom-barrier{color:#c2410c;font-weight:bold}
 .loom-launch{color:#2563eb;font-weight:bold}
 .hljs-keyword,.hljs-meta .hljs-keyword{color:#a626a4}.hljs-type,.hljs-built_in{color:#0e7490}

@@ -10,6 +10,7 @@ export type Displayable =
   | { readonly kind: "kernel"; readonly value: Kernel }
   | { readonly kind: "schedule"; readonly value: Schedule }
   | { readonly kind: "code"; readonly value: GeneratedCode }
+  | { readonly kind: "codes"; readonly value: readonly GeneratedCode[] }
   | { readonly kind: "counts"; readonly value: CountMap }
   | { readonly kind: "tuning"; readonly value: readonly TuningRecord[] }
   | { readonly kind: "svg"; readonly value: string }
@@ -17,7 +18,7 @@ export type Displayable =
 
 /** Everything `lp.display(x)` / `lp.show(x)` accept. */
 export type DisplayInput =
-  | Kernel | Schedule | GeneratedCode | CountMap | readonly TuningRecord[] | { readonly records: readonly TuningRecord[]; readonly best?: TuningRecord }
+  | Kernel | Schedule | GeneratedCode | readonly GeneratedCode[] | CountMap | readonly TuningRecord[] | { readonly records: readonly TuningRecord[]; readonly best?: TuningRecord }
   | string | { toString(): string };
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null;
@@ -58,6 +59,7 @@ export function classify(x: unknown, fn: string): Displayable {
   if (isKernel(x)) return { kind: "kernel", value: x };
   if (isSchedule(x)) return { kind: "schedule", value: x };
   if (isGeneratedCode(x)) return { kind: "code", value: x };
+  if (Array.isArray(x) && x.length > 0 && x.every(isGeneratedCode)) return { kind: "codes", value: x };
   if (Array.isArray(x) && x.every(isTuningRecord)) return { kind: "tuning", value: x };
   if (isObject(x) && Array.isArray(x["records"]) && x["records"].every(isTuningRecord)) return { kind: "tuning", value: x["records"] };
   // A Count, or anything else that prints itself: its own text.
@@ -66,7 +68,7 @@ export function classify(x: unknown, fn: string): Displayable {
   }
   throw new LoomError(
     `${fn}: cannot show ${describeValue(x)}; it shows a Kernel, a Schedule (lp.schedule(k)), GeneratedCode ` +
-    "(lp.generateCode), a CountMap (lp.getOpMap, lp.getMemAccessMap, lp.getSyncMap), tuning records or an " +
+    "(lp.generateCode, or an array of them side by side), a CountMap (lp.getOpMap, lp.getMemAccessMap, lp.getSyncMap), tuning records or an " +
     "autotune result, an SVG document, or a string",
   );
 }

@@ -75,6 +75,13 @@ function codeHtml(c: GeneratedCode): string {
   return block(`${c.target} code`, parts);
 }
 
+/** Several targets' code side by side, a column each (wrapping on narrow pages). */
+function codesHtml(cs: readonly GeneratedCode[]): string {
+  const cols = cs.map((c) => `<div class="loom-col"><h4>${escapeHtml(c.target)}</h4>` +
+    `<pre class="loom-pre hljs">${highlightCode(c.deviceCode.trimEnd(), c.target)}</pre></div>`);
+  return block(`${cs.length} targets`, [`<div class="loom-grid">${cols.join("")}</div>`]);
+}
+
 function countsHtml(m: CountMap): string {
   const tables = countRows(m);
   if (tables.length === 0) return block("counts", ["<p>(no counts)</p>"]);
@@ -103,6 +110,7 @@ export function htmlOf(d: Displayable): string {
     case "kernel": return kernelHtml(d.value);
     case "schedule": return scheduleHtml(d.value);
     case "code": return codeHtml(d.value);
+    case "codes": return codesHtml(d.value);
     case "counts": return countsHtml(d.value);
     case "tuning": return tuningHtml(d.value);
     case "svg": return inlineSvg(d.value);

@@ -41,6 +41,7 @@ export function textOf(d: Displayable): string {
     case "kernel": return showKernel(d.value);
     case "schedule": return showSchedule(d.value);
     case "code": return codeText(d.value);
+    case "codes": return d.value.map(codeText).join("\n\n");
     case "counts": return countsText(d.value);
     case "tuning": return tuningText(d.value);
     case "svg": return d.value;

@@ -136,6 +136,15 @@ describe("display inside tslab: HTML", () => {
     }
   });
 
+  it("several targets' code side by side: a column each, highlighted", () => {
+    const codes = (["c", "opencl", "js"] as const).map((t) => lp.generateCode(twice(), t));
+    const html = htmlOfDisplay(codes);
+    expect(html.match(/<div class="loom-col">/g)).toHaveLength(3);
+    for (const c of codes) expect(htmlText(html)).toContain(c.deviceCode.trimEnd());
+    expect(foreignMarkup(html)).toEqual([]);
+    expect(lp.show(codes)).toBe(codes.map((c) => lp.show(c)).join("\n\n"));
+  });
+
   it("count maps and tuning records: tables; the best record highlighted", () => {
     expect(htmlOfDisplay(lp.getMemAccessMap(lp.fixParameters(twice(), { n: 64 })))).toContain("<th>variable</th>");
     const records = [record({ f: 8 }, "ok", 3), record({ f: 16 }, "ok", 1.5), record({ f: 32 }, "wrong", NaN, "differs")];
