@@ -47,7 +47,7 @@ function processIo(): CliIo {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
     isTTY: process.stderr.isTTY === true,
-    columns: process.stderr.columns,
+    columns: process.stderr.columns || Number(process.env.COLUMNS) || 80,
   };
 }
 

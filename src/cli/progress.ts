@@ -42,6 +42,7 @@ export function eta(s: ProgressState): number | undefined {
 }
 
 function bestText(s: ProgressState): string {
+  if (s.total === 0) return "measuring the first variant";
   return s.best ? `best ${ms(s.best.medianMs)} ms (${printable(pointText(s.best.point))})` : "no ok variant yet";
 }
 

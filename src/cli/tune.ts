@@ -94,7 +94,7 @@ export async function tune(argv: readonly string[], io: CliIo): Promise<number> 
   const tty = io.isTTY === true;
   const showProgress = tty || !args.json;
   const draw = () => {
-    if (tty && start) io.err(`\r${barLine(state, performance.now() - started, io.columns ?? 80)}\u001b[K`);
+    if (tty && start) io.err(`\r${barLine(state, performance.now() - started, io.columns || 80)}\u001b[K`);
   };
   const clear = () => {
     if (tty && start) io.err("\r\u001b[K");
