@@ -5,7 +5,7 @@
  */
 import { LoomError } from "../errors.js";
 import { readTuningLog } from "./log.js";
-import { checkRestrictions, checkSpace, enumeratePoints, pointKey, shown, type Restriction, type Space } from "./space.js";
+import { allows, checkRestrictions, checkSpace, enumeratePoints, pointKey, shown, type Restriction, type Space } from "./space.js";
 import { getStrategy, STRATEGY_NAMES } from "./strategies.js";
 import type { TuningPoint, TuningRecord } from "./types.js";
 
@@ -93,6 +93,25 @@ function spaceOf(records: readonly TuningRecord[]): Space {
   }));
 }
 
+/**
+ * The logged points the restrictions allow, in the order enumeratePoints would give them (the
+ * first parameter varies slowest), without enumerating the product of the value lists, which
+ * can be far larger than the log.
+ */
+function loggedPoints(space: Space, records: readonly TuningRecord[], restrictions: readonly Restriction[]): TuningPoint[] {
+  const names = Object.keys(space);
+  const index = names.map((n) => new Map(space[n]!.map((v, i) => [v, i])));
+  const at = (p: TuningPoint) => names.map((n, i) => index[i]!.get(p[n]!)!);
+  const points = records.map((r) => Object.freeze(Object.fromEntries(names.map((n) => [n, r.point[n]!]))) as TuningPoint)
+    .filter((p) => renamed(() => allows(restrictions, p)));
+  const keys = new Map(points.map((p) => [p, at(p)]));
+  return points.sort((a, b) => {
+    const [x, y] = [keys.get(a)!, keys.get(b)!];
+    const i = x.findIndex((v, j) => v !== y[j]);
+    return i < 0 ? 0 : x[i]! - y[i]!;
+  });
+}
+
 /** A record standing for a point the log lacks (with missing: "invalid"). */
 function missingRecord(p: TuningPoint): TuningRecord {
   return { point: p, ok: false, status: "invalid", times: [], medianMs: NaN, error: "simulateTuning: this point is not in the log" };
@@ -122,7 +141,7 @@ export async function simulateTuning(log: string | readonly TuningRecord[], stra
   const byKey = new Map<string, TuningRecord>();
   for (const r of records) byKey.set(pointKey(r.point), r); // a point recorded twice: the later record wins
   const space = opts.space !== undefined ? renamed(() => checkSpace(opts.space)) : spaceOf(records);
-  const points = renamed(() => enumeratePoints(space, restrictions)).filter((p) => opts.space !== undefined || byKey.has(pointKey(p)));
+  const points = opts.space !== undefined ? renamed(() => enumeratePoints(space, restrictions)) : loggedPoints(space, [...byKey.values()], restrictions);
   if (points.length === 0) fail("the restrictions exclude every point of the space; nothing to simulate");
   const absent = points.filter((p) => !byKey.has(pointKey(p)));
   if (absent.length > 0 && missing === "error") {

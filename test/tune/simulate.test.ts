@@ -62,6 +62,14 @@ describe("simulateTuning", () => {
     expect(all.best!.point).toEqual({ t: 8, m: "a" });
     const some = await lp.simulateTuning(records, "exhaustive", { restrictions: [(p) => p.m === "b"] });
     expect(some.evaluated.map((r) => r.point)).toEqual([{ t: 2, m: "b" }, { t: 8, m: "b" }]);
+    // A sparse log of a huge product (10^12 combinations): only the logged points are walked.
+    const sparse = Array.from({ length: 30 }, (_, i) => ok(Object.fromEntries(Array.from({ length: 12 }, (_, j) => [`p${j}`, j === 0 ? 29 - i : (i * (j + 3)) % 10])), 1 + i));
+    for (const strategy of lp.STRATEGY_NAMES) {
+      const r = await lp.simulateTuning(sparse, strategy, { seed: 1 });
+      expect(new Set(r.evaluated).size).toBe(r.evaluated.length);
+      if (strategy !== "genetic") expect(r.evaluated).toHaveLength(30);
+      if (strategy === "exhaustive") expect(r.evaluated.map((x) => x.point.p0)).toEqual([...r.evaluated.map((x) => x.point.p0)].sort((a, b) => (a as number) - (b as number)));
+    }
   });
 
   it("refuses a space point missing from the log, naming it, or counts it as not ok with missing: \"invalid\"", async () => {
