@@ -11,7 +11,7 @@
  * A term with no such sets is a closed form (`isSymbolic`). `countSet` multiplies the counts of a
  * set's independent factors, each the pieces chambers.ts finds.
  */
-import type { Fraction, MathNode } from "mathjs";
+import type { MathNode } from "mathjs";
 import { LoomError } from "../../errors.js";
 import {
   containsPoint, contentMemo, count as countPoints, factorOf, fixValues, gist, intersect, isEmpty, isSubset, memoized, printSet, removeRedundancies,
@@ -20,7 +20,8 @@ import {
 import { atomParams, atomsToText, isAtom, withAtomValues } from "./atoms.js";
 import { countPieces } from "./chambers.js";
 import { collapseSplits } from "./splits.js";
-import { math, polyAdd, polyConst, polyEval, polyIsZero, polyMul, polyScale, polyToMathNode, polyToString, polyVars, type Poly } from "./poly.js";
+import { polyAdd, polyConst, polyEval, polyIsZero, polyMul, polyScale, polyToMathNode, polyToString, polyVars, type Poly } from "./poly.js";
+import { ZERO, rat, ratAdd, ratMul, ratToNumber } from "./rational.js";
 
 /**
  * `[every guard holds] × poly × Π (points of each set)`: a guard is a set over the parameters
@@ -113,14 +114,14 @@ export class Count {
   eval(params: Readonly<Record<string, number>>): number {
     const missing = this.params.filter((p) => params[p] === undefined);
     if (missing.length > 0) throw new LoomError(`Count.eval: no value for parameter${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of ${this.toString()}`);
-    let out = math.fraction(0);
+    let out = ZERO;
     for (const t of this.terms) {
       if (!t.guards.every((g) => guardHolds(g, params))) continue;
       let v = polyEval(t.poly, withAtomValues(polyVars(t.poly), params));
-      for (const set of t.sets) v = math.multiply(v, math.fraction(countPoints(set, params))) as Fraction;
-      out = math.add(out, v) as Fraction;
+      for (const set of t.sets) v = ratMul(v, rat(countPoints(set, params)));
+      out = ratAdd(out, v);
     }
-    return math.number(out);
+    return ratToNumber(out);
   }
 
   /**
@@ -128,7 +129,7 @@ export class Count {
    * holds only under a guard on the parameters, or has a floor (see `toString`).
    */
   toMathNode(): MathNode {
-    if (this.terms.length === 0) return math.parse("0");
+    if (this.terms.length === 0) return polyToMathNode(new Map());
     let poly: Poly = new Map();
     for (const t of this.terms) {
       if (t.guards.length > 0 || t.sets.length > 0 || [...polyVars(t.poly)].some(isAtom)) throw new LoomError(`Count.toMathNode: ${this.toString()} is not one polynomial (a piecewise count has no single expression tree)`);

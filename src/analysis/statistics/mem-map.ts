@@ -18,6 +18,7 @@ import { addressSpaceOf } from "../address-spaces.js";
 import { CountMap, type MemAccess } from "./count-map.js";
 import { Count } from "./count.js";
 import { polyAdd, polyConst, polyEval, polyMul, polyScale, polyVar, polyVars, type Poly } from "./poly.js";
+import { ratToNumber } from "./rational.js";
 import { granularityCounter, granularityOption, statisticsTypeEnv, walkKernel, type CountOptions } from "./walk.js";
 
 /** A stride expression (integers, names, `+ - *`) as a polynomial, or undefined. */
@@ -43,7 +44,7 @@ function exprToPoly(e: Expr): Poly | undefined {
 }
 
 function strideValue(p: Poly): Count | number {
-  return polyVars(p).size === 0 ? Number(polyEval(p, {})) : Count.fromPoly(p);
+  return polyVars(p).size === 0 ? ratToNumber(polyEval(p, {})) : Count.fromPoly(p);
 }
 
 /** Whether `e` reads the variable `name`. */

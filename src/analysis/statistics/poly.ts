@@ -1,24 +1,25 @@
 /**
- * Exact multivariate polynomials with rational coefficients (mathjs fractions), and the one
- * operation counting needs: a polynomial summed over an integer range whose bounds are
+ * Exact multivariate polynomials with rational coefficients (BigInt rationals, rational.ts), and
+ * the one operation counting needs: a polynomial summed over an integer range whose bounds are
  * polynomials, `Σ_{x=lo}^{hi} p(x)`, in closed form (Faulhaber). mathjs's own `simplify` and
  * `rationalize` do not bring multivariate expressions to a canonical form with exact fractions
- * (`rationalize` prints 1/3 as 0.3333…), so the canonical form is kept here and mathjs supplies
- * exact rational arithmetic, parsing and printing (`toMathNode`).
+ * (`rationalize` prints 1/3 as 0.3333…), so the canonical form is kept here; mathjs only parses
+ * the printed form into an expression tree (`toMathNode`), loaded on that first use: importing it
+ * costs more than the rest of the library.
  */
-import { all, create, type Fraction, type MathNode } from "mathjs";
+import { createRequire } from "node:module";
+import type { MathNode } from "mathjs";
 import type { Aff } from "../../poly/index.js";
+import { ONE, ZERO, rat, ratAdd, ratIsZero, ratMul, ratPow, ratToString, type Rational } from "./rational.js";
 
-export const math = create(all, {});
 
 /** A monomial's exponents by variable name, as a canonical key: "m^1*n^2" ("" is the constant). */
 type MonoKey = string;
 
 /** Σ coeff · monomial. Zero coefficients are absent. */
-export type Poly = ReadonlyMap<MonoKey, Fraction>;
+export type Poly = ReadonlyMap<MonoKey, Rational>;
 
-const ZERO = math.fraction(0);
-const frac = (n: number): Fraction => math.fraction(n);
+const frac = (n: number): Rational => rat(n);
 
 function parseMono(key: MonoKey): Map<string, number> {
   const out = new Map<string, number>();
@@ -34,15 +35,16 @@ function monoKey(m: ReadonlyMap<string, number>): MonoKey {
   return [...m.entries()].filter(([, e]) => e !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([v, e]) => `${v}^${e}`).join("*");
 }
 
-function addTerm(out: Map<MonoKey, Fraction>, key: MonoKey, c: Fraction): void {
-  const sum = math.add(out.get(key) ?? ZERO, c) as Fraction;
-  if (math.equal(sum, ZERO)) out.delete(key);
+function addTerm(out: Map<MonoKey, Rational>, key: MonoKey, c: Rational): void {
+  const had = out.get(key);
+  const sum = had ? ratAdd(had, c) : c;
+  if (ratIsZero(sum)) out.delete(key);
   else out.set(key, sum);
 }
 
-export function polyConst(n: number | Fraction): Poly {
+export function polyConst(n: number | Rational): Poly {
   const c = typeof n === "number" ? frac(n) : n;
-  return math.equal(c, ZERO) ? new Map() : new Map([["", c]]);
+  return ratIsZero(c) ? new Map() : new Map([["", c]]);
 }
 
 export function polyVar(name: string): Poly {
@@ -55,19 +57,20 @@ export function polyAdd(a: Poly, b: Poly): Poly {
   return out;
 }
 
-export function polyScale(a: Poly, s: number | Fraction): Poly {
-  const out = new Map<MonoKey, Fraction>();
-  for (const [k, c] of a) addTerm(out, k, math.multiply(c, typeof s === "number" ? frac(s) : s) as Fraction);
+export function polyScale(a: Poly, s: number | Rational): Poly {
+  const out = new Map<MonoKey, Rational>();
+  const f = typeof s === "number" ? frac(s) : s;
+  for (const [k, c] of a) addTerm(out, k, ratMul(c, f));
   return out;
 }
 
 export function polyMul(a: Poly, b: Poly): Poly {
-  const out = new Map<MonoKey, Fraction>();
+  const out = new Map<MonoKey, Rational>();
   for (const [ka, ca] of a) {
     for (const [kb, cb] of b) {
       const m = parseMono(ka);
       for (const [v, e] of parseMono(kb)) m.set(v, (m.get(v) ?? 0) + e);
-      addTerm(out, monoKey(m), math.multiply(ca, cb) as Fraction);
+      addTerm(out, monoKey(m), ratMul(ca, cb));
     }
   }
   return out;
@@ -101,7 +104,7 @@ export function polySubstitute(p: Poly, x: string, q: Poly): Poly {
 
 /** `p` as Σ_d coeff_d · x^d, coeff_d free of `x`. */
 function coefficientsIn(p: Poly, x: string): Map<number, Poly> {
-  const out = new Map<number, Map<MonoKey, Fraction>>();
+  const out = new Map<number, Map<MonoKey, Rational>>();
   for (const [k, c] of p) {
     const m = parseMono(k);
     const e = m.get(x) ?? 0;
@@ -129,7 +132,7 @@ function faulhaber(d: number): Poly {
     rhs = polyAdd(rhs, polyScale(faulhaber(j), -binom));
     binom = (binom * (d + 1 - j)) / (j + 1);
   }
-  const out = polyScale(rhs, math.fraction(1, d + 1));
+  const out = polyScale(rhs, rat(1, d + 1));
   faulhaberMemo[d] = out;
   return out;
 }
@@ -151,16 +154,16 @@ export function polyIsZero(p: Poly): boolean {
 }
 
 /** The value at `params` (every variable of `p` must be given). */
-export function polyEval(p: Poly, params: Readonly<Record<string, number>>): Fraction {
-  let out: Fraction = ZERO;
+export function polyEval(p: Poly, params: Readonly<Record<string, number>>): Rational {
+  let out: Rational = ZERO;
   for (const [k, c] of p) {
     let term = c;
     for (const [v, e] of parseMono(k)) {
       const val = params[v];
       if (val === undefined) throw new Error(`missing value of ${v}`);
-      term = math.multiply(term, math.pow(frac(val), e) as Fraction) as Fraction;
+      term = ratMul(term, ratPow(frac(val), e));
     }
-    out = math.add(out, term) as Fraction;
+    out = ratAdd(out, term);
   }
   return out;
 }
@@ -184,18 +187,21 @@ export function polyToString(p: Poly): string {
   let out = "";
   for (const k of keys) {
     const c = p.get(k)!;
-    const neg = Number(c.s) < 0;
-    const abs = math.abs(c) as Fraction;
+    const neg = c.n < 0n;
+    const abs = neg ? { n: -c.n, d: c.d } : c;
     const mono = [...parseMono(k).entries()].map(([v, e]) => (e === 1 ? v : `${v}^${e}`)).join("*");
-    const one = math.equal(abs, frac(1));
-    const coef = abs.toFraction();
+    const one = abs.n === ONE.n && abs.d === ONE.d;
+    const coef = ratToString(abs);
     const body = mono === "" ? coef : one ? mono : `${coef}*${mono}`;
     out += out === "" ? (neg ? `-${body}` : body) : neg ? ` - ${body}` : ` + ${body}`;
   }
   return out;
 }
 
+let mathjs: { parse(text: string): MathNode } | undefined;
+
 /** The polynomial as a mathjs expression tree (for `simplify`, `derivative`, LaTeX, …). */
 export function polyToMathNode(p: Poly): MathNode {
-  return math.parse(polyToString(p));
+  mathjs ??= createRequire(import.meta.url)("mathjs") as { parse(text: string): MathNode };
+  return mathjs.parse(polyToString(p));
 }
