@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as lp from "../src/index.js";
 import { compileRestriction } from "../src/cli/restriction-expr.js";
@@ -67,7 +68,7 @@ describe("tune spec: the pipeline template", () => {
 describe("tune spec: mistakes name the field", () => {
   const where = join(dir, "bad.json");
   it.each([
-    ["an unknown field", { ...SPEC, spaec: {} }, /unknown field "spaec"; a spec has kernel, space, pipeline/],
+    ["an unknown field", { ...SPEC, spaec: {} }, /unknown field "spaec"; a spec has kernel, pipeline, build, restrictions, log, space/],
     ["no kernel", { ...SPEC, kernel: undefined }, /the spec has no kernel/],
     ["a kernel without instructions", { ...SPEC, kernel: { domains: "{[i]: 0<=i<n}" } }, /kernel needs domains and instructions \(or okl\)/],
     ["a kernel that does not parse", { ...SPEC, kernel: { ...KERNEL, instructions: "out[i] = = 2" } }, /^kernel: /],
@@ -137,5 +138,20 @@ describe("restriction expressions", () => {
   it("is a LoomError at evaluation when arithmetic meets a string", () => {
     const f = compileRestriction("t * 2 < 4", ["t"], "r");
     expect(() => f({ t: "x" })).toThrow(/\* needs numbers; got "x"/);
+  });
+});
+
+describe("the example specs", () => {
+  const examples = join(dirname(fileURLToPath(import.meta.url)), "..", "examples");
+  it.each(["tune-matmul.json", "tune-matmul.ts"])("%s loads, and its pipeline builds a variant equal to the kernel on the reference", async (name) => {
+    const path = join(examples, name);
+    const spec = checkSpec(await readSpec(path), path);
+    expect(spec.kernel.name).toBe("matmul");
+    expect(spec.log).toBe(join(examples, "tune-matmul.jsonl"));
+    const point = Object.fromEntries(Object.entries(spec.options.space).map(([n, vs]) => [n, vs[1]!]));
+    const built = spec.options.build(spec.kernel, point);
+    const variant = typeof built === "function" ? built(spec.kernel) : built;
+    const check = await lp.autoTestVsRef(spec.kernel, variant, { params: { n: 7 }, backend: "js" });
+    expect(check.ok).toBe(true);
   });
 });

@@ -21,7 +21,9 @@ export interface LoadedSpec {
   readonly pipeline?: unknown;
 }
 
-const FIELDS = ["kernel", "space", "pipeline", "build", "params", "testParams", "backend", "strategy", "budget", "restrictions", "log", "seed", "repeats"] as const;
+/** lp.autotune's options that a spec passes on as they are (autotune checks them). */
+const PASSED = ["space", "params", "testParams", "backend", "strategy", "budget", "seed", "repeats", "remeasure", "compileJobs", "peak"] as const;
+const FIELDS = ["kernel", "pipeline", "build", "restrictions", "log", ...PASSED] as const;
 
 /** A mistake in the spec; the command line prefixes the spec's path. */
 export class SpecError extends lp.LoomError {}
@@ -193,8 +195,7 @@ export function checkSpec(raw: Record<string, unknown>, specPath: string): Loade
   }
   if (raw.log !== undefined && (typeof raw.log !== "string" || raw.log === "")) fail(`log must be the path of the tuning log (JSON lines), relative to the spec; got ${shown(raw.log)}`);
   const log = raw.log !== undefined ? resolve(specDir, raw.log as string) : join(specDir, `${basename(specPath, extname(specPath))}.jsonl`);
-  const pass = ["space", "params", "testParams", "backend", "strategy", "budget", "seed", "repeats"] as const;
-  const options = Object.fromEntries(pass.filter((f) => raw[f] !== undefined).map((f) => [f, raw[f]])) as Partial<AutotuneSpec>;
+  const options = Object.fromEntries(PASSED.filter((f) => raw[f] !== undefined).map((f) => [f, raw[f]])) as Partial<AutotuneSpec>;
   return {
     kernel, log,
     options: { ...options, build, ...(restrictions ? { restrictions } : {}) } as AutotuneSpec,
