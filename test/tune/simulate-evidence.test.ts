@@ -136,4 +136,17 @@ describe("adaptive strategies against random sampling, at equal budget (simulate
     if (process.env.LOOM_PRINT_EVIDENCE) console.log(rows.join("\n"));
     expect(strictly).toBeGreaterThan(0);
   }, 180_000);
+
+  it("bayes learns to avoid an invalid region: under half of random's share of its evaluations are invalid", async () => {
+    // A 20 × 20 space whose corner x + y > 22 (a third of it) is invalid, the optimum near its edge.
+    const records = landscape({ x: Array.from({ length: 20 }, (_, i) => i), y: Array.from({ length: 20 }, (_, i) => i) },
+      (p) => ((p.x as number) + (p.y as number) > 22 ? undefined : 1 + (((p.x as number) - 14) ** 2 + ((p.y as number) - 6) ** 2) / 50), 5);
+    const invalidShare = async (strategy: string) => median(await Promise.all(SEEDS.map(async (seed) => {
+      const { evaluated } = await lp.simulateTuning(records, strategy, { seed, budget: { variants: 40 } });
+      return evaluated.filter((r) => !r.ok).length / evaluated.length;
+    })));
+    const [random, bayes] = [await invalidShare("random"), await invalidShare("bayes")];
+    expect(random).toBeGreaterThan(0.25); // a uniform sample meets the invalid third
+    expect(bayes).toBeLessThan(random / 2);
+  });
 });
