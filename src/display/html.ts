@@ -51,7 +51,7 @@ const STYLE = `<style>
 .loom-display h4{margin:8px 0 4px 0;font-size:13px}
 .loom-display pre{background:rgba(127,127,127,.08);padding:6px 8px;border-radius:4px;overflow-x:auto;font-size:12px;line-height:1.35}
 .loom-table{border-collapse:collapse;margin:4px 0}
-.loom-table th,.loom-table td{border:1px solid rgba(127,127,127,.35);padding:2px 8px;text-align:left;font-family:monospace;font-size:12px}
+.loom-display .loom-table th,.loom-display .loom-table td{border:1px solid rgba(127,127,127,.35);padding:2px 8px;text-align:left!important;font-family:monospace;font-size:12px}
 .loom-table th{background:rgba(127,127,127,.12)}
 .loom-table tr.loom-best td{background:rgba(60,180,90,.18);font-weight:bold}
 .loom-table tr.loom-bad td{color:#a33}

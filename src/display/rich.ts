@@ -45,7 +45,7 @@ function kernelHtml(k: Kernel): string {
 }
 
 const axisText = (axes: readonly HwAxis[]): string =>
-  axes.map((a) => `${a.tag}.${a.axis}: ${a.iname} (${exprToString(a.size)})`).join(", ") || "1";
+  axes.map((a) => `${a.tag}.${a.axis}: ${exprToString(a.size)}`).join(", ") || "1";
 
 /** The LINEARIZATION listing with barriers and kernel launches set off. */
 function scheduleHtml(s: Schedule): string {

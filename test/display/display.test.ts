@@ -122,7 +122,7 @@ describe("display inside tslab: HTML", () => {
     const html = htmlOfDisplay(lp.schedule(prefetchedMatmul()));
     expect(html).toMatch(/<span class="loom-barrier">[^<]*lbarrier/);
     expect(html).toMatch(/<span class="loom-launch">[^<]*CALL KERNEL matmul/);
-    expect(html).toContain("g.0: i_outer");
+    expect(html).toContain("g.0: (n + 15)//16");
     expect(foreignMarkup(html)).toEqual([]);
   });
 
