@@ -3,8 +3,12 @@
  * against the interpreter, an ok best is found, and its pipeline replays to the same kernel.
  * Skipped, with the reason, where the backend is not available.
  */
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
+import { prepareVariant, timeVariant } from "../../src/tune/measure.js";
 import { matmul, tiled, TILE_SPACE } from "./helpers.js";
 
 describe.each(["openmp", "opencl"] as const)("autotune on %s", (backend) => {
@@ -69,4 +73,27 @@ describe("compiling ahead (openmp)", () => {
     expect(calls[1]).toHaveLength(10);
     expect(new Set(calls[1])).toEqual(new Set(calls[0]));
   }, 120_000);
+});
+
+describe.each(["c", "openmp"] as const)("the check and the timing on %s", (backend) => {
+  const avail = lp.backendAvailability(backend);
+  it.skipIf(!avail.available)("share one compiled library: once checked, timing a variant compiles nothing", async () => {
+    const saved = process.env.LOOM_CACHE_DIR;
+    const dir = mkdtempSync(join(tmpdir(), "loom-tune-cache-"));
+    process.env.LOOM_CACHE_DIR = dir;
+    try {
+      const libraries = () => readdirSync(dir).filter((f) => f.endsWith(".so")).sort();
+      const ctx = { ref: matmul(), build: (_k: lp.Kernel, p: lp.TuningPoint) => tiled(p), backend, params: { n: 40 }, testParams: { n: 13 }, repeats: 2 };
+      const v = await prepareVariant(ctx, { ti: 4, tj: 2, gl: "yes" });
+      expect(v.verdict).toBeUndefined();
+      const afterCheck = libraries();
+      expect(afterCheck).toHaveLength(1);
+      const timed = await timeVariant(ctx, v as { pipeline: unknown; kernel: lp.Kernel });
+      expect(timed.status).toBe("ok");
+      expect(libraries()).toEqual(afterCheck);
+    } finally {
+      if (saved === undefined) delete process.env.LOOM_CACHE_DIR;
+      else process.env.LOOM_CACHE_DIR = saved;
+    }
+  }, 60_000);
 });
