@@ -116,6 +116,12 @@ describe("kernelCost's cache model: each distinct element once per work-group", 
     expect(every.bytes).toBe(4 * (20 + 10 + 10));
   });
 
+  it("a one-to-one strided read x[3*i] counts as its domain, in closed form", () => {
+    const k = lp.makeKernel("{[i]: 0<=i<n}", "z[i] = x[3*i]", ["x: float32[3*n]", "z: float32[n]", "n: int32"], { assumptions: "n >= 1" });
+    const x = lp.globalTraffic(k).find((a) => a.variable === "x")!;
+    expect([x.elements.toString(), x.elements.isSymbolic, x.model]).toEqual(["n", true, "distinct-per-workgroup"]);
+  });
+
   it("a repeated read of the same element counts once; x[2*i] and x[2*i + 1] are disjoint", () => {
     const k = lp.makeKernel("{[i]: 0<=i<n}", "z[i] = x[2*i] + x[2*i + 1] + x[2*i] * x[i]", ["x: float32[2*n]", "z: float32[n]", "n: int32"]);
     for (const n of [0, 1, 7]) expect(lp.kernelCost(k, { n }).arrays.find((a) => a.variable === "x")!.elements).toBe(2 * n);

@@ -10,6 +10,7 @@
  *
  *   kernelCost(matmul, { n: 64 })   // { flops: 2*64^3, bytes: 3*64^2*4, intensity: 42.7, model: "distinct-per-workgroup", … }
  */
+import { LoomError } from "../../errors.js";
 import { byteSize, type Dtype, type Kernel } from "../../ir/index.js";
 import { Count } from "./count.js";
 import { getOpMap } from "./op-map.js";
@@ -49,7 +50,7 @@ export function globalBytes(k: Kernel, opts: KernelCostOptions = {}): { bytes: C
   return { bytes, model: modelOf(arrays), arrays };
 }
 
-function modelOf(arrays: readonly ArrayTraffic[]): KernelCost["model"] {
+function modelOf(arrays: readonly { readonly model: TrafficModel }[]): KernelCost["model"] {
   const models = new Set(arrays.map((a) => a.model));
   return models.size === 0 ? "distinct-per-workgroup" : models.size === 1 ? [...models][0]! : "mixed";
 }
@@ -59,10 +60,25 @@ export function kernelCost(k: Kernel, params: Readonly<Record<string, number>>, 
   const flops = flopCount(k).eval(params);
   const traffic = globalTraffic(k, opts);
   const arrays = traffic.map((a) => {
-    const elements = a.elements.eval(params);
-    return { variable: a.variable, direction: a.direction, elements, bytes: elements * byteSize(a.dtype), model: a.model };
+    const elements = evalOrUndefined(a.elements, params);
+    const model: TrafficModel = elements === undefined ? "every-access" : a.model;
+    const n = elements ?? a.everyAccess.eval(params);
+    return { variable: a.variable, direction: a.direction, elements: n, bytes: n * byteSize(a.dtype), model };
   });
   const bytes = arrays.reduce((s, a) => s + a.bytes, 0);
   const intensity = bytes === 0 ? (flops === 0 ? 0 : Infinity) : flops / bytes;
-  return { flops, bytes, intensity, model: modelOf(traffic), arrays };
+  return { flops, bytes, intensity, model: modelOf(arrays), arrays };
+}
+
+/**
+ * `c.eval(params)`, or undefined where a part without closed form is too large to count point by
+ * point (x[2*i] and x[i] together, at n = 10^8): that array's bytes are then every access.
+ */
+function evalOrUndefined(c: Count, params: Readonly<Record<string, number>>): number | undefined {
+  try {
+    return c.eval(params);
+  } catch (e) {
+    if (e instanceof LoomError && c.isSymbolic === false && !/no value for parameter/.test(e.message)) return undefined;
+    throw e;
+  }
 }

@@ -31,6 +31,8 @@ export interface ArrayTraffic {
   readonly dtype: Dtype;
   readonly elements: Count;
   readonly model: TrafficModel;
+  /** Every load or store, as getMemAccessMap counts them (`elements` where the model is "every-access"). */
+  readonly everyAccess: Count;
 }
 
 export interface TrafficOptions {
@@ -71,7 +73,7 @@ export function globalTraffic(k: Kernel, opts: TrafficOptions = {}): ArrayTraffi
     const distinct = opts.model === "every-access" ? undefined : distinctElements(k, g.uses);
     out.push({
       variable: g.variable, direction: g.direction, dtype: g.dtype,
-      elements: distinct ?? g.every, model: distinct ? "distinct-per-workgroup" : "every-access",
+      elements: distinct ?? g.every, model: distinct ? "distinct-per-workgroup" : "every-access", everyAccess: g.every,
     });
   }
   return out.sort((a, b) => (a.variable < b.variable ? -1 : a.variable > b.variable ? 1 : a.direction < b.direction ? -1 : 1));
@@ -99,11 +101,13 @@ function distinctElements(k: Kernel, uses: readonly Use[]): Count | undefined {
   const groupDims = axes.map((a) => fresh(`group${a}`));
   const elementDims = Array.from({ length: rank }, (_, r) => fresh(`element${r}`));
   const sets: BasicSet[] = [];
+  const counts = new Map<string, Count>();
   try {
     for (const u of uses) {
-      const s = accessSet(k, u, axes, axisOf, groupDims, elementDims);
-      if (!s) return undefined;
-      sets.push(s);
+      const a = accessSet(k, u, axes, axisOf, groupDims, elementDims);
+      if (!a) return undefined;
+      sets.push(a.set);
+      if (a.count) counts.set(setContentId(a.set), a.count);
     }
   } catch (e) {
     if (e instanceof LoomError) return undefined;
@@ -111,14 +115,19 @@ function distinctElements(k: Kernel, uses: readonly Use[]): Count | undefined {
   }
   const union = withoutCovered(sets);
   if (union.length > MAX_UNION) return undefined;
-  return inclusionExclusion(union, k.assumptions);
+  return inclusionExclusion(union, k.assumptions, counts);
 }
 
-/** The set {(work-group, element)} of one access, or undefined when an index is not affine in inames and parameters. */
+/**
+ * The set {(work-group, element)} of one access, or undefined when an index is not affine in
+ * inames and parameters; with its count where the map from the inames it uses to (work-group,
+ * element) is one-to-one (`x[2*i]`): the points of those inames, a closed form where the image set
+ * has existentials and would be counted point by point.
+ */
 function accessSet(
   k: Kernel, u: Use, axes: readonly number[], axisOf: ReadonlyMap<string, number>,
   groupDims: readonly string[], elementDims: readonly string[],
-): BasicSet | undefined {
+): { set: BasicSet; count?: Count } | undefined {
   const dom = iterationDomain(k, u.inames);
   const inames = new Set(dom.dims);
   const params = new Set(dom.params);
@@ -136,7 +145,30 @@ function accessSet(
     cs.push({ aff: iname ? affSub(aff({ [groupDims[x]!]: 1 }), aff({ [iname]: 1 })) : aff({ [groupDims[x]!]: 1 }), eq: true });
   });
   const s = extendSet(dom, [...params], [...dom.dims, ...groupDims, ...elementDims], cs);
-  return projectOut(s, dom.dims);
+  const set = projectOut(s, dom.dims);
+  const rows = cs.map((c) => c.aff);
+  const used = dom.dims.filter((i) => rows.some((r) => (r.terms[i] ?? 0) !== 0));
+  if (used.length === 0 || rank(rows.map((r) => used.map((i) => r.terms[i] ?? 0))) < used.length) return { set };
+  return { set, count: countSet(iterationDomain(k, used), k.assumptions) };
+}
+
+/** The rank of an integer matrix (rows of equal length), by fraction-free elimination. */
+function rank(m0: readonly (readonly number[])[]): number {
+  const m = m0.map((r) => [...r]);
+  let r = 0;
+  for (let c = 0; c < (m[0]?.length ?? 0) && r < m.length; c++) {
+    const p = m.findIndex((row, i) => i >= r && row[c] !== 0);
+    if (p < 0) continue;
+    [m[r], m[p]] = [m[p]!, m[r]!];
+    for (let i = r + 1; i < m.length; i++) {
+      const f = m[i]![c]!;
+      if (f === 0) continue;
+      const g = m[r]![c]!;
+      m[i] = m[i]!.map((x, j) => x * g - m[r]![j]! * f);
+    }
+    r++;
+  }
+  return r;
 }
 
 /** The sets, each once, without those inside another. */
@@ -157,15 +189,16 @@ function inside(a: BasicSet, b: BasicSet): boolean {
   }
 }
 
-/** |∪ sets| = Σ over non-empty subsets of (-1)^(size+1) |∩ subset|. */
-function inclusionExclusion(sets: readonly BasicSet[], assumptions: BasicSet): Count {
+/** |∪ sets| = Σ over non-empty subsets of (-1)^(size+1) |∩ subset| (`counts`: known counts of single sets). */
+function inclusionExclusion(sets: readonly BasicSet[], assumptions: BasicSet, counts: ReadonlyMap<string, Count>): Count {
   let out = Count.constant(0);
   const rec = (from: number, acc: BasicSet | undefined, size: number): void => {
     for (let i = from; i < sets.length; i++) {
       const s = acc ? intersect(acc, sets[i]!) : sets[i]!;
       // An empty intersection (x[2*i] and x[2*i + 1]) adds nothing, nor does any within it.
       if (acc && isEmpty(s)) continue;
-      out = out.add(countSet(s, assumptions).scale(size % 2 === 0 ? 1 : -1));
+      const known = acc ? undefined : counts.get(setContentId(s));
+      out = out.add((known ?? countSet(s, assumptions)).scale(size % 2 === 0 ? 1 : -1));
       rec(i + 1, s, size + 1);
     }
   };
