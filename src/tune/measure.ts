@@ -91,7 +91,7 @@ export function timingArgs(k: Kernel, params: Readonly<Record<string, number>>):
   return args;
 }
 
-/** (max - min) / median of `times` (0 for fewer than two times or a median of 0). */
+/** (max - min) / median of `times` (0 for fewer than two times or a median of 0). `spreadOf([2, 4, 3]) === 2 / 3` */
 export function spreadOf(times: readonly number[]): number {
   if (times.length < 2) return 0;
   const m = median(times);
@@ -110,6 +110,8 @@ export interface Rounds {
  * `policy.spread` and fewer than `policy.rounds` rounds were measured, another round. Keeps one
  * round, so `times` always has `repeats` entries: the round of the smallest spread (the last one
  * whenever a re-measurement came out calm; ties go to the later round).
+ *
+ *   const { times, remeasured } = await measureRounds(async () => timeOneRun(), 5, { spread: 0.15, rounds: 3 });
  */
 export async function measureRounds(once: () => Promise<number>, repeats: number, policy?: RemeasurePolicy): Promise<Rounds> {
   const rounds = Math.max(1, policy?.rounds ?? 1);
@@ -126,7 +128,12 @@ export async function measureRounds(once: () => Promise<number>, repeats: number
   return { times: kept!.times, spread: kept!.spread, remeasured: n - 1 };
 }
 
-/** Build the variant of `point` and check it against the reference on the test parameters. */
+/**
+ * Build the variant of `point` and check it against the reference on the test parameters (on c
+ * and openmp this compiles the library the timed runs use).
+ *
+ *   const v = await prepareVariant(ctx, { ti: 8 });  // v.verdict: refused or wrong; else v.kernel
+ */
 export async function prepareVariant(ctx: VariantContext, point: TuningPoint): Promise<Prepared> {
   let pipeline: unknown;
   let kernel: Kernel;
@@ -159,7 +166,10 @@ export async function prepareVariant(ctx: VariantContext, point: TuningPoint): P
   }
 }
 
-/** Time a checked variant at the timing parameters: a warm-up run (it loads the compiled code), then `measureRounds`. */
+/**
+ * Time a checked variant at the timing parameters: a warm-up run (it loads the compiled code),
+ * then `measureRounds`. `(await timeVariant(ctx, v)).times.length === ctx.repeats`
+ */
 export async function timeVariant(ctx: VariantContext, v: { readonly pipeline: unknown; readonly kernel: Kernel }): Promise<Outcome> {
   const { pipeline, kernel } = v;
   try {
@@ -174,7 +184,7 @@ export async function timeVariant(ctx: VariantContext, v: { readonly pipeline: u
   }
 }
 
-/** Build, check and time one variant. */
+/** Build, check and time one variant. `(await measureVariant(ctx, { ti: 8 })).status` */
 export async function measureVariant(ctx: VariantContext, point: TuningPoint): Promise<Outcome> {
   const p = await prepareVariant(ctx, point);
   return p.verdict ?? timeVariant(ctx, p);

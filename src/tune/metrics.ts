@@ -21,7 +21,10 @@ export interface SweepCost {
   readonly bytes: number;
 }
 
-/** `kernelCost(ref, params)` and the FLOPs of narrow floats, or a warning saying why there are no metrics. */
+/**
+ * `kernelCost(ref, params)` and the FLOPs of narrow floats, or a warning saying why there are no
+ * metrics. `sweepCost(matmul, { n: 10 }).cost!.flops === 2000`
+ */
 export function sweepCost(ref: Kernel, params: Readonly<Record<string, number>>): { cost?: SweepCost; warning?: string } {
   try {
     const c = kernelCost(ref, params);
@@ -43,6 +46,7 @@ export function sweepCost(ref: Kernel, params: Readonly<Record<string, number>>)
 /**
  * The FLOP rate the machine reaches on this mix: time at peak is f64 / peak64 + f32 / peak32, so
  * the effective peak is flops over that (float64's peak alone when float32's is unknown).
+ * `effectivePeakGflops({ flops: 2, flops32: 1, bytes: 0 }, { gflops: 1, gflops32: 2, gbps: 1 }) === 4 / 3`
  */
 export function effectivePeakGflops(cost: SweepCost, peak: PeakRates): number {
   const p32 = peak.gflops32 ?? peak.gflops;
@@ -52,7 +56,10 @@ export function effectivePeakGflops(cost: SweepCost, peak: PeakRates): number {
   return cost.flops / (f64 / peak.gflops + f32 / p32);
 }
 
-/** gflops, gbps and peakFraction of an ok record timed at `medianMs`; nothing for others. */
+/**
+ * gflops, gbps and peakFraction of an ok record timed at `medianMs`; nothing for others.
+ * `recordMetrics({ ok: true, medianMs: 1000 }, { flops: 2e9, flops32: 0, bytes: 4e9 }, undefined)` is `{ gflops: 2, gbps: 4 }`
+ */
 export function recordMetrics(r: Pick<TuningRecord, "ok" | "medianMs">, cost: SweepCost | undefined, peak: PeakRates | undefined)
   : Pick<TuningRecord, "gflops" | "gbps" | "peakFraction"> {
   if (!r.ok || !cost || !(r.medianMs > 0)) return {};

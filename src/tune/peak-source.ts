@@ -44,7 +44,7 @@ ${chains.map((i) => `      x${i} = x${i} * m + c;`).join("\n")}
 `;
 }
 
-/** The microbenchmarks' C source: FMA chains (entries `${fma}64`, `${fma}32`) and the triad (`triad`). */
+/** The microbenchmarks' C source: FMA chains (entries `${fma}64`, `${fma}32`) and the triad (`triad`). `peakSource("f", "t")` defines f64, f32 and t */
 export function peakSource(fma: string, triad: string): string {
   return `/* Loom: machine-peak microbenchmarks */
 #define _POSIX_C_SOURCE 199309L

@@ -62,7 +62,7 @@ export interface MachinePeak {
 
 const MIB = 1 << 20;
 
-/** The bytes of the last-level caches of this machine (Linux: /sys; elsewhere 32 MiB is assumed). */
+/** The bytes of the last-level caches of this machine (Linux: /sys; elsewhere 32 MiB is assumed). `lastLevelCacheBytes() >= 1` */
 export function lastLevelCacheBytes(): number {
   const base = "/sys/devices/system/cpu";
   try {
@@ -119,7 +119,10 @@ function peakSetup(o: MachinePeakOptions) {
   return { machine, compiler, fmaSeconds, triadBytes, file: join(o.cacheDir ?? usableCacheDir(), `peak-${key}.json`) };
 }
 
-/** The file `machinePeak(opts)` caches its result in (delete it, or pass `refresh: true`, to measure again). */
+/**
+ * The file `machinePeak(opts)` caches its result in (delete it, or pass `refresh: true`, to
+ * measure again). `machinePeakFile({ cacheDir: "/tmp/c" })` is `/tmp/c/peak-<hash>.json`
+ */
 export function machinePeakFile(opts?: MachinePeakOptions): string {
   return peakSetup(checkOptions(opts)).file;
 }

@@ -27,6 +27,12 @@ export interface AheadOptions {
   readonly stopped?: () => boolean;
 }
 
+/**
+ * The sweep's preparer of announced variants.
+ *
+ *   const ahead = new Ahead({ prepare: (p) => prepareVariant(ctx, p), jobs: 8, skip, remaining });
+ *   ahead.upcoming(points); const v = await ahead.take(points[0]); await ahead.quiet(); … ahead.resume();
+ */
 export class Ahead {
   /** The announced points not taken yet, in order. */
   private queue: TuningPoint[] = [];
