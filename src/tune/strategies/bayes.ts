@@ -17,7 +17,7 @@ export const BAYES_DEFAULTS = {
   xi: 0.01,
   /** The model keeps at most this many observations (the cheapest), which bounds a fit's cost. */
   maxObservations: 100,
-  /** Length scale and noise are chosen again when the observations have grown by this factor since the last choice. */
+  /** Length scale and noise are chosen again when the points seen have grown by this factor since the last choice. */
   refit: 1.25,
   /** Candidates drawn per point of the initial sample, of which the farthest from the others is taken. */
   spread: 20,
@@ -88,7 +88,7 @@ function nextBatch(model: GaussianProcess, y: readonly number[], unseen: readonl
   const post = model.predict(unseen.map(at));
   const best = Math.min(...y);
   const variance = Float64Array.from(post.variance);
-  const updates: { j: number; u: Float64Array }[] = [];
+  const updates: Float64Array[] = [];
   const chosen: number[] = [];
   const { batch, xi } = BAYES_DEFAULTS;
   while (chosen.length < Math.min(batch, unseen.length)) {
@@ -107,11 +107,11 @@ function nextBatch(model: GaussianProcess, y: readonly number[], unseen: readonl
     const scale = Math.sqrt(Math.max(variance[pick]!, 0) + post.noise);
     for (let c = 0; c < unseen.length; c++) {
       let cov = post.covariance(c, pick);
-      for (const w of updates) cov -= w.u[c]! * w.u[pick]!;
+      for (const w of updates) cov -= w[c]! * w[pick]!;
       u[c] = cov / scale;
       variance[c] = variance[c]! - u[c]! * u[c]!;
     }
-    updates.push({ j: pick, u });
+    updates.push(u);
     chosen.push(pick);
   }
   return chosen.map((c) => unseen[c]!);
@@ -120,7 +120,8 @@ function nextBatch(model: GaussianProcess, y: readonly number[], unseen: readonl
 /**
  * Bayesian optimisation: a spread-out initial sample, then batches of points of largest expected
  * improvement under a Matérn 5/2 Gaussian process, refitted after each batch (its length scale
- * and noise chosen by marginal likelihood whenever the observations have grown by a quarter). Random points are taken while fewer than two are ok.
+ * and noise chosen by marginal likelihood whenever the points seen have grown by a quarter).
+ * Random points are taken while fewer than two are ok.
  */
 export async function bayes(ctx: SearchContext): Promise<void> {
   if (ctx.points.length === 0) return;
@@ -134,9 +135,9 @@ export async function bayes(ctx: SearchContext): Promise<void> {
   if (!(await walk.evaluateAll(first))) return;
   let chosen: { lengthScale: number; noise: number; at: number } | undefined;
   const fit = (x: Float64Array[], y: number[]): GaussianProcess => {
-    const again = chosen === undefined || x.length >= BAYES_DEFAULTS.refit * chosen.at;
+    const again = chosen === undefined || walk.costs.size >= BAYES_DEFAULTS.refit * chosen.at;
     const model = GaussianProcess.fit(x, y, again ? undefined : chosen);
-    if (again) chosen = { lengthScale: model.lengthScale, noise: model.noise, at: x.length };
+    if (again) chosen = { lengthScale: model.lengthScale, noise: model.noise, at: walk.costs.size };
     return model;
   };
   while (!walk.done) {
