@@ -74,7 +74,7 @@ describe("plotTuning: lines", () => {
     expect([...byColour.values()].sort()).toEqual([2, 2, 2]);
     const t = texts(root);
     expect(t).toContain("invalid (2): refused");
-    expect(t).toContain("wrong (1): wrong result");
+    expect(t).toContain("wrong (1): mismatch");
     expect(t).toContain("failed (1): error");
     expect(t.filter((s) => s === "invalid" || s === "wrong" || s === "failed").sort()).toEqual(["failed", "invalid", "wrong"]);
   });

@@ -4,6 +4,7 @@
  */
 import { LoomError } from "../../errors.js";
 import { shown } from "../space.js";
+import { clip } from "./svg.js";
 import type { TuningRecord, TuningStatus } from "../types.js";
 
 export type Metric = "time" | "gflops" | "gbps";
@@ -87,6 +88,14 @@ export function valueKey(v: unknown): string {
 
 export function showPoint(p: Readonly<Record<string, unknown>>, leave: readonly string[] = []): string {
   return Object.entries(p).filter(([k]) => !leave.includes(k)).map(([k, v]) => `${k}=${String(v)}`).join(", ");
+}
+
+/** A point as legend lines `name=value`, the name shortened first so that the value stays readable. */
+export function pointLines(p: Readonly<Record<string, unknown>>, width: number): string[] {
+  return Object.entries(p).map(([k, v]) => {
+    const value = clip(String(v), Math.max(8, width - 8));
+    return `${clip(k, Math.max(6, width - 1 - [...value].length))}=${value}`;
+  });
 }
 
 export interface Chosen {
@@ -192,5 +201,5 @@ export function groupBy(records: readonly TuningRecord[], names: readonly string
 export const NOT_OK: readonly Exclude<TuningStatus, "ok">[] = ["invalid", "wrong", "failed"];
 export const STATUS_COLOUR: Readonly<Record<Exclude<TuningStatus, "ok">, string>> = { invalid: "#7f7f7f", wrong: "#d62728", failed: "#9467bd" };
 export const STATUS_MEANING: Readonly<Record<Exclude<TuningStatus, "ok">, string>> = {
-  invalid: "refused", wrong: "wrong result", failed: "error",
+  invalid: "refused", wrong: "mismatch", failed: "error",
 };

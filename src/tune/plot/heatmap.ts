@@ -4,8 +4,8 @@
  * in the colour of its most common status; a cell without records is left blank. The best cell
  * has a thick outline and a star.
  */
-import { bestOf, groupBy, NOT_OK, showPoint, STATUS_COLOUR, STATUS_MEANING, valueKey, type Chosen, type PlotData } from "./data.js";
-import { heading, thinned } from "./lines.js";
+import { bestOf, groupBy, NOT_OK, pointLines, STATUS_COLOUR, STATUS_MEANING, valueKey, type Chosen, type PlotData } from "./data.js";
+import { heading, LEGEND_CHARS, thinned } from "./lines.js";
 import { clip, cross, darkBackground, el, fmt, label, round, star, text, viridis } from "./svg.js";
 
 export function heatmap(data: PlotData, chosen: Chosen): string {
@@ -73,7 +73,7 @@ export function heatmap(data: PlotData, chosen: Chosen): string {
   // Legend: the colour bar (best at the top), then the statuses and the best point.
   const lx = f.right + 18;
   let ly = f.top + 4;
-  out.push(label(lx, ly + 4, data.metricLabel, { "font-size": 12, "font-weight": "bold", fill: "#111" }, 28));
+  out.push(label(lx, ly + 4, data.metricLabel, { "font-size": 12, "font-weight": "bold", fill: "#111" }, LEGEND_CHARS));
   ly += 14;
   if (okValues.length > 0) {
     const barH = Math.min(140, f.bottom - f.top - 120);
@@ -90,7 +90,7 @@ export function heatmap(data: PlotData, chosen: Chosen): string {
     const n = data.records.filter((r) => r.status === st).length;
     if (n === 0) continue;
     out.push(el("rect", { x: lx, y: ly - 8, width: 16, height: 16, fill: "#ececec" }), cross(lx + 8, ly, 4, { stroke: STATUS_COLOUR[st], "stroke-width": 2 }));
-    out.push(label(lx + 22, ly + 4, `${st} (${n}): ${STATUS_MEANING[st]}`, { "font-size": 11, fill: "#222" }, 28));
+    out.push(label(lx + 22, ly + 4, `${st} (${n}): ${STATUS_MEANING[st]}`, { "font-size": 11, fill: "#222" }, LEGEND_CHARS));
     ly += 20;
   }
   if (data.records.length < cols.length * rows.length) {
@@ -101,10 +101,10 @@ export function heatmap(data: PlotData, chosen: Chosen): string {
   if (data.best) {
     ly += 4;
     out.push(star(lx + 8, ly, 7, { fill: "#ffd400", stroke: "#111", "stroke-width": 1 }));
-    out.push(label(lx + 22, ly + 4, `best: ${fmt(data.valueOf(data.best)!)} ${data.metric === "time" ? "ms" : data.metricLabel}`, { "font-size": 11, fill: "#222" }, 28));
-    for (const part of showPoint(data.best.point).split(", ")) {
+    out.push(label(lx + 22, ly + 4, `best: ${fmt(data.valueOf(data.best)!)} ${data.metric === "time" ? "ms" : data.metricLabel}`, { "font-size": 11, fill: "#222" }, LEGEND_CHARS));
+    for (const part of pointLines(data.best.point, LEGEND_CHARS)) {
       ly += 14;
-      out.push(label(lx + 22, ly + 4, part, { "font-size": 10.5, fill: "#444" }, 28));
+      out.push(label(lx + 22, ly + 4, part, { "font-size": 10.5, fill: "#444" }, LEGEND_CHARS));
     }
   }
   return out.join("\n");

@@ -4,9 +4,12 @@
  * every ok variant a faint dot; variants that are not ok crosses in a strip below, one row per status.
  */
 import {
-  bestOf, groupBy, NOT_OK, showPoint, STATUS_COLOUR, STATUS_MEANING, valueKey, type Chosen, type PlotData, type Value,
+  bestOf, groupBy, NOT_OK, pointLines, STATUS_COLOUR, STATUS_MEANING, valueKey, type Chosen, type PlotData, type Value,
 } from "./data.js";
 import { clip, cross, el, fmt, label, logTicks, niceStep, niceTicks, round, seriesColour, star, text } from "./svg.js";
+
+/** Characters that fit in the legend (about 160 px of 11 px text, at a generous 7 px a character). */
+export const LEGEND_CHARS = 22;
 
 export interface Frame {
   readonly left: number;
@@ -17,10 +20,10 @@ export interface Frame {
 
 /** Title, subtitle. */
 export function heading(data: PlotData): string {
-  const maxChars = Math.floor(data.width / 8);
+  const maxChars = Math.floor((data.width - 32) / 10); // 16px bold: about 10px a character
   return [
     label(16, 24, data.title, { "font-size": 16, "font-weight": "bold", fill: "#111" }, maxChars),
-    label(16, 43, data.subtitle, { "font-size": 11, fill: "#555" }, Math.floor(data.width / 6)),
+    label(16, 43, data.subtitle, { "font-size": 11, fill: "#555" }, Math.floor((data.width - 32) / 6.5)),
   ].join("\n");
 }
 
@@ -91,11 +94,11 @@ export function linePlot(data: PlotData, chosen: Chosen): string {
   let ly = f.top + 4;
   const lx = f.right + 18;
   const legendLine = (mark: string, textLine: string, dy = 18) => {
-    legend.push(mark, label(lx + 22, ly + 4, textLine, { "font-size": 11, fill: "#222" }, 28));
+    legend.push(mark, label(lx + 22, ly + 4, textLine, { "font-size": 11, fill: "#222" }, LEGEND_CHARS));
     ly += dy;
   };
   if (chosen.by !== undefined) {
-    legend.push(label(lx, ly + 4, chosen.by, { "font-size": 12, "font-weight": "bold", fill: "#111" }, 30));
+    legend.push(label(lx, ly + 4, chosen.by, { "font-size": 12, "font-weight": "bold", fill: "#111" }, LEGEND_CHARS - 1));
     ly += 18;
   }
   series.forEach((s, si) => {
@@ -130,8 +133,8 @@ export function linePlot(data: PlotData, chosen: Chosen): string {
     out.push(star(xOf(data.best.point[chosen.x] as Value), scale.y(v), 9, { fill: "#ffd400", stroke: "#111", "stroke-width": 1.2 }));
     ly += 4;
     legendLine(star(lx + 8, ly, 7, { fill: "#ffd400", stroke: "#111", "stroke-width": 1 }), `best: ${fmt(v)} ${data.metric === "time" ? "ms" : data.metricLabel}`, 15);
-    for (const part of showPoint(data.best.point).split(", ")) {
-      legend.push(label(lx + 22, ly + 4, part, { "font-size": 10.5, fill: "#444" }, 28));
+    for (const part of pointLines(data.best.point, LEGEND_CHARS)) {
+      legend.push(label(lx + 22, ly + 4, part, { "font-size": 10.5, fill: "#444" }, LEGEND_CHARS));
       ly += 14;
     }
     ly += 4;
