@@ -4,7 +4,7 @@
  * fills "$name" from the point; expressions are parsed, never evaluated as JavaScript.
  */
 import fc from "fast-check";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -153,5 +153,15 @@ describe("the example specs", () => {
     const variant = typeof built === "function" ? built(spec.kernel) : built;
     const check = await lp.autoTestVsRef(spec.kernel, variant, { params: { n: 7 }, backend: "js" });
     expect(check.ok).toBe(true);
+  });
+});
+
+describe("docs/tuning.md", () => {
+  it("shows examples/tune-matmul.json as its sample JSON spec", () => {
+    const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+    const doc = readFileSync(join(root, "docs/tuning.md"), "utf8");
+    const block = /### JSON specs\n\n```json\n([\s\S]*?)```/.exec(doc);
+    expect(block).not.toBeNull();
+    expect(JSON.parse(block![1]!)).toEqual(JSON.parse(readFileSync(join(root, "examples/tune-matmul.json"), "utf8")));
   });
 });
