@@ -37,6 +37,10 @@ async function sweep(job: TuneJob, post: (m: TuneMessage) => void): Promise<void
     const merged = { ...raw, ...job.overrides, ...(budget ? { budget: { ...(raw.budget as object | undefined), ...budget } } : {}) };
     const spec = checkSpec(merged, job.spec);
     const log = job.log ?? spec.log;
+    if (stopped()) {
+      post({ kind: "error", message: "stopped before the first variant; nothing was measured", user: true, stopped: true });
+      return;
+    }
     let built = 0;
     let lastBuilt = 0;
     const build: lp.AutotuneOptions["build"] = (k, p) => {
