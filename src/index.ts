@@ -43,6 +43,7 @@ export { getSyncMap } from "./schedule/sync-map.js";
 export * from "./planned.js";
 export { parseOkl } from "./okl/parse-okl.js";
 export { normalizeOkl, parseOklAst } from "./okl/index.js";
+export type { OklKernels, OklWarning } from "./okl/index.js";
 export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
 // Autotuning
 export { autotune, readTuningLog, replay, TuningError } from "./tune/index.js";

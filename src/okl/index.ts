@@ -14,7 +14,8 @@
  */
 export * from "./syntax/ast.js";
 export { parseOklAst, parseOklFragment, type OklAstOptions } from "./syntax/parse-okl-ast.js";
-export { parseOkl, type ParseOklOptions } from "./parse-okl.js";
+export { parseOkl, type ParseOklOptions, type OklKernels } from "./parse-okl.js";
+export type { OklWarning } from "./syntax/diag.js";
 export { normalizeOkl } from "./syntax/normalize.js";
 export type { FileReader } from "./syntax/c-preprocessor.js";
 export { stmtChildren, exprsOfStmt, exprChildren, walkExpr } from "./syntax/walk.js";

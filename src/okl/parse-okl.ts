@@ -7,6 +7,7 @@ import { LoomError } from "../errors.js";
 import type { Kernel } from "../ir/index.js";
 import { parseOklAst, type OklAstOptions } from "./syntax/parse-okl-ast.js";
 import { lowerOkl } from "./lower/lower-okl.js";
+import type { OklWarning } from "./syntax/diag.js";
 
 /** `filename`, `defines`, `includePaths`, `readFile` and the front end's other options. */
 export interface ParseOklOptions extends OklAstOptions {
@@ -15,10 +16,17 @@ export interface ParseOklOptions extends OklAstOptions {
   readonly includePaths?: readonly string[];
 }
 
+/**
+ * The kernels of an OKL source, one per `@kernel`, with `warnings`: what OCCA accepts and C does
+ * not, accepted as OCCA does (`opts.warnings: "error"` makes each an OklError instead).
+ */
+export type OklKernels = Kernel[] & { readonly warnings: readonly OklWarning[] };
+
 /** The kernels of an OKL source. Malformed or unsupported OKL throws an OklError with line and column. */
-export function parseOkl(source: string, opts: ParseOklOptions = {}): Kernel[] {
+export function parseOkl(source: string, opts: ParseOklOptions = {}): OklKernels {
   if (typeof source !== "string") throw new LoomError(`parseOkl: expected the OKL source text, got ${source === null ? "null" : typeof source}`);
   // The whole front end: preprocessing, parsing and every validation rule, before lowering.
   const unit = parseOklAst(source, opts);
-  return lowerOkl(unit, { ...(opts.filename !== undefined ? { filename: opts.filename } : {}), source });
+  const kernels = lowerOkl(unit, { ...(opts.filename !== undefined ? { filename: opts.filename } : {}), source });
+  return Object.assign(kernels, { warnings: unit.warnings ?? [] });
 }

@@ -147,3 +147,32 @@ export function describeStmt(s: A.Stmt): string {
   return `a ${s.kind} statement`;
 }
 
+
+/**
+ * A plain loop whose condition offsets its iterator (`row + i < end`, `i - lo <= n`) with the
+ * iterator moved to one side (`i < end - row`), so that it is an affine loop like any other;
+ * `s` itself for every other loop (also where the other terms mention the iterator).
+ */
+export function isolateIterator(s: A.For): A.For {
+  const name = s.init?.kind === "declaration" && s.init.declarators.length === 1 ? s.init.declarators[0]!.name : undefined;
+  const c = s.cond;
+  if (name === undefined || s.okl !== undefined || c?.kind !== "binary" || !["<", "<=", ">", ">="].includes(c.op)) return s;
+  const isI = (e: A.Expr) => e.kind === "ident" && e.name === name;
+  const mentions = (e: A.Expr) => {
+    let found = false;
+    walkAst(e, (n) => void (found ||= n.kind === "ident" && n.name === name));
+    return found;
+  };
+  if (isI(c.left) || isI(c.right)) return s;
+  const FLIP: Record<string, A.BinaryOp> = { "<": ">", ">": "<", "<=": ">=", ">=": "<=" };
+  // (side with the iterator) op (other side): isolate i in `i ± a`, `a + i`.
+  const solve = (side: A.Expr, other: A.Expr, op: A.BinaryOp): A.Expr | undefined => {
+    if (side.kind !== "binary" || (side.op !== "+" && side.op !== "-") || mentions(other)) return undefined;
+    const bin = (o: A.BinaryOp, l: A.Expr, r: A.Expr): A.Expr => ({ kind: "binary", op: o, left: l, right: r, pos: c.pos });
+    if (isI(side.left) && !mentions(side.right)) return bin(op, side.left, bin(side.op === "+" ? "-" : "+", other, side.right));
+    if (side.op === "+" && isI(side.right) && !mentions(side.left)) return bin(op, side.right, bin("-", other, side.left));
+    return undefined;
+  };
+  const cond = solve(c.left, c.right, c.op) ?? solve(c.right, c.left, FLIP[c.op]!);
+  return cond ? { ...s, cond } : s;
+}

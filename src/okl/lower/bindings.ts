@@ -30,6 +30,14 @@ export type Binding =
   | { readonly kind: "value"; readonly name: string }
   | { readonly kind: "expr"; readonly expr: Expr }
   | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout }
+  /**
+   * A pointer to one scalar (`&r`, `&s.f` passed to a device function): `*p` and `p[0]` are `place`
+   * (an IR variable or element). `name` is the user's variable (for errors); `writable` is false
+   * for a const local or a kernel argument, which C would not let a caller write through.
+   */
+  /** A local array of pointers (`dfloat *rhsq[3];`): the alias of each slot once assigned at a compile-time subscript. */
+  | { readonly kind: "pointers"; readonly name: string; readonly slots: (Binding | undefined)[]; readonly preds: number }
+  | { readonly kind: "ref"; readonly name: string; readonly place: Expr; readonly writable: boolean; readonly pos: A.Pos }
   | { readonly kind: "vector"; readonly type: VectorType; readonly comps: readonly ScalarBinding[] };
 
 /** A component of a vector variable: a private scalar, an expression (a const local, an inlined parameter) or a kernel argument. */

@@ -9,44 +9,12 @@ import { c, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
-import { expressionInlinable, inlineCall, pointerBinding, type ExprLowerer } from "./inline.js";
+import { exprLabel, expressionInlinable, inlineCall, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
 import { rowMajorIndex } from "./initializers.js";
+import { constIndex, MATH, tableRead } from "./tables.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
 import { clampOf, componentNames, dotOf, layoutVector, lengthOf } from "./vectors.js";
-
-/** C's math functions (and their float variants) as IR functions. */
-const MATH: Readonly<Record<string, string>> = {
-  sqrt: "sqrt", sqrtf: "sqrt", exp: "exp", expf: "exp", log: "log", logf: "log", log10: "log10", log10f: "log10",
-  log2: "log2", log2f: "log2", sin: "sin", sinf: "sin", cos: "cos", cosf: "cos", tan: "tan", tanf: "tan",
-  asin: "asin", asinf: "asin", acos: "acos", acosf: "acos", atan: "atan", atanf: "atan", atan2: "atan2", atan2f: "atan2",
-  sinh: "sinh", sinhf: "sinh", cosh: "cosh", coshf: "cosh", tanh: "tanh", tanhf: "tanh", pow: "pow", powf: "pow",
-  fabs: "fabs", fabsf: "fabs", floor: "floor", floorf: "floor", ceil: "ceil", ceilf: "ceil", rsqrt: "rsqrt", rsqrtf: "rsqrt",
-  erf: "erf", erff: "erf", fmod: "fmod", fmodf: "fmod", fma: "fma", fmaf: "fma", abs: "abs",
-  min: "min", max: "max", fmin: "min", fminf: "min", fmax: "max", fmaxf: "max",
-};
-
-/** The largest file-scope table read at run-time subscripts (as a chain of selects). */
-const MAX_SELECT = 64;
-
-/** The value of an integer IR expression of constants, or undefined. */
-function constIndex(e: Expr): number | undefined {
-  if (e.kind === "const") return e.isFloat ? undefined : e.value;
-  if (e.kind === "neg") {
-    const v = constIndex(e.operand);
-    return v === undefined ? undefined : -v;
-  }
-  if (e.kind !== "arith") return undefined;
-  const a = constIndex(e.left);
-  const b = constIndex(e.right);
-  if (a === undefined || b === undefined) return undefined;
-  switch (e.op) {
-    case "+": return a + b;
-    case "-": return a - b;
-    case "*": return a * b;
-    default: return undefined;
-  }
-}
 
 export class ExprLowering implements ExprLowerer {
   inlineDepth = 0;
@@ -65,6 +33,11 @@ export class ExprLowering implements ExprLowerer {
 
   /** A local variable or an array element that can be assigned. */
   lvalue(e: A.Expr, ctx: Ctx): Expr {
+    const ref = this.derefOf(e, ctx);
+    if (ref) {
+      if (!ref.ref.writable) this.fail(`cannot assign through pointer "${ref.label}": it points to "${ref.ref.name}" (its address is taken at line ${ref.ref.pos.line}), a const or an argument that C would not let the callee write`, e.pos);
+      return ref.ref.place;
+    }
     let root = e;
     while (root.kind === "index") root = root.target;
     if (root.kind === "ident" && ctx.scope.get(root.name)?.kind === "table") {
@@ -95,6 +68,26 @@ export class ExprLowering implements ExprLowerer {
     if (x.kind !== "subscript") this.fail("the left-hand side must be a variable or an array element", e.pos);
     if (this.readOnly.has(x.array)) this.fail(`"${x.array}" is a field of a struct passed by value (a copy in C); assigning to it is not supported`, e.pos);
     return x;
+  }
+
+  /**
+   * `*p`, `p[0]` or `*(&x)` where `p` points to one scalar (a `ref` binding): that binding and the
+   * pointer's label; undefined for every other expression.
+   */
+  derefOf(e: A.Expr, ctx: Ctx): { readonly ref: Extract<Binding, { kind: "ref" }>; readonly label: string } | undefined {
+    let base: A.Expr;
+    if (e.kind === "unary" && e.op === "*") base = e.operand;
+    else if (e.kind === "index" && e.index.kind === "int" && e.index.value === 0) base = e.target;
+    else return undefined;
+    if (base.kind === "ident") {
+      const b = ctx.scope.get(base.name);
+      return b?.kind === "ref" ? { ref: b, label: base.name } : undefined;
+    }
+    if (base.kind === "unary" && base.op === "&" && base.operand.kind !== "index") {
+      const b = pointerBinding(this, base, ctx, exprLabel(base));
+      return b.kind === "ref" ? { ref: b, label: exprLabel(base) } : undefined;
+    }
+    return undefined;
   }
 
   /** `c.cc.ccc` (only `.`) on a struct argument passed by value: the binding of that field, or undefined. */
@@ -168,6 +161,8 @@ export class ExprLowering implements ExprLowerer {
 
   /** An OKL expression as an IR expression. */
   expr(e: A.Expr, ctx: Ctx): Expr {
+    const ref = this.derefOf(e, ctx);
+    if (ref) return ref.ref.place;
     if (e.kind === "ident" || e.kind === "index" || e.kind === "member" || e.kind === "call" || (e.kind === "unary" && e.op === "*")) {
       const p = this.structPlace(e, ctx);
       if (p) {
@@ -200,6 +195,8 @@ export class ExprLowering implements ExprLowerer {
             if (b.rank > 0) this.fail(`array "${e.name}" used without a subscript`, e.pos);
             return { kind: "var", name: b.name };
           case "array": return this.fail(`pointer "${e.name}" used without a subscript`, e.pos);
+          case "ref": return this.fail(`pointer "${e.name}" (to "${b.name}") used as a value; read it as *${e.name}`, e.pos);
+          case "pointers": return this.fail(`array of pointers "${e.name}" used without a subscript`, e.pos);
           case "table": return this.fail(`array "${e.name}" used without a subscript`, e.pos);
         }
         break;
@@ -250,12 +247,22 @@ export class ExprLowering implements ExprLowerer {
   }
 
   private subscript(base: A.Expr, idx: readonly A.Expr[], ctx: Ctx, pos: A.Pos): Expr {
-    const label = base.kind === "ident" ? base.name : "the pointer";
+    const label = exprLabel(base);
     if (base.kind !== "ident") this.structPlace(base, ctx); // fails for a struct argument that is left out
     const found = base.kind === "ident" ? ctx.scope.get(base.name) : this.byValueField(base, ctx) ?? pointerBinding(this, base, ctx, label);
-    const indices = idx.map((i) => this.expr(i, ctx));
-    const b = usable(found, (m) => this.fail(m, pos));
-    if (b?.kind === "table") return this.tableRead(b, indices, label, pos);
+    let indices = idx.map((i) => this.expr(i, ctx));
+    let b = usable(found, (m) => this.fail(m, pos));
+    if (b?.kind === "pointers") {
+      if (idx.length === 0) this.fail(`array of pointers "${label}" used without a subscript`, pos);
+      b = usable(pointerSlot(this, b, idx[0]!, ctx), (m) => this.fail(m, pos));
+      indices = indices.slice(1);
+    }
+    if (b?.kind === "ref") {
+      const zero = indices.every((i) => constIndex(i) === 0);
+      if (indices.length > 1 || !zero) this.fail(`pointer "${label}" points to the scalar "${b.name}"; only *${label} or ${label}[0] can be read`, pos);
+      return b.place;
+    }
+    if (b?.kind === "table") return tableRead(b, indices, label, pos, (m, p) => this.fail(m, p));
     if (b?.kind === "array" && b.extents) {
       // An array field of a struct passed by value: row-major subscripts into one flat argument.
       if (indices.length !== b.extents.length) this.fail(`array field "${b.name}" has ${b.extents.length} dimension(s), subscripted with ${indices.length}`, pos);
@@ -272,25 +279,8 @@ export class ExprLowering implements ExprLowerer {
       if (indices.length !== b.rank) this.fail(`array "${label}" has ${b.rank} dimension(s), subscripted with ${indices.length}`, pos);
       return { kind: "subscript", array: b.name, indices };
     }
+    if (b === undefined && base.kind === "ident") return this.fail(`unknown identifier "${label}" (defines must be given with -D / opts.defines)`, pos);
     return this.fail(`"${label}" is not an array`, pos);
-  }
-
-  /**
-   * An element of a file-scope constant table: the value itself at constant subscripts, else a
-   * select over the values (no target has initialized memory the kernel could read instead).
-   */
-  private tableRead(b: Extract<Binding, { kind: "table" }>, indices: readonly Expr[], label: string, pos: A.Pos): Expr {
-    if (indices.length !== b.shape.length) this.fail(`array "${label}" has ${b.shape.length} dimension(s), subscripted with ${indices.length}`, pos);
-    const lin = rowMajorIndex(indices, b.shape);
-    const at = constIndex(lin);
-    if (at !== undefined) {
-      if (at < 0 || at >= b.values.length) this.fail(`array "${label}" has ${b.values.length} element(s); element ${at} is out of bounds`, pos);
-      return b.values[at]!;
-    }
-    if (b.values.length > MAX_SELECT) this.fail(`file-scope array "${label}" (${b.values.length} elements) read at a run-time subscript: only tables of at most ${MAX_SELECT} elements are supported (as a select)`, pos);
-    let out = b.values[b.values.length - 1]!;
-    for (let k = b.values.length - 2; k >= 0; k--) out = { kind: "if", cond: { kind: "compare", op: "==", left: lin, right: c(k) }, then: b.values[k]!, else: out };
-    return out;
   }
 
   private call(e: A.Call, ctx: Ctx): Expr {

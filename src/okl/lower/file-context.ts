@@ -27,6 +27,21 @@ export const BUILTIN_DTYPES: Readonly<Record<string, Dtype>> = {
   uint8_t: "uint8", uint16_t: "uint16", uint32_t: "uint32", uint64_t: "uint64",
 };
 
+/**
+ * math.h's `M_*` constants (double literals, as glibc defines them) and OpenCL's `M_*_F` float
+ * ones: names every kernel sees unless the file declares its own.
+ */
+const BASE_CONSTANTS: Readonly<Record<string, number>> = {
+  M_E: 2.7182818284590452354, M_LOG2E: 1.4426950408889634074, M_LOG10E: 0.43429448190325182765,
+  M_LN2: 0.69314718055994530942, M_LN10: 2.30258509299404568402, M_PI: 3.14159265358979323846,
+  M_PI_2: 1.57079632679489661923, M_PI_4: 0.78539816339744830962, M_1_PI: 0.31830988618379067154,
+  M_2_PI: 0.63661977236758134308, M_2_SQRTPI: 1.12837916709551257390, M_SQRT2: 1.41421356237309504880,
+  M_SQRT1_2: 0.70710678118654752440,
+};
+export const MATH_CONSTANTS: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(BASE_CONSTANTS).flatMap(([k, v]) => [[k, v], [`${k}_F`, v]]),
+);
+
 /** Typedefs and device functions of the file, and error reporting. */
 export class FileContext {
   readonly typedefs = new Map<string, A.TypeSpec>();
@@ -39,6 +54,7 @@ export class FileContext {
   readonly globals = new Scope();
   readonly structs: StructTable;
   constructor(readonly unit: A.TranslationUnit, readonly opts: LowerOklOptions) {
+    for (const [name, v] of Object.entries(MATH_CONSTANTS)) this.globals.set(name, { kind: "expr", expr: name.endsWith("_F") ? c(Math.fround(v), "float32", true) : c(v, undefined, true) });
     for (const it of unit.items) {
       if (it.kind === "declaration") this.enumerators(it.spec);
       if (it.kind === "declaration" && it.spec.storage.includes("typedef")) {

@@ -8,6 +8,7 @@
 import { c, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { constValue, type Fail, type Scope } from "./bindings.js";
+import { walkAst } from "./ast-queries.js";
 
 export interface FlatInit {
   /** The array's extents, the first one deduced where it was `[]`. */
@@ -25,7 +26,18 @@ export function arrayExtents(d: A.Declarator, scope: Scope, fail: Fail, listSize
   return d.arrayDims.map((e, k) => {
     if (e === undefined) return k === 0 && listSized ? undefined : fail(unsized ?? size, d.pos);
     const v = constValue(e, scope);
-    return v === undefined || v < 1 ? fail(size, e.pos) : v;
+    if (v === undefined) {
+      // Name the cause: an undefined name, or a variable, in the size.
+      let why = "";
+      walkAst(e, (x) => {
+        if (why || x.kind !== "ident") return;
+        const b = scope.get(x.name);
+        if (b === undefined) why = `; it uses "${x.name}", which is not defined (defines must be given with -D / opts.defines)`;
+        else if (!(b.kind === "expr" && b.expr.kind === "const")) why = `; it uses "${x.name}", which is not a compile-time integer`;
+      });
+      return fail(size + why, e.pos);
+    }
+    return v < 1 ? fail(size, e.pos) : v;
   });
 }
 

@@ -7,8 +7,8 @@
  */
 import type { Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
-import { assigned, describeStmt } from "./ast-queries.js";
-import { Scope, usable, type Binding, type Ctx } from "./bindings.js";
+import { assigned, describeStmt, walkAst } from "./ast-queries.js";
+import { constValue, Scope, usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { toComponent, type VectorType } from "./vectors.js";
 
@@ -18,6 +18,8 @@ export interface ExprLowerer {
   /** How many inlined calls enclose the one being lowered. */
   inlineDepth: number;
   expr(e: A.Expr, ctx: Ctx): Expr;
+  /** A place that can be assigned (a local, an array element, a struct field, a vector component). */
+  lvalue(e: A.Expr, ctx: Ctx): Expr;
   fail(detail: string, pos: A.Pos, rule?: string): never;
   /** Vector expressions: their type, and their components (as `want`, a vector type). */
   readonly vec: {
@@ -159,11 +161,36 @@ function inlinableItems(items0: readonly A.Stmt[]): boolean {
 }
 
 /**
+ * Whether a call statement `f(…);` can be inlined as the kernel's own statements: `f` returns
+ * nothing (no `return` but a last `return;`) and its parameters are scalars or pointers (vectors
+ * and structs passed by value take the opaque-block path).
+ */
+export function statementInlinable(f: A.FunctionDef, file: FileContext): boolean {
+  let hit = statementOk.get(f);
+  if (hit !== undefined) return hit;
+  hit = f.body !== undefined && f.params.every((p) => {
+    const d = p.declarator;
+    return d.pointers.length + d.arrayDims.length > 0 || (file.vectorType(p.spec) === undefined && file.structs.resolve(p.spec) === undefined);
+  });
+  if (hit) {
+    const items = f.body!.items;
+    const last = items[items.length - 1];
+    const body = last?.kind === "return" && last.value === undefined ? items.slice(0, -1) : items;
+    for (const s of body) walkAst(s, (n) => void (hit &&= n.kind !== "return"));
+  }
+  statementOk.set(f, hit);
+  return hit;
+}
+
+const statementOk = new WeakMap<A.FunctionDef, boolean>();
+
+/**
  * The array a pointer expression points into, with the offset: `a`, `a + k`, `k + a`, `a - k`,
  * `&a[k]`, `(float *) a`. `what` names the pointer for errors.
  */
 export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: string): Binding {
   const shifted = (b: Binding, off: Expr): Binding => {
+    if (b.kind === "ref") lw.fail(`pointer "${what}" points to the scalar "${b.name}"; offsets from it are not supported (C would read past it)`, e.pos);
     if (b.kind === "array") {
       if (b.dim) lw.fail(`pointer "${what}": offsets into @dim array "${b.name}" are not supported`, e.pos);
       return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
@@ -177,18 +204,25 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       return b?.kind === "array" || (b?.kind === "temp" && b.rank > 0);
     }
     if (x.kind === "cast") return x.type.pointers.length > 0;
+    if (x.kind === "index" && x.target.kind === "ident") return ctx.scope.get(x.target.name)?.kind === "pointers";
     if (x.kind === "binary" && (x.op === "+" || x.op === "-")) return isPointer(x.left) || (x.op === "+" && isPointer(x.right));
     return x.kind === "unary" && x.op === "&";
   };
   switch (e.kind) {
     case "ident": {
       const b = usable(ctx.scope.get(e.name), (m) => lw.fail(m, e.pos));
-      if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0)) return b;
+      if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0) || b?.kind === "ref") return b;
+      if (b === undefined) lw.fail(`unknown identifier "${e.name}" passed as pointer "${what}" (defines must be given with -D / opts.defines)`, e.pos);
       break;
     }
     case "cast":
       if (e.type.pointers.length > 0) return pointerBinding(lw, e.operand, ctx, what);
       break;
+    case "index": {
+      const b = e.target.kind === "ident" ? ctx.scope.get(e.target.name) : undefined;
+      if (b?.kind === "pointers") return pointerSlot(lw, b, e.index, ctx);
+      break;
+    }
     case "binary":
       if (e.op === "+" && isPointer(e.left)) return shifted(pointerBinding(lw, e.left, ctx, what), lw.expr(e.right, ctx));
       if (e.op === "+" && isPointer(e.right)) return shifted(pointerBinding(lw, e.right, ctx, what), lw.expr(e.left, ctx));
@@ -198,8 +232,67 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       if (e.op === "&" && e.operand.kind === "index" && e.operand.target.kind !== "index") {
         return shifted(pointerBinding(lw, e.operand.target, ctx, what), lw.expr(e.operand.index, ctx));
       }
+      if (e.op === "&") return scalarRef(lw, e.operand, ctx, what);
+      if (e.op === "*" && e.operand.kind === "unary" && e.operand.op === "&") return pointerBinding(lw, e.operand.operand, ctx, what);
       break;
     default: break;
   }
-  return lw.fail(`pointer "${what}": only aliases of arrays (\`a\`, \`a + k\`, \`&a[k]\`) are supported`, e.pos);
+  return lw.fail(`pointer "${what}": "${exprLabel(e)}" is not a pointer; only arrays (\`a\`, \`a + k\`, \`&a[k]\`) and addresses of scalars (\`&r\`, \`&s.f\`) are supported`, e.pos);
+}
+
+/**
+ * `&x`: the address of a scalar (a local, a const, an argument, a struct field or a vector
+ * component), as a `ref` binding; `&a` of an array is the array itself. `what` names the pointer.
+ */
+function scalarRef(lw: ExprLowerer, x: A.Expr, ctx: Ctx, what: string): Binding {
+  if (x.kind === "ident") {
+    const b = usable(ctx.scope.get(x.name), (m) => lw.fail(m, x.pos));
+    if (b === undefined) return lw.fail(`unknown identifier "${x.name}" in "&${x.name}" (passed as pointer "${what}"; defines must be given with -D / opts.defines)`, x.pos);
+    switch (b.kind) {
+      case "temp":
+        if (b.struct) return lw.fail(`"&${x.name}": pointers to struct "${b.struct.name}" values are not supported yet (pass its fields, or an array of them)`, x.pos);
+        if (b.rank > 0 || b.offset) return b; // &a of an array: the array
+        return { kind: "ref", name: x.name, place: { kind: "var", name: b.name }, writable: true, pos: x.pos };
+      case "expr": return { kind: "ref", name: x.name, place: b.expr, writable: false, pos: x.pos };
+      case "value": return { kind: "ref", name: x.name, place: { kind: "var", name: b.name }, writable: false, pos: x.pos };
+      case "ref": return lw.fail(`"&${x.name}": "${x.name}" is already a pointer (a pointer to a pointer is not supported)`, x.pos);
+      case "array": return b;
+      default: return lw.fail(`"&${x.name}": only the address of a scalar, a struct field or an array element can be passed as pointer "${what}"`, x.pos);
+    }
+  }
+  if (x.kind === "member" || (x.kind === "unary" && x.op === "*")) return { kind: "ref", name: exprLabel(x), place: lw.lvalue(x, ctx), writable: true, pos: x.pos };
+  return lw.fail(`"&…" of ${x.kind === "call" ? "a call" : "this expression"}: only the address of a variable, a struct field or an array element can be taken (pointer "${what}")`, x.pos);
+}
+
+/** A short text of a name-like expression (`s.f`, `p->x`, `*p`, `a[…]`) for messages. */
+export function exprLabel(e: A.Expr): string {
+  switch (e.kind) {
+    case "ident": return e.name;
+    case "member": return `${exprLabel(e.target)}${e.arrow ? "->" : "."}${e.name}`;
+    case "unary": return `${e.op}${exprLabel(e.operand)}`;
+    case "index": return `${exprLabel(e.target)}[…]`;
+    case "call": return `${exprLabel(e.callee)}(…)`;
+    case "int": case "float": return String(e.value);
+    case "binary": return `${exprLabel(e.left)} ${e.op} ${exprLabel(e.right)}`;
+    case "cast": return `(…)${exprLabel(e.operand)}`;
+    default: return "(…)";
+  }
+}
+
+/** The alias in slot `index` of a local array of pointers; `index` must be a compile-time integer. */
+export function pointerSlot(lw: ExprLowerer, b: Extract<Binding, { kind: "pointers" }>, index: A.Expr, ctx: Ctx): Binding {
+  const k = pointerSlotIndex(lw, b, index, ctx);
+  const slot = b.slots[k];
+  if (slot === undefined) return lw.fail(`pointer "${b.name}[${k}]" is read before it is assigned; assign it an array (\`${b.name}[${k}] = a + k;\`) first`, index.pos);
+  return slot;
+}
+
+/** The slot `index` names in a local array of pointers: a compile-time integer within its extent. */
+export function pointerSlotIndex(lw: ExprLowerer, b: Extract<Binding, { kind: "pointers" }>, index: A.Expr, ctx: Ctx): number {
+  const k = constValue(index, ctx.scope);
+  if (k === undefined) {
+    return lw.fail(`array of pointers "${b.name}" subscripted with "${exprLabel(index)}", which is not a compile-time integer; Loom binds each slot to the array it points into, so its subscripts must be constants (fill and read it in loops with constant bounds, which are unrolled)`, index.pos);
+  }
+  if (k < 0 || k >= b.slots.length) return lw.fail(`array of pointers "${b.name}" has ${b.slots.length} slot(s); slot ${k} is out of bounds`, index.pos);
+  return k;
 }

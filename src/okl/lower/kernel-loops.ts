@@ -5,7 +5,7 @@
 import { c, type Dtype, type Expr } from "../../ir/index.js";
 import { aff, affAdd, affScale, type Aff } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
-import { constRange, levelsBelow } from "./ast-queries.js";
+import { constRange, isolateIterator, levelsBelow } from "./ast-queries.js";
 import { constValue, Scope, type Ctx } from "./bindings.js";
 import { affineRange, checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
 import { affineBound, affToIr, cmpRows } from "./loop-rows.js";
@@ -16,7 +16,8 @@ export abstract class LoopLowering extends StatementLowering {
 
   // ---- loops ----------------------------------------------------------------------------------
 
-  protected forLoop(s: A.For, ctx: Ctx): void {
+  protected forLoop(s0: A.For, ctx: Ctx): void {
+    const s = isolateIterator(s0);
     const h = loopHead(s, ctx, this.ex);
     if (s.okl === undefined && h.constant) {
       const values = unrollValues(h, s.pos, this.failAt);
@@ -27,6 +28,8 @@ export abstract class LoopLowering extends StatementLowering {
       }
       return;
     }
+    // A plain loop with another update (`s *= 2`) and bounds known only at run time: an ordinary C loop.
+    if (s.okl === undefined && h.step === undefined && h.update === undefined) return this.opaque(s0, ctx);
     if (this.needsTrip(h)) return this.tripLoop(s, h, ctx);
     if (h.step === undefined) this.fail(`loop "${h.name}": the update must be ++, --, += c or -= c with a constant c (use a constant step, or bounds known at compile time)`, s.update?.pos ?? s.pos);
     const okl = s.okl;

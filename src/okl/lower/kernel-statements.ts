@@ -5,20 +5,18 @@
 import { atomicUpdateOf, c, dtypeKind, exprType, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, walkAst } from "./ast-queries.js";
-import { Scope, type Ctx, type ScalarBinding, type Binding } from "./bindings.js";
-import { pointerBinding } from "./inline.js";
+import { Scope, type Ctx, type ScalarBinding } from "./bindings.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { loopHead, unrollValues } from "./loop-head.js";
 import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
-import { attributedJump, COMPOUND, needsBlock } from "./opaque.js";
+import { COMPOUND } from "./opaque.js";
+import { attributedJump, needsBlock } from "./block-queries.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, type VectorType } from "./vectors.js";
-import { ArgumentLowering } from "./kernel-arguments.js";
+import { PointerLowering } from "./kernel-pointers.js";
 import { ATOMIC_OPS } from "./kernel-core.js";
 
-export abstract class StatementLowering extends ArgumentLowering {
-  /** Local pointers declared without an initializer, by their placeholder binding: where they were declared. */
-  private readonly pendingPointers = new WeakMap<Binding, { readonly declarator: A.Declarator; readonly ctx: Ctx }>();
+export abstract class StatementLowering extends PointerLowering {
   protected abstract forLoop(s: A.For, ctx: Ctx): void;
 
 
@@ -101,6 +99,7 @@ export abstract class StatementLowering extends ArgumentLowering {
   }
 
   protected stmt(s: A.Stmt, ctx: Ctx): void {
+    if (s.kind === "expr" && this.inlineCallStatement(s.expr, ctx)) return;
     if (needsBlock(s, this.file)) return this.opaque(s, ctx);
     if (attributedJump(s)) this.fail(`"break"/"continue" of an @${(s as A.For).okl!.kind} loop is not supported (its iterations are work-items or groups)`, s.pos);
     switch (s.kind) {
@@ -184,51 +183,6 @@ export abstract class StatementLowering extends ArgumentLowering {
         this.emit({ kind: "var", name }, this.ex.expr(d.init, ctx), ctx, false, d.pos);
       }
     }
-  }
-
-  /**
-   * A local pointer: an alias of the array it points into (OKL kernels use them for offsets and for
-   * @dim views). Bound by its initializer, or by the first assignment `p = a;` in the block that
-   * declares it, under the same loops and conditions (so one alias holds wherever `p` is read).
-   * Its own @dim/@dimOrder (or its typedef's) index the array it aliases.
-   */
-  protected localPointer(d: A.Declarator, ctx: Ctx): void {
-    if (d.arrayDims.length > 0 || d.init?.kind === "initList") this.fail(`local pointer "${d.name}" must be initialized with an array, \`a + k\` or \`&a[k]\``, d.pos);
-    // @exclusive changes nothing for an alias that is never reassigned; a @shared pointer would be one per group.
-    if (d.okl.shared) this.fail(`local pointer "${d.name}" cannot be @shared`, d.pos);
-    if (d.init !== undefined) {
-      ctx.scope.set(d.name, this.alias(d, d.init, ctx));
-      return;
-    }
-    const pending: Binding = {
-      kind: "absent",
-      reason: `local pointer "${d.name}" is read before it is assigned (reading through it is undefined in C); assign it an array (\`${d.name} = a;\`, \`a + k\`, \`&a[k]\`) first, in the block that declares it`,
-    };
-    this.pendingPointers.set(pending, { declarator: d, ctx });
-    ctx.scope.set(d.name, pending);
-  }
-
-  /** `p = a;` binding a declared, not yet assigned local pointer `p`; false where `e` is no such assignment. */
-  protected assignPointer(e: A.Expr, ctx: Ctx): boolean {
-    if (e.kind !== "assign" || e.target.kind !== "ident") return false;
-    const b = ctx.scope.get(e.target.name);
-    const pending = b && this.pendingPointers.get(b);
-    if (!pending) return false;
-    const d = pending.declarator;
-    const same = (x: readonly unknown[], y: readonly unknown[]) => x.length === y.length && x.every((v, k) => v === y[k]);
-    if (e.op !== "=" || ctx.scope !== pending.ctx.scope || !same(ctx.within, pending.ctx.within) || !same(ctx.preds, pending.ctx.preds)) {
-      this.fail(`local pointer "${d.name}" must be assigned with "=" in the block that declares it, outside loops and conditions entered after its declaration (one alias for every read)`, e.pos);
-    }
-    ctx.scope.set(d.name, this.alias(d, e.value, ctx));
-    return true;
-  }
-
-  /** The array `init` points into, seen through `d`'s own @dim and @dimOrder when it has them. */
-  private alias(d: A.Declarator, init: A.Expr, ctx: Ctx): Binding {
-    const b = pointerBinding(this.ex, init, ctx, d.name);
-    if (!d.okl.dim) return b;
-    if (b.kind !== "array" || b.offset !== undefined) this.fail(`local pointer "${d.name}" with @dim must alias a whole array argument (offsets and local arrays are not supported with @dim)`, d.pos);
-    return { ...b, dim: { dims: d.okl.dim.map((x) => this.ex.expr(x, ctx)), order: d.okl.dimOrder ?? d.okl.dim.map((_, k) => k) } };
   }
 
   /** C++'s `auto x = e;`: the type of `e` (a scalar; C++ deduces the same for the scalar types OKL has). */

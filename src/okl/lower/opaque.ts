@@ -11,13 +11,15 @@
 import { c, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { walkAst } from "./ast-queries.js";
+import { hasStatementCall, statementCall } from "./block-queries.js";
 import { Scope, type Ctx } from "./bindings.js";
 import type { ExprLowering } from "./expressions.js";
 import type { FileContext } from "./file-context.js";
-import { checkInlinable, expressionInlinable, pointerBinding } from "./inline.js";
+import { checkInlinable, pointerBinding } from "./inline.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, toComponent, type VectorType } from "./vectors.js";
+import { switchBlock, switchSegments } from "./switch.js";
 
 /** What block lowering needs of the kernel lowering around it. */
 export interface BlockHost {
@@ -34,6 +36,8 @@ interface BCtx {
   readonly ctx: Ctx;
   /** Inside a loop of the block (break/continue allowed). */
   readonly inLoop: boolean;
+  /** Inside a switch (and no loop inside it): the label `break` exits. */
+  readonly brk?: string | undefined;
   /** Inside an inlined device function: the region `return` exits and where its value goes. */
   readonly ret?: {
     readonly label: string; readonly name?: string; readonly dtype?: Dtype; readonly fn: string;
@@ -46,59 +50,6 @@ interface BCtx {
 export const COMPOUND: Readonly<Record<string, ArithOp>> = {
   "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>",
 };
-
-/** Whether `f` is a device function of the file whose calls need statements (not one expression). */
-function statementCall(e: A.Expr, file: FileContext): boolean {
-  if (e.kind !== "call" || e.callee.kind !== "ident") return false;
-  const f = file.functions.get(e.callee.name);
-  return f !== undefined && !expressionInlinable(f);
-}
-
-/** Whether `e` calls (at any depth) a device function that needs statements. */
-function hasStatementCall(e: A.Expr | A.Stmt | undefined, file: FileContext): boolean {
-  if (e === undefined) return false;
-  let found = false;
-  walkAst(e, (n) => {
-    if (statementCall(n as A.Expr, file)) found = true;
-  });
-  return found;
-}
-
-/** Whether `body` has a `break` or `continue` of the loop it is the body of (not of loops inside it). */
-function ownJump(body: A.Stmt): boolean {
-  switch (body.kind) {
-    case "break": case "continue": return true;
-    case "compound": return body.items.some(ownJump);
-    case "if": return ownJump(body.then) || (body.else !== undefined && ownJump(body.else));
-    default: return false;
-  }
-}
-
-/**
- * Whether statement `s` (met among ordinary statements) must become an opaque block: it is a
- * while/do-while/break/continue/return, a plain `for` whose header is not `int i = …; i < …; …`
- * or that breaks or continues itself, or it calls a device function that needs statements.
- */
-export function needsBlock(s: A.Stmt, file: FileContext): boolean {
-  switch (s.kind) {
-    case "while": case "doWhile": case "break": case "continue": case "return": return true;
-    case "for": {
-      if (s.okl !== undefined) return false;
-      const init = s.init;
-      const simple = init?.kind === "declaration" && init.declarators.length === 1 && init.declarators[0]!.init !== undefined && init.declarators[0]!.pointers.length === 0;
-      return !simple || s.cond === undefined || s.update === undefined || ownJump(s.body) || hasStatementCall(s.cond, file) || hasStatementCall(s.update, file);
-    }
-    case "expr": return hasStatementCall(s.expr, file);
-    case "declaration": return s.declarators.some((d) => d.init !== undefined && d.init.kind !== "initList" && hasStatementCall(d.init, file));
-    case "if": return hasStatementCall(s.cond, file);
-    default: return false;
-  }
-}
-
-/** Whether the loop statement `s` is attributed (@outer/@inner/@tile) and breaks or continues itself. */
-export function attributedJump(s: A.Stmt): boolean {
-  return s.kind === "for" && s.okl !== undefined && ownJump(s.body);
-}
 
 /** Lowers one OKL statement (and what it contains) to the statements of a block. */
 export class BlockLowering {
@@ -143,17 +94,20 @@ export class BlockLowering {
       case "while": {
         const pre: BlockStmt[] = [];
         const cond = this.expr(s.cond, b, pre);
-        const body = this.stmt(s.body, this.inner(b, { inLoop: true }));
+        const body = this.stmt(s.body, this.inner(b, { inLoop: true, brk: undefined }));
         if (pre.length === 0) return [{ kind: "while", cond, body }];
         // The condition needs statements: evaluated at the top of every iteration.
         return [{ kind: "while", cond: c(1), body: [...pre, { kind: "if", cond: { kind: "not", operand: cond }, then: [{ kind: "break" }], else: [] }, ...body] }];
       }
       case "doWhile": {
-        const body = this.stmt(s.body, this.inner(b, { inLoop: true }));
+        const body = this.stmt(s.body, this.inner(b, { inLoop: true, brk: undefined }));
         return [{ kind: "doWhile", body, cond: this.pureExpr(s.cond, b, "the condition of a do-while loop") }];
       }
       case "for": return this.forLoop(s, b);
+      case "switch": return this.switchStmt(s, b);
+      case "case": return this.fail(`"${s.value === undefined ? "default" : "case"}" label outside a switch`, s.pos);
       case "break": case "continue":
+        if (s.kind === "break" && b.brk !== undefined) return [{ kind: "exit", label: b.brk }];
         if (!b.inLoop) this.fail(`"${s.kind}" outside a loop`, s.pos);
         return [{ kind: s.kind }];
       case "return": {
@@ -174,8 +128,20 @@ export class BlockLowering {
       }
       case "barrier": return this.fail("@barrier inside a while loop, a loop with break/continue or a device function with loops cannot be lowered: all work-items must reach it", s.pos);
       case "atomic": return this.fail("@atomic inside a while loop, a loop with break/continue or a device function with loops is not supported yet", s.pos);
-      default: return this.fail(`${s.kind} statements are not supported yet`, s.pos);
+      default: return this.fail(`${(s as A.Stmt).kind} statements are not supported yet`, (s as A.Stmt).pos);
     }
+  }
+
+  /** C's switch (switch.ts): the selector once, fall-through between labeled runs, `break` leaves it. */
+  private switchStmt(s: A.Switch, b: BCtx): BlockStmt[] {
+    const pre: BlockStmt[] = [];
+    const selector = this.expr(s.cond, b, pre);
+    const segments = switchSegments(s, (m, p) => this.fail(m, p));
+    const label = this.host.fresh("switch");
+    const values = segments.map((g) => g.labels.map((x) => (x === undefined ? undefined : this.pureExpr(x, b, "a case label"))));
+    const inner = this.inner(b, { brk: label });
+    const bodies = segments.map((g) => this.stmts(g.stmts, inner));
+    return [...pre, ...switchBlock(selector, this.host.fresh("switch_value"), this.host.fresh("switch_matched"), label, values, bodies)];
   }
 
   private forLoop(s: A.For, b: BCtx): BlockStmt[] {
@@ -185,7 +151,7 @@ export class BlockLowering {
     const cond = s.cond === undefined ? c(1) : this.pureExpr(s.cond, inner, "the condition of a for loop");
     const step = s.update === undefined ? [] : this.exprStmt(s.update, inner);
     if (s.update !== undefined && hasStatementCall(s.update, this.host.file)) this.fail("the update of a for loop calls a device function with loops; move the call into the body", s.update.pos);
-    const body = this.stmt(s.body, { ...inner, inLoop: true, ctx: { ...inner.ctx, scope: new Scope(inner.ctx.scope) } });
+    const body = this.stmt(s.body, { ...inner, inLoop: true, brk: undefined, ctx: { ...inner.ctx, scope: new Scope(inner.ctx.scope) } });
     return [{ kind: "for", init, cond, step, body }];
   }
 

@@ -22,6 +22,7 @@
  * as `Attribute` records on the node they apply to; the parser also decodes the OKL meaning of loop
  * and variable attributes (`For.okl`, `Declarator.okl`) so consumers need not re-read argument text.
  */
+import type { OklWarning } from "./diag.js";
 
 /**
  * A span of the ORIGINAL source (before preprocessing): 1-based `line`/`column` of the first
@@ -217,6 +218,8 @@ export interface TranslationUnit {
   readonly filename: string | undefined;
   readonly items: readonly TopLevel[];
   readonly pos: Pos;
+  /** What OCCA accepts and C does not, accepted as OCCA does (`#if X=1`, an unclosed `#if`); see diag.ts. */
+  readonly warnings?: readonly OklWarning[];
 }
 
 // ─── statements ──────────────────────────────────────────────────────────────────────────────────

@@ -8,7 +8,7 @@
  * The same engine drives the normalizer (`normalize.ts`) through the `Emit` hooks.
  */
 import { lex, type Tok } from "./lexer.js";
-import { oklError, type Sources } from "./diag.js";
+import { oklError, oklWarning, type OklWarning, type Sources } from "./diag.js";
 import { parseConstExprTokens } from "./parse-expr.js";
 import { evalConst } from "./consteval.js";
 import { MacroExpander, place, SIGNIFICANT, type Macro } from "./c-macros.js";
@@ -19,12 +19,27 @@ export type FileReader = (path: string) => string | undefined;
 
 export interface PreprocessOptions {
   readonly filename?: string;
-  /** `#define NAME VALUE` before the source, as OCCA's `defines/NAME` kernel properties. */
+  /**
+   * `#define NAME VALUE` before the source, as OCCA's `defines/NAME` kernel properties; a key with
+   * parameters is a function-like macro (`{ "OGS_OP(a,b)": "a+b" }`).
+   */
   readonly defines?: Readonly<Record<string, string | number>>;
+  /**
+   * Headers included before the source, as OCCA's `includes` kernel property: each is searched
+   * like `#include "…"` (the main file's folder, then `includePaths`); their lines keep their own
+   * file names, so the source's line numbers do not move.
+   */
+  readonly includes?: readonly string[];
   /** Folders searched by `#include "..."` after the including file's folder. */
   readonly includePaths?: readonly string[];
   /** How include files are read (default: the file system). */
   readonly readFile?: FileReader;
+  /**
+   * What to do with what OCCA accepts but C does not (`#if X=1`, an `#if` left open at the end
+   * of a file): "collect" (default) accepts it as OCCA does and lists it in the result's
+   * `warnings`; "error" makes each one an OklError.
+   */
+  readonly warnings?: "collect" | "error";
 }
 
 /** Predefined by both OCCA tools (OKL.md §1). */
@@ -82,6 +97,8 @@ function unquote(s: string): string {
 export class Preprocessor {
   readonly sources = new Map<string, string>();
   readonly out: Tok[] = [];
+  /** What OCCA accepts and C does not, accepted here (PreprocessOptions.warnings). */
+  readonly warnings: OklWarning[] = [];
   private readonly macros = new Map<string, Macro>();
   private readonly expander = new MacroExpander(this.macros, (detail, at) => this.error(detail, at));
   private readonly reader: FileReader;
@@ -100,13 +117,28 @@ export class Preprocessor {
     return oklError(detail, at, rule, this.sources as Sources, this.opts.filename);
   }
 
+  /** Accepts what OCCA accepts (a warning), or fails with `detail` in "error" mode. */
+  warn(detail: string, at: Tok, rule = "OCCA leniency"): void {
+    if (this.opts.warnings === "error") throw this.error(detail, at, rule);
+    this.warnings.push(oklWarning(detail, at, rule, this.sources as Sources, this.opts.filename));
+  }
+
   private defineText(name: string, value: string): void {
+    if (name.includes("(")) {
+      // A function-like define: `NAME(a,b)` and its body read as the line of a #define.
+      const line = lex(`${name} ${value}`, "<defines>").filter((t) => SIGNIFICANT.has(t.type));
+      if (line[0]?.type !== "ident" || line[1]?.text !== "(" || line[1].offset !== line[0].text.length) {
+        throw this.error(`define "${name}": a function-like define is written NAME(a, b) with no space before "("`, line[0] ?? { type: "ident", text: name, offset: 0, line: 1, col: 1 }, "defines");
+      }
+      this.define(line, line[0]);
+      return;
+    }
     const body = lex(value, "<defines>").filter((t) => SIGNIFICANT.has(t.type));
     this.macros.set(name, { name, params: undefined, variadic: false, body });
   }
 
   /** Conditional stack of the file being read: active = this branch is compiled; taken = some branch was. */
-  private conds: { active: boolean; taken: boolean; outer: boolean; elseSeen: boolean; at: Tok }[] = [];
+  private conds: { active: boolean; taken: boolean; outer: boolean; elseSeen: boolean; at: Tok; name: string }[] = [];
   private active = true;
 
   /** Preprocess `text` (file `file`, undefined for the main source). */
@@ -187,7 +219,8 @@ export class Preprocessor {
       i++;
     }
     flush();
-    if (this.conds.length) throw this.error("#if without #endif", this.conds[this.conds.length - 1]!.at);
+    // OCCA closes conditionals left open at the end of a file.
+    for (const c of this.conds) this.warn(`#${c.name} without #endif: closed at the end of ${file === undefined ? "the file" : `"${file}"`}, as OCCA does`, c.at);
     this.conds = savedConds;
     this.active = savedActive;
   }
@@ -201,7 +234,7 @@ export class Preprocessor {
       case "ifndef": {
         let value = false;
         if (active) value = name === "if" ? this.evalIf(rest, t) : this.macros.has(this.nameOf(rest, t)) === (name === "ifdef");
-        this.conds.push({ active: active && value, taken: value, outer: active, elseSeen: false, at: t });
+        this.conds.push({ active: active && value, taken: value, outer: active, elseSeen: false, at: t, name });
         this.emit?.directive(t, lastEnd, active ? `#if ${value ? 1 : 0}` : "#if 0");
         this.active = active && value;
         return;
@@ -306,6 +339,13 @@ export class Preprocessor {
     this.macros.set(name, { name, params, variadic, body: rest.slice(k) });
   }
 
+  /** A header of `opts.includes`, read before the source (a missing one is an error naming it). */
+  includeFile(name: string): void {
+    const at: Tok = { type: "string", text: JSON.stringify(name), offset: 0, line: 1, col: 1, file: "<includes>" };
+    this.sources.set("<includes>", JSON.stringify(name));
+    this.include([at], at, undefined);
+  }
+
   private include(rest: readonly Tok[], at: Tok, file: string | undefined): void {
     const t = rest[0];
     let name: string;
@@ -369,6 +409,19 @@ export class Preprocessor {
       t.type === "ident" ? { ...t, type: "number" as const, text: t.text === "true" ? "1" : "0" } : t,
     );
     if (expanded.length === 0) throw this.error("#if with no expression", at);
+    // `#if X=1`: OCCA evaluates the assignment, whose value is the right-hand side's.
+    let depth = 0;
+    const assign = expanded.findIndex((x) => (x.text === "(" ? (depth++, false) : x.text === ")" ? (depth--, false) : depth === 0 && x.text === "="));
+    if (assign > 0 && assign < expanded.length - 1) {
+      const left = rest.map((x) => x.text).join(" ").split("=")[0]!.trim();
+      this.warn(`"=" in #if assigns, it does not compare: OCCA evaluates "${left}=…" as the assigned value (write "==" to compare)`, expanded[assign]!);
+      return this.evalTokens(expanded.slice(assign + 1));
+    }
+    return this.evalTokens(expanded);
+  }
+
+  /** The value of expanded `#if` tokens as a C integer constant expression. */
+  private evalTokens(expanded: readonly Tok[]): boolean {
     const e = parseConstExprTokens(expanded, (d, tok) => this.error(`in #if: ${d}`, tok));
     const v = evalConst(e, () => 0);
     if (v === undefined) throw this.error("#if condition is not an integer constant expression", expanded[0]!);
@@ -390,10 +443,12 @@ export class Preprocessor {
 }
 
 /** Preprocess a translation unit: the significant tokens (and `#pragma` lines), ending in `eof`. */
-export function preprocess(source: string, opts: PreprocessOptions = {}): { tokens: Tok[]; sources: Sources } {
+export function preprocess(source: string, opts: PreprocessOptions = {}): { tokens: Tok[]; sources: Sources; warnings: readonly OklWarning[] } {
   const pp = new Preprocessor(opts);
+  pp.sources.set("", source);
+  for (const name of opts.includes ?? []) pp.includeFile(name);
   pp.run(source);
   const lines = source.split("\n");
   pp.out.push({ type: "eof", text: "", offset: source.length, line: lines.length, col: (lines[lines.length - 1]?.length ?? 0) + 1 });
-  return { tokens: pp.out, sources: pp.sources };
+  return { tokens: pp.out, sources: pp.sources, warnings: pp.warnings };
 }

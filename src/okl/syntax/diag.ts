@@ -16,3 +16,28 @@ export function oklError(detail: string, at: Place, rule: string, sources: Sourc
   const excerpt = text === undefined ? "" : excerptAt(text, at.line, column);
   return new OklError(detail, at.line, column, rule, at.file ?? filename, excerpt);
 }
+
+/**
+ * What OCCA accepts but a C compiler would not (`#if X=1`, an `#if` left open at the end of a file):
+ * Loom accepts it as OCCA does and reports it here. `message` reads like a compiler's
+ * (`file:line:col: warning: detail [rule]` and the caret excerpt).
+ */
+export interface OklWarning {
+  readonly message: string;
+  readonly detail: string;
+  readonly line: number;
+  readonly column: number;
+  readonly rule: string;
+  readonly filename: string | undefined;
+  readonly excerpt: string;
+}
+
+/** The OklWarning for `detail` at `at` (the excerpt from the right file, as for errors). */
+export function oklWarning(detail: string, at: Place, rule: string, sources: Sources, filename: string | undefined): OklWarning {
+  const column = "col" in at ? at.col : at.column;
+  const text = sources.get(at.file ?? "");
+  const excerpt = text === undefined ? "" : excerptAt(text, at.line, column);
+  const file = at.file ?? filename;
+  const message = `${file ?? "<okl>"}:${at.line}:${column}: warning: ${detail} [${rule}]${excerpt ? "\n" + excerpt : ""}`;
+  return { message, detail, line: at.line, column, rule, filename: file, excerpt };
+}

@@ -24,10 +24,10 @@ export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, 
  */
 export function parseOklAst(source: string, opts: OklAstOptions = {}): TranslationUnit {
   return guardDepth("parseOkl", () => {
-    const { tokens, sources } = preprocess(source, opts);
+    const { tokens, sources, warnings } = preprocess(source, opts);
     const unit = parseTokens(tokens, sources, opts);
     if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
-    return unit;
+    return { ...unit, warnings };
   });
 }
 

@@ -20,9 +20,26 @@ export abstract class TypeParser extends AttributeParser {
     const t = this.peek();
     if (t.type !== "ident") return false;
     const w = t.text;
+    if (w === "half") return this.halfIsType(0);
     if (STORAGE[w] || QUALIFIERS[w] || BUILTIN_WORDS.has(w) || w === "struct" || w === "union" || w === "enum") return true;
     if ((w === "class" && this.peek(1).type === "ident") || (w === "auto" && this.peek(1).type === "ident" && this.peek(2).text === "=")) return true;
     return VECTOR_TYPES.has(w) || this.peekTypeName() !== undefined;
+  }
+
+  /**
+   * Whether `half` at `peek(k)` is the (OpenCL/CUDA) type rather than an ordinary C identifier
+   * (`const dfloat half = 0.5;`, `half * x`): it is a type before a declarator name, before
+   * `*name` in a declaration, and in a cast `(half) x`.
+   */
+  protected halfIsType(k: number): boolean {
+    const n = this.peek(k + 1);
+    if (n.type === "ident" && !STMT_KEYWORDS.has(n.text)) return true;
+    if (n.text === "*") return this.peek(k + 2).type === "ident" && ["=", ";", ",", ")", "["].includes(this.peek(k + 3).text);
+    if (n.text === ")") {
+      const a = this.peek(k + 2);
+      return a.type === "ident" || a.type === "number" || a.text === "(";
+    }
+    return false;
   }
 
   /** A type name (maybe qualified, `A::B::S`) at the current token: its qualified name and length in tokens. */
@@ -74,7 +91,7 @@ export abstract class TypeParser extends AttributeParser {
       } else if (QUALIFIERS[w]) {
         qualifiers.push(QUALIFIERS[w]!);
         this.next();
-      } else if (BUILTIN_WORDS.has(w) && !base) {
+      } else if (BUILTIN_WORDS.has(w) && !base && (w !== "half" || (!words.length && this.halfIsType(0)))) {
         words.push(w);
         baseTok ??= t;
         this.next();
@@ -189,7 +206,7 @@ export abstract class TypeParser extends AttributeParser {
     const attrs = this.parseAttributes("postfix");
     let name = "";
     const n = this.peek();
-    if (n.type === "ident" && !QUALIFIERS[n.text] && !STORAGE[n.text] && !BUILTIN_WORDS.has(n.text)) {
+    if (n.type === "ident" && !QUALIFIERS[n.text] && !STORAGE[n.text] && (!BUILTIN_WORDS.has(n.text) || n.text === "half")) {
       this.checkUnsupported(n);
       this.next();
       name = n.text;

@@ -180,6 +180,18 @@ export class Validator {
     this.scope.vars.set(d.name, memory ? { dim, dimPos, memory } : { dim, dimPos });
   }
 
+  /** Why size `e` is no compile-time constant: the first name in it that is undefined or a variable (for messages). */
+  private whyNotConstant(e: Expr): string {
+    let why = "";
+    walkExpr(e, (x) => {
+      if (why || x.kind !== "ident" || this.constants.has(x.name)) return;
+      why = this.findVar(x.name)
+        ? `: its size uses "${x.name}", a variable, not a compile-time constant`
+        : `: its size uses "${x.name}", which is not defined (no #define, defines property or constant of that name)`;
+    });
+    return why;
+  }
+
   private findVar(name: string): VarInfo | undefined {
     for (let i = this.scopes.length - 1; i >= 0; i--) {
       const s = this.scopes[i]!;
@@ -246,7 +258,7 @@ export class Validator {
       if (dims.length === 0) throw this.err(`[@shared] variables must be arrays ("${d.name}" is not)`, at, "@shared array");
       for (const e of dims) {
         if (!e || evalConst(e, this.lookup) === undefined) {
-          throw this.err(`[@shared] variables must have sizes known at compile-time ("${d.name}")`, e?.pos ?? d.pos, "@shared array");
+          throw this.err(`[@shared] variables must have sizes known at compile-time ("${d.name}"${e ? this.whyNotConstant(e) : ""})`, e?.pos ?? d.pos, "@shared array");
         }
       }
     }

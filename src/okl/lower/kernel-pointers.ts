@@ -1,0 +1,123 @@
+/**
+ * Lowering one OKL @kernel, its pointers and calls: local pointers as aliases of the arrays they
+ * point into (declared with an initializer, assigned once, or an array of them filled slot by
+ * slot), and statement calls of device functions that return nothing, inlined as the kernel's own
+ * statements with pointer parameters bound to the caller's arrays or scalars (`&r`).
+ */
+import type { Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
+import { assigned } from "./ast-queries.js";
+import { Scope, type Binding, type Ctx } from "./bindings.js";
+import { hasStatementCall } from "./block-queries.js";
+import { checkInlinable, pointerBinding, pointerSlotIndex, statementInlinable } from "./inline.js";
+import { arrayExtents } from "./initializers.js";
+import { ArgumentLowering } from "./kernel-arguments.js";
+
+export abstract class PointerLowering extends ArgumentLowering {
+  /** Local pointers declared without an initializer, by their placeholder binding: where they were declared. */
+  private readonly pendingPointers = new WeakMap<Binding, { readonly declarator: A.Declarator; readonly ctx: Ctx }>();
+  protected abstract block(items: readonly A.Stmt[], ctx: Ctx): void;
+
+  /**
+   * `f(args);` calling a device function that returns nothing, inlined as the kernel's own
+   * statements: pointer parameters alias the caller's arrays or scalars (`&r`), scalar parameters
+   * are the converted arguments (kept in a temporary where the body assigns the parameter or the
+   * argument reads memory). False where the call takes the opaque-block path instead.
+   */
+  protected inlineCallStatement(e: A.Expr, ctx: Ctx): boolean {
+    if (e.kind !== "call" || e.callee.kind !== "ident") return false;
+    const f = this.file.functions.get(e.callee.name);
+    if (!f || !statementInlinable(f, this.file) || e.args.some((a) => hasStatementCall(a, this.file))) return false;
+    checkInlinable(this.ex, f, e);
+    const scope = new Scope(this.file.globals);
+    f.params.forEach((p, k) => {
+      const d = p.declarator;
+      const a = e.args[k]!;
+      if (d.pointers.length + d.arrayDims.length > 0) return scope.set(d.name, pointerBinding(this.ex, a, ctx, d.name));
+      const dtype = this.file.dtype(p.spec, p.pos);
+      const value: Expr = { kind: "cast", dtype, value: this.ex.expr(a, ctx) };
+      if (this.pure(value) && !assigned(f.body!.items, d.name)) return scope.set(d.name, { kind: "expr", expr: value });
+      const name = this.fresh(`${f.name}_${d.name}`);
+      this.temps.push({ name, dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+      this.emit({ kind: "var", name }, value, ctx, false, a.pos);
+      scope.set(d.name, { kind: "temp", name, rank: 0 });
+    });
+    this.ex.inlineDepth++;
+    try {
+      this.block(f.body!.items, { ...ctx, scope });
+    } finally {
+      this.ex.inlineDepth--;
+    }
+    return true;
+  }
+
+  /**
+   * A local pointer: an alias of the array it points into (OKL kernels use them for offsets and for
+   * @dim views). Bound by its initializer, or by the first assignment `p = a;` in the block that
+   * declares it, under the same loops and conditions (so one alias holds wherever `p` is read).
+   * Its own @dim/@dimOrder (or its typedef's) index the array it aliases.
+   */
+  protected localPointer(d: A.Declarator, ctx: Ctx): void {
+    if (d.arrayDims.length === 1 && !d.okl.shared && !d.okl.dim) return this.pointerArray(d, ctx);
+    if (d.arrayDims.length > 0 || d.init?.kind === "initList") this.fail(`local pointer "${d.name}" must be initialized with an array, \`a + k\` or \`&a[k]\``, d.pos);
+    // @exclusive changes nothing for an alias that is never reassigned; a @shared pointer would be one per group.
+    if (d.okl.shared) this.fail(`local pointer "${d.name}" cannot be @shared`, d.pos);
+    if (d.init !== undefined) {
+      ctx.scope.set(d.name, this.alias(d, d.init, ctx));
+      return;
+    }
+    const pending: Binding = {
+      kind: "absent",
+      reason: `local pointer "${d.name}" is read before it is assigned (reading through it is undefined in C); assign it an array (\`${d.name} = a;\`, \`a + k\`, \`&a[k]\`) first, in the block that declares it`,
+    };
+    this.pendingPointers.set(pending, { declarator: d, ctx });
+    ctx.scope.set(d.name, pending);
+  }
+
+  /**
+   * `T *p[n];` (or `= {a, b + k}`): one alias per slot, each bound where it is assigned at a
+   * compile-time subscript (`for (s = 0; s < n; ++s) p[s] = a + s*N;`, a constant loop unrolled).
+   */
+  private pointerArray(d: A.Declarator, ctx: Ctx): void {
+    const [n] = arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList");
+    const init = d.init;
+    if (init !== undefined && init.kind !== "initList") this.fail(`array of pointers "${d.name}" must be initialized with {…} or assigned slot by slot`, d.pos);
+    const items = init?.items ?? [];
+    if (n !== undefined && items.length > n) this.fail(`array of pointers "${d.name}" has ${n} slot(s) but ${items.length} initializers`, d.pos);
+    const slots: (Binding | undefined)[] = Array.from({ length: n ?? items.length }, (_, k) => (items[k] ? pointerBinding(this.ex, items[k]!, ctx, `${d.name}[${k}]`) : undefined));
+    ctx.scope.set(d.name, { kind: "pointers", name: d.name, slots, preds: ctx.preds.length });
+  }
+
+  /** `p = a;` binding a declared, not yet assigned local pointer `p`; false where `e` is no such assignment. */
+  protected assignPointer(e: A.Expr, ctx: Ctx): boolean {
+    if (e.kind === "assign" && e.target.kind === "index" && e.target.target.kind === "ident") {
+      const b = ctx.scope.get(e.target.target.name);
+      if (b?.kind !== "pointers") return false;
+      if (e.op !== "=") this.fail(`array of pointers "${b.name}": a slot can only be assigned with "=" (pointer arithmetic on a slot is not supported)`, e.pos);
+      if (ctx.preds.length !== b.preds) this.fail(`array of pointers "${b.name}": its slots must be assigned outside conditions entered after its declaration (one alias for every read)`, e.pos);
+      const slot = pointerSlotIndex(this.ex, b, e.target.index, ctx);
+      b.slots[slot] = pointerBinding(this.ex, e.value, ctx, `${b.name}[${slot}]`);
+      return true;
+    }
+    if (e.kind !== "assign" || e.target.kind !== "ident") return false;
+    const b = ctx.scope.get(e.target.name);
+    const pending = b && this.pendingPointers.get(b);
+    if (!pending) return false;
+    const d = pending.declarator;
+    const same = (x: readonly unknown[], y: readonly unknown[]) => x.length === y.length && x.every((v, k) => v === y[k]);
+    if (e.op !== "=" || ctx.scope !== pending.ctx.scope || !same(ctx.within, pending.ctx.within) || !same(ctx.preds, pending.ctx.preds)) {
+      this.fail(`local pointer "${d.name}" must be assigned with "=" in the block that declares it, outside loops and conditions entered after its declaration (one alias for every read)`, e.pos);
+    }
+    ctx.scope.set(d.name, this.alias(d, e.value, ctx));
+    return true;
+  }
+
+  /** The array `init` points into, seen through `d`'s own @dim and @dimOrder when it has them. */
+  private alias(d: A.Declarator, init: A.Expr, ctx: Ctx): Binding {
+    const b = pointerBinding(this.ex, init, ctx, d.name);
+    if (!d.okl.dim) return b;
+    if (b.kind !== "array" || b.offset !== undefined) this.fail(`local pointer "${d.name}" with @dim must alias a whole array argument (offsets and local arrays are not supported with @dim)`, d.pos);
+    return { ...b, dim: { dims: d.okl.dim.map((x) => this.ex.expr(x, ctx)), order: d.okl.dimOrder ?? d.okl.dim.map((_, k) => k) } };
+  }
+
+}

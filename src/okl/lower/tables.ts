@@ -1,0 +1,60 @@
+/**
+ * Tables of expression lowering (expressions.ts): C's math functions as IR functions, constant
+ * subscripts, and reads of file-scope constant tables.
+ */
+import { c, type Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
+import type { Binding, Fail } from "./bindings.js";
+import { rowMajorIndex } from "./initializers.js";
+
+/** C's math functions (and their float variants) as IR functions. */
+export const MATH: Readonly<Record<string, string>> = {
+  sqrt: "sqrt", sqrtf: "sqrt", exp: "exp", expf: "exp", log: "log", logf: "log", log10: "log10", log10f: "log10",
+  log2: "log2", log2f: "log2", sin: "sin", sinf: "sin", cos: "cos", cosf: "cos", tan: "tan", tanf: "tan",
+  asin: "asin", asinf: "asin", acos: "acos", acosf: "acos", atan: "atan", atanf: "atan", atan2: "atan2", atan2f: "atan2",
+  sinh: "sinh", sinhf: "sinh", cosh: "cosh", coshf: "cosh", tanh: "tanh", tanhf: "tanh", pow: "pow", powf: "pow",
+  fabs: "fabs", fabsf: "fabs", floor: "floor", floorf: "floor", ceil: "ceil", ceilf: "ceil", rsqrt: "rsqrt", rsqrtf: "rsqrt",
+  erf: "erf", erff: "erf", fmod: "fmod", fmodf: "fmod", fma: "fma", fmaf: "fma", abs: "abs",
+  min: "min", max: "max", fmin: "min", fminf: "min", fmax: "max", fmaxf: "max",
+};
+
+/** The largest file-scope table read at run-time subscripts (as a chain of selects). */
+const MAX_SELECT = 64;
+
+/** The value of an integer IR expression of constants, or undefined. */
+export function constIndex(e: Expr): number | undefined {
+  if (e.kind === "const") return e.isFloat ? undefined : e.value;
+  if (e.kind === "neg") {
+    const v = constIndex(e.operand);
+    return v === undefined ? undefined : -v;
+  }
+  if (e.kind !== "arith") return undefined;
+  const a = constIndex(e.left);
+  const b = constIndex(e.right);
+  if (a === undefined || b === undefined) return undefined;
+  switch (e.op) {
+    case "+": return a + b;
+    case "-": return a - b;
+    case "*": return a * b;
+    default: return undefined;
+  }
+}
+
+/**
+ * An element of a file-scope constant table: the value itself at constant subscripts, else a
+ * select over the values (no target has initialized memory the kernel could read instead).
+ */
+export function tableRead(b: Extract<Binding, { kind: "table" }>, indices: readonly Expr[], label: string, pos: A.Pos, fail: Fail): Expr {
+  if (indices.length !== b.shape.length) fail(`array "${label}" has ${b.shape.length} dimension(s), subscripted with ${indices.length}`, pos);
+  const lin = rowMajorIndex(indices, b.shape);
+  const at = constIndex(lin);
+  if (at !== undefined) {
+    if (at < 0 || at >= b.values.length) fail(`array "${label}" has ${b.values.length} element(s); element ${at} is out of bounds`, pos);
+    return b.values[at]!;
+  }
+  if (b.values.length > MAX_SELECT) fail(`file-scope array "${label}" (${b.values.length} elements) read at a run-time subscript: only tables of at most ${MAX_SELECT} elements are supported (as a select)`, pos);
+  let out = b.values[b.values.length - 1]!;
+  for (let k = b.values.length - 2; k >= 0; k--) out = { kind: "if", cond: { kind: "compare", op: "==", left: lin, right: c(k) }, then: b.values[k]!, else: out };
+  return out;
+}
+

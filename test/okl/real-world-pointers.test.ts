@@ -1,0 +1,174 @@
+/**
+ * The address of a private scalar (or a struct field) passed as a pointer argument to a device
+ * function that writes through it, as finite-element and CFD codes write boundary and initial
+ * conditions: `initialCondition(t, x[id], y[id], &r, &u)` with `dfloat *r` outputs, and data-file
+ * macros that expand to `*(&r) = …`. Each kernel runs on interp and openmp against its serial
+ * meaning written in TypeScript.
+ */
+import { describe, expect, it } from "vitest";
+import { parseOkl } from "../../src/okl/parse-okl.js";
+import { oklError } from "./helpers.js";
+import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
+
+const f32 = Math.fround;
+
+describe("device functions with pointer outputs bound to private scalars", () => {
+  const SRC = `
+#define dfloat float
+#define p_Np 8
+// A data file: the boundary data as macros writing through their pointer arguments.
+#define insVelocityDirichlet2D(t, x, y, u, v) \\
+  {                                          \\
+    *(u) = x * y - t;                        \\
+    *(v) = x + 2.0f * y;                     \\
+  }
+
+void initialCondition(const dfloat t, const dfloat x, const dfloat y, dfloat *r, dfloat *u) {
+  *r = 1.0f + 0.5f * x * y;
+  u[0] = t * x - y;
+  if (x > 0.0f) *u += 1.0f;
+}
+
+dfloat twice(const dfloat *p) { return 2.0f * (*p); }
+
+void accumulate(const dfloat a, const dfloat b, dfloat *acc) { *acc += a * b; }
+
+@kernel void setupIC(const int Nelements, const dfloat t, @restrict const dfloat *x, @restrict const dfloat *y,
+                     @restrict dfloat *q) {
+  for (int e = 0; e < Nelements; ++e; @outer(0)) {
+    for (int n = 0; n < p_Np; ++n; @inner(0)) {
+      const int id = e * p_Np + n;
+      dfloat r = 0, u = 0;
+      initialCondition(t, x[id], y[id], &r, &u);
+      dfloat uB, vB;
+      insVelocityDirichlet2D(t, x[id], y[id], &uB, &vB)
+      q[4 * id + 0] = r;
+      q[4 * id + 1] = u;
+      q[4 * id + 2] = uB + twice(&vB);
+      q[4 * id + 3] = *(&r) * 3.0f;
+    }
+  }
+}`;
+
+  const serial = (N: number, t: number, x: number[], y: number[]): Float32Array => {
+    const q = new Float32Array(4 * N * 8);
+    for (let id = 0; id < N * 8; id++) {
+      const X = f32(x[id]!), Y = f32(y[id]!);
+      const r = f32(1 + f32(f32(0.5 * X) * Y));
+      let u = f32(f32(t * X) - Y);
+      if (X > 0) u = f32(u + 1);
+      const uB = f32(f32(X * Y) - t), vB = f32(X + f32(2 * Y));
+      q[4 * id] = r; q[4 * id + 1] = u; q[4 * id + 2] = f32(uB + f32(2 * vB)); q[4 * id + 3] = f32(r * 3);
+    }
+    return q;
+  };
+
+  it("imports (the pointers are the caller's scalars, no pointer argument appears)", () => {
+    const [k] = parseOkl(SRC);
+    expect(k!.args.map((a) => a.name)).toEqual(["Nelements", "t", "x", "y", "q"]);
+  });
+
+  for (const N of [1, 3]) {
+    it(`agrees with the serial meaning on interp and openmp (${N} elements)`, async () => {
+      const [k] = parseOkl(SRC);
+      const x = seeded(N * 8, 1 + N), y = seeded(N * 8, 7 + N);
+      const t = f32(0.25);
+      await expectSerialMeaning(k!, () => ({ Nelements: N, t, x: Float32Array.from(x), y: Float32Array.from(y), q: new Float32Array(4 * N * 8) }),
+        { q: serial(N, t, x, y) });
+    });
+  }
+
+  it("an element-local mass-matrix product: @shared input, @exclusive accumulator updated through a pointer", async () => {
+    const [k] = parseOkl(`
+#define p_Np 6
+void accumulate(const double a, const double b, double *acc) { *acc += a * b; }
+@kernel void massMatrixMultiply(const int Nelements, const double *MM, const double *q, double *Mq) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared double s_q[p_Np];
+    @exclusive double r_Mq;
+    for (int n = 0; n < p_Np; ++n; @inner) s_q[n] = q[e * p_Np + n];
+    for (int n = 0; n < p_Np; ++n; @inner) {
+      r_Mq = 0;
+      for (int m = 0; m < p_Np; ++m) accumulate(MM[n + m * p_Np], s_q[m], &r_Mq);
+      Mq[e * p_Np + n] = r_Mq;
+    }
+  }
+}`);
+    const N = 4, Np = 6;
+    const MM = seeded(Np * Np, 3), q = seeded(N * Np, 5);
+    const want = new Float64Array(N * Np);
+    for (let e = 0; e < N; e++) for (let n = 0; n < Np; n++) {
+      let acc = 0;
+      for (let m = 0; m < Np; m++) acc += MM[n + m * Np]! * q[e * Np + m]!;
+      want[e * Np + n] = acc;
+    }
+    await expectSerialMeaning(k!, () => ({ Nelements: N, MM: Float64Array.from(MM), q: Float64Array.from(q), Mq: new Float64Array(N * Np) }), { Mq: want }, 1e-12);
+  });
+
+  it("struct boundary data: the address of a field of a local struct", async () => {
+    const [k] = parseOkl(`
+typedef struct { double u; double v; } vel_t;
+void wallVelocity(const double x, double *u, double *v) { *u = x * x; *v = -x; }
+@kernel void wall(const int N, const double *x, vel_t *w) {
+  for (int b = 0; b < N; b += 4; @outer) for (int i = b; i < b + 4; ++i; @inner) {
+    if (i < N) {
+      vel_t s;
+      wallVelocity(x[i], &s.u, &s.v);
+      w[i] = s;
+    }
+  }
+}`);
+    const N = 7, x = seeded(N, 11);
+    const want = new Float64Array(2 * N);
+    x.forEach((v, i) => { want[2 * i] = v * v; want[2 * i + 1] = -v; });
+    await expectSerialMeaning(k!, () => ({ N, x: Float64Array.from(x), w: new Float64Array(2 * N) }), { w: want }, 0);
+  });
+
+  it("property: for any coefficient, the output through the pointer is the serial value", async () => {
+    const fc = await import("fast-check");
+    const [k] = parseOkl(`
+void scale(const float a, const float x, float *y) { *y = a * x; }
+@kernel void f(const int n, const float a, const float *x, float *out) {
+  for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) { float y; scale(a, x[i], &y); out[i] = y; }
+}`);
+    await fc.assert(fc.asyncProperty(fc.float({ min: -100, max: 100, noNaN: true }), fc.integer({ min: 1, max: 9 }), async (a, n) => {
+      const x = seeded(n, n);
+      const want = Float32Array.from(x, (v) => f32(f32(a) * f32(v)));
+      await expectSerialMeaning(k!, () => ({ n, a: f32(a), x: Float32Array.from(x), out: new Float32Array(n) }), { out: want }, 0);
+    }), { numRuns: 5 });
+  });
+});
+
+describe("errors name the user's variable and show the line", () => {
+  it("an undeclared variable whose address is passed", () => {
+    const e = oklError(() => parseOkl(`
+void set(float *r) { *r = 1; }
+@kernel void f(const int n, float *q) {
+  for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) { set(&rr); q[i] = 0; }
+}`));
+    expect(e.message).toContain('"rr"');
+    expect(e.line).toBe(4);
+    expect(e.message).not.toContain("the pointer");
+    expect(e.message).toContain("set(&rr)");
+  });
+
+  it("reading past the scalar a pointer points to", () => {
+    const e = oklError(() => parseOkl(`
+float second(const float *p) { return p[1]; }
+@kernel void f(const int n, float *q) {
+  for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) { float r = 2; q[i] = second(&r); }
+}`));
+    expect(e.message).toContain('points to the scalar "r"');
+    expect(e.line).toBe(2);
+  });
+
+  it("a macro deref of something that is not a pointer names the expression", () => {
+    const e = oklError(() => parseOkl(`
+#define SET(p) *(p) = 1.0f;
+@kernel void f(const int n, float *q) {
+  for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) { float r; SET(r + 1) q[i] = r; }
+}`));
+    expect(e.line).toBe(4);
+    expect(e.message).not.toContain("the pointer");
+  });
+});
