@@ -49,7 +49,7 @@ export function pre(text: string, cls = "loom-pre"): string {
 const STYLE = `<style>
 .loom-display{font-family:system-ui,sans-serif;font-size:13px}
 .loom-display h4{margin:8px 0 4px 0;font-size:13px}
-.loom-display pre{background:rgba(127,127,127,.08);padding:6px 8px;border-radius:4px;overflow-x:auto;font-size:12px;line-height:1.35}
+.loom-display pre{white-space:pre!important;background:rgba(127,127,127,.08);padding:6px 8px;border-radius:4px;overflow-x:auto;font-size:12px;line-height:1.35}
 .loom-table{border-collapse:collapse;margin:4px 0}
 .loom-display .loom-table th,.loom-display .loom-table td{border:1px solid rgba(127,127,127,.35);padding:2px 8px;text-align:left!important;font-family:monospace;font-size:12px}
 .loom-table th{background:rgba(127,127,127,.12)}
