@@ -194,11 +194,13 @@ async function measure(machine: MachineInfo, compiler: string, fmaSeconds: numbe
     const ns = lib.call(`${FMA}${precision}`, [out, BigInt(iters)], ["ptr", "int64"]);
     return { ns: Math.max(ns, 1), flops: out[0]!, threads: out[2]! };
   };
+  // The fastest of three calls: one call of a loaded machine's descheduled thread must not set the size.
+  const fastest = (precision: 32 | 64, iters: number) => [0, 1, 2].map(() => fma(precision, iters)).reduce((a, b) => (b.ns < a.ns ? b : a));
   const fmaPeak = (precision: 32 | 64) => {
     let iters = 1 << 12;
     fma(precision, iters); // starts OpenMP's threads: not timed
-    let r = fma(precision, iters);
-    while (r.ns < fmaSeconds * 1e9 / 8 && iters < 2 ** 40) r = fma(precision, (iters *= 4));
+    let r = fastest(precision, iters);
+    while (r.ns < fmaSeconds * 1e9 / 8 && iters < 2 ** 40) r = fastest(precision, (iters *= 4));
     iters = Math.max(1, Math.round(iters * (fmaSeconds * 1e9) / r.ns));
     let best = 0;
     for (let rep = 0; rep < 5; rep++) {
