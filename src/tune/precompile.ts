@@ -34,8 +34,11 @@ export interface AheadOptions {
  *   ahead.upcoming(points); const v = await ahead.take(points[0]); await ahead.quiet(); … ahead.resume();
  */
 export class Ahead {
-  /** The announced points not taken yet, in order. */
-  private queue: TuningPoint[] = [];
+  /** The announced points with their keys, in order; those before `next` were looked at. */
+  private queue: { readonly key: string; readonly p: TuningPoint }[] = [];
+  private next = 0;
+  /** Points the sweep took (measured or in flight): never prepared again. */
+  private readonly taken = new Set<string>();
   /** Prepared or preparing variants not taken yet, by point key. */
   private readonly held = new Map<string, Promise<Prepared>>();
   /** Every preparation not finished yet (held, taken or dropped). */
@@ -55,8 +58,9 @@ export class Ahead {
   /** The strategy's hint: these points come next, in order. Held variants not among them are let go. */
   upcoming(points: readonly TuningPoint[]): void {
     if (this.closed) return;
-    this.queue = [...points];
-    const wanted = new Set(points.map(pointKey));
+    this.queue = points.map((p) => ({ key: pointKey(p), p }));
+    this.next = 0;
+    const wanted = new Set(this.queue.map((q) => q.key));
     for (const key of [...this.held.keys()]) if (!wanted.has(key)) this.held.delete(key);
     this.pump();
   }
@@ -64,7 +68,7 @@ export class Ahead {
   /** The prepared variant of `p`: the one held, or one started now (with the rest of a batch). */
   take(p: TuningPoint): Promise<Prepared> {
     const key = pointKey(p);
-    this.queue = this.queue.filter((q) => pointKey(q) !== key);
+    this.taken.add(key);
     let v = this.held.get(key);
     if (v) {
       this.held.delete(key);
@@ -93,6 +97,7 @@ export class Ahead {
   async close(): Promise<void> {
     this.closed = true;
     this.queue = [];
+    this.next = 0;
     this.held.clear();
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
@@ -108,10 +113,9 @@ export class Ahead {
     if (this.closed || this.paused > 0 || this.held.size > 0 || this.o.stopped?.()) return;
     const room = Math.min(this.o.jobs - this.running.size, this.o.remaining() - this.running.size);
     let started = 0;
-    while (started < room && this.queue.length > 0) {
-      const p = this.queue.shift()!;
-      const key = pointKey(p);
-      if (this.o.skip(key) || this.held.has(key)) continue;
+    while (started < room && this.next < this.queue.length) {
+      const { key, p } = this.queue[this.next++]!;
+      if (this.o.skip(key) || this.held.has(key) || this.taken.has(key)) continue;
       this.held.set(key, this.track(this.o.prepare(p)));
       this.stats.started++;
       started++;
