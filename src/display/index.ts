@@ -35,8 +35,15 @@ export function show(x: DisplayInput): string {
 export function display(x: DisplayInput): undefined {
   const d = classify(x, "display");
   const tslab = tslabDisplay();
-  if (tslab !== undefined) tslab.html(htmlOf(d));
-  else if (d.kind === "svg" && isSvg(d.value)) console.log(`<svg> (${d.value.length} characters): write it to a .svg file, or display it in tslab`);
+  if (tslab !== undefined) {
+    try {
+      tslab.html(htmlOf(d));
+      return undefined;
+    } catch {
+      // tslab refused (no cell executing after all): the text form below
+    }
+  }
+  if (d.kind === "svg" && isSvg(d.value)) console.log(`<svg> (${d.value.length} characters): write it to a .svg file, or display it in tslab`);
   else console.log(textOf(d));
   return undefined;
 }
