@@ -1,6 +1,6 @@
 /** What `display` and `show` accept, told apart by shape (kernels and schedules are plain records). */
 import { LoomError } from "../errors.js";
-import { CountMap } from "../analysis/index.js";
+import { CountMap, type Count } from "../analysis/index.js";
 import type { Kernel } from "../ir/index.js";
 import type { Schedule } from "../schedule/index.js";
 import type { GeneratedCode } from "../../codegen/index.js";
@@ -19,7 +19,7 @@ export type Displayable =
 /** Everything `lp.display(x)` / `lp.show(x)` accept. */
 export type DisplayInput =
   | Kernel | Schedule | GeneratedCode | readonly GeneratedCode[] | CountMap | readonly TuningRecord[] | { readonly records: readonly TuningRecord[]; readonly best?: TuningRecord }
-  | string | { toString(): string };
+  | Count | string;
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null;
 

@@ -68,6 +68,11 @@ describe("show: the text form", () => {
     expect(lines.slice(2).join("\n")).toContain("mul");
   });
 
+  it("of a Count is its polynomial", () => {
+    const total = lp.getOpMap(twice()).sum();
+    expect(lp.show(total)).toBe(total.toString());
+  });
+
   it("of tuning records marks the best ok record, and an autotune result shows its records", () => {
     const records = [record({ f: 8 }, "ok", 3), record({ f: 16 }, "ok", 1.5), record({ f: 7 }, "invalid", NaN, "factor")];
     const lines = lp.show(records).split("\n");
