@@ -27,7 +27,7 @@ export interface AutotuneOptions {
   readonly backend?: BackendName;
   /** Timed runs per variant after one warm-up; default 5. */
   readonly repeats?: number;
-  /** "exhaustive" (default), "random" or "genetic". */
+  /** A name of STRATEGY_NAMES: "exhaustive" (default), "random", "genetic", "bayes", "greedy_ils" or "simulated_annealing" (docs/tuning-strategies.md). */
   readonly strategy?: string;
   readonly budget?: { readonly variants?: number; readonly seconds?: number };
   readonly restrictions?: readonly Restriction[];
@@ -251,7 +251,7 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
   };
   if (points.length > 0) {
     try {
-      await o.strategy({ space: o.space, points, seed: o.seed, evaluate, ...(ahead ? { upcoming: (ps: readonly TuningPoint[]) => ahead.upcoming(ps) } : {}) });
+      await o.strategy({ space: o.space, points, seed: o.seed, evaluate, ...(o.budget.variants !== undefined ? { budget: total } : {}), ...(ahead ? { upcoming: (ps: readonly TuningPoint[]) => ahead.upcoming(ps) } : {}) });
     } finally {
       await ahead?.close();
     }

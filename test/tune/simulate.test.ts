@@ -114,8 +114,8 @@ describe("simulateTuning", () => {
 
   it("retraces a sweep from its log: the same strategy, seed and budget choose the same points", async () => {
     const space = { ti: [1, 2, 4, 8], tj: [1, 2, 4, 8] };
-    // simulated_annealing paces its cooling by the budget, which autotune does not pass to strategies yet: it retraces a whole sweep.
-    for (const [strategy, variants] of [["bayes", 7], ["greedy_ils", 7], ["simulated_annealing", undefined]] as const) {
+    // simulated_annealing paces its cooling by the budget, which autotune passes to strategies as simulateTuning does.
+    for (const [strategy, variants] of [["bayes", 7], ["greedy_ils", 7], ["simulated_annealing", 7], ["genetic", undefined]] as const) {
       const log = freshLog();
       const budget = variants === undefined ? {} : { variants };
       const run = await lp.autotune(matmul(), { space, params: { n: 16 }, build: (_k, p) => tiled(p), repeats: 1, log, strategy, seed: 3, budget });
