@@ -10,6 +10,7 @@ import type { MemAccess } from "../../src/index.js";
 import { iterationDomain, type Kernel } from "../../src/ir/index.js";
 import { count } from "../../src/poly/index.js";
 import { countSet } from "../../src/analysis/index.js";
+import { collapseSplits } from "../../src/analysis/statistics/splits.js";
 
 interface Spec {
   readonly dims: { lower: number; upper: number; extraUpper: boolean }[];
@@ -83,6 +84,27 @@ describe("statistics against brute-force enumeration", () => {
       expect(text(after), JSON.stringify(spec)).toBe(text(before));
       expect(lp.getMemAccessMap(after).sum().toString()).toBe(lp.getMemAccessMap(before).sum().toString());
     }), { numRuns: 60 });
+  });
+
+  it("collapsing split pairs and tiles keeps the number of points of random sets (pattern or not)", () => {
+    const row = fc.record({ a: fc.integer({ min: -2, max: 2 }), b: fc.integer({ min: -1, max: 1 }), c: fc.integer({ min: -1, max: 1 }), d: fc.integer({ min: -3, max: 8 }) });
+    fc.assert(fc.property(
+      fc.integer({ min: 2, max: 4 }), fc.integer({ min: -1, max: 1 }), fc.array(row, { minLength: 1, maxLength: 3 }), fc.boolean(), fc.boolean(), fc.boolean(), paramsArb,
+      (f, lo, rows, tile, noise, strided, params) => {
+        // A split pair (o, x): x in a box of f values, rows over f*o + x; or a tile 0 <= e - f*o < f.
+        const inner = tile ? `${lo} <= e - ${f}*o <= ${lo + f - 1}` : `${lo} <= x <= ${lo + f - 1}`;
+        const combo = tile ? "e" : `(${f}*o + x)`;
+        const body = rows.map((r) => `${r.a}*${combo} + ${r.b}*y + ${r.c}*n + ${r.d} >= 0`).join(" and ");
+        // An existential (a stride) over the combination and y, or a row on o alone that breaks the pattern.
+        const extra = `${noise ? " and o <= m" : ""}${strided ? ` and (${combo} + y) mod 2 = 0` : ""}`;
+        const dims = tile ? "[o, e, y]" : "[o, x, y]";
+        const text = `[n, m] -> {${dims}: ${inner} and 0 <= y < n and -4 <= ${combo} <= n + 4 and ${body}${extra}}`;
+        const set = lp.isl.parseSet(text);
+        const collapsed = collapseSplits(set);
+        expect(count(collapsed, params), `${text} at ${JSON.stringify(params)}`).toBe(count(set, params));
+        // The pair (or tile) is one dimension now (an equality may have taken y too).
+        if (!noise && !lp.isl.isEmpty(set)) expect(collapsed.dims.length, text).toBeLessThanOrEqual(2);
+      }), { numRuns: 150 });
   });
 
   it("countSet of a random 2-D set with min/max bounds equals enumeration (closed form or not)", () => {

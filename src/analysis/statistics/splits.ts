@@ -5,11 +5,13 @@
  * onto `Z`, so the set has as many points as the one with the pair replaced by one dimension
  * `t = f*o + x` (`x`'s box rows dropped). A tiled matmul's domain then counts as `n^3`, not as a
  * sum of floor pieces that equals it. Nested splits collapse one pair at a time. Likewise a tile
- * of a footprint, `f*o <= e <= f*o + f - 1` with `o` nowhere else, counts as `e` alone (findTile).
+ * of a footprint, `f*o <= e <= f*o + f - 1` with `o` nowhere else, counts as `e` alone (findTile),
+ * and a dimension an equality defines with coefficient ±1 (`d1_inner = d0 - 2*d1_outer`, as a split
+ * of a one-point range normalizes) is projected out first: it is a function of the others.
  *
  *   collapseSplits({[io, ii]: 0 <= ii <= 15 and 0 <= 16*io + ii < n})   // {[io]: 0 <= io < n}
  */
-import { removeRedundancies, simplify, type BasicSet, type Constraint } from "../../poly/index.js";
+import { projectOut, removeRedundancies, simplify, type BasicSet, type Constraint } from "../../poly/index.js";
 
 /** `s` with every split pair collapsed (same number of points for every parameter value). */
 export function collapseSplits(s0: BasicSet): BasicSet {
@@ -22,9 +24,35 @@ export function collapseSplits(s0: BasicSet): BasicSet {
       continue;
     }
     const tile = findTile(s);
-    if (!tile) return s;
-    s = dropDim(s, tile.outer, tile.boxRows);
+    if (tile) {
+      s = dropDim(s, tile.outer, tile.boxRows);
+      continue;
+    }
+    // A dimension an equality gives with coefficient ±1 is a function of the others: out, and look again.
+    const defined = definedDim(s);
+    if (defined === undefined) return s;
+    s = removeRedundancies(projectOut(s, [defined]));
   }
+}
+
+/**
+ * A dimension with coefficient ±1 in an equality (`d1 = 2*d0_outer + d0_inner`), if any: the one in
+ * the fewest rows, so that a split pair's own dimensions stay (the other one of the row goes).
+ */
+function definedDim(s: BasicSet): string | undefined {
+  if (s.dims.length < 2) return undefined;
+  const np = s.params.length;
+  let best: { dim: number; rows: number } | undefined;
+  for (const c of s.constraints) {
+    // With an existential in the row, the dimension is no function of the other dimensions.
+    if (!c.eq || c.coeffs.some((v, j) => j >= np + s.dims.length && v !== 0)) continue;
+    for (let d = 0; d < s.dims.length; d++) {
+      if (Math.abs(c.coeffs[np + d]!) !== 1) continue;
+      const rows = s.constraints.filter((r) => r.coeffs[np + d] !== 0).length;
+      if (!best || rows < best.rows) best = { dim: d, rows };
+    }
+  }
+  return best && s.dims[best.dim];
 }
 
 /** The constant box `lo <= x <= hi` of column `col`, from rows over `x` alone, and those rows. */
@@ -68,36 +96,35 @@ function findPair(s: BasicSet): { outer: number; inner: number; boxRows: Set<num
 }
 
 /**
- * A tile: dimensions `o`, `e` with `lo <= e - f*o <= lo + |f| - 1` (rows over the two alone) and `o`
- * in no other row — a footprint's `16*group <= element <= 16*group + 15`. For each `e` exactly one
- * `o` fits, so the set counts as the one without `o` (and those rows).
+ * A tile: a dimension `o` whose rows all bound one expression `u = w + c*o`, `w` affine in the other
+ * dimensions and the parameters (no existential), between constants `lo <= u <= lo + |c| - 1` — a
+ * footprint's `16*group <= element <= 16*group + 15`, or the outer part of a split normalized into
+ * the others' rows. For each value of the rest exactly one `o` fits, so the set counts as the one
+ * without `o` (and those rows).
  */
 function findTile(s: BasicSet): { outer: number; boxRows: Set<number> } | undefined {
   const np = s.params.length;
-  const onlyTwo = (c: Constraint, o: number, e: number) => c.coeffs.every((v, j) => v === 0 || j === o || j === e);
-  for (let o = np; o < np + s.dims.length; o++) {
-    for (let e = np; e < np + s.dims.length; e++) {
-      if (e === o) continue;
-      let f: number | undefined;
-      let lo = -Infinity;
-      let hi = Infinity;
-      let ok = true;
-      const rows = new Set<number>();
-      s.constraints.forEach((c, r) => {
-        const co = c.coeffs[o]!;
-        if (co === 0) return;
-        const ce = c.coeffs[e]!;
-        if (!onlyTwo(c, o, e) || ce === 0 || co % ce !== 0) return void (ok = false);
-        const ratio = -co / ce;
-        if (f !== undefined && ratio !== f) return void (ok = false);
-        f = ratio;
-        rows.add(r);
-        // ce*(e - f*o) + constant (>= or =) 0
-        if (ce > 0 || c.eq) lo = Math.max(lo, Math.ceil(-c.constant / ce));
-        if (ce < 0 || c.eq) hi = Math.min(hi, Math.floor(-c.constant / ce));
-      });
-      if (ok && f !== undefined && f !== 0 && hi - lo + 1 === Math.abs(f)) return { outer: o, boxRows: rows };
+  const nv = np + s.dims.length;
+  for (let o = np; o < nv; o++) {
+    const rows = new Set<number>();
+    s.constraints.forEach((c, r) => {
+      if (c.coeffs[o] !== 0) rows.add(r);
+    });
+    const list = [...rows].map((r) => s.constraints[r]!);
+    const first = list[0];
+    if (!first || list.some((c) => c.coeffs.some((v, j) => j >= nv && v !== 0))) continue;
+    const c1 = first.coeffs[o]!;
+    // Each row is λ*u + constant with λ = c_r / c1: its other coefficients are λ times the first's.
+    if (!list.every((c) => c.coeffs.every((v, j) => v * c1 === first.coeffs[j]! * c.coeffs[o]!))) continue;
+    let lo = -Infinity;
+    let hi = Infinity;
+    for (const c of list) {
+      const bound = (-c.constant * c1) / c.coeffs[o]!;
+      const positive = c.coeffs[o]! * c1 > 0;
+      if (positive || c.eq) lo = Math.max(lo, Math.ceil(bound));
+      if (!positive || c.eq) hi = Math.min(hi, Math.floor(bound));
     }
+    if (hi - lo + 1 === Math.abs(c1)) return { outer: o, boxRows: rows };
   }
   return undefined;
 }
