@@ -5,9 +5,10 @@
  * onto `Z`, so the set has as many points as the one with the pair replaced by one dimension
  * `t = f*o + x` (`x`'s box rows dropped). A tiled matmul's domain then counts as `n^3`, not as a
  * sum of floor pieces that equals it. Nested splits collapse one pair at a time. Likewise a tile
- * of a footprint, `f*o <= e <= f*o + f - 1` with `o` nowhere else, counts as `e` alone (findTile),
- * and a dimension an equality defines with coefficient ±1 (`d1_inner = d0 - 2*d1_outer`, as a split
- * of a one-point range normalizes) is projected out first: it is a function of the others.
+ * of a footprint, `f*o <= e <= f*o + f - 1` with `o` nowhere else, counts as `e` alone (findTile);
+ * and where neither is left, a dimension an equality defines with coefficient ±1 (`d1_inner = d0 -
+ * 2*d1_outer`, as a split of a one-point range normalizes) is projected out, being a function of
+ * the others, and the search goes on. Each step removes a dimension.
  *
  *   collapseSplits({[io, ii]: 0 <= ii <= 15 and 0 <= 16*io + ii < n})   // {[io]: 0 <= io < n}
  */
