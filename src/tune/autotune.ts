@@ -200,6 +200,7 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
   };
   const total = Math.min(points.length, o.budget.variants ?? Infinity);
   const started = performance.now();
+  let lastEnd = started;
   const records: TuningRecord[] = [];
   const done = new Map<string, TuningRecord>();
   let best: TuningRecord | undefined;
@@ -237,12 +238,22 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
       } finally {
         evaluating--;
       }
-      r = { point: p, ...outcome, ...recordMetrics(outcome, cost, peak), ...common };
+      const { phaseMs, ...measured } = outcome;
+      const ph = phaseMs ?? { build: 0, check: 0, benchmark: 0 };
+      const round = (x: number) => Math.round(x * 1000) / 1000;
+      const partial = { point: p, ...measured, ...recordMetrics(outcome, cost, peak), ...common };
+      // The sweep's own time: this evaluation's wall time less the variant's own phases (those run
+      // ahead overlapped earlier variants), plus the record's metrics and log line below.
+      // The sweep's own time: since the last record (its log line included), less the variant's own
+      // phases (clamped: phases run ahead overlapped earlier records).
+      const frameworkMs = Math.max(0, performance.now() - lastEnd - (ph.build + ph.check + ph.benchmark));
+      r = { ...partial, phases: { buildMs: round(ph.build), checkMs: round(ph.check), benchmarkMs: round(ph.benchmark), frameworkMs: round(frameworkMs) } };
       if (opts.log !== undefined) {
         appendRecord(opts.log, r, newlineFirst);
         newlineFirst = false;
       }
     }
+    lastEnd = performance.now();
     done.set(key, r);
     records.push(r);
     if (r.ok && (!best || r.medianMs < best.medianMs)) best = r;

@@ -36,15 +36,19 @@ export interface RemeasurePolicy {
 export const DEFAULT_REMEASURE: RemeasurePolicy = { spread: 0.15, rounds: 3 };
 
 /** The part of a record that depends on the variant (the sweep adds machine, version, …). */
-export type Outcome = Pick<TuningRecord, "pipeline" | "ok" | "status" | "times" | "medianMs" | "minMs" | "spread" | "remeasured" | "error" | "mismatches">;
+export type Outcome = Pick<TuningRecord, "pipeline" | "ok" | "status" | "times" | "medianMs" | "minMs" | "spread" | "remeasured" | "error" | "mismatches"> & {
+  /** Milliseconds spent building, checking and benchmarking this variant (the sweep adds its own time). */
+  readonly phaseMs?: { readonly build: number; readonly check: number; readonly benchmark: number };
+};
 
 /**
  * A variant built and checked: the kernel to time, or `verdict`, the final outcome of a variant
  * that was refused (build threw or returned junk, the check threw) or differs from the reference.
  */
-export type Prepared =
+export type Prepared = (
   | { readonly pipeline: unknown; readonly kernel: Kernel; readonly verdict?: undefined }
-  | { readonly pipeline?: unknown; readonly kernel?: undefined; readonly verdict: Outcome };
+  | { readonly pipeline?: unknown; readonly kernel?: undefined; readonly verdict: Outcome }
+) & { readonly buildMs?: number; readonly checkMs?: number };
 
 function isStepValue(x: unknown): x is Step {
   return typeof x === "function" && Array.isArray((x as { steps?: unknown }).steps);
@@ -135,32 +139,42 @@ export async function measureRounds(once: () => Promise<number>, repeats: number
  *   const v = await prepareVariant(ctx, { ti: 8 });  // v.verdict: refused or wrong; else v.kernel
  */
 export async function prepareVariant(ctx: VariantContext, point: TuningPoint): Promise<Prepared> {
+  const t0 = performance.now();
+  const built = buildVariant(ctx, point);
+  const buildMs = performance.now() - t0;
+  const phases = (checkMs: number) => ({ build: buildMs, check: checkMs, benchmark: 0 });
+  if (built.verdict) return { ...built, verdict: { ...built.verdict, phaseMs: phases(0) }, buildMs, checkMs: 0 };
+  const { pipeline, kernel } = built;
+  const t1 = performance.now();
+  try {
+    const check = await autoTestVsRef(ctx.ref, kernel, { params: ctx.testParams, backend: ctx.backend });
+    const checkMs = performance.now() - t1;
+    if (check.ok) return { pipeline, kernel, buildMs, checkMs };
+    const first = check.mismatches[0] ?? `largest relative error ${check.maxRelError}`;
+    return {
+      pipeline, buildMs, checkMs,
+      verdict: {
+        pipeline, ok: false, status: "wrong", times: [], medianMs: NaN, mismatches: check.mismatches,
+        error: `differs from the untransformed kernel at ${JSON.stringify(ctx.testParams)}: ${first}`, phaseMs: phases(checkMs),
+      },
+    };
+  } catch (e) {
+    const checkMs = performance.now() - t1;
+    return { pipeline, buildMs, checkMs, verdict: { ...refused(e, pipeline), phaseMs: phases(checkMs) } };
+  }
+}
+
+/** Apply `build` (and its pipeline) to the reference: the kernel, or the verdict of a refused build. */
+function buildVariant(ctx: VariantContext, point: TuningPoint): Prepared {
   let pipeline: unknown;
-  let kernel: Kernel;
   try {
     const built: unknown = ctx.build(ctx.ref, point);
     if (isStepValue(built)) {
       pipeline = toJSON(built);
-      kernel = built(ctx.ref);
-    } else if (isKernelValue(built)) {
-      kernel = built;
-    } else {
-      return { verdict: refused(new Error(`build returned ${shown(built)}; it must return a kernel or a step (lp.pipeline(…))`), undefined) };
+      return { pipeline, kernel: built(ctx.ref) };
     }
-  } catch (e) {
-    return { pipeline, verdict: refused(e, pipeline) };
-  }
-  try {
-    const check = await autoTestVsRef(ctx.ref, kernel, { params: ctx.testParams, backend: ctx.backend });
-    if (check.ok) return { pipeline, kernel };
-    const first = check.mismatches[0] ?? `largest relative error ${check.maxRelError}`;
-    return {
-      pipeline,
-      verdict: {
-        pipeline, ok: false, status: "wrong", times: [], medianMs: NaN, mismatches: check.mismatches,
-        error: `differs from the untransformed kernel at ${JSON.stringify(ctx.testParams)}: ${first}`,
-      },
-    };
+    if (isKernelValue(built)) return { pipeline, kernel: built };
+    return { verdict: refused(new Error(`build returned ${shown(built)}; it must return a kernel or a step (lp.pipeline(…))`), undefined) };
   } catch (e) {
     return { pipeline, verdict: refused(e, pipeline) };
   }
@@ -170,17 +184,19 @@ export async function prepareVariant(ctx: VariantContext, point: TuningPoint): P
  * Time a checked variant at the timing parameters: a warm-up run (it loads the compiled code),
  * then `measureRounds`. `(await timeVariant(ctx, v)).times.length === ctx.repeats`
  */
-export async function timeVariant(ctx: VariantContext, v: { readonly pipeline: unknown; readonly kernel: Kernel }): Promise<Outcome> {
+export async function timeVariant(ctx: VariantContext, v: Prepared & { readonly kernel: Kernel }): Promise<Outcome> {
   const { pipeline, kernel } = v;
+  const t0 = performance.now();
+  const phaseMs = () => ({ build: v.buildMs ?? 0, check: v.checkMs ?? 0, benchmark: performance.now() - t0 });
   try {
     const args = timingArgs(kernel, ctx.params);
     const opts = { backend: ctx.backend };
     const once = async () => (await runTimed(kernel, args, opts)).kernelMs.reduce((a, b) => a + b, 0);
     await once(); // warm-up: compiles (unless the check did) and loads
     const { times, spread, remeasured } = await measureRounds(once, ctx.repeats, ctx.remeasure);
-    return { pipeline, ok: true, status: "ok", times, medianMs: median(times), minMs: Math.min(...times), spread, remeasured };
+    return { pipeline, ok: true, status: "ok", times, medianMs: median(times), minMs: Math.min(...times), spread, remeasured, phaseMs: phaseMs() };
   } catch (e) {
-    return refused(e, pipeline);
+    return { ...refused(e, pipeline), phaseMs: phaseMs() };
   }
 }
 

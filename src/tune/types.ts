@@ -45,6 +45,15 @@ export interface TuningRecord {
    * (float64 and float32 weighted by the kernel's FLOPs of each) and the stream-triad bandwidth.
    */
   readonly peakFraction?: { readonly flops: number; readonly bandwidth: number };
+  /**
+   * Where the variant's wall-clock time went, in milliseconds (as Kernel Tuner's compile,
+   * verification, benchmark and framework times): `buildMs` applying the build and its pipeline;
+   * `checkMs` the check against the reference (code generation, compilation, the reference and
+   * the variant run on the test parameters); `benchmarkMs` the warm-up and timed runs;
+   * `frameworkMs` the sweep's own work for this record (strategy, waiting, metrics, the log).
+   * Built or checked ahead (`compileJobs`), `buildMs` and `checkMs` overlapped other variants.
+   */
+  readonly phases?: { readonly buildMs: number; readonly checkMs: number; readonly benchmarkMs: number; readonly frameworkMs: number };
   /** The error message (invalid, failed) or a summary of the mismatches (wrong). */
   readonly error?: string;
   /** The first differences against the reference (wrong). */

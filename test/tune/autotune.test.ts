@@ -38,6 +38,11 @@ describe("autotune (js backend)", () => {
       expect(r.peakFraction).toBeUndefined();
       expect(r.remeasured).toBeGreaterThanOrEqual(0);
       expect(r.remeasured).toBeLessThanOrEqual(2);
+      // Where the time went: every phase measured, the benchmark at least the timed runs themselves.
+      const ph = r.phases!;
+      for (const v of [ph.buildMs, ph.checkMs, ph.benchmarkMs, ph.frameworkMs]) expect(v).toBeGreaterThanOrEqual(0);
+      expect(ph.checkMs).toBeGreaterThan(0);
+      expect(ph.benchmarkMs).toBeGreaterThanOrEqual(r.times.reduce((a, b) => a + b, 0) * 0.999 - 0.01);
     }
   });
 

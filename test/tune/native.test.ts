@@ -38,9 +38,9 @@ describe.each(["openmp", "opencl"] as const)("autotune on %s", (backend) => {
   });
 });
 
-/** A record without what timing decides (times, rates, re-measurement): what compiling ahead must not change. */
+/** A record without what timing decides (times, rates, re-measurement, phase times): what compiling ahead must not change. */
 function verdict(r: lp.TuningRecord) {
-  const { times: _t, medianMs: _m, minMs: _n, spread: _s, remeasured: _r, gflops: _g, gbps: _b, peakFraction: _p, ...rest } = r;
+  const { times: _t, medianMs: _m, minMs: _n, spread: _s, remeasured: _r, gflops: _g, gbps: _b, peakFraction: _p, phases: _ph, ...rest } = r;
   return { ...rest, timed: r.times.length };
 }
 
