@@ -176,6 +176,27 @@ describe("hostile text never reaches the HTML as markup", () => {
     }), { numRuns: 60 });
   });
 
+  it("for all kernel names: the kernel, its schedule and its code display no markup of the name", () => {
+    fc.assert(fc.property(hostile, (name) => {
+      let k: lp.Kernel;
+      try {
+        k = lp.makeKernel("{ [i]: 0 <= i < n }", "out[i] = 2*a[i]", ["a: float32[n]", "out: float32[n]", "n: int32"], { name: name });
+      } catch (e) {
+        expect(e).toBeInstanceOf(lp.LoomError); // a name the parser refuses
+        return;
+      }
+      k = lp.tagInames(lp.splitIname(k, "i", 8), { i_outer: "g.0", i_inner: "l.0" });
+      for (const x of [k, lp.schedule(k)]) expect(foreignMarkup(htmlOfDisplay(x))).toEqual([]);
+      let code: lp.GeneratedCode | undefined;
+      try {
+        code = lp.generateCode(k, "cuda");
+      } catch (e) {
+        expect(e).toBeInstanceOf(lp.CodegenError); // code generation refuses a name that is no identifier
+      }
+      if (code) expect(foreignMarkup(htmlOfDisplay(code))).toEqual([]);
+    }), { numRuns: 25 });
+  });
+
   it("for all tuning points and error messages: no foreign tag in the records table", () => {
     fc.assert(fc.property(fc.dictionary(hostile, hostile, { maxKeys: 3 }), hostile, (point, error) => {
       const html = htmlOfDisplay([record(point, "ok", 1), record(point, "failed", NaN, error)]);
