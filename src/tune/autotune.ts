@@ -231,6 +231,9 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
     if (o.budget.seconds !== undefined && (performance.now() - started) / 1000 >= o.budget.seconds) return undefined;
     let r = reusable.get(key);
     if (!r) {
+      // The sweep's own time for this record: the strategy's since the last record (and that
+      // record's log line), then this record's metrics; not the variant's phases or waiting on them.
+      const strategyMs = performance.now() - lastEnd;
       evaluating++;
       let outcome: Outcome;
       try {
@@ -238,22 +241,21 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
       } finally {
         evaluating--;
       }
+      const t1 = performance.now();
       const { phaseMs, ...measured } = outcome;
       const ph = phaseMs ?? { build: 0, check: 0, benchmark: 0 };
       const round = (x: number) => Math.round(x * 1000) / 1000;
       const partial = { point: p, ...measured, ...recordMetrics(outcome, cost, peak), ...common };
-      // The sweep's own time: this evaluation's wall time less the variant's own phases (those run
-      // ahead overlapped earlier variants), plus the record's metrics and log line below.
-      // The sweep's own time: since the last record (its log line included), less the variant's own
-      // phases (clamped: phases run ahead overlapped earlier records).
-      const frameworkMs = Math.max(0, performance.now() - lastEnd - (ph.build + ph.check + ph.benchmark));
+      const frameworkMs = strategyMs + (performance.now() - t1);
       r = { ...partial, phases: { buildMs: round(ph.build), checkMs: round(ph.check), benchmarkMs: round(ph.benchmark), frameworkMs: round(frameworkMs) } };
+      lastEnd = performance.now();
       if (opts.log !== undefined) {
         appendRecord(opts.log, r, newlineFirst);
         newlineFirst = false;
       }
+    } else {
+      lastEnd = performance.now();
     }
-    lastEnd = performance.now();
     done.set(key, r);
     records.push(r);
     if (r.ok && (!best || r.medianMs < best.medianMs)) best = r;

@@ -50,7 +50,7 @@ export interface TuningRecord {
    * verification, benchmark and framework times): `buildMs` applying the build and its pipeline;
    * `checkMs` the check against the reference (code generation, compilation, the reference and
    * the variant run on the test parameters); `benchmarkMs` the warm-up and timed runs;
-   * `frameworkMs` the sweep's own work for this record (strategy, waiting, metrics, the log).
+   * `frameworkMs` the sweep's own work for this record: the strategy choosing it, its metrics, the previous record's log line (not waiting on variants built ahead).
    * Built or checked ahead (`compileJobs`), `buildMs` and `checkMs` overlapped other variants.
    */
   readonly phases?: { readonly buildMs: number; readonly checkMs: number; readonly benchmarkMs: number; readonly frameworkMs: number };
