@@ -35,10 +35,11 @@ export function constRange(s: A.For, scope: Scope): [number, number] | undefined
  */
 export function innerHulls(s: A.Stmt, scope: Scope): Map<number, readonly [number, number]> {
   const ranges = new Map<number, ([number, number] | undefined)[]>();
-  walkAst(s, (n) => {
-    if (n.kind !== "for" || n.okl?.kind !== "inner") return;
+  someStmt(s, (n) => {
+    if (n.kind !== "for" || n.okl?.kind !== "inner") return false;
     const axis = n.okl.axis ?? levelsBelow(n.body, "inner");
     ranges.set(axis, [...(ranges.get(axis) ?? []), constRange(n, scope)]);
+    return false;
   });
   const out = new Map<number, readonly [number, number]>();
   for (const [axis, rs] of ranges) {
@@ -52,19 +53,11 @@ export function innerHulls(s: A.Stmt, scope: Scope): Map<number, readonly [numbe
 
 /** `s` contains a @barrier or a @shared declaration. */
 export function hasSync(s: A.Stmt): boolean {
-  let found = false;
-  walkAst(s, (n) => {
-    if (n.kind === "barrier" || (n.kind === "declaration" && n.declarators.some((d) => d.okl.shared))) found = true;
-  });
-  return found;
+  return someStmt(s, (n) => n.kind === "barrier" || (n.kind === "declaration" && n.declarators.some((d) => d.okl.shared)));
 }
 
 export function containsOuter(s: A.Stmt): boolean {
-  let found = false;
-  walkAst(s, (n) => {
-    if (n.kind === "for" && isOuter(n)) found = true;
-  });
-  return found;
+  return someStmt(s, (n) => n.kind === "for" && isOuter(n));
 }
 
 export function isOuter(s: A.For): boolean {
@@ -76,11 +69,7 @@ export function isInnerLoop(s: A.For): boolean {
   return o !== undefined && (o.kind === "inner" || (o.kind === "tile" && (o.outer?.kind === "inner" || o.inner?.kind === "inner")));
 }
 export function containsInner(s: A.Stmt): boolean {
-  let found = false;
-  walkAst(s, (n) => {
-    if (n.kind === "for" && isInnerLoop(n)) found = true;
-  });
-  return found;
+  return someStmt(s, (n) => n.kind === "for" && isInnerLoop(n));
 }
 
 /** Same-kind attributed levels strictly below `s` along the deepest path (OCCA's auto axis). */
@@ -103,29 +92,48 @@ export function levelsBelow(s: A.Stmt, kind: "outer" | "inner"): number {
 
 /** Visit statements and expressions of `s` (pre-order). */
 export function walkAst(s: A.Stmt | A.Expr, visit: (n: A.Stmt | A.Expr) => void): void {
-  visit(s);
-  const kids: (A.Stmt | A.Expr | undefined)[] = [];
+  someAst(s, (n) => {
+    visit(n);
+    return false;
+  });
+}
+
+/** Whether some statement or expression of `s` (pre-order, stopping at the first) satisfies `pred`. */
+export function someAst(s: A.Stmt | A.Expr | undefined, pred: (n: A.Stmt | A.Expr) => boolean): boolean {
+  if (s === undefined) return false;
+  if (pred(s)) return true;
   switch (s.kind) {
-    case "compound": kids.push(...s.items); break;
-    case "expr": kids.push(s.expr); break;
-    case "if": kids.push(s.cond, s.then, s.else); break;
-    case "for": kids.push(s.init?.kind === "declaration" ? undefined : s.init, s.cond, s.update, s.body); break;
-    case "while": case "doWhile": kids.push(s.cond, s.body); break;
-    case "atomic": kids.push(s.body); break;
-    case "declaration": for (const d of s.declarators) kids.push(d.init); break;
-    case "unary": case "postfix": kids.push(s.operand); break;
-    case "binary": kids.push(s.left, s.right); break;
-    case "assign": kids.push(s.target, s.value); break;
-    case "conditional": kids.push(s.cond, s.then, s.else); break;
-    case "cast": kids.push(s.operand); break;
-    case "call": kids.push(s.callee, ...s.args); break;
-    case "index": kids.push(s.target, s.index); break;
-    case "member": kids.push(s.target); break;
-    case "comma": kids.push(...s.exprs); break;
-    case "initList": kids.push(...s.items); break;
-    default: break;
+    case "compound": return s.items.some((k) => someAst(k, pred));
+    case "expr": return someAst(s.expr, pred);
+    case "if": return someAst(s.cond, pred) || someAst(s.then, pred) || someAst(s.else, pred);
+    case "for": return (s.init?.kind !== "declaration" && someAst(s.init, pred)) || someAst(s.cond, pred) || someAst(s.update, pred) || someAst(s.body, pred);
+    case "while": case "doWhile": case "switch": return someAst(s.cond, pred) || someAst(s.body, pred);
+    case "case": return someAst(s.value, pred) || someAst(s.body, pred);
+    case "atomic": return someAst(s.body, pred);
+    case "declaration": return s.declarators.some((d) => someAst(d.init, pred));
+    case "unary": case "postfix": case "cast": return someAst(s.operand, pred);
+    case "binary": return someAst(s.left, pred) || someAst(s.right, pred);
+    case "assign": return someAst(s.target, pred) || someAst(s.value, pred);
+    case "conditional": return someAst(s.cond, pred) || someAst(s.then, pred) || someAst(s.else, pred);
+    case "call": return someAst(s.callee, pred) || s.args.some((k) => someAst(k, pred));
+    case "index": return someAst(s.target, pred) || someAst(s.index, pred);
+    case "member": return someAst(s.target, pred);
+    case "comma": return s.exprs.some((k) => someAst(k, pred));
+    case "initList": return s.items.some((k) => someAst(k, pred));
+    default: return false;
   }
-  for (const k of kids) if (k) walkAst(k, visit);
+}
+
+/** Whether some statement in `s` (itself included; expressions are not entered) satisfies `pred`. */
+export function someStmt(s: A.Stmt, pred: (n: A.Stmt) => boolean): boolean {
+  if (pred(s)) return true;
+  switch (s.kind) {
+    case "compound": return s.items.some((k) => someStmt(k, pred));
+    case "if": return someStmt(s.then, pred) || (s.else !== undefined && someStmt(s.else, pred));
+    case "for": return (s.init?.kind === "declaration" && pred(s.init)) || someStmt(s.body, pred);
+    case "while": case "doWhile": case "switch": case "case": case "atomic": return someStmt(s.body, pred);
+    default: return false;
+  }
 }
 
 /** Whether some statement of `items` assigns to (or increments) the variable `name`. */

@@ -7,7 +7,7 @@
  *   needsBlock(ast("while (x > 1) x /= 2;"), file)   // true
  */
 import type * as A from "../syntax/ast.js";
-import { isolateIterator, walkAst } from "./ast-queries.js";
+import { isolateIterator, someAst } from "./ast-queries.js";
 import type { FileContext } from "./file-context.js";
 import { expressionInlinable } from "./inline.js";
 
@@ -20,12 +20,8 @@ export function statementCall(e: A.Expr, file: FileContext): boolean {
 
 /** Whether `e` calls (at any depth) a device function that needs statements. */
 export function hasStatementCall(e: A.Expr | A.Stmt | undefined, file: FileContext): boolean {
-  if (e === undefined) return false;
-  let found = false;
-  walkAst(e, (n) => {
-    if (statementCall(n as A.Expr, file)) found = true;
-  });
-  return found;
+  if (e === undefined || file.functions.size === 0) return false;
+  return someAst(e, (n) => statementCall(n as A.Expr, file));
 }
 
 /** Whether `body` has a `break` or `continue` of the loop it is the body of (not of loops inside it). */

@@ -99,7 +99,12 @@ export class InstructionLog {
       const w = this.lastWriter.get(name);
       if (w) deps.add(w);
     }
-    for (const name of reads) if (!writes.has(name)) this.readersSince.set(name, [...(this.readersSince.get(name) ?? []), id]);
+    for (const name of reads) {
+      if (writes.has(name)) continue;
+      const list = this.readersSince.get(name);
+      if (list) list.push(id);
+      else this.readersSince.set(name, [id]);
+    }
     for (const name of writes) {
       for (const rd of this.readersSince.get(name) ?? []) deps.add(rd);
       this.lastWriter.set(name, id);

@@ -4,7 +4,7 @@
  * instructions, barriers, opaque blocks, expression predicates). The layers build on it in order:
  * arguments, statements, loops, then OklKernelLowering.
  */
-import { dtypeKind, isIntegral, uniqueName, walkExpr, type Dtype, type Expr, type InameTag, type KernelArg, type Temporary } from "../../ir/index.js";
+import { dtypeKind, isIntegral, walkExpr, type Dtype, type Expr, type InameTag, type KernelArg, type Temporary } from "../../ir/index.js";
 import type { BasicSet } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { Scope, type Ctx, type Fail } from "./bindings.js";
@@ -54,10 +54,34 @@ export abstract class KernelCore {
     return this.file.fail(detail, pos, rule);
   }
 
+  /** Per base name, the first `_k` suffix that may be free (names are never released): `fresh` stays O(1). */
+  private readonly nextSuffix = new Map<string, number>();
+
   protected fresh(base: string): string {
-    const n = uniqueName(base.replace(/[^A-Za-z0-9_]/g, "_") || "v", this.taken);
+    const b = base.replace(/[^A-Za-z0-9_]/g, "_") || "v";
+    let n = b;
+    if (this.taken.has(b)) {
+      let k = this.nextSuffix.get(b) ?? 0;
+      while (this.taken.has(`${b}_${k}`)) k++;
+      this.nextSuffix.set(b, k + 1);
+      n = `${b}_${k}`;
+    }
     this.taken.add(n);
     return n;
+  }
+
+  /** The temporaries by name (the list only grows: the map catches up when asked). */
+  private readonly tempIndex = new Map<string, Temporary>();
+  protected tempNamed(name: string): Temporary | undefined {
+    for (let k = this.tempIndex.size; k < this.temps.length; k++) this.tempIndex.set(this.temps[k]!.name, this.temps[k]!);
+    return this.tempIndex.get(name);
+  }
+
+  /** The arguments by name (as tempNamed). */
+  private readonly argIndex = new Map<string, KernelArg>();
+  protected argNamed(name: string): KernelArg | undefined {
+    for (let k = this.argIndex.size; k < this.args.length; k++) this.argIndex.set(this.args[k]!.name, this.args[k]!);
+    return this.argIndex.get(name);
   }
 
   protected rootCtx(scope: Scope): Ctx {
@@ -96,7 +120,7 @@ export abstract class KernelCore {
   protected pure(e: Expr): boolean {
     let ok = true;
     walkExpr(e, (n) => {
-      if (n.kind === "subscript" || n.kind === "linear" || (n.kind === "var" && this.temps.some((t) => t.name === n.name))) ok = false;
+      if (n.kind === "subscript" || n.kind === "linear" || (n.kind === "var" && this.tempNamed(n.name) !== undefined)) ok = false;
     });
     return ok;
   }
@@ -106,7 +130,7 @@ export abstract class KernelCore {
     switch (e.kind) {
       case "const": return !e.isFloat && (e.dtype === undefined || isIntegral(e.dtype));
       case "var": {
-        const a = this.args.find((x) => x.name === e.name);
+        const a = this.argNamed(e.name);
         return a ? a.dtype !== undefined && isIntegral(a.dtype) : this.domains.some((d) => d.dims.includes(e.name));
       }
       case "neg": case "bitnot": return this.isIntegerExpr(e.operand);
@@ -132,7 +156,7 @@ export abstract class KernelCore {
     walkExpr(e, (n) => {
       if ((n.kind === "const" && (n.isFloat || isFloat(n.dtype))) || (n.kind === "cast" && isFloat(n.dtype))) found = true;
       const name = n.kind === "var" ? n.name : n.kind === "subscript" || n.kind === "linear" ? n.array : undefined;
-      if (name !== undefined && isFloat(this.args.find((a) => a.name === name)?.dtype ?? this.temps.find((t) => t.name === name)?.dtype)) found = true;
+      if (name !== undefined && isFloat(this.argNamed(name)?.dtype ?? this.tempNamed(name)?.dtype)) found = true;
       if (n.kind === "cast") return false;
       return undefined;
     });

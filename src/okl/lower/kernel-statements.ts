@@ -4,7 +4,7 @@
  */
 import { atomicUpdateOf, c, dtypeKind, exprType, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
-import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, walkAst } from "./ast-queries.js";
+import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, someAst } from "./ast-queries.js";
 import { Scope, type Ctx, type ScalarBinding } from "./bindings.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { loopHead, unrollValues } from "./loop-head.js";
@@ -87,15 +87,11 @@ export abstract class StatementLowering extends PointerLowering {
   }
 
   protected usesShared(s: A.Stmt, scope: Scope): boolean {
-    let found = false;
-    const local = new Set(this.temps.filter((t) => t.addressSpace === "local").map((t) => t.name));
-    walkAst(s, (n) => {
-      if (n.kind === "ident") {
-        const b = scope.get(n.name);
-        if (b?.kind === "temp" && local.has(b.name)) found = true;
-      }
+    return someAst(s, (n) => {
+      if (n.kind !== "ident") return false;
+      const b = scope.get(n.name);
+      return b?.kind === "temp" && this.tempNamed(b.name)?.addressSpace === "local";
     });
-    return found;
   }
 
   protected stmt(s: A.Stmt, ctx: Ctx): void {
@@ -193,7 +189,7 @@ export abstract class StatementLowering extends PointerLowering {
     }
     const e = this.ex.expr(d.init, ctx);
     const t = exprType(e, {
-      varType: (n) => this.temps.find((x) => x.name === n)?.dtype ?? this.args.find((x) => x.name === n)?.dtype,
+      varType: (n) => this.tempNamed(n)?.dtype ?? this.argNamed(n)?.dtype,
     });
     if (t === undefined) this.fail(`C++ auto: cannot deduce the type of "${d.name}" from its initializer`, d.pos, "OKL subset");
     return t.dtype;
@@ -314,7 +310,7 @@ export abstract class StatementLowering extends PointerLowering {
     // A condition that reads memory is evaluated once, before the branches may change it.
     let readsMemory = false;
     walkExpr(cond, (n) => {
-      if (n.kind === "subscript" || (n.kind === "var" && this.temps.some((t) => t.name === n.name))) readsMemory = true;
+      if (n.kind === "subscript" || (n.kind === "var" && this.tempNamed(n.name) !== undefined)) readsMemory = true;
     });
     if (readsMemory) {
       const name = this.fresh("cond");

@@ -105,9 +105,19 @@ export interface FlatAccess {
  */
 export function footprintShape(k: Kernel, accesses: readonly FlatAccess[], notParams: ReadonlySet<string>): Expr[] | undefined {
   let m: MaxIndex | undefined;
+  // Accesses that differ only in the constant of their index (unrolled code: `A[base + 0]`,
+  // `A[base + 1]`, …) reach their largest index at the same point: one bound per group, at the
+  // largest constant, keeps the cost linear in the accesses.
+  const groups = new Map<string, { idx: Aff; within: readonly string[]; guards: readonly Aff[] }>();
   for (const a of accesses) {
     const idx = exprToAff(a.index);
     if (!idx) return undefined;
+    const key = JSON.stringify([Object.entries(idx.terms).sort(), a.within, a.guards.map((g) => [Object.entries(g.terms).sort(), g.constant])]);
+    const g = groups.get(key);
+    if (!g || g.idx.constant < idx.constant) groups.set(key, { idx, within: a.within, guards: a.guards });
+  }
+  for (const a of groups.values()) {
+    const idx = a.idx;
     let mx: MaxIndex | undefined;
     try {
       const bound = maxIndex(k, a.within, idx, a.guards);

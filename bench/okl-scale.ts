@@ -1,0 +1,59 @@
+/**
+ * OKL import at scale: a generated element-local assembly kernel of the shape HPC codes unroll by
+ * hand (a @shared operator matrix, @exclusive geometric factors, then one statement per unrolled
+ * entry, each a chain of private locals), at several sizes. Prints the import time (parseOkl) and
+ * the C generation time per size and their ratio to the smallest size's per-line cost, so a
+ * super-linear cost shows as a growing ratio. Run: `npx tsx bench/okl-scale.ts [lines...]`.
+ */
+import { generateCode, parseOkl } from "../src/index.js";
+
+/** An assembly kernel of about `lines` lines: `lines - 20` unrolled statements in one @inner loop. */
+export function assemblyKernel(lines: number): string {
+  const n = Math.max(1, lines - 20);
+  const body: string[] = [];
+  for (let k = 0; k < n; k++) {
+    const prev = k === 0 ? "r_G00" : `t${k - 1}`;
+    body.push(`      const dfloat t${k} = r_G00 * s_D[${k % 16} * p_Np + n] + r_G01 * s_D[n * p_Np + ${(k * 7) % 16}] + ${prev} * r_G11;`);
+    if (k % 4 === 3) body.push(`      A[(e * p_Np + n) * p_Nacc + ${(k >> 2) % 64}] += t${k} - t${k - 2};`);
+  }
+  return `#define dfloat double
+#define p_Np 16
+#define p_Nacc 64
+@kernel void assemble(const int Nelements, @restrict const dfloat *ggeo, @restrict const dfloat *D, @restrict dfloat *A) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared dfloat s_D[p_Np * p_Np];
+    @exclusive dfloat r_G00, r_G01, r_G11;
+    for (int n = 0; n < p_Np; ++n; @inner) {
+      for (int m = 0; m < p_Np; ++m) s_D[m * p_Np + n] = D[m * p_Np + n];
+      r_G00 = ggeo[3 * (e * p_Np + n) + 0];
+      r_G01 = ggeo[3 * (e * p_Np + n) + 1];
+      r_G11 = ggeo[3 * (e * p_Np + n) + 2];
+    }
+    for (int n = 0; n < p_Np; ++n; @inner) {
+${body.join("\n")}
+    }
+  }
+}
+`;
+}
+
+function time<T>(f: () => T): [T, number] {
+  const t0 = performance.now();
+  const r = f();
+  return [r, performance.now() - t0];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
+  let base: number | undefined;
+  for (const lines of sizes.length ? sizes : [100, 300, 1000]) {
+    const src = assemblyKernel(lines);
+    parseOkl(src); // warm-up (JIT)
+    const [ks, imp] = time(() => parseOkl(src));
+    const k = ks[0]!;
+    const [, gen] = time(() => generateCode(k, "c"));
+    const perLine = imp / lines;
+    base ??= perLine;
+    console.log(`${String(lines).padStart(5)} lines, ${String(k.instructions.length).padStart(5)} instructions: import ${imp.toFixed(1)} ms (${(perLine / base).toFixed(2)}x per line vs smallest), C generation ${gen.toFixed(1)} ms`);
+  }
+}
