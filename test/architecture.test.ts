@@ -25,6 +25,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   codegen: ["src/ir", "src/schedule", "src/poly"],
   "src/run": ["codegen", "src/schedule", "native", "src/ir", "src/poly", "src/analysis"],
   "src/tune": ["src/run", "transforms", "src/ir", "src/schedule", "codegen", "src/analysis", "src/poly"],
+  "src/display": ["src/tune", "src/run", "src/ir", "src/schedule", "codegen", "src/analysis", "src/poly"],
 };
 const LEAVES = ["src/errors.ts"];
 
@@ -120,6 +121,18 @@ describe("architecture: one direction of imports", () => {
     };
     for (const f of graph.keys()) visit(f, []);
     expect(cycles).toEqual([]);
+  });
+
+  it("the command line (src/cli.ts, src/cli/) uses the public API only", () => {
+    const bad: string[] = [];
+    for (const file of [join(root, "src/cli.ts"), ...tsFiles(join(root, "src/cli"))]) {
+      for (const target of importsOf(file)) {
+        const rel = relative(root, target).replace(/\\/g, "/").replace(/\.js$/, ".ts");
+        if (rel === "src/index.ts" || LEAVES.includes(rel) || rel.startsWith("src/cli/")) continue;
+        bad.push(`${relative(root, file)} -> ${rel}`);
+      }
+    }
+    expect(bad).toEqual([]);
   });
 
   it("no library module imports src/index.ts", () => {

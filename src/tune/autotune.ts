@@ -38,7 +38,7 @@ export interface AutotuneOptions {
   readonly onProgress?: (done: number, total: number, best?: TuningRecord) => void;
   readonly signal?: AbortSignal;
   readonly executor?: "local" | { readonly queue: { readonly connection: string; readonly name?: string } };
-  /** Parameters of the correctness check; default each parameter min(value, 13). */
+  /** Parameters of the correctness check; default each parameter min(value, 13), raised to the smallest value the kernel's assumptions allow. */
   readonly testParams?: Readonly<Record<string, number>>;
   /**
    * Variants built, checked and compiled ahead at once, in parallel, while the sweep times one
@@ -187,7 +187,7 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
     }
   }
   const ctx: VariantContext = {
-    ref: k, build: opts.build, backend: o.backend, params: o.params, testParams: testParams(o.params, opts.testParams), repeats: o.repeats, remeasure: o.remeasure,
+    ref: k, build: opts.build, backend: o.backend, params: o.params, testParams: testParams(o.params, opts.testParams, k.assumptions), repeats: o.repeats, remeasure: o.remeasure,
   };
   const { cost, warning } = sweepCost(k, o.params);
   if (warning) warnings.push(warning);

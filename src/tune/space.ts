@@ -3,6 +3,7 @@
  * per point, a seeded random generator, and the small parameters a variant is checked on.
  */
 import { LoomError } from "../errors.js";
+import { fixValues, isEmpty, type BasicSet } from "../poly/index.js";
 import type { TuningPoint } from "./types.js";
 
 export type Space = Readonly<Record<string, readonly (number | string)[]>>;
@@ -82,11 +83,26 @@ export const SMALL_PARAM = 13;
 
 /**
  * The parameters a variant is checked against the reference with: each parameter min(value,
- * SMALL_PARAM), unless the caller gave `testParams`.
+ * SMALL_PARAM), raised to the smallest value the kernel's assumptions allow (`n mod 16 = 0 and
+ * n >= 16` checks at n = 16, not at 13, where such a kernel means nothing), unless the caller gave
+ * `testParams`. Parameters are settled in order, each with the earlier ones fixed.
  */
-export function testParams(params: Readonly<Record<string, number>>, given?: Readonly<Record<string, number>>): Record<string, number> {
+export function testParams(params: Readonly<Record<string, number>>, given?: Readonly<Record<string, number>>, assumptions?: BasicSet): Record<string, number> {
   if (given !== undefined) return { ...given };
-  return Object.fromEntries(Object.entries(params).map(([n, v]) => [n, Math.min(v, SMALL_PARAM)]));
+  const out: Record<string, number> = {};
+  const fixed: Record<string, number> = {};
+  for (const [name, value] of Object.entries(params)) {
+    let c = Math.min(value, SMALL_PARAM);
+    if (assumptions && assumptions.params.includes(name)) {
+      const allowed = (x: number) => !isEmpty(fixValues(assumptions, { ...fixed, [name]: x }));
+      let tries = 0;
+      while (c < value && tries++ < 100_000 && !allowed(c)) c++;
+      if (allowed(c)) fixed[name] = c;
+      else c = value; // the timing value is all the caller has given for it: check there
+    }
+    out[name] = c;
+  }
+  return out;
 }
 
 export function shown(x: unknown): string {

@@ -162,3 +162,25 @@ describe("autotune (js backend)", () => {
     }
   });
 });
+
+describe("the correctness check's parameters", () => {
+  it("respect the kernel's assumptions: a kernel for n mod 16 = 0 is checked at n = 16, not at 13", async () => {
+    const k = lp.makeKernel("{[i]: 0<=i<n}", "out[i] = 2*a[i]", ["a, out: float32[n]", "n: int32"],
+      { name: "scale", assumptions: "n mod 16 = 0 and n >= 16" });
+    // Without guards (the assumption makes them redundant), each variant is correct only where n mod 16 = 0.
+    const { records } = await lp.autotune(k, {
+      space: { t: [4, 8, 16] }, params: { n: 256 }, backend: "js", repeats: 1, peak: false,
+      build: (_k, p) => lp.split("i", p.t as number, { outerTag: "g.0", innerTag: "l.0" }),
+    });
+    expect(records.map((r) => r.status)).toEqual(["ok", "ok", "ok"]);
+  });
+
+  it("take the smallest allowed value at or above min(value, 13), parameter by parameter", async () => {
+    const { testParams } = await import("../../src/tune/space.js");
+    const assumptions = lp.isl.parseSet("[n, m] -> { : n mod 16 = 0 and n >= 16 and m >= n + 3 }");
+    expect(testParams({ n: 1024, m: 4096 }, undefined, assumptions)).toEqual({ n: 16, m: 19 });
+    expect(testParams({ n: 1024, m: 4096 })).toEqual({ n: 13, m: 13 });
+    expect(testParams({ n: 8, m: 4096 }, undefined, assumptions)).toEqual({ n: 8, m: 19 }); // n = 8 is not allowed at all: kept, and m is chosen as for some allowed n (>= 16)
+    expect(testParams({ n: 1024 }, { n: 5 }, assumptions)).toEqual({ n: 5 });
+  });
+});
