@@ -17,8 +17,11 @@
  *
  * `--quick`: 20 variants per space and small sizes (a smoke test of this script).
  * `--json`: one line of JSON at the end.
+ * `--logs DIR`: keep the sweeps' logs in DIR (default: a temporary directory, removed at the end);
+ * run again with the same DIR and the sweeps resume from them (nothing measured twice), so the
+ * strategies can be compared again without measuring.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import * as lp from "../src/index.js";
@@ -31,7 +34,9 @@ const backend = (argv.includes("--backend") ? backendArg : lp.backendAvailabilit
 const STRATEGIES = ["random", "genetic", "bayes", "greedy_ils", "simulated_annealing"] as const;
 const SEEDS = 10;
 const BUDGET = quick ? 8 : 40;
-const dir = mkdtempSync(join(tmpdir(), "loom-bench-tune-"));
+const keep = argv.includes("--logs") ? argv[argv.indexOf("--logs") + 1] : undefined;
+const dir = keep ?? mkdtempSync(join(tmpdir(), "loom-bench-tune-"));
+if (keep) mkdirSync(keep, { recursive: true });
 
 interface Space {
   readonly name: string;
@@ -94,7 +99,7 @@ if (peak) say(`machine peak: ${peak.gflops32.toFixed(1)} GFLOP/s float32 FMA, ${
 
 const summary: Record<string, unknown> = {};
 for (const s of [matmul, stencil]) {
-  const log = join(dir, `${s.name}.jsonl`);
+  const log = join(dir, `${s.name}${quick ? "-quick" : ""}.jsonl`);
   const size = Object.values(s.space).reduce((a, v) => a * v.length, 1);
   say(`\n== ${s.name}: ${quick ? 20 : size} variants on ${backend}, ${JSON.stringify(s.params)}`);
   const t0 = performance.now();
@@ -155,6 +160,6 @@ for (const s of [matmul, stencil]) {
     ownMsPerVariant: median(own), statuses: Object.fromEntries(statuses), strategies,
   };
 }
-rmSync(dir, { recursive: true, force: true });
+if (!keep) rmSync(dir, { recursive: true, force: true });
 summary.load = loadavg()[0];
 if (json) console.log(JSON.stringify(summary));
