@@ -1,5 +1,5 @@
 /**
- * Coverage of the OKL corpus, folder by folder: inputs, should-fail inputs rejected for OCCA's
+ * Coverage of the OKL corpus, folder by folder (and a row of real-world-style kernels, test/okl/real-world-kernels.ts): inputs, should-fail inputs rejected for OCCA's
  * reason, inputs outside Loom's C subset, inputs that pass the front end, that import (parseOkl)
  * and that lower to each target. Prints a markdown table; `--write` replaces the table in docs/okl.md
  * (between the okl-corpus-table markers); `--failures` lists why the others do not import or lower.
@@ -13,6 +13,7 @@ import { generateCode } from "../codegen/index.js";
 import { parseOklAst, parseOklFragment } from "../src/okl/index.js";
 import { parseOkl } from "../src/okl/parse-okl.js";
 import { FOLDERS, folderCases, outcome, rejectedAsExpected, type CorpusCase, type CorpusFolder } from "../test/okl/corpus-cases.js";
+import { REAL_WORLD } from "../test/okl/real-world-kernels.js";
 
 export const TARGETS = ["c", "openmp", "opencl", "cuda", "js", "okl"] as const;
 export const START = "<!-- okl-corpus-table:start -->";
@@ -96,10 +97,49 @@ function folderRow(folder: CorpusFolder, failures: Failure[]): Row {
   return row;
 }
 
+/**
+ * The row of the kernels written in the style of real HPC code bases (test/okl/real-world-kernels.ts),
+ * each with the kernel properties its host passes.
+ */
+function realWorldRow(failures: Failure[]): Row {
+  const row: Row = {
+    folder: "real-world style", inputs: 0, shouldFail: 0, rejected: 0, subset: 0, frontEnd: 0, noKernel: 0, imported: 0,
+    targets: Object.fromEntries(TARGETS.map((t) => [t, 0])) as Row["targets"],
+  };
+  for (const rw of REAL_WORLD) {
+    row.inputs++;
+    const rel = `real-world/${rw.name}`;
+    try {
+      parseOklAst(rw.source, rw.options);
+    } catch (e) {
+      failures.push({ rel, stage: "front end", message: firstLine(e) });
+      continue;
+    }
+    row.frontEnd++;
+    let kernels;
+    try {
+      kernels = parseOkl(rw.source, rw.options);
+    } catch (e) {
+      failures.push({ rel, stage: "import", message: firstLine(e) });
+      continue;
+    }
+    row.imported++;
+    for (const t of TARGETS) {
+      try {
+        for (const k of kernels) generateCode(k, t);
+        row.targets[t]++;
+      } catch (e) {
+        failures.push({ rel, stage: t, message: firstLine(e) });
+      }
+    }
+  }
+  return row;
+}
+
 /** The coverage table (markdown) and the failures behind it. */
 export function corpusReport(): { table: string; failures: Failure[] } {
   const failures: Failure[] = [];
-  const rows = FOLDERS.map((f) => folderRow(f, failures));
+  const rows = [...FOLDERS.map((f) => folderRow(f, failures)), realWorldRow(failures)];
   const total: Row = {
     folder: "**total**", inputs: 0, shouldFail: 0, rejected: 0, subset: 0, frontEnd: 0, noKernel: 0, imported: 0,
     targets: Object.fromEntries(TARGETS.map((t) => [t, 0])) as Row["targets"],
@@ -110,7 +150,7 @@ export function corpusReport(): { table: string; failures: Failure[] } {
   }
   const head = ["corpus folder", "inputs", "should fail: rejected for the expected reason", "outside the C subset", "pass the front end",
     "no `@kernel` (fragments)", "import", ...TARGETS];
-  const line = (r: Row) => [r.folder === "**total**" ? r.folder : `\`${r.folder}\``, r.inputs, `${r.rejected} / ${r.shouldFail}`, r.subset,
+  const line = (r: Row) => [r.folder === "**total**" || r.folder === "real-world style" ? r.folder : `\`${r.folder}\``, r.inputs, `${r.rejected} / ${r.shouldFail}`, r.subset,
     r.frontEnd, r.noKernel, r.imported, ...TARGETS.map((t) => r.targets[t])];
   const table = [head, head.map(() => "---"), ...[...rows, total].map(line)].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
   return { table: `${table}\n`, failures };

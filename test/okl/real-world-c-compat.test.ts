@@ -9,22 +9,10 @@ import fc from "fast-check";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
+import { FILTER, CSR_SPMV, BOUNDARY_FLUX, RK_UPDATE } from "./real-world-kernels.js";
 
 describe("`half` is an identifier and M_* constants are math.h's", () => {
-  const SRC = `
-#define dfloat double
-#define p_Nq 4
-@kernel void filter(const int Nelements, const dfloat *x, dfloat *y) {
-  for (int e = 0; e < Nelements; ++e; @outer) {
-    @shared dfloat s_x[p_Nq];
-    for (int n = 0; n < p_Nq; ++n; @inner) s_x[n] = x[e * p_Nq + n];
-    for (int n = 0; n < p_Nq; ++n; @inner) {
-      const dfloat half = 0.5;
-      dfloat third = half * s_x[n] + M_PI * s_x[(n + 1) % p_Nq];
-      y[e * p_Nq + n] = third * M_SQRT1_2 + M_E;
-    }
-  }
-}`;
+  const SRC = FILTER;
   it("agrees with the serial meaning (M_PI, M_SQRT1_2, M_E as doubles)", async () => {
     const [k] = parseOkl(SRC);
     const N = 3, x = seeded(N * 4, 2);
@@ -49,16 +37,7 @@ describe("`half` is an identifier and M_* constants are math.h's", () => {
 });
 
 describe("plain loops whose condition is not OCCA's canonical form are ordinary loops", () => {
-  const SRC = `
-@kernel void csrSpmv(const int Nrows, const int *rowStarts, const int *cols, const double *vals, const double *x, double *y) {
-  for (int r = 0; r < Nrows; ++r; @tile(8, @outer, @inner)) {
-    const int row = rowStarts[r];
-    const int end = rowStarts[r + 1];
-    double acc = 0;
-    for (int i = 0; row + i < end; ++i) acc += vals[row + i] * x[cols[row + i]];
-    y[r] = acc;
-  }
-}`;
+  const SRC = CSR_SPMV;
   it("`row + i < end` is `i < end - row`, an affine loop (CSR rows: subscripts read memory, so unchecked on openmp)", async () => {
     const [k] = parseOkl(SRC);
     expect(k!.instructions.filter((x) => x.kind === "block")).toEqual([]);
@@ -87,23 +66,7 @@ describe("plain loops whose condition is not OCCA's canonical form are ordinary 
 });
 
 describe("switch", () => {
-  const SRC = `
-#define p_Np 4
-@kernel void boundaryFlux(const int Nelements, const int *EToB, const double *q, double *flux) {
-  for (int e = 0; e < Nelements; ++e; @outer) for (int n = 0; n < p_Np; ++n; @inner) {
-    const int bc = EToB[e];
-    const double qn = q[e * p_Np + n];
-    double f = 0;
-    switch (bc) {
-      case 1: f = qn; break;          // wall
-      case 2:                          // inflow falls through to outflow
-      case 3: f = 2 * qn;
-      case 4: f += 1; break;
-      default: f = -qn;
-    }
-    flux[e * p_Np + n] = f;
-  }
-}`;
+  const SRC = BOUNDARY_FLUX;
   /** The switch's meaning written out: 2 and 3 fall through into 4's `f += 1`. */
   const serial = (bc: number, qn: number): number => {
     if (bc === 1) return qn;
@@ -149,18 +112,7 @@ describe("switch", () => {
 });
 
 describe("arrays of pointer aliases filled by a loop", () => {
-  const SRC = `
-#define dfloat double
-#define p_Nstages 3
-@kernel void rkUpdate(const int N, const dfloat dt, const dfloat *rkb, const dfloat *rhs, const dfloat *q, dfloat *qn) {
-  for (int n = 0; n < N; ++n; @tile(16, @outer, @inner)) {
-    const dfloat *rhsq[p_Nstages];
-    for (int s = 0; s < p_Nstages; ++s) rhsq[s] = rhs + s * N;
-    dfloat r = q[n];
-    for (int s = 0; s < p_Nstages; ++s) r += dt * rkb[s] * rhsq[s][n];
-    qn[n] = r;
-  }
-}`;
+  const SRC = RK_UPDATE;
   it("each slot aliases its stage of rhs (interp and openmp)", async () => {
     const [k] = parseOkl(SRC);
     const N = 21, rkb = [0.25, 0.5, 0.25], rhs = seeded(3 * N, 3), q = seeded(N, 8), dt = 0.1;

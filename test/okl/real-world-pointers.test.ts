@@ -9,46 +9,12 @@ import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
+import { SETUP_IC, MASS_MATRIX, WALL_VELOCITY } from "./real-world-kernels.js";
 
 const f32 = Math.fround;
 
 describe("device functions with pointer outputs bound to private scalars", () => {
-  const SRC = `
-#define dfloat float
-#define p_Np 8
-// A data file: the boundary data as macros writing through their pointer arguments.
-#define insVelocityDirichlet2D(t, x, y, u, v) \\
-  {                                          \\
-    *(u) = x * y - t;                        \\
-    *(v) = x + 2.0f * y;                     \\
-  }
-
-void initialCondition(const dfloat t, const dfloat x, const dfloat y, dfloat *r, dfloat *u) {
-  *r = 1.0f + 0.5f * x * y;
-  u[0] = t * x - y;
-  if (x > 0.0f) *u += 1.0f;
-}
-
-dfloat twice(const dfloat *p) { return 2.0f * (*p); }
-
-void accumulate(const dfloat a, const dfloat b, dfloat *acc) { *acc += a * b; }
-
-@kernel void setupIC(const int Nelements, const dfloat t, @restrict const dfloat *x, @restrict const dfloat *y,
-                     @restrict dfloat *q) {
-  for (int e = 0; e < Nelements; ++e; @outer(0)) {
-    for (int n = 0; n < p_Np; ++n; @inner(0)) {
-      const int id = e * p_Np + n;
-      dfloat r = 0, u = 0;
-      initialCondition(t, x[id], y[id], &r, &u);
-      dfloat uB, vB;
-      insVelocityDirichlet2D(t, x[id], y[id], &uB, &vB)
-      q[4 * id + 0] = r;
-      q[4 * id + 1] = u;
-      q[4 * id + 2] = uB + twice(&vB);
-      q[4 * id + 3] = *(&r) * 3.0f;
-    }
-  }
-}`;
+  const SRC = SETUP_IC;
 
   const serial = (N: number, t: number, x: number[], y: number[]): Float32Array => {
     const q = new Float32Array(4 * N * 8);
@@ -79,21 +45,7 @@ void accumulate(const dfloat a, const dfloat b, dfloat *acc) { *acc += a * b; }
   }
 
   it("an element-local mass-matrix product: @shared input, @exclusive accumulator updated through a pointer", async () => {
-    const [k] = parseOkl(`
-#define p_Np 6
-void accumulate(const double a, const double b, double *acc) { *acc += a * b; }
-@kernel void massMatrixMultiply(const int Nelements, const double *MM, const double *q, double *Mq) {
-  for (int e = 0; e < Nelements; ++e; @outer) {
-    @shared double s_q[p_Np];
-    @exclusive double r_Mq;
-    for (int n = 0; n < p_Np; ++n; @inner) s_q[n] = q[e * p_Np + n];
-    for (int n = 0; n < p_Np; ++n; @inner) {
-      r_Mq = 0;
-      for (int m = 0; m < p_Np; ++m) accumulate(MM[n + m * p_Np], s_q[m], &r_Mq);
-      Mq[e * p_Np + n] = r_Mq;
-    }
-  }
-}`);
+    const [k] = parseOkl(MASS_MATRIX);
     const N = 4, Np = 6;
     const MM = seeded(Np * Np, 3), q = seeded(N * Np, 5);
     const want = new Float64Array(N * Np);
@@ -106,18 +58,7 @@ void accumulate(const double a, const double b, double *acc) { *acc += a * b; }
   });
 
   it("struct boundary data: the address of a field of a local struct", async () => {
-    const [k] = parseOkl(`
-typedef struct { double u; double v; } vel_t;
-void wallVelocity(const double x, double *u, double *v) { *u = x * x; *v = -x; }
-@kernel void wall(const int N, const double *x, vel_t *w) {
-  for (int b = 0; b < N; b += 4; @outer) for (int i = b; i < b + 4; ++i; @inner) {
-    if (i < N) {
-      vel_t s;
-      wallVelocity(x[i], &s.u, &s.v);
-      w[i] = s;
-    }
-  }
-}`);
+    const [k] = parseOkl(WALL_VELOCITY);
     const N = 7, x = seeded(N, 11);
     const want = new Float64Array(2 * N);
     x.forEach((v, i) => { want[2 * i] = v * v; want[2 * i + 1] = -v; });

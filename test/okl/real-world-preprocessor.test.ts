@@ -9,27 +9,9 @@ import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
+import { AXHELM, GATHER_SCATTER, PHYSICS_HEADER, BURGERS } from "./real-world-kernels.js";
 
-const BENCH = `// a benchmark suite's headline kernel
-#if OCCA_USE_CUDA=1
-#define p_unroll 2
-#else
-#define p_unroll 1
-#endif
-
-#if p_Nq > 0
-@kernel void axhelm(const int Nelements, const double lambda, const double *q, double *Aq) {
-  for (int e = 0; e < Nelements; ++e; @outer) {
-    @shared double s_q[p_Nq];
-    for (int n = 0; n < p_Nq; ++n; @inner) s_q[n] = q[e * p_Nq + n];
-    for (int n = 0; n < p_Nq; ++n; @inner) {
-      double r = 0;
-      for (int m = 0; m < p_Nq; ++m) r += (m == n ? 2.0 : -0.5) * s_q[m];
-      Aq[e * p_Nq + n] = p_unroll * r + lambda * s_q[n];
-    }
-  }
-}
-`;
+const BENCH = AXHELM;
 
 describe("OCCA's preprocessor leniency: accepted with warnings", () => {
   it("`#if X=1` takes the assigned value and an open `#if` is closed at the end, each a warning with its line", () => {
@@ -65,16 +47,7 @@ describe("OCCA's preprocessor leniency: accepted with warnings", () => {
 });
 
 describe("kernel properties: function-like defines and includes", () => {
-  const GATHER = `
-@kernel void gatherScatter(const int Ngather, const int *starts, const int *ids, double *q) {
-  for (int g = 0; g < Ngather; ++g; @tile(8, @outer, @inner)) {
-    const int start = starts[g];
-    const int end = starts[g + 1];
-    double gq = OGS_INIT;
-    for (int n = start; n < end; ++n) gq = OGS_OP(gq, q[ids[n]]);
-    for (int n = start; n < end; ++n) q[ids[n]] = gq;
-  }
-}`;
+  const GATHER = GATHER_SCATTER;
   const groups = [[0, 3], [1], [2, 4, 5]];
   const serial = (op: (a: number, b: number) => number, init: number, q: number[]): Float64Array => {
     const out = Float64Array.from(q);
@@ -106,17 +79,12 @@ describe("kernel properties: function-like defines and includes", () => {
     expect(e.message).toContain("OGS_OP");
   });
 
-  const HEADER = `#define dfloat double
-#define p_Np 4
-dfloat flux(const dfloat u) { return 0.5 * u * u; }
-`;
+  const HEADER = PHYSICS_HEADER;
   const files: Record<string, string> = { "/inc/physics.h": HEADER };
   const readFile = (p: string) => files[p];
 
   it("`includes` reads headers before the source (found in includePaths); the kernel agrees with its serial meaning", async () => {
-    const [k] = parseOkl(`@kernel void burgers(const int N, const dfloat *u, dfloat *f) {
-  for (int e = 0; e < N; ++e; @outer) for (int n = 0; n < p_Np; ++n; @inner) f[e * p_Np + n] = flux(u[e * p_Np + n]);
-}`, { includes: ["physics.h"], includePaths: ["/inc"], readFile });
+    const [k] = parseOkl(BURGERS, { includes: ["physics.h"], includePaths: ["/inc"], readFile });
     const u = seeded(8, 4);
     await expectSerialMeaning(k!, () => ({ N: 2, u: Float64Array.from(u), f: new Float64Array(8) }), { f: Float64Array.from(u, (v) => 0.5 * v * v) }, 1e-15);
   });

@@ -1,0 +1,190 @@
+/**
+ * Kernels in the style of the HPC code bases OCCA's users write (element-local operators with
+ * @shared arrays, @exclusive registers, data-file macros, struct boundary data, device functions
+ * with pointer outputs, gather-scatter with a reduction given as a define), shared by the
+ * real-world tests (test/okl/real-world-*.test.ts, which run each against its serial meaning) and
+ * the "real-world style" row of scripts/okl-corpus-report.ts. `REAL_WORLD` lists each with the
+ * kernel properties its host passes.
+ */
+import type { ParseOklOptions } from "../../src/okl/parse-okl.js";
+
+export const SETUP_IC = `
+#define dfloat float
+#define p_Np 8
+// A data file: the boundary data as macros writing through their pointer arguments.
+#define insVelocityDirichlet2D(t, x, y, u, v) \\
+  {                                          \\
+    *(u) = x * y - t;                        \\
+    *(v) = x + 2.0f * y;                     \\
+  }
+
+void initialCondition(const dfloat t, const dfloat x, const dfloat y, dfloat *r, dfloat *u) {
+  *r = 1.0f + 0.5f * x * y;
+  u[0] = t * x - y;
+  if (x > 0.0f) *u += 1.0f;
+}
+
+dfloat twice(const dfloat *p) { return 2.0f * (*p); }
+
+void accumulate(const dfloat a, const dfloat b, dfloat *acc) { *acc += a * b; }
+
+@kernel void setupIC(const int Nelements, const dfloat t, @restrict const dfloat *x, @restrict const dfloat *y,
+                     @restrict dfloat *q) {
+  for (int e = 0; e < Nelements; ++e; @outer(0)) {
+    for (int n = 0; n < p_Np; ++n; @inner(0)) {
+      const int id = e * p_Np + n;
+      dfloat r = 0, u = 0;
+      initialCondition(t, x[id], y[id], &r, &u);
+      dfloat uB, vB;
+      insVelocityDirichlet2D(t, x[id], y[id], &uB, &vB)
+      q[4 * id + 0] = r;
+      q[4 * id + 1] = u;
+      q[4 * id + 2] = uB + twice(&vB);
+      q[4 * id + 3] = *(&r) * 3.0f;
+    }
+  }
+}`;
+
+export const MASS_MATRIX = `
+#define p_Np 6
+void accumulate(const double a, const double b, double *acc) { *acc += a * b; }
+@kernel void massMatrixMultiply(const int Nelements, const double *MM, const double *q, double *Mq) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared double s_q[p_Np];
+    @exclusive double r_Mq;
+    for (int n = 0; n < p_Np; ++n; @inner) s_q[n] = q[e * p_Np + n];
+    for (int n = 0; n < p_Np; ++n; @inner) {
+      r_Mq = 0;
+      for (int m = 0; m < p_Np; ++m) accumulate(MM[n + m * p_Np], s_q[m], &r_Mq);
+      Mq[e * p_Np + n] = r_Mq;
+    }
+  }
+}`;
+
+export const WALL_VELOCITY = `
+typedef struct { double u; double v; } vel_t;
+void wallVelocity(const double x, double *u, double *v) { *u = x * x; *v = -x; }
+@kernel void wall(const int N, const double *x, vel_t *w) {
+  for (int b = 0; b < N; b += 4; @outer) for (int i = b; i < b + 4; ++i; @inner) {
+    if (i < N) {
+      vel_t s;
+      wallVelocity(x[i], &s.u, &s.v);
+      w[i] = s;
+    }
+  }
+}`;
+
+export const FILTER = `
+#define dfloat double
+#define p_Nq 4
+@kernel void filter(const int Nelements, const dfloat *x, dfloat *y) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared dfloat s_x[p_Nq];
+    for (int n = 0; n < p_Nq; ++n; @inner) s_x[n] = x[e * p_Nq + n];
+    for (int n = 0; n < p_Nq; ++n; @inner) {
+      const dfloat half = 0.5;
+      dfloat third = half * s_x[n] + M_PI * s_x[(n + 1) % p_Nq];
+      y[e * p_Nq + n] = third * M_SQRT1_2 + M_E;
+    }
+  }
+}`;
+
+export const CSR_SPMV = `
+@kernel void csrSpmv(const int Nrows, const int *rowStarts, const int *cols, const double *vals, const double *x, double *y) {
+  for (int r = 0; r < Nrows; ++r; @tile(8, @outer, @inner)) {
+    const int row = rowStarts[r];
+    const int end = rowStarts[r + 1];
+    double acc = 0;
+    for (int i = 0; row + i < end; ++i) acc += vals[row + i] * x[cols[row + i]];
+    y[r] = acc;
+  }
+}`;
+
+export const BOUNDARY_FLUX = `
+#define p_Np 4
+@kernel void boundaryFlux(const int Nelements, const int *EToB, const double *q, double *flux) {
+  for (int e = 0; e < Nelements; ++e; @outer) for (int n = 0; n < p_Np; ++n; @inner) {
+    const int bc = EToB[e];
+    const double qn = q[e * p_Np + n];
+    double f = 0;
+    switch (bc) {
+      case 1: f = qn; break;          // wall
+      case 2:                          // inflow falls through to outflow
+      case 3: f = 2 * qn;
+      case 4: f += 1; break;
+      default: f = -qn;
+    }
+    flux[e * p_Np + n] = f;
+  }
+}`;
+
+export const RK_UPDATE = `
+#define dfloat double
+#define p_Nstages 3
+@kernel void rkUpdate(const int N, const dfloat dt, const dfloat *rkb, const dfloat *rhs, const dfloat *q, dfloat *qn) {
+  for (int n = 0; n < N; ++n; @tile(16, @outer, @inner)) {
+    const dfloat *rhsq[p_Nstages];
+    for (int s = 0; s < p_Nstages; ++s) rhsq[s] = rhs + s * N;
+    dfloat r = q[n];
+    for (int s = 0; s < p_Nstages; ++s) r += dt * rkb[s] * rhsq[s][n];
+    qn[n] = r;
+  }
+}`;
+
+export const AXHELM = `// a benchmark suite's headline kernel
+#if OCCA_USE_CUDA=1
+#define p_unroll 2
+#else
+#define p_unroll 1
+#endif
+
+#if p_Nq > 0
+@kernel void axhelm(const int Nelements, const double lambda, const double *q, double *Aq) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared double s_q[p_Nq];
+    for (int n = 0; n < p_Nq; ++n; @inner) s_q[n] = q[e * p_Nq + n];
+    for (int n = 0; n < p_Nq; ++n; @inner) {
+      double r = 0;
+      for (int m = 0; m < p_Nq; ++m) r += (m == n ? 2.0 : -0.5) * s_q[m];
+      Aq[e * p_Nq + n] = p_unroll * r + lambda * s_q[n];
+    }
+  }
+}
+`;
+
+export const GATHER_SCATTER = `
+@kernel void gatherScatter(const int Ngather, const int *starts, const int *ids, double *q) {
+  for (int g = 0; g < Ngather; ++g; @tile(8, @outer, @inner)) {
+    const int start = starts[g];
+    const int end = starts[g + 1];
+    double gq = OGS_INIT;
+    for (int n = start; n < end; ++n) gq = OGS_OP(gq, q[ids[n]]);
+    for (int n = start; n < end; ++n) q[ids[n]] = gq;
+  }
+}`;
+
+export const PHYSICS_HEADER = `#define dfloat double
+#define p_Np 4
+dfloat flux(const dfloat u) { return 0.5 * u * u; }
+`;
+
+export const BURGERS = `@kernel void burgers(const int N, const dfloat *u, dfloat *f) {
+  for (int e = 0; e < N; ++e; @outer) for (int n = 0; n < p_Np; ++n; @inner) f[e * p_Np + n] = flux(u[e * p_Np + n]);
+}`;
+
+/** The headers the real-world kernels include (OCCA's `includes` property), by path. */
+export const REAL_WORLD_FILES: Readonly<Record<string, string>> = { "/inc/physics.h": PHYSICS_HEADER };
+
+/** Every real-world-style kernel source with the properties its host passes. */
+export const REAL_WORLD: readonly { readonly name: string; readonly source: string; readonly options: ParseOklOptions }[] = [
+  { name: "setupIC", source: SETUP_IC, options: {} },
+  { name: "massMatrixMultiply", source: MASS_MATRIX, options: {} },
+  { name: "wall", source: WALL_VELOCITY, options: {} },
+  { name: "filter", source: FILTER, options: {} },
+  { name: "csrSpmv", source: CSR_SPMV, options: {} },
+  { name: "boundaryFlux", source: BOUNDARY_FLUX, options: {} },
+  { name: "rkUpdate", source: RK_UPDATE, options: {} },
+  { name: "axhelm", source: AXHELM, options: { defines: { p_Nq: 4 } } },
+  { name: "gatherScatter", source: GATHER_SCATTER, options: { defines: { "OGS_OP(a,b)": "a+b", OGS_INIT: "0.0" } } },
+  { name: "burgers", source: BURGERS, options: { includes: ["physics.h"], includePaths: ["/inc"], readFile: (p) => REAL_WORLD_FILES[p] } },
+];
