@@ -187,7 +187,7 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
     }
   }
   const ctx: VariantContext = {
-    ref: k, build: opts.build, backend: o.backend, params: o.params, testParams: testParams(o.params, opts.testParams, k.assumptions), repeats: o.repeats, remeasure: o.remeasure,
+    ref: k, build: opts.build, backend: o.backend, params: o.params, testParams: testParams(o.params, opts.testParams, k.assumptions), repeats: o.repeats, remeasure: o.remeasure, argCache: new Map(),
   };
   const { cost, warning } = sweepCost(k, o.params);
   if (warning) warnings.push(warning);

@@ -24,6 +24,8 @@ export interface VariantContext {
   readonly repeats: number;
   /** When to measure another round (see `measureRounds`); undefined: never. */
   readonly remeasure?: RemeasurePolicy;
+  /** The sweep's timing inputs, shared by its variants (see `timingArgs`). */
+  readonly argCache?: Map<string, TypedArray>;
 }
 
 /** Measure another round of `repeats` runs while (max - min) / median exceeds `spread`, for at most `rounds` rounds in all. */
@@ -73,22 +75,33 @@ export function median(xs: readonly number[]): number {
 /**
  * Inputs for timing `k` at `params`: every array argument allocated from its layout (an array
  * the kernel only writes and whose dtype is inferred is left to `run`); float elements are
- * seeded random in [-1, 1), integer elements 0 (safe as indices).
+ * seeded random in [-1, 1), integer elements 0 (safe as indices). With `cache` (one per sweep),
+ * an array of the same name, dtype and size is made once and shared by the variants: filling
+ * 64 MiB arrays costs more than timing a kernel on them, and `run` never changes its inputs
+ * (the arrays a kernel writes are copied first).
  */
-export function timingArgs(k: Kernel, params: Readonly<Record<string, number>>): Record<string, ArgValue> {
+export function timingArgs(k: Kernel, params: Readonly<Record<string, number>>, cache?: Map<string, TypedArray>): Record<string, ArgValue> {
   const p = new Map(Object.entries(params));
   const written = writtenNames(k);
   const args: Record<string, ArgValue> = { ...params };
-  const rnd = seededRandom(1);
   for (const a of k.args) {
     if (a.kind !== "array") continue;
     const dtype = a.dtype ?? (written.has(a.name) ? undefined : "float64");
     const lay = layoutOf(a, p);
     if (!dtype || !lay) continue;
-    const arr: TypedArray = allocStorage(dtype, lay.size, `array "${a.name}"`);
-    if (dtypeKind(dtype) === "float" && !(arr instanceof Uint16Array)) {
-      const f = arr as Float32Array | Float64Array;
-      for (let i = 0; i < f.length; i++) f[i] = rnd() * 2 - 1;
+    const key = JSON.stringify([a.name, dtype, lay.size]);
+    let arr = cache?.get(key);
+    if (!arr) {
+      arr = allocStorage(dtype, lay.size, `array "${a.name}"`);
+      if (dtypeKind(dtype) === "float" && !(arr instanceof Uint16Array)) {
+        // Seeded per array (by its name), so a cached array equals a fresh one.
+        let seed = 1;
+        for (const ch of a.name) seed = (Math.imul(seed, 31) + ch.charCodeAt(0)) | 0;
+        const rnd = seededRandom(seed);
+        const f = arr as Float32Array | Float64Array;
+        for (let i = 0; i < f.length; i++) f[i] = rnd() * 2 - 1;
+      }
+      cache?.set(key, arr);
     }
     args[a.name] = arr;
   }
@@ -189,7 +202,7 @@ export async function timeVariant(ctx: VariantContext, v: Prepared & { readonly 
   const t0 = performance.now();
   const phaseMs = () => ({ build: v.buildMs ?? 0, check: v.checkMs ?? 0, benchmark: performance.now() - t0 });
   try {
-    const args = timingArgs(kernel, ctx.params);
+    const args = timingArgs(kernel, ctx.params, ctx.argCache);
     const opts = { backend: ctx.backend };
     const once = async () => (await runTimed(kernel, args, opts)).kernelMs.reduce((a, b) => a + b, 0);
     await once(); // warm-up: compiles (unless the check did) and loads
