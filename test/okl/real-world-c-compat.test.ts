@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
-import { FILTER, CSR_SPMV, BOUNDARY_FLUX, RK_UPDATE } from "./real-world-kernels.js";
+import { FILTER, CSR_SPMV, BOUNDARY_FLUX, RK_UPDATE, CUBATURE } from "./real-world-kernels.js";
 
 describe("`half` is an identifier and M_* constants are math.h's", () => {
   const SRC = FILTER;
@@ -62,6 +62,26 @@ describe("plain loops whose condition is not OCCA's canonical form are ordinary 
     const m = [0, 1, 2, 3, 9, 17, 64];
     const want = Int32Array.from(m, (v) => { let c = 0; for (let s = 1; s < v; s *= 2) c++; return c; });
     await expectSerialMeaning(k!, () => ({ n: m.length, m: Int32Array.from(m), out: new Int32Array(m.length) }), { out: want }, 0, { checkBounds: false });
+  });
+});
+
+describe("plain loops with constant bounds", () => {
+  it("84 cubature points (more than import unrolls) are a sequential iname; the projection agrees on interp and openmp", async () => {
+    const [k] = parseOkl(CUBATURE);
+    expect(k!.domains.some((d) => d.dims.includes("c"))).toBe(true);
+    const N = 2, Np = 6, Nc = 84;
+    const I = seeded(Nc * Np, 1), W = seeded(Nc, 2), q = seeded(N * Np, 3);
+    const want = new Float64Array(N * Np);
+    for (let e = 0; e < N; e++) for (let n = 0; n < Np; n++) {
+      let acc = 0;
+      for (let c = 0; c < Nc; c++) {
+        let qc = 0;
+        for (let m = 0; m < Np; m++) qc += I[c * Np + m]! * q[e * Np + m]!;
+        acc += W[c]! * I[c * Np + n]! * qc;
+      }
+      want[e * Np + n] = acc;
+    }
+    await expectSerialMeaning(k!, () => ({ Nelements: N, cubInterp: Float64Array.from(I), cubW: Float64Array.from(W), q: Float64Array.from(q), Pq: new Float64Array(N * Np) }), { Pq: want }, 1e-12);
   });
 });
 

@@ -172,6 +172,27 @@ export const BURGERS = `@kernel void burgers(const int N, const dfloat *u, dfloa
   for (int e = 0; e < N; ++e; @outer) for (int n = 0; n < p_Np; ++n; @inner) f[e * p_Np + n] = flux(u[e * p_Np + n]);
 }`;
 
+export const CUBATURE = `
+#define dfloat double
+#define p_Np 6
+#define p_cubNp 84
+@kernel void cubatureProject(const int Nelements, const dfloat *cubInterp, const dfloat *cubW, const dfloat *q, dfloat *Pq) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared dfloat s_q[p_Np];
+    @exclusive dfloat r_acc;
+    for (int n = 0; n < p_Np; ++n; @inner) s_q[n] = q[e * p_Np + n];
+    for (int n = 0; n < p_Np; ++n; @inner) {
+      r_acc = 0;
+      for (int c = 0; c < p_cubNp; ++c) {
+        dfloat qc = 0;
+        for (int m = 0; m < p_Np; ++m) qc += cubInterp[c * p_Np + m] * s_q[m];
+        r_acc += cubW[c] * cubInterp[c * p_Np + n] * qc;
+      }
+      Pq[e * p_Np + n] = r_acc;
+    }
+  }
+}`;
+
 /** The headers the real-world kernels include (OCCA's `includes` property), by path. */
 export const REAL_WORLD_FILES: Readonly<Record<string, string>> = { "/inc/physics.h": PHYSICS_HEADER };
 
@@ -186,5 +207,6 @@ export const REAL_WORLD: readonly { readonly name: string; readonly source: stri
   { name: "rkUpdate", source: RK_UPDATE, options: {} },
   { name: "axhelm", source: AXHELM, options: { defines: { p_Nq: 4 } } },
   { name: "gatherScatter", source: GATHER_SCATTER, options: { defines: { "OGS_OP(a,b)": "a+b", OGS_INIT: "0.0" } } },
+  { name: "cubatureProject", source: CUBATURE, options: {} },
   { name: "burgers", source: BURGERS, options: { includes: ["physics.h"], includePaths: ["/inc"], readFile: (p) => REAL_WORLD_FILES[p] } },
 ];

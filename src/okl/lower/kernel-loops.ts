@@ -5,7 +5,7 @@
 import { c, type Dtype, type Expr } from "../../ir/index.js";
 import { aff, affAdd, affScale, type Aff } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
-import { constRange, isolateIterator, levelsBelow } from "./ast-queries.js";
+import { constRange, isolateIterator, levelsBelow, someAst } from "./ast-queries.js";
 import { constValue, Scope, type Ctx } from "./bindings.js";
 import { affineRange, checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
 import { affineBound, affToIr, cmpRows } from "./loop-rows.js";
@@ -16,10 +16,28 @@ export abstract class LoopLowering extends StatementLowering {
 
   // ---- loops ----------------------------------------------------------------------------------
 
+  /**
+   * Whether a plain loop with constant bounds is unrolled at import rather than lowered to an
+   * iname: where its body holds attributed loops, barriers or @shared memory (each iteration
+   * launches or synchronizes them), subscripts an array of pointer aliases (its slots need
+   * compile-time subscripts), or reads a file-scope constant table (the value itself at each
+   * constant subscript, not a select).
+   */
+  private mustUnroll(s: A.For, ctx: Ctx): boolean {
+    return someAst(s.body, (n) => {
+      if (n.kind === "for") return n.okl !== undefined;
+      if (n.kind === "barrier") return true;
+      if (n.kind === "declaration") return n.declarators.some((d) => d.okl.shared || (d.pointers.length > 0 && d.arrayDims.length > 0));
+      if (n.kind !== "ident") return false;
+      const k = ctx.scope.get(n.name)?.kind;
+      return k === "pointers" || k === "table";
+    });
+  }
+
   protected forLoop(s0: A.For, ctx: Ctx): void {
     const s = isolateIterator(s0);
     const h = loopHead(s, ctx, this.ex);
-    if (s.okl === undefined && h.constant) {
+    if (s.okl === undefined && h.constant && (h.step === undefined || this.mustUnroll(s, ctx))) {
       const values = unrollValues(h, s.pos, this.failAt);
       for (const v of values) {
         const scope = new Scope(ctx.scope);
