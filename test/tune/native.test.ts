@@ -1,9 +1,10 @@
 /**
  * The tiled-matmul sweep on the native backends (openmp, opencl on PoCL): every variant is checked
- * against the interpreter, an ok best is found, and its pipeline replays to the same kernel.
+ * against the interpreter, an ok best is found, a sweep resumes from a half-written log (a torn
+ * last line included), and the best pipeline replays from the log to the same kernel.
  * Skipped, with the reason, where the backend is not available.
  */
-import { mkdtempSync, readdirSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,10 +16,19 @@ describe.each(["openmp", "opencl"] as const)("autotune on %s", (backend) => {
   const avail = lp.backendAvailability(backend);
   it.skipIf(!avail.available)(`finds an ok best variant of the tiled matmul${avail.available ? "" : ` (skipped: ${avail.reason})`}`, async () => {
     const peak = { gflops: 50, gflops32: 100, gbps: 20 };
-    const { best, records } = await lp.autotune(matmul(), {
+    const log = join(mkdtempSync(join(tmpdir(), "loom-tune-native-")), "matmul.jsonl");
+    const sweep = (variants: number) => lp.autotune(matmul(), {
       space: TILE_SPACE, build: (_k, p) => tiled(p), params: { n: 24 }, backend, repeats: 2,
-      strategy: "random", seed: 1, budget: { variants: 6 }, peak,
+      strategy: "random", seed: 1, budget: { variants }, peak, log,
     });
+    // Half a sweep, killed while writing its next record (a torn last line), then the whole sweep.
+    const half = await sweep(3);
+    appendFileSync(log, '{"point":{"ti":8,"tj":');
+    const { best, records, warnings } = await sweep(6);
+    expect(warnings.join("\n")).toMatch(/torn/);
+    expect(records.slice(0, 3)).toEqual(half.records);   // resumed: the first three reused, not measured again
+    expect(lp.readTuningLog(log)).toHaveLength(6);
+    expect(lp.replay(log, matmul())).toEqual(tiled(best.point)(matmul()));
     expect(records).toHaveLength(6);
     expect(records.every((r) => r.ok), JSON.stringify(records.filter((r) => !r.ok).map((r) => r.error))).toBe(true);
     expect(best.backend).toBe(backend);
