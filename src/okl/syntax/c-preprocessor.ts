@@ -9,13 +9,12 @@
  */
 import { lex, type Tok } from "./lexer.js";
 import { oklError, oklWarning, type OklWarning, type Sources } from "./diag.js";
-import { parseConstExprTokens } from "./parse-expr.js";
-import { evalConst } from "./consteval.js";
+import { evalIfCondition } from "./c-if.js";
+import { defaultReader, dirOf, joinPath, unquote, type FileReader } from "./c-paths.js";
 import { MacroExpander, place, SIGNIFICANT, type Macro } from "./c-macros.js";
 import type { OklError } from "../../errors.js";
 
-/** Reads an include file; `undefined` when it does not exist. */
-export type FileReader = (path: string) => string | undefined;
+export type { FileReader } from "./c-paths.js";
 
 export interface PreprocessOptions {
   readonly filename?: string;
@@ -66,32 +65,6 @@ const CONDITIONALS = new Set(["if", "ifdef", "ifndef", "elif", "else", "endif"])
 
 /** Headers that OCCA's tools ship (their declarations are not needed to parse OKL). */
 const BUILTIN_HEADERS: Readonly<Record<string, string>> = { "okl_intrinsic.h": "" };
-
-function defaultReader(): FileReader {
-  return (path) => {
-    try {
-      // Lazily required so that bundlers and tests with an injected reader never touch the fs.
-      const fs = process.getBuiltinModule?.("node:fs") as typeof import("node:fs") | undefined;
-      return fs?.readFileSync(path, "utf8");
-    } catch {
-      return undefined;
-    }
-  };
-}
-
-function dirOf(path: string): string {
-  const i = path.lastIndexOf("/");
-  return i < 0 ? "" : path.slice(0, i + 1);
-}
-
-function joinPath(dir: string, name: string): string {
-  if (name.startsWith("/") || dir === "") return name;
-  return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
-}
-
-function unquote(s: string): string {
-  return s.slice(1, -1).replace(/\\(["\\'])/g, "$1").replace(/\\n/g, "\n").replace(/\\t/g, "\t");
-}
 
 /** Runs the preprocessor over one translation unit. */
 export class Preprocessor {
@@ -386,46 +359,12 @@ export class Preprocessor {
     this.out.push({ type: "pragma", text, offset: at.offset, line: at.line, col: at.col, ...(at.file !== undefined ? { file: at.file } : {}) });
   }
 
-  /** The value of a `#if`/`#elif` condition. */
+  /** The value of a `#if`/`#elif` condition (c-if.ts). */
   private evalIf(rest: readonly Tok[], at: Tok): boolean {
-    const toks: Tok[] = [];
-    for (let k = 0; k < rest.length; k++) {
-      const t = rest[k]!;
-      if (t.text === "defined") {
-        let name: Tok | undefined;
-        if (rest[k + 1]?.text === "(") {
-          name = rest[k + 2];
-          if (rest[k + 3]?.text !== ")") throw this.error("defined( expects a name and )", t);
-          k += 3;
-        } else {
-          name = rest[k + 1];
-          k += 1;
-        }
-        if (!name || name.type !== "ident") throw this.error("defined expects a macro name", t);
-        toks.push({ ...t, type: "number", text: this.macros.has(name.text) ? "1" : "0" });
-      } else toks.push(t);
-    }
-    const expanded = this.expand(toks).map((t) =>
-      t.type === "ident" ? { ...t, type: "number" as const, text: t.text === "true" ? "1" : "0" } : t,
-    );
-    if (expanded.length === 0) throw this.error("#if with no expression", at);
-    // `#if X=1`: OCCA evaluates the assignment, whose value is the right-hand side's.
-    let depth = 0;
-    const assign = expanded.findIndex((x) => (x.text === "(" ? (depth++, false) : x.text === ")" ? (depth--, false) : depth === 0 && x.text === "="));
-    if (assign > 0 && assign < expanded.length - 1) {
-      const left = rest.map((x) => x.text).join(" ").split("=")[0]!.trim();
-      this.warn(`"=" in #if assigns, it does not compare: OCCA evaluates "${left}=…" as the assigned value (write "==" to compare)`, expanded[assign]!);
-      return this.evalTokens(expanded.slice(assign + 1));
-    }
-    return this.evalTokens(expanded);
-  }
-
-  /** The value of expanded `#if` tokens as a C integer constant expression. */
-  private evalTokens(expanded: readonly Tok[]): boolean {
-    const e = parseConstExprTokens(expanded, (d, tok) => this.error(`in #if: ${d}`, tok));
-    const v = evalConst(e, () => 0);
-    if (v === undefined) throw this.error("#if condition is not an integer constant expression", expanded[0]!);
-    return v !== 0;
+    return evalIfCondition(rest, at, {
+      defined: (n) => this.macros.has(n), expand: (t) => this.expand(t),
+      error: (d, t) => this.error(d, t), warn: (d, t) => this.warn(d, t),
+    });
   }
 
   private expandInto(chunk: readonly Tok[]): void {

@@ -1,0 +1,33 @@
+/**
+ * Include files of the OKL preprocessor: the default reader (the file system, loaded lazily),
+ * folder and path joining, and C string literals of `#include "…"`/`@directive("…")`.
+ */
+/** Reads an include file; `undefined` when it does not exist. */
+export type FileReader = (path: string) => string | undefined;
+
+export function defaultReader(): FileReader {
+  return (path) => {
+    try {
+      // Lazily required so that bundlers and tests with an injected reader never touch the fs.
+      const fs = process.getBuiltinModule?.("node:fs") as typeof import("node:fs") | undefined;
+      return fs?.readFileSync(path, "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+export function dirOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i + 1);
+}
+
+export function joinPath(dir: string, name: string): string {
+  if (name.startsWith("/") || dir === "") return name;
+  return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
+}
+
+export function unquote(s: string): string {
+  return s.slice(1, -1).replace(/\\(["\\'])/g, "$1").replace(/\\n/g, "\n").replace(/\\t/g, "\t");
+}
+
