@@ -3,6 +3,7 @@
  * per command in src/cli/.
  *
  *   loom lower|check|normalize FILE.okl …   (src/cli/okl.ts)
+ *   loom run FILE …                          (src/cli/run.ts)
  *   loom tune SPEC …                         (src/cli/tune.ts)
  *   loom plot LOG.jsonl …                    (src/cli/plot.ts)
  *
@@ -11,13 +12,14 @@
  */
 import { oklCommand } from "./cli/okl.js";
 import { plotCommand } from "./cli/plot.js";
+import { runCommand } from "./cli/run.js";
 import { tune } from "./cli/tune.js";
 import { USAGE, UsageError, type CliIo } from "./cli/usage.js";
 
 export { formatError } from "./cli/okl.js";
 export type { CliIo } from "./cli/usage.js";
 
-const COMMANDS = ["lower", "check", "normalize", "tune", "plot"];
+const COMMANDS = ["lower", "check", "normalize", "run", "tune", "plot"];
 
 function usageStatus(e: UsageError, io: CliIo): number {
   io.err(`${e.message ? `loom: error: ${e.message}\n` : ""}${USAGE}\n`);
@@ -26,7 +28,7 @@ function usageStatus(e: UsageError, io: CliIo): number {
 
 /**
  * Run the command line `argv` (without `node loom`); returns the exit status, or a promise of it
- * for the commands that run asynchronously (tune).
+ * for the commands that run asynchronously (run, tune).
  */
 export function main(argv: readonly string[], io: CliIo = processIo()): number | Promise<number> {
   const [command, ...rest] = argv;
@@ -34,6 +36,7 @@ export function main(argv: readonly string[], io: CliIo = processIo()): number |
     if (!command || command === "-h" || command === "--help") throw new UsageError("");
     if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"`);
     if (command === "tune") return tune(rest, io).catch((e: unknown) => (e instanceof UsageError ? usageStatus(e, io) : Promise.reject(e)));
+    if (command === "run") return runCommand(rest, io).catch((e: unknown) => (e instanceof UsageError ? usageStatus(e, io) : Promise.reject(e)));
     if (command === "plot") return plotCommand(rest, io);
     return oklCommand(command, rest, io);
   } catch (e) {

@@ -82,11 +82,12 @@ export async function readSpec(path: string, tsxApi?: string): Promise<Record<st
   return { ...(spec as Record<string, unknown>) };
 }
 
-function isKernel(x: unknown): x is lp.Kernel {
+export function isKernel(x: unknown): x is lp.Kernel {
   return x !== null && typeof x === "object" && Array.isArray((x as lp.Kernel).instructions) && Array.isArray((x as lp.Kernel).domains);
 }
 
-function loadKernel(v: unknown, specDir: string, fail: (what: string) => never): lp.Kernel {
+/** A spec's `kernel` field (a kernel, makeKernel's arguments or { okl, kernel?, defines? }) as a kernel; also `loom run`'s loader. */
+export function loadKernel(v: unknown, specDir: string, fail: (what: string) => never): lp.Kernel {
   if (isKernel(v)) return v;
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
     return fail(`kernel must be { domains, instructions, args?, options? } (lp.makeKernel's arguments) or { okl: "file.okl", kernel?: name }; got ${shown(v)}`);

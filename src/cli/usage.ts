@@ -17,6 +17,10 @@ export const USAGE = `usage:
              [--kernel-names occa|loom]   (OpenCL/CUDA device kernels: _occa_NAME_K, the default, or NAME, NAME_0, …)
   loom check FILE.okl [-D NAME=VALUE]... [-I DIR]...
   loom normalize FILE.okl [-o OUT]
+  loom run FILE [--backend B] [-D NAME=VALUE]... [-I DIR]... [--kernel NAME] [--size N] [--length ARRAY=N]...
+             [--seed N] [--repeats N] [--check] [--rtol X] [--json]
+             (FILE: .okl, a .json kernel spec or a .js/.ts module; runs on seeded random inputs, prints
+             the kernel time and a checksum of each written array; see docs/running.md)
   loom tune SPEC [--json] [--log FILE] [--backend B] [--strategy S] [--seed N] [--repeats N]
              [--variants N] [--seconds S] [--top N] [--plot FILE.svg]
              (SPEC: a .json file or a .js/.ts module; see docs/tuning.md. Ctrl-C stops after the
