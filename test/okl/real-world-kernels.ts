@@ -193,6 +193,47 @@ export const CUBATURE = `
   }
 }`;
 
+/** A CFD code's boundary data: a struct mixing int and double fields, filled per point and passed to the user's function. */
+export const BOUNDARY_DATA = `
+#define p_Nfp 4
+typedef struct {
+  int idM;
+  int fieldOffset;
+  int id;
+  double time;
+  double x, y, z;
+  double nx, ny, nz;
+  double u, v, w;
+  double p;
+} bcData;
+
+// the user's boundary conditions (their .udf file)
+void insVelocityDirichletConditions(bcData *bc) {
+  bc->u = bc->x * bc->time;
+  bc->v = -bc->y + bc->nx;
+  if (bc->id == 2) bc->w = 1.0;
+  else bc->w = (*bc).z;
+}
+
+@kernel void velocityDirichletBC(const int Nelements, const double time, const int *EToB,
+                                 const double *x, const double *y, const double *z, double *U) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    for (int n = 0; n < p_Nfp; ++n; @inner) {
+      const int id = e * p_Nfp + n;
+      const int bcType = EToB[e];
+      if (bcType > 0) {
+        bcData bc = {id, 0, bcType, time};
+        bc.x = x[id]; bc.y = y[id]; bc.z = z[id];
+        bc.nx = 0.5; bc.ny = 0; bc.nz = 0;
+        insVelocityDirichletConditions(&bc);
+        U[3 * id + 0] = bc.u;
+        U[3 * id + 1] = bc.v;
+        U[3 * id + 2] = bc.w + bc.idM;
+      }
+    }
+  }
+}`;
+
 /** The headers the real-world kernels include (OCCA's `includes` property), by path. */
 export const REAL_WORLD_FILES: Readonly<Record<string, string>> = { "/inc/physics.h": PHYSICS_HEADER };
 
@@ -208,5 +249,6 @@ export const REAL_WORLD: readonly { readonly name: string; readonly source: stri
   { name: "axhelm", source: AXHELM, options: { defines: { p_Nq: 4 } } },
   { name: "gatherScatter", source: GATHER_SCATTER, options: { defines: { "OGS_OP(a,b)": "a+b", OGS_INIT: "0.0" } } },
   { name: "cubatureProject", source: CUBATURE, options: {} },
+  { name: "velocityDirichletBC", source: BOUNDARY_DATA, options: {} },
   { name: "burgers", source: BURGERS, options: { includes: ["physics.h"], includePaths: ["/inc"], readFile: (p) => REAL_WORLD_FILES[p] } },
 ];

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
-import { SETUP_IC, MASS_MATRIX, WALL_VELOCITY } from "./real-world-kernels.js";
+import { SETUP_IC, MASS_MATRIX, WALL_VELOCITY, BOUNDARY_DATA } from "./real-world-kernels.js";
 
 const f32 = Math.fround;
 
@@ -77,6 +77,31 @@ void scale(const float a, const float x, float *y) { *y = a * x; }
       const want = Float32Array.from(x, (v) => f32(f32(a) * f32(v)));
       await expectSerialMeaning(k!, () => ({ n, a: f32(a), x: Float32Array.from(x), out: new Float32Array(n) }), { out: want }, 0);
     }), { numRuns: 5 });
+  });
+});
+
+describe("struct boundary data mixing int and double fields (a local: one private scalar per field)", () => {
+  it("the CFD code's bcData filled per point and passed as &bc to the user's function, on interp and openmp", async () => {
+    const [k] = parseOkl(BOUNDARY_DATA);
+    const N = 4, Nfp = 4, time = 0.5;
+    const EToB = [0, 1, 2, 3], x = seeded(N * Nfp, 1), y = seeded(N * Nfp, 2), z = seeded(N * Nfp, 3);
+    const U0 = seeded(3 * N * Nfp, 4);
+    const want = Float64Array.from(U0);
+    for (let e = 0; e < N; e++) for (let n = 0; n < Nfp; n++) {
+      const id = e * Nfp + n;
+      if (EToB[e]! <= 0) continue;
+      want[3 * id] = x[id]! * time;
+      want[3 * id + 1] = -y[id]! + 0.5;
+      want[3 * id + 2] = (EToB[e] === 2 ? 1 : z[id]!) + id;
+    }
+    await expectSerialMeaning(k!, () => ({ Nelements: N, time, EToB: Int32Array.from(EToB), x: Float64Array.from(x), y: Float64Array.from(y), z: Float64Array.from(z), U: Float64Array.from(U0) }), { U: want }, 1e-15);
+  });
+
+  it("a field the struct does not have, and the struct used as a scalar, are named", () => {
+    const noField = oklError(() => parseOkl(BOUNDARY_DATA.replace("bc->v = -bc->y", "bc->v = -bc->q")));
+    expect(noField.message).toContain('no field "q"');
+    const whole = oklError(() => parseOkl(BOUNDARY_DATA.replace("U[3 * id + 0] = bc.u;", "U[3 * id + 0] = bc;")));
+    expect(whole.message).toContain('struct "bcData"');
   });
 });
 

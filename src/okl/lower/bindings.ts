@@ -35,6 +35,8 @@ export type Binding =
    * (an IR variable or element). `name` is the user's variable (for errors); `writable` is false
    * for a const local or a kernel argument, which C would not let a caller write through.
    */
+  /** A local of a struct with no single-dtype layout (mixed int and double fields): one private scalar per field; `&s` is this binding too. */
+  | { readonly kind: "record"; readonly name: string; readonly struct: string; readonly fields: ReadonlyMap<string, Binding> }
   /** A local array of pointers (`dfloat *rhsq[3];`): the alias of each slot once assigned at a compile-time subscript. */
   | { readonly kind: "pointers"; readonly name: string; readonly slots: (Binding | undefined)[]; readonly preds: number }
   | { readonly kind: "ref"; readonly name: string; readonly place: Expr; readonly writable: boolean; readonly pos: A.Pos }

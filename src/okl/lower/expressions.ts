@@ -33,6 +33,8 @@ export class ExprLowering implements ExprLowerer {
 
   /** A local variable or an array element that can be assigned. */
   lvalue(e: A.Expr, ctx: Ctx): Expr {
+    const field = this.recordField(e, ctx);
+    if (field) return field;
     const ref = this.derefOf(e, ctx);
     if (ref) {
       if (!ref.ref.writable) this.fail(`cannot assign through pointer "${ref.label}": it points to "${ref.ref.name}" (its address is taken at line ${ref.ref.pos.line}), a const or an argument that C would not let the callee write`, e.pos);
@@ -68,6 +70,23 @@ export class ExprLowering implements ExprLowerer {
     if (x.kind !== "subscript") this.fail("the left-hand side must be a variable or an array element", e.pos);
     if (this.readOnly.has(x.array)) this.fail(`"${x.array}" is a field of a struct passed by value (a copy in C); assigning to it is not supported`, e.pos);
     return x;
+  }
+
+  /**
+   * `s.f`, `p->f` or `(*p).f` on a local of a struct with mixed field types (a `record` binding;
+   * `p` is `&s` passed to a device function): the field's private scalar; undefined for every other
+   * expression.
+   */
+  recordField(e: A.Expr, ctx: Ctx): Expr | undefined {
+    if (e.kind !== "member") return undefined;
+    let t = e.target;
+    if (!e.arrow && t.kind === "unary" && t.op === "*") t = t.operand;
+    if (t.kind !== "ident") return undefined;
+    const b = ctx.scope.get(t.name);
+    if (b?.kind !== "record") return undefined;
+    const f = b.fields.get(e.name);
+    if (f?.kind !== "temp") return this.fail(`struct "${b.struct}" has no field "${e.name}" (its fields: ${[...b.fields.keys()].join(", ")})`, e.pos);
+    return { kind: "var", name: f.name };
   }
 
   /**
@@ -161,6 +180,8 @@ export class ExprLowering implements ExprLowerer {
 
   /** An OKL expression as an IR expression. */
   expr(e: A.Expr, ctx: Ctx): Expr {
+    const field = this.recordField(e, ctx);
+    if (field) return field;
     const ref = this.derefOf(e, ctx);
     if (ref) return ref.ref.place;
     if (e.kind === "ident" || e.kind === "index" || e.kind === "member" || e.kind === "call" || (e.kind === "unary" && e.op === "*")) {
@@ -197,6 +218,7 @@ export class ExprLowering implements ExprLowerer {
           case "array": return this.fail(`pointer "${e.name}" used without a subscript`, e.pos);
           case "ref": return this.fail(`pointer "${e.name}" (to "${b.name}") used as a value; read it as *${e.name}`, e.pos);
           case "pointers": return this.fail(`array of pointers "${e.name}" used without a subscript`, e.pos);
+          case "record": return this.fail(`"${e.name}" is a value of struct "${b.struct}" used as a scalar; use one of its fields (${[...b.fields.keys()].join(", ")})`, e.pos);
           case "table": return this.fail(`array "${e.name}" used without a subscript`, e.pos);
         }
         break;

@@ -5,7 +5,7 @@
 import { atomicUpdateOf, c, dtypeKind, exprType, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, someAst } from "./ast-queries.js";
-import { Scope, type Ctx, type ScalarBinding } from "./bindings.js";
+import { Scope, type Binding, type Ctx, type ScalarBinding } from "./bindings.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { loopHead, unrollValues } from "./loop-head.js";
 import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
@@ -139,6 +139,12 @@ export abstract class StatementLowering extends PointerLowering {
       return;
     }
     const auto = s.spec.base.kind === "named" && s.spec.base.name === "auto";
+    const lookup = auto ? undefined : this.file.structs.resolve(s.spec);
+    const record = lookup && "reason" in lookup ? this.file.structs.recordFields(s.spec) : undefined;
+    if (record && s.declarators.every((d) => d.pointers.length + d.arrayDims.length === 0 && !d.okl.shared)) {
+      for (const d of s.declarators) this.recordLocal(record, d, ctx);
+      return;
+    }
     const struct = auto ? undefined : this.file.structOf(s.spec, s.pos);
     const dtype = struct?.dtype ?? (auto ? this.autoDtype(s, ctx) : this.file.dtype(s.spec, s.pos));
     for (const d of s.declarators) {
@@ -254,6 +260,29 @@ export abstract class StatementLowering extends PointerLowering {
     // `@atomic x = f(x)` is no exchange: the read of x would not be atomic.
     if (atomic && !atomicUpdateOf(lhs, rhs)) this.fail(`@atomic "${op}": the value must not read the target itself`, e.pos);
     this.emit(lhs, rhs, ctx, atomic, e.pos);
+  }
+
+  /**
+   * A local of a struct whose fields mix types (`bcData bc;` with int and double fields): it has no
+   * memory layout to follow, so each field is a private scalar; `{…}` initializes fields in order.
+   */
+  protected recordLocal(r: { readonly name: string; readonly fields: ReadonlyMap<string, Dtype> }, d: A.Declarator, ctx: Ctx): void {
+    const fields = new Map<string, Binding>();
+    for (const [f, dtype] of r.fields) {
+      const name = this.fresh(`${d.name}_${f}`);
+      this.temps.push({ name, dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+      fields.set(f, { kind: "temp", name, rank: 0 });
+    }
+    ctx.scope.set(d.name, { kind: "record", name: d.name, struct: r.name, fields });
+    if (d.init === undefined) return;
+    if (d.init.kind !== "initList" || d.init.items.length > r.fields.size || d.init.items.some((x) => x.kind === "initList") || d.init.designators.some((x) => x !== undefined)) {
+      this.fail(`struct "${r.name}" "${d.name}": only a flat initializer list of at most ${r.fields.size} values (its fields in order) is supported`, d.pos);
+    }
+    [...r.fields].forEach(([f, dtype], k) => {
+      const item = (d.init as A.InitList).items[k];
+      const b = fields.get(f) as { name: string };
+      this.emit({ kind: "var", name: b.name }, { kind: "cast", dtype, value: item ? this.ex.expr(item, ctx) : c(0) }, ctx, false, d.pos);
+    });
   }
 
   /**

@@ -65,6 +65,26 @@ export class StructTable {
     return v && { layout: vectorLayout(v) };
   }
 
+  /**
+   * The scalar fields of a struct that has no single-dtype layout (`{ int type; double value; }`),
+   * for locals of it, which need no layout: one private scalar per field. Undefined where a field
+   * is not a plain numeric scalar (arrays, pointers, nested structs) or `spec` names no struct.
+   */
+  recordFields(spec: A.TypeSpec): { readonly name: string; readonly fields: ReadonlyMap<string, Dtype> } | undefined {
+    const d = this.definition(spec);
+    if (!d || d.def.tag === "union") return undefined;
+    const fields = new Map<string, Dtype>();
+    for (const f of d.def.fields ?? []) {
+      const dt = this.scalar(f.spec);
+      if (dt === undefined) return undefined;
+      for (const x of f.declarators) {
+        if (x.pointers.length + x.arrayDims.length > 0) return undefined;
+        fields.set(x.name, dt);
+      }
+    }
+    return fields.size > 0 ? { name: d.name, fields } : undefined;
+  }
+
   /** The definition of the struct `spec` names (through typedefs and tags), whether or not it can be lowered. */
   definition(spec: A.TypeSpec): { readonly name: string; readonly def: StructBase } | undefined {
     const t = this.target(spec);
