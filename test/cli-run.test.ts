@@ -115,6 +115,25 @@ describe("loom run: kernels and reports", { timeout: 60_000 }, () => {
     expect(r.out).toContain("check: matches the interpreter");
   });
 
+  it("OKL with two kernels: every kernel runs; what any lacks is listed before anything runs; --kernel picks one", async () => {
+    const okl = file("two.okl", `@kernel void f(const int n, float *a) {
+  for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) { a[i] = 1.0f; }
+}
+@kernel void g(const int m, float *b) {
+  for (int i = 0; i < m; ++i; @tile(4, @outer, @inner)) { b[i] = 2.0f; }
+}
+`);
+    const lack = await loom(okl, "-D", "n=4");
+    expect(lack.code).toBe(1);
+    expect(lack.out).toBe("");
+    expect(lack.err).toContain(`kernel "g" needs values for m (int32)`);
+    expect(lack.err).not.toContain(`kernel "f"`);
+    const both = json((await loom(okl, "-D", "n=4", "-D", "m=6", "--json", "--repeats", "1")).out).kernels;
+    expect(both.map((r) => [r.kernel, r.params, r.outputs[r.kernel === "f" ? "a" : "b"]!.sum])).toEqual([["f", { n: 4 }, 4], ["g", { m: 6 }, 12]]);
+    const one = json((await loom(okl, "--size", "3", "--kernel", "g", "--json", "--repeats", "1")).out).kernels;
+    expect(one.map((r) => r.kernel)).toEqual(["g"]);
+  });
+
   it("a TypeScript module exporting `kernel`; a float argument needs -D even with --size", async () => {
     const mod = file("scale.ts", `import * as lp from ${JSON.stringify(pathToFileURL(join(root, "src/index.ts")).href)};
 export const kernel = lp.makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", "c[i,j] = alpha*a[i,j]",

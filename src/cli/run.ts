@@ -251,8 +251,7 @@ const median = (xs: readonly number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function runKernel(k: lp.Kernel, a: RunArgs): Promise<KernelReport> {
-  const { params, arrays } = inputsFor(k, a);
+async function runKernel(k: lp.Kernel, { params, arrays }: Inputs, a: RunArgs): Promise<KernelReport> {
   const args = { ...params, ...arrays };
   const opts = { backend: a.backend as lp.BackendName };
   let last = await lp.runTimed(k, args, opts); // warm-up: compiles native code
@@ -298,11 +297,23 @@ export async function runCommand(argv: readonly string[], io: CliIo): Promise<nu
       if (unused.length > 0) throw new lp.ExecutionError(`-D ${unused[0]}: the kernel has no argument "${unused[0]}"${didYouMean(unused[0]!, [...values])}; its value arguments are ${[...values].join(", ") || "none"}`);
     }
     const shapeless = new Set(kernels.flatMap((k) => k.args.filter((x) => x.kind === "array" && !x.shape).map((x) => x.name)));
-    const stray = Object.keys(a.lengths).filter((n) => !shapeless.has(n) && !kernels.some((k) => k.args.some((x) => x.name === n)));
-    if (stray.length > 0) throw new lp.ExecutionError(`--length ${stray[0]}: no kernel has an array "${stray[0]}"`);
+    const arrays = kernels.flatMap((k) => k.args.filter((x) => x.kind === "array").map((x) => x.name));
+    const stray = Object.keys(a.lengths).filter((n) => !shapeless.has(n) && !arrays.includes(n));
+    if (stray.length > 0) throw new lp.ExecutionError(`--length ${stray[0]}: no kernel has an array "${stray[0]}"${didYouMean(stray[0]!, arrays)}`);
+    // Every kernel's inputs before any runs: one message lists what each kernel lacks.
+    const inputs = kernels.map((k) => {
+      try {
+        return inputsFor(k, a);
+      } catch (e) {
+        if (e instanceof lp.ExecutionError) return e;
+        throw e;
+      }
+    });
+    const problems = inputs.filter((x) => x instanceof lp.ExecutionError);
+    if (problems.length > 0) throw new lp.ExecutionError(problems.map((e) => e.message).join("; "));
     const reports: KernelReport[] = [];
-    for (const k of kernels) {
-      const r = await runKernel(k, a);
+    for (const [i, k] of kernels.entries()) {
+      const r = await runKernel(k, inputs[i] as Inputs, a);
       reports.push(r);
       if (!a.json) io.out(reportText(r));
     }
