@@ -52,6 +52,20 @@ describe("loom", () => {
     expect(r.err).toMatch(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:2:\\d+: error: `));
     expect(r.err).toContain("^");
   });
+  it("check and lower print OCCA's leniencies as warnings (exit 0); --strict makes them errors (exit 1)", () => {
+    const p = file("lenient.okl", `#if OCCA_USE_CUDA=1\n#define X 1\n#endif\n${ADD.replace("BS", "16")}#if 1\n`);
+    const r = cli("check", p);
+    expect(r.status).toBe(0);
+    expect(r.out).toMatch(/ok \(1 kernel: addVectors\)/);
+    expect(r.err).toMatch(/:1:18: warning: "=" in #if assigns/);
+    expect(r.err).toMatch(/:\d+:1: warning: #if without #endif/);
+    const lowered = cli("lower", p, "--target", "c");
+    expect(lowered.status).toBe(0);
+    expect(lowered.err).toMatch(/warning: #if without #endif/);
+    const strict = cli("check", p, "--strict");
+    expect(strict.status).toBe(1);
+    expect(strict.err).toMatch(/:1:18: error: "=" in #if assigns/);
+  });
   it("names OpenCL/CUDA device kernels as OCCA does (_occa_NAME_K), or Loom's way with --kernel-names loom", () => {
     const two = `@kernel void twoPass(const int n, float *a, float *b) {
   for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { a[i] = 2*a[i]; }

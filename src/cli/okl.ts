@@ -23,6 +23,8 @@ interface Parsed {
   includes: string[];
   normalized: boolean;
   kernelNames?: "loom" | "occa";
+  /** `--strict`: what OCCA forgives (warnings) is an error. */
+  strict?: boolean;
 }
 
 function parseArgs(command: string, rest: readonly string[]): Parsed {
@@ -38,6 +40,7 @@ function parseArgs(command: string, rest: readonly string[]): Parsed {
     else if (a.startsWith("--target=")) p.target = a.slice(9);
     else if (a === "-o") p.out = value(a);
     else if (a === "--normalized") p.normalized = true;
+    else if (a === "--strict" || a === "-Werror") p.strict = true;
     else if (a === "--kernel-names" || a.startsWith("--kernel-names=")) {
       const v = a === "--kernel-names" ? value(a) : a.slice("--kernel-names=".length);
       if (v !== "loom" && v !== "occa") throw new UsageError(`--kernel-names must be "occa" or "loom", not "${v}"`);
@@ -83,12 +86,14 @@ export function oklCommand(command: string, rest: readonly string[], io: CliIo):
     io.err(`${p.file}: error: cannot read the file\n`);
     return 1;
   }
-  const opts = { filename: p.file, defines: p.defines, includePaths: p.includes };
+  const opts = { filename: p.file, defines: p.defines, includePaths: p.includes, ...(p.strict ? { warnings: "error" as const } : {}) };
   try {
     let text: string;
     if (p.command === "normalize") text = normalize(source);
     else {
       const kernels = parseOkl(source, opts);
+      // What OCCA accepts and Loom forgives (an #if left open, `#if X=1`): compiler-style warnings.
+      for (const w of kernels.warnings ?? []) io.err(`${w.message}\n`);
       if (p.command === "check") {
         io.out(`${p.file}: ok (${kernels.length} kernel${kernels.length === 1 ? "" : "s"}: ${kernels.map((k) => k.name).join(", ")})\n`);
         return 0;

@@ -15,7 +15,7 @@ export class UsageError extends Error {}
 export const USAGE = `usage:
   loom lower FILE.okl --target TARGET [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--normalized]
              [--kernel-names occa|loom]   (OpenCL/CUDA device kernels: _occa_NAME_K, the default, or NAME, NAME_0, …)
-  loom check FILE.okl [-D NAME=VALUE]... [-I DIR]...
+  loom check FILE.okl [-D NAME=VALUE]... [-I DIR]... [--strict]   (--strict: OCCA's leniencies, printed as warnings, are errors)
   loom normalize FILE.okl [-o OUT]
   loom run FILE [--backend B] [-D NAME=VALUE]... [-I DIR]... [--kernel NAME] [--size N] [--length ARRAY=N]...
              [--seed N] [--repeats N] [--check] [--rtol X] [--json]
