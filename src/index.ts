@@ -32,6 +32,7 @@ export type { Schedule, DeviceKernel, HwAxis, ScheduleNode, Stage } from "./sche
 export { BUILT_TARGETS, generateCode, generateCodeFromSchedule, lowerStages, passNames, type GenerateOptions } from "../codegen/index.js";
 export { generateOkl } from "../codegen/targets/okl-generate.js";
 export { run, runTimed, autoTestVsRef, backendAvailability } from "./run/index.js";
+export { seededRandom } from "./run/seeded-random.js";
 export type { BackendName, BackendResult, RunOptions } from "./run/index.js";
 
 // Statistics (loopy's get_op_map, get_mem_access_map, get_synchronization_map)

@@ -4,21 +4,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { LoomError, plotTuning, readTuningLog, type PlotTuningOptions } from "../index.js";
-import { UsageError, type CliIo } from "./usage.js";
+import { eachArg, UsageError, type CliIo } from "./usage.js";
 
 export function plotCommand(argv: readonly string[], io: CliIo): number {
   let log = "";
   let out: string | undefined;
   const opts: { -readonly [K in keyof PlotTuningOptions]: PlotTuningOptions[K] } = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf("=");
-    const [flag, inline] = arg.startsWith("--") && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
+  eachArg(argv, "", ({ flag, arg, value }) => {
     if (flag === "-o") out = value();
     else if (flag === "--x") opts.x = value();
     else if (flag === "--series") opts.series = value();
@@ -31,7 +23,7 @@ export function plotCommand(argv: readonly string[], io: CliIo): number {
     } else if (flag.startsWith("-")) throw new UsageError(`plot: unknown option "${flag}"`);
     else if (log === "") log = arg;
     else throw new UsageError(`plot: unexpected argument "${arg}"`);
-  }
+  });
   if (log === "") throw new UsageError("plot: missing LOG (a tuning log, JSON lines)");
   try {
     const records = readTuningLog(log);

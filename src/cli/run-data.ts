@@ -6,18 +6,7 @@
 import * as lp from "../index.js";
 
 type ArrayArg = lp.ArrayArg;
-
-/** mulberry32: a small seeded generator of numbers in [0, 1). */
-function generator(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { seededRandom } = lp;
 
 /** A 32-bit FNV-1a hash of `bytes`, as 8 hex digits. */
 function fnv1a(bytes: Uint8Array, seed = 0x811c9dc5): number {
@@ -111,7 +100,7 @@ const randomHalf = (rnd: () => number) => ((rnd() < 0.5 ? 1 : 0) << 15) | ((13 +
  * -8..8, unsigned 0..16, bool 0/1.
  */
 export function randomArray(dtype: lp.Dtype, length: number, seed: number, name: string): lp.TypedArray {
-  const rnd = generator(fnv1a(new TextEncoder().encode(name), (seed >>> 0) ^ 0x811c9dc5));
+  const rnd = seededRandom(fnv1a(new TextEncoder().encode(name), (seed >>> 0) ^ 0x811c9dc5));
   const arr = new CTORS[dtype](length);
   for (let i = 0; i < length; i++) {
     if (dtype === "float16") arr[i] = randomHalf(rnd);

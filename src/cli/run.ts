@@ -11,7 +11,7 @@ import * as lp from "../index.js";
 import { formatError } from "./okl.js";
 import { checksum, compareOutputs, isIntegerDtype, randomArray, storageLength, type Checksum } from "./run-data.js";
 import { isKernel, loadKernel, readSpec } from "./tune-spec.js";
-import { UsageError, type CliIo } from "./usage.js";
+import { eachArg, UsageError, type CliIo } from "./usage.js";
 
 interface RunArgs {
   file: string;
@@ -57,15 +57,7 @@ const didYouMean = (name: string, names: readonly string[]) => {
 
 function parseRunArgs(argv: readonly string[]): RunArgs {
   const a: RunArgs = { file: "", backend: "interp", defines: {}, includes: [], lengths: {}, seed: 0, repeats: 3, check: false, json: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf("=");
-    const [flag, inline] = arg.startsWith("--") && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new UsageError(`run: ${flag} needs a value`);
-      return v;
-    };
+  eachArg(argv, "run: ", ({ flag, arg, value }) => {
     const integer = (s: string, what: string, min: number): number => {
       const v = Number(s);
       if (s.trim() === "" || !Number.isSafeInteger(v) || v < min) throw new UsageError(`run: ${what} must be an integer >= ${min}; got "${s}"`);
@@ -95,7 +87,7 @@ function parseRunArgs(argv: readonly string[]): RunArgs {
     else if (flag.startsWith("-")) throw new UsageError(`run: unknown option "${flag}"${didYouMean(flag, OPTIONS)}; options are ${OPTIONS.join(", ")}`);
     else if (a.file === "") a.file = arg;
     else throw new UsageError(`run: unexpected argument "${arg}"`);
-  }
+  });
   if (a.file === "") throw new UsageError("run: missing FILE (an .okl file, a .json kernel spec or a .js/.ts module)");
   return a;
 }

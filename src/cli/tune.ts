@@ -12,7 +12,7 @@ import { Worker } from "node:worker_threads";
 import { plotTuning, type TuningRecord } from "../index.js";
 import { barLine, counts, countsText, duration, plainLine, printable, ranked, table, type ProgressState } from "./progress.js";
 import type { TuneJob, TuneMessage } from "./tune-worker.js";
-import { UsageError, type CliIo } from "./usage.js";
+import { eachArg, UsageError, type CliIo } from "./usage.js";
 
 interface TuneArgs {
   spec: string;
@@ -26,15 +26,7 @@ interface TuneArgs {
 function parseTuneArgs(argv: readonly string[]): TuneArgs {
   const a: TuneArgs = { spec: "", json: false, top: 5, overrides: {} };
   const budget: Record<string, number> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf("=");
-    const [flag, inline] = arg.startsWith("--") && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
+  eachArg(argv, "", ({ flag, arg, value }) => {
     const number = (what: string, integer: boolean): number => {
       const s = value();
       const v = Number(s);
@@ -53,7 +45,7 @@ function parseTuneArgs(argv: readonly string[]): TuneArgs {
     else if (flag.startsWith("-")) throw new UsageError(`tune: unknown option "${flag}"`);
     else if (a.spec === "") a.spec = arg;
     else throw new UsageError(`tune: unexpected argument "${arg}"`);
-  }
+  });
   if (a.spec === "") throw new UsageError("tune: missing SPEC (a .json file or a .js/.ts module)");
   if (Object.keys(budget).length > 0) a.overrides.budget = budget;
   return a;

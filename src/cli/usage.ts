@@ -27,3 +27,33 @@ export const USAGE = `usage:
              variant in flight, exit 130; run again to resume from the log)
   loom plot LOG.jsonl [-o OUT.svg] [--x P] [--series P] [--heatmap P,Q] [--metric time|gflops|gbps] [--title T]
 targets: ${BUILT_TARGETS.join(", ")} (planned: ${TARGET_NAMES.filter((t) => !BUILT_TARGETS.includes(t)).join(", ")})`;
+
+/** One argument of a command line: its flag (`--log` of `--log=x`), the whole argument, and a reader of its value. */
+export interface Arg {
+  readonly flag: string;
+  readonly arg: string;
+  /** The value: after "=" (`--log=x`) or the next argument; a UsageError naming the flag when there is none. */
+  value(): string;
+}
+
+/**
+ * Walk `argv`, calling `visit` once per argument (an option's value, read with `value()`, is
+ * skipped). `who` prefixes the message of a missing value (`run: --seed needs a value`).
+ *
+ *   eachArg(argv, "plot: ", ({ flag, arg, value }) => { if (flag === "-o") out = value(); … });
+ */
+export function eachArg(argv: readonly string[], who: string, visit: (a: Arg) => void): void {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf("=");
+    const [flag, inline] = arg.startsWith("--") && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
+    visit({
+      flag, arg,
+      value: () => {
+        const v = inline ?? argv[++i];
+        if (v === undefined) throw new UsageError(`${who}${flag} needs a value`);
+        return v;
+      },
+    });
+  }
+}
