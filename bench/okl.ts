@@ -5,6 +5,7 @@
  * front end alone and the whole import (parseOkl: front end + lowering to Loom kernels).
  * Run: `npx tsx bench/okl.ts`.
  */
+import { cpus, loadavg } from "node:os";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseOklAst } from "../src/okl/index.js";
@@ -41,6 +42,7 @@ const reader = (p: string) => (existsSync(p) ? readFileSync(p, "utf8") : undefin
 const inputs = files(join(CORPUS, "occa")).filter((f) => f.endsWith(".okl") && !f.includes("legacy-unit-snippets"));
 const REPEATS = 200;
 
+console.log(`machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} cores; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 console.log("file".padEnd(48), "lines", "front ms", "import ms", "status");
 const importMedians: number[] = [];
 let importMs = 0;

@@ -9,7 +9,7 @@ import { atomicUpdateOf, exprToString, type AtomicOp, type Dtype, type Kernel } 
 import { parseExpr } from "../../src/parse/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { tagInames } from "../../transforms/index.js";
-import { compile, GCC_FLAGS, hasGcc, hasNvcc } from "./compile-helpers.js";
+import { compile, compileAll, compileBudgetMs, GCC_FLAGS, hasGcc, hasNvcc } from "./compile-helpers.js";
 
 const OPS: readonly AtomicOp[] = ["+", "-", "&", "|", "^", "min", "max", "="];
 const INTS: readonly Dtype[] = ["int32", "uint32", "int64", "uint64"];
@@ -150,7 +150,7 @@ describe.skipIf(!hasGcc)("gcc -Wall -Werror compiles every atomic operation", ()
 });
 
 describe.skipIf(!hasNvcc)("nvcc compiles every atomic operation", () => {
-  it("cuda (nvcc -ptx)", () => {
-    for (const k of ALL) compile(k, "cuda", "cu", "nvcc", ["-ptx"]);
-  }, 120_000);
+  it("cuda (nvcc -ptx, one nvcc process for every kernel)", () => {
+    compileAll(ALL, "cuda", "cu", "nvcc", ["-ptx"]);
+  }, compileBudgetMs(ALL.length) + 10_000);
 });

@@ -31,4 +31,30 @@ export function compile(k: Kernel, target: TargetName, ext: string, cmd: string,
   }
 }
 
+/**
+ * Generate each kernel for `target` and compile them all with one `cmd` process (`nvcc -ptx
+ * --output-directory DIR a.cu b.cu …`): one compiler start-up instead of one per kernel. A
+ * compiler error fails the test with its message, which names the file (`NAME_target.ext`).
+ * The time budget scales with the number of kernels (a loaded machine compiles slowly).
+ */
+export function compileAll(ks: readonly Kernel[], target: TargetName, ext: string, cmd: string, flags: string[]): void {
+  const out = mkdtempSync(join(dir, `${target}-`));
+  const files = ks.map((k) => {
+    const file = join(out, `${k.name}_${target}.${ext}`);
+    writeFileSync(file, generateCode(k, target).deviceCode);
+    return file;
+  });
+  try {
+    execFileSync(cmd, [...flags, "--output-directory", out, ...files], { stdio: "pipe", timeout: compileBudgetMs(ks.length) });
+  } catch (e) {
+    const err = e as { stderr?: Buffer };
+    expect.fail(`${cmd} failed on ${target} code of ${ks.map((k) => k.name).join(", ")}:\n${err.stderr?.toString() ?? String(e)}`);
+  }
+}
+
+/** A compiler's time budget for `n` files: 60 s plus 30 s each (vitest's own timeout must exceed it). */
+export function compileBudgetMs(n: number): number {
+  return 60_000 + 30_000 * n;
+}
+
 export const GCC_FLAGS = ["-c", "-Wall", "-Werror", "-fopenmp"];
