@@ -4,7 +4,7 @@
  * Two 200-variant spaces (a tiled float32 matrix product, a 5-point float32 stencil) are swept
  * exhaustively on the backend (every variant checked against the interpreter, then timed), which
  * gives the ground truth: every point measured once. Then each strategy is run on that log at equal
- * budget (40 variants, 20% of the space) by `lp.simulateTuning`, over seeds 0..9: the median of the
+ * budgets (20 and 40 variants, 10% and 20% of the space) by `lp.simulateTuning`, over seeds 0..9: the median of the
  * best GFLOP/s (GB/s for the stencil) each finds, against the optimum and against random sampling.
  * Simulation replays exactly the measurements a live sweep would make (test/tune/simulate.test.ts
  * checks that a sweep and its simulation choose the same points), so strategies are compared on
@@ -33,7 +33,8 @@ const backendArg = argv[argv.indexOf("--backend") + 1];
 const backend = (argv.includes("--backend") ? backendArg : lp.backendAvailability("openmp").available ? "openmp" : "js") as lp.BackendName;
 const STRATEGIES = ["random", "genetic", "bayes", "greedy_ils", "simulated_annealing"] as const;
 const SEEDS = 10;
-const BUDGET = quick ? 8 : 40;
+/** Equal budgets for every strategy: 10% and 20% of a 200-variant space. */
+const BUDGETS = quick ? [8] : [20, 40];
 const keep = argv.includes("--logs") ? argv[argv.indexOf("--logs") + 1] : undefined;
 const dir = keep ?? mkdtempSync(join(tmpdir(), "loom-bench-tune-"));
 if (keep) mkdirSync(keep, { recursive: true });
@@ -93,7 +94,8 @@ const median = (xs: readonly number[]) => {
 };
 const say = (s: string) => { if (!json) console.log(s); else process.stderr.write(`${s}\n`); };
 
-const peak = backend === "c" || backend === "openmp" ? await lp.machinePeak() : undefined;
+// The peak is measured again in this run (not taken from the cache), so ratios to it are of one run.
+const peak = backend === "c" || backend === "openmp" ? await lp.machinePeak({ refresh: true }) : undefined;
 say(`Loom autotuning benchmark, backend ${backend}; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 if (peak) say(`machine peak: ${peak.gflops32.toFixed(1)} GFLOP/s float32 FMA, ${peak.gflops.toFixed(1)} float64, ${peak.gbps.toFixed(1)} GB/s triad (${peak.cached ? "cached" : "measured now"}, ${peak.measuredAt})`);
 
@@ -120,7 +122,8 @@ for (const s of [matmul, stencil]) {
   for (const r of records) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
   const unit = s.rate === "gflops" ? "GFLOP/s" : "GB/s";
   const bestRate = best[s.rate] ?? NaN;
-  const frac = s.rate === "gflops" ? best.peakFraction?.flops : best.peakFraction?.bandwidth;
+  // Against this run's peak (records resumed from a log carry the fraction of the peak of their day).
+  const frac = peak === undefined ? undefined : bestRate / (s.rate === "gflops" ? peak.gflops32 : peak.gbps);
 
   // The sweep's own cost: building each variant, its framework time, and code generation again here.
   const ph = records.map((r) => r.phases!).filter(Boolean);
@@ -134,7 +137,8 @@ for (const s of [matmul, stencil]) {
     codegenMs.push(performance.now() - c0);
   }
   const own = ph.map((p, i) => p.buildMs + p.frameworkMs + (codegenMs[i] ?? median(codegenMs)));
-  say(`  ${records.length} variants in ${wallS.toFixed(1)} s (${(wallS * 1000 / records.length).toFixed(0)} ms each): ${[...statuses].map(([k, v]) => `${v} ${k}`).join(", ")}`);
+  const resumed = records.filter((r) => r.phases && wallS * 1000 < r.phases.benchmarkMs).length > 0;
+  say(`  ${records.length} variants${resumed ? " (resumed from the log: measured in an earlier run)" : ""} in ${wallS.toFixed(1)} s (${(wallS * 1000 / records.length).toFixed(0)} ms each): ${[...statuses].map(([k, v]) => `${v} ${k}`).join(", ")}`);
   say(`  best: ${JSON.stringify(best.point)} ${best.medianMs.toFixed(3)} ms = ${bestRate.toFixed(2)} ${unit}${frac !== undefined ? ` = ${(frac * 100).toFixed(1)}% of this machine's ${s.rate === "gflops" ? "float32 FMA peak" : "triad bandwidth"}` : ""}`);
   say(`  per variant (medians): build ${median(ph.map((p) => p.buildMs)).toFixed(2)} ms, code generation ${median(codegenMs).toFixed(2)} ms, framework ${median(ph.map((p) => p.frameworkMs)).toFixed(2)} ms ` +
     `=> the sweep's own cost ${median(own).toFixed(2)} ms (mean ${(own.reduce((a, b) => a + b, 0) / Math.max(1, own.length)).toFixed(2)} ms); ` +
@@ -142,18 +146,19 @@ for (const s of [matmul, stencil]) {
 
   // Each strategy at equal budget on the measured log.
   const optimum = Math.max(...records.filter((r) => r.ok).map((r) => r[s.rate] ?? 0));
-  const strategies: Record<string, { median: number; ofOptimum: number }> = {};
-  for (const strategy of STRATEGIES) {
-    const found: number[] = [];
-    for (let seed = 0; seed < SEEDS; seed++) {
-      const sim = await lp.simulateTuning(log, strategy, { seed, budget: { variants: BUDGET }, space: s.space, missing: "invalid" });
-      found.push(sim.best?.[s.rate] ?? 0);
+  const strategies: Record<string, Record<number, { median: number; ofOptimum: number }>> = {};
+  for (const budget of BUDGETS) {
+    say(`  strategies at ${budget} variants, median over ${SEEDS} seeds of the best ${unit} found (optimum ${optimum.toFixed(2)}):`);
+    for (const strategy of STRATEGIES) {
+      const found: number[] = [];
+      for (let seed = 0; seed < SEEDS; seed++) {
+        const sim = await lp.simulateTuning(log, strategy, { seed, budget: { variants: budget }, space: s.space, missing: "invalid" });
+        found.push(sim.best?.[s.rate] ?? 0);
+      }
+      (strategies[strategy] ??= {})[budget] = { median: median(found), ofOptimum: median(found) / optimum };
+      const v = strategies[strategy]![budget]!;
+      say(`    ${strategy.padEnd(20)} ${v.median.toFixed(2)} ${unit} (${(v.ofOptimum * 100).toFixed(1)}% of the optimum; ${(v.median / strategies.random![budget]!.median).toFixed(3)}x random)`);
     }
-    strategies[strategy] = { median: median(found), ofOptimum: median(found) / optimum };
-  }
-  say(`  strategies at ${BUDGET} variants, median over ${SEEDS} seeds of the best ${unit} found (optimum ${optimum.toFixed(2)}):`);
-  for (const [name, v] of Object.entries(strategies)) {
-    say(`    ${name.padEnd(20)} ${v.median.toFixed(2)} ${unit} (${(v.ofOptimum * 100).toFixed(1)}% of the optimum; ${(v.median / strategies.random!.median).toFixed(3)}x random)`);
   }
   summary[s.name] = {
     variants: records.length, wallS, best: { point: best.point, medianMs: best.medianMs, [s.rate]: bestRate, peakFraction: frac },
