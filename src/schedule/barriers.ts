@@ -37,7 +37,11 @@ interface Ctx {
   readonly k: Kernel;
   readonly accesses: ReadonlyMap<string, readonly Access[]>;
   /** Every access of the kernel, by variable. */
-  readonly byName: ReadonlyMap<string, readonly Access[]>;
+  readonly byName: ReadonlyMap<string, ByName>;
+  /** Where each synchronized variable lives (see `memoryOf`). */
+  readonly memory: ReadonlyMap<string, "local" | "global">;
+  /** Per access, whether an access anywhere in the kernel conflicts with it (see `memoryToOrder`). */
+  readonly anyPartner: Map<Access, boolean>;
   readonly insns: ReadonlyMap<string, Instruction>;
   readonly localInames: ReadonlySet<string>;
   /** Names an index may use and still mean the same value in every access: hardware inames, value args. */
@@ -86,15 +90,65 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
     insns.set(insn.id, insn);
     accesses.set(insn.id, insnAccesses(insn, synced));
   }
-  const byName = new Map<string, Access[]>();
-  for (const list of accesses.values()) for (const a of list) byName.set(a.name, [...(byName.get(a.name) ?? []), a]);
+  const byName = new Map<string, ByName>();
+  for (const list of accesses.values()) for (const a of list) addByName(byName, a);
+  const memory = new Map<string, "local" | "global">();
+  // The first temporary of a name decides, as `find` would.
+  for (const t of [...k.temporaries].reverse()) memory.set(t.name, t.addressSpace === "local" ? "local" : "global");
   const ctx: Ctx = {
-    k, accesses, byName, insns, localInames, invariant, allInames: new Set(inames),
+    k, accesses, byName, memory, anyPartner: new Map(), insns, localInames, invariant, allInames: new Set(inames),
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
     sync: [...localInames].some((i) => (constRange(k, i)?.size ?? 2) > 1),
     deps: dependencyClosure(k.instructions), lidName: localIdNames(k, localInames), needsUniform: [],
   };
-  return { nodes: walkBody(ctx, nodes, [], new Set()).nodes, needsUniform: ctx.needsUniform };
+  return { nodes: walkBody(ctx, nodes, new Pending(), new Set()).nodes, needsUniform: ctx.needsUniform };
+}
+
+/** The accesses of one variable, in order, and its writes among them. */
+interface ByName {
+  readonly all: Access[];
+  readonly writes: Access[];
+}
+
+function addByName(m: Map<string, ByName>, a: Access): void {
+  let e = m.get(a.name);
+  if (!e) m.set(a.name, (e = { all: [], writes: [] }));
+  e.all.push(a);
+  if (a.write) e.writes.push(a);
+}
+
+/**
+ * The accesses of `m` that may conflict with `a` (same variable, one of the two a write), in the
+ * order they were added: a read meets writes only.
+ */
+function partnersOf(m: ReadonlyMap<string, ByName>, a: Access): readonly Access[] {
+  const e = m.get(a.name);
+  return !e ? [] : a.write ? e.all : e.writes;
+}
+
+/**
+ * The accesses since the last barrier, in order, indexed by variable so that a new access is
+ * checked only against those it may conflict with (not against every pending access).
+ */
+class Pending {
+  readonly list: Access[] = [];
+  readonly byName = new Map<string, ByName>();
+  private readonly seen = new Set<Access>();
+
+  constructor(from: Iterable<Access> = []) {
+    this.add(from);
+  }
+
+  /** Append `xs`, each access once (a set union in order). */
+  add(xs: Iterable<Access>): this {
+    for (const a of xs) {
+      if (this.seen.has(a)) continue;
+      this.seen.add(a);
+      this.list.push(a);
+      addByName(this.byName, a);
+    }
+    return this;
+  }
 }
 
 function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] {
@@ -236,12 +290,16 @@ function neverAcrossWorkItems(ctx: Ctx, earlier: Access, later: Access): boolean
   return !mayMeetAcross(ctx.k, a, flat ? [earlier.linear!] : earlier.indices, b, flat ? [later.linear!] : later.indices, locals, groups);
 }
 
+/**
+ * The first pair (`next` in order, then `pending` in order) that needs a barrier. Only accesses of
+ * the same variable, one of them a write, can conflict: those are the pairs looked at.
+ */
 function findConflict(
-  ctx: Ctx, pending: readonly Access[], next: readonly Access[], fixed: ReadonlySet<string>, reverse = false,
+  ctx: Ctx, pending: Pending, next: readonly Access[], fixed: ReadonlySet<string>, reverse = false,
 ): Conflict | undefined {
   if (!ctx.sync) return undefined;
   for (const later of next) {
-    for (const earlier of pending) {
+    for (const earlier of partnersOf(pending.byName, later)) {
       const why = pairConflict(ctx, earlier, later, fixed, reverse);
       if (why !== undefined) return { earlier, later, why };
     }
@@ -251,7 +309,7 @@ function findConflict(
 
 /** Where variable `name` lives: local temporaries in local memory, arrays and global temporaries in global. */
 function memoryOf(ctx: Ctx, name: string): "local" | "global" {
-  return ctx.k.temporaries.find((t) => t.name === name)?.addressSpace === "local" ? "local" : "global";
+  return ctx.memory.get(name) ?? "global";
 }
 
 /**
@@ -261,23 +319,33 @@ function memoryOf(ctx: Ctx, name: string): "local" | "global" {
  * variable that asked, an explicit barrier's mem_kind). A local fence alone does not order global
  * memory: loopy's weird2 with `c` an argument needs CLK_GLOBAL_MEM_FENCE.
  */
-function memoryToOrder(ctx: Ctx, pending: readonly Access[], also: readonly ("local" | "global")[]): BarrierMemory {
+function memoryToOrder(ctx: Ctx, pending: Pending, also: readonly ("local" | "global")[]): BarrierMemory {
   const spaces = new Set(also);
-  const none = new Set<string>();
   // Without local axes a group is one work-item: nothing to order between work-items.
-  for (const a of ctx.sync ? pending : []) {
+  for (const a of ctx.sync ? pending.list : []) {
     const m = memoryOf(ctx, a.name);
     if (spaces.has(m)) continue;
-    const partners = ctx.byName.get(a.name) ?? [];
-    if (partners.some((b) => pairConflict(ctx, a, b, none, false) !== undefined || pairConflict(ctx, b, a, none, false) !== undefined)) spaces.add(m);
+    if (conflictsAnywhere(ctx, a)) spaces.add(m);
   }
   return spaces.has("global") ? (spaces.has("local") ? "local+global" : "global") : "local";
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** Whether an access anywhere in the kernel conflicts with `a`, in either order (once per access: the answer depends on it alone). */
+function conflictsAnywhere(ctx: Ctx, a: Access): boolean {
+  let hit = ctx.anyPartner.get(a);
+  if (hit === undefined) {
+    hit = partnersOf(ctx.byName, a).some((b) => pairConflict(ctx, a, b, NONE, false) !== undefined || pairConflict(ctx, b, a, NONE, false) !== undefined);
+    ctx.anyPartner.set(a, hit);
+  }
+  return hit;
 }
 
 const barrier = (comment: string, memory: BarrierMemory): BarrierNode => ({ kind: "barrier", scope: "local", comment, memory });
 
 /** The barrier that `c` asks for, before `pending` is cleared. */
-function dataBarrier(ctx: Ctx, c: Conflict, name: string, pending: readonly Access[]): BarrierNode {
+function dataBarrier(ctx: Ctx, c: Conflict, name: string, pending: Pending): BarrierNode {
   return barrier(`for ${name} (${c.why})`, memoryToOrder(ctx, pending, [memoryOf(ctx, c.earlier.name)]));
 }
 
@@ -321,38 +389,38 @@ function localIdsInBounds(ctx: Ctx, iname: string): string[] {
 }
 
 function walkBody(
-  ctx: Ctx, nodes: readonly ScheduleNode[], incoming: readonly Access[], fixed: ReadonlySet<string>,
-): { nodes: ScheduleNode[]; pending: Access[] } {
+  ctx: Ctx, nodes: readonly ScheduleNode[], incoming: Pending, fixed: ReadonlySet<string>,
+): { nodes: ScheduleNode[]; pending: Pending } {
   const out: ScheduleNode[] = [];
-  let pending = [...incoming];
+  let pending = new Pending(incoming.list);
   for (const n of nodes) {
     if (n.kind === "barrier") {
       out.push(n);
-      pending = [];
+      pending = new Pending();
     } else if (n.kind === "insn") {
       const insn = ctx.insns.get(n.id)!;
       if (insn.kind === "barrier") {
         if (insn.scope === "local") out.push(barrier(`explicit lbarrier ${insn.id}`, memoryToOrder(ctx, pending, [insn.memKind ?? "local"])));
         else out.push(n);
-        pending = [];
+        pending = new Pending();
         continue;
       }
       const acc = ctx.accesses.get(n.id)!;
       const c = findConflict(ctx, pending, acc, fixed);
       if (c) {
         out.push(dataBarrier(ctx, c, c.later.name, pending));
-        pending = [];
+        pending = new Pending();
       }
       out.push(n);
-      pending.push(...acc);
+      pending.add(acc);
     } else {
       const inner = new Set(fixed).add(n.iname);
       // The loop's first accesses against what is pending before it: a barrier before the loop.
-      const entry = entryAccesses(ctx, walkBody(ctx, n.body, [], inner).nodes);
+      const entry = entryAccesses(ctx, walkBody(ctx, n.body, new Pending(), inner).nodes);
       const c = findConflict(ctx, pending, entry, fixed);
       if (c) {
         out.push(dataBarrier(ctx, c, c.later.name, pending));
-        pending = [];
+        pending = new Pending();
       }
       const r = walkBody(ctx, n.body, pending, inner);
       // Dependencies carried to the next iteration: a barrier at the end of the body.
@@ -373,7 +441,7 @@ function walkBody(
       }
       out.push({ kind: "loop", iname: n.iname, body });
       // The loop may run no iteration: what was pending before it stays pending.
-      pending = carried ? [...pending] : [...new Set([...pending, ...r.pending])];
+      pending = carried ? new Pending(pending.list) : new Pending(pending.list).add(r.pending.list);
     }
   }
   return { nodes: out, pending };

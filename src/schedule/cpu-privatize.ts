@@ -4,18 +4,30 @@
  * rewriting to one slot per work-item (OCCA's `@exclusive`).
  */
 import { ScheduleError } from "../errors.js";
-import { arith, insnExprs, mapExpr, mapInsnExprs, sub, v, withKernel, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import { arith, insnExprs, mapExpr, mapInsnExprs, sub, v, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
 import type { DeviceKernel, HwAxis } from "./types.js";
+
+/** Per instruction (kernels are immutable), every variable it reads or writes: `touches` is one lookup. */
+const touchedMemo = new WeakMap<Instruction, ReadonlySet<string>>();
+
+/** The variables an instruction reads or writes (bare names, arrays of subscripts and flat indices). */
+export function touchedNames(insn: Instruction): ReadonlySet<string> {
+  const hit = touchedMemo.get(insn);
+  if (hit) return hit;
+  const out = new Set<string>();
+  for (const e of insnExprs(insn)) {
+    walkExpr(e, (n) => {
+      if (n.kind === "var") out.add(n.name);
+      else if (n.kind === "subscript" || n.kind === "linear") out.add(n.array);
+    });
+  }
+  touchedMemo.set(insn, out);
+  return out;
+}
 
 /** Whether an instruction reads or writes variable `name`. */
 export function touches(insn: Instruction, name: string): boolean {
-  let found = false;
-  const look = (e: Expr) => mapExpr(e, (n) => {
-    if ((n.kind === "var" && n.name === name) || ((n.kind === "subscript" || n.kind === "linear") && n.array === name)) found = true;
-    return found ? n : undefined;
-  });
-  insnExprs(insn).forEach(look);
-  return found;
+  return touchedNames(insn).has(name);
 }
 
 /**
@@ -50,11 +62,20 @@ export function privatize(k: Kernel, t: Temporary, axes: readonly HwAxis[]): Ker
 /** The private temporaries (not yet privatized) that instructions of more than one phase (`phaseOf`, by instruction id) touch. */
 export function barrierCrossing(k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, privatized: ReadonlySet<string>): Temporary[] {
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
+  // One walk per instruction: the phases in which each variable is touched.
+  const phasesOf = new Map<string, Set<number>>();
+  for (const [id, ps] of phaseOf) {
+    const insn = byId.get(id);
+    if (!insn) continue;
+    for (const name of touchedNames(insn)) {
+      const set = phasesOf.get(name) ?? new Set<number>();
+      ps.forEach((p) => set.add(p));
+      phasesOf.set(name, set);
+    }
+  }
   return k.temporaries.filter((t) => {
     if (t.addressSpace === "local" || t.addressSpace === "global" || privatized.has(t.name)) return false;
-    const phases = new Set<number>();
-    for (const [id, ps] of phaseOf) if (touches(byId.get(id)!, t.name)) ps.forEach((p) => phases.add(p));
-    return phases.size > 1;
+    return (phasesOf.get(t.name)?.size ?? 0) > 1;
   });
 }
 
