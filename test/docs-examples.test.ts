@@ -14,13 +14,32 @@ const root = join(import.meta.dirname, "..");
 const dir = mkdtempSync(join(root, ".readme-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function runPage(page: string): string {
+/** The page's TypeScript blocks, in order, as one file in the clone (where `loom-kernels` resolves to dist/). */
+function pageFile(page: string): string {
   const text = readFileSync(join(root, "docs", page), "utf8");
   const blocks = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
   expect(blocks.length).toBeGreaterThan(0);
-  expect(existsSync(join(root, "dist/src/index.js")), "dist/ is missing: npm install (or npm run build) makes it").toBe(true);
   const file = join(dir, page.replace(/\.md$/, ".ts"));
   writeFileSync(file, blocks.join("\n"));
+  return file;
+}
+
+/**
+ * The page's file type-checks as a user's strict TypeScript project would check it (tsx only
+ * strips types), against the built package's declarations.
+ */
+function typecheckPage(page: string): void {
+  const file = pageFile(page);
+  const r = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "--ignoreConfig", "--noEmit", "--strict",
+    "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--skipLibCheck", "--types", "node", file],
+  { cwd: root, encoding: "utf8", timeout: 120_000 });
+  expect(r.stdout + r.stderr, `${page} does not type-check`).toBe("");
+  expect(r.status).toBe(0);
+}
+
+function runPage(page: string): string {
+  expect(existsSync(join(root, "dist/src/index.js")), "dist/ is missing: npm install (or npm run build) makes it").toBe(true);
+  const file = pageFile(page);
   const r = spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), file], { cwd: root, encoding: "utf8", timeout: 240_000 });
   expect(r.stderr, r.stderr).toBe("");
   expect(r.status).toBe(0);
@@ -32,5 +51,38 @@ describe("docs examples run as written", () => {
     const out = runPage("occa.md");
     expect(out).toMatch(/^true$/m);
     expect(out).toMatch(/__global__ void .*_occa_addVectors_0\(/);
+  }, 250_000);
+
+  it("tutorial.md", () => {
+    typecheckPage("tutorial.md");
+    const out = runPage("tutorial.md");
+    // A kernel, shown as loopy prints it.
+    for (const section of ["KERNEL: twice", "ARGUMENTS:", "DOMAINS:", "INAME TAGS:", "INSTRUCTIONS:"]) expect(out).toContain(section);
+    expect(out).toMatch(/^i: None$/m);
+    expect(out).toMatch(/^for i\n\s+out\[i\] = 2\*a\[i\]/m);
+    expect(out).toContain("twice: Float32Array(5) [ 0, 2, 4, 6, 8 ]");
+    // The C of the untransformed kernel is one sequential loop.
+    expect(out).toMatch(/void twice\([^)]*\)\n\{\n\s+for \(int i = 0; i <= n - 1; \+\+i\)\n\s+out\[i\] = 2\.0f \* a\[i\];/);
+    // Split and tagged: 128 work-items per group, a guard for the last group.
+    expect(out).toContain("__kernel void __attribute__ ((reqd_work_group_size(128, 1, 1))) twice(");
+    expect(out).toContain("if (128 * gid(0) + lid(0) < n)");
+    expect(out).toContain("launch: [ '(n + 127) / 128' ] [ '128' ]");
+    // The schedule: the fetches, then a barrier, the k_inner loop, and a barrier closing each k_outer step.
+    expect(out).toMatch(/for k_outer\n.*a_fetch_rule.*\n.*b_fetch_rule.*\n.*\.\.\. lbarrier.*\n.*for k_inner\n.*\n.*end k_inner\n.*\.\.\. lbarrier.*\n.*end k_outer/);
+    expect(out).toMatch(/^true\nfalse$/m);
+    // Backends: interp and js always, openmp where it is available; all agree.
+    expect(out).toMatch(/^interp: 1 device kernel\(s\), [\d.]+ ms$/m);
+    expect(out).toMatch(/^js: 1 device kernel\(s\), [\d.]+ ms$/m);
+    expect(out).toMatch(/^openmp: (1 device kernel\(s\), [\d.]+ ms|not available here \(.+\))$/m);
+    expect(out).toMatch(/^backends agree: true$/m);
+    expect(out).toMatch(/^autoTestVsRef ok: true 0$/m);
+    // The sweep: four variants, all ok; the best one's pipeline described.
+    expect(out).toMatch(/^variants: 4 ok: 4$/m);
+    const best = /^best: \{ ti: (\d+), tj: (\d+) \}$/m.exec(out);
+    expect(best).not.toBeNull();
+    expect(["4", "8"]).toContain(best![1]);
+    expect(["8", "16"]).toContain(best![2]);
+    expect(out).toContain(`splitIname i by ${best![1]} (outer g.0, inner l.1)\nsplitIname j by ${best![2]} (outer g.1, inner l.0)`);
+    expect(out).toMatch(/^tuned kernel matches the reference: true$/m);
   }, 250_000);
 });
