@@ -4,7 +4,7 @@
  * instructions) are handed by its core.
  */
 import { CodegenError } from "../../src/errors.js";
-import { findTemporary, type AddressSpace, type Dtype, type Instruction, type Kernel } from "../../src/ir/index.js";
+import { findTemporary, type AddressSpace, type Dtype, type Instruction, type Kernel, type Temporary } from "../../src/ir/index.js";
 import type { BasicSet } from "../../src/poly/index.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
 import type { Ex, Stmt } from "../ast.js";
@@ -75,11 +75,27 @@ export type NodesLowering = (nodes: readonly ScheduleNode[], known: readonly str
  * preprocessing (`resolveAddressSpaces`) put them. Code generation never decides an address space.
  */
 export function addressSpaceOf(k: Kernel, name: string): AddressSpace {
-  const t = findTemporary(k, name);
+  const t = temporaryOf(k, name);
   if (!t) return "global";
   if (t.addressSpace === "auto") {
     throw new CodegenError(`kernel "${k.name}": temporary "${name}" reached code generation with address space "auto"; ` +
       `code is generated from preprocessed kernels (schedule() resolves address spaces), or give it one (setTemporaryAddressSpace)`);
   }
   return t.addressSpace;
+}
+
+/** Temporaries by name, per frozen `temporaries` list (the first of a name wins, as `findTemporary`'s search). */
+const temporaryIndex = new WeakMap<readonly Temporary[], ReadonlyMap<string, Temporary>>();
+
+/** `findTemporary(k, name)` in constant time: lowering asks it per expression, of kernels with thousands of temporaries. */
+export function temporaryOf(k: Kernel, name: string): Temporary | undefined {
+  const list = k.temporaries;
+  if (!Object.isFrozen(list)) return findTemporary(k, name);
+  let m = temporaryIndex.get(list);
+  if (!m) {
+    const built = new Map<string, Temporary>();
+    for (const t of list) if (!built.has(t.name)) built.set(t.name, t);
+    temporaryIndex.set(list, (m = built));
+  }
+  return m.get(name);
 }

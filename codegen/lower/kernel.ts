@@ -5,7 +5,7 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import {
-  exprToString, findArg, findTemporary, INDEX_DTYPE, freeVariables, insnExprs, insnWrites, iterationDomain, axisStrides, effectiveDimTags,
+  exprToString, findArg, INDEX_DTYPE, freeVariables, insnExprs, insnWrites, iterationDomain, axisStrides, effectiveDimTags,
   type Instruction, type Kernel,
 } from "../../src/ir/index.js";
 import { extendSet, type BasicSet } from "../../src/poly/index.js";
@@ -13,7 +13,7 @@ import { axisRows, type DeviceKernel, type HwAxis, type ScheduleNode } from "../
 import { evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { sizeEx } from "../expr.js";
 import { GuardLowering } from "./guards.js";
-import { addressSpaceOf, type KernelHost, type LoweredArg, type LoweredKernel, type LowerOptions, type LoweringNames } from "./host.js";
+import { addressSpaceOf, temporaryOf, type KernelHost, type LoweredArg, type LoweredKernel, type LowerOptions, type LoweringNames } from "./host.js";
 import { LoopLowering } from "./loops.js";
 import { rowVars, type Row } from "./rows.js";
 import { InstructionLowering } from "./statements.js";
@@ -44,8 +44,17 @@ export class DeviceKernelLowering implements KernelHost {
     const groupInames = groupLoopInames(dk.body);
     // A temporary written only outside the group loops (the CPU lowering's size of a shared group
     // axis) is read-only inside them: shared, not private (OpenMP's private copy is uninitialized).
+    // Writers by name, one walk of the instructions (not one per temporary).
+    const writersOf = new Map<string, Instruction[]>();
+    for (const i of k.instructions) {
+      for (const name of new Set(insnWrites(i))) {
+        const list = writersOf.get(name);
+        if (list) list.push(i);
+        else writersOf.set(name, [i]);
+      }
+    }
     const beforeGroups = new Set(k.temporaries.map((t) => t.name).filter((name) => {
-      const writers = k.instructions.filter((i) => insnWrites(i).includes(name));
+      const writers = writersOf.get(name) ?? [];
       return writers.length > 0 && writers.every((i) => i.withinInames.every((n) => !groupInames.has(n)));
     }));
     const privateNames = () => this.decls.flatMap((d) => (d.k === "decl" && !beforeGroups.has(d.name) ? [d.name] : []));
@@ -105,7 +114,7 @@ export class DeviceKernelLowering implements KernelHost {
     const order = [...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)];
     const args = order.filter((n) => wanted.has(n)).map((name): LoweredArg => {
       const a = findArg(k, name);
-      const t = a ? undefined : findTemporary(k, name);
+      const t = a ? undefined : temporaryOf(k, name);
       const dtype = a?.dtype ?? t?.dtype;
       if (!dtype) throw new CodegenError(`kernel "${k.name}": the dtype of "${name}" is unknown; add dtypes (lp.addDtypes) before generating code`);
       return { name, kind: a?.kind ?? "array", dtype, written: written.has(name) };
@@ -189,7 +198,7 @@ export class DeviceKernelLowering implements KernelHost {
   // ---- temporaries -------------------------------------------------------------------------
 
   private declareTemporary(name: string): void {
-    const t = findTemporary(this.k, name)!;
+    const t = temporaryOf(this.k, name)!;
     const space = addressSpaceOf(this.k, name);
     if (space === "global") return;
     if (!t.dtype) throw new CodegenError(`kernel "${this.k.name}": the dtype of temporary "${name}" is unknown; declare it (<float32> ${name} = …)`);

@@ -5,7 +5,7 @@
  */
 import { assertNever, CodegenError } from "../../src/errors.js";
 import {
-  allInames, atomicUpdateOf, exprToAff, axisStrides, effectiveDimTags, exprToString, findArg, findTemporary, INDEX_DTYPE,
+  allInames, atomicUpdateOf, exprToAff, axisStrides, effectiveDimTags, exprToString, findArg, INDEX_DTYPE,
   kernelTypeEnv, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
   type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr,
 } from "../../src/ir/index.js";
@@ -13,7 +13,7 @@ import type { Aff, BasicSet } from "../../src/poly/index.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "../expr.js";
 import type { GuardLowering } from "./guards.js";
-import { addressSpaceOf, type KernelHost } from "./host.js";
+import { addressSpaceOf, temporaryOf, type KernelHost } from "./host.js";
 import { affEx, joinEx } from "./rows.js";
 
 /** Instructions of one device kernel. */
@@ -30,7 +30,16 @@ export class InstructionLowering {
     private readonly h: KernelHost, private readonly guards: GuardLowering,
   ) {
     const k = h.k;
-    this.env = kernelTypeEnv(k);
+    // The kernel's names keep their types through lowering: each asked once, not per expression node.
+    const env = kernelTypeEnv(k);
+    const types = new Map<string, Dtype | undefined>();
+    this.env = {
+      ...env,
+      varType: (n: string) => {
+        if (!types.has(n)) types.set(n, env.varType(n));
+        return types.get(n);
+      },
+    };
     this.kernelNames = new Set([...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name), ...k.domains.flatMap((d) => [...d.dims])]);
     this.params = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
     this.inameRank = new Map(allInames(k).map((n, r) => [n, r]));
@@ -151,7 +160,7 @@ export class InstructionLowering {
   }
 
   private dtypeOf(name: string, insnId: string): Dtype {
-    const d = findTemporary(this.h.k, name)?.dtype ?? findArg(this.h.k, name)?.dtype;
+    const d = temporaryOf(this.h.k, name)?.dtype ?? findArg(this.h.k, name)?.dtype;
     if (!d) throw new CodegenError(`instruction "${insnId}": the dtype of "${name}" is unknown; add dtypes before generating code`);
     return d;
   }
@@ -164,7 +173,7 @@ export class InstructionLowering {
         const sub = this.h.subst.get(name);
         if (sub) return { ex: sub, dtype: INDEX_DTYPE };
         if (known.includes(name)) return { ex: evar(name), dtype: INDEX_DTYPE };
-        if (this.kernelNames.has(name) && !findArg(this.h.k, name) && !findTemporary(this.h.k, name)) {
+        if (this.kernelNames.has(name) && !findArg(this.h.k, name) && !temporaryOf(this.h.k, name)) {
           throw new CodegenError(`instruction "${insnId}" uses iname "${name}" outside the loops around it`);
         }
         return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
@@ -177,7 +186,7 @@ export class InstructionLowering {
   /** Flat index of `a[i, j]` from the strides of the array's axis tags: `a[n * i + j]`. */
   private element(e: Expr & { kind: "subscript" | "linear" }, scope: ExprScope): { array: string; index: Ex; dtype: Dtype } {
     const arg = findArg(this.h.k, e.array);
-    const decl = arg?.kind === "array" ? arg : findTemporary(this.h.k, e.array);
+    const decl = arg?.kind === "array" ? arg : temporaryOf(this.h.k, e.array);
     if (!decl) throw new CodegenError(`instruction "${scope.insnId}" subscripts "${e.array}", which is not an array of kernel "${this.h.k.name}"`);
     const dtype = this.dtypeOf(e.array, scope.insnId);
     if (e.kind === "linear") return { array: e.array, index: lowerIndex(e.index, scope, `linear index of "${e.array}"`), dtype };
