@@ -37,6 +37,12 @@ function typecheckPage(page: string): void {
   expect(r.status).toBe(0);
 }
 
+/** What the comments of a page's one-line `console.log(…);   // LINE` statements promise, in order. */
+function promisedLines(page: string): string[] {
+  const code = readFileSync(pageFile(page), "utf8");
+  return [...code.matchAll(/^console\.log\(.*\);\s*\/\/ (.*)$/gm)].map((m) => m[1]!.trimEnd());
+}
+
 function runPage(page: string): string {
   expect(existsSync(join(root, "dist/src/index.js")), "dist/ is missing: npm install (or npm run build) makes it").toBe(true);
   const file = pageFile(page);
@@ -84,5 +90,14 @@ describe("docs examples run as written", () => {
     expect(["8", "16"]).toContain(best![2]);
     expect(out).toContain(`splitIname i by ${best![1]} (outer g.0, inner l.1)\nsplitIname j by ${best![2]} (outer g.1, inner l.0)`);
     expect(out).toMatch(/^tuned kernel matches the reference: true$/m);
+  }, 250_000);
+
+  it("integer-sets.md", () => {
+    typecheckPage("integer-sets.md");
+    // Every console.log of the page promises its line in a comment: the output is those lines, in order.
+    const out = runPage("integer-sets.md").trimEnd().split("\n");
+    const promised = promisedLines("integer-sets.md");
+    expect(promised.length).toBe(8);
+    expect(out).toEqual(promised);
   }, 250_000);
 });
