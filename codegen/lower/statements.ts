@@ -36,7 +36,11 @@ export class InstructionLowering {
     this.env = {
       ...env,
       varType: (n: string) => {
-        if (!types.has(n)) types.set(n, env.varType(n));
+        if (!types.has(n)) {
+          // A temporary's dtype by the index (`kernelTypeEnv` searches the list): inames come first.
+          const d = this.inameRank.has(n) ? undefined : temporaryOf(k, n)?.dtype;
+          types.set(n, d ?? env.varType(n));
+        }
         return types.get(n);
       },
     };

@@ -104,26 +104,42 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
   return { nodes: walkBody(ctx, nodes, new Pending(), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
 
-/** The accesses of one variable, in order, and its writes among them. */
+/**
+ * The accesses of one variable, in order, and its writes among them; `strict…` leave out those of
+ * instructions tagged WRITE_RACE_OK (OKL's), which need no barrier on global memory between them.
+ */
 interface ByName {
   readonly all: Access[];
   readonly writes: Access[];
+  readonly strictAll: Access[];
+  readonly strictWrites: Access[];
 }
 
 function addByName(m: Map<string, ByName>, a: Access): void {
   let e = m.get(a.name);
-  if (!e) m.set(a.name, (e = { all: [], writes: [] }));
+  if (!e) m.set(a.name, (e = { all: [], writes: [], strictAll: [], strictWrites: [] }));
+  const strict = !raceOk(a);
   e.all.push(a);
-  if (a.write) e.writes.push(a);
+  if (strict) e.strictAll.push(a);
+  if (a.write) {
+    e.writes.push(a);
+    if (strict) e.strictWrites.push(a);
+  }
+}
+
+function raceOk(a: Access): boolean {
+  return a.insn.tags.includes(WRITE_RACE_OK);
 }
 
 /**
- * The accesses of `m` that may conflict with `a` (same variable, one of the two a write), in the
- * order they were added: a read meets writes only.
+ * The accesses of `m` that may conflict with `a` (see `pairConflict`), in the order they were
+ * added: same variable, one of the two a write, not both WRITE_RACE_OK on global memory.
  */
-function partnersOf(m: ReadonlyMap<string, ByName>, a: Access): readonly Access[] {
+function partnersOf(ctx: Ctx, m: ReadonlyMap<string, ByName>, a: Access): readonly Access[] {
   const e = m.get(a.name);
-  return !e ? [] : a.write ? e.all : e.writes;
+  if (!e) return [];
+  const strict = raceOk(a) && memoryOf(ctx, a.name) === "global";
+  return a.write ? (strict ? e.strictAll : e.all) : strict ? e.strictWrites : e.writes;
 }
 
 /**
@@ -181,6 +197,7 @@ function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] 
 }
 
 function noSync(a: Instruction, b: Instruction): boolean {
+  if (a.noSyncWith.length === 0 && b.noSyncWith.length === 0) return false;
   const says = (x: Instruction, y: Instruction) =>
     x.noSyncWith.some((n) => (n.scope === "local" || n.scope === "any") && globMatch(n.id, y.id));
   return says(a, b) || says(b, a);
@@ -267,7 +284,7 @@ function pairConflict(ctx: Ctx, earlier: Access, later: Access, fixed: ReadonlyS
   if (noSync(earlier.insn, later.insn)) return undefined;
   // OKL's meaning (OCCA inserts no barrier): global memory between work-items of imported code is
   // ordered by the author's @barrier only. Local memory still gets the barriers it needs.
-  if (earlier.insn.tags.includes(WRITE_RACE_OK) && later.insn.tags.includes(WRITE_RACE_OK) && memoryOf(ctx, earlier.name) === "global") return undefined;
+  if (raceOk(earlier) && raceOk(later) && memoryOf(ctx, earlier.name) === "global") return undefined;
   const why = barrierNeedingDependency(ctx, earlier.insn, later.insn, reverse);
   if (why === undefined || sameWorkItem(ctx, earlier, later, fixed) || neverAcrossWorkItems(ctx, earlier, later)) return undefined;
   return why;
@@ -299,7 +316,7 @@ function findConflict(
 ): Conflict | undefined {
   if (!ctx.sync) return undefined;
   for (const later of next) {
-    for (const earlier of partnersOf(pending.byName, later)) {
+    for (const earlier of partnersOf(ctx, pending.byName, later)) {
       const why = pairConflict(ctx, earlier, later, fixed, reverse);
       if (why !== undefined) return { earlier, later, why };
     }
@@ -336,7 +353,7 @@ const NONE: ReadonlySet<string> = new Set();
 function conflictsAnywhere(ctx: Ctx, a: Access): boolean {
   let hit = ctx.anyPartner.get(a);
   if (hit === undefined) {
-    hit = partnersOf(ctx.byName, a).some((b) => pairConflict(ctx, a, b, NONE, false) !== undefined || pairConflict(ctx, b, a, NONE, false) !== undefined);
+    hit = partnersOf(ctx, ctx.byName, a).some((b) => pairConflict(ctx, a, b, NONE, false) !== undefined || pairConflict(ctx, b, a, NONE, false) !== undefined);
     ctx.anyPartner.set(a, hit);
   }
   return hit;
