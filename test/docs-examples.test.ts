@@ -40,7 +40,7 @@ function typecheckPage(page: string): void {
 /** What the comments of a page's one-line `console.log(…);   // LINE` statements promise, in order. */
 function promisedLines(page: string): string[] {
   const code = readFileSync(pageFile(page), "utf8");
-  return [...code.matchAll(/^console\.log\(.*\);\s*\/\/ (.*)$/gm)].map((m) => m[1]!.trimEnd());
+  return [...code.matchAll(/^\s*console\.log\(.*\);\s*\/\/ (.*)$/gm)].map((m) => m[1]!.trimEnd());
 }
 
 function runPage(page: string): string {
@@ -98,6 +98,14 @@ describe("docs examples run as written", () => {
     const out = runPage("integer-sets.md").trimEnd().split("\n");
     const promised = promisedLines("integer-sets.md");
     expect(promised.length).toBe(8);
+    expect(out).toEqual(promised);
+  }, 250_000);
+
+  it("kernels.md", () => {
+    typecheckPage("kernels.md");
+    const out = runPage("kernels.md").trimEnd().split("\n");
+    const promised = promisedLines("kernels.md");
+    expect(promised.length).toBe(11);
     expect(out).toEqual(promised);
   }, 250_000);
 });
