@@ -108,4 +108,12 @@ describe("docs examples run as written", () => {
     expect(promised.length).toBe(11);
     expect(out).toEqual(promised);
   }, 250_000);
+
+  it("transformations.md", () => {
+    typecheckPage("transformations.md");
+    const out = runPage("transformations.md").trimEnd().split("\n");
+    const promised = promisedLines("transformations.md");
+    expect(promised.length).toBe(12);
+    expect(out).toEqual(promised);
+  }, 250_000);
 });
