@@ -116,4 +116,12 @@ describe("docs examples run as written", () => {
     expect(promised.length).toBe(12);
     expect(out).toEqual(promised);
   }, 250_000);
+
+  it("loopy.md", () => {
+    typecheckPage("loopy.md");
+    const out = runPage("loopy.md").trimEnd().split("\n");
+    const promised = promisedLines("loopy.md");
+    expect(promised.length).toBe(8);
+    expect(out).toEqual(promised);
+  }, 250_000);
 });
