@@ -278,8 +278,12 @@ function barrierNeedingDependency(ctx: Ctx, earlier: Instruction, later: Instruc
   return why;
 }
 
+/** How many pairs of accesses barrier placement has looked at since the process started (for tests of its scale). */
+export const barrierPairChecks = { count: 0 };
+
 /** Why `later` must wait for `earlier` at a barrier (see `barrierNeedingDependency`), or undefined. */
 function pairConflict(ctx: Ctx, earlier: Access, later: Access, fixed: ReadonlySet<string>, reverse: boolean): string | undefined {
+  barrierPairChecks.count++;
   if (earlier.name !== later.name || (!earlier.write && !later.write)) return undefined;
   if (noSync(earlier.insn, later.insn)) return undefined;
   // OKL's meaning (OCCA inserts no barrier): global memory between work-items of imported code is

@@ -151,11 +151,33 @@ export function linearize(k: Kernel): ScheduleNode[] {
   const better = (a: number, b: number) =>
     k.instructions[a]!.priority !== k.instructions[b]!.priority ? k.instructions[a]!.priority > k.instructions[b]!.priority : a < b;
 
+  const succs: number[][] = k.instructions.map(() => []);
+  preds.forEach((ps, m) => { for (const p of ps) succs[p]!.push(m); });
+
   const build = (members: readonly number[], depth: number): ScheduleNode[] => {
     const inSet = new Set(members);
     const done = new Set<number>();
+    // Per member, its predecessors in the set not yet done; the ready ones (none left) in a heap,
+    // best first: the pick is a heap's top, not a search of every member.
+    const waiting = new Map<number, number>();
+    const ready = new Heap(better);
+    for (const m of members) {
+      let n = 0;
+      for (const p of preds[m]!) if (inSet.has(p)) n++;
+      waiting.set(m, n);
+      if (n === 0) ready.push(m);
+    }
+    const finish = (m: number): void => {
+      done.add(m);
+      for (const x of succs[m]!) {
+        if (!inSet.has(x)) continue;
+        const n = waiting.get(x)! - 1;
+        waiting.set(x, n);
+        if (n === 0 && !done.has(x)) ready.push(x);
+      }
+    };
     const satisfied = (m: number, extra?: ReadonlySet<number>) =>
-      preds[m]!.every((p) => !inSet.has(p) || done.has(p) || (extra?.has(p) ?? false));
+      extra === undefined ? waiting.get(m) === 0 : preds[m]!.every((p) => !inSet.has(p) || done.has(p) || extra.has(p));
     /**
      * Loopy enters each loop once: before entering the loop `best` would open, run what is ready
      * outside it and what that loop's instructions wait on (`acc = 0` before `for k_outer { fetch;
@@ -181,14 +203,14 @@ export function linearize(k: Kernel): ScheduleNode[] {
     };
     const out: ScheduleNode[] = [];
     while (done.size < members.length) {
-      let best = -1;
-      for (const m of members) if (!done.has(m) && satisfied(m) && (best < 0 || better(m, best))) best = m;
-      if (best < 0) throw cycleError(k, members.filter((m) => !done.has(m)), preds);
+      while (ready.size > 0 && done.has(ready.top())) ready.pop();
+      if (ready.size === 0) throw cycleError(k, members.filter((m) => !done.has(m)), preds);
+      let best = ready.top();
       best = beforeLoop(best);
       const path = paths[best]!;
       if (path.length === depth) {
         out.push({ kind: "insn", id: k.instructions[best]!.id });
-        done.add(best);
+        finish(best);
         continue;
       }
       // Enter the loop once for everything that can run inside it now.
@@ -204,7 +226,7 @@ export function linearize(k: Kernel): ScheduleNode[] {
         }
       }
       out.push({ kind: "loop", iname, body: build(members.filter((m) => group.has(m)), depth + 1) });
-      for (const m of group) done.add(m);
+      for (const m of group) finish(m);
     }
     return out;
   };
@@ -223,4 +245,46 @@ function cycleError(k: Kernel, stuck: readonly number[], preds: readonly number[
   }
   const cycle = path.slice(path.indexOf(x)).reverse().map((m) => `"${k.instructions[m]!.id}"`);
   return new ScheduleError(`kernel "${k.name}": the dependencies of instructions ${cycle.join(" -> ")} form a cycle; no order can satisfy them`);
+}
+
+/** A binary heap of instruction indices, `first(a, b)` when `a` comes out before `b`. */
+class Heap {
+  private readonly items: number[] = [];
+  constructor(private readonly first: (a: number, b: number) => boolean) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  top(): number {
+    return this.items[0]!;
+  }
+
+  push(x: number): void {
+    const a = this.items;
+    a.push(x);
+    for (let i = a.length - 1; i > 0; ) {
+      const up = (i - 1) >> 1;
+      if (!this.first(a[i]!, a[up]!)) break;
+      [a[i], a[up]] = [a[up]!, a[i]!];
+      i = up;
+    }
+  }
+
+  pop(): void {
+    const a = this.items;
+    const last = a.pop()!;
+    if (a.length === 0) return;
+    a[0] = last;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < a.length && this.first(a[l]!, a[m]!)) m = l;
+      if (r < a.length && this.first(a[r]!, a[m]!)) m = r;
+      if (m === i) break;
+      [a[i], a[m]] = [a[m]!, a[i]!];
+      i = m;
+    }
+  }
 }

@@ -1,0 +1,134 @@
+/**
+ * Scheduling at scale (issues 20, 21): the passes that once compared every pair of instructions
+ * (linearization's pick, barrier placement, privatization's barrier-crossing test) are indexed.
+ * No timing here: the indexed pick against a reference list scheduler on random dependency graphs,
+ * the touched-names index against a walk per name, and the number of access pairs barrier
+ * placement looks at, which must grow with the kernel, not with its square.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { generateCode, parseOkl } from "../../src/index.js";
+import { insnExprs, mapExpr, type Expr, type Instruction } from "../../src/ir/index.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { barrierPairChecks } from "../../src/schedule/barriers.js";
+import { touchedNames, touches } from "../../src/schedule/cpu-privatize.js";
+import { linearize, type ScheduleNode } from "../../src/schedule/index.js";
+
+/** The instruction ids of a schedule in order, loops flattened. */
+function ids(nodes: readonly ScheduleNode[]): string[] {
+  return nodes.flatMap((n) => (n.kind === "insn" ? [n.id] : n.kind === "loop" ? ids(n.body) : []));
+}
+
+/** A random dependency graph: `deps[j]` are indices below `j`; `order` is the text order of the instructions. */
+const graphs = fc.integer({ min: 1, max: 14 }).chain((n) =>
+  fc.record({
+    deps: fc.tuple(...Array.from({ length: n }, (_, j) => fc.uniqueArray(fc.nat({ max: Math.max(0, j - 1) }), { maxLength: j > 0 ? 3 : 0 }))),
+    priority: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: n, maxLength: n }),
+    order: fc.shuffledSubarray(Array.from({ length: n }, (_, j) => j), { minLength: n, maxLength: n }),
+    inLoop: fc.boolean(),
+  }));
+
+/** The reference: run, one at a time, the ready instruction of highest priority, the first in the text among equals. */
+function listSchedule(insns: readonly Instruction[]): string[] {
+  const done = new Set<string>();
+  const out: string[] = [];
+  while (out.length < insns.length) {
+    let best: Instruction | undefined;
+    for (const x of insns) {
+      if (done.has(x.id) || !x.dependsOn.every((d) => done.has(d))) continue;
+      if (!best || x.priority > best.priority) best = x;
+    }
+    done.add(best!.id);
+    out.push(best!.id);
+  }
+  return out;
+}
+
+describe("linearization's pick of the next instruction", () => {
+  it("is the reference list scheduler's, in a loop or outside any", () => {
+    fc.assert(fc.property(graphs, ({ deps, priority, order, inLoop }) => {
+      const lines = order.map((j) => {
+        const dep = deps[j]!.length > 0 ? `, dep=${deps[j]!.map((d) => `s${d}`).join(":")}` : "";
+        return `o${j}[${inLoop ? "i" : "0"}] = ${j} {id=s${j}${dep}, priority=${priority[j]}}`;
+      });
+      const k = makeKernel("{[i]: 0<=i<n}", lines);
+      expect(ids(linearize(k))).toEqual(listSchedule(k.instructions));
+    }), { numRuns: 150 });
+  });
+});
+
+/** `touches` as it was: a walk of the instruction's expressions per name. */
+function touchesByWalk(insn: Instruction, name: string): boolean {
+  let found = false;
+  const look = (e: Expr) => mapExpr(e, (n) => {
+    if ((n.kind === "var" && n.name === name) || ((n.kind === "subscript" || n.kind === "linear") && n.array === name)) found = true;
+    return found ? n : undefined;
+  });
+  insnExprs(insn).forEach(look);
+  return found;
+}
+
+describe("the names an instruction touches", () => {
+  it("are those a walk per name finds", () => {
+    const k = makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", [
+      "<> t = a[i, j] * s {id=w}",
+      "out[i] = sum(j, t * b[[i*m + j]]) {id=r, dep=w}",
+      "c[i, j] = if(i > j, t, 0) {id=c, dep=w}",
+    ]);
+    const names = ["t", "a", "s", "out", "b", "c", "i", "j", "m", "n", "x"];
+    for (const insn of k.instructions) {
+      for (const name of names) expect(touches(insn, name), `${insn.id} ${name}`).toBe(touchesByWalk(insn, name));
+      expect([...touchedNames(insn)].every((name) => touchesByWalk(insn, name))).toBe(true);
+    }
+  });
+});
+
+/** An element-local assembly kernel as bench/okl-scale.ts makes them: `n` chained statements in one @inner loop after a @shared fetch. */
+function assembly(n: number): string {
+  const body: string[] = [];
+  for (let q = 0; q < n; q++) {
+    const prev = q === 0 ? "r_G00" : `t${q - 1}`;
+    body.push(`      const dfloat t${q} = r_G00 * s_D[${q % 16} * 16 + n] + ${prev} * r_G11;`);
+    if (q % 4 === 3) body.push(`      A[(e * 16 + n) * 64 + ${(q >> 2) % 64}] += t${q} - t${q - 2};`);
+  }
+  return `#define dfloat double
+@kernel void assemble(const int Nelements, @restrict const dfloat *ggeo, @restrict const dfloat *D, @restrict dfloat *A) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared dfloat s_D[256];
+    @exclusive dfloat r_G00, r_G11;
+    for (int n = 0; n < 16; ++n; @inner) {
+      for (int m = 0; m < 16; ++m) s_D[m * 16 + n] = D[m * 16 + n];
+      r_G00 = ggeo[2 * (e * 16 + n) + 0];
+      r_G11 = ggeo[2 * (e * 16 + n) + 1];
+    }
+    for (int n = 0; n < 16; ++n; @inner) {
+${body.join("\n")}
+    }
+  }
+}
+`;
+}
+
+/** The pairs of accesses barrier placement looks at while generating C for `assembly(n)`, and the code. */
+function pairsFor(n: number): { pairs: number; code: string } {
+  const k = parseOkl(assembly(n))[0]!;
+  const before = barrierPairChecks.count;
+  const code = generateCode(k, "c").deviceCode;
+  return { pairs: barrierPairChecks.count - before, code };
+}
+
+describe("barrier placement at scale", () => {
+  it("looks at a number of access pairs linear in the kernel's statements, and still places the barrier", () => {
+    const small = pairsFor(40);
+    const large = pairsFor(160);
+    // Four times the statements: about four times the pairs (every pair would be sixteen times).
+    expect(small.pairs).toBeGreaterThan(0);
+    expect(large.pairs).toBeLessThanOrEqual(5 * small.pairs);
+    // The @shared fetch and its readers are still two phases (one work-item loop each), and the
+    // @exclusive values crossing between them get one slot per work-item.
+    for (const { code } of [small, large]) {
+      expect(code.match(/for \(int n = 0; n <= 15; \+\+n\)/g)).toHaveLength(2);
+      expect(code).toContain("double r_G00[16];");
+    }
+  });
+});
