@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { backendAvailability } from "../src/run/index.js";
 
 const root = join(import.meta.dirname, "..");
 const dir = mkdtempSync(join(root, ".readme-test-"));
@@ -123,5 +124,26 @@ describe("docs examples run as written", () => {
     const promised = promisedLines("loopy.md");
     expect(promised.length).toBe(8);
     expect(out).toEqual(promised);
+  }, 250_000);
+
+  it("running.md", () => {
+    typecheckPage("running.md");
+    const out = runPage("running.md").trimEnd().split("\n");
+    const promised = promisedLines("running.md");
+    // Every machine: the interpreter, js, errors, autoTestVsRef and generateCode, line for line.
+    expect(out.slice(0, 13)).toEqual(promised.slice(0, 13));
+    expect(promised[13]).toBe("1 true");
+    expect(out[13]).toBe("1 true");
+    expect(out[14]).toMatch(/^cuda: (available|the "cuda" backend is not available here: .+)$/);
+    if (backendAvailability("openmp").available) {
+      // The native part: the bounds proof refuses the gather, checkBounds: false runs it, flags are taken.
+      expect(promised[15]).toMatch(/^ExecutionError: instruction "insn" reads a at idx\[i\], which is not affine …$/);
+      expect(out[15]!.startsWith(promised[15]!.replace(" …", ""))).toBe(true);
+      expect(out[15]).toContain("checkBounds: false");
+      expect(out.slice(16)).toEqual(promised.slice(16));
+      expect(out.length).toBe(18);
+    } else {
+      expect(out.length).toBe(15);
+    }
   }, 250_000);
 });
