@@ -1,9 +1,12 @@
 /**
  * The TypeScript examples of the user documentation run as written, the way a user runs them:
- * each page's blocks in order, saved as one file in the clone and run with `npx tsx` (importing the
- * built package as `loom-kernels`); what their comments promise is checked on the output.
+ * each page's blocks in order, saved as one file in the clone, type-checked with `tsc --strict`
+ * against the built package's declarations (tsx only strips types) and run with `npx tsx`
+ * (importing the built package as `loom-kernels`); what their comments promise is checked on the
+ * output, line by line where every `console.log(…);   // LINE` states its line exactly.
  * (README.md: test/readme.test.ts; docs/tuning.md, tuning-strategies.md and statistics.md have
- * tests of their own beside the code they show.)
+ * tests of their own beside the code they show; the transformations table's one-liners:
+ * test/transforms/docs-examples.test.ts.)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -146,4 +149,15 @@ describe("docs examples run as written", () => {
       expect(out.length).toBe(15);
     }
   }, 250_000);
+
+  it("every code block of these pages names its language, and their TypeScript is run above", () => {
+    const pages = ["tutorial.md", "kernels.md", "running.md", "transformations.md", "loopy.md", "integer-sets.md", "testing.md"];
+    for (const page of pages) {
+      const fences = [...readFileSync(join(root, "docs", page), "utf8").matchAll(/^[ \t]*```(\S*)/gm)].map((m) => m[1]!);
+      expect(fences.length % 2, `${page}: a code block is not closed`).toBe(0);
+      const opening = fences.filter((_, n) => n % 2 === 0);
+      expect(opening.filter((lang) => lang === ""), `${page}: a code block without a language`).toEqual([]);
+      expect(fences.filter((_, n) => n % 2 === 1).every((lang) => lang === ""), `${page}: fences out of step`).toBe(true);
+    }
+  });
 });
