@@ -77,6 +77,7 @@ describe("docs examples run as written", () => {
     expect(out).toContain("__kernel void __attribute__ ((reqd_work_group_size(128, 1, 1))) twice(");
     expect(out).toContain("if (128 * gid(0) + lid(0) < n)");
     expect(out).toContain("launch: [ '(n + 127) / 128' ] [ '128' ]");
+    expect(out).toMatch(/^cuda: true$/m);
     // The schedule: the fetches, then a barrier, the k_inner loop, and a barrier closing each k_outer step.
     expect(out).toMatch(/for k_outer\n.*a_fetch_rule.*\n.*b_fetch_rule.*\n.*\.\.\. lbarrier.*\n.*for k_inner\n.*\n.*end k_inner\n.*\.\.\. lbarrier.*\n.*end k_outer/);
     expect(out).toMatch(/^true\nfalse$/m);
