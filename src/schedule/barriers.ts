@@ -14,24 +14,15 @@
  * race between instructions with no dependency is the user's to declare (the interpreter reports it).
  */
 import {
-  blockAccesses, dependencyClosure, WRITE_RACE_OK, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,
+  blockAccesses, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds } from "../poly/index.js";
 import { mayMeetAcross } from "./access-meet.js";
+import { addByName, dependsOnTransitively, partnersOf, Pending, raceOk, type Access, type ByName } from "./barrier-accesses.js";
 import { constRange } from "./checks.js";
 import type { BarrierMemory, BarrierNode, ScheduleNode } from "./types.js";
 
-/** One read or write of a synchronized variable by an instruction. */
-interface Access {
-  readonly insn: Instruction;
-  readonly name: string;
-  readonly write: boolean;
-  /** Per-axis indices; undefined where the cell is not known (a flat `a[[…]]` index). */
-  readonly indices: readonly Expr[] | undefined;
-  /** The flat index of an `a[[…]]` access (`indices` is undefined there). */
-  readonly linear?: Expr;
-}
 
 interface Ctx {
   readonly k: Kernel;
@@ -48,8 +39,11 @@ interface Ctx {
   readonly invariant: ReadonlySet<string>;
   readonly allInames: ReadonlySet<string>;
   readonly sync: boolean;
-  /** Per instruction id, the ids it depends on directly or transitively (loopy's `recursive_insn_dep_map`). */
-  readonly deps: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * Per instruction id, the ids it depends on directly or transitively (loopy's
+   * `recursive_insn_dep_map`), found for the instructions asked about only (see `dependsOnTransitively`).
+   */
+  readonly deps: Map<string, ReadonlySet<string>>;
   /** Local inames by the local id they stand for (see `localIdNames`). */
   readonly lidName: ReadonlyMap<string, string>;
   /** Loops found to need a barrier while their bounds depend on local ids (see `BarrierPlacement`). */
@@ -99,73 +93,11 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
     k, accesses, byName, memory, anyPartner: new Map(), insns, localInames, invariant, allInames: new Set(inames),
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
     sync: [...localInames].some((i) => (constRange(k, i)?.size ?? 2) > 1),
-    deps: dependencyClosure(k.instructions), lidName: localIdNames(k, localInames), needsUniform: [],
+    deps: new Map(), lidName: localIdNames(k, localInames), needsUniform: [],
   };
   return { nodes: walkBody(ctx, nodes, new Pending(), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
 
-/**
- * The accesses of one variable, in order, and its writes among them; `strict…` leave out those of
- * instructions tagged WRITE_RACE_OK (OKL's), which need no barrier on global memory between them.
- */
-interface ByName {
-  readonly all: Access[];
-  readonly writes: Access[];
-  readonly strictAll: Access[];
-  readonly strictWrites: Access[];
-}
-
-function addByName(m: Map<string, ByName>, a: Access): void {
-  let e = m.get(a.name);
-  if (!e) m.set(a.name, (e = { all: [], writes: [], strictAll: [], strictWrites: [] }));
-  const strict = !raceOk(a);
-  e.all.push(a);
-  if (strict) e.strictAll.push(a);
-  if (a.write) {
-    e.writes.push(a);
-    if (strict) e.strictWrites.push(a);
-  }
-}
-
-function raceOk(a: Access): boolean {
-  return a.insn.tags.includes(WRITE_RACE_OK);
-}
-
-/**
- * The accesses of `m` that may conflict with `a` (see `pairConflict`), in the order they were
- * added: same variable, one of the two a write, not both WRITE_RACE_OK on global memory.
- */
-function partnersOf(ctx: Ctx, m: ReadonlyMap<string, ByName>, a: Access): readonly Access[] {
-  const e = m.get(a.name);
-  if (!e) return [];
-  const strict = raceOk(a) && memoryOf(ctx, a.name) === "global";
-  return a.write ? (strict ? e.strictAll : e.all) : strict ? e.strictWrites : e.writes;
-}
-
-/**
- * The accesses since the last barrier, in order, indexed by variable so that a new access is
- * checked only against those it may conflict with (not against every pending access).
- */
-class Pending {
-  readonly list: Access[] = [];
-  readonly byName = new Map<string, ByName>();
-  private readonly seen = new Set<Access>();
-
-  constructor(from: Iterable<Access> = []) {
-    this.add(from);
-  }
-
-  /** Append `xs`, each access once (a set union in order). */
-  add(xs: Iterable<Access>): this {
-    for (const a of xs) {
-      if (this.seen.has(a)) continue;
-      this.seen.add(a);
-      this.list.push(a);
-      addByName(this.byName, a);
-    }
-    return this;
-  }
-}
 
 function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] {
   const out: Access[] = [];
@@ -269,7 +201,7 @@ function barrierNeedingDependency(ctx: Ctx, earlier: Instruction, later: Instruc
   let target = later;
   if (reverse) [source, target] = [target, source];
   let why: string | undefined;
-  if (ctx.deps.get(target.id)?.has(source.id)) {
+  if (dependsOnTransitively(ctx.insns, ctx.deps, target.id, source.id)) {
     why = reverse ? `${source.id} rev-depends on ${target.id}` : `${target.id} depends on ${source.id}`;
   }
   let grps = source.groups.filter((g) => target.conflictsWithGroups.includes(g));
@@ -320,7 +252,7 @@ function findConflict(
 ): Conflict | undefined {
   if (!ctx.sync) return undefined;
   for (const later of next) {
-    for (const earlier of partnersOf(ctx, pending.byName, later)) {
+    for (const earlier of partnersOf(pending.byName, later, memoryOf(ctx, later.name) === "global")) {
       const why = pairConflict(ctx, earlier, later, fixed, reverse);
       if (why !== undefined) return { earlier, later, why };
     }
@@ -357,7 +289,7 @@ const NONE: ReadonlySet<string> = new Set();
 function conflictsAnywhere(ctx: Ctx, a: Access): boolean {
   let hit = ctx.anyPartner.get(a);
   if (hit === undefined) {
-    hit = partnersOf(ctx, ctx.byName, a).some((b) => pairConflict(ctx, a, b, NONE, false) !== undefined || pairConflict(ctx, b, a, NONE, false) !== undefined);
+    hit = partnersOf(ctx.byName, a, memoryOf(ctx, a.name) === "global").some((b) => pairConflict(ctx, a, b, NONE, false) !== undefined || pairConflict(ctx, b, a, NONE, false) !== undefined);
     ctx.anyPartner.set(a, hit);
   }
   return hit;
