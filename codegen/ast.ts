@@ -77,6 +77,8 @@ export const block = (body: readonly Stmt[]): Stmt => ({ k: "block", body });
 export interface ExprSyntax {
   /** The whole expression (JS replaces the C rendering entirely); undefined: C-style. */
   expr?(e: Ex, p: Printer): string;
+  /** An array element as an assignment's target, from its printed index; undefined: `array[index]`. */
+  element?(array: string, index: string): string;
   typeName(d: ExDtype): string;
   lit(value: number, d: ExDtype): string;
   hw(tag: "g" | "l", axis: number): string;
@@ -207,7 +209,7 @@ export class Printer {
       case "break": case "continue": return [`${ind}${s.k};`];
       case "decl": return [`${ind}${this.st.decl(s, this)}`];
       case "assign": {
-        const target = s.array !== undefined ? `${s.array}[${this.expr(s.index!)}]` : s.name!;
+        const target = s.array === undefined ? s.name! : this.ex.element ? this.ex.element(s.array, this.expr(s.index!)) : `${s.array}[${this.expr(s.index!)}]`;
         if (s.atomic) return [`${ind}${this.ex.atomic!(s.atomic, target, this.expr(s.rhs), s.dtype, this)};`];
         if (this.st.store) return [`${ind}${this.st.store(target, this.expr(s.rhs), s.dtype, s.array !== undefined)}`];
         return [`${ind}${target} = ${this.expr(s.rhs)};`];

@@ -26,6 +26,8 @@ import type { GeneratedCode } from "./types.js";
 export interface GenerateOptions {
   /** Device kernel names on OpenCL/CUDA (default: the kernel's `deviceKernelNames`, else "loom"). */
   readonly kernelNames?: DeviceKernelNaming;
+  /** js: check every array index at run time (`H.at` throws outside the array); the js backend asks for it where it cannot prove the accesses in bounds before a run. */
+  readonly checkedAccess?: boolean;
 }
 
 /** A built target: how its schedule is made, lowered and printed. */
@@ -36,7 +38,7 @@ interface Target {
   readonly launched: boolean;
   readonly lowerOptions: LowerOptions;
   /** Print `kernels` with the names of the allocator they were lowered with. */
-  render(kernels: readonly LoweredKernel[], names: NameAllocator): GeneratedCode;
+  render(kernels: readonly LoweredKernel[], names: NameAllocator, opts: GenerateOptions): GeneratedCode;
 }
 
 /** The one table of targets. */
@@ -45,7 +47,7 @@ const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   openmp: { cpu: true, launched: false, lowerOptions: openmpTarget.d.lowerOptions, render: (ks, n) => openmpTarget.render(ks, n) },
   opencl: { cpu: false, launched: true, lowerOptions: openclTarget.d.lowerOptions, render: (ks, n) => openclTarget.render(ks, n) },
   cuda: { cpu: false, launched: true, lowerOptions: cudaTarget.d.lowerOptions, render: (ks, n) => cudaTarget.render(ks, n) },
-  js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, render: (ks, n) => renderJs(ks, n) },
+  js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, render: (ks, n, o) => renderJs(ks, n, { checkedAccess: o.checkedAccess }) },
   okl: { cpu: false, launched: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks, n) => renderOkl(ks, ks[0]?.name ?? "kernel", {}, n) },
 };
 
@@ -99,7 +101,7 @@ export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl
  */
 export function generateCodeAndSchedule(k: Kernel, target: TargetName, opts: GenerateOptions = {}): { code: GeneratedCode; schedule: Schedule; lowered: LoweredKernel[] } {
   const s = scheduleForTarget(k, target, opts);
-  return { ...lowerAndRender(s, target), schedule: s };
+  return { ...lowerAndRender(s, target, opts), schedule: s };
 }
 
 /** Code for a schedule made elsewhere (tests, tools): no scheduling passes, no CPU lowering. */
@@ -108,11 +110,11 @@ export function generateCodeFromSchedule(s: Schedule, target: TargetName): Gener
 }
 
 /** The "lower" and "render" passes of `target` on a named schedule, with one name allocator for both. */
-function lowerAndRender(s: Schedule, target: TargetName): { lowered: LoweredKernel[]; code: GeneratedCode } {
+function lowerAndRender(s: Schedule, target: TargetName, opts: GenerateOptions = {}): { lowered: LoweredKernel[]; code: GeneratedCode } {
   const t = targetOf(target);
   const names = NameAllocator.forKernel(s.kernel, target);
   const lowered = lowerSchedule(s, t.lowerOptions, names);
-  return { lowered, code: withHostCode(t.render(lowered, names), s, target) };
+  return { lowered, code: withHostCode(t.render(lowered, names, opts), s, target) };
 }
 
 /** The passes of `target`'s route, by name, in order (`lowerStages` reports one stage per name). */

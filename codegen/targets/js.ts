@@ -34,15 +34,22 @@ function call(fn: string, args: readonly string[], t: Dtype): string {
   return code;
 }
 
-/** The JS rendering of a typed AST expression. */
-function jsExpr(e: Ex, p: Printer): string {
-  const x = (a: Ex) => jsExpr(a, p);
+/** `array[index]` with the index checked against the array's length as it runs (`H.at`). */
+const checkedElement = (array: string, index: string) => `${array}[H.at(${array}, ${index}, ${JSON.stringify(array)})]`;
+
+/**
+ * The JS rendering of a typed AST expression. `checked`: every array element's index goes through
+ * `H.at`, which throws an ExecutionError outside the array (a read or write the runtime could not
+ * prove in bounds before the run; a typed array would give undefined or drop the write silently).
+ */
+function jsExpr(e: Ex, p: Printer, checked = false): string {
+  const x = (a: Ex) => jsExpr(a, p, checked);
   switch (e.k) {
     case "var": return e.name;
     case "lit": return literal(e.value, e.dtype);
     case "hw": throw new CodegenError("the js target has no hardware axes");
     case "load": {
-      const el = `${e.array}[${x(e.index)}]`;
+      const el = checked ? checkedElement(e.array, x(e.index)) : `${e.array}[${x(e.index)}]`;
       return e.dtype === "float16" ? `H.h2f(${el})` : e.dtype === "bool" ? `(${el} !== 0 ? 1 : 0)` : el;
     }
     case "cast": return convertJs(x(e.e), e.from, e.to);
@@ -115,9 +122,9 @@ const stmts = (names: NameAllocator): StmtSyntax => ({
  * JS source of each kernel: `function name(H, a, out, n) { … }` (H: the runtime helpers), every
  * identifier printed through `names`; the launch information keeps the user's argument names.
  */
-export function renderJs(kernels: readonly LoweredKernel[], names = new NameAllocator("js")): GeneratedCode {
+export function renderJs(kernels: readonly LoweredKernel[], names = new NameAllocator("js"), opts: { readonly checkedAccess?: boolean } = {}): GeneratedCode {
   const printed = printedKernels(kernels, names);
-  const p = new Printer(syntax, stmts(names));
+  const p = new Printer(opts.checkedAccess ? { ...syntax, expr: (e, pr) => jsExpr(e, pr, true), element: checkedElement } : syntax, stmts(names));
   const fns = printed.map((lk) => {
     const head = `function ${lk.name}(H${lk.args.map((a) => `, ${a.name}`).join("")})`;
     return [head, ...p.stmt({ k: "block", body: [...lk.decls, ...lk.body] }, "")].join("\n");

@@ -300,6 +300,9 @@ export function makeKernel(
   args?: (ArgSpec | string)[],
   options: MakeKernelOptions = {},
 ): Kernel {
+  if (args !== undefined && args !== null && !Array.isArray(args)) {
+    throw new LoomError(`makeKernel: args must be a list of argument specs, such as ["a: float32[n]", "..."]; got ${typeof args === "string" ? `${JSON.stringify(args)} (a string: put it in a list)` : typeof args}`);
+  }
   const key = textKey(domains, instructions, args, options);
   if (key === undefined) return guardDepth("makeKernel", () => makeKernelUnguarded(domains, instructions, args, options));
   let k = parsed.get(key);

@@ -27,6 +27,13 @@ export const H = {
   f2h: floatToHalf,
   fmod,
   toBig: floatToBig,
+  /** An element index checked against its array (js code generated with `checkedAccess`). */
+  at(a: { readonly length: number }, i: number, array: string): number {
+    if (!(i >= 0 && i < a.length)) {
+      throw new ExecutionError(`out-of-bounds access: element ${i} of "${array}", which holds ${a.length} (the js backend checks each access of a kernel whose accesses it could not prove in bounds before the run)`);
+    }
+    return i;
+  },
   idiv(a: number, b: number, insn: string): number {
     if (b === 0) divByZero(insn, "division");
     return Math.trunc(a / b);

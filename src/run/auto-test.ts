@@ -4,7 +4,7 @@
  * kernels that store an array differently (F order, padding) still compare.
  */
 import { seededRandom } from "./seeded-random.js";
-import { BackendUnavailableError, ExecutionError, LoomError } from "../errors.js";
+import { BackendUnavailableError, checkOptionNames, ExecutionError, LoomError } from "../errors.js";
 import {
   allocArray, axisStrides, dtypeKind, dtypesForArray, effectiveDimTags, findArg, freeVariables, insnReads, isFloat, isWideInt,
   type ArrayArg, type Dtype, type Kernel, type KernelArg, type Temporary, type TypedArray,
@@ -281,10 +281,13 @@ const failed = (mismatches: string[]): AutoTestResult => ({ ok: false, maxRelErr
  * `maxRelError` is Infinity as soon as an integer or bool element differs (or an output is not
  * written), so that `ok` is false exactly when `maxRelError` exceeds the tolerance.
  */
+const AUTO_TEST_OPTIONS: Readonly<Record<keyof AutoTestOptions, true>> = { params: true, backend: true, rtol: true, seed: true };
+
 export async function autoTestVsRef(ref: Kernel, k: Kernel, opts: AutoTestOptions = {}): Promise<AutoTestResult> {
   if (opts === null || typeof opts !== "object" || Array.isArray(opts)) {
     throw new ExecutionError(`autoTestVsRef: options must be an object such as { params: { n: 64 } }; got ${String(opts)}`);
   }
+  checkOptionNames(opts, "autoTestVsRef", AUTO_TEST_OPTIONS, (m) => new ExecutionError(m));
   const given = opts.params ?? {};
   if (given === null || typeof given !== "object" || Array.isArray(given)) {
     throw new ExecutionError(`autoTestVsRef: params must be an object of value-argument values such as { n: 64 }; got ${JSON.stringify(given)}`);

@@ -387,10 +387,14 @@ export const nativeBackends = {
 } as const;
 
 /**
- * Whether `backend` can run here, and if not why (never throws).
+ * Whether `backend` can run here, and if not why (never throws; interp and js always can).
  * `backendAvailability("opencl")` is `{ available: false, reason: "… apt-get install pocl-opencl-icd …" }` without OpenCL.
  */
-export function backendAvailability(backend: "c" | "openmp" | "opencl" | "cuda"): { available: boolean; reason?: string } {
+export function backendAvailability(backend: "interp" | "js" | "c" | "openmp" | "opencl" | "cuda"): { available: boolean; reason?: string } {
+  if (backend === "interp" || backend === "js") return { available: true };
+  if (!["c", "openmp", "opencl", "cuda"].includes(backend as string)) {
+    return { available: false, reason: `${JSON.stringify(backend)} is not a backend of this version of Loom; backends are interp, js, c, openmp, opencl, cuda` };
+  }
   try {
     if (backend === "c" || backend === "openmp") {
       requireAddon(backend);
