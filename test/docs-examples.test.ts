@@ -57,6 +57,18 @@ function runPage(page: string): string {
 }
 
 describe("docs examples run as written", () => {
+  it("okl.md", () => {
+    typecheckPage("okl.md");
+    const out = runPage("okl.md").trimEnd().split("\n");
+    expect(out).toEqual(["1000 3", "true", "true"]);
+  }, 250_000);
+
+  it("architecture.md", () => {
+    typecheckPage("architecture.md");
+    const out = runPage("architecture.md").trimEnd().split("\n");
+    expect(out).toEqual(["types → preprocess → linearize → barriers → device kernels → cpu lowering → names → lower → render", "true"]);
+  }, 250_000);
+
   it("occa.md", () => {
     const out = runPage("occa.md");
     expect(out).toMatch(/^true$/m);
