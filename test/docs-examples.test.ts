@@ -69,6 +69,13 @@ describe("docs examples run as written", () => {
     expect(out).toEqual(["types → preprocess → linearize → barriers → device kernels → cpu lowering → names → lower → render", "true"]);
   }, 250_000);
 
+  it.skipIf(!backendAvailability("openmp").available)("tuning-measurement.md (openmp; skipped where it is not available)", () => {
+    typecheckPage("tuning-measurement.md");
+    const out = runPage("tuning-measurement.md").trimEnd().split("\n");
+    expect(out[0]).toMatch(/^\d+% of this machine's FMA peak$/);
+    expect(out[1]).toBe("4 0 true");
+  }, 250_000);
+
   it("occa.md", () => {
     const out = runPage("occa.md");
     expect(out).toMatch(/^true$/m);
