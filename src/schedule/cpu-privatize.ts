@@ -36,27 +36,66 @@ export function touches(insn: Instruction, name: string): boolean {
  * run within those inames.
  */
 export function privatize(k: Kernel, t: Temporary, axes: readonly HwAxis[]): Kernel {
-  if (t.dimTags !== undefined) throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and has explicit axis tags; cannot give it one slot per work-item`);
+  return privatizeAll(k, [t], axes);
+}
+
+/**
+ * `privatize` of each of `temps` in turn, in one pass over the instructions (one per temporary
+ * was quadratic in kernels with thousands of instructions touching them); the same errors, in
+ * the same order: a temporary with axis tags or a flat access is refused before the next is looked at.
+ */
+export function privatizeAll(k: Kernel, temps: readonly Temporary[], axes: readonly HwAxis[]): Kernel {
+  if (temps.length === 0) return k;
+  const names = new Set(temps.map((t) => t.name));
+  // A name twice would be extended twice: one at a time, as written.
+  if (names.size !== temps.length) return temps.reduce((acc, t) => privatizeAll(acc, [acc.temporaries.find((x) => x.name === t.name)!], axes), k);
+  const users = new Map<string, Instruction[]>();
+  for (const insn of k.instructions) {
+    for (const name of touchedNames(insn)) {
+      if (!names.has(name)) continue;
+      const list = users.get(name);
+      if (list) list.push(insn);
+      else users.set(name, [insn]);
+    }
+  }
+  for (const t of temps) {
+    if (t.dimTags !== undefined) throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and has explicit axis tags; cannot give it one slot per work-item`);
+    if ((users.get(t.name) ?? []).some((insn) => insnExprs(insn).some((e) => hasFlatAccess(e, t.name)))) {
+      throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and is accessed by a flat index; cannot give it one slot per work-item`);
+    }
+  }
   const ordered = [...axes].sort((a, b) => b.axis - a.axis);
   const idx: Expr[] = ordered.map((ax) =>
     ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base));
   const rewrite = (e: Expr): Expr => mapExpr(e, (n) => {
-    if (n.kind === "var" && n.name === t.name) return sub(t.name, ...idx);
-    if (n.kind === "subscript" && n.array === t.name) return sub(t.name, ...n.indices.map(rewrite), ...idx);
-    if (n.kind === "linear" && n.array === t.name) {
-      throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and is accessed by a flat index; cannot give it one slot per work-item`);
-    }
+    if (n.kind === "var" && names.has(n.name)) return sub(n.name, ...idx);
+    if (n.kind === "subscript" && names.has(n.array)) return sub(n.array, ...n.indices.map(rewrite), ...idx);
     return undefined;
   });
   const lnames = ordered.map((ax) => ax.iname);
   const instructions = k.instructions.map((insn): Instruction => {
-    if (!touches(insn, t.name)) return insn;
+    if (!touchesAny(insn, names)) return insn;
     const within = [...new Set([...insn.withinInames, ...lnames])].sort();
     return { ...mapInsnExprs(insn, rewrite), withinInames: within };
   });
   const temporaries = k.temporaries.map((x) =>
-    x.name === t.name ? { ...x, addressSpace: "private" as const, shape: [...x.shape, ...ordered.map((ax) => ax.size)] } : x);
+    names.has(x.name) ? { ...x, addressSpace: "private" as const, shape: [...x.shape, ...ordered.map((ax) => ax.size)] } : x);
   return withKernel(k, { instructions, temporaries });
+}
+
+function touchesAny(insn: Instruction, names: ReadonlySet<string>): boolean {
+  for (const name of touchedNames(insn)) if (names.has(name)) return true;
+  return false;
+}
+
+/** Whether `e` has a flat access `name[[…]]`. */
+function hasFlatAccess(e: Expr, name: string): boolean {
+  let found = false;
+  walkExpr(e, (n) => {
+    if (n.kind === "linear" && n.array === name) found = true;
+    return !found;
+  });
+  return found;
 }
 
 /** The private temporaries (not yet privatized) that instructions of more than one phase (`phaseOf`, by instruction id) touch. */

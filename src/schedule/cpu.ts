@@ -11,13 +11,13 @@ import { ScheduleError } from "../errors.js";
 import {
   affToExpr, allInames, c, domainIndexOf, exprToAff, exprToString, insnDefaults, iterationDomain, mapInsnExprs, substitute,
   uniqueName, v, withKernel,
-  type Expr, type Instruction, type Kernel, type InameTag,
+  type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
 } from "../ir/index.js";
 import {
   addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import { axesToBox, barrierCrossing, privatize } from "./cpu-privatize.js";
+import { axesToBox, barrierCrossing, privatizeAll } from "./cpu-privatize.js";
 import { axisRows, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
@@ -318,7 +318,8 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
   ];
   let kernel = k;
   if (dk.localAxes.length > 0) {
-    for (const t of crossing) {
+    // Every crossing temporary in one pass (the first is the one any error names, as one at a time).
+    for (const t of crossing.slice(0, 1)) {
       const sized = dk.localAxes.find((ax) => ax.size.kind !== "const");
       if (sized) {
         throw new ScheduleError(
@@ -326,9 +327,11 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
           `but the work-group size along l.${sized.axis} (iname "${sized.iname}") is ${exprToString(sized.size)}, not a compile-time constant; ` +
           `split "${sized.iname}" by a constant and tag the inner part, or keep the value in a local (@shared) array`);
       }
-      kernel = privatize(kernel, kernel.temporaries.find((x) => x.name === t.name)!, dk.localAxes);
-      privatized.add(t.name);
     }
+    const byName = new Map<string, Temporary>();
+    for (const t of kernel.temporaries) if (!byName.has(t.name)) byName.set(t.name, t);
+    kernel = privatizeAll(kernel, crossing.map((t) => byName.get(t.name)!), dk.localAxes);
+    for (const t of crossing) privatized.add(t.name);
   }
   return { kernel, dk: { ...dk, body, groupAxes: [], localAxes: [] } };
 }

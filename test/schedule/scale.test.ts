@@ -8,11 +8,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateCode, parseOkl } from "../../src/index.js";
-import { insnExprs, mapExpr, type Expr, type Instruction } from "../../src/ir/index.js";
+import { c, insnExprs, mapExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { barrierPairChecks } from "../../src/schedule/barriers.js";
-import { touchedNames, touches } from "../../src/schedule/cpu-privatize.js";
-import { linearize, type ScheduleNode } from "../../src/schedule/index.js";
+import { privatize, privatizeAll, touchedNames, touches } from "../../src/schedule/cpu-privatize.js";
+import { linearize, type HwAxis, type ScheduleNode } from "../../src/schedule/index.js";
 
 /** The instruction ids of a schedule in order, loops flattened. */
 function ids(nodes: readonly ScheduleNode[]): string[] {
@@ -80,6 +80,46 @@ describe("the names an instruction touches", () => {
       for (const name of names) expect(touches(insn, name), `${insn.id} ${name}`).toBe(touchesByWalk(insn, name));
       expect([...touchedNames(insn)].every((name) => touchesByWalk(insn, name))).toBe(true);
     }
+  });
+});
+
+/** `k` with array arguments `names` made private temporaries (makeKernel declares none by a flat index). */
+function asTemporaries(k: Kernel, names: readonly string[]): Kernel {
+  const made = k.args.filter((a) => names.includes(a.name)).map((a): Temporary =>
+    ({ name: a.name, dtype: a.dtype, shape: a.kind === "array" ? a.shape ?? [] : [], addressSpace: "private", order: "C", dimTags: undefined }));
+  return withKernel(k, { args: k.args.filter((a) => !names.includes(a.name)), temporaries: [...k.temporaries, ...made] });
+}
+
+describe("privatizing barrier-crossing temporaries in one pass", () => {
+  const k = asTemporaries(makeKernel("{[i,j]: 0<=i<16 and 0<=j<4}", [
+    "<> a = x[i] {id=wa}",
+    "<> b = 2*a {id=wb, dep=wa}",
+    "q[j] = a*j {id=wq, dep=wa}",
+    "y[i] = a + b + q[b] {id=use, dep=wb:wq}",
+    "<> f = 1 {id=wf}",
+    "z[i] = f {id=uf, dep=wf}",
+    "p[[0]] = a {id=wp, dep=wa}",
+  ], ["x: float64[16]", "y: float64[16]", "z: float64[16]", "q: float64[4]", "p: float64[1]"]), ["q", "p"]);
+  const axes: HwAxis[] = [{ iname: "i", tag: "l", axis: 0, base: c(0), size: c(16) }];
+  const temps = (names: readonly string[]) => names.map((n) => k.temporaries.find((t) => t.name === n)!);
+
+  it("is privatizing them one at a time, whatever the order", () => {
+    for (const names of [["a", "b", "q"], ["q", "a"], ["b"], ["f", "a", "q", "b"]]) {
+      const oneByOne = names.reduce((acc, n) => privatize(acc, acc.temporaries.find((t) => t.name === n)!, axes), k);
+      const once = privatizeAll(k, temps(names), axes);
+      expect(String(once), names.join(",")).toBe(String(oneByOne));
+      expect(once.temporaries.filter((t) => names.includes(t.name)).every((t) => t.shape.length === (t.name === "q" ? 2 : 1))).toBe(true);
+      expect(once.instructions).toEqual(oneByOne.instructions);
+      expect(once.temporaries).toEqual(oneByOne.temporaries);
+    }
+  });
+
+  it("refuses the first temporary one at a time would refuse, with its error", () => {
+    expect(() => privatizeAll(k, temps(["a", "p", "b"]), axes)).toThrow(/"p" lives across a barrier and is accessed by a flat index/);
+    const tagged = withKernel(k, { temporaries: k.temporaries.map((t) => (t.name === "b" ? { ...t, dimTags: [] } : t)) });
+    const tt = (names: readonly string[]) => names.map((n) => tagged.temporaries.find((t) => t.name === n)!);
+    expect(() => privatizeAll(tagged, tt(["b", "p"]), axes)).toThrow(/"b" lives across a barrier and has explicit axis tags/);
+    expect(() => privatizeAll(tagged, tt(["p", "b"]), axes)).toThrow(/"p" lives across a barrier and is accessed by a flat index/);
   });
 });
 
