@@ -77,24 +77,29 @@ function folderRow(folder: CorpusFolder, failures: Failure[]): Row {
       row.noKernel++;
       continue;
     }
-    let kernels;
-    try {
-      kernels = parseOkl(src, c.options);
-    } catch (e) {
-      failures.push({ rel: c.rel, stage: "import", message: firstLine(e) });
-      continue;
-    }
-    row.imported++;
-    for (const t of TARGETS) {
-      try {
-        for (const k of kernels) generateCode(k, t);
-        row.targets[t]++;
-      } catch (e) {
-        failures.push({ rel: c.rel, stage: t, message: firstLine(e) });
-      }
-    }
+    importAndLower(c.rel, src, c.options, row, failures);
   }
   return row;
+}
+
+/** Import `source` and lower its kernels to every target, counting each stage passed in `row`. */
+function importAndLower(rel: string, source: string, options: Parameters<typeof parseOkl>[1], row: Row, failures: Failure[]): void {
+  let kernels;
+  try {
+    kernels = parseOkl(source, options);
+  } catch (e) {
+    failures.push({ rel, stage: "import", message: firstLine(e) });
+    return;
+  }
+  row.imported++;
+  for (const t of TARGETS) {
+    try {
+      for (const k of kernels) generateCode(k, t);
+      row.targets[t]++;
+    } catch (e) {
+      failures.push({ rel, stage: t, message: firstLine(e) });
+    }
+  }
 }
 
 /**
@@ -116,22 +121,7 @@ function realWorldRow(failures: Failure[]): Row {
       continue;
     }
     row.frontEnd++;
-    let kernels;
-    try {
-      kernels = parseOkl(rw.source, rw.options);
-    } catch (e) {
-      failures.push({ rel, stage: "import", message: firstLine(e) });
-      continue;
-    }
-    row.imported++;
-    for (const t of TARGETS) {
-      try {
-        for (const k of kernels) generateCode(k, t);
-        row.targets[t]++;
-      } catch (e) {
-        failures.push({ rel, stage: t, message: firstLine(e) });
-      }
-    }
+    importAndLower(rel, rw.source, rw.options, row, failures);
   }
   return row;
 }

@@ -33,6 +33,8 @@ export { BUILT_TARGETS, generateCode, generateCodeFromSchedule, lowerStages, pas
 export { generateOkl } from "../codegen/targets/okl-generate.js";
 export { run, runTimed, autoTestVsRef, backendAvailability } from "./run/index.js";
 export { seededRandom } from "./run/seeded-random.js";
+export { arrayLayout } from "./run/args.js";
+export { allocArray } from "./ir/dtype.js";
 export type { BackendName, BackendResult, RunOptions } from "./run/index.js";
 
 // Statistics (loopy's get_op_map, get_mem_access_map, get_synchronization_map)

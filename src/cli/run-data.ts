@@ -17,78 +17,20 @@ function fnv1a(bytes: Uint8Array, seed = 0x811c9dc5): number {
 
 const hex = (h: number) => h.toString(16).padStart(8, "0");
 
-const CTORS = {
-  float16: Uint16Array, float32: Float32Array, float64: Float64Array,
-  int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
-  uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array, bool: Uint8Array,
-} as const;
 
 export const isIntegerDtype = (d: lp.Dtype | undefined) => d === undefined || /^u?int\d+$/.test(d);
 
-/** Value of a size expression (shape, stride) at the parameters; undefined where it is not one. */
-export function evalSize(e: lp.Expr, params: Readonly<Record<string, number>>): number | undefined {
-  const go = (x: lp.Expr): number => {
-    switch (x.kind) {
-      case "const": return x.value;
-      case "var": {
-        const v = params[x.name];
-        if (v === undefined) throw new Error(x.name);
-        return v;
-      }
-      case "neg": return -go(x.operand);
-      case "cast": return go(x.value);
-      case "call":
-        if ((x.fn === "min" || x.fn === "max") && x.args.length > 0) return Math[x.fn](...x.args.map(go));
-        throw new Error(x.fn);
-      case "arith": {
-        const a = go(x.left);
-        const b = go(x.right);
-        switch (x.op) {
-          case "+": return a + b;
-          case "-": return a - b;
-          case "*": return a * b;
-          case "/": return Math.trunc(a / b);
-          case "//": return Math.floor(a / b);
-          case "%": return ((a % b) + b) % b;
-          case "**": return a ** b;
-          default: throw new Error(x.op);
-        }
-      }
-      default: throw new Error(x.kind);
-    }
-  };
+/**
+ * The number of elements the storage of `a` spans at `params` (lp.arrayLayout: its extents, or
+ * its strides where its axes carry stride tags); undefined where the array has no shape or it
+ * cannot be evaluated.
+ */
+export function storageLength(a: ArrayArg, params: Readonly<Record<string, number>>): number | undefined {
   try {
-    const v = go(e);
-    return Number.isFinite(v) ? v : undefined;
+    return lp.arrayLayout(a, params)?.size;
   } catch {
     return undefined;
   }
-}
-
-/**
- * The number of elements the storage of `a` spans at `params` (its extents, or its strides where
- * its axes carry stride tags); undefined where the array has no shape or it cannot be evaluated.
- */
-export function storageLength(a: ArrayArg, params: Readonly<Record<string, number>>): number | undefined {
-  if (!a.shape) return undefined;
-  const extents = a.shape.map((e) => evalSize(e, params));
-  if (extents.some((n) => n === undefined || !Number.isInteger(n))) return undefined;
-  const ext = extents as number[];
-  if (ext.some((n) => n <= 0)) return 0;
-  if (!a.dimTags) return ext.reduce((x, y) => x * y, 1);
-  let vec = 1;
-  a.dimTags.forEach((t, x) => {
-    if (t.kind === "vec") vec *= ext[x]!;
-  });
-  let span = 1;
-  const strides = lp.axisStrides(a.shape, a.dimTags);
-  for (let x = 0; x < ext.length; x++) {
-    const s = strides[x];
-    const v = s === null || s === undefined ? 1 : evalSize(s, params);
-    if (v === undefined) return undefined;
-    span += (ext[x]! - 1) * Math.abs(a.dimTags[x]!.kind === "nest" ? v * vec : v);
-  }
-  return span;
 }
 
 /** Bits of a half-precision number of magnitude in [0.25, 1) with a random sign and mantissa. */
@@ -101,7 +43,7 @@ const randomHalf = (rnd: () => number) => ((rnd() < 0.5 ? 1 : 0) << 15) | ((13 +
  */
 export function randomArray(dtype: lp.Dtype, length: number, seed: number, name: string): lp.TypedArray {
   const rnd = seededRandom(fnv1a(new TextEncoder().encode(name), (seed >>> 0) ^ 0x811c9dc5));
-  const arr = new CTORS[dtype](length);
+  const arr = lp.allocArray(dtype, length);
   for (let i = 0; i < length; i++) {
     if (dtype === "float16") arr[i] = randomHalf(rnd);
     else if (dtype === "float32" || dtype === "float64") arr[i] = rnd() * 2 - 1;

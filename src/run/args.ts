@@ -239,6 +239,15 @@ export function layoutOf(a: ArrayArg | Temporary, params: ReadonlyMap<string, nu
 }
 
 /**
+ * `layoutOf` for callers with parameters as a plain object (the public API):
+ * `lp.arrayLayout(lp.globalArg("a", "float32", ["n", 4]), { n: 3 }).size === 12`. A missing
+ * parameter or a negative extent is an ExecutionError naming it.
+ */
+export function arrayLayout(a: ArrayArg | Temporary, params: Readonly<Record<string, number>>): { extents: number[]; strides: number[]; size: number } | undefined {
+  return layoutOf(a, new Map(Object.entries(params)));
+}
+
+/**
  * Evaluate a shape or stride expression with the parameter values (integer arithmetic).
  * `evalSizeExpr(parseExpr("n*2 + 1"), new Map([["n", 4]]), "shape")` is 9.
  */
