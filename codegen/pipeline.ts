@@ -15,7 +15,7 @@ import { lowerSchedule, type LoweredKernel, type LowerOptions } from "./lower.js
 import { NameAllocator, withPrintedKernelNames } from "./names.js";
 import { cTarget } from "./targets/c.js";
 import { cudaTarget } from "./targets/cuda.js";
-import { JS_LOWER_OPTIONS, renderJs } from "./targets/js.js";
+import { JS_CHECKED_LOWER_OPTIONS, JS_LOWER_OPTIONS, renderJs } from "./targets/js.js";
 import { OKL_LOWER_OPTIONS, renderOkl } from "./targets/okl.js";
 import { openclTarget } from "./targets/opencl.js";
 import { openmpTarget } from "./targets/openmp.js";
@@ -37,6 +37,8 @@ interface Target {
   /** Device kernels are launched by name from a host (OpenCL, CUDA): OCCA's naming applies. */
   readonly launched: boolean;
   readonly lowerOptions: LowerOptions;
+  /** The lowering asked for with `checkedAccess` (js), if it differs. */
+  readonly checkedLowerOptions?: LowerOptions;
   /** Print `kernels` with the names of the allocator they were lowered with. */
   render(kernels: readonly LoweredKernel[], names: NameAllocator, opts: GenerateOptions): GeneratedCode;
 }
@@ -47,7 +49,7 @@ const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   openmp: { cpu: true, launched: false, lowerOptions: openmpTarget.d.lowerOptions, render: (ks, n) => openmpTarget.render(ks, n) },
   opencl: { cpu: false, launched: true, lowerOptions: openclTarget.d.lowerOptions, render: (ks, n) => openclTarget.render(ks, n) },
   cuda: { cpu: false, launched: true, lowerOptions: cudaTarget.d.lowerOptions, render: (ks, n) => cudaTarget.render(ks, n) },
-  js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, render: (ks, n, o) => renderJs(ks, n, { checkedAccess: o.checkedAccess }) },
+  js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, checkedLowerOptions: JS_CHECKED_LOWER_OPTIONS, render: (ks, n, o) => renderJs(ks, n, { checkedAccess: o.checkedAccess }) },
   okl: { cpu: false, launched: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks, n) => renderOkl(ks, ks[0]?.name ?? "kernel", {}, n) },
 };
 
@@ -113,7 +115,7 @@ export function generateCodeFromSchedule(s: Schedule, target: TargetName): Gener
 function lowerAndRender(s: Schedule, target: TargetName, opts: GenerateOptions = {}): { lowered: LoweredKernel[]; code: GeneratedCode } {
   const t = targetOf(target);
   const names = NameAllocator.forKernel(s.kernel, target);
-  const lowered = lowerSchedule(s, t.lowerOptions, names);
+  const lowered = lowerSchedule(s, (opts.checkedAccess && t.checkedLowerOptions) || t.lowerOptions, names);
   return { lowered, code: withHostCode(t.render(lowered, names, opts), s, target) };
 }
 

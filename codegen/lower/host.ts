@@ -19,6 +19,11 @@ export interface LowerOptions {
   readonly parallelLoop?: (privates: readonly string[]) => string;
   /** How `atomic` updates are written: natively, as `#pragma omp atomic`, or plainly (sequential). */
   readonly atomics: "native" | "omp" | "plain";
+  /**
+   * A run-time check of each axis index of a subscript against its extent (the js target's checked
+   * mode): returns the index expression to use; `array` is the user's name, `insn` the instruction.
+   */
+  readonly checkAxis?: (index: Ex, extent: Ex, array: string, axis: number, insn: string) => Ex;
 }
 
 export interface LoweredArg {

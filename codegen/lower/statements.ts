@@ -203,7 +203,10 @@ export class InstructionLowering {
     let index: Ex = ilit(0);
     e.indices.forEach((ix, a) => {
       const stride = sizeEx(strides[a]!, (n) => this.param(n));
-      index = ibin("+", index, ibin("*", stride, this.affineIndex(ix, scope) ?? lowerIndex(ix, scope, `index ${a} of "${e.array}"`)));
+      let axis = this.affineIndex(ix, scope) ?? lowerIndex(ix, scope, `index ${a} of "${e.array}"`);
+      const check = this.h.opts.checkAxis;
+      if (check) axis = check(axis, sizeEx(shape[a]!, (n) => this.param(n)), e.array, a, scope.insnId);
+      index = ibin("+", index, ibin("*", stride, axis));
     });
     return { array: e.array, index, dtype };
   }

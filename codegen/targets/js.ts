@@ -19,6 +19,23 @@ export const convertJs = convertCode;
 /** What the js target asks of the lowering: no hardware axes (the CPU lowering made them loops), plain atomics (one thread). */
 export const JS_LOWER_OPTIONS: LowerOptions = { hwAxes: false, atomics: "plain" };
 
+/**
+ * The checked mode's per-axis check, a call the js printer alone knows: its name carries the array
+ * (the user's name), the axis and the instruction as JSON, its arguments are the index and the extent.
+ * `a[i, j]` with `j` past its row is caught here even where the flat index stays inside the storage.
+ */
+const AXIS_CHECK = "H.ix ";
+export const JS_CHECKED_LOWER_OPTIONS: LowerOptions = {
+  ...JS_LOWER_OPTIONS,
+  checkAxis: (index, extent, array, axis, insn) => ({ k: "call", fn: AXIS_CHECK + JSON.stringify([insn, array, axis]), args: [index, extent], dtype: "int32" }),
+};
+
+/** `H.ix(index, extent, insn, array, axis)`, which throws an ExecutionError naming them where the index is outside `0..extent-1`. */
+function axisCheck(fn: string, args: readonly string[]): string {
+  const [insn, array, axis] = JSON.parse(fn.slice(AXIS_CHECK.length)) as [string, string, number];
+  return `H.ix(${args[0]}, ${args[1]}, ${JSON.stringify(insn)}, ${JSON.stringify(array)}, ${axis})`;
+}
+
 /** A literal; index arithmetic ("idx") is plain JS numbers. Negative literals are parenthesized. */
 function literal(v: number, d: ExDtype): string {
   const s = literalCode(v, d === "idx" ? "float64" : d);
@@ -61,7 +78,7 @@ function jsExpr(e: Ex, p: Printer, checked = false): string {
     }
     case "bitnot": return bitNotCode(x(e.e), e.dtype);
     case "cond": return `((${x(e.c)}) != 0 ? ${x(e.t)} : ${x(e.f)})`;
-    case "call": return call(e.fn, e.args.map(x), e.dtype);
+    case "call": return e.fn.startsWith(AXIS_CHECK) ? axisCheck(e.fn, e.args.map(x)) : call(e.fn, e.args.map(x), e.dtype);
     case "bin": {
       const a = x(e.l);
       const b = x(e.r);
