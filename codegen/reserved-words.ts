@@ -72,6 +72,37 @@ const JS = words(`break case catch class const continue debugger default delete 
   Float32Array Float64Array Int8Array Int16Array Int32Array Uint8Array Uint16Array Uint32Array Uint8ClampedArray
   BigInt64Array BigUint64Array`);
 
+/**
+ * WGSL's keywords, its reserved words, the predeclared types and built-in functions generated
+ * code uses or a user name could shadow, and the names the wgsl printer introduces (`loom_*`).
+ */
+const WGSL = [
+  ...words(`alias break case const const_assert continue continuing default diagnostic discard else enable false fn for
+  if let loop override requires return struct switch true var while
+  NULL Self abstract active alignas alignof as asm asm_fragment async attribute auto await become binding_array cast
+  catch class co_await co_return co_yield coherent column_major common compile compile_fragment concept const_cast
+  consteval constexpr constinit crate debugger decltype delete demote demote_to_helper do dynamic_cast enum explicit
+  export extends extern external fallthrough filter final finally friend from fxgroup get goto groupshared highp impl
+  implements import inline instanceof interface layout lowp macro macro_rules match mediump meta mod module move mut
+  mutable namespace new nil noexcept noinline nointerpolation noperspective null nullptr of operator package
+  packoffset partition pass patch pixelfragment precise precision premerge priv protected pub public readonly ref
+  regardless register reinterpret_cast require resource restrict self set shared sizeof smooth snorm static
+  static_assert static_cast std subroutine super target template this thread_local throw trait try type typedef typeid
+  typename typeof union unless unorm unsafe unsized use using varying virtual volatile wgsl where with writeonly yield
+  bool f16 f32 i32 u32 array atomic ptr sampler sampler_comparison function private workgroup uniform storage read
+  write read_write
+  abs acos acosh asin asinh atan atanh atan2 ceil clamp cos cosh countLeadingZeros countOneBits countTrailingZeros
+  cross degrees determinant distance dot exp exp2 extractBits faceForward firstLeadingBit firstTrailingBit floor fma
+  fract frexp insertBits inverseSqrt ldexp length log log2 max min mix modf normalize pow quantizeToF16 radians reflect
+  refract reverseBits round saturate sign sin sinh smoothstep sqrt step tan tanh transpose trunc select bitcast all any
+  arrayLength workgroupBarrier storageBarrier textureBarrier workgroupUniformLoad atomicLoad atomicStore atomicAdd
+  atomicSub atomicMax atomicMin atomicAnd atomicOr atomicXor atomicExchange atomicCompareExchangeWeak
+  pack4x8snorm pack4x8unorm pack2x16snorm pack2x16unorm pack2x16float unpack4x8snorm unpack4x8unorm unpack2x16snorm
+  unpack2x16unorm unpack2x16float dpdx dpdy fwidth`),
+  ...["vec2", "vec3", "vec4"].flatMap((v) => [v, `${v}i`, `${v}u`, `${v}f`, `${v}h`]),
+  ...[2, 3, 4].flatMap((c) => [2, 3, 4].flatMap((r) => [`mat${c}x${r}`, `mat${c}x${r}f`, `mat${c}x${r}h`])),
+];
+
 /** OCCA's own names in OKL: the loop variables the okl printer writes, its attributes' spellings and runtime. */
 const OKL = words(`occa okl kernel outer inner shared exclusive barrier atomic restrict dim dimOrder tile`);
 
@@ -84,10 +115,12 @@ const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
   cuda: [...C_PATTERNS, /^atomic[A-Z]/, /^make_/, /^__/],
   okl: [...C_PATTERNS, /^_[gl]\d+$/, /^_occa_/],
   js: [],
+  // WGSL: no identifier starts with two underscores or is `_`; the printer's names start with `loom_`.
+  wgsl: [/^__/, /^_$/, /^texture_/, /^loom_(fdiv|mod|div|shc|pow|f2u|rt|trap|err|group|local|args|wg|erf)(_|$)/],
 };
 
 /** The dialects whose reserved words differ (openmp is C plus `omp_*`). */
-export type NameDialect = "c" | "openmp" | "opencl" | "cuda" | "js" | "okl";
+export type NameDialect = "c" | "openmp" | "opencl" | "cuda" | "js" | "okl" | "wgsl";
 
 const C_FAMILY = [...C11, ...LIBC, ...GLIBC_NAMES, ...MATH, ...MATH.map((m) => `${m}f`), ...MATH.map((m) => `${m}l`)];
 const WORDS: Readonly<Record<NameDialect, ReadonlySet<string>>> = {
@@ -97,6 +130,7 @@ const WORDS: Readonly<Record<NameDialect, ReadonlySet<string>>> = {
   cuda: new Set([...C_FAMILY, ...CPP, ...CUDA]),
   okl: new Set([...C_FAMILY, ...CPP, ...OKL]),
   js: new Set(JS),
+  wgsl: new Set(WGSL),
 };
 
 /** Whether `name` is reserved in `dialect`: `isReserved("restrict", "c")`, `isReserved("var", "js")`. */
@@ -112,7 +146,7 @@ export function allReservedWords(): readonly string[] {
 /** The dialect whose names a target's code uses. */
 export function dialectOf(target: TargetName): NameDialect {
   switch (target) {
-    case "c": case "openmp": case "opencl": case "cuda": case "js": case "okl": return target;
+    case "c": case "openmp": case "opencl": case "cuda": case "js": case "okl": case "wgsl": return target;
     case "hip": return "cuda";
     default: return "c";
   }
