@@ -9,7 +9,7 @@
  * registry cannot be reached (the install downloads the dependencies).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,11 +36,32 @@ function sh(cmd: string, args: readonly string[], cwd: string, env: Record<strin
   return r.stdout;
 }
 
-/** Run node on `code` (an ES module) inside the temporary project; its stdout. */
-function nodeInProject(code: string, name = "main.mjs"): string {
+/** Run node (this one, or the binary `node`) on `code` (an ES module) inside the temporary project; its stdout. */
+function nodeInProject(code: string, name = "main.mjs", node = process.execPath): string {
   writeFileSync(join(project, name), code);
-  return execFileSync(process.execPath, [name], { cwd: project, encoding: "utf8", timeout: 120_000 });
+  return execFileSync(node, [name], { cwd: project, encoding: "utf8", timeout: 120_000 });
 }
+
+/** The lowest Node version package.json's engines field accepts (">=20.19" -> "20.19.0"). */
+function lowestNode(): string {
+  const engines = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+  const m = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(engines.trim());
+  if (!m) throw new Error(`engines.node is "${engines}"; this test reads only ">=MAJOR.MINOR[.PATCH]"`);
+  return `${m[1]}.${m[2] ?? 0}.${m[3] ?? 0}`;
+}
+
+/** The same example as the first case, printing one JSON line. */
+const FIRST_EXAMPLE = `
+      import * as lp from "loom-kernels";
+      const k = lp.makeKernel("{ [i]: 0 <= i < n }", "out[i] = 2*a[i] + 1", ["a: float32[n]", "out: float32[n]", "n: int32"], { name: "twice" });
+      const t = lp.tagInames(lp.splitIname(k, "i", 4), { i_inner: "l.0", i_outer: "g.0" });
+      const a = new Float32Array([1, 2, 3, 4, 5, 6, 7]);
+      const js = await lp.run(t, { a, n: 7 }, { backend: "js" });
+      const ref = await lp.run(k, { a, n: 7 });
+      const check = await lp.autoTestVsRef(k, t, { params: { n: 37 }, backend: "js" });
+      console.log(JSON.stringify({ js: Array.from(js.out), ref: Array.from(ref.out), ok: check.ok,
+        cuda: lp.generateCode(t, "cuda").deviceCode.includes("__global__"), text: String(t).includes("INAME TAGS:") }));
+    `;
 
 describe.skipIf(!reachable)("the npm package loom-kernels (npm pack, then npm install <tarball> in a new project)", () => {
   beforeAll(() => {
@@ -75,22 +96,27 @@ describe.skipIf(!reachable)("the npm package loom-kernels (npm pack, then npm in
   });
 
   it("import * as lp from \"loom-kernels\": make, transform, generate, run on js, agree with the interpreter", () => {
-    const out = nodeInProject(`
-      import * as lp from "loom-kernels";
-      const k = lp.makeKernel("{ [i]: 0 <= i < n }", "out[i] = 2*a[i] + 1", ["a: float32[n]", "out: float32[n]", "n: int32"], { name: "twice" });
-      const t = lp.tagInames(lp.splitIname(k, "i", 4), { i_inner: "l.0", i_outer: "g.0" });
-      const a = new Float32Array([1, 2, 3, 4, 5, 6, 7]);
-      const js = await lp.run(t, { a, n: 7 }, { backend: "js" });
-      const ref = await lp.run(k, { a, n: 7 });
-      const check = await lp.autoTestVsRef(k, t, { params: { n: 37 }, backend: "js" });
-      console.log(JSON.stringify({ js: Array.from(js.out), ref: Array.from(ref.out), ok: check.ok,
-        cuda: lp.generateCode(t, "cuda").deviceCode.includes("__global__"), text: String(t).includes("INAME TAGS:") }));
-    `);
+    const out = nodeInProject(FIRST_EXAMPLE);
     const r = JSON.parse(out.trim().split("\n").pop()!) as { js: number[]; ref: number[]; ok: boolean; cuda: boolean; text: boolean };
     expect(r.js).toEqual([3, 5, 7, 9, 11, 13, 15]);
     expect(r.ref).toEqual(r.js);
     expect(r).toMatchObject({ ok: true, cuda: true, text: true });
   });
+
+  it("runs on the lowest Node that package.json's engines field accepts (Node's own binary from the npm registry)", () => {
+    const version = lowestNode();
+    const pkg = `node-${process.platform}-${process.arch}@${version}`;
+    const dir = join(work, "lowest-node");
+    mkdirSync(dir);
+    const packed = spawnSync(npm, ["pack", pkg, "--pack-destination", dir], { cwd: dir, encoding: "utf8", timeout: 600_000 });
+    if (packed.status !== 0) throw new Error(`npm pack ${pkg} failed: ${(packed.stdout + packed.stderr).slice(-1500)}`);
+    sh("sh", ["-c", "tar -xzf *.tgz"], dir);
+    const node = join(dir, "package", "bin", "node");
+    expect(execFileSync(node, ["--version"], { encoding: "utf8" }).trim()).toBe(`v${version}`);
+    const r = JSON.parse(nodeInProject(FIRST_EXAMPLE, "lowest.mjs", node).trim().split("\n").pop()!) as { js: number[]; ok: boolean };
+    expect(r.js).toEqual([3, 5, 7, 9, 11, 13, 15]);
+    expect(r.ok).toBe(true);
+  }, 900_000);
 
   it("the native backends work (the addon was built on install) or say how to build it", () => {
     const out = nodeInProject(`
