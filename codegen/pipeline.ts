@@ -15,6 +15,7 @@ import { lowerSchedule, type LoweredKernel, type LowerOptions } from "./lower.js
 import { NameAllocator, withPrintedKernelNames } from "./names.js";
 import { cTarget } from "./targets/c.js";
 import { cudaTarget } from "./targets/cuda.js";
+import { hipTarget } from "./targets/hip.js";
 import { JS_CHECKED_LOWER_OPTIONS, JS_LOWER_OPTIONS, renderJs } from "./targets/js.js";
 import { OKL_LOWER_OPTIONS, renderOkl } from "./targets/okl.js";
 import { openclTarget } from "./targets/opencl.js";
@@ -49,6 +50,7 @@ const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   openmp: { cpu: true, launched: false, lowerOptions: openmpTarget.d.lowerOptions, render: (ks, n) => openmpTarget.render(ks, n) },
   opencl: { cpu: false, launched: true, lowerOptions: openclTarget.d.lowerOptions, render: (ks, n) => openclTarget.render(ks, n) },
   cuda: { cpu: false, launched: true, lowerOptions: cudaTarget.d.lowerOptions, render: (ks, n) => cudaTarget.render(ks, n) },
+  hip: { cpu: false, launched: true, lowerOptions: hipTarget.d.lowerOptions, render: (ks, n) => hipTarget.render(ks, n) },
   js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, checkedLowerOptions: JS_CHECKED_LOWER_OPTIONS, render: (ks, n, o) => renderJs(ks, n, { checkedAccess: o.checkedAccess }) },
   okl: { cpu: false, launched: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks, n) => renderOkl(ks, ks[0]?.name ?? "kernel", {}, n) },
 };

@@ -103,6 +103,47 @@ const WGSL = [
   ...[2, 3, 4].flatMap((c) => [2, 3, 4].flatMap((r) => [`mat${c}x${r}`, `mat${c}x${r}f`, `mat${c}x${r}h`])),
 ];
 
+/** HIP's names beyond CUDA's (hip_runtime.h): the `hip*` ids and API, the wave intrinsics. */
+const HIP = words(`hipThreadIdx_x hipThreadIdx_y hipThreadIdx_z hipBlockIdx_x hipBlockIdx_y hipBlockIdx_z hipBlockDim_x
+  hipBlockDim_y hipBlockDim_z hipGridDim_x hipGridDim_y hipGridDim_z hipLaunchKernelGGL HIP_KERNEL_NAME HIP_DYNAMIC_SHARED
+  warpSize __shfl __shfl_up __shfl_down __shfl_xor __ballot __any __all __activemask __lane_id __popc __popcll __clz
+  __clzll __ffs __ffsll __brev __brevll __fmaf_rn __threadfence_block __threadfence_system __syncthreads_count
+  __syncthreads_and __syncthreads_or atomicInc atomicDec atomicCAS atomicAdd_system __hip_atomic_fetch_add
+  hipError_t hipSuccess hipStream_t hipEvent_t hipDeviceProp_t hipMalloc hipFree hipMemcpy hipDeviceSynchronize`);
+
+/**
+ * boda's CUCL language layer (CUCL.md §1) and Loom's additions to it (codegen/targets/cucl-prelude.ts):
+ * its macros, typedefs and constants, in code that is OpenCL C and CUDA C++ at once.
+ */
+const CUCL = words(`CUCL_GLOBAL_KERNEL CUCL_DEVICE CUCL_BACKEND_IX GASQ GLOB_ID_1D LOC_ID_1D GRP_ID_1D LOC_SZ_1D
+  LOCSHAR_MEM LSMASQ BARRIER_SYNC BARRIER_SYNC_GLOBAL U32_MAX FLT_MAX FLT_MIN store_float_to_rp_half
+  store_float_to_rp_float powf vstore_half`);
+
+/** SYCL 2020 (issue 22): the namespace the sycl printer qualifies every name with, and its own names. */
+const SYCL = words(`sycl loopy_queue loopy_cgh loopy_item`);
+
+/** The Metal Shading Language's address spaces, types and functions a kernel meets (`using namespace metal`), and the printer's ids. */
+const METAL = [
+  ...words(`metal kernel vertex fragment device threadgroup threadgroup_imageblock constant thread ray_data object_data
+  half uchar ushort uint ulong bfloat atomic atomic_int atomic_uint atomic_bool atomic_float atomic_ulong memory_order
+  memory_order_relaxed mem_flags mem_none mem_device mem_threadgroup mem_texture threadgroup_barrier simdgroup_barrier
+  clamp mix step smoothstep sign saturate select rsqrt fract dot cross length distance normalize popcount clz ctz
+  mad mulhi rotate absdiff addsat subsat extract_bits insert_bits reverse_bits as_type sampler texture2d
+  loopy_group loopy_local`),
+  ...vectors(["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float", "bool"], [2, 3, 4]),
+];
+
+/** alpaka's namespace and macros, the functor's template parameters, and the printer's accelerator and queue. */
+const ALPAKA = words(`alpaka TAcc TQueue ALPAKA_FN_ACC ALPAKA_FN_HOST_ACC ALPAKA_FN_HOST ALPAKA_UNROLL ALPAKA_STATIC_ACC_MEM_GLOBAL
+  loopy_acc loopy_block loopy_thread loopy_queue loopy_vec`);
+
+/** ISPC's keywords, types and built-in variables (its standard library by pattern), and the printer's loop variables. */
+const ISPC = words(`uniform varying task launch sync export foreach foreach_tiled foreach_active foreach_unique unmasked cif
+  cfor cwhile cdo soa new delete in print assert assume noinline programIndex programCount taskIndex taskIndex0
+  taskIndex1 taskIndex2 taskCount taskCount0 taskCount1 taskCount2 threadIndex threadCount int8 int16 int32 int64
+  uint8 uint16 uint32 uint64 float16 memory_barrier rsqrt rcp clamp select popcnt count_leading_zeros
+  count_trailing_zeros shuffle broadcast rotate exclusive_scan_add all any none loopy_lid1 loopy_lid2`);
+
 /** OCCA's own names in OKL: the loop variables the okl printer writes, its attributes' spellings and runtime. */
 const OKL = words(`occa okl kernel outer inner shared exclusive barrier atomic restrict dim dimOrder tile`);
 
@@ -115,12 +156,16 @@ const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
   cuda: [...C_PATTERNS, /^atomic[A-Z]/, /^make_/, /^__/],
   okl: [...C_PATTERNS, /^_[gl]\d+$/, /^_occa_/],
   js: [],
+  hip: [...C_PATTERNS, /^atomic[A-Z]/, /^make_/, /^__/, /^hip[A-Z]/, /^HIP_/],
+  // CUCL code is OpenCL and CUDA at once; the linearized ids are GRP_ID_1D_g0, LOC_ID_1D_l0, …
+  cucl: [...C_PATTERNS, /^(as|convert)_/, /^v(load|store)[a-z_]*\d*$/, /^atomic?_/, /^native_/, /^half_/, /^atomic[A-Z]/, /^make_/,
+    /^(GLOB|LOC|GRP)_ID_1D/, /^CUCL_/, /^BARRIER_SYNC/],
   // WGSL: no identifier starts with two underscores or is `_`; the printer's names start with `loom_`.
   wgsl: [/^__/, /^_$/, /^texture_/, /^loom_(fdiv|mod|div|shc|pow|f2u|rt|trap|err|group|local|args|wg|erf)(_|$)/],
 };
 
 /** The dialects whose reserved words differ (openmp is C plus `omp_*`). */
-export type NameDialect = "c" | "openmp" | "opencl" | "cuda" | "js" | "okl" | "wgsl";
+export type NameDialect = "c" | "openmp" | "opencl" | "cuda" | "js" | "okl" | "wgsl" | "hip" | "cucl";
 
 const C_FAMILY = [...C11, ...LIBC, ...GLIBC_NAMES, ...MATH, ...MATH.map((m) => `${m}f`), ...MATH.map((m) => `${m}l`)];
 const WORDS: Readonly<Record<NameDialect, ReadonlySet<string>>> = {
@@ -130,6 +175,8 @@ const WORDS: Readonly<Record<NameDialect, ReadonlySet<string>>> = {
   cuda: new Set([...C_FAMILY, ...CPP, ...CUDA]),
   okl: new Set([...C_FAMILY, ...CPP, ...OKL]),
   js: new Set(JS),
+  hip: new Set([...C_FAMILY, ...CPP, ...CUDA, ...HIP]),
+  cucl: new Set([...C_FAMILY, ...CPP, ...CUDA, ...OPENCL, ...OPENCL_BUILTINS, ...CUCL]),
   wgsl: new Set(WGSL),
 };
 
@@ -147,7 +194,7 @@ export function allReservedWords(): readonly string[] {
 export function dialectOf(target: TargetName): NameDialect {
   switch (target) {
     case "c": case "openmp": case "opencl": case "cuda": case "js": case "okl": case "wgsl": return target;
-    case "hip": return "cuda";
+    case "hip": case "cucl": return target;
     default: return "c";
   }
 }

@@ -15,6 +15,7 @@ import {
 import { generateCodeAndSchedule, type GeneratedCode } from "../../codegen/index.js";
 import type { LoweredKernel } from "../../codegen/lower.js";
 import { C_TYPES } from "../../codegen/targets/cfamily.js";
+import { CUCL_PRELUDES } from "../../codegen/targets/cucl-prelude.js";
 import { BackendUnavailableError, CodegenError, ExecutionError, LoomError } from "../errors.js";
 import { findArg, findTemporary, INDEX_DTYPE, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
 import type { DeviceKernel, Schedule } from "../schedule/index.js";
@@ -69,7 +70,7 @@ interface Plan {
 const plans = new WeakMap<Kernel, Map<string, Plan>>();
 
 /** Code and schedule of `typed` for `target`, made once per kernel object and argument dtypes. */
-function planFor(original: Kernel, typed: Kernel, target: "c" | "openmp" | "opencl" | "cuda"): Plan {
+function planFor(original: Kernel, typed: Kernel, target: "c" | "openmp" | "opencl" | "cuda" | "cucl"): Plan {
   const key = JSON.stringify([target, typed.args.map((a) => a.dtype ?? "?"), typed.temporaries.map((t) => t.dtype ?? "?")]);
   let perKernel = plans.get(original);
   if (!perKernel) plans.set(original, (perKernel = new Map()));
@@ -256,14 +257,20 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
 // ---- opencl / cuda -------------------------------------------------------------------------------
 
 interface DeviceRuntime {
-  readonly name: "opencl" | "cuda";
+  readonly name: "opencl" | "cuda" | "cucl";
+  /** The device API (and context) it runs on, where it is not `name` (cucl runs on OpenCL or CUDA). */
+  readonly api?: "opencl" | "cuda";
+  /** Source put before the generated code (CUCL's prelude of the API). */
+  readonly prelude?: string;
+  /** Launches are 1-D: ∏ group sizes groups of ∏ local sizes work-items (CUCL linearizes its axes in the kernel). */
+  readonly flat?: boolean;
   readonly status: () => { available: boolean; reason?: string };
   readonly open: () => DeviceContext;
   readonly install: string;
   readonly buildOptions: readonly string[];
 }
 
-const RUNTIMES: Readonly<Record<"opencl" | "cuda", DeviceRuntime>> = {
+const RUNTIMES: Readonly<Record<"opencl" | "cuda" | "cucl" | "cuclCuda", DeviceRuntime>> = {
   opencl: {
     name: "opencl", status: openclStatus,
     open: () => openclContext(Number(process.env.LOOM_OPENCL_DEVICE ?? 0)),
@@ -276,6 +283,18 @@ const RUNTIMES: Readonly<Record<"opencl" | "cuda", DeviceRuntime>> = {
     install: "it needs an NVIDIA GPU with its driver (libcuda.so.1) and the CUDA toolkit's NVRTC (libnvrtc.so)",
     buildOptions: [],
   },
+  cucl: {
+    name: "cucl", api: "opencl", prelude: CUCL_PRELUDES.opencl, flat: true, status: openclStatus,
+    open: () => openclContext(Number(process.env.LOOM_OPENCL_DEVICE ?? 0)),
+    install: "it runs on OpenCL: install an OpenCL platform, e.g. PoCL for CPUs: apt-get install pocl-opencl-icd ocl-icd-opencl-dev",
+    buildOptions: [],
+  },
+  cuclCuda: {
+    name: "cucl", api: "cuda", prelude: CUCL_PRELUDES.cuda, flat: true, status: cudaStatus,
+    open: () => cudaContext(Number(process.env.LOOM_CUDA_DEVICE ?? 0)),
+    install: "it runs on CUDA: it needs an NVIDIA GPU with its driver (libcuda.so.1) and the CUDA toolkit's NVRTC (libnvrtc.so)",
+    buildOptions: [],
+  },
 };
 
 const contexts = new Map<string, DeviceContext>();
@@ -284,17 +303,18 @@ const MAX_PROGRAMS = 256;
 
 function contextFor(rt: DeviceRuntime): DeviceContext {
   requireAddon(rt.name);
-  let ctx = contexts.get(rt.name);
+  const api = rt.api ?? rt.name;
+  let ctx = contexts.get(api);
   if (ctx) return ctx;
   const st = rt.status();
   if (!st.available) throw new BackendUnavailableError(`the "${rt.name}" backend is not available here: ${st.reason ?? "no device"}; ${rt.install}`);
   ctx = rt.open();
-  contexts.set(rt.name, ctx);
+  contexts.set(api, ctx);
   return ctx;
 }
 
 function programFor(rt: DeviceRuntime, ctx: DeviceContext, source: string, what: string): DeviceProgram {
-  const key = `${rt.name}\n${source}`;
+  const key = `${rt.api ?? rt.name}\n${source}`;
   let p = programs.get(key);
   if (p) return p;
   try {
@@ -335,7 +355,7 @@ async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<str
   proveBounds(plan, prep, storage, opts);
   proveIndexRange(plan, prep);
   checkDeviceMemory(rt, ctx, storage);
-  const program = programFor(rt, ctx, plan.code.deviceCode, `${rt.name} code of kernel "${k.name}"`);
+  const program = programFor(rt, ctx, (rt.prelude ?? "") + plan.code.deviceCode, `${rt.name} code of kernel "${k.name}"`);
   const params = paramsOf(prep);
   const buffers = new Map<string, DeviceBuffer>();
   const kernelMs: number[] = [];
@@ -352,7 +372,9 @@ async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<str
     }
     forEachLaunch(plan.schedule, params, (x, host) => {
       const { info, dk } = plan.kernels[x]!;
-      const { groups, local } = launchSizes(dk, params);
+      const sizes = launchSizes(dk, params);
+      const product = (xs: readonly number[]) => [xs.reduce((p, x) => p * x, 1)];
+      const { groups, local } = rt.flat ? { groups: product(sizes.groups), local: product(sizes.local) } : sizes;
       // No groups, or work-groups of no work-items (a parametric local size that is 0): nothing runs.
       if (groups.some((g) => g === 0) || local.some((l) => l === 0)) {
         kernelMs.push(0);
@@ -384,6 +406,10 @@ export const nativeBackends = {
   openmp: (k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions) => runC("openmp", k, args, opts),
   opencl: (k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions) => runDevice(RUNTIMES.opencl, k, args, opts),
   cuda: (k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions) => runDevice(RUNTIMES.cuda, k, args, opts),
+  /** The cucl target's code after CUCL's OpenCL prelude, on OpenCL (PoCL on CPUs), launched 1-D. */
+  cucl: (k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions) => runDevice(RUNTIMES.cucl, k, args, opts),
+  /** The cucl target's code after CUCL's CUDA prelude, on CUDA (NVRTC), launched 1-D. */
+  cuclCuda: (k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions) => runDevice(RUNTIMES.cuclCuda, k, args, opts),
 } as const;
 
 /**
