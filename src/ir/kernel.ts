@@ -95,6 +95,24 @@ export interface OklKernelOptions {
   readonly restrict: readonly string[];
   readonly maxInnerDims?: readonly number[];
   readonly simdLength?: number;
+  /**
+   * Pointer arguments to structs whose fields mix types (`bcData *bc` with `int` and `double`
+   * fields): the kernel takes one array per field instead, and this is C's layout of the struct, so
+   * host code can split C's bytes into those arrays and join them back (src/okl/struct-args.ts).
+   */
+  readonly structArgs?: readonly OklStructArg[];
+}
+
+/** C's layout (x86-64/aarch64 ABI: each scalar aligned to its size) of a struct passed as a pointer argument, split into field arrays. */
+export interface OklStructArg {
+  /** The OKL argument (`bc`). */
+  readonly arg: string;
+  readonly struct: string;
+  /** `sizeof` and `_Alignof` of the struct in C. */
+  readonly size: number;
+  readonly align: number;
+  /** Every field in declaration order: its byte offset, and the kernel argument holding it (undefined: the kernel never uses it). */
+  readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number; readonly argument: string | undefined }[];
 }
 
 export type DeviceKernelNaming = "loom" | "occa";
