@@ -12,7 +12,7 @@ import {
   accessFootprint, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
 } from "../src/analysis/index.js";
 import {
-  affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, isHardwareIname, iterationDomain, mapExpr, NATURAL_ORDER, naturalCompare, reductionInames, sub, uniqueName, v, withKernel,
+  affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, iterationDomain, mapExpr, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import {
@@ -21,6 +21,7 @@ import {
 } from "../src/poly/index.js";
 import { checkStoresInStep, inameList, takenNames } from "./common.js";
 import { checkStoreRace, noSyncOf } from "./fetch-races.js";
+import { checkIlpOuter, placeStore } from "./fetch-nesting.js";
 import { existingTemporary } from "./reuse-temporary.js";
 import { applyTags, constraintExpr, perInameTags, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
 
@@ -43,6 +44,8 @@ export interface StoreRequest {
   readonly insnIds: readonly string[];
   readonly sweep: readonly string[];
   readonly outer: readonly string[] | undefined;
+  /** The option that gave `outer` (for messages): "fetchOuterInames" or "precomputeOuterInames". */
+  readonly outerOption?: string;
   readonly tempName: string;
   readonly dimNames: readonly string[] | undefined;
   readonly dimBase: string;
@@ -125,62 +128,11 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     outer = first.dependsOn.filter((n) => !req.sweep.includes(n));
     for (const n of req.extraOuter ?? []) if (!outer.includes(n) && !req.sweep.includes(n)) outer.push(n);
   }
-  const priorities: [string, string][] = [];
-  // The store must run in the same iteration of every loop around a reader that it depends on.
-  // The scheduler nests a store only in the loops of its own inames, so when the store runs within
-  // a sequential loop or a reduction of a reader, it also runs within that reader's other
-  // (non-swept, sequential) loops: those could otherwise be nested outside it, and the store would
-  // run once for all of their iterations. A reduction iname puts the store inside the (realized)
-  // reduction loop, which every loop of the reader encloses; one of a reduction in a predicate
-  // cannot host it.
-  {
-    const isHw = (n: string) => isHardwareIname(k, n);
-    const swept = new Set(req.sweep);
-    const add = new Set<string>();
-    for (const id of readers) {
-      const insn = k.instructions.find((i) => i.id === id)!;
-      const reds = new Set<string>();
-      if (insn.kind === "assign") reductionInames(insn.rhs, reds);
-      const predReds = new Set<string>();
-      for (const p of insn.predicates) reductionInames(p, predReds);
-      if (insn.kind === "assign" && insn.lhs.kind !== "var") reductionInames(insn.lhs, predReds);
-      const hosted = outer.filter((o) => predReds.has(o));
-      if (hosted.length > 0) {
-        throw new TransformError(`${who}: the footprint of ${name} in instruction "${id}" depends on the iname(s) ${hosted.join(", ")} of a reduction ` +
-          `outside its right-hand side, which the store "${req.insnId}" cannot run inside; add ${hosted.join(", ")} to sweepInames`);
-      }
-      const inRed = outer.some((o) => reds.has(o) && !isHw(o));
-      const inLoop = outer.some((o) => insn.withinInames.includes(o) && !isHw(o));
-      if (!inRed && !inLoop) continue;
-      for (const n of insn.withinInames) if (!swept.has(n) && !isHw(n)) add.add(n);
-      if (inRed) for (const n of reds) if (!swept.has(n) && !isHw(n)) add.add(n);
-    }
-    for (const n of [...add].sort(naturalCompare)) if (!outer.includes(n)) outer.push(n);
-    // The swept loops of a reader must be nested inside the store's sequential loops: impossible
-    // for a loop around a reduction the store runs inside; otherwise a loop priority says so.
-    for (const id of readers) {
-      const insn = k.instructions.find((i) => i.id === id)!;
-      const reds = new Set<string>();
-      if (insn.kind === "assign") reductionInames(insn.rhs, reds);
-      const seqOuter = outer.filter((o) => !isHw(o) && (reds.has(o) || insn.withinInames.includes(o)));
-      if (seqOuter.length === 0) continue;
-      const inRed = seqOuter.filter((o) => reds.has(o));
-      const sweptLoops = req.sweep.filter((x) => !isHw(x) && insn.withinInames.includes(x));
-      if (inRed.length > 0 && sweptLoops.length > 0) {
-        throw new TransformError(`${who}: the store "${req.insnId}" must run inside the reduction over ${inRed.join(", ")} of instruction "${id}" ` +
-          `(the footprint of ${name} depends on ${inRed.length > 1 ? "them" : "it"}), so it cannot sweep ${sweptLoops.join(", ")}, a loop around that reduction; ` +
-          `add ${inRed.join(", ")} to sweepInames, or do not sweep ${sweptLoops.join(", ")}`);
-      }
-      for (const x of req.sweep.filter((y) => !isHw(y) && (insn.withinInames.includes(y) || reds.has(y)))) {
-        for (const o of seqOuter) {
-          if (k.loopPriority.some((p) => p.includes(x) && p.includes(o) && p.indexOf(x) < p.indexOf(o))) {
-            throw new TransformError(`${who}: the store "${req.insnId}" runs within ${o} and sweeps ${x}, so ${x} must be nested inside ${o}, but the loop priorities put ${x} outside ${o}`);
-          }
-          if (!priorities.some((p) => p[0] === o && p[1] === x)) priorities.push([o, x]);
-        }
-      }
-    }
-  }
+  // Where the store runs: its outer inames and the loop priorities that nest the readers' other
+  // loops inside them (transforms/fetch-nesting.ts).
+  const placed = placeStore(k, { who, name, insnId: req.insnId, readers, sweep: req.sweep, outer, explicit: req.outer !== undefined, outerOption: req.outerOption ?? "the outer inames" });
+  outer = placed.outer;
+  const priorities = placed.priorities;
   const outerSet = new Set(outer);
   const projected = [...readerInames].filter((n) => !outerSet.has(n));
   const fp = footprintOrThrow(k, who, name, readers, projected, false, req.axesOf, req.select, req.generators);
@@ -333,6 +285,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
       dom = addConstraints(dom, dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!)));
     }
   }
+
+  checkIlpOuter(k, dom, dimNames, req);
 
   // The store instruction.
   const srcIdx = fp.box.map((b, r) => {

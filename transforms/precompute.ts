@@ -110,7 +110,7 @@ export function precompute(k: Kernel, substUse: string | readonly string[], swee
     who, name, insnIds,
     valueAt: plan.valueAt,
     sweep,
-    outer: nameList(opts.precomputeOuterInames, "precomputeOuterInames", who),
+    outer: nameList(opts.precomputeOuterInames, "precomputeOuterInames", who), outerOption: "precomputeOuterInames",
     tempName, dimNames: nameList(opts.precomputeInames, "precomputeInames", who), dimBase: `${name}_dim`, insnId,
     space, tag: opts.defaultTag === undefined ? null : opts.defaultTag,
     boundingBox: opts.fetchBoundingBox === true,

@@ -112,7 +112,7 @@ export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = 
     who, name, insnIds,
     valueAt: (idx) => sub(name, ...idx),
     sweep,
-    outer: outerGiven,
+    outer: outerGiven, outerOption: "fetchOuterInames",
     extraOuter: renewed,
     tempName, dimNames: nameList(opts.dimArgNames, "dimArgNames", who), dimBase: `${name}_dim`, insnId,
     // A temporaryName that names an existing temporary reuses it when it fits, as precompute does.

@@ -53,9 +53,12 @@ export class DeviceKernelLowering implements KernelHost {
         else writersOf.set(name, [i]);
       }
     }
+    // "Outside" is where the schedule puts the writer, not its inames: a packing store that ignores
+    // the group axis (b_fetch within j_outer, k_outer) still runs inside the group loop.
+    const underGroups = insnsUnderGroupLoops(dk.body);
     const beforeGroups = new Set(k.temporaries.map((t) => t.name).filter((name) => {
       const writers = writersOf.get(name) ?? [];
-      return writers.length > 0 && writers.every((i) => i.withinInames.every((n) => !groupInames.has(n)));
+      return writers.length > 0 && writers.every((i) => !underGroups.has(i.id));
     }));
     const privateNames = () => this.decls.flatMap((d) => (d.k === "decl" && !beforeGroups.has(d.name) ? [d.name] : []));
     this.loops = new LoopLowering(this, this.guards, (nodes, known, ctx) => this.nodes(nodes, known, ctx), privateNames, groupInames);
@@ -237,6 +240,16 @@ function groupLoopInames(nodes: readonly ScheduleNode[], out = new Set<string>()
     if (n.kind !== "loop") continue;
     if (n.hw === "group") out.add(n.iname);
     groupLoopInames(n.body, out);
+  }
+  return out;
+}
+
+/** Ids of the instructions inside a loop the CPU lowering made of a group axis. */
+function insnsUnderGroupLoops(nodes: readonly ScheduleNode[], under = false, out = new Set<string>()): Set<string> {
+  for (const n of nodes) {
+    if (n.kind === "insn") {
+      if (under) out.add(n.id);
+    } else if (n.kind === "loop") insnsUnderGroupLoops(n.body, under || n.hw === "group", out);
   }
   return out;
 }
