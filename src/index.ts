@@ -47,6 +47,8 @@ export * from "./planned.js";
 export { parseOkl } from "./okl/parse-okl.js";
 export { normalizeOkl, parseOklAst } from "./okl/index.js";
 export type { OklKernels, OklWarning } from "./okl/index.js";
+export { oklStructArg, oklStructArrays, oklStructBytes } from "./okl/index.js";
+export type { OklStructArg } from "./ir/index.js";
 export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
 // Autotuning
 export { autotune, readTuningLog, replay, TuningError } from "./tune/index.js";

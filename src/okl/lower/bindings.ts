@@ -4,7 +4,7 @@
  *
  *   const s = new Scope(globals); s.set("n", { kind: "expr", expr: c(16) }); constValue(nAst, s)   // 16
  */
-import type { Expr } from "../../ir/index.js";
+import type { Dtype, Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { StructLayout } from "./structs.js";
 import type { VectorType } from "./vectors.js";
@@ -37,6 +37,12 @@ export type Binding =
    */
   /** A local of a struct with no single-dtype layout (mixed int and double fields): one private scalar per field; `&s` is this binding too. */
   | { readonly kind: "record"; readonly name: string; readonly struct: string; readonly fields: ReadonlyMap<string, Binding> }
+  /**
+   * A pointer argument to, or a local array of, a struct whose fields mix types (`bcData *bc`): one
+   * array per field, `field(f)` its name (an argument `bc_u`, made on first use, or a temporary);
+   * `bc[i].u` is `bc_u[offset + i]`, `bc->u` and `(*bc).u` are `bc_u[offset]`.
+   */
+  | { readonly kind: "records"; readonly name: string; readonly struct: string; readonly fields: ReadonlyMap<string, Dtype>; readonly field: (name: string, pos: A.Pos) => string; readonly offset?: Expr }
   /** A local array of pointers (`dfloat *rhsq[3];`): the alias of each slot once assigned at a compile-time subscript. */
   | { readonly kind: "pointers"; readonly name: string; readonly slots: (Binding | undefined)[]; readonly preds: number }
   | { readonly kind: "ref"; readonly name: string; readonly place: Expr; readonly writable: boolean; readonly pos: A.Pos }

@@ -81,12 +81,28 @@ export class ExprLowering implements ExprLowerer {
     if (e.kind !== "member") return undefined;
     let t = e.target;
     if (!e.arrow && t.kind === "unary" && t.op === "*") t = t.operand;
+    const deref = e.arrow || t !== e.target;
+    // `bc[i].u` on an array of such structs (a split pointer argument or a local array): `bc_u[i]`.
+    if (!deref && t.kind === "index" && t.target.kind === "ident") {
+      const r = ctx.scope.get(t.target.name);
+      if (r?.kind === "records") return this.recordsField(r, this.expr(t.index, ctx), e);
+    }
     if (t.kind !== "ident") return undefined;
     const b = ctx.scope.get(t.name);
+    if (b?.kind === "records") {
+      if (!deref) this.fail(`"${t.name}" points to structs "${b.struct}"; use ${t.name}[i].${e.name} or ${t.name}->${e.name}`, e.pos);
+      return this.recordsField(b, c(0), e);
+    }
     if (b?.kind !== "record") return undefined;
     const f = b.fields.get(e.name);
     if (f?.kind !== "temp") return this.fail(`struct "${b.struct}" has no field "${e.name}" (its fields: ${[...b.fields.keys()].join(", ")})`, e.pos);
     return { kind: "var", name: f.name };
+  }
+
+  /** Field `e.name` of element `i` of a records binding: an element of that field's array. */
+  private recordsField(b: Extract<Binding, { kind: "records" }>, i: Expr, e: Extract<A.Expr, { kind: "member" }>): Expr {
+    const index: Expr = b.offset ? { kind: "arith", op: "+", left: b.offset, right: i } : i;
+    return { kind: "subscript", array: b.field(e.name, e.pos), indices: [index] };
   }
 
   /**
@@ -291,6 +307,7 @@ export class ExprLowering implements ExprLowerer {
       return { kind: "subscript", array: b.name, indices: [rowMajorIndex(indices, b.extents)] };
     }
     const at = (off: Expr | undefined, i: Expr): Expr => (off ? { kind: "arith", op: "+", left: off, right: i } : i);
+    if (b?.kind === "records") this.fail(`"${label}" holds structs "${b.struct}" (fields ${[...b.fields.keys()].join(", ")}); only their fields can be read and written (${b.name}[i].${[...b.fields.keys()][0]})`, pos);
     if ((b?.kind === "array" || b?.kind === "temp") && b.struct) this.fail(`"${label}" is an array of struct "${b.struct.name}"; only its elements' fields can be read`, pos);
     if (b?.kind === "array") {
       if (indices.length > 1) this.fail(`pointer argument "${label}" takes one subscript (it is a flat array)`, pos);

@@ -195,13 +195,13 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       if (b.dim) lw.fail(`pointer "${what}": offsets into @dim array "${b.name}" are not supported`, e.pos);
       return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
     }
-    if (b.kind === "temp" && b.rank === 1) return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+    if ((b.kind === "temp" && b.rank === 1) || b.kind === "records") return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
     return lw.fail(`pointer "${what}": only offsets into arguments and 1-D arrays are supported`, e.pos);
   };
   const isPointer = (x: A.Expr): boolean => {
     if (x.kind === "ident") {
       const b = ctx.scope.get(x.name);
-      return b?.kind === "array" || (b?.kind === "temp" && b.rank > 0);
+      return b?.kind === "array" || b?.kind === "records" || (b?.kind === "temp" && b.rank > 0);
     }
     if (x.kind === "cast") return x.type.pointers.length > 0;
     if (x.kind === "index" && x.target.kind === "ident") return ctx.scope.get(x.target.name)?.kind === "pointers";
@@ -211,7 +211,7 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
   switch (e.kind) {
     case "ident": {
       const b = usable(ctx.scope.get(e.name), (m) => lw.fail(m, e.pos));
-      if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0) || b?.kind === "ref" || b?.kind === "record") return b;
+      if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0) || b?.kind === "ref" || b?.kind === "record" || b?.kind === "records") return b;
       if (b === undefined) lw.fail(`unknown identifier "${e.name}" passed as pointer "${what}" (defines must be given with -D / opts.defines)`, e.pos);
       break;
     }
@@ -256,7 +256,7 @@ function scalarRef(lw: ExprLowerer, x: A.Expr, ctx: Ctx, what: string): Binding 
       case "expr": return { kind: "ref", name: x.name, place: b.expr, writable: false, pos: x.pos };
       case "value": return { kind: "ref", name: x.name, place: { kind: "var", name: b.name }, writable: false, pos: x.pos };
       case "ref": return lw.fail(`"&${x.name}": "${x.name}" is already a pointer (a pointer to a pointer is not supported)`, x.pos);
-      case "array": case "record": return b; // &a of an array: the array; &s of a struct local: the struct
+      case "array": case "record": case "records": return b; // &a of an array: the array; &s of a struct local: the struct
       default: return lw.fail(`"&${x.name}": only the address of a scalar, a struct field or an array element can be passed as pointer "${what}"`, x.pos);
     }
   }

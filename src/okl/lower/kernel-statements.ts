@@ -141,8 +141,12 @@ export abstract class StatementLowering extends PointerLowering {
     const auto = s.spec.base.kind === "named" && s.spec.base.name === "auto";
     const lookup = auto ? undefined : this.file.structs.resolve(s.spec);
     const record = lookup && "reason" in lookup ? this.file.structs.recordFields(s.spec) : undefined;
-    if (record && s.declarators.every((d) => d.pointers.length + d.arrayDims.length === 0 && !d.okl.shared)) {
-      for (const d of s.declarators) this.recordLocal(record, d, ctx);
+    const scalarRecord = (d: A.Declarator) => d.pointers.length + d.arrayDims.length === 0 && !d.okl.shared;
+    if (record && s.declarators.every((d) => scalarRecord(d) || (d.pointers.length === 0 && d.arrayDims.length === 1))) {
+      for (const d of s.declarators) {
+        if (scalarRecord(d)) this.recordLocal(record, d, ctx);
+        else this.recordsLocal(record, d, ctx);
+      }
       return;
     }
     const struct = auto ? undefined : this.file.structOf(s.spec, s.pos);
@@ -283,6 +287,25 @@ export abstract class StatementLowering extends PointerLowering {
       const b = fields.get(f) as { name: string };
       this.emit({ kind: "var", name: b.name }, { kind: "cast", dtype, value: item ? this.ex.expr(item, ctx) : c(0) }, ctx, false, d.pos);
     });
+  }
+
+  /**
+   * A local or `@shared` array of a struct whose fields mix types (`@shared bcData s_bc[16];`): one
+   * array temporary per field, in the same address space (`s_bc[t].u` is `s_bc_u[t]`).
+   */
+  protected recordsLocal(r: { readonly name: string; readonly fields: ReadonlyMap<string, Dtype> }, d: A.Declarator, ctx: Ctx): void {
+    if (d.init !== undefined) this.fail(`array of struct "${r.name}" "${d.name}": initializers of arrays of structs with mixed field types are not supported; assign the fields`, d.pos);
+    if (d.okl.exclusive) this.fail(`@exclusive array of struct "${r.name}" "${d.name}" is not supported; use an @exclusive struct or @exclusive arrays of its fields`, d.pos);
+    if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
+    const [n] = arrayExtents(d, ctx.scope, this.failAt, false, `array "${d.name}" needs a size`);
+    const names = new Map<string, string>();
+    for (const [f, dtype] of r.fields) {
+      const name = this.fresh(`${d.name}_${f}`);
+      this.temps.push({ name, dtype, shape: [c(n!)], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
+      names.set(f, name);
+    }
+    const field = (f: string, pos: A.Pos): string => names.get(f) ?? this.fail(`struct "${r.name}" has no field "${f}" (its fields: ${[...r.fields.keys()].join(", ")})`, pos);
+    ctx.scope.set(d.name, { kind: "records", name: d.name, struct: r.name, fields: r.fields, field });
   }
 
   /**
