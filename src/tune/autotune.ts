@@ -14,6 +14,7 @@ import { DEFAULT_REMEASURE, prepareVariant, timeVariant, type Build, type Outcom
 import { recordMetrics, sweepCost, type PeakRates } from "./metrics.js";
 import { machinePeak } from "./peak.js";
 import { Ahead } from "./precompile.js";
+import { checkExecutor, openQueue, type QueueExecutor } from "./executor/index.js";
 import { checkRestrictions, checkSpace, enumeratePoints, pointKey, shown, testParams, type Restriction } from "./space.js";
 import { getStrategy } from "./strategies.js";
 import type { TuningPoint, TuningRecord } from "./types.js";
@@ -96,12 +97,7 @@ function checkOptions(k: Kernel, o: AutotuneOptions) {
     const a = backendAvailability(backend);
     if (!a.available) throw new BackendUnavailableError(`autotune: backend "${backend}" is not available here: ${a.reason}`);
   }
-  if (o.executor !== undefined && o.executor !== "local") {
-    if (o.executor !== null && typeof o.executor === "object" && "queue" in o.executor) {
-      fail("the queue executor (BullMQ on Redis) is not built yet in this version of Loom; use executor \"local\"");
-    }
-    fail(`executor must be "local" or { queue: { connection } }; got ${shown(o.executor)}`);
-  }
+  const queue = checkExecutor(o.executor, fail);
   const repeats = o.repeats ?? 5;
   if (!Number.isInteger(repeats) || repeats < 1) fail(`repeats must be a positive integer; got ${shown(o.repeats)}`);
   const budget = o.budget ?? {};
@@ -112,7 +108,7 @@ function checkOptions(k: Kernel, o: AutotuneOptions) {
   if (!Number.isFinite(seed)) fail(`seed must be a number; got ${shown(o.seed)}`);
   if (o.onProgress !== undefined && typeof o.onProgress !== "function") fail(`onProgress must be a function; got ${shown(o.onProgress)}`);
   return {
-    space, params, backend, repeats, budget, seed, strategy: getStrategy(o.strategy ?? "exhaustive"), restrictions: checkRestrictions(o.restrictions),
+    space, params, backend, repeats, budget, seed, queue, strategy: getStrategy(o.strategy ?? "exhaustive"), restrictions: checkRestrictions(o.restrictions),
     ...checkMeasurement(o, backend),
   };
 }
@@ -139,7 +135,7 @@ function checkMeasurement(o: AutotuneOptions, backend: BackendName) {
   }
   const peak: PeakRates | "measure" | undefined = p === undefined ? (backend === "c" || backend === "openmp" ? "measure" : undefined)
     : p === true ? "measure" : p === false ? undefined : p;
-  const ahead = jobs > 0 && (backend === "c" || backend === "openmp") ? jobs : 0;
+  const ahead = jobs > 0 && (backend === "c" || backend === "openmp") && (o.executor ?? "local") === "local" ? jobs : 0;
   return { ahead, remeasure, peak };
 }
 
@@ -181,7 +177,8 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
       if (r.kernel && r.kernel.hash !== hash) {
         fail(`the log ${opts.log} holds records of another kernel ("${r.kernel.name}", hash ${r.kernel.hash}; this one is "${k.name}", hash ${hash}); give another log file`);
       }
-      if (r.kernel && r.backend === o.backend && r.machine?.id === machine.id && JSON.stringify(Object.entries(r.params ?? {}).sort()) === paramsKey) {
+      // A queue's records come from its workers' machines.
+      if (r.kernel && r.backend === o.backend && (o.queue !== undefined || r.machine?.id === machine.id) && JSON.stringify(Object.entries(r.params ?? {}).sort()) === paramsKey) {
         reusable.set(pointKey(r.point), r);
       }
     }
@@ -192,7 +189,8 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
   const { cost, warning } = sweepCost(k, o.params);
   if (warning) warnings.push(warning);
   // Before any compile starts: the microbenchmark wants every core.
-  const peak = points.length > 0 ? await peakRates(o.peak, warnings) : undefined;
+  if (o.queue && o.peak === "measure" && opts.peak !== undefined) warnings.push("no peakFraction: the peak of the workers' machines is not measured by a queue sweep; give peak: { gflops, gbps }");
+  const peak = points.length > 0 ? await peakRates(o.queue && o.peak === "measure" ? undefined : o.peak, warnings) : undefined;
   const common = {
     backend: o.backend, params: o.params, kernel: { name: k.name, hash }, machine,
     ...(o.backend === "c" || o.backend === "openmp" ? { compiler: [defaultCompiler().cc, ...defaultCompiler().flags].join(" ") } : {}),
@@ -211,8 +209,14 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
     skip: (key) => done.has(key) || reusable.has(key), remaining: () => total - done.size - evaluating,
     stopped: () => opts.signal?.aborted === true,
   }) : undefined;
-  /** Build, check, then time (quietly: no compiler runs meanwhile). */
-  const measure = async (p: TuningPoint): Promise<Outcome> => {
+  const remote: QueueExecutor | undefined = o.queue && points.length > 0 ? await openQueue(o.queue, {
+    ref: k, kernelHash: hash, build: opts.build, log: opts.log, signal: opts.signal, remaining: () => total - done.size,
+    skip: (key) => done.has(key) || reusable.has(key), ...(o.budget.seconds !== undefined ? { deadline: started + o.budget.seconds * 1000 } : {}),
+    job: { backend: o.backend, params: o.params, testParams: ctx.testParams, repeats: o.repeats, ...(o.remeasure ? { remeasure: o.remeasure } : {}) },
+  }, (m) => new TuningError(`autotune: ${m}`, [])) : undefined;
+  /** Build, check, then time (quietly: no compiler runs meanwhile); on a queue, by a worker (undefined: the sweep stopped first). */
+  const measure = async (p: TuningPoint): Promise<(Outcome & { on?: object }) | undefined> => {
+    if (remote) return remote.take(p);
     const v = ahead ? await ahead.take(p) : await prepareVariant(ctx, p);
     if (v.verdict) return v.verdict;
     await ahead?.quiet();
@@ -235,17 +239,18 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
       // record's log line), then this record's metrics; not the variant's phases or waiting on them.
       const strategyMs = performance.now() - lastEnd;
       evaluating++;
-      let outcome: Outcome;
+      let outcome: (Outcome & { on?: object }) | undefined;
       try {
         outcome = await measure(p);
       } finally {
         evaluating--;
       }
+      if (!outcome) return undefined;
       const t1 = performance.now();
-      const { phaseMs, ...measured } = outcome;
+      const { phaseMs, on, ...measured } = outcome;
       const ph = phaseMs ?? { build: 0, check: 0, benchmark: 0 };
       const round = (x: number) => Math.round(x * 1000) / 1000;
-      const partial = { point: p, ...measured, ...recordMetrics(outcome, cost, peak), ...common };
+      const partial = { point: p, ...measured, ...recordMetrics(outcome, cost, peak), ...common, ...on };
       const frameworkMs = strategyMs + (performance.now() - t1);
       r = { ...partial, phases: { buildMs: round(ph.build), checkMs: round(ph.check), benchmarkMs: round(ph.benchmark), frameworkMs: round(frameworkMs) } };
       lastEnd = performance.now();
@@ -264,9 +269,10 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
   };
   if (points.length > 0) {
     try {
-      await o.strategy({ space: o.space, points, seed: o.seed, evaluate, ...(o.budget.variants !== undefined ? { budget: total } : {}), ...(ahead ? { upcoming: (ps: readonly TuningPoint[]) => ahead.upcoming(ps) } : {}) });
+      await o.strategy({ space: o.space, points, seed: o.seed, evaluate, ...(o.budget.variants !== undefined ? { budget: total } : {}), ...(ahead ? { upcoming: (ps: readonly TuningPoint[]) => ahead.upcoming(ps) } : {}), ...(remote ? { upcoming: (ps: readonly TuningPoint[]) => remote.upcoming(ps) } : {}) });
     } finally {
       await ahead?.close();
+      await remote?.close();
     }
   }
   if (!best) {
