@@ -56,3 +56,4 @@ export { simulateTuning, STRATEGY_NAMES, type SimulateOptions, type SimulationRe
 export { plotTuning, type PlotTuningOptions, type PlotMetric } from "./tune/index.js";
 export type { TuningRecord, TuningStatus, TuningPoint, AutotuneOptions, AutotuneResult } from "./tune/index.js";
 export { machinePeak, type MachinePeak, type MachinePeakOptions } from "./tune/index.js";
+export { startTuningWorker, type TuningWorker, type TuningWorkerOptions, type TuningJobEvent } from "./tune/executor/index.js";
