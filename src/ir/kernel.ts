@@ -196,10 +196,26 @@ export function domainIndexOf(k: Kernel, iname: string): number {
 }
 
 export function findArg(k: Kernel, name: string): KernelArg | undefined {
-  return k.args.find((a) => a.name === name);
+  return byName(k.args, name);
 }
 export function findTemporary(k: Kernel, name: string): Temporary | undefined {
-  return k.temporaries.find((t) => t.name === name);
+  return byName(k.temporaries, name);
+}
+
+/** Lists longer than this are looked up through an index (a scan per lookup is quadratic in big kernels). */
+const INDEX_FROM = 8;
+const byNameMemo = new WeakMap<readonly { readonly name: string }[], ReadonlyMap<string, { readonly name: string }>>();
+
+/** The first entry of `list` named `name`; a frozen long list is indexed once (first entry per name, as `find`). */
+function byName<T extends { readonly name: string }>(list: readonly T[], name: string): T | undefined {
+  if (list.length <= INDEX_FROM || !Object.isFrozen(list)) return list.find((x) => x.name === name);
+  let index = byNameMemo.get(list);
+  if (index === undefined) {
+    const m = new Map<string, T>();
+    for (const x of list) if (!m.has(x.name)) m.set(x.name, x);
+    byNameMemo.set(list, (index = m));
+  }
+  return index.get(name) as T | undefined;
 }
 export function findSubstitution(k: Kernel, name: string): SubstitutionRule | undefined {
   return k.substitutions.find((s) => s.name === name);
@@ -213,10 +229,32 @@ export function effectiveDimTags(a: ArrayArg | Temporary): readonly DimTag[] {
 
 /** A name not in `taken`, built from `base` with loopy's suffixes (`base`, `base_0`, `base_1`, …). */
 export function uniqueName(base: string, taken: ReadonlySet<string>): string {
+  return uniqueNameFrom(base, taken, 0);
+}
+
+function uniqueNameFrom(base: string, taken: ReadonlySet<string>, from: number): string {
   if (!taken.has(base)) return base;
-  for (let k = 0; ; k++) {
+  for (let k = from; ; k++) {
     const cand = `${base}_${k}`;
     if (!taken.has(cand)) return cand;
   }
+}
+
+/**
+ * `uniqueName` for many names drawn into one growing set: each name returned is added to `taken`,
+ * and the search for a base resumes after its last suffix (every earlier one is still taken), so
+ * naming n instructions `insn`, `insn_0`, … costs n steps, not n²/2. The names are those of
+ * `uniqueName` called in turn with the name added each time.
+ *
+ *   const fresh = uniqueNamer(new Set(["insn"])); fresh("insn") // "insn_0", then "insn_1"
+ */
+export function uniqueNamer(taken: Set<string>): (base: string) => string {
+  const next = new Map<string, number>();
+  return (base) => {
+    const name = uniqueNameFrom(base, taken, next.get(base) ?? 0);
+    if (name !== base) next.set(base, Number(name.slice(base.length + 1)) + 1);
+    taken.add(name);
+    return name;
+  };
 }
 

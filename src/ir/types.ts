@@ -8,7 +8,7 @@ import { isFloat, promote, type Dtype } from "./dtype.js";
 import { isBitwiseOp, isShiftOp, substitute, walkExpr, type Expr } from "./expr.js";
 import { exprToString } from "./print.js";
 import { assigneeName } from "./expr.js";
-import { insnExprs, type Instruction } from "./insn.js";
+import { insnExprs, insnStores, type Instruction } from "./insn.js";
 import { blockLocals, walkStmts } from "./block.js";
 import { findArg, findSubstitution, findTemporary, withKernel, allInames, type Kernel, type Temporary, type ArrayArg } from "./kernel.js";
 
@@ -185,11 +185,25 @@ function writerTypes(insn: Instruction, name: string, env: TypeEnv): (TypeInfo |
   return out;
 }
 
+/** The instructions that store into each name, in kernel order (one walk instead of one per name). */
+function writersByName(k: Kernel): ReadonlyMap<string, readonly Instruction[]> {
+  const out = new Map<string, Instruction[]>();
+  for (const insn of k.instructions) {
+    for (const lhs of insnStores(insn)) {
+      const name = assigneeName(lhs);
+      const list = out.get(name);
+      if (list === undefined) out.set(name, [insn]);
+      else if (list[list.length - 1] !== insn) list.push(insn);
+    }
+  }
+  return out;
+}
+
 /** The type of all values written to `name` (undefined if none is known) and whether every writer is typed. */
-function writtenType(k: Kernel, name: string, env: TypeEnv): { type: TypeInfo | undefined; complete: boolean } {
+function writtenType(writers: ReadonlyMap<string, readonly Instruction[]>, name: string, env: TypeEnv): { type: TypeInfo | undefined; complete: boolean } {
   let type: TypeInfo | undefined;
   let complete = true;
-  for (const insn of k.instructions) {
+  for (const insn of writers.get(name) ?? []) {
     for (const t of writerTypes(insn, name, env)) {
       if (!t) complete = false;
       else type = type ? combineTypes(type, t) : t;
@@ -207,6 +221,7 @@ function inferFixedPoint(
   k: Kernel, given: ReadonlyMap<string, Dtype>, untyped: readonly string[], guess: boolean,
 ): { known: Map<string, Dtype>; weak: Set<string> } | undefined {
   const known = new Map(given);
+  const writers = writersByName(k);
   const weak = new Set<string>();
   const open = new Set(untyped);
   const guessed = new Set<string>();
@@ -214,7 +229,7 @@ function inferFixedPoint(
     let changed = false;
     const env = kernelTypeEnv(k, known);
     for (const name of [...open, ...guessed]) {
-      const { type, complete } = writtenType(k, name, env);
+      const { type, complete } = writtenType(writers, name, env);
       if (!complete || !type || (known.get(name) === type.dtype && weak.has(name) === type.weak)) continue;
       known.set(name, type.dtype);
       if (type.weak) weak.add(name);
@@ -225,7 +240,7 @@ function inferFixedPoint(
     if (changed) continue;
     if (!guess) break;
     for (const name of open) {
-      const { type } = writtenType(k, name, env);
+      const { type } = writtenType(writers, name, env);
       if (!type) continue;
       known.set(name, type.dtype);
       open.delete(name);
@@ -236,7 +251,7 @@ function inferFixedPoint(
   }
   const env = kernelTypeEnv(k, known);
   for (const name of guessed) {
-    const { type, complete } = writtenType(k, name, env);
+    const { type, complete } = writtenType(writers, name, env);
     if (!complete || type?.dtype !== known.get(name)) return undefined;
   }
   return { known, weak };

@@ -7,7 +7,7 @@ import { guardDepth, LoomError, ParseError } from "../errors.js";
 import { parseDtype, type Dtype } from "../ir/dtype.js";
 import { assigneeName, freeVariables, reductionInames, substitute, mapExpr, type Expr } from "../ir/expr.js";
 import { insnDefaults, type Instruction } from "../ir/insn.js";
-import { kernelRecord, TARGET_NAMES, uniqueName, type Kernel, type SubstitutionRule, type TargetName, type Temporary } from "../ir/kernel.js";
+import { kernelRecord, TARGET_NAMES, uniqueNamer, type Kernel, type SubstitutionRule, type TargetName, type Temporary } from "../ir/kernel.js";
 import { checkOperandTypes, inferTypes } from "../ir/types.js";
 import { parseConstraints, parseSet, universe, type BasicSet } from "../poly/index.js";
 import { readArgList, type ArgSpec } from "./args.js";
@@ -280,12 +280,8 @@ function assignIds(insns: readonly ParsedInsn[]): string[] {
     if (taken.has(id.name)) id.fail(`instruction id "${id.name}" is used twice`, id.at);
     taken.add(id.name);
   }
-  return insns.map((p) => {
-    if (p.options.id) return p.options.id.name;
-    const id = uniqueName(p.options.idPrefix ?? "insn", taken);
-    taken.add(id);
-    return id;
-  });
+  const fresh = uniqueNamer(taken);
+  return insns.map((p) => (p.options.id ? p.options.id.name : fresh(p.options.idPrefix ?? "insn")));
 }
 
 /**

@@ -13,7 +13,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  exprEquals, findArg, freeVariables, globMatch, insnReads, insnStores, insnWrites, assigneeName, walkExpr, WRITE_RACE_OK,
+  exprEquals, findArg, findTemporary, freeVariables, globMatch, insnReads, insnStores, insnWrites, assigneeName, walkExpr, WRITE_RACE_OK,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { mayMeetAcross } from "./access-meet.js";
@@ -90,7 +90,7 @@ function groupInames(k: Kernel, insn: Instruction): string[] {
 function isGlobal(k: Kernel, name: string): boolean {
   const a = findArg(k, name);
   if (a) return a.kind === "array";
-  return k.temporaries.some((t) => t.name === name && t.addressSpace === "global");
+  return findTemporary(k, name)?.addressSpace === "global";
 }
 
 /** How an access names its cell: per-axis subscripts, a flat index (`a[[…]]`), or unknown (a block's). */
