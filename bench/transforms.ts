@@ -7,7 +7,12 @@
  *       each timed once right after (a): its first-seen code paths still run partly unoptimized;
  *   (c) the same sweep again with the JIT warm, the memos emptied before each pass: the steady
  *       state of a long tuning sweep, where variants share only what they have in common;
- *   (d) each variant with every memo emptied first: nothing shared at all.
+ *   (d) each variant with every memo emptied first: nothing shared at all;
+ *   (e) a sweep of 1,000 distinct variants (tile sizes 2–64, divisors of n and not), memos emptied
+ *       once before: its total time per variant.
+ *
+ * With `--json` (`npm run bench:transforms -- --json`) the last line is one line of JSON:
+ * `{"neverSeenMs": (c)'s median, "repeatedMs": (a)'s median, "sweep1000MsPerVariant": (e)}`.
  *
  * (a) is the best of five rounds (noise from other tenants only adds time), with the median over
  * every run beside it.
@@ -112,4 +117,17 @@ for (let rep = 0; rep < 3; rep++) {
   }
 }
 console.log(`(d) each variant with every poly memo emptied first: ${fmt(median(cold))} median per variant (${cold.length} runs)`);
+// (e) A long sweep: 1,000 variants never seen before, sharing only what they have in common.
+const sizes1000 = [2, 3, 4, 6, 8, 12, 16, 24, 32, 64];
+const jsons1000: string[] = [];
+for (const ti of sizes1000) for (const tj of sizes1000) for (const tk of sizes1000) jsons1000.push(JSON.stringify(toJSON(tiled(ti, tj, tk))));
+clearPolyMemos();
+const t1000 = performance.now();
+for (const json of jsons1000) generateCode(applyPipeline(base, JSON.parse(json)), "opencl");
+const sweep1000 = (performance.now() - t1000) / jsons1000.length;
+console.log(`(e) sweep of ${jsons1000.length} distinct variants (tile sizes 2–64 for i, j, k), memos emptied once before: ${fmt(sweep1000)} per variant`);
 console.log(`    (${process.argv[1]?.endsWith(".js") ? "compiled JavaScript, plain node" : "TypeScript sources under tsx"})`);
+if (process.argv.includes("--json")) {
+  const round3 = (x: number) => Math.round(x * 1000) / 1000;
+  console.log(JSON.stringify({ neverSeenMs: round3(median(bestPass.per)), repeatedMs: round3(median(best.map(totalOf))), sweep1000MsPerVariant: round3(sweep1000) }));
+}

@@ -1,0 +1,112 @@
+/**
+ * Compile cost at scale (issue 21): unrolled element kernels of 100, 1,000 and 3,000 instructions,
+ * the shape HPC codes unroll by hand (a chain of private temporaries per element node, every
+ * fourth one stored), each taken through its front end, a transformation pipeline and C
+ * generation, by two routes:
+ *
+ *   okl:  OKL source (an @outer element loop, @inner node loops, an @shared operator matrix
+ *         filled by a sequential loop) -> parseOkl -> split the fill loop by 4 -> C
+ *   make: instruction text -> makeKernel -> split the element loop by 4 (g/l tags) -> C
+ *
+ * It prints, per route and size, the time of each stage and the time per instruction relative to
+ * the smallest size: a super-linear stage shows as a growing ratio (the goal: under 2x from 100 to
+ * 3,000). Each size runs once after one warm-up run half the smallest size (a kernel of thousands of
+ * instructions is its own warm-up). Run: `npx tsx bench/scale.ts [sizes...] [--json]`.
+ */
+import { performance } from "node:perf_hooks";
+import { generateCode } from "../codegen/index.js";
+import type { Kernel } from "../src/ir/index.js";
+import { parseOkl } from "../src/okl/index.js";
+import { makeKernel } from "../src/parse/index.js";
+import { splitIname } from "../transforms/index.js";
+
+/** OKL: `insns` unrolled statements (a chain of temporaries, every fourth stored) in one @inner loop. */
+export function oklElementKernel(insns: number): string {
+  const body: string[] = [];
+  for (let k = 0; body.length < insns - 4; k++) {
+    const prev = k === 0 ? "r_G00" : `t${k - 1}`;
+    body.push(`      const dfloat t${k} = r_G00 * s_D[${k % 16} * p_Np + n] + r_G01 * s_D[n * p_Np + ${(k * 7) % 16}] + ${prev} * r_G11;`);
+    if (k % 4 === 3) body.push(`      A[(e * p_Np + n) * p_Nacc + ${(k >> 2) % 64}] += t${k} - t${k - 2};`);
+  }
+  return `#define dfloat double
+#define p_Np 16
+#define p_Nacc 64
+@kernel void assemble(const int Nelements, @restrict const dfloat *ggeo, @restrict const dfloat *D, @restrict dfloat *A) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared dfloat s_D[p_Np * p_Np];
+    @exclusive dfloat r_G00, r_G01, r_G11;
+    for (int n = 0; n < p_Np; ++n; @inner) {
+      for (int m = 0; m < p_Np; ++m) s_D[m * p_Np + n] = D[m * p_Np + n];
+      r_G00 = ggeo[3 * (e * p_Np + n) + 0];
+      r_G01 = ggeo[3 * (e * p_Np + n) + 1];
+      r_G11 = ggeo[3 * (e * p_Np + n) + 2];
+    }
+    for (int n = 0; n < p_Np; ++n; @inner) {
+${body.join("\n")}
+    }
+  }
+}
+`;
+}
+
+/** makeKernel: the same element kernel as instruction text, `insns` instructions over (e, n). */
+export function makeElementKernel(insns: number): Kernel {
+  const lines: string[] = [];
+  let stores = 0;
+  for (let k = 0; lines.length < insns; k++) {
+    const prev = k === 0 ? "g[e, n, 0]" : `t${k - 1}`;
+    lines.push(`<> t${k} = g[e, n, 1] * d[${k % 16}, n] + g[e, n, 2] * d[n, ${(k * 7) % 16}] + ${prev} * w`);
+    if (k % 4 === 3 && lines.length < insns) lines.push(`out[e, n, ${stores++}] = t${k} - t${k - 2}`);
+  }
+  return makeKernel("{[e, n]: 0 <= e < nel and 0 <= n < 16}", lines.join("\n"), [
+    "g: float64[nel, 16, 3]", "d: float64[16, 16]", `out: float64[nel, 16, ${Math.max(1, stores)}]`, "w: float64", "nel: int32", "...",
+  ], { name: "element", assumptions: "nel >= 1" });
+}
+
+interface Stages { front: number; pipeline: number; codegen: number; insns: number }
+
+function timed<T>(f: () => T): [T, number] {
+  const t0 = performance.now();
+  const r = f();
+  return [r, performance.now() - t0];
+}
+
+const routes: Record<string, (n: number) => Stages> = {
+  okl: (n) => {
+    const src = oklElementKernel(n);
+    const [ks, front] = timed(() => parseOkl(src));
+    const [k, pipeline] = timed(() => splitIname(ks[0]!, "m", 4));
+    const [, codegen] = timed(() => generateCode(k, "c"));
+    return { front, pipeline, codegen, insns: k.instructions.length };
+  },
+  make: (n) => {
+    const [k0, front] = timed(() => makeElementKernel(n));
+    const [k, pipeline] = timed(() => splitIname(k0, "e", 4, { outerTag: "g.0", innerTag: "l.0" }));
+    const [, codegen] = timed(() => generateCode(k, "c"));
+    return { front, pipeline, codegen, insns: k.instructions.length };
+  },
+};
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const json = process.argv.includes("--json");
+  const given = process.argv.slice(2).map(Number).filter((x) => x > 0);
+  const sizes = given.length > 0 ? given : [100, 1000, 3000];
+  const rows: { route: string; size: number; insns: number; front: number; pipeline: number; codegen: number; perInsn: number; ratio: number }[] = [];
+  for (const [route, run] of Object.entries(routes)) {
+    run(Math.max(8, Math.floor(sizes[0]! / 2))); // warm-up (another text: makeKernel remembers the last ones)
+    let base: number | undefined;
+    for (const size of sizes) {
+      const s = run(size);
+      const perInsn = (s.front + s.pipeline + s.codegen) / s.insns;
+      base ??= perInsn;
+      rows.push({ route, size, insns: s.insns, front: s.front, pipeline: s.pipeline, codegen: s.codegen, perInsn, ratio: perInsn / base });
+    }
+  }
+  const ms = (x: number) => x.toFixed(1).padStart(9);
+  console.log("route   size  insns     front  pipeline   C code   ms/insn  vs smallest");
+  for (const r of rows) {
+    console.log(`${r.route.padEnd(5)} ${String(r.size).padStart(6)} ${String(r.insns).padStart(6)} ${ms(r.front)} ${ms(r.pipeline)} ${ms(r.codegen)} ${r.perInsn.toFixed(3).padStart(9)} ${r.ratio.toFixed(2).padStart(8)}x`);
+  }
+  console.log(`(ms; ${process.argv[1]?.endsWith(".js") ? "compiled JavaScript, plain node" : "TypeScript sources under tsx"})`);
+  if (json) console.log(JSON.stringify({ scale: rows.map((r) => ({ route: r.route, insns: r.insns, msPerInsn: +r.perInsn.toFixed(4), ratio: +r.ratio.toFixed(3) })) }));
+}
