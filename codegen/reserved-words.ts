@@ -156,6 +156,10 @@ const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
   cuda: [...C_PATTERNS, /^atomic[A-Z]/, /^make_/, /^__/],
   okl: [...C_PATTERNS, /^_[gl]\d+$/, /^_occa_/],
   js: [],
+  sycl: [...C_PATTERNS],
+  metal: [...C_PATTERNS, /^simd_/, /^quad_/, /^atomic_/],
+  alpaka: [...C_PATTERNS, /^ALPAKA_/],
+  ispc: [...C_PATTERNS, /^atomic_/, /^reduce_/, /^packed_/, /^streaming_/, /^prefetch/],
   hip: [...C_PATTERNS, /^atomic[A-Z]/, /^make_/, /^__/, /^hip[A-Z]/, /^HIP_/],
   // CUCL code is OpenCL and CUDA at once; the linearized ids are GRP_ID_1D_g0, LOC_ID_1D_l0, …
   cucl: [...C_PATTERNS, /^(as|convert)_/, /^v(load|store)[a-z_]*\d*$/, /^atomic?_/, /^native_/, /^half_/, /^atomic[A-Z]/, /^make_/,
@@ -165,7 +169,7 @@ const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
 };
 
 /** The dialects whose reserved words differ (openmp is C plus `omp_*`). */
-export type NameDialect = "c" | "openmp" | "opencl" | "cuda" | "js" | "okl" | "wgsl" | "hip" | "cucl";
+export type NameDialect = "c" | "openmp" | "opencl" | "cuda" | "js" | "okl" | "wgsl" | "hip" | "cucl" | "sycl" | "metal" | "alpaka" | "ispc";
 
 const C_FAMILY = [...C11, ...LIBC, ...GLIBC_NAMES, ...MATH, ...MATH.map((m) => `${m}f`), ...MATH.map((m) => `${m}l`)];
 const WORDS: Readonly<Record<NameDialect, ReadonlySet<string>>> = {
@@ -175,6 +179,10 @@ const WORDS: Readonly<Record<NameDialect, ReadonlySet<string>>> = {
   cuda: new Set([...C_FAMILY, ...CPP, ...CUDA]),
   okl: new Set([...C_FAMILY, ...CPP, ...OKL]),
   js: new Set(JS),
+  sycl: new Set([...C_FAMILY, ...CPP, ...SYCL]),
+  metal: new Set([...C_FAMILY, ...CPP, ...METAL]),
+  alpaka: new Set([...C_FAMILY, ...CPP, ...ALPAKA]),
+  ispc: new Set([...C_FAMILY, ...ISPC]),
   hip: new Set([...C_FAMILY, ...CPP, ...CUDA, ...HIP]),
   cucl: new Set([...C_FAMILY, ...CPP, ...CUDA, ...OPENCL, ...OPENCL_BUILTINS, ...CUCL]),
   wgsl: new Set(WGSL),
@@ -195,6 +203,7 @@ export function dialectOf(target: TargetName): NameDialect {
   switch (target) {
     case "c": case "openmp": case "opencl": case "cuda": case "js": case "okl": case "wgsl": return target;
     case "hip": case "cucl": return target;
+    case "sycl": case "metal": case "alpaka": case "ispc": return target;
     default: return "c";
   }
 }

@@ -32,8 +32,38 @@ export interface CDialect {
   /** An atomic update `target op= value` of a `d` cell (see `AtomicStore`); the statement's `;` is added. */
   readonly atomic?: (a: AtomicStore, target: string, value: string, d: Dtype, p: Printer) => string;
   readonly int64Suffix: string;
-  /** A kernel parameter, given its type name (OKL: `const float *a @restrict`); default C style. */
-  readonly argDecl?: (a: LoweredArg, typeName: string) => string;
+  /** A kernel parameter, given its type name and position (OKL: `const float *a @restrict`, Metal: `[[buffer(i)]]`); default C style. */
+  readonly argDecl?: (a: LoweredArg, typeName: string, index: number) => string;
+  /** A literal the dialect spells its own way (ISPC's `2.5d` double), else undefined for the C spelling. */
+  readonly literal?: (v: number, t: ExDtype) => string | undefined;
+  /** Parameters after the arguments (Metal's `uint3 loopy_group [[threadgroup_position_in_grid]]`). */
+  readonly extraParams?: readonly string[];
+  /** A math call the dialect spells its own way (ISPC's float `min`), else undefined for the C-family spelling. */
+  readonly call?: (fn: string, t: Dtype, args: readonly string[]) => string | undefined;
+  /**
+   * The whole kernel, where it is no plain `head name(params) { body }`: SYCL's queue submission,
+   * alpaka's functor, ISPC's task. Undefined: the C-family function.
+   */
+  readonly kernelFunction?: (k: KernelParts) => string;
+}
+
+/** What a `kernelFunction` hook gets: one lowered kernel with its parts printed in the dialect. */
+export interface KernelParts {
+  readonly name: string;
+  readonly args: readonly LoweredArg[];
+  /** The parameters as `argDecl` declares them. */
+  readonly params: readonly string[];
+  /** Declarations (private and local temporaries) and then the body. */
+  readonly decls: readonly Stmt[];
+  readonly body: readonly Stmt[];
+  /** Work-groups and work-items per axis (axis 0 first), as code in the parameters. */
+  readonly groupSize: readonly string[];
+  readonly localSize: readonly string[];
+  readonly printer: Printer;
+  /** The allocator the kernel was printed with: `names.fresh("loopy_acc")` is a name nothing else uses. */
+  readonly names: NameAllocator;
+  /** `t` as the dialect's type name (throws where it has none). */
+  readonly typeName: (t: ExDtype) => string;
 }
 
 const C_TYPES: Readonly<Partial<Record<Dtype, string>>> = {
@@ -51,7 +81,7 @@ export const CUDA_TYPES: Readonly<Partial<Record<Dtype, string>>> = {
 export { C_TYPES };
 
 /** The shortest decimal that reads back as the same float32 (`0.1f`, `2.0f`). */
-function floatText(v: number, single: boolean): string {
+export function floatText(v: number, single: boolean): string {
   if (v === Infinity) return single ? "INFINITY" : "HUGE_VAL";
   if (v === -Infinity) return single ? "-INFINITY" : "-HUGE_VAL";
   if (Number.isNaN(v)) return "NAN";
@@ -75,7 +105,7 @@ export class CFamilyTarget {
 
   typeName(t: ExDtype): string {
     const name = this.d.types[t === "idx" ? "int32" : t];
-    if (!name) throw new CodegenError(`the ${this.d.name} target has no type for ${t}`);
+    if (!name) throw new CodegenError(`the ${this.d.name} target has no type for ${t}; it has ${Object.keys(this.d.types).join(", ")}`);
     return name;
   }
 
@@ -89,6 +119,8 @@ export class CFamilyTarget {
     return {
       typeName: (t) => this.typeName(t),
       lit: (v, t) => {
+        const own = d.literal?.(v, t);
+        if (own !== undefined) return own;
         if (t === "float32" || t === "float16") return floatText(v, true);
         if (t === "float64") return floatText(v, false);
         if (t === "int32" && v === -2147483648) return "(-2147483647 - 1)";
@@ -102,6 +134,8 @@ export class CFamilyTarget {
       },
       cast: (to, code) => `(${this.typeName(to)}) ${code}`,
       call: (fn, t, args, p) => {
+        const own = d.call?.(fn, t, args);
+        if (own !== undefined) return own;
         const float = t === "float32" || t === "float64" || t === "float16";
         if (fn === "min" || fn === "max") {
           if (float) return d.math === "overload" ? `f${fn}(${args.join(", ")})` : `f${fn}${t === "float32" ? "f" : ""}(${args.join(", ")})`;
@@ -158,9 +192,9 @@ export class CFamilyTarget {
     };
   }
 
-  private argDecl(a: LoweredArg): string {
+  private argDecl(a: LoweredArg, index: number): string {
     const ty = this.typeName(a.dtype);
-    if (this.d.argDecl) return this.d.argDecl(a, ty);
+    if (this.d.argDecl) return this.d.argDecl(a, ty, index);
     if (a.kind === "value") return `${ty} const ${a.name}`;
     const g = this.d.globalQualifier ? `${this.d.globalQualifier} ` : "";
     return `${g}${ty}${a.written ? "" : " const"} *__restrict__ ${a.name}`;
@@ -173,16 +207,23 @@ export class CFamilyTarget {
   render(kernels: readonly LoweredKernel[], names = new NameAllocator(dialectOf(this.d.name))): GeneratedCode {
     const p = new Printer(this.exprSyntax(), this.stmtSyntax());
     const printed = printedKernels(kernels, names);
+    const sizeP = new Printer(this.exprSyntax(), this.stmtSyntax());
     const fns = printed.map((lk) => {
+      const params = lk.args.map((a, n) => this.argDecl(a, n));
+      if (this.d.kernelFunction) {
+        return this.d.kernelFunction({
+          name: lk.name, args: lk.args, params, decls: lk.decls, body: lk.body, printer: p, names, typeName: (t) => this.typeName(t),
+          groupSize: lk.groupSize.map((e) => p.expr(e)), localSize: lk.localSize.map((x) => (typeof x === "number" ? String(x) : p.expr(x))),
+        });
+      }
       const body = [...lk.decls, ...(lk.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...lk.body];
       const constant = lk.localSize.every((x): x is number => typeof x === "number") ? lk.localSize : undefined;
-      const head = `${this.d.kernelHead(constant)} ${lk.name}(${lk.args.map((a) => this.argDecl(a)).join(", ")})`;
+      const head = `${this.d.kernelHead(constant)} ${lk.name}(${[...params, ...(this.d.extraParams ?? [])].join(", ")})`;
       return [head, ...p.stmt({ k: "block", body }, "")].map((l) => l.trimEnd()).join("\n");
     });
     const helpers = [...p.helpers].sort().map((h) => h.slice(h.indexOf("|") + 1));
     const top = [...this.d.includes, ...helpers];
     const deviceCode = [...(top.length > 0 ? [top.join("\n"), ""] : []), fns.join("\n\n"), ""].join("\n");
-    const sizeP = new Printer(this.exprSyntax(), this.stmtSyntax());
     return {
       target: this.d.name,
       deviceCode,

@@ -1,0 +1,62 @@
+/**
+ * Host code for the targets whose launches are code of their own (SYCL's queue submission,
+ * alpaka's `exec`, ISPC's `launch`): the host program of codegen/host.ts — its launches in order,
+ * inside the host loops a global barrier needs — with each launch written by the target, wrapped
+ * in a host function whose parameters are the kernels' arguments.
+ */
+import type { TargetName } from "../../src/ir/index.js";
+import type { Schedule } from "../../src/schedule/index.js";
+import { hostCodeOf } from "../host.js";
+import type { LoweredArg, LoweredKernel } from "../lower.js";
+import type { NameAllocator } from "../names.js";
+import type { GeneratedCode, GeneratedKernelInfo } from "../types.js";
+
+/** The launch of kernel `n` in codegen/host.ts's listing, found again by its line (nothing else prints `name();` alone). */
+const MARK = "loopy_launch_marker_";
+
+/** What a target's host code is made of. */
+export interface HostSpelling {
+  /** The lines of one launch (no indentation), given the kernel's launch information with printed argument names. */
+  readonly launch: (info: GeneratedKernelInfo) => readonly string[];
+  /** The host function's head, given its printed parameters (`void k_host(sycl::queue &q, float *a)`). */
+  readonly head: (params: readonly string[]) => string;
+  /** A host function parameter. */
+  readonly param: (a: LoweredArg, name: string) => string;
+  /** Lines at the top of the host function (alpaka's vector type). */
+  readonly prologue?: readonly string[];
+  /** A host loop's iname type (ISPC: `uniform int`). */
+  readonly loopType?: string;
+}
+
+/** Every argument of the kernels, once each, in order of first use, with its printed name. */
+export function hostArgs(lowered: readonly LoweredKernel[], names: NameAllocator): { arg: LoweredArg; name: string }[] {
+  const seen = new Map<string, { arg: LoweredArg; name: string }>();
+  for (const lk of lowered) {
+    for (const a of lk.args) {
+      const had = seen.get(a.name);
+      if (!had) seen.set(a.name, { arg: a, name: names.user(a.name) });
+      else if (a.written && !had.arg.written) seen.set(a.name, { arg: a, name: had.name });
+    }
+  }
+  return [...seen.values()];
+}
+
+/** The host function of `code` on `target`, launches spelled by `h`. */
+export function hostFunction(s: Schedule, code: GeneratedCode, lowered: readonly LoweredKernel[], names: NameAllocator, target: TargetName, h: HostSpelling): string {
+  const marked: GeneratedCode = { ...code, kernels: code.kernels.map((_, n) => ({ name: `${MARK}${n}`, globalSize: [], localSize: [], args: [] })) };
+  const listing = hostCodeOf(s, marked, target).split("\n").slice(1).filter((l) => l !== "");
+  const printed = code.kernels.map((info) => ({ ...info, args: info.args.map((a) => names.user(a)) }));
+  const defines = listing.filter((l) => l.startsWith("#"));
+  const lines = listing.filter((l) => !l.startsWith("#")).flatMap((l) => {
+    const m = new RegExp(`^(\\s*)${MARK}(\\d+)\\(\\);`).exec(l);
+    if (!m) return [`  ${h.loopType ? l.replace(/^(\s*)for \(int /, `$1for (${h.loopType} `) : l}`];
+    return h.launch(printed[Number(m[2])]!).map((x) => `  ${m[1]}${x}`);
+  });
+  const params = hostArgs(lowered, names).map(({ arg, name }) => h.param(arg, name));
+  return [...defines, h.head(params), "{", ...(h.prologue ?? []).map((l) => `  ${l}`), ...lines, "}", ""].join("\n");
+}
+
+/** Sizes per axis padded to three, fastest (axis 0) last: the order of SYCL ranges and alpaka vectors. */
+export function slowestFirst(sizes: readonly string[]): string[] {
+  return [2, 1, 0].map((n) => sizes[n] ?? "1");
+}
