@@ -20,6 +20,10 @@ import { JS_CHECKED_LOWER_OPTIONS, JS_LOWER_OPTIONS, renderJs } from "./targets/
 import { OKL_LOWER_OPTIONS, renderOkl } from "./targets/okl.js";
 import { openclTarget } from "./targets/opencl.js";
 import { openmpTarget } from "./targets/openmp.js";
+import { alpakaHostCode, alpakaTarget } from "./targets/alpaka.js";
+import { ispcHostCode, ispcTarget } from "./targets/ispc.js";
+import { metalTarget } from "./targets/metal.js";
+import { syclHostCode, syclTarget } from "./targets/sycl.js";
 import { withHostCode } from "./host.js";
 import type { GeneratedCode } from "./types.js";
 
@@ -42,6 +46,8 @@ interface Target {
   readonly checkedLowerOptions?: LowerOptions;
   /** Print `kernels` with the names of the allocator they were lowered with. */
   render(kernels: readonly LoweredKernel[], names: NameAllocator, opts: GenerateOptions): GeneratedCode;
+  /** The host code, where the target writes its launches itself (SYCL's queue, alpaka's exec, ISPC's launch); default codegen/host.ts's listing. */
+  readonly hostCode?: (s: Schedule, code: GeneratedCode, kernels: readonly LoweredKernel[], names: NameAllocator) => string;
 }
 
 /** The one table of targets. */
@@ -53,6 +59,10 @@ const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   hip: { cpu: false, launched: true, lowerOptions: hipTarget.d.lowerOptions, render: (ks, n) => hipTarget.render(ks, n) },
   js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, checkedLowerOptions: JS_CHECKED_LOWER_OPTIONS, render: (ks, n, o) => renderJs(ks, n, { checkedAccess: o.checkedAccess }) },
   okl: { cpu: false, launched: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks, n) => renderOkl(ks, ks[0]?.name ?? "kernel", {}, n) },
+  sycl: { cpu: false, launched: true, lowerOptions: syclTarget.d.lowerOptions, render: (ks, n) => syclTarget.render(ks, n), hostCode: syclHostCode },
+  metal: { cpu: false, launched: true, lowerOptions: metalTarget.d.lowerOptions, render: (ks, n) => metalTarget.render(ks, n) },
+  alpaka: { cpu: false, launched: true, lowerOptions: alpakaTarget.d.lowerOptions, render: (ks, n) => alpakaTarget.render(ks, n), hostCode: alpakaHostCode },
+  ispc: { cpu: false, launched: true, lowerOptions: ispcTarget.d.lowerOptions, render: (ks, n) => ispcTarget.render(ks, n), hostCode: ispcHostCode },
 };
 
 /** The names of the targets code can be generated for now. */
@@ -118,7 +128,8 @@ function lowerAndRender(s: Schedule, target: TargetName, opts: GenerateOptions =
   const t = targetOf(target);
   const names = NameAllocator.forKernel(s.kernel, target);
   const lowered = lowerSchedule(s, (opts.checkedAccess && t.checkedLowerOptions) || t.lowerOptions, names);
-  return { lowered, code: withHostCode(t.render(lowered, names, opts), s, target) };
+  const code = t.render(lowered, names, opts);
+  return { lowered, code: t.hostCode ? { ...code, hostCode: t.hostCode(s, code, lowered, names) } : withHostCode(code, s, target) };
 }
 
 /** The passes of `target`'s route, by name, in order (`lowerStages` reports one stage per name). */
