@@ -6,6 +6,7 @@
  *   loom run FILE …                          (src/cli/run.ts)
  *   loom tune SPEC …                         (src/cli/tune.ts)
  *   loom plot LOG.jsonl …                    (src/cli/plot.ts)
+ *   loom worker --connection URL …           (src/cli/worker.ts)
  *
  * Exit status 0 on success, 1 on a user error with a message on stderr, 130 when `tune` was
  * stopped by Ctrl-C.
@@ -15,11 +16,12 @@ import { plotCommand } from "./cli/plot.js";
 import { runCommand } from "./cli/run.js";
 import { tune } from "./cli/tune.js";
 import { USAGE, UsageError, type CliIo } from "./cli/usage.js";
+import { workerCommand } from "./cli/worker.js";
 
 export { formatError } from "./cli/okl.js";
 export type { CliIo } from "./cli/usage.js";
 
-const COMMANDS = ["lower", "check", "normalize", "run", "tune", "plot"];
+const COMMANDS = ["lower", "check", "normalize", "run", "tune", "plot", "worker"];
 
 function usageStatus(e: UsageError, io: CliIo): number {
   io.err(`${e.message ? `loom: error: ${e.message}\n` : ""}${USAGE}\n`);
@@ -38,6 +40,7 @@ export function main(argv: readonly string[], io: CliIo = processIo()): number |
     if (command === "tune") return tune(rest, io).catch((e: unknown) => (e instanceof UsageError ? usageStatus(e, io) : Promise.reject(e)));
     if (command === "run") return runCommand(rest, io).catch((e: unknown) => (e instanceof UsageError ? usageStatus(e, io) : Promise.reject(e)));
     if (command === "plot") return plotCommand(rest, io);
+    if (command === "worker") return workerCommand(rest, io).catch((e: unknown) => (e instanceof UsageError ? usageStatus(e, io) : Promise.reject(e)));
     return oklCommand(command, rest, io);
   } catch (e) {
     if (e instanceof UsageError) return usageStatus(e, io);

@@ -26,6 +26,9 @@ export const USAGE = `usage:
              (SPEC: a .json file or a .js/.ts module; see docs/tuning.md. Ctrl-C stops after the
              variant in flight, exit 130; run again to resume from the log)
   loom plot LOG.jsonl [-o OUT.svg] [--x P] [--series P] [--heatmap P,Q] [--metric time|gflops|gbps] [--title T]
+  loom worker --connection URL [--queue NAME] [--backend B] [--concurrency N] [--lock-duration MS] [--stalled-interval MS]
+             (measures the variants of sweeps on the queue executor, lp.autotune(k, { executor: { queue } });
+             see docs/tuning-distributed.md. SIGTERM or Ctrl-C finishes the job in flight, then exits)
 targets: ${BUILT_TARGETS.join(", ")} (planned: ${TARGET_NAMES.filter((t) => !BUILT_TARGETS.includes(t)).join(", ")})`;
 
 /** One argument of a command line: its flag (`--log` of `--log=x`), the whole argument, and a reader of its value. */
