@@ -252,3 +252,60 @@ export const REAL_WORLD: readonly { readonly name: string; readonly source: stri
   { name: "velocityDirichletBC", source: BOUNDARY_DATA, options: {} },
   { name: "burgers", source: BURGERS, options: { includes: ["physics.h"], includePaths: ["/inc"], readFile: (p) => REAL_WORLD_FILES[p] } },
 ];
+
+/**
+ * The CFD code's boundary data as an array in global memory (C's layout, with padding after the
+ * ints): a pointer argument to `bcData` read and written per boundary point, one element passed to
+ * the user's function by address.
+ */
+export const BOUNDARY_ARRAY = `
+typedef struct {
+  int idM;          // 0
+  double time;      // 8 (4 bytes of padding before)
+  double x, y;      // 16, 24
+  int id;           // 32
+  double u, v;      // 40, 48
+  char flag;        // 56 (7 bytes of padding after: sizeof 64)
+} bcData;
+
+void userBC(bcData *bc) {
+  bc->u = bc->x * bc->time + bc->idM;
+  if (bc->id == 2) (*bc).v = 1.0;
+  else bc->v = -bc->y;
+}
+
+@kernel void boundaryArray(const int Nelements, @restrict bcData *bcs, @restrict double *U) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    for (int n = 0; n < 4; ++n; @inner) {
+      const int id = 4 * e + n;
+      if (bcs[id].flag) {
+        userBC(&bcs[id]);
+        U[id] = bcs[id].u + bcs[id].v;
+      }
+    }
+  }
+}`;
+
+/**
+ * An element-local gather through a @shared array of a struct mixing int and double fields: each
+ * work-item fills one record, the neighbours' records are read after the barrier.
+ */
+export const SHARED_RECORDS = `
+#define p_Nq 8
+struct node { int owner; double w; float s; };
+
+@kernel void sharedRecords(const int Nelements, const double *W, const int *owner, double *out) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared struct node s_n[p_Nq];
+    for (int i = 0; i < p_Nq; ++i; @inner) {
+      s_n[i].owner = owner[e * p_Nq + i];
+      s_n[i].w = W[e * p_Nq + i];
+      s_n[i].s = 0.5f;
+    }
+    for (int i = 0; i < p_Nq; ++i; @inner) {
+      const int j = (i + 1) % p_Nq;
+      struct node *nb = s_n + j;
+      out[e * p_Nq + i] = (s_n[i].owner == nb->owner) ? s_n[i].w + nb->w * nb->s : s_n[i].w;
+    }
+  }
+}`;

@@ -142,9 +142,10 @@ export abstract class StatementLowering extends PointerLowering {
     const lookup = auto ? undefined : this.file.structs.resolve(s.spec);
     const record = lookup && "reason" in lookup ? this.file.structs.recordFields(s.spec) : undefined;
     const scalarRecord = (d: A.Declarator) => d.pointers.length + d.arrayDims.length === 0 && !d.okl.shared;
-    if (record && s.declarators.every((d) => scalarRecord(d) || (d.pointers.length === 0 && d.arrayDims.length === 1))) {
+    if (record && s.declarators.every((d) => scalarRecord(d) || d.pointers.length === 1 || (d.pointers.length === 0 && d.arrayDims.length === 1))) {
       for (const d of s.declarators) {
         if (scalarRecord(d)) this.recordLocal(record, d, ctx);
+        else if (d.pointers.length === 1) this.localPointer(d, ctx); // `bcData *p = bcs + k;`: an alias
         else this.recordsLocal(record, d, ctx);
       }
       return;
