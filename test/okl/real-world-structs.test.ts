@@ -50,7 +50,7 @@ describe("a pointer argument to structs mixing int and double fields: one array 
   it("runs on interp, js and openmp against its serial meaning, from C's bytes and back into them", async () => {
     const bytes = bcBytes(n, rec);
     const arrays = lp.oklStructArrays(k!, "bcs", bytes);
-    expect(Array.from(arrays.bcs_idM!)).toEqual(Array.from({ length: n }, (_, i) => i - 3));
+    expect(Array.from(arrays.bcs_idM as Int32Array)).toEqual(Array.from({ length: n }, (_, i) => i - 3));
     const U0 = seeded(n, 3);
     const wantU = Float64Array.from(U0), wantu = new Float64Array(n), wantv = new Float64Array(n);
     for (let i = 0; i < n; i++) {
