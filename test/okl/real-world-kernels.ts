@@ -234,25 +234,6 @@ void insVelocityDirichletConditions(bcData *bc) {
   }
 }`;
 
-/** The headers the real-world kernels include (OCCA's `includes` property), by path. */
-export const REAL_WORLD_FILES: Readonly<Record<string, string>> = { "/inc/physics.h": PHYSICS_HEADER };
-
-/** Every real-world-style kernel source with the properties its host passes. */
-export const REAL_WORLD: readonly { readonly name: string; readonly source: string; readonly options: ParseOklOptions }[] = [
-  { name: "setupIC", source: SETUP_IC, options: {} },
-  { name: "massMatrixMultiply", source: MASS_MATRIX, options: {} },
-  { name: "wall", source: WALL_VELOCITY, options: {} },
-  { name: "filter", source: FILTER, options: {} },
-  { name: "csrSpmv", source: CSR_SPMV, options: {} },
-  { name: "boundaryFlux", source: BOUNDARY_FLUX, options: {} },
-  { name: "rkUpdate", source: RK_UPDATE, options: {} },
-  { name: "axhelm", source: AXHELM, options: { defines: { p_Nq: 4 } } },
-  { name: "gatherScatter", source: GATHER_SCATTER, options: { defines: { "OGS_OP(a,b)": "a+b", OGS_INIT: "0.0" } } },
-  { name: "cubatureProject", source: CUBATURE, options: {} },
-  { name: "velocityDirichletBC", source: BOUNDARY_DATA, options: {} },
-  { name: "burgers", source: BURGERS, options: { includes: ["physics.h"], includePaths: ["/inc"], readFile: (p) => REAL_WORLD_FILES[p] } },
-];
-
 /**
  * The CFD code's boundary data as an array in global memory (C's layout, with padding after the
  * ints): a pointer argument to `bcData` read and written per boundary point, one element passed to
@@ -309,3 +290,26 @@ struct node { int owner; double w; float s; };
     }
   }
 }`;
+
+
+/** The headers the real-world kernels include (OCCA's `includes` property), by path. */
+export const REAL_WORLD_FILES: Readonly<Record<string, string>> = { "/inc/physics.h": PHYSICS_HEADER };
+
+/** Every real-world-style kernel source with the properties its host passes. */
+export const REAL_WORLD: readonly { readonly name: string; readonly source: string; readonly options: ParseOklOptions }[] = [
+  { name: "setupIC", source: SETUP_IC, options: {} },
+  { name: "massMatrixMultiply", source: MASS_MATRIX, options: {} },
+  { name: "wall", source: WALL_VELOCITY, options: {} },
+  { name: "filter", source: FILTER, options: {} },
+  { name: "csrSpmv", source: CSR_SPMV, options: {} },
+  { name: "boundaryFlux", source: BOUNDARY_FLUX, options: {} },
+  { name: "rkUpdate", source: RK_UPDATE, options: {} },
+  { name: "axhelm", source: AXHELM, options: { defines: { p_Nq: 4 } } },
+  { name: "gatherScatter", source: GATHER_SCATTER, options: { defines: { "OGS_OP(a,b)": "a+b", OGS_INIT: "0.0" } } },
+  { name: "cubatureProject", source: CUBATURE, options: {} },
+  { name: "velocityDirichletBC", source: BOUNDARY_DATA, options: {} },
+  { name: "boundaryArray", source: BOUNDARY_ARRAY, options: {} },
+  { name: "sharedRecords", source: SHARED_RECORDS, options: {} },
+  { name: "burgers", source: BURGERS, options: { includes: ["physics.h"], includePaths: ["/inc"], readFile: (p) => REAL_WORLD_FILES[p] } },
+];
+
