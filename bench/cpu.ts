@@ -15,23 +15,24 @@
  * Run: `npm run bench:cpu` (`-- --json` ends with one JSON line of the ratios; `-- --quick` for a
  * short run with smaller sizes). Needs cc with OpenMP and libopenblas.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import * as lp from "../src/index.js";
 import { lastLevelCacheBytes } from "../src/tune/peak.js";
 import { loadKernels } from "../src/run/native-compile.js";
+import type { ArgValue } from "../src/run/args.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
 const ROUNDS = quick ? 2 : 4;
 const REPS = quick ? 2 : 3;
-const PEERS = join(import.meta.dirname, "okl-peers");
+export const PEERS = join(import.meta.dirname, "okl-peers");
 
 // ---- Loom's kernels and the schedules that reach the figures ----------------------------------
 
 /** The matmul: c = a b, row-major float32. */
-const matmul = lp.makeKernel("{ [i, j, k]: 0 <= i, j, k < n }", "c[i, j] = sum(k, a[i, k]*b[k, j])",
+export const matmul = lp.makeKernel("{ [i, j, k]: 0 <= i, j, k < n }", "c[i, j] = sum(k, a[i, k]*b[k, j])",
   ["a, b: float32[n, n]", "c: float32[n, n]", "n: int32"], { name: "matmul" });
 
 /**
@@ -53,16 +54,16 @@ export function matmulSchedule(n: number): lp.Step {
   );
 }
 
-const triad = lp.makeKernel("{ [i]: 0 <= i < n }", "a[i] = b[i] + s*c[i]",
+export const triad = lp.makeKernel("{ [i]: 0 <= i < n }", "a[i] = b[i] + s*c[i]",
   ["a, b, c: float64[n]", "s: float64", "n: int32"], { name: "triad" });
 /** Triad: chunks of 4096 elements over the threads; the inner loop is a clean counted SIMD loop. */
-const triadSchedule = lp.pipeline(lp.split("i", 4096, { outerTag: "g.0" }));
+export const triadSchedule = lp.pipeline(lp.split("i", 4096, { outerTag: "g.0" }));
 
-const stencil = lp.makeKernel("{ [i, j]: 1 <= i, j < n - 1 }",
+export const stencil = lp.makeKernel("{ [i, j]: 1 <= i, j < n - 1 }",
   "v[i, j] = 0.25f*(u[i, j - 1] + u[i, j + 1] + u[i - 1, j] + u[i + 1, j])",
   ["u, v: float32[n, n]", "n: int32"], { name: "stencil5" });
 /** Stencil: rows in blocks of 8 over the threads, each row one counted loop over j. */
-const stencilSchedule = lp.pipeline(lp.split("i", 8, { outerTag: "g.0" }));
+export const stencilSchedule = lp.pipeline(lp.split("i", 8, { outerTag: "g.0" }));
 
 // ---- the peers --------------------------------------------------------------------------------
 
@@ -88,7 +89,7 @@ void peer_triad(void **a)
   for (int i = 0; i < n; ++i) x[i] = y[i] + s * z[i];
 }
 `;
-const OKL = ["addVectors", "sharedMatmul", "tileMatmul", "stencil"] as const;
+export const OKL = ["addVectors", "sharedMatmul", "tileMatmul", "stencil"] as const;
 
 // ---- measuring --------------------------------------------------------------------------------
 
@@ -128,7 +129,7 @@ function relErr(x: ArrayLike<number>, y: ArrayLike<number>): number {
   return m === 0 ? d : d / m;
 }
 
-async function loomTimed(k: lp.Kernel, args: Record<string, lp.ArgValue>): Promise<{ timed: Timed; out: () => Promise<Record<string, ArrayLike<number>>> }> {
+async function loomTimed(k: lp.Kernel, args: Record<string, ArgValue>): Promise<{ timed: Timed; out: () => Promise<Record<string, ArrayLike<number>>> }> {
   const opts = { backend: "openmp" as const };
   return {
     timed: async () => (await lp.runTimed(k, args, opts)).kernelMs.reduce((a, b) => a + b, 0),
@@ -193,7 +194,7 @@ async function main(): Promise<void> {
   const nM = quick ? 512 : 1024;
   for (const name of OKL) {
     const [k] = lp.parseOkl(readFileSync(join(PEERS, `${name}.okl`), "utf8"), { filename: `${name}.okl` });
-    let args: Record<string, lp.ArgValue>;
+    let args: Record<string, ArgValue>;
     let peerArgs: ArrayBufferView[];
     let out: string;
     let work: (ms: number) => string;
@@ -229,4 +230,5 @@ async function main(): Promise<void> {
   if (json) console.log(JSON.stringify({ ...result, load: Number(load.toFixed(2)) }, (_k, v: unknown) => (typeof v === "number" ? Number(v.toFixed(3)) : v)));
 }
 
-await main();
+// Run as a script (`tsx bench/cpu.ts`), not when a test imports the kernels and schedules.
+if (process.argv[1] && realpathSync(process.argv[1]) === import.meta.filename) await main();

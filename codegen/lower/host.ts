@@ -15,6 +15,8 @@ export interface LowerOptions {
   readonly hwAxes: boolean;
   /** Pragmas for an `unr_hint` loop (`#pragma unroll`), if the target has them. */
   readonly unrollHint?: (max: number | undefined) => string;
+  /** The pragma of a loop over a `vec` iname (`#pragma omp simd`); without one it is a plain loop. */
+  readonly simdLoop?: string;
   /** Pragmas for the outermost loop over a group iname (OpenMP), given the private variables. */
   readonly parallelLoop?: (privates: readonly string[]) => string;
   /** How `atomic` updates are written: natively, as `#pragma omp atomic`, or plainly (sequential). */

@@ -12,6 +12,7 @@ import { preferUnitBounds, type ScheduleNode } from "../../src/schedule/index.js
 import { block, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import type { GuardLowering } from "./guards.js";
 import type { KernelHost, NodesLowering } from "./host.js";
+import { checkVecLanes } from "./vec.js";
 import { affEx as affExWith, joinEx, rowKey, rowsOf, withRowsSet, type Row } from "./rows.js";
 
 const MAX_UNROLL = 4096;
@@ -36,6 +37,7 @@ export class LoopLowering {
     }
     const inner = [...known, iname];
     const ids = this.h.insnsUnder(body);
+    if (tag?.kind === "vec") checkVecLanes(this.h.k, iname, ids.map((id) => this.h.insnOf(id)));
     // Bounds from each instruction's domain, projected onto the known inames and this one; a loop
     // around barriers alone (loopy's `for i ... lbarrier end`) runs over the iname's own domain.
     const domains = ids.length > 0 ? ids.map((id) => this.h.domainOf(this.h.insnOf(id).withinInames)) : [this.h.domainOf(inner)];
@@ -157,6 +159,7 @@ export class LoopLowering {
     const tag = this.h.k.inameTags[iname];
     const pragmas: string[] = [];
     if (tag?.kind === "unr_hint" && this.h.opts.unrollHint) pragmas.push(this.h.opts.unrollHint(tag.max));
+    if (tag?.kind === "vec" && this.h.opts.simdLoop) pragmas.push(this.h.opts.simdLoop);
     if (this.h.opts.parallelLoop && !this.parallelDone && this.groupInames.has(iname) && known.every((n) => !this.groupInames.has(n))) {
       this.parallelDone = true;
       pragmas.push(this.h.opts.parallelLoop(this.privateNames()));

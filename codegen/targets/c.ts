@@ -3,7 +3,7 @@ import { C_TYPES, CFamilyTarget } from "./cfamily.js";
 
 export const cTarget = new CFamilyTarget({
   name: "c", cpu: true,
-  lowerOptions: { hwAxes: false, atomics: "plain" },
+  lowerOptions: { hwAxes: false, atomics: "plain", simdLoop: "#pragma omp simd" },
   types: C_TYPES,
   includes: ["#include <stdint.h>", "#include <stdlib.h>", "#include <math.h>"],
   helperQualifier: "static inline",

@@ -4,7 +4,7 @@ import { C_TYPES, CFamilyTarget } from "./cfamily.js";
 export const openmpTarget = new CFamilyTarget({
   name: "openmp", cpu: true,
   lowerOptions: {
-    hwAxes: false, atomics: "omp",
+    hwAxes: false, atomics: "omp", simdLoop: "#pragma omp simd",
     parallelLoop: (privates) => `#pragma omp parallel for${privates.length > 0 ? ` private(${privates.join(", ")})` : ""}`,
   },
   types: C_TYPES,

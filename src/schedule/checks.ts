@@ -1,7 +1,7 @@
 /**
  * Checks of iname tags before scheduling (loopy's check.py, the parts about tags): hardware axes
- * used once per instruction, work-group sizes constant or bounded by the parameters, constant unroll trip counts, ilp innermost, no
- * `vec` yet. Also the constant range of an iname, which the reduction and ilp passes share.
+ * used once per instruction, work-group sizes constant or bounded by the parameters, constant unroll trip counts, ilp and
+ * vec innermost. Also the constant range of an iname, which the reduction and ilp passes share.
  */
 import { ScheduleError } from "../errors.js";
 import {
@@ -132,7 +132,7 @@ const SEQUENTIAL: ReadonlySet<InameTag["kind"]> = new Set(["for", "ord", "unr", 
 /**
  * Throw a ScheduleError for the first tag problem: two inames of one instruction on the same
  * hardware axis, an `l` iname whose range has no bound in the parameters, a `unr` iname without a constant trip
- * count, an `ilp` iname with a sequential loop nested inside it, or a `vec` tag.
+ * count, or an `ilp`/`vec` iname with a sequential loop nested inside it.
  */
 export function checkInameTags(k: Kernel): void {
   const tagged = Object.keys(k.inameTags);
@@ -164,11 +164,10 @@ export function checkInameTags(k: Kernel): void {
             throw new ScheduleError(`instruction "${insn.id}": iname "${i}" is tagged unr, but its trip count is not a compile-time constant; split it first or tag it unr_hint`);
           }
           break;
-        case "ilp": case "ilp.seq":
+        // vec: an innermost loop like ilp.seq, its lanes privatized alike; code generation makes it SIMD.
+        case "ilp": case "ilp.seq": case "vec":
           checkIlpInnermost(k, insn, i, inames);
           break;
-        case "vec":
-          throw new ScheduleError(`instruction "${insn.id}": iname "${i}" is tagged vec, which is not supported yet; tag it ilp or unr instead`);
         default:
           break;
       }

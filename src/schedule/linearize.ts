@@ -109,7 +109,7 @@ function predecessors(k: Kernel): number[][] {
 
 function isIlp(k: Kernel, iname: string): boolean {
   const t = k.inameTags[iname]?.kind;
-  return t === "ilp" || t === "ilp.seq";
+  return t === "ilp" || t === "ilp.seq" || t === "vec";
 }
 
 /**

@@ -12,7 +12,7 @@ import { constRange, offsetFrom } from "./checks.js";
 
 /** Privatize private temporaries (accumulators included), and local ones no work-items share, over the ilp inames their writers run in. */
 export function realizeIlp(k: Kernel): Kernel {
-  const ilp = allInames(k).filter((i) => k.inameTags[i]?.kind === "ilp" || k.inameTags[i]?.kind === "ilp.seq");
+  const ilp = allInames(k).filter((i) => k.inameTags[i]?.kind === "ilp" || k.inameTags[i]?.kind === "ilp.seq" || k.inameTags[i]?.kind === "vec");
   if (ilp.length === 0) return k;
   let out = k;
   for (const t of k.temporaries) {
