@@ -14,6 +14,7 @@ import {
 import { lowerSchedule, type LoweredKernel, type LowerOptions } from "./lower.js";
 import { NameAllocator, withPrintedKernelNames } from "./names.js";
 import { cTarget } from "./targets/c.js";
+import { cuclTarget, renderCucl } from "./targets/cucl.js";
 import { cudaTarget } from "./targets/cuda.js";
 import { hipTarget } from "./targets/hip.js";
 import { JS_CHECKED_LOWER_OPTIONS, JS_LOWER_OPTIONS, renderJs } from "./targets/js.js";
@@ -45,7 +46,7 @@ interface Target {
   /** The lowering asked for with `checkedAccess` (js), if it differs. */
   readonly checkedLowerOptions?: LowerOptions;
   /** Print `kernels` with the names of the allocator they were lowered with. */
-  render(kernels: readonly LoweredKernel[], names: NameAllocator, opts: GenerateOptions): GeneratedCode;
+  render(kernels: readonly LoweredKernel[], names: NameAllocator, opts: GenerateOptions, s: Schedule): GeneratedCode;
   /** The host code, where the target writes its launches itself (SYCL's queue, alpaka's exec, ISPC's launch); default codegen/host.ts's listing. */
   readonly hostCode?: (s: Schedule, code: GeneratedCode, kernels: readonly LoweredKernel[], names: NameAllocator) => string;
 }
@@ -57,6 +58,7 @@ const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   opencl: { cpu: false, launched: true, lowerOptions: openclTarget.d.lowerOptions, render: (ks, n) => openclTarget.render(ks, n) },
   cuda: { cpu: false, launched: true, lowerOptions: cudaTarget.d.lowerOptions, render: (ks, n) => cudaTarget.render(ks, n) },
   hip: { cpu: false, launched: true, lowerOptions: hipTarget.d.lowerOptions, render: (ks, n) => hipTarget.render(ks, n) },
+  cucl: { cpu: false, launched: true, lowerOptions: cuclTarget.d.lowerOptions, render: (ks, n, _, s) => renderCucl(ks, n, s) },
   js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, checkedLowerOptions: JS_CHECKED_LOWER_OPTIONS, render: (ks, n, o) => renderJs(ks, n, { checkedAccess: o.checkedAccess }) },
   okl: { cpu: false, launched: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks, n) => renderOkl(ks, ks[0]?.name ?? "kernel", {}, n) },
   sycl: { cpu: false, launched: true, lowerOptions: syclTarget.d.lowerOptions, render: (ks, n) => syclTarget.render(ks, n), hostCode: syclHostCode },
@@ -128,7 +130,7 @@ function lowerAndRender(s: Schedule, target: TargetName, opts: GenerateOptions =
   const t = targetOf(target);
   const names = NameAllocator.forKernel(s.kernel, target);
   const lowered = lowerSchedule(s, (opts.checkedAccess && t.checkedLowerOptions) || t.lowerOptions, names);
-  const code = t.render(lowered, names, opts);
+  const code = t.render(lowered, names, opts, s);
   return { lowered, code: t.hostCode ? { ...code, hostCode: t.hostCode(s, code, lowered, names) } : withHostCode(code, s, target) };
 }
 

@@ -1,0 +1,132 @@
+/**
+ * The kernels the hip and cucl target tests generate, compile and run: loopy's classics built with
+ * the transformations (vector add split g/l, tiled matmul with local prefetches, a reduction over
+ * an `l` axis, a 5-point stencil with a 2-D local tile), a few more (atomics, integer helpers,
+ * float64 math, a host loop), and the OCCA corpus examples Loom imports.
+ */
+import { readFileSync } from "node:fs";
+import { allocArray, arrayLayout, seededRandom } from "../../src/index.js";
+import type { ArgValue } from "../../src/run/index.js";
+import { withKernel, type Kernel, type TypedArray } from "../../src/ir/index.js";
+import { parseOkl } from "../../src/okl/parse-okl.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { addPrefetch, splitIname, tagInames } from "../../transforms/index.js";
+import { corpusPresent, exampleCases } from "../okl/corpus-cases.js";
+
+/** A classic: the reference kernel, its transformed version, and sizes to run it at (not multiples of the tiles). */
+export interface Classic {
+  readonly ref: Kernel;
+  readonly knl: Kernel;
+  readonly sizes: readonly Record<string, number>[];
+}
+
+const rowsum = makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", "out[i] = sum(j, a[i,j])", ["a: float32[n,m]", "out: float32[n]", "n, m: int32"], { name: "rowsum" });
+const matmul = makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i,j] = sum(k, a[i,k]*b[k,j])", ["a, b, c: float32[n,n]", "n: int32"], { name: "matmul" });
+const stencil = makeKernel("{[i,j]: 0<=i,j<n}", "z[i+1,j+1] = -4*a[i+1,j+1] + a[i+1,j] + a[i+1,j+2] + a[i,j+1] + a[i+2,j+1]",
+  ["a, z: float32[n+2,n+2]", "n: int32"], { name: "stencil5" });
+const vecadd = makeKernel("{[i]: 0<=i<n}", "out[i] = a[i] + b[i]", ["a, b: float32[n]", "out: float32[n]", "n: int32"], { name: "vecadd" });
+
+function tiledMatmul(): Kernel {
+  let k = splitIname(matmul, "i", 16, { outerTag: "g.0", innerTag: "l.1" });
+  k = splitIname(k, "j", 16, { outerTag: "g.1", innerTag: "l.0" });
+  k = splitIname(k, "k", 16);
+  k = addPrefetch(k, "a", { sweepInames: ["i_inner", "k_inner"] });
+  return addPrefetch(k, "b", { sweepInames: ["k_inner", "j_inner"] });
+}
+
+function stencilTile(): Kernel {
+  let k = splitIname(stencil, "i", 16, { outerTag: "g.1", innerTag: "l.1" });
+  k = splitIname(k, "j", 16, { outerTag: "g.0", innerTag: "l.0" });
+  return addPrefetch(k, "a", { sweepInames: ["i_inner", "j_inner"], fetchBoundingBox: true });
+}
+
+/** loopy's classics, by name. */
+export function classics(): Readonly<Record<string, Classic>> {
+  return {
+    vecadd: { ref: vecadd, knl: splitIname(vecadd, "i", 128, { outerTag: "g.0", innerTag: "l.0" }), sizes: [{ n: 1 }, { n: 300 }] },
+    matmul_tiled_prefetch: { ref: matmul, knl: tiledMatmul(), sizes: [{ n: 16 }, { n: 37 }] },
+    reduction_lpar: { ref: rowsum, knl: splitIname(tagInames(rowsum, { i: "g.0" }), "j", 64, { innerTag: "l.0" }), sizes: [{ n: 3, m: 1 }, { n: 4, m: 100 }] },
+    stencil5_tile: { ref: stencil, knl: stencilTile(), sizes: [{ n: 1 }, { n: 21 }] },
+  };
+}
+
+/** More kernels for the compilers: atomics of several dtypes, integer floor division and modulo, float64 math, a host loop. */
+export function extras(): Kernel[] {
+  const hist = makeKernel("{[i]: 0<=i<n}", ["h[idx[i] % 8] = h[idx[i] % 8] + 1 {atomic}", "s[0] = s[0] + w[i] {atomic}", "mx[0] = max(mx[0], w[i]) {atomic}"],
+    ["idx: int32[n]", "h: int32[8]", "w: float32[n]", "s: float64[1]", "mx: float32[1]", "n: int32"], { name: "hist" });
+  return [
+    tagInames(splitIname(hist, "i", 32), { i_outer: "g.0", i_inner: "l.0" }),
+    splitIname(makeKernel("{[i]: 0<=i<n}", "out[i] = (i - 5) // 3 + (i - 7) % 4 + abs(i - 9)", ["out: int32[n]", "n: int32"], { name: "intops" }), "i", 64, { outerTag: "g.0", innerTag: "l.0" }),
+    tagInames(makeKernel("{[i]: 0<=i<n}", "out[i] = sqrt(a[i]) + exp(a[i]) * 0.5 + fabs(a[i]) + min(a[i], 2.0)", ["a, out: float64[n]", "n: int32"], { name: "math64" }), { i: "g.0" }),
+  ];
+}
+
+/** The OCCA example kernels Loom imports (empty without the corpus): `[file, kernels]`. */
+export function corpusKernels(): [string, Kernel[]][] {
+  if (!corpusPresent) return [];
+  const out: [string, Kernel[]][] = [];
+  for (const c of exampleCases()) {
+    try {
+      out.push([c.rel, parseOkl(readFileSync(c.source, "utf8"), c.options)]);
+    } catch {
+      // outside Loom's OKL subset (counted by test/okl/corpus.test.ts)
+    }
+  }
+  return out;
+}
+
+/** Seeded inputs for `k` at `params`: every array argument of known dtype (outputs too, so unwritten cells agree), and the values. */
+export function randomArgs(k: Kernel, params: Readonly<Record<string, number>>, seed: number): Record<string, ArgValue> {
+  const rnd = seededRandom(seed);
+  const out: Record<string, ArgValue> = { ...params };
+  for (const a of k.args) {
+    if (a.kind !== "array" || a.dtype === undefined) continue;
+    const data = allocArray(a.dtype, arrayLayout(a, params)?.size ?? 1);
+    for (let x = 0; x < data.length; x++) {
+      const v = Math.floor(rnd() * 16) - 4;
+      (data as unknown as (number | bigint)[])[x] = data instanceof BigInt64Array || data instanceof BigUint64Array ? BigInt(Math.abs(v)) : a.dtype.startsWith("uint") ? Math.abs(v) : v;
+    }
+    out[a.name] = data;
+  }
+  return out;
+}
+
+/** The arrays of `got` equal those of `want` (floats to `rtol` relative), with a message naming the first difference. */
+export function sameOutputs(got: Record<string, TypedArray>, want: Record<string, TypedArray>, rtol = 1e-5): string | undefined {
+  for (const [name, w] of Object.entries(want)) {
+    const g = got[name];
+    if (!g || g.length !== w.length) return `${name}: ${g ? `length ${g.length}` : "missing"}, expected length ${w.length}`;
+    for (let x = 0; x < w.length; x++) {
+      const [a, b] = [Number(g[x]), Number(w[x])];
+      if (!(a === b || (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= rtol * Math.max(1, Math.abs(b)))) return `${name}[${x}] = ${a}, expected ${b}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Generated files as one translation unit, for one compiler start-up: `prelude`, then the top
+ * lines of every file once (includes, helper functions and `#if … #endif` blocks, which repeat
+ * from file to file), then every file's kernels (whose names must differ: see `uniquelyNamed`).
+ */
+export function oneTranslationUnit(codes: readonly string[], prelude = ""): string {
+  const top = new Set<string>();
+  const kernels: string[] = [];
+  for (const code of codes) {
+    const cut = code.indexOf("\n\n");
+    const lines = code.slice(0, cut).split("\n");
+    for (let x = 0; x < lines.length; x++) {
+      let end = x;
+      if (lines[x]!.startsWith("#if")) while (end < lines.length - 1 && !lines[end]!.startsWith("#endif")) end++;
+      top.add(lines.slice(x, end + 1).join("\n"));
+      x = end;
+    }
+    kernels.push(code.slice(cut + 2));
+  }
+  return [prelude, ...top, "", ...kernels].join("\n");
+}
+
+/** `ks` renamed `k0_<name>`, `k1_<name>`, …: their device kernels' names differ in one translation unit. */
+export function uniquelyNamed(ks: readonly Kernel[]): Kernel[] {
+  return ks.map((k, n) => withKernel(k, { name: `k${n}_${k.name}` }));
+}
