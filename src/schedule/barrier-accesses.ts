@@ -81,26 +81,38 @@ export class Pending {
 }
 
 /**
- * Whether instruction `target` depends on `source` through the dependency graph (`insns` by id;
- * `memo` keeps each closure walked). One instruction's closure is walked when first asked: all of
- * them for a chain of thousands of instructions would be quadratic, and barrier placement asks
- * about the few pairs that touch the same memory only.
+ * Whether instruction `target` depends on `source` through the dependency graph (`insns` by id).
+ * One instruction's closure is walked when first asked, and kept: all of them for a chain of
+ * thousands of instructions would be quadratic, and barrier placement asks about the few pairs
+ * that touch the same memory only. An instruction no other one depends on (the stores at the end
+ * of an unrolled chain) is in no closure, and is answered without a walk.
  */
-export function dependsOnTransitively(
-  insns: ReadonlyMap<string, Instruction>, memo: Map<string, ReadonlySet<string>>, target: string, source: string,
-): boolean {
-  let seen = memo.get(target);
-  if (!seen) {
-    const found = new Set<string>();
-    const stack = [target];
-    while (stack.length > 0) {
-      for (const d of insns.get(stack.pop()!)?.dependsOn ?? []) {
-        if (!insns.has(d) || found.has(d)) continue;
-        found.add(d);
-        stack.push(d);
-      }
+export class DependencyClosure {
+  private readonly closures = new Map<string, ReadonlySet<string>>();
+  private depended: Set<string> | undefined;
+
+  constructor(private readonly insns: ReadonlyMap<string, Instruction>) {}
+
+  dependsOn(target: string, source: string): boolean {
+    if (this.depended === undefined) {
+      this.depended = new Set();
+      for (const insn of this.insns.values()) for (const d of insn.dependsOn) this.depended.add(d);
     }
-    memo.set(target, (seen = found));
+    // A walk from target adds d only when some walked instruction lists d.
+    if (!this.depended.has(source)) return false;
+    let seen = this.closures.get(target);
+    if (!seen) {
+      const found = new Set<string>();
+      const stack = [target];
+      while (stack.length > 0) {
+        for (const d of this.insns.get(stack.pop()!)?.dependsOn ?? []) {
+          if (!this.insns.has(d) || found.has(d)) continue;
+          found.add(d);
+          stack.push(d);
+        }
+      }
+      this.closures.set(target, (seen = found));
+    }
+    return seen.has(source);
   }
-  return seen.has(source);
 }

@@ -19,7 +19,7 @@ import {
 } from "../ir/index.js";
 import { dimBounds } from "../poly/index.js";
 import { mayMeetAcross } from "./access-meet.js";
-import { addByName, dependsOnTransitively, partnersOf, Pending, raceOk, type Access, type ByName } from "./barrier-accesses.js";
+import { addByName, DependencyClosure, partnersOf, Pending, raceOk, type Access, type ByName } from "./barrier-accesses.js";
 import { constRange } from "./checks.js";
 import type { BarrierMemory, BarrierNode, ScheduleNode } from "./types.js";
 
@@ -43,7 +43,7 @@ interface Ctx {
    * Per instruction id, the ids it depends on directly or transitively (loopy's
    * `recursive_insn_dep_map`), found for the instructions asked about only (see `dependsOnTransitively`).
    */
-  readonly deps: Map<string, ReadonlySet<string>>;
+  readonly deps: DependencyClosure;
   /** Local inames by the local id they stand for (see `localIdNames`). */
   readonly lidName: ReadonlyMap<string, string>;
   /** Loops found to need a barrier while their bounds depend on local ids (see `BarrierPlacement`). */
@@ -93,7 +93,7 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
     k, accesses, byName, memory, anyPartner: new Map(), insns, localInames, invariant, allInames: new Set(inames),
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
     sync: [...localInames].some((i) => (constRange(k, i)?.size ?? 2) > 1),
-    deps: new Map(), lidName: localIdNames(k, localInames), needsUniform: [],
+    deps: new DependencyClosure(insns), lidName: localIdNames(k, localInames), needsUniform: [],
   };
   return { nodes: walkBody(ctx, nodes, new Pending(), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
@@ -201,7 +201,7 @@ function barrierNeedingDependency(ctx: Ctx, earlier: Instruction, later: Instruc
   let target = later;
   if (reverse) [source, target] = [target, source];
   let why: string | undefined;
-  if (dependsOnTransitively(ctx.insns, ctx.deps, target.id, source.id)) {
+  if (ctx.deps.dependsOn(target.id, source.id)) {
     why = reverse ? `${source.id} rev-depends on ${target.id}` : `${target.id} depends on ${source.id}`;
   }
   let grps = source.groups.filter((g) => target.conflictsWithGroups.includes(g));

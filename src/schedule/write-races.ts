@@ -18,7 +18,7 @@
 import { predicateConditions } from "../analysis/footprint.js";
 import { ScheduleError } from "../errors.js";
 import {
-  assigneeName, atomicUpdateOf, blockAccesses, blockLocals, exprToAff, exprToString, findArg, formatInameTag, freeVariables, insnWrites,
+  assigneeName, atomicUpdateOf, blockAccesses, blockLocals, exprToAff, exprToString, findArg, findTemporary, formatInameTag, freeVariables, insnWrites,
   iterationDomain, WRITE_RACE_OK, type BlockStmt, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { addConstraints, aff, affAdd, affSub, intersect, isEmpty, rename, type Aff } from "../poly/index.js";
@@ -27,7 +27,7 @@ type Space = "global" | "local" | "private";
 
 /** Where the variable `name` lives, once preprocessing resolved "auto" temporaries; undefined for unknown names. */
 function spaceOf(k: Kernel, name: string): Space | undefined {
-  const t = k.temporaries.find((x) => x.name === name);
+  const t = findTemporary(k, name);
   if (t) return t.addressSpace === "auto" ? undefined : t.addressSpace;
   const a = findArg(k, name);
   return a?.kind === "array" ? "global" : undefined;

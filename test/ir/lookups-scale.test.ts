@@ -9,7 +9,7 @@ import { makeKernel } from "../../src/parse/index.js";
 
 describe("uniqueNamer", () => {
   it("names as uniqueName called in turn, each name added to the taken set", () => {
-    const base = fc.constantFrom("insn", "a", "a_0", "t");
+    const base = fc.constantFrom<string>("insn", "a", "a_0", "t");
     fc.assert(fc.property(fc.array(fc.oneof(base, fc.constantFrom("insn_1", "a_0_0", "t_2"))), fc.array(base, { maxLength: 40 }), (taken0, asks) => {
       const slow = new Set(taken0);
       const expected = asks.map((b) => {
