@@ -1,0 +1,127 @@
+/**
+ * A BLIS-style matmul from public transformations (issue 18, packing): block k and j, pack the
+ * panel of b for the current (j_outer, k_outer) block and the block of a for the current
+ * (i_outer, k_outer) block into contiguous private temporaries, and a register micro-tile of
+ * MR x NR `ilp` lanes over the packed panels, accumulating in registers across the k block.
+ *
+ *   for i_outer (g.0: the OpenMP parallel loop, MC rows of c per thread)
+ *     for j_outer (NC columns)
+ *       for k_outer (KC of the reduction)
+ *         b_fetch[KC][NC] = b[k block, j block]        (the packed panel of b)
+ *         a_fetch[MC][KC] = a[i block, k block]        (the packed block of a)
+ *         for i_mid, j_mid (the micro-tiles of the block)
+ *           acc[MR][NR] = 0; for k_inner: acc += a_fetch * b_fetch    (ilp lanes: registers)
+ *           c[micro-tile] += acc
+ *
+ * The kernel is written as an update over k blocks (`c[i, j] = c[i, j] + sum(k_inner, …)` inside
+ * a loop over k_outer), which is what lets the panels be packed once per k block outside the
+ * micro-tile loops: a single reduction over all of k keeps its loops innermost around each
+ * element of c (see docs/transformations.md, "Packing").
+ *
+ * Export: `packedMatmul(n)` (the kernel, transformed) and `packedMatmulPipeline` / `matmulUpdate`
+ * (the untransformed kernel and the steps) for bench/cpu.ts. Run `npx tsx bench/packing-matmul.ts
+ * [n…]` to measure it against the same blocking without packing and a plain register-tiled
+ * schedule on `openmp` (GFLOP/s, best of rounds, load average printed).
+ */
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import * as lp from "../src/index.js";
+
+/** Block sizes: rows of c per thread block, columns per panel, depth of a k block, micro-tile. */
+export const BLOCKS = { MC: 64, NC: 256, KC: 256, MR: 4, NR: 32 } as const;
+
+/** c = a b (float32, row-major), written as an update over blocks of KC of the reduction. */
+export function matmulUpdate(kc: number = BLOCKS.KC): lp.Kernel {
+  return lp.makeKernel(
+    ["{ [i, j]: 0 <= i, j < n }", `{ [k_outer, k_inner]: 0 <= k_inner < ${kc} and 0 <= ${kc}*k_outer + k_inner < n }`],
+    ["c[i, j] = 0 {id=zero}", `c[i, j] = c[i, j] + sum(k_inner, a[i, ${kc}*k_outer + k_inner]*b[${kc}*k_outer + k_inner, j]) {id=update, dep=zero}`],
+    ["a, b: float32[n, n]", "c: float32[n, n]", "n: int32"], { name: "matmul_packed" });
+}
+
+/**
+ * The schedule (public transformations only); `pack: false` leaves out the two prefetches (the
+ * same blocking reading a and b in place), for comparison.
+ */
+export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?: Partial<typeof BLOCKS> } = {}): lp.Step {
+  const { MC, NC, MR, NR } = { ...BLOCKS, ...opts.blocks };
+  const exact = n % MC === 0 && n % NC === 0;
+  return lp.pipeline(
+    ...(exact ? [lp.step.assume(`n mod ${MC * NC / gcd(MC, NC)} = 0 and n >= ${Math.max(MC, NC)}`)] : []),
+    lp.split("i", MC, { outerTag: "g.0" }),
+    lp.split("j", NC),
+    lp.split("i_inner", MR, { innerTag: "ilp", outerIname: "i_mid", innerIname: "i_r" }),
+    // The columns of the micro-tile: one loop of NR lanes (ilp.seq: a counted loop the C compiler
+    // vectorizes), the accumulators privatized over the lanes of both.
+    lp.split("j_inner", NR, { innerTag: "ilp.seq", outerIname: "j_mid", innerIname: "j_r" }),
+    lp.prioritize("j_outer,k_outer,i_mid,j_mid,k_inner"),
+    ...(opts.pack === false ? [] : [
+      // The panel of b for (j_outer, k_outer): KC x NC, contiguous, private to the thread.
+      lp.prefetch("b", { sweepInames: ["k_inner", "j_mid", "j_r"], fetchOuterInames: ["j_outer", "k_outer"], temporaryAddressSpace: "private" }),
+      // The block of a for (i_outer, k_outer): MC x KC.
+      lp.prefetch("a", { sweepInames: ["k_inner", "i_mid", "i_r"], fetchOuterInames: ["i_outer", "j_outer", "k_outer"], temporaryAddressSpace: "private" }),
+    ]),
+  );
+}
+
+/** The BLIS-style matmul for size n: matmulUpdate() through packedMatmulPipeline(n). */
+export function packedMatmul(n: number): lp.Kernel {
+  return packedMatmulPipeline(n)(matmulUpdate());
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+// ---- measurement (only when run directly) -------------------------------------------------------
+
+async function main(sizes: number[]): Promise<void> {
+  const ref = lp.makeKernel("{ [i, j, k]: 0 <= i, j, k < n }", "c[i, j] = sum(k, a[i, k]*b[k, j])",
+    ["a, b: float32[n, n]", "c: float32[n, n]", "n: int32"], { name: "matmul" });
+  // The register-tiled schedule without packing (as bench/cpu.ts's best before packing).
+  const tiled = (n: number) => lp.pipeline(
+    ...(n % 256 === 0 ? [lp.step.assume("n mod 256 = 0 and n >= 256")] : []),
+    lp.split("i", 64, { outerTag: "g.0" }), lp.split("j", 128), lp.split("k", 256),
+    lp.split("i_inner", 4, { innerTag: "ilp" }), lp.split("j_inner", 32, { innerTag: "ilp.seq" }),
+    lp.prioritize("i_outer,j_outer,k_outer,i_inner_outer,j_inner_outer,k_inner,i_inner_inner,j_inner_inner"),
+  )(ref);
+  console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  for (const n of sizes) {
+    const rnd = lp.seededRandom(n);
+    const a = Float32Array.from({ length: n * n }, () => rnd() - 0.5);
+    const b = Float32Array.from({ length: n * n }, () => rnd() - 0.5);
+    const variants: [string, lp.Kernel][] = [
+      ["packed (BLIS-style)", packedMatmul(n)],
+      ["same blocking, unpacked", packedMatmulPipeline(n, { pack: false })(matmulUpdate())],
+      ["register-tiled reduction, unpacked", tiled(n)],
+    ];
+    const best = new Map<string, number>();
+    let check: Float32Array | undefined;
+    for (let round = 0; round < 4; round++) {
+      for (const [name, k] of variants) {
+        const c = new Float32Array(n * n);
+        const r = await lp.runTimed(k, { a, b, c, n }, { backend: "openmp" });
+        const ms = r.kernelMs.reduce((x, y) => x + y, 0);
+        best.set(name, Math.min(best.get(name) ?? Infinity, ms));
+        const out = (r.outputs as Record<string, Float32Array> | undefined)?.c ?? c;
+        if (check === undefined) check = out;
+        else if (round === 0) {
+          let d = 0;
+          for (let x = 0; x < out.length; x++) d = Math.max(d, Math.abs(out[x]! - check[x]!));
+          if (d > 1e-3 * Math.sqrt(n)) throw new Error(`${name}: differs from the packed result by ${d}`);
+        }
+      }
+    }
+    const gf = (ms: number) => (2 * n ** 3) / (ms * 1e6);
+    const base = best.get(variants[2]![0])!;
+    for (const [name] of variants) {
+      const ms = best.get(name)!;
+      console.log(`n=${n} ${name.padEnd(36)} ${gf(ms).toFixed(1).padStart(6)} GFLOP/s  (${(base / ms).toFixed(2)}x the register-tiled reduction)`);
+    }
+  }
+  console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
+  await main(sizes.length > 0 ? sizes : [1024, 1000]);
+}
