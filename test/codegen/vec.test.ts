@@ -52,7 +52,7 @@ describe("vec inames", () => {
   });
 
   it("register tiles and SIMD rows with remainders give the reference's results on every CPU backend", async () => {
-    const backends = ["js", ...availableNative(["c", "openmp"])];
+    const backends = ["js" as const, ...availableNative(["c", "openmp"])];
     for (const backend of backends) {
       for (const n of [1, 7, 16, 21]) {
         expect((await autoTestVsRef(matmul(), tiled(), { params: { n }, backend })).mismatches, `${backend} n=${n}`).toEqual([]);
