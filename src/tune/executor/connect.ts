@@ -82,6 +82,16 @@ export function loadEngine(): Promise<Engine> {
 }
 
 /**
+ * A promise that rejects with the first error `client` reports (a refused connection: an answer,
+ * no need to wait out the time limit); it never counts as unhandled.
+ */
+export function firstError(client: { once(event: "error", f: (e: Error) => void): unknown }): Promise<never> {
+  const p = new Promise<never>((_, reject) => client.once("error", reject));
+  p.catch(() => undefined);
+  return p;
+}
+
+/**
  * Wait until every one of `ready` resolves, at most CONNECT_TIMEOUT_MS; otherwise throw
  * `error(message)` naming the URL and what went wrong, after `cleanup` (which must not hang).
  */
@@ -94,7 +104,7 @@ export async function connected(url: string, ready: readonly Promise<unknown>[],
     await Promise.race([Promise.all(ready), timeout]);
   } catch (e) {
     await cleanup().catch(() => undefined);
-    const last = lastError?.();
+    const last = lastError?.() === e ? undefined : lastError?.();
     throw error(`cannot reach Redis at ${shownUrl(url)}: ${(e as Error).message || String(e)}${last ? ` (${last.message})` : ""}; start it (redis-server --port 6379) or give the URL of a running one`);
   } finally {
     clearTimeout(timer);

@@ -18,7 +18,7 @@ import { toJSON } from "../../../transforms/index.js";
 import type { Build, Outcome } from "../measure.js";
 import { pointKey } from "../space.js";
 import type { TuningPoint } from "../types.js";
-import { connected, loadEngine, type QueueConfig } from "./connect.js";
+import { connected, firstError, loadEngine, type QueueConfig } from "./connect.js";
 import { JOB_FORMAT, readResult, type MeasuredOn, type VariantJob } from "./job.js";
 import { kernelToJSON } from "./kernel-json.js";
 
@@ -71,7 +71,7 @@ export async function openQueue(cfg: QueueConfig, sweep: QueueSweep, error: (mes
   const disconnect = async () => {
     for (const c of clients) c.disconnect();
   };
-  await connected(cfg.connection, [queue.waitUntilReady(), events.waitUntilReady(), clients[0]!.ping()], disconnect, error, () => last);
+  await connected(cfg.connection, [queue.waitUntilReady(), events.waitUntilReady(), clients[0]!.ping(), firstError(clients[0]!)], disconnect, error, () => last);
   return new QueueExecutor(queue, events, sweep, disconnect);
 }
 

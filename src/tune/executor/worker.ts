@@ -12,7 +12,7 @@ import { BackendUnavailableError, LoomError } from "../../errors.js";
 import { backendAvailability } from "../../run/native.js";
 import { getBackend, type BackendName } from "../../run/run.js";
 import type { TuningPoint, TuningStatus } from "../types.js";
-import { checkQueueConfig, connected, loadEngine } from "./connect.js";
+import { checkQueueConfig, connected, firstError, loadEngine } from "./connect.js";
 import { measureJob, readJob } from "./job.js";
 import { JobRefused } from "./kernel-json.js";
 
@@ -101,7 +101,7 @@ export async function startTuningWorker(opts: TuningWorkerOptions): Promise<Tuni
     ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
   });
   worker.on("error", () => undefined); // reconnections are BullMQ's; an unreachable start is caught below
-  await connected(cfg.connection, [worker.waitUntilReady(), connection.ping()], async () => {
+  await connected(cfg.connection, [worker.waitUntilReady(), connection.ping(), firstError(connection)], async () => {
     void worker.close(true).catch(() => undefined);
     connection.disconnect();
   }, (m) => new LoomError(`loom worker: ${m}`), () => last);

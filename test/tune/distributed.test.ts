@@ -1,0 +1,145 @@
+/**
+ * The queue executor end to end, on a private redis-server: a sweep served by two `loom worker`
+ * processes logs the same points and statuses as a local sweep; one worker SIGKILLed mid-job
+ * costs a retry by the other, and every point is logged exactly once; a coordinator restarted on
+ * its log measures nothing twice; Redis stopped is a TuningError naming the URL, and a local
+ * sweep never loads BullMQ. Skipped, with the reason, where redis-server is absent (a failure
+ * when LOOM_REQUIRE_NATIVE contains "redis", as in CI).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as lp from "../../src/index.js";
+import { matmul, tiled } from "./helpers.js";
+import { redisRequired, redisStatus, root, startRedis, startWorker, stopChild, waitFor, type Redis, type WorkerProcess } from "./distributed-helpers.js";
+
+const status = redisStatus();
+if (!status.available) console.warn(`distributed tuning tests skipped: ${status.reason}`);
+
+const dir = mkdtempSync(join(tmpdir(), "loom-distributed-"));
+const lines = (p: string) => readFileSync(p, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as lp.TuningRecord);
+const keyOf = (r: lp.TuningRecord) => JSON.stringify(r.point);
+/** The points of a log with their statuses, sorted. */
+const pointsOf = (rs: readonly lp.TuningRecord[]) => rs.map((r) => `${keyOf(r)} ${r.status}`).sort();
+
+// Each worker loads the library from its sources through tsx: seconds, more on a loaded machine.
+const READY_MS = 120_000;
+const WORKER_ARGS = ["--lock-duration", "2000", "--stalled-interval", "500"];
+
+describe.skipIf(!status.available)("the queue executor with two loom worker processes", { timeout: 240_000 }, () => {
+  let redis: Redis;
+  let workers: WorkerProcess[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+    workers = await Promise.all([0, 1].map(() => startWorker(["--connection", redis.url, "--queue", "q", ...WORKER_ARGS], READY_MS)));
+  }, READY_MS * 2);
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => stopChild(w.child, "SIGKILL")));
+    await redis?.stop();
+  });
+
+  it("logs the points and statuses of a local sweep, each once, with the workers' machine", async () => {
+    // A variant that differs from the kernel ("wrong") and one whose build throws ("invalid") travel too.
+    const space = { ti: [1, 2, 4], tj: [2, 4], gl: ["no", "yes"], bad: ["none", "wrong", "throw"] };
+    const off = lp.makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j]) + 1", ["a, b: float32[n, n]", "c: float32[n, n]", "n: int32"], { name: "matmul" });
+    const build = (_k: lp.Kernel, p: lp.TuningPoint): lp.Kernel | lp.Step => {
+      if (p.bad === "throw" && p.ti === 4) throw new lp.LoomError("no such variant");
+      // A kernel, not a step: the job carries the variant's kernel JSON.
+      return p.bad === "wrong" ? tiled(p)(off) : tiled(p);
+    };
+    const opts = { space, build, params: { n: 12 }, repeats: 2, restrictions: [(p: lp.TuningPoint) => p.bad !== "wrong" || p.ti === 1] };
+    const queueLog = join(dir, "queue.jsonl");
+    const local = await lp.autotune(matmul(), { ...opts, log: join(dir, "local.jsonl") });
+    const remote = await lp.autotune(matmul(), { ...opts, log: queueLog, executor: { queue: { connection: redis.url, name: "q" } } });
+    const logged = lines(queueLog);
+    expect(pointsOf(logged)).toEqual(pointsOf(local.records));
+    expect(pointsOf(remote.records)).toEqual(pointsOf(local.records));
+    expect(new Set(logged.map(keyOf)).size).toBe(logged.length);
+    expect(new Set(logged.map((r) => r.status))).toEqual(new Set(["ok", "wrong", "invalid"]));
+    for (const r of logged.filter((x) => x.ok)) {
+      expect(r.machine?.id).toMatch(/^[0-9a-f]{16}$/);
+      expect(r.times).toHaveLength(2);
+      expect(r.pipeline).toEqual(lp.toJSON(tiled(r.point)));
+    }
+    // Every job was measured by a worker, once (the throwing builds never left the coordinator).
+    const jobs = workers.flatMap((w) => w.finished());
+    expect(new Set(jobs).size).toBe(jobs.length);
+    expect(jobs.length).toBe(logged.filter((r) => !(r.status === "invalid" && r.point.bad === "throw")).length);
+
+    // Restarted on its log: every point is taken from it, no job is measured again.
+    const again = await lp.autotune(matmul(), { ...opts, log: queueLog, executor: { queue: { connection: redis.url, name: "q" } } });
+    expect(pointsOf(again.records)).toEqual(pointsOf(local.records));
+    expect(lines(queueLog)).toHaveLength(logged.length);
+    expect(workers.flatMap((w) => w.finished())).toHaveLength(jobs.length);
+  });
+
+  it("a worker SIGKILLed mid-job: the other measures that job; every point logged exactly once", async () => {
+    const space = { ti: [1, 2, 4, 8], tj: [1, 2, 4] };
+    const log = join(dir, "killed.jsonl");
+    const [victim, survivor] = workers as [WorkerProcess, WorkerProcess];
+    // Jobs long enough (tens of ms on js) that the kill lands inside one.
+    const sweep = lp.autotune(matmul(), {
+      space, build: (_k, p) => tiled({ ...p, gl: "no" }), params: { n: 64 }, repeats: 10, log,
+      executor: { queue: { connection: redis.url, name: "q" } },
+    });
+    await waitFor(victim.child, () => victim.out(), /^start /m, 120_000);
+    victim.child.kill("SIGKILL");
+    const result = await sweep;
+    const logged = lines(log);
+    const expected = Object.values(space.ti).flatMap((ti) => space.tj.map((tj) => JSON.stringify({ ti, tj })));
+    expect(logged.map(keyOf).sort()).toEqual([...expected].sort());
+    expect(result.records).toHaveLength(expected.length);
+    expect(logged.every((r) => r.ok)).toBe(true);
+    // The job the victim died in was measured by the survivor.
+    const lost = victim.started().filter((id) => !victim.finished().includes(id));
+    expect(lost).toHaveLength(1);
+    expect(survivor.finished()).toContain(lost[0]);
+  });
+
+  it("Redis stopped: a TuningError naming the URL, for the sweep and for a worker; a local sweep runs on", async () => {
+    await redis.stop();
+    const opts = { space: { ti: [1, 2] }, build: (_k: lp.Kernel, p: lp.TuningPoint) => lp.split("i", p.ti as number), params: { n: 8 }, repeats: 1 };
+    const err = await lp.autotune(matmul(), { ...opts, executor: { queue: { connection: redis.url } } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(lp.TuningError);
+    expect((err as Error).message).toContain(`cannot reach Redis at ${redis.url}`);
+    await expect(lp.startTuningWorker({ connection: redis.url })).rejects.toThrow(`cannot reach Redis at ${redis.url}`);
+    expect((await lp.autotune(matmul(), opts)).records).toHaveLength(2);
+  });
+});
+
+describe("the queue executor's options and its import", () => {
+  it.skipIf(!redisRequired)("redis-server runs here (CI: LOOM_REQUIRE_NATIVE contains redis)", () => {
+    expect(status).toEqual({ available: true });
+  });
+
+  it("refuses a malformed executor with what it accepts", async () => {
+    const opts = { space: { ti: [1] }, build: (_k: lp.Kernel, p: lp.TuningPoint) => lp.split("i", p.ti as number), params: { n: 8 } };
+    for (const [executor, message] of [
+      [{ queue: { connection: "http://x" } }, /must be a Redis URL such as "redis:\/\/127\.0\.0\.1:6379"/],
+      [{ queue: { connection: "redis://127.0.0.1:1", name: "a:b" } }, /executor\.queue\.name must be/],
+      [{ queue: { connection: "redis://127.0.0.1:1", port: 1 } }, /unknown field "port"/],
+      ["remote", /executor must be "local" or \{ queue/],
+    ] as const) {
+      await expect(lp.autotune(matmul(), { ...opts, executor: executor as never })).rejects.toThrow(message);
+    }
+  });
+
+  it("a local sweep, and importing the library, never load bullmq or ioredis", async () => {
+    const hook = "data:text/javascript,export async function resolve(s, c, next) { if (/^(bullmq|ioredis)$/.test(s)) throw new Error('LOADED ' + s); return next(s, c); }";
+    const script = `import { register } from "node:module"; register(${JSON.stringify(hook)});
+      const lp = await import(${JSON.stringify(join(root, "src/index.ts"))});
+      const k = lp.makeKernel("{[i]: 0<=i<n}", "out[i] = 2*a[i]", ["a, out: float32[n]", "n: int32"]);
+      const r = await lp.autotune(k, { space: { ti: [1, 2] }, build: (_k, p) => lp.split("i", p.ti), params: { n: 8 }, repeats: 1, executor: "local" });
+      console.log("records", r.records.length);`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    const code = await new Promise((res) => child.on("close", res));
+    expect(out).toContain("records 2");
+    expect(out).not.toContain("LOADED");
+    expect(code).toBe(0);
+  }, 120_000);
+});
