@@ -45,11 +45,16 @@ export function hostArgs(lowered: readonly LoweredKernel[], names: NameAllocator
 export function hostFunction(s: Schedule, code: GeneratedCode, lowered: readonly LoweredKernel[], names: NameAllocator, target: TargetName, h: HostSpelling): string {
   const marked: GeneratedCode = { ...code, kernels: code.kernels.map((_, n) => ({ name: `${MARK}${n}`, globalSize: [], localSize: [], args: [] })) };
   const listing = hostCodeOf(s, marked, target).split("\n").slice(1).filter((l) => l !== "");
-  const printed = code.kernels.map((info) => ({ ...info, args: info.args.map((a) => names.user(a)) }));
+  // codegen/host.ts writes the user's names (arguments, host inames): printed as the device code prints them.
+  const user = new Set(lowered.flatMap((lk) => lk.args.map((a) => a.name)));
+  const print = (code: string) => code.replace(/\b[A-Za-z_]\w*\b/g, (w) => (user.has(w) ? names.user(w) : w));
+  const printed = code.kernels.map((info) => ({
+    ...info, args: info.args.map((a) => names.user(a)), globalSize: info.globalSize.map(print), localSize: info.localSize.map(print),
+  }));
   const defines = listing.filter((l) => l.startsWith("#"));
   const lines = listing.filter((l) => !l.startsWith("#")).flatMap((l) => {
     const m = new RegExp(`^(\\s*)${MARK}(\\d+)\\(\\);`).exec(l);
-    if (!m) return [`  ${h.loopType ? l.replace(/^(\s*)for \(int /, `$1for (${h.loopType} `) : l}`];
+    if (!m) return [`  ${print(h.loopType ? l.replace(/^(\s*)for \(int /, `$1for (${h.loopType} `) : l)}`];
     return h.launch(printed[Number(m[2])]!).map((x) => `  ${m[1]}${x}`);
   });
   const params = hostArgs(lowered, names).map(({ arg, name }) => h.param(arg, name));

@@ -1,0 +1,67 @@
+/**
+ * The metal target (issue 22): Metal Shading Language kernels — `kernel void` with arguments bound
+ * to `[[buffer(i)]]`, ids from `[[threadgroup_position_in_grid]]` / `[[thread_position_in_threadgroup]]`,
+ * `threadgroup` temporaries, `threadgroup_barrier`, atomics on atomic types — checked by a C++17
+ * syntax-only compile against test/targets/headers/metal_stdlib (no Metal compiler here).
+ */
+import { describe, expect, it } from "vitest";
+import { generateCode } from "../../codegen/index.js";
+import { isReserved } from "../../codegen/names.js";
+import { CodegenError } from "../../src/errors.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { compileBudgetMs } from "../codegen/compile-helpers.js";
+import { atomicKernel, classics, hasGxx, hostileKernel, oklExamples, SPELLINGS, syntaxCheck } from "./sycl-metal-alpaka-ispc-cases.js";
+
+const HOSTILE = ["kernel", "device", "threadgroup", "loopy_local", "uint"] as const;
+
+describe("metal: generated code", () => {
+  const [vecadd, matmul] = classics();
+
+  it("arguments are bound to buffers in order, values by constant reference; ids from the position attributes", () => {
+    const code = generateCode(vecadd!, "metal").deviceCode;
+    expect(code).toContain("kernel void vecadd(device float const *a [[buffer(0)]], device float const *b [[buffer(1)]], device float *out [[buffer(2)]], constant int &n [[buffer(3)]], "
+      + "uint3 loopy_group [[threadgroup_position_in_grid]], uint3 loopy_local [[thread_position_in_threadgroup]])");
+    expect(code).toContain("128 * ((int) loopy_group.x) + ((int) loopy_local.x) < n");
+  });
+
+  it("local temporaries are threadgroup arrays; barriers threadgroup_barrier with the memory they order", () => {
+    const code = generateCode(matmul!, "metal").deviceCode;
+    expect(code).toContain("threadgroup float a_fetch[256];");
+    expect(code).toContain("((int) loopy_local.y)");
+    expect(code).toMatch(/threadgroup_barrier\(mem_flags::mem_threadgroup\) \/\* for a_fetch/);
+  });
+
+  it("atomics cast the cell to an atomic type of its address space", () => {
+    expect(generateCode(atomicKernel("max", "int32"), "metal").deviceCode).toContain("atomic_fetch_max_explicit((device atomic_int *) &r[");
+    expect(generateCode(atomicKernel("+", "uint32", true), "metal").deviceCode).toContain("atomic_fetch_add_explicit((threadgroup atomic_uint *) &t[0], ");
+    expect(generateCode(atomicKernel("+", "float32"), "metal").deviceCode).toContain("atomic_fetch_add_explicit((device atomic_float *) &r[");
+  });
+
+  it("what Metal lacks is a CodegenError naming target, feature and what there is: float64, 64-bit and float min atomics", () => {
+    const dbl = makeKernel("{[i]: 0<=i<n}", "out[i] = 2*x[i]", ["x, out: float64[n]", "n: int32"], { name: "dbl" });
+    expect(() => generateCode(dbl, "metal")).toThrow(CodegenError);
+    expect(() => generateCode(dbl, "metal")).toThrow(/the metal target has no type for float64; it has float16, float32, int8/);
+    expect(() => generateCode(atomicKernel("+", "int64"), "metal")).toThrow(/the metal target has no atomic "\+" update of int64; it has atomics on int32 and uint32/);
+    expect(() => generateCode(atomicKernel("min", "float32"), "metal")).toThrow(/the metal target has no atomic "min" update of float32/);
+  });
+
+  it("its reserved words and the printer's names are renamed", () => {
+    for (const w of HOSTILE) expect(isReserved(w, "metal"), w).toBe(true);
+    const code = generateCode(hostileKernel(HOSTILE), "metal");
+    expect(code.kernels[0]!.name).not.toBe("kernel");
+    expect(code.deviceCode).not.toMatch(/\bdevice\[|\bthreadgroup\[/);
+  });
+});
+
+describe.skipIf(!hasGxx)("metal: C++17 syntax check against the MSL declaration header (not a Metal compile)", () => {
+  it("loopy's classics, OCCA examples, atomics and hostile names pass g++ -fsyntax-only", () => {
+    const atomics = (["+", "-", "|", "min", "max", "="] as const).map((op) => atomicKernel(op, "int32"))
+      .concat([atomicKernel("+", "float32"), atomicKernel("^", "uint32", true), atomicKernel("=", "float32")]);
+    syntaxCheck([...classics(), ...oklExamples(), ...atomics, hostileKernel(HOSTILE)], "metal");
+  }, compileBudgetMs(1));
+
+  it("the check fails on code the header does not declare (a misspelled barrier flag)", () => {
+    const broken = { ...SPELLINGS.metal, rewrite: (c: string) => c.replace("mem_flags::mem_threadgroup", "mem_flags::mem_local") };
+    expect(() => syntaxCheck([classics()[1]!], "metal", broken)).toThrow(/mem_local/);
+  }, compileBudgetMs(1));
+});
