@@ -84,6 +84,40 @@ describe("a pointer argument to structs mixing int and double fields: one array 
   });
 });
 
+describe("whole-struct copies between a local and an array of them", () => {
+  const SRC = `typedef struct { int id; double x; double u; } bcData;
+typedef struct { double x; int id; } other;
+void userBC(bcData *bc) { bc->u = bc->x * bc->id; }
+@kernel void copyBC(const int N, const bcData *in, bcData *out) {
+  for (int e = 0; e < N; ++e; @outer) for (int n = 0; n < 1; ++n; @inner) {
+    bcData bc = in[e];
+    userBC(&bc);
+    out[e] = bc;
+  }
+}`;
+  it("bcData bc = in[e]; … out[e] = bc; copies every field, from C's bytes to C's bytes, on interp, js and openmp", async () => {
+    const [k] = lp.parseOkl(SRC);
+    expect(k!.args.map((a) => a.name)).toEqual(["N", "in_id", "in_x", "in_u", "out_id", "out_x", "out_u"]);
+    const N = 5, xs = seeded(N, 9);
+    const bytes = new ArrayBuffer(24 * N), v = new DataView(bytes);
+    for (let e = 0; e < N; e++) { v.setInt32(24 * e, e - 2, true); v.setFloat64(24 * e + 8, xs[e]!, true); v.setFloat64(24 * e + 16, 99, true); }
+    const input = lp.oklStructArrays(k!, "in", bytes);
+    const args = () => ({ N, ...input, out_id: new Int32Array(N), out_x: new Float64Array(N), out_u: new Float64Array(N) });
+    const want = { out_id: Array.from({ length: N }, (_, e) => e - 2), out_x: xs, out_u: xs.map((x, e) => x * (e - 2)) };
+    await expectSerialMeaning(k!, args, want, 1e-15);
+    const out = await lp.run(k!, args(), { backend: "js" });
+    const back = new DataView(lp.oklStructBytes(k!, "out", out as Record<string, Float64Array>).buffer);
+    expect(back.byteLength).toBe(24 * N);
+    for (let e = 0; e < N; e++) expect([back.getInt32(24 * e, true), back.getFloat64(24 * e + 8, true), back.getFloat64(24 * e + 16, true)]).toEqual([e - 2, xs[e], want.out_u[e]]);
+  });
+
+  it("a copy from another struct type or with += is refused, naming the struct", () => {
+    expect(oklError(() => lp.parseOkl(SRC.replace("out[e] = bc;", "out[e] += bc;"))).message).toMatch(/struct "bcData": whole structs can only be copied with "=" \(not "\+="\)/);
+    expect(oklError(() => lp.parseOkl(SRC.replace("bcData bc = in[e];", "bcData bc = in[e]; other o = {1.0, 2};").replace("out[e] = bc;", "out[e] = o;"))).message)
+      .toMatch(/a struct "bcData" can only be assigned a struct "bcData" \(a local, an element of an array of them, or \*p\), not a struct "other"/);
+  });
+});
+
 describe("@shared arrays of structs mixing int and double fields", () => {
   it("an element-local neighbour gather through a @shared record array and a pointer into it, on interp, js and openmp", async () => {
     const [k] = lp.parseOkl(SHARED_RECORDS);

@@ -11,6 +11,7 @@ import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { exprLabel, expressionInlinable, inlineCall, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
 import { rowMajorIndex } from "./initializers.js";
+import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
 import { constIndex, MATH, tableRead } from "./tables.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
@@ -72,37 +73,14 @@ export class ExprLowering implements ExprLowerer {
     return x;
   }
 
-  /**
-   * `s.f`, `p->f` or `(*p).f` on a local of a struct with mixed field types (a `record` binding;
-   * `p` is `&s` passed to a device function): the field's private scalar; undefined for every other
-   * expression.
-   */
+  /** `s.f`, `p->f`, `(*p).f`, `bcs[i].f` on structs with mixed field types (records.ts), or undefined. */
   recordField(e: A.Expr, ctx: Ctx): Expr | undefined {
-    if (e.kind !== "member") return undefined;
-    let t = e.target;
-    if (!e.arrow && t.kind === "unary" && t.op === "*") t = t.operand;
-    const deref = e.arrow || t !== e.target;
-    // `bc[i].u` on an array of such structs (a split pointer argument or a local array): `bc_u[i]`.
-    if (!deref && t.kind === "index" && t.target.kind === "ident") {
-      const r = ctx.scope.get(t.target.name);
-      if (r?.kind === "records") return this.recordsField(r, this.expr(t.index, ctx), e);
-    }
-    if (t.kind !== "ident") return undefined;
-    const b = ctx.scope.get(t.name);
-    if (b?.kind === "records") {
-      if (!deref) this.fail(`"${t.name}" points to structs "${b.struct}"; use ${t.name}[i].${e.name} or ${t.name}->${e.name}`, e.pos);
-      return this.recordsField(b, c(0), e);
-    }
-    if (b?.kind !== "record") return undefined;
-    const f = b.fields.get(e.name);
-    if (f?.kind !== "temp") return this.fail(`struct "${b.struct}" has no field "${e.name}" (its fields: ${[...b.fields.keys()].join(", ")})`, e.pos);
-    return { kind: "var", name: f.name };
+    return recordField(this, e, ctx);
   }
 
-  /** Field `e.name` of element `i` of a records binding: an element of that field's array. */
-  private recordsField(b: Extract<Binding, { kind: "records" }>, i: Expr, e: Extract<A.Expr, { kind: "member" }>): Expr {
-    const index: Expr = b.offset ? { kind: "arith", op: "+", left: b.offset, right: i } : i;
-    return { kind: "subscript", array: b.field(e.name, e.pos), indices: [index] };
+  /** A whole struct with mixed field types as one place per field (records.ts), or undefined. */
+  recordPlaces(e: A.Expr, ctx: Ctx): RecordPlaces | undefined {
+    return recordPlaces(this, e, ctx);
   }
 
   /**

@@ -228,6 +228,8 @@ export abstract class StatementLowering extends PointerLowering {
       lhs.forEach((l, k) => this.emit(l, staged[k]!, ctx, false, e.pos));
       return;
     }
+    const record = e.kind === "assign" ? this.ex.recordPlaces(e.target, ctx) : undefined;
+    if (e.kind === "assign" && record) return this.copyRecord(record, e.value, ctx, e.pos, e.op !== "=" ? e.op : atomic ? "@atomic" : undefined);
     const whole = e.kind === "assign" ? this.ex.structPlace(e.target, ctx) : undefined;
     if (e.kind === "assign" && whole && isStructValue(whole)) {
       if (e.op !== "=") this.fail(`struct "${whole.layout!.name}": whole structs can only be copied with "=" (not "${e.op}")`, e.pos);
@@ -280,7 +282,11 @@ export abstract class StatementLowering extends PointerLowering {
     }
     ctx.scope.set(d.name, { kind: "record", name: d.name, struct: r.name, fields });
     if (d.init === undefined) return;
-    if (d.init.kind !== "initList" || d.init.items.length > r.fields.size || d.init.items.some((x) => x.kind === "initList") || d.init.designators.some((x) => x !== undefined)) {
+    if (d.init.kind !== "initList") {
+      this.copyRecord(this.ex.recordPlaces({ kind: "ident", name: d.name, pos: d.pos }, ctx)!, d.init, ctx, d.pos);
+      return;
+    }
+    if ( d.init.items.length > r.fields.size || d.init.items.some((x) => x.kind === "initList") || d.init.designators.some((x) => x !== undefined)) {
       this.fail(`struct "${r.name}" "${d.name}": only a flat initializer list of at most ${r.fields.size} values (its fields in order) is supported`, d.pos);
     }
     [...r.fields].forEach(([f, dtype], k) => {
@@ -288,6 +294,21 @@ export abstract class StatementLowering extends PointerLowering {
       const b = fields.get(f) as { name: string };
       this.emit({ kind: "var", name: b.name }, { kind: "cast", dtype, value: item ? this.ex.expr(item, ctx) : c(0) }, ctx, false, d.pos);
     });
+  }
+
+  /**
+   * `to = from` for structs with mixed field types (`bc = bcs[i]`, `bcs[i] = bc`, `bcData bc = *p`):
+   * one assignment per field. `refused`: the operator
+   * (`+=`, `@atomic`) that makes it an error.
+   */
+  private copyRecord(to: { readonly struct: string; readonly fields: ReadonlyMap<string, Expr> }, value: A.Expr, ctx: Ctx, pos: A.Pos, refused?: string): void {
+    if (refused) this.fail(`struct "${to.struct}": whole structs can only be copied with "=" (not "${refused}")`, pos);
+    const from = this.ex.recordPlaces(value, ctx);
+    if (!from || from.struct !== to.struct) {
+      this.fail(`a struct "${to.struct}" can only be assigned a struct "${to.struct}" (a local, an element of an array of them, or *p)${from ? `, not a struct "${from.struct}"` : ""}`, value.pos);
+    }
+    // Each field is its own storage: copying one never changes another, so no staging is needed.
+    for (const [f, x] of to.fields) this.emit(x, from.fields.get(f)!, ctx, false, pos);
   }
 
   /**
