@@ -1,0 +1,129 @@
+/**
+ * The ispc target (issue 22), in loopy's ISPC conventions: `task void` kernels over `uniform`
+ * pointers, an `export void` host function with `launch[…]` and `sync`, `taskIndexN` for `g.N`,
+ * `programIndex` for `l.0` (with `assert(programCount == …)`), local temporaries as `uniform`
+ * arrays. ISPC has one program index: `l.1`/`l.2` become loops inside the task, split at barriers,
+ * where loopy refuses them. Checked by a C++17 syntax-only compile through a shim
+ * (test/targets/headers/ispc-shim.h); no ispc compiler is installable here.
+ */
+import { describe, expect, it } from "vitest";
+import { generateCode } from "../../codegen/index.js";
+import { isReserved } from "../../codegen/names.js";
+import type { Kernel } from "../../src/ir/index.js";
+import { makeKernel, temporary } from "../../src/parse/index.js";
+import { tagInames } from "../../transforms/index.js";
+import { compileBudgetMs } from "../codegen/compile-helpers.js";
+import { atomicKernel, classics, hasGxx, hostileKernel, oklExamples, SPELLINGS, syntaxCheck } from "./sycl-metal-alpaka-ispc-cases.js";
+
+const HOSTILE = ["task", "uniform", "programIndex", "loopy_lid1", "launch"] as const;
+
+/** A fetch into local memory, a barrier, a use; `x` private and live across it; l.1 of extent `m` (a number or a parameter). */
+function fetchAcross(m: number | "m"): Kernel {
+  return tagInames(makeKernel(`{[i,j]: 0<=i<16 and 0<=j<${m}}`, [
+    "<float32> x = a[16*j+i] {id=p}",
+    "t[16*j+i] = x {id=f, dep=p}",
+    "out[16*j+i] = t[15 - i] + x {id=u, dep=f}",
+  ], [temporary("t", "float32", [64], "local"), "a, out: float32[64]", ...(m === "m" ? ["m: int32"] : [])],
+  { name: "fetch_across", ...(m === "m" ? { assumptions: "1 <= m <= 4" } : {}) }), { i: "l.0", j: "l.1" });
+}
+
+/**
+ * The lines of `code` inside the `l.1`/`l.2` loops and outside them: a barrier must never be
+ * inside one (the loops are split at barriers), and `loopy_lid1`/`loopy_lid2` never outside.
+ */
+function checkFission(code: string): { loops: number } {
+  let depth = 0;
+  let loopDepth: number | undefined;
+  let pending = false;
+  let loops = 0;
+  for (const line of code.split("\n")) {
+    const t = line.trim();
+    if (/^for \(uniform int loopy_lid[12] = 0;/.test(t)) {
+      if (loopDepth === undefined) {
+        loops++;
+        pending = true;
+      }
+    } else if (t === "{") {
+      depth++;
+      if (pending) {
+        loopDepth = depth;
+        pending = false;
+      }
+    } else if (t === "}") {
+      if (loopDepth === depth) loopDepth = undefined;
+      depth--;
+    } else if (loopDepth !== undefined) {
+      expect(t, "a barrier inside the l.1/l.2 loops").not.toMatch(/^\/\* barrier/);
+    } else {
+      expect(t, "an l.1/l.2 id outside its loops").not.toMatch(/loopy_lid[12]/);
+    }
+  }
+  return { loops };
+}
+
+describe("ispc: generated code", () => {
+  const [vecadd, matmul, reduction, stencil] = classics();
+
+  it("a task per device kernel: taskIndex0 for g.0, programIndex for l.0, the gang size asserted; an export host function launches it", () => {
+    const code = generateCode(vecadd!, "ispc");
+    expect(code.deviceCode).toContain("task void vecadd(uniform float const *uniform a, uniform float const *uniform b, uniform float *uniform out, uniform int32 n)");
+    expect(code.deviceCode).toContain("assert(programCount == 128);");
+    expect(code.deviceCode).toContain("128 * ((int) taskIndex0) + ((int) programIndex) < n");
+    expect(code.hostCode).toContain("export void vecadd_host(uniform float const *uniform a, uniform float const *uniform b, uniform float *uniform out, uniform int32 n)");
+    expect(code.hostCode).toContain("  launch[(n + 127) / 128, 1, 1] vecadd(a, b, out, n);\n  sync;");
+  });
+
+  it("l.1 becomes loops inside the task, split at each barrier; a private value across barriers gets a copy per l.1", () => {
+    const code = generateCode(matmul!, "ispc").deviceCode;
+    expect(code).toContain("uniform float a_fetch[256];");
+    expect(code).toContain("for (uniform int loopy_lid1 = 0; loopy_lid1 < 16; ++loopy_lid1)");
+    expect(code).not.toContain("loopy_lid2");
+    expect(code).toMatch(/float acc_k_outer_k_inner\[16\];/);
+    expect(code).toContain("acc_k_outer_k_inner[loopy_lid1] = 0.0f;");
+    // init; fetch | compute inside the k_outer loop; store
+    expect(checkFission(code).loops).toBe(4);
+    expect(checkFission(generateCode(stencil!, "ispc").deviceCode).loops).toBe(2);
+    // l.0 only: the gang runs in step, no loops
+    expect(checkFission(generateCode(reduction!, "ispc").deviceCode).loops).toBe(0);
+    const across = generateCode(fetchAcross(4), "ispc").deviceCode;
+    expect(across).toContain("float x[4];");
+    expect(checkFission(across).loops).toBe(2);
+  });
+
+  it("a private value across a barrier with l.1 of parametric extent is a CodegenError saying what ispc accepts", () => {
+    expect(() => generateCode(fetchAcross("m"), "ispc")).toThrow(/kernel "fetch_across" on the ispc target: variable "x" lives across a barrier while l.1\/l.2 are loops of parametric extent m × 1; ispc accepts that with constant l.1\/l.2 extents/);
+  });
+
+  it("a group without l.0 is run by the gang's first program instance (the others would repeat it)", () => {
+    const k = tagInames(makeKernel("{[i]: 0<=i<n}", "out[i] = 2*a[i]", ["a, out: float32[n]", "n: int32"], { name: "groups_only" }), { i: "g.0" });
+    expect(generateCode(k, "ispc").deviceCode).toMatch(/if \(programIndex == 0\)\n\s+out\[\(\(int\) taskIndex0\)\] = /);
+  });
+
+  it("atomics are the standard library's, _global in global memory and _local in the task's uniform arrays; doubles written 2.5d", () => {
+    expect(generateCode(atomicKernel("+", "int32"), "ispc").deviceCode).toContain("atomic_add_global(&r[");
+    expect(generateCode(atomicKernel("max", "uint32", true), "ispc").deviceCode).toContain("atomic_max_local(&t[0], ");
+    expect(() => generateCode(atomicKernel("+", "int16"), "ispc")).toThrow(/the ispc target has no atomic "\+" update of int16; it has atomics on 32- and 64-bit integers/);
+    const dbl = makeKernel("{[i]: 0<=i<n}", "out[i] = 2.5*a[i]", ["a, out: float64[n]", "n: int32"], { name: "dbl" });
+    expect(generateCode(dbl, "ispc").deviceCode).toContain("2.5d * a[");
+  });
+
+  it("its reserved words and the printer's names are renamed", () => {
+    for (const w of HOSTILE) expect(isReserved(w, "ispc"), w).toBe(true);
+    const code = generateCode(hostileKernel(HOSTILE), "ispc");
+    expect(code.kernels[0]!.name).not.toBe("task");
+    expect(code.deviceCode).not.toMatch(/\buniform\[|\bprogramIndex\[/);
+  });
+});
+
+describe.skipIf(!hasGxx)("ispc: C++17 syntax check through the ISPC shim (not an ispc compile)", () => {
+  it("loopy's classics, OCCA examples, atomics, l.1 loops and hostile names pass g++ -fsyntax-only", () => {
+    const atomics = (["+", "-", "&", "min", "max", "="] as const).map((op) => atomicKernel(op, "int32"))
+      .concat([atomicKernel("+", "float32"), atomicKernel("min", "float64", true), atomicKernel("^", "uint64", true)]);
+    syntaxCheck([...classics(), ...oklExamples(), ...atomics, fetchAcross(4), hostileKernel(HOSTILE)], "ispc");
+  }, compileBudgetMs(1));
+
+  it("the check fails on code the shim does not declare (a misspelled atomic)", () => {
+    const broken = { ...SPELLINGS.ispc, rewrite: (c: string) => SPELLINGS.ispc.rewrite!(c).replace("atomic_add_global", "atomic_add_globl") };
+    expect(() => syntaxCheck([atomicKernel("+", "int32")], "ispc", broken)).toThrow(/atomic_add_globl/);
+  }, compileBudgetMs(1));
+});
