@@ -23,7 +23,7 @@ import { openclTarget } from "./targets/opencl.js";
 import { openmpTarget } from "./targets/openmp.js";
 import { alpakaHostCode, alpakaTarget } from "./targets/alpaka.js";
 import { ispcHostCode, ispcTarget } from "./targets/ispc.js";
-import { metalTarget } from "./targets/metal.js";
+import { metalHostCode, metalTarget } from "./targets/metal.js";
 import { syclHostCode, syclTarget } from "./targets/sycl.js";
 import { withHostCode } from "./host.js";
 import type { GeneratedCode } from "./types.js";
@@ -62,7 +62,7 @@ const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   js: { cpu: true, launched: false, lowerOptions: JS_LOWER_OPTIONS, checkedLowerOptions: JS_CHECKED_LOWER_OPTIONS, render: (ks, n, o) => renderJs(ks, n, { checkedAccess: o.checkedAccess }) },
   okl: { cpu: false, launched: false, lowerOptions: OKL_LOWER_OPTIONS, render: (ks, n) => renderOkl(ks, ks[0]?.name ?? "kernel", {}, n) },
   sycl: { cpu: false, launched: true, lowerOptions: syclTarget.d.lowerOptions, render: (ks, n) => syclTarget.render(ks, n), hostCode: syclHostCode },
-  metal: { cpu: false, launched: true, lowerOptions: metalTarget.d.lowerOptions, render: (ks, n) => metalTarget.render(ks, n) },
+  metal: { cpu: false, launched: true, lowerOptions: metalTarget.d.lowerOptions, render: (ks, n) => metalTarget.render(ks, n), hostCode: metalHostCode },
   alpaka: { cpu: false, launched: true, lowerOptions: alpakaTarget.d.lowerOptions, render: (ks, n) => alpakaTarget.render(ks, n), hostCode: alpakaHostCode },
   ispc: { cpu: false, launched: true, lowerOptions: ispcTarget.d.lowerOptions, render: (ks, n) => ispcTarget.render(ks, n), hostCode: ispcHostCode },
 };

@@ -129,7 +129,7 @@ const METAL = [
   memory_order_relaxed mem_flags mem_none mem_device mem_threadgroup mem_texture threadgroup_barrier simdgroup_barrier
   clamp mix step smoothstep sign saturate select rsqrt fract dot cross length distance normalize popcount clz ctz
   mad mulhi rotate absdiff addsat subsat extract_bits insert_bits reverse_bits as_type sampler texture2d
-  loopy_group loopy_local`),
+  loopy_group loopy_local loopy_encoder MTL NS`),
   ...vectors(["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float", "bool"], [2, 3, 4]),
 ];
 
@@ -157,7 +157,7 @@ const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
   okl: [...C_PATTERNS, /^_[gl]\d+$/, /^_occa_/],
   js: [],
   sycl: [...C_PATTERNS],
-  metal: [...C_PATTERNS, /^simd_/, /^quad_/, /^atomic_/],
+  metal: [...C_PATTERNS, /^simd_/, /^quad_/, /^atomic_/, /^loopy_pipeline_\d+$/],
   alpaka: [...C_PATTERNS, /^ALPAKA_/],
   ispc: [...C_PATTERNS, /^atomic_/, /^reduce_/, /^packed_/, /^streaming_/, /^prefetch/],
   hip: [...C_PATTERNS, /^atomic[A-Z]/, /^make_/, /^__/, /^hip[A-Z]/, /^HIP_/],

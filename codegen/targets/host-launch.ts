@@ -16,8 +16,8 @@ const MARK = "loopy_launch_marker_";
 
 /** What a target's host code is made of. */
 export interface HostSpelling {
-  /** The lines of one launch (no indentation), given the kernel's launch information with printed argument names. */
-  readonly launch: (info: GeneratedKernelInfo) => readonly string[];
+  /** The lines of one launch (no indentation), given the launch information of kernel `n` with printed names. */
+  readonly launch: (info: GeneratedKernelInfo, n: number) => readonly string[];
   /** The host function's head, given its printed parameters (`void k_host(sycl::queue &q, float *a)`). */
   readonly head: (params: readonly string[]) => string;
   /** A host function parameter. */
@@ -55,7 +55,7 @@ export function hostFunction(s: Schedule, code: GeneratedCode, lowered: readonly
   const lines = listing.filter((l) => !l.startsWith("#")).flatMap((l) => {
     const m = new RegExp(`^(\\s*)${MARK}(\\d+)\\(\\);`).exec(l);
     if (!m) return [`  ${print(h.loopType ? l.replace(/^(\s*)for \(int /, `$1for (${h.loopType} `) : l)}`];
-    return h.launch(printed[Number(m[2])]!).map((x) => `  ${m[1]}${x}`);
+    return h.launch(printed[Number(m[2])]!, Number(m[2])).map((x) => `  ${m[1]}${x}`);
   });
   const params = hostArgs(lowered, names).map(({ arg, name }) => h.param(arg, name));
   return [...defines, h.head(params), "{", ...(h.prologue ?? []).map((l) => `  ${l}`), ...lines, "}", ""].join("\n");

@@ -5,13 +5,21 @@
  * `atomic_*_explicit` on the cell cast to an atomic type. Metal has no float64: such kernels are refused.
  */
 import type { AtomicOp, Dtype } from "../../src/ir/index.js";
+import type { Schedule } from "../../src/schedule/index.js";
 import type { AtomicStore, BarrierMemory } from "../ast.js";
+import type { LoweredKernel } from "../lower.js";
+import type { NameAllocator } from "../names.js";
+import type { GeneratedCode } from "../types.js";
 import { noAtomic } from "./atomics.js";
 import { CFamilyTarget } from "./cfamily.js";
+import { hostFunction } from "./host-launch.js";
 
 /** The names of the position parameters (reserved in the metal dialect). */
 const GROUP = "loopy_group";
 const LOCAL = "loopy_local";
+/** The host function's compute encoder and per-kernel pipeline parameters (reserved too). */
+const ENCODER = "loopy_encoder";
+const PIPELINE = "loopy_pipeline";
 const XYZ = ["x", "y", "z"];
 
 const FETCH: Readonly<Record<AtomicOp, string>> = {
@@ -57,3 +65,26 @@ export const metalTarget = new CFamilyTarget({
   call: (fn, t, args) => (fn === "abs" && (t === "int64" || t === "uint64") ? `abs(${args.join(", ")})` : undefined),
   extraParams: [`uint3 ${GROUP} [[threadgroup_position_in_grid]]`, `uint3 ${LOCAL} [[thread_position_in_threadgroup]]`],
 });
+
+/**
+ * The host function, in metal-cpp (Apple's C++ interface to Metal): per launch the kernel's
+ * pipeline, its buffers and values at the indices of its `[[buffer(i)]]`, and
+ * `dispatchThreadgroups(groups, threads per group)`. Dispatches on one compute encoder run in
+ * order, each seeing the previous one's writes.
+ */
+export function metalHostCode(s: Schedule, code: GeneratedCode, lowered: readonly LoweredKernel[], names: NameAllocator): string {
+  const size = (xs: readonly string[]) => `MTL::Size(${[0, 1, 2].map((n) => xs[n] ?? "1").join(", ")})`;
+  const pipeline = (n: number) => `${PIPELINE}_${n}`;
+  return hostFunction(s, code, lowered, names, "metal", {
+    head: (params) => `void ${code.kernels[0]?.name ?? "kernel"}_host(${[`MTL::ComputeCommandEncoder *${ENCODER}`, ...code.kernels.map((_, n) => `MTL::ComputePipelineState *${pipeline(n)}`), ...params].join(", ")})`,
+    param: (a, name) => (a.kind === "value" ? `${metalTarget.typeName(a.dtype)} ${name}` : `MTL::Buffer *${name}`),
+    launch: (info, n) => {
+      const kinds = lowered[n]!.args;
+      return [
+        `${ENCODER}->setComputePipelineState(${pipeline(n)});`,
+        ...info.args.map((a, i) => (kinds[i]!.kind === "value" ? `${ENCODER}->setBytes(&${a}, sizeof(${a}), ${i});` : `${ENCODER}->setBuffer(${a}, 0, ${i});`)),
+        `${ENCODER}->dispatchThreadgroups(${size(info.globalSize)}, ${size(info.localSize)});`,
+      ];
+    },
+  });
+}

@@ -2,7 +2,8 @@
  * The metal target (issue 22): Metal Shading Language kernels — `kernel void` with arguments bound
  * to `[[buffer(i)]]`, ids from `[[threadgroup_position_in_grid]]` / `[[thread_position_in_threadgroup]]`,
  * `threadgroup` temporaries, `threadgroup_barrier`, atomics on atomic types — checked by a C++17
- * syntax-only compile against test/targets/headers/metal_stdlib (no Metal compiler here).
+ * syntax-only compile against test/targets/headers/metal_stdlib (no Metal compiler here); the host
+ * function, in metal-cpp, against test/targets/headers/Metal/Metal.hpp.
  */
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
@@ -22,6 +23,21 @@ describe("metal: generated code", () => {
     expect(code).toContain("kernel void vecadd(device float const *a [[buffer(0)]], device float const *b [[buffer(1)]], device float *out [[buffer(2)]], constant int &n [[buffer(3)]], "
       + "uint3 loopy_group [[threadgroup_position_in_grid]], uint3 loopy_local [[thread_position_in_threadgroup]])");
     expect(code).toContain("128 * ((int) loopy_group.x) + ((int) loopy_local.x) < n");
+  });
+
+  it("the host function (metal-cpp) binds each buffer and value at its [[buffer(i)]] and dispatches the threadgroups", () => {
+    expect(generateCode(vecadd!, "metal").hostCode).toBe([
+      "void vecadd_host(MTL::ComputeCommandEncoder *loopy_encoder, MTL::ComputePipelineState *loopy_pipeline_0, MTL::Buffer *a, MTL::Buffer *b, MTL::Buffer *out, int n)",
+      "{",
+      "  loopy_encoder->setComputePipelineState(loopy_pipeline_0);",
+      "  loopy_encoder->setBuffer(a, 0, 0);",
+      "  loopy_encoder->setBuffer(b, 0, 1);",
+      "  loopy_encoder->setBuffer(out, 0, 2);",
+      "  loopy_encoder->setBytes(&n, sizeof(n), 3);",
+      "  loopy_encoder->dispatchThreadgroups(MTL::Size((n + 127) / 128, 1, 1), MTL::Size(128, 1, 1));",
+      "}",
+      "",
+    ].join("\n"));
   });
 
   it("local temporaries are threadgroup arrays; barriers threadgroup_barrier with the memory they order", () => {

@@ -98,15 +98,13 @@ export interface CheckSpelling {
   readonly after?: (hostCode: string) => string;
   /** A rewrite of what the C++ compiler cannot read (ISPC's `launch[…]`, `2.5d`). */
   readonly rewrite?: (code: string) => string;
-  /** Whether the host code is C++ to check with the device code (metal's is a listing of the launches). */
-  readonly withHost?: boolean;
 }
 
 /** What each target's check needs (see headers/). */
 export const SPELLINGS: Readonly<Record<"sycl" | "metal" | "alpaka" | "ispc", CheckSpelling>> = {
   sycl: { include: "#include <sycl/sycl.hpp>\n#include <cmath>" },
-  // Metal's host side is Swift or Objective-C: the host code is a listing of the dispatches, not checked.
-  metal: { include: "#include <metal_stdlib>", withHost: false },
+  // Device code (MSL) and host code (metal-cpp) in one C++ file: only for this check.
+  metal: { include: "#include <Metal/Metal.hpp>\n#include <metal_stdlib>" },
   // The host function is a template: instantiated on the serial accelerator, which instantiates the functor.
   alpaka: {
     include: "#include <alpaka/alpaka.hpp>\n#include <cmath>",
@@ -132,7 +130,7 @@ export function syntaxCheck(ks: readonly Kernel[], target: keyof typeof SPELLING
   const rewrite = spelling.rewrite ?? ((x: string) => x);
   const parts = ks.map((k, n) => {
     const code = generateCode(k, target);
-    const host = spelling.withHost === false ? "" : code.hostCode ?? "";
+    const host = code.hostCode ?? "";
     return [`namespace loopy_case_${n} {  // ${k.name}`, code.deviceCode, host, spelling.after?.(host) ?? "", `}  // namespace loopy_case_${n}`].join("\n");
   });
   writeFileSync(file, rewrite([spelling.include, ...parts].join("\n")));
