@@ -92,16 +92,16 @@ export function firstError(client: { once(event: "error", f: (e: Error) => void)
 }
 
 /**
- * Wait until every one of `ready` resolves, at most CONNECT_TIMEOUT_MS; otherwise throw
+ * Wait until every one of `ready` resolves, within CONNECT_TIMEOUT_MS and unless `failed` rejects first; otherwise throw
  * `error(message)` naming the URL and what went wrong, after `cleanup` (which must not hang).
  */
-export async function connected(url: string, ready: readonly Promise<unknown>[], cleanup: () => Promise<void>, error: (message: string) => Error, lastError?: () => Error | undefined): Promise<void> {
+export async function connected(url: string, ready: readonly Promise<unknown>[], failed: Promise<never>, cleanup: () => Promise<void>, error: (message: string) => Error, lastError?: () => Error | undefined): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
   });
   try {
-    await Promise.race([Promise.all(ready), timeout]);
+    await Promise.race([Promise.all(ready), failed, timeout]);
   } catch (e) {
     await cleanup().catch(() => undefined);
     const last = lastError?.() === e ? undefined : lastError?.();

@@ -71,7 +71,7 @@ export async function openQueue(cfg: QueueConfig, sweep: QueueSweep, error: (mes
   const disconnect = async () => {
     for (const c of clients) c.disconnect();
   };
-  await connected(cfg.connection, [queue.waitUntilReady(), events.waitUntilReady(), clients[0]!.ping(), firstError(clients[0]!)], disconnect, error, () => last);
+  await connected(cfg.connection, [queue.waitUntilReady(), events.waitUntilReady(), clients[0]!.ping()], firstError(clients[0]!), disconnect, error, () => last);
   return new QueueExecutor(queue, events, sweep, disconnect);
 }
 

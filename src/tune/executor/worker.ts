@@ -101,7 +101,7 @@ export async function startTuningWorker(opts: TuningWorkerOptions): Promise<Tuni
     ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
   });
   worker.on("error", () => undefined); // reconnections are BullMQ's; an unreachable start is caught below
-  await connected(cfg.connection, [worker.waitUntilReady(), connection.ping(), firstError(connection)], async () => {
+  await connected(cfg.connection, [worker.waitUntilReady(), connection.ping()], firstError(connection), async () => {
     void worker.close(true).catch(() => undefined);
     connection.disconnect();
   }, (m) => new LoomError(`loom worker: ${m}`), () => last);
