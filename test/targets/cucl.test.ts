@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { CUCL_CUDA_PRELUDE, CUCL_OPENCL_PRELUDE } from "../../codegen/targets/cucl.js";
+import { main } from "../../src/cli.js";
 import { CodegenError } from "../../src/errors.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
@@ -92,6 +93,26 @@ describe("cucl: structure", () => {
     const half = makeKernel("{[i]: 0<=i<4}", "out[i] = a[i]", ["a, out: float16[4]"], { name: "h" });
     expect(() => code(half)).toThrow(CodegenError);
     expect(() => code(half)).toThrow(/cucl target has no type for float16/);
+  });
+});
+
+describe("loom lower --target cucl|hip, and loom --help", () => {
+  it("lowers OKL to each, and the help lists both among the targets", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "loom-cucl-cli-")), "add.okl");
+    writeFileSync(file, "@kernel void addVectors(const int n, const float *a, float *b) {\n  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { b[i] = 2 * a[i]; }\n}\n");
+    const cli = async (...argv: string[]) => {
+      let out = "";
+      let err = "";
+      const status = await main(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+      return { status, out, err };
+    };
+    const cucl = await cli("lower", file, "--target", "cucl");
+    expect(cucl.err).toBe("");
+    expect(cucl.out).toMatch(/CUCL_GLOBAL_KERNEL void \w*addVectors\w*\(\n(  .* \/\/ CUCL (IN|OUT) [\w:]+\n){3}\{/);
+    const hip = await cli("lower", file, "--target", "hip");
+    expect(hip.out).toMatch(/^#include <hip\/hip_runtime.h>\n\nextern "C" __global__ void __launch_bounds__\(16\) \w*addVectors\w*\(/);
+    const help = await cli("--help");
+    expect((help.out + help.err).match(/targets: ([^(\n]*)/)![1]!.split(/, */).map((t) => t.trim())).toEqual(expect.arrayContaining(["hip", "cucl"]));
   });
 });
 
