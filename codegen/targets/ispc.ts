@@ -40,7 +40,10 @@ function kernelFunction(k: KernelParts): string {
   const constant = /^\d+$/.test(l1) && /^\d+$/.test(l2) ? Number(l1) * Number(l2) : undefined;
   let body: Stmt[] = [...k.decls, ...k.body];
   if (loops) body = withLocalLoops(body, { kernel: k.name, sizes: [l1, l2], constant });
-  const locals = body.filter((s) => s.k === "decl" && s.space === "local");
+  // An l.1/l.2 axis of extent 1 has no loop: its id is 0.
+  const unit = ([1, 2] as const).filter((ax) => k.localSize.length > ax && k.localSize[ax] === "1")
+    .map((ax): Stmt => ({ k: "raw", text: `uniform int const ${LOCAL_LOOP_VARS[ax - 1]} = 0;` }));
+  const locals = [...unit, ...body.filter((s) => s.k === "decl" && s.space === "local")];
   const rest = body.filter((s) => !(s.k === "decl" && s.space === "local"));
   const gang: Stmt[] = l0 === undefined || l0 === "1"
     // No l.0: the whole gang would repeat the group's work (atomics too); its first instance does it.
