@@ -8,8 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { isReserved } from "../../codegen/names.js";
-import { compileBudgetMs } from "../codegen/compile-helpers.js";
-import { atomicKernel, classics, hasGxx, hostileKernel, oklExamples, SPELLINGS, syntaxCheck } from "./sycl-metal-alpaka-ispc-cases.js";
+import { atomicKernel, classics, hostileKernel, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
 
 const HOSTILE = ["alpaka", "loopy_acc", "TAcc", "loopy_block", "loopy_queue"] as const;
 
@@ -54,15 +53,7 @@ describe("alpaka: generated code", () => {
   });
 });
 
-describe.skipIf(!hasGxx)("alpaka: C++17 syntax check against the alpaka declaration header (not an alpaka compile)", () => {
-  it("loopy's classics, OCCA examples, atomics and hostile names pass g++ -fsyntax-only, host functions instantiated", () => {
-    const atomics = (["+", "-", "&", "min", "max", "="] as const).map((op) => atomicKernel(op, "int32"))
-      .concat([atomicKernel("+", "float32"), atomicKernel("max", "float64", true), atomicKernel("|", "uint64", true)]);
-    syntaxCheck([...classics(), ...oklExamples(), ...atomics, hostileKernel(HOSTILE)], "alpaka");
-  }, compileBudgetMs(1));
-
-  it("the check fails on code the header does not declare (a misspelled barrier)", () => {
-    const broken = { ...SPELLINGS.alpaka, rewrite: (c: string) => c.replace("alpaka::syncBlockThreads", "alpaka::syncBlockThread") };
-    expect(() => syntaxCheck([classics()[1]!], "alpaka", broken)).toThrow(/syncBlockThread/);
-  }, compileBudgetMs(1));
+syntaxCheckSuite("alpaka", {
+  against: "the alpaka declaration header, host templates instantiated", hostile: HOSTILE, misspell: ["alpaka::syncBlockThreads", "alpaka::syncBlockThread"],
+  atomics: [atomicKernel("max", "float64", true), atomicKernel("|", "uint64", true)],
 });

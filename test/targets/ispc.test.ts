@@ -12,8 +12,7 @@ import { isReserved } from "../../codegen/names.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { tagInames } from "../../transforms/index.js";
-import { compileBudgetMs } from "../codegen/compile-helpers.js";
-import { atomicKernel, classics, hasGxx, hostileKernel, oklExamples, SPELLINGS, syntaxCheck } from "./sycl-metal-alpaka-ispc-cases.js";
+import { atomicKernel, classics, hostileKernel, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
 
 const HOSTILE = ["task", "uniform", "programIndex", "loopy_lid1", "launch"] as const;
 
@@ -115,15 +114,7 @@ describe("ispc: generated code", () => {
   });
 });
 
-describe.skipIf(!hasGxx)("ispc: C++17 syntax check through the ISPC shim (not an ispc compile)", () => {
-  it("loopy's classics, OCCA examples, atomics, l.1 loops and hostile names pass g++ -fsyntax-only", () => {
-    const atomics = (["+", "-", "&", "min", "max", "="] as const).map((op) => atomicKernel(op, "int32"))
-      .concat([atomicKernel("+", "float32"), atomicKernel("min", "float64", true), atomicKernel("^", "uint64", true)]);
-    syntaxCheck([...classics(), ...oklExamples(), ...atomics, fetchAcross(4), hostileKernel(HOSTILE)], "ispc");
-  }, compileBudgetMs(1));
-
-  it("the check fails on code the shim does not declare (a misspelled atomic)", () => {
-    const broken = { ...SPELLINGS.ispc, rewrite: (c: string) => SPELLINGS.ispc.rewrite!(c).replace("atomic_add_global", "atomic_add_globl") };
-    expect(() => syntaxCheck([atomicKernel("+", "int32")], "ispc", broken)).toThrow(/atomic_add_globl/);
-  }, compileBudgetMs(1));
+syntaxCheckSuite("ispc", {
+  against: "the ISPC shim", hostile: HOSTILE, misspell: ["atomic_add_global", "atomic_add_globl"], extra: [fetchAcross(4)],
+  atomics: [atomicKernel("min", "float64", true), atomicKernel("^", "uint64", true)],
 });

@@ -10,8 +10,7 @@ import { generateCode } from "../../codegen/index.js";
 import { isReserved } from "../../codegen/names.js";
 import { CodegenError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { compileBudgetMs } from "../codegen/compile-helpers.js";
-import { atomicKernel, classics, hasGxx, hostileKernel, oklExamples, SPELLINGS, syntaxCheck } from "./sycl-metal-alpaka-ispc-cases.js";
+import { atomicKernel, classics, hostileKernel, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
 
 const HOSTILE = ["kernel", "device", "threadgroup", "loopy_local", "uint"] as const;
 
@@ -69,15 +68,7 @@ describe("metal: generated code", () => {
   });
 });
 
-describe.skipIf(!hasGxx)("metal: C++17 syntax check against the MSL declaration header (not a Metal compile)", () => {
-  it("loopy's classics, OCCA examples, atomics and hostile names pass g++ -fsyntax-only", () => {
-    const atomics = (["+", "-", "|", "min", "max", "="] as const).map((op) => atomicKernel(op, "int32"))
-      .concat([atomicKernel("+", "float32"), atomicKernel("^", "uint32", true), atomicKernel("=", "float32")]);
-    syntaxCheck([...classics(), ...oklExamples(), ...atomics, hostileKernel(HOSTILE)], "metal");
-  }, compileBudgetMs(1));
-
-  it("the check fails on code the header does not declare (a misspelled barrier flag)", () => {
-    const broken = { ...SPELLINGS.metal, rewrite: (c: string) => c.replace("mem_flags::mem_threadgroup", "mem_flags::mem_local") };
-    expect(() => syntaxCheck([classics()[1]!], "metal", broken)).toThrow(/mem_local/);
-  }, compileBudgetMs(1));
+syntaxCheckSuite("metal", {
+  against: "the MSL and metal-cpp declaration headers", hostile: HOSTILE, misspell: ["mem_flags::mem_threadgroup", "mem_flags::mem_local"],
+  atomics: [atomicKernel("^", "uint32", true), atomicKernel("=", "float32")],
 });

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import type { AtomicOp, Dtype, Kernel } from "../../src/ir/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
@@ -142,4 +142,37 @@ export function syntaxCheck(ks: readonly Kernel[], target: keyof typeof SPELLING
     expect.fail(`g++ -fsyntax-only failed on ${target} code of ${ks.map((k) => k.name).join(", ")} (${file}):\n${err.stderr?.toString() ?? String(e)}`);
   }
   return file;
+}
+
+/** What a target's syntax-check suite checks beyond loopy's classics and the OCCA examples. */
+export interface SuiteOptions {
+  /** The headers, as the suite's title says them. */
+  readonly against: string;
+  /** Atomic kernels beyond the int32 updates and float32 add every target checks. */
+  readonly atomics: readonly Kernel[];
+  readonly hostile: readonly [string, string, string, string, string];
+  readonly extra?: readonly Kernel[];
+  /** A spelling of the generated code and a misspelling the headers must reject. */
+  readonly misspell: readonly [string, string];
+}
+
+/**
+ * The syntax-check suite of `target`: loopy's classics, the OCCA examples, atomics, `extra` and a
+ * kernel of hostile names pass one g++ -fsyntax-only run; the same check rejects a misspelling
+ * (it can fail).
+ */
+export function syntaxCheckSuite(target: keyof typeof SPELLINGS, o: SuiteOptions): void {
+  describe.skipIf(!hasGxx)(`${target}: C++17 syntax check against ${o.against} (not a ${target} compile)`, () => {
+    it("loopy's classics, OCCA examples, atomics and hostile names pass g++ -fsyntax-only", () => {
+      const atomics = (["+", "-", "&", "min", "max", "="] as const).map((op) => atomicKernel(op, "int32")).concat([atomicKernel("+", "float32"), ...o.atomics]);
+      syntaxCheck([...classics(), ...oklExamples(), ...atomics, ...(o.extra ?? []), hostileKernel(o.hostile)], target);
+    }, compileBudgetMs(1));
+
+    it(`the check fails on code the headers do not declare (${o.misspell[1]})`, () => {
+      const [from, to] = o.misspell;
+      const own = SPELLINGS[target].rewrite ?? ((c: string) => c);
+      const broken = { ...SPELLINGS[target], rewrite: (c: string) => own(c).replaceAll(from, to) };
+      expect(() => syntaxCheck([classics()[1]!, atomicKernel("+", "int32")], target, broken)).toThrow(to);
+    }, compileBudgetMs(1));
+  });
 }

@@ -7,8 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { isReserved } from "../../codegen/names.js";
-import { compileBudgetMs } from "../codegen/compile-helpers.js";
-import { atomicKernel, classics, hasGxx, hostileKernel, oklExamples, SPELLINGS, syntaxCheck } from "./sycl-metal-alpaka-ispc-cases.js";
+import { atomicKernel, classics, hostileKernel, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
 
 const HOSTILE = ["sycl", "loopy_item", "loopy_cgh", "loopy_queue", "template"] as const;
 
@@ -54,15 +53,7 @@ describe("sycl: generated code", () => {
   });
 });
 
-describe.skipIf(!hasGxx)("sycl: C++17 syntax check against the SYCL declaration header (not a SYCL compile)", () => {
-  it("loopy's classics, OCCA examples, atomics and hostile names pass g++ -fsyntax-only", () => {
-    const atomics = (["+", "-", "&", "min", "max", "="] as const).map((op) => atomicKernel(op, "int32"))
-      .concat([atomicKernel("+", "float32"), atomicKernel("min", "float64", true), atomicKernel("^", "uint64", true)]);
-    syntaxCheck([...classics(), ...oklExamples(), ...atomics, hostileKernel(HOSTILE)], "sycl");
-  }, compileBudgetMs(1));
-
-  it("the check fails on code the header does not declare (a misspelled barrier)", () => {
-    const broken = { ...SPELLINGS.sycl, rewrite: (c: string) => c.replace("sycl::group_barrier", "sycl::group_barier") };
-    expect(() => syntaxCheck([classics()[1]!], "sycl", broken)).toThrow(/group_barier/);
-  }, compileBudgetMs(1));
+syntaxCheckSuite("sycl", {
+  against: "the SYCL declaration header", hostile: HOSTILE, misspell: ["sycl::group_barrier", "sycl::group_barier"],
+  atomics: [atomicKernel("min", "float64", true), atomicKernel("^", "uint64", true)],
 });
