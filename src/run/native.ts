@@ -375,6 +375,11 @@ async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<str
       const sizes = launchSizes(dk, params);
       const product = (xs: readonly number[]) => [xs.reduce((p, x) => p * x, 1)];
       const { groups, local } = rt.flat ? { groups: product(sizes.groups), local: product(sizes.local) } : sizes;
+      // CUCL's linearized ids are int32: the 1-D grid may not hold more work-items.
+      if (rt.flat && groups[0]! * local[0]! > 2147483647) {
+        throw new ExecutionError(`${rt.name}: kernel "${info.name}" would launch ${groups[0]} groups of ${local[0]} work-items in one dimension, ` +
+          `more than the 2147483647 its int32 ids can number; run it with smaller sizes, or on the opencl or cuda backend`);
+      }
       // No groups, or work-groups of no work-items (a parametric local size that is 0): nothing runs.
       if (groups.some((g) => g === 0) || local.some((l) => l === 0)) {
         kernelMs.push(0);

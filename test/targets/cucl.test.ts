@@ -166,4 +166,9 @@ describe.skipIf(!opencl.available)("cucl: the OpenCL prelude's code runs on PoCL
     const got = (await nativeBackends.cucl(k, params, {})).outputs.out!;
     expect(Array.from(got as ArrayLike<number>)).toEqual(Array.from({ length: 5 * 158 }, (_, x) => 100 * Math.floor(x / 158) + (x % 158)));
   }, 60_000);
+
+  it("refuses a 1-D launch of more work-items than int32 ids number", async () => {
+    const k = tagInames(makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", "out[i % 2] = 1 {if=i == 0 and j == 0}", ["out: int32[2]", "n, m: int32"], { name: "huge" }), { i: "g.0", j: "g.1" });
+    await expect(nativeBackends.cucl(k, { n: 65536, m: 32768 }, {})).rejects.toThrow(/2147483648 groups of 1 work-items in one dimension, more than the 2147483647/);
+  });
 });
