@@ -25,6 +25,7 @@ import { alpakaHostCode, alpakaTarget } from "./targets/alpaka.js";
 import { ispcHostCode, ispcTarget } from "./targets/ispc.js";
 import { metalHostCode, metalTarget } from "./targets/metal.js";
 import { syclHostCode, syclTarget } from "./targets/sycl.js";
+import { renderWgsl, WGSL_LOWER_OPTIONS } from "./targets/wgsl.js";
 import { withHostCode } from "./host.js";
 import type { GeneratedCode } from "./types.js";
 
@@ -65,6 +66,7 @@ const TARGETS: Readonly<Partial<Record<TargetName, Target>>> = {
   metal: { cpu: false, launched: true, lowerOptions: metalTarget.d.lowerOptions, render: (ks, n) => metalTarget.render(ks, n), hostCode: metalHostCode },
   alpaka: { cpu: false, launched: true, lowerOptions: alpakaTarget.d.lowerOptions, render: (ks, n) => alpakaTarget.render(ks, n), hostCode: alpakaHostCode },
   ispc: { cpu: false, launched: true, lowerOptions: ispcTarget.d.lowerOptions, render: (ks, n) => ispcTarget.render(ks, n), hostCode: ispcHostCode },
+  wgsl: { cpu: false, launched: true, lowerOptions: WGSL_LOWER_OPTIONS, render: (ks, n) => renderWgsl(ks, n) },
 };
 
 /** The names of the targets code can be generated for now. */

@@ -10,9 +10,10 @@ import { allocStorage, layoutOf, prepareArgs, type ArgValue, type ArrayStorage }
 import { compileKernel, type CompiledKernel } from "./interp.js";
 import { runJs } from "./js-backend.js";
 import { nativeBackends, type BackendResult, type NativeRunOptions } from "./native.js";
+import { runWebgpu } from "./webgpu.js";
 
-export const BACKEND_NAMES = ["interp", "js", "c", "openmp", "opencl", "cuda"] as const;
-/** An execution backend: `interp` (the reference, default), `js`, `c`, `openmp`, `opencl`, `cuda`. */
+export const BACKEND_NAMES = ["interp", "js", "c", "openmp", "opencl", "cuda", "webgpu"] as const;
+/** An execution backend: `interp` (the reference, default), `js`, `c`, `openmp`, `opencl`, `cuda`, `webgpu`. */
 export type BackendName = (typeof BACKEND_NAMES)[number];
 
 export interface RunOptions extends NativeRunOptions {
@@ -114,6 +115,7 @@ const BACKENDS: Readonly<Record<BackendName, Backend>> = {
   openmp: backend("openmp", (k, args, opts = {}) => nativeBackends.openmp(k, args, opts)),
   opencl: backend("opencl", (k, args, opts = {}) => nativeBackends.opencl(k, args, opts)),
   cuda: backend("cuda", (k, args, opts = {}) => nativeBackends.cuda(k, args, opts)),
+  webgpu: backend("webgpu", (k, args, opts = {}) => runWebgpu(k, args, opts)),
 };
 
 /** The backend called `name`, or a BackendUnavailableError saying why there is none. `getBackend("interp").name === "interp"` */
