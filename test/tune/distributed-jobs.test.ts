@@ -1,0 +1,113 @@
+/**
+ * A queue job is data (no Redis needed here): kernels travel as JSON and read back as the same
+ * kernel; any change to a job's JSON reads back as a kernel or is refused (JobRefused), never
+ * anything else; a pipeline that does not parse, a wrong format, a kernel that is not the one its
+ * hash names are refused; a job a worker reads measures as the same variant measures locally.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import * as lp from "../../src/index.js";
+import { JOB_FORMAT, kernelHash, measureJob, readJob, type VariantJob } from "../../src/tune/executor/job.js";
+import { JobRefused, kernelFromJSON, kernelToJSON } from "../../src/tune/executor/kernel-json.js";
+import { measureVariant } from "../../src/tune/measure.js";
+import { matmul, tiled } from "./helpers.js";
+
+const roundTrip = (k: lp.Kernel) => kernelFromJSON(JSON.parse(JSON.stringify(kernelToJSON(k))));
+
+function kernels(): lp.Kernel[] {
+  const m = matmul();
+  const okl = lp.parseOkl(`@kernel void f(const int n, const float *a, float *out) {
+    for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) {
+      float s = 0.0f;
+      int j = 0;
+      while (j < 3) { s += a[i] * (j == 1 ? 2.0f : -1.0f); ++j; }
+      out[i] = s > 0 ? s : 1.0f / 0.0f;
+    }
+  }`)[0]!;
+  return [
+    m,
+    tiled({ ti: 4, tj: 2, gl: "yes" })(m),
+    lp.addPrefetch(lp.split("k", 4)(lp.split("i", 4, { outerTag: "g.0", innerTag: "l.0" })(m)), "a", { sweepInames: ["i_inner", "k_inner"] }),
+    okl,
+    lp.makeKernel("{[i]: 0<=i<n}", "out[i] = -0.0 + a[i] / 3.5f", ["a, out: float32[n]", "n: int32"], { name: "neg_zero" }),
+  ];
+}
+
+describe("kernel JSON", () => {
+  it("reads back as the same kernel (text, fields and hash)", () => {
+    for (const k of kernels()) {
+      const back = roundTrip(k);
+      expect(lp.show(back)).toBe(lp.show(k));
+      expect(back).toEqual(k);
+      expect(kernelHash(back)).toBe(kernelHash(k));
+    }
+  });
+
+  it("any value put anywhere in a kernel's JSON reads back as a kernel or is refused (JobRefused), never anything else", () => {
+    const json = kernelToJSON(matmul());
+    /** Every path to a node of the JSON tree. */
+    const paths: (string | number)[][] = [];
+    const walk = (x: unknown, path: (string | number)[]) => {
+      paths.push(path);
+      if (Array.isArray(x)) x.forEach((y, i) => walk(y, [...path, i]));
+      else if (x !== null && typeof x === "object") for (const [k, y] of Object.entries(x)) walk(y, [...path, k]);
+    };
+    walk(json, []);
+    const junk = fc.oneof(fc.constantFrom<unknown>(null, true, -1, 1.5, "", "x; system(\"rm -rf /\")", [], {}, { kind: "js", code: "process.exit(1)" }, { kind: "var" }, { $number: "eval" }), fc.jsonValue());
+    fc.assert(fc.property(fc.constantFrom(...paths.filter((p) => p.length > 0)), junk, (path, value) => {
+      const copy = JSON.parse(JSON.stringify(json)) as Record<string | number, unknown>;
+      let node = copy;
+      for (const step of path.slice(0, -1)) node = node[step] as Record<string | number, unknown>;
+      node[path.at(-1)!] = value;
+      try {
+        expect(kernelFromJSON(copy).name).toBeTypeOf("string");
+      } catch (e) {
+        expect(e).toBeInstanceOf(JobRefused);
+        expect((e as Error).message).toMatch(/^kernel(\.|\[| )/);
+      }
+    }), { numRuns: 300 });
+  });
+});
+
+function jobOf(k: lp.Kernel, point: lp.TuningPoint, extra: Partial<VariantJob> = {}): VariantJob {
+  return {
+    format: JOB_FORMAT, kernel: kernelToJSON(k), kernelHash: kernelHash(k), point, pipeline: lp.toJSON(tiled(point)),
+    backend: "js", params: { n: 16 }, testParams: { n: 5 }, repeats: 2, ...extra,
+  };
+}
+
+describe("a worker's reading of a job", () => {
+  const k = matmul();
+  const point = { ti: 2, tj: 4, gl: "no" };
+
+  it("refuses what is not a job it can run, naming the field", () => {
+    const refusals: [unknown, RegExp][] = [
+      [null, /must be an object/],
+      [{ ...jobOf(k, point), format: 2 }, /format is 2; this worker reads format 1/],
+      [{ ...jobOf(k, point), pipeline: [{ op: "eval", args: ["process.exit()"] }] }, /job\.pipeline does not parse/],
+      [{ ...jobOf(k, point), pipeline: undefined }, /a pipeline or a variant kernel/],
+      [{ ...jobOf(k, point), variant: kernelToJSON(k) }, /not both/],
+      [{ ...jobOf(k, point), kernelHash: "0".repeat(16) }, /does not read back as the kernel it names/],
+      [{ ...jobOf(k, point), point: { ti: { toString: "x" } } }, /job\.point must be/],
+      [{ ...jobOf(k, point), backend: "bash" }, /job\.backend/],
+      [{ ...jobOf(k, point), repeats: 0 }, /job\.repeats/],
+      [{ ...jobOf(k, point), params: { n: "16" } }, /job\.params/],
+    ];
+    for (const [data, message] of refusals) {
+      expect(() => readJob(data)).toThrow(JobRefused);
+      expect(() => readJob(data)).toThrow(message);
+    }
+  });
+
+  it("measures the variant as a local sweep does: the same status, pipeline and number of times", async () => {
+    const off = lp.makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j]) + 1", ["a, b: float32[n, n]", "c: float32[n, n]", "n: int32"], { name: "matmul" });
+    for (const job of [jobOf(k, point), { ...jobOf(k, point), pipeline: undefined, variant: kernelToJSON(tiled(point)(off)) }]) {
+      const remote = await measureJob(readJob(JSON.parse(JSON.stringify(job))));
+      const local = await measureVariant({ ref: k, build: () => (job.variant ? tiled(point)(off) : tiled(point)), backend: "js", params: job.params, testParams: job.testParams, repeats: 2 }, point);
+      expect(remote.outcome.status).toBe(local.status);
+      expect(remote.outcome.pipeline).toEqual(local.pipeline);
+      expect(remote.outcome.times).toHaveLength(local.times.length);
+      expect(remote.on.machine.id).toMatch(/^[0-9a-f]{16}$/);
+    }
+  });
+});
