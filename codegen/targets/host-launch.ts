@@ -28,11 +28,12 @@ export interface HostSpelling {
   readonly loopType?: string;
 }
 
-/** Every argument of the kernels, once each, in order of first use, with its printed name. */
-export function hostArgs(lowered: readonly LoweredKernel[], names: NameAllocator): { arg: LoweredArg; name: string }[] {
+/** Every argument of the kernels but the host inames (the host loops' own), once each, in order of first use, with its printed name. */
+export function hostArgs(lowered: readonly LoweredKernel[], names: NameAllocator, hostInames: ReadonlySet<string> = new Set()): { arg: LoweredArg; name: string }[] {
   const seen = new Map<string, { arg: LoweredArg; name: string }>();
   for (const lk of lowered) {
     for (const a of lk.args) {
+      if (hostInames.has(a.name)) continue;
       const had = seen.get(a.name);
       if (!had) seen.set(a.name, { arg: a, name: names.user(a.name) });
       else if (a.written && !had.arg.written) seen.set(a.name, { arg: a, name: had.name });
@@ -57,7 +58,7 @@ export function hostFunction(s: Schedule, code: GeneratedCode, lowered: readonly
     if (!m) return [`  ${print(h.loopType ? l.replace(/^(\s*)for \(int /, `$1for (${h.loopType} `) : l)}`];
     return h.launch(printed[Number(m[2])]!, Number(m[2])).map((x) => `  ${m[1]}${x}`);
   });
-  const params = hostArgs(lowered, names).map(({ arg, name }) => h.param(arg, name));
+  const params = hostArgs(lowered, names, new Set(s.deviceKernels.flatMap((dk) => dk.hostInames ?? []))).map(({ arg, name }) => h.param(arg, name));
   return [...defines, h.head(params), "{", ...(h.prologue ?? []).map((l) => `  ${l}`), ...lines, "}", ""].join("\n");
 }
 

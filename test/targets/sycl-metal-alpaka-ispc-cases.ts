@@ -51,6 +51,17 @@ export function classics(): Kernel[] {
   return [vecadd, matmul, reduction, stencil];
 }
 
+/** Two device kernels between global barriers inside a sequential loop: the host function loops around the launches (loopy's host code example). */
+export function hostLoops(): Kernel {
+  return splitIname(makeKernel("{ [i,k]: 0<=i<n and 0<=k<3 }", `
+  for i, k
+    ... gbarrier
+    c[k,i] = a[k, i + 1]
+    ... gbarrier
+    out[k,i] = c[k,i]
+  end`, ["a: float32[3, n+1]", "c, out: float32[3, n]", "n: int32"], { seqDependencies: true, name: "knl" }), "i", 128, { outerTag: "g.0", innerTag: "l.0" });
+}
+
 /** OCCA examples from the OKL corpus (vector add, shared-memory and atomic reductions, powers of pi, a device function). */
 export const OKL_EXAMPLES: readonly { readonly rel: string; readonly defines?: Readonly<Record<string, number>> }[] = [
   { rel: "occa/examples/cpp/01_add_vectors/addVectors.okl" },
@@ -163,9 +174,9 @@ export interface SuiteOptions {
  */
 export function syntaxCheckSuite(target: keyof typeof SPELLINGS, o: SuiteOptions): void {
   describe.skipIf(!hasGxx)(`${target}: C++17 syntax check against ${o.against} (not a ${target} compile)`, () => {
-    it("loopy's classics, OCCA examples, atomics and hostile names pass g++ -fsyntax-only", () => {
+    it("loopy's classics, host loops, OCCA examples, atomics and hostile names pass g++ -fsyntax-only", () => {
       const atomics = (["+", "-", "&", "min", "max", "="] as const).map((op) => atomicKernel(op, "int32")).concat([atomicKernel("+", "float32"), ...o.atomics]);
-      syntaxCheck([...classics(), ...oklExamples(), ...atomics, ...(o.extra ?? []), hostileKernel(o.hostile)], target);
+      syntaxCheck([...classics(), hostLoops(), ...oklExamples(), ...atomics, ...(o.extra ?? []), hostileKernel(o.hostile)], target);
     }, compileBudgetMs(1));
 
     it(`the check fails on code the headers do not declare (${o.misspell[1]})`, () => {

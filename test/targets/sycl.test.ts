@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { isReserved } from "../../codegen/names.js";
-import { atomicKernel, classics, hostileKernel, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
+import { atomicKernel, classics, hostileKernel, hostLoops, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
 
 const HOSTILE = ["sycl", "loopy_item", "loopy_cgh", "loopy_queue", "template"] as const;
 
@@ -21,6 +21,20 @@ describe("sycl: generated code", () => {
     expect(code.deviceCode).toContain("((int) loopy_item.get_group(2))");
     expect(code.deviceCode).toContain("((int) loopy_item.get_local_id(2))");
     expect(code.hostCode).toContain("vecadd(loopy_queue, a, b, out, n).wait();");
+  });
+
+  it("global barriers inside a sequential loop: the host function loops around the submissions; the host iname is no parameter of it", () => {
+    expect(generateCode(hostLoops(), "sycl").hostCode).toBe([
+      "void knl_host(sycl::queue &loopy_queue, float const *a, float *c, int n, float *out)",
+      "{",
+      "  for (int k = 0; k <= 2; ++k)",
+      "  {",
+      "    knl(loopy_queue, a, c, n, k).wait();",
+      "    knl_0(loopy_queue, c, out, n, k).wait();",
+      "  }",
+      "}",
+      "",
+    ].join("\n"));
   });
 
   it("local temporaries are local_accessors of the command group; each barrier a group_barrier", () => {
