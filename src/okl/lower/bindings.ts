@@ -67,7 +67,11 @@ export class Scope {
   private readonly vars = new Map<string, Binding>();
   constructor(readonly parent?: Scope) {}
   get(n: string): Binding | undefined {
-    return this.vars.get(n) ?? this.parent?.get(n);
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const b = s.vars.get(n);
+      if (b !== undefined) return b;
+    }
+    return undefined;
   }
   set(n: string, b: Binding): void {
     this.vars.set(n, b);

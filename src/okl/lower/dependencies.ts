@@ -12,6 +12,9 @@ import type { Ctx } from "./bindings.js";
 import { affineGuards } from "./loop-rows.js";
 import type { FlatAccess } from "./shapes.js";
 
+/** The empty list every instruction without tags, groups or predicates shares. */
+const NONE: readonly never[] = Object.freeze([]);
+
 export class InstructionLog {
   readonly insns: Instruction[] = [];
   private readonly lastWriter = new Map<string, string>();
@@ -33,31 +36,53 @@ export class InstructionLog {
   assign(id: string, lhs: Expr, rhs: Expr, ctx: Ctx, atomic: boolean, boundTemps: ReadonlyMap<string, readonly string[]>): void {
     const target = assigneeName(lhs);
     const reads = new Set<string>();
-    const note = (e: Expr, write: boolean) => {
-      walkExpr(e, (n) => {
-        if (n.kind === "var") reads.add(n.name);
-        if (n.kind === "subscript" && !(write && n === lhs)) reads.add(n.array);
-      });
-      // Each access with the conditions C evaluates it under (the instruction's predicates, and
-      // the selects, && and || around it): its footprint is where it runs.
-      for (const { node: n, guards } of guardedSubscripts(e, ctx.preds)) {
-        if (n.kind !== "subscript" || !this.arrayArgs.has(n.array)) continue;
-        (write && n === lhs ? this.written : this.read).add(n.array);
-        const list = this.accesses.get(n.array) ?? [];
-        list.push({ index: n.indices[0]!, within: ctx.within, guards: affineGuards(guards) });
-        this.accesses.set(n.array, list);
-      }
-    };
-    note(lhs, true);
-    note(rhs, false);
-    for (const p of ctx.preds) note(p, false);
+    this.note(lhs, true, lhs, reads, ctx);
+    this.note(rhs, false, lhs, reads, ctx);
+    for (const p of ctx.preds) this.note(p, false, lhs, reads, ctx);
     if (atomic) reads.add(target);
     // A loop bounded by a trip-count temporary reads it (its domain's parameter).
     for (const i of ctx.within) for (const t of boundTemps.get(i) ?? []) reads.add(t);
     this.insns.push({
-      ...insnDefaults(id), kind: "assign", lhs, rhs, atomicity: atomic ? "update" : "none",
-      withinInames: [...ctx.within].sort(), dependsOn: this.link(id, reads, new Set([target])), predicates: [...ctx.preds],
+      kind: "assign", id, lhs, rhs, atomicity: atomic ? "update" : "none",
+      withinInames: this.sorted(ctx.within), dependsOn: this.link(id, reads, new Set([target])), predicates: this.frozen(ctx.preds),
+      noSyncWith: NONE, priority: 0, tags: NONE, groups: NONE, conflictsWithGroups: NONE,
     });
+  }
+
+  /**
+   * Lists shared by the instructions of one statement list: the sorted inames of a `within` list
+   * and a frozen copy of a predicate list, made once per list (a kernel of thousands of statements
+   * under the same loops allocates, and its record freezes, one of each).
+   */
+  private readonly sortedWithin = new WeakMap<readonly string[], readonly string[]>();
+  private readonly frozenPreds = new WeakMap<readonly Expr[], readonly Expr[]>();
+  private sorted(within: readonly string[]): readonly string[] {
+    let s = this.sortedWithin.get(within);
+    if (!s) this.sortedWithin.set(within, (s = Object.freeze([...within].sort())));
+    return s;
+  }
+  private frozen(preds: readonly Expr[]): readonly Expr[] {
+    if (preds.length === 0) return NONE as readonly Expr[];
+    let s = this.frozenPreds.get(preds);
+    if (!s) this.frozenPreds.set(preds, (s = Object.freeze([...preds])));
+    return s;
+  }
+
+  /** The names `e` reads (into `reads`), and its accesses of array arguments with the conditions C evaluates them under. */
+  private note(e: Expr, write: boolean, lhs: Expr, reads: Set<string>, ctx: Ctx): void {
+    walkExpr(e, (n) => {
+      if (n.kind === "var") reads.add(n.name);
+      if (n.kind === "subscript" && !(write && n === lhs)) reads.add(n.array);
+    });
+    // Each access with the conditions C evaluates it under (the instruction's predicates, and
+    // the selects, && and || around it): its footprint is where it runs.
+    for (const { node: n, guards } of guardedSubscripts(e, ctx.preds)) {
+      if (n.kind !== "subscript" || !this.arrayArgs.has(n.array)) continue;
+      (write && n === lhs ? this.written : this.read).add(n.array);
+      const list = this.accesses.get(n.array) ?? [];
+      list.push({ index: n.indices[0]!, within: ctx.within, guards: affineGuards(guards) });
+      this.accesses.set(n.array, list);
+    }
   }
 
   /**

@@ -121,33 +121,33 @@ export class ExprLowering implements ExprLowerer {
    * rooted at a struct array or local: `a[i]`, `a[i].re`, `p->x`, `*p`, `v.m[k]`, `mat(i, j).x` (@dim).
    */
   structPlace(e: A.Expr, ctx: Ctx): StructPlace | undefined {
-    const fail = (m: string): never => this.fail(m, e.pos);
+    // No closure per call: this runs on every name and subscript of every statement.
     switch (e.kind) {
       case "ident": {
-        const b = usable(ctx.scope.get(e.name), fail);
+        const b = usable(ctx.scope.get(e.name), (m) => this.fail(m, e.pos));
         if (b?.kind === "array" && b.struct) return structVariable(b.name, b.struct, 1, b.offset);
         if (b?.kind === "temp" && b.struct) return structVariable(b.name, b.struct, b.rank, b.offset);
         return undefined;
       }
       case "index": {
         const p = this.structPlace(e.target, ctx);
-        return p && placeIndex(p, this.expr(e.index, ctx), fail);
+        return p && placeIndex(p, this.expr(e.index, ctx), (m) => this.fail(m, e.pos));
       }
       case "member": {
         const f = this.byValueField(e, ctx);
         if (f?.kind === "array" && f.struct) return structVariable(f.name, f.struct, 1, f.offset);
         if (f) return undefined;
         const p = this.structPlace(e.target, ctx);
-        return p && placeMember(e.arrow ? placeIndex(p, c(0), fail) : p, e.name, fail); // p->f is p[0].f
+        return p && placeMember(e.arrow ? placeIndex(p, c(0), (m) => this.fail(m, e.pos)) : p, e.name, (m) => this.fail(m, e.pos)); // p->f is p[0].f
       }
       case "unary": {
         const p = e.op === "*" ? this.structPlace(e.operand, ctx) : undefined;
-        return p && placeIndex(p, c(0), fail);
+        return p && placeIndex(p, c(0), (m) => this.fail(m, e.pos));
       }
       case "call": {
         const b = e.callee.kind === "ident" ? ctx.scope.get(e.callee.name) : undefined;
         if (b?.kind !== "array" || !b.struct || !b.dim) return undefined;
-        return placeIndex(structVariable(b.name, b.struct, 1), this.dimIndex(b.dim, e, ctx), fail);
+        return placeIndex(structVariable(b.name, b.struct, 1), this.dimIndex(b.dim, e, ctx), (m) => this.fail(m, e.pos));
       }
       default: return undefined;
     }
@@ -284,15 +284,14 @@ export class ExprLowering implements ExprLowerer {
       if (indices.length !== b.extents.length) this.fail(`array field "${b.name}" has ${b.extents.length} dimension(s), subscripted with ${indices.length}`, pos);
       return { kind: "subscript", array: b.name, indices: [rowMajorIndex(indices, b.extents)] };
     }
-    const at = (off: Expr | undefined, i: Expr): Expr => (off ? { kind: "arith", op: "+", left: off, right: i } : i);
     if (b?.kind === "records") this.fail(`"${label}" holds structs "${b.struct}" (fields ${[...b.fields.keys()].join(", ")}); only their fields can be read and written (${b.name}[i].${[...b.fields.keys()][0]})`, pos);
     if ((b?.kind === "array" || b?.kind === "temp") && b.struct) this.fail(`"${label}" is an array of struct "${b.struct.name}"; only its elements' fields can be read`, pos);
     if (b?.kind === "array") {
       if (indices.length > 1) this.fail(`pointer argument "${label}" takes one subscript (it is a flat array)`, pos);
-      return { kind: "subscript", array: b.name, indices: [at(b.offset, indices[0] ?? c(0))] };
+      return { kind: "subscript", array: b.name, indices: [offsetBy(b.offset, indices[0] ?? c(0))] };
     }
     if (b?.kind === "temp") {
-      if (b.offset && indices.length <= 1) return { kind: "subscript", array: b.name, indices: [at(b.offset, indices[0] ?? c(0))] };
+      if (b.offset && indices.length <= 1) return { kind: "subscript", array: b.name, indices: [offsetBy(b.offset, indices[0] ?? c(0))] };
       if (indices.length !== b.rank) this.fail(`array "${label}" has ${b.rank} dimension(s), subscripted with ${indices.length}`, pos);
       return { kind: "subscript", array: b.name, indices };
     }
@@ -313,13 +312,12 @@ export class ExprLowering implements ExprLowerer {
       if (scalar) return scalar;
     }
     const b = ctx.scope.get(name);
-    const args = () => e.args.map((a) => this.expr(a, ctx));
     if (b?.kind === "array" && b.dim) return { kind: "subscript", array: b.name, indices: [this.dimIndex(b.dim, e, ctx)] };
     // A variable that cannot be used here (a local pointer not yet assigned, ...): its reason, not "unknown function".
     if (b?.kind === "absent" && !this.file.functions.has(name)) return this.fail(b.reason, e.pos);
     const helper = /^loopy_(floor_div|mod|min|max|fmod)_[a-z0-9]+$/.exec(name);
     if (helper) {
-      const [x, y] = args();
+      const [x, y] = this.args(e, ctx);
       if (helper[1] === "floor_div") return { kind: "arith", op: "//", left: x!, right: y! };
       if (helper[1] === "mod" || helper[1] === "fmod") return { kind: "arith", op: "%", left: x!, right: y! };
       return { kind: "call", fn: helper[1]!, args: [x!, y!] };
@@ -327,21 +325,25 @@ export class ExprLowering implements ExprLowerer {
     if (name === "isnan") {
       // NaN is the one value that is not equal to itself.
       if (e.args.length !== 1) this.fail("isnan takes one argument", e.pos);
-      const [x] = args();
+      const [x] = this.args(e, ctx);
       return { kind: "compare", op: "!=", left: x!, right: x! };
     }
     if (name === "okl_exp10f" || name === "exp10f" || name === "__exp10f" || name === "exp10") {
       // OCCA's okl_exp10f is CUDA's exp10f: 10^x, which is pow(10, x) in the instruction language.
-      const [x] = args();
+      const [x] = this.args(e, ctx);
       if (e.args.length !== 1) this.fail(`${name} takes one argument`, e.pos);
       return { kind: "call", fn: "pow", args: [name === "exp10" ? c(10, undefined, true) : c(10, "float32", true), x!] };
     }
     const fn = MATH[name];
-    if (fn) return { kind: "call", fn, args: args() };
-    if (this.file.rule(name, (x, scope) => this.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: args() };
+    if (fn) return { kind: "call", fn, args: this.args(e, ctx) };
+    if (this.file.rule(name, (x, scope) => this.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: this.args(e, ctx) };
     const f = this.file.functions.get(name);
     if (f) return ctx.stmtCall && !expressionInlinable(f) ? ctx.stmtCall(f, e, ctx) : inlineCall(this, f, e, ctx);
     return this.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);
+  }
+
+  private args(e: A.Call, ctx: Ctx): Expr[] {
+    return e.args.map((a) => this.expr(a, ctx));
   }
 
   /** OCCA's `length(v)`, `dot(a, b)` and scalar `clamp(x, lo, hi)`, or undefined for other calls. */
@@ -381,4 +383,9 @@ export class ExprLowering implements ExprLowerer {
     }
     return lin;
   }
+}
+
+/** `off + i`, or `i` without an offset. */
+function offsetBy(off: Expr | undefined, i: Expr): Expr {
+  return off ? { kind: "arith", op: "+", left: off, right: i } : i;
 }

@@ -141,7 +141,6 @@ export abstract class StatementLowering extends PointerLowering {
     const auto = s.spec.base.kind === "named" && s.spec.base.name === "auto";
     const lookup = auto ? undefined : this.file.structs.resolve(s.spec);
     const record = lookup && "reason" in lookup ? this.file.structs.recordFields(s.spec) : undefined;
-    const scalarRecord = (d: A.Declarator) => d.pointers.length + d.arrayDims.length === 0 && !d.okl.shared;
     if (record && s.declarators.every((d) => scalarRecord(d) || d.pointers.length === 1 || (d.pointers.length === 0 && d.arrayDims.length === 1))) {
       for (const d of s.declarators) {
         if (scalarRecord(d)) this.recordLocal(record, d, ctx);
@@ -395,4 +394,9 @@ export abstract class StatementLowering extends PointerLowering {
     this.stmt(s.then, { ...ctx, scope: new Scope(ctx.scope), preds: [...ctx.preds, cond] });
     if (s.else) this.stmt(s.else, { ...ctx, scope: new Scope(ctx.scope), preds: [...ctx.preds, { kind: "not", operand: cond }] });
   }
+}
+
+/** A declarator of one struct value (no pointer, no array, not @shared): a record local when the struct mixes field types. */
+function scalarRecord(d: A.Declarator): boolean {
+  return d.pointers.length + d.arrayDims.length === 0 && !d.okl.shared;
 }

@@ -97,8 +97,13 @@ export class MacroExpander {
       }
       for (let k = repl.length - 1; k >= 0; k--) {
         const r = repl[k]!;
-        const h = new Set(r.hide ?? []);
-        for (const x of hide) h.add(x);
+        // Tokens of the macro's body share the invocation's hide set (never mutated once made).
+        let h: ReadonlySet<string> = hide;
+        if (r.hide !== undefined && r.hide.size > 0) {
+          const u = new Set(r.hide);
+          for (const x of hide) u.add(x);
+          h = u;
+        }
         pending.push({ ...r, hide: h });
       }
     }

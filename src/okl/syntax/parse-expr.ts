@@ -8,11 +8,10 @@ import type { Tok } from "./lexer.js";
 import type { OklError } from "../../errors.js";
 
 /** Binding power of each binary operator (higher binds tighter). */
-const BINARY: Readonly<Record<string, number>> = {
+const BINARY: ReadonlyMap<string, number> = new Map(Object.entries({
   "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
   "<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
-};
-Object.setPrototypeOf(BINARY, null);
+}));
 const ASSIGN = new Set(["=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="]);
 const UNARY = new Set(["-", "+", "!", "~", "*", "&", "++", "--"]);
 
@@ -141,7 +140,7 @@ export class ExprParser {
     let left = this.parseUnary();
     for (;;) {
       const t = this.peek();
-      const prec = t.type === "punct" ? BINARY[t.text] : undefined;
+      const prec = t.type === "punct" ? BINARY.get(t.text) : undefined;
       if (prec === undefined || prec < minPrec) return left;
       this.next();
       const right = this.parseBinary(prec + 1);
