@@ -145,6 +145,7 @@ function shapesOf(s: Schedule | undefined): Shapes {
 
 /** The product of launch sizes as one C expression (`1` for none). */
 function product(sizes: readonly string[]): string {
+  if (sizes.length === 1) return sizes[0]!;
   const nums = sizes.filter((x) => /^\d+$/.test(x)).reduce((p, x) => p * Number(x), 1);
   const rest = sizes.filter((x) => !/^\d+$/.test(x)).map(operand);
   return [...(nums !== 1 || rest.length === 0 ? [String(nums)] : []), ...rest].join(" * ");
