@@ -153,7 +153,12 @@ export class WgslExprPrinter {
   ex(e: Ex, guard?: string): Typed {
     switch (e.k) {
       case "var": return { c: this.s.atomics.has(e.name) ? `atomicLoad(&${e.name})` : e.name, t: this.s.varType(e.name) };
-      case "lit": return literal(e.value, wtypeOf(e.dtype, "a literal"));
+      case "lit": {
+        const t = wtypeOf(e.dtype, "a literal");
+        // WGSL has no infinite or NaN constants: their bits, made a run-time value.
+        if (t === "f32" && !Number.isFinite(e.value)) return { c: literal(e.value, t).c.replace(/\((0x[0-9a-f]+u)\)/, (_, bits: string) => `(${this.runtime({ c: bits, t: "u32", k: true }).c})`), t };
+        return literal(e.value, t);
+      }
       case "hw": return { c: `i32(${e.tag === "g" ? GROUP_ID : LOCAL_ID}.${XYZ[e.axis]})`, t: "i32" };
       case "load": {
         const el = `${e.array}[${this.index(e.index, guard)}]`;

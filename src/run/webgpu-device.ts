@@ -9,6 +9,7 @@
  * do not depend on the optional package.
  */
 import { existsSync, readdirSync } from "node:fs";
+import { isMainThread } from "node:worker_threads";
 import { BackendUnavailableError } from "../errors.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the WebGPU descriptors are plain objects checked by Dawn. */
@@ -90,11 +91,17 @@ function systemDriver(): boolean {
   });
 }
 
-/** Point the Vulkan loader at SwiftShader, unless the user chose a driver or the system has one. */
-function chooseDriver(): void {
+/**
+ * Point the Vulkan loader at SwiftShader, unless the user chose a driver or the system has one.
+ * Returns a note for a refusal where this cannot work: a worker thread's `process.env` is its own
+ * copy, which native code (the Vulkan loader) never sees.
+ */
+function chooseDriver(): string {
   if (process.env.VK_ICD_FILENAMES === undefined && process.env.VK_DRIVER_FILES === undefined && !systemDriver() && existsSync(SWIFTSHADER_ICD)) {
     process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
+    if (!isMainThread) return ` (Loom runs in a worker thread here, whose environment does not reach the Vulkan loader: set VK_ICD_FILENAMES=${SWIFTSHADER_ICD} before node starts)`;
   }
+  return "";
 }
 
 interface DawnModule {
@@ -116,7 +123,7 @@ const WANTED_LIMITS = [
 let opening: Promise<WebgpuContext> | undefined;
 
 async function open(): Promise<WebgpuContext> {
-  chooseDriver();
+  const note = chooseDriver();
   let dawn: DawnModule;
   try {
     // A name in a variable: the optional package is resolved at run time only.
@@ -132,7 +139,7 @@ async function open(): Promise<WebgpuContext> {
   if (!adapter) {
     const loader = ["/usr/lib/x86_64-linux-gnu/libvulkan.so.1", "/usr/lib/aarch64-linux-gnu/libvulkan.so.1", "/usr/lib/libvulkan.so.1"].some(existsSync);
     const why = !loader ? "the Vulkan loader libvulkan.so.1 is not installed" : `no Vulkan driver answered (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? "unset"})`;
-    throw new BackendUnavailableError(`Dawn found no WebGPU adapter: ${why}; ${WEBGPU_INSTALL}`);
+    throw new BackendUnavailableError(`Dawn found no WebGPU adapter: ${why}${note}; ${WEBGPU_INSTALL}`);
   }
   const requiredLimits: Record<string, number> = {};
   for (const l of WANTED_LIMITS) if (typeof adapter.limits[l] === "number") requiredLimits[l] = adapter.limits[l]!;
