@@ -8,7 +8,7 @@
  * each output equal to a reference written here.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -95,6 +95,7 @@ describe.skipIf(!hasGxx)("ispc: l.1/l.2 loops split at barriers compute what the
     writeFileSync(file, SPELLINGS.ispc.rewrite!(launchLoops(["#define LOOPY_ISPC_RUN", SPELLINGS.ispc.include, "#include <cstdio>", ...parts, main].join("\n"))));
     execFileSync("g++", ["-std=c++17", "-O0", "-w", "-I", HEADERS, file, "-o", join(dir, "run")], { stdio: "pipe", timeout: compileBudgetMs(1) });
     const lines = execFileSync(join(dir, "run"), { encoding: "utf8" }).trim().split("\n");
+    rmSync(dir, { recursive: true, force: true });
     expect(lines.length).toBe(cases.length);
     cases.forEach((c, n) => {
       const got = lines[n]!.split(" ").slice(2).map(Number);

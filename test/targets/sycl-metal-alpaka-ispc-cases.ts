@@ -7,7 +7,7 @@
  * here: this checks syntax and types against the APIs as declared, it runs nothing.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -134,10 +134,11 @@ export const SPELLINGS: Readonly<Record<"sycl" | "metal" | "alpaka" | "ispc", Ch
 /**
  * Device and host code of each kernel on `target`, each in a namespace of its own in one
  * translation unit (the headers parsed once), checked by `g++ -std=c++17 -fsyntax-only`; a
- * compiler error fails the test with its message. Returns the file.
+ * compiler error fails the test with its message (the file kept to read).
  */
-export function syntaxCheck(ks: readonly Kernel[], target: keyof typeof SPELLINGS, spelling: CheckSpelling = SPELLINGS[target]): string {
-  const file = join(mkdtempSync(join(tmpdir(), `loom-${target}-`)), `${target}.cpp`);
+export function syntaxCheck(ks: readonly Kernel[], target: keyof typeof SPELLINGS, spelling: CheckSpelling = SPELLINGS[target]): void {
+  const dir = mkdtempSync(join(tmpdir(), `loom-${target}-`));
+  const file = join(dir, `${target}.cpp`);
   const rewrite = spelling.rewrite ?? ((x: string) => x);
   const parts = ks.map((k, n) => {
     const code = generateCode(k, target);
@@ -152,7 +153,8 @@ export function syntaxCheck(ks: readonly Kernel[], target: keyof typeof SPELLING
     const err = e as { stderr?: Buffer };
     expect.fail(`g++ -fsyntax-only failed on ${target} code of ${ks.map((k) => k.name).join(", ")} (${file}):\n${err.stderr?.toString() ?? String(e)}`);
   }
-  return file;
+  // Kept where the check failed, to read.
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** What a target's syntax-check suite checks beyond loopy's classics and the OCCA examples. */
