@@ -147,6 +147,11 @@ async function pipelineFor(ctx: WebgpuContext, plan: Plan, c: Compiled, x: numbe
     entries.push({ binding: a.binding, visibility: ctx.computeStage, buffer: { type: a.access === "read" ? "read-only-storage" : "storage" } });
   }
   if (lay.errBinding !== undefined) entries.push({ binding: lay.errBinding, visibility: ctx.computeStage, buffer: { type: "storage" } });
+  const most = ctx.device.limits.maxStorageBuffersPerShaderStage ?? 8;
+  if (entries.length > most) {
+    throw new ExecutionError(`webgpu: kernel "${info.name}" binds ${entries.length} storage buffers (its arrays${lay.errBinding !== undefined ? " and the trap buffer" : ""}), ` +
+      `more than the device ${ctx.adapter} allows a shader (maxStorageBuffersPerShaderStage ${most}); split the kernel or run it on another backend`);
+  }
   const argsBinding = lay.kernels[x]!.argsBinding;
   if (argsBinding !== undefined) entries.push({ binding: argsBinding, visibility: ctx.computeStage, buffer: { type: "uniform" } });
   p = await scoped(ctx, `the pipeline of kernel "${info.name}"`, () => {
