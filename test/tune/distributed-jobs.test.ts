@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
+import { main } from "../../src/cli.js";
 import { JOB_FORMAT, kernelHash, measureJob, readJob, type VariantJob } from "../../src/tune/executor/job.js";
 import { JobRefused, kernelFromJSON, kernelToJSON } from "../../src/tune/executor/kernel-json.js";
 import { measureVariant } from "../../src/tune/measure.js";
@@ -109,5 +110,27 @@ describe("a worker's reading of a job", () => {
       expect(remote.outcome.times).toHaveLength(local.times.length);
       expect(remote.on.machine.id).toMatch(/^[0-9a-f]{16}$/);
     }
+  });
+});
+
+describe("loom worker's command line", () => {
+  const run = async (argv: string[]) => {
+    let out = "";
+    let err = "";
+    const code = await main(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+    return { code, out, err };
+  };
+
+  it("says what is missing or wrong, exit 1", async () => {
+    expect(await run(["worker"])).toMatchObject({ code: 1, err: expect.stringContaining("worker: missing --connection URL") });
+    expect(await run(["worker", "--connection", "redis://x", "--concurrency", "0"])).toMatchObject({ code: 1, err: expect.stringContaining("--concurrency needs an integer of at least 1") });
+    expect(await run(["worker", "--connection", "ftp://x"])).toMatchObject({ code: 1, err: expect.stringContaining("must be a Redis URL") });
+    expect(await run(["worker", "--connection", "redis://x", "--backend", "fortran"])).toMatchObject({ code: 1, err: expect.stringContaining("fortran") });
+  });
+
+  it("a refused connection: exit 1 naming the URL, at once", async () => {
+    const r = await run(["worker", "--connection", "redis://127.0.0.1:1"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("cannot reach Redis at redis://127.0.0.1:1");
   });
 });

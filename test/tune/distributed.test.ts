@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
 import { matmul, tiled } from "./helpers.js";
-import { redisRequired, redisStatus, root, startRedis, startWorker, stopChild, waitFor, type Redis, type WorkerProcess } from "./distributed-helpers.js";
+import { redisRequired, redisStatus, root, startRedis, startWorker, stopChild, type Redis, type WorkerProcess } from "./distributed-helpers.js";
 
 const status = redisStatus();
 if (!status.available) console.warn(`distributed tuning tests skipped: ${status.reason}`);
@@ -26,7 +26,9 @@ const pointsOf = (rs: readonly lp.TuningRecord[]) => rs.map((r) => `${keyOf(r)} 
 
 // Each worker loads the library from its sources through tsx: seconds, more on a loaded machine.
 const READY_MS = 120_000;
-const WORKER_ARGS = ["--lock-duration", "2000", "--stalled-interval", "500"];
+// A job's lock outlives the longest job here even on a loaded machine (a lost lock would let a
+// second worker measure a job again), and a killed worker's job is retried within seconds.
+const WORKER_ARGS = ["--lock-duration", "5000", "--stalled-interval", "500"];
 
 describe.skipIf(!status.available)("the queue executor with two loom worker processes", { timeout: 240_000 }, () => {
   let redis: Redis;
@@ -79,13 +81,21 @@ describe.skipIf(!status.available)("the queue executor with two loom worker proc
     const space = { ti: [1, 2, 4, 8], tj: [1, 2, 4] };
     const log = join(dir, "killed.jsonl");
     const [victim, survivor] = workers as [WorkerProcess, WorkerProcess];
-    // Jobs long enough (tens of ms on js) that the kill lands inside one.
+    // Killed as soon as it says it started a job: jobs take long enough (hundreds of ms on js) for the kill to land inside one.
+    const killed = new Promise<void>((res) => {
+      const onData = () => {
+        if (!/^start /m.test(victim.out())) return;
+        victim.child.kill("SIGKILL");
+        victim.child.stdout!.off("data", onData);
+        res();
+      };
+      victim.child.stdout!.on("data", onData);
+    });
     const sweep = lp.autotune(matmul(), {
-      space, build: (_k, p) => tiled({ ...p, gl: "no" }), params: { n: 64 }, repeats: 10, log,
+      space, build: (_k, p) => tiled({ ...p, gl: "no" }), params: { n: 96 }, repeats: 10, log,
       executor: { queue: { connection: redis.url, name: "q" } },
     });
-    await waitFor(victim.child, () => victim.out(), /^start /m, 120_000);
-    victim.child.kill("SIGKILL");
+    await killed;
     const result = await sweep;
     const logged = lines(log);
     const expected = Object.values(space.ti).flatMap((ti) => space.tj.map((tj) => JSON.stringify({ ti, tj })));
@@ -96,6 +106,11 @@ describe.skipIf(!status.available)("the queue executor with two loom worker proc
     const lost = victim.started().filter((id) => !victim.finished().includes(id));
     expect(lost).toHaveLength(1);
     expect(survivor.finished()).toContain(lost[0]);
+    // SIGTERM: a clean stop, exit 0.
+    const exited = new Promise<number | null>((res) => survivor.child.once("exit", (code) => res(code)));
+    survivor.child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(survivor.err()).toContain("SIGTERM: finishing the job in flight");
   });
 
   it("Redis stopped: a TuningError naming the URL, for the sweep and for a worker; a local sweep runs on", async () => {
