@@ -135,7 +135,13 @@ function widenIname(k: Kernel, iname: string, size: number, insnId: string, who:
       const k0 = row.aff.constant;
       return c0 > 0 ? Math.ceil(-k0 / c0) <= 0 : Math.floor(k0 / -c0) >= size - 1;
     }
-    return isSubset(dom, addConstraints(dom, [row]));
+    // Undecidable (existentials that are no floor definitions): kept as a guard, which is safe.
+    try {
+      return isSubset(dom, addConstraints(dom, [row]));
+    } catch (e) {
+      if (e instanceof LoomError) return false;
+      throw e;
+    }
   };
   const preds = moved.filter((row) => !implied(row)).map((row) => constraintExpr(row.aff, row.eq));
   const instructions = k.instructions.map((insn) => (insn.id === insnId ? { ...insn, predicates: [...insn.predicates, ...preds] } : insn));

@@ -31,9 +31,11 @@ export interface PackingSpec {
   readonly laneJ: LaneTag;
   /** i_outer on g.0 (OpenMP's parallel loop; work-groups on OpenCL). */
   readonly group: boolean;
+  /** The micro-tiles on work-items (i_mid on l.1, j_mid on l.0, the blocks on g.0, g.1): the GPU-style lowering on CPUs. */
+  readonly workItems: boolean;
   readonly pack: readonly ("a" | "b")[];
   readonly explicitOuter: boolean;
-  readonly space: "private" | "global";
+  readonly space: "private" | "local" | "global";
   /** Micro-tile loop order: i_mid outside j_mid, or the other way round. */
   readonly iFirst: boolean;
   readonly sizes: { readonly n: number; readonly m: number; readonly p: number };
@@ -67,16 +69,21 @@ export function packingPipeline(s: PackingSpec): PipelineJSON {
   const lane = (t: LaneTag): Record<string, string> => (t === null ? {} : { innerTag: t });
   const steps: { op: string; args: Json[] }[] = [
     { op: "splitIname", args: ["i", s.mc, s.group ? { outerTag: "g.0" } : {}] },
-    { op: "splitIname", args: ["j", s.nc] },
+    // On work-items, the blocks are work-groups (a barrier cannot be inside a block loop whose
+    // bounds depend on the local ids of a partial block).
+    { op: "splitIname", args: ["j", s.nc, s.workItems ? { outerTag: "g.1" } : {}] },
   ];
   if (s.form === "reduction") steps.push({ op: "splitIname", args: ["k", s.kc] });
   steps.push(
-    { op: "splitIname", args: ["i_inner", s.mr, { outerIname: "i_mid", innerIname: "i_r", ...lane(s.laneI) }] },
-    { op: "splitIname", args: ["j_inner", s.nr, { outerIname: "j_mid", innerIname: "j_r", ...lane(s.laneJ) }] },
+    { op: "splitIname", args: ["i_inner", s.mr, { outerIname: "i_mid", innerIname: "i_r", ...lane(s.laneI), ...(s.workItems ? { outerTag: "l.1" } : {}) }] },
+    { op: "splitIname", args: ["j_inner", s.nr, { outerIname: "j_mid", innerIname: "j_r", ...lane(s.laneJ), ...(s.workItems ? { outerTag: "l.0" } : {}) }] },
   );
-  const mids = s.iFirst ? "i_mid,j_mid" : "j_mid,i_mid";
-  steps.push({ op: "prioritizeLoops", args: [s.form === "update" ? `j_outer,k_outer,${mids},k_inner` : `j_outer,${mids}`] });
-  const space = { temporaryAddressSpace: s.space, ...(s.space === "global" ? { defaultTag: null } : {}) };
+  const mids = s.workItems ? [] : s.iFirst ? ["i_mid", "j_mid"] : ["j_mid", "i_mid"];
+  const order = [...(s.workItems ? [] : ["j_outer"]), ...(s.form === "update" ? ["k_outer", ...mids, "k_inner"] : mids)];
+  if (order.length > 1) steps.push({ op: "prioritizeLoops", args: [order.join(",")] });
+  // A private or global temporary is filled by sequential loops; a local one by the work-items
+  // (l.auto) where there are work-items.
+  const space = { temporaryAddressSpace: s.space, ...(s.space === "local" && s.workItems ? {} : { defaultTag: null }) };
   for (const x of s.pack) {
     const [mid, r] = x === "b" ? ["j_mid", "j_r"] : ["i_mid", "i_r"];
     if (s.form === "update") {
@@ -84,13 +91,16 @@ export function packingPipeline(s: PackingSpec): PipelineJSON {
       // store runs within every loop of the reader it does not sweep, so it sweeps the micro-tile's
       // panel only (sweeping the block too would need it outside the other micro-tile loop).
       const outer = x === "b" ? ["j_outer", "k_outer"] : ["i_outer", "j_outer", "k_outer"];
-      const sweep = s.explicitOuter ? ["k_inner", mid, r] : ["k_inner", r];
+      const sweep = s.explicitOuter || s.workItems ? ["k_inner", mid, r] : ["k_inner", r];
       steps.push({ op: "addPrefetch", args: [x, { sweepInames: sweep, ...(s.explicitOuter ? { fetchOuterInames: outer } : {}), ...space }] });
     } else {
       // Inside the reduction over k_outer: the k block of the micro-tile's lanes (ilp lanes, which
       // nest inside the reduction; the store runs within every loop around it).
       const outer = ["i_outer", "j_outer", "i_mid", "j_mid", "k_outer"];
-      steps.push({ op: "addPrefetch", args: [x, { sweepInames: ["k_inner", r], ...(s.explicitOuter ? { fetchOuterInames: outer } : {}), ...space }] });
+      // On work-items, the store sweeps the micro-tiles too (else each work-item would write its
+      // own values into the one shared temporary: refused as a race).
+      const sweep = s.workItems ? ["k_inner", mid, r] : ["k_inner", r];
+      steps.push({ op: "addPrefetch", args: [x, { sweepInames: sweep, ...(s.explicitOuter ? { fetchOuterInames: outer.filter((o) => !(s.workItems && o === mid)) } : {}), ...space }] });
     }
   }
   return steps as PipelineJSON;
@@ -115,9 +125,10 @@ export const packingSpec: fc.Arbitrary<PackingSpec> = fc.record({
   laneI: lane,
   laneJ: lane,
   group: fc.boolean(),
+  workItems: fc.boolean(),
   pack: fc.constantFrom<("a" | "b")[]>(["a"], ["b"], ["a", "b"], ["b", "a"]),
   explicitOuter: fc.boolean(),
-  space: fc.constantFrom("private" as const, "private" as const, "global" as const),
+  space: fc.constantFrom("private" as const, "private" as const, "local" as const, "global" as const),
   iFirst: fc.boolean(),
   sizes: fc.record({ n: fc.integer({ min: 1, max: 9 }), m: fc.integer({ min: 1, max: 9 }), p: fc.integer({ min: 1, max: 9 }) }),
 }).map((s) => ({
@@ -127,14 +138,20 @@ export const packingSpec: fc.Arbitrary<PackingSpec> = fc.record({
   mr: Math.min(s.mr, s.mc),
   // In the reduction form the lanes a fetch sweeps are ilp lanes (a sequential loop around the
   // reduction cannot be swept by a store inside it: see packing.test.ts).
-  laneI: s.form === "reduction" && (s.laneI === null || s.laneI === "unr") ? "ilp" as const : s.laneI,
-  laneJ: s.form === "reduction" && (s.laneJ === null || s.laneJ === "unr") ? "ilp.seq" as const : s.laneJ,
+  // So are they on work-items by default: the store would also run within a sequential lane loop
+  // of the reader, whose bounds depend on the local ids in a partial block, and the barriers after
+  // the store cannot be inside such a loop (the scheduler refuses it).
+  // And by default with both panels packed, whose stores would each run within the other's swept
+  // lane loop: both nestings at once (refused, see packing.test.ts), so the i lanes are ilp there.
+  laneI: (s.form === "reduction" || (!s.explicitOuter && (s.workItems || s.pack.length === 2))) && (s.laneI === null || s.laneI === "unr") ? "ilp" as const : s.laneI,
+  laneJ: (s.form === "reduction" || (s.workItems && !s.explicitOuter)) && (s.laneJ === null || s.laneJ === "unr") ? "ilp.seq" as const : s.laneJ,
   nr: Math.min(s.nr, s.nc),
-  space: s.group ? "private" as const : s.space,
+  group: s.group || s.workItems,
+  space: (s.group || s.workItems) && s.space === "global" ? "private" as const : s.space,
 }));
 
 /** The BLIS-shaped case the law also always checks: update form, ilp micro-tile, both panels. */
 export const BLIS_SPEC: PackingSpec = {
-  form: "update", mc: 4, nc: 6, kc: 3, mr: 2, nr: 3, laneI: "ilp", laneJ: "ilp", group: true, pack: ["b", "a"],
+  form: "update", mc: 4, nc: 6, kc: 3, mr: 2, nr: 3, laneI: "ilp", laneJ: "ilp", group: true, workItems: false, pack: ["b", "a"],
   explicitOuter: true, space: "private", iFirst: true, sizes: { n: 9, m: 7, p: 13 },
 };
