@@ -226,13 +226,20 @@ export class ExprLowering implements ExprLowerer {
         return this.fail(`operator "${e.op}" is not supported in expressions yet`, e.pos);
       }
       case "binary": {
-        const vt = this.vec.typeOf(e.left, ctx) ?? this.vec.typeOf(e.right, ctx);
-        if (vt) {
-          const arith = e.op === "+" || e.op === "-" || e.op === "*" || e.op === "/";
-          this.fail(arith ? `a "${vt.name}" vector is used where a scalar is expected` : `operator "${e.op}" on "${vt.name}" vectors is not supported (OCCA defines + - * / and their assignments)`, e.pos);
+        let l: Expr, r: Expr;
+        try {
+          l = this.expr(e.left, ctx);
+          r = this.expr(e.right, ctx);
+        } catch (err) {
+          // A vector operand never lowers as a scalar; say why here. Asked only on failure: asking at
+          // every operator walked each operand's subtree once per enclosing operator.
+          const vt = this.vec.typeOf(e.left, ctx) ?? this.vec.typeOf(e.right, ctx);
+          if (vt) {
+            const arith = e.op === "+" || e.op === "-" || e.op === "*" || e.op === "/";
+            this.fail(arith ? `a "${vt.name}" vector is used where a scalar is expected` : `operator "${e.op}" on "${vt.name}" vectors is not supported (OCCA defines + - * / and their assignments)`, e.pos);
+          }
+          throw err;
         }
-        const l = this.expr(e.left, ctx);
-        const r = this.expr(e.right, ctx);
         switch (e.op) {
           case "+": case "-": case "*": case "/": case "%": return { kind: "arith", op: e.op, left: l, right: r };
           case "<": case ">": case "<=": case ">=": case "==": case "!=": return { kind: "compare", op: e.op, left: l, right: r };
