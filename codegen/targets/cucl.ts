@@ -130,14 +130,14 @@ const DIALECT: CDialect = {
   },
 };
 
-/** The shapes of the arrays and global temporaries `s`'s kernels take. */
-function shapesOf(s: Schedule | undefined): Shapes {
+/** The shapes of the arrays and global temporaries `s`'s kernels take, by printed name. */
+function shapesOf(s: Schedule | undefined, names: NameAllocator): Shapes {
   const out = new Map<string, { shape: readonly Expr[]; order: "C" | "F" }>();
-  for (const a of s?.kernel.args ?? []) if (a.kind === "array" && a.shape) out.set(a.name, { shape: a.shape, order: a.order });
+  for (const a of s?.kernel.args ?? []) if (a.kind === "array" && a.shape) out.set(names.user(a.name), { shape: a.shape, order: a.order });
   for (const dk of s?.deviceKernels ?? []) {
     for (const name of dk.args) {
-      const t = out.has(name) ? undefined : findTemporary(s!.kernel, name);
-      if (t) out.set(name, { shape: t.shape, order: t.order });
+      const t = out.has(names.user(name)) ? undefined : findTemporary(s!.kernel, name);
+      if (t) out.set(names.user(name), { shape: t.shape, order: t.order });
     }
   }
   return out;
@@ -153,7 +153,7 @@ function product(sizes: readonly string[]): string {
 
 /** CUCL code for kernels lowered from `s` (whose shapes name the dimensions), with 1-D launch sizes. */
 export function renderCucl(kernels: readonly LoweredKernel[], names: NameAllocator, s?: Schedule): GeneratedCode {
-  const shapes = shapesOf(s);
+  const shapes = shapesOf(s, names);
   const code = new CFamilyTarget({ ...DIALECT, kernelFunction: (k) => cuclKernel(k, shapes) }).render(kernels, names);
   return { ...code, kernels: code.kernels.map((info) => ({ ...info, globalSize: [product(info.globalSize)], localSize: [product(info.localSize)] })) };
 }
