@@ -42,6 +42,10 @@ describe("webgpu is reported honestly", () => {
   }, 120_000);
 });
 
+
+/** A run's output as numbers. */
+const list = (x: unknown): number[] => Array.from(x as ArrayLike<number>);
+
 // ---- loopy's classics ----------------------------------------------------------------------------
 
 describe.skipIf(skip)("loopy's classics on webgpu compute what the interpreter computes", () => {
@@ -64,7 +68,7 @@ describe.skipIf(skip)("loopy's classics on webgpu compute what the interpreter c
     for (const n of [1, 8, 13]) {
       const a = Float32Array.from({ length: n }, (_, i) => i - 2.5);
       const out = Float32Array.from({ length: n }, (_, i) => 2 * i);
-      expect(Array.from((await run(k, { a, out, n }, { backend: "webgpu" })).out!), `n=${n}`).toEqual(Array.from((await run(k, { a, out, n })).out!));
+      expect(list((await run(k, { a, out, n }, { backend: "webgpu" })).out), `n=${n}`).toEqual(list((await run(k, { a, out, n })).out));
       expect(generateCode(k, "wgsl").kernels.length).toBe(2);
     }
   }, 60_000);
@@ -74,7 +78,7 @@ describe.skipIf(skip)("loopy's classics on webgpu compute what the interpreter c
       "i", 16, { outerTag: "g.0", innerTag: "l.0" });
     const idx = Int32Array.from({ length: 100 }, (_, i) => (i * 7919) % 23 - 11);
     const got = await run(k, { idx, h: new Int32Array(8), n: 100 }, { backend: "webgpu", checkBounds: false });
-    expect(Array.from(got.h!)).toEqual(Array.from((await run(k, { idx, h: new Int32Array(8), n: 100 })).h!));
+    expect(list(got.h)).toEqual(list((await run(k, { idx, h: new Int32Array(8), n: 100 })).h!));
   }, 60_000);
 });
 
@@ -104,14 +108,14 @@ describe.skipIf(skip)("int32 and uint32 arithmetic means what it means on the in
       };
       const want = await run(ops, args);
       const got = await run(ops, args, { backend: "webgpu" });
-      for (const name of ["o1", "o2", "o3", "o4", "o5", "o6", "u1"]) expect(Array.from(got[name]!), name).toEqual(Array.from(want[name]!));
+      for (const name of ["o1", "o2", "o3", "o4", "o5", "o6", "u1"]) expect(list(got[name]), name).toEqual(list(want[name]));
     }), { numRuns: 15, seed: 22 });
   }, 120_000);
 
   it("constant expressions that overflow wrap at run time, as on the interpreter (WGSL would refuse them while compiling)", async () => {
     const k = makeKernel("{[i]: 0<=i<n}", "out[i] = (2147483647 + 1) * 3 + a[i] + (-2147483647 - 1) // -1 + -(-2147483647 - 1)", ["a, out: int32[n]", "n: int32"]);
     const a = Int32Array.of(5, -5);
-    expect(Array.from((await run(k, { a, n: 2 }, { backend: "webgpu" })).out!)).toEqual(Array.from((await run(k, { a, n: 2 })).out!));
+    expect(list((await run(k, { a, n: 2 }, { backend: "webgpu" })).out)).toEqual(list((await run(k, { a, n: 2 })).out));
   }, 60_000);
 
   const traps: [string, string, Record<string, Int32Array>, RegExp][] = [
@@ -134,7 +138,7 @@ describe.skipIf(skip)("int32 and uint32 arithmetic means what it means on the in
   it("a division in the branch an if() does not take does not trap", async () => {
     const k = makeKernel("{[i]: 0<=i<n}", "out[i] = if(b[i] != 0, a[i] // b[i], -1)", ["a, b, out: int32[n]", "n: int32"]);
     const args = { a: Int32Array.of(7, 7, -7), b: Int32Array.of(2, 0, 2), n: 3 };
-    expect(Array.from((await run(k, args, { backend: "webgpu" })).out!)).toEqual([3, -1, -4]);
+    expect(list((await run(k, args, { backend: "webgpu" })).out)).toEqual([3, -1, -4]);
   }, 60_000);
 });
 

@@ -96,6 +96,10 @@ describe("integer arithmetic through the interpreter's rules", () => {
   });
 });
 
+
+/** A run's output as numbers. */
+const list = (x: unknown): number[] => Array.from(x as ArrayLike<number>);
+
 // ---- names ---------------------------------------------------------------------------------------
 
 /** WGSL's keywords, reserved words, predeclared names and the printer's own (all reserved in the wgsl dialect). */
@@ -137,7 +141,7 @@ describe("reserved words of WGSL are renamed", () => {
       const n = 6;
       const args: Record<string, Float32Array | number> = { n };
       names.forEach((h, j) => (args[h] = Float32Array.from({ length: n }, (_, i) => i * (j + 1) - 3)));
-      expect(Array.from((await run(k, args, { backend: "webgpu" })).out!), names.join(", ")).toEqual(Array.from((await run(k, args)).out!));
+      expect(list((await run(k, args, { backend: "webgpu" })).out), names.join(", ")).toEqual(list((await run(k, args)).out));
     }
   }, 60_000);
 
@@ -145,7 +149,7 @@ describe("reserved words of WGSL are renamed", () => {
     const k = tagInames(makeKernel("{[i]: 0<=i<n}", "out[i] = 2*a[i] + i", ["a, out: float32[n]", "n: int32"]), { i: "l.0" });
     for (const n of [1, 5, 64]) {
       const a = Float32Array.from({ length: n }, (_, i) => i / 3);
-      expect(Array.from((await run(k, { a, n }, { backend: "webgpu" })).out!), `n=${n}`).toEqual(Array.from((await run(k, { a, n })).out!));
+      expect(list((await run(k, { a, n }, { backend: "webgpu" })).out), `n=${n}`).toEqual(list((await run(k, { a, n })).out));
     }
   }, 60_000);
 });
