@@ -121,7 +121,8 @@ export class Preprocessor {
     const savedActive = this.active;
     this.conds = [];
     this.active = true;
-    const toks = lex(text, file);
+    // Only the normalizer (an emitter) keeps whitespace and comments; otherwise they are not even made.
+    const toks = lex(text, file, this.emit !== undefined);
     const n = toks.length;
     let chunk: Tok[] = [];
     let atLineStart = true;

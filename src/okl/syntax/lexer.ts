@@ -85,15 +85,19 @@ function scan(text: string, at: number): [TokType, string] {
   return ["other", ch];
 }
 
-/** Every token of `text` (including whitespace, comments and line breaks), in order. */
-export function lex(text: string, file?: string): Tok[] {
+/**
+ * Every token of `text` (including whitespace, comments and line breaks), in order. `trivia: false`
+ * leaves out whitespace and comments (line breaks stay; `spaceBefore` still says what preceded), for
+ * readers that skip them anyway: a third of a kernel's tokens are the spaces between the others.
+ */
+export function lex(text: string, file?: string, trivia = true): Tok[] {
   const out: Tok[] = [];
   let space = false;
   let line = 1;
   let col = 1;
   for (let at = 0; at < text.length;) {
     const [type, t] = scan(text, at);
-    out.push(
+    if (trivia || (type !== "ws" && type !== "comment")) out.push(
       file === undefined
         ? { type, text: t, offset: at, line, col, spaceBefore: space }
         : { type, text: t, offset: at, line, col, file, spaceBefore: space },
