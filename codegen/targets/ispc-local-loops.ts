@@ -124,8 +124,11 @@ export function withLocalLoops(stmts: readonly Stmt[], L: LocalLoops): Stmt[] {
     const out: Stmt[] = [];
     for (const d of decls) {
       const users = segs.filter((seg) => seg.some((s) => stmtUses(s, d.name)));
-      if (users.length <= 1) {
-        (users[0] ?? segs[segs.length - 1]!).unshift(d);
+      // Used in one run between barriers: declared in its loops. Used across a barrier, here or
+      // inside a loop or branch that holds one: a copy per work-item.
+      if (users.length === 0) continue;
+      if (users.length === 1 && !users[0]!.some(hasBarrier)) {
+        users[0]!.unshift(d);
         continue;
       }
       if (L.constant === undefined) {

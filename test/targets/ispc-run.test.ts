@@ -25,7 +25,8 @@ interface Case { readonly G: number; readonly L1: number; readonly L2: number; r
 /**
  * Work-item (j, k) of group g (l.1 = j, l.2 = k, P = L1*L2 per group) fetches into local `t` and
  * reads its mirror after the barrier, plus a private `x` computed before it. With `loop`, that
- * repeats over S sequential steps accumulating into a private `acc` (barriers inside the loop).
+ * repeats over S sequential steps accumulating into a private `acc` (barriers inside the loop;
+ * `x` then used only inside it).
  */
 function kernelOf(c: Case, n: number): Kernel {
   const P = c.L1 * c.L2;
@@ -35,8 +36,9 @@ function kernelOf(c: Case, n: number): Kernel {
   const insns = c.loop
     ? [
       "<float32> acc = 0 {id=init}",
-      `t[${me}] = a[(s*${c.G} + g)*${P} + ${me}] {id=f, dep=init, inames=+s}`,
-      `acc = acc + t[${P - 1} - (${me})] {id=u, dep=f, inames=+s}`,
+      `<float32> x = 2*a[(s*${c.G} + g)*${P} + ${me}] {id=p, dep=init, inames=+s}`,
+      `t[${me}] = a[(s*${c.G} + g)*${P} + ${me}] {id=f, dep=p, inames=+s}`,
+      `acc = acc + t[${P - 1} - (${me})] + x {id=u, dep=f, inames=+s}`,
       `out[g*${P} + ${me}] = acc {id=w, dep=u}`,
     ]
     : [
@@ -55,7 +57,7 @@ function reference(c: Case, a: readonly number[]): number[] {
     const me = i % P;
     if (!c.loop) return a[g * P + P - 1 - me]! + 2 * a[i]!;
     let acc = 0;
-    for (let s = 0; s < c.S; s++) acc = Math.fround(acc + a[(s * c.G + g) * P + P - 1 - me]!);
+    for (let s = 0; s < c.S; s++) acc = Math.fround(Math.fround(acc + a[(s * c.G + g) * P + P - 1 - me]!) + 2 * a[(s * c.G + g) * P + me]!);
     return acc;
   });
 }
