@@ -161,7 +161,7 @@ export class WgslExprPrinter {
       }
       case "hw": return { c: `i32(${e.tag === "g" ? GROUP_ID : LOCAL_ID}.${XYZ[e.axis]})`, t: "i32" };
       case "load": {
-        const el = `${e.array}[${this.index(e.index, guard)}]`;
+        const el = `${e.array}[${this.index(e.index, guard).replace(/^\((.*)\)$/s, (m, inner: string) => (balanced(inner) ? inner : m))}]`;
         return { c: this.s.atomics.has(e.array) ? `atomicLoad(&${el})` : el, t: wtypeOf(e.dtype, `array "${e.array}"`) };
       }
       case "cast": return this.convert(this.ex(e.e, guard), wtypeOf(e.to, "a conversion"));
@@ -292,6 +292,16 @@ export class WgslExprPrinter {
     }
     return { c: `(${l.c} ${e.op} ${count})`, t: l.t };
   }
+}
+
+/** Whether the parentheses of `code` pair up (so that `(code)` may lose its outer pair). */
+function balanced(code: string): boolean {
+  let depth = 0;
+  for (const ch of code) {
+    if (ch === "(") depth++;
+    else if (ch === ")" && --depth < 0) return false;
+  }
+  return depth === 0;
 }
 
 const COMPARE: ReadonlySet<BinOp> = new Set<BinOp>(["<", "<=", ">", ">=", "==", "!="]);

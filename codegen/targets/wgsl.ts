@@ -77,6 +77,17 @@ function sizeText(e: Ex): string {
   }
 }
 
+/** `code` without the parentheses around all of it, where it stands alone (a condition, a right-hand side, an index). */
+function bare(code: string): string {
+  if (!code.startsWith("(") || !code.endsWith(")")) return code;
+  let depth = 0;
+  for (let i = 0; i < code.length - 1; i++) {
+    if (code[i] === "(") depth++;
+    else if (code[i] === ")" && --depth === 0) return code;
+  }
+  return code.slice(1, -1);
+}
+
 /** The printer of one kernel's statements. */
 class KernelPrinter {
   private readonly types = new Map<string, WType>();
@@ -99,7 +110,7 @@ class KernelPrinter {
   }
 
   private typedTo(e: Ex, t: WType): string {
-    return this.x.convert(this.x.ex(e), t).c;
+    return bare(this.x.convert(this.x.ex(e), t).c);
   }
 
   private cond(e: Ex): string {
@@ -153,7 +164,7 @@ class KernelPrinter {
 
   private assign(s: Stmt & { k: "assign" }): string {
     const name = s.array ?? s.name!;
-    const target = s.array === undefined ? name : `${name}[${this.x.index(s.index!)}]`;
+    const target = s.array === undefined ? name : `${name}[${bare(this.x.index(s.index!))}]`;
     const t = wtypeOf(s.dtype, `"${name}"`);
     const rhs = this.typedTo(s.rhs, t);
     if (s.atomic) {
