@@ -42,7 +42,7 @@ export function matmulUpdate(kc: number = BLOCKS.KC): lp.Kernel {
  * The schedule (public transformations only); `pack: false` leaves out the two prefetches (the
  * same blocking reading a and b in place), for comparison.
  */
-export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?: Partial<typeof BLOCKS> } = {}): lp.Step {
+export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?: Partial<Record<keyof typeof BLOCKS, number>> } = {}): lp.Step {
   const { MC, NC, MR, NR } = { ...BLOCKS, ...opts.blocks };
   const exact = n % MC === 0 && n % NC === 0;
   return lp.pipeline(
