@@ -10,4 +10,6 @@ export const hipTarget = new CFamilyTarget({
   ...cudaTarget.d,
   name: "hip",
   includes: ["#include <hip/hip_runtime.h>"],
+  // HIP has CUDA's rsqrtf/rsqrt, which the C family writes as 1 / sqrt(x) outside CUDA.
+  call: (fn, t, args) => (fn === "rsqrt" ? `${t === "float32" ? "rsqrtf" : "rsqrt"}(${args.join(", ")})` : undefined),
 });

@@ -57,7 +57,7 @@ export function extras(): Kernel[] {
   return [
     tagInames(splitIname(hist, "i", 32), { i_outer: "g.0", i_inner: "l.0" }),
     splitIname(makeKernel("{[i]: 0<=i<n}", "out[i] = (i - 5) // 3 + (i - 7) % 4 + abs(i - 9)", ["out: int32[n]", "n: int32"], { name: "intops" }), "i", 64, { outerTag: "g.0", innerTag: "l.0" }),
-    tagInames(makeKernel("{[i]: 0<=i<n}", "out[i] = sqrt(a[i]) + exp(a[i]) * 0.5 + fabs(a[i]) + min(a[i], 2.0)", ["a, out: float64[n]", "n: int32"], { name: "math64" }), { i: "g.0" }),
+    tagInames(makeKernel("{[i]: 0<=i<n}", "out[i] = sqrt(a[i]) + exp(a[i]) * 0.5 + fabs(a[i]) + min(a[i], 2.0) + rsqrt(a[i]*a[i] + 1)", ["a, out: float64[n]", "n: int32"], { name: "math64" }), { i: "g.0" }),
   ];
 }
 
