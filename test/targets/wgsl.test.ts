@@ -6,6 +6,7 @@
  * meaning; reserved words of WGSL are renamed. Where webgpu runs, hostile names and work-group
  * sizes set at launch are compiled by Dawn and run against the interpreter.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { generateCode, lowerStages } from "../../codegen/index.js";
 import { NameAllocator } from "../../codegen/names.js";
@@ -151,5 +152,23 @@ describe("reserved words of WGSL are renamed", () => {
       const a = Float32Array.from({ length: n }, (_, i) => i / 3);
       expect(list((await run(k, { a, n }, { backend: "webgpu" })).out), `n=${n}`).toEqual(list((await run(k, { a, n })).out));
     }
+  }, 60_000);
+});
+
+describe("docs/targets-wgsl.md says what the code does", () => {
+  const doc = readFileSync(new URL("../../docs/targets-wgsl.md", import.meta.url), "utf8");
+  const halfsum = () => splitIname(makeKernel("{[i]: 0<=i<n}", "out[i] = a[i] // 2 + b[i]", ["a, b, out: int32[n]", "n: int32"], { name: "halfsum" }),
+    "i", 64, { outerTag: "g.0", innerTag: "l.0" });
+
+  it("its example's kernel and module are the ones generated; its refusal is the one thrown", () => {
+    expect(doc).toContain(`"out[i] = a[i] // 2 + b[i]", ["a, b, out: int32[n]", "n: int32"], { name: "halfsum" }),\n  "i", 64, { outerTag: "g.0", innerTag: "l.0" });`);
+    expect(doc).toContain(`\`\`\`wgsl\n${wgsl(halfsum()).deviceCode}\`\`\``);
+    const refusal = /`(the wgsl target cannot express array "a" of dtype float64[^`]*)`/.exec(doc)![1]!;
+    expect(() => wgsl(makeKernel("{[i]: 0<=i<n}", "out[i] = a[i]", ["a, out: float64[n]", "n: int32"]))).toThrow(refusal);
+  });
+
+  it.skipIf(!status.available)("its run prints what its comment says (skipped without webgpu)", async () => {
+    expect(doc).toContain("Int32Array(3) [ 4, -3, 51 ]");
+    expect(list((await run(halfsum(), { a: Int32Array.of(7, -7, 100), b: Int32Array.of(1, 1, 1) }, { backend: "webgpu" })).out)).toEqual([4, -3, 51]);
   }, 60_000);
 });
