@@ -26,9 +26,9 @@ const pointsOf = (rs: readonly lp.TuningRecord[]) => rs.map((r) => `${keyOf(r)} 
 
 // Each worker loads the library from its sources through tsx: seconds, more on a loaded machine.
 const READY_MS = 120_000;
-// A job's lock outlives the longest job here even on a loaded machine (a lost lock would let a
-// second worker measure a job again), and a killed worker's job is retried within seconds.
-const WORKER_ARGS = ["--lock-duration", "5000", "--stalled-interval", "500"];
+// Workers measure on a thread of their own, so their locks are renewed whatever a job does; a
+// killed worker's lock expires, and its job is retried, within seconds.
+const WORKER_ARGS = ["--lock-duration", "2000", "--stalled-interval", "500"];
 
 describe.skipIf(!status.available)("the queue executor with two loom worker processes", { timeout: 240_000 }, () => {
   let redis: Redis;

@@ -13,8 +13,9 @@ import { backendAvailability } from "../../run/native.js";
 import { getBackend, type BackendName } from "../../run/run.js";
 import type { TuningPoint, TuningStatus } from "../types.js";
 import { checkQueueConfig, connected, firstError, loadEngine } from "./connect.js";
-import { measureJob, readJob } from "./job.js";
-import { JobRefused } from "./kernel-json.js";
+import { JobThread } from "./thread.js";
+
+const BACKENDS: readonly string[] = ["interp", "js", "c", "openmp", "opencl", "cuda"];
 
 export interface TuningWorkerOptions {
   /** The Redis URL, as the sweep's `executor.queue.connection`. */
@@ -76,24 +77,37 @@ export async function startTuningWorker(opts: TuningWorkerOptions): Promise<Tuni
   const connection = client(cfg.connection);
   let last: Error | undefined;
   connection.on("error", (e: Error) => (last = e)); // reconnecting is ioredis's; a start that never connects is caught below
+  // One measuring thread per job run at once (thread.ts: the main thread keeps the locks and the signals).
+  const threads: JobThread[] = [];
+  const idle: JobThread[] = [];
+  const replace = async (dead: JobThread) => {
+    const fresh = await JobThread.start();
+    threads.splice(threads.indexOf(dead), 1, fresh);
+    return fresh;
+  };
   const processor = async (job: { id?: string; data: unknown }) => {
     const id = job.id ?? "?";
-    let read;
-    try {
-      read = readJob(job.data);
-      const b = read.job.backend;
-      if (opts.backend !== undefined && b !== opts.backend) throw new JobRefused(`this worker (${host}) serves backend "${opts.backend}" only; the job is for "${b}" (give backends a queue each: --queue)`);
-      const a = backendAvailability(b as Parameters<typeof backendAvailability>[0]);
-      if (!a.available) throw new JobRefused(`backend "${b}" is not available on ${host}: ${a.reason}`);
-    } catch (e) {
-      const reason = e instanceof LoomError ? e.message : String(e);
+    const data = job.data as { backend?: unknown; point?: TuningPoint } | null;
+    const refuse = (reason: string) => {
       opts.onJob?.({ kind: "refused", id, reason });
-      throw new bull.UnrecoverableError(`refused by ${host}: ${reason}`);
+      return new bull.UnrecoverableError(`refused by ${host}: ${reason}`);
+    };
+    const b = typeof data?.backend === "string" ? data.backend : undefined;
+    if (b !== undefined && opts.backend !== undefined && b !== opts.backend) throw refuse(`this worker serves backend "${opts.backend}" only; the job is for "${b}" (give backends a queue each: --queue)`);
+    const a = b !== undefined && BACKENDS.includes(b) ? backendAvailability(b as Parameters<typeof backendAvailability>[0]) : { available: true };
+    if (!a.available) throw refuse(`backend "${b}" is not available on ${host}: ${a.reason}`);
+    const thread = idle.pop();
+    if (!thread) throw new LoomError(`loom worker: more jobs at once than measuring threads (${concurrency})`);
+    try {
+      opts.onJob?.({ kind: "start", id, ...(data?.point ? { point: data.point } : {}) });
+      const answer = await thread.run(job.data);
+      if ("refused" in answer) throw refuse(answer.refused);
+      const { outcome } = answer.result;
+      opts.onJob?.({ kind: "done", id, point: data!.point!, status: outcome.status, medianMs: outcome.medianMs });
+      return answer.result;
+    } finally {
+      idle.push(thread.dead ? await replace(thread) : thread);
     }
-    opts.onJob?.({ kind: "start", id, point: read.job.point });
-    const result = await measureJob(read);
-    opts.onJob?.({ kind: "done", id, point: read.job.point, status: result.outcome.status, medianMs: result.outcome.medianMs });
-    return result;
   };
   const worker = new bull.Worker(cfg.name, processor, {
     connection, concurrency, autorun: false,
@@ -105,12 +119,21 @@ export async function startTuningWorker(opts: TuningWorkerOptions): Promise<Tuni
     void worker.close(true).catch(() => undefined);
     connection.disconnect();
   }, (m) => new LoomError(`loom worker: ${m}`), () => last);
+  try {
+    threads.push(...await Promise.all(Array.from({ length: concurrency }, () => JobThread.start())));
+  } catch (e) {
+    await worker.close(true).catch(() => undefined);
+    connection.disconnect();
+    throw e;
+  }
+  idle.push(...threads);
   const closed = worker.run().then(() => undefined);
   return {
     host, queue: cfg.name, closed,
     close: async (force = false) => {
       await worker.close(force);
       await closed.catch(() => undefined);
+      await Promise.all(threads.map((t) => t.stop()));
       connection.disconnect();
     },
   };
