@@ -127,6 +127,11 @@ export function withLocalLoops(stmts: readonly Stmt[], L: LocalLoops): Stmt[] {
       // Used in one run between barriers: declared in its loops. Used across a barrier, here or
       // inside a loop or branch that holds one: a copy per work-item.
       if (users.length === 0) continue;
+      // A constant the same for every (l.1, l.2) work-item (a single-iteration loop's `int const s = 0`) stays outside the loops.
+      if (d.isConst && (!d.init || !exUses(d.init, isLocalLoopAxis))) {
+        out.push(d);
+        continue;
+      }
       if (users.length === 1 && !users[0]!.some(hasBarrier)) {
         users[0]!.unshift(d);
         continue;
@@ -138,7 +143,8 @@ export function withLocalLoops(stmts: readonly Stmt[], L: LocalLoops): Stmt[] {
       const dtype: Dtype = d.dtype === "idx" ? "int32" : d.dtype;
       shared.set(d.name, dtype);
       out.push({ k: "decl", dtype: d.dtype, name: d.name, size: (d.size ?? 1) * L.constant });
-      if (d.init) segs.find((seg) => seg.some((s) => stmtUses(s, d.name)))!.unshift({ k: "assign", name: d.name, dtype, rhs: d.init });
+      // The initial value, in loops of its own before the first use (which may hold a barrier).
+      if (d.init) segs.splice(segs.indexOf(users[0]!), 0, [{ k: "assign", name: d.name, dtype, rhs: d.init }]);
     }
     for (const seg of segs) {
       const s0 = seg[0];

@@ -7,7 +7,10 @@
  * (test/targets/headers/ispc-shim.h); no ispc compiler is installable here.
  */
 import { describe, expect, it } from "vitest";
+import type { Ex } from "../../codegen/ast.js";
 import { generateCode } from "../../codegen/index.js";
+import type { LoweredKernel } from "../../codegen/lower.js";
+import { ispcTarget } from "../../codegen/targets/ispc.js";
 import { isReserved } from "../../codegen/names.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
@@ -87,6 +90,28 @@ describe("ispc: generated code", () => {
     const across = generateCode(fetchAcross(4), "ispc").deviceCode;
     expect(across).toContain("float x[4];");
     expect(checkFission(across).loops).toBe(2);
+  });
+
+  it("a private declared with a value of l.1 and used across a barrier: its copies set in loops of their own, before the first use", () => {
+    const lid1: Ex = { k: "hw", tag: "l", axis: 1 };
+    const x: Ex = { k: "var", name: "x" };
+    const lk: LoweredKernel = {
+      name: "init_across", args: [{ name: "out", kind: "array", dtype: "int32", written: true }], groupSize: [], localSize: [1, 4],
+      decls: [],
+      body: [
+        { k: "decl", dtype: "int32", name: "x", init: { k: "bin", op: "*", l: lid1, r: { k: "lit", value: 2, dtype: "int32" }, dtype: "int32" } },
+        { k: "for", v: "s", lo: { k: "lit", value: 0, dtype: "idx" }, hi: { k: "lit", value: 1, dtype: "idx" }, body: { k: "block", body: [
+          { k: "assign", array: "out", index: lid1, dtype: "int32", rhs: x },
+          { k: "barrier", comment: "b", memory: "global" },
+          { k: "assign", name: "x", dtype: "int32", rhs: { k: "bin", op: "+", l: x, r: { k: "load", array: "out", index: lid1, dtype: "int32" }, dtype: "int32" } },
+        ] } },
+      ],
+    };
+    const code = ispcTarget.render([lk]).deviceCode;
+    expect(code).toContain("int32 x[4];");
+    expect(code.indexOf("x[loopy_lid1] = loopy_lid1 * 2;")).toBeLessThan(code.indexOf("for (int s = 0;"));
+    expect(code).toContain("x[loopy_lid1] = x[loopy_lid1] + out[loopy_lid1];");
+    expect(checkFission(code).loops).toBe(3);
   });
 
   it("a private value across a barrier with l.1 of parametric extent is a CodegenError saying what ispc accepts", () => {
