@@ -145,7 +145,7 @@ describe("autotune (js backend)", () => {
       [{ space: { ti: [1] }, build, params, repeats: 0 }, /repeats must be a positive integer/],
       [{ space: { ti: [1] }, build, params, budget: { variants: -1 } }, /budget.variants/],
       [{ space: { ti: [1] }, build, params, restrictions: [1] }, /restrictions must be an array of functions/],
-      [{ space: { ti: [1] }, build, params, executor: { queue: { connection: "redis://127.0.0.1:6379" } } }, /not built yet/],
+      [{ space: { ti: [1] }, build, params, executor: { queue: { connection: "http://127.0.0.1:6379" } } }, /executor\.queue\.connection must be a Redis URL/],
       [{ space: { ti: [1] }, build, params, restrictions: [() => false] }, /restrictions exclude every point/],
       [{ space: { ti: [1] }, build, params, compileJobs: -1 }, /compileJobs must be a non-negative integer/],
       [{ space: { ti: [1] }, build, params, compileJobs: 1.5 }, /compileJobs must be a non-negative integer/],
