@@ -1,10 +1,11 @@
 /**
  * OKL import at scale: a generated element-local assembly kernel of the shape HPC codes unroll by
  * hand (a @shared operator matrix, @exclusive geometric factors, then one statement per unrolled
- * entry, each a chain of private locals), at several sizes. Prints the import time (parseOkl) and
- * the C generation time per size and their ratio to the smallest size's per-line cost, so a
+ * entry, each a chain of private locals), at several sizes. Prints the import time (parseOkl, CPU
+ * time, median of 5) and the C generation time per size and their ratio to the smallest size's per-line cost, so a
  * super-linear cost shows as a growing ratio. Run: `npx tsx bench/okl-scale.ts [lines...]`.
  */
+import { cpus, loadavg } from "node:os";
 import { generateCode, parseOkl } from "../src/index.js";
 
 /** An assembly kernel of about `lines` lines: `lines - 20` unrolled statements in one @inner loop. */
@@ -37,23 +38,32 @@ ${body.join("\n")}
 `;
 }
 
+/** `f`'s result and the CPU time it took (user + system, ms): less disturbed than wall time on a shared machine. */
 function time<T>(f: () => T): [T, number] {
-  const t0 = performance.now();
+  const t0 = process.cpuUsage();
   const r = f();
-  return [r, performance.now() - t0];
+  const d = process.cpuUsage(t0);
+  return [r, (d.user + d.system) / 1000];
+}
+
+/** The median CPU time of `runs` imports of `src`. */
+function medianImport(src: string, runs: number): number {
+  const ts = Array.from({ length: runs }, () => time(() => parseOkl(src))[1]).sort((a, b) => a - b);
+  return ts[ts.length >> 1]!;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
   let base: number | undefined;
+  console.log(`CPU time (user + system), median of 5 imports; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}, ${cpus().length} CPUs`);
   for (const lines of sizes.length ? sizes : [100, 300, 1000]) {
     const src = assemblyKernel(lines);
     parseOkl(src); // warm-up (JIT)
-    const [ks, imp] = time(() => parseOkl(src));
-    const k = ks[0]!;
+    const imp = medianImport(src, 5);
+    const k = parseOkl(src)[0]!;
     const [, gen] = time(() => generateCode(k, "c"));
     const perLine = imp / lines;
     base ??= perLine;
-    console.log(`${String(lines).padStart(5)} lines, ${String(k.instructions.length).padStart(5)} instructions: import ${imp.toFixed(1)} ms (${(perLine / base).toFixed(2)}x per line vs smallest), C generation ${gen.toFixed(1)} ms`);
+    console.log(`${String(lines).padStart(5)} lines, ${String(k.instructions.length).padStart(5)} instructions: import ${imp.toFixed(1)} ms (${(perLine * 1000).toFixed(0)} ms per 1,000 lines, ${(perLine / base).toFixed(2)}x per line vs smallest), C generation ${gen.toFixed(1)} ms`);
   }
 }
