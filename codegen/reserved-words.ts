@@ -165,7 +165,7 @@ const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
   cucl: [...C_PATTERNS, /^(as|convert)_/, /^v(load|store)[a-z_]*\d*$/, /^atomic?_/, /^native_/, /^half_/, /^atomic[A-Z]/, /^make_/,
     /^(GLOB|LOC|GRP)_ID_1D/, /^CUCL_/, /^BARRIER_SYNC/],
   // WGSL: no identifier starts with two underscores or is `_`; the printer's names start with `loom_`.
-  wgsl: [/^__/, /^_$/, /^texture_/, /^loom_(fdiv|mod|div|shc|pow|f2u|rt|trap|err|group|local|args|wg|erf)(_|$)/],
+  wgsl: [/^__/, /^_$/, /^texture_/, /^loom_(fdiv|mod|div|shc|pow|f2u|rt|trap|err|group|local|args|wg|erf|cas)(_|$)/],
 };
 
 /** The dialects whose reserved words differ (openmp is C plus `omp_*`). */

@@ -152,7 +152,10 @@ export class WgslExprPrinter {
   /** `e` as WGSL; `guard`: the condition under which a select's branch is the one taken. */
   ex(e: Ex, guard?: string): Typed {
     switch (e.k) {
-      case "var": return { c: this.s.atomics.has(e.name) ? `atomicLoad(&${e.name})` : e.name, t: this.s.varType(e.name) };
+      case "var": {
+        const t = this.s.varType(e.name);
+        return { c: this.s.atomics.has(e.name) ? atomicRead(e.name, t) : e.name, t };
+      }
       case "lit": {
         const t = wtypeOf(e.dtype, "a literal");
         // WGSL has no infinite or NaN constants: their bits, made a run-time value.
@@ -162,7 +165,8 @@ export class WgslExprPrinter {
       case "hw": return { c: `i32(${e.tag === "g" ? GROUP_ID : LOCAL_ID}.${XYZ[e.axis]})`, t: "i32" };
       case "load": {
         const el = `${e.array}[${this.index(e.index, guard).replace(/^\((.*)\)$/s, (m, inner: string) => (balanced(inner) ? inner : m))}]`;
-        return { c: this.s.atomics.has(e.array) ? `atomicLoad(&${el})` : el, t: wtypeOf(e.dtype, `array "${e.array}"`) };
+        const t = wtypeOf(e.dtype, `array "${e.array}"`);
+        return { c: this.s.atomics.has(e.array) ? atomicRead(el, t) : el, t };
       }
       case "cast": return this.convert(this.ex(e.e, guard), wtypeOf(e.to, "a conversion"));
       case "neg": {
@@ -292,6 +296,11 @@ export class WgslExprPrinter {
     }
     return { c: `(${l.c} ${e.op} ${count})`, t: l.t };
   }
+}
+
+/** A read of an atomic cell (a float32 is kept as its bits in an `atomic<u32>`). */
+function atomicRead(cell: string, t: WType): string {
+  return t === "f32" ? `bitcast<f32>(atomicLoad(&${cell}))` : `atomicLoad(&${cell})`;
 }
 
 /** Whether the parentheses of `code` pair up (so that `(code)` may lose its outer pair). */

@@ -6,8 +6,9 @@
  * `workgroup_id` and `local_invocation_id` built-ins. WGSL is not C, so the shared lowered AST is
  * printed by this target's own printer (as js does), expressions by wgsl-expr.ts.
  *
- * Refused with a CodegenError: dtypes WGSL has no type for (64-bit, 8/16-bit integers, float16),
- * atomics other than int32/uint32 ones, and the C pragmas of other targets.
+ * Refused with a CodegenError: dtypes WGSL has no type for (64-bit, 8/16-bit integers, float16)
+ * and the C pragmas of other targets. WGSL has atomics of `i32` and `u32` only: a float32 cell
+ * updated atomically is an `atomic<u32>` holding its bits, updated by compare-and-swap.
  */
 import { assertNever, CodegenError } from "../../src/errors.js";
 import type { AtomicOp, Dtype } from "../../src/ir/index.js";
@@ -49,6 +50,16 @@ export interface WgslCode extends GeneratedCode {
 const ATOMIC: Readonly<Record<AtomicOp, string>> = {
   "+": "atomicAdd", "-": "atomicSub", "&": "atomicAnd", "|": "atomicOr", "^": "atomicXor", min: "atomicMin", max: "atomicMax", "=": "atomicStore",
 };
+
+/** A float32 atomic update's new value from the old one and the operand. */
+const FLOAT_UPDATE: Readonly<Partial<Record<AtomicOp, (old: string, v: string) => string>>> = {
+  "+": (old, v) => `${old} + ${v}`, "-": (old, v) => `${old} - ${v}`, min: (old, v) => `min(${old}, ${v})`, max: (old, v) => `max(${old}, ${v})`, "=": (_, v) => v,
+};
+
+/** The cell type of a variable: `atomic<…>` where updated atomically (float32's bits in `atomic<u32>`). */
+function cellType(t: WType, atomic: boolean): string {
+  return atomic ? `atomic<${t === "f32" ? "u32" : t}>` : t;
+}
 
 /** Every statement of `stmts`, nested ones included. */
 function* walk(stmts: readonly Stmt[]): Generator<Stmt> {
@@ -144,7 +155,7 @@ class KernelPrinter {
         const init = s.init ? ` = ${this.typedTo(s.init, t)}` : "";
         return [`${ind}${s.isConst && s.init ? "let" : "var"} ${s.name}: ${t}${init};`];
       }
-      case "assign": return [`${ind}${this.assign(s)}`];
+      case "assign": return this.assign(s).map((l) => `${ind}${l}`);
       case "barrier": {
         const calls = s.memory === "local" ? ["workgroupBarrier();"] : s.memory === "global" ? ["storageBarrier();"] : ["storageBarrier();", "workgroupBarrier();"];
         return [`${ind}// barrier: ${commentText(s.comment)}`, ...calls.map((c) => `${ind}${c}`)];
@@ -162,16 +173,21 @@ class KernelPrinter {
     return s.k === "block" ? s.body.flatMap((b) => this.stmt(b, ind)) : this.stmt(s, ind);
   }
 
-  private assign(s: Stmt & { k: "assign" }): string {
+  /** The lines of an assignment: plain, through `atomicStore`, or an atomic update. */
+  private assign(s: Stmt & { k: "assign" }): string[] {
     const name = s.array ?? s.name!;
     const target = s.array === undefined ? name : `${name}[${bare(this.x.index(s.index!))}]`;
     const t = wtypeOf(s.dtype, `"${name}"`);
     const rhs = this.typedTo(s.rhs, t);
-    if (s.atomic) {
-      if (t !== "i32" && t !== "u32") throw noAtomic("wgsl", s.atomic.op, s.dtype, "atomic updates of int32 and uint32 (WGSL has no atomic floats)");
-      return `${ATOMIC[s.atomic.op]}(&${target}, ${rhs});`;
-    }
-    return this.atomics.has(name) ? `atomicStore(&${target}, ${rhs});` : `${target} = ${rhs};`;
+    const bits = (v: string) => (t === "f32" ? `bitcast<u32>(${v})` : v);
+    if (!s.atomic) return [this.atomics.has(name) ? `atomicStore(&${target}, ${bits(rhs)});` : `${target} = ${rhs};`];
+    if (t === "i32" || t === "u32") return [`${ATOMIC[s.atomic.op]}(&${target}, ${rhs});`];
+    if (t !== "f32" || !FLOAT_UPDATE[s.atomic.op]) throw noAtomic("wgsl", s.atomic.op, s.dtype, "atomic updates of int32 and uint32, and + - min max and exchange of float32");
+    if (s.atomic.op === "=") return [`atomicStore(&${target}, ${bits(rhs)});`];
+    // Compare-and-swap on the float's bits until no other work-item changed the cell meanwhile.
+    const update = FLOAT_UPDATE[s.atomic.op]!("bitcast<f32>(loom_cas_old)", "loom_cas_v");
+    return ["{", `  let loom_cas_v = ${rhs};`, "  loop {", `    let loom_cas_old = atomicLoad(&${target});`,
+      `    if (atomicCompareExchangeWeak(&${target}, loom_cas_old, bitcast<u32>(${update})).exchanged) { break; }`, "  }", "}"];
   }
 }
 
@@ -212,7 +228,7 @@ export function renderWgsl(kernels: readonly LoweredKernel[], names = new NameAl
       if (s.k !== "decl" || s.space !== "local") continue;
       if (s.init) throw new CodegenError(`the wgsl target cannot initialize the local variable "${s.name}" where it is declared`);
       const t = wtypeOf(s.dtype, `local variable "${s.name}"`);
-      const cell = atomics.has(s.name) ? `atomic<${t}>` : t;
+      const cell = cellType(t, atomics.has(s.name));
       workgroup.set(s.name, `var<workgroup> ${s.name}: ${s.size !== undefined ? `array<${cell}, ${s.size}>` : cell};`);
     }
     const body = [...lk.decls, ...lk.body].flatMap((s) => p.stmt(s, "  "));
@@ -226,7 +242,7 @@ export function renderWgsl(kernels: readonly LoweredKernel[], names = new NameAl
     const a = arrays.get(name)!;
     const t = wtypeOf(a.dtype, `array "${a.name}"`);
     if (t === "bool") throw new CodegenError(`the wgsl target cannot pass the bool array "${a.name}" (storage buffers hold no bool); it passes arrays of int32, uint32 and float32`);
-    lines.push(`@group(0) @binding(${b}) var<storage, ${a.written ? "read_write" : "read"}> ${name}: array<${atomics.has(name) ? `atomic<${t}>` : t}>;`);
+    lines.push(`@group(0) @binding(${b}) var<storage, ${a.written ? "read_write" : "read"}> ${name}: array<${cellType(t, atomics.has(name))}>;`);
   });
   if (errBinding !== undefined) lines.push(`@group(0) @binding(${errBinding}) var<storage, read_write> ${ERR}: array<atomic<u32>, 2>;`);
   lines.push(...workgroup.values());

@@ -132,6 +132,15 @@ async function moduleFor(ctx: WebgpuContext, code: string, kernelName: string): 
   return c;
 }
 
+/**
+ * Compile WGSL `code` with Dawn (on the webgpu backend's device), or throw the CodegenError with
+ * the compiler's messages: for tests and tools that check generated code without running it.
+ * `await compileWgsl(generateCode(k, "wgsl").deviceCode, k.name)`.
+ */
+export async function compileWgsl(code: string, what: string): Promise<void> {
+  await moduleFor(await webgpuContext(), code, what);
+}
+
 /** The pipeline of entry point `x` of `plan` with its launch-sized work-group axes, and its bind group layout. */
 async function pipelineFor(ctx: WebgpuContext, plan: Plan, c: Compiled, x: number, local: readonly number[]): Promise<{ pipeline: unknown; layout: unknown }> {
   const info = plan.code.kernels[x]!;

@@ -82,6 +82,23 @@ describe.skipIf(skip)("loopy's classics on webgpu compute what the interpreter c
   }, 60_000);
 });
 
+describe.skipIf(skip)("float32 atomics: compare-and-swap on the bits of an atomic<u32>", () => {
+  it("+ - min max and exchange give what the interpreter gives (operands whose sums are exact in any order)", async () => {
+    const k = splitIname(makeKernel("{[i]: 0<=i<n}", [
+      "s[0] = s[0] + a[i] {id=add, atomic}",
+      "d[i % 3] = d[i % 3] - a[i] {id=sub, atomic}",
+      "lo[0] = min(lo[0], a[i]) {id=lo, atomic}",
+      "hi[0] = max(hi[0], a[i]) {id=hi, atomic}",
+      "x[i] = a[i] * 2 {id=xchg, atomic}",
+    ], ["a, x: float32[n]", "s, lo, hi: float32[1]", "d: float32[3]", "n: int32"], { name: "fatomic" }), "i", 8, { outerTag: "g.0", innerTag: "l.0" });
+    const a = Float32Array.from({ length: 37 }, (_, i) => ((i * 13) % 17) - 8.5);
+    const args = () => ({ a, s: Float32Array.of(0.5), d: new Float32Array(3), lo: Float32Array.of(100), hi: Float32Array.of(-100), n: a.length });
+    const want = await run(k, args());
+    const got = await run(k, args(), { backend: "webgpu" });
+    for (const name of ["s", "d", "lo", "hi", "x"]) expect(list(got[name]), name).toEqual(list(want[name]));
+  }, 60_000);
+});
+
 // ---- integer semantics ---------------------------------------------------------------------------
 
 describe.skipIf(skip)("int32 and uint32 arithmetic means what it means on the interpreter", () => {

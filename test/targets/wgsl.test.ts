@@ -15,8 +15,10 @@ import { CodegenError } from "../../src/errors.js";
 import { mapInsnExprs, renameVars, withKernel, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
+import { compileWgsl } from "../../src/run/webgpu.js";
 import { webgpuAvailability } from "../../src/run/webgpu-device.js";
 import { splitIname, tagInames } from "../../transforms/index.js";
+import { corpusKernels } from "./hip-cucl-kernels.js";
 import { CLASSICS } from "./wgsl-classics.js";
 
 const wgsl = (k: Kernel) => generateCode(k, "wgsl");
@@ -66,8 +68,6 @@ describe("what WGSL cannot express is refused, naming it and what is accepted", 
     ["float16", makeKernel("{[i]: 0<=i<n}", "out[i] = a[i]", ["a, out: float16[n]", "n: int32"]), /dtype float16 \(f16 needs the shader-f16 extension/],
     ["a float64 value argument", makeKernel("{[i]: 0<=i<n}", "out[i] = s", ["out: float32[n]", "s: float64", "n: int32"]), /value argument "s" of dtype float64/],
     ["a bool array", makeKernel("{[i]: 0<=i<n}", "out[i] = a[i]", ["a, out: bool[n]", "n: int32"]), /cannot pass the bool array "a" \(storage buffers hold no bool\); it passes arrays of int32, uint32 and float32/],
-    ["a float atomic", makeKernel("{[i]: 0<=i<n}", "s[0] = s[0] + a[i] {id=add, atomic}", ["a: float32[n]", "s: float32[1]", "n: int32"]),
-      /the wgsl target has no atomic "\+" update of float32; it has atomic updates of int32 and uint32 \(WGSL has no atomic floats\)/],
   ];
   for (const [what, k, message] of refused) {
     it(what, () => {
@@ -171,4 +171,26 @@ describe("docs/targets-wgsl.md says what the code does", () => {
     expect(doc).toContain("Int32Array(3) [ 4, -3, 51 ]");
     expect(list((await run(halfsum(), { a: Int32Array.of(7, -7, 100), b: Int32Array.of(1, 1, 1) }, { backend: "webgpu" })).out)).toEqual([4, -3, 51]);
   }, 60_000);
+});
+
+describe("OCCA's example kernels (the OKL corpus)", () => {
+  const kernels = corpusKernels().flatMap(([file, ks]) => ks.map((k) => [file, k] as const));
+
+  it.skipIf(kernels.length === 0)("generate, or are refused for a dtype WGSL does not have; Dawn compiles what generates (where webgpu runs)", async () => {
+    let generated = 0;
+    for (const [file, k] of kernels) {
+      let code: string;
+      try {
+        code = wgsl(k).deviceCode;
+      } catch (e) {
+        expect(e, `${file} ${k.name}`).toBeInstanceOf(CodegenError);
+        expect((e as Error).message, `${file} ${k.name}`).toMatch(/WGSL has no (64|8|16)-bit/);
+        continue;
+      }
+      generated++;
+      if (status.available) await compileWgsl(code, `${file} ${k.name}`);
+    }
+    // Most of them use float32 (the double-precision ones are refused).
+    expect(generated).toBeGreaterThanOrEqual(Math.ceil(kernels.length / 2));
+  }, 120_000);
 });
