@@ -51,6 +51,9 @@ function stmtUses(s: Stmt, name: string): boolean {
   return exs.some((e) => exUses(e, named)) || stmts.some((x) => stmtUses(x, name));
 }
 
+/** Whether a `break`/`continue` in `s` leaves `s` (is not inside a loop of its own). */
+const escapes = (s: Stmt): boolean =>
+  s.k === "break" || s.k === "continue" || (s.k !== "for" && s.k !== "while" && s.k !== "doWhile" && parts(s).stmts.some(escapes));
 const hasBarrier = (s: Stmt): boolean => s.k === "barrier" || parts(s).stmts.some(hasBarrier);
 const isLocalLoopAxis = (e: Ex) => e.k === "hw" && e.tag === "l" && e.axis > 0;
 
@@ -124,14 +127,14 @@ export function withLocalLoops(stmts: readonly Stmt[], L: LocalLoops): Stmt[] {
     const out: Stmt[] = [];
     for (const d of decls) {
       const users = segs.filter((seg) => seg.some((s) => stmtUses(s, d.name)));
-      // Used in one run between barriers: declared in its loops. Used across a barrier, here or
-      // inside a loop or branch that holds one: a copy per work-item.
       if (users.length === 0) continue;
       // A constant the same for every (l.1, l.2) work-item (a single-iteration loop's `int const s = 0`) stays outside the loops.
       if (d.isConst && (!d.init || !exUses(d.init, isLocalLoopAxis))) {
         out.push(d);
         continue;
       }
+      // Used in one run between barriers: declared in its loops. Used across a barrier, here or
+      // inside a loop or branch that holds one: a copy per work-item.
       if (users.length === 1 && !users[0]!.some(hasBarrier)) {
         users[0]!.unshift(d);
         continue;
@@ -153,6 +156,10 @@ export function withLocalLoops(stmts: readonly Stmt[], L: LocalLoops): Stmt[] {
       if (s0.k === "barrier") out.push({ k: "comment", text: `barrier (${s0.comment}): the l.1/l.2 loops end here; the gang (l.0) runs in step` });
       else if (seg.length === 1 && hasBarrier(s0)) out.push(split(mapped[0]!));
       else {
+        if (mapped.some(escapes)) {
+          throw new CodegenError(`kernel "${L.kernel}" on the ispc target: a break or continue leaves a loop that holds a barrier, from code ispc runs inside l.1/l.2 loops; ` +
+            `ispc accepts it where l.0 is the only local axis, or in loops without barriers`);
+        }
         const locals = mapped.filter((s) => s.k === "decl" && s.space === "local");
         const rest = mapped.filter((s) => !(s.k === "decl" && s.space === "local"));
         out.push(...locals, ...(rest.length > 0 ? [loops(rest)] : []));

@@ -114,6 +114,19 @@ describe("ispc: generated code", () => {
     expect(checkFission(code).loops).toBe(3);
   });
 
+  it("a break out of a loop that holds a barrier, from code in l.1 loops, is a CodegenError (it would leave the l.1 loop)", () => {
+    const one: Ex = { k: "lit", value: 1, dtype: "int32" };
+    const lk: LoweredKernel = {
+      name: "breaks", args: [{ name: "out", kind: "array", dtype: "int32", written: true }], groupSize: [], localSize: [1, 4], decls: [],
+      body: [{ k: "while", cond: one, body: { k: "block", body: [
+        { k: "assign", array: "out", index: { k: "hw", tag: "l", axis: 1 }, dtype: "int32", rhs: one },
+        { k: "if", cond: one, then: { k: "break" } },
+        { k: "barrier", comment: "b", memory: "global" },
+      ] } }],
+    };
+    expect(() => ispcTarget.render([lk])).toThrow(/kernel "breaks" on the ispc target: a break or continue leaves a loop that holds a barrier/);
+  });
+
   it("a private value across a barrier with l.1 of parametric extent is a CodegenError saying what ispc accepts", () => {
     expect(() => generateCode(fetchAcross("m"), "ispc")).toThrow(/kernel "fetch_across" on the ispc target: variable "x" lives across a barrier while l.1\/l.2 are loops of parametric extent m × 1; ispc accepts that with constant l.1\/l.2 extents/);
   });
