@@ -14,7 +14,7 @@ import { nativeBackends } from "../../src/run/native.js";
 import { genCase, type Case } from "../transforms/gen-kernels.js";
 import { randomArgs, sameOutputs } from "./hip-cucl-kernels.js";
 
-const RUNS = Number(process.env.LOOM_CUCL_LAW_RUNS ?? 12);
+const RUNS = Number(process.env.LOOM_CUCL_LAW_RUNS ?? 8);
 const opencl = backendAvailability("opencl");
 if (!opencl.available) console.warn(`[skip] the cucl law: OpenCL is not available here: ${opencl.reason}`);
 
