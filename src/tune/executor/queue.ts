@@ -82,8 +82,6 @@ export class QueueExecutor {
   private readonly runId: string;
   private readonly kernelJson: unknown;
   private readonly poller: NodeJS.Timeout;
-  /** Jobs submitted, and of those the ones whose results came from Redis without waiting (finished before). */
-  readonly stats = { submitted: 0, collected: 0 };
 
   constructor(private readonly queue: BullQueue, private readonly events: BullEvents, private readonly sweep: QueueSweep, private readonly disconnect: () => Promise<void>) {
     const identity = [sweep.kernelHash, sweep.job, sweep.log !== undefined ? resolve(sweep.log) : randomUUID()];
@@ -155,22 +153,17 @@ export class QueueExecutor {
       return pending;
     }
     const data: VariantJob = { format: JOB_FORMAT, kernel: this.kernelJson, kernelHash: this.sweep.kernelHash, point: p, ...variant, ...this.sweep.job };
-    this.stats.submitted++;
     void this.queue.add("variant", data, { jobId: id, attempts: 1, removeOnComplete: { age: KEEP_S }, removeOnFail: { age: KEEP_S } })
-      .then(() => this.lookUp(pending, true))
+      .then(() => this.lookUp(pending))
       .catch((e: unknown) => settle(failed(`the job could not be queued: ${(e as Error).message}`)));
     return pending;
   }
 
   /** Build the variant here: a pipeline (JSON), a kernel (JSON), or the verdict of a refused build. */
   private variantOf(p: TuningPoint): { pipeline: unknown } | { variant: unknown } | { verdict: Outcome } {
-    let pipeline: unknown;
     try {
       const built: unknown = this.sweep.build(this.sweep.ref, p);
-      if (typeof built === "function" && Array.isArray((built as { steps?: unknown }).steps)) {
-        pipeline = toJSON(built as Parameters<typeof toJSON>[0]);
-        return { pipeline };
-      }
+      if (typeof built === "function" && Array.isArray((built as { steps?: unknown }).steps)) return { pipeline: toJSON(built as Parameters<typeof toJSON>[0]) };
       if (built !== null && typeof built === "object" && Array.isArray((built as Kernel).instructions)) return { variant: kernelToJSON(built as Kernel) };
       return { verdict: failed(`build returned ${typeof built}; it must return a kernel or a step (lp.pipeline(…))`) };
     } catch (e) {
@@ -180,20 +173,19 @@ export class QueueExecutor {
   }
 
   private finished(jobId: string, returnvalue: unknown, failedReason: string | undefined): void {
-    this.byId.get(jobId)?.settle(failedReason !== undefined ? failed(`the worker gave up on the job: ${failedReason}`) : resultOf(returnvalue));
+    this.byId.get(jobId)?.settle(failedReason !== undefined ? failed(`the job failed on the queue: ${failedReason}`) : resultOf(returnvalue));
   }
 
   /** Settle `q` from the job's state in Redis when it finished (before its events were listened to, or the event was missed). */
-  private async lookUp(q: Pending, first: boolean): Promise<void> {
+  private async lookUp(q: Pending): Promise<void> {
     const job = await this.queue.getJob(q.id);
     if (!job?.finishedOn) return;
-    if (first) this.stats.collected++;
-    if (job.returnvalue == null) q.settle(failed(`the worker gave up on the job: ${job.failedReason}`));
+    if (job.returnvalue == null) q.settle(failed(`the job failed on the queue: ${job.failedReason}`));
     else q.settle(resultOf(job.returnvalue));
   }
 
   private async poll(): Promise<void> {
-    await Promise.allSettled([...this.pending.values()].map((q) => this.lookUp(q, false)));
+    await Promise.allSettled([...this.pending.values()].map((q) => this.lookUp(q)));
   }
 }
 

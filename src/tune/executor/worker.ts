@@ -1,8 +1,9 @@
 /**
  * The worker's side of the queue executor (`loom worker`, `lp.startTuningWorker`): take variant
- * jobs from a BullMQ queue, read them as data (a job that does not parse is refused and never
- * retried), check each variant against the interpreter's run of the kernel, time it on this
- * machine, and answer with the outcome and this machine's description.
+ * jobs from a BullMQ queue and, each on a measuring thread (thread.ts), read them as data (a job
+ * that does not parse is refused and never retried), check the variant against the interpreter's
+ * run of the kernel, time it on this machine, and answer with the outcome and this machine's
+ * description.
  *
  *   const w = await lp.startTuningWorker({ connection: "redis://127.0.0.1:6379" });
  *   process.on("SIGTERM", () => void w.close());   // finishes the job in flight
