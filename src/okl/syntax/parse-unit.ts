@@ -9,7 +9,7 @@
  * with one symbol-table lookup. The budget is 0.3 ms per example kernel for parse + validate +
  * lower; this front end takes a median of about 0.15 ms per OCCA example kernel (bench/okl.ts), which
  * leaves the lowering its share. (No nearley C grammar was written to compare against.)
- * moo still does the lexing.
+ * The lexer (lexer.ts) is hand-written too.
  *
  * Constructs outside Loom's C subset (templates, classes, namespaces, references beyond parameters,
  * lambdas, `new`, ...) are OklErrors naming the construct, rule "OKL subset".
