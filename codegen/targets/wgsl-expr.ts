@@ -248,6 +248,11 @@ export class WgslExprPrinter {
 
   private bin(e: Ex & { k: "bin" }, guard: string | undefined): Typed {
     if (e.op === "&&" || e.op === "||") return { c: `(${truth(this.ex(e.l, guard))} ${e.op} ${truth(this.ex(e.r, guard))})`, t: "bool" };
+    // Arithmetic in bool, as the interpreter does it: on 0 and 1, the result made 0 or 1 again.
+    if (wtypeOf(e.dtype, `the operands of "${e.op}"`) === "bool") {
+      const x = this.bin({ ...e, dtype: "int32" }, guard);
+      return x.t === "bool" ? x : { c: truth(x), t: "bool" };
+    }
     const t = wtypeOf(e.dtype, `the operands of "${e.op}"`);
     let l = this.convert(this.ex(e.l, guard), t);
     const r0 = this.ex(e.r, guard);
@@ -255,7 +260,6 @@ export class WgslExprPrinter {
     let r = this.convert(r0, t);
     if (l.k && r.k) l = this.runtime(l);
     if (COMPARE.has(e.op)) return { c: `(${l.c} ${e.op} ${r.c})`, t: "bool" };
-    if (t === "bool") throw new CodegenError(`the wgsl target cannot compute "${e.op}" on bool values; convert them to int32 first`);
     const literalDivisor = r.k && Number(r.c.replace(/[iu()]/g, "")) !== 0;
     // A literal divisor other than 0 cannot trap: the helper without a trap site.
     const trapped = (name: string, what: WgslTrap["what"]) => (literalDivisor

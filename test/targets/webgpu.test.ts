@@ -12,6 +12,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ExecutionError, LoomError } from "../../src/errors.js";
 import { withKernel, type Dtype, type Kernel } from "../../src/ir/index.js";
+import { parseOkl } from "../../src/okl/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { generateCode } from "../../codegen/index.js";
 import { autoTestVsRef, run } from "../../src/run/index.js";
@@ -96,6 +97,46 @@ describe.skipIf(skip)("float32 atomics: compare-and-swap on the bits of an atomi
     const want = await run(k, args());
     const got = await run(k, args(), { backend: "webgpu" });
     for (const name of ["s", "d", "lo", "hi", "x"]) expect(list(got[name]), name).toEqual(list(want[name]));
+  }, 60_000);
+});
+
+describe.skipIf(skip)("the rest of what the lowering writes", () => {
+  /** `k` on webgpu and on the interpreter: every output equal, to `rtol` (WGSL's built-ins are not rounded exactly). */
+  async function sameAsInterp(k: Kernel, args: Record<string, unknown>, rtol = 0): Promise<void> {
+    const want = await run(k, args as never);
+    const got = await run(k, args as never, { backend: "webgpu", checkBounds: false });
+    for (const [name, w] of Object.entries(want)) {
+      const g = list(got[name]);
+      list(w).forEach((x, i) => expect(Math.abs(g[i]! - x) <= rtol * Math.max(1, Math.abs(x)), `${name}[${i}]: ${g[i]} vs ${x}`).toBe(true));
+    }
+  }
+
+  it("math functions, bool temporaries and arithmetic on bools, uint32, if() of floats", async () => {
+    const k = splitIname(makeKernel("{[i]: 0<=i<n}", [
+      "<float32> t = sin(a[i]) + exp(a[i]/4) + sqrt(fabs(a[i])) + pow(a[i], 3) + atan2(a[i], 2) + erf(a[i]/3) + log10(fabs(a[i])+1) + fma(a[i], 2, 1) + tanh(a[i]) {id=t}",
+      "<bool> p = a[i] > 0 and i % 2 == 0 {id=p}",
+      "out[i] = if(p, t, -t) + floor(a[i]) + ceil(a[i]) + max(a[i], 0.5) + rsqrt(fabs(a[i]) + 1) + a[i] % 1.5 + (a[i] // 0.7) {dep=t:p}",
+      "u[i] = (u[i] + 7) * 3 // 2 {id=uu}",
+      "c[i] = (i < 3) + 2*(a[i] == 0) {id=cc}",
+    ], ["a, out: float32[n]", "u: uint32[n]", "c: int32[n]", "n: int32"], { name: "mathy" }), "i", 4, { outerTag: "g.0", innerTag: "l.0" });
+    await sameAsInterp(k, { n: 9, a: Float32Array.from({ length: 9 }, (_, i) => i * 1.3 - 5), u: Uint32Array.from({ length: 9 }, (_, i) => 4294967290 + i) }, 1e-4);
+  }, 60_000);
+
+  it("opaque blocks of OKL: while, do-while, break, continue and block locals", async () => {
+    const [k] = parseOkl(`@kernel void wh(const int n, const float *a, float *out) {
+      for (int g = 0; g < n; g += 4; @outer) {
+        for (int i = g; i < g + 4; ++i; @inner) {
+          if (i < n) {
+            float s = 0; int j = 0;
+            while (true) { if (j >= i) break; s += a[j]; j++; if (j > 100) continue; }
+            int k = 0;
+            do { s += 1; k++; } while (k < 2);
+            out[i] = s;
+          }
+        }
+      }
+    }`);
+    await sameAsInterp(k!, { n: 10, a: Float32Array.from({ length: 10 }, (_, i) => i), out: new Float32Array(10) });
   }, 60_000);
 });
 
