@@ -148,7 +148,8 @@ const ISPC = words(`uniform varying task launch sync export foreach foreach_tile
 const OKL = words(`occa okl kernel outer inner shared exclusive barrier atomic restrict dim dimOrder tile`);
 
 /** Patterns of reserved names: C's `__x`/`_X`, the printers' helpers, OpenCL's conversions, CUDA's atomics. */
-const C_PATTERNS: readonly RegExp[] = [/^__/, /^_[A-Z]/, /^loopy_(min|max|fmod|floor_div|mod)_/, /^loom_entry_/];
+/** (`loopy_p`, `loopy_v`, `loopy_seen`, `loopy_old`: the compare-and-swap loop's locals, codegen/targets/atomics.ts.) */
+const C_PATTERNS: readonly RegExp[] = [/^__/, /^_[A-Z]/, /^loopy_(min|max|fmod|floor_div|mod)_/, /^loom_entry_/, /^loopy_(p|v|seen|old)$/];
 const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
   c: C_PATTERNS,
   openmp: [...C_PATTERNS, /^omp_/],
