@@ -23,7 +23,8 @@ function launchLine(target: TargetName, info: GeneratedKernelInfo): string {
   const sizes = `${info.globalSize.join(" × ") || "1"} groups of ${info.localSize.join(" × ") || "1"} work-items`;
   switch (target) {
     case "js": return `${info.name}(H${info.args.map((a) => `, ${a}`).join("")});`;
-    case "cuda": return `${info.name}<<<dim3(${info.globalSize.join(", ") || "1"}), dim3(${info.localSize.join(", ") || "1"})>>>(${args});`;
+    // HIP keeps CUDA's triple-chevron launch (hipcc accepts it as hipLaunchKernelGGL).
+    case "cuda": case "hip": return `${info.name}<<<dim3(${info.globalSize.join(", ") || "1"}), dim3(${info.localSize.join(", ") || "1"})>>>(${args});`;
     case "opencl": return `${info.name}(${args});  /* enqueued: ${sizes} */`;
     case "c": case "openmp": return `${info.name}(${args});`;
     default: return `${info.name}(${args});  /* ${sizes} */`;

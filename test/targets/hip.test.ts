@@ -43,6 +43,11 @@ describe("hip: generated code", () => {
     expect(code(extras()[0]!)).toMatch(/atomicAdd\(&h\[/);
   });
 
+  it("its host listing launches with HIP's (CUDA's) triple chevrons", () => {
+    const g = generateCode(classics().matmul_tiled_prefetch!.knl, "hip");
+    expect(g.hostCode).toContain(`matmul<<<dim3(${g.kernels[0]!.globalSize.join(", ")}), dim3(${g.kernels[0]!.localSize.join(", ")})>>>(`);
+  });
+
   it("renames HIP's reserved names", () => {
     const c = code(hostile());
     const head = c.split("\n").find((l) => l.startsWith('extern "C"'))!;
