@@ -19,6 +19,7 @@ import { applyPipeline, type PipelineJSON } from "../../transforms/pipeline.js";
 type Json = PipelineJSON[number]["args"][number];
 
 export type LaneTag = "ilp" | "ilp.seq" | "unr" | null;
+type Space = "private" | "local" | "global";
 
 export interface PackingSpec {
   readonly form: "update" | "reduction";
@@ -35,7 +36,9 @@ export interface PackingSpec {
   readonly workItems: boolean;
   readonly pack: readonly ("a" | "b")[];
   readonly explicitOuter: boolean;
-  readonly space: "private" | "local" | "global";
+  readonly space: Space;
+  /** The address space of a's panel when both are packed (b's is `space`): mixed spaces put a private panel across the barriers of a local one. */
+  readonly spaceA: Space;
   /** Micro-tile loop order: i_mid outside j_mid, or the other way round. */
   readonly iFirst: boolean;
   readonly sizes: { readonly n: number; readonly m: number; readonly p: number };
@@ -83,8 +86,12 @@ export function packingPipeline(s: PackingSpec): PipelineJSON {
   if (order.length > 1) steps.push({ op: "prioritizeLoops", args: [order.join(",")] });
   // A private or global temporary is filled by sequential loops; a local one by the work-items
   // (l.auto) where there are work-items.
-  const space = { temporaryAddressSpace: s.space, ...(s.space === "local" && s.workItems ? {} : { defaultTag: null }) };
+  const spaceOf = (x: "a" | "b") => {
+    const sp = x === "a" && s.pack.length === 2 ? s.spaceA : s.space;
+    return { temporaryAddressSpace: sp, ...(sp === "local" && s.workItems ? {} : { defaultTag: null }) };
+  };
   for (const x of s.pack) {
+    const space = spaceOf(x);
     const [mid, r] = x === "b" ? ["j_mid", "j_r"] : ["i_mid", "i_r"];
     if (s.form === "update") {
       // Given outer inames: the whole block's panel, once per (block, k_outer). By default the
@@ -128,7 +135,8 @@ export const packingSpec: fc.Arbitrary<PackingSpec> = fc.record({
   workItems: fc.boolean(),
   pack: fc.constantFrom<("a" | "b")[]>(["a"], ["b"], ["a", "b"], ["b", "a"]),
   explicitOuter: fc.boolean(),
-  space: fc.constantFrom("private" as const, "private" as const, "local" as const, "global" as const),
+  space: fc.constantFrom<Space>("private", "private", "local", "global"),
+  spaceA: fc.constantFrom<Space>("private", "local", "global"),
   iFirst: fc.boolean(),
   sizes: fc.record({ n: fc.integer({ min: 1, max: 9 }), m: fc.integer({ min: 1, max: 9 }), p: fc.integer({ min: 1, max: 9 }) }),
 }).map((s) => ({
@@ -148,10 +156,11 @@ export const packingSpec: fc.Arbitrary<PackingSpec> = fc.record({
   nr: Math.min(s.nr, s.nc),
   group: s.group || s.workItems,
   space: (s.group || s.workItems) && s.space === "global" ? "private" as const : s.space,
+  spaceA: (s.group || s.workItems) && s.spaceA === "global" ? "local" as const : s.spaceA,
 }));
 
 /** The BLIS-shaped case the law also always checks: update form, ilp micro-tile, both panels. */
 export const BLIS_SPEC: PackingSpec = {
   form: "update", mc: 4, nc: 6, kc: 3, mr: 2, nr: 3, laneI: "ilp", laneJ: "ilp", group: true, workItems: false, pack: ["b", "a"],
-  explicitOuter: true, space: "private", iFirst: true, sizes: { n: 9, m: 7, p: 13 },
+  explicitOuter: true, space: "private", spaceA: "private", iFirst: true, sizes: { n: 9, m: 7, p: 13 },
 };
