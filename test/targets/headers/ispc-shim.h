@@ -3,7 +3,7 @@
 // and function kinds (task, export) are empty macros, its built-in variables and standard-library
 // functions are declared with ISPC's names. Two spellings C++ lacks are rewritten by the test
 // before compiling: `launch[a, b, c] f(args);` and double literals `2.5d`. With LOOPY_ISPC_RUN
-// defined, the code runs with a gang of one (test/targets/ispc-run.test.ts).
+// defined, the code runs with a gang of one (test/targets/ispc.test.ts).
 #pragma once
 #include <cmath>
 #include <cstdint>
