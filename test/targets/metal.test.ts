@@ -7,10 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
-import { isReserved } from "../../codegen/names.js";
 import { CodegenError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { atomicKernel, classics, hostileKernel, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
+import { atomicKernel, classics, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
 
 const HOSTILE = ["kernel", "device", "threadgroup", "loopy_local", "uint"] as const;
 
@@ -58,13 +57,6 @@ describe("metal: generated code", () => {
     expect(() => generateCode(dbl, "metal")).toThrow(/the metal target has no type for float64; it has float16, float32, int8/);
     expect(() => generateCode(atomicKernel("+", "int64"), "metal")).toThrow(/the metal target has no atomic "\+" update of int64; it has atomics on int32 and uint32/);
     expect(() => generateCode(atomicKernel("min", "float32"), "metal")).toThrow(/the metal target has no atomic "min" update of float32/);
-  });
-
-  it("its reserved words and the printer's names are renamed", () => {
-    for (const w of HOSTILE) expect(isReserved(w, "metal"), w).toBe(true);
-    const code = generateCode(hostileKernel(HOSTILE), "metal");
-    expect(code.kernels[0]!.name).not.toBe("kernel");
-    expect(code.deviceCode).not.toMatch(/\bdevice\[|\bthreadgroup\[/);
   });
 });
 
