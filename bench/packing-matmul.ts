@@ -39,14 +39,15 @@ export function matmulUpdate(kc: number = BLOCKS.KC): lp.Kernel {
 }
 
 /**
- * The schedule (public transformations only); `pack: false` leaves out the two prefetches (the
- * same blocking reading a and b in place), for comparison.
+ * The schedule (public transformations only) of `matmulUpdate(blocks.KC)` for size n; `pack: false`
+ * leaves out the two prefetches (the same blocking reading a and b in place), for comparison.
  */
 export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?: Partial<Record<keyof typeof BLOCKS, number>> } = {}): lp.Step {
-  const { MC, NC, MR, NR } = { ...BLOCKS, ...opts.blocks };
-  const exact = n % MC === 0 && n % NC === 0;
+  const { MC, NC, KC, MR, NR } = { ...BLOCKS, ...opts.blocks };
+  // Where n is a multiple of every block, saying so drops the guards of partial blocks.
+  const blocks = [MC, NC, KC].reduce((x, y) => (x * y) / gcd(x, y));
   return lp.pipeline(
-    ...(exact ? [lp.step.assume(`n mod ${MC * NC / gcd(MC, NC)} = 0 and n >= ${Math.max(MC, NC)}`)] : []),
+    ...(n % blocks === 0 ? [lp.step.assume(`n mod ${blocks} = 0 and n >= ${blocks}`)] : []),
     lp.split("i", MC, { outerTag: "g.0" }),
     lp.split("j", NC),
     lp.split("i_inner", MR, { innerTag: "ilp", outerIname: "i_mid", innerIname: "i_r" }),
@@ -65,7 +66,7 @@ export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?:
 
 /** The BLIS-style matmul for size n: matmulUpdate() through packedMatmulPipeline(n). */
 export function packedMatmul(n: number): lp.Kernel {
-  return packedMatmulPipeline(n)(matmulUpdate());
+  return packedMatmulPipeline(n)(matmulUpdate(BLOCKS.KC));
 }
 
 function gcd(a: number, b: number): number {
