@@ -3,7 +3,10 @@
  * kernel; any change to a job's JSON reads back as a kernel or is refused (JobRefused), never
  * anything else; a pipeline that does not parse, a wrong format, a kernel that is not the one its
  * hash names are refused; a job a worker reads measures as the same variant measures locally.
+ * Importing the library never loads BullMQ or ioredis (only a queue sweep or a worker does).
  */
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
@@ -132,5 +135,32 @@ describe("loom worker's command line", () => {
     const r = await run(["worker", "--connection", "redis://127.0.0.1:1"]);
     expect(r.code).toBe(1);
     expect(r.err).toContain("cannot reach Redis at redis://127.0.0.1:1");
+  });
+});
+
+describe("the library without a queue", () => {
+  it("never loads bullmq or ioredis: no static import reaches them from src/index.ts or src/cli.ts", () => {
+    const root = resolve(import.meta.dirname, "../..");
+    const seen = new Set<string>();
+    const packages = new Map<string, string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, "utf8");
+      // Static imports and re-exports (not `import type`, not `import("…")`).
+      for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?!type\s)[^;]*?from\s+["']([^"']+)["']|(?:^|\n)\s*import\s+["']([^"']+)["']/g)) {
+        const spec = (m[1] ?? m[2])!;
+        if (spec.startsWith(".")) visit(resolve(dirname(file), spec).replace(/\.js$/, ".ts"));
+        else packages.set(spec, file);
+      }
+    };
+    visit(join(root, "src/index.ts"));
+    visit(join(root, "src/cli.ts"));
+    expect(seen.has(join(root, "src/tune/executor/queue.ts"))).toBe(true); // the walk reaches the executor
+    expect([...packages.keys()].filter((p) => /^(bullmq|ioredis)(\/|$)/.test(p))).toEqual([]);
+    // Where they are loaded: one dynamic import of each, in connect.ts.
+    const connect = readFileSync(join(root, "src/tune/executor/connect.ts"), "utf8");
+    expect(connect).toContain('import("bullmq")');
+    expect(connect).toContain('import("ioredis")');
   });
 });
