@@ -37,7 +37,7 @@ export class LoopLowering {
     }
     const inner = [...known, iname];
     const ids = this.h.insnsUnder(body);
-    if (tag?.kind === "vec") checkVecLanes(this.h.k, iname, ids.map((id) => this.h.insnOf(id)));
+    if (tag?.kind === "vec") checkVecLanes(this.h.k, iname, ids.map((id) => this.h.insnOf(id)), (n) => this.pointOf(n));
     // Bounds from each instruction's domain, projected onto the known inames and this one; a loop
     // around barriers alone (loopy's `for i ... lbarrier end`) runs over the iname's own domain.
     const domains = ids.length > 0 ? ids.map((id) => this.h.domainOf(this.h.insnOf(id).withinInames)) : [this.h.domainOf(inner)];
@@ -149,6 +149,18 @@ export class LoopLowering {
       return out;
     }
     return [this.forStmt(iname, lo, hi, block(make(withRows(boundRows(lower, upper)))), known)];
+  }
+
+  /** The one value iname `n` takes (a split by 1), if its domain has a single point. */
+  private pointOf(n: string): number | undefined {
+    const d = this.h.domainOf([n]);
+    if (!d.dims.includes(n)) return undefined;
+    const b = dimBounds(d, n, []);
+    const lo = b.lower.filter((x) => affIsConstant(x.aff)).map((x) => Math.ceil(x.aff.constant / x.denom));
+    const hi = b.upper.filter((x) => affIsConstant(x.aff)).map((x) => Math.floor(x.aff.constant / x.denom));
+    if (lo.length === 0 || hi.length === 0) return undefined;
+    const l = Math.max(...lo);
+    return l === Math.min(...hi) ? l : undefined;
   }
 
   private checkBounded(iname: string, lower: readonly Bound[], upper: readonly Bound[]): void {

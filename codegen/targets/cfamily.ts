@@ -8,6 +8,7 @@ import { Printer, type AtomicStore, type BarrierMemory, type ExDtype, type ExprS
 import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator, dialectOf } from "../names.js";
 import type { GeneratedCode } from "../types.js";
+import { outlineParallelLoop, type OutlinedParam } from "../lower/outline.js";
 import { printedKernels } from "./rename.js";
 
 export interface CDialect {
@@ -32,6 +33,11 @@ export interface CDialect {
   /** An atomic update `target op= value` of a `d` cell (see `AtomicStore`); the statement's `;` is added. */
   readonly atomic?: (a: AtomicStore, target: string, value: string, d: Dtype, p: Printer) => string;
   readonly int64Suffix: string;
+  /**
+   * The body of the parallel loop (`lowerOptions.parallelLoop`) as a `static` function with
+   * `restrict` parameters, called from the loop: the compiler keeps its aliasing knowledge (OpenMP).
+   */
+  readonly outlineParallel?: boolean;
   /** A kernel parameter, given its type name and position (OKL: `const float *a @restrict`, Metal: `[[buffer(i)]]`); default C style. */
   readonly argDecl?: (a: LoweredArg, typeName: string, index: number) => string;
   /** A literal the dialect spells its own way (ISPC's `2.5d` double), else undefined for the C spelling. */
@@ -200,6 +206,14 @@ export class CFamilyTarget {
     return `${g}${ty}${a.written ? "" : " const"} *__restrict__ ${a.name}`;
   }
 
+  /** A parameter of an outlined parallel body: arguments as the kernel declares them, arrays in scope as pointers, values as `const`. */
+  private paramDecl(x: OutlinedParam): string {
+    if (x.k === "arg") return this.argDecl(x.arg, 0);
+    const ty = this.typeName(x.dtype);
+    if (x.k === "value") return `${ty} const ${x.name}`;
+    return x.written ? `${ty} *${x.name}` : `${ty} const *__restrict__ ${x.name}`;
+  }
+
   /**
    * The device code and launch information of lowered kernels, every identifier printed through
    * `names` (renamed where reserved); the launch information keeps the user's argument names.
@@ -208,7 +222,16 @@ export class CFamilyTarget {
     const p = new Printer(this.exprSyntax(), this.stmtSyntax());
     const printed = printedKernels(kernels, names);
     const sizeP = new Printer(this.exprSyntax(), this.stmtSyntax());
-    const fns = printed.map((lk) => {
+    const fns = printed.map((lk0) => {
+      let lk = lk0;
+      let before = "";
+      const o = this.d.outlineParallel ? outlineParallelLoop(lk0, (s) => (s.pragmas ?? []).some((x) => x.startsWith("#pragma omp parallel for"))) : undefined;
+      if (o) {
+        const fn = names.fresh(`${lk0.name}_body`);
+        lk = o.kernel((args) => ({ k: "raw", text: `${fn}(${args.join(", ")});` }));
+        const fbody = [...o.decls, ...(o.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...(o.body.k === "block" ? o.body.body : [o.body])];
+        before = `${[`static void ${fn}(${o.params.map((x) => this.paramDecl(x)).join(", ")})`, ...p.stmt({ k: "block", body: fbody }, "")].map((l) => l.trimEnd()).join("\n")}\n\n`;
+      }
       const params = lk.args.map((a, n) => this.argDecl(a, n));
       if (this.d.kernelFunction) {
         return this.d.kernelFunction({
@@ -219,7 +242,7 @@ export class CFamilyTarget {
       const body = [...lk.decls, ...(lk.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...lk.body];
       const constant = lk.localSize.every((x): x is number => typeof x === "number") ? lk.localSize : undefined;
       const head = `${this.d.kernelHead(constant)} ${lk.name}(${[...params, ...(this.d.extraParams ?? [])].join(", ")})`;
-      return [head, ...p.stmt({ k: "block", body }, "")].map((l) => l.trimEnd()).join("\n");
+      return before + [head, ...p.stmt({ k: "block", body }, "")].map((l) => l.trimEnd()).join("\n");
     });
     const helpers = [...p.helpers].sort().map((h) => h.slice(h.indexOf("|") + 1));
     const top = [...this.d.includes, ...helpers];

@@ -5,11 +5,16 @@
 import { expect } from "vitest";
 import type { Kernel } from "../../src/ir/index.js";
 import { run } from "../../src/run/index.js";
-import { availableNative } from "../run/native-helpers.js";
+import { availableNative, type NativeBackend } from "../run/native-helpers.js";
 
 /** The backends the loopy-parity tests check: interp, js, and the native CPU ones available. */
 export function parityBackends(): string[] {
   return ["interp", "js", ...availableNative(["c", "openmp", "opencl"])];
+}
+
+/** The native CPU backends the random-pipeline law also runs on, where available (c, openmp, opencl). */
+export function lawNativeBackends(): NativeBackend[] {
+  return availableNative(["c", "openmp", "opencl"]);
 }
 
 /** `k` run with `args` on every parity backend gives `expected` (each listed output, to 1e-5 relative). */

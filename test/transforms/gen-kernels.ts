@@ -92,7 +92,7 @@ export interface Move {
   readonly pick: number;
   readonly factor: number;
   readonly tagOuter: boolean;
-  readonly tagInner: "none" | "l" | "unr" | "ilp" | "g";
+  readonly tagInner: "none" | "l" | "unr" | "ilp" | "g" | "vec";
   readonly viaOpts: boolean;
   readonly order: readonly number[];
 }
@@ -111,7 +111,7 @@ export const genMove: fc.Arbitrary<Move> = fc.record({
   pick: fc.nat({ max: 1000 }),
   factor: fc.constantFrom(...FACTORS),
   tagOuter: fc.boolean(),
-  tagInner: fc.constantFrom("none", "l", "unr", "ilp", "g"),
+  tagInner: fc.constantFrom("none", "l", "unr", "ilp", "g", "vec"),
   viaOpts: fc.boolean(),
   order: fc.array(fc.nat({ max: 1000 }), { minLength: 2, maxLength: 3 }),
 });
@@ -161,7 +161,7 @@ const MAX_AXES = 3;
 /** The tag a move asks for `iname`, if it is legal there: hardware tags only on loop (not reduction) inames. */
 function legalTag(s: State, iname: string, want: Move["tagInner"] | "gOuter", extra: Record<string, string> = {}): string | undefined {
   const parallelOk = !reductionSet(s.k).has(iname) && !s.noHw.has(iname) && (want !== "l" || !s.noL.has(iname));
-  if (want === "ilp" && s.noL.has(iname)) return undefined;
+  if ((want === "ilp" || want === "vec") && s.noL.has(iname)) return undefined;
   const taken = (kind: "g" | "l") => Object.values(extra).filter((t) => t.startsWith(`${kind}.`)).length;
   switch (want) {
     case "none": return undefined;
@@ -175,6 +175,8 @@ function legalTag(s: State, iname: string, want: Move["tagInner"] | "gOuter", ex
       return parallelOk && s.constant.has(iname) && a < MAX_AXES ? `l.${a}` : undefined;
     }
     case "unr": case "ilp": return s.constant.has(iname) ? want : undefined;
+    // SIMD lanes run at once: only where work-items could (no reduction or fetch iname).
+    case "vec": return parallelOk && s.constant.has(iname) ? want : undefined;
   }
 }
 
@@ -404,7 +406,7 @@ function schedulable(k: Kernel): boolean {
  * a sequential one, nor may a sequential iname's bounds use it (a hardware-tagged iname is no loop).
  */
 function ilpInnermost(k: Kernel): boolean {
-  const isIlp = (i: string) => k.inameTags[i]?.kind === "ilp" || k.inameTags[i]?.kind === "ilp.seq";
+  const isIlp = (i: string) => k.inameTags[i]?.kind === "ilp" || k.inameTags[i]?.kind === "ilp.seq" || k.inameTags[i]?.kind === "vec";
   const isHw = (i: string) => ["g", "l", "l.auto"].includes(k.inameTags[i]?.kind ?? "for");
   const byPriority = k.loopPriority.every((p) => p.every((x, at) => !isIlp(x) || p.slice(at + 1).every(isHw)));
   const byBounds = k.domains.every((d) => !d.params.some(isIlp) || d.dims.every(isHw));

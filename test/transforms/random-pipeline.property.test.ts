@@ -5,7 +5,9 @@
  * saveAndReloadTemporaries; kernels with parameters near the int32 limit, global barriers inside
  * sequential loops (host loops), scalar (0-d) outputs, temporaries of parametric shape, and a
  * private value saved across a global barrier; moves the scheduler refuses are dropped and counted),
- * autoTestVsRef(k, p(k)) is ok on the interpreter and on the js backend. A counterexample prints
+ * autoTestVsRef(k, p(k)) is ok on the interpreter and on the js backend; and, for a few cases whose
+ * pipeline tags an iname vec, ilp or unr (SIMD loops, register tiles, unrolled copies), on the native
+ * CPU backends available here (c, openmp, opencl: one compile each). A counterexample prints
  * the kernel's source and the (shrunk) pipeline as JSON, ready for fromJSON / applyPipeline.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -13,10 +15,16 @@ import fc from "fast-check";
 import { autoTestVsRef } from "../../src/run/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { applyPipeline, toJSON } from "../../transforms/pipeline.js";
+import { lawNativeBackends } from "./every-backend.js";
 import { SCHEDULED_FAMILIES } from "./gen-families.js";
 import { GEN_STATS, MOVE_FAMILIES, genCase, type Case } from "./gen-kernels.js";
 
 const RUNS = Number(process.env.LOOM_PIPELINE_RUNS ?? 320);
+/** Cases run natively: each compiles once per backend, so few (the js/interp law covers the rest). */
+const NATIVE_RUNS = Number(process.env.LOOM_PIPELINE_NATIVE_RUNS ?? 3);
+const NATIVE = lawNativeBackends();
+/** A pipeline that tags an iname vec (SIMD loops, with ilp/unr register tiles around them where drawn). */
+const LOWERED_SPECIALLY = /"vec"|:vec\b/;
 
 async function lawHolds(c: Case): Promise<void> {
   const json = JSON.stringify(c.json);
@@ -38,6 +46,20 @@ describe("random pipelines preserve the meaning of random kernels", () => {
   it(`autoTestVsRef(k, p(k)) is ok on interp and js (${RUNS} cases)`, async () => {
     await fc.assert(fc.asyncProperty(genCase, lawHolds), { numRuns: RUNS, seed: Number(process.env.LOOM_PIPELINE_SEED ?? 20240531) });
   });
+
+  it.skipIf(NATIVE.length === 0)(`autoTestVsRef(k, p(k)) is ok on ${NATIVE.join(", ") || "the native backends (none here)"} where p tags vec (${NATIVE_RUNS} cases)`, async () => {
+    let vec = 0;
+    await fc.assert(fc.asyncProperty(genCase.filter((c) => LOWERED_SPECIALLY.test(JSON.stringify(c.json))), async (c) => {
+      const json = JSON.stringify(c.json);
+      if (/vec/.test(json)) vec++;
+      for (const backend of NATIVE) {
+        const r = await autoTestVsRef(c.ref, c.transformed, { params: c.params, backend, seed: 7 });
+        expect(r.ok, `${backend}: ${r.mismatches.slice(0, 3).join("; ")}\n  kernel ${JSON.stringify(c.source)}\n  params ${JSON.stringify(c.params)}\n  pipeline ${json}`).toBe(true);
+      }
+    }), { numRuns: NATIVE_RUNS, seed: Number(process.env.LOOM_PIPELINE_SEED ?? 20240531) });
+    // The seed draws vec among them (a change of generator that loses it must pick another seed).
+    expect(vec).toBeGreaterThan(0);
+  }, 120_000 * NATIVE_RUNS);
 
   it("each family of issues 15 and 16 reaches autoTestVsRef, parallelized, and the saved rotate with a g/l split", () => {
     // Runs after the law (vitest keeps the order): at least a fortieth of the cases per family.

@@ -1,0 +1,45 @@
+/**
+ * The generated C of the classic kernels, the CPU benchmark's kernels (bench/cpu.ts, with the
+ * schedules it measures) and the OKL kernels of bench/okl-peers compiles without a warning:
+ * `gcc -c -O2 -Wall -Werror -fopenmp`, on C and OpenMP, every file in one compiler invocation.
+ * Skipped (with the reason) where gcc is absent.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { generateCode, parseOkl, pipeline, prioritize, split, type Kernel } from "../../src/index.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { matmul, matmulSchedule, OKL, PEERS, stencil, stencilSchedule, triad, triadSchedule } from "../../bench/cpu.js";
+import { compileBudgetMs, hasGcc } from "./compile-helpers.js";
+import { localFetch, tiledMatmul, vecadd } from "./kernels.js";
+
+if (!hasGcc) console.warn("[skip] gcc is not installed here, so the -Wall -Werror compile of the CPU code is skipped (apt-get install gcc)");
+
+function kernels(): Kernel[] {
+  const mm = makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i,j] = sum(k, a[i,k]*b[k,j])", ["a, b, c: float32[n,n]", "n: int32"], { name: "mm_tile" });
+  const tile = pipeline(split("i", 4, { innerTag: "ilp", outerTag: "g.0" }), split("j", 8, { innerTag: "vec" }), prioritize("i_outer,j_outer,k,i_inner,j_inner"))(mm);
+  const okl = OKL.map((name) => parseOkl(readFileSync(join(PEERS, `${name}.okl`), "utf8"), { filename: `${name}.okl` })[0]!);
+  return [
+    vecadd(), vecadd(16, "n mod 16 = 0 and n >= 16"), tiledMatmul(), localFetch(), tile,
+    matmulSchedule(1024)(matmul), matmulSchedule(1000)(matmul), triadSchedule(triad), stencilSchedule(stencil), ...okl,
+  ];
+}
+
+describe("generated CPU code compiles with -Wall -Werror", () => {
+  const ks = kernels();
+  it.skipIf(!hasGcc)(`${ks.length} kernels on c and openmp, one gcc invocation`, () => {
+    const dir = mkdtempSync(join(tmpdir(), "loom-werror-"));
+    const files = ks.flatMap((k, n) => (["c", "openmp"] as const).map((target) => {
+      const file = `${n}_${k.name}_${target}.c`;
+      writeFileSync(join(dir, file), generateCode(k, target).deviceCode);
+      return file;
+    }));
+    try {
+      execFileSync("gcc", ["-c", "-O2", "-Wall", "-Werror", "-fopenmp", ...files], { cwd: dir, stdio: "pipe", timeout: compileBudgetMs(files.length / 4) });
+    } catch (e) {
+      expect.fail(`gcc -Wall -Werror failed in ${dir}:\n${(e as { stderr?: Buffer }).stderr?.toString() ?? String(e)}`);
+    }
+  }, compileBudgetMs(ks.length) + 60_000);
+});
