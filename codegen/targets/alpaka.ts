@@ -39,7 +39,8 @@ function alpakaAtomic(a: AtomicStore, target: string, value: string, d: Dtype): 
   if (!INTEGER.includes(d) && !float) throw noAtomic("alpaka", a.op, d, "atomics on 32- and 64-bit integers and floats");
   if (float && ["&", "|", "^"].includes(a.op)) throw noAtomic("alpaka", a.op, d, "bitwise atomics on integers only");
   const level = a.space === "local" ? "Blocks" : "Grids";
-  return `(void) alpaka::${FUNCTION[a.op]}(${ACC}, &${target}, ${value}, alpaka::hierarchy::${level}{})`;
+  // alpaka deduces the cell's type from both the pointer and the value: the value is cast to it.
+  return `(void) alpaka::${FUNCTION[a.op]}(${ACC}, &${target}, static_cast<${CUDA_TYPES[d]!}>(${value}), alpaka::hierarchy::${level}{})`;
 }
 
 /** The functor: shared temporaries declared with ids counting up, private ones and the body after. */

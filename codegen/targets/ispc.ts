@@ -65,7 +65,7 @@ export const ispcTarget = new CFamilyTarget({
   hw: (tag, axis) => (tag === "g" ? `((int) taskIndex${axis})` : axis === 0 ? "((int) programIndex)" : LOCAL_LOOP_VARS[axis - 1]!),
   localQualifier: "uniform",
   // The gang runs in step: a barrier among its program instances orders nothing more (l.1/l.2 loops are split at it).
-  barrier: (comment) => `/* barrier (${comment}): the gang runs in step */`,
+  barrier: (comment) => `/* barrier (${comment}): the gang runs in step */;`,
   kernelHead: () => "task void",
   math: "overload", intMinMaxBuiltin: true, int64Suffix: "LL",
   atomic: ispcAtomic,

@@ -40,7 +40,7 @@ describe("alpaka: generated code", () => {
   it("atomics name the hierarchy level sharing the cell: Blocks for shared memory, Grids for global", () => {
     expect(generateCode(atomicKernel("min", "float32"), "alpaka").deviceCode).toContain("(void) alpaka::atomicMin(loopy_acc, &r[");
     expect(generateCode(atomicKernel("min", "float32"), "alpaka").deviceCode).toContain("alpaka::hierarchy::Grids{})");
-    expect(generateCode(atomicKernel("+", "int32", true), "alpaka").deviceCode).toContain("alpaka::atomicAdd(loopy_acc, &t[0], v[8 * ((int) loopy_block[2]) + ((int) loopy_thread[2])], alpaka::hierarchy::Blocks{})");
+    expect(generateCode(atomicKernel("+", "int32", true), "alpaka").deviceCode).toContain("alpaka::atomicAdd(loopy_acc, &t[0], static_cast<int>(v[8 * ((int) loopy_block[2]) + ((int) loopy_thread[2])]), alpaka::hierarchy::Blocks{})");
     expect(() => generateCode(atomicKernel("max", "int16"), "alpaka")).toThrow(/the alpaka target has no atomic "max" update of int16; it has atomics on 32- and 64-bit integers and floats/);
   });
 });

@@ -62,13 +62,17 @@ export function hostLoops(): Kernel {
   end`, ["a: float32[3, n+1]", "c, out: float32[3, n]", "n: int32"], { seqDependencies: true, name: "knl" }), "i", 128, { outerTag: "g.0", innerTag: "l.0" });
 }
 
-/** OCCA examples from the OKL corpus (vector add, shared-memory and atomic reductions, powers of pi, a device function). */
+/** OCCA examples from the OKL corpus (vector add, shared-memory and atomic reductions, powers of pi, a device function) and two transpiler tests. */
 export const OKL_EXAMPLES: readonly { readonly rel: string; readonly defines?: Readonly<Record<string, number>> }[] = [
   { rel: "occa/examples/cpp/01_add_vectors/addVectors.okl" },
   // The example's host sets the defines (`block` is the work-group size; 06's main uses 256).
   { rel: "occa/examples/cpp/06_shared_memory/reduction.okl", defines: { block: 256 } },
   { rel: "occa/examples/cpp/18_nonblocking_streams/powerOfPi.okl", defines: { group: 8, block: 64 } },
   { rel: "occa/examples/cpp/30_device_function/addVectors.okl" },
+  // Two of OCCA's transpiler tests, which the whole corpus's syntax check caught: a branch whose
+  // body is only a barrier (a comment on ispc), float atomics of an int value (alpaka deduces both).
+  { rel: "occa-transpiler/data/transpiler/backends/cuda/barrier/barrier_warp.cpp" },
+  { rel: "occa-transpiler/data/transpiler/backends/cuda/atomic/atomic_in_one_line_if_or_loop.cpp" },
 ];
 
 export function oklExamples(): Kernel[] {
@@ -167,6 +171,8 @@ export interface SuiteOptions {
   readonly extra?: readonly Kernel[];
   /** A spelling of the generated code and a misspelling the headers must reject. */
   readonly misspell: readonly [string, string];
+  /** OCCA kernels the target refuses (Metal: float atomics in threadgroup memory), by name and message: checked refused, not compiled. */
+  readonly refuses?: Readonly<Record<string, RegExp>>;
 }
 
 /**
@@ -178,7 +184,13 @@ export function syntaxCheckSuite(target: keyof typeof SPELLINGS, o: SuiteOptions
   describe.skipIf(!hasGxx)(`${target}: C++17 syntax check against ${o.against} (not a ${target} compile)`, () => {
     it("loopy's classics, host loops, OCCA examples, atomics and hostile names pass g++ -fsyntax-only", () => {
       const atomics = (["+", "-", "&", "min", "max", "="] as const).map((op) => atomicKernel(op, "int32")).concat([atomicKernel("+", "float32"), ...o.atomics]);
-      syntaxCheck([...classics(), hostLoops(), ...oklExamples(), ...atomics, ...(o.extra ?? []), hostileKernel(o.hostile)], target);
+      const refuses = o.refuses ?? {};
+      const okl = oklExamples().filter((k) => {
+        const why = refuses[k.name];
+        if (why) expect(() => generateCode(k, target), k.name).toThrow(why);
+        return !why;
+      });
+      syntaxCheck([...classics(), hostLoops(), ...okl, ...atomics, ...(o.extra ?? []), hostileKernel(o.hostile)], target);
     }, compileBudgetMs(1));
 
     it(`the check fails on code the headers do not declare (${o.misspell[1]})`, () => {
