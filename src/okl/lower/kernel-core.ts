@@ -122,7 +122,9 @@ export abstract class KernelCore {
   protected pure(e: Expr): boolean {
     let ok = true;
     walkExpr(e, (n) => {
+      if (!ok) return false; // found: the rest of the tree is not walked
       if (n.kind === "subscript" || n.kind === "linear" || (n.kind === "var" && this.tempNamed(n.name) !== undefined)) ok = false;
+      return ok;
     });
     return ok;
   }
