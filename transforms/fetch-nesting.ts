@@ -157,9 +157,9 @@ function mustPrecede(k: Kernel): (x: string, o: string) => false | "domain" | "p
 
 /**
  * An `ilp` loop nests innermost around every instruction (src/schedule/linearize.ts), so a store
- * with loops of its own cannot run inside one whose value bounds them (the footprint of `name`
- * depends on an ilp iname that is not swept): refused here, naming the iname, rather than by the
- * scheduler. (A store whose own loops do not depend on the ilp iname runs inside it, one copy per
+ * with loops of its own cannot run inside one that its domain names (the footprint of `name`
+ * depends on an ilp iname that is not swept; the scheduler's rule, checkInameTags): refused here,
+ * naming the iname, rather than by the scheduler. (A store whose own loops do not depend on the ilp iname runs inside it, one copy per
  * lane, as realizeIlp gives a private temporary.)
  */
 export function checkIlpOuter(k: Kernel, dom: BasicSet, dimNames: readonly string[], req: { who: string; name: string; insnId: string; tempName: string; outer?: readonly string[] | undefined; outerOption?: string }): void {

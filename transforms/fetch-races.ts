@@ -27,11 +27,17 @@ export function checkStoreRace(k: Kernel, insnId: string, tempName: string, spac
   if (store.lhs.kind === "subscript") for (const e of store.lhs.indices) freeVariables(e, indexed);
   const value = freeVariables(store.rhs);
   for (const p of store.predicates) freeVariables(p, value);
+  // The lanes of an ilp or ilp.seq iname are parallel (loopy's ILP): the store may run for all
+  // lanes before a reader runs for any (it does when the reader sits in a reduction loop, which
+  // nests outside the lanes), so one cell written within them is a race too, unless the
+  // temporary is one work-item's own (a local one that no work-item shares, as no instruction
+  // using it runs on work-items), which realizeIlp gives one copy per lane, as a private one.
+  const onWorkItems = space === "local" && k.instructions.some((i) => (i.id === insnId || i.dependsOn.includes(insnId)) &&
+    i.withinInames.some((n) => k.inameTags[n]?.kind === "l" || k.inameTags[n]?.kind === "l.auto"));
   const racing = store.withinInames.filter((o) => {
     const t = k.inameTags[o]?.kind;
-    // An ilp iname runs its lanes side by side (each instruction for all lanes in turn), so a
-    // shared cell written within it is a race too.
-    const parallel = t === "l" || t === "l.auto" || t === "ilp" || (space === "global" && t === "g");
+    const lanes = (t === "ilp" || t === "ilp.seq") && (space === "global" || onWorkItems);
+    const parallel = t === "l" || t === "l.auto" || lanes || (space === "global" && t === "g");
     return parallel && !indexed.has(o) && value.has(o);
   });
   if (racing.length > 0) {

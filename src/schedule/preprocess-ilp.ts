@@ -16,18 +16,42 @@ export function realizeIlp(k: Kernel): Kernel {
   if (ilp.length === 0) return k;
   let out = k;
   for (const t of k.temporaries) {
-    if (t.addressSpace !== "private" && t.addressSpace !== "local") continue;
+    if (t.addressSpace !== "private" && t.addressSpace !== "local" && t.addressSpace !== "global") continue;
     // Only lane-local values: a temporary also used outside the loop over x (an accumulator of a
     // reduction over x) carries a value across lanes and stays shared, a sequential reduction.
     const users = out.instructions.filter((insn) => touches(insn, t.name));
+    const over = ilp.filter((x) => users.some((insn) => writesOver(insn, t.name, x)) && users.every((insn) => insn.withinInames.includes(x)));
     // A local temporary is one work-item's own (a prefetch into local memory with no local axis)
     // when no instruction using it runs within a local iname: its lanes get copies as a private
-    // one would; shared among work-items, it is left alone.
-    if (t.addressSpace === "local" && users.some((insn) => insn.withinInames.some((i) => k.inameTags[i]?.kind === "l" || k.inameTags[i]?.kind === "l.auto"))) continue;
-    const over = ilp.filter((x) => users.some((insn) => writesOver(insn, t.name, x)) && users.every((insn) => insn.withinInames.includes(x)));
+    // one would; shared among work-items (or global), it cannot, and lanes that write it different
+    // values race.
+    const shared = t.addressSpace === "global" ||
+      (t.addressSpace === "local" && users.some((insn) => insn.withinInames.some((i) => k.inameTags[i]?.kind === "l" || k.inameTags[i]?.kind === "l.auto")));
+    if (shared) {
+      checkLaneRace(k, t, users, over);
+      continue;
+    }
     if (over.length > 0) out = privatize(out, t, over);
   }
   return out;
+}
+
+/**
+ * A shared (global, or local on work-items) temporary written within ilp lanes `over` at a cell
+ * that does not depend on the lane, by a value that does: the lanes are parallel (the writes of
+ * all lanes may come before the reads of any, as they do when a reader sits in a reduction loop,
+ * which nests outside the lanes), so they race; a ScheduleError (addPrefetch refuses the same
+ * at the transform; this catches tags given afterwards).
+ */
+function checkLaneRace(k: Kernel, t: Temporary, users: readonly Instruction[], over: readonly string[]): void {
+  for (const x of over) {
+    const w = users.find((insn) => insn.kind === "assign" && writesOver(insn, t.name, x) &&
+      [insn.rhs, ...insn.predicates].some((e) => freeVariables(e).has(x)));
+    if (w === undefined) continue;
+    throw new ScheduleError(`instruction "${w.id}" writes ${t.addressSpace} temporary "${t.name}" within ilp iname "${x}" (tagged ${k.inameTags[x]!.kind}) ` +
+      `a value that depends on "${x}" but at a cell that does not: the lanes are parallel and would race on it (one lane's value read by another); ` +
+      `index "${t.name}" by "${x}", make it private (one copy per lane), or tag "${x}" unr or leave it a plain loop`);
+  }
 }
 
 /** Whether `insn` writes `name` inside the loop over `x` without already indexing it by `x`. */

@@ -9,7 +9,7 @@ import { TransformError } from "../../src/errors.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { autoTestVsRef } from "../../src/run/index.js";
-import { addPrefetch, precompute, prioritizeLoops, splitIname } from "../../transforms/index.js";
+import { addPrefetch, precompute, prioritizeLoops, splitIname, tagInames } from "../../transforms/index.js";
 import { packedMatmul, packedMatmulPipeline, matmulUpdate } from "../../bench/packing-matmul.js";
 import { matmulRef, matmulUpdateForm } from "./gen-packing.js";
 
@@ -155,8 +155,16 @@ describe("packing: the refusals that remain (each would be wrong)", () => {
       /add j_r to sweepInames .* and leave it out of fetchOuterInames, or tag it unr instead/);
   });
 
-  it("a local panel that the ilp lanes would each fill with their own values", () => {
-    refuses(() => addPrefetch(reduction(), "b", { sweepInames: ["k_inner"], fetchOuterInames: ["i_outer", "j_outer", "i_mid", "j_mid", "k_outer", "j_r"], temporaryAddressSpace: "local", defaultTag: null }),
-      /b_fetch/, /j_r/, /sweepInames/);
+  it("a global temporary that ilp or ilp.seq lanes would each fill with their own values (ilp.seq ran wrong before), also when tagged afterwards", async () => {
+    const ref = makeKernel("{ [i, j, k]: 0 <= i < n and 0 <= j < 4 and 0 <= k < 3 }", "out[i, j] = sum(k, a[i, j]*w[k])",
+      ["a, out: float32[n, 4]", "w: float32[3]", "n: int32"], { name: "lanes" });
+    const fetch = (k: Kernel) => addPrefetch(k, "a", { fetchOuterInames: ["i", "j"], temporaryAddressSpace: "global", defaultTag: null });
+    for (const tag of ["ilp", "ilp.seq"]) {
+      refuses(() => fetch(tagInames(ref, { j: tag })), /temporary "a_fetch" cannot be made global because a write race across the iname\(s\) j would emerge/, /add j to the sweep inames, or use the private address space/);
+      // The reduction over k nests outside the lanes: the store would run for all lanes first.
+      const r = await autoTestVsRef(ref, tagInames(fetch(ref), { j: tag }), { params: { n: 3 }, backend: "js" });
+      expect(r.ok).toBe(false);
+      expect(r.mismatches.join(" ")).toMatch(new RegExp(`writes global temporary "a_fetch" within ilp iname "j" \\(tagged ${tag.replace(".", "\\.")}\\) a value that depends on "j".*index "a_fetch" by "j", make it private`));
+    }
   });
 });

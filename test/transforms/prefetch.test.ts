@@ -314,10 +314,15 @@ describe("addPrefetch: regressions from the pipeline law", () => {
     for (const [n, m] of [[0, 1], [2, 7], [3, 26]]) expect((await autoTestVsRef(ref, k, { params: { n, m } })).mismatches).toEqual([]);
   });
 
-  it("a local fetch within an ilp iname is a race; by default (loopy's) the one-element fetch is private", async () => {
+  it("a local fetch within an ilp iname is a race where work-items share it; by default (loopy's) the one-element fetch is private", async () => {
     const ref = makeKernel("{[i]: 0<=i<n}", "out[i] = 2*b[i]", ["b, out: float64[n]", "n: int32"]);
     const k = splitIname(ref, "i", 4, { innerTag: "ilp" });
-    expect(() => addPrefetch(k, "b", { temporaryAddressSpace: "local" })).toThrow(/write race across the iname\(s\) i_inner/);
+    // Shared by the work-items of a group: the lanes of each would write their own values into one cell.
+    const onItems = splitIname(k, "i_outer", 2, { outerTag: "g.0", innerTag: "l.0" });
+    expect(() => addPrefetch(onItems, "b", { temporaryAddressSpace: "local" })).toThrow(/cannot be made local because a write race across the iname\(s\) i_inner, i_outer_inner would emerge/);
+    // One work-item's own (no work-items): realizeIlp gives each lane its copy, as a private one.
+    const own = addPrefetch(k, "b", { temporaryAddressSpace: "local" });
+    expect((await autoTestVsRef(ref, own, { params: { n: 10 }, backend: "js" })).ok).toBe(true);
     const t = addPrefetch(k, "b", {});
     expect(t.temporaries.map((x) => x.addressSpace)).toEqual(["private"]);
     const r = await autoTestVsRef(ref, t, { params: { n: 10 }, backend: "js" });
