@@ -42,15 +42,19 @@ export const matmul = lp.makeKernel("{ [i, j, k]: 0 <= i, j, k < n }", "c[i, j] 
  * 4 rows x 32 columns: i_inner_inner unrolled (`ilp`), j_inner_inner a SIMD loop (`vec`), k
  * between the tile loops and the tile, so the 4x32 accumulators (16 AVX registers) stay in
  * registers across the whole reduction. Where n is a multiple of 128 the assumption drops every
- * guard and floor division.
+ * guard and floor division; elsewhere (n = 1000) the last row group and the last column group of
+ * each block are peeled (loopy's slabs): the bulk runs full tiles without guards, the final slab
+ * the remainder.
  */
 export function matmulSchedule(n: number): lp.Step {
+  const exact = n % 128 === 0;
+  const slabs = exact ? {} : { slabs: [0, 1] as [number, number] };
   return lp.pipeline(
-    ...(n % 128 === 0 ? [lp.step.assume("n mod 128 = 0 and n >= 128")] : []),
+    ...(exact ? [lp.step.assume("n mod 128 = 0 and n >= 128")] : []),
     lp.split("i", 64, { outerTag: "g.0" }),
     lp.split("j", 128),
-    lp.split("i_inner", 4, { innerTag: "ilp" }),
-    lp.split("j_inner", 32, { innerTag: "vec" }),
+    lp.split("i_inner", 4, { innerTag: "ilp", ...slabs }),
+    lp.split("j_inner", 32, { innerTag: "vec", ...slabs }),
     lp.prioritize("i_outer,j_outer,i_inner_outer,j_inner_outer,k,i_inner_inner,j_inner_inner"),
   );
 }

@@ -1,7 +1,7 @@
 /**
  * fast-check generators for the pipeline law: random kernels (elementwise, stencils with guards,
  * reductions, matmul-like, triangular and parametric domains, several instructions through
- * temporaries) and random LEGAL pipelines over the registry (splits, chunks, tags, priorities,
+ * temporaries) and random LEGAL pipelines over the registry (splits, with peeled slabs, chunks, tags, priorities,
  * tiles, joins, renames, prefetches, array layouts), built move by move against the
  * kernel they will transform. A move that the transformation refuses (TransformError) is dropped
  * and counted, so `GEN_STATS` says what share of the generated moves was filtered.
@@ -217,10 +217,14 @@ function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void }
       const after = (_k: Kernel) => {
         for (const x of [constIname, ...(s.constant.has(iname) ? [outer, inner] : [])]) s.constant.add(x);
       };
-      if (Object.keys(tags).length === 0) return { step: makeStepOf(op, iname, count), after };
-      const opts = { outerTag: tags[outer], innerTag: tags[inner] };
+      // Peeled slabs of an untagged outer loop of a split (loopy's slabs): a bulk without
+      // remainder guards and an initial/final slab with them.
+      const slabs = m.family === "split" && tags[outer] === undefined ? ([undefined, [0, 1], [1, 1]] as const)[m.order[0]! % 3] : undefined;
+      const peel = slabs ? { slabs: [...slabs] } : undefined;
+      if (Object.keys(tags).length === 0) return { step: peel ? makeStepOf(op, iname, count, peel) : makeStepOf(op, iname, count), after };
+      const opts = { outerTag: tags[outer], innerTag: tags[inner], ...peel };
       return {
-        step: m.viaOpts ? makeStepOf(op, iname, count, opts) : pipeline(makeStepOf(op, iname, count), makeStepOf("tagInames", tags)),
+        step: m.viaOpts ? makeStepOf(op, iname, count, opts) : pipeline(peel ? makeStepOf(op, iname, count, peel) : makeStepOf(op, iname, count), makeStepOf("tagInames", tags)),
         after,
       };
     }
