@@ -8,7 +8,7 @@ import {
   type Expr, type InameTag, type Kernel,
 } from "../src/ir/index.js";
 import {
-  addConstraints, aff, affSub, dimBounds, intersect, isEmpty, moveToDims, projectOut, rename, reorderDims, substitute,
+  addConstraints, aff, affSub, dimBounds, intersect, isEmpty, moveToDims, projectOut, rename, reorderDims, splitDim, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { checkIname, checkInt, checkStoresInStep, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
@@ -152,11 +152,8 @@ export function splitIname(k: Kernel, iname: string, factor: number, opts: Split
   const r: Replacement = {
     outer, inner, paramValue,
     value: arith("+", v(inner), arith("*", v(outer), c(factor))),
-    mapDomain: (d) => {
-      const pos = d.dims.indexOf(target);
-      const s = moveToDims(substitute(d, target, paramValue), [outer, inner], pos);
-      return addConstraints(s, [{ aff: aff({ [inner]: 1 }), eq: false }, { aff: aff({ [inner]: -1 }, factor - 1), eq: false }]);
-    },
+    // The split's domain written down at once (splitDim: substitute, moveToDims, addConstraints in one normalization).
+    mapDomain: (d) => splitDim(d, target, outer, inner, factor),
   };
   let out = applyReplacement(base, target, r, who);
   if (opts.within !== undefined) out = dropIfUnused(out, iname);

@@ -6,7 +6,7 @@ export { printSet } from "./print.js";
 export { simplify } from "./normalize.js";
 export {
   universe, emptySet, intersect, addConstraints, rename, substitute, fixValues, moveToParams, moveToDims,
-  reorderDims, dimsOf, hasExistentials, extendSet,
+  reorderDims, dimsOf, hasExistentials, extendSet, splitDim,
 } from "./ops.js";
 export { projectOut, eliminate, eliminateExact, dimBounds } from "./project.js";
 export { factorOf } from "./factor.js";

@@ -282,3 +282,73 @@ function computeExtend(s: BasicSet, params: readonly string[], dims: readonly st
   }
   return finish(params, dims, existsApart(s, params, dims), sys);
 }
+
+/**
+ * `s` with dim `name` split as `name = factor·outer + inner`, `0 <= inner < factor`: `outer` and
+ * `inner` (new names) take its place among the dims. What `substitute`, `moveToDims` and
+ * `addConstraints` give in turn (loopy's split_iname on a domain), written down at once: each
+ * row's coefficient `a` of `name` becomes `factor·a` on `outer` and `a` on `inner`, and the two
+ * bounds of `inner` are added; one normalization instead of four.
+ *
+ *   splitDim(parseSet("[n] -> {[i]: 0 <= i < n}"), "i", "i_outer", "i_inner", 16)
+ *     // [n] -> {[i_outer, i_inner]: 0 <= i_inner <= 15 and 0 <= 16i_outer + i_inner < n}
+ */
+export function splitDim(s: BasicSet, name: string, outer: string, inner: string, factor: number): BasicSet {
+  const at = s.dims.indexOf(name);
+  if (at < 0) throw new LoomError(`splitDim: no dim "${name}"; dims are ${s.dims.join(", ") || "none"}`);
+  checkInt(factor, "splitDim: factor");
+  if (factor < 1) throw new LoomError(`splitDim: factor must be at least 1; got ${factor}`);
+  const dims = [...s.dims.slice(0, at), outer, inner, ...s.dims.slice(at + 1)];
+  checkNames([...s.params, ...dims]);
+  return cached(splitMemo, `${setKey(s)}#${name}|${outer}|${inner}|${factor}`, () =>
+    (directSplit(s, at) ? computeSplitDim(s, at, dims, factor) : stepwiseSplit(s, name, outer, inner, factor)));
+}
+
+/**
+ * Whether the rows written down at once are the rows of the stepwise route: `name` only in
+ * inequalities over params and dims (the bounds of a loop; property-tested against the stepwise
+ * route). An equality or an existential row through `name` may be tightened differently by the
+ * intermediate normalizations, so those take the stepwise route.
+ */
+function directSplit(s: BasicSet, at: number): boolean {
+  const col = s.params.length + at;
+  const nv = s.params.length + s.dims.length;
+  for (const c of s.constraints) {
+    if (c.coeffs[col] === 0) continue;
+    if (c.eq) return false;
+    for (let k = nv; k < c.coeffs.length; k++) if (c.coeffs[k] !== 0) return false;
+  }
+  return true;
+}
+
+function stepwiseSplit(s: BasicSet, name: string, outer: string, inner: string, factor: number): BasicSet {
+  const t = moveToDims(substitute(s, name, { terms: { [outer]: factor, [inner]: 1 }, constant: 0 }), [outer, inner], s.dims.indexOf(name));
+  return addConstraints(t, [{ aff: { terms: { [inner]: 1 }, constant: 0 }, eq: false }, { aff: { terms: { [inner]: -1 }, constant: factor - 1 }, eq: false }]);
+}
+
+const splitMemo = contentMemo<BasicSet>();
+
+function computeSplitDim(s: BasicSet, at: number, dims: readonly string[], factor: number): BasicSet {
+  const np = s.params.length;
+  const col = np + at;
+  const sys = toSys(s);
+  const n = sys.n + 1;
+  // Old column col becomes outer (col) and inner (col + 1); the columns after it shift by one.
+  const widen = (r: Row): Row => {
+    const o = new Array<number>(n + 1);
+    for (let k = 0; k < col; k++) o[k] = r[k]!;
+    o[col] = mul(factor, r[col]!);
+    o[col + 1] = r[col]!;
+    for (let k = col + 1; k <= sys.n; k++) o[k + 1] = r[k]!;
+    return o;
+  };
+  const lo = new Array<number>(n + 1).fill(0);
+  lo[col + 1] = 1;
+  const hi = new Array<number>(n + 1).fill(0);
+  hi[col + 1] = -1;
+  hi[n] = factor - 1;
+  const eqs = sys.eqs.map(widen);
+  const ineqs = sys.ineqs.map(widen);
+  ineqs.push(lo, hi);
+  return finish(s.params, dims, existsApart(s, s.params, dims), { n, eqs, ineqs });
+}
