@@ -76,6 +76,16 @@ describe.skipIf(!status.available)("the queue executor with two loom worker proc
     expect(workers.flatMap((w) => w.finished())).toHaveLength(jobs.length);
   });
 
+  it("an adaptive strategy (genetic) under a budget: that many distinct points, each logged once", async () => {
+    const log = join(dir, "genetic.jsonl");
+    const r = await lp.autotune(matmul(), {
+      space: { ti: [1, 2, 4, 8], tj: [1, 2, 4, 8], gl: ["no", "yes"] }, build: (_k, p) => tiled(p), params: { n: 8 }, repeats: 1,
+      strategy: "genetic", budget: { variants: 6 }, log, executor: { queue: { connection: redis.url, name: "q" } },
+    });
+    expect(r.records).toHaveLength(6);
+    expect(new Set(lines(log).map(keyOf)).size).toBe(6);
+  });
+
   it("a worker SIGKILLed mid-job: the other measures that job; every point logged exactly once", async () => {
     const space = { ti: [1, 2, 4, 8], tj: [1, 2, 4] };
     const log = join(dir, "killed.jsonl");
@@ -110,6 +120,25 @@ describe.skipIf(!status.available)("the queue executor with two loom worker proc
     survivor.child.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect(survivor.err()).toContain("SIGTERM: finishing the job in flight");
+  });
+
+  it("no worker on the queue: the sweep waits out its time budget, says nothing was measured and leaves no job waiting", async () => {
+    const err = await lp.autotune(matmul(), {
+      space: { ti: [1, 2, 4] }, build: (_k, p) => lp.split("i", p.ti as number), params: { n: 8 }, budget: { seconds: 1 },
+      executor: { queue: { connection: redis.url, name: "nobody" } },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(lp.TuningError);
+    expect((err as Error).message).toContain("the sweep stopped before any variant was measured");
+    const { Queue } = await import("bullmq");
+    const { Redis: IORedis } = await import("ioredis");
+    const connection = new IORedis(redis.url, { maxRetriesPerRequest: null });
+    const queue = new Queue("nobody", { connection });
+    try {
+      expect(await queue.getJobCounts("waiting", "active", "completed")).toEqual({ waiting: 0, active: 0, completed: 0 });
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
   });
 
   it("Redis stopped: a TuningError naming the URL, for the sweep and for a worker; a local sweep runs on", async () => {
