@@ -26,12 +26,22 @@ const ADD = `@kernel void addVectors(const int entries, const float *a, const fl
 `;
 
 describe("loom", () => {
-  it("help lists the targets that are built, and a planned one is refused as planned", () => {
+  it("help lists every target, and an unknown one is refused with the list", () => {
     const help = cli("--help");
-    expect(help.out + help.err).toMatch(/targets: c, openmp, opencl, cuda, okl, js \(planned: hip, /);
-    const r = cli("lower", file("add-hip.okl", ADD), "--target", "hip", "-D", "BS=16");
+    expect(help.out + help.err).toMatch(/targets: c, openmp, opencl, cuda, hip, sycl, metal, ispc, okl, alpaka, cucl, js, wgsl\n/);
+    expect(help.out + help.err).not.toMatch(/planned/);
+    const r = cli("lower", file("add-x.okl", ADD), "--target", "vulkan", "-D", "BS=16");
     expect(r.status).not.toBe(0);
-    expect(r.err).toMatch(/unknown target "hip" \("hip" is planned, not built yet\); targets are c, openmp, opencl, cuda, okl, js/);
+    expect(r.err).toMatch(/unknown target "vulkan"; targets are c, openmp, opencl, cuda, hip, sycl, metal, ispc, okl, alpaka, cucl, js, wgsl/);
+  });
+
+  it("lower --host prints the host code after the device code (SYCL's submission function)", () => {
+    const plain = cli("lower", file("add-s.okl", ADD), "--target", "sycl", "-D", "BS=16");
+    const both = cli("lower", file("add-s.okl", ADD), "--target", "sycl", "-D", "BS=16", "--host");
+    expect(both.status).toBe(0);
+    expect(both.out.startsWith(plain.out.trimEnd())).toBe(true);
+    expect(both.out.length).toBeGreaterThan(plain.out.length);
+    expect(both.out.slice(plain.out.length)).toMatch(/sycl::queue/);
   });
 
   it("lower --target opencl with -D", () => {

@@ -1,7 +1,7 @@
 /**
  * The OKL commands of `loom`:
  *
- *   loom lower FILE.okl --target cuda [-o OUT] [-D NAME=VALUE] [-I DIR] [--normalized] [--kernel-names loom|occa]
+ *   loom lower FILE.okl --target cuda [-o OUT] [-D NAME=VALUE] [-I DIR] [--normalized] [--host] [--kernel-names loom|occa]
  *   loom check FILE.okl [-D …] [-I …]
  *   loom normalize FILE.okl [-o OUT]
  *
@@ -22,6 +22,8 @@ interface Parsed {
   defines: Record<string, string>;
   includes: string[];
   normalized: boolean;
+  /** `--host`: the host code after the device code (SYCL's submissions, alpaka's exec, ISPC's launch; a listing for the others). */
+  host?: boolean;
   kernelNames?: "loom" | "occa";
   /** `--strict`: what OCCA forgives (warnings) is an error. */
   strict?: boolean;
@@ -40,6 +42,7 @@ function parseArgs(command: string, rest: readonly string[]): Parsed {
     else if (a.startsWith("--target=")) p.target = a.slice(9);
     else if (a === "-o") p.out = value(a);
     else if (a === "--normalized") p.normalized = true;
+    else if (a === "--host") p.host = true;
     else if (a === "--strict" || a === "-Werror") p.strict = true;
     else if (a === "--kernel-names" || a.startsWith("--kernel-names=")) {
       const v = a === "--kernel-names" ? value(a) : a.slice("--kernel-names=".length);
@@ -100,7 +103,8 @@ export function oklCommand(command: string, rest: readonly string[], io: CliIo):
       }
       text = kernels.map((k) => {
         const code = generateCode(k, p.target as TargetName, { kernelNames: p.kernelNames });
-        return p.normalized && p.target === "okl" ? normalize(code.deviceCode) : code.deviceCode;
+        const device = p.normalized && p.target === "okl" ? normalize(code.deviceCode) : code.deviceCode;
+        return p.host && code.hostCode ? `${device.trimEnd()}\n\n${code.hostCode}` : device;
       }).join("\n");
     }
     if (p.out) writeFileSync(p.out, text);

@@ -13,8 +13,9 @@ export interface CliIo {
 export class UsageError extends Error {}
 
 export const USAGE = `usage:
-  loom lower FILE.okl --target TARGET [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--normalized]
-             [--kernel-names occa|loom]   (OpenCL/CUDA device kernels: _occa_NAME_K, the default, or NAME, NAME_0, …)
+  loom lower FILE.okl --target TARGET [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--normalized] [--host]
+             [--kernel-names occa|loom]   (OpenCL/CUDA device kernels: _occa_NAME_K, the default, or NAME, NAME_0, …;
+             --host: the host code too: SYCL's submissions, alpaka's exec, ISPC's launch, Metal's dispatch)
   loom check FILE.okl [-D NAME=VALUE]... [-I DIR]... [--strict]   (--strict: OCCA's leniencies, printed as warnings, are errors)
   loom normalize FILE.okl [-o OUT]
   loom run FILE [--backend B] [-D NAME=VALUE]... [-I DIR]... [--kernel NAME] [--size N] [--length ARRAY=N]...
@@ -29,7 +30,13 @@ export const USAGE = `usage:
   loom worker --connection URL [--queue NAME] [--backend B] [--concurrency N] [--lock-duration MS] [--stalled-interval MS]
              (measures the variants of sweeps on the queue executor, lp.autotune(k, { executor: { queue } });
              see docs/tuning-distributed.md. SIGTERM or Ctrl-C finishes the job in flight, then exits)
-targets: ${BUILT_TARGETS.join(", ")} (planned: ${TARGET_NAMES.filter((t) => !BUILT_TARGETS.includes(t)).join(", ")})`;
+targets: ${BUILT_TARGETS.join(", ")}${plannedTargets()}`;
+
+/** ` (planned: …)` while some target of the API is not built, else nothing. */
+function plannedTargets(): string {
+  const planned = TARGET_NAMES.filter((t) => !BUILT_TARGETS.includes(t));
+  return planned.length > 0 ? ` (planned: ${planned.join(", ")})` : "";
+}
 
 /** One argument of a command line: its flag (`--log` of `--log=x`), the whole argument, and a reader of its value. */
 export interface Arg {

@@ -118,8 +118,8 @@ describe("targets", () => {
     expect(cu).toContain("atomicAdd(&s[0], a[");
   });
 
-  it("targets not built yet say so", () => {
-    expect(() => generateCode(vecadd(), "metal")).toThrow(/not built yet/);
+  it("an unknown target is refused with the list of targets", () => {
+    expect(() => generateCode(vecadd(), "vulkan" as never)).toThrow(/unknown target "vulkan"; targets are c, openmp, opencl, cuda, hip, /);
   });
 
   it("default target is the kernel's, else OpenCL", () => {
