@@ -86,6 +86,25 @@ describe.skipIf(!status.available)("the queue executor with two loom worker proc
     expect(new Set(lines(log).map(keyOf)).size).toBe(6);
   });
 
+  it("a coordinator stopped mid-sweep and restarted on its log: jobs finished meanwhile are collected, none is measured twice", async () => {
+    const log = join(dir, "restarted.jsonl");
+    const opts = {
+      space: { ti: [1, 2, 4], tj: [1, 2, 4, 8] }, build: (_k: lp.Kernel, p: lp.TuningPoint) => tiled({ ...p, gl: "no" }), params: { n: 24 }, repeats: 2, log,
+      executor: { queue: { connection: redis.url, name: "q" } },
+    };
+    const before = new Set(workers.flatMap((w) => w.finished()));
+    const controller = new AbortController();
+    const first = await lp.autotune(matmul(), { ...opts, signal: controller.signal, onProgress: () => controller.abort() });
+    expect(first.records).toHaveLength(1);
+    const second = await lp.autotune(matmul(), opts);
+    expect(second.records).toHaveLength(12);
+    expect(new Set(lines(log).map(keyOf)).size).toBe(12);
+    expect(lines(log)).toHaveLength(12);
+    const measured = workers.flatMap((w) => w.finished()).filter((id) => !before.has(id));
+    expect(new Set(measured).size).toBe(measured.length);
+    expect(measured).toHaveLength(12);
+  });
+
   it("a worker SIGKILLed mid-job: the other measures that job; every point logged exactly once", async () => {
     const space = { ti: [1, 2, 4, 8], tj: [1, 2, 4] };
     const log = join(dir, "killed.jsonl");

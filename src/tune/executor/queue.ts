@@ -127,11 +127,17 @@ export class QueueExecutor {
     return r;
   }
 
-  /** Remove the jobs of this sweep still waiting (best effort), stop listening, disconnect. */
+  /**
+   * Remove the jobs of this sweep still waiting (best effort: one a worker takes meanwhile runs),
+   * stop listening, disconnect. Finished jobs stay for a restarted sweep to collect.
+   */
   async close(): Promise<void> {
     clearInterval(this.poller);
     const ids = [...this.pending.values()].map((q) => q.id);
-    await Promise.allSettled(ids.map((id) => this.queue.remove(id)));
+    await Promise.allSettled(ids.map(async (id) => {
+      const state = await this.queue.getJobState(id);
+      if (state === "waiting" || state === "prioritized" || state === "delayed") await this.queue.remove(id);
+    }));
     for (const q of this.pending.values()) q.settle(undefined);
     this.pending.clear();
     this.byId.clear();
