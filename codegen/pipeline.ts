@@ -33,7 +33,7 @@ import type { GeneratedCode } from "./types.js";
 export interface GenerateOptions {
   /** Device kernel names on OpenCL/CUDA (default: the kernel's `deviceKernelNames`, else "loom"). */
   readonly kernelNames?: DeviceKernelNaming;
-  /** js: check every array index at run time (`H.at` throws outside the array); the js backend asks for it where it cannot prove the accesses in bounds before a run. */
+  /** js: check every array index at run time, each axis against its extent (`H.ix`) and the flat index against the storage (`H.at`), throwing an ExecutionError outside; the js backend asks for it where it cannot prove the accesses in bounds before a run. */
   readonly checkedAccess?: boolean;
 }
 
