@@ -120,9 +120,11 @@ export class InstructionLog {
    */
   private link(id: string, reads: ReadonlySet<string>, writes: ReadonlySet<string>): string[] {
     const deps = new Set<string>();
-    for (const name of [...reads, ...writes]) {
-      const w = this.lastWriter.get(name);
-      if (w) deps.add(w);
+    for (const names of [reads, writes]) {
+      for (const name of names) {
+        const w = this.lastWriter.get(name);
+        if (w) deps.add(w);
+      }
     }
     for (const name of reads) {
       if (writes.has(name)) continue;
