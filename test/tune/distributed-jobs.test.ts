@@ -34,12 +34,19 @@ function kernels(): lp.Kernel[] {
     lp.addPrefetch(lp.split("k", 4)(lp.split("i", 4, { outerTag: "g.0", innerTag: "l.0" })(m)), "a", { sweepInames: ["i_inner", "k_inner"] }),
     okl,
     lp.makeKernel("{[i]: 0<=i<n}", "out[i] = -0.0 + a[i] / 3.5f", ["a, out: float32[n]", "n: int32"], { name: "neg_zero" }),
+    // A struct of int and double fields: split into field arrays, C's layout kept in oklOptions.structArgs.
+    lp.parseOkl(`typedef struct { int id; double u; } bc_t;
+    @kernel void g(const int n, const bc_t *bc, double *out) {
+      for (int i = 0; i < n; ++i; @tile(8, @outer, @inner)) { out[i] = bc[i].u * bc[i].id; }
+    }`)[0]!,
   ];
 }
 
 describe("kernel JSON", () => {
   it("reads back as the same kernel (text, fields and hash)", () => {
-    for (const k of kernels()) {
+    const ks = kernels();
+    expect(ks.some((k) => (k.oklOptions?.structArgs?.length ?? 0) > 0)).toBe(true);
+    for (const k of ks) {
       const back = roundTrip(k);
       expect(lp.show(back)).toBe(lp.show(k));
       expect(back).toEqual(k);

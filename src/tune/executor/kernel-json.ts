@@ -9,7 +9,11 @@
  *   const k2 = kernelFromJSON(JSON.parse(JSON.stringify(kernelToJSON(k))));  // show(k2) === show(k)
  */
 import { LoomError } from "../../errors.js";
-import { DTYPES, kernelRecord, TARGET_NAMES, type Dtype, type Kernel } from "../../ir/index.js";
+import {
+  DTYPES, kernelRecord, TARGET_NAMES, type BlockStmt, type DimTag, type Dtype, type Expr, type InameTag, type Instruction, type Kernel,
+  type KernelArg, type NoSync, type OklKernelOptions, type OklStructArg, type SubstitutionRule, type Temporary,
+} from "../../ir/index.js";
+import type { BasicSet, Constraint } from "../../poly/index.js";
 
 /** A job whose kernel or pipeline is not data this worker can read: refused, never retried. */
 export class JobRefused extends LoomError {}
@@ -45,14 +49,22 @@ function plain(x: unknown, w: string): Record<string, unknown> {
   return x !== null && typeof x === "object" && !Array.isArray(x) ? (x as Record<string, unknown>) : refuse(w, "an object", x);
 }
 
+/**
+ * A check per field of `T` (its `kind` aside): the compiler demands one for every field, so a
+ * field added to the IR cannot be forgotten here.
+ */
+type Fields<T> = { readonly [K in Exclude<keyof T, "kind">]-?: Check };
+/** The fields of every kind of a union told apart by `kind`. */
+type Variants<U extends { readonly kind: string }> = { readonly [K in U["kind"]]: Fields<Extract<U, { readonly kind: K }>> };
+
 /** An object of exactly these fields (absent ones read as undefined); an unknown field is refused. */
-function obj(fields: Readonly<Record<string, Check>>): Check<Record<string, unknown>> {
+function obj<T>(fields: Fields<T>): Check<Record<string, unknown>> {
   return (x, w) => {
     const o = plain(x, w);
     const extra = Object.keys(o).find((f) => !(f in fields));
     if (extra !== undefined) throw new JobRefused(`${w} has an unknown field "${extra}"; its fields are ${Object.keys(fields).join(", ")}`);
     const out: Record<string, unknown> = {};
-    for (const [f, c] of Object.entries(fields)) {
+    for (const [f, c] of Object.entries(fields) as [string, Check][]) {
       const v = c(o[f], `${w}.${f}`);
       if (v !== undefined) out[f] = v;
     }
@@ -61,8 +73,8 @@ function obj(fields: Readonly<Record<string, Check>>): Check<Record<string, unkn
 }
 
 /** One of several objects told apart by their `kind`. */
-function kinds(variants: Readonly<Record<string, Readonly<Record<string, Check>>>>): Check<Record<string, unknown>> {
-  const checks = Object.fromEntries(Object.entries(variants).map(([k, fields]) => [k, obj({ kind: str, ...fields })]));
+function kinds<U extends { readonly kind: string }>(variants: Variants<U>): Check<Record<string, unknown>> {
+  const checks = Object.fromEntries(Object.entries(variants).map(([k, fields]) => [k, obj<{ kind: string }>({ kind: str, ...(fields as object) } as Fields<{ kind: string }>)]));
   return (x, w) => {
     const kind = plain(x, w).kind;
     const c = typeof kind === "string" && Object.hasOwn(checks, kind) ? checks[kind] : undefined;
@@ -79,7 +91,7 @@ const tag = { tag: opt(str) };
 const expr: Check = (x, w) => exprCheck(x, w);
 const exprs = arr(expr);
 const binary = (ops: readonly string[]) => ({ op: oneOf(ops), left: expr, right: expr });
-const exprCheck: Check = kinds({
+const exprCheck: Check = kinds<Expr>({
   var: { name: str, ...tag },
   const: { value: num, dtype: opt(dtype), isFloat: bool },
   arith: binary(["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>"]),
@@ -97,7 +109,7 @@ const exprCheck: Check = kinds({
 });
 
 const stmts: Check = (x, w) => arr(stmtCheck)(x, w);
-const stmtCheck: Check = kinds({
+const stmtCheck: Check = kinds<BlockStmt>({
   decl: { name: str, dtype, init: opt(expr) },
   assign: { lhs: expr, rhs: expr },
   if: { cond: expr, then: stmts, else: stmts },
@@ -112,46 +124,51 @@ const stmtCheck: Check = kinds({
 
 const insnBase = {
   id: str, withinInames: arr(str), dependsOn: arr(str), predicates: exprs,
-  noSyncWith: arr(obj({ id: str, scope: oneOf(["local", "global", "any"]) })), priority: num,
+  noSyncWith: arr(obj<NoSync>({ id: str, scope: oneOf(["local", "global", "any"]) })), priority: num,
   innerInames: opt(arr(str)), tags: arr(str), groups: arr(str), conflictsWithGroups: arr(str),
 };
 const space = oneOf(["local", "global"]);
-const instruction = kinds({
+const instruction = kinds<Instruction>({
   assign: { ...insnBase, lhs: expr, rhs: expr, atomicity: oneOf(["none", "update", "init"]) },
   barrier: { ...insnBase, scope: space, memKind: opt(space) },
   nop: insnBase,
   block: { ...insnBase, body: stmts },
 });
 
-const basicSet = obj({
+const basicSet = obj<BasicSet>({
   params: arr(str), dims: arr(str), exists: arr(str),
-  constraints: arr(obj({ eq: bool, coeffs: arr(int), constant: int })),
+  constraints: arr(obj<Constraint>({ eq: bool, coeffs: arr(int), constant: int })),
 });
-const dimTags = opt(arr(kinds({ nest: { level: int }, stride: { stride: expr }, sep: {}, vec: {} })));
+const dimTags = opt(arr(kinds<DimTag>({ nest: { level: int }, stride: { stride: expr }, sep: {}, vec: {} })));
 const order = oneOf(["C", "F"]);
-const arg = kinds({
+const arg = kinds<KernelArg>({
   array: { name: str, dtype: opt(dtype), shape: opt(exprs), order, dimTags, isInput: bool, isOutput: bool },
   value: { name: str, dtype: opt(dtype) },
 });
-const inameTag = kinds({
+const inameTag = kinds<InameTag>({
   for: {}, ord: {}, g: { axis: int }, l: { axis: int }, "l.auto": {}, unr: {}, unr_hint: { max: opt(int) }, ilp: {}, "ilp.seq": {}, vec: {},
 });
 const pair: Check<[number, number]> = (x, w) => (Array.isArray(x) && x.length === 2 ? [int(x[0], `${w}[0]`), int(x[1], `${w}[1]`)] : refuse(w, "a pair of integers", x));
 
-const kernelCheck = obj({
+const structArg = obj<OklStructArg>({
+  arg: str, struct: str, size: int, align: int,
+  fields: arr(obj<OklStructArg["fields"][number]>({ name: str, dtype, offset: int, argument: opt(str) })),
+});
+
+const kernelCheck = obj<Kernel>({
   name: str,
   domains: arr(basicSet),
   instructions: arr(instruction),
   args: arr(arg),
-  temporaries: arr(obj({ name: str, dtype: opt(dtype), shape: exprs, addressSpace: oneOf(["private", "local", "global", "auto"]), order, dimTags })),
-  substitutions: arr(obj({ name: str, params: arr(str), expr })),
+  temporaries: arr(obj<Temporary>({ name: str, dtype: opt(dtype), shape: exprs, addressSpace: oneOf(["private", "local", "global", "auto"]), order, dimTags })),
+  substitutions: arr(obj<SubstitutionRule>({ name: str, params: arr(str), expr })),
   inameTags: record(inameTag),
   assumptions: basicSet,
   loopPriority: arr(arr(str)),
   target: opt(oneOf(TARGET_NAMES)),
   inameSlabs: opt(record(pair)),
   deviceKernelNames: opt(oneOf(["loom", "occa"])),
-  oklOptions: opt(obj({ restrict: arr(str), maxInnerDims: opt(arr(int)), simdLength: opt(int) })),
+  oklOptions: opt(obj<OklKernelOptions>({ restrict: arr(str), maxInnerDims: opt(arr(int)), simdLength: opt(int), structArgs: opt(arr(structArg)) })),
 });
 
 /** `k` as a JSON value (plain objects, arrays, strings, finite numbers, booleans). */
