@@ -50,6 +50,12 @@ describe("tune spec: the pipeline template", () => {
     expect(checkSpec({ ...SPEC, log: "logs/x.jsonl" }, join(dir, "sweep.json")).log).toBe(join(dir, "logs", "x.jsonl"));
   });
 
+  it("passes the executor on to lp.autotune (a queue sweep from a spec: docs/tuning-distributed.md)", () => {
+    const executor = { queue: { connection: "redis://127.0.0.1:6379", name: "mm" } };
+    expect(checkSpec({ ...SPEC, executor }, join(dir, "s.json")).options.executor).toEqual(executor);
+    expect(checkSpec({ ...SPEC }, join(dir, "s.json")).options.executor).toBeUndefined();
+  });
+
   it("loads an OKL kernel relative to the spec, by name when the file has several", () => {
     file("two.okl", `@kernel void first(const int n, float *a) {
   for (int i = 0; i < n; ++i; @tile(8, @outer, @inner)) { a[i] = 2*a[i]; }

@@ -22,7 +22,7 @@ export interface LoadedSpec {
 }
 
 /** lp.autotune's options that a spec passes on as they are (autotune checks them). */
-const PASSED = ["space", "params", "testParams", "backend", "strategy", "budget", "seed", "repeats", "remeasure", "compileJobs", "peak"] as const;
+const PASSED = ["space", "params", "testParams", "backend", "strategy", "budget", "seed", "repeats", "remeasure", "compileJobs", "peak", "executor"] as const;
 const FIELDS = ["kernel", "pipeline", "build", "restrictions", "log", ...PASSED] as const;
 
 /** A mistake in the spec; the command line prefixes the spec's path. */
