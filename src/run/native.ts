@@ -438,3 +438,14 @@ export function backendAvailability(backend: "interp" | "js" | "c" | "openmp" | 
     return { available: false, reason: String(e) };
   }
 }
+
+/**
+ * The device `backend` runs its kernels on, for tuning records: the first device of the OpenCL or
+ * CUDA runtime (`"NVIDIA H200 (NVIDIA CUDA, compute_90)"`); undefined for the backends that run on
+ * this process's CPU (interp, js, c, openmp) and where the runtime has no device.
+ */
+export function deviceOf(backend: string): string | undefined {
+  const status = backend === "opencl" ? openclStatus() : backend === "cuda" ? cudaStatus() : undefined;
+  const d = status?.available ? status.devices[0] : undefined;
+  return d ? `${d.name} (${d.platform}, ${d.version})` : undefined;
+}

@@ -6,15 +6,15 @@ import { createHash } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { BackendUnavailableError, LoomError } from "../errors.js";
 import { show, type Kernel } from "../ir/index.js";
-import { defaultCompiler } from "../run/native-compile.js";
 import { backendAvailability } from "../run/native.js";
 import { getBackend, type BackendName } from "../run/run.js";
-import { appendRecord, loadLog, loomVersion, machineInfo } from "./log.js";
+import { appendRecord, loadLog, machineInfo } from "./log.js";
 import { DEFAULT_REMEASURE, prepareVariant, timeVariant, type Build, type Outcome, type RemeasurePolicy, type VariantContext } from "./measure.js";
 import { recordMetrics, sweepCost, type PeakRates } from "./metrics.js";
 import { machinePeak } from "./peak.js";
 import { Ahead } from "./precompile.js";
 import { checkExecutor, openQueue, type QueueExecutor } from "./executor/index.js";
+import { measuredOn } from "./executor/job.js";
 import { checkRestrictions, checkSpace, enumeratePoints, pointKey, shown, testParams, type Restriction } from "./space.js";
 import { getStrategy } from "./strategies.js";
 import type { TuningPoint, TuningRecord } from "./types.js";
@@ -191,11 +191,8 @@ export async function autotune(k: Kernel, opts: AutotuneOptions): Promise<Autotu
   // Before any compile starts: the microbenchmark wants every core.
   if (o.queue && o.peak === "measure" && opts.peak !== undefined) warnings.push("no peakFraction: the peak of the workers' machines is not measured by a queue sweep; give peak: { gflops, gbps }");
   const peak = points.length > 0 ? await peakRates(o.queue && o.peak === "measure" ? undefined : o.peak, warnings) : undefined;
-  const common = {
-    backend: o.backend, params: o.params, kernel: { name: k.name, hash }, machine,
-    ...(o.backend === "c" || o.backend === "openmp" ? { compiler: [defaultCompiler().cc, ...defaultCompiler().flags].join(" ") } : {}),
-    loomVersion: loomVersion(),
-  };
+  // Where this process measures (machine, compiler, device); a queue's records say where each worker did.
+  const common = { backend: o.backend, params: o.params, kernel: { name: k.name, hash }, ...measuredOn(o.backend) };
   const total = Math.min(points.length, o.budget.variants ?? Infinity);
   const started = performance.now();
   let lastEnd = started;

@@ -66,6 +66,8 @@ export interface TuningRecord {
   readonly machine?: MachineInfo;
   /** The C compiler and flags (native c/openmp backends). */
   readonly compiler?: string;
+  /** The device of the opencl and cuda backends, as the runtime names it (`"NVIDIA H200 (NVIDIA CUDA, compute_90)"`). */
+  readonly device?: string;
   /** Loom's version (package.json). */
   readonly loomVersion?: string;
 }

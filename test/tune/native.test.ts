@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
+import { openclStatus } from "../../native/index.js";
 import { prepareVariant, timeVariant } from "../../src/tune/measure.js";
 import { matmul, tiled, TILE_SPACE } from "./helpers.js";
 
@@ -34,6 +35,10 @@ describe.each(["openmp", "opencl"] as const)("autotune on %s", (backend) => {
     expect(best.backend).toBe(backend);
     expect(best.medianMs).toBe(Math.min(...records.map((r) => r.medianMs)));
     if (backend === "openmp") expect(best.compiler).toMatch(/fopenmp|cc|gcc/);
+    // The device a record was measured on: OpenCL's (PoCL's CPU here) by its runtime's name; none on openmp.
+    const d = openclStatus().devices[0];
+    if (backend === "opencl") expect(best.device).toBe(`${d?.name} (${d?.platform}, ${d?.version})`);
+    else expect(best.device).toBeUndefined();
     expect(lp.applyPipeline(matmul(), best.pipeline)).toEqual(tiled(best.point)(matmul()));
     // float32 FLOPs only: compared with the float32 FMA peak.
     for (const r of records) {

@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { show, type Kernel } from "../../ir/index.js";
 import { defaultCompiler } from "../../run/native-compile.js";
+import { deviceOf } from "../../run/native.js";
 import { getBackend, type BackendName } from "../../run/run.js";
 import { fromJSON, type Step } from "../../../transforms/index.js";
 import { loomVersion, machineInfo } from "../log.js";
@@ -39,6 +40,8 @@ export interface VariantJob {
 export interface MeasuredOn {
   readonly machine: MachineInfo;
   readonly compiler?: string;
+  /** The GPU or OpenCL device of opencl and cuda (`deviceOf`): a worker on a GPU node names its GPU. */
+  readonly device?: string;
   readonly loomVersion: string;
 }
 
@@ -130,7 +133,11 @@ export function readJob(data: unknown): ReadJob {
 /** Where this process measures (`backend` decides whether a C compiler is part of it). */
 export function measuredOn(backend: BackendName): MeasuredOn {
   const native = backend === "c" || backend === "openmp";
-  return { machine: machineInfo(), ...(native ? { compiler: [defaultCompiler().cc, ...defaultCompiler().flags].join(" ") } : {}), loomVersion: loomVersion() };
+  const device = deviceOf(backend);
+  return {
+    machine: machineInfo(), ...(native ? { compiler: [defaultCompiler().cc, ...defaultCompiler().flags].join(" ") } : {}),
+    ...(device ? { device } : {}), loomVersion: loomVersion(),
+  };
 }
 
 /** Build, check against the untransformed kernel and time the variant of a job read by `readJob`. */
