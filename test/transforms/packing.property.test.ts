@@ -11,7 +11,7 @@ import { autoTestVsRef } from "../../src/run/index.js";
 import { availableNative } from "../run/native-helpers.js";
 import { BLIS_SPEC, packingCase, packingSpec, type PackingCase, type PackingSpec } from "./gen-packing.js";
 
-const RUNS = Number(process.env.LOOM_PACKING_RUNS ?? 20);
+const RUNS = Number(process.env.LOOM_PACKING_RUNS ?? 14);
 const NATIVE_RUNS = Number(process.env.LOOM_PACKING_NATIVE_RUNS ?? 1);
 
 async function holds(c: PackingCase, backends: readonly string[]): Promise<void> {
