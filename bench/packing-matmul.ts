@@ -27,7 +27,11 @@ import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import * as lp from "../src/index.js";
 
-/** Block sizes: rows of c per thread block, columns per panel, depth of a k block, micro-tile. */
+/**
+ * Block sizes: rows of c per thread block, columns per panel, depth of a k block, micro-tile.
+ * NR = 32 on ilp.seq: gcc vectorizes each lane loop (16 ymm FMAs); with NR = 16 gcc -O3 unrolls
+ * the 16-lane loops fully and emits scalar FMAs instead (5-10x slower; tag j_r `vec` there).
+ */
 export const BLOCKS = { MC: 64, NC: 256, KC: 256, MR: 4, NR: 32 } as const;
 
 /** c = a b (float32, row-major), written as an update over blocks of KC of the reduction. */
