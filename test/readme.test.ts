@@ -37,3 +37,11 @@ it("runs the README's TypeScript as written (npx tsx first.ts)", () => {
   expect(out).toMatch(/flops: \d+/);
   expect(out).toMatch(/^4 \{ ti: \d+ \} [\d.]+ [\d.]+$/m);
 }, 320_000);
+
+it("names in its apt-get lines exactly the Debian packages .ci/run installs", () => {
+  const packagesOf = (text: string) => new Set([...text.matchAll(/apt-get install ((?:[^#\n\\]|\\\n)*)/g)]
+    .flatMap((m) => m[1]!.replace(/\\\n/g, " ").split(/\s+/)).filter((w) => /^[a-z0-9][a-z0-9.+-]+$/.test(w)));
+  const ci = packagesOf(readFileSync(join(root, ".ci", "run"), "utf8"));
+  expect(ci.size).toBeGreaterThan(10);
+  expect([...packagesOf(readme)].sort()).toEqual([...ci].sort());
+});
