@@ -113,10 +113,12 @@ const HELPERS: Readonly<Record<string, string>> = {
   loom_trap: `fn loom_trap(site: u32, value: i32) {\n  if (site != 0u) {\n    atomicStore(&${ERR}[1], bitcast<u32>(value));\n    atomicMax(&${ERR}[0], site);\n  }\n}`,
   loom_div_i32: "fn loom_div_i32(a: i32, b: i32, site: u32) -> i32 {\n  if (b == 0i) { loom_trap(site, 0i); return 0i; }\n  return a / b;\n}",
   loom_div_u32: "fn loom_div_u32(a: u32, b: u32, site: u32) -> u32 {\n  if (b == 0u) { loom_trap(site, 0i); return 0u; }\n  return a / b;\n}",
-  loom_fdiv_i32: "fn loom_fdiv_i32(a: i32, b: i32, site: u32) -> i32 {\n  if (b == 0i) { loom_trap(site, 0i); return 0i; }\n  let q = a / b;\n  if (a % b != 0i && ((a < 0i) != (b < 0i))) { return q - 1i; }\n  return q;\n}",
-  loom_mod_i32: "fn loom_mod_i32(a: i32, b: i32, site: u32) -> i32 {\n  if (b == 0i) { loom_trap(site, 0i); return 0i; }\n  let r = a % b;\n  if (r != 0i && ((r < 0i) != (b < 0i))) { return r + b; }\n  return r;\n}",
-  loom_fdiv_c_i32: "fn loom_fdiv_c_i32(a: i32, b: i32) -> i32 {\n  let q = a / b;\n  if (a % b != 0i && ((a < 0i) != (b < 0i))) { return q - 1i; }\n  return q;\n}",
-  loom_mod_c_i32: "fn loom_mod_c_i32(a: i32, b: i32) -> i32 {\n  let r = a % b;\n  if (r != 0i && ((r < 0i) != (b < 0i))) { return r + b; }\n  return r;\n}",
+  loom_fdiv_i32: "fn loom_fdiv_i32(a: i32, b: i32, site: u32) -> i32 {\n  if (b == 0i) { loom_trap(site, 0i); return 0i; }\n  return loom_fdiv_c_i32(a, b);\n}",
+  loom_mod_i32: "fn loom_mod_i32(a: i32, b: i32, site: u32) -> i32 {\n  if (b == 0i) { loom_trap(site, 0i); return 0i; }\n  return loom_mod_c_i32(a, b);\n}",
+  // Without branches: index arithmetic calls these many times in one expression, and SwiftShader's
+  // compile time grows steeply with the branches of inlined calls (minutes for a dozen calls).
+  loom_fdiv_c_i32: "fn loom_fdiv_c_i32(a: i32, b: i32) -> i32 {\n  let q = a / b;\n  return select(q, q - 1i, (a % b != 0i) & ((a < 0i) != (b < 0i)));\n}",
+  loom_mod_c_i32: "fn loom_mod_c_i32(a: i32, b: i32) -> i32 {\n  let r = a % b;\n  return select(r, r + b, (r != 0i) & ((r < 0i) != (b < 0i)));\n}",
   loom_mod_u32: "fn loom_mod_u32(a: u32, b: u32, site: u32) -> u32 {\n  if (b == 0u) { loom_trap(site, 0i); return 0u; }\n  return a % b;\n}",
   loom_mod_f32: "fn loom_mod_f32(a: f32, b: f32) -> f32 {\n  let r = a % b;\n  if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) { return r + b; }\n  return r;\n}",
   loom_shc_i32: "fn loom_shc_i32(b: i32, site: u32) -> u32 {\n  if (b < 0i || b > 31i) { loom_trap(site, b); return 0u; }\n  return u32(b);\n}",
@@ -139,7 +141,8 @@ export class WgslExprPrinter {
     const text = HELPERS[name];
     if (!text) throw new CodegenError(`internal: the wgsl target has no helper ${name}`);
     this.s.helpers.set(name, text);
-    if (text.includes("loom_trap(")) this.s.helpers.set("loom_trap", HELPERS.loom_trap!);
+    // The helpers a helper calls.
+    for (const [, called] of text.matchAll(/\b(loom_\w+)\(/g)) if (called !== name && !this.s.helpers.has(called!)) this.helper(called!);
     return name;
   }
 
@@ -261,6 +264,9 @@ export class WgslExprPrinter {
     if (l.k && r.k) l = this.runtime(l);
     if (COMPARE.has(e.op)) return { c: `(${l.c} ${e.op} ${r.c})`, t: "bool" };
     const literalDivisor = r.k && Number(r.c.replace(/[iu()]/g, "")) !== 0;
+    // By 1 (a chunk or split of size 1): nothing to compute.
+    if (r.k && /^1[iu]$/.test(r.c) && (e.op === "/" || e.op === "//")) return l;
+    if (r.k && /^1[iu]$/.test(r.c) && e.op === "%") return literal(0, t);
     // A literal divisor other than 0 cannot trap: the helper without a trap site.
     const trapped = (name: string, what: WgslTrap["what"]) => (literalDivisor
       ? { c: `${this.helper(name.replace(/_(i32|u32)$/, "_c_$1"))}(${l.c}, ${r.c})`, t }

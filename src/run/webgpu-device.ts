@@ -9,6 +9,7 @@
  * do not depend on the optional package.
  */
 import { existsSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import { BackendUnavailableError } from "../errors.js";
 
@@ -74,6 +75,8 @@ export interface WebgpuContext {
 /** SwiftShader's Vulkan driver as Debian's chromium package installs it. */
 export const SWIFTSHADER_ICD = "/usr/lib/chromium/vk_swiftshader_icd.json";
 const ICD_DIRS = ["/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d"];
+/** Where Linux distributions install the Vulkan loader. */
+const VULKAN_LOADERS = ["/usr/lib/x86_64-linux-gnu/libvulkan.so.1", "/usr/lib/aarch64-linux-gnu/libvulkan.so.1", "/usr/lib64/libvulkan.so.1", "/usr/lib/libvulkan.so.1"];
 
 /** How to make the backend available, said in every refusal. */
 export const WEBGPU_INSTALL = "the webgpu backend needs Dawn for Node (npm install webgpu), the Vulkan loader and a Vulkan driver: " +
@@ -137,7 +140,7 @@ async function open(): Promise<WebgpuContext> {
   const gpu = dawn.create([]);
   const adapter = await gpu.requestAdapter();
   if (!adapter) {
-    const loader = ["/usr/lib/x86_64-linux-gnu/libvulkan.so.1", "/usr/lib/aarch64-linux-gnu/libvulkan.so.1", "/usr/lib/libvulkan.so.1"].some(existsSync);
+    const loader = VULKAN_LOADERS.some((p) => existsSync(p));
     const why = !loader ? "the Vulkan loader libvulkan.so.1 is not installed" : `no Vulkan driver answered (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? "unset"})`;
     throw new BackendUnavailableError(`Dawn found no WebGPU adapter: ${why}${note}; ${WEBGPU_INSTALL}`);
   }
@@ -167,6 +170,26 @@ export function webgpuContext(): Promise<WebgpuContext> {
     });
   }
   return opening;
+}
+
+/**
+ * What can be known without opening a device (synchronously, never throwing): whether Dawn's
+ * package resolves and, on Linux, whether the Vulkan loader and a driver are installed. A device
+ * may still fail to open: `webgpuAvailability` answers for sure.
+ */
+export function webgpuAvailabilitySync(): { available: boolean; reason?: string } {
+  try {
+    createRequire(import.meta.url).resolve("webgpu");
+  } catch {
+    return { available: false, reason: `the npm package "webgpu" is not installed; ${WEBGPU_INSTALL}` };
+  }
+  if (process.platform !== "linux") return { available: true };
+  if (!VULKAN_LOADERS.some((p) => existsSync(p))) return { available: false, reason: `the Vulkan loader libvulkan.so.1 is not installed; ${WEBGPU_INSTALL}` };
+  const icd = process.env.VK_ICD_FILENAMES ?? process.env.VK_DRIVER_FILES;
+  if (icd === undefined ? !systemDriver() && !existsSync(SWIFTSHADER_ICD) : !icd.split(":").some((f) => existsSync(f))) {
+    return { available: false, reason: `no Vulkan driver is installed${icd === undefined ? "" : ` (VK_ICD_FILENAMES=${icd})`}; ${WEBGPU_INSTALL}` };
+  }
+  return { available: true };
 }
 
 /** Whether the webgpu backend runs here, and if not why (never throws). */

@@ -16,8 +16,8 @@ import { parseOkl } from "../../src/okl/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { generateCode } from "../../codegen/index.js";
 import { autoTestVsRef, run } from "../../src/run/index.js";
-import { webgpuAvailability } from "../../src/run/webgpu-device.js";
-import { splitIname } from "../../transforms/index.js";
+import { webgpuAvailability, webgpuAvailabilitySync } from "../../src/run/webgpu-device.js";
+import { chunkIname, splitIname } from "../../transforms/index.js";
 import { genCase, type Case } from "../transforms/gen-kernels.js";
 import { CLASSICS } from "./wgsl-classics.js";
 
@@ -32,13 +32,20 @@ describe("webgpu is reported honestly", () => {
     expect(status.available).toBe(true);
   });
 
+  it.skipIf(skip)("where it runs, the check without a device agrees", () => {
+    expect(webgpuAvailabilitySync()).toEqual({ available: true });
+  });
+
   it.skipIf(skip)("without a Vulkan driver, run throws a BackendUnavailableError saying what to install", () => {
     const script = `import { run } from "./src/run/index.js"; import { makeKernel } from "./src/parse/index.js";
+      import { webgpuAvailabilitySync } from "./src/run/webgpu-device.js";
+      console.log("sync: " + webgpuAvailabilitySync().reason);
       run(makeKernel("{[i]: 0<=i<n}", "out[i] = 1", ["out: float32[n]", "n: int32"]), { n: 1 }, { backend: "webgpu" })
         .then(() => console.log("ran"), (e) => console.log(e.constructor.name + ": " + e.message));`;
     const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       env: { ...process.env, VK_ICD_FILENAMES: "/nonexistent/icd.json" }, encoding: "utf8", timeout: 120_000,
     });
+    expect(r.stdout).toMatch(/^sync: no Vulkan driver is installed \(VK_ICD_FILENAMES=\/nonexistent\/icd.json\); the webgpu backend needs /m);
     expect(r.stdout).toMatch(/^BackendUnavailableError: Dawn found no WebGPU adapter: no Vulkan driver answered \(VK_ICD_FILENAMES=\/nonexistent\/icd.json\); the webgpu backend needs .*libvulkan1 chromium/m);
   }, 120_000);
 });
@@ -120,6 +127,15 @@ describe.skipIf(skip)("the rest of what the lowering writes", () => {
       "c[i] = (i < 3) + 2*(a[i] == 0) {id=cc}",
     ], ["a, out: float32[n]", "u: uint32[n]", "c: int32[n]", "n: int32"], { name: "mathy" }), "i", 4, { outerTag: "g.0", innerTag: "l.0" });
     await sameAsInterp(k, { n: 9, a: Float32Array.from({ length: 9 }, (_, i) => i * 1.3 - 5), u: Uint32Array.from({ length: 9 }, (_, i) => 4294967290 + i) }, 1e-4);
+  }, 60_000);
+
+  it("found by the law (seed 777): chunked inames, whose indices call floor division and modulo helpers a dozen times, compile in moments", async () => {
+    // With branches in the helpers, SwiftShader took minutes to compile the pipeline.
+    for (const size of [1, 3]) {
+      const k = chunkIname(makeKernel("{[i]: 0<=i<n}", ["t[i] = 2*a[i] {id=first}", "out[i] = t[i] + a[i] {id=second, dep=first, nosync=first}"],
+        ["a, t, out: float32[n]", "n: int32"]), "i", size, { outerTag: "g.0" });
+      await sameAsInterp(k, { n: 17, a: Float32Array.from({ length: 17 }, (_, i) => i) });
+    }
   }, 60_000);
 
   it("opaque blocks of OKL: while, do-while, break, continue and block locals", async () => {
