@@ -22,7 +22,7 @@ describe("splitDim", () => {
       const s = parseSet(toText(g));
       const name = s.dims[which % s.dims.length]!;
       expect(printSet(splitDim(s, name, "o_", "i_", factor))).toBe(printSet(stepwise(s, name, factor)));
-    }), { numRuns: 150 });
+    }), { numRuns: 100 });
   });
 
   it("has the points i = factor·o + i_ with 0 <= i_ < factor of the set's points", () => {
@@ -36,7 +36,7 @@ describe("splitDim", () => {
           expect(test([...p, o, ii, j])).toBe(ii >= 0 && ii < factor && holds(g, [...p, i, j]));
         }
       }
-    }), { numRuns: 40 });
+    }), { numRuns: 25 });
   });
 
   it("refuses a missing dim, a taken name and a factor below 1", () => {
