@@ -31,7 +31,7 @@ export class GuardLowering {
     const uniform = (r: Row) => Object.keys(r.aff.terms).every((n) => this.h.k.inameTags[n]?.kind !== "l");
     let common: Map<string, Row> | undefined;
     for (const id of ids) {
-      const d = this.h.domainOf(this.h.insnOf(id).withinInames);
+      const d = this.h.insnDomain(this.h.insnOf(id));
       const mine = new Map(this.originalRowsOver(d, known).filter((r) => !barrier || uniform(r)).map((r) => [rowKey(r), r]));
       common = common ? new Map([...common].filter(([key]) => mine.has(key))) : mine;
       if (common.size === 0) return make(ctx);

@@ -72,6 +72,10 @@ export interface KernelHost {
   insnsUnder(nodes: readonly ScheduleNode[]): readonly string[];
   /** The iteration domain over `inames` (remembered). */
   domainOf(inames: readonly string[]): BasicSet;
+  /** The domain of `insn`: over its inames, with its affine predicates on CPU targets (predicates.ts). */
+  insnDomain(insn: Instruction): BasicSet;
+  /** The positions of `insn`'s predicates that `insnDomain` holds (not printed again). */
+  absorbedPredicates(insn: Instruction): ReadonlySet<number>;
 }
 
 /** Lowers a list of schedule nodes within the loops `known` and the context `ctx`. */

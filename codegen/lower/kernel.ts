@@ -15,6 +15,7 @@ import { sizeEx } from "../expr.js";
 import { GuardLowering } from "./guards.js";
 import { addressSpaceOf, temporaryOf, type KernelHost, type LoweredArg, type LoweredKernel, type LowerOptions, type LoweringNames } from "./host.js";
 import { LoopLowering } from "./loops.js";
+import { absorbPredicates } from "./predicates.js";
 import { rowVars, type Row } from "./rows.js";
 import { InstructionLowering } from "./statements.js";
 
@@ -185,6 +186,27 @@ export class DeviceKernelLowering implements KernelHost {
     let ids = this.insnsMemo.get(nodes);
     if (!ids) this.insnsMemo.set(nodes, (ids = nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : n.kind === "insn" ? [n.id] : []))));
     return ids;
+  }
+
+  insnDomain(insn: Instruction): BasicSet {
+    return this.predicated(insn).d;
+  }
+
+  absorbedPredicates(insn: Instruction): ReadonlySet<number> {
+    return this.predicated(insn).absorbed;
+  }
+
+  private readonly predicatedMemo = new WeakMap<Instruction, { d: BasicSet; absorbed: ReadonlySet<number> }>();
+
+  /** Loops are where predicates can become bounds: on targets without hardware axes. */
+  private predicated(insn: Instruction): { d: BasicSet; absorbed: ReadonlySet<number> } {
+    let r = this.predicatedMemo.get(insn);
+    if (!r) {
+      const d = this.domainOf(insn.withinInames);
+      r = !this.opts.hwAxes && insn.predicates.length > 0 ? absorbPredicates(d, insn) : { d, absorbed: new Set<number>() };
+      this.predicatedMemo.set(insn, r);
+    }
+    return r;
   }
 
   domainOf(inames: readonly string[]): BasicSet {

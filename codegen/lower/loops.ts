@@ -40,24 +40,36 @@ export class LoopLowering {
     if (tag?.kind === "vec") checkVecLanes(this.h.k, iname, ids.map((id) => this.h.insnOf(id)), (n) => this.pointOf(n));
     // Bounds from each instruction's domain, projected onto the known inames and this one; a loop
     // around barriers alone (loopy's `for i ... lbarrier end`) runs over the iname's own domain.
-    const domains = ids.length > 0 ? ids.map((id) => this.h.domainOf(this.h.insnOf(id).withinInames)) : [this.h.domainOf(inner)];
+    const insns = ids.map((id) => this.h.insnOf(id));
     let whole: BasicSet | undefined;
-    const perInsn = domains.map((d0) => {
-      let d = d0;
-      // An instruction that does not run within the loop's iname (the CPU lowering's loop over a
-      // group axis around a fetch that ignores that axis) runs at every iteration of it.
-      if (!d.dims.includes(iname)) d = intersect(d, this.h.domainOf([iname]));
-      // Only the iname's own factor of the domain bounds it, and only the factors of the context
-      // over the same inames can imply those bounds: smaller problems, and ones that a sweep of
-      // tile sizes asks again whenever this iname's tile size repeats.
-      const f = factorOf(d, iname);
-      const drop = [...f.dims.filter((n) => !inner.includes(n)), ...f.exists];
-      const p = drop.length > 0 ? eliminateExact(f, drop).set : f;
-      whole ??= p;
-      const c = factorOf(ctx, p.dims);
-      return gist(this.unitBounds(p, iname, c), c);
-    });
-    const keyed = new Map(perInsn.map((g) => [rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&"), g]));
+    const rangesOf = (domains: readonly BasicSet[]) => {
+      whole = undefined;
+      const perInsn = domains.map((d0) => {
+        let d = d0;
+        // An instruction that does not run within the loop's iname (the CPU lowering's loop over a
+        // group axis around a fetch that ignores that axis) runs at every iteration of it.
+        if (!d.dims.includes(iname)) d = intersect(d, this.h.domainOf([iname]));
+        // Only the iname's own factor of the domain bounds it, and only the factors of the context
+        // over the same inames can imply those bounds: smaller problems, and ones that a sweep of
+        // tile sizes asks again whenever this iname's tile size repeats.
+        const f = factorOf(d, iname);
+        const drop = [...f.dims.filter((n) => !inner.includes(n)), ...f.exists];
+        const p = drop.length > 0 ? eliminateExact(f, drop).set : f;
+        whole ??= p;
+        const c = factorOf(ctx, p.dims);
+        return gist(this.unitBounds(p, iname, c), c);
+      });
+      const keyed = new Map(perInsn.map((g) => [rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&"), g]));
+      return { perInsn, keyed };
+    };
+    // Bounds from each instruction's domain (with its affine predicates on CPU targets), projected
+    // onto the known inames and this one; a loop around barriers alone (loopy's `for i ... lbarrier
+    // end`) runs over the iname's own domain. Where predicates would split one range into several,
+    // the loop keeps the domains' range and the predicates stay guards.
+    let { perInsn, keyed } = rangesOf(insns.length > 0 ? insns.map((i) => this.h.insnDomain(i)) : [this.h.domainOf(inner)]);
+    if (keyed.size > 1 && insns.some((i) => this.h.absorbedPredicates(i).size > 0)) {
+      ({ perInsn, keyed } = rangesOf(insns.map((i) => this.h.domainOf(i.withinInames))));
+    }
     const body1 = (c: BasicSet) => this.guards.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
     if (keyed.size === 1) {
       const g = perInsn[0]!;

@@ -56,7 +56,7 @@ export class InstructionLowering {
       if (insn.scope === "global") throw new CodegenError(`kernel "${this.h.k.name}": global barrier "${id}" inside a device kernel`);
       return [{ k: "barrier", comment: `for ${id}`, memory: insn.memKind ?? "local+global" }];
     }
-    const d = this.h.domainOf(insn.withinInames);
+    const d = this.h.insnDomain(insn);
     if (insn.kind === "block") return this.guards.guarded(d, known, ctx, insn.id, () => this.block(insn, known));
     return this.guards.guarded(d, known, ctx, insn.id, () => this.assign(insn, known));
   }
@@ -112,7 +112,8 @@ export class InstructionLowering {
       }
     });
     const main = stmts(body);
-    const preds = insn.predicates.map((p) => lowerCond(p, outer));
+    const taken = this.h.absorbedPredicates(insn);
+    const preds = insn.predicates.filter((_, at) => !taken.has(at)).map((p) => lowerCond(p, outer));
     const inner = [block(main)];
     if (preds.length === 0) return inner;
     const cond = joinEx("&&", preds, "bool");
@@ -122,7 +123,8 @@ export class InstructionLowering {
   private assign(insn: Assignment, known: readonly string[]): Stmt[] {
     const scope = this.scope(insn.id, known);
     const lhs = insn.lhs;
-    const preds = insn.predicates.map((p) => lowerCond(p, scope));
+    const taken = this.h.absorbedPredicates(insn);
+    const preds = insn.predicates.filter((_, at) => !taken.has(at)).map((p) => lowerCond(p, scope));
     let stmt: Stmt;
     if (lhs.kind === "var") {
       const dtype = this.dtypeOf(lhs.name, insn.id);
