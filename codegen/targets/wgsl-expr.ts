@@ -250,7 +250,15 @@ export class WgslExprPrinter {
   }
 
   private bin(e: Ex & { k: "bin" }, guard: string | undefined): Typed {
-    if (e.op === "&&" || e.op === "||") return { c: `(${truth(this.ex(e.l, guard))} ${e.op} ${truth(this.ex(e.r, guard))})`, t: "bool" };
+    if (e.op === "&&" || e.op === "||") {
+      const l = truth(this.ex(e.l, guard));
+      const r = truth(this.ex(e.r, guard));
+      // WGSL's `&` and `|` on bools evaluate both sides without a branch: where the right side
+      // cannot trap, the same value, and SwiftShader compiles a kernel of many guards in seconds
+      // rather than minutes.
+      const op = TRAPPING.test(r) ? e.op : e.op === "&&" ? "&" : "|";
+      return { c: `(${l} ${op} ${r})`, t: "bool" };
+    }
     // Arithmetic in bool, as the interpreter does it: on 0 and 1, the result made 0 or 1 again.
     if (wtypeOf(e.dtype, `the operands of "${e.op}"`) === "bool") {
       const x = this.bin({ ...e, dtype: "int32" }, guard);
@@ -322,5 +330,8 @@ function balanced(code: string): boolean {
   }
   return depth === 0;
 }
+
+/** A call of a helper that may trap (a division, modulo, shift count or power the interpreter refuses). */
+const TRAPPING = /\bloom_(div|fdiv|mod|shc|pow)_[iu]32\(/;
 
 const COMPARE: ReadonlySet<BinOp> = new Set<BinOp>(["<", "<=", ">", ">=", "==", "!="]);

@@ -18,7 +18,7 @@ import { NameAllocator } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { noAtomic } from "./atomics.js";
 import { commentText, printedKernels } from "./rename.js";
-import { ERR, GROUP_ID, LOCAL_ID, literal, WGSL_ACCEPTED, WgslExprPrinter, wtypeOf, type WgslTrap, type WType } from "./wgsl-expr.js";
+import { ERR, GROUP_ID, LOCAL_ID, literal, WgslExprPrinter, wtypeOf, type WgslTrap, type WType } from "./wgsl-expr.js";
 
 export { trapMessage, type WgslTrap } from "./wgsl-expr.js";
 
@@ -291,5 +291,3 @@ export function renderWgsl(kernels: readonly LoweredKernel[], names = new NameAl
 export function wgslLiteral(value: number, d: Dtype): string {
   return literal(value, wtypeOf(d, "a literal")).c;
 }
-
-export { WGSL_ACCEPTED };

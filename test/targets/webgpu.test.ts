@@ -18,6 +18,7 @@ import { generateCode } from "../../codegen/index.js";
 import { autoTestVsRef, run } from "../../src/run/index.js";
 import { webgpuAvailability, webgpuAvailabilitySync } from "../../src/run/webgpu-device.js";
 import { chunkIname, splitIname } from "../../transforms/index.js";
+import { applyPipeline } from "../../transforms/pipeline.js";
 import { genCase, type Case } from "../transforms/gen-kernels.js";
 import { CLASSICS } from "./wgsl-classics.js";
 
@@ -136,6 +137,16 @@ describe.skipIf(skip)("the rest of what the lowering writes", () => {
         ["a, t, out: float32[n]", "n: int32"]), "i", size, { outerTag: "g.0" });
       await sameAsInterp(k, { n: 17, a: Float32Array.from({ length: 17 }, (_, i) => i) });
     }
+  }, 60_000);
+
+  it("found by the law (seed 4242): a kernel of some hundred guards (unrolled, ilp and slabs) compiles in seconds", async () => {
+    // Short-circuit && in every guard made as many branches, and SwiftShader took minutes.
+    const k = applyPipeline(makeKernel("{[i]: m<=i<n}", "out[i] = a[i] + m", ["a, out: float32[n]", "n, m: int32"]), [
+      { op: "splitIname", args: ["i", 3, { innerTag: "unr", slabs: [1, 1] }] }, { op: "duplicateInames", args: ["i_outer", ["insn"], "i_outer_d2"] },
+      { op: "splitIname", args: ["i_outer_d2", 16, { innerTag: "ilp", slabs: [1, 1] }] },
+    ]);
+    expect(generateCode(k, "wgsl").deviceCode).not.toContain("&&");
+    await sameAsInterp(k, { n: 60, m: 4, a: Float32Array.from({ length: 60 }, (_, i) => i) });
   }, 60_000);
 
   it("opaque blocks of OKL: while, do-while, break, continue and block locals", async () => {
