@@ -57,12 +57,25 @@ function checkValuesAcrossGlobalBarriers(s: Schedule, nodes: readonly ScheduleNo
   const kernelOf = new Map<string, number>();
   s.deviceKernels.forEach((dk, d) => insnIds(dk.body).forEach((id) => kernelOf.set(id, d)));
   const barriers = globalBarriers(k, nodes);
+  // Writers and readers of each name in one walk, in instruction order (a walk per temporary is
+  // quadratic in an unrolled kernel with thousands of temporaries).
+  const writersOf = new Map<string, Instruction[]>();
+  const readersOf = new Map<string, Instruction[]>();
+  const note = (m: Map<string, Instruction[]>, name: string, insn: Instruction) => {
+    const list = m.get(name);
+    if (list === undefined) m.set(name, [insn]);
+    else if (list[list.length - 1] !== insn) list.push(insn);
+  };
+  for (const x of k.instructions) {
+    if (!kernelOf.has(x.id)) continue;
+    for (const name of insnWrites(x)) note(writersOf, name, x);
+    for (const name of insnReads(x)) note(readersOf, name, x);
+  }
   for (const t of k.temporaries) {
     if (t.addressSpace !== "private" && t.addressSpace !== "local") continue;
-    const writers = k.instructions.filter((x) => kernelOf.has(x.id) && insnWrites(x).includes(t.name));
-    for (const reader of k.instructions) {
-      const d = kernelOf.get(reader.id);
-      if (d === undefined || !insnReads(reader).has(t.name)) continue;
+    const writers = writersOf.get(t.name) ?? [];
+    for (const reader of readersOf.get(t.name) ?? []) {
+      const d = kernelOf.get(reader.id)!;
       const writtenHere = writers.some((w) => kernelOf.get(w.id) === d && w.id !== reader.id);
       const earlier = writers.find((w) => {
         const e = kernelOf.get(w.id)!;
