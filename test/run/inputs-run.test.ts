@@ -80,7 +80,7 @@ describe("run refuses unknown options, suggesting the closest", () => {
   it("an unknown backend suggests the closest", async () => {
     const e = await thrown(run(scale(), { a }, { backend: "opnecl" as never }));
     expect(e).toBeInstanceOf(BackendUnavailableError);
-    expect(e.message).toBe('unknown backend "opnecl" (did you mean "opencl"?); backends are interp, js, c, openmp, opencl, cuda');
+    expect(e.message).toBe('unknown backend "opnecl" (did you mean "opencl"?); backends are interp, js, c, openmp, opencl, cuda, webgpu');
   });
 });
 
