@@ -7,6 +7,7 @@
  *   okl:  OKL source (an @outer element loop, @inner node loops, an @shared operator matrix
  *         filled by a sequential loop) -> parseOkl -> split the fill loop by 4 -> C
  *   make: instruction text -> makeKernel -> split the element loop by 4 (g/l tags) -> C
+ *   gbar: the same with a global barrier and one store after it (two device kernels)
  *
  * It prints, per route and size, the time of each stage and the time per instruction relative to
  * the smallest size: a super-linear stage shows as a growing ratio (the goal: under 2x from 100 to
@@ -49,15 +50,19 @@ ${body.join("\n")}
 `;
 }
 
-/** makeKernel: the same element kernel as instruction text, `insns` instructions over (e, n). */
-export function makeElementKernel(insns: number): Kernel {
+/**
+ * makeKernel: the same element kernel as instruction text, `insns` instructions over (e, n); with
+ * `globalBarrier`, the last two are a global barrier and a store after it (two device kernels).
+ */
+export function makeElementKernel(insns: number, globalBarrier = false): Kernel {
   const lines: string[] = [];
   let stores = 0;
-  for (let k = 0; lines.length < insns; k++) {
+  for (let k = 0; lines.length < insns - (globalBarrier ? 2 : 0); k++) {
     const prev = k === 0 ? "g[e, n, 0]" : `t${k - 1}`;
     lines.push(`<> t${k} = g[e, n, 1] * d[${k % 16}, n] + g[e, n, 2] * d[n, ${(k * 7) % 16}] + ${prev} * w`);
-    if (k % 4 === 3 && lines.length < insns) lines.push(`out[e, n, ${stores++}] = t${k} - t${k - 2}`);
+    if (k % 4 === 3 && lines.length < insns - (globalBarrier ? 2 : 0)) lines.push(`out[e, n, ${stores++}] = t${k} - t${k - 2} {id=store${stores}}`);
   }
+  if (globalBarrier) lines.push(`... gbarrier {id=gb, dep=store*}`, `out[e, n, 0] = 2 * w {id=after, dep=gb}`);
   return makeKernel("{[e, n]: 0 <= e < nel and 0 <= n < 16}", lines.join("\n"), [
     "g: float64[nel, 16, 3]", "d: float64[16, 16]", `out: float64[nel, 16, ${Math.max(1, stores)}]`, "w: float64", "nel: int32", "...",
   ], { name: "element", assumptions: "nel >= 1" });
@@ -81,6 +86,13 @@ const routes: Record<string, (n: number) => Stages> = {
   },
   make: (n) => {
     const [k0, front] = timed(() => makeElementKernel(n));
+    const [k, pipeline] = timed(() => splitIname(k0, "e", 4, { outerTag: "g.0", innerTag: "l.0" }));
+    const [, codegen] = timed(() => generateCode(k, "c"));
+    return { front, pipeline, codegen, insns: k.instructions.length };
+  },
+  // Two device kernels: what crosses the global barrier is checked for every temporary.
+  gbar: (n) => {
+    const [k0, front] = timed(() => makeElementKernel(n, true));
     const [k, pipeline] = timed(() => splitIname(k0, "e", 4, { outerTag: "g.0", innerTag: "l.0" }));
     const [, codegen] = timed(() => generateCode(k, "c"));
     return { front, pipeline, codegen, insns: k.instructions.length };

@@ -81,38 +81,73 @@ export class Pending {
 }
 
 /**
- * Whether instruction `target` depends on `source` through the dependency graph (`insns` by id).
- * One instruction's closure is walked when first asked, and kept: all of them for a chain of
- * thousands of instructions would be quadratic, and barrier placement asks about the few pairs
- * that touch the same memory only. An instruction no other one depends on (the stores at the end
- * of an unrolled chain) is in no closure, and is answered without a walk.
+ * Whether instruction `target` depends on `source` through the dependency graph (`insns` by id),
+ * answered from the ancestors of `target` or the dependents of `source`, whichever is found
+ * first: both are walked in step and the one finished is kept for later questions. Barrier
+ * placement asks about pairs that touch the same memory; in an unrolled chain of thousands of
+ * instructions every store's ancestors are the whole chain before it (all of them: quadratic),
+ * while an earlier store has few dependents (the barrier after them, if any). An instruction no
+ * other one depends on is answered at once.
  */
 export class DependencyClosure {
-  private readonly closures = new Map<string, ReadonlySet<string>>();
-  private depended: Set<string> | undefined;
+  private readonly ancestors = new Map<string, ReadonlySet<string>>();
+  private readonly descendants = new Map<string, ReadonlySet<string>>();
+  private dependents: Map<string, string[]> | undefined;
 
   constructor(private readonly insns: ReadonlyMap<string, Instruction>) {}
 
   dependsOn(target: string, source: string): boolean {
-    if (this.depended === undefined) {
-      this.depended = new Set();
-      for (const insn of this.insns.values()) for (const d of insn.dependsOn) this.depended.add(d);
-    }
-    // A walk from target adds d only when some walked instruction lists d.
-    if (!this.depended.has(source)) return false;
-    let seen = this.closures.get(target);
-    if (!seen) {
-      const found = new Set<string>();
-      const stack = [target];
-      while (stack.length > 0) {
-        for (const d of this.insns.get(stack.pop()!)?.dependsOn ?? []) {
-          if (!this.insns.has(d) || found.has(d)) continue;
-          found.add(d);
-          stack.push(d);
+    const known = this.ancestors.get(target);
+    if (known !== undefined) return known.has(source);
+    const below = this.descendants.get(source);
+    if (below !== undefined) return below.has(target);
+    if (this.dependents === undefined) {
+      this.dependents = new Map();
+      for (const insn of this.insns.values()) {
+        for (const d of insn.dependsOn) {
+          // Only edges a walk of dependsOn follows (to known instructions).
+          if (!this.insns.has(d)) continue;
+          const list = this.dependents.get(d);
+          if (list === undefined) this.dependents.set(d, [insn.id]);
+          else list.push(insn.id);
         }
       }
-      this.closures.set(target, (seen = found));
     }
-    return seen.has(source);
+    // A walk from target adds d only when some walked instruction lists d.
+    if (!this.dependents.has(source)) return false;
+    const up = new Walk(target, (id) => this.insns.get(id)?.dependsOn ?? [], (d) => this.insns.has(d));
+    const down = new Walk(source, (id) => this.dependents!.get(id) ?? [], () => true);
+    for (;;) {
+      if (!up.step()) {
+        this.ancestors.set(target, up.found);
+        return up.found.has(source);
+      }
+      if (!down.step()) {
+        this.descendants.set(source, down.found);
+        return down.found.has(target);
+      }
+    }
+  }
+}
+
+/** A depth-first walk from `start` along `next`, one node expanded per step. */
+class Walk {
+  readonly found = new Set<string>();
+  private readonly stack: string[];
+
+  constructor(start: string, private readonly next: (id: string) => readonly string[], private readonly keep: (id: string) => boolean) {
+    this.stack = [start];
+  }
+
+  /** Expand one node; false when the walk is complete. */
+  step(): boolean {
+    const id = this.stack.pop();
+    if (id === undefined) return false;
+    for (const d of this.next(id)) {
+      if (!this.keep(d) || this.found.has(d)) continue;
+      this.found.add(d);
+      this.stack.push(d);
+    }
+    return true;
   }
 }
