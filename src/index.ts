@@ -33,7 +33,7 @@ export { BUILT_TARGETS, generateCode, generateCodeFromSchedule, lowerStages, pas
 export { generateOkl } from "../codegen/targets/okl-generate.js";
 /** CUCL's language layer per back end: compile `CUCL_OPENCL_PRELUDE + generateCode(k, "cucl").deviceCode` with OpenCL, `CUCL_CUDA_PRELUDE + …` with CUDA. */
 export { CUCL_CUDA_PRELUDE, CUCL_OPENCL_PRELUDE } from "../codegen/targets/cucl-prelude.js";
-export { run, runTimed, autoTestVsRef, backendAvailability } from "./run/index.js";
+export { run, runTimed, autoTestVsRef, backendAvailability, webgpuAvailability, compileWgsl } from "./run/index.js";
 export { seededRandom } from "./run/seeded-random.js";
 export { arrayLayout } from "./run/args.js";
 export { allocArray } from "./ir/dtype.js";

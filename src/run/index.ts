@@ -4,6 +4,8 @@
  */
 export { run, runTimed, getBackend, BACKEND_NAMES, type BackendName, type Backend, type BackendResult, type RunOptions } from "./run.js";
 export { backendAvailability, type NativeRunOptions } from "./native.js";
+export { webgpuAvailability } from "./webgpu-device.js";
+export { compileWgsl } from "./webgpu.js";
 export { checkBounds } from "./bounds.js";
 export { compileShared, cacheDir, defaultCompiler, type CompilerOptions } from "./native-compile.js";
 export { autoTestVsRef, type AutoTestOptions, type AutoTestResult } from "./auto-test.js";

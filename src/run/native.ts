@@ -20,6 +20,7 @@ import { BackendUnavailableError, CodegenError, ExecutionError, LoomError } from
 import { findArg, findTemporary, INDEX_DTYPE, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
 import type { DeviceKernel, Schedule } from "../schedule/index.js";
 import { allocStorage, evalSizeExpr, layoutOf, prepareArgs, showBytes, type ArgValue, type ArrayStorage, type PreparedRun } from "./args.js";
+import { webgpuAvailabilitySync } from "./webgpu-device.js";
 import { checkBounds, type ArrayExtents } from "./bounds.js";
 import { forEachLaunch } from "./host-program.js";
 import { checkIndexRange } from "./index-range.js";
@@ -421,10 +422,12 @@ export const nativeBackends = {
  * Whether `backend` can run here, and if not why (never throws; interp and js always can).
  * `backendAvailability("opencl")` is `{ available: false, reason: "… apt-get install pocl-opencl-icd …" }` without OpenCL.
  */
-export function backendAvailability(backend: "interp" | "js" | "c" | "openmp" | "opencl" | "cuda"): { available: boolean; reason?: string } {
+export function backendAvailability(backend: "interp" | "js" | "c" | "openmp" | "opencl" | "cuda" | "webgpu"): { available: boolean; reason?: string } {
   if (backend === "interp" || backend === "js") return { available: true };
+  // Without starting Dawn: the package, the Vulkan loader and a driver are there (webgpuAvailability() starts it).
+  if (backend === "webgpu") return webgpuAvailabilitySync();
   if (!["c", "openmp", "opencl", "cuda"].includes(backend as string)) {
-    return { available: false, reason: `${JSON.stringify(backend)} is not a backend of this version of Loom; backends are interp, js, c, openmp, opencl, cuda` };
+    return { available: false, reason: `${JSON.stringify(backend)} is not a backend of this version of Loom; backends are interp, js, c, openmp, opencl, cuda, webgpu` };
   }
   try {
     if (backend === "c" || backend === "openmp") {

@@ -21,6 +21,7 @@ import { chunkIname, splitIname } from "../../transforms/index.js";
 import { applyPipeline } from "../../transforms/pipeline.js";
 import { genCase, type Case } from "../transforms/gen-kernels.js";
 import { CLASSICS } from "./wgsl-classics.js";
+import { backendAvailability as lpAvailability } from "../../src/index.js";
 
 const status = await webgpuAvailability();
 if (!status.available) console.warn(`[skip] the webgpu backend is not available here, its tests are skipped: ${status.reason}`);
@@ -35,6 +36,7 @@ describe("webgpu is reported honestly", () => {
 
   it.skipIf(skip)("where it runs, the check without a device agrees", () => {
     expect(webgpuAvailabilitySync()).toEqual({ available: true });
+    expect(lpAvailability("webgpu")).toEqual({ available: true });
   });
 
   it.skipIf(skip)("without a Vulkan driver, run throws a BackendUnavailableError saying what to install", () => {
