@@ -8,5 +8,6 @@ export const cTarget = new CFamilyTarget({
   includes: ["#include <stdint.h>", "#include <stdlib.h>", "#include <math.h>"],
   helperQualifier: "static inline",
   kernelHead: () => "void",
+  vectorRegisters: true,
   math: "suffix", intMinMaxBuiltin: false, int64Suffix: "LL",
 });

@@ -9,6 +9,7 @@ import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator, dialectOf } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { outlineParallelLoop, type OutlinedParam } from "../lower/outline.js";
+import { vectorRegisterTiles } from "../lower/vec-registers.js";
 import { printedKernels } from "./rename.js";
 
 export interface CDialect {
@@ -38,6 +39,11 @@ export interface CDialect {
    * `restrict` parameters, called from the loop: the compiler keeps its aliasing knowledge (OpenMP).
    */
   readonly outlineParallel?: boolean;
+  /**
+   * Loops of `vec` row updates of private accumulators keep the rows in GCC/Clang vector values
+   * across the loop (codegen/lower/vec-registers.ts): register tiles that stay in registers.
+   */
+  readonly vectorRegisters?: boolean;
   /** A kernel parameter, given its type name and position (OKL: `const float *a @restrict`, Metal: `[[buffer(i)]]`); default C style. */
   readonly argDecl?: (a: LoweredArg, typeName: string, index: number) => string;
   /** A literal the dialect spells its own way (ISPC's `2.5d` double), else undefined for the C spelling. */
@@ -222,6 +228,14 @@ export class CFamilyTarget {
     const p = new Printer(this.exprSyntax(), this.stmtSyntax());
     const printed = printedKernels(kernels, names);
     const sizeP = new Printer(this.exprSyntax(), this.stmtSyntax());
+    // Register tiles in vector values (the private arrays in scope: the declarations before `stmts`).
+    const simd = this.d.lowerOptions.simdLoop;
+    const registers = (decls: readonly Stmt[], stmts: readonly Stmt[]): Stmt[] => {
+      if (!this.d.vectorRegisters || simd === undefined) return [...stmts];
+      const privates = new Map<string, number>();
+      for (const d of decls) if (d.k === "decl" && d.size !== undefined && d.space !== "local") privates.set(d.name, d.size);
+      return privates.size === 0 ? [...stmts] : vectorRegisterTiles(stmts, privates, simd, p, names, (t) => this.typeName(t));
+    };
     const fns = printed.map((lk0) => {
       let lk = lk0;
       let before = "";
@@ -229,7 +243,7 @@ export class CFamilyTarget {
       if (o) {
         const fn = names.fresh(`${lk0.name}_body`);
         lk = o.kernel((args) => ({ k: "raw", text: `${fn}(${args.join(", ")});` }));
-        const fbody = [...o.decls, ...(o.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...(o.body.k === "block" ? o.body.body : [o.body])];
+        const fbody = [...o.decls, ...(o.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...registers(o.decls, o.body.k === "block" ? o.body.body : [o.body])];
         before = `${[`static void ${fn}(${o.params.map((x) => this.paramDecl(x)).join(", ")})`, ...p.stmt({ k: "block", body: fbody }, "")].map((l) => l.trimEnd()).join("\n")}\n\n`;
       }
       const params = lk.args.map((a, n) => this.argDecl(a, n));
@@ -239,7 +253,7 @@ export class CFamilyTarget {
           groupSize: lk.groupSize.map((e) => p.expr(e)), localSize: lk.localSize.map((x) => (typeof x === "number" ? String(x) : p.expr(x))),
         });
       }
-      const body = [...lk.decls, ...(lk.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...lk.body];
+      const body = [...lk.decls, ...(lk.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...registers(lk.decls, lk.body)];
       const constant = lk.localSize.every((x): x is number => typeof x === "number") ? lk.localSize : undefined;
       const head = `${this.d.kernelHead(constant)} ${lk.name}(${[...params, ...(this.d.extraParams ?? [])].join(", ")})`;
       return before + [head, ...p.stmt({ k: "block", body }, "")].map((l) => l.trimEnd()).join("\n");

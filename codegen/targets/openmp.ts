@@ -11,6 +11,7 @@ export const openmpTarget = new CFamilyTarget({
   includes: ["#include <stdint.h>", "#include <stdlib.h>", "#include <math.h>"],
   helperQualifier: "static inline",
   kernelHead: () => "void",
+  vectorRegisters: true,
   outlineParallel: true,
   math: "suffix", intMinMaxBuiltin: false, int64Suffix: "LL",
   // Under the `#pragma omp atomic [write]` the lowering puts before it, the update itself is plain C.
