@@ -2,7 +2,7 @@
  * A BLIS-style matmul from public transformations (issue 18, packing): block k and j, pack the
  * panel of b for the current (j_outer, k_outer) block and the block of a for the current
  * (i_outer, k_outer) block into contiguous private temporaries, and a register micro-tile of
- * MR x NR `ilp` lanes over the packed panels, accumulating in registers across the k block.
+ * MR `ilp` rows x NR `vec` columns over the packed panels, accumulating in registers across the k block.
  *
  *   for i_outer (g.0: the OpenMP parallel loop, MC rows of c per thread)
  *     for j_outer (NC columns)
@@ -29,10 +29,13 @@ import * as lp from "../src/index.js";
 
 /**
  * Block sizes: rows of c per thread block, columns per panel, depth of a k block, micro-tile.
- * NR = 32 on ilp.seq: gcc vectorizes each lane loop (16 ymm FMAs); with NR = 16 gcc -O3 unrolls
- * the 16-lane loops fully and emits scalar FMAs instead (5-10x slower; tag j_r `vec` there).
+ * The micro-tile is MR rows (`ilp`) by NR columns (`vec`, one SIMD row): C and OpenMP keep its
+ * accumulators in vector values across the k block (codegen/lower/vec-registers.ts), 8 x 8 floats
+ * = 8 AVX registers, one load of b and 8 broadcasts of a for 8 FMAs a k step. Larger tiles (4 x
+ * 32: 16 accumulators and 4 loads of b) need more than AVX2's 16 registers and spill; MC = 256
+ * packs the panel of b once for 256 rows of c (the thread's whole row block at n = 1024).
  */
-export const BLOCKS = { MC: 64, NC: 256, KC: 256, MR: 4, NR: 32 } as const;
+export const BLOCKS = { MC: 256, NC: 256, KC: 256, MR: 8, NR: 8 } as const;
 
 /** c = a b (float32, row-major), written as an update over blocks of KC of the reduction. */
 export function matmulUpdate(kc: number = BLOCKS.KC): lp.Kernel {
@@ -50,14 +53,18 @@ export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?:
   const { MC, NC, KC, MR, NR } = { ...BLOCKS, ...opts.blocks };
   // Where n is a multiple of every block, saying so drops the guards of partial blocks.
   const blocks = [MC, NC, KC].reduce((x, y) => (x * y) / gcd(x, y));
+  const exact = n % blocks === 0;
+  // Elsewhere the last micro-tile row and column of each block are peeled (loopy's slabs): the
+  // bulk runs full micro-tiles with constant bounds, which stay in registers.
+  const slabs = exact ? {} : { slabs: [0, 1] as [number, number] };
   return lp.pipeline(
-    ...(n % blocks === 0 ? [lp.step.assume(`n mod ${blocks} = 0 and n >= ${blocks}`)] : []),
+    ...(exact ? [lp.step.assume(`n mod ${blocks} = 0 and n >= ${blocks}`)] : []),
     lp.split("i", MC, { outerTag: "g.0" }),
     lp.split("j", NC),
-    lp.split("i_inner", MR, { innerTag: "ilp", outerIname: "i_mid", innerIname: "i_r" }),
-    // The columns of the micro-tile: one loop of NR lanes (ilp.seq: a counted loop the C compiler
-    // vectorizes), the accumulators privatized over the lanes of both.
-    lp.split("j_inner", NR, { innerTag: "ilp.seq", outerIname: "j_mid", innerIname: "j_r" }),
+    lp.split("i_inner", MR, { innerTag: "ilp", outerIname: "i_mid", innerIname: "i_r", ...slabs }),
+    // The columns of the micro-tile: one SIMD row of NR lanes (vec), the accumulators privatized
+    // over the lanes of both: the register tile.
+    lp.split("j_inner", NR, { innerTag: "vec", outerIname: "j_mid", innerIname: "j_r", ...slabs }),
     lp.prioritize("j_outer,k_outer,i_mid,j_mid,k_inner"),
     ...(opts.pack === false ? [] : [
       // The panel of b for (j_outer, k_outer): KC x NC, contiguous, private to the thread.
