@@ -137,7 +137,7 @@ describe("docs examples run as written", () => {
     typecheckPage("transformations.md");
     const out = runPage("transformations.md").trimEnd().split("\n");
     const promised = promisedLines("transformations.md");
-    expect(promised.length).toBe(12);
+    expect(promised.length).toBe(15);
     expect(out).toEqual(promised);
   }, 250_000);
 
