@@ -12,8 +12,10 @@ import { preferUnitBounds, type ScheduleNode } from "../../src/schedule/index.js
 import { block, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import type { GuardLowering } from "./guards.js";
 import type { KernelHost, NodesLowering } from "./host.js";
+import { elementLoop } from "./elements.js";
 import { checkVecLanes } from "./vec.js";
-import { affEx as affExWith, joinEx, rowKey, rowsOf, withRowsSet, type Row } from "./rows.js";
+import { affEx as affExWith, condOf, joinEx, rowKey, rowsOf, withRowsSet, type Row } from "./rows.js";
+import { uniformSplit } from "./uniform-loops.js";
 
 const MAX_UNROLL = 4096;
 
@@ -127,6 +129,8 @@ export class LoopLowering {
       }
       const lo = Math.max(...clo.map((b) => Math.ceil(b.aff.constant / b.denom)));
       const hi = Math.min(...chi.map((b) => Math.floor(b.aff.constant / b.denom)));
+      // The target's element level (alpaka): a loop over the thread's elements, not copies.
+      if (tag.kind === "ilp" && this.h.opts.ilpElements) return elementLoop(this.h, iname, lo, hi, withRows, make);
       if (hi - lo + 1 > MAX_UNROLL) throw new CodegenError(`kernel "${this.h.k.name}": unrolling "${iname}" would copy its body ${hi - lo + 1} times (at most ${MAX_UNROLL})`);
       const out: Stmt[] = [];
       for (let v = lo; v <= hi; v++) {
@@ -159,6 +163,16 @@ export class LoopLowering {
         out.push(this.forStmt(iname, { k: "bin", op: "max", l: ibin("+", hi, ilit(1 - b)), r: mainLo, dtype: "idx" }, hi, block(make(withRows(boundRows(lower, upper)))), known));
       }
       return out;
+    }
+    const u = this.h.opts.uniformLocalLoops && this.h.hasBarriers
+      ? uniformSplit(iname, lower, upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, whole, ctx)
+      : undefined;
+    if (u) {
+      // Uniform bounds, the varying ones as a guard (codegen/lower/uniform-loops.ts: PoCL).
+      const body = make(withRows(boundRows(lower, upper)));
+      const cond = condOf(boundRows(u.guardLower, u.guardUpper), this.h.subst);
+      const guarded: Stmt = body.length === 0 ? block([]) : { k: "if", cond, then: block(body) };
+      return [this.forStmt(iname, this.boundEx(u.lower, "lower", ctx), this.boundEx(u.upper, "upper", ctx), block([guarded]), known)];
     }
     return [this.forStmt(iname, lo, hi, block(make(withRows(boundRows(lower, upper)))), known)];
   }

@@ -59,7 +59,7 @@ const FENCES: Readonly<Record<BarrierMemory, string>> = {
 
 const dialect: CDialect = {
   name: "opencl", cpu: false,
-  lowerOptions: { hwAxes: true, atomics: "native", unrollHint: (n) => (n === undefined ? "#pragma unroll" : `#pragma unroll ${n}`) },
+  lowerOptions: { hwAxes: true, atomics: "native", uniformLocalLoops: true, unrollHint: (n) => (n === undefined ? "#pragma unroll" : `#pragma unroll ${n}`) },
   types: CL_TYPES,
   includes: ["#define lid(N) ((int) get_local_id(N))", "#define gid(N) ((int) get_group_id(N))"],
   helperQualifier: "inline",
