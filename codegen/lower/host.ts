@@ -22,7 +22,8 @@ export interface LowerOptions {
   /**
    * `ilp` inames as the target's element level (alpaka) instead of unrolled copies: a loop per
    * thread over its elements, one element axis per ilp iname (codegen/lower/elements.ts);
-   * `count(axis)` is the target's element count along axis `axis` (0 the fastest), an int expression.
+   * `count(axis)` is the target's element count along axis `axis` (0 the fastest), an int
+   * expression, held in a constant declared before each element loop.
    */
   readonly ilpElements?: { readonly target: string; readonly count: (axis: number) => string };
   /** How `atomic` updates are written: natively, as `#pragma omp atomic`, or plainly (sequential). */
@@ -32,7 +33,7 @@ export interface LowerOptions {
    * mode): returns the index expression to use; `array` is the user's name, `insn` the instruction.
    */
   readonly checkAxis?: (index: Ex, extent: Ex, array: string, axis: number, insn: string) => Ex;
-  /** In a device kernel with barriers, a loop whose bounds depend on the local ids runs over uniform bounds with the varying ones as a guard (OpenCL: PoCL, codegen/lower/uniform-loops.ts). */
+  /** In a device kernel with a barrier inside a loop, a loop whose bounds depend on the local ids runs over uniform bounds with the varying ones as a guard (OpenCL: PoCL, codegen/lower/uniform-loops.ts). */
   readonly uniformLocalLoops?: boolean;
 }
 
@@ -84,8 +85,8 @@ export interface KernelHost {
   insnDomain(insn: Instruction): BasicSet;
   /** The positions of `insn`'s predicates that `insnDomain` holds (not printed again). */
   absorbedPredicates(insn: Instruction): ReadonlySet<number>;
-  /** Whether the device kernel has a barrier anywhere (for `LowerOptions.uniformLocalLoops`). */
-  readonly hasBarriers?: boolean;
+  /** Whether the device kernel has a barrier inside a loop (for `LowerOptions.uniformLocalLoops`). */
+  readonly hasBarrierLoop?: boolean;
 }
 
 /** Lowers a list of schedule nodes within the loops `known` and the context `ctx`. */

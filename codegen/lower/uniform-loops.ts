@@ -1,6 +1,6 @@
 /**
  * Uniform loop bounds (OpenCL on PoCL): a sequential loop inside a work-item whose bounds depend on
- * the local ids, in a device kernel with barriers, is written as a loop over bounds every
+ * the local ids, in a device kernel with a barrier inside a loop, is written as a loop over bounds every
  * work-item of the group shares, its body guarded by the bounds that vary:
  *
  *   for (int j = 0; j <= min(p - 2 * lid(0) - 1, 1); ++j) c[j] = acc[j];
@@ -17,9 +17,12 @@
 import { dimBounds, eliminateExact, intersect, type BasicSet, type Bound } from "../../src/poly/index.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
 
-/** Whether a barrier is scheduled anywhere under `nodes`. */
-export function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
-  return nodes.some((n) => n.kind === "barrier" || (n.kind === "loop" && hasBarrier(n.body)));
+/**
+ * Whether a barrier is scheduled inside a loop under `nodes` (PoCL runs a barrier outside loops
+ * with a varying loop after it correctly; only a loop around a barrier needs the rewrite).
+ */
+export function hasBarrierLoop(nodes: readonly ScheduleNode[], inLoop = false): boolean {
+  return nodes.some((n) => (n.kind === "barrier" && inLoop) || (n.kind === "loop" && hasBarrierLoop(n.body, true)));
 }
 
 /** A loop's bounds split into uniform ones (the loop's) and varying ones (the guard's). */

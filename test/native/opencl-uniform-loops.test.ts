@@ -1,5 +1,5 @@
 /**
- * OpenCL's uniform loop bounds (codegen/lower/uniform-loops.ts): in a device kernel with barriers,
+ * OpenCL's uniform loop bounds (codegen/lower/uniform-loops.ts): in a device kernel with a barrier in a loop,
  * a loop whose bounds depend on the local ids runs over bounds every work-item shares, guarded by
  * the varying ones. PoCL 3.1 segfaults at launch on the varying loop (a loop with zero trips for
  * some work-items after a loop around a barrier, under the same condition). The packing cases of
@@ -45,7 +45,7 @@ describe("uniform loop bounds on OpenCL", () => {
     expect(code).toMatch(/for \(int j_r = 0; j_r <= 1; \+\+j_r\)\n\s*\{\n\s*if \(3 \* gid\(1\) \+ 2 \* lid\(0\) \+ j_r < p/);
   });
 
-  it("only where needed: a kernel without barriers keeps its varying loop", () => {
+  it("only where needed: a kernel without a barrier inside a loop keeps its varying loop", () => {
     const k = tagInames(makeKernel("{ [i, j]: 0 <= i < 4 and 0 <= j <= i }", "out[i, j] = 1", ["out: float32[4, 4]"], { name: "tri" }), { i: "l.0" });
     expect(varyingLoops(generateCode(k, "opencl").deviceCode)).toHaveLength(1);
   });
