@@ -5,7 +5,10 @@
  * (alpaka's index 0 is the slowest axis: loopy's axis 0 is index 2 of the 3-dimensional
  * accelerator), local temporaries `alpaka::declareSharedVar` with an id of their own, barriers
  * `alpaka::syncBlockThreads`, atomics `alpaka::atomicOp` at the `Blocks` level in shared memory and
- * the `Grids` level in global memory. The host code launches them with `WorkDivMembers` and `exec`.
+ * the `Grids` level in global memory. `ilp` inames are alpaka's element level: each is one element
+ * axis (at most 3, the first the fastest), a loop per thread over its
+ * `getWorkDiv<Thread, Elems>` elements (codegen/lower/elements.ts). The host code launches the
+ * kernels with `WorkDivMembers` (blocks, threads, elements) and `exec`.
  */
 import type { AtomicOp, Dtype } from "../../src/ir/index.js";
 import type { Schedule } from "../../src/schedule/index.js";
@@ -14,6 +17,7 @@ import type { LoweredKernel } from "../lower.js";
 import type { NameAllocator } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { noAtomic } from "./atomics.js";
+import { elementAxes } from "../lower/elements.js";
 import { CFamilyTarget, CUDA_TYPES, type KernelParts } from "./cfamily.js";
 import { hostFunction, slowestFirst } from "./host-launch.js";
 
@@ -69,7 +73,11 @@ function kernelFunction(k: KernelParts): string {
 
 export const alpakaTarget = new CFamilyTarget({
   name: "alpaka", cpu: false,
-  lowerOptions: { hwAxes: true, atomics: "native", unrollHint: () => "ALPAKA_UNROLL()" },
+  lowerOptions: {
+    hwAxes: true, atomics: "native", unrollHint: () => "ALPAKA_UNROLL()",
+    // ilp inames are the element level: a loop over the thread's elements along index 2 - axis.
+    ilpElements: { target: "alpaka", count: (axis) => `static_cast<int>(alpaka::getWorkDiv<alpaka::Thread, alpaka::Elems>(${ACC})[${2 - axis}])` },
+  },
   types: CUDA_TYPES,
   includes: ["#include <alpaka/alpaka.hpp>", "#include <cmath>"],
   helperQualifier: "ALPAKA_FN_HOST_ACC inline",
@@ -84,16 +92,19 @@ export const alpakaTarget = new CFamilyTarget({
 });
 
 /**
- * The host function: per launch a 3-dimensional `WorkDivMembers` (blocks, threads, one element per
- * thread: the unrolled `ilp` copies are each thread's elements) and `alpaka::exec` on the queue.
+ * The host function: per launch a 3-dimensional `WorkDivMembers` (blocks, threads, and elements
+ * per thread: each `ilp` iname's constant extent along its element axis, 1 elsewhere) and
+ * `alpaka::exec` on the queue.
  */
 export function alpakaHostCode(s: Schedule, code: GeneratedCode, lowered: readonly LoweredKernel[], names: NameAllocator): string {
   const vec = (sizes: readonly string[]) => `${VEC}(${slowestFirst(sizes).map((x) => (/^\d+$/.test(x) ? `${x}u` : `static_cast<std::size_t>(${x})`)).join(", ")})`;
+  const elems: string[] = [];
+  for (const e of elementAxes(s.kernel, "alpaka")) elems[e.axis] = String(e.extent);
   return hostFunction(s, code, lowered, names, "alpaka", {
     head: (params) => `template<typename TAcc, typename TQueue>\nvoid ${code.kernels[0]?.name ?? "kernel"}_host(${[`TQueue &${QUEUE}`, ...params].join(", ")})`,
     param: (a, name) => `${alpakaTarget.typeName(a.dtype)} ${a.kind === "value" ? "" : a.written ? "*" : "const *"}${name}`,
     launch: (info) => [
-      `alpaka::exec<TAcc>(${QUEUE}, alpaka::WorkDivMembers<alpaka::DimInt<3u>, std::size_t>(${vec(info.globalSize)}, ${vec(info.localSize)}, ${vec([])}),`,
+      `alpaka::exec<TAcc>(${QUEUE}, alpaka::WorkDivMembers<alpaka::DimInt<3u>, std::size_t>(${vec(info.globalSize)}, ${vec(info.localSize)}, ${vec(elems)}),`,
       `  ${[`${info.name}{}`, ...info.args].join(", ")});`,
     ],
     prologue: [`using ${VEC} = alpaka::Vec<alpaka::DimInt<3u>, std::size_t>;`],

@@ -4,12 +4,35 @@
  * `declareSharedVar` with distinct ids, `syncBlockThreads`, atomics at a hierarchy level, and a host
  * function launching them with `WorkDivMembers` and `exec` — checked by a C++17 syntax-only compile
  * against test/targets/headers/alpaka/alpaka.hpp (alpaka's headers are not installable here).
+ * `ilp` inames are alpaka's element level: a loop over `getWorkDiv<Thread, Elems>` elements, the
+ * host's work division giving each ilp iname's extent.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
+import { CodegenError } from "../../src/errors.js";
+import type { Kernel } from "../../src/ir/index.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { splitIname } from "../../transforms/index.js";
 import { atomicKernel, classics, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
 
 const HOSTILE = ["alpaka", "loopy_acc", "TAcc", "loopy_block", "loopy_queue"] as const;
+
+/**
+ * A matmul register tile: i split for g.1 / l.1 with `fi` rows per thread tagged ilp, j for g.0 /
+ * l.0 with `fj` columns per thread tagged ilp (none when `fj` is 0); more ilp inames `extra`.
+ */
+function registerTile(fi: number, fj = 0, extra = 0): Kernel {
+  const more = Array.from({ length: extra }, (_, n) => `e${n}`);
+  let k = makeKernel(`{[i,j,k${more.map((e) => `,${e}`).join("")}]: 0<=i,j,k<n${more.map((e) => ` and 0<=${e}<2`).join("")}}`,
+    `c[i,j] = sum((k${more.map((e) => `,${e}`).join("")}), a[i,k]*b[k,j])`, ["a, b, c: float32[n,n]", "n: int32"], { name: "tile", assumptions: "n >= 1" });
+  k = splitIname(k, "i", 4 * fi, { outerTag: "g.1" });
+  k = splitIname(k, "i_inner", fi, { outerTag: "l.1", innerTag: "ilp" });
+  if (fj === 0) k = splitIname(k, "j", 16, { outerTag: "g.0", innerTag: "l.0" });
+  else k = splitIname(splitIname(k, "j", 16 * fj, { outerTag: "g.0" }), "j_inner", fj, { outerTag: "l.0", innerTag: "ilp" });
+  for (const e of more) k = splitIname(k, e, 2, { innerTag: "ilp" });
+  return k;
+}
 
 describe("alpaka: generated code", () => {
   const [vecadd, matmul] = classics();
@@ -43,9 +66,52 @@ describe("alpaka: generated code", () => {
     expect(generateCode(atomicKernel("+", "int32", true), "alpaka").deviceCode).toContain("alpaka::atomicAdd(loopy_acc, &t[0], static_cast<int>(v[8 * ((int) loopy_block[2]) + ((int) loopy_thread[2])]), alpaka::hierarchy::Blocks{})");
     expect(() => generateCode(atomicKernel("max", "int16"), "alpaka")).toThrow(/the alpaka target has no atomic "max" update of int16; it has atomics on 32- and 64-bit integers and floats/);
   });
+
+  it("an ilp register tile is the element level: a loop over getWorkDiv<Thread, Elems>, per-lane accumulators, the elements in WorkDivMembers", () => {
+    const { deviceCode, hostCode } = generateCode(registerTile(4), "alpaka");
+    expect(deviceCode).toContain("float acc_k[4];");
+    // Three element loops (initialize, accumulate within k, store), no unrolled copies.
+    const loop = "int const i_inner_inner_elems = static_cast<int>\\(alpaka::getWorkDiv<alpaka::Thread, alpaka::Elems>\\(loopy_acc\\)\\[2\\]\\);\n" +
+      " *for \\(int i_inner_inner = 0; i_inner_inner <= i_inner_inner_elems - 1; \\+\\+i_inner_inner\\)";
+    expect(deviceCode.match(new RegExp(loop, "g"))).toHaveLength(3);
+    expect(deviceCode).toMatch(new RegExp(`for \\(int k = 0; k <= n - 1; \\+\\+k\\)\\s*\\{\\s*${loop}`));
+    expect(deviceCode).toContain("acc_k[i_inner_inner] = acc_k[i_inner_inner] + a[");
+    expect(deviceCode.match(/acc_k\[\d\]/g)).toEqual(["acc_k[4]"]); // the declaration only
+    expect(hostCode).toContain("loopy_vec(1u, 4u, 16u), loopy_vec(1u, 1u, 4u)),");
+    // The other targets still unroll ilp into copies.
+    expect(generateCode(registerTile(4), "cuda").deviceCode).toContain("acc_k[3] = acc_k[3] + a[");
+  });
+
+  it("law: each ilp iname is one element axis, its loop counting the axis' elements and the work division giving its extent", () => {
+    fc.assert(fc.property(fc.integer({ min: 2, max: 5 }), fc.integer({ min: 0, max: 4 }), (fi, fj) => {
+      const { deviceCode, hostCode } = generateCode(registerTile(fi, fj), "alpaka");
+      const elems = /, loopy_vec\((\d+)u, (\d+)u, (\d+)u\)\),$/m.exec(hostCode!);
+      expect(elems, hostCode).not.toBeNull();
+      const extents = { i_inner_inner: fi, ...(fj > 0 ? { j_inner_inner: fj } : {}) };
+      const axes = Object.entries(extents).map(([iname, extent]) => {
+        const re = `int const ${iname}_elems = static_cast<int>\\(alpaka::getWorkDiv<alpaka::Thread, alpaka::Elems>\\(loopy_acc\\)\\[(\\d)\\]\\);\\n *` +
+          `for \\(int ${iname} = 0; ${iname} <= ${iname}_elems - 1; \\+\\+${iname}\\)`;
+        const m = new RegExp(re).exec(deviceCode);
+        expect(m, `${iname} in\n${deviceCode}`).not.toBeNull();
+        const axis = 2 - Number(m![1]);
+        expect(Number(elems![1 + (2 - axis)])).toBe(extent);
+        return axis;
+      });
+      expect(new Set(axes).size).toBe(axes.length);
+      // Axes without an ilp iname have one element.
+      for (let a = 0; a < 3; a++) if (!axes.includes(a)) expect(elems![1 + (2 - a)]).toBe("1");
+    }), { numRuns: 6 });
+  });
+
+  it("more than three ilp inames is a CodegenError naming alpaka's three element axes", () => {
+    expect(() => generateCode(registerTile(2, 2, 2), "alpaka")).toThrow(CodegenError);
+    expect(() => generateCode(registerTile(2, 2, 2), "alpaka")).toThrow(/are tagged ilp, but the alpaka target makes each ilp iname one of its 3 element axes; tag at most 3 inames ilp/);
+    expect(generateCode(registerTile(2, 2, 1), "alpaka").hostCode).toContain("loopy_vec(2u, 2u, 2u)),");
+  });
 });
 
 syntaxCheckSuite("alpaka", {
   against: "the alpaka declaration header, host templates instantiated", hostile: HOSTILE, misspell: ["alpaka::syncBlockThreads", "alpaka::syncBlockThread"],
   atomics: [atomicKernel("max", "float64", true), atomicKernel("|", "uint64", true)],
+  extra: [registerTile(4), registerTile(3, 2, 1)],
 });

@@ -1,6 +1,6 @@
 // A minimal declaration header of the alpaka 1.x API that Loom's alpaka target uses, for a C++17
 // syntax and type check of generated code (g++ -std=c++17 -fsyntax-only). Not alpaka: nothing
-// runs. Names and signatures follow alpaka 1.x (getIdx, declareSharedVar, syncBlockThreads, the
+// runs. Names and signatures follow alpaka 1.x (getIdx, getWorkDiv, declareSharedVar, syncBlockThreads, the
 // atomic functions with a hierarchy level, Vec, WorkDivMembers, exec); exec calls the kernel once
 // so that its body is instantiated and checked.
 #pragma once
@@ -29,6 +29,7 @@ template <typename TDim, typename TIdx> struct AccCpuSerial { using Dim = TDim; 
 template <typename TAcc> struct QueueOf {};
 
 template <typename TOrigin, typename TUnit, typename TAcc> Vec<DimInt<3>, std::size_t> getIdx(TAcc const &acc);
+template <typename TOrigin, typename TUnit, typename TAcc> Vec<DimInt<3>, std::size_t> getWorkDiv(TAcc const &acc);
 template <typename T, std::size_t Id, typename TAcc> T &declareSharedVar(TAcc const &acc);
 template <typename TAcc> void syncBlockThreads(TAcc const &acc);
 
