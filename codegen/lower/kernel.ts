@@ -15,7 +15,7 @@ import { sizeEx } from "../expr.js";
 import { GuardLowering } from "./guards.js";
 import { addressSpaceOf, temporaryOf, type KernelHost, type LoweredArg, type LoweredKernel, type LowerOptions, type LoweringNames } from "./host.js";
 import { LoopLowering } from "./loops.js";
-import { hasBarrier } from "./uniform-loops.js";
+import { hasBarrierLoop } from "./uniform-loops.js";
 import { absorbPredicates } from "./predicates.js";
 import { rowVars, type Row } from "./rows.js";
 import { InstructionLowering } from "./statements.js";
@@ -37,10 +37,10 @@ export class DeviceKernelLowering implements KernelHost {
   private readonly loops: LoopLowering;
   private readonly insns: InstructionLowering;
 
-  readonly hasBarriers: boolean;
+  readonly hasBarrierLoop: boolean;
 
   constructor(readonly k: Kernel, private readonly dk: DeviceKernel, readonly opts: LowerOptions, readonly names: LoweringNames) {
-    this.hasBarriers = hasBarrier(dk.body);
+    this.hasBarrierLoop = hasBarrierLoop(dk.body);
     const byId = new Map<string, Instruction>();
     // The first instruction of an id wins, as a search from the front finds it.
     for (const i of k.instructions) if (!byId.has(i.id)) byId.set(i.id, i);

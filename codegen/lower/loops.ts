@@ -82,8 +82,10 @@ export class LoopLowering {
     const los: Ex[] = [];
     const his: Ex[] = [];
     for (const g of keyed.values()) {
-      const b = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
+      let b: { lower: readonly Bound[]; upper: readonly Bound[] } = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
       this.checkBounded(iname, b.lower, b.upper);
+      // Each instruction guards itself: the union may run over uniform bounds (uniform-loops.ts).
+      if (this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop) b = uniformSplit(iname, b.lower, b.upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, undefined, ctx) ?? b;
       los.push(this.boundEx(b.lower, "lower", ctx));
       his.push(this.boundEx(b.upper, "upper", ctx));
     }
@@ -164,7 +166,7 @@ export class LoopLowering {
       }
       return out;
     }
-    const u = this.h.opts.uniformLocalLoops && this.h.hasBarriers
+    const u = this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop
       ? uniformSplit(iname, lower, upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, whole, ctx)
       : undefined;
     if (u) {
