@@ -8,6 +8,8 @@
  * host's work division giving each ilp iname's extent.
  */
 import fc from "fast-check";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { CodegenError } from "../../src/errors.js";
@@ -78,6 +80,13 @@ describe("alpaka: generated code", () => {
     expect(deviceCode).toContain("acc_k[i_inner_inner] = acc_k[i_inner_inner] + a[");
     expect(deviceCode.match(/acc_k\[\d\]/g)).toEqual(["acc_k[4]"]); // the declaration only
     expect(hostCode).toContain("loopy_vec(1u, 4u, 16u), loopy_vec(1u, 1u, 4u)),");
+    // The docs' listing of this kernel (its c++ block in the alpaka section) is generated.
+    const page = readFileSync(join(import.meta.dirname, "../../docs/targets-sycl-metal-alpaka-ispc.md"), "utf8");
+    const section = page.slice(page.indexOf("## alpaka 1.x"), page.indexOf("\n## ", page.indexOf("## alpaka 1.x") + 1));
+    const listed = [...section.matchAll(/```c\+\+\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split("\n")).map((l) => l.trim()).filter((l) => l !== "" && !l.includes("…"));
+    expect(listed.length).toBeGreaterThan(5);
+    const lines = new Set(deviceCode.split("\n").map((l) => l.trim()));
+    for (const l of listed) expect(lines.has(l), l).toBe(true);
     // The other targets still unroll ilp into copies.
     expect(generateCode(registerTile(4), "cuda").deviceCode).toContain("acc_k[3] = acc_k[3] + a[");
   });
