@@ -8,7 +8,9 @@
  * host's work division giving each ilp iname's extent.
  */
 import fc from "fast-check";
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
@@ -16,7 +18,8 @@ import { CodegenError } from "../../src/errors.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { splitIname } from "../../transforms/index.js";
-import { atomicKernel, classics, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
+import { compileBudgetMs } from "../codegen/compile-helpers.js";
+import { atomicKernel, classics, hasGxx, HEADERS, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
 
 const HOSTILE = ["alpaka", "loopy_acc", "TAcc", "loopy_block", "loopy_queue"] as const;
 
@@ -117,6 +120,46 @@ describe("alpaka: generated code", () => {
     expect(() => generateCode(registerTile(2, 2, 2), "alpaka")).toThrow(/are tagged ilp, but the alpaka target makes each ilp iname one of its 3 element axes; tag at most 3 inames ilp/);
     expect(generateCode(registerTile(2, 2, 1), "alpaka").hostCode).toContain("loopy_vec(2u, 2u, 2u)),");
   });
+});
+
+describe.skipIf(!hasGxx)("alpaka: runs on a serial emulation of alpaka's work division (headers/alpaka-serial-emulation, not alpaka)", () => {
+  it("a register tile on three element axes (3 x 2 x 2 elements) equals the reference; with 1 element per thread it does not", () => {
+    // c = sum over k and e0 (0..1) of a*b: twice the matrix product; n not a multiple of the tiles.
+    const { deviceCode, hostCode } = generateCode(registerTile(3, 2, 1), "alpaka");
+    const division = /, (loopy_vec\(\d+u, \d+u, \d+u\))\),$/m.exec(hostCode!);
+    expect(division?.[1]).toBe("loopy_vec(2u, 2u, 3u)");
+    // The test's switch: the element extents of the work division, or 1 element per thread.
+    const host = hostCode!.replace(division![0], `, (loopy_test_one ? loopy_vec(1u, 1u, 1u) : ${division![1]})),`);
+    const sizes = [13, 24];
+    const main = `static bool loopy_test_one = false;\n${deviceCode}\n${host}\n#include <cstdio>\n#include <vector>\nstruct loopy_test_queue {};
+int main() {
+  for (int one = 0; one < 2; ++one) for (int n : {${sizes.join(", ")}}) {
+    std::vector<float> a(n * n), b(n * n), c(n * n, -1.0f);
+    for (int x = 0; x < n * n; ++x) { a[x] = (float) (x * 7 % 11 - 5); b[x] = (float) (x * 5 % 13 - 6); }
+    loopy_test_one = one;
+    loopy_test_queue q;
+    tile_host<alpaka::AccSerialEmulation>(q, a.data(), b.data(), c.data(), n);
+    for (float v : c) std::printf("%g ", v);
+    std::printf("\\n");
+  }
+}\n`;
+    const dir = mkdtempSync(join(tmpdir(), "loom-alpaka-run-"));
+    try {
+      writeFileSync(join(dir, "main.cpp"), main);
+      execFileSync("g++", ["-std=c++17", "-O1", "-I", join(HEADERS, "alpaka-serial-emulation"), "-o", join(dir, "main"), join(dir, "main.cpp")], { stdio: "pipe", timeout: compileBudgetMs(1) });
+      const out = execFileSync(join(dir, "main"), { encoding: "utf8" }).trim().split("\n").map((l) => l.trim().split(" ").map(Number));
+      const reference = sizes.map((n) => Array.from({ length: n * n }, (_, x) => {
+        const [i, j] = [Math.floor(x / n), x % n];
+        let sum = 0;
+        for (let k = 0; k < n; k++) sum += 2 * ((i * n + k) * 7 % 11 - 5) * ((k * n + j) * 5 % 13 - 6);
+        return sum;
+      }));
+      expect(out.slice(0, 2)).toEqual(reference);
+      for (const [x, r] of reference.entries()) expect(out[2 + x]).not.toEqual(r);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, compileBudgetMs(1));
 });
 
 syntaxCheckSuite("alpaka", {
