@@ -30,12 +30,14 @@ import * as lp from "../src/index.js";
 /**
  * Block sizes: rows of c per thread block, columns per panel, depth of a k block, micro-tile.
  * The micro-tile is MR rows (`ilp`) by NR columns (`vec`, one SIMD row): C and OpenMP keep its
- * accumulators in vector values across the k block (codegen/lower/vec-registers.ts), 8 x 8 floats
- * = 8 AVX registers, one load of b and 8 broadcasts of a for 8 FMAs a k step. Larger tiles (4 x
- * 32: 16 accumulators and 4 loads of b) need more than AVX2's 16 registers and spill; MC = 256
- * packs the panel of b once for 256 rows of c (the thread's whole row block at n = 1024).
+ * accumulators in vector values across the k block (codegen/lower/vec-registers.ts), 6 x 16 floats
+ * = 12 AVX registers, two loads of b and 6 broadcasts of a for 12 FMAs a k step (BLIS's Haswell
+ * shape). Larger tiles (4 x 32: 16 accumulators and 4 loads of b) need more than AVX2's 16
+ * registers and spill. Single-thread CPU time against OpenBLAS, n = 1024, side by side (load ~9):
+ * 6 x 16 with MC = 192 0.75-0.77, MC = 384 0.78-0.84 (but 3 row blocks for 2 threads), MC = 96
+ * 0.69-0.73; 8 x 8 with MC = 256 0.68-0.69; 4 x 16 0.47-0.50.
  */
-export const BLOCKS = { MC: 256, NC: 256, KC: 256, MR: 8, NR: 8 } as const;
+export const BLOCKS = { MC: 192, NC: 256, KC: 256, MR: 6, NR: 16 } as const;
 
 /** c = a b (float32, row-major), written as an update over blocks of KC of the reduction. */
 export function matmulUpdate(kc: number = BLOCKS.KC): lp.Kernel {
@@ -51,17 +53,22 @@ export function matmulUpdate(kc: number = BLOCKS.KC): lp.Kernel {
  */
 export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?: Partial<Record<keyof typeof BLOCKS, number>> } = {}): lp.Step {
   const { MC, NC, KC, MR, NR } = { ...BLOCKS, ...opts.blocks };
-  // Where n is a multiple of every block, saying so drops the guards of partial blocks.
-  const blocks = [MC, NC, KC].reduce((x, y) => (x * y) / gcd(x, y));
-  const exact = n % blocks === 0;
-  // Elsewhere the last micro-tile row and column of each block are peeled (loopy's slabs): the
+  // Where n is a multiple of the blocks, saying so drops the guards of partial blocks (the row
+  // block MC only where it divides n: 192 rows balance 2 threads better than 256 or 384).
+  const lcm = (x: number, y: number) => (x * y) / gcd(x, y);
+  const rowsExact = n % MC === 0 && MC % MR === 0;
+  const blocks = [NC, KC, ...(rowsExact ? [MC] : [])].reduce(lcm);
+  const exact = n % blocks === 0 && NC % NR === 0;
+  // Elsewhere the last micro-tile row or column of each block is peeled (loopy's slabs): the
   // bulk runs full micro-tiles with constant bounds, which stay in registers.
-  const slabs = exact ? {} : { slabs: [0, 1] as [number, number] };
+  const peel = { slabs: [0, 1] as [number, number] };
+  const rowSlabs = exact && rowsExact ? {} : peel;
+  const slabs = exact ? {} : peel;
   return lp.pipeline(
     ...(exact ? [lp.step.assume(`n mod ${blocks} = 0 and n >= ${blocks}`)] : []),
     lp.split("i", MC, { outerTag: "g.0" }),
     lp.split("j", NC),
-    lp.split("i_inner", MR, { innerTag: "ilp", outerIname: "i_mid", innerIname: "i_r", ...slabs }),
+    lp.split("i_inner", MR, { innerTag: "ilp", outerIname: "i_mid", innerIname: "i_r", ...rowSlabs }),
     // The columns of the micro-tile: one SIMD row of NR lanes (vec), the accumulators privatized
     // over the lanes of both: the register tile.
     lp.split("j_inner", NR, { innerTag: "vec", outerIname: "j_mid", innerIname: "j_r", ...slabs }),
