@@ -5,7 +5,8 @@
  * function launching them with `WorkDivMembers` and `exec` — checked by a C++17 syntax-only compile
  * against test/targets/headers/alpaka/alpaka.hpp (alpaka's headers are not installable here).
  * `ilp` inames are alpaka's element level: a loop over `getWorkDiv<Thread, Elems>` elements, the
- * host's work division giving each ilp iname's extent.
+ * host's work division giving each ilp iname's extent; a register tile runs on a serial emulation
+ * of alpaka's work division (headers/alpaka-serial-emulation, not alpaka) against the reference.
  */
 import fc from "fast-check";
 import { execFileSync } from "node:child_process";
