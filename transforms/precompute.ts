@@ -15,6 +15,7 @@ import { addBarrier } from "./instruction.js";
 import { invocationCandidates, invocations, listUses, parseUses, sameExpr, useFilter, type UseRequest } from "./subst-use.js";
 import { accessesOrThrow, nameList, orTransformError, storeFootprint, type StoreRequest } from "./fetch-store.js";
 import type { FetchTagSpec } from "./fetch-tags.js";
+import { fetchMemo } from "./fetch-memo.js";
 
 export interface PrecomputeOptions {
   /** Default `${rule}_0`. */
@@ -77,8 +78,13 @@ export const PRECOMPUTE_OPTIONS: Readonly<Record<keyof PrecomputeOptions, true>>
  *   precompute(k, "f(i, k)", ["j", "k"])                      // the uses inside the footprint of f(i, k) read f_0
  */
 export function precompute(k: Kernel, substUse: string | readonly string[], sweepInames: string | readonly string[] = [], opts: PrecomputeOptions = {}): Kernel {
+  checkKernel(k, "precompute");
+  // A pure function of the kernel's content and the arguments: a sweep asks again and again.
+  return fetchMemo("precompute", k, [substUse, sweepInames, opts], () => precomputeOnce(k, substUse, sweepInames, opts));
+}
+
+function precomputeOnce(k: Kernel, substUse: string | readonly string[], sweepInames: string | readonly string[], opts: PrecomputeOptions): Kernel {
   const who = "precompute";
-  checkKernel(k, who);
   opts = checkOptions(opts, who, PRECOMPUTE_OPTIONS);
   const asked = parseUses(substUse, who);
   const name = asked.name;

@@ -14,6 +14,7 @@ import { parseTemplate } from "./template.js";
 import { useFilter } from "./subst-use.js";
 import { accessesOrThrow, nameList, storeFootprint } from "./fetch-store.js";
 import { checkStoreRace } from "./fetch-races.js";
+import { fetchMemo } from "./fetch-memo.js";
 import { expandRulesIn, rulesReaching } from "./subst.js";
 import type { FetchTagSpec } from "./fetch-tags.js";
 
@@ -61,8 +62,13 @@ export const PREFETCH_OPTIONS: Readonly<Record<keyof PrefetchOptions, true>> = {
  *   // c[…] = sum((k_outer, k_inner), a_fetch[i_inner, k_inner]*b[…])
  */
 export function addPrefetch(k: Kernel, varName: string, opts: PrefetchOptions = {}): Kernel {
+  checkKernel(k, "addPrefetch");
+  // A pure function of the kernel's content and the arguments: a sweep asks again and again.
+  return fetchMemo("addPrefetch", k, [varName, opts], () => prefetchOnce(k, varName, opts));
+}
+
+function prefetchOnce(k: Kernel, varName: string, opts: PrefetchOptions): Kernel {
   const who = "addPrefetch";
-  checkKernel(k, who);
   opts = checkOptions(opts, who, PREFETCH_OPTIONS);
   if (typeof varName !== "string") throw new TransformError(`${who}: the variable must be a name; got ${JSON.stringify(varName)}`);
   const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\$([A-Za-z_][A-Za-z0-9_]*))?\s*(?:\[(.*)\])?\s*$/s.exec(varName);

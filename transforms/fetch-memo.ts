@@ -1,0 +1,83 @@
+/**
+ * Fetches remembered by value (issue 21): `addPrefetch` and `precompute` are pure functions of the
+ * kernel's content and their arguments, and a tuning sweep asks the same question again and again
+ * with a kernel rebuilt as new objects (the splits before a prefetch make a new kernel each time).
+ * The answer for a kernel equal in content is returned as the same frozen kernel, so what is
+ * remembered by the identity of kernels downstream (`schedule`) is found again too.
+ *
+ * A kernel's key is its content: its domains and assumptions by their poly content ids, every other
+ * field as JSON. JSON would confuse a few values (an absent field and one that is `undefined`,
+ * `-0` and `0`, `NaN` and `null`, a `Map` and `{}`): `undefined` gets a marker no real string can
+ * equal (a string holding U+0000 makes the kernel unkeyable), and the other values, or a class
+ * instance or function anywhere, make the call unkeyed (computed, not remembered). Two kernels
+ * whose fields were built in a different order only miss each other. Keys are computed once per
+ * frozen kernel (identity of a frozen value, never of something that can change).
+ */
+import type { Kernel } from "../src/ir/index.js";
+import { contentMemo, memoized, setContentId } from "../src/poly/index.js";
+
+/** Answers kept before the memo is emptied: kernels are larger than poly answers. */
+const LIMIT = 2_000;
+
+/** Thrown inside JSON.stringify's replacer: the value has no key. */
+const UNKEYABLE = Symbol("unkeyable");
+const UNDEFINED = "\u0000u";
+
+function replacer(_key: string, v: unknown): unknown {
+  switch (typeof v) {
+    case "undefined": return UNDEFINED;
+    case "number":
+      if (!Number.isFinite(v) || Object.is(v, -0)) throw UNKEYABLE;
+      return v;
+    case "string":
+      if (v.includes("\u0000")) throw UNKEYABLE;
+      return v;
+    case "boolean": return v;
+    case "object": {
+      if (v === null || Array.isArray(v)) return v;
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) throw UNKEYABLE;
+      return v;
+    }
+    default: throw UNKEYABLE;
+  }
+}
+
+/** `x` as JSON with the replacer above; undefined when it has no key. */
+export function valueKey(x: unknown): string | undefined {
+  try {
+    return JSON.stringify(x, replacer);
+  } catch (e) {
+    if (e === UNKEYABLE) return undefined;
+    throw e;
+  }
+}
+
+const kernelKeys = new WeakMap<Kernel, string | null>();
+
+/** The content key of a frozen kernel (undefined: not frozen, or a value without a key). */
+export function kernelKey(k: Kernel): string | undefined {
+  if (!Object.isFrozen(k) || !Object.isFrozen(k.domains) || !Object.isFrozen(k.instructions)) return undefined;
+  const known = kernelKeys.get(k);
+  if (known !== undefined) return known ?? undefined;
+  let doms = "";
+  for (const d of k.domains) doms += `${setContentId(d)},`;
+  const rest = valueKey({ ...k, domains: undefined, assumptions: undefined });
+  const key = rest === undefined ? undefined : `${doms}|${setContentId(k.assumptions)}|${rest}`;
+  kernelKeys.set(k, key ?? null);
+  return key;
+}
+
+const answers = contentMemo<Kernel>();
+
+/**
+ * `compute()`, remembered under `who`, the kernel's content and `args` (which must be JSON values;
+ * anything else, or a kernel without a key, computes without remembering). A throw stores nothing.
+ */
+export function fetchMemo(who: string, k: Kernel, args: unknown, compute: () => Kernel): Kernel {
+  const kk = kernelKey(k);
+  const ak = kk === undefined ? undefined : valueKey(args);
+  if (kk === undefined || ak === undefined) return compute();
+  if (answers.size >= LIMIT) answers.clear();
+  return memoized(answers, `${who}|${ak}|${kk}`, compute);
+}
