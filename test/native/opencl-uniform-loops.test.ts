@@ -12,7 +12,9 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/pipeline.js";
+import { uniformSplit } from "../../codegen/lower/uniform-loops.js";
 import { makeKernel } from "../../src/parse/index.js";
+import { dimBounds, parseSet, type Bound } from "../../src/poly/index.js";
 import { tagInames } from "../../transforms/iname.js";
 import { availableNative } from "../run/native-helpers.js";
 import { packingCase, type PackingSpec } from "../transforms/gen-packing.js";
@@ -48,6 +50,33 @@ describe("uniform loop bounds on OpenCL", () => {
   it("only where needed: a kernel without a barrier inside a loop keeps its varying loop", () => {
     const k = tagInames(makeKernel("{ [i, j]: 0 <= i < 4 and 0 <= j <= i }", "out[i, j] = 1", ["out: float32[4, 4]"], { name: "tri" }), { i: "l.0" });
     expect(varyingLoops(generateCode(k, "opencl").deviceCode)).toHaveLength(1);
+  });
+
+  it("uniformSplit: the uniform range with the varying bounds as a guard is each work-item's range (property)", () => {
+    const at = (b: Bound, l: number, side: "lo" | "hi") => (side === "lo" ? Math.ceil : Math.floor)((b.aff.constant + (b.aff.terms["l"] ?? 0) * l) / b.denom);
+    const holds = (bs: readonly Bound[], l: number, j: number, side: "lo" | "hi") => bs.every((b) => (side === "lo" ? j >= at(b, l, "lo") : j <= at(b, l, "hi")));
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 4 }), fc.integer({ min: -2, max: 2 }), fc.integer({ min: -3, max: 3 }), fc.integer({ min: -2, max: 2 }),
+      fc.integer({ min: -3, max: 6 }), fc.integer({ min: 1, max: 3 }), fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+      (L, a, b, c, d, den, cap) => {
+        const s = parseSet(`{ [l, j]: 0 <= l < ${L} and ${a}*l + ${b} <= j and ${den}*j <= ${c}*l + ${d}${cap === undefined ? "" : ` and j <= ${cap}`} }`);
+        if (!s.dims.includes("j")) return;
+        const { lower, upper } = dimBounds(s, "j", ["l"]);
+        const u = uniformSplit("j", lower, upper, (n) => n === "l", ["l"], s, s);
+        if (!u) {
+          expect([...lower, ...upper].every((x) => !x.aff.terms["l"])).toBe(true);
+          return;
+        }
+        const lo = Math.max(...u.lower.map((x) => at(x, 0, "lo")));
+        const hi = Math.min(...u.upper.map((x) => at(x, 0, "hi")));
+        for (let l = 0; l < L; l++) {
+          const want: number[] = [];
+          for (let j = -20; j <= 20; j++) if (holds(lower, l, j, "lo") && holds(upper, l, j, "hi")) want.push(j);
+          const got: number[] = [];
+          for (let j = lo; j <= hi; j++) if (holds(u.guardLower, l, j, "lo") && holds(u.guardUpper, l, j, "hi") && holds(u.lower, l, j, "lo") && holds(u.upper, l, j, "hi")) got.push(j);
+          expect(got, `l = ${l}`).toEqual(want);
+        }
+      }), { numRuns: 60, seed: 77 });
   });
 
   const natives = availableNative(["opencl"]);
