@@ -110,7 +110,8 @@ function cuclKernel(k: KernelParts, shapes: Shapes): string {
 
 const DIALECT: CDialect = {
   name: "cucl", cpu: false,
-  lowerOptions: { hwAxes: true, atomics: "native", unrollHint: (n) => (n === undefined ? "#pragma unroll" : `#pragma unroll ${n}`) },
+  // Run on PoCL too: work-group-uniform loop bounds where a barrier sits in a loop (lower/uniform-loops.ts).
+  lowerOptions: { hwAxes: true, atomics: "native", uniformLocalLoops: true, unrollHint: (n) => (n === undefined ? "#pragma unroll" : `#pragma unroll ${n}`) },
   types: CUCL_TYPES,
   includes: ["// CUCL: compile after CUCL_OPENCL_PRELUDE (OpenCL) or CUCL_CUDA_PRELUDE (CUDA)"],
   helperQualifier: "CUCL_DEVICE",
