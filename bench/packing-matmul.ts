@@ -33,11 +33,13 @@ import * as lp from "../src/index.js";
  * accumulators in vector values across the k block (codegen/lower/vec-registers.ts), 6 x 16 floats
  * = 12 AVX registers, two loads of b and 6 broadcasts of a for 12 FMAs a k step (BLIS's Haswell
  * shape). Larger tiles (4 x 32: 16 accumulators and 4 loads of b) need more than AVX2's 16
- * registers and spill. Single-thread CPU time against OpenBLAS, n = 1024, side by side (load ~9):
- * 6 x 16 with MC = 192 0.75-0.77, MC = 384 0.78-0.84 (but 3 row blocks for 2 threads), MC = 96
- * 0.69-0.73; 8 x 8 with MC = 256 0.68-0.69; 4 x 16 0.47-0.50.
+ * registers and spill. MC = 512: one row block per thread at n = 1024 on 2 threads, so each
+ * thread packs each block of b once (a_fetch 512 KiB + b_fetch 256 KiB fit the 1 MiB L2).
+ * Single-thread CPU time against OpenBLAS, n = 1024, side by side (load ~10): 6 x 16 with MC = 512
+ * 0.81-0.84, 384 0.78-0.84, 192 0.72-0.77, 96 0.69-0.73; 8 x 8 with MC = 256 0.68-0.69; 4 x 16
+ * 0.47-0.50; n = 1000 6 x 16 MC = 512 0.73.
  */
-export const BLOCKS = { MC: 192, NC: 256, KC: 256, MR: 6, NR: 16 } as const;
+export const BLOCKS = { MC: 512, NC: 256, KC: 256, MR: 6, NR: 16 } as const;
 
 /** c = a b (float32, row-major), written as an update over blocks of KC of the reduction. */
 export function matmulUpdate(kc: number = BLOCKS.KC): lp.Kernel {
@@ -54,7 +56,7 @@ export function matmulUpdate(kc: number = BLOCKS.KC): lp.Kernel {
 export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?: Partial<Record<keyof typeof BLOCKS, number>> } = {}): lp.Step {
   const { MC, NC, KC, MR, NR } = { ...BLOCKS, ...opts.blocks };
   // Where n is a multiple of the blocks, saying so drops the guards of partial blocks (the row
-  // block MC only where it divides n: 192 rows balance 2 threads better than 256 or 384).
+  // block MC only where it divides n, as 512 does not divide 1000).
   const lcm = (x: number, y: number) => (x * y) / gcd(x, y);
   const rowsExact = n % MC === 0 && MC % MR === 0;
   const blocks = [NC, KC, ...(rowsExact ? [MC] : [])].reduce(lcm);
