@@ -57,16 +57,14 @@ export class GuardLowering {
 
   /** The rows not implied by `ctx` (and each other). */
   private notImplied(rows: readonly Row[], known: readonly string[], ctx: BasicSet): readonly Row[] {
-    if (rows.length === 0) return [];
-    const s = addConstraints(universe(rowVars(rows).filter((n) => !known.includes(n)), [...known]), rows);
-    // Rows over inames need only the context's factors of those inames; a row over parameters
-    // alone may follow from any factor (a loop `0 <= i < n` implies `n >= 1`): the whole context.
-    const overInames = rows.every((r) => Object.keys(r.aff.terms).some((n) => known.includes(n)));
-    return rowsOf(gist(s, overInames ? factorOf(ctx, rowVars(rows)) : ctx)).rows;
+    return notImpliedRows(rows, known, ctx);
   }
 
   /** `make` under the guard of the constraints of `d` that `ctx` does not imply. */
   guarded(d: BasicSet, known: readonly string[], ctx: BasicSet, what: string, make: (c: BasicSet) => Stmt[]): Stmt[] {
+    // Every row of d implied by one of the context's (the loops around it bound it): no guard, no gist.
+    const own = rowsOf(d);
+    if (!own.existential && own.rows.every((r) => inContext(r, ctx))) return make(ctx);
     let g = gist(d, ctx);
     if (rowsOf(g).existential) {
       const flat = eliminateExistentials(g, ctx);
@@ -226,6 +224,81 @@ export class GuardLowering {
   private floorEx(a: Aff, d: number): Ex {
     return floorEx(a, d, this.h.subst);
   }
+}
+
+/**
+ * The rows over `known` (dims) and parameters that `ctx` does not imply, nor each other: the gist
+ * of the rows against `ctx`. When one of the context's rows implies each row by its constant
+ * (`inContext`), the context lies inside them and the gist keeps nothing: most rows are the
+ * enclosing loops' bounds, so most calls end there, without a set or a gist. Otherwise the gist
+ * of all the rows (not of the rest: their set's normal form joins `i >= 0` and `i <= 0` into
+ * `i = 0`, and the code says which).
+ */
+export function notImpliedRows(rows: readonly Row[], known: readonly string[], ctx: BasicSet): readonly Row[] {
+  if (rows.length === 0 || rows.every((r) => inContext(r, ctx))) return [];
+  const vars = rowVars(rows);
+  const s = addConstraints(universe(vars.filter((n) => !known.includes(n)), [...known]), rows);
+  // Rows over inames need only the context's factors of those inames; a row over parameters
+  // alone may follow from any factor (a loop `0 <= i < n` implies `n >= 1`): the whole context.
+  const overInames = rows.every((r) => Object.keys(r.aff.terms).some((n) => known.includes(n)));
+  return rowsOf(gist(s, overInames ? factorOf(ctx, vars) : ctx)).rows;
+}
+
+/**
+ * Per context, the least constant `c` of a row `t + c >= 0` it has, by the terms `t` (an
+ * equality `t + c = 0` counts as `t + c >= 0` and `-t - c >= 0`): remembered per set (contexts
+ * are frozen values).
+ */
+const contextBounds = new WeakMap<BasicSet, ReadonlyMap<string, number>>();
+
+function boundsOf(ctx: BasicSet): ReadonlyMap<string, number> {
+  let m = contextBounds.get(ctx);
+  if (m) return m;
+  const out = new Map<string, number>();
+  const put = (t: string, c: number) => {
+    const had = out.get(t);
+    if (had === undefined || c < had) out.set(t, c);
+  };
+  // Straight from the constraints (no rows built): those with existentials say nothing here.
+  const names = [...ctx.params, ...ctx.dims];
+  const nv = names.length;
+  for (const con of ctx.constraints) {
+    let ex = false;
+    for (let k = nv; k < con.coeffs.length; k++) if (con.coeffs[k] !== 0) ex = true;
+    if (ex) continue;
+    const terms: Record<string, number> = {};
+    for (let k = 0; k < nv; k++) if (con.coeffs[k] !== 0) terms[names[k]!] = con.coeffs[k]!;
+    put(termsKey(terms, 1), con.constant);
+    if (con.eq) put(termsKey(terms, -1), -con.constant);
+  }
+  contextBounds.set(ctx, (m = out));
+  return m;
+}
+
+/** The terms of a row (times `sign`) as a key, names sorted. */
+function termsKey(t: Readonly<Record<string, number>>, sign: 1 | -1): string {
+  const ns = Object.keys(t);
+  if (ns.length > 1) ns.sort();
+  let k = "";
+  for (const n of ns) k += `${n},${sign * t[n]!};`;
+  return k;
+}
+
+/**
+ * Whether `ctx` has a row that implies `r` alone, by its constant: `t + c >= 0` implies
+ * `t + c' >= 0` for every `c' >= c` (`n >= 64` implies `n >= 1`); an equality needs both
+ * directions. Then `ctx` implies `r`, and an exact gist against `ctx` drops it whatever else it is
+ * given. A row without variables is left to the gist (the canonical empty context is the row
+ * `-1 >= 0`, and a gist keeps every row against it).
+ */
+export function inContext(r: Row, ctx: BasicSet): boolean {
+  if (affIsConstant(r.aff)) return false;
+  const b = boundsOf(ctx);
+  const lo = b.get(termsKey(r.aff.terms, 1));
+  if (lo === undefined || lo > r.aff.constant) return false;
+  if (!r.eq) return true;
+  const hi = b.get(termsKey(r.aff.terms, -1));
+  return hi !== undefined && hi <= -r.aff.constant;
 }
 
 /** Whether a barrier is among `nodes` or inside their loops. */
