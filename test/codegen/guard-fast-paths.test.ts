@@ -33,10 +33,13 @@ const caseArb = fc.record({
   fresh: fc.array(rowArb, { maxLength: 3 }),
   picks: fc.array(fc.record({ at: fc.nat(), loosen: fc.integer({ min: 0, max: 4 }), flip: fc.boolean() }), { maxLength: 4 }),
   shuffle: fc.boolean(),
+  mod: fc.constantFrom(1, 2, 3, 4, 8, 16),
 });
 
-function build(c: { shuffle: boolean; ctxRows: Row[]; fresh: Row[]; picks: { at: number; loosen: number; flip: boolean }[] }) {
-  const ctx = addConstraints(universe(PARAMS, KNOWN), c.ctxRows);
+function build(c: { mod: number; shuffle: boolean; ctxRows: Row[]; fresh: Row[]; picks: { at: number; loosen: number; flip: boolean }[] }) {
+  // Sometimes with a divisibility (`n mod 8 = 0`) for the proofs that tighten constants by it.
+  const base = c.mod > 1 ? parseSet(`[n, m] -> {[i, j]: n mod ${c.mod} = 0}`) : universe(PARAMS, KNOWN);
+  const ctx = addConstraints(base, c.ctxRows);
   const ctxRows = rowsOf(ctx).rows;
   const taken: Row[] = c.picks.flatMap(({ at, loosen, flip }) => {
     if (ctxRows.length === 0) return [];
@@ -101,7 +104,14 @@ describe("guard fast paths (issue 21)", () => {
     expect(inContext(row({ i: 1 }, 0), ctx)).toBe(true); // i >= 0
     expect(inContext(row({ i: -1 }, 20), ctx)).toBe(true); // i <= 20
     expect(inContext(row({ i: -1 }, 14), ctx)).toBe(false); // i <= 14: not so
-    expect(inContext(row({ i: 1, j: 16 }, 0), ctx)).toBe(false); // true, but not by one row's constant: the gist decides
+    expect(inContext(row({ i: 1, j: 16 }, 0), ctx)).toBe(true); // by the intervals of i and j
+    expect(inContext(row({ i: -1, j: 1 }, 0), ctx)).toBe(false); // j >= i: not so
+    expect(inContext(row({ n: 1, j: -16, i: -1 }, -2), ctx)).toBe(false); // 16 * j + i + 2 <= n: not so
+    // Divisibility: n mod 64 = 0 and 16 * k < n give 16 * k + 16 <= n, so 16 * k + kk < n for kk <= 15.
+    const div = parseSet("[n] -> {[k, kk]: n mod 64 = 0 and n >= 64 and 0 <= k and 16 * k < n and 0 <= kk < 16}");
+    const noDiv = parseSet("[n] -> {[k, kk]: n >= 64 and 0 <= k and 16 * k < n and 0 <= kk < 16}");
+    expect(inContext(row({ n: 1, k: -16, kk: -1 }, -1), div)).toBe(true);
+    expect(inContext(row({ n: 1, k: -16, kk: -1 }, -1), noDiv)).toBe(false);
     expect(inContext(row({ i: 1 }, 0, true), ctx)).toBe(false); // i = 0
     expect(inContext(row({}, 1), ctx)).toBe(false); // constant rows go to the gist
     expect(notImpliedRows([row({ n: 1 }, -1), row({ i: -1 }, 14)], ["i", "j"], ctx).map(rowKey)).toEqual([rowKey(row({ i: -1 }, 14))]);
