@@ -370,13 +370,24 @@ export function inContext(r: Row, ctx: BasicSet): boolean {
   }
   if (r.eq) return false;
   if (boxMin(f, t, c) >= 0) return true;
-  for (const row of f.rows) {
-    // r = row + rest: implied when rest is nonnegative on the intervals.
-    const rest: Record<string, number> = { ...t };
-    for (const n in row.terms) rest[n] = (rest[n] ?? 0) - row.terms[n]!;
-    if (boxMin(f, rest, c - row.c) >= 0) return true;
-  }
+  // r = row + rest: implied when rest is nonnegative on the intervals.
+  for (const row of f.rows) if (restMin(f, t, row.terms, c - row.c) >= 0) return true;
   return false;
+}
+
+/** `boxMin` of `t - u + c`, without building it. */
+function restMin(f: ContextFacts, t: Readonly<Record<string, number>>, u: Readonly<Record<string, number>>, c: number): number {
+  let v = c;
+  const term = (n: string, a: number): boolean => {
+    if (a === 0) return true;
+    const b = a > 0 ? f.lo.get(n) : f.hi.get(n);
+    if (b === undefined) return false;
+    v += a * b;
+    return true;
+  };
+  for (const n in t) if (!term(n, t[n]! - (u[n] ?? 0))) return -Infinity;
+  for (const n in u) if (!(n in t) && !term(n, -u[n]!)) return -Infinity;
+  return v;
 }
 
 /** Whether a barrier is among `nodes` or inside their loops. */
