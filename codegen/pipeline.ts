@@ -118,8 +118,36 @@ export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl
  * AST the code was printed from), whose index arithmetic runtimes check.
  */
 export function generateCodeAndSchedule(k: Kernel, target: TargetName, opts: GenerateOptions = {}): { code: GeneratedCode; schedule: Schedule; lowered: LoweredKernel[] } {
+  // A repeated variant is the same frozen kernel (transformations memoize by content): its code is
+  // known. Only frozen kernels are remembered (nothing can change them); errors are not.
+  const frozen = Object.isFrozen(k);
+  const key = `${target}|${opts.kernelNames ?? ""}|${opts.checkedAccess === true ? 1 : 0}`;
+  const known = frozen ? generated.get(k)?.get(key) : undefined;
+  if (known) return known;
   const s = scheduleForTarget(k, target, opts);
-  return { ...lowerAndRender(s, target, opts), schedule: s };
+  const { lowered, code } = lowerAndRender(s, target, opts);
+  const result = { code: freezeCode(code), schedule: s, lowered };
+  if (frozen) {
+    let byKey = generated.get(k);
+    if (!byKey) generated.set(k, (byKey = new Map()));
+    byKey.set(key, result);
+  }
+  return result;
+}
+
+/** The code generated for each frozen kernel, by target and options (dies with the kernel). */
+const generated = new WeakMap<Kernel, Map<string, { code: GeneratedCode; schedule: Schedule; lowered: LoweredKernel[] }>>();
+
+/** `code` frozen through its kernel list, so one result can be handed out again. */
+function freezeCode(code: GeneratedCode): GeneratedCode {
+  for (const info of code.kernels) {
+    Object.freeze(info.globalSize);
+    Object.freeze(info.localSize);
+    Object.freeze(info.args);
+    Object.freeze(info);
+  }
+  Object.freeze(code.kernels);
+  return Object.freeze(code);
 }
 
 /** Code for a schedule made elsewhere (tests, tools): no scheduling passes, no CPU lowering. */
