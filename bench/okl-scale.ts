@@ -11,8 +11,16 @@ import { generateCode, parseOkl } from "../src/index.js";
 /** An assembly kernel of about `lines` lines: `lines - 20` unrolled statements in one @inner loop. */
 export function assemblyKernel(lines: number): string {
   const n = Math.max(1, lines - 20);
+  return assemblySource((k) => k < n);
+}
+
+/**
+ * The assembly kernel with unrolled statements `k = 0, 1, …` while `more(k, bodyLines)` (a chain
+ * of private locals, every fourth one stored): bench/scale.ts sizes it by instructions instead.
+ */
+export function assemblySource(more: (k: number, bodyLines: number) => boolean): string {
   const body: string[] = [];
-  for (let k = 0; k < n; k++) {
+  for (let k = 0; more(k, body.length); k++) {
     const prev = k === 0 ? "r_G00" : `t${k - 1}`;
     body.push(`      const dfloat t${k} = r_G00 * s_D[${k % 16} * p_Np + n] + r_G01 * s_D[n * p_Np + ${(k * 7) % 16}] + ${prev} * r_G11;`);
     if (k % 4 === 3) body.push(`      A[(e * p_Np + n) * p_Nacc + ${(k >> 2) % 64}] += t${k} - t${k - 2};`);

@@ -18,36 +18,13 @@ import { performance } from "node:perf_hooks";
 import { generateCode } from "../codegen/index.js";
 import type { Kernel } from "../src/ir/index.js";
 import { parseOkl } from "../src/okl/index.js";
+import { assemblySource } from "./okl-scale.js";
 import { makeKernel } from "../src/parse/index.js";
 import { splitIname } from "../transforms/index.js";
 
 /** OKL: `insns` unrolled statements (a chain of temporaries, every fourth stored) in one @inner loop. */
 export function oklElementKernel(insns: number): string {
-  const body: string[] = [];
-  for (let k = 0; body.length < insns - 4; k++) {
-    const prev = k === 0 ? "r_G00" : `t${k - 1}`;
-    body.push(`      const dfloat t${k} = r_G00 * s_D[${k % 16} * p_Np + n] + r_G01 * s_D[n * p_Np + ${(k * 7) % 16}] + ${prev} * r_G11;`);
-    if (k % 4 === 3) body.push(`      A[(e * p_Np + n) * p_Nacc + ${(k >> 2) % 64}] += t${k} - t${k - 2};`);
-  }
-  return `#define dfloat double
-#define p_Np 16
-#define p_Nacc 64
-@kernel void assemble(const int Nelements, @restrict const dfloat *ggeo, @restrict const dfloat *D, @restrict dfloat *A) {
-  for (int e = 0; e < Nelements; ++e; @outer) {
-    @shared dfloat s_D[p_Np * p_Np];
-    @exclusive dfloat r_G00, r_G01, r_G11;
-    for (int n = 0; n < p_Np; ++n; @inner) {
-      for (int m = 0; m < p_Np; ++m) s_D[m * p_Np + n] = D[m * p_Np + n];
-      r_G00 = ggeo[3 * (e * p_Np + n) + 0];
-      r_G01 = ggeo[3 * (e * p_Np + n) + 1];
-      r_G11 = ggeo[3 * (e * p_Np + n) + 2];
-    }
-    for (int n = 0; n < p_Np; ++n; @inner) {
-${body.join("\n")}
-    }
-  }
-}
-`;
+  return assemblySource((_, bodyLines) => bodyLines < insns - 4);
 }
 
 /**
