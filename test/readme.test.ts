@@ -36,6 +36,8 @@ it("runs the README's TypeScript as written (npx tsx first.ts)", () => {
   expect(out).toMatch(/Op\(float32, add, workitem\)/);
   expect(out).toMatch(/flops: \d+/);
   expect(out).toMatch(/^4 \{ ti: \d+ \} [\d.]+ [\d.]+$/m);
+  expect(out).toMatch(/<okl>:2:20: warning: .*\[OCCA leniency\]/);
+  expect(out).toContain("Float32Array(3) [ 3, 5, 8 ]");
 }, 320_000);
 
 it("names in its apt-get lines exactly the Debian packages .ci/run installs", () => {
