@@ -44,6 +44,11 @@ export interface CDialect {
    * across the loop (codegen/lower/vec-registers.ts): register tiles that stay in registers.
    */
   readonly vectorRegisters?: boolean;
+  /**
+   * A kernel's printed body rewritten by the dialect (identifiers final), given the declarations
+   * before it: OpenCL's `vec` loops as vector code (codegen/lower/vec-opencl.ts).
+   */
+  readonly rewriteBody?: (decls: readonly Stmt[], body: readonly Stmt[], ctx: BodyContext) => Stmt[];
   /** A kernel parameter, given its type name and position (OKL: `const float *a @restrict`, Metal: `[[buffer(i)]]`); default C style. */
   readonly argDecl?: (a: LoweredArg, typeName: string, index: number) => string;
   /** A literal the dialect spells its own way (ISPC's `2.5d` double), else undefined for the C spelling. */
@@ -57,6 +62,13 @@ export interface CDialect {
    * alpaka's functor, ISPC's task. Undefined: the C-family function.
    */
   readonly kernelFunction?: (k: KernelParts) => string;
+}
+
+/** What a `rewriteBody` hook gets: the kernel's printer (its helpers are printed) and name allocator. */
+export interface BodyContext {
+  readonly printer: Printer;
+  readonly names: NameAllocator;
+  readonly typeName: (t: ExDtype) => string;
 }
 
 /** What a `kernelFunction` hook gets: one lowered kernel with its parts printed in the dialect. */
@@ -231,6 +243,7 @@ export class CFamilyTarget {
     // Register tiles in vector values (the private arrays in scope: the declarations before `stmts`).
     const simd = this.d.lowerOptions.simdLoop;
     const registers = (decls: readonly Stmt[], stmts: readonly Stmt[]): Stmt[] => {
+      if (this.d.rewriteBody) return this.d.rewriteBody(decls, stmts, { printer: p, names, typeName: (t) => this.typeName(t) });
       if (!this.d.vectorRegisters || simd === undefined) return [...stmts];
       const privates = new Map<string, number>();
       for (const d of decls) if (d.k === "decl" && d.size !== undefined && d.space !== "local") privates.set(d.name, d.size);
