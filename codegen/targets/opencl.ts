@@ -3,6 +3,7 @@ import type { AtomicOp, Dtype } from "../../src/ir/index.js";
 import type { AtomicStore, BarrierMemory, Printer } from "../ast.js";
 import { casLoop, floatCombine, noAtomic, type CasSpelling } from "./atomics.js";
 import { CFamilyTarget, CL_TYPES, type CDialect } from "./cfamily.js";
+import { openclVecLoops, VEC_LOOP_MARK } from "../lower/vec-opencl.js";
 
 const FUNCTION: Readonly<Record<AtomicOp, string>> = {
   "+": "add", "-": "sub", "&": "and", "|": "or", "^": "xor", min: "min", max: "max", "=": "xchg",
@@ -59,7 +60,7 @@ const FENCES: Readonly<Record<BarrierMemory, string>> = {
 
 const dialect: CDialect = {
   name: "opencl", cpu: false,
-  lowerOptions: { hwAxes: true, atomics: "native", uniformLocalLoops: true, unrollHint: (n) => (n === undefined ? "#pragma unroll" : `#pragma unroll ${n}`) },
+  lowerOptions: { hwAxes: true, atomics: "native", uniformLocalLoops: true, simdLoop: VEC_LOOP_MARK, unrollHint: (n) => (n === undefined ? "#pragma unroll" : `#pragma unroll ${n}`) },
   types: CL_TYPES,
   includes: ["#define lid(N) ((int) get_local_id(N))", "#define gid(N) ((int) get_group_id(N))"],
   helperQualifier: "inline",
@@ -71,6 +72,8 @@ const dialect: CDialect = {
   kernelHead: (l) => (l ? `__kernel void __attribute__ ((reqd_work_group_size(${[0, 1, 2].map((n) => l[n] ?? 1).join(", ")})))` : "__kernel void"),
   math: "overload", intMinMaxBuiltin: true, int64Suffix: "L",
   atomic: openclAtomic,
+  // vec loops as vector types: vloadN/vstoreN, vector arithmetic, vector accumulators (lower/vec-opencl.ts).
+  rewriteBody: (decls, body, c) => openclVecLoops(decls, body, c.printer, c.names, c.typeName),
 };
 
 export const openclTarget = new CFamilyTarget(dialect);
