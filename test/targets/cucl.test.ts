@@ -18,8 +18,9 @@ import { makeKernel } from "../../src/parse/index.js";
 import { backendAvailability, run } from "../../src/run/index.js";
 import { nativeBackends } from "../../src/run/native.js";
 import { splitIname, tagInames } from "../../transforms/index.js";
+import { loopyClassics } from "../codegen/kernels.js";
 import { compileBudgetMs, hasNvcc } from "../codegen/compile-helpers.js";
-import { classics, corpusKernels, extras, oneTranslationUnit, randomArgs, sameOutputs, uniquelyNamed } from "./hip-cucl-kernels.js";
+import { corpusKernels, extras, oneTranslationUnit, randomArgs, sameOutputs, uniquelyNamed } from "./hip-cucl-kernels.js";
 
 const opencl = backendAvailability("opencl");
 if (!opencl.available) console.warn(`[skip] cucl on PoCL: OpenCL is not available here: ${opencl.reason}`);
@@ -39,20 +40,20 @@ const MACROS = ["GASQ", "LOCSHAR_MEM", "BARRIER_SYNC", "CUCL_DEVICE", "CUCL_GLOB
 
 describe("cucl: structure", () => {
   it("one parameter a line with its // CUCL annotation, dimensions named after the shape", () => {
-    const c = code(classics().matmul_tiled_prefetch!.knl).deviceCode;
+    const c = code(loopyClassics().matmul_tiled_prefetch.knl).deviceCode;
     expect(c).toContain("CUCL_GLOBAL_KERNEL void matmul(\n  GASQ float const * const a, // CUCL IN n:n_1\n  GASQ float const * const b, // CUCL IN n:n_1\n" +
       "  GASQ float * const c, // CUCL OUT n:n_1\n  int32_t const n ) // CUCL IN :\n{");
     expect(c).toContain("LOCSHAR_MEM float a_fetch[256];");
     expect(c).toMatch(/BARRIER_SYNC \/\* for [ab]_fetch/);
     expect(c).not.toMatch(/get_group_id|blockIdx|__local|__syncthreads/);
-    const stencil = code(classics().stencil5_tile!.knl).deviceCode;
+    const stencil = code(loopyClassics().stencil5_tile.knl).deviceCode;
     expect(stencil).toContain("GASQ float * const z, // CUCL OUT d0:d1");
     // A cell read and written: INOUT.
     expect(code(extras()[0]!).deviceCode).toContain("GASQ int32_t * const h, // CUCL INOUT d0");
   });
 
   it("2-D axes are linearized through named dimensions (axis 0 fastest), and the launch is 1-D", () => {
-    const g = code(classics().stencil5_tile!.knl);
+    const g = code(loopyClassics().stencil5_tile.knl);
     expect(g.deviceCode).toContain([
       "  // CUCL IX GRP_ID_1D work use_dims=g1:g0",
       "  int32_t const GRP_ID_1D_g0 = (int32_t) GRP_ID_1D % ((n + 15) / 16);",
@@ -118,7 +119,7 @@ describe("loom lower --target cucl|hip, and loom --help", () => {
 
 describe.skipIf(!hasNvcc)("cucl: the CUDA prelude's code compiles with nvcc -ptx", () => {
   it("loopy's classics, the extras and the OCCA examples (one translation unit)", () => {
-    const kernels = uniquelyNamed([...Object.values(classics()).map((c) => c.knl), ...extras(), hostile(), ...corpusKernels().flatMap(([, ks]) => ks)]);
+    const kernels = uniquelyNamed([...Object.values(loopyClassics()).map((c) => c.knl), ...extras(), hostile(), ...corpusKernels().flatMap(([, ks]) => ks)]);
     expect(kernels.length).toBeGreaterThanOrEqual(8);
     const file = join(mkdtempSync(join(tmpdir(), "loom-cucl-")), "all.cu");
     const generated = kernels.map(code);
@@ -135,7 +136,7 @@ describe.skipIf(!hasNvcc)("cucl: the CUDA prelude's code compiles with nvcc -ptx
 });
 
 describe.skipIf(!opencl.available)("cucl: the OpenCL prelude's code runs on PoCL as the interpreter does", () => {
-  for (const [name, c] of Object.entries(classics())) {
+  for (const [name, c] of Object.entries(loopyClassics())) {
     it(name, async () => {
       for (const params of c.sizes) {
         const args = randomArgs(c.ref, params, 3);

@@ -1,8 +1,7 @@
 /**
- * The kernels the hip and cucl target tests generate, compile and run: loopy's classics built with
- * the transformations (vector add split g/l, tiled matmul with local prefetches, a reduction over
- * an `l` axis, a 5-point stencil with a 2-D local tile), a few more (atomics, integer helpers,
- * float64 math, a host loop), and the OCCA corpus examples Loom imports.
+ * What the hip and cucl target tests generate, compile and run besides loopy's classics (which
+ * every target shares: test/codegen/kernels.ts): a few more kernels (atomics, integer helpers,
+ * float64 math), the OCCA corpus examples Loom imports, and the helpers that run and compare them.
  */
 import { readFileSync } from "node:fs";
 import { allocArray, arrayLayout, seededRandom } from "../../src/index.js";
@@ -10,47 +9,10 @@ import type { ArgValue } from "../../src/run/index.js";
 import { withKernel, type Kernel, type TypedArray } from "../../src/ir/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { addPrefetch, splitIname, tagInames } from "../../transforms/index.js";
+import { splitIname, tagInames } from "../../transforms/index.js";
 import { corpusPresent, exampleCases } from "../okl/corpus-cases.js";
 
-/** A classic: the reference kernel, its transformed version, and sizes to run it at (not multiples of the tiles). */
-export interface Classic {
-  readonly ref: Kernel;
-  readonly knl: Kernel;
-  readonly sizes: readonly Record<string, number>[];
-}
-
-const rowsum = makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", "out[i] = sum(j, a[i,j])", ["a: float32[n,m]", "out: float32[n]", "n, m: int32"], { name: "rowsum" });
-const matmul = makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i,j] = sum(k, a[i,k]*b[k,j])", ["a, b, c: float32[n,n]", "n: int32"], { name: "matmul" });
-const stencil = makeKernel("{[i,j]: 0<=i,j<n}", "z[i+1,j+1] = -4*a[i+1,j+1] + a[i+1,j] + a[i+1,j+2] + a[i,j+1] + a[i+2,j+1]",
-  ["a, z: float32[n+2,n+2]", "n: int32"], { name: "stencil5" });
-const vecadd = makeKernel("{[i]: 0<=i<n}", "out[i] = a[i] + b[i]", ["a, b: float32[n]", "out: float32[n]", "n: int32"], { name: "vecadd" });
-
-function tiledMatmul(): Kernel {
-  let k = splitIname(matmul, "i", 16, { outerTag: "g.0", innerTag: "l.1" });
-  k = splitIname(k, "j", 16, { outerTag: "g.1", innerTag: "l.0" });
-  k = splitIname(k, "k", 16);
-  k = addPrefetch(k, "a", { sweepInames: ["i_inner", "k_inner"] });
-  return addPrefetch(k, "b", { sweepInames: ["k_inner", "j_inner"] });
-}
-
-function stencilTile(): Kernel {
-  let k = splitIname(stencil, "i", 16, { outerTag: "g.1", innerTag: "l.1" });
-  k = splitIname(k, "j", 16, { outerTag: "g.0", innerTag: "l.0" });
-  return addPrefetch(k, "a", { sweepInames: ["i_inner", "j_inner"], fetchBoundingBox: true });
-}
-
-/** loopy's classics, by name. */
-export function classics(): Readonly<Record<string, Classic>> {
-  return {
-    vecadd: { ref: vecadd, knl: splitIname(vecadd, "i", 128, { outerTag: "g.0", innerTag: "l.0" }), sizes: [{ n: 1 }, { n: 300 }] },
-    matmul_tiled_prefetch: { ref: matmul, knl: tiledMatmul(), sizes: [{ n: 16 }, { n: 37 }] },
-    reduction_lpar: { ref: rowsum, knl: splitIname(tagInames(rowsum, { i: "g.0" }), "j", 64, { innerTag: "l.0" }), sizes: [{ n: 3, m: 1 }, { n: 4, m: 100 }] },
-    stencil5_tile: { ref: stencil, knl: stencilTile(), sizes: [{ n: 1 }, { n: 21 }] },
-  };
-}
-
-/** More kernels for the compilers: atomics of several dtypes, integer floor division and modulo, float64 math, a host loop. */
+/** More kernels for the compilers: atomics of several dtypes, integer floor division and modulo, float64 math. */
 export function extras(): Kernel[] {
   const hist = makeKernel("{[i]: 0<=i<n}", ["h[idx[i] % 8] = h[idx[i] % 8] + 1 {atomic}", "s[0] = s[0] + w[i] {atomic}", "mx[0] = max(mx[0], w[i]) {atomic}"],
     ["idx: int32[n]", "h: int32[8]", "w: float32[n]", "s: float64[1]", "mx: float32[1]", "n: int32"], { name: "hist" });

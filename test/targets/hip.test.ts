@@ -13,8 +13,9 @@ import { BUILT_TARGETS, generateCode } from "../../codegen/index.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { splitIname } from "../../transforms/index.js";
+import { loopyClassics } from "../codegen/kernels.js";
 import { compileBudgetMs, has } from "../codegen/compile-helpers.js";
-import { classics, corpusKernels, extras, oneTranslationUnit, uniquelyNamed } from "./hip-cucl-kernels.js";
+import { corpusKernels, extras, oneTranslationUnit, uniquelyNamed } from "./hip-cucl-kernels.js";
 
 const hasHipcc = has("hipcc", ["--version"]);
 if (!hasHipcc) console.warn("[skip] the hip compile check: hipcc not found (apt-get install --no-install-recommends hipcc libamdhip64-dev)");
@@ -31,12 +32,12 @@ const code = (k: Kernel) => generateCode(k, "hip").deviceCode;
 describe("hip: generated code", () => {
   it("is CUDA's with HIP's header, and launch bounds of the constant block size", () => {
     expect(BUILT_TARGETS).toContain("hip");
-    const matmul = code(classics().matmul_tiled_prefetch!.knl);
+    const matmul = code(loopyClassics().matmul_tiled_prefetch.knl);
     expect(matmul.startsWith("#include <hip/hip_runtime.h>\n")).toBe(true);
     expect(matmul).toContain('extern "C" __global__ void __launch_bounds__(256) matmul(');
     expect(matmul).toContain("__shared__ float a_fetch[256];");
     expect(matmul).toMatch(/__syncthreads\(\) \/\* for [ab]_fetch/);
-    expect(matmul).toBe(generateCode(classics().matmul_tiled_prefetch!.knl, "cuda").deviceCode.replace(/^/, "#include <hip/hip_runtime.h>\n\n"));
+    expect(matmul).toBe(generateCode(loopyClassics().matmul_tiled_prefetch.knl, "cuda").deviceCode.replace(/^/, "#include <hip/hip_runtime.h>\n\n"));
     const parametric = makeKernel("{[i,j]: 0<=i<n and 0<=j<m}", "out[i,j] = 2*a[i,j]", ["a, out: float32[n,m]", "n, m: int32"], { name: "scale" });
     const p = code(splitIname(splitIname(parametric, "j", 32, { outerTag: "g.0", innerTag: "l.0" }), "i", 1, { innerTag: "l.1" }));
     expect(p).toContain('extern "C" __global__ void __launch_bounds__(32) scale(');
@@ -44,7 +45,7 @@ describe("hip: generated code", () => {
   });
 
   it("its host listing launches with HIP's (CUDA's) triple chevrons", () => {
-    const g = generateCode(classics().matmul_tiled_prefetch!.knl, "hip");
+    const g = generateCode(loopyClassics().matmul_tiled_prefetch.knl, "hip");
     expect(g.hostCode).toContain(`matmul<<<dim3(${g.kernels[0]!.globalSize.join(", ")}), dim3(${g.kernels[0]!.localSize.join(", ")})>>>(`);
   });
 
@@ -58,7 +59,7 @@ describe("hip: generated code", () => {
 
 describe.skipIf(!hasHipcc)("hip: hipcc compiles for AMD (HIP_PLATFORM=amd, gfx90a)", () => {
   it("loopy's classics, the extras, HIP's reserved names and the OCCA examples (one translation unit)", () => {
-    const kernels = uniquelyNamed([...Object.values(classics()).map((c) => c.knl), ...extras(), hostile(), ...corpusKernels().flatMap(([, ks]) => ks)]);
+    const kernels = uniquelyNamed([...Object.values(loopyClassics()).map((c) => c.knl), ...extras(), hostile(), ...corpusKernels().flatMap(([, ks]) => ks)]);
     expect(kernels.length).toBeGreaterThanOrEqual(8);
     const generated = kernels.map((k) => generateCode(k, "hip"));
     const file = join(mkdtempSync(join(tmpdir(), "loom-hip-")), "all.hip");

@@ -20,7 +20,7 @@ import { webgpuAvailability, webgpuAvailabilitySync } from "../../src/run/webgpu
 import { chunkIname, splitIname } from "../../transforms/index.js";
 import { applyPipeline } from "../../transforms/pipeline.js";
 import { genCase, type Case } from "../transforms/gen-kernels.js";
-import { CLASSICS } from "./wgsl-classics.js";
+import { loopyClassics } from "../codegen/kernels.js";
 import { backendAvailability as lpAvailability } from "../../src/index.js";
 
 const status = await webgpuAvailability();
@@ -60,11 +60,11 @@ const list = (x: unknown): number[] => Array.from(x as ArrayLike<number>);
 // ---- loopy's classics ----------------------------------------------------------------------------
 
 describe.skipIf(skip)("loopy's classics on webgpu compute what the interpreter computes", () => {
-  for (const [name, ex] of Object.entries(CLASSICS)) {
-    it(`${name}, sizes ${ex.sizes.map((p) => Object.values(p).join("x")).join(", ")}`, async () => {
+  for (const ex of Object.values(loopyClassics())) {
+    it(`${ex.title}, sizes ${ex.sizes.map((p) => Object.values(p).join("x")).join(", ")}`, async () => {
       for (const params of ex.sizes) {
-        const r = await autoTestVsRef(ex.ref(), ex.knl(), { params, backend: "webgpu", rtol: 1e-5 });
-        expect(r.mismatches, `${name} ${JSON.stringify(params)}`).toEqual([]);
+        const r = await autoTestVsRef(ex.ref, ex.knl, { params, backend: "webgpu", rtol: 1e-5 });
+        expect(r.mismatches, `${ex.title} ${JSON.stringify(params)}`).toEqual([]);
       }
     }, 60_000);
   }

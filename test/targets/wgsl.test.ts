@@ -18,15 +18,15 @@ import { run } from "../../src/run/index.js";
 import { compileWgsl } from "../../src/run/webgpu.js";
 import { webgpuAvailability } from "../../src/run/webgpu-device.js";
 import { splitIname, tagInames } from "../../transforms/index.js";
+import { loopyClassics } from "../codegen/kernels.js";
 import { corpusKernels } from "./hip-cucl-kernels.js";
-import { CLASSICS } from "./wgsl-classics.js";
 
 const wgsl = (k: Kernel) => generateCode(k, "wgsl");
 
 describe("loopy's classics generate WebGPU compute shaders", () => {
-  for (const [name, ex] of Object.entries(CLASSICS)) {
-    it(name, () => {
-      const code = wgsl(ex.knl());
+  for (const ex of Object.values(loopyClassics())) {
+    it(ex.title, () => {
+      const code = wgsl(ex.knl);
       expect(code.target).toBe("wgsl");
       for (const info of code.kernels) {
         const size = info.localSize.length === 0 ? "1" : info.localSize.join(", ");
@@ -40,14 +40,14 @@ describe("loopy's classics generate WebGPU compute shaders", () => {
   }
 
   it("the tiled matmul: two 16x16 local tiles, two barriers per k tile, a 16x16 work-group", () => {
-    const code = wgsl(CLASSICS["tiled matmul with local prefetch"]!.knl()).deviceCode;
+    const code = wgsl(loopyClassics().matmul_tiled_prefetch.knl).deviceCode;
     expect(code.match(/^var<workgroup> \w+: array<f32, 256>;$/gm)).toHaveLength(2);
     expect(code.match(/workgroupBarrier\(\);/g)).toHaveLength(2);
     expect(code).toContain("@compute @workgroup_size(16, 16)");
   });
 
   it("the vector add: its launch sizes, and lowerStages ends with the WGSL", () => {
-    const k = CLASSICS["vector add split g/l"]!.knl();
+    const k = loopyClassics().vecadd.knl;
     const info = wgsl(k).kernels[0]!;
     expect([info.globalSize, info.localSize, info.args]).toEqual([["(n + 127) / 128"], ["128"], ["a", "b", "out", "n"]]);
     expect(lowerStages(k, "wgsl").at(-1)!.text).toContain("@compute @workgroup_size(128)");
