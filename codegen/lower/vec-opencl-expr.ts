@@ -126,7 +126,7 @@ export function lanewise(e: Ex, dtype: Dtype, lanes: Lanes): VEx | NotLanewise {
     case "load": {
       if (e.dtype !== dtype) return new NotLanewise(`${e.array} is read as ${dtype}`);
       const s = strideOf(e.index, v);
-      if (s !== 1) return new NotLanewise(`${e.array}[…] is ${s === undefined ? "not affine" : `of stride ${s}`} in ${v} (a gather)`);
+      if (s !== 1) return new NotLanewise(`${e.array}[…] is not unit-stride in ${v} (${s === undefined ? "its stride is not a constant" : `stride ${s}`}: a gather)`);
       return { k: "load", array: e.array, at: atFirstLane(e.index, lanes), dtype };
     }
     case "bin": {
@@ -189,7 +189,8 @@ export interface VectorPrinting {
 
 /** `array + at` as a pointer (`array` alone at 0). */
 export function pointer(array: string, at: Ex, pr: VectorPrinting): string {
-  return at.k === "lit" && at.value === 0 ? array : `${array} + ${pr.p.expr(at)}`;
+  // Sums print bare (`x + 8 * gid(0) + j`: the same address added left to right); anything looser is parenthesized.
+  return at.k === "lit" && at.value === 0 ? array : `${array} + ${pr.p.expr(at, 9)}`;
 }
 
 /** `x` as the vector printed: a scalar broadcast as a vector literal of one scalar of the element type. */

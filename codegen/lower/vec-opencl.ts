@@ -70,7 +70,7 @@ function vectorNodes(ss: readonly Stmt[], lanes: Lanes): VNode[] | NotLanewise {
         if (s.array === undefined || s.index === undefined) return new NotLanewise(`every lane writes ${s.name}`);
         if (!VECTOR_DTYPES.has(s.dtype)) return new NotLanewise(`${s.dtype} values have no OpenCL vector type here`);
         const stride = strideOf(s.index, lanes.v);
-        if (stride !== 1) return new NotLanewise(`the store to ${s.array}[…] is ${stride === undefined ? "not affine" : `of stride ${stride}`} in ${lanes.v}`);
+        if (stride !== 1) return new NotLanewise(`the store to ${s.array}[…] is not unit-stride in ${lanes.v} (${stride === undefined ? "its stride is not a constant" : `stride ${stride}`}: a scatter)`);
         const value = lanewise(s.rhs, s.dtype, lanes);
         if (value instanceof NotLanewise) return value;
         out.push({ k: "store", array: s.array, at: atFirstLane(s.index, lanes), dtype: s.dtype, value });
@@ -178,6 +178,7 @@ function promotedRows(loop: ForStmt, privates: ReadonlyMap<string, number>, pr: 
     for (const n of l.body) {
       if (n.k !== "store") continue;
       see(n.array, n.at, l.lanes.width, n.dtype);
+      scalarReads({ k: "scalar", ex: n.at, dtype: "int32" }, spoiled);
       scalarReads(n.value, spoiled);
       mapVEx(n.value, (y) => (y.k === "load" ? void see(y.array, y.at, l.lanes.width, y.dtype) : undefined));
     }
