@@ -4,27 +4,14 @@
 // atomic functions with a hierarchy level, Vec, WorkDivMembers, exec); exec calls the kernel once
 // so that its body is instantiated and checked.
 #pragma once
-#include <cstddef>
 #include <cstdint>
-#define ALPAKA_FN_ACC
-#define ALPAKA_FN_HOST_ACC
-#define ALPAKA_UNROLL(...)
+#include "common.hpp"
 
 namespace alpaka {
-template <std::size_t N> struct DimInt { static constexpr std::size_t value = N; };
-template <typename TDim, typename TVal> class Vec {
- public:
-  template <typename... T> constexpr Vec(T... v) : m{static_cast<TVal>(v)...} { static_assert(sizeof...(T) == TDim::value, "Vec<Dim> takes Dim values"); }
-  constexpr TVal operator[](std::size_t i) const { return m[i]; }
- private:
-  TVal m[TDim::value];
-};
 template <typename TDim, typename TIdx> class WorkDivMembers {
  public:
   WorkDivMembers(Vec<TDim, TIdx> blocks, Vec<TDim, TIdx> threads, Vec<TDim, TIdx> elems);
 };
-struct Grid {}; struct Block {}; struct Thread {};
-struct Blocks {}; struct Threads {}; struct Elems {};
 template <typename TDim, typename TIdx> struct AccCpuSerial { using Dim = TDim; using Idx = TIdx; };
 template <typename TAcc> struct QueueOf {};
 

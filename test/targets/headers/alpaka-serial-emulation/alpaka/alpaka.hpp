@@ -5,28 +5,15 @@
 // accelerators do for one thread per block. Barriers and shared variables are refused at compile
 // time (threads run to completion one by one, so they cannot meet at a barrier).
 #pragma once
-#include <cstddef>
 #include <type_traits>
-#define ALPAKA_FN_ACC
-#define ALPAKA_FN_HOST_ACC
-#define ALPAKA_UNROLL(...)
+#include "../../alpaka/common.hpp"
 
 namespace alpaka {
-template <std::size_t N> struct DimInt { static constexpr std::size_t value = N; };
-template <typename TDim, typename TVal> class Vec {
- public:
-  template <typename... T> constexpr Vec(T... v) : m{static_cast<TVal>(v)...} { static_assert(sizeof...(T) == TDim::value, "Vec<Dim> takes Dim values"); }
-  constexpr TVal operator[](std::size_t i) const { return m[i]; }
- private:
-  TVal m[TDim::value];
-};
 using Vec3 = Vec<DimInt<3>, std::size_t>;
 template <typename TDim, typename TIdx> struct WorkDivMembers {
   Vec<TDim, TIdx> blocks, threads, elems;
   WorkDivMembers(Vec<TDim, TIdx> b, Vec<TDim, TIdx> t, Vec<TDim, TIdx> e) : blocks(b), threads(t), elems(e) {}
 };
-struct Grid {}; struct Block {}; struct Thread {};
-struct Blocks {}; struct Threads {}; struct Elems {};
 
 /** One thread's view: its block and thread index and the element extent (index 0 the slowest). */
 struct AccSerialEmulation { Vec3 block, thread, elems; };
