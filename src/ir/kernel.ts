@@ -111,8 +111,14 @@ export interface OklStructArg {
   /** `sizeof` and `_Alignof` of the struct in C. */
   readonly size: number;
   readonly align: number;
-  /** Every field in declaration order: its byte offset, and the kernel argument holding it (undefined: the kernel never uses it). */
-  readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number; readonly argument: string | undefined }[];
+  /**
+   * Every field in declaration order: its byte offset, and the kernel argument holding it
+   * (undefined: the kernel never uses it). `name` is the field's path (`vals`, `n.x` in a nested
+   * struct); an array field (or a field of an array of nested structs) has `elements`: each
+   * element's byte offset, row-major, and its argument holds `elements.length` values per struct
+   * (struct i's at i*length …).
+   */
+  readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number; readonly argument: string | undefined; readonly elements?: readonly number[] }[];
 }
 
 export type DeviceKernelNaming = "loom" | "occa";

@@ -6,6 +6,7 @@
  */
 import type { Dtype, Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
+import type { RecordType } from "./record-type.js";
 import type { StructLayout } from "./structs.js";
 import type { VectorType } from "./vectors.js";
 
@@ -36,13 +37,13 @@ export type Binding =
    * for a const local or a kernel argument, which C would not let a caller write through.
    */
   /** A local of a struct with no single-dtype layout (mixed int and double fields): one private scalar per field; `&s` is this binding too. */
-  | { readonly kind: "record"; readonly name: string; readonly struct: string; readonly fields: ReadonlyMap<string, Binding> }
+  | { readonly kind: "record"; readonly name: string; readonly struct: string; readonly type: RecordType; readonly fields: ReadonlyMap<string, Binding> }
   /**
    * A pointer argument to, or a local array of, a struct whose fields mix types (`bcData *bc`): one
    * array per field, `field(f)` its name (an argument `bc_u`, made on first use, or a temporary);
    * `bc[i].u` is `bc_u[offset + i]`, `bc->u` and `(*bc).u` are `bc_u[offset]`.
    */
-  | { readonly kind: "records"; readonly name: string; readonly struct: string; readonly fields: ReadonlyMap<string, Dtype>; readonly field: (name: string, pos: A.Pos) => string; readonly offset?: Expr }
+  | { readonly kind: "records"; readonly name: string; readonly struct: string; readonly type: RecordType; readonly fields: ReadonlyMap<string, Dtype>; readonly field: (name: string, pos: A.Pos) => string; readonly offset?: Expr; readonly local?: boolean }
   /** A local array of pointers (`dfloat *rhsq[3];`): the alias of each slot once assigned at a compile-time subscript. */
   | { readonly kind: "pointers"; readonly name: string; readonly slots: (Binding | undefined)[]; readonly preds: number }
   | { readonly kind: "ref"; readonly name: string; readonly place: Expr; readonly writable: boolean; readonly pos: A.Pos }

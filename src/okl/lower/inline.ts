@@ -10,6 +10,7 @@ import type * as A from "../syntax/ast.js";
 import { assigned, describeStmt, walkAst } from "./ast-queries.js";
 import { constValue, Scope, usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
+import { recordPointer } from "./records.js";
 import { toComponent, type VectorType } from "./vectors.js";
 
 /** What inlining needs of expression lowering (ExprLowering). */
@@ -189,6 +190,9 @@ const statementOk = new WeakMap<A.FunctionDef, boolean>();
  * `&a[k]`, `(float *) a`. `what` names the pointer for errors.
  */
 export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: string): Binding {
+  // A part of a struct with mixed field types: an array field (`bc.vals`), a nested struct (`&bc.n`).
+  const part = recordPointer(lw, e, ctx);
+  if (part) return part;
   const shifted = (b: Binding, off: Expr): Binding => {
     if (b.kind === "ref") lw.fail(`pointer "${what}" points to the scalar "${b.name}"; offsets from it are not supported (C would read past it)`, e.pos);
     if (b.kind === "array") {

@@ -2,10 +2,10 @@
  * Lowering one OKL @kernel, its arguments: pointers become array arguments, scalars value
  * arguments, by-value structs flattened fields, vectors one argument per component.
  */
-import type { Dtype, KernelArg } from "../../ir/index.js";
+import type { KernelArg } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { constValue, Scope, type Binding, type ScalarBinding } from "./bindings.js";
-import { cRecordLayout } from "./struct-layout.js";
+import { recordsArgument, type RecordSpec } from "./record-locals.js";
 import { structReason, type StructBase } from "./structs.js";
 import { componentNames, type VectorType } from "./vectors.js";
 import { KernelCore } from "./kernel-core.js";
@@ -137,24 +137,15 @@ export abstract class ArgumentLowering extends KernelCore {
    * C's layout is kept on the kernel (`oklOptions.structArgs`) for the host-side helpers that split
    * C's bytes into these arrays and join them back (struct-args.ts).
    */
-  protected recordsArg(arg: string, r: { readonly name: string; readonly fields: ReadonlyMap<string, Dtype> }, index: number, restrict: boolean): Binding {
-    const { offsets, size, align } = cRecordLayout(r.fields);
-    const names = [...r.fields.keys()];
-    const made = new Map<string, string>();
-    this.recordArgs.push({ arg, struct: r.name, size, align, fields: names.map((name) => ({ name, dtype: r.fields.get(name)!, offset: offsets.get(name)! })), made });
-    const field = (f: string, pos: A.Pos): string => {
-      const memo = made.get(f);
-      if (memo) return memo;
-      const dtype = r.fields.get(f) ?? this.fail(`struct "${r.name}" has no field "${f}" (its fields: ${names.join(", ")})`, pos);
-      const name = this.fresh(`${arg}_${f}`);
-      this.argKeys.set(name, [index, names.indexOf(f)]);
+  protected recordsArg(arg: string, r: RecordSpec, index: number, restrict: boolean): Binding {
+    const { binding, layout } = recordsArgument(arg, r, (n) => this.fresh(n), (name, dtype, leaf) => {
+      this.argKeys.set(name, [index, leaf]);
       this.arrayArgs.add(name);
       if (restrict) this.restrict.push(name);
       this.args.push({ kind: "array", name, dtype, shape: undefined, order: "C", dimTags: undefined, isInput: true, isOutput: false });
-      made.set(f, name);
-      return name;
-    };
-    return { kind: "records", name: arg, struct: r.name, fields: r.fields, field };
+    }, this.failAt);
+    this.recordArgs.push(layout);
+    return binding;
   }
 
   /**

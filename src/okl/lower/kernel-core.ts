@@ -28,7 +28,7 @@ export abstract class KernelCore {
   /** Pointer arguments to structs: their number of scalars per struct (the extent of their innermost axis). */
   protected readonly structArgs = new Map<string, number>();
   /** Pointer arguments to structs with mixed field types, split into field arrays: C's layout, and the argument made for each field used. */
-  protected readonly recordArgs: { readonly arg: string; readonly struct: string; readonly size: number; readonly align: number; readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number }[]; readonly made: Map<string, string> }[] = [];
+  protected readonly recordArgs: { readonly arg: string; readonly struct: string; readonly size: number; readonly align: number; readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number; readonly elements?: readonly number[] }[]; readonly made: Map<string, string> }[] = [];
   /** Each argument's place in the signature: [parameter index, field indices of a flattened by-value struct]. */
   protected readonly argKeys = new Map<string, readonly number[]>();
   protected readonly restrict: string[] = [];

@@ -5,7 +5,7 @@
 import { atomicUpdateOf, c, dtypeKind, exprType, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, someAst } from "./ast-queries.js";
-import { Scope, type Binding, type Ctx, type ScalarBinding } from "./bindings.js";
+import { Scope, type Ctx, type ScalarBinding } from "./bindings.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { loopHead, unrollValues } from "./loop-head.js";
 import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
@@ -14,6 +14,8 @@ import { attributedJump, needsBlock } from "./block-queries.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, type VectorType } from "./vectors.js";
 import { PointerLowering } from "./kernel-pointers.js";
+import { copyRecord, declareRecord, declareRecords, type RecordDeclHost, type RecordSpec } from "./record-locals.js";
+import type { RecordPlaces } from "./records.js";
 import { ATOMIC_OPS } from "./kernel-core.js";
 
 export abstract class StatementLowering extends PointerLowering {
@@ -141,7 +143,7 @@ export abstract class StatementLowering extends PointerLowering {
     const auto = s.spec.base.kind === "named" && s.spec.base.name === "auto";
     const lookup = auto ? undefined : this.file.structs.resolve(s.spec);
     const record = lookup && "reason" in lookup ? this.file.structs.recordFields(s.spec) : undefined;
-    if (record && s.declarators.every((d) => scalarRecord(d) || d.pointers.length === 1 || (d.pointers.length === 0 && d.arrayDims.length === 1))) {
+    if (record && s.declarators.every((d) => scalarRecord(d) || d.pointers.length === 1 || (d.pointers.length === 0 && d.arrayDims.length >= 1))) {
       for (const d of s.declarators) {
         if (scalarRecord(d)) this.recordLocal(record, d, ctx);
         else if (d.pointers.length === 1) this.localPointer(d, ctx); // `bcData *p = bcs + k;`: an alias
@@ -268,65 +270,23 @@ export abstract class StatementLowering extends PointerLowering {
     this.emit(lhs, rhs, ctx, atomic, e.pos);
   }
 
-  /**
-   * A local of a struct whose fields mix types (`bcData bc;` with int and double fields): it has no
-   * memory layout to follow, so each field is a private scalar; `{…}` initializes fields in order.
-   */
-  protected recordLocal(r: { readonly name: string; readonly fields: ReadonlyMap<string, Dtype> }, d: A.Declarator, ctx: Ctx): void {
-    const fields = new Map<string, Binding>();
-    for (const [f, dtype] of r.fields) {
-      const name = this.fresh(`${d.name}_${f}`);
-      this.temps.push({ name, dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
-      fields.set(f, { kind: "temp", name, rank: 0 });
-    }
-    ctx.scope.set(d.name, { kind: "record", name: d.name, struct: r.name, fields });
-    if (d.init === undefined) return;
-    if (d.init.kind !== "initList") {
-      this.copyRecord(this.ex.recordPlaces({ kind: "ident", name: d.name, pos: d.pos }, ctx)!, d.init, ctx, d.pos);
-      return;
-    }
-    if ( d.init.items.length > r.fields.size || d.init.items.some((x) => x.kind === "initList") || d.init.designators.some((x) => x !== undefined)) {
-      this.fail(`struct "${r.name}" "${d.name}": only a flat initializer list of at most ${r.fields.size} values (its fields in order) is supported`, d.pos);
-    }
-    [...r.fields].forEach(([f, dtype], k) => {
-      const item = (d.init as A.InitList).items[k];
-      const b = fields.get(f) as { name: string };
-      this.emit({ kind: "var", name: b.name }, { kind: "cast", dtype, value: item ? this.ex.expr(item, ctx) : c(0) }, ctx, false, d.pos);
-    });
+  /** Structs whose fields mix types (record-locals.ts): how their declarations and copies emit instructions here. */
+  private recordHost(ctx: Ctx): RecordDeclHost {
+    return { ex: this.ex, fresh: (n) => this.fresh(n), addTemp: (t) => void this.temps.push(t), fail: this.failAt, assign: (l, r, pos) => this.emit(l, r, ctx, false, pos) };
   }
 
-  /**
-   * `to = from` for structs with mixed field types (`bc = bcs[i]`, `bcs[i] = bc`, `bcData bc = *p`):
-   * one assignment per field. `refused`: the operator
-   * (`+=`, `@atomic`) that makes it an error.
-   */
-  private copyRecord(to: { readonly struct: string; readonly fields: ReadonlyMap<string, Expr> }, value: A.Expr, ctx: Ctx, pos: A.Pos, refused?: string): void {
-    if (refused) this.fail(`struct "${to.struct}": whole structs can only be copied with "=" (not "${refused}")`, pos);
-    const from = this.ex.recordPlaces(value, ctx);
-    if (!from || from.struct !== to.struct) {
-      this.fail(`a struct "${to.struct}" can only be assigned a struct "${to.struct}" (a local, an element of an array of them, or *p)${from ? `, not a struct "${from.struct}"` : ""}`, value.pos);
-    }
-    // Each field is its own storage: copying one never changes another, so no staging is needed.
-    for (const [f, x] of to.fields) this.emit(x, from.fields.get(f)!, ctx, false, pos);
+  /** `bcData bc = …;` of a struct whose fields mix types: one private temporary per leaf (record-locals.ts). */
+  protected recordLocal(r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
+    declareRecord(this.recordHost(ctx), r, d, ctx);
   }
 
-  /**
-   * A local or `@shared` array of a struct whose fields mix types (`@shared bcData s_bc[16];`): one
-   * array temporary per field, in the same address space (`s_bc[t].u` is `s_bc_u[t]`).
-   */
-  protected recordsLocal(r: { readonly name: string; readonly fields: ReadonlyMap<string, Dtype> }, d: A.Declarator, ctx: Ctx): void {
-    if (d.init !== undefined) this.fail(`array of struct "${r.name}" "${d.name}": initializers of arrays of structs with mixed field types are not supported; assign the fields`, d.pos);
-    if (d.okl.exclusive) this.fail(`@exclusive array of struct "${r.name}" "${d.name}" is not supported; use an @exclusive struct or @exclusive arrays of its fields`, d.pos);
-    if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
-    const [n] = arrayExtents(d, ctx.scope, this.failAt, false, `array "${d.name}" needs a size`);
-    const names = new Map<string, string>();
-    for (const [f, dtype] of r.fields) {
-      const name = this.fresh(`${d.name}_${f}`);
-      this.temps.push({ name, dtype, shape: [c(n!)], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
-      names.set(f, name);
-    }
-    const field = (f: string, pos: A.Pos): string => names.get(f) ?? this.fail(`struct "${r.name}" has no field "${f}" (its fields: ${[...r.fields.keys()].join(", ")})`, pos);
-    ctx.scope.set(d.name, { kind: "records", name: d.name, struct: r.name, fields: r.fields, field });
+  private copyRecord(to: RecordPlaces, value: A.Expr, ctx: Ctx, pos: A.Pos, refused?: string): void {
+    copyRecord(this.recordHost(ctx), to, value, ctx, pos, refused);
+  }
+
+  /** A local, `@shared` or `@exclusive` array of such structs: one temporary per leaf (record-locals.ts). */
+  protected recordsLocal(r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
+    declareRecords(this.recordHost(ctx), r, d, ctx);
   }
 
   /**

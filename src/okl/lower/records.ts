@@ -1,14 +1,20 @@
 /**
- * Structs whose fields mix types (`struct { int id; double x; }`), which have no one-dtype layout:
- * a local is one private scalar per field (a `record` binding), a pointer argument to them or a
- * local array of them one array per field (a `records` binding). Here: their fields and whole
- * values as IR places.
+ * Structs whose fields mix types (`struct { int id; double x; double vals[3]; struct { double x, y; } n; }`),
+ * which have no one-dtype layout: each scalar leaf (record-type.ts) has storage of its own. A local
+ * is one private temporary per leaf (a `record` binding: a scalar, or a flat array of the leaf's
+ * elements), a pointer argument to them or a local array of them one flat array per leaf (a
+ * `records` binding: element i's leaf elements at i*count … i*count + count - 1). Here: places
+ * of fields, of whole (or nested) struct values, and pointers into them, as IR expressions.
  *
- *   bc.u, p->u, (*p).u   -> bc_u (a private scalar)          bcs[i].u, q->u -> bcs_u[i], bcs_u[k]
+ *   bc.u, p->u, (*p).u   -> bc_u              bcs[i].u, q->u   -> bcs_u[i], bcs_u[k]
+ *   bc.vals[k], bc.n.x   -> bc_vals[k], bc_n_x                  bcs[i].vals[k] -> bcs_vals[3*i + k]
  */
 import { c, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Binding, Ctx } from "./bindings.js";
+import { rowMajorIndex } from "./initializers.js";
+import { leavesUnder, product, type RecordMember, type RecordType } from "./record-type.js";
+import { add, mul } from "./structs.js";
 
 /** What the record helpers ask of the expression lowering. */
 export interface RecordHost {
@@ -16,60 +22,185 @@ export interface RecordHost {
   fail(detail: string, pos: A.Pos, rule?: string): never;
 }
 
-/** A whole struct value as one place per field, in field order. */
+type RecordB = Extract<Binding, { kind: "record" }>;
+type RecordsB = Extract<Binding, { kind: "records" }>;
+
+/** A whole struct value as one place per leaf element (`vals[2]`, `n.x`), in leaf order. */
 export interface RecordPlaces {
   readonly struct: string;
   readonly fields: ReadonlyMap<string, Expr>;
 }
 
+type Step = { readonly kind: "index"; readonly index: A.Expr } | { readonly kind: "member"; readonly name: string; readonly pos: A.Pos } | { readonly kind: "deref" };
+
+/** Where a walk along `bc.n.vals[k]` stands: a struct value (`member` undefined) or a field with `left` dims still to subscript. */
+interface Cursor {
+  readonly b: RecordB | RecordsB;
+  /** A records binding's element (its offset included); undefined while none is chosen. */
+  readonly elem: Expr | undefined;
+  readonly type: RecordType;
+  readonly path: readonly string[];
+  readonly member: RecordMember | undefined;
+  readonly subs: readonly Expr[];
+  readonly left: number;
+}
+
+/** `e` as a walk from a record or records variable, or undefined when it starts elsewhere. */
+function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
+  if (e.kind !== "member" && e.kind !== "index" && !(e.kind === "unary" && e.op === "*") && e.kind !== "ident") return undefined;
+  const steps: Step[] = [];
+  let x: A.Expr = e;
+  for (;;) {
+    if (x.kind === "member") {
+      steps.unshift({ kind: "member", name: x.name, pos: x.pos });
+      if (x.arrow) steps.unshift({ kind: "deref" });
+      x = x.target;
+    } else if (x.kind === "index") {
+      steps.unshift({ kind: "index", index: x.index });
+      x = x.target;
+    } else if (x.kind === "unary" && x.op === "*") {
+      steps.unshift({ kind: "deref" });
+      x = x.operand;
+    } else break;
+  }
+  if (x.kind !== "ident") return undefined;
+  const b = ctx.scope.get(x.name);
+  if (b?.kind !== "record" && b?.kind !== "records") return undefined;
+  const name = x.name;
+  let cur: Cursor = { b, elem: undefined, type: b.type, path: [], member: undefined, subs: [], left: 0 };
+  let derefOk = b.kind === "record"; // `p->f` where p is `&s`
+  for (const s of steps) {
+    if (b.kind === "records" && cur.elem === undefined) {
+      if (s.kind === "member") lw.fail(`"${name}" points to structs "${b.struct}"; use ${name}[i].${s.name} or ${name}->${s.name}`, s.pos);
+      const i = s.kind === "index" ? lw.expr(s.index, ctx) : c(0);
+      cur = { ...cur, elem: b.offset ? add(b.offset, i) : i };
+      continue;
+    }
+    if (s.kind === "deref") {
+      if (!derefOk || cur.path.length > 0) lw.fail(`"*" or "->" on "${label(name, cur)}", which is not a pointer`, e.pos);
+      derefOk = false;
+      continue;
+    }
+    derefOk = false;
+    if (s.kind === "index") {
+      if (!cur.member || cur.left === 0) lw.fail(`"${label(name, cur)}" is ${cur.member ? "a scalar field" : `a value of struct "${cur.type.name}"`} and cannot be subscripted`, e.pos);
+      const m = cur.member;
+      const left = cur.left - 1;
+      cur = { ...cur, subs: [...cur.subs, lw.expr(s.index, ctx)], left };
+      if (left === 0 && m.type) cur = { ...cur, type: m.type, member: undefined };
+      continue;
+    }
+    if (cur.member) lw.fail(cur.left > 0 ? `".${s.name}" on array field "${label(name, cur)}": subscript it first` : `".${s.name}" on "${label(name, cur)}", a scalar field`, s.pos);
+    const m = cur.type.members.get(s.name) ?? lw.fail(`struct "${cur.type.name}" has no field "${s.name}" (its fields: ${[...cur.type.members.keys()].join(", ")})`, s.pos);
+    cur = { ...cur, path: [...cur.path, s.name], member: m, left: m.dims.length };
+    if (m.dims.length === 0 && m.type) cur = { ...cur, type: m.type, member: undefined };
+  }
+  return cur;
+}
+
+function label(name: string, cur: Cursor): string {
+  return [name, ...cur.path].join(".");
+}
+
+/** The flat element index of leaf `key` (dims `dims`) for subscripts `subs` and element `j` of what they leave. */
+function within(subs: readonly Expr[], dims: readonly number[], j: number): Expr {
+  const rest = product(dims.slice(subs.length));
+  if (subs.length === 0) return c(j);
+  return add(mul(rowMajorIndex(subs, dims.slice(0, subs.length)), rest), c(j));
+}
+
+/** Element `flat` of leaf `key` of the cursor's variable, as an IR place. */
+function leafPlace(cur: Cursor, key: string, flat: Expr, pos: A.Pos): Expr {
+  const b = cur.b;
+  if (b.kind === "record") {
+    const t = b.fields.get(key) as Extract<Binding, { kind: "temp" }>;
+    if (t.rank === 0 && !t.offset) return { kind: "var", name: t.name };
+    return { kind: "subscript", array: t.name, indices: [t.offset ? add(t.offset, flat) : flat] };
+  }
+  const count = b.type.leaves.get(key)!.count;
+  return { kind: "subscript", array: b.field(key, pos), indices: [add(mul(cur.elem!, count), flat)] };
+}
+
+/** The key of the cursor's current field (its path) or struct prefix. */
+function keyOf(cur: Cursor): string {
+  return cur.path.join(".");
+}
+
 /**
- * `s.f`, `p->f` or `(*p).f` on a local of a struct with mixed field types (a `record` binding;
- * `p` is `&s` passed to a device function): the field's private scalar; undefined for every other
- * expression.
+ * A scalar of a struct with mixed field types: `s.f`, `p->f`, `(*p).f`, `bcs[i].f`, `s.vals[k]`,
+ * `s.n.x`, `bcs[i].pts[j].x` (a `record` or `records` binding); undefined for every other expression.
  */
 export function recordField(lw: RecordHost, e: A.Expr, ctx: Ctx): Expr | undefined {
-  if (e.kind !== "member") return undefined;
-  let t = e.target;
-  if (!e.arrow && t.kind === "unary" && t.op === "*") t = t.operand;
-  const deref = e.arrow || t !== e.target;
-  // `bc[i].u` on an array of such structs (a split pointer argument or a local array): `bc_u[i]`.
-  if (!deref && t.kind === "index" && t.target.kind === "ident") {
-    const r = ctx.scope.get(t.target.name);
-    if (r?.kind === "records") return recordsField(r, lw.expr(t.index, ctx), e);
-  }
-  if (t.kind !== "ident") return undefined;
-  const b = ctx.scope.get(t.name);
-  if (b?.kind === "records") {
-    if (!deref) lw.fail(`"${t.name}" points to structs "${b.struct}"; use ${t.name}[i].${e.name} or ${t.name}->${e.name}`, e.pos);
-    return recordsField(b, c(0), e);
-  }
-  if (b?.kind !== "record") return undefined;
-  const f = b.fields.get(e.name);
-  if (f?.kind !== "temp") return lw.fail(`struct "${b.struct}" has no field "${e.name}" (its fields: ${[...b.fields.keys()].join(", ")})`, e.pos);
-  return { kind: "var", name: f.name };
+  if (e.kind !== "member" && e.kind !== "index") return undefined;
+  const cur = walk(lw, e, ctx);
+  if (!cur?.member || cur.left > 0) return undefined;
+  const key = keyOf(cur);
+  const leaf = cur.b.type.leaves.get(key)!;
+  return leafPlace(cur, key, within(cur.subs, leaf.dims, 0), e.pos);
 }
 
 /**
- * A whole struct with mixed field types as one place per field, for copies: a local (`bc`), an
- * element of an array of them (`bcs[i]`, `p[0]`) or `*p`; undefined for every other expression.
+ * A whole struct with mixed field types, or a nested struct in one, as one place per leaf element,
+ * for copies: a local (`bc`), an element of an array of them (`bcs[i]`, `p[0]`, `*p`), a nested
+ * struct field (`bc.n`, `bcs[i].pts[1]`); undefined for every other expression.
  */
 export function recordPlaces(lw: RecordHost, e: A.Expr, ctx: Ctx): RecordPlaces | undefined {
-  let base = e;
-  let index: Expr | undefined;
-  if (e.kind === "index") [base, index] = [e.target, lw.expr(e.index, ctx)];
-  else if (e.kind === "unary" && e.op === "*") [base, index] = [e.operand, c(0)];
-  if (base.kind !== "ident") return undefined;
-  const b = ctx.scope.get(base.name);
-  if (b?.kind === "record" && index === undefined) {
-    return { struct: b.struct, fields: new Map([...b.fields].map(([f, x]) => [f, { kind: "var", name: (x as { name: string }).name }])) };
+  const cur = walk(lw, e, ctx);
+  if (!cur || cur.member || (cur.b.kind === "records" && cur.elem === undefined)) return undefined;
+  const prefix = keyOf(cur);
+  const fields = new Map<string, Expr>();
+  for (const [rel, leaf] of leavesUnder(cur.b.type, prefix)) {
+    const n = leaf.count / product(leaf.dims.slice(0, cur.subs.length));
+    for (let j = 0; j < n; j++) fields.set(n > 1 ? `${rel}[${j}]` : rel, leafPlace(cur, leaf.key, within(cur.subs, leaf.dims, j), e.pos));
   }
-  if (b?.kind !== "records" || index === undefined) return undefined;
-  const at: Expr = b.offset ? { kind: "arith", op: "+", left: b.offset, right: index } : index;
-  return { struct: b.struct, fields: new Map([...b.fields.keys()].map((f) => [f, { kind: "subscript", array: b.field(f, e.pos), indices: [at] }])) };
+  return { struct: cur.type.name, fields };
 }
 
-/** Field `e.name` of element `i` of a records binding: an element of that field's array. */
-function recordsField(b: Extract<Binding, { kind: "records" }>, i: Expr, e: Extract<A.Expr, { kind: "member" }>): Expr {
-  const index: Expr = b.offset ? { kind: "arith", op: "+", left: b.offset, right: i } : i;
-  return { kind: "subscript", array: b.field(e.name, e.pos), indices: [index] };
+/**
+ * What a device function's pointer parameter binds to when passed a part of such a struct: an
+ * array field (`bc.vals`, `bcs[i].vals`, `bc.m[1]`) is a 1-D array at its first element; `&bc.n`
+ * or `&bcs[i].n` of a nested struct is a record (or records) view of its leaves. Undefined for
+ * every other expression (`&bc`, `&bcs[i]`, `&bc.u` take the general paths).
+ */
+export function recordPointer(lw: RecordHost, e: A.Expr, ctx: Ctx): Binding | undefined {
+  const addr = e.kind === "unary" && e.op === "&";
+  const target = addr ? e.operand : e;
+  if (target.kind !== "member" && target.kind !== "index") return undefined;
+  const cur = walk(lw, target, ctx);
+  if (!cur || cur.path.length === 0) return undefined;
+  const b = cur.b;
+  if (cur.member && cur.left > 0 && !addr) {
+    if (cur.left > 1 || cur.member.type) lw.fail(`"${label(b.name, cur)}" passed as a pointer: only a 1-D array of scalars in a struct with mixed field types can be (subscript it down to one dimension)`, e.pos);
+    const key = keyOf(cur);
+    const flat = within(cur.subs, b.type.leaves.get(key)!.dims, 0);
+    if (b.kind === "record") {
+      const t = b.fields.get(key) as Extract<Binding, { kind: "temp" }>;
+      const at = t.offset ? add(t.offset, flat) : flat;
+      return { kind: "temp", name: t.name, rank: 1, ...(at.kind === "const" && at.value === 0 ? {} : { offset: at }) };
+    }
+    const at = add(mul(cur.elem!, b.type.leaves.get(key)!.count), flat);
+    const name = b.field(key, e.pos);
+    return b.local ? { kind: "temp", name, rank: 1, offset: at } : { kind: "array", name, offset: at };
+  }
+  if (!addr || cur.member) return undefined;
+  // `&bc.n`: a view of the nested struct's leaves.
+  const prefix = keyOf(cur);
+  const under = leavesUnder(b.type, prefix);
+  if (b.kind === "record") {
+    const fields = new Map<string, Binding>();
+    for (const [rel, leaf] of under) {
+      const t = b.fields.get(leaf.key) as Extract<Binding, { kind: "temp" }>;
+      const flat = within(cur.subs, leaf.dims, 0);
+      const plain = cur.subs.length === 0 && t.rank === 0;
+      fields.set(rel, plain ? t : { kind: "temp", name: t.name, rank: 1, offset: t.offset ? add(t.offset, flat) : flat });
+    }
+    return { kind: "record", name: label(b.name, cur), struct: cur.type.name, type: cur.type, fields };
+  }
+  if (cur.subs.length > 0) lw.fail(`"&${label(b.name, cur)}": a pointer to a struct inside an array field of structs "${b.struct}" is not supported; pass the array's elements' fields`, e.pos);
+  return {
+    kind: "records", name: label(b.name, cur), struct: cur.type.name, type: cur.type, local: b.local,
+    fields: new Map(under.map(([rel, leaf]) => [rel, leaf.dtype])),
+    field: (f, pos) => b.field(`${prefix}.${f}`, pos),
+    offset: cur.elem!,
+  };
 }

@@ -12,6 +12,7 @@
  */
 import { byteSize, c, dtypeKind, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
+import { recordType, type MemberSpec, type RecordType } from "./record-type.js";
 import type { StructFieldLayout, StructLayout } from "./struct-layout.js";
 import { vectorLayout, vectorTypeNamed } from "./vectors.js";
 
@@ -28,6 +29,8 @@ export class StructTable {
   private readonly tags = new Map<string, StructBase>();
   private readonly done = new Map<StructBase, StructLookup>();
   private readonly inProgress = new Set<StructBase>();
+  /** Records by definition and the name they are known by (one type object per struct, so copies can compare them). */
+  private readonly records = new Map<StructBase, Map<string, RecordType | undefined>>();
 
   /**
    * `typedefs`: the file's non-pointer typedefs; `builtin`: the dtype of a scalar type name;
@@ -66,23 +69,43 @@ export class StructTable {
   }
 
   /**
-   * The scalar fields of a struct that has no single-dtype layout (`{ int type; double value; }`),
-   * for locals of it, which need no layout: one private scalar per field. Undefined where a field
-   * is not a plain numeric scalar (arrays, pointers, nested structs) or `spec` names no struct.
+   * A struct that has no single-dtype layout (`{ int type; double vals[3]; }`) as a record
+   * (record-type.ts): its leaves (scalar fields, array fields, fields of nested structs) with C's
+   * layout; `fields` maps each leaf's path (`vals`, `n.x`) to its dtype. Undefined where a field is
+   * a pointer, a union, a vector or not numeric, or `spec` names no struct.
    */
-  recordFields(spec: A.TypeSpec): { readonly name: string; readonly fields: ReadonlyMap<string, Dtype> } | undefined {
+  recordFields(spec: A.TypeSpec): { readonly name: string; readonly fields: ReadonlyMap<string, Dtype>; readonly type: RecordType } | undefined {
     const d = this.definition(spec);
-    if (!d || d.def.tag === "union") return undefined;
-    const fields = new Map<string, Dtype>();
-    for (const f of d.def.fields ?? []) {
-      const dt = this.scalar(f.spec);
-      if (dt === undefined) return undefined;
+    const type = d && this.record(d.def, d.name, new Set());
+    return type && { name: d.name, fields: new Map([...type.leaves].map(([k, l]) => [k, l.dtype])), type };
+  }
+
+  private record(def: StructBase, name: string, seen: ReadonlySet<StructBase>): RecordType | undefined {
+    const key = name;
+    const memo = this.records.get(def)?.get(key);
+    if (memo !== undefined || this.records.get(def)?.has(key)) return memo;
+    const r = this.recordOf(def, name, seen);
+    if (!this.records.has(def)) this.records.set(def, new Map());
+    this.records.get(def)!.set(key, r);
+    return r;
+  }
+
+  private recordOf(def: StructBase, name: string, seen: ReadonlySet<StructBase>): RecordType | undefined {
+    if (def.tag === "union" || seen.has(def)) return undefined;
+    const specs: MemberSpec[] = [];
+    for (const f of def.fields ?? []) {
+      const dtype = this.scalar(f.spec);
+      const inner = dtype === undefined ? this.definition(f.spec) : undefined;
+      const type = inner && this.record(inner.def, inner.name, new Set([...seen, def]));
+      if (dtype === undefined && !type) return undefined;
       for (const x of f.declarators) {
-        if (x.pointers.length + x.arrayDims.length > 0) return undefined;
-        fields.set(x.name, dt);
+        if (x.pointers.length > 0) return undefined;
+        const dims = x.arrayDims.map((e) => (e === undefined ? undefined : this.constant(e)));
+        if (dims.some((v) => v === undefined || v < 1)) return undefined;
+        specs.push({ name: x.name, dims: dims as number[], ...(type ? { type } : { dtype: dtype! }) });
       }
     }
-    return fields.size > 0 ? { name: d.name, fields } : undefined;
+    return specs.length > 0 ? recordType(name, specs) : undefined;
   }
 
   /** The definition of the struct `spec` names (through typedefs and tags), whether or not it can be lowered. */
@@ -126,6 +149,13 @@ export class StructTable {
   private layout(b: StructBase, name: string): StructLookup {
     const no = (reason: string): StructLookup => ({ name, reason });
     if (b.tag === "union") return no("it is a union (its fields overlap)");
+    for (const f of b.fields ?? []) {
+      const p = f.declarators.find((d) => d.pointers.length > 0);
+      if (p) {
+        return no(`field "${p.name}" is a pointer (line ${p.pos.line}:${p.pos.column}): OCCA copies a struct's bytes to the device as they are, so a host `
+          + "pointer inside is no device address (OpenCL C forbids pointers in kernel-argument structs); pass what it points to as a pointer argument of the kernel");
+      }
+    }
     const fields = new Map<string, StructFieldLayout>();
     const types: string[] = [];
     const scalars: Dtype[] = [];
@@ -232,21 +262,23 @@ function sameStorage(a: Dtype, b: Dtype): boolean {
   return int(a) && int(b) && byteSize(a) === byteSize(b);
 }
 
-function add(a: Expr, b: Expr): Expr {
+/** `a + b` of index expressions, folding constants. */
+export function add(a: Expr, b: Expr): Expr {
   if (a.kind === "const" && b.kind === "const" && !a.isFloat && !b.isFloat) return c(a.value + b.value);
   if (b.kind === "const" && b.value === 0) return a;
   if (a.kind === "const" && a.value === 0) return b;
   return { kind: "arith", op: "+", left: a, right: b };
 }
 
-function mul(a: Expr, n: number): Expr {
+/** `a * n` of an index expression, folding constants. */
+export function mul(a: Expr, n: number): Expr {
   if (n === 1) return a;
   return a.kind === "const" && !a.isFloat ? c(a.value * n) : { kind: "arith", op: "*", left: a, right: c(n) };
 }
 
 /** The message for a struct that cannot be lowered. */
 export function structReason(r: { readonly name: string; readonly reason: string }): string {
-  return `struct "${r.name}" cannot be lowered: ${r.reason}; only structs whose fields all have one scalar type are (an array of them gets one more, innermost axis)`;
+  return `struct "${r.name}" cannot be lowered: ${r.reason}; accepted are structs of numeric scalar fields, fixed-size arrays of them and nested such structs`;
 }
 
 function rename(r: StructLookup, name: string): StructLookup {

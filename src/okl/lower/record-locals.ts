@@ -1,0 +1,154 @@
+/**
+ * Declarations and copies of structs whose fields mix types (records, record-type.ts), shared by
+ * the kernel's statements (kernel-statements.ts), its arguments (kernel-arguments.ts) and opaque
+ * blocks (opaque.ts): a local is one private temporary per leaf, a local / `@shared` / `@exclusive`
+ * array of them one flat temporary per leaf, a pointer argument one array argument per leaf the
+ * kernel uses, and `a = b` between struct values one assignment per leaf element.
+ *
+ *   bcData bc = {1, {0.5, 1.5, 2.5}};   ->  bc_type = 1; bc_vals[0] = 0.5; …
+ *   @shared bcData s[16];              ->  local double s_vals[48]; local int s_type[16]
+ */
+import { c, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
+import type { Binding, Ctx } from "./bindings.js";
+import { arrayExtents, flattenInit } from "./initializers.js";
+import { product, type RecordType } from "./record-type.js";
+import type { RecordPlaces } from "./records.js";
+
+/** What declaring records asks of the lowering around it; `assign` emits one assignment (an instruction, or a block statement). */
+export interface RecordDeclHost {
+  readonly ex: { recordPlaces(e: A.Expr, ctx: Ctx): RecordPlaces | undefined; expr(e: A.Expr, ctx: Ctx): Expr };
+  fresh(base: string): string;
+  addTemp(t: Temporary): void;
+  fail(detail: string, pos: A.Pos): never;
+  assign(lhs: Expr, rhs: Expr, pos: A.Pos): void;
+}
+
+/** A record as StructTable.recordFields gives it. */
+export interface RecordSpec {
+  readonly name: string;
+  readonly fields: ReadonlyMap<string, Dtype>;
+  readonly type: RecordType;
+}
+
+/** The name of a leaf's storage: `bc` and `n.x` give `bc_n_x`. */
+function leafName(base: string, key: string): string {
+  return `${base}_${key.replace(/\./g, "_")}`;
+}
+
+/**
+ * `bcData bc;` (also `@exclusive`): one private temporary per leaf (a scalar, or a flat array of
+ * an array field's elements), bound as a record; `= {…}` (fully braced: an array or struct field
+ * takes its own braces; missing values are 0, as in C) or `= other` initializes it.
+ */
+export function declareRecord(h: RecordDeclHost, r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
+  const fields = new Map<string, Binding>();
+  for (const [key, leaf] of r.type.leaves) {
+    const name = h.fresh(leafName(d.name, key));
+    h.addTemp({ name, dtype: leaf.dtype, shape: leaf.count > 1 || leaf.dims.length > 0 ? [c(leaf.count)] : [], addressSpace: "private", order: "C", dimTags: undefined });
+    fields.set(key, { kind: "temp", name, rank: leaf.count > 1 || leaf.dims.length > 0 ? 1 : 0 });
+  }
+  const b: Binding = { kind: "record", name: d.name, struct: r.name, type: r.type, fields };
+  ctx.scope.set(d.name, b);
+  if (d.init === undefined) return;
+  const self = h.ex.recordPlaces({ kind: "ident", name: d.name, pos: d.pos }, ctx)!;
+  if (d.init.kind !== "initList") return copyRecord(h, self, d.init, ctx, d.pos);
+  const values = new Map<string, A.Expr | undefined>();
+  initValues(h, r.type, "", d.init, d.name, values);
+  for (const [key, place] of self.fields) {
+    const dtype = r.type.leaves.get(key.replace(/\[\d+\]$/, ""))!.dtype;
+    const item = values.get(key);
+    h.assign(place, { kind: "cast", dtype, value: item ? h.ex.expr(item, ctx) : c(0) }, d.pos);
+  }
+}
+
+/** The values of a fully braced initializer of record type `t`, keyed like RecordPlaces' fields. */
+function initValues(h: RecordDeclHost, t: RecordType, prefix: string, init: A.InitList, what: string, out: Map<string, A.Expr | undefined>): void {
+  const accepted = `a braced list of its fields' values in order (an array or struct field in braces of its own)`;
+  if (init.designators.some((x) => x !== undefined)) h.fail(`struct "${t.name}" "${what}": designated initializers are not supported; use ${accepted}`, init.pos);
+  if (init.items.length > t.members.size) h.fail(`struct "${t.name}" "${what}": ${init.items.length} values for ${t.members.size} fields; use ${accepted}`, init.pos);
+  [...t.members.values()].forEach((m, k) => {
+    const item = init.items[k];
+    const key = prefix + m.name;
+    if (item === undefined) return;
+    if (m.dims.length === 0 && m.dtype) {
+      if (item.kind === "initList") h.fail(`struct "${t.name}" "${what}": field "${key}" is a scalar, initialized with {…}`, item.pos);
+      out.set(key, item);
+      return;
+    }
+    if (item.kind !== "initList") h.fail(`struct "${t.name}" "${what}": field "${key}" is ${m.type ? "a struct" : "an array"}; give its values in braces ({…})`, item.pos);
+    if (m.type && m.dims.length === 0) return initValues(h, m.type, `${key}.`, item, what, out);
+    if (m.type) h.fail(`struct "${t.name}" "${what}": initializers of array field "${key}" of structs are not supported; assign its fields`, item.pos);
+    const flat = flattenInit(item, m.dims, `${what}.${key}`, (msg, p) => h.fail(msg, p));
+    flat.items.forEach((x, j) => out.set(product(m.dims) > 1 ? `${key}[${j}]` : key, x));
+  });
+}
+
+/**
+ * `to = value` for struct values with mixed field types (`bc = bcs[i]`, `bcs[i] = bc`, `bc.n = *q`):
+ * one assignment per leaf element. `refused`: the operator (`+=`, `@atomic`) that makes it an error.
+ */
+export function copyRecord(h: RecordDeclHost, to: RecordPlaces, value: A.Expr, ctx: Ctx, pos: A.Pos, refused?: string): void {
+  if (refused) h.fail(`struct "${to.struct}": whole structs can only be copied with "=" (not "${refused}")`, pos);
+  const from = h.ex.recordPlaces(value, ctx);
+  if (!from || from.struct !== to.struct || from.fields.size !== to.fields.size) {
+    h.fail(`a struct "${to.struct}" can only be assigned a struct "${to.struct}" (a local, an element of an array of them, *p or a nested struct field)${from ? `, not a struct "${from.struct}"` : ""}`, value.pos);
+  }
+  // Each leaf element is its own storage: copying one never changes another, so no staging is needed.
+  for (const [f, x] of to.fields) h.assign(x, from.fields.get(f)!, pos);
+}
+
+/**
+ * `@shared bcData s_bc[16];` (also private and `@exclusive` arrays): one flat temporary per leaf
+ * in that memory, element i's leaf elements at i*count … (`s_bc[t].vals[k]` is `s_bc_vals[3*t + k]`).
+ */
+export function declareRecords(h: RecordDeclHost, r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
+  if (d.init !== undefined) h.fail(`array of struct "${r.name}" "${d.name}": initializers of arrays of structs with mixed field types are not supported; assign the fields`, d.pos);
+  if (d.arrayDims.length !== 1) h.fail(`array of struct "${r.name}" "${d.name}": only one-dimensional arrays of structs with mixed field types are supported`, d.pos);
+  const [n] = arrayExtents(d, ctx.scope, (m, p) => h.fail(m, p), false, `array "${d.name}" needs a size`);
+  const names = new Map<string, string>();
+  for (const [key, leaf] of r.type.leaves) {
+    const name = h.fresh(leafName(d.name, key));
+    h.addTemp({ name, dtype: leaf.dtype, shape: [c(n! * leaf.count)], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
+    names.set(key, name);
+  }
+  const field = (f: string, pos: A.Pos): string => names.get(f) ?? h.fail(`struct "${r.name}" has no field "${f}" (its fields: ${[...r.fields.keys()].join(", ")})`, pos);
+  ctx.scope.set(d.name, { kind: "records", name: d.name, struct: r.name, type: r.type, fields: r.fields, field, local: true });
+}
+
+/** A pointer argument's C layout, as Kernel.oklOptions.structArgs keeps it, and the arguments made per leaf. */
+export interface RecordArg {
+  readonly arg: string;
+  readonly struct: string;
+  readonly size: number;
+  readonly align: number;
+  readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number; readonly elements?: readonly number[] }[];
+  readonly made: Map<string, string>;
+}
+
+/** What a split pointer argument asks of the argument lowering: a fresh array argument for leaf `key` (its index among the leaves given). */
+export type MakeLeafArg = (name: string, dtype: Dtype, leafIndex: number) => void;
+
+/**
+ * `bcData *bcs`: one array argument per leaf the kernel uses, `<arg>_<leaf path>`, made on first
+ * use by `make` (`bcs[i].vals[k]` is `bcs_vals[3*i + k]`); `layout` receives C's layout of the
+ * struct for the host helpers (src/okl/struct-args.ts).
+ */
+export function recordsArgument(arg: string, r: RecordSpec, fresh: (base: string) => string, make: MakeLeafArg, fail: (m: string, p: A.Pos) => never): { binding: Binding; layout: RecordArg } {
+  const keys = [...r.type.leaves.keys()];
+  const made = new Map<string, string>();
+  const layout: RecordArg = {
+    arg, struct: r.name, size: r.type.size, align: r.type.align, made,
+    fields: [...r.type.leaves.values()].map((l) => ({ name: l.key, dtype: l.dtype, offset: l.offsets[0]!, ...(l.count > 1 || l.dims.length > 0 ? { elements: l.offsets } : {}) })),
+  };
+  const field = (f: string, pos: A.Pos): string => {
+    const memo = made.get(f);
+    if (memo) return memo;
+    const leaf = r.type.leaves.get(f) ?? fail(`struct "${r.name}" has no field "${f}" (its fields: ${keys.join(", ")})`, pos);
+    const name = fresh(leafName(arg, f));
+    make(name, leaf.dtype, keys.indexOf(f));
+    made.set(f, name);
+    return name;
+  };
+  return { binding: { kind: "records", name: arg, struct: r.name, type: r.type, fields: r.fields, field }, layout };
+}

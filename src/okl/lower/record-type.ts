@@ -1,0 +1,84 @@
+/**
+ * Structs whose fields mix types (`struct bc { int type; double vals[3]; struct { double x, y; } n; }`),
+ * "records": C pads them, so no IR array holds them; each scalar LEAF of the struct (a scalar field,
+ * an array field, a field of a nested struct) gets storage of its own. This module is the records'
+ * type: C's layout (x86-64 / aarch64: each scalar aligned to its size, a struct to its largest
+ * member) and the leaves, each with its array dims along the path and the byte offset of each of its
+ * elements inside the struct (what the host helpers in src/okl/struct-args.ts read and write).
+ *
+ *   struct bc { int type; double vals[3]; }   -> size 32, align 8,
+ *     leaves: type (int32, dims [], offsets [0]), vals (float64, dims [3], offsets [8, 16, 24])
+ *   struct pts { char k; struct { double x; int i; } p[2]; } -> leaf "p.x": dims [2], offsets [8, 24]
+ */
+import { byteSize, type Dtype } from "../../ir/index.js";
+
+/** A field of a record: a scalar (`dtype`) or a nested struct (`type`), with its array dims and byte offset. */
+export interface RecordMember {
+  readonly name: string;
+  readonly dims: readonly number[];
+  readonly offset: number;
+  readonly dtype?: Dtype;
+  readonly type?: RecordType;
+}
+
+/** A scalar leaf: `key` is its path (`n.x`), `dims` every array dim along the path (outer first), `offsets` each element's byte offset, row-major. */
+export interface RecordLeaf {
+  readonly key: string;
+  readonly dtype: Dtype;
+  readonly dims: readonly number[];
+  readonly count: number;
+  readonly offsets: readonly number[];
+}
+
+export interface RecordType {
+  readonly name: string;
+  readonly members: ReadonlyMap<string, RecordMember>;
+  readonly size: number;
+  readonly align: number;
+  readonly leaves: ReadonlyMap<string, RecordLeaf>;
+}
+
+/** A field as declared: a scalar dtype or a nested record, and its array dims. */
+export interface MemberSpec {
+  readonly name: string;
+  readonly dims: readonly number[];
+  readonly dtype?: Dtype;
+  readonly type?: RecordType;
+}
+
+/** C's layout of a struct with these fields, and its leaves. */
+export function recordType(name: string, specs: readonly MemberSpec[]): RecordType {
+  const members = new Map<string, RecordMember>();
+  const leaves = new Map<string, RecordLeaf>();
+  let at = 0;
+  let align = 1;
+  for (const m of specs) {
+    const a = m.type ? m.type.align : byteSize(m.dtype!);
+    const size = m.type ? m.type.size : byteSize(m.dtype!);
+    at = Math.ceil(at / a) * a;
+    members.set(m.name, { ...m, offset: at });
+    const n = product(m.dims);
+    if (m.dtype) {
+      leaves.set(m.name, { key: m.name, dtype: m.dtype, dims: m.dims, count: n, offsets: Array.from({ length: n }, (_, k) => at + k * size) });
+    } else {
+      for (const l of m.type!.leaves.values()) {
+        const base = at;
+        const offsets = Array.from({ length: n }, (_, j) => l.offsets.map((o) => base + j * size + o)).flat();
+        leaves.set(`${m.name}.${l.key}`, { key: `${m.name}.${l.key}`, dtype: l.dtype, dims: [...m.dims, ...l.dims], count: n * l.count, offsets });
+      }
+    }
+    at += n * size;
+    align = Math.max(align, a);
+  }
+  return { name, members, size: Math.ceil(at / align) * align, align, leaves };
+}
+
+/** The leaves under `prefix` (a nested struct's path; "" for all), keyed relative to it. */
+export function leavesUnder(t: RecordType, prefix: string): [rel: string, leaf: RecordLeaf][] {
+  if (prefix === "") return [...t.leaves].map(([k, l]) => [k, l]);
+  return [...t.leaves].filter(([k]) => k.startsWith(`${prefix}.`)).map(([k, l]) => [k.slice(prefix.length + 1), l]);
+}
+
+export function product(dims: readonly number[]): number {
+  return dims.reduce((p, n) => p * n, 1);
+}
