@@ -17,7 +17,10 @@ export type BinOp = "+" | "-" | "*" | "/" | "//" | "%" | "**" | "<" | "<=" | ">"
 export type Ex =
   | { readonly k: "var"; readonly name: string }
   | { readonly k: "lit"; readonly value: number; readonly dtype: ExDtype }
-  /** `l op r` computed in `dtype` (for comparisons: the operands' dtype). `nonneg`: `//` of a non-negative value. */
+  /**
+   * `l op r` computed in `dtype` (for comparisons: the operands' dtype). `nonneg`: `//` or `%` of
+   * a value proved non-negative (and within int32) by a positive constant: truncation floors.
+   */
   | { readonly k: "bin"; readonly op: BinOp; readonly l: Ex; readonly r: Ex; readonly dtype: ExDtype; readonly insn?: string; readonly nonneg?: boolean }
   | { readonly k: "neg"; readonly e: Ex; readonly dtype: ExDtype }
   /** `~e`, computed in the integer dtype `dtype`. */
@@ -166,6 +169,7 @@ export class Printer {
             if (e.dtype === "float32" || e.dtype === "float64" || e.dtype === "float16") {
               return [this.ex.call("loopy_fmod", e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
             }
+            if (e.nonneg) return [`${this.expr(e.l, 10)} % ${this.expr(e.r, 11)}`, 10];
             return [this.ex.mod(this.expr(e.l), this.expr(e.r), e.dtype, this), ATOM];
           case "&": case "|": case "^": case "<<": case ">>": {
             // Operands that are other infix operators get parentheses, as gcc -Wparentheses asks.

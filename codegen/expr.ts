@@ -19,6 +19,12 @@ export interface ExprScope {
   varEx(name: string): { ex: Ex; dtype: Dtype };
   /** The dtype of an array and the flat index of `a[indices]` / `a[[index]]`. */
   element(e: Expr & { kind: "subscript" | "linear" }): { array: string; index: Ex; dtype: Dtype };
+  /**
+   * Whether the int32 numerator `e` of a floor division or modulo by a positive constant is
+   * provably in [0, INT32_MAX] where the instruction runs (codegen/lower/divisions.ts); then C
+   * prints plain `/` and `%`. Absent: never.
+   */
+  nonneg?(e: Expr): boolean;
 }
 
 export function typeOf(e: Expr, s: ExprScope): TypeInfo {
@@ -67,7 +73,11 @@ function natural(e: Expr, t: Dtype, s: ExprScope): Ex {
     case "arith": {
       // A shift count keeps its own dtype (C converts the two operands of a shift separately).
       const rt = isShiftOp(e.op) ? typeOf(e.right, s).dtype : t;
-      return { k: "bin", op: e.op, l: lowerExpr(e.left, t, s), r: lowerExpr(e.right, rt, s), dtype: t, insn: s.insnId };
+      const bin: Ex = { k: "bin", op: e.op, l: lowerExpr(e.left, t, s), r: lowerExpr(e.right, rt, s), dtype: t, insn: s.insnId };
+      // `a // d`, `a % d` with a >= 0 and d > 0 a constant: truncating division floors.
+      const exact = (e.op === "//" || e.op === "%") && t === "int32" && e.right.kind === "const" && !e.right.isFloat &&
+        Number.isSafeInteger(e.right.value) && e.right.value > 0 && s.nonneg?.(e.left) === true;
+      return exact ? { ...bin, nonneg: true } : bin;
     }
     case "neg": return { k: "neg", e: lowerExpr(e.operand, t, s), dtype: t };
     case "bitnot": return { k: "bitnot", e: lowerExpr(e.operand, t, s), dtype: t };

@@ -13,6 +13,7 @@ import type { Aff, BasicSet } from "../../src/poly/index.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "../expr.js";
 import type { GuardLowering } from "./guards.js";
+import { provablyNonneg } from "./divisions.js";
 import { addressSpaceOf, temporaryOf, type KernelHost } from "./host.js";
 import { affEx, joinEx } from "./rows.js";
 
@@ -57,15 +58,15 @@ export class InstructionLowering {
       return [{ k: "barrier", comment: `for ${id}`, memory: insn.memKind ?? "local+global" }];
     }
     const d = this.h.insnDomain(insn);
-    if (insn.kind === "block") return this.guards.guarded(d, known, ctx, insn.id, () => this.block(insn, known));
-    return this.guards.guarded(d, known, ctx, insn.id, () => this.assign(insn, known));
+    if (insn.kind === "block") return this.guards.guarded(d, known, ctx, insn.id, (c) => this.block(insn, known, c));
+    return this.guards.guarded(d, known, ctx, insn.id, (c) => this.assign(insn, known, c));
   }
 
   /**
    * An opaque block as statements in its own braces: locals renamed away from the kernel's names
    * (a stride or bound may print a parameter inside), exits lowered to flags, `for` to `while`.
    */
-  private block(insn: BlockInsn, known: readonly string[]): Stmt[] {
+  private block(insn: BlockInsn, known: readonly string[], ctx: BasicSet): Stmt[] {
     const problem = checkBlock(insn.body);
     if (problem) throw new CodegenError(`block "${insn.id}": ${problem}`);
     const avoid = new Set([...this.kernelNames, ...this.params]);
@@ -77,7 +78,7 @@ export class InstructionLowering {
     const locals = blockLocals(body);
     // The exit flags lowerExits declared are the block's own locals too.
     this.h.names.take(locals.keys());
-    const outer = this.scope(insn.id, known);
+    const outer = this.scope(insn.id, known, ctx);
     const scope: ExprScope = {
       ...outer,
       env: blockTypeEnv(outer.env, locals),
@@ -120,8 +121,8 @@ export class InstructionLowering {
     return [{ k: "if", cond, then: inner[0]! }];
   }
 
-  private assign(insn: Assignment, known: readonly string[]): Stmt[] {
-    const scope = this.scope(insn.id, known);
+  private assign(insn: Assignment, known: readonly string[], ctx: BasicSet): Stmt[] {
+    const scope = this.scope(insn.id, known, ctx);
     const lhs = insn.lhs;
     const taken = this.h.absorbedPredicates(insn);
     const preds = insn.predicates.filter((_, at) => !taken.has(at)).map((p) => lowerCond(p, scope));
@@ -171,7 +172,10 @@ export class InstructionLowering {
     return d;
   }
 
-  private scope(insnId: string, known: readonly string[]): ExprScope {
+  /** `ctx`: the loop context where the instruction runs (what proves a numerator non-negative). */
+  private scope(insnId: string, known: readonly string[], ctx: BasicSet): ExprScope {
+    // A block's locals are renamed away from these names, so no local is taken for one.
+    const vars = (n: string) => known.includes(n) || (this.params.has(n) && findArg(this.h.k, n)?.dtype === "int32");
     const self: ExprScope = {
       insnId,
       env: this.env,
@@ -185,6 +189,7 @@ export class InstructionLowering {
         return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
       },
       element: (e) => this.element(e, self),
+      nonneg: (e) => provablyNonneg(e, ctx, vars),
     };
     return self;
   }

@@ -92,6 +92,10 @@ function jsExpr(e: Ex, p: Printer, checked = false): string {
           default: return `(${a} ${e.op} ${b})`;
         }
       }
+      // A numerator proved in [0, INT32_MAX] over a positive constant (codegen/lower/divisions.ts):
+      // no helper call, no trap site; the result is in range, so no wrap either.
+      if (e.nonneg && e.op === "//") return `Math.floor(${a} / ${b})`;
+      if (e.nonneg && e.op === "%") return `(${a} % ${b})`;
       if (e.op in JS_COMPARE) return `(${a} ${JS_COMPARE[e.op]} ${b} ? 1 : 0)`;
       if (e.op === "&&" || e.op === "||") return `((${a}) != 0 ${e.op} (${b}) != 0 ? 1 : 0)`;
       if (e.op === "min" || e.op === "max") return call(e.op, [a, b], e.dtype);
