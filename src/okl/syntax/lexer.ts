@@ -38,51 +38,109 @@ for (const p of PUNCT) {
 }
 for (const list of PUNCT_BY_FIRST.values()) list.sort((a, b) => b.length - a.length);
 
-const WS = /(?:[ \t\f\v\r]|\\\r?\n)+/y;
-const LINE_COMMENT = /\/\/[^\n]*/y;
-const BLOCK_COMMENT = /\/\*[\s\S]*?\*\//y;
-const NUMBER = /\.?[0-9](?:[eEpP][+-]|[0-9a-zA-Z_.'])*/y;
-const STRING = /(?:u8|[uUL])?"(?:\\[\s\S]|[^"\\\n])*"/y;
-const CHAR = /(?:[uUL])?'(?:\\[\s\S]|[^'\\\n])*'/y;
-const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*/y;
-
-function sticky(re: RegExp, text: string, at: number): string | undefined {
-  re.lastIndex = at;
-  return re.exec(text)?.[0];
-}
+// Character codes the scanner dispatches on.
+const NL = 10, CR = 13, SPACE = 32, TAB = 9, FF = 12, VT = 11, BACKSLASH = 92, SLASH = 47, STAR = 42, DOT = 46;
+const DQUOTE = 34, SQUOTE = 39;
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+const isIdentPart = (c: number) => isIdentStart(c) || isDigit(c);
+/** `[0-9a-zA-Z_.']`: what continues a preprocessing number (besides an exponent's sign). */
+const isNumberPart = (c: number) => (isIdentStart(c) && c !== 36) || isDigit(c) || c === DOT || c === SQUOTE;
+const isExponent = (c: number) => c === 101 || c === 69 || c === 112 || c === 80; // e E p P
+const isSpace = (c: number) => c === SPACE || c === TAB || c === CR || c === FF || c === VT;
+
+/** The end of whitespace with line splices (`(?:[ \t\f\v\r]|\\\r?\n)+`) from `at`, or `at` when there is none. */
+function wsEnd(text: string, at: number): number {
+  let k = at;
+  for (;;) {
+    const c = text.charCodeAt(k);
+    if (isSpace(c)) k++;
+    else if (c === BACKSLASH && text.charCodeAt(k + 1) === NL) k += 2;
+    else if (c === BACKSLASH && text.charCodeAt(k + 1) === CR && text.charCodeAt(k + 2) === NL) k += 3;
+    else return k;
+  }
+}
+
+/** The end of a quoted literal whose opening `quote` is at `at` (escapes skipped, no raw line break), or -1. */
+function quotedEnd(text: string, at: number, quote: number): number {
+  for (let k = at + 1; k < text.length;) {
+    const c = text.charCodeAt(k);
+    if (c === quote) return k + 1;
+    if (c === NL) return -1;
+    k += c === BACKSLASH ? 2 : 1;
+  }
+  return -1;
+}
+
+/** The end of a string (`quote` ") or character (') literal at `at` with its optional prefix (`u8`, `u`, `U`, `L`; no `u8` for characters), or -1. */
+function literalEnd(text: string, at: number, quote: number): number {
+  const c = text.charCodeAt(at);
+  if (c === quote) return quotedEnd(text, at, quote);
+  if (quote === DQUOTE && c === 117 && text.charCodeAt(at + 1) === 56 && text.charCodeAt(at + 2) === quote) return quotedEnd(text, at + 2, quote); // u8"
+  if ((c === 117 || c === 85 || c === 76) && text.charCodeAt(at + 1) === quote) return quotedEnd(text, at + 1, quote); // u" U" L"
+  return -1;
+}
+
+/** The type of the token `scan` found last; its end is `scanEnd` (no tuple per token). */
+let scanEnd = 0;
 
 /**
- * The token at `at` and its type, trying the rules in the order C's preprocessing tokens need:
- * line break, whitespace (with line splices), comment, number, string, character, identifier,
- * punctuator, and any other single character. Dispatched on the first character (a hand-written
- * scanner: a combined regular expression per token was most of the front end's lexing time).
+ * The token at `at` (its type; its end in `scanEnd`), trying the rules in the order C's
+ * preprocessing tokens need: line break, whitespace (with line splices), comment, number, string,
+ * character, identifier, punctuator, and any other single character. Dispatched on the first
+ * character code, scanned by hand (no regular expression, no allocation but the token's text).
  */
-function scan(text: string, at: number): [TokType, string] {
-  const ch = text[at]!;
-  const c = ch.charCodeAt(0);
-  if (ch === "\n") return ["nl", ch];
-  if (ch === "\r" && text[at + 1] === "\n") return ["nl", "\r\n"];
-  if (ch === " " || ch === "\t" || ch === "\r" || ch === "\f" || ch === "\v" || ch === "\\") {
-    const w = sticky(WS, text, at);
-    if (w) return ["ws", w];
-  } else if (ch === "/") {
-    const next = text[at + 1];
-    const m = next === "/" ? sticky(LINE_COMMENT, text, at) : next === "*" ? sticky(BLOCK_COMMENT, text, at) : undefined;
-    if (m) return ["comment", m];
-  } else if (isDigit(c) || (ch === "." && isDigit(text.charCodeAt(at + 1)))) {
-    return ["number", sticky(NUMBER, text, at)!];
-  } else if (ch === '"' || ch === "'" || ch === "u" || ch === "U" || ch === "L") {
-    const s = sticky(STRING, text, at);
-    if (s) return ["string", s];
-    const q = sticky(CHAR, text, at);
-    if (q) return ["char", q];
+function scan(text: string, at: number): TokType {
+  const c = text.charCodeAt(at);
+  if (isIdentStart(c)) {
+    // Strings and characters may start with an identifier letter (u8"", L'x').
+    if (c === 117 || c === 85 || c === 76) {
+      const s = literalEnd(text, at, DQUOTE);
+      if (s >= 0) return (scanEnd = s), "string";
+      const q = literalEnd(text, at, SQUOTE);
+      if (q >= 0) return (scanEnd = q), "char";
+    }
+    let k = at + 1;
+    while (isIdentPart(text.charCodeAt(k))) k++;
+    scanEnd = k;
+    return "ident";
   }
-  if (isIdentStart(c)) return ["ident", sticky(IDENT, text, at)!];
-  for (const p of PUNCT_BY_FIRST.get(ch) ?? []) if (text.startsWith(p, at)) return ["punct", p];
-  return ["other", ch];
+  if (c === NL) return (scanEnd = at + 1), "nl";
+  if (c === CR && text.charCodeAt(at + 1) === NL) return (scanEnd = at + 2), "nl";
+  if (isSpace(c) || c === BACKSLASH) {
+    const w = wsEnd(text, at);
+    if (w > at) return (scanEnd = w), "ws";
+  } else if (c === SLASH) {
+    const next = text.charCodeAt(at + 1);
+    if (next === SLASH) {
+      const e = text.indexOf("\n", at + 2);
+      return (scanEnd = e < 0 ? text.length : e), "comment";
+    }
+    if (next === STAR) {
+      const e = text.indexOf("*/", at + 2);
+      if (e >= 0) return (scanEnd = e + 2), "comment";
+    }
+  } else if (isDigit(c) || (c === DOT && isDigit(text.charCodeAt(at + 1)))) {
+    let k = c === DOT ? at + 2 : at + 1;
+    for (;;) {
+      const d = text.charCodeAt(k);
+      if (isExponent(d)) {
+        const s = text.charCodeAt(k + 1);
+        k += s === 43 || s === 45 ? 2 : 1; // e+ e- or the letter alone
+      } else if (isNumberPart(d)) k++;
+      else break;
+    }
+    scanEnd = k;
+    return "number";
+  } else if (c === DQUOTE || c === SQUOTE) {
+    const e = quotedEnd(text, at, c);
+    if (e >= 0) return (scanEnd = e), c === DQUOTE ? "string" : "char";
+  }
+  const list = PUNCT_BY_FIRST.get(text[at]!);
+  if (list) for (const p of list) if (text.startsWith(p, at)) return (scanEnd = at + p.length), "punct";
+  scanEnd = at + 1;
+  return "other";
 }
 
 /**
@@ -96,20 +154,33 @@ export function lex(text: string, file?: string, trivia = true): Tok[] {
   let line = 1;
   let col = 1;
   for (let at = 0; at < text.length;) {
-    const [type, t] = scan(text, at);
-    if (trivia || (type !== "ws" && type !== "comment")) out.push(
-      file === undefined
-        ? { type, text: t, offset: at, line, col, spaceBefore: space }
-        : { type, text: t, offset: at, line, col, file, spaceBefore: space },
-    );
-    space = type === "ws" || type === "comment" || type === "nl";
-    const nl = t.lastIndexOf("\n");
-    if (nl < 0) col += t.length;
-    else {
-      for (let k = 0; k < t.length; k++) if (t.charCodeAt(k) === 10) line++;
-      col = t.length - nl;
+    const type = scan(text, at);
+    const end = scanEnd;
+    if (trivia || (type !== "ws" && type !== "comment")) {
+      const t = text.slice(at, end);
+      out.push(
+        file === undefined
+          ? { type, text: t, offset: at, line, col, spaceBefore: space }
+          : { type, text: t, offset: at, line, col, file, spaceBefore: space },
+      );
     }
-    at += t.length;
+    space = type === "ws" || type === "comment" || type === "nl";
+    if (type === "nl") {
+      line++;
+      col = 1;
+    } else if (type === "ident" || type === "punct" || type === "number") col += end - at; // never a line break
+    else {
+      // Whitespace with splices, comments, literals with escaped line breaks, any other character.
+      let nl = -1;
+      for (let k = at; k < end; k++) {
+        if (text.charCodeAt(k) === NL) {
+          line++;
+          nl = k;
+        }
+      }
+      col = nl < 0 ? col + end - at : end - nl;
+    }
+    at = end;
   }
   return out;
 }
