@@ -21,4 +21,4 @@ export type { FileReader } from "./syntax/c-preprocessor.js";
 export { stmtChildren, exprsOfStmt, exprChildren, walkExpr } from "./syntax/walk.js";
 export { evalConst } from "./syntax/consteval.js";
 export { lowerOkl, oklKernelOptions, type OklKernelOptions, type LowerOklOptions } from "./lower/lower-okl.js";
-export { oklStructArg, oklStructArrays, oklStructBytes } from "./struct-args.js";
+export { oklStructArg, oklStructArrays, oklStructBytes, oklStructPack } from "./struct-args.js";
