@@ -55,17 +55,51 @@ export function valueKey(x: unknown): string | undefined {
 
 const kernelKeys = new WeakMap<Kernel, string | null>();
 
-/** The content key of a frozen kernel (undefined: not frozen, or a value without a key). */
+/** Key texts -> short ids (never reused: forgetting texts only loses sharing, never confuses kernels). */
+const interned = new Map<string, string>();
+let nextKeyId = 0;
+
+function intern(text: string): string {
+  let id = interned.get(text);
+  if (id === undefined) {
+    if (interned.size >= LIMIT * 8) interned.clear();
+    interned.set(text, (id = `#${(nextKeyId++).toString(36)}`));
+  }
+  return id;
+}
+
+const isFrozenKernel = (k: Kernel) => Object.isFrozen(k) && Object.isFrozen(k.domains) && Object.isFrozen(k.instructions);
+
+/**
+ * The content key of a frozen kernel (undefined: not frozen, or a value without a key): a short id
+ * standing for its content, or for the derivation that made it (`deriveKernelKey`).
+ */
 export function kernelKey(k: Kernel): string | undefined {
-  if (!Object.isFrozen(k) || !Object.isFrozen(k.domains) || !Object.isFrozen(k.instructions)) return undefined;
+  if (!isFrozenKernel(k)) return undefined;
   const known = kernelKeys.get(k);
   if (known !== undefined) return known ?? undefined;
   let doms = "";
   for (const d of k.domains) doms += `${setContentId(d)},`;
   const rest = valueKey({ ...k, domains: undefined, assumptions: undefined });
-  const key = rest === undefined ? undefined : `${doms}|${setContentId(k.assumptions)}|${rest}`;
+  const key = rest === undefined ? undefined : intern(`${doms}|${setContentId(k.assumptions)}|${rest}`);
   kernelKeys.set(k, key ?? null);
   return key;
+}
+
+/**
+ * Record that `out` is `op(k, ...args)` for a transformation `op` that is a pure function of the
+ * kernel's content and its JSON arguments (every step of a pipeline): `out`'s key is then the
+ * derivation (op, arguments, `k`'s key) instead of its content as JSON, which a never-seen variant
+ * would otherwise pay for in full before each prefetch. Equal derivations give kernels equal in
+ * content; a kernel equal in content but made another way only misses (derivation texts begin
+ * with "D|", content texts with a domain id or "|", so the two never meet).
+ */
+export function deriveKernelKey(out: Kernel, k: Kernel, op: string, args: unknown): void {
+  if (out === k || kernelKeys.has(out) || !isFrozenKernel(out)) return;
+  const kk = kernelKey(k);
+  const ak = kk === undefined ? undefined : valueKey(args);
+  if (kk === undefined || ak === undefined) return;
+  kernelKeys.set(out, intern(`D|${op}|${ak}|${kk}`));
 }
 
 const answers = contentMemo<Kernel>();

@@ -13,6 +13,7 @@ import type { Kernel } from "../src/ir/index.js";
 import {
   checkArgs, describeArgs, isOpName, OP_NAMES, REGISTRY, signatureText, type Json, type OpName, type Registry,
 } from "./registry.js";
+import { deriveKernelKey } from "./fetch-memo.js";
 
 export type { Json, OpName } from "./registry.js";
 export { OP_NAMES, isRegistered, signatureText } from "./registry.js";
@@ -89,7 +90,11 @@ function applySteps(k: Kernel, steps: readonly StepData[]): Kernel {
     const fn = REGISTRY[s.op].fn as (k: Kernel, ...args: unknown[]) => Kernel;
     try {
       // A null top-level argument is an absent one: the direct forms take undefined for "default".
-      out = fn(out, ...s.args.map((a) => (a === null ? undefined : a)));
+      const next = fn(out, ...s.args.map((a) => (a === null ? undefined : a)));
+      // A step is a pure function of the kernel's content and its JSON arguments: the result's
+      // content key follows from the derivation (what a later prefetch's memo asks for).
+      deriveKernelKey(next, out, s.op, s.args);
+      out = next;
     } catch (e) {
       if (!(e instanceof LoomError) || e instanceof InternalError) throw e;
       const place = steps.length > 1 ? `step ${i + 1} of ${steps.length}` : "step 1";

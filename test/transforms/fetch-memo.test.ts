@@ -11,6 +11,7 @@ import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { addPrefetch, precompute, splitIname } from "../../transforms/index.js";
 import { kernelKey, valueKey } from "../../transforms/fetch-memo.js";
+import { pipeline, prefetch, split } from "../../transforms/pipeline.js";
 
 const matmul = () => makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i,j] = sum(k, a[i,k]*b[k,j])", ["a, b, c: float32[n,n]", "n: int32"],
   { name: "matmul", assumptions: "n mod 16 = 0 and n >= 16" });
@@ -54,6 +55,25 @@ describe("fetch memo", () => {
     const msg = (() => { try { addPrefetch(k, "a", { sweepInames: ["nope"] }); } catch (e) { return e; } })();
     expect(msg).toBeInstanceOf(TransformError);
     expect(() => addPrefetch(tiled(16, 16), "a", { sweepInames: ["nope"] })).toThrow((msg as Error).message);
+  });
+
+  it("law: a pipeline's kernels are keyed by their derivation; equal keys mean equal content, the same steps equal keys", () => {
+    const base = matmul();
+    const steps = fc.uniqueArray(fc.record({ iname: fc.constantFrom("i", "j", "k"), factor: fc.constantFrom(1, 2, 3, 16) }), { selector: (s) => s.iname, maxLength: 3 });
+    const build = (ss: readonly { iname: string; factor: number }[]) => pipeline(...ss.map((s) => split(s.iname, s.factor)));
+    fc.assert(fc.property(steps, steps, (xs, ys) => {
+      const x = build(xs)(base);
+      const y = build(ys)(base);
+      if (kernelKey(x) === kernelKey(y)) expect(JSON.stringify(x)).toBe(JSON.stringify(y));
+      expect(kernelKey(build(xs)(base))).toBe(kernelKey(x));
+      // The fetch answer a derived key finds equals the one computed afresh.
+      if (xs.length > 0) {
+        const p = prefetch("a", { sweepInames: [] });
+        expect(JSON.stringify(p(x))).toBe(JSON.stringify(p(unfrozen(x))));
+      }
+    }), { numRuns: 25 });
+    const p = pipeline(split("i", 16, { outerTag: "g.0", innerTag: "l.1" }), split("j", 16, { outerTag: "g.1", innerTag: "l.0" }), split("k", 8), prefetch("a", { sweepInames: ["i_inner", "k_inner"] }));
+    expect(p(base)).toBe(p(base));
   });
 
   it("values JSON would confuse have no key, or distinct ones", () => {
