@@ -14,7 +14,7 @@ import { attributedJump, needsBlock } from "./block-queries.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, type VectorType } from "./vectors.js";
 import { PointerLowering } from "./kernel-pointers.js";
-import { copyRecord, declareRecord, declareRecords, type RecordDeclHost, type RecordSpec } from "./record-locals.js";
+import { copyRecord, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
 import type { RecordPlaces } from "./records.js";
 import { ATOMIC_OPS } from "./kernel-core.js";
 
@@ -141,16 +141,8 @@ export abstract class StatementLowering extends PointerLowering {
       return;
     }
     const auto = s.spec.base.kind === "named" && s.spec.base.name === "auto";
-    const lookup = auto ? undefined : this.file.structs.resolve(s.spec);
-    const record = lookup && "reason" in lookup ? this.file.structs.recordFields(s.spec) : undefined;
-    if (record && s.declarators.every((d) => scalarRecord(d) || d.pointers.length === 1 || (d.pointers.length === 0 && d.arrayDims.length >= 1))) {
-      for (const d of s.declarators) {
-        if (scalarRecord(d)) this.recordLocal(record, d, ctx);
-        else if (d.pointers.length === 1) this.localPointer(d, ctx); // `bcData *p = bcs + k;`: an alias
-        else this.recordsLocal(record, d, ctx);
-      }
-      return;
-    }
+    // Structs whose fields mix types: one temporary per leaf (record-locals.ts); `bcData *p = bcs + k;` an alias.
+    if (!auto && recordDeclaration(this.file.structs, this.recordHost(ctx), s, ctx, (d) => this.localPointer(d, ctx))) return;
     const struct = auto ? undefined : this.file.structOf(s.spec, s.pos);
     const dtype = struct?.dtype ?? (auto ? this.autoDtype(s, ctx) : this.file.dtype(s.spec, s.pos));
     for (const d of s.declarators) {
@@ -275,18 +267,8 @@ export abstract class StatementLowering extends PointerLowering {
     return { ex: this.ex, fresh: (n) => this.fresh(n), addTemp: (t) => void this.temps.push(t), fail: this.failAt, assign: (l, r, pos) => this.emit(l, r, ctx, false, pos) };
   }
 
-  /** `bcData bc = …;` of a struct whose fields mix types: one private temporary per leaf (record-locals.ts). */
-  protected recordLocal(r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
-    declareRecord(this.recordHost(ctx), r, d, ctx);
-  }
-
   private copyRecord(to: RecordPlaces, value: A.Expr, ctx: Ctx, pos: A.Pos, refused?: string): void {
     copyRecord(this.recordHost(ctx), to, value, ctx, pos, refused);
-  }
-
-  /** A local, `@shared` or `@exclusive` array of such structs: one temporary per leaf (record-locals.ts). */
-  protected recordsLocal(r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
-    declareRecords(this.recordHost(ctx), r, d, ctx);
   }
 
   /**
@@ -354,9 +336,4 @@ export abstract class StatementLowering extends PointerLowering {
     this.stmt(s.then, { ...ctx, scope: new Scope(ctx.scope), preds: [...ctx.preds, cond] });
     if (s.else) this.stmt(s.else, { ...ctx, scope: new Scope(ctx.scope), preds: [...ctx.preds, { kind: "not", operand: cond }] });
   }
-}
-
-/** A declarator of one struct value (no pointer, no array, not @shared): a record local when the struct mixes field types. */
-function scalarRecord(d: A.Declarator): boolean {
-  return d.pointers.length + d.arrayDims.length === 0 && !d.okl.shared;
 }

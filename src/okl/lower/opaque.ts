@@ -20,6 +20,7 @@ import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, toComponent, type VectorType } from "./vectors.js";
 import { switchBlock, switchSegments } from "./switch.js";
+import { copyRecord, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
 
 /** What block lowering needs of the kernel lowering around it. */
 export interface BlockHost {
@@ -160,6 +161,9 @@ export class BlockLowering {
     const out: BlockStmt[] = [];
     const vector = this.host.file.vectorType(s.spec);
     if (vector) return this.vectorDeclaration(s, vector, b, topLevel);
+    // Structs whose fields mix types: one private temporary per leaf, initialized here (record-locals.ts).
+    const pointer = (d: A.Declarator) => void b.ctx.scope.set(d.name, pointerBinding(this.host.ex, d.init ?? this.fail(`local pointer "${d.name}" must be initialized`, d.pos), b.ctx, d.name));
+    if (recordDeclaration(this.host.file.structs, this.recordHost(out), s, b.ctx, pointer, "inside a while loop, a loop with break/continue or a device function with loops is not supported")) return out;
     const dtype = this.host.file.dtype(s.spec, s.pos);
     for (const d of s.declarators) {
       if (d.pointers.length > 0) {
@@ -196,6 +200,11 @@ export class BlockLowering {
       out.push(...pre, init === undefined ? { kind: "decl", name, dtype } : { kind: "decl", name, dtype, init });
     }
     return out;
+  }
+
+  /** Declarations and copies of structs with mixed field types (record-locals.ts) as assignments appended to `out`. */
+  private recordHost(out: BlockStmt[]): RecordDeclHost {
+    return { ...this.host, assign: (lhs, rhs) => void out.push({ kind: "assign", lhs, rhs }) };
   }
 
   /** `float3 v = …;` in a block: one scalar local per component (private temporaries at the top level). */
@@ -243,6 +252,11 @@ export class BlockLowering {
     }
     const whole = e.kind === "assign" ? this.host.ex.vec.typeOf(e.target, b.ctx) : undefined;
     if (whole) return this.vectorAssign(e as A.Assign, whole, b);
+    const record = e.kind === "assign" ? this.host.ex.recordPlaces(e.target, b.ctx) : undefined;
+    if (e.kind === "assign" && record) {
+      copyRecord(this.recordHost(pre), record, e.value, this.withCalls(b, pre), e.pos, e.op !== "=" ? e.op : undefined);
+      return pre;
+    }
     let target: A.Expr;
     let rhs: (lhs: Expr) => Expr;
     if (e.kind === "assign") {

@@ -14,6 +14,7 @@ import type { Binding, Ctx } from "./bindings.js";
 import { arrayExtents, flattenInit } from "./initializers.js";
 import { product, type RecordType } from "./record-type.js";
 import type { RecordPlaces } from "./records.js";
+import type { StructTable } from "./structs.js";
 
 /** What declaring records asks of the lowering around it; `assign` emits one assignment (an instruction, or a block statement). */
 export interface RecordDeclHost {
@@ -31,6 +32,24 @@ export interface RecordSpec {
   readonly type: RecordType;
 }
 
+/**
+ * `bcData bc = …, *p = &bc, s[4];` when `s` declares structs with mixed field types: each
+ * declarator declared (pointers through `pointer`); false (nothing done) for every other
+ * declaration. `memory`: where `@shared`/`@exclusive` are refused (inside opaque blocks), the reason.
+ */
+export function recordDeclaration(structs: StructTable, h: RecordDeclHost, s: A.Declaration, ctx: Ctx, pointer: (d: A.Declarator) => void, memory?: string): boolean {
+  const lookup = structs.resolve(s.spec);
+  const r = lookup && "reason" in lookup ? structs.recordFields(s.spec) : undefined;
+  if (!r) return false;
+  for (const d of s.declarators) {
+    if (memory && (d.okl.shared || d.okl.exclusive)) h.fail(`@${d.okl.shared ? "shared" : "exclusive"} "${d.name}" ${memory}`, d.pos);
+    if (d.pointers.length > 0) pointer(d);
+    else if (d.arrayDims.length > 0) declareRecords(h, r, d, ctx);
+    else declareRecord(h, r, d, ctx);
+  }
+  return true;
+}
+
 /** The name of a leaf's storage: `bc` and `n.x` give `bc_n_x`. */
 function leafName(base: string, key: string): string {
   return `${base}_${key.replace(/\./g, "_")}`;
@@ -42,10 +61,11 @@ function leafName(base: string, key: string): string {
  * takes its own braces; missing values are 0, as in C) or `= other` initializes it.
  */
 export function declareRecord(h: RecordDeclHost, r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
+  sharedPlace(h, d, ctx);
   const fields = new Map<string, Binding>();
   for (const [key, leaf] of r.type.leaves) {
     const name = h.fresh(leafName(d.name, key));
-    h.addTemp({ name, dtype: leaf.dtype, shape: leaf.count > 1 || leaf.dims.length > 0 ? [c(leaf.count)] : [], addressSpace: "private", order: "C", dimTags: undefined });
+    h.addTemp({ name, dtype: leaf.dtype, shape: leaf.count > 1 || leaf.dims.length > 0 ? [c(leaf.count)] : [], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
     fields.set(key, { kind: "temp", name, rank: leaf.count > 1 || leaf.dims.length > 0 ? 1 : 0 });
   }
   const b: Binding = { kind: "record", name: d.name, struct: r.name, type: r.type, fields };
@@ -60,6 +80,11 @@ export function declareRecord(h: RecordDeclHost, r: RecordSpec, d: A.Declarator,
     const item = values.get(key);
     h.assign(place, { kind: "cast", dtype, value: item ? h.ex.expr(item, ctx) : c(0) }, d.pos);
   }
+}
+
+/** `@shared` memory is declared between the `@outer` and `@inner` loops. */
+function sharedPlace(h: RecordDeclHost, d: A.Declarator, ctx: Ctx): void {
+  if (d.okl.shared && ctx.inner) h.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
 }
 
 /** The values of a fully braced initializer of record type `t`, keyed like RecordPlaces' fields. */
@@ -104,6 +129,7 @@ export function copyRecord(h: RecordDeclHost, to: RecordPlaces, value: A.Expr, c
  */
 export function declareRecords(h: RecordDeclHost, r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
   if (d.init !== undefined) h.fail(`array of struct "${r.name}" "${d.name}": initializers of arrays of structs with mixed field types are not supported; assign the fields`, d.pos);
+  sharedPlace(h, d, ctx);
   if (d.arrayDims.length !== 1) h.fail(`array of struct "${r.name}" "${d.name}": only one-dimensional arrays of structs with mixed field types are supported`, d.pos);
   const [n] = arrayExtents(d, ctx.scope, (m, p) => h.fail(m, p), false, `array "${d.name}" needs a size`);
   const names = new Map<string, string>();
