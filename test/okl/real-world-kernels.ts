@@ -291,6 +291,107 @@ struct node { int owner; double w; float s; };
   }
 }`;
 
+/**
+ * The CFD code's boundary data with an array field, a nested struct and padding everywhere
+ * (sizeof 80): read from global memory into a local, handed to the user's function by address, the
+ * nested normal passed on by address, an array field as a pointer.
+ */
+export const BOUNDARY_VALUES = `
+#define p_Nfp 4
+typedef struct { double nx, ny; } normal_t;
+typedef struct {
+  int id;           // 0
+  double time;      // 8
+  double x, y;      // 16, 24
+  normal_t n;       // 32, 40
+  double uM[2];     // 48, 56
+  int flags[3];     // 64, 68, 72
+  char wall;        // 76 (3 bytes of padding after: sizeof 80)
+} bcData;
+
+double normalFlux(const normal_t *n, const double *u) { return u[0] * n->nx + u[1] * n->ny; }
+
+// the user's boundary conditions (their .udf file)
+void velocityBC(bcData *bc, double *uP) {
+  const double un = normalFlux(&bc->n, bc->uM);
+  if (bc->wall) {
+    uP[0] = bc->uM[0] - 2.0 * un * bc->n.nx;
+    uP[1] = bc->uM[1] - 2.0 * un * bc->n.ny;
+  } else {
+    uP[0] = bc->x * bc->time;
+    uP[1] = bc->flags[bc->id % 3];
+  }
+}
+
+@kernel void velocityBoundary(const int Nelements, const double time, @restrict const bcData *bcs,
+                              @restrict const double *U, @restrict double *UP) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    for (int n = 0; n < p_Nfp; ++n; @inner) {
+      const int id = e * p_Nfp + n;
+      bcData bc = bcs[id];
+      bc.time = time;
+      bc.uM[0] = U[2 * id + 0];
+      bc.uM[1] = U[2 * id + 1];
+      double uP[2];
+      velocityBC(&bc, uP);
+      UP[2 * id + 0] = uP[0] + normalFlux(&bcs[id].n, bcs[id].uM);
+      UP[2 * id + 1] = uP[1] + bc.flags[0];
+    }
+  }
+}`;
+
+/** Per-work-item stage records (`@exclusive` array of a struct mixing int and double[2]) carried from one @inner loop to the next. */
+export const EXCLUSIVE_RECORDS = `
+#define p_Nq 4
+struct stage { int count; double acc[2]; };
+
+@kernel void exclusiveStages(const int Nelements, const double *q, const int *owner, double *out) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared double s_q[p_Nq];
+    @exclusive struct stage r_st[2];
+    for (int i = 0; i < p_Nq; ++i; @inner) {
+      s_q[i] = q[e * p_Nq + i];
+      for (int s = 0; s < 2; ++s) {
+        r_st[s].count = owner[e * p_Nq + i] + s;
+        r_st[s].acc[0] = 0;
+        r_st[s].acc[1] = 0;
+      }
+    }
+    for (int i = 0; i < p_Nq; ++i; @inner) {
+      for (int m = 0; m < p_Nq; ++m) {
+        r_st[0].acc[m % 2] += s_q[m] * (i + 1);
+        r_st[1].acc[0] += r_st[1].count * s_q[(i + m) % p_Nq];
+      }
+      out[e * p_Nq + i] = r_st[0].acc[0] - r_st[0].acc[1] + r_st[1].acc[0] + r_st[0].count;
+    }
+  }
+}`;
+
+/** A solver's settings struct (int, double, double[3]) read by a device function with a while loop (an opaque block). */
+export const NEWTON_RECORDS = `
+typedef struct { int iters; double tol; double coef[3]; } solver_t;
+
+double newtonRoot(const solver_t *s, double x) {
+  int k = 0;
+  double f = s->coef[0] + x * (s->coef[1] + x * s->coef[2]);
+  while (fabs(f) > s->tol && k < s->iters) {
+    x = x - f / (s->coef[1] + 2.0 * s->coef[2] * x);
+    f = s->coef[0] + x * (s->coef[1] + x * s->coef[2]);
+    ++k;
+  }
+  return x;
+}
+
+@kernel void newtonRoots(const int N, const solver_t *sv, const double *x0, double *x, int *steps) {
+  for (int i = 0; i < N; ++i; @tile(4, @outer, @inner)) {
+    solver_t s = sv[i];
+    s.tol = 1e-12;
+    x[i] = newtonRoot(&s, x0[i]);
+    int k = 0;
+    while (k < s.iters && s.coef[k % 3] != 0.0) ++k;
+    steps[i] = k;
+  }
+}`;
 
 /** The headers the real-world kernels include (OCCA's `includes` property), by path. */
 export const REAL_WORLD_FILES: Readonly<Record<string, string>> = { "/inc/physics.h": PHYSICS_HEADER };
@@ -311,5 +412,7 @@ export const REAL_WORLD: readonly { readonly name: string; readonly source: stri
   { name: "boundaryArray", source: BOUNDARY_ARRAY, options: {} },
   { name: "sharedRecords", source: SHARED_RECORDS, options: {} },
   { name: "burgers", source: BURGERS, options: { includes: ["physics.h"], includePaths: ["/inc"], readFile: (p) => REAL_WORLD_FILES[p] } },
+  { name: "velocityBoundary", source: BOUNDARY_VALUES, options: {} },
+  { name: "exclusiveStages", source: EXCLUSIVE_RECORDS, options: {} },
+  { name: "newtonRoots", source: NEWTON_RECORDS, options: {} },
 ];
-

@@ -133,7 +133,10 @@ function keyOf(cur: Cursor): string {
 export function recordField(lw: RecordHost, e: A.Expr, ctx: Ctx): Expr | undefined {
   if (e.kind !== "member" && e.kind !== "index") return undefined;
   const cur = walk(lw, e, ctx);
-  if (!cur?.member || cur.left > 0) return undefined;
+  if (!cur || cur.path.length === 0) return undefined;
+  // Here `e` is used as a scalar (pointer parameters ask recordPointer first).
+  if (!cur.member) lw.fail(`"${label(cur.b.name, cur)}" is a value of struct "${cur.type.name}" used as a scalar; use one of its fields (${[...cur.type.members.keys()].join(", ")})`, e.pos);
+  if (cur.left > 0) lw.fail(`array field "${label(cur.b.name, cur)}" used without ${cur.left > 1 ? `${cur.left} subscripts` : "a subscript"}`, e.pos);
   const key = keyOf(cur);
   const leaf = cur.b.type.leaves.get(key)!;
   return leafPlace(cur, key, within(cur.subs, leaf.dims, 0), e.pos);
