@@ -13,6 +13,7 @@
  */
 import type { Dtype } from "../../src/ir/index.js";
 import { ibin, ilit, type Ex, type Printer } from "../ast.js";
+import { uses } from "./vec-registers.js";
 
 /** Element types with vector forms here: bool and chars stay scalar loops, half needs cl_khr_fp16 (not enabled). */
 export const VECTOR_DTYPES: ReadonlySet<Dtype> = new Set(["float32", "float64", "int32", "uint32"]);
@@ -53,17 +54,7 @@ export class NotLanewise {
 }
 
 /** Whether `e` reads variable `v` (in an index too). */
-export function usesVar(e: Ex, v: string): boolean {
-  switch (e.k) {
-    case "var": return e.name === v;
-    case "lit": case "hw": return false;
-    case "bin": return usesVar(e.l, v) || usesVar(e.r, v);
-    case "neg": case "bitnot": case "not": case "cast": return usesVar(e.e, v);
-    case "load": return usesVar(e.index, v);
-    case "call": return e.args.some((a) => usesVar(a, v));
-    case "cond": return usesVar(e.c, v) || usesVar(e.t, v) || usesVar(e.f, v);
-  }
-}
+export const usesVar = uses;
 
 /** The coefficient of `v` in integer index `e` when `e` is affine in `v` (0: does not use it), else undefined. */
 export function strideOf(e: Ex, v: string): number | undefined {

@@ -38,7 +38,8 @@ interface Row {
   readonly add: Ex;
 }
 
-const uses = (e: Ex, v: string): boolean => {
+/** Whether `e` reads variable `v` (in an index too). */
+export const uses = (e: Ex, v: string): boolean => {
   switch (e.k) {
     case "var": return e.name === v;
     case "lit": case "hw": return false;
