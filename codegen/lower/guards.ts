@@ -30,8 +30,12 @@ export class GuardLowering {
     const barrier = hasBarrier(nodes);
     const uniform = (r: Row) => Object.keys(r.aff.terms).every((n) => this.h.k.inameTags[n]?.kind !== "l");
     let common: Map<string, Row> | undefined;
+    // Instructions share domain objects (one per iname list): each distinct one is looked at once.
+    const seen = new Set<BasicSet>();
     for (const id of ids) {
       const d = this.h.insnDomain(this.h.insnOf(id));
+      if (seen.has(d)) continue;
+      seen.add(d);
       const mine = new Map(this.originalRowsOver(d, known).filter((r) => !barrier || uniform(r)).map((r) => [rowKey(r), r]));
       common = common ? new Map([...common].filter(([key]) => mine.has(key))) : mine;
       if (common.size === 0) return make(ctx);

@@ -46,7 +46,12 @@ export class LoopLowering {
     let whole: BasicSet | undefined;
     const rangesOf = (domains: readonly BasicSet[]) => {
       whole = undefined;
+      // Instructions share domain objects (one per iname list): each distinct one is bounded once,
+      // so a loop around thousands of unrolled statements costs as much as one around a few.
+      const byDomain = new Map<BasicSet, BasicSet>();
       const perInsn = domains.map((d0) => {
+        const had = byDomain.get(d0);
+        if (had !== undefined) return had;
         let d = d0;
         // An instruction that does not run within the loop's iname (the CPU lowering's loop over a
         // group axis around a fetch that ignores that axis) runs at every iteration of it.
@@ -59,9 +64,17 @@ export class LoopLowering {
         const p = drop.length > 0 ? eliminateExact(f, drop).set : f;
         whole ??= p;
         const c = factorOf(ctx, p.dims);
-        return gist(this.unitBounds(p, iname, c), c);
+        const g = gist(this.unitBounds(p, iname, c), c);
+        byDomain.set(d0, g);
+        return g;
       });
-      const keyed = new Map(perInsn.map((g) => [rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&"), g]));
+      const keys = new Map<BasicSet, string>();
+      const keyed = new Map<string, BasicSet>();
+      for (const g of perInsn) {
+        let key = keys.get(g);
+        if (key === undefined) keys.set(g, (key = rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&")));
+        keyed.set(key, g);
+      }
       return { perInsn, keyed };
     };
     // Bounds from each instruction's domain (with its affine predicates on CPU targets), projected
