@@ -36,12 +36,17 @@ export type Binding =
    * (an IR variable or element). `name` is the user's variable (for errors); `writable` is false
    * for a const local or a kernel argument, which C would not let a caller write through.
    */
-  /** A local of a struct with no single-dtype layout (mixed int and double fields): one private scalar per field; `&s` is this binding too. */
+  /**
+   * A local of a struct with no single-dtype layout (mixed int and double fields; record-type.ts):
+   * one private temporary per scalar leaf (`fields`, keyed by path: `u`, `vals`, `n.x`), a flat
+   * array for an array field; `&s` is this binding too (records.ts).
+   */
   | { readonly kind: "record"; readonly name: string; readonly struct: string; readonly type: RecordType; readonly fields: ReadonlyMap<string, Binding> }
   /**
    * A pointer argument to, or a local array of, a struct whose fields mix types (`bcData *bc`): one
-   * array per field, `field(f)` its name (an argument `bc_u`, made on first use, or a temporary);
-   * `bc[i].u` is `bc_u[offset + i]`, `bc->u` and `(*bc).u` are `bc_u[offset]`.
+   * array per scalar leaf, `field(f)` its name (an argument `bc_u`, made on first use, or a
+   * temporary: `local`); `bc[i].u` is `bc_u[offset + i]`, `bc->u` and `(*bc).u` are `bc_u[offset]`,
+   * `bc[i].vals[k]` is `bc_vals[(offset + i)*3 + k]` (records.ts).
    */
   | { readonly kind: "records"; readonly name: string; readonly struct: string; readonly type: RecordType; readonly fields: ReadonlyMap<string, Dtype>; readonly field: (name: string, pos: A.Pos) => string; readonly offset?: Expr; readonly local?: boolean }
   /** A local array of pointers (`dfloat *rhsq[3];`): the alias of each slot once assigned at a compile-time subscript. */
