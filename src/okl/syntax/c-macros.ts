@@ -29,8 +29,7 @@ export class MacroExpander {
    * Macro-expand `input` (C's algorithm with hide sets). With `trivia`, whitespace, comments and
    * line breaks pass through (the normalizer prints them), except inside macro arguments.
    */
-  expand(input: readonly Tok[], trivia = false): Tok[] {
-    const out: Tok[] = [];
+  expand(input: readonly Tok[], trivia = false, out: Tok[] = []): Tok[] {
     const pending: Tok[] = []; // a stack: the next token is pending[pending.length - 1]
     let i = 0;
     const next = (): Tok | undefined => (pending.length ? pending.pop() : input[i++]);
@@ -55,10 +54,14 @@ export class MacroExpander {
         continue;
       }
       if (++steps > 100000) throw this.error(`macro expansion of "${t.text}" does not terminate`, t);
-      const hide = new Set(t.hide ?? []);
-      hide.add(m.name);
+      const hide = this.hideWith(t.hide, m.name);
       let repl: Tok[];
       if (m.params === undefined) {
+        if (plainBody(m)) {
+          // An object-like macro without # or ##: its body at the invocation, hidden from itself (the common case, no copies).
+          for (let k = m.body.length - 1; k >= 0; k--) pending.push(placed(m.body[k]!, t, m.name, hide));
+          continue;
+        }
         repl = this.substitute(m, [], t);
       } else {
         if (peekSignificant()?.text !== "(") {
@@ -110,6 +113,24 @@ export class MacroExpander {
     return out;
   }
 
+  /**
+   * `hide` plus `name`, one set per distinct result (hide sets are never mutated once made): a
+   * token without a hide set expanding macro `name` gets the same `{name}` every time.
+   */
+  private hideWith(hide: ReadonlySet<string> | undefined, name: string): ReadonlySet<string> {
+    const key = hide ?? NO_HIDE;
+    let byName = this.hideSets.get(key);
+    if (!byName) this.hideSets.set(key, (byName = new Map()));
+    let h = byName.get(name);
+    if (!h) {
+      const u = new Set(key);
+      u.add(name);
+      byName.set(name, (h = u));
+    }
+    return h;
+  }
+  private readonly hideSets = new WeakMap<ReadonlySet<string>, Map<string, ReadonlySet<string>>>();
+
   /** The body of `m` with parameters replaced, `#` stringified and `##` pasted; placed at `at`. */
   private substitute(m: Macro, args: readonly (readonly Tok[])[], at: Tok): Tok[] {
     const params = m.params ?? [];
@@ -159,6 +180,23 @@ export class MacroExpander {
     }
     return out;
   }
+}
+
+const NO_HIDE: ReadonlySet<string> = new Set();
+
+/** Whether the body of object-like macro `m` has no `#` or `##` (remembered per macro). */
+const plainBodies = new WeakMap<Macro, boolean>();
+function plainBody(m: Macro): boolean {
+  let p = plainBodies.get(m);
+  if (p === undefined) plainBodies.set(m, (p = m.body.every((b) => b.text !== "#" && b.text !== "##" && (b.hide === undefined || b.hide.size === 0))));
+  return p;
+}
+
+/** Body token `b` of macro `macro` placed at invocation `at` with hide set `hide`: `place` and the hide set of `expand`, in one object. */
+function placed(b: Tok, at: Tok, macro: string, hide: ReadonlySet<string>): Tok {
+  return at.file === undefined
+    ? { type: b.type, text: b.text, offset: at.offset, line: at.line, col: at.col, spaceBefore: b.spaceBefore ?? false, fromMacro: at.fromMacro ?? macro, hide }
+    : { type: b.type, text: b.text, offset: at.offset, line: at.line, col: at.col, spaceBefore: b.spaceBefore ?? false, file: at.file, fromMacro: at.fromMacro ?? macro, hide };
 }
 
 export /** `t` moved to the place of `at` (a macro invocation or a `@directive` string). */

@@ -373,7 +373,7 @@ export class Preprocessor {
       for (const t of this.expand(chunk, true)) this.emit.token(t);
       return;
     }
-    for (const t of this.expand(chunk)) this.out.push(t);
+    this.expander.expand(chunk, false, this.out);
   }
 
   /** Macro-expand `input` with the macros defined so far (macros.ts). */
@@ -388,7 +388,9 @@ export function preprocess(source: string, opts: PreprocessOptions = {}): { toke
   pp.sources.set("", source);
   for (const name of opts.includes ?? []) pp.includeFile(name);
   pp.run(source);
-  const lines = source.split("\n");
-  pp.out.push({ type: "eof", text: "", offset: source.length, line: lines.length, col: (lines[lines.length - 1]?.length ?? 0) + 1 });
+  // The end of the source: its last line (one more than its line breaks) and the column after it.
+  let lines = 1;
+  for (let k = source.indexOf("\n"); k >= 0; k = source.indexOf("\n", k + 1)) lines++;
+  pp.out.push({ type: "eof", text: "", offset: source.length, line: lines, col: source.length - source.lastIndexOf("\n") });
   return { tokens: pp.out, sources: pp.sources, warnings: pp.warnings };
 }
