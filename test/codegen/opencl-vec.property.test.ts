@@ -13,7 +13,7 @@ import fc from "fast-check";
 import { autoTestVsRef, generateCode, makeKernel, split, type Kernel } from "../../src/index.js";
 import { availableNative } from "../run/native-helpers.js";
 
-const RUNS = Number(process.env.LOOM_OPENCL_VEC_RUNS ?? 4);
+const RUNS = Number(process.env.LOOM_OPENCL_VEC_RUNS ?? 3);
 const OPENCL = availableNative(["opencl"]).length > 0;
 const WIDTHS = new Set([2, 3, 4, 8, 16]);
 
