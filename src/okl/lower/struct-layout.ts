@@ -1,9 +1,10 @@
 /**
  * The layout of a lowerable struct (structs.ts) as an array of scalars; also the layout of OCCA's
  * vector types (vectors.ts), which are structs of 2-16 components. Its own module so that
- * structs.ts and vectors.ts both use it without importing each other.
+ * structs.ts and vectors.ts both use it without importing each other. (Structs whose fields mix
+ * types have C's padded layout instead: record-type.ts.)
  */
-import { byteSize, type Dtype } from "../../ir/index.js";
+import type { Dtype } from "../../ir/index.js";
 
 /** A field of a lowerable struct: its first scalar's offset, its array dims, its struct type if any. */
 export interface StructFieldLayout {
@@ -28,23 +29,4 @@ export interface StructLayout {
   readonly size: number;
   readonly fields: ReadonlyMap<string, StructFieldLayout>;
   readonly scalars: readonly Dtype[];
-}
-
-/**
- * C's layout of a struct of scalar fields of different types (x86-64 and aarch64 ABIs: each scalar
- * aligned to its own size): each field's byte offset, `sizeof` (padded to the largest alignment) and
- * `_Alignof`. `{ int type; double value; }` is `{ type: 0, value: 8 }`, size 16, align 8.
- */
-export function cRecordLayout(fields: ReadonlyMap<string, Dtype>): { readonly offsets: ReadonlyMap<string, number>; readonly size: number; readonly align: number } {
-  const offsets = new Map<string, number>();
-  let at = 0;
-  let align = 1;
-  for (const [name, dtype] of fields) {
-    const a = byteSize(dtype);
-    at = Math.ceil(at / a) * a;
-    offsets.set(name, at);
-    at += a;
-    align = Math.max(align, a);
-  }
-  return { offsets, size: Math.ceil(at / align) * align, align };
 }
