@@ -53,12 +53,9 @@ export class NotLanewise {
   constructor(readonly why: string) {}
 }
 
-/** Whether `e` reads variable `v` (in an index too). */
-export const usesVar = uses;
-
 /** The coefficient of `v` in integer index `e` when `e` is affine in `v` (0: does not use it), else undefined. */
 export function strideOf(e: Ex, v: string): number | undefined {
-  if (!usesVar(e, v)) return 0;
+  if (!uses(e, v)) return 0;
   if (e.k === "var") return 1;
   if (e.k !== "bin" || (e.dtype !== "idx" && e.dtype !== "int32")) return undefined;
   const l = strideOf(e.l, v);
@@ -104,7 +101,7 @@ const isFloatD = (d: Dtype) => d === "float32" || d === "float64";
  */
 export function lanewise(e: Ex, dtype: Dtype, lanes: Lanes): VEx | NotLanewise {
   const v = lanes.v;
-  if (!usesVar(e, v)) return { k: "scalar", ex: e, dtype };
+  if (!uses(e, v)) return { k: "scalar", ex: e, dtype };
   if (!VECTOR_DTYPES.has(dtype)) return new NotLanewise(`${dtype} values have no OpenCL vector type here`);
   const both = (l: Ex, r: Ex, d: Dtype, f: (a: VEx, b: VEx) => VEx): VEx | NotLanewise => {
     const a = lanewise(l, d, lanes);
@@ -164,7 +161,7 @@ export function lanewise(e: Ex, dtype: Dtype, lanes: Lanes): VEx | NotLanewise {
       return { k: "call", fn: e.fn === "abs" ? "fabs" : e.fn, args, dtype };
     }
     case "cond": {
-      if (usesVar(e.c, v)) return new NotLanewise("a condition depends on the lane");
+      if (uses(e.c, v)) return new NotLanewise("a condition depends on the lane");
       return both(e.t, e.f, dtype, (t, f) => ({ k: "select", c: e.c, t, f, dtype }));
     }
     default: return new NotLanewise(`${e.k === "not" ? "a logical value" : "a comparison"} depends on the lane`);

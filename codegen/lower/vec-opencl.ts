@@ -20,9 +20,10 @@
 import type { Dtype } from "../../src/ir/index.js";
 import type { Ex, ExDtype, Printer, Stmt } from "../ast.js";
 import {
-  lanewise, mapVEx, NotLanewise, pointer, printVector, strideOf, usesVar, atFirstLane,
+  lanewise, mapVEx, NotLanewise, pointer, printVector, strideOf, atFirstLane,
   VECTOR_DTYPES, VECTOR_WIDTHS, type Lanes, type VEx, type VectorPrinting,
 } from "./vec-opencl-expr.js";
+import { uses } from "./vec-registers.js";
 
 /** The pragma the lowering puts on a loop over a `vec` iname (harmless if printed: a comment). */
 export const VEC_LOOP_MARK = "/* vec */";
@@ -57,7 +58,7 @@ function vectorNodes(ss: readonly Stmt[], lanes: Lanes): VNode[] | NotLanewise {
       }
       case "comment": out.push(s); break;
       case "if": {
-        if (usesVar(s.cond, lanes.v)) return new NotLanewise("a guard depends on the lane");
+        if (uses(s.cond, lanes.v)) return new NotLanewise("a guard depends on the lane");
         const then = vectorNodes(items(s.then), lanes);
         if (then instanceof NotLanewise) return then;
         const els = s.else ? vectorNodes(items(s.else), lanes) : undefined;

@@ -86,20 +86,23 @@ describe.skipIf(!OPENCL)("vec loops on OpenCL: run on PoCL against the interpret
     }
   }, 120_000);
 
-  it("int32 and uint32 lanes wrap, shift and select as the interpreter does at the edges", async () => {
+  it("int32 and uint32 lanes wrap, shift and select as the interpreter does at the edges; arrays named like OpenCL's vector built-ins are renamed", async () => {
+    // x is named vload4, z int4 and m convert_int4: what the vector code calls and declares.
     const k = split("i", 4, { innerTag: "vec", outerTag: "g.0" })(makeKernel("{[i]: 0<=i<n}", [
-      "y[i] = x[i] * 3 + z[i] - 2147483647 + i",
-      "u[i] = ((v[i] >> 3) ^ v[i]) + (v[i] << 7) + max(v[i], w) - 5",
-      "m[i] = min(x[i], z[i]) + max(-x[i], 7)",
-    ], ["x, z, y, m: int32[n]", "v, u: uint32[n]", "w: uint32", "n: int32"], { name: "edges", assumptions: "n mod 4 = 0" }));
-    expect(generateCode(k, "opencl").deviceCode).toContain("vstore4(");
+      "y[i] = vload4[i] * 3 + int4[i] - 2147483647 + i",
+      "u[i] = ((v[i] >> 3) ^ v[i]) + (v[i] << 7) + max(v[i], w) - 5 + if(w > 5, v[i], 3)",
+      "convert_int4[i] = min(vload4[i], int4[i]) + max(-vload4[i], 7)",
+    ], ["vload4, int4, y, convert_int4: int32[n]", "v, u: uint32[n]", "w: uint32", "n: int32"], { name: "edges", assumptions: "n mod 4 = 0" }));
+    const code = generateCode(k, "opencl").deviceCode;
+    expect(code).toContain("vstore4(min(vload4(0, vload4_0 + 4 * gid(0)), vload4(0, int4_0 + 4 * gid(0)))");
+    expect(code).toContain("(w > 5u) ? vload4(0, v + 4 * gid(0)) : (uint4)(3u)");
+    expect(code).toContain(", 0, loom_convert_int4 + 4 * gid(0));");
     const edges = [-2147483648, 2147483647, -1, 0, 1, 65536, -65537, 123456789];
-    const x = Int32Array.from(edges);
-    const z = Int32Array.from(edges.slice().reverse());
-    const v = Uint32Array.from(edges.map((e) => e >>> 0));
-    const args = { x, z, v, w: 4000000000, n: 8 };
+    const args = {
+      vload4: Int32Array.from(edges), int4: Int32Array.from(edges.slice().reverse()), v: Uint32Array.from(edges.map((e) => e >>> 0)), w: 4000000000, n: 8,
+    };
     const got = await run(k, args, { backend: "opencl" });
     const want = await run(k, args, { backend: "interp" });
-    for (const out of ["y", "u", "m"]) expect(Array.from(got[out]! as Int32Array), out).toEqual(Array.from(want[out]! as Int32Array));
+    for (const out of ["y", "u", "convert_int4"]) expect(Array.from(got[out]! as Int32Array), out).toEqual(Array.from(want[out]! as Int32Array));
   }, 60_000);
 });
