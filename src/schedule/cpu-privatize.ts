@@ -7,22 +7,38 @@ import { ScheduleError } from "../errors.js";
 import { arith, insnExprs, mapExpr, mapInsnExprs, sub, v, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
 import type { DeviceKernel, HwAxis } from "./types.js";
 
-/** Per instruction (kernels are immutable), every variable it reads or writes: `touches` is one lookup. */
-const touchedMemo = new WeakMap<Instruction, ReadonlySet<string>>();
+/** What one walk of an instruction finds: every variable it reads or writes, and the arrays it accesses by a flat index. */
+interface Touched {
+  readonly names: ReadonlySet<string>;
+  readonly flat: ReadonlySet<string>;
+}
+
+/** Per instruction (kernels are immutable): one walk, then `touches` and flat accesses are lookups. */
+const touchedMemo = new WeakMap<Instruction, Touched>();
+
+function touchedOf(insn: Instruction): Touched {
+  const hit = touchedMemo.get(insn);
+  if (hit) return hit;
+  const names = new Set<string>();
+  const flat = new Set<string>();
+  for (const e of insnExprs(insn)) {
+    walkExpr(e, (n) => {
+      if (n.kind === "var") names.add(n.name);
+      else if (n.kind === "subscript") names.add(n.array);
+      else if (n.kind === "linear") {
+        names.add(n.array);
+        flat.add(n.array);
+      }
+    });
+  }
+  const t = { names, flat };
+  touchedMemo.set(insn, t);
+  return t;
+}
 
 /** The variables an instruction reads or writes (bare names, arrays of subscripts and flat indices). */
 export function touchedNames(insn: Instruction): ReadonlySet<string> {
-  const hit = touchedMemo.get(insn);
-  if (hit) return hit;
-  const out = new Set<string>();
-  for (const e of insnExprs(insn)) {
-    walkExpr(e, (n) => {
-      if (n.kind === "var") out.add(n.name);
-      else if (n.kind === "subscript" || n.kind === "linear") out.add(n.array);
-    });
-  }
-  touchedMemo.set(insn, out);
-  return out;
+  return touchedOf(insn).names;
 }
 
 /** Whether an instruction reads or writes variable `name`. */
@@ -46,9 +62,22 @@ export function privatize(k: Kernel, t: Temporary, axes: readonly HwAxis[]): Ker
  */
 export function privatizeAll(k: Kernel, temps: readonly Temporary[], axes: readonly HwAxis[]): Kernel {
   if (temps.length === 0) return k;
+  return withKernel(k, privatizedFields(k, temps, axes));
+}
+
+/** The instructions and temporaries of a kernel: what privatizing changes. */
+export type PrivatizedFields = Pick<Kernel, "instructions" | "temporaries">;
+
+/**
+ * `privatizeAll`'s new instructions and temporaries, without making a kernel of them: the CPU
+ * lowering makes one kernel of its axis sharing and privatizing (each new kernel freezes every
+ * rewritten instruction, and in a big kernel both rewrite nearly all).
+ */
+export function privatizedFields(k: PrivatizedFields, temps: readonly Temporary[], axes: readonly HwAxis[]): PrivatizedFields {
+  if (temps.length === 0) return k;
   const names = new Set(temps.map((t) => t.name));
   // A name twice would be extended twice: one at a time, as written.
-  if (names.size !== temps.length) return temps.reduce((acc, t) => privatizeAll(acc, [acc.temporaries.find((x) => x.name === t.name)!], axes), k);
+  if (names.size !== temps.length) return temps.reduce((acc, t) => privatizedFields(acc, [acc.temporaries.find((x) => x.name === t.name)!], axes), k);
   const users = new Map<string, Instruction[]>();
   for (const insn of k.instructions) {
     for (const name of touchedNames(insn)) {
@@ -60,7 +89,7 @@ export function privatizeAll(k: Kernel, temps: readonly Temporary[], axes: reado
   }
   for (const t of temps) {
     if (t.dimTags !== undefined) throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and has explicit axis tags; cannot give it one slot per work-item`);
-    if ((users.get(t.name) ?? []).some((insn) => insnExprs(insn).some((e) => hasFlatAccess(e, t.name)))) {
+    if ((users.get(t.name) ?? []).some((insn) => touchedOf(insn).flat.has(t.name))) {
       throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and is accessed by a flat index; cannot give it one slot per work-item`);
     }
   }
@@ -80,22 +109,12 @@ export function privatizeAll(k: Kernel, temps: readonly Temporary[], axes: reado
   });
   const temporaries = k.temporaries.map((x) =>
     names.has(x.name) ? { ...x, addressSpace: "private" as const, shape: [...x.shape, ...ordered.map((ax) => ax.size)] } : x);
-  return withKernel(k, { instructions, temporaries });
+  return { instructions, temporaries };
 }
 
 function touchesAny(insn: Instruction, names: ReadonlySet<string>): boolean {
   for (const name of touchedNames(insn)) if (names.has(name)) return true;
   return false;
-}
-
-/** Whether `e` has a flat access `name[[…]]`. */
-function hasFlatAccess(e: Expr, name: string): boolean {
-  let found = false;
-  walkExpr(e, (n) => {
-    if (n.kind === "linear" && n.array === name) found = true;
-    return !found;
-  });
-  return found;
 }
 
 /** The private temporaries (not yet privatized) that instructions of more than one phase (`phaseOf`, by instruction id) touch. */

@@ -17,7 +17,7 @@ import {
   addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import { axesToBox, barrierCrossing, privatizeAll } from "./cpu-privatize.js";
+import { axesToBox, barrierCrossing, privatizedFields } from "./cpu-privatize.js";
 import { axisRows, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
@@ -203,7 +203,7 @@ function domainPredicates(k: Kernel, x: string, within: readonly string[], box: 
  */
 function shareAxes(
   k: Kernel, dk: DeviceKernel, ids: ReadonlySet<string>, boxed: ReadonlySet<string> = new Set(),
-): { kernel: Kernel; groupAxes: HwAxis[]; localAxes: HwAxis[]; sizeInsns: string[]; groupSizeInsns: string[] } {
+): { changes: SharedFields | undefined; groupAxes: HwAxis[]; localAxes: HwAxis[]; sizeInsns: string[]; groupSizeInsns: string[] } {
   const inames = new Set(allInames(k));
   const onAxis = new Map<string, string[]>();
   for (const insn of k.instructions) {
@@ -273,7 +273,7 @@ function shareAxes(
   };
   const groupAxes = dk.groupAxes.map(rewriteAxis);
   const localAxes = dk.localAxes.map(rewriteAxis);
-  if (subst.size === 0) return { kernel: k, groupAxes, localAxes, sizeInsns: [], groupSizeInsns: [] };
+  if (subst.size === 0) return { changes: undefined, groupAxes, localAxes, sizeInsns: [], groupSizeInsns: [] };
   const instructions = k.instructions.map((insn): Instruction => {
     if (!ids.has(insn.id)) return insn;
     const mine = insn.withinInames.filter((i) => subst.has(i));
@@ -282,10 +282,14 @@ function shareAxes(
     const sb = (e: Expr) => substitute(e, local);
     const within = [...new Set(insn.withinInames.map((i) => subst.get(i) ?? i))].sort();
     // Each constraint once: `16*i_outer + i_inner < n` guards both inames of a split.
-    const seen = new Set(insn.predicates.map(exprToString));
-    const guards = mine.filter((i) => guarded.has(i))
-      .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`, insn.predicates))
-      .filter((g) => !seen.has(exprToString(g)) && seen.add(exprToString(g)));
+    const guardedInames = mine.filter((i) => guarded.has(i));
+    let guards: Expr[] = [];
+    if (guardedInames.length > 0) {
+      const seen = new Set(insn.predicates.map(exprToString));
+      guards = guardedInames
+        .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`, insn.predicates))
+        .filter((g) => !seen.has(exprToString(g)) && seen.add(exprToString(g)));
+    }
     return { ...mapInsnExprs({ ...insn, predicates: [...insn.predicates, ...guards] }, sb), withinInames: within };
   });
   const temporaries = [...k.temporaries];
@@ -298,8 +302,11 @@ function shareAxes(
     instructions.push({ ...insnDefaults(id), kind: "assign", lhs: v(temp), rhs: size, atomicity: "none", withinInames: group ? [] : groupInames });
     (group ? groupSizeInsns : sizeInsns).push(id);
   }
-  return { kernel: withKernel(k, { instructions, domains, temporaries }), groupAxes, localAxes, sizeInsns, groupSizeInsns };
+  return { changes: { instructions, domains, temporaries }, groupAxes, localAxes, sizeInsns, groupSizeInsns };
 }
+
+/** What sharing axes changes in a kernel (made into one kernel with what privatizing changes). */
+type SharedFields = Pick<Kernel, "instructions" | "domains" | "temporaries">;
 
 function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { kernel: Kernel; dk: DeviceKernel } {
   const ids = new Set(insnIdsOf(dk0.body));
@@ -309,15 +316,16 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
   splitPhases(dk0.body, [], phaseOf, { n: 0 });
   const crossing = dk0.localAxes.length > 0 ? barrierCrossing(k0, phaseOf, privatized) : [];
   const shared = shareAxes(k0, dk0, ids, axesToBox(k0, dk0, ids, crossing));
-  const k = shared.kernel;
+  // Sharing axes and privatizing make one kernel: each new kernel freezes what it rewrote, and
+  // in a big kernel both rewrite nearly every instruction.
+  let changes: Partial<SharedFields> | undefined = shared.changes;
   const dk: DeviceKernel = { ...dk0, groupAxes: shared.groupAxes, localAxes: shared.localAxes };
   const insnNode = (id: string): ScheduleNode => ({ kind: "insn", id });
   const body = [
     ...shared.groupSizeInsns.map(insnNode),
     ...nestIn(dk.groupAxes, [...shared.sizeInsns.map(insnNode), ...splitPhases(dk.body, dk.localAxes, new Map(), { n: 0 })]),
   ];
-  let kernel = k;
-  if (dk.localAxes.length > 0) {
+  if (dk.localAxes.length > 0 && crossing.length > 0) {
     // Every crossing temporary in one pass (the first is the one any error names, as one at a time).
     for (const t of crossing.slice(0, 1)) {
       const sized = dk.localAxes.find((ax) => ax.size.kind !== "const");
@@ -328,11 +336,13 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
           `split "${sized.iname}" by a constant and tag the inner part, or keep the value in a local (@shared) array`);
       }
     }
+    const fields = { instructions: changes?.instructions ?? k0.instructions, temporaries: changes?.temporaries ?? k0.temporaries };
     const byName = new Map<string, Temporary>();
-    for (const t of kernel.temporaries) if (!byName.has(t.name)) byName.set(t.name, t);
-    kernel = privatizeAll(kernel, crossing.map((t) => byName.get(t.name)!), dk.localAxes);
+    for (const t of fields.temporaries) if (!byName.has(t.name)) byName.set(t.name, t);
+    changes = { ...changes, ...privatizedFields(fields, crossing.map((t) => byName.get(t.name)!), dk.localAxes) };
     for (const t of crossing) privatized.add(t.name);
   }
+  const kernel = changes ? withKernel(k0, changes) : k0;
   return { kernel, dk: { ...dk, body, groupAxes: [], localAxes: [] } };
 }
 
