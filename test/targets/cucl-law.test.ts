@@ -3,7 +3,9 @@
  * target): for random kernels k and legal random pipelines p, p(k)'s cucl code after CUCL's OpenCL
  * prelude, launched 1-D on PoCL, writes what the interpreter computes for p(k) on the same inputs
  * (and the interpreter agrees with k there: the law of that file). Multi-dimensional g/l axes,
- * local prefetches, barriers and host loops all go through the linearized ids. Skipped with the
+ * local prefetches, barriers and host loops all go through the linearized ids; and so for a few
+ * kernels with a barrier inside a loop and a loop bounded by the local id after it
+ * (random-pipeline-barrier-loops.ts), whose loops cucl's OpenCL form makes uniform. Skipped with the
  * reason where OpenCL is unavailable.
  */
 import fc from "fast-check";
@@ -12,9 +14,12 @@ import { LoomError } from "../../src/errors.js";
 import { backendAvailability, run } from "../../src/run/index.js";
 import { nativeBackends } from "../../src/run/native.js";
 import { genCase, type Case } from "../transforms/gen-kernels.js";
+import { genBarrierLoopCase, hasUniformLoopShape } from "../transforms/random-pipeline-barrier-loops.js";
 import { randomArgs, sameOutputs } from "./hip-cucl-kernels.js";
 
 const RUNS = Number(process.env.LOOM_CUCL_LAW_RUNS ?? 8);
+/** Cases of PoCL's uniform-loop class (random-pipeline-barrier-loops.ts), each a PoCL build: few. */
+const BARRIER_LOOP_RUNS = Number(process.env.LOOM_BARRIER_LOOP_RUNS ?? 3);
 const opencl = backendAvailability("opencl");
 if (!opencl.available) console.warn(`[skip] the cucl law: OpenCL is not available here: ${opencl.reason}`);
 
@@ -53,4 +58,16 @@ describe.skipIf(!opencl.available)("random pipelines: cucl on PoCL computes what
     expect(stats.checked).toBeGreaterThanOrEqual(Math.ceil(RUNS / 2));
     expect(stats.multiAxis).toBeGreaterThanOrEqual(Math.ceil(RUNS / 8));
   }, 300_000);
+
+  it(`a barrier in a loop and a loop bounded by the local id after it: cucl(p(k)) = interp(p(k)) (${BARRIER_LOOP_RUNS} cases)`, async () => {
+    // cucl's OpenCL form runs such loops over work-group-uniform bounds, as the opencl target (PoCL 3.1 segfaulted on the varying ones).
+    const before = stats.checked;
+    let shaped = 0;
+    await fc.assert(fc.asyncProperty(genBarrierLoopCase, async (c) => {
+      if (hasUniformLoopShape(c.transformed)) shaped++;
+      await lawHolds(c);
+    }), { numRuns: BARRIER_LOOP_RUNS, seed: Number(process.env.LOOM_CUCL_LAW_SEED ?? 20261129) });
+    expect(stats.checked - before).toBeGreaterThanOrEqual(Math.ceil(BARRIER_LOOP_RUNS / 2));
+    expect(shaped).toBeGreaterThanOrEqual(Math.ceil(BARRIER_LOOP_RUNS / 2));
+  }, 120_000 * BARRIER_LOOP_RUNS);
 });
