@@ -29,6 +29,11 @@ describe("vec loops on OpenCL: the generated code", () => {
     expect(code).not.toMatch(/for \(int i_inner/);
   });
 
+  it("a vec iname from 2 to 9: the lanes start at 2, the lane index is an int8 literal converted to float8", () => {
+    const k = tagInames(makeKernel("{[j]: 2<=j<10}", "y[j] = x[j-2] * j + 1", ["x, y: float32[12]"], { name: "lo" }), { j: "vec" });
+    expect(lines(generateCode(k, "opencl").deviceCode)).toContain("vstore8((vload8(0, x) * convert_float8((int8)(2, 3, 4, 5, 6, 7, 8, 9))) + (float8)(1.0f), 0, y + 2);");
+  });
+
   it("a register tile (ilp x vec): the k loop keeps each accumulator row in a float8, loaded before and stored after it", () => {
     const code = lines(generateCode(tiled(matmul()), "opencl").deviceCode);
     const k = code.indexOf("for (int k = 0; k <= n - 1; ++k)");
