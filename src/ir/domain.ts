@@ -1,6 +1,6 @@
 /** The domain forest: which domains an instruction's inames come from, and their intersection. */
 import { LoomError } from "../errors.js";
-import { intersect, moveToDims, projectOut, universe, type BasicSet } from "../poly/index.js";
+import { factorOf, intersect, moveToDims, projectOut, universe, type BasicSet } from "../poly/index.js";
 import type { Kernel } from "./kernel.js";
 
 /**
@@ -35,8 +35,26 @@ export function iterationDomain(k: Kernel, inames: readonly string[]): BasicSet 
   return chainMemoized(k, domainChain(k, inames), `|${[...new Set(inames)].sort().join(",")}`, (chain) => {
     const set = chainSet(k, chain);
     const drop = set.dims.filter((name) => !inames.includes(name));
-    return drop.length > 0 ? projectOut(set, drop) : set;
+    return drop.length > 0 ? projectByFactors(set, drop) : set;
   });
+}
+
+/**
+ * `projectOut(set, drop)`, one independent factor at a time (factorOf): the factor holding the
+ * kept dims loses its dropped ones, and the other factors, whose dims all go, leave only what
+ * they say about the parameters (`n >= 1`). The same set: where `set` is `P ∧ F(x, y) ∧ R(z)`
+ * with no dim or existential shared between F and R, `∃y,z: set` is `(∃y: P ∧ F) ∧ (∃z: P ∧ R)`.
+ * Each factor's projection is remembered by its content, which repeats across a sweep of tiling
+ * variants (the i factor of a tiled matmul is the same whenever the i tile size is), so a
+ * never-seen variant projects only what is new in it.
+ */
+function projectByFactors(set: BasicSet, drop: readonly string[]): BasicSet {
+  const keep = set.dims.filter((d) => !drop.includes(d));
+  const mine = factorOf(set, keep);
+  if (mine === set || keep.length === 0) return projectOut(set, drop);
+  const rest = factorOf(set, set.dims.filter((d) => !mine.dims.includes(d)));
+  const dropMine = drop.filter((d) => mine.dims.includes(d));
+  return intersect(dropMine.length > 0 ? projectOut(mine, dropMine) : mine, projectOut(rest, rest.dims));
 }
 
 /**
