@@ -30,7 +30,7 @@ export class StructTable {
   private readonly done = new Map<StructBase, StructLookup>();
   private readonly inProgress = new Set<StructBase>();
   /** Records by definition and the name they are known by (one type object per struct, so copies can compare them). */
-  private readonly records = new Map<StructBase, Map<string, RecordType | undefined>>();
+  private readonly records = new Map<StructBase, Map<string, RecordType | string>>();
 
   /**
    * `typedefs`: the file's non-pointer typedefs; `builtin`: the dtype of a scalar type name;
@@ -77,35 +77,44 @@ export class StructTable {
   recordFields(spec: A.TypeSpec): { readonly name: string; readonly fields: ReadonlyMap<string, Dtype>; readonly type: RecordType } | undefined {
     const d = this.definition(spec);
     const type = d && this.record(d.def, d.name, new Set());
-    return type && { name: d.name, fields: new Map([...type.leaves].map(([k, l]) => [k, l.dtype])), type };
+    return type && typeof type !== "string" ? { name: d.name, fields: new Map([...type.leaves].map(([k, l]) => [k, l.dtype])), type } : undefined;
   }
 
-  private record(def: StructBase, name: string, seen: ReadonlySet<StructBase>): RecordType | undefined {
-    const key = name;
-    const memo = this.records.get(def)?.get(key);
-    if (memo !== undefined || this.records.get(def)?.has(key)) return memo;
+  /** The record of struct `def` known as `name`, or why it has none. */
+  private record(def: StructBase, name: string, seen: ReadonlySet<StructBase>): RecordType | string {
+    let byName = this.records.get(def);
+    if (!byName) this.records.set(def, (byName = new Map()));
+    const memo = byName.get(name);
+    if (memo !== undefined) return memo;
     const r = this.recordOf(def, name, seen);
-    if (!this.records.has(def)) this.records.set(def, new Map());
-    this.records.get(def)!.set(key, r);
+    byName.set(name, r);
     return r;
   }
 
-  private recordOf(def: StructBase, name: string, seen: ReadonlySet<StructBase>): RecordType | undefined {
-    if (def.tag === "union" || seen.has(def)) return undefined;
+  private recordOf(def: StructBase, name: string, seen: ReadonlySet<StructBase>): RecordType | string {
+    if (def.tag === "union") return "it is a union (its fields overlap)";
+    if (seen.has(def)) return "it contains itself";
     const specs: MemberSpec[] = [];
     for (const f of def.fields ?? []) {
+      const p = f.declarators.find((x) => x.pointers.length > 0);
+      if (p) return pointerField(p);
       const dtype = this.scalar(f.spec);
       const inner = dtype === undefined ? this.definition(f.spec) : undefined;
       const type = inner && this.record(inner.def, inner.name, new Set([...seen, def]));
-      if (dtype === undefined && !type) return undefined;
+      if (typeof type === "string") return `field type "${inner!.name}" cannot be lowered (${type})`;
+      const field = f.declarators[0]?.name ?? "?";
+      if (dtype === undefined && !type) {
+        return vectorTypeNamed(typeName(f.spec))
+          ? `field "${field}" has OCCA's vector type "${typeName(f.spec)}", whose alignment differs between OCCA's backends (CUDA aligns float4 to 16 bytes, its serial mode to 4); in a struct mixing field types, spell its components out`
+          : `field "${field}" has type "${typeName(f.spec)}", which is not a numeric scalar type or a struct`;
+      }
       for (const x of f.declarators) {
-        if (x.pointers.length > 0) return undefined;
         const dims = x.arrayDims.map((e) => (e === undefined ? undefined : this.constant(e)));
-        if (dims.some((v) => v === undefined || v < 1)) return undefined;
+        if (dims.some((v) => v === undefined || v < 1)) return `the size of array field "${x.name}" is not a positive compile-time integer`;
         specs.push({ name: x.name, dims: dims as number[], ...(type ? { type } : { dtype: dtype! }) });
       }
     }
-    return specs.length > 0 ? recordType(name, specs) : undefined;
+    return specs.length > 0 ? recordType(name, specs) : "it has no fields";
   }
 
   /** The definition of the struct `spec` names (through typedefs and tags), whether or not it can be lowered. */
@@ -140,7 +149,10 @@ export class StructTable {
     if (memo) return memo;
     if (this.inProgress.has(b)) return { name, reason: "it contains itself" };
     this.inProgress.add(b);
-    const r = this.layout(b, name);
+    let r = this.layout(b, name);
+    // Not one array of scalars: split into one storage per field (record-type.ts), or the reason why not.
+    const rec = "reason" in r ? this.record(b, name, new Set()) : undefined;
+    if (typeof rec === "string") r = { name, reason: rec };
     this.inProgress.delete(b);
     this.done.set(b, r);
     return r;
@@ -151,10 +163,7 @@ export class StructTable {
     if (b.tag === "union") return no("it is a union (its fields overlap)");
     for (const f of b.fields ?? []) {
       const p = f.declarators.find((d) => d.pointers.length > 0);
-      if (p) {
-        return no(`field "${p.name}" is a pointer (line ${p.pos.line}:${p.pos.column}): OCCA copies a struct's bytes to the device as they are, so a host `
-          + "pointer inside is no device address (OpenCL C forbids pointers in kernel-argument structs); pass what it points to as a pointer argument of the kernel");
-      }
+      if (p) return no(pointerField(p));
     }
     const fields = new Map<string, StructFieldLayout>();
     const types: string[] = [];
@@ -274,6 +283,12 @@ export function add(a: Expr, b: Expr): Expr {
 export function mul(a: Expr, n: number): Expr {
   if (n === 1) return a;
   return a.kind === "const" && !a.isFloat ? c(a.value * n) : { kind: "arith", op: "*", left: a, right: c(n) };
+}
+
+/** Why a struct with a pointer field cannot be lowered (OCCA's reason), naming the field and where it is. */
+function pointerField(d: A.Declarator): string {
+  return `field "${d.name}" is a pointer (line ${d.pos.line}:${d.pos.column}): OCCA copies a struct's bytes to the device as they are, so a host `
+    + "pointer inside is no device address (OpenCL C forbids pointers in kernel-argument structs); pass what it points to as a pointer argument of the kernel";
 }
 
 /** The message for a struct that cannot be lowered. */
