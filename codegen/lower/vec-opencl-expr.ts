@@ -53,7 +53,10 @@ export class NotLanewise {
   constructor(readonly why: string) {}
 }
 
-/** The coefficient of `v` in integer index `e` when `e` is affine in `v` (0: does not use it), else undefined. */
+/**
+ * The coefficient of `v` in integer index `e` when `e` is affine in `v` (0: does not use it), else
+ * undefined: 1 for `n * k + 8 * j_outer + j` in `j`, -1 for `n - 1 - j`, undefined for `n * j`.
+ */
 export function strideOf(e: Ex, v: string): number | undefined {
   if (!uses(e, v)) return 0;
   if (e.k === "var") return 1;
@@ -70,7 +73,7 @@ export function strideOf(e: Ex, v: string): number | undefined {
   return undefined;
 }
 
-/** Index `e` at the loop's first lane: `v` replaced by `lo`, index sums folded. */
+/** Index `e` at the loop's first lane: `v` replaced by `lo`, index sums folded (`8 * j_outer + j` at j = 0: `8 * j_outer`). */
 export function atFirstLane(e: Ex, lanes: Lanes): Ex {
   if (e.k === "var") return e.name === lanes.v ? ilit(lanes.lo) : e;
   if (e.k === "bin" && (e.op === "+" || e.op === "-" || e.op === "*") && (e.dtype === "idx" || e.dtype === "int32")) {
@@ -175,7 +178,7 @@ export interface VectorPrinting {
   readonly width: number;
 }
 
-/** `array + at` as a pointer (`array` alone at 0). */
+/** `array + at` as a pointer: `x + 8 * gid(0)`, `acc` alone at 0. */
 export function pointer(array: string, at: Ex, pr: VectorPrinting): string {
   // Sums print bare (`x + 8 * gid(0) + j`: the same address added left to right); anything looser is parenthesized.
   return at.k === "lit" && at.value === 0 ? array : `${array} + ${pr.p.expr(at, 9)}`;
@@ -203,7 +206,7 @@ export function printVector(x: VEx, pr: VectorPrinting): string {
   }
 }
 
-/** Each node of `x` rebuilt by `f` where it returns one (bottom-up), else kept. */
+/** Each node of `x` rebuilt by `f` where it returns one (bottom-up), else kept: `mapVEx(x, (y) => (y.k === "load" ? reg : undefined))`. */
 export function mapVEx(x: VEx, f: (y: VEx) => VEx | undefined): VEx {
   const m = (y: VEx) => mapVEx(y, f);
   let y: VEx = x;
