@@ -84,7 +84,11 @@ function predecessors(k: Kernel): number[][] {
   const index = new Map(k.instructions.map((insn, idx) => [insn.id, idx]));
   const writers = new Map<string, number[]>();
   k.instructions.forEach((insn, idx) => {
-    for (const name of insnWrites(insn)) writers.set(name, [...(writers.get(name) ?? []), idx]);
+    for (const name of insnWrites(insn)) {
+      const list = writers.get(name);
+      if (list) list.push(idx);
+      else writers.set(name, [idx]);
+    }
   });
   const domainOf = new Map<string, number>();
   k.domains.forEach((d, idx) => d.dims.forEach((n) => domainOf.set(n, idx)));
