@@ -10,6 +10,7 @@ import { withKernel, type Kernel, type TypedArray } from "../../src/ir/index.js"
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { splitIname, tagInames } from "../../transforms/index.js";
+import { loopyClassics } from "../codegen/kernels.js";
 import { corpusPresent, exampleCases } from "../okl/corpus-cases.js";
 
 /** More kernels for the compilers: atomics of several dtypes, integer floor division and modulo, float64 math. */
@@ -86,6 +87,14 @@ export function oneTranslationUnit(codes: readonly string[], prelude = ""): stri
     kernels.push(code.slice(cut + 2));
   }
   return [prelude, ...top, "", ...kernels].join("\n");
+}
+
+/**
+ * What a compiler check of hip or cucl code puts in one translation unit: loopy's classics, the
+ * extras, the target's kernel of hostile names and the OCCA examples, uniquely named.
+ */
+export function compileCheckKernels(hostile: Kernel): Kernel[] {
+  return uniquelyNamed([...Object.values(loopyClassics()).map((c) => c.knl), ...extras(), hostile, ...corpusKernels().flatMap(([, ks]) => ks)]);
 }
 
 /** `ks` renamed `k0_<name>`, `k1_<name>`, …: their device kernels' names differ in one translation unit. */
