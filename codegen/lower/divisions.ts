@@ -27,35 +27,46 @@ export function positiveDivision(e: Expr): { op: "//" | "%"; num: Expr; d: numbe
 /**
  * Whether int32 expression `e` is in [0, INT32_MAX] on every point of `ctx`: `x % d` (d > 0) always
  * is (floor modulo), `x // d` where `x` is, and an affine expression over `vars` (the inames known
- * there and int32 parameters) where the context proves both bounds (parameters within int32).
- * false: not proved (the helpers stay).
+ * there and int32 parameters) where the context proves both bounds, its inames and the parameters
+ * that `int32` names taken as the int32 values they are. false: not proved (the helpers stay).
  */
-export function provablyNonneg(e: Expr, ctx: BasicSet, vars: (name: string) => boolean): boolean {
+export function provablyNonneg(e: Expr, ctx: BasicSet, vars: (name: string) => boolean, int32: (name: string) => boolean): boolean {
   const div = positiveDivision(e);
-  if (div) return div.op === "%" || provablyNonneg(div.num, ctx, vars);
+  if (div) return div.op === "%" || provablyNonneg(div.num, ctx, vars, int32);
   const a = exprToAff(e, vars);
-  return a !== undefined && inInt32Range(a, ctx);
+  return a !== undefined && inInt32Range(a, ctx, int32);
 }
 
-function inInt32Range(a: Aff, ctx: BasicSet): boolean {
+function inInt32Range(a: Aff, ctx: BasicSet, int32: (name: string) => boolean): boolean {
   const below = affSub(aff({}, INT32_MAX), a);
   try {
     // The cheap proofs (a context row, the intervals) first; the exact emptiness test after.
     if (!inContext({ aff: a, eq: false }, ctx) && !isEmptyWith(ctx, affSub(aff({}, -1), a))) return false;
     if (inContext({ aff: below, eq: false }, ctx)) return true;
-    // a > INT32_MAX empty once the parameters are int32 values.
-    return isEmptyWith(paramsAsInt32(ctx, a), affAdd(a, aff({}, -INT32_MAX - 1)));
+    // a > INT32_MAX is empty once the inames and int32 parameters are int32 values.
+    return isEmptyWith(asInt32(ctx, int32), affAdd(a, aff({}, -INT32_MAX - 1)));
   } catch {
     // Coefficients beyond exact arithmetic: not proved.
     return false;
   }
 }
 
-/** `ctx` with each of its parameters named in `a` bounded to int32 values. */
-function paramsAsInt32(ctx: BasicSet, a: Aff): BasicSet {
-  const rows = ctx.params.filter((p) => p in a.terms).flatMap((p) => [
-    { aff: affAdd(aff({ [p]: 1 }), aff({}, -INT32_MIN)), eq: false },
-    { aff: affAdd(affScale(aff({ [p]: 1 }), -1), aff({}, INT32_MAX)), eq: false },
-  ]);
-  return rows.length === 0 ? ctx : addConstraints(ctx, rows);
+const bounded = new WeakMap<BasicSet, Map<string, BasicSet>>();
+
+/** `ctx` with its inames and the parameters `int32` names bounded to int32 values (remembered per set). */
+function asInt32(ctx: BasicSet, int32: (name: string) => boolean): BasicSet {
+  const names = [...ctx.params.filter(int32), ...ctx.dims];
+  const key = names.join(",");
+  let byKey = bounded.get(ctx);
+  if (!byKey) bounded.set(ctx, (byKey = new Map()));
+  let s = byKey.get(key);
+  if (!s) {
+    const rows = names.flatMap((p) => [
+      { aff: affAdd(aff({ [p]: 1 }), aff({}, -INT32_MIN)), eq: false },
+      { aff: affAdd(affScale(aff({ [p]: 1 }), -1), aff({}, INT32_MAX)), eq: false },
+    ]);
+    s = rows.length === 0 ? ctx : addConstraints(ctx, rows);
+    byKey.set(key, s);
+  }
+  return s;
 }

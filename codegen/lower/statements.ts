@@ -175,7 +175,8 @@ export class InstructionLowering {
   /** `ctx`: the loop context where the instruction runs (what proves a numerator non-negative). */
   private scope(insnId: string, known: readonly string[], ctx: BasicSet): ExprScope {
     // A block's locals are renamed away from these names, so no local is taken for one.
-    const vars = (n: string) => known.includes(n) || (this.params.has(n) && findArg(this.h.k, n)?.dtype === "int32");
+    const int32 = (n: string) => this.params.has(n) && findArg(this.h.k, n)?.dtype === "int32";
+    const vars = (n: string) => known.includes(n) || int32(n);
     const self: ExprScope = {
       insnId,
       env: this.env,
@@ -189,7 +190,7 @@ export class InstructionLowering {
         return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
       },
       element: (e) => this.element(e, self),
-      nonneg: (e) => provablyNonneg(e, ctx, vars),
+      nonneg: (e) => provablyNonneg(e, ctx, vars, int32),
     };
     return self;
   }

@@ -127,6 +127,19 @@ function compilerIdentity(cc: string): string {
 const inFlight = new Map<string, Promise<string>>();
 
 /**
+ * `flags` with `-fopenmp-simd` added where `source` has a `#pragma omp simd` (the c target's SIMD
+ * loops) and the flags enable no OpenMP (`-fopenmp`, `-fopenmp-simd`, `-fopenmp=…`) nor refuse it
+ * (`-fno-openmp-simd`): without it gcc ignores the pragma, and -Wall warns of it.
+ *
+ *   withOpenmpSimd(["-O2"], "#pragma omp simd\n…")   // ["-O2", "-fopenmp-simd"]
+ */
+export function withOpenmpSimd(flags: readonly string[], source: string): readonly string[] {
+  if (!/^\s*#\s*pragma\s+omp\s+simd\b/m.test(source)) return flags;
+  if (flags.some((f) => f === "-fopenmp" || f === "-fopenmp-simd" || f.startsWith("-fopenmp=") || f === "-fno-openmp-simd")) return flags;
+  return [...flags, "-fopenmp-simd"];
+}
+
+/**
  * The path of the shared object built from `source`, compiling it only when the cache lacks it
  * (or, with `rebuild`, replacing the cached file: one that would not load, or another kernel's).
  * A compiler error is a CodegenError quoting the compiler and the generated lines it points at.
@@ -136,7 +149,7 @@ const inFlight = new Map<string, Promise<string>>();
 export function compileShared(source: string, opts: CompilerOptions = {}, what = "generated code", rebuild = false): Promise<string> {
   const def = defaultCompiler();
   const cc = opts.cc ?? def.cc;
-  const flags = [...(opts.flags ?? def.flags), ...ISOLATION_FLAGS];
+  const flags = [...withOpenmpSimd(opts.flags ?? def.flags, source), ...ISOLATION_FLAGS];
   const libs = [...(opts.libs ?? [])];
   const id = compilerIdentity(cc);
   const key = createHash("sha256").update(JSON.stringify([source, cc, id, flags, libs])).digest("hex").slice(0, 40);
