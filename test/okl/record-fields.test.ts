@@ -17,6 +17,7 @@ import * as lp from "../../src/index.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
 import { BOUNDARY_VALUES, EXCLUSIVE_RECORDS, NEWTON_RECORDS } from "./real-world-kernels.js";
+import { kernelFromJSON, kernelToJSON } from "../../src/tune/executor/kernel-json.js";
 import { nativeAvailable } from "../run/native-helpers.js";
 
 /** `k` printed by the okl target and imported again (the split field arrays are plain pointer arguments there). */
@@ -37,6 +38,8 @@ describe("the CFD code's boundary data with an array field and a nested struct",
       ["id", 0, null], ["time", 8, null], ["x", 16, null], ["y", 24, null], ["n.nx", 32, null], ["n.ny", 40, null],
       ["uM", 48, [48, 56]], ["flags", 64, [64, 68, 72]], ["wall", 76, null],
     ]);
+    // The layout travels with the kernel to tuning workers (kernel JSON).
+    expect(kernelFromJSON(JSON.parse(JSON.stringify(kernelToJSON(k!)))).oklOptions?.structArgs).toEqual(k!.oklOptions?.structArgs);
     expect(k!.args.map((a) => a.name)).toEqual(["Nelements", "time", "bcs_id", "bcs_time", "bcs_x", "bcs_y", "bcs_n_nx", "bcs_n_ny", "bcs_uM", "bcs_flags", "bcs_wall", "U", "UP"]);
   });
 

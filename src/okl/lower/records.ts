@@ -47,7 +47,16 @@ interface Cursor {
 
 /** `e` as a walk from a record or records variable, or undefined when it starts elsewhere. */
 function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
-  if (e.kind !== "member" && e.kind !== "index" && !(e.kind === "unary" && e.op === "*") && e.kind !== "ident") return undefined;
+  // The variable first (no allocation): most expressions are not records.
+  let root: A.Expr = e;
+  for (;;) {
+    if (root.kind === "member" || root.kind === "index") root = root.target;
+    else if (root.kind === "unary" && root.op === "*") root = root.operand;
+    else break;
+  }
+  if (root.kind !== "ident") return undefined;
+  const rb = ctx.scope.get(root.name);
+  if (rb?.kind !== "record" && rb?.kind !== "records") return undefined;
   const steps: Step[] = [];
   let x: A.Expr = e;
   for (;;) {
@@ -63,10 +72,8 @@ function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
       x = x.operand;
     } else break;
   }
-  if (x.kind !== "ident") return undefined;
-  const b = ctx.scope.get(x.name);
-  if (b?.kind !== "record" && b?.kind !== "records") return undefined;
-  const name = x.name;
+  const b = rb;
+  const name = root.name;
   let cur: Cursor = { b, elem: undefined, type: b.type, path: [], member: undefined, subs: [], left: 0 };
   let derefOk = b.kind === "record"; // `p->f` where p is `&s`
   for (const s of steps) {
