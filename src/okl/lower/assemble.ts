@@ -6,12 +6,13 @@
  *   assembleKernel({ name: "addVectors", domains, insns, args, … }, fail)   // frozen Kernel
  */
 import {
-  c, checkOperandTypes, kernelRecord, mapExpr, WRITE_RACE_OK,
+  c, checkOperandTypes, insnExprs, isBitwiseOp, kernelRecord, mapExpr, WRITE_RACE_OK,
   type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary, mapInsnExprs,
 } from "../../ir/index.js";
 import type { BasicSet } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Fail } from "./bindings.js";
+import { someNode } from "./expr-scan.js";
 import { footprintShape, type FlatAccess } from "./shapes.js";
 
 /** What lowering a `@kernel` collected. */
@@ -61,8 +62,13 @@ export function assembleKernel(p: KernelParts, fail: Fail): Kernel {
     name: p.name, domains: p.domains, instructions: insns, args, temporaries: p.temps,
     substitutions: p.rules.slice(), inameTags: { ...p.tags }, deviceKernelNames: "occa",
   });
-  // C rejects bitwise operators on floating-point operands.
-  const bad = checkOperandTypes(k);
+  // C rejects bitwise operators on floating-point operands: checked on the instructions that have
+  // one, or a call (a rule's body is typed where it is called), in kernel order.
+  const typed = k.instructions.filter((i) => insnExprs(i).some((e) => someNode(e, needsTypeCheck)));
+  const bad = typed.length === 0 ? undefined : checkOperandTypes(typed.length === insns.length ? k : { ...k, instructions: typed });
   if (bad) fail(`${bad.message.replace(/cast\(int32, …\)/, "(int)")}`, p.pos);
   return k;
 }
+
+/** The nodes `checkOperandTypes` types: bitwise operators and calls. */
+const needsTypeCheck = (n: Expr): boolean => (n.kind === "arith" && isBitwiseOp(n.op)) || n.kind === "bitnot" || n.kind === "call";

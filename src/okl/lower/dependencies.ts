@@ -9,6 +9,7 @@
  */
 import { assigneeName, blockAccesses, blockExprs, guardedSubscripts, insnDefaults, walkExpr, type BlockStmt, type Expr, type Instruction } from "../../ir/index.js";
 import type { Ctx } from "./bindings.js";
+import { eachNode } from "./expr-scan.js";
 import { affineGuards } from "./loop-rows.js";
 import type { FlatAccess } from "./shapes.js";
 
@@ -70,19 +71,36 @@ export class InstructionLog {
 
   /** The names `e` reads (into `reads`), and its accesses of array arguments with the conditions C evaluates them under. */
   private note(e: Expr, write: boolean, lhs: Expr, reads: Set<string>, ctx: Ctx): void {
-    walkExpr(e, (n) => {
+    // One walk: the names read, the subscripts, and whether a select, && or || may guard some.
+    let selects = false;
+    const subs: Expr[] = [];
+    eachNode(e, (n) => {
       if (n.kind === "var") reads.add(n.name);
-      if (n.kind === "subscript" && !(write && n === lhs)) reads.add(n.array);
+      else if (n.kind === "subscript") {
+        if (!(write && n === lhs)) reads.add(n.array);
+        if (this.arrayArgs.has(n.array)) subs.push(n);
+      } else if (n.kind === "if" || n.kind === "logical") selects = true;
     });
+    if (subs.length === 0) return;
     // Each access with the conditions C evaluates it under (the instruction's predicates, and
-    // the selects, && and || around it): its footprint is where it runs.
-    for (const { node: n, guards } of guardedSubscripts(e, ctx.preds)) {
+    // the selects, && and || around it): its footprint is where it runs. Without selects, every
+    // access runs under the predicates alone.
+    const guarded = selects ? guardedSubscripts(e, ctx.preds) : subs.map((node) => ({ node, guards: ctx.preds }));
+    for (const { node: n, guards } of guarded) {
       if (n.kind !== "subscript" || !this.arrayArgs.has(n.array)) continue;
       (write && n === lhs ? this.written : this.read).add(n.array);
       const list = this.accesses.get(n.array) ?? [];
-      list.push({ index: n.indices[0]!, within: ctx.within, guards: affineGuards(guards) });
+      list.push({ index: n.indices[0]!, within: ctx.within, guards: this.affine(guards) });
       this.accesses.set(n.array, list);
     }
+  }
+
+  /** The affine guards of a predicate list, made once per list (the statements of one block share theirs). */
+  private readonly affineOf = new WeakMap<readonly Expr[], ReturnType<typeof affineGuards>>();
+  private affine(guards: readonly Expr[]): ReturnType<typeof affineGuards> {
+    let a = this.affineOf.get(guards);
+    if (!a) this.affineOf.set(guards, (a = affineGuards(guards)));
+    return a;
   }
 
   /**

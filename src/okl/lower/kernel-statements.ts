@@ -150,6 +150,9 @@ export abstract class StatementLowering extends PointerLowering {
         this.localPointer(d, ctx);
         continue;
       }
+      // A const local that reads memory: its initializer lowered once, for the assignment below too
+      // (unless it names the local itself, which C has in scope there).
+      let lowered: Expr | undefined;
       if (!struct && d.arrayDims.length === 0 && d.init !== undefined && d.init.kind !== "initList" && !d.okl.shared && !d.okl.exclusive && s.spec.qualifiers.includes("const")) {
         // A const scalar of loop variables and arguments is their expression (affine footprints, no temporary).
         const e = this.ex.expr(d.init, ctx);
@@ -157,6 +160,7 @@ export abstract class StatementLowering extends PointerLowering {
           ctx.scope.set(d.name, { kind: "expr", expr: dtypeKind(dtype) !== "float" && dtype.endsWith("32") && this.isIntegerExpr(e) ? e : { kind: "cast", dtype, value: e } });
           continue;
         }
+        if (ctx.stmtCall === undefined && !someAst(d.init, (n) => n.kind === "ident" && n.name === d.name)) lowered = e;
       }
       const declared = arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList" && !struct, `array "${d.name}" needs a size`);
       const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;
@@ -180,7 +184,7 @@ export abstract class StatementLowering extends PointerLowering {
         });
       } else {
         if (shape.length > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
-        this.emit({ kind: "var", name }, this.ex.expr(d.init, ctx), ctx, false, d.pos);
+        this.emit({ kind: "var", name }, lowered ?? this.ex.expr(d.init, ctx), ctx, false, d.pos);
       }
     }
   }
