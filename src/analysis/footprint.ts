@@ -203,10 +203,11 @@ export interface Footprint {
  * which could rewrite those rows, the full piece is computed instead.
  */
 function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: ReadonlySet<string>, arrayName: string, lean = false, guarded = true): BasicSet {
-  const kernelInames = new Set(allInames(k));
+  const facts = factsOf(k);
+  const kernelInames = facts.inames;
   const used = new Set(acc.inames);
   const affs = acc.indices.map((e, r) => {
-    const a = exprToAff(e, (n) => !findArg(k, n) || findArg(k, n)!.kind === "value" ? !findTemporary(k, n) : false);
+    const a = exprToAff(e, facts.isIndexVar);
     if (!a) {
       const where = guarded ? `in instruction "${acc.insnId}"` : `of the invocation ${acc.insnId}`;
       const what = findSubstitution(k, arrayName) ? "argument" : "subscript";
@@ -218,8 +219,8 @@ function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: Rea
   // The reader's predicates that are affine conditions on inames and integer parameters narrow
   // the points where the access runs (a guarded stencil reads no a[-1]). An invocation has none:
   // its conditions enter the key below only through `cs`, so the memo stays keyed by content.
-  const intNames = integerNames(k);
-  const conds = guarded ? (insnById(k).get(acc.insnId)?.predicates ?? []).flatMap((p) => predicateConditions(p, (n) => intNames.has(n))) : [];
+  const intNames = facts.intNames;
+  const conds = guarded ? (facts.insns.get(acc.insnId)?.predicates ?? []).flatMap((p) => predicateConditions(p, (n) => intNames.has(n))) : [];
   for (const cd of conds) for (const n of Object.keys(cd.aff.terms)) if (kernelInames.has(n)) used.add(n);
   const inames = [...used].sort(naturalCompare);
   const dom = footprintDomain(inames.length > 0 ? iterationDomain(k, inames) : universe([], []), [...affs, ...conds.map((cd) => cd.aff)], sweep, lean);
@@ -308,8 +309,30 @@ function integerNames(k: Kernel): Set<string> {
   return out;
 }
 
-function insnById(k: Kernel): Map<string, Instruction> {
-  return new Map(k.instructions.map((i) => [i.id, i]));
+/** What every access of a kernel asks of it: computed once per frozen kernel (a fetch asks per access, twice). */
+interface KernelFacts {
+  readonly inames: ReadonlySet<string>;
+  /** `integerNames(k)`. */
+  readonly intNames: ReadonlySet<string>;
+  readonly insns: ReadonlyMap<string, Instruction>;
+  /** Whether a name in a subscript is an index variable (not an array argument or a temporary). */
+  readonly isIndexVar: (name: string) => boolean;
+}
+
+const factsMemo = new WeakMap<Kernel, KernelFacts>();
+
+/** The facts of `k`, remembered when `k` is frozen (its fields then never change). */
+function factsOf(k: Kernel): KernelFacts {
+  let f = factsMemo.get(k);
+  if (f !== undefined) return f;
+  f = {
+    inames: new Set(allInames(k)),
+    intNames: integerNames(k),
+    insns: new Map(k.instructions.map((i) => [i.id, i])),
+    isIndexVar: (n) => (!findArg(k, n) || findArg(k, n)!.kind === "value" ? !findTemporary(k, n) : false),
+  };
+  if (Object.isFrozen(k) && Object.isFrozen(k.instructions) && Object.isFrozen(k.domains) && Object.isFrozen(k.args) && Object.isFrozen(k.temporaries)) factsMemo.set(k, f);
+  return f;
 }
 
 /** The content of `a` whatever the order of its terms (faces found in different pieces compare equal). */
@@ -413,8 +436,12 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
   const found = findAccesses(k, array, opts.insnIds, opts.select);
   // Invocations beside reads are swept in one domain with them (as loopy sweeps all generators in
   // one domain): the box's faces in the readers' inames then hold for the invocations too.
-  const scope = [...new Set([...found, ...(opts.invocations ?? [])].flatMap((a) => a.inames))].sort(naturalCompare);
-  const invocations = found.length === 0 ? opts.invocations ?? [] : (opts.invocations ?? []).map((a) => ({ ...a, inames: scope }));
+  const given = opts.invocations ?? [];
+  let invocations = given;
+  if (found.length > 0 && given.length > 0) {
+    const scope = [...new Set([...found, ...given].flatMap((a) => a.inames))].sort(naturalCompare);
+    invocations = given.map((a) => ({ ...a, inames: scope }));
+  }
   const mapped = (list: readonly Access[]) => (opts.mapIndices === undefined ? list : list.map((a) => ({ ...a, indices: opts.mapIndices!(a) })));
   const accesses = [...mapped(found), ...mapped(invocations)];
   if (accesses.length === 0) throw new FootprintError(`no instruction${opts.insnIds ? " of those given" : ""} reads ${array}`);
@@ -423,15 +450,17 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
   const all = accesses.map((a, x) => accessPiece(k, a, dims, sweep, array, opts.dependsOnly === true, x < found.length));
   const pieces = all.filter((p) => !isEmpty(p));
   if (pieces.length === 0) throw new FootprintError(`the footprint of ${array} is empty: no access runs`);
-  const kernelInames = new Set(allInames(k));
+  const kernelInames = factsOf(k).inames;
   const dependsOn = new Set<string>();
   for (const p of pieces) {
     const np = p.params.length;
+    const end = np + p.dims.length;
     for (const con of p.constraints) {
-      if (!con.coeffs.some((x, j) => j >= np && j < np + p.dims.length && x !== 0)) continue;
-      con.coeffs.forEach((x, j) => {
-        if (j < np && x !== 0) dependsOn.add(p.params[j]!);
-      });
+      const cs = con.coeffs;
+      let hasIndex = false;
+      for (let j = np; j < end && !hasIndex; j++) if (cs[j] !== 0) hasIndex = true;
+      if (!hasIndex) continue;
+      for (let j = 0; j < np; j++) if (cs[j] !== 0) dependsOn.add(p.params[j]!);
     }
   }
   const dependsOnList = [...dependsOn].filter((n) => kernelInames.has(n)).sort(naturalCompare);
