@@ -1,14 +1,16 @@
 /**
  * A BLIS-style matmul from public transformations (issue 18, packing): block k and j, pack the
- * panel of b for the current (j_outer, k_outer) block and the block of a for the current
- * (i_outer, k_outer) block into contiguous private temporaries, and a register micro-tile of
- * MR `ilp` rows x NR `vec` columns over the packed panels, accumulating in registers across the k block.
+ * block of a for the current (i_outer, k_outer) and the panel of b for the current (k_outer,
+ * j_outer) into contiguous private temporaries, b laid out as BLIS's micro-panels, and a register
+ * micro-tile of MR `ilp` rows x NR `vec` columns over the packed panels, accumulating in registers
+ * across the k block.
  *
  *   for i_outer (g.0: the OpenMP parallel loop, MC rows of c per thread)
- *     for j_outer (NC columns)
- *       for k_outer (KC of the reduction)
- *         b_fetch[KC][NC] = b[k block, j block]        (the packed panel of b)
- *         a_fetch[MC][KC] = a[i block, k block]        (the packed block of a)
+ *     c[i block, :] = 0
+ *     for k_outer (KC of the reduction)
+ *       a_fetch[MC][KC] = a[i block, k block]                 (packed once per k block)
+ *       for j_outer (NC columns)
+ *         b_fetch[NC/NR][KC][NR] = b[k block, j block]        (micro-panels: each k step reads the next 64 bytes)
  *         for i_mid, j_mid (the micro-tiles of the block)
  *           acc[MR][NR] = 0; for k_inner: acc += a_fetch * b_fetch    (ilp lanes: registers)
  *           c[micro-tile] += acc
@@ -33,11 +35,12 @@ import * as lp from "../src/index.js";
  * accumulators in vector values across the k block (codegen/lower/vec-registers.ts), 6 x 16 floats
  * = 12 AVX registers, two loads of b and 6 broadcasts of a for 12 FMAs a k step (BLIS's Haswell
  * shape). Larger tiles (4 x 32: 16 accumulators and 4 loads of b) need more than AVX2's 16
- * registers and spill. MC = 512: one row block per thread at n = 1024 on 2 threads, so each
- * thread packs each block of b once (a_fetch 512 KiB + b_fetch 256 KiB fit the 1 MiB L2).
- * Single-thread CPU time against OpenBLAS, n = 1024, side by side (load ~10): 6 x 16 with MC = 512
- * 0.81-0.84, 384 0.78-0.84, 192 0.72-0.77, 96 0.69-0.73; 8 x 8 with MC = 256 0.68-0.69; 4 x 16
- * 0.47-0.50; n = 1000 6 x 16 MC = 512 0.73.
+ * registers and spill. MC = 512: one row block per thread at n = 1024 and n = 1000 on 2 threads
+ * (512 + 488 rows), so each thread packs each panel of b once. The order i_mid, j_mid keeps a
+ * micro-panel of a (6 x 256 floats, 6 KiB) in L1 across the 16 micro-panels of b, and b_fetch
+ * (256 KiB) in the core's 512 KiB L2. Single-thread CPU time against OpenBLAS, side by side (load
+ * 12-15): n = 1024 0.90-0.95 (packing a per j block and b row-major: 0.73-0.85), n = 1000
+ * 0.76-0.82 (0.60-0.76). KC = 512 (NC 128 or 256) and NC = 128 were slower (0.76-0.83).
  */
 export const BLOCKS = { MC: 512, NC: 256, KC: 256, MR: 6, NR: 16 } as const;
 
@@ -74,12 +77,21 @@ export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?:
     // The columns of the micro-tile: one SIMD row of NR lanes (vec), the accumulators privatized
     // over the lanes of both: the register tile.
     lp.split("j_inner", NR, { innerTag: "vec", outerIname: "j_mid", innerIname: "j_r", ...slabs }),
-    lp.prioritize("j_outer,k_outer,i_mid,j_mid,k_inner"),
+    // k_outer outside j_outer: a's block is packed once per k block, not once per panel of b.
+    lp.prioritize("k_outer,j_outer,i_mid,j_mid,k_inner"),
     ...(opts.pack === false ? [] : [
-      // The panel of b for (j_outer, k_outer): KC x NC, contiguous, private to the thread.
-      lp.prefetch("b", { sweepInames: ["k_inner", "j_mid", "j_r"], fetchOuterInames: ["j_outer", "k_outer"], temporaryAddressSpace: "private" }),
+      // The panel of b for (k_outer, j_outer): KC x NC, private to the thread.
+      lp.prefetch("b", { sweepInames: ["k_inner", "j_mid", "j_r"], fetchOuterInames: ["k_outer", "j_outer"], temporaryAddressSpace: "private" }),
       // The block of a for (i_outer, k_outer): MC x KC.
-      lp.prefetch("a", { sweepInames: ["k_inner", "i_mid", "i_r"], fetchOuterInames: ["i_outer", "j_outer", "k_outer"], temporaryAddressSpace: "private" }),
+      lp.prefetch("a", { sweepInames: ["k_inner", "i_mid", "i_r"], fetchOuterInames: ["i_outer", "k_outer"], temporaryAddressSpace: "private" }),
+      // b_fetch as BLIS's micro-panels, [NC/NR][KC][NR]: a micro-tile's k steps read consecutive
+      // 64-byte rows instead of rows 1 KiB apart. The packing loop runs over the rows of b
+      // (b_dim_0) and then each micro-panel's NR columns: contiguous reads, 64-byte writes, and
+      // (the column split matching the layout's) no division in its indices.
+      lp.split("b_dim_1", NR, { outerIname: "b_jp", innerIname: "b_jr", ...slabs }),
+      lp.prioritize("b_dim_0,b_jp,b_jr"),
+      lp.step.splitArrayAxis("b_fetch", 1, NR),
+      lp.step.tagArrayAxes("b_fetch", "N1,N2,N0"),
     ]),
   );
 }
