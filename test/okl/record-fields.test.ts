@@ -169,6 +169,44 @@ ${decl}
   });
 });
 
+describe("device functions taking such a struct by value, or reading p[0].f", () => {
+  it("by value into a one-line function, a statement function and a function with a loop (an opaque block); p[0].f; on interp and openmp", async () => {
+    const [k] = lp.parseOkl(`typedef struct { int type; double vals[3]; struct { double x, y; } n; } bc_t;
+double weight(bc_t b) { return b.vals[1] * b.type + b.n.y; }
+void store(bc_t b, double *o) { *o = b.vals[2] - b.n.x; }
+double total(const bc_t b) { double s = 0; int i = 0; while (i < 3) { s += b.vals[i]; ++i; } return s; }
+double first(const bc_t *p) { return p[0].vals[0]; }
+@kernel void byValue(const int N, const bc_t *bcs, double *out) {
+  for (int e = 0; e < N; ++e; @outer) for (int n = 0; n < 1; ++n; @inner) {
+    bc_t bc = bcs[(e + 1) % N];
+    double o;
+    store(bcs[e], &o);
+    out[4 * e + 0] = weight(bcs[e]);
+    out[4 * e + 1] = o + weight(bc);
+    out[4 * e + 2] = total(bc);
+    out[4 * e + 3] = first(&bc) + first(bcs + e);
+  }
+}`);
+    const N = 3, v = seeded(3 * N, 41), p = seeded(2 * N, 42);
+    const recs = Array.from({ length: N }, (_, i) => ({ type: i + 1, vals: v.slice(3 * i, 3 * i + 3), n: { x: p[2 * i]!, y: p[2 * i + 1]! } }));
+    const weight = (r: (typeof recs)[number]) => r.vals[1]! * r.type + r.n.y;
+    const want = recs.flatMap((r, e) => {
+      const q = recs[(e + 1) % N]!;
+      return [weight(r), r.vals[2]! - r.n.x + weight(q), q.vals[0]! + q.vals[1]! + q.vals[2]!, q.vals[0]! + r.vals[0]!];
+    });
+    await expectSerialMeaning(k!, () => ({ N, ...lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", recs)), out: new Float64Array(4 * N) }), { out: want }, 1e-14, { checkBounds: false });
+  });
+
+  it("a function that writes its struct parameter passed by value is refused, naming it", () => {
+    const e = oklError(() => lp.parseOkl(`typedef struct { int type; double vals[3]; } bc_t;
+double bump(bc_t b) { b.vals[0] += 1.0; return b.vals[0]; }
+@kernel void f(const int N, bc_t *bcs, double *out) {
+  for (int e = 0; e < N; ++e; @outer) for (int n = 0; n < 1; ++n; @inner) out[e] = bump(bcs[e]);
+}`));
+    expect(e.message).toMatch(/2:\d+: device function "bump" writes \(or takes the address of\) its parameter "b", a struct "bc_t" passed by value/);
+  });
+});
+
 describe("C's layout of nested mixed structs with array fields is the C compiler's", () => {
   const SCALARS = ["char", "short", "int", "long", "float", "double"] as const;
   type Member = { readonly t: string; readonly dims: readonly number[] };

@@ -201,7 +201,8 @@ export class FileContext {
     const items = f.body!.items.filter((s) => s.kind !== "empty");
     const ret = items[0];
     // Vector parameters and results are several scalars: such functions are inlined at each call.
-    const vector = f.params.some((p) => this.vectorType(p.spec)) || (f.returnPointers.length === 0 && this.vectorType(f.returnType));
+    const vector = f.params.some((p) => this.vectorType(p.spec)) || (f.returnPointers.length === 0 && this.vectorType(f.returnType))
+      || f.params.some((p) => p.declarator.pointers.length === 0 && this.structs.recordFields(p.spec)); // a struct with mixed field types by value: a view, inlined
     if (items.length !== 1 || ret?.kind !== "return" || ret.value === undefined || vector || f.params.some((p) => p.declarator.pointers.length + p.declarator.arrayDims.length > 0)) {
       return false;
     }

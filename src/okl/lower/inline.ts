@@ -10,7 +10,7 @@ import type * as A from "../syntax/ast.js";
 import { assigned, describeStmt, walkAst } from "./ast-queries.js";
 import { constValue, Scope, usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
-import { recordPointer } from "./records.js";
+import { recordByValue, recordPointer } from "./records.js";
 import { toComponent, type VectorType } from "./vectors.js";
 
 /** What inlining needs of expression lowering (ExprLowering). */
@@ -67,7 +67,9 @@ function bindParams(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, ctx: Ctx): Sco
     const d = p.declarator;
     const a = e.args[k]!;
     const t = d.pointers.length + d.arrayDims.length > 0 ? undefined : lw.file.vectorType(p.spec);
-    if (d.pointers.length + d.arrayDims.length > 0) scope.set(d.name, pointerBinding(lw, a, ctx, d.name));
+    const record = t ? undefined : recordByValue(lw, lw.file.structs, f, p, a, ctx); // a struct with mixed field types by value
+    if (record) scope.set(d.name, record);
+    else if (d.pointers.length + d.arrayDims.length > 0) scope.set(d.name, pointerBinding(lw, a, ctx, d.name));
     else if (t) scope.set(d.name, vectorExprs(t, lw.vec.comps(a, ctx, t)));
     else scope.set(d.name, { kind: "expr", expr: { kind: "cast", dtype: lw.file.dtype(p.spec, p.pos), value: lw.expr(a, ctx) } });
   });

@@ -12,6 +12,7 @@ import { hasStatementCall } from "./block-queries.js";
 import { checkInlinable, pointerBinding, pointerSlotIndex, statementInlinable } from "./inline.js";
 import { arrayExtents } from "./initializers.js";
 import { ArgumentLowering } from "./kernel-arguments.js";
+import { recordByValue } from "./records.js";
 
 export abstract class PointerLowering extends ArgumentLowering {
   /** Local pointers declared without an initializer, by their placeholder binding: where they were declared. */
@@ -34,6 +35,8 @@ export abstract class PointerLowering extends ArgumentLowering {
       const d = p.declarator;
       const a = e.args[k]!;
       if (d.pointers.length + d.arrayDims.length > 0) return scope.set(d.name, pointerBinding(this.ex, a, ctx, d.name));
+      const record = recordByValue(this.ex, this.file.structs, f, p, a, ctx); // a struct with mixed field types by value
+      if (record) return scope.set(d.name, record);
       const dtype = this.file.dtype(p.spec, p.pos);
       const value: Expr = { kind: "cast", dtype, value: this.ex.expr(a, ctx) };
       if (this.pure(value) && !assigned(f.body!.items, d.name)) return scope.set(d.name, { kind: "expr", expr: value });

@@ -21,6 +21,7 @@ import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, toComponent, type VectorType } from "./vectors.js";
 import { switchBlock, switchSegments } from "./switch.js";
 import { copyRecord, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
+import { recordByValue } from "./records.js";
 
 /** What block lowering needs of the kernel lowering around it. */
 export interface BlockHost {
@@ -334,8 +335,9 @@ export class BlockLowering {
     f.params.forEach((p, k) => {
       const d = p.declarator;
       const a = e.args[k]!;
-      if (d.pointers.length + d.arrayDims.length > 0) {
-        scope.set(d.name, pointerBinding(ex, a, calls, d.name));
+      const record = recordByValue(ex, this.host.file.structs, f, p, a, calls); // a struct with mixed field types by value
+      if (d.pointers.length + d.arrayDims.length > 0 || record) {
+        scope.set(d.name, record ?? pointerBinding(ex, a, calls, d.name));
         return;
       }
       const vt = this.host.file.vectorType(p.spec);

@@ -14,7 +14,8 @@ import type * as A from "../syntax/ast.js";
 import type { Binding, Ctx } from "./bindings.js";
 import { rowMajorIndex } from "./initializers.js";
 import { leavesUnder, product, type RecordMember, type RecordType } from "./record-type.js";
-import { add, mul } from "./structs.js";
+import { walkAst } from "./ast-queries.js";
+import { add, mul, type StructTable } from "./structs.js";
 
 /** What the record helpers ask of the expression lowering. */
 export interface RecordHost {
@@ -74,7 +75,7 @@ function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
   }
   const b = rb;
   const name = root.name;
-  let cur: Cursor = { b, elem: undefined, type: b.type, path: [], member: undefined, subs: [], left: 0 };
+  let cur: Cursor = { b, elem: b.kind === "records" && b.value ? (b.offset ?? c(0)) : undefined, type: b.type, path: [], member: undefined, subs: [], left: 0 };
   let derefOk = b.kind === "record"; // `p->f` where p is `&s`
   for (const s of steps) {
     if (b.kind === "records" && cur.elem === undefined) {
@@ -83,7 +84,8 @@ function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
       cur = { ...cur, elem: b.offset ? add(b.offset, i) : i };
       continue;
     }
-    if (s.kind === "deref") {
+    if (s.kind === "deref" || (derefOk && s.kind === "index" && s.index.kind === "int" && s.index.value === 0)) {
+      // `p->f`, `(*p).f`, `p[0].f` with p = &s.
       if (!derefOk || cur.path.length > 0) lw.fail(`"*" or "->" on "${label(name, cur)}", which is not a pointer`, e.pos);
       derefOk = false;
       continue;
@@ -193,7 +195,13 @@ export function recordPointer(lw: RecordHost, e: A.Expr, ctx: Ctx): Binding | un
     return b.local ? { kind: "temp", name, rank: 1, offset: at } : { kind: "array", name, offset: at };
   }
   if (!addr || cur.member) return undefined;
-  // `&bc.n`: a view of the nested struct's leaves.
+  return view(lw, cur, e.pos, false);
+}
+
+/** The struct value the cursor stands at as a record (or records) binding of its leaves: `&bc.n` (a pointer), C's copy of `bcs[i]` (`value`). */
+function view(lw: RecordHost, cur: Cursor, pos: A.Pos, value: boolean): Binding {
+  const b = cur.b;
+  if (cur.path.length === 0) return b.kind === "record" ? b : { ...b, offset: cur.elem!, value };
   const prefix = keyOf(cur);
   const under = leavesUnder(b.type, prefix);
   if (b.kind === "record") {
@@ -206,11 +214,38 @@ export function recordPointer(lw: RecordHost, e: A.Expr, ctx: Ctx): Binding | un
     }
     return { kind: "record", name: label(b.name, cur), struct: cur.type.name, type: cur.type, fields };
   }
-  if (cur.subs.length > 0) lw.fail(`"&${label(b.name, cur)}": a pointer to a struct inside an array field of structs "${b.struct}" is not supported; pass the array's elements' fields`, e.pos);
+  if (cur.subs.length > 0) lw.fail(`"&${label(b.name, cur)}": a pointer to a struct inside an array field of structs "${b.struct}" is not supported; pass the array's elements' fields`, pos);
   return {
-    kind: "records", name: label(b.name, cur), struct: cur.type.name, type: cur.type, local: b.local,
+    kind: "records", name: label(b.name, cur), struct: cur.type.name, type: cur.type, local: b.local, value,
     fields: new Map(under.map(([rel, leaf]) => [rel, leaf.dtype])),
-    field: (f, pos) => b.field(`${prefix}.${f}`, pos),
+    field: (f, at) => b.field(`${prefix}.${f}`, at),
     offset: cur.elem!,
   };
+}
+
+/**
+ * Parameter `p` of device function `f` taking a struct with mixed field types by value, passed
+ * `a`: a view of the argument's leaves (C's copy, which `f` must not write: it reads the caller's
+ * storage); undefined for every other parameter.
+ */
+export function recordByValue(lw: RecordHost, structs: StructTable, f: A.FunctionDef, p: A.Param, a: A.Expr, ctx: Ctx): Binding | undefined {
+  const d = p.declarator;
+  if (d.pointers.length + d.arrayDims.length > 0 || (p.spec.base.kind !== "struct" && p.spec.base.kind !== "named")) return undefined;
+  const lookup = structs.resolve(p.spec);
+  const r = lookup && "reason" in lookup ? structs.recordFields(p.spec) : undefined;
+  if (!r) return undefined;
+  let written = false;
+  const root = (x: A.Expr): A.Expr => (x.kind === "member" || x.kind === "index" ? root(x.target) : x);
+  for (const s of f.body?.items ?? []) {
+    walkAst(s, (n) => {
+      const target = n.kind === "assign" ? n.target : (n.kind === "unary" && (n.op === "++" || n.op === "--" || n.op === "&")) || n.kind === "postfix" ? n.operand : undefined;
+      const t = target && root(target);
+      written ||= t?.kind === "ident" && t.name === d.name;
+    });
+  }
+  if (written) lw.fail(`device function "${f.name}" writes (or takes the address of) its parameter "${d.name}", a struct "${r.name}" passed by value; Loom passes it as a view of the caller's struct, so copy it into a local inside the function, or take a pointer`, d.pos);
+  const cur = walk(lw, a, ctx);
+  if (!cur || cur.member || (cur.b.kind === "records" && cur.elem === undefined)) lw.fail(`argument ${d.name} of "${f.name}" takes a struct "${r.name}"; pass a struct value (a local, an element of an array of them, *p or a nested struct field)`, a.pos);
+  if (cur.type.name !== r.name) lw.fail(`argument ${d.name} of "${f.name}" takes a struct "${r.name}", not a struct "${cur.type.name}"`, a.pos);
+  return view(lw, cur, a.pos, true);
 }
