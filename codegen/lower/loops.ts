@@ -10,7 +10,7 @@ import {
 } from "../../src/poly/index.js";
 import { preferUnitBounds, type ScheduleNode } from "../../src/schedule/index.js";
 import { block, ibin, ilit, type Ex, type Stmt } from "../ast.js";
-import type { GuardLowering } from "./guards.js";
+import { inContext, type GuardLowering } from "./guards.js";
 import type { KernelHost, NodesLowering } from "./host.js";
 import { elementLoop } from "./elements.js";
 import { checkVecLanes } from "./vec.js";
@@ -237,6 +237,8 @@ export class LoopLowering {
   }
 
   private impliedNonneg(a: Aff, ctx: BasicSet): boolean {
+    // A cheap proof first (a context row or the intervals imply it), else the exact emptiness test.
+    if (inContext({ aff: a, eq: false }, ctx)) return true;
     try {
       return isEmptyWith(ctx, affSub(aff({}, -1), a));
     } catch {

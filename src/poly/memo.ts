@@ -117,10 +117,22 @@ export function contentMemo<V>(): Map<string, V> {
   return m;
 }
 
+/** Answers computed (not found in a memo) since the process started: a deterministic measure of poly work. */
+let computed = 0;
+
+/**
+ * How many memoized poly answers have been computed so far (misses of every memo): benchmarks and
+ * tests measure work with it where time is noisy (`polyWork()` before and after, the difference).
+ */
+export function polyWork(): number {
+  return computed;
+}
+
 /** `memo.get(key)`, else `compute()` stored under `key` (a throw stores nothing). */
 export function cached<V>(memo: Map<string, V>, key: string, compute: () => V): V {
   const hit = memo.get(key);
   if (hit !== undefined) return hit;
+  computed++;
   const v = compute();
   if (memo.size >= LIMIT) memo.clear();
   memo.set(key, v);

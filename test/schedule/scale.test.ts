@@ -12,7 +12,8 @@ import { c, insnExprs, mapExpr, withKernel, type Expr, type Instruction, type Ke
 import { makeKernel } from "../../src/parse/index.js";
 import { barrierPairChecks } from "../../src/schedule/barriers.js";
 import { privatize, privatizeAll, touchedNames, touches } from "../../src/schedule/cpu-privatize.js";
-import { linearize, type HwAxis, type ScheduleNode } from "../../src/schedule/index.js";
+import { linearize, schedule, type HwAxis, type ScheduleNode } from "../../src/schedule/index.js";
+import { clearPolyMemos, polyWork } from "../../src/poly/index.js";
 
 /** The instruction ids of a schedule in order, loops flattened. */
 function ids(nodes: readonly ScheduleNode[]): string[] {
@@ -169,6 +170,51 @@ describe("barrier placement at scale", () => {
     for (const { code } of [small, large]) {
       expect(code.match(/for \(int n = 0; n <= 15; \+\+n\)/g)).toHaveLength(2);
       expect(code).toContain("double r_G00[16];");
+    }
+  });
+});
+
+/** Whether `x` and everything reachable from it is frozen. */
+function deepFrozen(x: unknown, seen = new Set<unknown>()): boolean {
+  if (x === null || typeof x !== "object" || seen.has(x)) return true;
+  seen.add(x);
+  if (!Object.isFrozen(x)) return false;
+  return Object.values(x as Record<string, unknown>).every((v) => deepFrozen(v, seen));
+}
+
+describe("the CPU lowering of a big element kernel", () => {
+  // Two @inner loops on one axis (shared: the second's iname becomes the first's) and @exclusive
+  // values crossing the barrier (privatized): both rewrite nearly every statement, in one kernel.
+  it("is one frozen kernel with the axis shared and the crossing values privatized", () => {
+    const k = parseOkl(assembly(24))[0]!;
+    const s = schedule(k, { cpu: true });
+    expect(deepFrozen(s.kernel)).toBe(true);
+    const within = new Set(s.kernel.instructions.map((i) => i.withinInames.join(",")));
+    expect([...within].some((w) => w.split(",").includes("n_0"))).toBe(false);
+    for (const name of ["r_G00", "r_G11"]) expect(s.kernel.temporaries.find((t) => t.name === name)!.shape).toHaveLength(1);
+    const readers = s.kernel.instructions.filter((i) => touches(i, "r_G11"));
+    expect(readers.length).toBeGreaterThan(24);
+    expect(readers.every((i) => i.withinInames.includes("n"))).toBe(true);
+  });
+});
+
+describe("code generation's poly work at scale", () => {
+  // Statements share their domains: the questions asked of the poly layer (bounds, gists,
+  // projections) are the same whatever the number of statements.
+  it("does not grow with the number of statements", () => {
+    const work = (n: number, target: "c" | "opencl") => {
+      const k = parseOkl(assembly(n))[0]!;
+      clearPolyMemos();
+      const before = polyWork();
+      generateCode(k, target);
+      return polyWork() - before;
+    };
+    for (const target of ["c", "opencl"] as const) {
+      // Answers remembered per object (not emptied with the memos) come from a first kernel.
+      work(16, target);
+      const small = work(20, target);
+      expect(small).toBeGreaterThan(0);
+      expect(work(80, target), target).toBe(small);
     }
   });
 });
