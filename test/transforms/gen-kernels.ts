@@ -305,6 +305,14 @@ function stepFor(s: State, m: Move): { step: Step; after?: (k: Kernel) => void }
       for (const x of [...s.k.args, ...s.k.temporaries.filter((t) => t.addressSpace === "global")]) {
         if ("shape" in x && x.shape !== undefined && x.shape.length > 0) arrays.push({ name: x.name, shape: x.shape });
       }
+      // loopy's split_array_axis on a temporary (storage of the kernel's own: the meaning is
+      // unchanged), on half the layout moves: its indices become `i // count, i % count`,
+      // which the lowering prints as plain `/` and `%` where the loop context proves `i >= 0`.
+      const temps = s.k.temporaries.filter((t) => t.shape !== undefined && t.shape.length > 0);
+      if (m.order.length === 3 && temps.length > 0) {
+        const t = temps[m.pick % temps.length]!;
+        return { step: makeStepOf("splitArrayAxis", t.name, m.order[1]! % t.shape!.length, m.factor) };
+      }
       if (arrays.length === 0) return undefined;
       const a = arrays[m.pick % arrays.length]!;
       const rank = a.shape.length;

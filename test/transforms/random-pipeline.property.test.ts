@@ -1,7 +1,8 @@
 /**
  * Law: for every random kernel k and every legal random pipeline p (splits with any factor, chunks,
  * g/l/unr/ilp tags, loop priorities, tiles, joins, renames, duplicated inames (private scalars
- * included), prefetches of arguments and temporaries in every address space, array layouts,
+ * included), prefetches of arguments and temporaries in every address space, array layouts
+ * (split axes of temporaries included: floor divisions and moduli, plain where proved non-negative),
  * saveAndReloadTemporaries; kernels with parameters near the int32 limit, global barriers inside
  * sequential loops (host loops), scalar (0-d) outputs, temporaries of parametric shape, and a
  * private value saved across a global barrier; moves the scheduler refuses are dropped and counted),
