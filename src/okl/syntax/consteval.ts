@@ -10,7 +10,6 @@ import type { Expr } from "./ast.js";
  * value of a name (a `const` variable, an enum member) or undefined.
  */
 export function evalConst(e: Expr, lookup: (name: string) => number | undefined): number | undefined {
-  const ev = (x: Expr): number | undefined => evalConst(x, lookup);
   switch (e.kind) {
     case "int":
     case "char":
@@ -22,7 +21,7 @@ export function evalConst(e: Expr, lookup: (name: string) => number | undefined)
     case "ident":
       return lookup(e.name);
     case "unary": {
-      const v = ev(e.operand);
+      const v = evalConst(e.operand, lookup);
       if (v === undefined) return undefined;
       switch (e.op) {
         case "-": return -v;
@@ -33,11 +32,11 @@ export function evalConst(e: Expr, lookup: (name: string) => number | undefined)
       }
     }
     case "binary": {
-      const l = ev(e.left);
+      const l = evalConst(e.left, lookup);
       if (l === undefined) return undefined;
       if (e.op === "&&" && !l) return 0;
       if (e.op === "||" && l) return 1;
-      const r = ev(e.right);
+      const r = evalConst(e.right, lookup);
       if (r === undefined) return undefined;
       switch (e.op) {
         case "+": return l + r;
@@ -62,13 +61,13 @@ export function evalConst(e: Expr, lookup: (name: string) => number | undefined)
       return undefined;
     }
     case "conditional": {
-      const c = ev(e.cond);
-      return c === undefined ? undefined : c ? ev(e.then) : ev(e.else);
+      const c = evalConst(e.cond, lookup);
+      return c === undefined ? undefined : c ? evalConst(e.then, lookup) : evalConst(e.else, lookup);
     }
     case "cast":
-      return ev(e.operand);
+      return evalConst(e.operand, lookup);
     case "comma":
-      return ev(e.exprs[e.exprs.length - 1]!);
+      return evalConst(e.exprs[e.exprs.length - 1]!, lookup);
     default:
       return undefined;
   }

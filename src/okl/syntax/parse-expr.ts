@@ -283,6 +283,7 @@ export class ExprParser {
 
   private number(t: Tok): Expr {
     const text = t.text;
+    if (isDecimal(text)) return { kind: "int", value: Number(text), text, suffix: "", pos: this.span(t) };
     const m = /^(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)([uUlL]*)$/.exec(text);
     if (m) {
       const digits = m[1]!;
@@ -302,6 +303,16 @@ export class ExprParser {
     }
     throw this.fail(`malformed number "${text}"`, t, "syntax");
   }
+}
+
+/** A plain decimal integer literal without suffix (`0`, `16`; not octal `017`): the common literal, read without a regular expression. */
+function isDecimal(text: string): boolean {
+  if (text.length > 1 && text.charCodeAt(0) === 48) return false;
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 48 || c > 57) return false;
+  }
+  return text.length > 0;
 }
 
 /** Parse a whole token list as one constant expression (used by `#if`). */

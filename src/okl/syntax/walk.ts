@@ -103,5 +103,18 @@ export function exprChildren(e: Expr): readonly Expr[] {
 /** Visit `e` and every sub-expression, pre-order. */
 export function walkExpr(e: Expr, f: (x: Expr) => void): void {
   f(e);
-  for (const c of exprChildren(e)) walkExpr(c, f);
+  // The common nodes without an array of children (validation walks every expression of a kernel).
+  switch (e.kind) {
+    case "int": case "float": case "char": case "string": case "bool": case "ident": return;
+    case "binary":
+      walkExpr(e.left, f);
+      walkExpr(e.right, f);
+      return;
+    case "index":
+      walkExpr(e.target, f);
+      walkExpr(e.index, f);
+      return;
+    case "unary": case "postfix": case "cast": return walkExpr(e.operand, f);
+    default: for (const c of exprChildren(e)) walkExpr(c, f);
+  }
 }
