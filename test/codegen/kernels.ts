@@ -38,7 +38,7 @@ export interface Classic {
   readonly title: string;
   readonly ref: Kernel;
   readonly knl: Kernel;
-  /** Parameter sets: non-multiples of the tile sizes where the kernel allows. */
+  /** Parameter sets: multiples of the tile sizes and, where the kernel allows, sizes that are not. */
   readonly sizes: readonly Record<string, number>[];
 }
 
