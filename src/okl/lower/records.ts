@@ -19,6 +19,7 @@ import { add, mul, type StructTable } from "./structs.js";
 
 /** What the record helpers ask of the expression lowering. */
 export interface RecordHost {
+  readonly file: { readonly structs: StructTable };
   expr(e: A.Expr, ctx: Ctx): Expr;
   fail(detail: string, pos: A.Pos, rule?: string): never;
 }
@@ -49,6 +50,7 @@ interface Cursor {
 /** `e` as a walk from a record or records variable, or undefined when it starts elsewhere. */
 function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
   // The variable first (no allocation): most expressions are not records.
+  if (!lw.file.structs.hasRecords) return undefined;
   let root: A.Expr = e;
   for (;;) {
     if (root.kind === "member" || root.kind === "index") root = root.target;

@@ -31,6 +31,8 @@ export class StructTable {
   private readonly inProgress = new Set<StructBase>();
   /** Records by definition and the name they are known by (one type object per struct, so copies can compare them). */
   private readonly records = new Map<StructBase, Map<string, RecordType | string>>();
+  /** Whether any struct of the file was split as a record (until then no expression needs records.ts's walk). */
+  hasRecords = false;
 
   /**
    * `typedefs`: the file's non-pointer typedefs; `builtin`: the dtype of a scalar type name;
@@ -88,6 +90,7 @@ export class StructTable {
     if (memo !== undefined) return memo;
     const r = this.recordOf(def, name, seen);
     byName.set(name, r);
+    if (typeof r !== "string") this.hasRecords = true;
     return r;
   }
 
