@@ -72,6 +72,20 @@ describe("the CFD code's boundary data with an array field and a nested struct",
     expect(Array.from(b.UP as Float64Array)).toEqual(Array.from(a.UP as Float64Array));
   });
 
+  it("property: JS objects -> oklStructPack -> oklStructArrays -> oklStructBytes gives the packed bytes back (every field used)", () => {
+    // A kernel that uses every field, so that every field has an argument.
+    const [all] = lp.parseOkl(BOUNDARY_VALUES.replace("UP[2 * id + 1] = uP[1] + bc.flags[0];", "UP[2 * id + 1] = uP[1] + bc.flags[0] + bcs[id].y + bcs[id].time + bcs[id].flags[2];"));
+    const d = fc.double({ noNaN: true, noDefaultInfinity: true }), i32 = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
+    const rec = fc.record({ id: i32, time: d, x: d, y: d, n: fc.record({ nx: d, ny: d }), uM: fc.tuple(d, d), flags: fc.tuple(i32, i32, i32), wall: fc.integer({ min: -128, max: 127 }) });
+    fc.assert(fc.property(fc.array(rec, { maxLength: 5 }), (rs) => {
+      const bytes = lp.oklStructPack(all!, "bcs", rs);
+      const back = lp.oklStructBytes(all!, "bcs", lp.oklStructArrays(all!, "bcs", bytes), undefined, rs.length);
+      expect(Array.from(back)).toEqual(Array.from(bytes));
+      const v = new DataView(bytes.buffer);
+      rs.forEach((r, k) => expect([v.getFloat64(80 * k + 56, true), v.getInt32(80 * k + 72, true)]).toEqual([r.uM[1], r.flags[2]]));
+    }), { numRuns: 40, seed: 20 });
+  });
+
   it("oklStructPack's mistakes name the field", () => {
     expect(() => lp.oklStructPack(k!, "bcs", [{ id: 1, velocity: 2 }])).toThrow(/struct "bcData" has no field "velocity" \(record 0\); its fields are id, time, x, y, n, uM, flags, wall/);
     expect(() => lp.oklStructPack(k!, "bcs", [{ uM: [1, 2, 3] }])).toThrow(/field "uM" of record 0 needs 2 numbers, got \[1,2,3\]/);
