@@ -4,9 +4,11 @@
  * `loom worker` processes run from the sources, their job lines collected.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { TuningRecord } from "../../src/index.js";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const REDIS_BIN = process.env.REDIS_SERVER ?? "redis-server";
@@ -96,3 +98,10 @@ export async function startWorker(args: readonly string[], readyMs: number): Pro
   await waitFor(child, () => err, /serving queue/, readyMs);
   return { child, out: () => out, err: () => err, started: () => ids("start"), finished: () => ids("done") };
 }
+
+/** The records of a tuning log (JSON lines). */
+export const logLines = (p: string): TuningRecord[] => readFileSync(p, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as TuningRecord);
+/** A record's point as a key. */
+export const keyOf = (r: TuningRecord): string => JSON.stringify(r.point);
+/** The points of a log with their statuses, sorted. */
+export const pointsOf = (rs: readonly TuningRecord[]): string[] => rs.map((r) => `${keyOf(r)} ${r.status}`).sort();

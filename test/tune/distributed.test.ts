@@ -6,22 +6,19 @@
  * sweep runs on. Skipped, with the reason, where redis-server is absent (a failure
  * when LOOM_REQUIRE_NATIVE contains "redis", as in CI).
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
 import { matmul, tiled } from "./helpers.js";
-import { redisRequired, redisStatus, startRedis, startWorker, stopChild, type Redis, type WorkerProcess } from "./distributed-helpers.js";
+import { redisRequired, redisStatus, startRedis, startWorker, stopChild, type Redis, type WorkerProcess, keyOf, logLines, pointsOf } from "./distributed-helpers.js";
 
 const status = redisStatus();
 if (!status.available) console.warn(`distributed tuning tests skipped: ${status.reason}`);
 
 const dir = mkdtempSync(join(tmpdir(), "loom-distributed-"));
-const lines = (p: string) => readFileSync(p, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as lp.TuningRecord);
-const keyOf = (r: lp.TuningRecord) => JSON.stringify(r.point);
-/** The points of a log with their statuses, sorted. */
-const pointsOf = (rs: readonly lp.TuningRecord[]) => rs.map((r) => `${keyOf(r)} ${r.status}`).sort();
+const lines = logLines;
 
 // Each worker loads the library from its sources through tsx: seconds, more on a loaded machine.
 const READY_MS = 120_000;

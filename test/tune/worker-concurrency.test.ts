@@ -6,21 +6,19 @@
  * Skipped, with the reason, where redis-server is absent (a failure when LOOM_REQUIRE_NATIVE
  * contains "redis", as in CI: see distributed.test.ts).
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
 import { matmul, tiled } from "./helpers.js";
-import { redisStatus, startRedis, startWorker, stopChild, type Redis, type WorkerProcess } from "./distributed-helpers.js";
+import { redisStatus, startRedis, startWorker, stopChild, type Redis, type WorkerProcess, keyOf, logLines, pointsOf } from "./distributed-helpers.js";
 
 const status = redisStatus();
 if (!status.available) console.warn(`worker concurrency test skipped: ${status.reason}`);
 
 const dir = mkdtempSync(join(tmpdir(), "loom-concurrency-"));
-const lines = (p: string) => readFileSync(p, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as lp.TuningRecord);
-const keyOf = (r: lp.TuningRecord) => JSON.stringify(r.point);
-const pointsOf = (rs: readonly lp.TuningRecord[]) => rs.map((r) => `${keyOf(r)} ${r.status}`).sort();
+const lines = logLines;
 
 /** The most jobs in flight at once, from the worker's `start ID` / `done ID` lines in their order. */
 function mostInFlight(out: string): number {
