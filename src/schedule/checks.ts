@@ -8,7 +8,7 @@ import {
   affToExpr, allInames, formatInameTag, freeVariables, insnInames, v, arith,
   type Expr, type InameTag, type Instruction, type Kernel,
 } from "../ir/index.js";
-import { affIsConstant, affSub, dimBounds, intersect, type Aff, type BasicSet } from "../poly/index.js";
+import { affIsConstant, affSub, dimBounds, factorOf, intersect, setContentId, type Aff, type BasicSet } from "../poly/index.js";
 import { hwAxis } from "./device.js";
 import type { HwAxis } from "./types.js";
 
@@ -30,12 +30,26 @@ export function constRange(k: Kernel, iname: string): ConstRange | undefined {
   if (!d) throw new ScheduleError(`unknown iname "${iname}" in kernel "${k.name}"`);
   let memo = rangeMemo.get(d);
   if (!memo) rangeMemo.set(d, (memo = new Map()));
-  let r = memo.get(iname);
+  // Kernels share domain objects and differ in assumptions (`assume`, makeKernel's parsed
+  // domains): the answer under one kernel's assumptions is not another's.
+  const key = k.assumptions.constraints.length > 0 ? `${iname}|${setContentId(k.assumptions)}` : iname;
+  let r = memo.get(key);
   if (r === undefined) {
-    r = rangeIn(d, iname) ?? (k.assumptions.constraints.length > 0 ? rangeIn(intersect(d, k.assumptions), iname) : undefined) ?? null;
-    memo.set(iname, r);
+    // The iname's own factor of the domain (the other inames it shares no constraint with
+    // cannot bound it, as for hardware axes): `(i_outer, i_inner)` of a tiled domain, a problem
+    // that repeats across a sweep whenever the i tile size does, where the whole domain is new.
+    const own = (s: BasicSet) => rangeIn(factorOf(s, iname), iname);
+    r = own(d) ?? (k.assumptions.constraints.length > 0 ? own(intersect(d, k.assumptions)) : undefined) ?? null;
+    memo.set(key, r);
   }
   return r ?? undefined;
+}
+
+/** `constRange` from the whole domain, every other iname projected out: the route the factor's answer is checked against (tests). */
+export function constRangeOfWholeDomain(k: Kernel, iname: string): ConstRange | undefined {
+  const d = k.domains.find((s) => s.dims.includes(iname));
+  if (!d) throw new ScheduleError(`unknown iname "${iname}" in kernel "${k.name}"`);
+  return rangeIn(d, iname) ?? (k.assumptions.constraints.length > 0 ? rangeIn(intersect(d, k.assumptions), iname) : undefined);
 }
 
 function rangeIn(d: BasicSet, iname: string): ConstRange | undefined {
