@@ -9,7 +9,7 @@
  */
 import { assigneeName, blockAccesses, blockExprs, guardedSubscripts, insnDefaults, walkExpr, type BlockStmt, type Expr, type Instruction } from "../../ir/index.js";
 import type { Ctx } from "./bindings.js";
-import { eachNode } from "./expr-scan.js";
+import { eachNode, frozenExpr } from "./expr-scan.js";
 import { affineGuards } from "./loop-rows.js";
 import type { FlatAccess } from "./shapes.js";
 
@@ -44,7 +44,7 @@ export class InstructionLog {
     // A loop bounded by a trip-count temporary reads it (its domain's parameter).
     for (const i of ctx.within) for (const t of boundTemps.get(i) ?? []) reads.add(t);
     this.insns.push({
-      kind: "assign", id, lhs, rhs, atomicity: atomic ? "update" : "none",
+      kind: "assign", id, lhs: frozenExpr(lhs), rhs: frozenExpr(rhs), atomicity: atomic ? "update" : "none",
       withinInames: this.sorted(ctx.within), dependsOn: this.link(id, reads, new Set([target])), predicates: this.frozen(ctx.preds),
       noSyncWith: NONE, priority: 0, tags: NONE, groups: NONE, conflictsWithGroups: NONE,
     });

@@ -36,3 +36,26 @@ export function someNode(e: Expr, test: (n: Expr) => boolean): boolean {
     default: return children(e).some((k) => someNode(k, test));
   }
 }
+
+/**
+ * `e` frozen, children first (what the kernel record does to it anyway, `deepFreeze`): done here
+ * per instruction, with no key enumeration, so that the record only meets frozen expressions.
+ */
+export function frozenExpr(e: Expr): Expr {
+  if (Object.isFrozen(e)) return e;
+  switch (e.kind) {
+    case "var": case "const": break;
+    case "arith": case "compare": case "logical":
+      frozenExpr(e.left);
+      frozenExpr(e.right);
+      break;
+    case "neg": case "bitnot": case "not": frozenExpr(e.operand); break;
+    case "cast": frozenExpr(e.value); break;
+    case "subscript":
+      for (const i of e.indices) frozenExpr(i);
+      Object.freeze(e.indices);
+      break;
+    default: return e; // the record freezes the rest
+  }
+  return Object.freeze(e);
+}
