@@ -3,10 +3,15 @@
  * hand (a @shared operator matrix, @exclusive geometric factors, then one statement per unrolled
  * entry, each a chain of private locals), at several sizes. Prints the import time (parseOkl, CPU
  * time, median of 5) and the C generation time per size and their ratio to the smallest size's per-line cost, so a
- * super-linear cost shows as a growing ratio. Run: `npx tsx bench/okl-scale.ts [lines...]`.
+ * super-linear cost shows as a growing ratio, and where the import's time goes: the front end
+ * (preprocessing, parsing, validation: parseOklAst) and the lowering to a kernel (lowerOkl), each
+ * a median of 5. Issue 20's budget: 100 ms for a 1,000-line kernel.
+ * Run: `npx tsx bench/okl-scale.ts [lines...]` (TypeScript under tsx, as bench:scale runs).
  */
 import { cpus, loadavg } from "node:os";
 import { generateCode, parseOkl } from "../src/index.js";
+import { parseOklAst } from "../src/okl/syntax/parse-okl-ast.js";
+import { lowerOkl } from "../src/okl/lower/lower-okl.js";
 
 /** An assembly kernel of about `lines` lines: `lines - 20` unrolled statements in one @inner loop. */
 export function assemblyKernel(lines: number): string {
@@ -54,10 +59,15 @@ function time<T>(f: () => T): [T, number] {
   return [r, (d.user + d.system) / 1000];
 }
 
+/** The median CPU time of `runs` calls of `f`. */
+function median(f: () => unknown, runs: number): number {
+  const ts = Array.from({ length: runs }, () => time(f)[1]).sort((a, b) => a - b);
+  return ts[ts.length >> 1]!;
+}
+
 /** The median CPU time of `runs` imports of `src`. */
 function medianImport(src: string, runs: number): number {
-  const ts = Array.from({ length: runs }, () => time(() => parseOkl(src))[1]).sort((a, b) => a - b);
-  return ts[ts.length >> 1]!;
+  return median(() => parseOkl(src), runs);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -72,6 +82,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const [, gen] = time(() => generateCode(k, "c"));
     const perLine = imp / lines;
     base ??= perLine;
-    console.log(`${String(lines).padStart(5)} lines, ${String(k.instructions.length).padStart(5)} instructions: import ${imp.toFixed(1)} ms (${(perLine * 1000).toFixed(0)} ms per 1,000 lines, ${(perLine / base).toFixed(2)}x per line vs smallest), C generation ${gen.toFixed(1)} ms`);
+    const unit = parseOklAst(src);
+    const front = median(() => parseOklAst(src), 5);
+    const lower = median(() => lowerOkl(unit, { source: src }), 5);
+    console.log(`${String(lines).padStart(5)} lines, ${String(k.instructions.length).padStart(5)} instructions: import ${imp.toFixed(1)} ms (${(perLine * 1000).toFixed(0)} ms per 1,000 lines, ${(perLine / base).toFixed(2)}x per line vs smallest; front end ${front.toFixed(1)} ms, lowering ${lower.toFixed(1)} ms), C generation ${gen.toFixed(1)} ms`);
   }
 }
