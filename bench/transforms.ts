@@ -78,34 +78,44 @@ const points: [number, number, number][] = [];
 for (const ti of sizes) for (const tj of sizes) for (const tk of [8, 16]) points.push([ti, tj, tk]);
 const base = buildMatmul();
 const jsons = points.slice(0, 50).map(([ti, tj, tk]) => JSON.stringify(toJSON(tiled(ti, tj, tk))));
-/** Each variant once, in order: total and per-variant times, and how many failed. */
-function sweepOnce(): { total: number; per: number[]; failed: number } {
+/**
+ * Each variant once, in order: total and per-variant times (and each variant's pipeline and
+ * OpenCL parts, which two people speed up separately), and how many failed.
+ */
+function sweepOnce(): { total: number; per: number[]; apply: number[]; codegen: number[]; failed: number } {
   const t0 = performance.now();
   let failed = 0;
   const per: number[] = [];
+  const apply: number[] = [];
+  const codegen: number[] = [];
   for (const json of jsons) {
     const s = performance.now();
     try {
-      generateCode(applyPipeline(base, JSON.parse(json)), "opencl");
+      const t = applyPipeline(base, JSON.parse(json));
+      const m = performance.now();
+      generateCode(t, "opencl");
+      apply.push(m - s);
+      codegen.push(performance.now() - m);
     } catch (e) {
       failed++;
       if (failed === 1) console.log(`    first failing variant: ${json}\n    ${(e as Error).message}`);
     }
     per.push(performance.now() - s);
   }
-  return { total: performance.now() - t0, per, failed };
+  return { total: performance.now() - t0, per, apply, codegen, failed };
 }
 const b = sweepOnce();
 console.log(`(b) sweep of ${jsons.length} variants (tile sizes 4–64, replayed from JSON, pipeline + OpenCL), first pass: ${fmt(b.total)} total, ${fmt(b.total / jsons.length)} mean, ${fmt(median(b.per))} median per variant${b.failed ? `, ${b.failed} failed` : ""}`);
 // (c) A long sweep's steady state: the JIT has seen every code path, and each sweep starts with
 // empty memos (no answer remembered from an earlier pass), so only what variants share is reused.
-const passes: { total: number; per: number[] }[] = [];
+const passes: { total: number; per: number[]; apply: number[]; codegen: number[] }[] = [];
 for (let rep = 0; rep < 5; rep++) {
   clearPolyMemos();
   passes.push(sweepOnce());
 }
 const bestPass = passes.reduce((x, y) => (y.total < x.total ? y : x));
 console.log(`(c) the same sweep again, warm JIT, memos emptied before each pass: ${fmt(bestPass.total / jsons.length)} mean, ${fmt(median(bestPass.per))} median per variant (best of 5 passes; pass means ${passes.map((q) => (q.total / jsons.length).toFixed(2)).join(", ")} ms)`);
+console.log(`    of which (medians of that pass) pipeline ${fmt(median(bestPass.apply))}, OpenCL ${fmt(median(bestPass.codegen))}`);
 // (d) Cold: every memo emptied before each variant, so nothing is shared even between variants.
 const cold: number[] = [];
 for (let rep = 0; rep < 3; rep++) {

@@ -256,6 +256,19 @@ function footprintDomain(dom: BasicSet, affs: readonly Aff[], sweep: ReadonlySet
   const others = dom.dims.filter((d) => !mine.dims.includes(d));
   const gone = lean ? others : others.filter((d) => sweep.has(d));
   if (gone.length === 0) return dom;
+  // Remembered per domain object: a fetch asks of the same one twice (the lean footprint, then the
+  // full one, which project the same factors), and each prefetch of a pipeline again.
+  let byGone = domainMemo.get(dom);
+  if (byGone === undefined) domainMemo.set(dom, (byGone = new Map()));
+  const key = `${mine.dims.join(",")}|${lean ? 1 : 0}|${gone.join(",")}`;
+  let hit = byGone.get(key);
+  if (hit === undefined) byGone.set(key, (hit = footprintDomainOf(dom, mine, others, gone, lean)));
+  return hit;
+}
+
+const domainMemo = new WeakMap<BasicSet, Map<string, BasicSet>>();
+
+function footprintDomainOf(dom: BasicSet, mine: BasicSet, others: readonly string[], gone: readonly string[], lean: boolean): BasicSet {
   const rest = projectOut(factorOf(dom, others), gone);
   // An equality over the parameters alone could rewrite the index rows (see accessPiece): keep
   // the whole domain then, as the lean piece does.

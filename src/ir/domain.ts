@@ -8,10 +8,7 @@ import type { Kernel } from "./kernel.js";
  * the domains defining inames those use as parameters (their parents), outermost first.
  */
 export function domainChain(k: Kernel, inames: Iterable<string>): number[] {
-  const owner = new Map<string, number>();
-  k.domains.forEach((d, idx) => {
-    for (const name of d.dims) owner.set(name, idx);
-  });
+  const owner = ownersOf(k.domains);
   const needed = new Set<number>();
   const visit = (iname: string): void => {
     const idx = owner.get(iname);
@@ -24,6 +21,20 @@ export function domainChain(k: Kernel, inames: Iterable<string>): number[] {
   };
   for (const i of inames) visit(i);
   return [...needed].sort((a, b) => a - b);
+}
+
+const ownersMemo = new WeakMap<readonly BasicSet[], ReadonlyMap<string, number>>();
+
+/** Which domain defines each iname (the last one naming it), once per frozen domain list. */
+function ownersOf(domains: readonly BasicSet[]): ReadonlyMap<string, number> {
+  let owner = ownersMemo.get(domains);
+  if (owner !== undefined) return owner;
+  const m = new Map<string, number>();
+  domains.forEach((d, idx) => {
+    for (const name of d.dims) m.set(name, idx);
+  });
+  if (Object.isFrozen(domains) && domains.every((d) => Object.isFrozen(d) && Object.isFrozen(d.dims))) ownersMemo.set(domains, m);
+  return m;
 }
 
 /**
