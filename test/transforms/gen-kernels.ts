@@ -403,6 +403,17 @@ function duplicated(k: Kernel): boolean {
   return allInames(k).some((i) => /_d\d$/.test(i));
 }
 
+/**
+ * lowerForCpu cannot give a private temporary with explicit axis tags (splitArrayAxis,
+ * tagArrayAxes) one slot per work-item where it lives across a barrier: a documented refusal, not
+ * a wrong result. Kernels with such a temporary and a local one (whose fetch brings a barrier) are
+ * dropped (and counted).
+ */
+function taggedPrivateWithBarrier(k: Kernel): boolean {
+  return k.temporaries.some((t) => t.addressSpace === "local") &&
+    k.temporaries.some((t) => t.addressSpace !== "local" && t.addressSpace !== "global" && t.dimTags !== undefined);
+}
+
 function schedulable(k: Kernel): boolean {
   try {
     schedule(k);
@@ -500,7 +511,7 @@ export function buildPipeline(k: Kernel, moves: readonly Move[], opts: { schedul
     // A barrier in a loop whose bounds use a local id (a split whose factor does not divide the
     // size, with a local prefetch) is legal: the scheduler gives such loops uniform bounds, except
     // in the case barriersPlaceable describes.
-    if (!ilpInnermost(next) || !barriersPlaceable(probe) || (duplicated(next) && !schedulable(probe))) {
+    if (!ilpInnermost(next) || !barriersPlaceable(probe) || (duplicated(next) && !schedulable(probe)) || taggedPrivateWithBarrier(next)) {
       GEN_STATS.illegal++;
       fam.notApplicable++;
       continue;
