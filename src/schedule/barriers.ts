@@ -17,7 +17,7 @@ import {
   blockAccesses, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
-import { dimBounds } from "../poly/index.js";
+import { dimBounds, factorOf } from "../poly/index.js";
 import { mayMeetAcross } from "./access-meet.js";
 import { addByName, DependencyClosure, partnersOf, Pending, raceOk, type Access, type ByName } from "./barrier-accesses.js";
 import { constRange } from "./checks.js";
@@ -335,7 +335,9 @@ function barrierComments(nodes: readonly ScheduleNode[], out: string[] = []): st
 function localIdsInBounds(ctx: Ctx, iname: string): string[] {
   const d = ctx.k.domains[domainIndexOf(ctx.k, iname)];
   if (!d) return [];
-  const b = dimBounds(d, iname, d.dims.filter((x) => x !== iname));
+  // Only the iname's own factor has rows with it (and repeats across a sweep of tile sizes).
+  const f = factorOf(d, iname);
+  const b = dimBounds(f, iname, f.dims.filter((x) => x !== iname));
   const used = new Set<string>();
   for (const bound of [...b.lower, ...b.upper]) for (const v of Object.keys(bound.aff.terms)) if (ctx.localInames.has(v)) used.add(v);
   return [...used];

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { factorOf, gist, intersect, isEmpty, parseSet, printSet, containsPoint } from "../../src/poly/index.js";
+import { containsPoint, dimBounds, factorOf, gist, intersect, isEmpty, parseSet, printSet } from "../../src/poly/index.js";
 
 const B = 3;
 type RowSpec = { a: number[]; c: number; eq: boolean };
@@ -120,6 +120,24 @@ describe("factors", () => {
           }
         }
       }), { numRuns: 150 });
+  });
+
+  it("for all sets of two unlinked blocks: the dims a dim's bounds use are the same from its factor as from the whole set", () => {
+    // Barrier placement asks which inames a loop's bounds use of the iname's factor alone.
+    const rowOverN = fc.record({ r: rowArb(2), n: fc.integer({ min: -2, max: 2 }) });
+    fc.assert(fc.property(
+      fc.array(rowOverN, { minLength: 1, maxLength: 3 }), fc.array(rowOverN, { minLength: 0, maxLength: 3 }), fc.constantFrom(2, 3),
+      (r1, r2, mod) => {
+        const text = (r: { r: RowSpec; n: number }, ns: readonly string[]) => `${rowText(r.r, ns).replace(/ (>=|=) 0$/, "")} + ${r.n}*n ${r.r.eq ? "=" : ">="} 0`;
+        const rows = [...r1.map((r) => text(r, ["x", "y"])), ...r2.map((r) => text(r, ["z", "w"]))];
+        const s = parseSet(`[n] -> { [x, y, z, w] : ${[...["x", "y", "z", "w"].map((v) => `-${B} <= ${v} <= ${B}`), `n mod ${mod} = 0`, ...rows].join(" and ")} }`);
+        const used = (t: typeof s) => {
+          const b = dimBounds(t, "y", t.dims.filter((d) => d !== "y"));
+          return [...new Set([...b.lower, ...b.upper].flatMap((x) => Object.keys(x.aff.terms)).filter((v) => t.dims.includes(v)))].sort();
+        };
+        const f = factorOf(s, "y");
+        expect(used(f)).toEqual(used(s));
+      }), { numRuns: 100 });
   });
 
   it("a set of one factor is its own factor; a dim no row links stands alone", () => {
