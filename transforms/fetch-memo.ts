@@ -92,12 +92,14 @@ export function kernelKey(k: Kernel): string | undefined {
  * derivation (op, arguments, `k`'s key) instead of its content as JSON, which a never-seen variant
  * would otherwise pay for in full before each prefetch. Equal derivations give kernels equal in
  * content; a kernel equal in content but made another way only misses (derivation texts begin
- * with "D|", content texts with a domain id or "|", so the two never meet).
+ * with "D|", content texts with a domain id or "|", so the two never meet). `argsAreJson`: the
+ * arguments are JSON data already (finite numbers, no undefined), as a pipeline step's are.
  */
-export function deriveKernelKey(out: Kernel, k: Kernel, op: string, args: unknown): void {
+export function deriveKernelKey(out: Kernel, k: Kernel, op: string, args: unknown, argsAreJson = false): void {
   if (out === k || kernelKeys.has(out) || !isFrozenKernel(out)) return;
   const kk = kernelKey(k);
-  const ak = kk === undefined ? undefined : valueKey(args);
+  // Arguments checked as JSON data already (a step's) need no replacer: JSON.stringify's fast path.
+  const ak = kk === undefined ? undefined : argsAreJson ? JSON.stringify(args) : valueKey(args);
   if (kk === undefined || ak === undefined) return;
   kernelKeys.set(out, intern(`D|${op}|${ak}|${kk}`));
 }

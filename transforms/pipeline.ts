@@ -93,7 +93,7 @@ function applySteps(k: Kernel, steps: readonly StepData[]): Kernel {
       const next = fn(out, ...s.args.map((a) => (a === null ? undefined : a)));
       // A step is a pure function of the kernel's content and its JSON arguments: the result's
       // content key follows from the derivation (what a later prefetch's memo asks for).
-      deriveKernelKey(next, out, s.op, s.args);
+      deriveKernelKey(next, out, s.op, s.args, true);
       out = next;
     } catch (e) {
       if (!(e instanceof LoomError) || e instanceof InternalError) throw e;
