@@ -14,7 +14,7 @@
  * launch segfaults (or hangs with POCL_WORK_GROUP_METHOD=loopvec). The uniform loop is what PoCL
  * runs correctly (see test/native/opencl-uniform-loops.test.ts).
  */
-import { dimBounds, eliminateExact, intersect, type BasicSet, type Bound } from "../../src/poly/index.js";
+import { dimBounds, eliminateExact, factorOf, intersect, type BasicSet, type Bound } from "../../src/poly/index.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
 
 /**
@@ -52,7 +52,9 @@ export function uniformSplit(
   let uUpper = upper.filter((b) => !mentions(b, varying));
   if (uLower.length === 0 || uUpper.length === 0) {
     if (!whole) return undefined;
-    const s = intersect(whole, ctx);
+    // Only the context's factors over the domain's inames can bound them (smaller, and repeated
+    // across a sweep where the whole context is new).
+    const s = intersect(whole, factorOf(ctx, whole.dims));
     const drop = s.dims.filter((n) => n !== iname && varying(n));
     const p = drop.length > 0 ? eliminateExact(s, drop).set : s;
     const b = dimBounds(p, iname, outer.filter((n) => p.dims.includes(n) && !varying(n)));
