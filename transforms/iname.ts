@@ -131,6 +131,21 @@ function dropIfUnused(k: Kernel, iname: string): Kernel {
 }
 
 /**
+ * Domains known to be empty exactly when another is (a split domain and the one it was split
+ * from): `i = factor*i_outer + i_inner` with `0 <= i_inner < factor` maps each point of the old
+ * domain to exactly one point of the new, so tagging a split iname asks the old domain, whose
+ * content a sweep's variants share, instead of each variant's new one.
+ */
+const sameEmptiness = new WeakMap<BasicSet, BasicSet>();
+
+/** `isEmpty(d)`, asked of the domain `d` was split from when it was (see `sameEmptiness`). */
+function isEmptyDomain(d: BasicSet): boolean {
+  let x = d;
+  for (let up = sameEmptiness.get(x); up !== undefined; up = sameEmptiness.get(x)) x = up;
+  return isEmpty(x);
+}
+
+/**
  * Split `iname` into `i = i_outer*factor + i_inner` with `0 <= i_inner < factor` (loopy's
  * split_iname). Every use of `iname` (indices, predicates, reductions, within-inames, loop
  * priorities, dependent domains) is rewritten.
@@ -156,7 +171,10 @@ export function splitIname(k: Kernel, iname: string, factor: number, opts: Split
     mapDomain: (d) => splitDim(d, target, outer, inner, factor),
   };
   let out = applyReplacement(base, target, r, who);
-  if (opts.within !== undefined) out = dropIfUnused(out, iname);
+  if (opts.within === undefined) {
+    const idx = domainIndexOf(base, target);
+    if (out.domains[idx] !== base.domains[idx]) sameEmptiness.set(out.domains[idx]!, base.domains[idx]!);
+  } else out = dropIfUnused(out, iname);
   return finishSplit(out, outer, inner, opts, who);
 }
 
@@ -302,7 +320,7 @@ export function tagInames(k: Kernel, tags: TagSpec): Kernel {
   // An l iname with no value for any parameters would make a work-group of size 0 (OpenCL's reqd_work_group_size(0, …)).
   for (const iname of tagged.filter((n) => result[n]!.kind === "l" || result[n]!.kind === "l.auto")) {
     const d = k.domains.find((x) => x.dims.includes(iname));
-    if (d !== undefined && isEmpty(d)) {
+    if (d !== undefined && isEmptyDomain(d)) {
       throw new TransformError(`${who}: iname "${iname}" has no value (its domain is empty), so tagging it ${formatInameTag(result[iname]!)} would make a work-group of size 0; leave it a loop, or fix parameters that leave it values`);
     }
   }

@@ -1,0 +1,39 @@
+/**
+ * What a split knows by construction (transforms/iname.ts): `i = f*i_outer + i_inner` with
+ * `0 <= i_inner < f` maps each point of the old domain to exactly one point of the new, so the
+ * split domain is empty exactly when the old one is, and tagging a split iname asks the old one.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { TransformError } from "../../src/errors.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { clearPolyMemos, isEmpty } from "../../src/poly/index.js";
+import { splitIname, tagInames } from "../../transforms/index.js";
+
+const BIG = 2 ** 31 - 2;
+
+describe("a split domain is empty exactly when the domain it was split from is", () => {
+  it("law: over bounds that leave points or none, factors from 1 to near int32, and a tag on the inner iname", () => {
+    const lower = fc.constantFrom("0", "1", "n", "n + 1", `${BIG}`);
+    const upper = fc.constantFrom("n", "0", "1", "n - 5", `${BIG}`);
+    const extra = fc.constantFrom("", " and n >= 1", " and n <= 0", " and n mod 4 = 3", " and j <= i");
+    fc.assert(fc.property(lower, upper, extra, fc.constantFrom(1, 2, 3, 16, BIG), fc.boolean(), (lo, hi, more, f, tagFirst) => {
+      const k = makeKernel(`{[i, j]: ${lo} <= i <= ${hi} and 0 <= j < 4${more}}`, "out[j] = 1", ["out: float32[4]", "n: int32"]);
+      const empty = isEmpty(k.domains[0]!);
+      // A chain of splits: the second asks the first's domain, which asks the kernel's.
+      const first = () => splitIname(k, "i", f, tagFirst ? { innerTag: "l.0" } : {});
+      if (tagFirst && empty) {
+        expect(first).toThrow(TransformError);
+        return;
+      }
+      const once = first();
+      const twice = splitIname(once, "j", 2);
+      clearPolyMemos();
+      expect(isEmpty(once.domains[0]!)).toBe(empty);
+      expect(isEmpty(twice.domains[0]!)).toBe(empty);
+      const tag = () => tagInames(twice, { j_inner: "l.1" });
+      if (empty) expect(tag).toThrow(TransformError);
+      else expect(tag).not.toThrow();
+    }), { numRuns: 60 });
+  });
+});
