@@ -35,12 +35,14 @@ import * as lp from "../src/index.js";
  * accumulators in vector values across the k block (codegen/lower/vec-registers.ts), 6 x 16 floats
  * = 12 AVX registers, two loads of b and 6 broadcasts of a for 12 FMAs a k step (BLIS's Haswell
  * shape). Larger tiles (4 x 32: 16 accumulators and 4 loads of b) need more than AVX2's 16
- * registers and spill. MC = 512: one row block per thread at n = 1024 and n = 1000 on 2 threads
- * (512 + 488 rows), so each thread packs each panel of b once. The order i_mid, j_mid keeps a
+ * registers and spill. MC = 512 at most, and half of n rounded up to whole micro-tiles where
+ * that is less: one row block per thread on 2 threads (n = 1024: 512 + 512 rows, n = 1000:
+ * 504 + 496), so each thread packs each panel of b once. The order i_mid, j_mid keeps a
  * micro-panel of a (6 x 256 floats, 6 KiB) in L1 across the 16 micro-panels of b, and b_fetch
  * (256 KiB) in the core's 512 KiB L2. Single-thread CPU time against OpenBLAS, side by side (load
  * 12-15): n = 1024 0.90-0.95 (packing a per j block and b row-major: 0.73-0.85), n = 1000
- * 0.76-0.82 (0.60-0.76). KC = 512 (NC 128 or 256) and NC = 128 were slower (0.76-0.83).
+ * 0.76-0.82 (0.60-0.76); MC = 504 at n = 1000 0.84, 0.77 against 512's 0.83, 0.71. KC = 512
+ * (NC 128 or 256) and NC = 128 were slower (0.76-0.83).
  */
 export const BLOCKS = { MC: 512, NC: 256, KC: 256, MR: 6, NR: 16 } as const;
 
@@ -57,7 +59,10 @@ export function matmulUpdate(kc: number = BLOCKS.KC): lp.Kernel {
  * leaves out the two prefetches (the same blocking reading a and b in place), for comparison.
  */
 export function packedMatmulPipeline(n: number, opts: { pack?: boolean; blocks?: Partial<Record<keyof typeof BLOCKS, number>> } = {}): lp.Step {
-  const { MC, NC, KC, MR, NR } = { ...BLOCKS, ...opts.blocks };
+  const { NC, KC, MR, NR } = { ...BLOCKS, ...opts.blocks };
+  // Rows per thread block: at most MC, and no more than half of n rounded up to whole micro-tiles,
+  // so two threads get equal shares (n = 1000: 504 + 496 rows rather than 512 + 488).
+  const MC = opts.blocks?.MC ?? Math.min(BLOCKS.MC, MR * Math.ceil(n / (2 * MR)));
   // Where n is a multiple of the blocks, saying so drops the guards of partial blocks (the row
   // block MC only where it divides n, as 512 does not divide 1000).
   const lcm = (x: number, y: number) => (x * y) / gcd(x, y);
