@@ -61,8 +61,7 @@ function instructions(s: Stmt, n: number): string[] {
   };
   let e = `x${n}[${i}]`;
   for (const t of s.terms) {
-    // int16 draws no min/max: OpenCL's scalar min(short + short, short) is ambiguous (int and short), a bug of the scalar code, not of vec.
-    const op = (float && !(FLOAT_OPS as readonly string[]).includes(t.op)) || (s.dtype === "int16" && (t.op === "min" || t.op === "max")) ? "+" : t.op;
+    const op = float && !(FLOAT_OPS as readonly string[]).includes(t.op) ? "+" : t.op;
     const r = leaf(t.leaf);
     if (op === "min" || op === "max") e = `${op}(${e}, ${r})`;
     else if (op === "<<" || op === ">>") e = `(${e}) ${op} 3`;
