@@ -4,20 +4,24 @@
 //
 //   npx tsc -p tsconfig.bench.json && rm -rf dist-a && cp -r dist dist-a   # the build before the change
 //   (change, then) npx tsc -p tsconfig.bench.json
-//   node bench/ab.mjs dist-a dist [warm|sweep] [blocks]
+//   node bench/ab.mjs dist-a dist [warm|sweep|pipeline] [blocks]
 //
 // Keep the copy inside the repository (dist-*/ is ignored): its imports of nearley and moo resolve
 // through the repository's node_modules.
 //
 // warm: the tiled matmul of bench/transforms.ts (a), 40 runs per block. sweep: its 50 variants,
 // one pass per block, each pass with that build's memos emptied first (bench/transforms.ts (c)).
+// pipeline: as sweep, but only the transformations (applyPipeline), not the code generation.
+// Every block is timed twice: wall time and the process's CPU time (process.cpuUsage(), user +
+// system). On a loaded machine (load 7-15 on 2 cores) wall time counts time the process waited
+// for a core; the CPU-time ratio is the figure to trust, with the load average beside it.
 // Outputs of the two builds are compared first; a difference is reported.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [dirA, dirB, mode = "warm", blocksArg] = process.argv.slice(2);
-if (!dirA || !dirB || !["warm", "sweep"].includes(mode)) {
-  console.error("usage: node bench/ab.mjs DIST_A DIST_B [warm|sweep] [blocks]");
+if (!dirA || !dirB || !["warm", "sweep", "pipeline"].includes(mode)) {
+  console.error("usage: node bench/ab.mjs DIST_A DIST_B [warm|sweep|pipeline] [blocks]");
   process.exit(2);
 }
 
@@ -38,24 +42,35 @@ async function load(dir) {
   const base = build();
   return {
     output: () => all.map((p) => generateCode(p(base), "opencl").deviceCode).join("\n"),
-    /** Milliseconds per variant for one block. */
+    /** Milliseconds per variant for one block: [wall, CPU]. */
     block: mode === "warm"
       ? () => {
         const ts = [];
+        const cs = [];
         for (let r = 0; r < 40; r++) {
+          const c = process.cpuUsage();
           const t = performance.now();
           generateCode(one(build()), "opencl");
           ts.push(performance.now() - t);
+          cs.push(cpuMs(c));
         }
-        return median(ts);
+        return [median(ts), median(cs)];
       }
       : () => {
         clearPolyMemos();
+        const c = process.cpuUsage();
         const t = performance.now();
-        for (const p of all) generateCode(p(base), "opencl");
-        return (performance.now() - t) / all.length;
+        if (mode === "sweep") for (const p of all) generateCode(p(base), "opencl");
+        else for (const p of all) p(base);
+        return [(performance.now() - t) / all.length, cpuMs(c) / all.length];
       },
   };
+}
+
+/** CPU milliseconds (user + system) since `since`. */
+function cpuMs(since) {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
 }
 
 const median = (xs) => [...xs].sort((u, v) => u - v)[xs.length >> 1];
@@ -66,14 +81,22 @@ for (let w = 0; w < (mode === "warm" ? 10 : 4); w++) (A.block(), B.block());
 const ra = [];
 const rb = [];
 const ratio = [];
+const ca = [];
+const cb = [];
+const cratio = [];
 for (let b = 0; b < Number(blocksArg ?? 30); b++) {
   // Alternate which build goes first: garbage one block leaves behind is collected in the next.
   let x;
   let y;
   if (b % 2 === 0) (x = A.block(), y = B.block());
   else (y = B.block(), x = A.block());
-  ra.push(x);
-  rb.push(y);
-  ratio.push(y / x);
+  ra.push(x[0]);
+  rb.push(y[0]);
+  ratio.push(y[0] / x[0]);
+  ca.push(x[1]);
+  cb.push(y[1]);
+  cratio.push(y[1] / x[1]);
 }
+const loadAvg = (await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ");
 console.log(`${mode}: A ${median(ra).toFixed(3)} ms, B ${median(rb).toFixed(3)} ms per variant; B/A median ${median(ratio).toFixed(3)} over ${ratio.length} blocks (best A ${Math.min(...ra).toFixed(3)}, best B ${Math.min(...rb).toFixed(3)})`);
+console.log(`${mode} CPU time: A ${median(ca).toFixed(3)} ms, B ${median(cb).toFixed(3)} ms per variant; B/A median ${median(cratio).toFixed(3)} (best A ${Math.min(...ca).toFixed(3)}, best B ${Math.min(...cb).toFixed(3)}); load ${loadAvg}`);
