@@ -124,7 +124,8 @@ export class ExprLowering implements ExprLowerer {
     // No closure per call: this runs on every name and subscript of every statement.
     switch (e.kind) {
       case "ident": {
-        const b = usable(ctx.scope.get(e.name), (m) => this.fail(m, e.pos));
+        const b = ctx.scope.get(e.name); // (usable() without a closure: this runs on every name)
+        if (b?.kind === "absent") return this.fail(b.reason, e.pos);
         if (b?.kind === "array" && b.struct) return structVariable(b.name, b.struct, 1, b.offset);
         if (b?.kind === "temp" && b.struct) return structVariable(b.name, b.struct, b.rank, b.offset);
         return undefined;
@@ -199,7 +200,8 @@ export class ExprLowering implements ExprLowerer {
         return this.fail(`member access "${e.arrow ? "->" : "."}${e.name}" on something that is not a struct`, e.pos);
       }
       case "ident": {
-        const b = usable(ctx.scope.get(e.name), (m) => this.fail(m, e.pos));
+        const b = ctx.scope.get(e.name);
+        if (b?.kind === "absent") return this.fail(b.reason, e.pos);
         if (!b) return this.fail(`unknown identifier "${e.name}" (defines must be given with -D / opts.defines)`, e.pos);
         switch (b.kind) {
           case "byValue": return this.fail(`struct argument "${e.name}" passed by value is used whole; only its fields can be read`, e.pos);

@@ -51,6 +51,14 @@ export const CXX: Readonly<Record<string, string>> = {
 Object.setPrototypeOf(STORAGE, null);
 Object.setPrototypeOf(QUALIFIERS, null);
 Object.setPrototypeOf(CXX, null);
+/**
+ * The same tables as Maps, for the parser's hot paths: looking an identifier's text up in a Map
+ * uses the string's cached hash, where a keyed property load internalizes the string first
+ * (a measurable share of parsing a kernel of thousands of statements).
+ */
+export const STORAGE_OF: ReadonlyMap<string, StorageClass> = new Map(Object.entries(STORAGE));
+export const QUALIFIER_OF: ReadonlyMap<string, TypeQualifier> = new Map(Object.entries(QUALIFIERS));
+export const CXX_OF: ReadonlyMap<string, string> = new Map(Object.entries(CXX));
 export const STMT_KEYWORDS = new Set(["if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue", "return", "sizeof"]);
 
 /** OCCA's builtin vector types (float4, int2, ...), usable as type names without a typedef. */
@@ -117,7 +125,10 @@ export abstract class ParserBase extends ExprParser {
   override checkUnsupported(t: Tok): void {
     // `auto x = e;` is supported (its type is the initializer's); other uses of auto are not.
     if (t.text === "auto" && t === this.peek() && this.isTypeStart()) return;
-    if (t.type === "ident" && CXX[t.text]) throw this.unsupported(CXX[t.text]!, t);
+    if (t.type === "ident") {
+      const construct = CXX_OF.get(t.text);
+      if (construct) throw this.unsupported(construct, t);
+    }
     if (t.text === "::") throw this.unsupported("C++ scope resolution (::)", t);
   }
 

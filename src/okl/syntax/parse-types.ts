@@ -5,7 +5,7 @@ import type { Attribute, BaseType, Declaration, Declarator, Expr, PointerLevel, 
 import { checkAttribute, decodeVar } from "./attributes.js";
 import type { Tok } from "./lexer.js";
 import { lookupQualified, qualify, type StructTemplate } from "./cxx.js";
-import { STORAGE, QUALIFIERS, BUILTIN_WORDS, CXX, STMT_KEYWORDS, VECTOR_TYPES, canonicalBuiltin, EMPTY_VAR } from "./parse-base.js";
+import { STORAGE_OF, QUALIFIER_OF, BUILTIN_WORDS, CXX_OF, STMT_KEYWORDS, VECTOR_TYPES, canonicalBuiltin, EMPTY_VAR } from "./parse-base.js";
 import { AttributeParser } from "./parse-attributes.js";
 
 export abstract class TypeParser extends AttributeParser {
@@ -21,7 +21,7 @@ export abstract class TypeParser extends AttributeParser {
     if (t.type !== "ident") return false;
     const w = t.text;
     if (w === "half") return this.halfIsType(0);
-    if (STORAGE[w] || QUALIFIERS[w] || BUILTIN_WORDS.has(w) || w === "struct" || w === "union" || w === "enum") return true;
+    if (STORAGE_OF.has(w) || QUALIFIER_OF.has(w) || BUILTIN_WORDS.has(w) || w === "struct" || w === "union" || w === "enum") return true;
     if ((w === "class" && this.peek(1).type === "ident") || (w === "auto" && this.peek(1).type === "ident" && this.peek(2).text === "=")) return true;
     return VECTOR_TYPES.has(w) || this.peekTypeName() !== undefined;
   }
@@ -61,7 +61,7 @@ export abstract class TypeParser extends AttributeParser {
   isDeclStart(): boolean {
     if (this.isTypeStart()) return true;
     const t = this.peek();
-    if (t.type !== "ident" || STMT_KEYWORDS.has(t.text) || CXX[t.text]) return false;
+    if (t.type !== "ident" || STMT_KEYWORDS.has(t.text) || CXX_OF.get(t.text)) return false;
     let k = 1;
     while (this.peek(k).text === "*" || this.peek(k).text === "&") k++;
     const n = this.peek(k);
@@ -85,11 +85,13 @@ export abstract class TypeParser extends AttributeParser {
       const t = this.peek();
       if (t.type !== "ident") break;
       const w = t.text;
-      if (STORAGE[w]) {
-        storage.push(STORAGE[w]!);
+      const st = STORAGE_OF.get(w);
+      const qu = st === undefined ? QUALIFIER_OF.get(w) : undefined;
+      if (st) {
+        storage.push(st);
         this.next();
-      } else if (QUALIFIERS[w]) {
-        qualifiers.push(QUALIFIERS[w]!);
+      } else if (qu) {
+        qualifiers.push(qu);
         this.next();
       } else if (BUILTIN_WORDS.has(w) && !base && (w !== "half" || (!words.length && this.halfIsType(0)))) {
         words.push(w);
@@ -112,8 +114,8 @@ export abstract class TypeParser extends AttributeParser {
         if (this.at("::")) throw this.unsupported("C++ scope resolution (::)", this.peek());
         if (this.at("<")) throw this.unsupported("C++ templates", this.peek());
         base = { kind: "named", name: w, pos: this.span(t) };
-      } else if (CXX[w]) {
-        throw this.unsupported(CXX[w]!, t);
+      } else if (CXX_OF.get(w)) {
+        throw this.unsupported(CXX_OF.get(w)!, t);
       } else break;
     }
     if (!base) {
@@ -182,7 +184,7 @@ export abstract class TypeParser extends AttributeParser {
     const t = this.peek();
     if (t.type !== "ident" || STMT_KEYWORDS.has(t.text)) return false;
     let k = 1;
-    while (this.peek(k).text === "*" || this.peek(k).text === "&" || QUALIFIERS[this.peek(k).text]) k++;
+    while (this.peek(k).text === "*" || this.peek(k).text === "&" || QUALIFIER_OF.get(this.peek(k).text)) k++;
     const n = this.peek(k);
     return (n.type === "ident" && !STMT_KEYWORDS.has(n.text)) || (n.text === "@" && k === 1) || n.text === "::" || n.text === "<";
   }
@@ -195,7 +197,7 @@ export abstract class TypeParser extends AttributeParser {
     for (;;) {
       if (this.eat("*")) {
         const qualifiers: TypeQualifier[] = [];
-        while (this.peek().type === "ident" && QUALIFIERS[this.peek().text]) qualifiers.push(QUALIFIERS[this.next().text]!);
+        while (this.peek().type === "ident" && QUALIFIER_OF.get(this.peek().text)) qualifiers.push(QUALIFIER_OF.get(this.next().text)!);
         pointers.push({ qualifiers });
       } else if (this.at("&") || this.at("&&")) {
         if (reference || this.at("&&")) throw this.unsupported("C++ rvalue references", this.peek());
@@ -206,7 +208,7 @@ export abstract class TypeParser extends AttributeParser {
     const attrs = this.parseAttributes("postfix");
     let name = "";
     const n = this.peek();
-    if (n.type === "ident" && !QUALIFIERS[n.text] && !STORAGE[n.text] && (!BUILTIN_WORDS.has(n.text) || n.text === "half")) {
+    if (n.type === "ident" && !QUALIFIER_OF.get(n.text) && !STORAGE_OF.get(n.text) && (!BUILTIN_WORDS.has(n.text) || n.text === "half")) {
       this.checkUnsupported(n);
       this.next();
       name = n.text;
