@@ -65,7 +65,11 @@ export class InstructionLog {
   private frozen(preds: readonly Expr[]): readonly Expr[] {
     if (preds.length === 0) return NONE as readonly Expr[];
     let s = this.frozenPreds.get(preds);
-    if (!s) this.frozenPreds.set(preds, (s = Object.freeze([...preds])));
+    if (!s) {
+      // The list is frozen only with its predicates (the record's deepFreeze does not enter a frozen list).
+      const copy = preds.map(frozenExpr);
+      this.frozenPreds.set(preds, (s = copy.every((p) => Object.isFrozen(p)) ? Object.freeze(copy) : copy));
+    }
     return s;
   }
 

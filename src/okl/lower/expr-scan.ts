@@ -39,23 +39,36 @@ export function someNode(e: Expr, test: (n: Expr) => boolean): boolean {
 
 /**
  * `e` frozen, children first (what the kernel record does to it anyway, `deepFreeze`): done here
- * per instruction, with no key enumeration, so that the record only meets frozen expressions.
+ * per instruction, with no key enumeration, so that the record meets frozen subtrees. A node is
+ * frozen only once everything under it is (the record does not enter a frozen node), so a kind
+ * not handled here (a reduction) leaves it and its ancestors to the record.
  */
 export function frozenExpr(e: Expr): Expr {
   if (Object.isFrozen(e)) return e;
+  let done: boolean;
   switch (e.kind) {
-    case "var": case "const": break;
-    case "arith": case "compare": case "logical":
-      frozenExpr(e.left);
-      frozenExpr(e.right);
-      break;
-    case "neg": case "bitnot": case "not": frozenExpr(e.operand); break;
-    case "cast": frozenExpr(e.value); break;
-    case "subscript":
-      for (const i of e.indices) frozenExpr(i);
-      Object.freeze(e.indices);
-      break;
-    default: return e; // the record freezes the rest
+    case "var": case "const": done = true; break;
+    case "arith": case "compare": case "logical": done = isFrozenExpr(e.left) && isFrozenExpr(e.right); break;
+    case "neg": case "bitnot": case "not": done = isFrozenExpr(e.operand); break;
+    case "cast": done = isFrozenExpr(e.value); break;
+    case "linear": done = isFrozenExpr(e.index); break;
+    case "if": done = isFrozenExpr(e.cond) && isFrozenExpr(e.then) && isFrozenExpr(e.else); break;
+    case "subscript": done = frozenList(e.indices); break;
+    case "call": done = frozenList(e.args); break;
+    default: done = false;
   }
-  return Object.freeze(e);
+  return done ? Object.freeze(e) : e;
+}
+
+/** Whether `frozenExpr(e)` froze all of `e`. */
+function isFrozenExpr(e: Expr): boolean {
+  return Object.isFrozen(frozenExpr(e));
+}
+
+/** Every expression of `list`, then the list, frozen; whether all of it is. */
+function frozenList(list: readonly Expr[]): boolean {
+  let all = true;
+  for (const x of list) all = isFrozenExpr(x) && all;
+  if (all) Object.freeze(list);
+  return all;
 }

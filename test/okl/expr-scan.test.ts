@@ -1,0 +1,65 @@
+/**
+ * The importer's allocation-free expression walks (src/okl/lower/expr-scan.ts) against the IR's
+ * walkExpr: the same nodes in the same order, the same answer to "is there such a node", and
+ * frozenExpr never freezing a node above an unfrozen one (the kernel record's deepFreeze does not
+ * enter frozen nodes, so that would leave part of a kernel mutable).
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { walkExpr, type Expr } from "../../src/ir/index.js";
+import { eachNode, frozenExpr, someNode } from "../../src/okl/lower/expr-scan.js";
+
+const leaf: fc.Arbitrary<Expr> = fc.oneof(
+  fc.constantFrom("i", "n", "a").map((name): Expr => ({ kind: "var", name })),
+  fc.integer({ min: -3, max: 9 }).map((value): Expr => ({ kind: "const", value, isFloat: false })),
+);
+const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
+  expr: fc.oneof({ depthSize: "small", withCrossShrink: true },
+    leaf,
+    fc.tuple(fc.constantFrom("+", "*", "&", "<<"), tie("expr"), tie("expr")).map(([op, left, right]): Expr => ({ kind: "arith", op: op as "+", left, right })),
+    fc.tuple(tie("expr"), tie("expr")).map(([left, right]): Expr => ({ kind: "compare", op: "<", left, right })),
+    fc.tuple(tie("expr"), tie("expr")).map(([left, right]): Expr => ({ kind: "logical", op: "and", left, right })),
+    tie("expr").map((operand): Expr => ({ kind: "neg", operand })),
+    tie("expr").map((operand): Expr => ({ kind: "bitnot", operand })),
+    tie("expr").map((value): Expr => ({ kind: "cast", dtype: "int32", value })),
+    fc.tuple(tie("expr"), tie("expr"), tie("expr")).map(([cond, then, els]): Expr => ({ kind: "if", cond, then, else: els })),
+    fc.array(tie("expr"), { maxLength: 3 }).map((args): Expr => ({ kind: "call", fn: "f", args })),
+    fc.array(tie("expr"), { minLength: 1, maxLength: 2 }).map((indices): Expr => ({ kind: "subscript", array: "a", indices })),
+    tie("expr").map((index): Expr => ({ kind: "linear", array: "b", index })),
+    tie("expr").map((body): Expr => ({ kind: "reduce", op: "sum", inames: ["j"], body })),
+  ),
+}));
+
+const order = (walk: (e: Expr, f: (n: Expr) => void) => void, e: Expr): Expr[] => {
+  const out: Expr[] = [];
+  walk(e, (n) => void out.push(n));
+  return out;
+};
+
+describe("expr-scan", () => {
+  it("property: eachNode visits walkExpr's nodes in walkExpr's order; someNode agrees with a full walk", () => {
+    fc.assert(fc.property(expr, fc.constantFrom("call", "subscript", "if", "var", "reduce"), (e, kind) => {
+      const seen = order(eachNode, e);
+      expect(seen).toEqual(order(walkExpr, e));
+      seen.forEach((n, k) => expect(n).toBe(order(walkExpr, e)[k]));
+      expect(someNode(e, (n) => n.kind === kind)).toBe(seen.some((n) => n.kind === kind));
+    }), { numRuns: 150 });
+  });
+
+  it("property: frozenExpr returns the tree unchanged, a frozen node only over a frozen subtree (the record does not enter it), all of it without reductions", () => {
+    fc.assert(fc.property(expr, (e) => {
+      const text = JSON.stringify(e);
+      expect(frozenExpr(e)).toBe(e);
+      expect(JSON.stringify(e)).toBe(text);
+      const allFrozen = (x: Expr): boolean => {
+        let ok = true;
+        walkExpr(x, (n) => void (ok &&= Object.isFrozen(n) && (n.kind !== "call" || Object.isFrozen(n.args)) && (n.kind !== "subscript" || Object.isFrozen(n.indices))));
+        return ok;
+      };
+      walkExpr(e, (n) => void (Object.isFrozen(n) && expect(allFrozen(n)).toBe(true)));
+      let reduce = false;
+      walkExpr(e, (n) => void (reduce ||= n.kind === "reduce"));
+      if (!reduce) expect(allFrozen(e)).toBe(true);
+    }), { numRuns: 100 });
+  });
+});
