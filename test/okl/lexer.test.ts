@@ -23,8 +23,9 @@ const oracle = moo.compile({
   ws: { match: /(?:[ \t\f\v\r]|\\\r?\n)+/, lineBreaks: true },
   comment: [{ match: /\/\/[^\n]*/ }, { match: /\/\*[\s\S]*?\*\//, lineBreaks: true }],
   number: /\.?[0-9](?:[eEpP][+-]|[0-9a-zA-Z_.'])*/,
-  string: /(?:u8|[uUL])?"(?:\\[\s\S]|[^"\\\n])*"/,
-  char: /(?:[uUL])?'(?:\\[\s\S]|[^'\\\n])*'/,
+  // A string may span lines through a line splice ("a\<newline>b"): its line breaks count.
+  string: { match: /(?:u8|[uUL])?"(?:\\[\s\S]|[^"\\\n])*"/, lineBreaks: true },
+  char: { match: /(?:[uUL])?'(?:\\[\s\S]|[^'\\\n])*'/, lineBreaks: true },
   ident: /[A-Za-z_$][A-Za-z0-9_$]*/,
   punct: PUNCT,
   other: { match: /[\s\S]/, lineBreaks: true },
@@ -43,7 +44,7 @@ function reference(text: string): string[] {
 
 const mine = (text: string) => lex(text).map((t) => `${t.type} ${t.offset} ${t.line}:${t.col} ${t.spaceBefore} ${t.text}`);
 
-/** Strings and character constants never span lines here: the oracle does not count line breaks inside them. */
+/** Pieces of C-like text; joined, they make strings and character constants that span line splices too. */
 const PIECES = [" ", "\t", "\n", "\r\n", "\r", "\\\n", "/", "*", "//x", "/*a\nb*/", "/*", ".", "..", "...", "1", ".5", "0x1fULL", "1e+5f", "'", "'a'", "L'\\''",
   '"', '"s\\"t"', 'u8"x"', "u", "U", "L", "u8", "x_1", "$a", "@", "#", "##", "<", "<<", "<<=", "-", "->", "+", "=", "&", "|", "?", ":", ";", "`", "é", "\u2028", "\\"];
 
