@@ -4,7 +4,7 @@
 //
 //   npx tsc -p tsconfig.bench.json && rm -rf dist-a && cp -r dist dist-a   # the build before the change
 //   (change, then) npx tsc -p tsconfig.bench.json
-//   node bench/ab.mjs dist-a dist [warm|sweep|pipeline] [blocks]
+//   node --expose-gc bench/ab.mjs dist-a dist [warm|sweep|pipeline] [blocks]   (gc between blocks)
 //
 // Keep the copy inside the repository (dist-*/ is ignored): its imports of nearley and moo resolve
 // through the repository's node_modules.
@@ -88,8 +88,10 @@ for (let b = 0; b < Number(blocksArg ?? 30); b++) {
   // Alternate which build goes first: garbage one block leaves behind is collected in the next.
   let x;
   let y;
-  if (b % 2 === 0) (x = A.block(), y = B.block());
-  else (y = B.block(), x = A.block());
+  // With --expose-gc, garbage is collected between blocks, outside the timed part.
+  const gc = globalThis.gc ?? (() => {});
+  if (b % 2 === 0) (gc(), x = A.block(), gc(), y = B.block());
+  else (gc(), y = B.block(), gc(), x = A.block());
   ra.push(x[0]);
   rb.push(y[0]);
   ratio.push(y[0] / x[0]);

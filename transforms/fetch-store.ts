@@ -16,13 +16,14 @@ import {
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import {
-  aff, affAdd, affSub, eliminateExact, gist, intersect, isEmptyWith, isSubset, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
+  aff, affAdd, affSub, eliminateExact, gist, intersect, isSubset, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
 import { checkStoresInStep, inameList, takenNames } from "./common.js";
 import { checkStoreRace, noSyncOf } from "./fetch-races.js";
 import { checkIlpOuter, placeStore } from "./fetch-nesting.js";
 import { existingTemporary } from "./reuse-temporary.js";
+import { clipPredicates } from "./fetch-clip.js";
 import { applyTags, constraintExpr, perInameTags, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
 
 export const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
@@ -239,22 +240,9 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   dom = projectOutStray(dom, outerSet, kernelInames);
   // The store never reads outside the array: each bound of the shape that the store's domain
   // (in the context of its outer loops) does not imply becomes a predicate.
-  const clip: Expr[] = [];
-  if (req.shape !== undefined && req.shape.length === fp.box.length) {
-    let where = ctx === undefined ? dom : intersect(dom, ctx);
-    if (k.assumptions.constraints.length > 0) where = intersect(where, k.assumptions);
-    const intNames = new Set([...kernelInames, ...k.domains.flatMap((d) => d.params)]);
-    fp.box.forEach((b, r) => {
-      const ext = exprToAff(req.shape![r]!, (n) => intNames.has(n));
-      if (!ext) return;
-      const j = stored.indexOf(r);
-      const idx = j >= 0 ? affAdd(b.baseAff, aff({ [dimNames[j]!]: 1 })) : b.baseAff;
-      for (const cond of [idx, affSub(affSub(ext, idx), aff({}, 1))]) {
-        // Implied when no point of the domain has cond < 0.
-        if (!isEmptyWith(where, affSub(aff({}, -1), cond))) clip.push(constraintExpr(cond, false));
-      }
-    });
-  }
+  const clip = req.shape !== undefined && req.shape.length === fp.box.length
+    ? clipPredicates(k, req.shape, fp.box, stored, dimNames, dom, ctx, kernelInames)
+    : [];
   // Constraints that tie a new iname to an outer iname that is a loop (not a g iname) become
   // predicates of the store: in the domain they would make that loop's bounds depend on the new
   // (often local) inames, and a loop with a barrier in it must be the same for all work-items.
