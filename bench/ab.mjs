@@ -15,7 +15,9 @@
 // Every block is timed twice: wall time and the process's CPU time (process.cpuUsage(), user +
 // system). On a loaded machine (load 7-15 on 2 cores) wall time counts time the process waited
 // for a core; the CPU-time ratio is the figure to trust, with the load average beside it.
-// Outputs of the two builds are compared first; a difference is reported.
+// Outputs of the two builds are compared first; a difference is reported. Last, the poly answers
+// each build computes per variant (polyWork, memos emptied): deterministic, so a change in work
+// shows even where the timing cannot (warm mode: one tiled matmul over the 50 variants' pass).
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -30,7 +32,7 @@ async function load(dir) {
   const { generateCode } = await import(at("codegen/index.js"));
   const { makeKernel } = await import(at("src/parse/index.js"));
   const { pipeline, prefetch, split } = await import(at("transforms/pipeline.js"));
-  const { clearPolyMemos } = await import(at("src/poly/index.js"));
+  const { clearPolyMemos, polyWork } = await import(at("src/poly/index.js"));
   const build = () => makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
     ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
   const tiled = (ti, tj, tk) => pipeline(split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
@@ -42,6 +44,14 @@ async function load(dir) {
   const base = build();
   return {
     output: () => all.map((p) => generateCode(p(base), "opencl").deviceCode).join("\n"),
+    /** Poly answers computed per variant in one pass with emptied memos (deterministic: a measure of work that noise does not touch). */
+    work: () => {
+      clearPolyMemos();
+      const w = polyWork();
+      if (mode === "pipeline") for (const p of all) p(base);
+      else for (const p of all) generateCode(p(base), "opencl");
+      return (polyWork() - w) / all.length;
+    },
     /** Milliseconds per variant for one block: [wall, CPU]. */
     block: mode === "warm"
       ? () => {
@@ -102,3 +112,4 @@ for (let b = 0; b < Number(blocksArg ?? 30); b++) {
 const loadAvg = (await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ");
 console.log(`${mode}: A ${median(ra).toFixed(3)} ms, B ${median(rb).toFixed(3)} ms per variant; B/A median ${median(ratio).toFixed(3)} over ${ratio.length} blocks (best A ${Math.min(...ra).toFixed(3)}, best B ${Math.min(...rb).toFixed(3)})`);
 console.log(`${mode} CPU time: A ${median(ca).toFixed(3)} ms, B ${median(cb).toFixed(3)} ms per variant; B/A median ${median(cratio).toFixed(3)} (best A ${Math.min(...ca).toFixed(3)}, best B ${Math.min(...cb).toFixed(3)}); load ${loadAvg}`);
+console.log(`poly answers computed per variant (memos emptied, deterministic): A ${A.work().toFixed(2)}, B ${B.work().toFixed(2)}`);
