@@ -15,6 +15,13 @@ export interface Access {
   readonly indices: readonly Expr[] | undefined;
   /** The flat index of an `a[[…]]` access (`indices` is undefined there). */
   readonly linear?: Expr;
+  /**
+   * Whether its instruction can be the source end of a barrier-needing dependency: another
+   * instruction depends on it, or it belongs to or conflicts with a group (see `canBeSource`).
+   * An access without it is skipped as the earlier end of a forward pair, and as the later
+   * end of a loop-carried one, without looking (in an unrolled kernel, its thousands of stores).
+   */
+  readonly source?: boolean;
 }
 
 /**
@@ -26,12 +33,15 @@ export interface ByName {
   readonly writes: Access[];
   readonly strictAll: Access[];
   readonly strictWrites: Access[];
+  /** The same four lists, of the accesses that can be a dependency's source (`Access.source`) only. */
+  readonly sources: Omit<ByName, "sources">;
 }
 
-export function addByName(m: Map<string, ByName>, a: Access): void {
-  let e = m.get(a.name);
-  if (!e) m.set(a.name, (e = { all: [], writes: [], strictAll: [], strictWrites: [] }));
-  const strict = !raceOk(a);
+type Lists = Omit<ByName, "sources">;
+
+const lists = (): Lists => ({ all: [], writes: [], strictAll: [], strictWrites: [] });
+
+function push(e: Lists, a: Access, strict: boolean): void {
   e.all.push(a);
   if (strict) e.strictAll.push(a);
   if (a.write) {
@@ -40,17 +50,27 @@ export function addByName(m: Map<string, ByName>, a: Access): void {
   }
 }
 
+export function addByName(m: Map<string, ByName>, a: Access): void {
+  let e = m.get(a.name);
+  if (!e) m.set(a.name, (e = { ...lists(), sources: lists() }));
+  const strict = !raceOk(a);
+  push(e, a, strict);
+  if (a.source) push(e.sources, a, strict);
+}
+
 export function raceOk(a: Access): boolean {
   return a.insn.tags.includes(WRITE_RACE_OK);
 }
 
 /**
  * The accesses of `m` that may conflict with `a` (see `pairConflict`), in the order they were
- * added: same variable, one of the two a write, not both WRITE_RACE_OK if `global` (the variable is in global memory).
+ * added: same variable, one of the two a write, not both WRITE_RACE_OK if `global` (the variable is in global memory);
+ * with `sourcesOnly`, only those that can be a dependency's source (`Access.source`).
  */
-export function partnersOf(m: ReadonlyMap<string, ByName>, a: Access, global: boolean): readonly Access[] {
-  const e = m.get(a.name);
-  if (!e) return [];
+export function partnersOf(m: ReadonlyMap<string, ByName>, a: Access, global: boolean, sourcesOnly = false): readonly Access[] {
+  const found = m.get(a.name);
+  if (!found) return [];
+  const e: Lists = sourcesOnly ? found.sources : found;
   const strict = global && raceOk(a);
   return a.write ? (strict ? e.strictAll : e.all) : strict ? e.strictWrites : e.writes;
 }
@@ -96,11 +116,12 @@ export class DependencyClosure {
 
   constructor(private readonly insns: ReadonlyMap<string, Instruction>) {}
 
-  dependsOn(target: string, source: string): boolean {
-    const known = this.ancestors.get(target);
-    if (known !== undefined) return known.has(source);
-    const below = this.descendants.get(source);
-    if (below !== undefined) return below.has(target);
+  /** Whether some instruction depends on `source` directly (a walk from any target can only reach such a one). */
+  hasDependents(source: string): boolean {
+    return this.dependentsMap().has(source);
+  }
+
+  private dependentsMap(): Map<string, string[]> {
     if (this.dependents === undefined) {
       this.dependents = new Map();
       for (const insn of this.insns.values()) {
@@ -113,10 +134,19 @@ export class DependencyClosure {
         }
       }
     }
+    return this.dependents;
+  }
+
+  dependsOn(target: string, source: string): boolean {
+    const known = this.ancestors.get(target);
+    if (known !== undefined) return known.has(source);
+    const below = this.descendants.get(source);
+    if (below !== undefined) return below.has(target);
+    const dependents = this.dependentsMap();
     // A walk from target adds d only when some walked instruction lists d.
-    if (!this.dependents.has(source)) return false;
+    if (!dependents.has(source)) return false;
     const up = new Walk(target, (id) => this.insns.get(id)?.dependsOn ?? [], (d) => this.insns.has(d));
-    const down = new Walk(source, (id) => this.dependents!.get(id) ?? [], () => true);
+    const down = new Walk(source, (id) => dependents.get(id) ?? [], () => true);
     for (;;) {
       if (!up.step()) {
         this.ancestors.set(target, up.found);

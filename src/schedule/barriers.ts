@@ -80,10 +80,9 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
   for (const a of k.args) if (a.kind === "array") synced.add(a.name);
   const accesses = new Map<string, Access[]>();
   const insns = new Map<string, Instruction>();
-  for (const insn of k.instructions) {
-    insns.set(insn.id, insn);
-    accesses.set(insn.id, insnAccesses(insn, synced));
-  }
+  for (const insn of k.instructions) insns.set(insn.id, insn);
+  const deps = new DependencyClosure(insns);
+  for (const insn of k.instructions) accesses.set(insn.id, insnAccesses(insn, synced, canBeSource(deps, insn)));
   const byName = new Map<string, ByName>();
   for (const list of accesses.values()) for (const a of list) addByName(byName, a);
   const memory = new Map<string, "local" | "global">();
@@ -93,26 +92,35 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
     k, accesses, byName, memory, anyPartner: new Map(), insns, localInames, invariant, allInames: new Set(inames),
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
     sync: [...localInames].some((i) => (constRange(k, i)?.size ?? 2) > 1),
-    deps: new DependencyClosure(insns), lidName: localIdNames(k, localInames), needsUniform: [],
+    deps, lidName: localIdNames(k, localInames), needsUniform: [],
   };
   return { nodes: walkBody(ctx, nodes, new Pending(), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
 
 
-function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] {
+/**
+ * Whether `insn` can be the source of a barrier-needing dependency (`barrierNeedingDependency`):
+ * only if some instruction depends on it (else no target's dependency walk reaches it) or it has
+ * groups or conflicting groups (else no group conflict names it).
+ */
+function canBeSource(deps: DependencyClosure, insn: Instruction): boolean {
+  return insn.groups.length > 0 || insn.conflictsWithGroups.length > 0 || deps.hasDependents(insn.id);
+}
+
+function insnAccesses(insn: Instruction, synced: ReadonlySet<string>, source: boolean): Access[] {
   const out: Access[] = [];
   const reads = (e: Expr) =>
     walkExpr(e, (n) => {
-      if (n.kind === "var" && synced.has(n.name)) out.push({ insn, name: n.name, write: false, indices: [] });
-      if (n.kind === "subscript" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: n.indices });
-      if (n.kind === "linear" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: undefined, linear: n.index });
+      if (n.kind === "var" && synced.has(n.name)) out.push({ insn, name: n.name, write: false, indices: [], source });
+      if (n.kind === "subscript" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: n.indices, source });
+      if (n.kind === "linear" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: undefined, linear: n.index, source });
     });
   if (insn.kind === "block") {
     // A block's subscripts are not analyzed: it touches the whole variable, from any cell.
     for (const p of insn.predicates) reads(p);
     const { reads: r, writes: w } = blockAccesses(insn.body);
-    for (const name of r) if (synced.has(name)) out.push({ insn, name, write: false, indices: undefined });
-    for (const name of w) if (synced.has(name)) out.push({ insn, name, write: true, indices: undefined });
+    for (const name of r) if (synced.has(name)) out.push({ insn, name, write: false, indices: undefined, source });
+    for (const name of w) if (synced.has(name)) out.push({ insn, name, write: true, indices: undefined, source });
     return out;
   }
   if (insn.kind !== "assign") return out;
@@ -123,7 +131,7 @@ function insnAccesses(insn: Instruction, synced: ReadonlySet<string>): Access[] 
   if (lhs.kind === "linear") reads(lhs.index);
   const name = lhs.kind === "var" ? lhs.name : lhs.kind === "subscript" || lhs.kind === "linear" ? lhs.array : undefined;
   if (name !== undefined && synced.has(name)) {
-    out.push({ insn, name, write: true, indices: lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined, ...(lhs.kind === "linear" ? { linear: lhs.index } : {}) });
+    out.push({ insn, name, write: true, indices: lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined, ...(lhs.kind === "linear" ? { linear: lhs.index } : {}), source });
   }
   return out;
 }
@@ -204,8 +212,9 @@ function barrierNeedingDependency(ctx: Ctx, earlier: Instruction, later: Instruc
   if (ctx.deps.dependsOn(target.id, source.id)) {
     why = reverse ? `${source.id} rev-depends on ${target.id}` : `${target.id} depends on ${source.id}`;
   }
-  let grps = source.groups.filter((g) => target.conflictsWithGroups.includes(g));
-  if (grps.length === 0) grps = target.groups.filter((g) => source.conflictsWithGroups.includes(g));
+  // (Most instructions have no groups: no arrays built for them.)
+  let grps = source.groups.length > 0 && target.conflictsWithGroups.length > 0 ? source.groups.filter((g) => target.conflictsWithGroups.includes(g)) : [];
+  if (grps.length === 0 && target.groups.length > 0 && source.conflictsWithGroups.length > 0) grps = target.groups.filter((g) => source.conflictsWithGroups.includes(g));
   if (grps.length > 0) why = `${source.id} conflicts with ${target.id} (via '${grps.join(", ")}')`;
   return why;
 }
@@ -245,14 +254,16 @@ function neverAcrossWorkItems(ctx: Ctx, earlier: Access, later: Access): boolean
 
 /**
  * The first pair (`next` in order, then `pending` in order) that needs a barrier. Only accesses of
- * the same variable, one of them a write, can conflict: those are the pairs looked at.
+ * the same variable, one of them a write, can conflict, and only where the dependency's source
+ * (`earlier`, or `later` read backwards) can be one (`Access.source`): those are the pairs looked at.
  */
 function findConflict(
   ctx: Ctx, pending: Pending, next: readonly Access[], fixed: ReadonlySet<string>, reverse = false,
 ): Conflict | undefined {
   if (!ctx.sync) return undefined;
   for (const later of next) {
-    for (const earlier of partnersOf(pending.byName, later, memoryOf(ctx, later.name) === "global")) {
+    if (reverse && !later.source) continue;
+    for (const earlier of partnersOf(pending.byName, later, memoryOf(ctx, later.name) === "global", !reverse)) {
       const why = pairConflict(ctx, earlier, later, fixed, reverse);
       if (why !== undefined) return { earlier, later, why };
     }

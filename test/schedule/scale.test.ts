@@ -174,6 +174,42 @@ describe("barrier placement at scale", () => {
   });
 });
 
+/**
+ * bench/scale.ts's `make` kernel: a chain of private temporaries over (e, n), every fourth one
+ * stored to global `out` (a store nothing depends on), `e` split into g.0 / l.0; with `barrier`,
+ * a store that reads what another work-item's earlier one wrote (one barrier between them).
+ */
+function unrolledStores(n: number, barrier: boolean): Kernel {
+  const lines: string[] = [];
+  let stores = 0;
+  for (let q = 0; lines.length < n; q++) {
+    lines.push(`<> t${q} = g[e, n, 1] * d[${q % 16}, n] + ${q === 0 ? "g[e, n, 0]" : `t${q - 1}`} * w`);
+    if (q % 4 === 3) lines.push(`out[e, n, ${stores++}] = t${q} - t${q - 2}`);
+  }
+  if (barrier) lines.push("s[e, n] = g[e, n, 0] {id=put}", "out[e, n, 0] = s[e, (n + 1) % 16] {id=get, dep=put}");
+  const k = makeKernel("{[e, n]: 0 <= e < nel and 0 <= n < 16}", lines.join("\n"), [
+    "g: float64[nel, 16, 3]", "d: float64[16, 16]", `out: float64[nel, 16, ${stores}]`, "w: float64", "nel: int32",
+    "s: float64[nel, 16]", "...",
+  ], { name: "element", assumptions: "nel >= 1" });
+  return withKernel(k, { inameTags: { ...k.inameTags, e: { kind: "g", axis: 0 }, n: { kind: "l", axis: 0 } } });
+}
+
+describe("barrier placement over stores nothing depends on", () => {
+  it("does not pair them (a store can be no dependency's source), and still places the barrier a dependency needs", () => {
+    const pairs = (k: Kernel) => {
+      const before = barrierPairChecks.count;
+      const code = generateCode(k, "opencl").deviceCode;
+      return { pairs: barrierPairChecks.count - before, code };
+    };
+    const small = pairs(unrolledStores(40, true));
+    const large = pairs(unrolledStores(160, true));
+    // 32 and 128 stores to one variable: every pair of them would be 16 times as many.
+    expect(large.pairs).toBeLessThanOrEqual(5 * Math.max(1, small.pairs));
+    for (const { code } of [small, large]) expect(code.match(/barrier\(CLK_(LOCAL|GLOBAL)_MEM_FENCE/g) ?? []).toHaveLength(1);
+    expect(pairs(unrolledStores(40, false)).code).not.toContain("barrier(");
+  });
+});
+
 /** Whether `x` and everything reachable from it is frozen. */
 function deepFrozen(x: unknown, seen = new Set<unknown>()): boolean {
   if (x === null || typeof x !== "object" || seen.has(x)) return true;
