@@ -7,7 +7,7 @@ import { assertNever, CodegenError } from "../../src/errors.js";
 import {
   allInames, atomicUpdateOf, exprToAff, axisStrides, effectiveDimTags, exprToString, findArg, INDEX_DTYPE,
   kernelTypeEnv, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
-  type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr,
+  type ArrayArg, type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Temporary,
 } from "../../src/ir/index.js";
 import type { Aff, BasicSet } from "../../src/poly/index.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
@@ -26,6 +26,8 @@ export class InstructionLowering {
   private readonly inameRank: ReadonlyMap<string, number>;
   /** The value arguments the generated code reads (index arithmetic prints them). */
   readonly usedParams = new Set<string>();
+  /** Per array subscripted so far: its declaration, dtype and axis strides as code (see `element`). */
+  private readonly arrays = new Map<string, { decl: ArrayArg | Temporary; dtype: Dtype; strides: readonly Ex[] }>();
 
   constructor(
     private readonly h: KernelHost, private readonly guards: GuardLowering,
@@ -197,20 +199,26 @@ export class InstructionLowering {
 
   /** Flat index of `a[i, j]` from the strides of the array's axis tags: `a[n * i + j]`. */
   private element(e: Expr & { kind: "subscript" | "linear" }, scope: ExprScope): { array: string; index: Ex; dtype: Dtype } {
-    const arg = findArg(this.h.k, e.array);
-    const decl = arg?.kind === "array" ? arg : temporaryOf(this.h.k, e.array);
+    const known = this.arrays.get(e.array);
+    const arg = known ? undefined : findArg(this.h.k, e.array);
+    const decl = known?.decl ?? (arg?.kind === "array" ? arg : temporaryOf(this.h.k, e.array));
     if (!decl) throw new CodegenError(`instruction "${scope.insnId}" subscripts "${e.array}", which is not an array of kernel "${this.h.k.name}"`);
-    const dtype = this.dtypeOf(e.array, scope.insnId);
+    const dtype = known?.dtype ?? this.dtypeOf(e.array, scope.insnId);
     if (e.kind === "linear") return { array: e.array, index: lowerIndex(e.index, scope, `linear index of "${e.array}"`), dtype };
     const shape = decl.shape;
     if (!shape) throw new CodegenError(`instruction "${scope.insnId}": "${e.array}" has no shape; give it one or use a linear subscript ${e.array}[[…]]`);
     if (shape.length !== e.indices.length) throw new CodegenError(`instruction "${scope.insnId}": "${e.array}" has ${shape.length} axes but is subscripted with ${e.indices.length} indices`);
-    const tags = effectiveDimTags(decl);
-    if (tags.some((t) => t.kind === "sep" || t.kind === "vec")) throw new CodegenError(`array "${e.array}": sep and vec axes are not supported by code generation yet`);
-    const strides = axisStrides(shape, tags);
+    let strides = known?.strides;
+    if (!strides) {
+      const tags = effectiveDimTags(decl);
+      if (tags.some((t) => t.kind === "sep" || t.kind === "vec")) throw new CodegenError(`array "${e.array}": sep and vec axes are not supported by code generation yet`);
+      // Each axis's stride as code, once per array (a kernel of thousands of statements subscripts a few arrays).
+      strides = axisStrides(shape, tags).map((st) => sizeEx(st!, (n) => this.param(n)));
+      this.arrays.set(e.array, { decl, dtype, strides });
+    }
     let index: Ex = ilit(0);
     e.indices.forEach((ix, a) => {
-      const stride = sizeEx(strides[a]!, (n) => this.param(n));
+      const stride = strides[a]!;
       let axis = this.affineIndex(ix, scope) ?? lowerIndex(ix, scope, `index ${a} of "${e.array}"`);
       const check = this.h.opts.checkAxis;
       if (check) axis = check(axis, sizeEx(shape[a]!, (n) => this.param(n)), e.array, a, scope.insnId);
