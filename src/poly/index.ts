@@ -13,4 +13,4 @@ export { factorOf } from "./factor.js";
 export { isEmpty, isEmptyWith } from "./empty.js";
 export { removeRedundancies, gist, isSubset, isSubsetOfUnion, isEqualSet, constraintImplied } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";
-export { affKey, cached as memoized, clearPolyMemos, contentMemo, polyWork, setKey as setContentId } from "./memo.js";
+export { affKey, cached as memoized, clearPolyMemos, contentMemo, internSet, polyWork, setKey as setContentId } from "./memo.js";

@@ -3,7 +3,9 @@
  * sets' fields (names, existentials, constraint rows in order), and sets are frozen values, so an
  * answer can be reused for any set with the same content: a sweep of variants rebuilds the same
  * domains again and again, each time as new objects. A set's key is computed once per identity
- * (WeakMap); answers live in bounded Maps keyed by the keys of the arguments.
+ * (a hidden slot, or a WeakMap for literals) by interning: a table from a hash of the content to
+ * the first set seen with that content, compared in full, so equal contents share one key and one
+ * canonical object (`internSet`). Answers live in bounded Maps keyed by the keys of the arguments.
  */
 import type { Aff, BasicSet } from "./types.js";
 
@@ -11,11 +13,21 @@ import type { Aff, BasicSet } from "./types.js";
 const LIMIT = 50_000;
 
 let keys = new WeakMap<BasicSet, string>();
-/** Content -> a short id, so that keys of answers stay short (cheap to hash and compare). */
-const ids = new Map<string, string>();
+/**
+ * The intern table: a hash of a set's content -> the first set seen with each content under that
+ * hash, and its key. Equal contents find the same entry, so they get one key; the hash only picks
+ * the bucket, the full content comparison (`sameContent`) decides. No string is built per set.
+ */
+let table = new Map<number, Interned[]>();
+let interned = 0;
 let nextId = 0;
 /** Bumped by `clearPolyMemos`: keys remembered before then are computed afresh. */
 let generation = 0;
+
+interface Interned {
+  readonly set: BasicSet;
+  readonly key: string;
+}
 
 /**
  * Where a set built by `rawSet` remembers its key: a hidden (non-enumerable, symbol-named) slot
@@ -26,6 +38,8 @@ export const KEY_SLOT: unique symbol = Symbol("loom.poly.key");
 
 export interface KeyBox {
   key: string | undefined;
+  /** The interned set with this content (see `internSet`), valid with `key`. */
+  canon: BasicSet | undefined;
   gen: number;
 }
 
@@ -35,48 +49,112 @@ export interface KeyBox {
  */
 export function setKey(s: BasicSet): string {
   const box = (s as { [KEY_SLOT]?: KeyBox })[KEY_SLOT];
-  if (box !== undefined) {
-    if (box.key !== undefined && box.gen === generation) return box.key;
-    box.key = keyOfContent(s);
-    box.gen = generation;
-    return box.key;
-  }
-  // A set not built by rawSet (a literal): remembered by identity.
+  if (box !== undefined) return box.key !== undefined && box.gen === generation ? box.key : boxed(s, box).key;
+  // A set not built by rawSet (a literal): remembered by identity, interned as a frozen copy (the
+  // literal itself may still change, and the table must keep the content it was keyed by).
   let k = keys.get(s);
-  if (k === undefined) keys.set(s, (k = keyOfContent(s)));
+  if (k === undefined) keys.set(s, (k = intern(s, true).key));
   return k;
 }
 
-function keyOfContent(s: BasicSet): string {
-  const content = contentOf(s);
-  let k = ids.get(content);
-  if (k === undefined) {
-    // Ids are never reused: forgetting contents (below) only loses sharing, never confuses sets.
-    if (ids.size >= LIMIT) ids.clear();
-    ids.set(content, (k = `@${(nextId++).toString(36)}`));
+/**
+ * The one set (first seen since the memos were last emptied) with the content of `s`: equal sets
+ * built twice give the same object, so callers may compare or key by identity.
+ */
+export function internSet(s: BasicSet): BasicSet {
+  const box = (s as { [KEY_SLOT]?: KeyBox })[KEY_SLOT];
+  if (box === undefined) return intern(s, true).set;
+  return box.canon !== undefined && box.gen === generation ? box.canon : boxed(s, box).set;
+}
+
+/** The entry of a set built by rawSet, remembered in its slot until the memos are emptied. */
+function boxed(s: BasicSet, box: KeyBox): Interned {
+  const e = intern(s);
+  box.key = e.key;
+  box.canon = e.set;
+  box.gen = generation;
+  return e;
+}
+
+function intern(s: BasicSet, literal = false): Interned {
+  const h = hashOf(s);
+  let bucket = table.get(h);
+  if (bucket === undefined) {
+    // Keys are never reused: forgetting sets (below) only loses sharing, never confuses sets.
+    if (interned >= LIMIT) {
+      table = new Map();
+      interned = 0;
+    }
+    table.set(h, (bucket = []));
+  } else {
+    for (const e of bucket) if (sameContent(e.set, s)) return e;
   }
-  return k;
+  const e: Interned = { set: literal ? frozenCopy(s) : s, key: `@${(nextId++).toString(36)}` };
+  bucket.push(e);
+  interned++;
+  return e;
+}
+
+/** A hash of names, existentials and rows (entries mixed as 32-bit integers; any number is exact in `sameContent`). */
+function hashOf(s: BasicSet): number {
+  let h = hashNames(hashNames(hashNames(0x811c9dc5, s.params), s.dims), s.exists);
+  for (const c of s.constraints) {
+    h = mix(h, c.eq ? 1 : 2);
+    h = mix(h, c.coeffs.length);
+    for (const v of c.coeffs) h = mix(h, v | 0);
+    h = mix(h, c.constant | 0);
+  }
+  return h;
+}
+
+function hashNames(h: number, names: readonly string[]): number {
+  h = mix(h, names.length);
+  for (const n of names) h = mix(mix(h, n.length), n.length > 0 ? n.charCodeAt(0) + (n.charCodeAt(n.length - 1) << 16) : 0);
+  return h;
+}
+
+function mix(h: number, v: number): number {
+  return Math.imul(h ^ v, 0x01000193) ^ (h >>> 15);
+}
+
+function frozenCopy(s: BasicSet): BasicSet {
+  return Object.freeze({
+    params: Object.freeze([...s.params]),
+    dims: Object.freeze([...s.dims]),
+    exists: Object.freeze([...s.exists]),
+    constraints: Object.freeze(s.constraints.map((c) => Object.freeze({ eq: c.eq, coeffs: Object.freeze([...c.coeffs]), constant: c.constant }))),
+  });
+}
+
+/** Equal content: the same names in the same order, and the same rows (kind, width, entries, constant) in the same order. */
+function sameContent(a: BasicSet, b: BasicSet): boolean {
+  if (a === b) return true;
+  if (!sameNames(a.params, b.params) || !sameNames(a.dims, b.dims) || !sameNames(a.exists, b.exists)) return false;
+  const ca = a.constraints;
+  const cb = b.constraints;
+  if (ca.length !== cb.length) return false;
+  for (let i = 0; i < ca.length; i++) {
+    const x = ca[i]!;
+    const y = cb[i]!;
+    if (x.eq !== y.eq || x.constant !== y.constant) return false;
+    const xs = x.coeffs;
+    const ys = y.coeffs;
+    if (xs.length !== ys.length) return false;
+    for (let k = 0; k < xs.length; k++) if (xs[k] !== ys[k]) return false;
+  }
+  return true;
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Small entries, one character each: the common case, and cheap to build and to hash. */
 const SMALL = 16000;
 const OFFSET = 16384;
-
-function contentOf(s: BasicSet): string {
-  const head = `${s.params.join(",")}|${s.dims.join(",")}|${s.exists.join(",")}|`;
-  const codes: number[] = [];
-  for (const c of s.constraints) {
-    codes.push(c.eq ? 1 : 2, c.coeffs.length + 3);
-    for (const v of c.coeffs) {
-      if (v < -SMALL || v > SMALL) return wideContent(head, s);
-      codes.push(v + OFFSET);
-    }
-    if (c.constant < -SMALL || c.constant > SMALL) return wideContent(head, s);
-    codes.push(c.constant + OFFSET);
-  }
-  // (apply spreads its arguments on the stack: huge sets take the decimal form.)
-  return codes.length > 8192 ? wideContent(head, s) : head + String.fromCharCode.apply(null, codes);
-}
 
 /**
  * The content of inequality rows over `n` columns as a short string (one character per entry);
@@ -92,13 +170,6 @@ export function rowsKey(n: number, rows: readonly (readonly number[])[]): string
     }
   }
   return codes.length > 8192 ? undefined : String.fromCharCode.apply(null, codes);
-}
-
-/** Any entries: decimal text (a leading "!" keeps it apart from the compact form). */
-function wideContent(head: string, s: BasicSet): string {
-  let content = `!${head}`;
-  for (const c of s.constraints) content += `${c.eq ? "=" : ">"}${c.coeffs.join(",")},${c.constant};`;
-  return content;
 }
 
 /** An affine expression's content, terms in their (significant) insertion order. */
@@ -142,7 +213,8 @@ export function cached<V>(memo: Map<string, V>, key: string, compute: () => V): 
 /** Forget every memoized answer (benchmarks measuring cold work; tests). */
 export function clearPolyMemos(): void {
   for (const m of all) m.clear();
-  ids.clear();
+  table = new Map();
+  interned = 0;
   keys = new WeakMap();
   generation++;
 }

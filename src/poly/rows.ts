@@ -29,7 +29,7 @@ export function rawSet(
     constraints: Object.freeze(constraints),
   };
   // The slot where the set's content key is remembered (memo.ts), hidden from keys and equality.
-  const box: KeyBox = { key: undefined, gen: 0 };
+  const box: KeyBox = { key: undefined, canon: undefined, gen: 0 };
   Object.defineProperty(s, KEY_SLOT, { value: box });
   return Object.freeze(s);
 }
