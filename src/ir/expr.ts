@@ -97,6 +97,22 @@ function withChildren(e: Expr, kids: readonly Expr[]): Expr {
   }
 }
 
+/** `f` of each direct child of `e`, in evaluation order (as `children`, without building an array). */
+function forEachChild(e: Expr, f: (child: Expr) => void): void {
+  switch (e.kind) {
+    case "var": case "const": return;
+    case "arith": case "compare": case "logical": f(e.left); f(e.right); return;
+    case "neg": case "bitnot": case "not": f(e.operand); return;
+    case "if": f(e.cond); f(e.then); f(e.else); return;
+    case "call": for (const a of e.args) f(a); return;
+    case "subscript": for (const a of e.indices) f(a); return;
+    case "linear": f(e.index); return;
+    case "reduce": f(e.body); return;
+    case "cast": f(e.value); return;
+    default: return assertNever(e, "expression");
+  }
+}
+
 /**
  * Rebuild `e` bottom-up where `f` says so. `f` is asked first about each node (pre-order): a
  * returned expression replaces the node (and is not visited further); `undefined` means "recurse".
@@ -107,6 +123,20 @@ function withChildren(e: Expr, kids: readonly Expr[]): Expr {
 export function mapExpr(e: Expr, f: (node: Expr) => Expr | undefined): Expr {
   const replaced = f(e);
   if (replaced !== undefined) return replaced;
+  switch (e.kind) {
+    case "var": case "const": return e;
+    // The common nodes without an array of children (big kernels map every expression).
+    case "arith": case "compare": case "logical": {
+      const left = mapExpr(e.left, f);
+      const right = mapExpr(e.right, f);
+      return left === e.left && right === e.right ? e : { ...e, left, right };
+    }
+    case "neg": case "bitnot": case "not": {
+      const operand = mapExpr(e.operand, f);
+      return operand === e.operand ? e : { ...e, operand };
+    }
+    default: break;
+  }
   const kids = children(e);
   if (kids.length === 0) return e;
   let changed = false;
@@ -121,7 +151,19 @@ export function mapExpr(e: Expr, f: (node: Expr) => Expr | undefined): Expr {
 /** Visit every node of `e` in pre-order; returning `false` skips the node's children. */
 export function walkExpr(e: Expr, visit: (node: Expr) => boolean | void): void {
   if (visit(e) === false) return;
-  for (const k of children(e)) walkExpr(k, visit);
+  // As forEachChild, written out: no closure per node.
+  switch (e.kind) {
+    case "var": case "const": return;
+    case "arith": case "compare": case "logical": walkExpr(e.left, visit); walkExpr(e.right, visit); return;
+    case "neg": case "bitnot": case "not": walkExpr(e.operand, visit); return;
+    case "if": walkExpr(e.cond, visit); walkExpr(e.then, visit); walkExpr(e.else, visit); return;
+    case "call": for (const a of e.args) walkExpr(a, visit); return;
+    case "subscript": for (const a of e.indices) walkExpr(a, visit); return;
+    case "linear": walkExpr(e.index, visit); return;
+    case "reduce": walkExpr(e.body, visit); return;
+    case "cast": walkExpr(e.value, visit); return;
+    default: return assertNever(e, "expression");
+  }
 }
 
 /** Replace free occurrences of variables by expressions (reduction inames shadow them). */
@@ -177,7 +219,7 @@ export function freeVariables(e: Expr, out: Set<string> = new Set()): Set<string
       default:
         break;
     }
-    for (const k of children(n)) go(k);
+    forEachChild(n, go);
   };
   go(e);
   return out;

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  arith, c, exprEquals, freeVariables, mapExpr, reductionInames, renameVars, sub, substitute, v, type Expr,
+  arith, c, children, exprEquals, freeVariables, mapExpr, reductionInames, renameVars, sub, substitute, v, walkExpr, type Expr,
 } from "../../src/ir/expr.js";
 import { exprToString } from "../../src/ir/print.js";
 
@@ -51,5 +52,63 @@ describe("exprToString", () => {
     expect(exprToString(c(2.0, undefined, true))).toBe("2.0");
     expect(exprToString(c(1.5, "float32"))).toBe("1.5f");
     expect(exprToString({ kind: "linear", array: "a", index: arith("+", arith("*", c(8), v("i")), v("j")) })).toBe("a[[8*i + j]]");
+  });
+});
+
+// The walks written out per node kind (walkExpr, mapExpr, freeVariables: no array of children per
+// node) against the general `children` they replace, on random trees of every kind.
+const leafArb: fc.Arbitrary<Expr> = fc.oneof(fc.constantFrom("i", "j", "a").map((name) => v(name)), fc.integer({ min: -2, max: 5 }).map((x) => c(x)));
+const { tree } = fc.letrec<{ tree: Expr }>((tie) => ({
+  tree: fc.oneof({ depthSize: "small", withCrossShrink: true },
+    leafArb,
+    fc.tuple(fc.constantFrom("+", "*"), tie("tree"), tie("tree")).map(([op, left, right]): Expr => ({ kind: "arith", op: op as "+", left, right })),
+    fc.tuple(tie("tree"), tie("tree")).map(([left, right]): Expr => ({ kind: "compare", op: "<", left, right })),
+    fc.tuple(tie("tree"), tie("tree")).map(([left, right]): Expr => ({ kind: "logical", op: "or", left, right })),
+    tie("tree").map((operand): Expr => ({ kind: "neg", operand })),
+    tie("tree").map((operand): Expr => ({ kind: "not", operand })),
+    tie("tree").map((value): Expr => ({ kind: "cast", dtype: "int64", value })),
+    fc.tuple(tie("tree"), tie("tree"), tie("tree")).map(([cond, then, els]): Expr => ({ kind: "if", cond, then, else: els })),
+    fc.array(tie("tree"), { maxLength: 3 }).map((args): Expr => ({ kind: "call", fn: "f", args })),
+    fc.array(tie("tree"), { minLength: 1, maxLength: 2 }).map((indices): Expr => ({ kind: "subscript", array: "a", indices })),
+    tie("tree").map((index): Expr => ({ kind: "linear", array: "b", index })),
+    tie("tree").map((body): Expr => ({ kind: "reduce", op: "sum", inames: ["j"], body })),
+  ),
+}));
+
+/** Pre-order through `children`: the reference walk. */
+const preorder = (e: Expr, out: Expr[] = []): Expr[] => {
+  out.push(e);
+  for (const k of children(e)) preorder(k, out);
+  return out;
+};
+
+describe("expression walks", () => {
+  it("property: walkExpr visits children's pre-order; mapExpr rebuilds as a rebuild from children does; freeVariables skips bound inames", () => {
+    fc.assert(fc.property(tree, fc.boolean(), (e, pruneCalls) => {
+      const seen: Expr[] = [];
+      walkExpr(e, (n) => (seen.push(n), pruneCalls && n.kind === "call" ? false : undefined));
+      const ref: Expr[] = [];
+      const refWalk = (n: Expr): void => {
+        ref.push(n);
+        if (!(pruneCalls && n.kind === "call")) for (const k of children(n)) refWalk(k);
+      };
+      refWalk(e);
+      expect(seen.length).toBe(ref.length);
+      seen.forEach((n, k) => expect(n).toBe(ref[k]));
+      // Identity where nothing changes; where "i" becomes "z", the same tree as a string rename.
+      expect(mapExpr(e, () => undefined)).toBe(e);
+      const renamed = mapExpr(e, (n) => (n.kind === "var" && n.name === "i" ? v("z") : undefined));
+      expect(exprToString(renamed)).toBe(exprToString(renameVars(e, new Map([["i", "z"]]))));
+      if (!preorder(e).some((n) => n.kind === "var" && n.name === "i")) expect(renamed).toBe(e);
+      // Free: every var and array not under a reduction over it ("j" is the only reduction iname).
+      const free = new Set<string>();
+      const refFree = (n: Expr, bound: boolean): void => {
+        if (n.kind === "var" && !(bound && n.name === "j")) free.add(n.name);
+        if (n.kind === "subscript" || n.kind === "linear") free.add(n.array);
+        for (const k of children(n)) refFree(k, bound || n.kind === "reduce");
+      };
+      refFree(e, false);
+      expect([...freeVariables(e)].sort()).toEqual([...free].sort());
+    }), { numRuns: 200 });
   });
 });
