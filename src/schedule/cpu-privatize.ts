@@ -78,43 +78,34 @@ export function privatizedFields(k: PrivatizedFields, temps: readonly Temporary[
   const names = new Set(temps.map((t) => t.name));
   // A name twice would be extended twice: one at a time, as written.
   if (names.size !== temps.length) return temps.reduce((acc, t) => privatizedFields(acc, [acc.temporaries.find((x) => x.name === t.name)!], axes), k);
-  const users = new Map<string, Instruction[]>();
-  for (const insn of k.instructions) {
-    for (const name of touchedNames(insn)) {
-      if (!names.has(name)) continue;
-      const list = users.get(name);
-      if (list) list.push(insn);
-      else users.set(name, [insn]);
-    }
-  }
-  for (const t of temps) {
-    if (t.dimTags !== undefined) throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and has explicit axis tags; cannot give it one slot per work-item`);
-    if ((users.get(t.name) ?? []).some((insn) => touchedOf(insn).flat.has(t.name))) {
-      throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and is accessed by a flat index; cannot give it one slot per work-item`);
-    }
-  }
   const ordered = [...axes].sort((a, b) => b.axis - a.axis);
   const idx: Expr[] = ordered.map((ax) =>
     ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base));
+  // One pass: the rewrite notes the flat accesses it meets (refused below, before anything is
+  // returned), and an instruction it leaves the same object touches none of `names` otherwise.
+  const flat = new Set<string>();
   const rewrite = (e: Expr): Expr => mapExpr(e, (n) => {
     if (n.kind === "var" && names.has(n.name)) return sub(n.name, ...idx);
     if (n.kind === "subscript" && names.has(n.array)) return sub(n.array, ...n.indices.map(rewrite), ...idx);
+    if (n.kind === "linear" && names.has(n.array)) flat.add(n.array);
     return undefined;
   });
   const lnames = ordered.map((ax) => ax.iname);
   const instructions = k.instructions.map((insn): Instruction => {
-    if (!touchesAny(insn, names)) return insn;
+    const mapped = mapInsnExprs(insn, rewrite);
+    if (mapped === insn) return insn;
     const within = [...new Set([...insn.withinInames, ...lnames])].sort();
-    return { ...mapInsnExprs(insn, rewrite), withinInames: within };
+    return { ...mapped, withinInames: within };
   });
+  for (const t of temps) {
+    if (t.dimTags !== undefined) throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and has explicit axis tags; cannot give it one slot per work-item`);
+    if (flat.has(t.name)) {
+      throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and is accessed by a flat index; cannot give it one slot per work-item`);
+    }
+  }
   const temporaries = k.temporaries.map((x) =>
     names.has(x.name) ? { ...x, addressSpace: "private" as const, shape: [...x.shape, ...ordered.map((ax) => ax.size)] } : x);
   return { instructions, temporaries };
-}
-
-function touchesAny(insn: Instruction, names: ReadonlySet<string>): boolean {
-  for (const name of touchedNames(insn)) if (names.has(name)) return true;
-  return false;
 }
 
 /** The private temporaries (not yet privatized) that instructions of more than one phase (`phaseOf`, by instruction id) touch. */
