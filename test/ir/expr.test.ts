@@ -4,6 +4,7 @@ import {
   arith, c, children, exprEquals, freeVariables, mapExpr, reductionInames, renameVars, sub, substitute, v, walkExpr, type Expr,
 } from "../../src/ir/expr.js";
 import { exprToString } from "../../src/ir/print.js";
+import { exprTree } from "./expr-arb.js";
 
 const sumK: Expr = { kind: "reduce", op: "sum", inames: ["k"], body: arith("*", sub("a", v("i"), v("k")), sub("b", v("k"), v("j"))) };
 
@@ -57,23 +58,8 @@ describe("exprToString", () => {
 
 // The walks written out per node kind (walkExpr, mapExpr, freeVariables: no array of children per
 // node) against the general `children` they replace, on random trees of every kind.
-const leafArb: fc.Arbitrary<Expr> = fc.oneof(fc.constantFrom("i", "j", "a").map((name) => v(name)), fc.integer({ min: -2, max: 5 }).map((x) => c(x)));
-const { tree } = fc.letrec<{ tree: Expr }>((tie) => ({
-  tree: fc.oneof({ depthSize: "small", withCrossShrink: true },
-    leafArb,
-    fc.tuple(fc.constantFrom("+", "*"), tie("tree"), tie("tree")).map(([op, left, right]): Expr => ({ kind: "arith", op: op as "+", left, right })),
-    fc.tuple(tie("tree"), tie("tree")).map(([left, right]): Expr => ({ kind: "compare", op: "<", left, right })),
-    fc.tuple(tie("tree"), tie("tree")).map(([left, right]): Expr => ({ kind: "logical", op: "or", left, right })),
-    tie("tree").map((operand): Expr => ({ kind: "neg", operand })),
-    tie("tree").map((operand): Expr => ({ kind: "not", operand })),
-    tie("tree").map((value): Expr => ({ kind: "cast", dtype: "int64", value })),
-    fc.tuple(tie("tree"), tie("tree"), tie("tree")).map(([cond, then, els]): Expr => ({ kind: "if", cond, then, else: els })),
-    fc.array(tie("tree"), { maxLength: 3 }).map((args): Expr => ({ kind: "call", fn: "f", args })),
-    fc.array(tie("tree"), { minLength: 1, maxLength: 2 }).map((indices): Expr => ({ kind: "subscript", array: "a", indices })),
-    tie("tree").map((index): Expr => ({ kind: "linear", array: "b", index })),
-    tie("tree").map((body): Expr => ({ kind: "reduce", op: "sum", inames: ["j"], body })),
-  ),
-}));
+const tree = exprTree;
+
 
 /** Pre-order through `children`: the reference walk. */
 const preorder = (e: Expr, out: Expr[] = []): Expr[] => {

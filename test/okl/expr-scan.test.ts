@@ -8,27 +8,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { walkExpr, type Expr } from "../../src/ir/index.js";
 import { eachNode, frozenExpr, someNode } from "../../src/okl/lower/expr-scan.js";
+import { exprTree } from "../ir/expr-arb.js";
 
-const leaf: fc.Arbitrary<Expr> = fc.oneof(
-  fc.constantFrom("i", "n", "a").map((name): Expr => ({ kind: "var", name })),
-  fc.integer({ min: -3, max: 9 }).map((value): Expr => ({ kind: "const", value, isFloat: false })),
-);
-const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
-  expr: fc.oneof({ depthSize: "small", withCrossShrink: true },
-    leaf,
-    fc.tuple(fc.constantFrom("+", "*", "&", "<<"), tie("expr"), tie("expr")).map(([op, left, right]): Expr => ({ kind: "arith", op: op as "+", left, right })),
-    fc.tuple(tie("expr"), tie("expr")).map(([left, right]): Expr => ({ kind: "compare", op: "<", left, right })),
-    fc.tuple(tie("expr"), tie("expr")).map(([left, right]): Expr => ({ kind: "logical", op: "and", left, right })),
-    tie("expr").map((operand): Expr => ({ kind: "neg", operand })),
-    tie("expr").map((operand): Expr => ({ kind: "bitnot", operand })),
-    tie("expr").map((value): Expr => ({ kind: "cast", dtype: "int32", value })),
-    fc.tuple(tie("expr"), tie("expr"), tie("expr")).map(([cond, then, els]): Expr => ({ kind: "if", cond, then, else: els })),
-    fc.array(tie("expr"), { maxLength: 3 }).map((args): Expr => ({ kind: "call", fn: "f", args })),
-    fc.array(tie("expr"), { minLength: 1, maxLength: 2 }).map((indices): Expr => ({ kind: "subscript", array: "a", indices })),
-    tie("expr").map((index): Expr => ({ kind: "linear", array: "b", index })),
-    tie("expr").map((body): Expr => ({ kind: "reduce", op: "sum", inames: ["j"], body })),
-  ),
-}));
+const expr = exprTree;
+
 
 const order = (walk: (e: Expr, f: (n: Expr) => void) => void, e: Expr): Expr[] => {
   const out: Expr[] = [];
