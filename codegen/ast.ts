@@ -110,8 +110,12 @@ const PREC: Readonly<Record<string, number>> = {
 };
 const UNARY = 11;
 const ATOM = 13;
-/** 8- and 16-bit integers: C computes `~x` and `x << n` on them in int, so the result is cast back. */
-const NARROW: ReadonlySet<string> = new Set(["int8", "int16", "uint8", "uint16"]);
+/**
+ * 8- and 16-bit integers: C computes `~x`, `x << n`, `x + y`, `x - y` and `x * y` on them in
+ * int, so the result is cast back to the type (its wraparound, as the interpreter computes it:
+ * `(short) (x + x) > x`, where `x + x > x` would compare ints).
+ */
+export const NARROW: ReadonlySet<string> = new Set(["int8", "int16", "uint8", "uint16"]);
 
 /** C integer conversions that need no cast: value-preserving, or what C's usual conversions do anyway. */
 function implicitOk(from: Dtype, to: Dtype): boolean {
@@ -184,7 +188,9 @@ export class Printer {
             // Exact index sums are associative: `a + (b + c)` prints as `a + b + c`.
             const intSum = (x: Ex) => x.k === "bin" && x.op === "+" && (x.dtype === "idx" || x.dtype === "int32");
             const assoc = intSum(e) && intSum(e.r);
-            return [`${this.expr(e.l, p)} ${e.op} ${this.expr(e.r, assoc ? p : p + 1)}`, p];
+            const code = `${this.expr(e.l, p)} ${e.op} ${this.expr(e.r, assoc ? p : p + 1)}`;
+            if (NARROW.has(e.dtype) && (e.op === "+" || e.op === "-" || e.op === "*")) return [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY];
+            return [code, p];
           }
         }
       }

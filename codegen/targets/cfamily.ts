@@ -4,15 +4,13 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import type { Dtype, TargetName } from "../../src/ir/index.js";
-import { Printer, type AtomicStore, type BarrierMemory, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
+import { NARROW, Printer, type AtomicStore, type BarrierMemory, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
 import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator, dialectOf } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { outlineParallelLoop, type OutlinedParam } from "../lower/outline.js";
 import { vectorRegisterTiles } from "../lower/vec-registers.js";
 
-/** Integer types narrower than int, which C promotes to int in arithmetic. */
-const NARROW_INTS: ReadonlySet<string> = new Set(["int8", "uint8", "int16", "uint16"]);
 import { printedKernels } from "./rename.js";
 
 export interface CDialect {
@@ -166,9 +164,9 @@ export class CFamilyTarget {
         const float = t === "float32" || t === "float64" || t === "float16";
         if (fn === "min" || fn === "max") {
           if (float) return d.math === "overload" ? `f${fn}(${args.join(", ")})` : `f${fn}${t === "float32" ? "f" : ""}(${args.join(", ")})`;
-          // C promotes char and short operands to int, so min(short + short, short) has no one
-          // overload: both arguments converted to the type (the int16 wraparound the interpreter has).
-          if (d.intMinMaxBuiltin) return `${fn}(${(NARROW_INTS.has(t) ? args.map((a) => `(${this.typeName(t)}) (${a})`) : args).join(", ")})`;
+          // C promotes char and short operands (a literal is an int) to int, so min(x, 3) on shorts has
+          // no one overload: both arguments converted to the type.
+          if (d.intMinMaxBuiltin) return `${fn}(${(NARROW.has(t) ? args.map((a) => `(${this.typeName(t)}) (${a})`) : args).join(", ")})`;
           const name = `loopy_${fn}_${suffix(t)}`;
           helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { return a ${fn === "min" ? "<" : ">"} b ? a : b; }`);
           return `${name}(${args.join(", ")})`;
