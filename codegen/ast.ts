@@ -190,6 +190,9 @@ export class Printer {
             const assoc = intSum(e) && intSum(e.r);
             const code = `${this.expr(e.l, p)} ${e.op} ${this.expr(e.r, assoc ? p : p + 1)}`;
             if (NARROW.has(e.dtype) && (e.op === "+" || e.op === "-" || e.op === "*")) return [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY];
+            // A bool sum or difference is a bool (numpy's and the interpreter's: true + true is true):
+            // C computes it in int, so it is compared with 0.
+            if (e.dtype === "bool" && (e.op === "+" || e.op === "-")) return [`(${code}) != 0`, PREC["!="]!];
             return [code, p];
           }
         }
