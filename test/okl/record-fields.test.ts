@@ -165,10 +165,11 @@ ${decl}
     ["", "out[i] = r[i].ps.x;", "struct R *r", /"\.x" on array field "r\.ps": subscript it first/],
     ["", "out[i] = r[i].q;", "struct R *r", /struct "R" has no field "q" \(its fields: k, v, p, ps\)/],
     ["", "out[i] = r[i].p.z;", "struct R *r", /struct "P" has no field "z" \(its fields: x, y\)/],
-    ["", "struct R l = {1, 2.0}; out[i] = l.k;", "struct R *r", /struct "R" "l": field "v" is an array; give its values in braces/],
-    ["", "struct R l = {.k = 1}; out[i] = l.k;", "struct R *r", /struct "R" "l": designated initializers are not supported; use a braced list of its fields' values in order/],
-    ["", "struct R l[2][2]; out[i] = 0;", "struct R *r", /array of struct "R" "l": only one-dimensional arrays of structs with mixed field types are supported/],
-    ["double g(struct P *q) { return q->x; }", "out[i] = g(&r[i].ps[1]);", "struct R *r", /"&r\.ps": a pointer to a struct inside an array field of structs "R" is not supported/],
+    ["", "struct R l = {.k = 1}; out[i] = l.k;", "struct R *r", /6:24: struct "R" "l": designated initializers are not supported \(in l\); accepted are lists of values in C's order/],
+    ["", "struct R l[2] = {{1}, {2, {3.0}, {.x = 1.0}}}; out[i] = l[0].k;", "struct R *r", /6:44: array of struct "R" "l": designated initializers are not supported \(in l\[1\]\.p\)/],
+    ["", "struct R l = {1, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0}; out[i] = l.k;", "struct R *r", /6:68: struct "R" "l": too many initializers for l \(struct "R"\)/],
+    ["", "struct R l = {1, {2.0, 3.0, 4.0, 5.0}}; out[i] = l.k;", "struct R *r", /6:38: struct "R" "l": too many initializers for l\.v \(an array of 3\)/],
+    ["", "struct R l[2] = {1, 2.0}; struct R m[2] = l; out[i] = l[0].k;", "struct R *r", /6:47: array of struct "R" "m" must be initialized with \{…\}/],
   ])("%s %s", (decl, body, arg, msg) => {
     expect(oklError(() => lp.parseOkl(SRC(decl, body, arg))).message).toMatch(msg);
   });

@@ -47,9 +47,10 @@ export type Binding =
    * array per scalar leaf, `field(f)` its name (an argument `bc_u`, made on first use, or a
    * temporary: `local`); `bc[i].u` is `bc_u[offset + i]`, `bc->u` and `(*bc).u` are `bc_u[offset]`,
    * `bc[i].vals[k]` is `bc_vals[(offset + i)*3 + k]` (records.ts). `value`: one struct, element
-   * `offset` (a struct parameter passed by value): `b.u` is `bc_u[offset]`.
+   * `offset` (a struct parameter passed by value): `b.u` is `bc_u[offset]`. `dims`: a local array
+   * of them with more than one dimension (`bc_t b[2][3]`), whose elements are stored row-major.
    */
-  | { readonly kind: "records"; readonly name: string; readonly struct: string; readonly type: RecordType; readonly fields: ReadonlyMap<string, Dtype>; readonly field: (name: string, pos: A.Pos) => string; readonly offset?: Expr; readonly local?: boolean; readonly value?: boolean }
+  | { readonly kind: "records"; readonly name: string; readonly struct: string; readonly type: RecordType; readonly fields: ReadonlyMap<string, Dtype>; readonly field: (name: string, pos: A.Pos) => string; readonly offset?: Expr; readonly local?: boolean; readonly value?: boolean; readonly dims?: readonly number[] }
   /** A local array of pointers (`dfloat *rhsq[3];`): the alias of each slot once assigned at a compile-time subscript. */
   | { readonly kind: "pointers"; readonly name: string; readonly slots: (Binding | undefined)[]; readonly preds: number }
   | { readonly kind: "ref"; readonly name: string; readonly place: Expr; readonly writable: boolean; readonly pos: A.Pos }

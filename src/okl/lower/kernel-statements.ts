@@ -7,6 +7,7 @@ import type * as A from "../syntax/ast.js";
 import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, someAst } from "./ast-queries.js";
 import { Scope, type Ctx, type ScalarBinding } from "./bindings.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
+import { aggregateScalars, arrayOf, layoutInitType } from "./aggregate-init.js";
 import { loopHead, unrollValues } from "./loop-head.js";
 import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
 import { COMPOUND } from "./opaque.js";
@@ -162,9 +163,11 @@ export abstract class StatementLowering extends PointerLowering {
         }
         if (ctx.stmtCall === undefined && !someAst(d.init, (n) => n.kind === "ident" && n.name === d.name)) lowered = e;
       }
-      const declared = arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList" && !struct, `array "${d.name}" needs a size`);
+      const declared = arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList", `array "${d.name}" needs a size`);
       const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;
-      const shape = flat?.shape ?? declared.map((n) => n!);
+      // A struct (or array of them) with a list: C's scalars in order, braces given or elided (aggregate-init.ts).
+      const sinit = struct && d.init?.kind === "initList" ? aggregateScalars(arrayOf(declared, layoutInitType(struct)), d.init, `${declared.length > 0 ? "array of " : ""}struct "${struct.name}" "${d.name}"`, d.name, this.failAt) : undefined;
+      const shape = flat?.shape ?? declared.map((n, k) => n ?? (k === 0 ? sinit?.count : undefined) ?? 0);
       const name = this.fresh(d.name);
       const space = d.okl.shared ? "local" : "private";
       if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
@@ -174,7 +177,8 @@ export abstract class StatementLowering extends PointerLowering {
       ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length, ...(struct ? { struct } : {}) });
       if (d.init === undefined) continue;
       if (struct) {
-        this.structInit(structVariable(name, struct, shape.length), d, ctx);
+        if (sinit) sinit.items.forEach((item, k) => this.structScalar(structVariable(name, struct, 0), rowMajor(Math.floor(k / struct.size), shape), k % struct.size, item, ctx, d.pos));
+        else this.structInit(structVariable(name, struct, shape.length), d, ctx);
         continue;
       }
       if (d.init.kind === "initList") {
@@ -295,23 +299,18 @@ export abstract class StatementLowering extends PointerLowering {
     ctx.scope.set(d.name, { kind: "vector", type: t, comps });
   }
 
-  /** `S v = w;` or `S v = {x, y};`: the struct's scalars one by one. */
+  /** `S v = w;`: the struct's scalars one by one (a list: structScalar per scalar). */
   protected structInit(dst: StructPlace, d: A.Declarator, ctx: Ctx): void {
-    const init = d.init!;
+    if (dst.need > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
+    this.copyStruct(dst, d.init!, ctx, d.pos);
+  }
+
+  /** Scalar `k` of element `at` (its subscripts) of a struct local or array of them, from an initializer item (undefined: 0). */
+  private structScalar(dst: StructPlace, at: readonly Expr[], k: number, item: A.Expr | undefined, ctx: Ctx, pos: A.Pos): void {
     const layout = dst.layout!;
-    if (init.kind !== "initList") {
-      if (dst.need > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
-      return this.copyStruct(dst, init, ctx, d.pos);
-    }
-    if (dst.need > 0 || init.items.length > layout.size || init.items.some((x) => x.kind === "initList") || init.designators.some((x) => x !== undefined)) {
-      this.fail(`struct "${layout.name}" "${d.name}": only a flat initializer list of at most ${layout.size} scalars is supported for struct locals`, d.pos);
-    }
-    for (let k = 0; k < layout.size; k++) {
-      const item = init.items[k];
-      const own = layout.scalars[k]!;
-      const value = item ? this.ex.expr(item, ctx) : c(0);
-      this.emit(placeElement(dst, k), own === layout.dtype ? value : { kind: "cast", dtype: layout.dtype, value: { kind: "cast", dtype: own, value } }, ctx, false, d.pos);
-    }
+    const own = layout.scalars[k]!;
+    const value = item ? this.ex.expr(item, ctx) : c(0);
+    this.emit(placeElement({ ...dst, prefix: at }, k), own === layout.dtype ? value : { kind: "cast", dtype: layout.dtype, value: { kind: "cast", dtype: own, value } }, ctx, false, pos);
   }
 
   /** `dst = src` of whole structs: one assignment per scalar (C copies the bytes, which are these scalars). */

@@ -11,7 +11,8 @@
 import { c, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Binding, Ctx } from "./bindings.js";
-import { arrayExtents, flattenInit } from "./initializers.js";
+import { arrayExtents } from "./initializers.js";
+import { aggregateScalars, arrayOf, recordInitType, recordScalarSlots } from "./aggregate-init.js";
 import { product, type RecordType } from "./record-type.js";
 import type { RecordPlaces } from "./records.js";
 import type { StructTable } from "./structs.js";
@@ -73,40 +74,17 @@ export function declareRecord(h: RecordDeclHost, r: RecordSpec, d: A.Declarator,
   if (d.init === undefined) return;
   const self = h.ex.recordPlaces({ kind: "ident", name: d.name, pos: d.pos }, ctx)!;
   if (d.init.kind !== "initList") return copyRecord(h, self, d.init, ctx, d.pos);
-  const values = new Map<string, A.Expr | undefined>();
-  initValues(h, r.type, "", d.init, d.name, values);
-  for (const [key, place] of self.fields) {
-    const dtype = r.type.leaves.get(key.replace(/\[\d+\]$/, ""))!.dtype;
-    const item = values.get(key);
-    h.assign(place, { kind: "cast", dtype, value: item ? h.ex.expr(item, ctx) : c(0) }, d.pos);
-  }
+  const { items } = aggregateScalars(recordInitType(r.type), d.init, `struct "${r.name}" "${d.name}"`, d.name, (m, p) => h.fail(m, p));
+  recordScalarSlots(r.type).forEach(({ key, element }, k) => {
+    const leaf = r.type.leaves.get(key)!;
+    const item = items[k];
+    h.assign(self.fields.get(leaf.count > 1 ? `${key}[${element}]` : key)!, { kind: "cast", dtype: leaf.dtype, value: item ? h.ex.expr(item, ctx) : c(0) }, d.pos);
+  });
 }
 
 /** `@shared` memory is declared between the `@outer` and `@inner` loops. */
 function sharedPlace(h: RecordDeclHost, d: A.Declarator, ctx: Ctx): void {
   if (d.okl.shared && ctx.inner) h.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
-}
-
-/** The values of a fully braced initializer of record type `t`, keyed like RecordPlaces' fields. */
-function initValues(h: RecordDeclHost, t: RecordType, prefix: string, init: A.InitList, what: string, out: Map<string, A.Expr | undefined>): void {
-  const accepted = `a braced list of its fields' values in order (an array or struct field in braces of its own)`;
-  if (init.designators.some((x) => x !== undefined)) h.fail(`struct "${t.name}" "${what}": designated initializers are not supported; use ${accepted}`, init.pos);
-  if (init.items.length > t.members.size) h.fail(`struct "${t.name}" "${what}": ${init.items.length} values for ${t.members.size} fields; use ${accepted}`, init.pos);
-  [...t.members.values()].forEach((m, k) => {
-    const item = init.items[k];
-    const key = prefix + m.name;
-    if (item === undefined) return;
-    if (m.dims.length === 0 && m.dtype) {
-      if (item.kind === "initList") h.fail(`struct "${t.name}" "${what}": field "${key}" is a scalar, initialized with {…}`, item.pos);
-      out.set(key, item);
-      return;
-    }
-    if (item.kind !== "initList") h.fail(`struct "${t.name}" "${what}": field "${key}" is ${m.type ? "a struct" : "an array"}; give its values in braces ({…})`, item.pos);
-    if (m.type && m.dims.length === 0) return initValues(h, m.type, `${key}.`, item, what, out);
-    if (m.type) h.fail(`struct "${t.name}" "${what}": initializers of array field "${key}" of structs are not supported; assign its fields`, item.pos);
-    const flat = flattenInit(item, m.dims, `${what}.${key}`, (msg, p) => h.fail(msg, p));
-    flat.items.forEach((x, j) => out.set(product(m.dims) > 1 ? `${key}[${j}]` : key, x));
-  });
 }
 
 /**
@@ -128,18 +106,31 @@ export function copyRecord(h: RecordDeclHost, to: RecordPlaces, value: A.Expr, c
  * in that memory, element i's leaf elements at i*count … (`s_bc[t].vals[k]` is `s_bc_vals[3*t + k]`).
  */
 export function declareRecords(h: RecordDeclHost, r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
-  if (d.init !== undefined) h.fail(`array of struct "${r.name}" "${d.name}": initializers of arrays of structs with mixed field types are not supported; assign the fields`, d.pos);
   sharedPlace(h, d, ctx);
-  if (d.arrayDims.length !== 1) h.fail(`array of struct "${r.name}" "${d.name}": only one-dimensional arrays of structs with mixed field types are supported`, d.pos);
-  const [n] = arrayExtents(d, ctx.scope, (m, p) => h.fail(m, p), false, `array "${d.name}" needs a size`);
+  if (d.init !== undefined && d.init.kind !== "initList") h.fail(`array of struct "${r.name}" "${d.name}" must be initialized with {…}`, d.init.pos);
+  const fail = (m: string, p: A.Pos): never => h.fail(m, p);
+  const declared = arrayExtents(d, ctx.scope, fail, undefined, `array "${d.name}" needs a size`);
+  const init = d.init && aggregateScalars(arrayOf(declared, recordInitType(r.type)), d.init as A.InitList, `array of struct "${r.name}" "${d.name}"`, d.name, fail);
+  const dims = declared.map((x, k) => x ?? (k === 0 ? init!.count! : 0));
+  const n = product(dims);
   const names = new Map<string, string>();
   for (const [key, leaf] of r.type.leaves) {
     const name = h.fresh(leafName(d.name, key));
-    h.addTemp({ name, dtype: leaf.dtype, shape: [c(n! * leaf.count)], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
+    h.addTemp({ name, dtype: leaf.dtype, shape: [c(n * leaf.count)], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
     names.set(key, name);
   }
   const field = (f: string, pos: A.Pos): string => names.get(f) ?? h.fail(`struct "${r.name}" has no field "${f}" (its fields: ${[...r.fields.keys()].join(", ")})`, pos);
-  ctx.scope.set(d.name, { kind: "records", name: d.name, struct: r.name, type: r.type, fields: r.fields, field, local: true });
+  ctx.scope.set(d.name, { kind: "records", name: d.name, struct: r.name, type: r.type, fields: r.fields, field, local: true, ...(dims.length > 1 ? { dims } : {}) });
+  if (!init) return;
+  // C zero-fills what the list leaves out: every scalar of every element is assigned.
+  const slots = recordScalarSlots(r.type);
+  for (let e = 0; e < n; e++) {
+    slots.forEach(({ key, element }, k) => {
+      const leaf = r.type.leaves.get(key)!;
+      const item = init.items[e * slots.length + k];
+      h.assign({ kind: "subscript", array: names.get(key)!, indices: [c(e * leaf.count + element)] }, { kind: "cast", dtype: leaf.dtype, value: item ? h.ex.expr(item, ctx) : c(0) }, d.pos);
+    });
+  }
 }
 
 /** A pointer argument's C layout, as Kernel.oklOptions.structArgs keeps it, and the arguments made per leaf. */

@@ -45,6 +45,8 @@ interface Cursor {
   readonly member: RecordMember | undefined;
   readonly subs: readonly Expr[];
   readonly left: number;
+  /** The subscripts given so far of a multi-dimensional array of structs (`b[1]` of `bc_t b[2][3]`). */
+  readonly rows: readonly Expr[];
 }
 
 /** `e` as a walk from a record or records variable, or undefined when it starts elsewhere. */
@@ -77,13 +79,21 @@ function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
   }
   const b = rb;
   const name = root.name;
-  let cur: Cursor = { b, elem: b.kind === "records" && b.value ? (b.offset ?? c(0)) : undefined, type: b.type, path: [], member: undefined, subs: [], left: 0 };
+  let cur: Cursor = { b, elem: b.kind === "records" && b.value ? (b.offset ?? c(0)) : undefined, type: b.type, path: [], member: undefined, subs: [], left: 0, rows: [] };
   let derefOk = b.kind === "record"; // `p->f` where p is `&s`
   for (const s of steps) {
     if (b.kind === "records" && cur.elem === undefined) {
-      if (s.kind === "member") lw.fail(`"${name}" points to structs "${b.struct}"; use ${name}[i].${s.name} or ${name}->${s.name}`, s.pos);
-      const i = s.kind === "index" ? lw.expr(s.index, ctx) : c(0);
-      cur = { ...cur, elem: b.offset ? add(b.offset, i) : i };
+      const rank = b.dims?.length ?? 1;
+      if (s.kind === "member") {
+        lw.fail(rank > 1 ? `"${name}" is an array of ${rank} dimensions of structs "${b.struct}"; use ${name}${"[i]".repeat(rank)}.${s.name}` : `"${name}" points to structs "${b.struct}"; use ${name}[i].${s.name} or ${name}->${s.name}`, s.pos);
+      }
+      const rows = [...cur.rows, s.kind === "index" ? lw.expr(s.index, ctx) : c(0)];
+      if (rows.length < rank) {
+        cur = { ...cur, rows };
+        continue;
+      }
+      const i = rank > 1 ? rowMajorFolded(rows, b.dims!) : rows[0]!;
+      cur = { ...cur, rows, elem: b.offset ? add(b.offset, i) : i };
       continue;
     }
     if (s.kind === "deref" || (derefOk && s.kind === "index" && s.index.kind === "int" && s.index.value === 0)) {
@@ -107,6 +117,11 @@ function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
     if (m.dims.length === 0 && m.type) cur = { ...cur, type: m.type, member: undefined };
   }
   return cur;
+}
+
+/** The flat row-major index of `subs` into extents `dims`, constants folded (`b[1][2]` of `b[2][3]` is 5). */
+function rowMajorFolded(subs: readonly Expr[], dims: readonly number[]): Expr {
+  return subs.slice(1).reduce((lin, x, k) => add(mul(lin, dims[k + 1]!), x), subs[0]!);
 }
 
 function label(name: string, cur: Cursor): string {
@@ -181,6 +196,8 @@ export function recordPointer(lw: RecordHost, e: A.Expr, ctx: Ctx): Binding | un
   const target = addr ? e.operand : e;
   if (target.kind !== "member" && target.kind !== "index") return undefined;
   const cur = walk(lw, target, ctx);
+  // `&b[1][2]` of a multi-dimensional array of structs: a pointer to its element (`&bcs[i]` takes the general path).
+  if (cur && addr && cur.path.length === 0 && cur.b.kind === "records" && cur.b.dims && cur.elem) return view(lw, cur, e.pos, false);
   if (!cur || cur.path.length === 0) return undefined;
   const b = cur.b;
   if (cur.member && cur.left > 0 && !addr) {
@@ -203,7 +220,7 @@ export function recordPointer(lw: RecordHost, e: A.Expr, ctx: Ctx): Binding | un
 /** The struct value the cursor stands at as a record (or records) binding of its leaves: `&bc.n` (a pointer), C's copy of `bcs[i]` (`value`). */
 function view(lw: RecordHost, cur: Cursor, pos: A.Pos, value: boolean): Binding {
   const b = cur.b;
-  if (cur.path.length === 0) return b.kind === "record" ? b : { ...b, offset: cur.elem!, value };
+  if (cur.path.length === 0) return b.kind === "record" ? b : { ...b, offset: cur.elem!, value, dims: undefined };
   const prefix = keyOf(cur);
   const under = leavesUnder(b.type, prefix);
   if (b.kind === "record") {
@@ -216,12 +233,16 @@ function view(lw: RecordHost, cur: Cursor, pos: A.Pos, value: boolean): Binding 
     }
     return { kind: "record", name: label(b.name, cur), struct: cur.type.name, type: cur.type, fields };
   }
-  if (cur.subs.length > 0) lw.fail(`"&${label(b.name, cur)}": a pointer to a struct inside an array field of structs "${b.struct}" is not supported; pass the array's elements' fields`, pos);
+  // `&bcs[i].pts[1]`: element 1 of the array of structs pts is element i*2 + 1 of an array of them
+  // (each leaf under pts holds 2 of its elements per struct, struct i's first), so a view of
+  // struct P at that element; `q[1]` through it is the next element of pts, as in C.
+  const dims = under[0]![1].dims.slice(0, cur.subs.length);
+  const elem = cur.subs.length === 0 ? cur.elem! : add(mul(cur.elem!, product(dims)), rowMajorFolded(cur.subs, dims));
   return {
     kind: "records", name: label(b.name, cur), struct: cur.type.name, type: cur.type, local: b.local, value,
     fields: new Map(under.map(([rel, leaf]) => [rel, leaf.dtype])),
     field: (f, at) => b.field(`${prefix}.${f}`, at),
-    offset: cur.elem!,
+    offset: elem,
   };
 }
 
