@@ -1,6 +1,6 @@
 /** The domain forest: which domains an instruction's inames come from, and their intersection. */
 import { LoomError } from "../errors.js";
-import { factorOf, intersect, moveToDims, projectOut, universe, type BasicSet } from "../poly/index.js";
+import { factorOf, intersect, moveToDims, projectOut, setContentId, universe, type BasicSet } from "../poly/index.js";
 import type { Kernel } from "./kernel.js";
 
 /**
@@ -63,9 +63,21 @@ function projectByFactors(set: BasicSet, drop: readonly string[]): BasicSet {
   const keep = set.dims.filter((d) => !drop.includes(d));
   const mine = factorOf(set, keep);
   if (mine === set || keep.length === 0) return projectOut(set, drop);
-  const rest = factorOf(set, set.dims.filter((d) => !mine.dims.includes(d)));
+  // The other factors one at a time: each one's projection (what it says of the parameters) is
+  // remembered by its own content, and they mostly say the same (`n >= 1`), so the intersection
+  // repeats too, whatever the other tile sizes are.
+  let said: BasicSet | undefined;
+  const seen = new Set<string>(mine.dims);
+  for (const d of set.dims) {
+    if (seen.has(d)) continue;
+    const f = factorOf(set, d);
+    for (const x of f.dims) seen.add(x);
+    const p = projectOut(f, f.dims);
+    said = said === undefined || setContentId(said) === setContentId(p) ? p : intersect(said, p);
+  }
   const dropMine = drop.filter((d) => mine.dims.includes(d));
-  return intersect(dropMine.length > 0 ? projectOut(mine, dropMine) : mine, projectOut(rest, rest.dims));
+  const kept = dropMine.length > 0 ? projectOut(mine, dropMine) : mine;
+  return said === undefined ? kept : intersect(kept, said);
 }
 
 /**

@@ -98,10 +98,13 @@ function intern(s: BasicSet, literal = false): Interned {
 /** A hash of names, existentials and rows (entries mixed as 32-bit integers; any number is exact in `sameContent`). */
 function hashOf(s: BasicSet): number {
   let h = hashNames(hashNames(hashNames(0x811c9dc5, s.params), s.dims), s.exists);
-  for (const c of s.constraints) {
+  const cs = s.constraints;
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i]!;
+    const xs = c.coeffs;
     h = mix(h, c.eq ? 1 : 2);
-    h = mix(h, c.coeffs.length);
-    for (const v of c.coeffs) h = mix(h, v | 0);
+    h = mix(h, xs.length);
+    for (let k = 0; k < xs.length; k++) h = mix(h, xs[k]! | 0);
     h = mix(h, c.constant | 0);
   }
   return h;
@@ -109,7 +112,11 @@ function hashOf(s: BasicSet): number {
 
 function hashNames(h: number, names: readonly string[]): number {
   h = mix(h, names.length);
-  for (const n of names) h = mix(mix(h, n.length), n.length > 0 ? n.charCodeAt(0) + (n.charCodeAt(n.length - 1) << 16) : 0);
+  for (let i = 0; i < names.length; i++) {
+    const n = names[i]!;
+    h = mix(h, n.length);
+    for (let k = 0; k < n.length; k++) h = mix(h, n.charCodeAt(k));
+  }
   return h;
 }
 
