@@ -49,7 +49,7 @@ export * from "./planned.js";
 export { parseOkl } from "./okl/parse-okl.js";
 export { normalizeOkl, parseOklAst } from "./okl/index.js";
 export type { OklKernels, OklWarning } from "./okl/index.js";
-export { oklStructArg, oklStructArrays, oklStructBytes, oklStructPack } from "./okl/index.js";
+export { oklStructArg, oklStructArrays, oklStructBytes, oklStructPack, oklStructUnpack } from "./okl/index.js";
 export type { OklStructArg } from "./ir/index.js";
 export type { GeneratedCode, GeneratedKernelInfo } from "../codegen/index.js";
 // Autotuning

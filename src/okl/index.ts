@@ -22,3 +22,4 @@ export { stmtChildren, exprsOfStmt, exprChildren, walkExpr } from "./syntax/walk
 export { evalConst } from "./syntax/consteval.js";
 export { lowerOkl, oklKernelOptions, type OklKernelOptions, type LowerOklOptions } from "./lower/lower-okl.js";
 export { oklStructArg, oklStructArrays, oklStructBytes, oklStructPack } from "./struct-args.js";
+export { oklStructUnpack } from "./struct-unpack.js";

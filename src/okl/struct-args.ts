@@ -16,7 +16,7 @@
 import { LoomError } from "../errors.js";
 import type { Dtype, Kernel, OklStructArg, TypedArray } from "../ir/index.js";
 
-type View = ArrayBuffer | ArrayBufferView;
+export type View = ArrayBuffer | ArrayBufferView;
 
 const ARRAYS: Readonly<Record<Dtype, new (n: number) => TypedArray>> = {
   float16: Uint16Array, float32: Float32Array, float64: Float64Array, int8: Int8Array, int16: Int16Array,
@@ -37,13 +37,15 @@ export function oklStructArg(k: Kernel, arg: string): OklStructArg {
   return s;
 }
 
-function bytesOf(data: View): DataView {
+/** `data` as a DataView over its own bytes (a LoomError for anything else). */
+export function bytesOf(data: View): DataView {
   if (data instanceof ArrayBuffer) return new DataView(data);
   if (ArrayBuffer.isView(data)) return new DataView(data.buffer, data.byteOffset, data.byteLength);
   throw new LoomError(`expected C's bytes as an ArrayBuffer or a typed array, got ${data === null ? "null" : typeof data}`);
 }
 
-function get(v: DataView, at: number, d: Dtype): number | bigint {
+/** The scalar of dtype `d` at byte `at`, in the host's byte order. */
+export function get(v: DataView, at: number, d: Dtype): number | bigint {
   switch (d) {
     case "float64": return v.getFloat64(at, LITTLE);
     case "float32": return v.getFloat32(at, LITTLE);

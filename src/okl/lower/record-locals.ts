@@ -85,6 +85,8 @@ export function declareRecord(h: RecordDeclHost, r: RecordSpec, d: A.Declarator,
 /** `@shared` memory is declared between the `@outer` and `@inner` loops. */
 function sharedPlace(h: RecordDeclHost, d: A.Declarator, ctx: Ctx): void {
   if (d.okl.shared && ctx.inner) h.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
+  // CUDA refuses initializers of __shared__ variables and OpenCL those of __local ones.
+  if (d.okl.shared && d.init !== undefined) h.fail(`@shared "${d.name}" cannot have an initializer (CUDA and OpenCL refuse them on shared memory); assign it inside an @inner loop`, d.init.pos);
 }
 
 /**
