@@ -111,11 +111,15 @@ const PREC: Readonly<Record<string, number>> = {
 const UNARY = 11;
 const ATOM = 13;
 /**
- * 8- and 16-bit integers: C computes `~x`, `x << n`, `x + y`, `x - y` and `x * y` on them in
- * int, so the result is cast back to the type (its wraparound, as the interpreter computes it:
- * `(short) (x + x) > x`, where `x + x > x` would compare ints).
+ * 8- and 16-bit integers: C computes `-x`, `~x`, `x << n`, `x + y`, `x - y`, `x * y` and `x / y`
+ * on them in int, so the result is cast back to the type (its wraparound, as the
+ * interpreter computes it: `(short) (x + x) > x`, where `x + x > x` would compare ints; `-x` of
+ * int8 -128 is -128, not 128).
  */
 export const NARROW: ReadonlySet<string> = new Set(["int8", "int16", "uint8", "uint16"]);
+/** Operators whose result C computes in int for narrow operands, and may leave the type (`-128 / -1`). */
+const NARROW_WRAPS: ReadonlySet<string> = new Set(["+", "-", "*", "/"]);
+const UNSIGNED: ReadonlySet<string> = new Set(["uint8", "uint16", "uint32", "uint64", "bool"]);
 
 /** C integer conversions that need no cast: value-preserving, or what C's usual conversions do anyway. */
 function implicitOk(from: Dtype, to: Dtype): boolean {
@@ -148,19 +152,39 @@ export class Printer {
         return [s, s.startsWith("-") ? UNARY : ATOM];
       }
       case "hw": return [this.ex.hw(e.tag, e.axis), ATOM];
-      case "neg": return [`-${this.expr(e.e, UNARY + 1)}`, UNARY];
+      case "neg": {
+        // -b of a bool is b (the interpreter: -1 converted to bool is true); C would give -1.
+        if (e.dtype === "bool") return this.cexpr(e.e);
+        const code = `-${this.expr(e.e, UNARY + 1)}`;
+        return NARROW.has(e.dtype) ? [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY] : [code, UNARY];
+      }
       case "not": return [`!${this.expr(e.e, UNARY)}`, UNARY];
       case "bitnot": {
         const code = `~${this.expr(e.e, UNARY)}`;
         return NARROW.has(e.dtype) ? [this.ex.cast(e.dtype, `(${code})`), UNARY] : [code, UNARY];
       }
-      case "load": return [`${e.array}[${this.expr(e.index)}]`, ATOM];
+      case "load": {
+        const el = `${e.array}[${this.expr(e.index)}]`;
+        // A bool element is true where its byte is not 0, as the interpreter reads it (a byte 2 from
+        // the caller is true, and true > true is false).
+        return e.dtype === "bool" ? [`(${el} != 0)`, ATOM] : [el, ATOM];
+      }
       case "cond": return [`${this.expr(e.c, 4)} ? ${this.expr(e.t, 4)} : ${this.expr(e.f, 3)}`, 3];
-      case "cast": return implicitOk(e.from, e.to) ? this.cexpr(e.e) : [this.ex.cast(e.to, this.expr(e.e, UNARY)), UNARY];
-      case "call": return [this.ex.call(e.fn, e.dtype, e.args.map((a) => this.expr(a)), this), ATOM];
+      case "cast":
+        if (implicitOk(e.from, e.to)) return this.cexpr(e.e);
+        // To bool: any value not 0 is true (bool is a byte in C, and (uint8_t) 256 would be 0).
+        if (e.to === "bool") return [`(${this.expr(e.e, PREC["!="]! + 1)} != 0)`, ATOM];
+        return [this.ex.cast(e.to, this.expr(e.e, UNARY)), UNARY];
+      case "call": {
+        // abs of an unsigned value (or a bool) is the value: C's abs would take it as an int.
+        if (e.fn === "abs" && e.args.length === 1 && UNSIGNED.has(e.dtype)) return this.cexpr(e.args[0]!);
+        return [this.ex.call(e.fn, e.dtype, e.args.map((a) => this.expr(a)), this), ATOM];
+      }
       case "bin": {
         switch (e.op) {
           case "min": case "max":
+            // Of bools (0 or 1): and, or (OpenCL has no min of a uchar and an int, which a bool sum is).
+            if (e.dtype === "bool") return [`${this.expr(e.l, PREC["&&"]! + 1)} ${e.op === "min" ? "&&" : "||"} ${this.expr(e.r, PREC["&&"]! + 1)}`, e.op === "min" ? PREC["&&"]! : PREC["||"]!];
             return [this.ex.call(e.op, e.dtype === "idx" ? "int32" : e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
           case "**": return [this.ex.call("pow", e.dtype === "idx" ? "float64" : e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
           case "//":
@@ -189,7 +213,7 @@ export class Printer {
             const intSum = (x: Ex) => x.k === "bin" && x.op === "+" && (x.dtype === "idx" || x.dtype === "int32");
             const assoc = intSum(e) && intSum(e.r);
             const code = `${this.expr(e.l, p)} ${e.op} ${this.expr(e.r, assoc ? p : p + 1)}`;
-            if (NARROW.has(e.dtype) && (e.op === "+" || e.op === "-" || e.op === "*")) return [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY];
+            if (NARROW.has(e.dtype) && NARROW_WRAPS.has(e.op)) return [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY];
             // A bool sum or difference is a bool (numpy's and the interpreter's: true + true is true):
             // C computes it in int, so it is compared with 0.
             if (e.dtype === "bool" && (e.op === "+" || e.op === "-")) return [`(${code}) != 0`, PREC["!="]!];

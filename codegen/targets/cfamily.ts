@@ -177,7 +177,17 @@ export class CFamilyTarget {
           helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${ty} r = ${f}(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
           return `${name}(${args.join(", ")})`;
         }
-        if (fn === "abs" && !float) return `${t === "int64" ? "llabs" : "abs"}(${args.join(", ")})`;
+        if ((fn === "abs" || fn === "pow") && !float) {
+          // Integers wrap in the type, as the interpreter's: abs(-128) is -128 in int8 (C's abs of INT_MIN
+          // is undefined, OpenCL's returns the unsigned type), powers wrap (C's pow is a double's; OpenCL
+          // has none for integers). Computed in the unsigned 32- or 64-bit type, never overflowing, cast back.
+          const name = `loopy_${fn}_${suffix(t)}`;
+          const u = this.typeName(t === "int64" || t === "uint64" ? "uint64" : "uint32");
+          helper(p, name, t, (ty) => (fn === "abs"
+            ? `${d.helperQualifier} ${ty} ${name}(${ty} a) { return a < 0 ? (${ty}) (0 - (${u}) a) : a; }`
+            : `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${u} r = 1; for (; b > 0; --b) r *= (${u}) a; return (${ty}) r; }`));
+          return `${name}(${args.join(", ")})`;
+        }
         const base = fn === "abs" ? "fabs" : fn;
         if (fn === "rsqrt" && d.math === "suffix" && d.name !== "cuda") return `(1 / ${base === "rsqrt" ? `sqrt${t === "float32" ? "f" : ""}` : base}(${args[0]}))`;
         const name = d.math === "suffix" && t === "float32" ? `${base}f` : base;

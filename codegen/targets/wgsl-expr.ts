@@ -174,6 +174,8 @@ export class WgslExprPrinter {
       case "cast": return this.convert(this.ex(e.e, guard), wtypeOf(e.to, "a conversion"));
       case "neg": {
         const x = this.runtime(this.ex(e.e, guard));
+        // -b of a bool is b, as in the interpreter (-1 converted to bool is true); WGSL has no `-` on bool.
+        if (x.t === "bool") return x;
         return { c: x.t === "u32" ? `(0u - ${x.c})` : `(-${x.c})`, t: x.t };
       }
       case "bitnot": {
@@ -234,6 +236,8 @@ export class WgslExprPrinter {
       if (t !== "f32") throw new CodegenError(`the wgsl target has ${fn} of float32 only, not of ${t}`);
       return { c: `${name}(${list})`, t };
     };
+    // Of bools (0 or 1), as the interpreter computes them: min is and, max is or, abs the value.
+    if (t === "bool" && (fn === "min" || fn === "max" || fn === "abs")) return fn === "abs" ? a[0]! : { c: `(${a.map((x) => x.c).join(fn === "min" ? " & " : " | ")})`, t };
     switch (fn) {
       case "min": case "max": case "abs": return { c: `${fn}(${list})`, t };
       case "fabs": return float("abs");

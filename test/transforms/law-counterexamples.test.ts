@@ -208,3 +208,59 @@ describe("a reader outside a local fetch's l inames, of a temporary living acros
     }), { numRuns: 20 });
   });
 });
+
+/**
+ * Narrow integers and bools on the C-family targets (found extending the law to them, and reading
+ * the printer): C computes char and short arithmetic in int, and bool is a byte there, where the
+ * interpreter computes each node in its dtype and wraps (as numpy). Each was a silent wrong result
+ * on c, openmp, opencl and cuda (or a kernel PoCL refused): `-x` and `x / -1` of int8 -128 gave
+ * 128; abs of int8 -128 gave 128, of uint32 4294967295 gave 1 on C, of int32 INT_MIN compared
+ * above 0 on OpenCL (its abs returns the unsigned type); integer `**` was C's double pow (65536 ** 2
+ * gave 4294967296, not the int32 wrap 0) and no OpenCL function at all; `-b` of a bool gave -1 (the
+ * interpreter: -1 converted to bool is true); a value stored into a bool, or cast to one, was
+ * truncated to a byte (256 became false); a bool element whose byte is 2 compared above true; min
+ * of bools had no OpenCL overload. One kernel, so each backend compiles once.
+ */
+describe("narrow integers and bools mean on C, OpenMP and OpenCL what they mean on the interpreter", () => {
+  const k = makeKernel("{[i]: 0<=i<n}", [
+    "o_neg[i] = -a[i]", "w_neg[i] = (-a[i]) > 0", "o_negu[i] = -b[i]",
+    "o_div[i] = a[i] / -1", "w_div[i] = (c[i] / -1) > 0",
+    "o_abs[i] = abs(a[i])", "w_abs[i] = abs(e[i]) > 0", "o_absu[i] = abs(f[i])",
+    "o_pow[i] = a[i] ** 2", "o_pow32[i] = e[i] ** 2", "w_pow[i] = (c[i] ** 3) > 0",
+    "o_bneg[i] = -p[i]", "o_cast[i] = cast(bool, e[i])", "w_byte[i] = p[i] > q[i]", "o_bmin[i] = min(p[i], q[i] + q[i])",
+  ], ["a, o_neg, o_div, o_abs, o_pow: int8[n]", "b, o_negu: uint8[n]", "c: int16[n]", "e, o_pow32: int32[n]", "f, o_absu: uint32[n]",
+    "p, q, o_cast, o_bmin: bool[n]", "w_neg, w_div, w_abs, w_pow, o_bneg, w_byte: int32[n]", "n: int32"], { name: "narrow_bool" });
+  const args = {
+    a: Int8Array.from([-128, -127, -1, 0, 1, 127]), b: Uint8Array.from([0, 1, 2, 128, 254, 255]),
+    c: Int16Array.from([-32768, -32767, -1, 0, 1, 32767]), e: Int32Array.from([-(2 ** 31), 65536, 256, 0, -1, 2 ** 31 - 1]),
+    f: Uint32Array.from([2 ** 32 - 1, 2 ** 31, 1, 0, 7, 2 ** 31 - 1]), p: Uint8Array.from([2, 1, 1, 0, 0, 1]), q: Uint8Array.from([1, 1, 0, 1, 0, 0]), n: 6,
+  };
+  const wrap8 = (x: number) => (x << 24) >> 24;
+
+  it("the interpreter wraps each node in its dtype and reads a bool's byte as not 0", async () => {
+    const r = await run(k, args);
+    expect([...r.o_neg!]).toEqual([...args.a].map((x) => wrap8(-x)));
+    expect([...r.o_div!]).toEqual([...args.a].map((x) => wrap8(Math.trunc(-x))));
+    expect([...r.o_abs!]).toEqual([...args.a].map((x) => wrap8(Math.abs(x))));
+    expect([...r.o_pow32!]).toEqual([...args.e].map((x) => Math.imul(x, x)));
+    expect([...r.o_absu!]).toEqual([...args.f]);
+    expect([...r.o_cast!]).toEqual([...args.e].map((x) => (x !== 0 ? 1 : 0)));
+    expect([...r.o_bneg!]).toEqual([...args.p].map((x) => (x !== 0 ? 1 : 0)));
+    expect([...r.w_byte!]).toEqual([...args.p].map((x, i) => (x !== 0 && args.q[i] === 0 ? 1 : 0)));
+  });
+
+  for (const backend of availableNative(["c", "openmp", "opencl"])) {
+    it(`${backend} computes what the interpreter computes, near the limits of each type`, async () => {
+      const want = await run(k, args);
+      const got = await run(k, args, { backend });
+      for (const out of Object.keys(want)) if (out.startsWith("o_") || out.startsWith("w_")) expect([...got[out]!], out).toEqual([...want[out]!]);
+    }, 120_000);
+  }
+
+  it("wgsl negates a bool, and takes abs and min of bools, as the interpreter (WGSL has no - on bool)", () => {
+    const kb = makeKernel("{[i]: 0<=i<n}", ["<bool> t = -(x[i] > 0) {id=s}", "o[i] = t + abs(x[i] > 1) {dep=s}"], ["x, o: int32[n]", "n: int32"], { name: "bneg" });
+    const code = generateCode(kb, "wgsl").deviceCode;
+    expect(code).toContain("t = x[i] > 0i;");
+    expect(code).not.toMatch(/abs\(/);
+  });
+});
