@@ -85,7 +85,7 @@ function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
     if (b.kind === "records" && cur.elem === undefined) {
       const rank = b.dims?.length ?? 1;
       if (s.kind === "member") {
-        lw.fail(rank > 1 ? `"${name}" is an array of ${rank} dimensions of structs "${b.struct}"; use ${name}${"[i]".repeat(rank)}.${s.name}` : `"${name}" points to structs "${b.struct}"; use ${name}[i].${s.name} or ${name}->${s.name}`, s.pos);
+        lw.fail(rank > 1 ? `"${name}" is an array of ${rank} dimensions of structs "${b.struct}"; use ${name}${[..."ijklmn"].slice(0, rank).map((x) => `[${x}]`).join("")}.${s.name}` : `"${name}" points to structs "${b.struct}"; use ${name}[i].${s.name} or ${name}->${s.name}`, s.pos);
       }
       const rows = [...cur.rows, s.kind === "index" ? lw.expr(s.index, ctx) : c(0)];
       if (rows.length < rank) {

@@ -1,0 +1,201 @@
+/**
+ * Structs mixing int and double fields, the leftovers of issue 20, in the style of the CFD code's
+ * boundary-condition kernels: `&bcs[f].pts[1]` passed to device functions that read and write
+ * through it, two-dimensional local / @shared / @exclusive arrays of such structs, initializers of
+ * arrays of nested structs (fully braced and with C's brace elision), and oklStructUnpack, the
+ * inverse of oklStructPack. Each kernel runs on interp and openmp against its serial meaning
+ * written out here; the split argument's layout is checked against cc (offsetof, sizeof).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import * as lp from "../../src/index.js";
+import { oklError } from "./helpers.js";
+import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
+import { BC_DEFAULTS, NODE_GRID, WALL_POINTS } from "./record-leftover-kernels.js";
+import { nativeAvailable } from "../run/native-helpers.js";
+
+type Point = { x: number; y: number; tag: number };
+type Bc = { type: number; time: number; pts: Point[]; vals: number[] };
+
+describe("&bcs[f].pts[1]: a struct inside an array field of a struct element, passed to device functions", () => {
+  const [k] = lp.parseOkl(WALL_POINTS);
+  const F = 5, nrm = seeded(2 * F, 51), xy = seeded(6 * F, 52), v = seeded(2 * F, 53);
+  const recs: Bc[] = Array.from({ length: F }, (_, f) => ({
+    type: f % 2, time: 1 + f / 4, vals: [v[2 * f]!, v[2 * f + 1]!],
+    pts: [0, 1, 2].map((j) => ({ x: xy[6 * f + 2 * j]!, y: xy[6 * f + 2 * j + 1]!, tag: 10 * f + j })),
+  }));
+
+  /** The kernel's meaning, one face at a time; `r` is changed as the kernel changes bcs[f]. */
+  const serial = (rs: Bc[]): { out: number[]; after: Bc[] } => {
+    const after = structuredClone(rs);
+    const reflect = (p: Point, nx: number, ny: number) => {
+      const d = p.x * nx + p.y * ny;
+      p.x = p.x - 2.0 * d * nx;
+      p.y -= 2.0 * d * ny;
+      p.tag += 1;
+    };
+    const dist2 = (p: Point, q: Point) => (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y);
+    const out = after.flatMap((r, f) => {
+      if (r.type === 1) reflect(r.pts[1]!, nrm[2 * f]!, nrm[2 * f + 1]!);
+      r.vals[1] = r.vals[1]! * r.time;
+      const bc = structuredClone(r);
+      reflect(bc.pts[2]!, 0.0, 1.0);
+      return [dist2(r.pts[0]!, r.pts[1]!) + bc.pts[2]!.tag, dist2(bc.pts[2]!, r.pts[2]!) + bc.vals[1]!];
+    });
+    return { out, after };
+  };
+
+  it("runs on interp and openmp against its serial meaning: the outputs and the struct fields written through the pointers", async () => {
+    const { out, after } = serial(recs);
+    const want = lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", after));
+    expect(Object.keys(want)).toEqual(["bcs_type", "bcs_time", "bcs_pts_x", "bcs_pts_y", "bcs_pts_tag", "bcs_vals"]);
+    const args = () => ({ Nfaces: F, ...lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", recs)), nrm: Float64Array.from(nrm), out: new Float64Array(2 * F) });
+    await expectSerialMeaning(k!, args, { out, bcs_pts_x: want.bcs_pts_x!, bcs_pts_y: want.bcs_pts_y!, bcs_pts_tag: want.bcs_pts_tag!, bcs_vals: want.bcs_vals! }, 1e-14);
+  });
+
+  it("oklStructUnpack reads the structs the kernel wrote back into JS objects", async () => {
+    const bytes = lp.oklStructPack(k!, "bcs", recs);
+    const res = await lp.run(k!, { Nfaces: F, ...lp.oklStructArrays(k!, "bcs", bytes), nrm: Float64Array.from(nrm), out: new Float64Array(2 * F) });
+    expect(lp.oklStructUnpack(k!, "bcs", bytes)).toEqual(recs);
+    const back = lp.oklStructUnpack(k!, "bcs", lp.oklStructBytes(k!, "bcs", res, bytes));
+    expect(back).toEqual(serial(recs).after);
+  });
+
+  it.skipIf(!nativeAvailable("c"))("bcData's layout (an array of int-and-double points inside) is cc's: every leaf element's offsetof, sizeof, _Alignof", () => {
+    const a = lp.oklStructArg(k!, "bcs");
+    const designators = a.fields.flatMap((f) => {
+      const [head, leaf] = f.name.split(".");
+      return (f.elements ?? [f.offset]).map((_, j) => (leaf === undefined ? (f.elements ? `${head}[${j}]` : head!) : `${head}[${j}].${leaf}`));
+    });
+    const dir = mkdtempSync(join(tmpdir(), "loom-leftovers-"));
+    const src = WALL_POINTS.slice(0, WALL_POINTS.indexOf("void reflect"));
+    writeFileSync(join(dir, "l.c"), `#include <stdio.h>\n#include <stddef.h>\n${src}\nint main(void) {\n  printf("%zu %zu${designators.map(() => " %zu").join("")}\\n", sizeof(bcData), _Alignof(bcData)${designators.map((d) => `, offsetof(bcData, ${d})`).join("")});\n  return 0;\n}\n`);
+    execFileSync("cc", ["-std=gnu11", "-o", join(dir, "l"), join(dir, "l.c")]);
+    const offsets = a.fields.flatMap((f) => f.elements ?? [f.offset]);
+    expect([a.size, a.align, ...offsets].join(" ")).toBe(execFileSync(join(dir, "l"), { encoding: "utf8" }).trim());
+  });
+});
+
+describe("two-dimensional local, @shared and @exclusive arrays of a struct mixing int and double fields", () => {
+  it("node_t s[2][p_Nq], r[2][2], b[2][3]: row-major element storage, &s[0][i] to a device function; on interp and openmp", async () => {
+    const [k] = lp.parseOkl(NODE_GRID);
+    const extent = (n: string) => k!.temporaries.find((t) => t.name === n)!.shape.map((e) => (e.kind === "const" ? e.value : "?"));
+    expect([extent("s_id"), extent("s_w"), extent("r_c_x"), extent("b_w")]).toEqual([[8], [16], [4], [12]]);
+    expect(k!.temporaries.filter((t) => t.name.startsWith("s_")).every((t) => t.addressSpace === "local")).toBe(true);
+    const E = 3, Nq = 4, w = seeded(2 * E * Nq, 61), c = seeded(2 * E * Nq, 62);
+    type Node = { id: number; w: number[]; c: { x: number; y: number } };
+    const nodes: Node[] = Array.from({ length: E * Nq }, (_, q) => ({ id: (q * 7) % 5 - 2, w: [w[2 * q]!, w[2 * q + 1]!], c: { x: c[2 * q]!, y: c[2 * q + 1]! } }));
+    const weigh = (a: Node) => a.w[0]! * a.c.x + a.id;
+    const want = new Float64Array(E * Nq);
+    for (let e = 0; e < E; e++) {
+      const s0 = nodes.slice(e * Nq, e * Nq + Nq), s1 = nodes.slice((E - 1 - e) * Nq, (E - e) * Nq);
+      for (let i = 0; i < Nq; i++) {
+        const r10 = nodes[e * Nq + Nq - 1 - i]!, r01 = { id: 2 * i, cy: s1[i]!.w[1]! };
+        const b12 = s1[Nq - 1 - i]!, b01 = { c: r10.c, id: r01.id };
+        want[e * Nq + i] = weigh(b12) + weigh(s0[i]!) + b01.c.x * b01.id + r01.cy + s0[Nq - 1 - i]!.c.y;
+      }
+    }
+    const args = () => ({ E, ...lp.oklStructArrays(k!, "nodes", lp.oklStructPack(k!, "nodes", nodes)), out: new Float64Array(E * Nq) });
+    await expectSerialMeaning(k!, args, { out: want }, 1e-14);
+  });
+
+  it("a member before all subscripts is refused with line:column", () => {
+    const src = (body: string) => NODE_GRID.replace("out[e * p_Nq + i] = weigh(&b[1][2])", body);
+    expect(oklError(() => lp.parseOkl(src("out[e * p_Nq + i] = b[1].id + weigh(&b[1][2])"))).message)
+      .toMatch(/:23:27: "b" is an array of 2 dimensions of structs "node_t"; use b\[i\]\[j\]\.id/);
+  });
+});
+
+describe("initializers of arrays of nested structs", () => {
+  it("fully braced, brace-elided, a [] extent and two dimensions mean what C means; on interp and openmp", async () => {
+    const [k] = lp.parseOkl(BC_DEFAULTS);
+    const extent = (n: string) => k!.temporaries.find((t) => t.name === n)!.shape.map((e) => (e.kind === "const" ? e.value : "?"));
+    expect([extent("ps"), extent("list_type"), extent("list_pts_x"), extent("grid_vals")]).toEqual([[3, 2], [2], [4], [8]]);
+    const N = 4, g = seeded(N, 71);
+    type P = { x: number; y: number };
+    type B = { type: number; vals: number[]; pts: P[] };
+    const bc = (type = 0, vals: number[] = [], pts: Partial<P>[] = []): B => ({
+      type, vals: [vals[0] ?? 0, vals[1] ?? 0], pts: [0, 1].map((j) => ({ x: pts[j]?.x ?? 0, y: pts[j]?.y ?? 0 })),
+    });
+    const want = Array.from({ length: N }, (_, e) => {
+      const ge = g[e]!, kk = e % 2;
+      const table = [bc(1, [0.5, 1.5], [{ x: 1, y: 2 }, { x: 3, y: 4 }]), bc(2, [2.5], [{ x: 5 }])];
+      const flat = [bc(3, [0.25, 0.75], [{ x: 7, y: 8 }, { x: 9, y: 10 }]), bc(4, [ge])];
+      const ps = [{ x: 1, y: ge }, { x: 3, y: 4 }, { x: 5, y: 0 }];
+      const one = bc(e, [ge], [{ x: 2, y: 3 }]);
+      const grid = [[bc(1), bc(2)], [bc(3, [ge]), bc()]];
+      const list = [bc(7), bc(8, [0.5])];
+      return [
+        table[kk]!.type + table[kk]!.vals[1]! + table[kk]!.pts[1]!.x * table[kk]!.pts[1]!.y,
+        flat[0]!.type + flat[0]!.vals[1]! + flat[0]!.pts[1]!.y + flat[1]!.type + flat[1]!.vals[0]!,
+        flat[1]!.vals[1]! + flat[1]!.pts[0]!.x,
+        ps[0]!.y + ps[1]!.x * ps[1]!.y + ps[2]!.x + ps[2]!.y,
+        one.type + one.vals[0]! + one.vals[1]! + one.pts[0]!.y + one.pts[1]!.x,
+        grid[0]![1]!.type + grid[1]![0]!.type * grid[1]![0]!.vals[0]! + grid[1]![1]!.type,
+        list[0]!.type + list[1]!.type + list[1]!.vals[0]!,
+        list[1]!.pts[1]!.y + grid[1]![1]!.pts[1]!.x + table[1]!.pts[1]!.y,
+      ];
+    }).flat();
+    await expectSerialMeaning(k!, () => ({ N, g: Float64Array.from(g), out: new Float64Array(8 * N) }), { out: want }, 1e-14);
+  });
+
+  it("what C refuses, or Loom does not take, is refused with line:column and what is accepted", () => {
+    const src = (decl: string) => BC_DEFAULTS.replace("const int k = e % 2;", `${decl}\n      const int k = e % 2;`);
+    expect(oklError(() => lp.parseOkl(src("bc_t d[1] = {{.type = 1}};"))).message).toMatch(/:14:29: array of struct "bc_t" "d": designated initializers are not supported \(in d\[0\]\); accepted are lists of values in C's order/);
+    expect(oklError(() => lp.parseOkl(src("pt_t q[1] = {1.0, 2.0, 3.0};"))).message).toMatch(/:14:30: array of struct "pt_t" "q": too many initializers for q \(an array of 1\)/);
+    expect(oklError(() => lp.parseOkl(src("bc_t d[1] = {{1, {1.0, 2.0, 3.0}}};"))).message).toMatch(/:14:35: array of struct "bc_t" "d": too many initializers for d\[0\]\.vals \(an array of 2\)/);
+    expect(oklError(() => lp.parseOkl(BC_DEFAULTS.replace("for (int n = 0; n < 1; ++n; @inner) {", "@shared bc_t sh[2] = {{1}};\n    for (int n = 0; n < 1; ++n; @inner) {"))).message)
+      .toMatch(/:7:26: @shared "sh" cannot have an initializer \(CUDA and OpenCL refuse them on shared memory\)/);
+  });
+});
+
+describe("oklStructUnpack, the inverse of oklStructPack", () => {
+  // Random structs: an int, a double array, an array of nested points of 2 or 3 fields, a char.
+  const decl = (np: number, nv: number, three: boolean) => `typedef struct { double x; ${three ? "int k; " : ""}float y; } pt_t;
+typedef struct { int type; double vals[${nv}]; pt_t pts[${np}]; char flag; } bc_t;
+@kernel void f(const int n, bc_t *bcs, double *out) {
+  for (int i = 0; i < n; ++i; @outer) for (int j = 0; j < 1; ++j; @inner) {
+    bc_t b = bcs[i];
+    out[i] = b.type;
+  }
+}`;
+  it("property: unpack(pack(objects)) is the objects, and pack(unpack(bytes)) the bytes", () => {
+    const f32 = fc.float({ noNaN: true, noDefaultInfinity: true }).map(Math.fround);
+    const d = fc.double({ noNaN: true, noDefaultInfinity: true }), i32 = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
+    const shape = fc.record({ np: fc.integer({ min: 1, max: 3 }), nv: fc.integer({ min: 2, max: 3 }), three: fc.boolean(), n: fc.integer({ min: 0, max: 3 }) });
+    fc.assert(fc.property(shape.chain((s) => fc.tuple(fc.constant(s), fc.array(fc.record({
+      type: i32, vals: fc.array(d, { minLength: s.nv, maxLength: s.nv }), flag: fc.integer({ min: -128, max: 127 }),
+      pts: fc.array(s.three ? fc.record({ x: d, k: i32, y: f32 }) : fc.record({ x: d, y: f32 }), { minLength: s.np, maxLength: s.np }),
+    }), { minLength: s.n, maxLength: s.n }))), ([s, recs]) => {
+      const [k] = lp.parseOkl(decl(s.np, s.nv, s.three));
+      const bytes = lp.oklStructPack(k!, "bcs", recs);
+      // A one-element array of points comes back as one object (C's bytes are the same).
+      const unpacked = lp.oklStructUnpack(k!, "bcs", bytes);
+      expect(unpacked).toEqual(recs.map((r) => (s.np === 1 ? { ...r, pts: r.pts[0] } : r)));
+      expect(Array.from(lp.oklStructPack(k!, "bcs", unpacked))).toEqual(Array.from(bytes));
+    }), { numRuns: 25, seed: 81 });
+  });
+
+  it("a nested struct of one member comes back as that member (same bytes), and the bytes survive the round trip", () => {
+    const [k] = lp.parseOkl(`typedef struct { double v[3]; } one_t;
+typedef struct { int id; one_t q[2]; long m[2][2]; } s_t;
+@kernel void f(const int n, s_t *a, double *out) {
+  for (int i = 0; i < n; ++i; @outer) for (int j = 0; j < 1; ++j; @inner) { s_t b = a[i]; out[i] = b.id; }
+}`);
+    const recs = [{ id: 3, q: [{ v: [1, 2, 3] }, { v: [4, 5, 6] }], m: [[1n, 2n], [3n, -4n]] }];
+    const bytes = lp.oklStructPack(k!, "a", recs);
+    const back = lp.oklStructUnpack(k!, "a", bytes);
+    expect(back).toEqual([{ id: 3, q: { v: [1, 2, 3, 4, 5, 6] }, m: [1n, 2n, 3n, -4n] }]);
+    expect(Array.from(lp.oklStructPack(k!, "a", back))).toEqual(Array.from(bytes));
+  });
+
+  it("too few bytes, or an argument that was not split, is a LoomError naming it", () => {
+    const [k] = lp.parseOkl(WALL_POINTS);
+    expect(() => lp.oklStructUnpack(k!, "bcs", new Uint8Array(100), 1)).toThrow(/oklStructUnpack\("bcs"\): 1 structs "bcData" of 104 bytes need 104 bytes; the data holds 100/);
+    expect(() => lp.oklStructUnpack(k!, "nrm", new Uint8Array(8))).toThrow(/has no struct pointer argument "nrm" split into field arrays \(its struct pointer arguments split into field arrays are "bcs"\)/);
+  });
+});
