@@ -54,7 +54,7 @@ describe("&bcs[f].pts[1]: a struct inside an array field of a struct element, pa
     const want = lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", after));
     expect(Object.keys(want)).toEqual(["bcs_type", "bcs_time", "bcs_pts_x", "bcs_pts_y", "bcs_pts_tag", "bcs_vals"]);
     const args = () => ({ Nfaces: F, ...lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", recs)), nrm: Float64Array.from(nrm), out: new Float64Array(2 * F) });
-    await expectSerialMeaning(k!, args, { out, bcs_pts_x: want.bcs_pts_x!, bcs_pts_y: want.bcs_pts_y!, bcs_pts_tag: want.bcs_pts_tag!, bcs_vals: want.bcs_vals! }, 1e-14);
+    await expectSerialMeaning(k!, args, { out, bcs_pts_x: want.bcs_pts_x as Float64Array, bcs_pts_y: want.bcs_pts_y as Float64Array, bcs_pts_tag: want.bcs_pts_tag as Int32Array, bcs_vals: want.bcs_vals as Float64Array }, 1e-14);
   });
 
   it("oklStructUnpack reads the structs the kernel wrote back into JS objects", async () => {
