@@ -1,8 +1,7 @@
 /**
- * The accesses barrier placement (barriers.ts) works with, and their index by variable: a new
- * access is checked only against the accesses it may conflict with, not against every access
- * since the last barrier (thousands in an unrolled OKL kernel: issue 21); and the dependency
- * closure, walked only for the instructions asked about.
+ * The accesses barrier placement (barriers.ts) works with, their lists by variable (see
+ * barrier-pending.ts for the accesses since the last barrier), and the dependency closure, walked
+ * only for the instructions asked about.
  */
 import { WRITE_RACE_OK, type Expr, type Instruction } from "../ir/index.js";
 
@@ -18,8 +17,8 @@ export interface Access {
   /**
    * Whether its instruction can be the source end of a barrier-needing dependency: another
    * instruction depends on it, or it belongs to or conflicts with a group (see `canBeSource`).
-   * An access without it is skipped as the earlier end of a forward pair, and as the later
-   * end of a loop-carried one, without looking (in an unrolled kernel, its thousands of stores).
+   * An access without it is never the earlier end of a forward pair, nor the later end of a
+   * loop-carried one (see Pending).
    */
   readonly source?: boolean;
 }
@@ -33,15 +32,12 @@ export interface ByName {
   readonly writes: Access[];
   readonly strictAll: Access[];
   readonly strictWrites: Access[];
-  /** The same four lists, of the accesses that can be a dependency's source (`Access.source`) only. */
-  readonly sources: Omit<ByName, "sources">;
 }
 
-type Lists = Omit<ByName, "sources">;
-
-const lists = (): Lists => ({ all: [], writes: [], strictAll: [], strictWrites: [] });
-
-function push(e: Lists, a: Access, strict: boolean): void {
+export function addByName(m: Map<string, ByName>, a: Access): void {
+  let e = m.get(a.name);
+  if (!e) m.set(a.name, (e = { all: [], writes: [], strictAll: [], strictWrites: [] }));
+  const strict = !raceOk(a);
   e.all.push(a);
   if (strict) e.strictAll.push(a);
   if (a.write) {
@@ -50,54 +46,19 @@ function push(e: Lists, a: Access, strict: boolean): void {
   }
 }
 
-export function addByName(m: Map<string, ByName>, a: Access): void {
-  let e = m.get(a.name);
-  if (!e) m.set(a.name, (e = { ...lists(), sources: lists() }));
-  const strict = !raceOk(a);
-  push(e, a, strict);
-  if (a.source) push(e.sources, a, strict);
-}
-
 export function raceOk(a: Access): boolean {
   return a.insn.tags.includes(WRITE_RACE_OK);
 }
 
 /**
  * The accesses of `m` that may conflict with `a` (see `pairConflict`), in the order they were
- * added: same variable, one of the two a write, not both WRITE_RACE_OK if `global` (the variable is in global memory);
- * with `sourcesOnly`, only those that can be a dependency's source (`Access.source`).
+ * added: same variable, one of the two a write, not both WRITE_RACE_OK if `global` (the variable is in global memory).
  */
-export function partnersOf(m: ReadonlyMap<string, ByName>, a: Access, global: boolean, sourcesOnly = false): readonly Access[] {
-  const found = m.get(a.name);
-  if (!found) return [];
-  const e: Lists = sourcesOnly ? found.sources : found;
+export function partnersOf(m: ReadonlyMap<string, ByName>, a: Access, global: boolean): readonly Access[] {
+  const e = m.get(a.name);
+  if (!e) return [];
   const strict = global && raceOk(a);
   return a.write ? (strict ? e.strictAll : e.all) : strict ? e.strictWrites : e.writes;
-}
-
-/**
- * The accesses since the last barrier, in order, indexed by variable so that a new access is
- * checked only against those it may conflict with (not against every pending access).
- */
-export class Pending {
-  readonly list: Access[] = [];
-  readonly byName = new Map<string, ByName>();
-  private readonly seen = new Set<Access>();
-
-  constructor(from: Iterable<Access> = []) {
-    this.add(from);
-  }
-
-  /** Append `xs`, each access once (a set union in order). */
-  add(xs: Iterable<Access>): this {
-    for (const a of xs) {
-      if (this.seen.has(a)) continue;
-      this.seen.add(a);
-      this.list.push(a);
-      addByName(this.byName, a);
-    }
-    return this;
-  }
 }
 
 /**
@@ -113,8 +74,35 @@ export class DependencyClosure {
   private readonly ancestors = new Map<string, ReadonlySet<string>>();
   private readonly descendants = new Map<string, ReadonlySet<string>>();
   private dependents: Map<string, string[]> | undefined;
+  /** Instructions found to have more than `narrow` dependents (see `narrowDependents`). */
+  private readonly wide = new Set<string>();
 
-  constructor(private readonly insns: ReadonlyMap<string, Instruction>) {}
+  /**
+   * `narrow`: how many instructions may depend on one for `narrowDependents` to list them (an
+   * index entry each, see Pending); more, and the instruction's accesses are looked at in full.
+   */
+  constructor(private readonly insns: ReadonlyMap<string, Instruction>, readonly narrow = 64) {}
+
+  /**
+   * The instructions that depend on `source` directly or transitively, if there are at most
+   * `narrow` of them (an earlier store in an unrolled kernel: the barrier after it); else
+   * undefined, found without walking them all (an early link of a chain has the whole chain).
+   */
+  narrowDependents(source: string): ReadonlySet<string> | undefined {
+    const known = this.descendants.get(source);
+    if (known !== undefined) return known.size <= this.narrow ? known : undefined;
+    if (this.wide.has(source)) return undefined;
+    const dependents = this.dependentsMap();
+    const down = new Walk(source, (id) => dependents.get(id) ?? [], () => true);
+    while (down.found.size <= this.narrow) {
+      if (!down.step()) {
+        this.descendants.set(source, down.found);
+        return down.found;
+      }
+    }
+    this.wide.add(source);
+    return undefined;
+  }
 
   /** Whether some instruction depends on `source` directly (a walk from any target can only reach such a one). */
   hasDependents(source: string): boolean {

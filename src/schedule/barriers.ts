@@ -19,7 +19,8 @@ import {
 } from "../ir/index.js";
 import { dimBounds, factorOf } from "../poly/index.js";
 import { mayMeetAcross } from "./access-meet.js";
-import { addByName, DependencyClosure, partnersOf, Pending, raceOk, type Access, type ByName } from "./barrier-accesses.js";
+import { addByName, DependencyClosure, partnersOf, raceOk, type Access, type ByName } from "./barrier-accesses.js";
+import { Pending } from "./barrier-pending.js";
 import { constRange } from "./checks.js";
 import type { BarrierMemory, BarrierNode, ScheduleNode } from "./types.js";
 
@@ -82,7 +83,14 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
   const insns = new Map<string, Instruction>();
   for (const insn of k.instructions) insns.set(insn.id, insn);
   const deps = new DependencyClosure(insns);
-  for (const insn of k.instructions) accesses.set(insn.id, insnAccesses(insn, synced, canBeSource(deps, insn)));
+  const written = new Set<string>();
+  for (const insn of k.instructions) {
+    const list = insnAccesses(insn, synced, canBeSource(deps, insn));
+    for (const a of list) if (a.write) written.add(a.name);
+    accesses.set(insn.id, list);
+  }
+  // A read of a variable nothing writes conflicts with no access: left out, it is never paired.
+  for (const [id, list] of accesses) if (list.some((a) => !a.write && !written.has(a.name))) accesses.set(id, list.filter((a) => a.write || written.has(a.name)));
   const byName = new Map<string, ByName>();
   for (const list of accesses.values()) for (const a of list) addByName(byName, a);
   const memory = new Map<string, "local" | "global">();
@@ -94,7 +102,7 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
     sync: [...localInames].some((i) => (constRange(k, i)?.size ?? 2) > 1),
     deps, lidName: localIdNames(k, localInames), needsUniform: [],
   };
-  return { nodes: walkBody(ctx, nodes, new Pending(), new Set()).nodes, needsUniform: ctx.needsUniform };
+  return { nodes: walkBody(ctx, nodes, new Pending(deps), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
 
 
@@ -254,8 +262,9 @@ function neverAcrossWorkItems(ctx: Ctx, earlier: Access, later: Access): boolean
 
 /**
  * The first pair (`next` in order, then `pending` in order) that needs a barrier. Only accesses of
- * the same variable, one of them a write, can conflict, and only where the dependency's source
- * (`earlier`, or `later` read backwards) can be one (`Access.source`): those are the pairs looked at.
+ * the same variable, one of them a write, can conflict, and only where a dependency or a group
+ * joins their instructions (`barrierNeedingDependency`): those are the pairs looked at, found
+ * from the pending list's index (`Pending.candidates`), not by looking at every pending access.
  */
 function findConflict(
   ctx: Ctx, pending: Pending, next: readonly Access[], fixed: ReadonlySet<string>, reverse = false,
@@ -263,7 +272,7 @@ function findConflict(
   if (!ctx.sync) return undefined;
   for (const later of next) {
     if (reverse && !later.source) continue;
-    for (const earlier of partnersOf(pending.byName, later, memoryOf(ctx, later.name) === "global", !reverse)) {
+    for (const earlier of pending.candidates(later, memoryOf(ctx, later.name) === "global", reverse)) {
       const why = pairConflict(ctx, earlier, later, fixed, reverse);
       if (why !== undefined) return { earlier, later, why };
     }
@@ -358,35 +367,35 @@ function walkBody(
   ctx: Ctx, nodes: readonly ScheduleNode[], incoming: Pending, fixed: ReadonlySet<string>,
 ): { nodes: ScheduleNode[]; pending: Pending } {
   const out: ScheduleNode[] = [];
-  let pending = new Pending(incoming.list);
+  let pending = incoming.copy();
   for (const n of nodes) {
     if (n.kind === "barrier") {
       out.push(n);
-      pending = new Pending();
+      pending = pending.empty();
     } else if (n.kind === "insn") {
       const insn = ctx.insns.get(n.id)!;
       if (insn.kind === "barrier") {
         if (insn.scope === "local") out.push(barrier(`explicit lbarrier ${insn.id}`, memoryToOrder(ctx, pending, [insn.memKind ?? "local"])));
         else out.push(n);
-        pending = new Pending();
+        pending = pending.empty();
         continue;
       }
       const acc = ctx.accesses.get(n.id)!;
       const c = findConflict(ctx, pending, acc, fixed);
       if (c) {
         out.push(dataBarrier(ctx, c, c.later.name, pending));
-        pending = new Pending();
+        pending = pending.empty();
       }
       out.push(n);
       pending.add(acc);
     } else {
       const inner = new Set(fixed).add(n.iname);
       // The loop's first accesses against what is pending before it: a barrier before the loop.
-      const entry = entryAccesses(ctx, walkBody(ctx, n.body, new Pending(), inner).nodes);
+      const entry = entryAccesses(ctx, walkBody(ctx, n.body, pending.empty(), inner).nodes);
       const c = findConflict(ctx, pending, entry, fixed);
       if (c) {
         out.push(dataBarrier(ctx, c, c.later.name, pending));
-        pending = new Pending();
+        pending = pending.empty();
       }
       const r = walkBody(ctx, n.body, pending, inner);
       // Dependencies carried to the next iteration: a barrier at the end of the body.
@@ -407,7 +416,7 @@ function walkBody(
       }
       out.push({ kind: "loop", iname: n.iname, body });
       // The loop may run no iteration: what was pending before it stays pending.
-      pending = carried ? new Pending(pending.list) : new Pending(pending.list).add(r.pending.list);
+      pending = carried ? pending.copy() : pending.copy().add(r.pending.list);
     }
   }
   return { nodes: out, pending };
