@@ -17,6 +17,13 @@ import { provablyNonneg } from "./divisions.js";
 import { addressSpaceOf, temporaryOf, type KernelHost } from "./host.js";
 import { affEx, joinEx } from "./rows.js";
 
+/** An affine subscript's form (terms in iname order), the inames and the value parameters it reads. */
+interface IndexForm {
+  readonly aff?: Aff;
+  readonly inames: readonly string[];
+  readonly params: readonly string[];
+}
+
 /** Instructions of one device kernel. */
 export class InstructionLowering {
   private readonly env;
@@ -28,6 +35,9 @@ export class InstructionLowering {
   readonly usedParams = new Set<string>();
   /** Per array subscripted so far: its declaration, dtype and axis strides as code (see `element`). */
   private readonly arrays = new Map<string, { decl: ArrayArg | Temporary; dtype: Dtype; strides: readonly Ex[] }>();
+  /** `affineIndex`'s forms by index expression, and of plain iname subscripts by name. */
+  private readonly indexForms = new WeakMap<Expr, IndexForm | null>();
+  private readonly varForms = new Map<string, IndexForm | null>();
 
   constructor(
     private readonly h: KernelHost, private readonly guards: GuardLowering,
@@ -233,19 +243,41 @@ export class InstructionLowering {
    * constants of unrolled inames folded; undefined for anything else.
    */
   private affineIndex(ix: Expr, scope: ExprScope): Ex | undefined {
-    const a = exprToAff(ix);
-    if (!a || Object.keys(a.terms).length === 0 || typeOf(ix, scope).dtype !== "int32") return undefined;
-    const rank = (n: string) => this.inameRank.get(n) ?? this.inameRank.size;
-    for (const n of Object.keys(a.terms)) {
-      if (this.inameRank.has(n)) {
-        scope.varEx(n); // the "outside the loops around it" check
-        continue;
+    // The form depends on the expression and the kernel's types only (not on the loops around):
+    // remembered per index (a split's `4*e_outer + e_inner` is one object in every instruction)
+    // and per iname (`a[n]`), outside blocks, whose locals type names their own way.
+    const memo = scope.env === this.env;
+    let form = memo ? (ix.kind === "var" ? this.varForms.get(ix.name) : this.indexForms.get(ix)) : undefined;
+    if (form === undefined) {
+      form = this.indexForm(ix, scope);
+      if (memo) {
+        if (ix.kind === "var") this.varForms.set(ix.name, form);
+        else this.indexForms.set(ix, form);
       }
-      if (!this.params.has(n) || findArg(this.h.k, n)?.dtype !== "int32") return undefined;
-      this.usedParams.add(n);
     }
-    const terms = Object.entries(a.terms).sort((x, y) => rank(x[0]) - rank(y[0]));
-    return this.affEx({ terms: Object.fromEntries(terms), constant: a.constant });
+    if (form === null) return undefined;
+    for (const n of form.inames) scope.varEx(n); // the "outside the loops around it" check
+    for (const n of form.params) this.usedParams.add(n);
+    return form.aff && this.affEx(form.aff);
+  }
+
+  /**
+   * `affineIndex`'s form of `ix`: its affine form, terms ordered, and its inames and parameters;
+   * null where there is none, no `aff` where a term is neither (the terms before it still count).
+   */
+  private indexForm(ix: Expr, scope: ExprScope): IndexForm | null {
+    const a = exprToAff(ix);
+    if (!a || Object.keys(a.terms).length === 0 || typeOf(ix, scope).dtype !== "int32") return null;
+    const inames: string[] = [];
+    const params: string[] = [];
+    for (const n of Object.keys(a.terms)) {
+      if (this.inameRank.has(n)) inames.push(n);
+      else if (this.params.has(n) && findArg(this.h.k, n)?.dtype === "int32") params.push(n);
+      else return { inames, params };
+    }
+    const rank = this.inameRank;
+    const terms = Object.entries(a.terms).sort((x, y) => (rank.get(x[0]) ?? rank.size) - (rank.get(y[0]) ?? rank.size));
+    return { aff: { terms: Object.fromEntries(terms), constant: a.constant }, inames, params };
   }
 
   private param(n: string): Ex {

@@ -67,50 +67,89 @@ interface Naming {
   readonly cells: ReadonlyMap<string, Dtype>;
 }
 
-/** `e` with each identifier renamed and each 0-d array read from its one cell. */
+/**
+ * `e` with each identifier renamed and each 0-d array read from its one cell. Nodes with nothing
+ * renamed are kept (the AST is immutable): most names print as they are, so a kernel of thousands
+ * of statements is mostly shared, not copied.
+ */
 function renameEx(e: Ex, nm: Naming): Ex {
-  const r = (x: Ex) => renameEx(x, nm);
-  const f = nm.f;
   switch (e.k) {
     case "var": {
       const cell = nm.cells.get(e.name);
-      return cell ? { k: "load", array: f(e.name), index: ilit(0), dtype: cell } : { ...e, name: f(e.name) };
+      if (cell) return { k: "load", array: nm.f(e.name), index: ilit(0), dtype: cell };
+      const name = nm.f(e.name);
+      return name === e.name ? e : { ...e, name };
     }
     case "lit": case "hw": return e;
-    case "bin": return { ...e, l: r(e.l), r: r(e.r) };
-    case "neg": case "bitnot": case "not": return { ...e, e: r(e.e) } as Ex;
-    case "cast": return { ...e, e: r(e.e) };
-    case "call": return { ...e, args: e.args.map(r) };
-    case "load": return { ...e, array: f(e.array), index: r(e.index) };
-    case "cond": return { ...e, c: r(e.c), t: r(e.t), f: r(e.f) };
+    case "bin": {
+      const l = renameEx(e.l, nm);
+      const r = renameEx(e.r, nm);
+      return l === e.l && r === e.r ? e : { ...e, l, r };
+    }
+    case "neg": case "bitnot": case "not": case "cast": {
+      const x = renameEx(e.e, nm);
+      return x === e.e ? e : { ...e, e: x } as Ex;
+    }
+    case "call": {
+      const args = renameAll(e.args, nm, renameEx);
+      return args === e.args ? e : { ...e, args };
+    }
+    case "load": {
+      const array = nm.f(e.array);
+      const index = renameEx(e.index, nm);
+      return array === e.array && index === e.index ? e : { ...e, array, index };
+    }
+    case "cond": {
+      const c = renameEx(e.c, nm);
+      const t = renameEx(e.t, nm);
+      const f = renameEx(e.f, nm);
+      return c === e.c && t === e.t && f === e.f ? e : { ...e, c, t, f };
+    }
     default: return assertNever(e, "AST expression");
   }
 }
 
-/** `s` with its identifiers renamed (OpenMP's `private(a, b)` lists too) and 0-d arrays stored to their one cell. */
+/** `xs` renamed by `f`, the same array when no element changed. */
+function renameAll<T>(xs: readonly T[], nm: Naming, f: (x: T, nm: Naming) => T): readonly T[] {
+  let out: T[] | undefined;
+  for (let i = 0; i < xs.length; i++) {
+    const y = f(xs[i]!, nm);
+    if (out === undefined && y !== xs[i]) out = xs.slice(0, i);
+    if (out !== undefined) out.push(y);
+  }
+  return out ?? xs;
+}
+
+/** `s` with its identifiers renamed (OpenMP's `private(a, b)` lists too) and 0-d arrays stored to their one cell; kept where nothing changes. */
 function renameStmt(s: Stmt, nm: Naming): Stmt {
-  const x = (e: Ex) => renameEx(e, nm);
-  const y = (t: Stmt) => renameStmt(t, nm);
   const f = nm.f;
   switch (s.k) {
-    case "block": return { ...s, body: s.body.map(y) };
+    case "block": {
+      const body = renameAll(s.body, nm, renameStmt);
+      return body === s.body ? s : { ...s, body: body as Stmt[] };
+    }
     case "for": {
       const pragmas = s.pragmas?.map((p) => p.replace(/private\(([^)]*)\)/, (_, list: string) => `private(${list.split(",").map((n) => f(n.trim())).join(", ")})`));
-      return { ...s, v: f(s.v), lo: x(s.lo), hi: x(s.hi), body: y(s.body), ...(pragmas ? { pragmas } : {}) };
+      return { ...s, v: f(s.v), lo: renameEx(s.lo, nm), hi: renameEx(s.hi, nm), body: renameStmt(s.body, nm), ...(pragmas ? { pragmas } : {}) };
     }
-    case "if": return { ...s, cond: x(s.cond), then: y(s.then), ...(s.else ? { else: y(s.else) } : {}) };
-    case "while": case "doWhile": return { ...s, cond: x(s.cond), body: y(s.body) };
-    case "decl": return { ...s, name: f(s.name), ...(s.init ? { init: x(s.init) } : {}) };
+    case "if": return { ...s, cond: renameEx(s.cond, nm), then: renameStmt(s.then, nm), ...(s.else ? { else: renameStmt(s.else, nm) } : {}) };
+    case "while": case "doWhile": return { ...s, cond: renameEx(s.cond, nm), body: renameStmt(s.body, nm) };
+    case "decl": return { ...s, name: f(s.name), ...(s.init ? { init: renameEx(s.init, nm) } : {}) };
     case "assign": {
+      const rhs = renameEx(s.rhs, nm);
       if (s.name !== undefined && nm.cells.has(s.name)) {
         const { name, ...rest } = s;
-        return { ...rest, array: f(name), index: ilit(0), rhs: x(s.rhs) };
+        return { ...rest, array: f(name), index: ilit(0), rhs };
       }
+      const name = s.name !== undefined ? f(s.name) : undefined;
+      const array = s.array !== undefined ? f(s.array) : undefined;
+      const index = s.index ? renameEx(s.index, nm) : undefined;
+      if (rhs === s.rhs && name === s.name && array === s.array && index === s.index) return s;
       return {
-      ...s, rhs: x(s.rhs),
-      ...(s.name !== undefined ? { name: f(s.name) } : {}),
-      ...(s.array !== undefined ? { array: f(s.array) } : {}),
-      ...(s.index ? { index: x(s.index) } : {}),
+        ...s, rhs,
+        ...(name !== undefined ? { name } : {}),
+        ...(array !== undefined ? { array } : {}),
+        ...(index ? { index } : {}),
       };
     }
     case "barrier": return { ...s, comment: commentText(s.comment) };

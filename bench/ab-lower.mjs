@@ -1,0 +1,147 @@
+// A/B of the lowering and printing of big kernels (issue 20's last item, issue 21's "big
+// kernels"): bench/scale.ts's three 3,000-instruction element kernels (routes okl, make, gbar),
+// scheduled for C once (scheduleForTarget, memoized), then lowered and printed
+// (generateCodeFromSchedule, what generateCode(k, "c") does after the scheduling passes) by two
+// compiled builds loaded side by side, in alternating blocks, as bench/ab.mjs does for the sweep.
+//
+//   npx tsc -p tsconfig.bench.json && rm -rf dist-a && cp -r dist dist-a   # the build before the change
+//   (change, then) npx tsc -p tsconfig.bench.json
+//   node --expose-gc bench/ab-lower.mjs dist-a dist [blocks] [size]
+//   node --cpu-prof bench/ab-lower.mjs dist - [reps] [size]       # one build only, for a profile
+//
+// First the outputs of the two builds are compared, each kernel on c, openmp, opencl and cuda:
+// a difference is reported (and the run stops). Then per route, the CPU time (user + system) of
+// one lowering per block: the median of the per-block ratios B/A is the figure, with the load.
+// The kernels are rebuilt from text in each build (bench/scale.ts's makeElementKernel and
+// okl-scale.ts's assemblySource, written here again: that bench is TypeScript, this is plain node).
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { loadavg } from "node:os";
+
+const [dirA, dirB, blocksArg, sizeArg] = process.argv.slice(2);
+if (!dirA || !dirB) {
+  console.error("usage: node --expose-gc bench/ab-lower.mjs DIST_A DIST_B|- [blocks] [size]");
+  process.exit(2);
+}
+const size = Number(sizeArg ?? 3000);
+
+/** bench/scale.ts's makeElementKernel, as text. */
+function elementText(insns, globalBarrier) {
+  const lines = [];
+  let stores = 0;
+  const room = insns - (globalBarrier ? 2 : 0);
+  for (let k = 0; lines.length < room; k++) {
+    const prev = k === 0 ? "g[e, n, 0]" : `t${k - 1}`;
+    lines.push(`<> t${k} = g[e, n, 1] * d[${k % 16}, n] + g[e, n, 2] * d[n, ${(k * 7) % 16}] + ${prev} * w`);
+    if (k % 4 === 3 && lines.length < room) lines.push(`out[e, n, ${stores++}] = t${k} - t${k - 2} {id=store${stores}}`);
+  }
+  if (globalBarrier) lines.push(`... gbarrier {id=gb, dep=store*}`, `out[e, n, 0] = 2 * w {id=after, dep=gb}`);
+  return { text: lines.join("\n"), stores };
+}
+
+/** bench/scale.ts's oklElementKernel (okl-scale.ts's assemblySource). */
+function oklText(insns) {
+  const body = [];
+  for (let k = 0; body.length < insns - 4; k++) {
+    const prev = k === 0 ? "r_G00" : `t${k - 1}`;
+    body.push(`      const dfloat t${k} = r_G00 * s_D[${k % 16} * p_Np + n] + r_G01 * s_D[n * p_Np + ${(k * 7) % 16}] + ${prev} * r_G11;`);
+    if (k % 4 === 3) body.push(`      A[(e * p_Np + n) * p_Nacc + ${(k >> 2) % 64}] += t${k} - t${k - 2};`);
+  }
+  return `#define dfloat double
+#define p_Np 16
+#define p_Nacc 64
+@kernel void assemble(const int Nelements, @restrict const dfloat *ggeo, @restrict const dfloat *D, @restrict dfloat *A) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared dfloat s_D[p_Np * p_Np];
+    @exclusive dfloat r_G00, r_G01, r_G11;
+    for (int n = 0; n < p_Np; ++n; @inner) {
+      for (int m = 0; m < p_Np; ++m) s_D[m * p_Np + n] = D[m * p_Np + n];
+      r_G00 = ggeo[3 * (e * p_Np + n) + 0];
+      r_G01 = ggeo[3 * (e * p_Np + n) + 1];
+      r_G11 = ggeo[3 * (e * p_Np + n) + 2];
+    }
+    for (int n = 0; n < p_Np; ++n; @inner) {
+${body.join("\n")}
+    }
+  }
+}
+`;
+}
+
+const TARGETS = ["c", "openmp", "opencl", "cuda"];
+
+async function load(dir) {
+  const at = (p) => pathToFileURL(resolve(dir, p)).href;
+  const { generateCodeFromSchedule, scheduleForTarget } = await import(at("codegen/index.js"));
+  const { makeKernel } = await import(at("src/parse/index.js"));
+  const { parseOkl } = await import(at("src/okl/index.js"));
+  const { splitIname } = await import(at("transforms/index.js"));
+  const make = (gbar) => {
+    const { text, stores } = elementText(size, gbar);
+    return makeKernel("{[e, n]: 0 <= e < nel and 0 <= n < 16}", text, [
+      "g: float64[nel, 16, 3]", "d: float64[16, 16]", `out: float64[nel, 16, ${Math.max(1, stores)}]`, "w: float64", "nel: int32", "...",
+    ], { name: "element", assumptions: "nel >= 1" });
+  };
+  const kernels = {
+    okl: splitIname(parseOkl(oklText(size))[0], "m", 4),
+    make: splitIname(make(false), "e", 4, { outerTag: "g.0", innerTag: "l.0" }),
+    gbar: splitIname(make(true), "e", 4, { outerTag: "g.0", innerTag: "l.0" }),
+  };
+  const code = (route, target) => {
+    const c = generateCodeFromSchedule(scheduleForTarget(kernels[route], target), target);
+    return `${c.deviceCode}\n${c.hostCode ?? ""}\n${JSON.stringify(c.kernels)}`;
+  };
+  return {
+    output: () => Object.keys(kernels).flatMap((r) => TARGETS.map((t) => code(r, t))),
+    /** CPU milliseconds of one C lowering and printing of `route` (its schedule is memoized). */
+    block: (route) => {
+      const s = scheduleForTarget(kernels[route], "c");
+      const c = process.cpuUsage();
+      generateCodeFromSchedule(s, "c");
+      return cpuMs(c);
+    },
+  };
+}
+
+function cpuMs(since) {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
+}
+
+const median = (xs) => [...xs].sort((u, v) => u - v)[xs.length >> 1];
+// ROUTES=okl,make limits the routes (a profile of one).
+const routes = process.env.ROUTES ? process.env.ROUTES.split(",") : ["okl", "make", "gbar"];
+const A = await load(dirA);
+if (dirB === "-") {
+  // Profile mode: one build, `blocks` lowerings of each route.
+  for (let r = 0; r < Number(blocksArg ?? 5); r++) console.log(routes.map((x) => `${x} ${A.block(x).toFixed(0)} ms`).join(", "));
+  process.exit(0);
+}
+const B = await load(dirB);
+const oa = A.output();
+const ob = B.output();
+const all = ["okl", "make", "gbar"];
+const differ = oa.flatMap((o, i) => (o === ob[i] ? [] : [`${all[Math.floor(i / TARGETS.length)]} on ${TARGETS[i % TARGETS.length]}`]));
+if (differ.length > 0) {
+  console.log(`the two builds generate different code: ${differ.join(", ")}`);
+  process.exit(1);
+}
+console.log(`outputs identical (${all.length} kernels of ${size} instructions x ${TARGETS.join(", ")})`);
+const gc = globalThis.gc ?? (() => {});
+for (const route of routes) {
+  for (let w = 0; w < 2; w++) (A.block(route), B.block(route));
+  const ca = [];
+  const cb = [];
+  const ratio = [];
+  for (let b = 0; b < Number(blocksArg ?? 9); b++) {
+    let x;
+    let y;
+    if (b % 2 === 0) (gc(), x = A.block(route), gc(), y = B.block(route));
+    else (gc(), y = B.block(route), gc(), x = A.block(route));
+    ca.push(x);
+    cb.push(y);
+    ratio.push(y / x);
+  }
+  console.log(`${route}: C lowering+printing CPU time A ${median(ca).toFixed(1)} ms, B ${median(cb).toFixed(1)} ms; B/A median ${median(ratio).toFixed(3)} over ${ratio.length} blocks (best A ${Math.min(...ca).toFixed(1)}, best B ${Math.min(...cb).toFixed(1)})`);
+}
+console.log(`load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
