@@ -157,7 +157,8 @@ ${decl}
   it.each([
     ["struct L { int k; double *vals; };", "struct L l; out[i] = 0;", "struct R *r", /6:5: struct "L" cannot be lowered: field "vals" is a pointer \(line 3:26\): OCCA copies a struct's bytes to the device as they are/],
     ["struct L { int k; double *vals; };", "out[i] = l[i].k;", "struct L *l", /6:14: argument "l": struct "L" cannot be lowered: field "vals" is a pointer \(line 3:26\).*pass what it points to as a pointer argument of the kernel/],
-    ["struct V { int k; float3 v; };", "out[i] = w[i].k;", "struct V *w", /struct "V" cannot be lowered: field "v" has OCCA's vector type "float3", whose alignment differs between OCCA's backends/],
+    ["union U { int a; float b; }; struct V { int k; union U u; };", "out[i] = w[i].k;", "struct V *w", /6:14: argument "w": struct "V" cannot be lowered: field type "U" cannot be lowered \(it is a union \(its fields overlap\)\); accepted are structs of numeric scalar fields, OCCA vector types/],
+    ["", "out[i] = r[i].p.s1;", "struct R *r", /struct "P" has no field "s1" \(its fields: x, y\)/],
     ["struct W { int k; struct Q *next; };", "out[i] = w[i].k;", "struct W *w", /struct "W" cannot be lowered: field "next" is a pointer \(line 3:28\)/],
     ["", "out[i] = r[i].v;", "struct R *r", /6:14: array field "r\.v" used without a subscript/],
     ["", "out[i] = r[i].p * 2.0;", "struct R *r", /"r\.p" is a value of struct "P" used as a scalar; use one of its fields \(x, y\)/],

@@ -93,3 +93,27 @@ typedef struct { int type; double vals[2]; pt_t pts[2]; } bc_t;
   }
 }
 `;
+
+/** OCCA vector types as fields of a struct mixing int and double: whole-vector values, components and their s0… aliases, an array of float3. */
+export const VECTOR_BOUNDARY = `
+typedef struct { int type; double2 uv; float3 n[2]; double time; } vbc_t;
+
+double2 reflect2(const double2 u, const float3 nn) {
+  const double d = u.x * nn.x + u.y * nn.y;
+  return make_double2(u.x - 2.0 * d * nn.x, u.y - 2.0 * d * nn.y);
+}
+
+@kernel void vectorBoundary(const int N, vbc_t *bcs, const double *U, double *UP) {
+  for (int e = 0; e < N; ++e; @outer) {
+    for (int n = 0; n < 1; ++n; @inner) {
+      const vbc_t bc = bcs[e];
+      const double2 u = make_double2(U[2 * e], U[2 * e + 1]);
+      double2 uP = bc.type == 1 ? reflect2(u, bc.n[0]) : bc.uv * bc.time;
+      bcs[e].uv = uP + bc.uv;
+      bcs[e].n[1].s2 = (float)(uP.x);
+      UP[2 * e] = uP.x;
+      UP[2 * e + 1] = uP.y + dot(bc.n[0], bc.n[1]);
+    }
+  }
+}
+`;

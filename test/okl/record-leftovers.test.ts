@@ -2,9 +2,10 @@
  * Structs mixing int and double fields, the leftovers of issue 20, in the style of the CFD code's
  * boundary-condition kernels: `&bcs[f].pts[1]` passed to device functions that read and write
  * through it, two-dimensional local / @shared / @exclusive arrays of such structs, initializers of
- * arrays of nested structs (fully braced and with C's brace elision), and oklStructUnpack, the
+ * arrays of nested structs (fully braced and with C's brace elision), OCCA vector types as fields
+ * (OCCA's serial layout: components aligned to their size), and oklStructUnpack, the
  * inverse of oklStructPack. Each kernel runs on interp and openmp against its serial meaning
- * written out here; the split argument's layout is checked against cc (offsetof, sizeof).
+ * written out here; the split arguments' layouts are checked against cc (offsetof, sizeof).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -15,7 +16,7 @@ import { describe, expect, it } from "vitest";
 import * as lp from "../../src/index.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
-import { BC_DEFAULTS, NODE_GRID, WALL_POINTS } from "./record-leftover-kernels.js";
+import { BC_DEFAULTS, NODE_GRID, VECTOR_BOUNDARY, WALL_POINTS } from "./record-leftover-kernels.js";
 import { nativeAvailable } from "../run/native-helpers.js";
 
 type Point = { x: number; y: number; tag: number };
@@ -65,18 +66,58 @@ describe("&bcs[f].pts[1]: a struct inside an array field of a struct element, pa
     expect(back).toEqual(serial(recs).after);
   });
 
-  it.skipIf(!nativeAvailable("c"))("bcData's layout (an array of int-and-double points inside) is cc's: every leaf element's offsetof, sizeof, _Alignof", () => {
-    const a = lp.oklStructArg(k!, "bcs");
-    const designators = a.fields.flatMap((f) => {
+  it.skipIf(!nativeAvailable("c"))("bcData's layout (an array of int-and-double points inside) and vbc_t's (double2, float3[2] as OCCA's serial mode defines them) are cc's: every leaf element's offsetof, sizeof, _Alignof (one compile)", () => {
+    const [vk] = lp.parseOkl(VECTOR_BOUNDARY);
+    const cases = [
+      { a: lp.oklStructArg(k!, "bcs"), decl: WALL_POINTS.slice(0, WALL_POINTS.indexOf("void reflect")) },
+      { a: lp.oklStructArg(vk!, "bcs"), decl: `typedef struct { double x, y; } double2;\ntypedef struct { float x, y, z; } float3;\n${VECTOR_BOUNDARY.slice(0, VECTOR_BOUNDARY.indexOf("double2 reflect2"))}` },
+    ];
+    // Each leaf element's designator: pts[1].x from the field path and element j (one array along the path here).
+    const designators = (a: lp.OklStructArg) => a.fields.flatMap((f) => {
       const [head, leaf] = f.name.split(".");
-      return (f.elements ?? [f.offset]).map((_, j) => (leaf === undefined ? (f.elements ? `${head}[${j}]` : head!) : `${head}[${j}].${leaf}`));
+      return (f.elements ?? [f.offset]).map((_, j) => `${head}${f.elements ? `[${j}]` : ""}${leaf === undefined ? "" : `.${leaf}`}`);
     });
     const dir = mkdtempSync(join(tmpdir(), "loom-leftovers-"));
-    const src = WALL_POINTS.slice(0, WALL_POINTS.indexOf("void reflect"));
-    writeFileSync(join(dir, "l.c"), `#include <stdio.h>\n#include <stddef.h>\n${src}\nint main(void) {\n  printf("%zu %zu${designators.map(() => " %zu").join("")}\\n", sizeof(bcData), _Alignof(bcData)${designators.map((d) => `, offsetof(bcData, ${d})`).join("")});\n  return 0;\n}\n`);
+    const prints = cases.map(({ a }) => `printf("%zu %zu${designators(a).map(() => " %zu").join("")}\\n", sizeof(${a.struct}), _Alignof(${a.struct})${designators(a).map((d) => `, offsetof(${a.struct}, ${d})`).join("")});`);
+    writeFileSync(join(dir, "l.c"), `#include <stdio.h>\n#include <stddef.h>\n${cases.map((c) => c.decl).join("\n")}\nint main(void) {\n${prints.join("\n")}\nreturn 0;\n}\n`);
     execFileSync("cc", ["-std=gnu11", "-o", join(dir, "l"), join(dir, "l.c")]);
-    const offsets = a.fields.flatMap((f) => f.elements ?? [f.offset]);
-    expect([a.size, a.align, ...offsets].join(" ")).toBe(execFileSync(join(dir, "l"), { encoding: "utf8" }).trim());
+    const lines = execFileSync(join(dir, "l"), { encoding: "utf8" }).trim().split("\n");
+    cases.forEach(({ a }, c) => expect([a.size, a.align, ...a.fields.flatMap((f) => f.elements ?? [f.offset])].join(" ")).toBe(lines[c]));
+  });
+});
+
+describe("OCCA vector types as fields of a struct mixing int and double", () => {
+  const [k] = lp.parseOkl(VECTOR_BOUNDARY);
+  type V = { type: number; uv: { x: number; y: number }; n: { x: number; y: number; z: number }[]; time: number };
+  const N = 6, r = seeded(8 * N, 91), U = seeded(2 * N, 92);
+  const recs: V[] = Array.from({ length: N }, (_, e) => ({
+    type: e % 2, time: 0.5 + e, uv: { x: r[8 * e]!, y: r[8 * e + 1]! },
+    n: [0, 1].map((j) => ({ x: Math.fround(r[8 * e + 2 + 3 * j]!), y: Math.fround(r[8 * e + 3 + 3 * j]!), z: Math.fround(r[8 * e + 4 + 3 * j]!) })),
+  }));
+
+  it("whole-vector values (a device function, ?:, +, * scalar), components and s2 aliases; on interp and openmp against the serial meaning", async () => {
+    expect(k!.args.map((a) => a.name)).toEqual(["N", "bcs_type", "bcs_uv_x", "bcs_uv_y", "bcs_n_x", "bcs_n_y", "bcs_n_z", "bcs_time", "U", "UP"]);
+    const after = structuredClone(recs);
+    const UP = recs.flatMap((bc, e) => {
+      const u = { x: U[2 * e]!, y: U[2 * e + 1]! }, nn = bc.n[0]!;
+      const d = u.x * nn.x + u.y * nn.y;
+      const uP = bc.type === 1 ? { x: u.x - 2.0 * d * nn.x, y: u.y - 2.0 * d * nn.y } : { x: bc.uv.x * bc.time, y: bc.uv.y * bc.time };
+      after[e]!.uv = { x: uP.x + bc.uv.x, y: uP.y + bc.uv.y };
+      after[e]!.n[1]!.z = Math.fround(uP.x);
+      return [uP.x, uP.y + (nn.x * bc.n[1]!.x + nn.y * bc.n[1]!.y + nn.z * bc.n[1]!.z)];
+    });
+    const want = lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", after));
+    const args = () => ({ N, ...lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", recs)), U: Float64Array.from(U), UP: new Float64Array(2 * N) });
+    // dot of float3 is float arithmetic: the last float bits differ from this double sum.
+    await expectSerialMeaning(k!, args, { UP, bcs_uv_x: want.bcs_uv_x as Float64Array, bcs_uv_y: want.bcs_uv_y as Float64Array, bcs_n_z: want.bcs_n_z as Float32Array }, 1e-6);
+    const bytes = lp.oklStructPack(k!, "bcs", recs);
+    const res = await lp.run(k!, args());
+    expect(lp.oklStructUnpack(k!, "bcs", lp.oklStructBytes(k!, "bcs", res, bytes))).toEqual(after);
+  });
+
+  it("a swizzle or a component the vector lacks is refused with line:column", () => {
+    expect(oklError(() => lp.parseOkl(VECTOR_BOUNDARY.replace("bcs[e].n[1].s2", "bcs[e].uv.z"))).message).toMatch(/:16:\d+: "double2" has no component "z"; its components are x, y \(or s0…s1\)/);
+    expect(oklError(() => lp.parseOkl(VECTOR_BOUNDARY.replace("UP[2 * e] = uP.x;", "UP[2 * e] = bc.uv.xy;"))).message).toMatch(/:17:\d+: "double2" has no component "xy".*swizzles such as "\.xy" are not supported/);
   });
 });
 

@@ -11,6 +11,7 @@
  *   struct pts { char k; struct { double x; int i; } p[2]; } -> leaf "p.x": dims [2], offsets [8, 24]
  */
 import { byteSize, type Dtype } from "../../ir/index.js";
+import type { VectorType } from "./vectors.js";
 
 /** A field of a record: a scalar (`dtype`) or a nested struct (`type`), with its array dims and byte offset. */
 export interface RecordMember {
@@ -36,6 +37,8 @@ export interface RecordType {
   readonly size: number;
   readonly align: number;
   readonly leaves: ReadonlyMap<string, RecordLeaf>;
+  /** An OCCA vector type (`double2`) as a field of such a struct: a struct of its components x, y, z, w. */
+  readonly vector?: VectorType;
 }
 
 /** A field as declared: a scalar dtype or a nested record, and its array dims. */
@@ -71,6 +74,17 @@ export function recordType(name: string, specs: readonly MemberSpec[]): RecordTy
     align = Math.max(align, a);
   }
   return { name, members, size: Math.ceil(at / align) * align, align, leaves };
+}
+
+/**
+ * OCCA's vector type `v` as a field of a struct mixing types: a struct of its components, each
+ * aligned to its own size, as in OCCA's serial mode (its `struct float4 { float x, y, z, w; }`) and
+ * Loom's pointers to vectors: `float3` is 12 bytes, `double2` 16 bytes aligned to 8. (CUDA's
+ * vector_types.h aligns float4 and double2 to 16 and OpenCL's float3 is 16 bytes: host code
+ * packing such structs with those types has another layout; oklStructArg shows this one.)
+ */
+export function vectorRecord(v: VectorType, components: readonly string[]): RecordType {
+  return { ...recordType(v.name, components.map((name) => ({ name, dims: [], dtype: v.dtype }))), vector: v };
 }
 
 /** The leaves under `prefix` (a nested struct's path; "" for all), keyed relative to it. */

@@ -16,6 +16,7 @@ import { rowMajorIndex } from "./initializers.js";
 import { leavesUnder, product, type RecordMember, type RecordType } from "./record-type.js";
 import { walkAst } from "./ast-queries.js";
 import { add, mul, type StructTable } from "./structs.js";
+import { componentIndex, type VectorType } from "./vectors.js";
 
 /** What the record helpers ask of the expression lowering. */
 export interface RecordHost {
@@ -31,6 +32,8 @@ type RecordsB = Extract<Binding, { kind: "records" }>;
 export interface RecordPlaces {
   readonly struct: string;
   readonly fields: ReadonlyMap<string, Expr>;
+  /** A vector field (`bc.v` of type `double2`): its type; its components are `fields`, in order. */
+  readonly vector?: VectorType;
 }
 
 type Step = { readonly kind: "index"; readonly index: A.Expr } | { readonly kind: "member"; readonly name: string; readonly pos: A.Pos } | { readonly kind: "deref" };
@@ -112,8 +115,10 @@ function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
       continue;
     }
     if (cur.member) lw.fail(cur.left > 0 ? `".${s.name}" on array field "${label(name, cur)}": subscript it first` : `".${s.name}" on "${label(name, cur)}", a scalar field`, s.pos);
-    const m = cur.type.members.get(s.name) ?? lw.fail(`struct "${cur.type.name}" has no field "${s.name}" (its fields: ${[...cur.type.members.keys()].join(", ")})`, s.pos);
-    cur = { ...cur, path: [...cur.path, s.name], member: m, left: m.dims.length };
+    const m = cur.type.members.get(vectorAlias(cur.type, s.name)) ?? lw.fail(cur.type.vector
+      ? `"${cur.type.name}" has no component "${s.name}"; its components are ${[...cur.type.members.keys()].join(", ")} (or s0…s${cur.type.members.size - 1}); swizzles such as ".xy" are not supported`
+      : `struct "${cur.type.name}" has no field "${s.name}" (its fields: ${[...cur.type.members.keys()].join(", ")})`, s.pos);
+    cur = { ...cur, path: [...cur.path, m.name], member: m, left: m.dims.length };
     if (m.dims.length === 0 && m.type) cur = { ...cur, type: m.type, member: undefined };
   }
   return cur;
@@ -122,6 +127,12 @@ function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
 /** The flat row-major index of `subs` into extents `dims`, constants folded (`b[1][2]` of `b[2][3]` is 5). */
 function rowMajorFolded(subs: readonly Expr[], dims: readonly number[]): Expr {
   return subs.slice(1).reduce((lin, x, k) => add(mul(lin, dims[k + 1]!), x), subs[0]!);
+}
+
+/** A vector field's component alias (`s1` is `y`); other names as they are. */
+function vectorAlias(t: RecordType, name: string): string {
+  const k = t.vector ? componentIndex(t.vector, name) : undefined;
+  return k === undefined ? name : [...t.members.keys()][k]!;
 }
 
 function label(name: string, cur: Cursor): string {
@@ -182,7 +193,7 @@ export function recordPlaces(lw: RecordHost, e: A.Expr, ctx: Ctx): RecordPlaces 
     const n = leaf.count / product(leaf.dims.slice(0, cur.subs.length));
     for (let j = 0; j < n; j++) fields.set(n > 1 ? `${rel}[${j}]` : rel, leafPlace(cur, leaf.key, within(cur.subs, leaf.dims, j), e.pos));
   }
-  return { struct: cur.type.name, fields };
+  return { struct: cur.type.name, fields, ...(cur.type.vector ? { vector: cur.type.vector } : {}) };
 }
 
 /**

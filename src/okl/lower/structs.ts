@@ -12,9 +12,9 @@
  */
 import { byteSize, c, dtypeKind, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
-import { recordType, type MemberSpec, type RecordType } from "./record-type.js";
+import { recordType, vectorRecord, type MemberSpec, type RecordType } from "./record-type.js";
 import type { StructFieldLayout, StructLayout } from "./struct-layout.js";
-import { vectorLayout, vectorTypeNamed } from "./vectors.js";
+import { componentNames, vectorLayout, vectorTypeNamed } from "./vectors.js";
 
 export type { StructFieldLayout, StructLayout } from "./struct-layout.js";
 
@@ -103,14 +103,11 @@ export class StructTable {
       if (p) return pointerField(p);
       const dtype = this.scalar(f.spec);
       const inner = dtype === undefined ? this.definition(f.spec) : undefined;
-      const type = inner && this.record(inner.def, inner.name, new Set([...seen, def]));
+      const vector = dtype === undefined && !inner ? vectorTypeNamed(typeName(f.spec)) : undefined;
+      const type = vector ? vectorRecord(vector, componentNames(vector)) : inner && this.record(inner.def, inner.name, new Set([...seen, def]));
       if (typeof type === "string") return `field type "${inner!.name}" cannot be lowered (${type})`;
       const field = f.declarators[0]?.name ?? "?";
-      if (dtype === undefined && !type) {
-        return vectorTypeNamed(typeName(f.spec))
-          ? `field "${field}" has OCCA's vector type "${typeName(f.spec)}", whose alignment differs between OCCA's backends (CUDA aligns float4 to 16 bytes, its serial mode to 4); in a struct mixing field types, spell its components out`
-          : `field "${field}" has type "${typeName(f.spec)}", which is not a numeric scalar type or a struct`;
-      }
+      if (dtype === undefined && !type) return `field "${field}" has type "${typeName(f.spec)}", which is not a numeric scalar type, an OCCA vector type or a struct`;
       for (const x of f.declarators) {
         const dims = x.arrayDims.map((e) => (e === undefined ? undefined : this.constant(e)));
         if (dims.some((v) => v === undefined || v < 1)) return `the size of array field "${x.name}" is not a positive compile-time integer`;
@@ -296,7 +293,7 @@ function pointerField(d: A.Declarator): string {
 
 /** The message for a struct that cannot be lowered. */
 export function structReason(r: { readonly name: string; readonly reason: string }): string {
-  return `struct "${r.name}" cannot be lowered: ${r.reason}; accepted are structs of numeric scalar fields, fixed-size arrays of them and nested such structs`;
+  return `struct "${r.name}" cannot be lowered: ${r.reason}; accepted are structs of numeric scalar fields, OCCA vector types (float4, double2, …), fixed-size arrays of them and nested such structs`;
 }
 
 function rename(r: StructLookup, name: string): StructLookup {

@@ -28,6 +28,8 @@ const VECTOR_FUNCTIONS = new Set(["normalize", "clamp", "min", "max", "fmin", "f
 export interface ExprHost extends ExprLowerer {
   readonly vec: VectorLowering;
   structPlace(e: A.Expr, ctx: Ctx): StructPlace | undefined;
+  /** A vector field of a struct mixing types (`bc.v`): its component places (records.ts). */
+  recordPlaces(e: A.Expr, ctx: Ctx): { readonly fields: ReadonlyMap<string, Expr>; readonly vector?: VectorType } | undefined;
 }
 
 export function scalarValue(b: ScalarBinding): Expr {
@@ -51,6 +53,8 @@ export class VectorLowering {
     if (p && isStructValue(p) && layoutVector(p.layout)) {
       return Array.from({ length: t.size }, (_, k) => placeElement(p, k));
     }
+    const r = this.ex.recordPlaces(target, ctx);
+    if (r?.vector) return [...r.fields.values()];
     return this.fail(`cannot assign to this "${t.name}" expression; only vector variables and vector array elements can be assigned`, target.pos);
   }
 
@@ -111,7 +115,7 @@ export class VectorLowering {
 
   private placeType(e: A.Expr, ctx: Ctx): VectorType | undefined {
     const p = this.ex.structPlace(e, ctx);
-    return p && isStructValue(p) ? layoutVector(p.layout) : undefined;
+    return p && isStructValue(p) ? layoutVector(p.layout) : p ? undefined : this.ex.recordPlaces(e, ctx)?.vector;
   }
 
   /** Component `e.name` of the vector `e.target` (of type `t`). */
@@ -168,6 +172,8 @@ export class VectorLowering {
     }
     const p = this.ex.structPlace(e, ctx);
     if (p && isStructValue(p) && layoutVector(p.layout)) return Array.from({ length: t.size }, (_, k) => placeElement(p, k));
+    const r = p ? undefined : this.ex.recordPlaces(e, ctx);
+    if (r?.vector) return [...r.fields.values()];
     return this.fail(`this vector expression (${e.kind}) is not supported`, e.pos);
   }
 
