@@ -60,7 +60,7 @@ double weigh(const node_t *a) { return a->w[0] * a->c.x + a->id; }
       b[1][2] = s[1][p_Nq - 1 - i];
       b[0][1].c = r[1][0].c;
       b[0][1].id = r[0][1].id;
-      out[e * p_Nq + i] = weigh(&b[1][2]) + weigh(&s[0][i]) + b[0][1].c.x * b[0][1].id + r[0][1].c.y + s[0][p_Nq - 1 - i].c.y;
+      out[e * p_Nq + i] = weigh(&b[1][2]) + weigh(&s[0][i]) + weigh(s[1]) + b[0][1].c.x * b[0][1].id + r[0][1].c.y + s[0][p_Nq - 1 - i].c.y;
     }
   }
 }

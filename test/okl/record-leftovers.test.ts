@@ -122,7 +122,7 @@ describe("OCCA vector types as fields of a struct mixing int and double", () => 
 });
 
 describe("two-dimensional local, @shared and @exclusive arrays of a struct mixing int and double fields", () => {
-  it("node_t s[2][p_Nq], r[2][2], b[2][3]: row-major element storage, &s[0][i] to a device function; on interp and openmp", async () => {
+  it("node_t s[2][p_Nq], r[2][2], b[2][3]: row-major element storage, &s[0][i] and the row s[1] to a device function; on interp and openmp, also as the okl target prints it", async () => {
     const [k] = lp.parseOkl(NODE_GRID);
     const extent = (n: string) => k!.temporaries.find((t) => t.name === n)!.shape.map((e) => (e.kind === "const" ? e.value : "?"));
     expect([extent("s_id"), extent("s_w"), extent("r_c_x"), extent("b_w")]).toEqual([[8], [16], [4], [12]]);
@@ -137,11 +137,13 @@ describe("two-dimensional local, @shared and @exclusive arrays of a struct mixin
       for (let i = 0; i < Nq; i++) {
         const r10 = nodes[e * Nq + Nq - 1 - i]!, r01 = { id: 2 * i, cy: s1[i]!.w[1]! };
         const b12 = s1[Nq - 1 - i]!, b01 = { c: r10.c, id: r01.id };
-        want[e * Nq + i] = weigh(b12) + weigh(s0[i]!) + b01.c.x * b01.id + r01.cy + s0[Nq - 1 - i]!.c.y;
+        want[e * Nq + i] = weigh(b12) + weigh(s0[i]!) + weigh(s1[0]!) + b01.c.x * b01.id + r01.cy + s0[Nq - 1 - i]!.c.y;
       }
     }
     const args = () => ({ E, ...lp.oklStructArrays(k!, "nodes", lp.oklStructPack(k!, "nodes", nodes)), out: new Float64Array(E * Nq) });
     await expectSerialMeaning(k!, args, { out: want }, 1e-14);
+    // The okl target prints the split arrays and temporaries as plain OKL, which imports again to the same meaning.
+    await expectSerialMeaning(lp.parseOkl(lp.generateCode(k!, "okl").deviceCode)[0]!, args, { out: want }, 1e-14);
   });
 
   it("a member before all subscripts is refused with line:column", () => {

@@ -209,6 +209,12 @@ export function recordPointer(lw: RecordHost, e: A.Expr, ctx: Ctx): Binding | un
   const cur = walk(lw, target, ctx);
   // `&b[1][2]` of a multi-dimensional array of structs: a pointer to its element (`&bcs[i]` takes the general path).
   if (cur && addr && cur.path.length === 0 && cur.b.kind === "records" && cur.b.dims && cur.elem) return view(lw, cur, e.pos, false);
+  // `b[1]` of `bc_t b[2][3]`, a row, passed as a `bc_t *`: a pointer to its first element.
+  if (cur && !addr && cur.path.length === 0 && cur.b.kind === "records" && cur.b.dims && !cur.elem && cur.rows.length === cur.b.dims.length - 1) {
+    const dims = cur.b.dims;
+    const row = mul(rowMajorFolded(cur.rows, dims.slice(0, -1)), dims[dims.length - 1]!);
+    return { ...cur.b, dims: undefined, value: false, offset: cur.b.offset ? add(cur.b.offset, row) : row };
+  }
   if (!cur || cur.path.length === 0) return undefined;
   const b = cur.b;
   if (cur.member && cur.left > 0 && !addr) {
