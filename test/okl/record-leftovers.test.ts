@@ -186,6 +186,24 @@ describe("initializers of arrays of nested structs", () => {
     await expectSerialMeaning(k!, () => ({ N, g: Float64Array.from(g), out: new Float64Array(8 * N) }), { out: want }, 1e-14);
   });
 
+  it("a 2-D array of structs initialized inside a device function with a while loop (an opaque block); on interp and openmp", async () => {
+    const [k] = lp.parseOkl(`typedef struct { int type; double vals[2]; } bc_t;
+double sumAll(const double g) {
+  bc_t t[2][2] = {{{1, {g}}, 2, 0.5}, {{3}}};
+  double s = 0;
+  int i = 0;
+  while (i < 2) { s += t[i][0].type * t[i][0].vals[0] + t[i][1].type + t[0][1].vals[0]; ++i; }
+  return s;
+}
+@kernel void f(const int N, const double *g, double *out) {
+  for (int e = 0; e < N; ++e; @outer) for (int n = 0; n < 1; ++n; @inner) { out[e] = sumAll(g[e]); }
+}`);
+    const g = seeded(3, 72);
+    // t[0][0] = {1, {g, 0}}, t[0][1] = {2, {0.5, 0}} (braces elided), t[1][0] = {3}, t[1][1] zero.
+    const want = g.map((x) => (1 * x + 2 + 0.5) + (3 * 0 + 0 + 0.5));
+    await expectSerialMeaning(k!, () => ({ N: 3, g: Float64Array.from(g), out: new Float64Array(3) }), { out: want }, 1e-14, { checkBounds: false });
+  });
+
   it("what C refuses, or Loom does not take, is refused with line:column and what is accepted", () => {
     const src = (decl: string) => BC_DEFAULTS.replace("const int k = e % 2;", `${decl}\n      const int k = e % 2;`);
     expect(oklError(() => lp.parseOkl(src("bc_t d[1] = {{.type = 1}};"))).message).toMatch(/:14:29: array of struct "bc_t" "d": designated initializers are not supported \(in d\[0\]\); accepted are lists of values in C's order/);
