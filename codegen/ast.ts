@@ -109,6 +109,8 @@ const PREC: Readonly<Record<string, number>> = {
   "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "<<": 8, ">>": 8, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
 };
 const UNARY = 11;
+/** `c ? x : y`, which binds looser than every infix operator. */
+const COND = 0.5;
 const ATOM = 13;
 /**
  * 8- and 16-bit integers: C computes `-x`, `~x`, `x << n`, `x + y`, `x - y`, `x * y` and `x / y`
@@ -121,10 +123,13 @@ export const NARROW: ReadonlySet<string> = new Set(["int8", "int16", "uint8", "u
 const NARROW_WRAPS: ReadonlySet<string> = new Set(["+", "-", "*", "/"]);
 const UNSIGNED: ReadonlySet<string> = new Set(["uint8", "uint16", "uint32", "uint64", "bool"]);
 
+/** Integer dtypes by width. */
+const INT_RANK: Readonly<Record<string, number>> = { int8: 1, int16: 2, int32: 3, int64: 4, uint8: 1, uint16: 2, uint32: 3, uint64: 4 };
+
 /** C integer conversions that need no cast: value-preserving, or what C's usual conversions do anyway. */
 function implicitOk(from: Dtype, to: Dtype): boolean {
   if (from === to || from === "bool") return true;
-  const w: Record<string, number> = { int8: 1, int16: 2, int32: 3, int64: 4, uint8: 1, uint16: 2, uint32: 3, uint64: 4 };
+  const w = INT_RANK;
   if (to === "float64") return from !== "int64" && from !== "uint64";
   if (to === "float32") return from !== "float64" && from !== "int64" && from !== "uint64" && from !== "uint32";
   const signed = (d: string) => d.startsWith("int");
@@ -169,7 +174,8 @@ export class Printer {
         // the caller is true, and true > true is false).
         return e.dtype === "bool" ? [`(${el} != 0)`, ATOM] : [el, ATOM];
       }
-      case "cond": return [`${this.expr(e.c, 4)} ? ${this.expr(e.t, 4)} : ${this.expr(e.f, 3)}`, 3];
+      // Below `||`, as in C: `(c ? x : y) && z` keeps its parentheses.
+      case "cond": return [`${this.expr(e.c, 4)} ? ${this.expr(e.t, 4)} : ${this.expr(e.f, COND)}`, COND];
       case "cast":
         if (implicitOk(e.from, e.to)) return this.cexpr(e.e);
         // To bool: any value not 0 is true (bool is a byte in C, and (uint8_t) 256 would be 0).
@@ -185,7 +191,7 @@ export class Printer {
           case "min": case "max":
             // Of bools (0 or 1): and, or (OpenCL has no min of a uchar and an int, which a bool sum is).
             if (e.dtype === "bool") return [`${this.expr(e.l, PREC["&&"]! + 1)} ${e.op === "min" ? "&&" : "||"} ${this.expr(e.r, PREC["&&"]! + 1)}`, e.op === "min" ? PREC["&&"]! : PREC["||"]!];
-            return [this.ex.call(e.op, e.dtype === "idx" ? "int32" : e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
+            return [this.ex.call(e.op, e.dtype === "idx" ? "int32" : e.dtype, [this.minMaxArg(e.l), this.minMaxArg(e.r)], this), ATOM];
           case "**": return [this.ex.call("pow", e.dtype === "idx" ? "float64" : e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
           case "//":
             if (e.dtype === "float32" || e.dtype === "float64" || e.dtype === "float16") {
@@ -223,6 +229,16 @@ export class Printer {
       }
       default: return assertNever(e, "AST expression");
     }
+  }
+
+  /**
+   * An integer argument of min or max with its conversion spelled out: C would convert it anyway,
+   * but OpenCL's min and max are overloads, and `max(char, ushort)` has no one of them.
+   */
+  private minMaxArg(x: Ex): string {
+    // (Narrow arguments are converted by the dialect, which knows its overloads.)
+    if (x.k !== "cast" || !implicitOk(x.from, x.to) || x.from === x.to || !(x.to in INT_RANK) || NARROW.has(x.to)) return this.expr(x);
+    return this.ex.cast(x.to, this.expr(x.e, UNARY));
   }
 
   /** Lines of `s` at indentation `ind`. */

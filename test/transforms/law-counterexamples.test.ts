@@ -219,7 +219,10 @@ describe("a reader outside a local fetch's l inames, of a temporary living acros
  * gave 4294967296, not the int32 wrap 0) and no OpenCL function at all; `-b` of a bool gave -1 (the
  * interpreter: -1 converted to bool is true); a value stored into a bool, or cast to one, was
  * truncated to a byte (256 became false); a bool element whose byte is 2 compared above true; min
- * of bools had no OpenCL overload. One kernel, so each backend compiles once.
+ * of bools, and max of an int8 and a uint16 (int32), had no OpenCL overload. Not narrow at all, found
+ * by the same law: `if(c, x, y)` under `and`/`or` lost its parentheses (C's `?:` binds looser than
+ * `&&`), so `(a > 0) and if(a > 1, a, 0)` computed `(a > 0 && a > 1) ? a : 0`. One kernel, so each
+ * backend compiles once.
  */
 describe("narrow integers and bools mean on C, OpenMP and OpenCL what they mean on the interpreter", () => {
   const k = makeKernel("{[i]: 0<=i<n}", [
@@ -228,8 +231,9 @@ describe("narrow integers and bools mean on C, OpenMP and OpenCL what they mean 
     "o_abs[i] = abs(a[i])", "w_abs[i] = abs(e[i]) > 0", "o_absu[i] = abs(f[i])",
     "o_pow[i] = a[i] ** 2", "o_pow32[i] = e[i] ** 2", "w_pow[i] = (c[i] ** 3) > 0",
     "o_bneg[i] = -p[i]", "o_cast[i] = cast(bool, e[i])", "w_byte[i] = p[i] > q[i]", "o_bmin[i] = min(p[i], q[i] + q[i])",
-  ], ["a, o_neg, o_div, o_abs, o_pow: int8[n]", "b, o_negu: uint8[n]", "c: int16[n]", "e, o_pow32: int32[n]", "f, o_absu: uint32[n]",
-    "p, q, o_cast, o_bmin: bool[n]", "w_neg, w_div, w_abs, w_pow, o_bneg, w_byte: int32[n]", "n: int32"], { name: "narrow_bool" });
+    "o_max[i] = max(a[i], cast(uint16, b[i]))", "w_and[i] = (a[i] > 0) and if(a[i] > 1, a[i], 0)", "w_and2[i] = if(a[i] > 0, 2, a[i]) and 0",
+  ], ["a, o_neg, o_div, o_abs, o_pow: int8[n]", "b, o_negu: uint8[n]", "c: int16[n]", "e, o_pow32, o_max: int32[n]", "f, o_absu: uint32[n]",
+    "p, q, o_cast, o_bmin: bool[n]", "w_neg, w_div, w_abs, w_pow, o_bneg, w_byte, w_and, w_and2: int32[n]", "n: int32"], { name: "narrow_bool" });
   const args = {
     a: Int8Array.from([-128, -127, -1, 0, 1, 127]), b: Uint8Array.from([0, 1, 2, 128, 254, 255]),
     c: Int16Array.from([-32768, -32767, -1, 0, 1, 32767]), e: Int32Array.from([-(2 ** 31), 65536, 256, 0, -1, 2 ** 31 - 1]),
@@ -247,6 +251,8 @@ describe("narrow integers and bools mean on C, OpenMP and OpenCL what they mean 
     expect([...r.o_cast!]).toEqual([...args.e].map((x) => (x !== 0 ? 1 : 0)));
     expect([...r.o_bneg!]).toEqual([...args.p].map((x) => (x !== 0 ? 1 : 0)));
     expect([...r.w_byte!]).toEqual([...args.p].map((x, i) => (x !== 0 && args.q[i] === 0 ? 1 : 0)));
+    expect([...r.w_and!]).toEqual([...args.a].map((x) => (x > 1 ? 1 : 0)));
+    expect([...r.w_and2!]).toEqual([...args.a].map(() => 0));
   });
 
   for (const backend of availableNative(["c", "openmp", "opencl"])) {

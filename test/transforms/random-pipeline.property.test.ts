@@ -10,18 +10,23 @@
  * pipeline tags an iname vec, ilp or unr (SIMD loops, register tiles, unrolled copies), on the native
  * CPU backends available here (c, openmp, opencl: one compile each); and for a few kernels with a
  * barrier inside a loop and a loop bounded by the local id after it (random-pipeline-barrier-loops.ts),
- * on interp, js and opencl. A counterexample prints
+ * on interp, js and opencl; and for kernels of narrow integers and bools (random-pipeline-narrow.ts:
+ * random expression trees over int8, uint8, int16, uint16 and bool on values near their limits,
+ * stored into arrays of random dtypes), the transformed kernel on interp and js, and for a few of
+ * them on the native CPU backends, computes what the interpreter computes for the untransformed
+ * one, element for element. A counterexample prints
  * the kernel's source and the (shrunk) pipeline as JSON, ready for fromJSON / applyPipeline.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { autoTestVsRef } from "../../src/run/index.js";
+import { autoTestVsRef, run } from "../../src/run/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { applyPipeline, toJSON } from "../../transforms/pipeline.js";
 import { lawNativeBackends } from "./every-backend.js";
 import { SCHEDULED_FAMILIES } from "./gen-families.js";
 import { GEN_STATS, MOVE_FAMILIES, genCase, type Case } from "./gen-kernels.js";
 import { genBarrierLoopCase, hasUniformLoopShape } from "./random-pipeline-barrier-loops.js";
+import { genNarrowCase, type NarrowCase } from "./random-pipeline-narrow.js";
 
 const RUNS = Number(process.env.LOOM_PIPELINE_RUNS ?? 320);
 /** Cases run natively: each compiles once per backend, so few (the js/interp law covers the rest). */
@@ -31,6 +36,19 @@ const NATIVE = lawNativeBackends();
 const LOWERED_SPECIALLY = /"vec"|:vec\b/;
 /** Cases of PoCL's uniform-loop class (a barrier in a loop, a loop bounded by the local id after it): each an opencl build, so few. */
 const BARRIER_LOOP_RUNS = Number(process.env.LOOM_BARRIER_LOOP_RUNS ?? 4);
+
+/** Cases of narrow integers and bools: on interp and js; the first few natively (one compile per backend each, of up to 10 expressions). */
+const NARROW_RUNS = Number(process.env.LOOM_NARROW_RUNS ?? 40);
+const NARROW_NATIVE_RUNS = Number(process.env.LOOM_NARROW_NATIVE_RUNS ?? 2);
+
+/** The transformed kernel on each of `backends` computes what the interpreter computes for the kernel, on the case's inputs. */
+async function narrowHolds(c: NarrowCase, backends: readonly string[]): Promise<void> {
+  const want = await run(c.ref, c.args as never);
+  for (const backend of backends) {
+    const got = await run(c.transformed, c.args as never, { backend } as never);
+    for (const [name, w] of Object.entries(want)) expect([...got[name]!], `${backend}: ${name}\n  ${fc.stringify(c)}`).toEqual([...w]);
+  }
+}
 
 async function lawHolds(c: Case): Promise<void> {
   const json = JSON.stringify(c.json);
@@ -121,6 +139,13 @@ describe("random pipelines preserve the meaning of random kernels", () => {
     // The moves may unroll or parallelize the loop around the barrier; most cases keep the shape.
     expect(shaped).toBeGreaterThanOrEqual(Math.ceil(BARRIER_LOOP_RUNS / 2));
   }, 60_000 * BARRIER_LOOP_RUNS);
+
+  it(`narrow integers and bools: the transformed kernel computes the interpreter's values on interp and js (${NARROW_RUNS} cases)${NATIVE.length > 0 ? `, and on ${NATIVE.join(", ")} (the first ${NARROW_NATIVE_RUNS})` : ""}`, async () => {
+    let native = 0;
+    await fc.assert(fc.asyncProperty(genNarrowCase, async (c) => {
+      await narrowHolds(c, ["interp", "js", ...(native++ < NARROW_NATIVE_RUNS ? NATIVE : [])]);
+    }), { numRuns: NARROW_RUNS, seed: Number(process.env.LOOM_PIPELINE_SEED ?? 20261129) });
+  }, 60_000 + 60_000 * NARROW_NATIVE_RUNS);
 
   it("every generated pipeline replays exactly from its JSON", () => {
     fc.assert(fc.property(genCase, (c) => {
