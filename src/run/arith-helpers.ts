@@ -47,11 +47,24 @@ export const H = {
     const r = a % b;
     return r !== 0 && r < 0 !== b < 0 ? r + b : r;
   },
-  ipow(a: number, b: number, d: Dtype, insn: string): number {
+  /**
+   * `a ** b` of integers of at most 32 bits, modulo 2^32 (the caller converts to the dtype), by
+   * squaring: a loop of `b` steps would take seconds for `b` = 2^31.
+   */
+  ipow(a: number, b: number, _d: Dtype, insn: string): number {
     if (b < 0) throw new ExecutionError(`instruction "${insn}": integer power with negative exponent ${b}`);
     let r = 1;
-    for (let k = 0; k < b; k++) r = d === "int32" || d === "uint32" ? Math.imul(r, a) : (r * a) % 2 ** 32;
+    let base = a | 0;
+    for (let e = b; e > 0; e = Math.floor(e / 2)) {
+      if (e % 2 === 1) r = Math.imul(r, base);
+      base = Math.imul(base, base);
+    }
     return r;
+  },
+  /** A hardware axis's size or first value, computed exactly (`exactIndexCode`): an ExecutionError past 2^53. */
+  exactIndex(v: number, what: string): number {
+    if (!Number.isSafeInteger(v)) throw new ExecutionError(`${what} is ${v}, which the interpreter cannot compute exactly`);
+    return v;
   },
   bdiv(a: bigint, b: bigint, insn: string): bigint {
     if (b === 0n) divByZero(insn, "division");
@@ -70,7 +83,11 @@ export const H = {
   bpow(a: bigint, b: bigint, insn: string): bigint {
     if (b < 0n) throw new ExecutionError(`instruction "${insn}": integer power with negative exponent ${b}`);
     let r = 1n;
-    for (let k = 0n; k < b; k++) r = BigInt.asIntN(128, r * a);
+    let base = a;
+    for (let e = b; e > 0n; e >>= 1n) {
+      if ((e & 1n) === 1n) r = BigInt.asIntN(128, r * base);
+      base = BigInt.asIntN(128, base * base);
+    }
     return r;
   },
   /**

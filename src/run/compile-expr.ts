@@ -137,6 +137,50 @@ export function storeCode(view: ArrayView, offset: string, value: string, insnId
   return view.dtype === "float16" ? `${view.data}[${offset}] = H.f2h(${value});` : `${view.data}[${offset}] = ${value};`;
 }
 
+/**
+ * Code computing an index expression the schedule derived from a domain (the size or the first
+ * value of a hardware axis: `min((m + 3*n - 3) // 48, (m + n - 1) // 48) - m // 48 + 1`) exactly,
+ * as JS numbers: its meaning is the domain's points, not int32 arithmetic. A redundant bound's
+ * intermediate `m + 3*n` may pass INT32_MAX where the domain's points do not, and computed in
+ * int32 it would wrap and launch no group at all. As the native runtime evaluates launch sizes
+ * (`evalSizeExpr`, with which a property test checks it agrees); native code, which does compute
+ * them in int32, is refused before it runs when they may leave int32 (index-range.ts).
+ */
+export function exactIndexCode(e: Expr, ctx: ExprContext): string {
+  const lit = JSON.stringify(ctx.insnId);
+  const go = (n: Expr): string => {
+    switch (n.kind) {
+      case "const":
+        if (Number.isSafeInteger(n.value)) return n.value < 0 ? `(${n.value})` : `${n.value}`;
+        break;
+      case "var": {
+        const { code, dtype } = ctx.varCode(n.name);
+        if (isFloat(dtype)) break;
+        return isWideInt(dtype) ? `Number(${code})` : `(${code})`;
+      }
+      case "neg": return `(-${go(n.operand)})`;
+      case "arith": {
+        const a = go(n.left);
+        const b = go(n.right);
+        switch (n.op) {
+          case "+": case "-": case "*": return `(${a} ${n.op} ${b})`;
+          case "//": return `H.ifloordiv(${a}, ${b}, ${lit})`;
+          case "/": return `H.idiv(${a}, ${b}, ${lit})`;
+          case "%": return `H.imod(${a}, ${b}, ${lit})`;
+          default: break;
+        }
+        break;
+      }
+      case "call":
+        if ((n.fn === "min" || n.fn === "max") && n.args.length >= 1) return `Math.${n.fn}(${n.args.map(go).join(", ")})`;
+        break;
+      default: break;
+    }
+    throw new ExecutionError(`${ctx.insnId}: ${exprToString(n)} is not an integer index expression (constants, integer variables, + - * // / %, min, max)`);
+  };
+  return `H.exactIndex(${go(e)}, ${lit})`;
+}
+
 /** An index expression as an exact JS number (not wrapped: the bounds check sees its true value). */
 function indexCode(e: Expr, ctx: ExprContext, what: string): string {
   const t = typeInfoOf(e, ctx).dtype;

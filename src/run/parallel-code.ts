@@ -14,12 +14,12 @@
  */
 import { ExecutionError } from "../errors.js";
 import {
-  assigneeName, findArg, findTemporary, freeVariables, INDEX_DTYPE, insnExprs, insnStores,
+  assigneeName, findArg, findTemporary, freeVariables, insnExprs, insnStores,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds, type BasicSet } from "../poly/index.js";
 import { hwAxis, type DeviceKernel, type HwAxis, type ScheduleNode } from "../schedule/index.js";
-import { compileExpr, type ExprContext } from "./compile-expr.js";
+import { exactIndexCode, type ExprContext } from "./compile-expr.js";
 
 /** What the parallel code needs of the sequential kernel compiler (interp.ts). */
 export interface KernelCode {
@@ -77,10 +77,11 @@ export class ParallelCode {
     const locals = axesOf(c.k, dk.localAxes, used, "l", d);
     const groupInames = [...host, ...groups.flatMap((g) => g.inames.map((a) => a.iname))];
     const localInames = locals.flatMap((l) => l.inames.map((a) => a.iname));
+    // Derived from the domain, so computed exactly (not in int32): see exactIndexCode.
     const sizeCode = (a: HwAxis, scope: readonly string[]) =>
-      compileExpr(a.size, INDEX_DTYPE, c.exprCtx(`(size of ${a.tag}.${a.axis} iname ${a.iname})`, [...host, ...scope]));
+      exactIndexCode(a.size, c.exprCtx(`the size of ${a.tag}.${a.axis} (iname ${a.iname}) of kernel ${JSON.stringify(dk.name)}`, [...host, ...scope]));
     const baseCode = (a: HwAxis, scope: readonly string[]) =>
-      compileExpr(a.base, INDEX_DTYPE, c.exprCtx(`(base of ${a.tag}.${a.axis} iname ${a.iname})`, [...host, ...scope]));
+      exactIndexCode(a.base, c.exprCtx(`the first value of ${a.tag}.${a.axis} (iname ${a.iname}) of kernel ${JSON.stringify(dk.name)}`, [...host, ...scope]));
     const axisList = (axes: readonly AxisInames[]) => axes.map((a) => `[${JSON.stringify(a.inames[0]!.iname)}, ${a.size}]`).join(", ");
     const out = [
       `${ind}{ // device kernel ${JSON.stringify(dk.name)}`,
