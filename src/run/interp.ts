@@ -18,7 +18,7 @@ import { compilePointTest, type BasicSet } from "../poly/index.js";
 import { expandSubstitutions, hostProgramOf, schedule, type HostNode, type Schedule, type ScheduleNode } from "../schedule/index.js";
 import { H, literalCode } from "./arith-helpers.js";
 import { RT } from "./race-tracker.js";
-import { compileExpr, offsetCode, readCode, storeCode, type ArrayView, type ExprContext } from "./compile-expr.js";
+import { compileExpr, exactIndexCode, offsetCode, readCode, storeCode, type ArrayView, type ExprContext } from "./compile-expr.js";
 import { guardCode, rangeCode, type SetCodeContext } from "./domain-code.js";
 import { ParallelCode, type KernelCode } from "./parallel-code.js";
 
@@ -126,7 +126,8 @@ class KernelCompiler implements KernelCode {
           : this.nodes(dk.body, host, ind);
       }
       const v = this.inameVar(n.iname);
-      const bound = (e: Expr, which: string) => compileExpr(e, INDEX_DTYPE, this.exprCtx(`(${which} bound of host loop ${n.iname})`, host));
+      // Derived from the domain, so computed exactly (not in int32), as the native runtime does: see exactIndexCode.
+      const bound = (e: Expr, which: string) => exactIndexCode(e, this.exprCtx(`the ${which} bound of host loop ${n.iname}`, host));
       return [
         `${ind}for (let ${v} = ${bound(n.lower, "lower")}, ${v}_hi = ${bound(n.upper, "upper")}; ${v} <= ${v}_hi; ${v}++) { // host loop`,
         ...this.hostProgram(n.body, [...host, n.iname], ind + "  "),
