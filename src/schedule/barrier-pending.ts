@@ -34,6 +34,11 @@ export class Pending {
   private wide: Map<string, ByName> | undefined;
   /** Every access under its instruction's id (loop-carried pairs: the dependents of the later one). */
   private byInsn: Map<string, Access[]> | undefined;
+  /**
+   * Source accesses not indexed yet, by variable, in order: indexed when an access they may pair
+   * with asks (thousands of reads of an OKL kernel's `s_D` never are: no write of it follows them).
+   */
+  private unindexed: Map<string, Access[]> | undefined;
 
   constructor(private readonly deps: DependencyClosure, from: Iterable<Access> = []) {
     this.add(from);
@@ -58,6 +63,17 @@ export class Pending {
       addByName(this.byName, a);
       pushTo(this.byInsn ??= new Map(), a.insn.id, a);
       if (!a.source) continue;
+      pushTo(this.unindexed ??= new Map(), a.name, a);
+    }
+    return this;
+  }
+
+  /** Index the pending source accesses of `name` under their dependents, or as wide (in order: the lists stay in pending order). */
+  private index(name: string): void {
+    const u = this.unindexed?.get(name);
+    if (u === undefined) return;
+    this.unindexed!.delete(name);
+    for (const a of u) {
       const below = grouped(a) ? undefined : this.deps.narrowDependents(a.insn.id);
       if (below === undefined) {
         addByName(this.wide ??= new Map(), a);
@@ -69,7 +85,6 @@ export class Pending {
         pushTo(byVar, a.name, a);
       }
     }
-    return this;
   }
 
   /**
@@ -80,6 +95,9 @@ export class Pending {
    * among them; `later` must be a source where `reverse`.
    */
   candidates(later: Access, global: boolean, reverse: boolean): readonly Access[] {
+    const all = partnersOf(this.byName, later, global);
+    if (all.length === 0) return all;
+    this.index(later.name);
     const wide = this.wide === undefined ? [] : partnersOf(this.wide, later, global);
     let found: Access[];
     if (!reverse) {
@@ -87,7 +105,7 @@ export class Pending {
       for (const e of this.reaching?.get(later.insn.id)?.get(later.name) ?? []) if (memoryPartners(e, later, global)) found.push(e);
     } else {
       const below = this.deps.narrowDependents(later.insn.id);
-      if (below === undefined) return partnersOf(this.byName, later, global);
+      if (below === undefined) return all;
       found = [];
       for (const d of below) {
         for (const e of this.byInsn?.get(d) ?? []) {

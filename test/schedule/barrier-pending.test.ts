@@ -91,7 +91,7 @@ describe("Pending.candidates", () => {
             for (const e of needed) expect(got).toContain(e);
           }
         }
-      }), { numRuns: 300 });
+      }), { numRuns: 200 });
   });
 
   it("leaves out the earlier stores of an unrolled kernel whose only dependent is a barrier after them", () => {
