@@ -260,3 +260,11 @@ typedef struct { int id; one_t q[2]; long m[2][2]; } s_t;
     expect(() => lp.oklStructUnpack(k!, "nrm", new Uint8Array(8))).toThrow(/has no struct pointer argument "nrm" split into field arrays \(its struct pointer arguments split into field arrays are "bcs"\)/);
   });
 });
+
+describe("the leftovers' kernels lower to every target of the corpus report", () => {
+  it.each([["wallPoints", WALL_POINTS], ["nodeGrid", NODE_GRID], ["bcDefaults", BC_DEFAULTS], ["vectorBoundary", VECTOR_BOUNDARY]])("%s", (name, src) => {
+    const [k] = lp.parseOkl(src);
+    expect(k!.name).toBe(name);
+    for (const t of ["c", "openmp", "opencl", "cuda", "js", "okl"] as const) expect(lp.generateCode(k!, t).deviceCode.length, t).toBeGreaterThan(0);
+  });
+});
