@@ -180,12 +180,13 @@ export class CFamilyTarget {
         if ((fn === "abs" || fn === "pow") && !float) {
           // Integers wrap in the type, as the interpreter's: abs(-128) is -128 in int8 (C's abs of INT_MIN
           // is undefined, OpenCL's returns the unsigned type), powers wrap (C's pow is a double's; OpenCL
-          // has none for integers). Computed in the unsigned 32- or 64-bit type, never overflowing, cast back.
+          // has none for integers). Computed in the unsigned 32- or 64-bit type, never overflowing, cast back;
+          // powers by squaring (a ** 2147483647 in log2 steps, as the interpreter's H.ipow).
           const name = `loopy_${fn}_${suffix(t)}`;
           const u = this.typeName(t === "int64" || t === "uint64" ? "uint64" : "uint32");
           helper(p, name, t, (ty) => (fn === "abs"
             ? `${d.helperQualifier} ${ty} ${name}(${ty} a) { return a < 0 ? (${ty}) (0 - (${u}) a) : a; }`
-            : `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${u} r = 1; for (; b > 0; --b) r *= (${u}) a; return (${ty}) r; }`));
+            : `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${u} r = 1, x = (${u}) a; for (; b > 0; b >>= 1) { if (b & 1) r *= x; x *= x; } return (${ty}) r; }`));
           return `${name}(${args.join(", ")})`;
         }
         const base = fn === "abs" ? "fabs" : fn;

@@ -14,6 +14,7 @@ import { evalSizeExpr } from "../../src/run/args.js";
 import { H } from "../../src/run/arith-helpers.js";
 import { exactIndexCode, type ExprContext } from "../../src/run/compile-expr.js";
 import { applyPipeline, type PipelineJSON } from "../../transforms/pipeline.js";
+import { availableNative } from "./native-helpers.js";
 
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -79,17 +80,7 @@ describe("exactIndexCode", () => {
 });
 
 describe("integer powers", () => {
-  /** a ** b modulo 2^bits by BigInt's modular arithmetic (reduced after every product), signed. */
-  const modpow = (a: bigint, b: bigint, bits: number): bigint => {
-    const m = 1n << BigInt(bits);
-    let r = 1n;
-    let x = ((a % m) + m) % m;
-    for (let e = b; e > 0n; e /= 2n) {
-      if (e % 2n === 1n) r = (r * x) % m;
-      x = (x * x) % m;
-    }
-    return BigInt.asIntN(bits, r);
-  };
+  const modpow = modpowOf;
 
   it("wrap as repeated int32 products do, and take logarithmic time in the exponent", () => {
     fc.assert(fc.property(near, fc.integer({ min: 0, max: 40 }), (a, b) => {
@@ -102,3 +93,32 @@ describe("integer powers", () => {
     for (const a of [3n, -5n, 2n ** 40n + 1n]) expect(H.bpow(a, 2n ** 62n - 1n, "p")).toBe(modpow(a, 2n ** 62n - 1n, 128));
   });
 });
+
+describe("integer powers on the C-family targets", () => {
+  const k = makeKernel("{[i]: 0<=i<n}", ["o[i] = a[i] ** e[i]", "o8[i] = b[i] ** cast(int8, e[i] % 128)", "o64[i] = l[i] ** cast(int64, e[i])"],
+    ["a, e, o: int32[n]", "b, o8: int8[n]", "l, o64: int64[n]", "n: int32"], { name: "powers" });
+  const args = {
+    a: Int32Array.from([3, -7, 65535, INT32_MAX, 2, -1]), e: Int32Array.from([INT32_MAX, INT32_MAX - 1, 1 << 30, 5, 31, INT32_MAX]),
+    b: Int8Array.from([3, -128, 127, -1, 2, 0]), l: BigInt64Array.from([3n, -5n, 2n ** 40n + 1n, 7n, 2n, -1n]), n: 6,
+  };
+  for (const backend of ["interp", ...availableNative(["c", "opencl"])] as const) {
+    it(`${backend}: by squaring, wrapping in the type as repeated products do (exponents near INT32_MAX finish)`, async () => {
+      const r = await run(k, args, { backend });
+      expect([...r.o!]).toEqual([...args.a].map((a, x) => Number(modpowOf(BigInt(a), BigInt(args.e[x]!), 32))));
+      expect([...r.o8!]).toEqual([...args.b].map((b, x) => Number(modpowOf(BigInt(b), BigInt(((args.e[x]! % 128) << 24) >> 24), 8))));
+      expect([...r.o64!]).toEqual([...args.l].map((l, x) => modpowOf(l, BigInt(args.e[x]!), 64)));
+    }, 120_000);
+  }
+});
+
+/** a ** b modulo 2^bits (b >= 0), signed: BigInt's modular arithmetic, reduced after every product. */
+function modpowOf(a: bigint, b: bigint, bits: number): bigint {
+  const m = 1n << BigInt(bits);
+  let r = 1n;
+  let x = ((a % m) + m) % m;
+  for (let e = b; e > 0n; e /= 2n) {
+    if (e % 2n === 1n) r = (r * x) % m;
+    x = (x * x) % m;
+  }
+  return BigInt.asIntN(bits, r);
+}
