@@ -9,7 +9,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  accessFootprint, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type UseFilter,
+  accessFootprint, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type FootprintOptions, type UseFilter,
 } from "../src/analysis/index.js";
 import {
   affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, iterationDomain, mapExpr, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
@@ -90,14 +90,17 @@ export function orTransformError<T>(who: string, f: () => T): T {
   }
 }
 
-function footprintOrThrow(
-  k: Kernel, who: string, name: string, insnIds: readonly string[], sweep: readonly string[], dependsOnly = false,
-  axesOf?: (indices: readonly Expr[]) => Expr[], select?: UseFilter, generators?: StoreRequest["generators"],
-): Footprint {
-  return orTransformError(who, () => accessFootprint(k, name, {
-    insnIds, sweepInames: sweep, dependsOnly, ...(axesOf ? { mapIndices: (a) => axesOf(a.indices) } : {}),
+/** The footprint options of a store's reads but for the sweep (one object: the full footprint reuses the lean one's pieces when its options are the same). */
+function footprintOptions(req: StoreRequest): Omit<FootprintOptions, "sweepInames"> {
+  const { axesOf, select, generators } = req;
+  return {
+    insnIds: req.insnIds, ...(axesOf ? { mapIndices: (a: Access) => axesOf(a.indices) } : {}),
     ...(generators ? { select: generators.uses, invocations: generators.invocations } : select ? { select } : {}),
-  }));
+  };
+}
+
+function footprintOrThrow(k: Kernel, who: string, name: string, opts: FootprintOptions): Footprint {
+  return orTransformError(who, () => accessFootprint(k, name, opts));
 }
 
 /** The reads of `name` (findAccesses), a FootprintError becoming a TransformError of `who`. */
@@ -120,7 +123,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     if (!readerInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of the instructions that read ${name} (${readers.join(", ")}); their inames are ${[...readerInames].sort(naturalCompare).join(", ") || "(none)"}`);
   }
   // The footprint with every non-swept iname fixed tells which of them it depends on.
-  const first = footprintOrThrow(k, who, name, readers, req.sweep, true, req.axesOf, req.select, req.generators);
+  const base = footprintOptions(req);
+  const first = footprintOrThrow(k, who, name, { ...base, sweepInames: req.sweep, dependsOnly: true });
   let outer: string[];
   if (req.outer !== undefined) {
     for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
@@ -136,7 +140,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const priorities = placed.priorities;
   const outerSet = new Set(outer);
   const projected = [...readerInames].filter((n) => !outerSet.has(n));
-  const fp = footprintOrThrow(k, who, name, readers, projected, false, req.axesOf, req.select, req.generators);
+  const fp = footprintOrThrow(k, who, name, { ...base, sweepInames: projected, from: first });
 
   // Shape: constant extents, or (in a global temporary) extents in the kernel's parameters; axes
   // of extent 1 are not stored (loopy drops them).

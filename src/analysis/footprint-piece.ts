@@ -66,7 +66,9 @@ export function predicateConditions(e: Expr, isIndexVar: (name: string) => boole
  * tile's inames in a tiled matmul). Where the projection leaves an equality over parameters alone,
  * which could rewrite those rows, the full piece is computed instead.
  */
-export function accessPiece(k: Kernel, acc: Access, dims: readonly string[], sweep: ReadonlySet<string>, arrayName: string, lean = false, guarded = true): BasicSet {
+export function accessPiece(
+  k: Kernel, acc: Access, dims: readonly string[], sweep: ReadonlySet<string>, arrayName: string, lean = false, guarded = true, notes?: PieceNote[],
+): BasicSet {
   const facts = factsOf(k);
   const kernelInames = facts.inames;
   const used = new Set(acc.inames);
@@ -87,7 +89,8 @@ export function accessPiece(k: Kernel, acc: Access, dims: readonly string[], swe
   const conds = guarded ? (facts.insns.get(acc.insnId)?.predicates ?? []).flatMap((p) => predicateConditions(p, (n) => intNames.has(n))) : [];
   for (const cd of conds) for (const n of Object.keys(cd.aff.terms)) if (kernelInames.has(n)) used.add(n);
   const inames = [...used].sort(naturalCompare);
-  const dom = footprintDomain(inames.length > 0 ? iterationDomain(k, inames) : universe([], []), [...affs, ...conds.map((cd) => cd.aff)], sweep, lean);
+  const fd = footprintDomain(inames.length > 0 ? iterationDomain(k, inames) : universe([], []), [...affs, ...conds.map((cd) => cd.aff)], sweep, lean);
+  const dom = fd.set;
   const extra = [...affs, ...conds.map((cd) => cd.aff)].flatMap((a) => Object.keys(a.terms)).filter((n) => !dom.dims.includes(n) && !dom.params.includes(n));
   const params = [...dom.params, ...new Set(extra)];
   const cs = [...affs.map((a, r) => ({ aff: affSub(aff({ [dims[r]!]: 1 }), a), eq: true })), ...conds];
@@ -96,10 +99,41 @@ export function accessPiece(k: Kernel, acc: Access, dims: readonly string[], swe
   let key = `${setContentId(dom)}|${setContentId(k.assumptions)}|${lean ? 1 : 0}|${dims.join(",")}|${params.join(",")}|`;
   for (const d of dom.dims) if (sweep.has(d)) key += `${d},`;
   for (const con of cs) key += `${con.eq ? "=" : ">"}${affKey(con.aff)};`;
-  return memoized(pieceMemo, key, () => computeAccessPiece(k, dom, params, dims, cs, sweep, lean));
+  if (!lean) return memoized(pieceMemo, key, () => computeAccessPiece(k, dom, params, dims, cs, sweep, false).set);
+  const piece = memoized(leanMemo, key, () => computeAccessPiece(k, dom, params, dims, cs, sweep, true));
+  notes?.push({ domDims: dom.dims, others: fd.others, reusable: piece.full && !fd.wholeKept });
+  return piece.set;
 }
 
 const pieceMemo = contentMemo<BasicSet>();
+/** Lean pieces, and whether each is the full piece (the lean shortcut did not apply). */
+const leanMemo = contentMemo<{ readonly set: BasicSet; readonly full: boolean }>();
+
+/**
+ * What a lean piece tells a wider sweep of the same access (a fetch asks the lean footprint over
+ * its sweep inames, then the full one over more): the piece was computed over a domain with the
+ * dims `domDims`, the other factors' inames `others` projected out; `reusable` when it is the full
+ * piece too (the lean shortcut did not apply, and the whole domain was not kept for an equality).
+ */
+export interface PieceNote {
+  readonly domDims: readonly string[];
+  readonly others: readonly string[];
+  readonly reusable: boolean;
+}
+
+/**
+ * Whether the full piece over `wider` (which holds `sweep`) is the lean piece over `sweep` that
+ * `note` describes. The full piece projects the other factors' swept inames where the lean one
+ * projects all of them: the same domain when every one of them is swept; and over that domain it
+ * fixes and sweeps the same dims when `wider` adds none of them. Then both are the same
+ * computation (computeAccessPiece's full path) on the same arguments.
+ */
+export function sameWhenWider(note: PieceNote, sweep: ReadonlySet<string>, wider: ReadonlySet<string>): boolean {
+  if (!note.reusable) return false;
+  for (const o of note.others) if (!wider.has(o)) return false;
+  for (const d of note.domDims) if (wider.has(d) !== sweep.has(d)) return false;
+  return true;
+}
 
 /**
  * The domain an access's footprint is computed over: the factors of the iteration domain that hold
@@ -111,15 +145,17 @@ const pieceMemo = contentMemo<BasicSet>();
  * same for every tile size of the other factors, so the piece, and all that is computed from it,
  * repeats across the variants of a sweep.
  */
-function footprintDomain(dom: BasicSet, affs: readonly Aff[], sweep: ReadonlySet<string>, lean: boolean): BasicSet {
+function footprintDomain(
+  dom: BasicSet, affs: readonly Aff[], sweep: ReadonlySet<string>, lean: boolean,
+): { set: BasicSet; others: readonly string[]; wholeKept: boolean } {
   const indexInames = new Set<string>();
   for (const a of affs) for (const n of Object.keys(a.terms)) if (dom.dims.includes(n)) indexInames.add(n);
-  if (indexInames.size === 0) return dom;
+  if (indexInames.size === 0) return { set: dom, others: [], wholeKept: false };
   const mine = factorOf(dom, [...indexInames]);
-  if (mine === dom) return dom;
+  if (mine === dom) return { set: dom, others: [], wholeKept: false };
   const others = dom.dims.filter((d) => !mine.dims.includes(d));
   const gone = lean ? others : others.filter((d) => sweep.has(d));
-  if (gone.length === 0) return dom;
+  if (gone.length === 0) return { set: dom, others, wholeKept: others.length > 0 };
   // Remembered per domain object: a fetch asks of the same one twice (the lean footprint, then the
   // full one, which project the same factors), and each prefetch of a pipeline again.
   let byGone = domainMemo.get(dom);
@@ -127,7 +163,8 @@ function footprintDomain(dom: BasicSet, affs: readonly Aff[], sweep: ReadonlySet
   const key = `${mine.dims.join(",")}|${lean ? 1 : 0}|${gone.join(",")}`;
   let hit = byGone.get(key);
   if (hit === undefined) byGone.set(key, (hit = footprintDomainOf(dom, mine, others, gone, lean)));
-  return hit;
+  // The whole domain kept (an equality over the parameters): a full piece would project more.
+  return { set: hit, others, wholeKept: hit === dom };
 }
 
 const domainMemo = new WeakMap<BasicSet, Map<string, BasicSet>>();
@@ -143,7 +180,7 @@ function footprintDomainOf(dom: BasicSet, mine: BasicSet, others: readonly strin
 function computeAccessPiece(
   k: Kernel, dom: BasicSet, params: readonly string[], dims: readonly string[], cs: readonly { aff: Aff; eq: boolean }[],
   sweep: ReadonlySet<string>, lean: boolean,
-): BasicSet {
+): { set: BasicSet; full: boolean } {
   let s = extendSet(dom, params, [...dom.dims, ...dims], cs);
   if (lean) {
     // The dims rows tie, through dims and existentials (not parameters), to an index: its factors.
@@ -155,7 +192,7 @@ function computeAccessPiece(
       if (drop.length > 0) t = projectOut(t, drop);
       if (!hasParamEquality(t, fixedTied)) {
         if (k.assumptions.constraints.length > 0) t = intersect(t, k.assumptions);
-        if (!hasParamEquality(t, fixedTied)) return t;
+        if (!hasParamEquality(t, fixedTied)) return { set: t, full: false };
       }
     }
   }
@@ -164,7 +201,7 @@ function computeAccessPiece(
   const swept = dom.dims.filter((d) => sweep.has(d));
   if (swept.length > 0) s = projectOut(s, swept);
   if (k.assumptions.constraints.length > 0) s = intersect(s, k.assumptions);
-  return s;
+  return { set: s, full: true };
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 } from "../poly/index.js";
 
 export { FootprintError, predicateConditions, type AffCondition } from "./footprint-piece.js";
-import { accessPiece, factsOf, FootprintError } from "./footprint-piece.js";
+import { accessPiece, factsOf, FootprintError, sameWhenWider, type PieceNote } from "./footprint-piece.js";
 export { exprToAff } from "../ir/index.js";
 import { affToExpr, NATURAL_ORDER } from "../ir/index.js";
 
@@ -119,6 +119,13 @@ export interface FootprintOptions {
    * added to the reads found: `inames` are those they mention, and no predicate guards them.
    */
   readonly invocations?: readonly Access[];
+  /**
+   * A `dependsOnly` footprint of the same reads (the same kernel, and these options but for the
+   * sweep) over sweep inames that this footprint's sweep holds, as a fetch asks one before this:
+   * its pieces are this footprint's where the wider sweep cannot change them (see
+   * `sameWhenWider`), and are then not computed again. Otherwise it is ignored.
+   */
+  readonly from?: Footprint;
 }
 
 /** One axis of the bounding box: `base <= index <= base + extent - 1`. */
@@ -249,6 +256,8 @@ export function accessesInside(
  * parameter. Non-affine subscripts, or an axis without affine bounds, are a FootprintError.
  */
 export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions): Footprint {
+  const reused = reusedPieces(k, array, opts);
+  if (reused !== undefined) return footprintOf(k, array, reused.dims, reused.set, reused.accesses, opts, undefined);
   const found = findAccesses(k, array, opts.insnIds, opts.select);
   // Invocations beside reads are swept in one domain with them (as loopy sweeps all generators in
   // one domain): the box's faces in the readers' inames then hold for the invocations too.
@@ -263,9 +272,54 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
   if (accesses.length === 0) throw new FootprintError(`no instruction${opts.insnIds ? " of those given" : ""} reads ${array}`);
   const dims = footprintDims(k, array, accesses);
   const sweep = new Set(opts.sweepInames);
-  const all = accesses.map((a, x) => accessPiece(k, a, dims, sweep, array, opts.dependsOnly === true, x < found.length));
+  const lean = opts.dependsOnly === true;
+  const notes: PieceNote[] | undefined = lean ? [] : undefined;
+  const all = accesses.map((a, x) => accessPiece(k, a, dims, sweep, array, lean, x < found.length, notes));
   const pieces = all.filter((p) => !isEmpty(p));
   if (pieces.length === 0) throw new FootprintError(`the footprint of ${array} is empty: no access runs`);
+  return footprintOf(k, array, dims, pieces, accesses, opts, notes);
+}
+
+/** What a lean footprint was computed from, for a wider one to reuse its pieces (`FootprintOptions.from`). */
+interface LeanRecord {
+  readonly k: Kernel;
+  readonly array: string;
+  readonly opts: FootprintOptions;
+  readonly insnIds: string | undefined;
+  readonly notes: readonly PieceNote[];
+}
+
+const leanRecords = new WeakMap<Footprint, LeanRecord>();
+
+/** The insnIds option as one comparable value (order kept: it orders the accesses). */
+const idsKey = (ids: Iterable<string> | undefined): string | undefined => (ids === undefined ? undefined : JSON.stringify([...ids]));
+
+/** `opts.from`'s pieces, when they are this footprint's (see `FootprintOptions.from`). */
+function reusedPieces(k: Kernel, array: string, opts: FootprintOptions): Footprint | undefined {
+  const from = opts.from;
+  const rec = from === undefined || opts.dependsOnly === true ? undefined : leanRecords.get(from);
+  if (rec === undefined || rec.k !== k || rec.array !== array) return undefined;
+  const o = rec.opts;
+  if (o.select !== opts.select || o.mapIndices !== opts.mapIndices || o.invocations !== opts.invocations || rec.insnIds !== idsKey(opts.insnIds)) return undefined;
+  const sweep = new Set(o.sweepInames);
+  const wider = new Set(opts.sweepInames);
+  for (const s of sweep) if (!wider.has(s)) return undefined;
+  // One note per access, each piece empty or not alike: every one must be the same.
+  if (rec.notes.length !== from!.accesses.length || !rec.notes.every((n) => sameWhenWider(n, sweep, wider))) return undefined;
+  reuses++;
+  return from;
+}
+
+let reuses = 0;
+
+/** How many full footprints reused a lean one's pieces (tests: the fast path is taken). */
+export function footprintReuses(): number {
+  return reuses;
+}
+
+function footprintOf(
+  k: Kernel, array: string, dims: readonly string[], pieces: readonly BasicSet[], accesses: readonly Access[], opts: FootprintOptions, notes: PieceNote[] | undefined,
+): Footprint {
   const kernelInames = factsOf(k).inames;
   const dependsOn = new Set<string>();
   for (const p of pieces) {
@@ -281,7 +335,9 @@ export function accessFootprint(k: Kernel, array: string, opts: FootprintOptions
   }
   const dependsOnList = [...dependsOn].filter((n) => kernelInames.has(n)).sort(naturalCompare);
   if (opts.dependsOnly === true) {
-    return { dims, set: pieces, box: [], boxSet: universe([], dims), isBox: false, dependsOn: dependsOnList, accesses };
+    const fp: Footprint = { dims, set: pieces, box: [], boxSet: universe([], dims), isBox: false, dependsOn: dependsOnList, accesses };
+    if (notes !== undefined) leanRecords.set(fp, { k, array, opts, insnIds: idsKey(opts.insnIds), notes });
+    return fp;
   }
   // The box is a function of the pieces' content and the dims: remembered by content, as the
   // pieces are (a variant rebuilt, or the same reads fetched again, asks with new objects).
