@@ -123,8 +123,8 @@ const HELPERS: Readonly<Record<string, string>> = {
   loom_mod_f32: "fn loom_mod_f32(a: f32, b: f32) -> f32 {\n  let r = a % b;\n  if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) { return r + b; }\n  return r;\n}",
   loom_shc_i32: "fn loom_shc_i32(b: i32, site: u32) -> u32 {\n  if (b < 0i || b > 31i) { loom_trap(site, b); return 0u; }\n  return u32(b);\n}",
   loom_shc_u32: "fn loom_shc_u32(b: u32, site: u32) -> u32 {\n  if (b > 31u) { loom_trap(site, bitcast<i32>(b)); return 0u; }\n  return b;\n}",
-  loom_pow_i32: "fn loom_pow_i32(a: i32, b: i32, site: u32) -> i32 {\n  if (b < 0i) { loom_trap(site, b); return 0i; }\n  var r = 1i;\n  for (var k = 0i; k < b; k++) { r = r * a; }\n  return r;\n}",
-  loom_pow_u32: "fn loom_pow_u32(a: u32, b: u32) -> u32 {\n  var r = 1u;\n  for (var k = 0u; k < b; k++) { r = r * a; }\n  return r;\n}",
+  loom_pow_i32: "fn loom_pow_i32(a: i32, b: i32, site: u32) -> i32 {\n  if (b < 0i) { loom_trap(site, b); return 0i; }\n  var r = 1i;\n  var x = a;\n  for (var e = b; e > 0i; e = e >> 1u) { if ((e & 1i) != 0i) { r = r * x; } x = x * x; }\n  return r;\n}",
+  loom_pow_u32: "fn loom_pow_u32(a: u32, b: u32) -> u32 {\n  var r = 1u;\n  var x = a;\n  for (var e = b; e > 0u; e = e >> 1u) { if ((e & 1u) != 0u) { r = r * x; } x = x * x; }\n  return r;\n}",
   // pow(x, y) is exp2(y * log2(x)) in WGSL: undefined for x < 0, where C's pow has integral y.
   loom_pow_f32: "fn loom_pow_f32(a: f32, b: f32) -> f32 {\n  if (a >= 0.0f || b != trunc(b)) { return pow(a, b); }\n  let r = pow(-a, b);\n  if (fract(b * 0.5f) != 0.0f) { return -r; }\n  return r;\n}",
   // C's cast as the interpreter does it (JavaScript's ToUint32): truncate, wrap modulo 2^32, not finite is 0.

@@ -15,6 +15,7 @@ import { H } from "../../src/run/arith-helpers.js";
 import { exactIndexCode, type ExprContext } from "../../src/run/compile-expr.js";
 import { applyPipeline, type PipelineJSON } from "../../transforms/pipeline.js";
 import { availableNative } from "./native-helpers.js";
+import { webgpuAvailability } from "../../src/run/webgpu-device.js";
 
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -122,3 +123,19 @@ function modpowOf(a: bigint, b: bigint, bits: number): bigint {
   }
   return BigInt.asIntN(bits, r);
 }
+
+describe("integer powers on webgpu", async () => {
+  const status = await webgpuAvailability();
+  const k = makeKernel("{[i]: 0<=i<n}", ["o[i] = a[i] ** e[i]", "u[i] = w[i] ** cast(uint32, e[i])"], ["a, e, o: int32[n]", "w, u: uint32[n]", "n: int32"], { name: "powers" });
+  const args = {
+    a: Int32Array.from([3, -7, 65535, INT32_MAX]), e: Int32Array.from([INT32_MAX, INT32_MAX - 1, 1 << 30, 5]),
+    w: Uint32Array.from([3, 4294967295, 65537, 2]), n: 4,
+  };
+  it.skipIf(!status.available)(`by squaring, as the interpreter${status.available ? "" : ` (skipped: ${status.reason})`}`, async () => {
+    const want = await run(k, args);
+    const got = await run(k, args, { backend: "webgpu" });
+    expect([...got.o!]).toEqual([...want.o!]);
+    expect([...got.u!]).toEqual([...want.u!]);
+    expect([...want.o!]).toEqual([...args.a].map((a, x) => Number(modpowOf(BigInt(a), BigInt(args.e[x]!), 32))));
+  }, 240_000);
+});
