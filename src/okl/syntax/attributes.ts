@@ -7,6 +7,12 @@
 import type { Attribute, AttributeArg, Expr, OklLoop, OklLoopLevel, OklVarInfo } from "./ast.js";
 import { evalConst } from "./consteval.js";
 
+/**
+ * Barrier types OCCA 1.x accepted (any string was; libParanumal's kernels write `@barrier("local")`
+ * and `@barrier("global")`) and current OCCA refuses: a work-group barrier, with a warning (parse-statements.ts).
+ */
+export const OCCA1_BARRIER_TYPES: ReadonlySet<string> = new Set(["local", "global"]);
+
 /** What an attribute is attached to. */
 export type AttrTarget = "function" | "variable" | "for" | "empty" | "expr" | "compound" | "statement";
 
@@ -189,7 +195,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
       const x = a.args[0];
       if (!x) return;
       if (x.kind !== "exprArg" || x.expr.kind !== "string") throw fail("[@barrier] must have no arguments or have one string argument", a, rule);
-      if (x.expr.value !== "warp") throw fail(`[@barrier] has an invalid barrier type: ${x.expr.value}`, a, rule);
+      if (x.expr.value !== "warp" && !OCCA1_BARRIER_TYPES.has(x.expr.value)) throw fail(`[@barrier] has an invalid barrier type: ${x.expr.value}`, a, rule);
     },
   },
   atomic: {

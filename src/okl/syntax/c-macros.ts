@@ -23,6 +23,8 @@ export class MacroExpander {
   constructor(
     private readonly macros: ReadonlyMap<string, Macro>,
     private readonly error: (detail: string, at: Tok) => OklError,
+    /** What OCCA accepts and C does not: a warning (or the OklError in the preprocessor's "error" mode). */
+    private readonly warn: (detail: string, at: Tok) => void = (detail, at) => { throw error(detail, at); },
   ) {}
 
   /**
@@ -93,6 +95,12 @@ export class MacroExpander {
         const sig = args.map((a) => a.filter((x) => SIGNIFICANT.has(x.type)));
         if (sig.length === 1 && sig[0]!.length === 0 && m.params.length === 0) sig.length = 0;
         if (m.variadic && sig.length === m.params.length - 1) sig.push([]);
+        if (!m.variadic && m.params.length > 0 && sig.length === m.params.length + 1 && sig[sig.length - 1]!.length === 0) {
+          // OCCA's preprocessor makes an argument only when a token arrives for it, so a trailing
+          // empty argument is no argument there (nekRS's ogs kernels: `GENERATE(float,float,)`).
+          this.warn(`macro ${m.name} takes ${m.params.length} argument(s): the empty argument after the last comma is dropped, as OCCA does (C counts ${sig.length})`, t);
+          sig.pop();
+        }
         if (sig.length !== m.params.length) {
           throw this.error(`macro ${m.name} expects ${m.params.length} argument(s), got ${sig.length}`, t);
         }

@@ -73,7 +73,7 @@ export class Preprocessor {
   /** What OCCA accepts and C does not, accepted here (PreprocessOptions.warnings). */
   readonly warnings: OklWarning[] = [];
   private readonly macros = new Map<string, Macro>();
-  private readonly expander = new MacroExpander(this.macros, (detail, at) => this.error(detail, at));
+  private readonly expander = new MacroExpander(this.macros, (detail, at) => this.error(detail, at), (detail, at) => this.warn(detail, at));
   private readonly reader: FileReader;
   private includeDepth = 0;
 

@@ -16,7 +16,7 @@
  */
 import type { Pos, StorageClass, TypeQualifier } from "./ast.js";
 import { decodeVar } from "./attributes.js";
-import { oklError, type Sources } from "./diag.js";
+import { oklError, oklWarning, type OklWarning, type Sources } from "./diag.js";
 import type { Tok } from "./lexer.js";
 import { ExprParser } from "./parse-expr.js";
 import { newCxxState, type CxxState } from "./cxx.js";
@@ -26,6 +26,10 @@ export interface ParseOptions {
   readonly filename?: string;
   /** Attribute names accepted besides OKL's (OCCA lets hosts register their own). */
   readonly extraAttributes?: readonly string[];
+  /** What OCCA accepts and its current version does not: "collect" (default) as warnings, "error" as OklErrors. */
+  readonly warnings?: "collect" | "error";
+  /** Where the parser (and its sub-parsers) put their warnings; parseTokens supplies it. */
+  readonly warningSink?: OklWarning[];
 }
 
 export const STORAGE: Readonly<Record<string, StorageClass>> = {
@@ -109,6 +113,15 @@ export abstract class ParserBase extends ExprParser {
 
   err(detail: string, at: Tok | Pos, rule: string): OklError {
     return oklError(detail, at, rule, this.sources, this.opts.filename);
+  }
+
+  /**
+   * Accepts what an older OCCA accepted, with a warning (rule "OCCA leniency"); in "error" mode the
+   * OklError `strict` (under `rule`) instead.
+   */
+  warn(detail: string, at: Tok | Pos, strict: string, rule: string): void {
+    if (this.opts.warnings === "error") throw this.err(strict, at, rule);
+    this.opts.warningSink?.push(oklWarning(detail, at, "OCCA leniency", this.sources, this.opts.filename));
   }
 
   /** Make `name` a type name until the current block closes (for the whole file at the top level). */

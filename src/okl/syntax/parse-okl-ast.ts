@@ -27,7 +27,7 @@ export function parseOklAst(source: string, opts: OklAstOptions = {}): Translati
     const { tokens, sources, warnings } = preprocess(source, opts);
     const unit = parseTokens(tokens, sources, opts);
     if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
-    return { ...unit, warnings };
+    return { ...unit, warnings: [...warnings, ...(unit.warnings ?? [])] };
   });
 }
 

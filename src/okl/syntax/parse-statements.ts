@@ -2,7 +2,7 @@
  * The OKL parser, statements: compound, if, loops (with OKL's loop attributes), jumps, @atomic.
  */
 import type { Attribute, Compound, Declaration, Expr, Pragma, Stmt } from "./ast.js";
-import { checkAttribute, decodeLoop, decodeLoopHints, type AttrTarget } from "./attributes.js";
+import { OCCA1_BARRIER_TYPES, checkAttribute, decodeLoop, decodeLoopHints, type AttrTarget } from "./attributes.js";
 import type { Tok } from "./lexer.js";
 import { TemplateParser } from "./parse-templates.js";
 
@@ -47,8 +47,12 @@ export abstract class StatementParser extends TemplateParser {
         const barrier = attrs.find((a) => a.name === "barrier");
         if (barrier) {
           const arg = barrier.args[0];
-          const warp = arg?.kind === "exprArg" && arg.expr.kind === "string" && arg.expr.value === "warp";
-          return { kind: "barrier", scope: warp ? "warp" : "block", attributes: attrs, pos: this.span(start) };
+          const type = arg?.kind === "exprArg" && arg.expr.kind === "string" ? arg.expr.value : undefined;
+          if (type !== undefined && OCCA1_BARRIER_TYPES.has(type)) {
+            this.warn(`@barrier("${type}") is OCCA 1.x's spelling (current OCCA accepts only "warp"): a work-group barrier, as OCCA 1.x compiled it`,
+              barrier.pos, `[@barrier] has an invalid barrier type: ${type} (OCCA 1.x accepted it; write @barrier for a work-group barrier)`, "@barrier arguments");
+          }
+          return { kind: "barrier", scope: type === "warp" ? "warp" : "block", attributes: attrs, pos: this.span(start) };
         }
         return { kind: "empty", attributes: attrs, pos: this.span(start) };
       }

@@ -143,7 +143,9 @@ export class Parser extends StatementParser {
 }
 
 export function parseTokens(toks: readonly Tok[], sources: Sources, opts: ParseOptions = {}): TranslationUnit {
-  return new Parser(toks, sources, opts).parseUnit();
+  const sink = opts.warningSink ?? [];
+  const unit = new Parser(toks, sources, { ...opts, warningSink: sink }).parseUnit();
+  return sink.length ? { ...unit, warnings: sink } : unit;
 }
 
 /** Parse preprocessed tokens as a fragment (top-level items and statements mixed). */

@@ -1,0 +1,115 @@
+/**
+ * What the re-measure of issue 20 (80 OKL files of nekRS, libParanumal, benchParanumal,
+ * streamParanumal, hipBone and OCCA's examples, imported with their hosts' defines and headers)
+ * found refused although OCCA accepts it, each with a kernel written here in the style of those
+ * code bases and run on interp and openmp against its serial meaning:
+ * - `@barrier("local")` / `@barrier("global")`: OCCA 1.x's barrier types (libParanumal's reductions);
+ *   current OCCA accepts only "warp", so they are accepted with a warning;
+ * - a trailing empty macro argument (`GENERATE(float,float,)` in nekRS's gather-scatter), which
+ *   OCCA's preprocessor drops: accepted with a warning;
+ * - an assignment used as a value (`const dfloat J = s_J[0] += s_J[1];`, `a = b = 0;`);
+ * - OCCA 0.x's OKL (`kernel void`, `outer0`, `shared`): refused with the rewrite to use.
+ * What stays refused is an OklError with line and column.
+ */
+import { describe, expect, it } from "vitest";
+import { parseOkl } from "../../src/okl/parse-okl.js";
+import { oklError } from "./helpers.js";
+import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
+
+const HOST = { dfloat: "double", dlong: "int" } as const;
+
+/** A libParanumal-style block reduction with OCCA 1.x's barrier types between the tree levels. */
+const SUM_SQUARES = `@kernel void blockSumSquares(const dlong Nblocks, const dlong N,
+                             @restrict const dfloat *x, @restrict dfloat *partial) {
+  for (dlong b = 0; b < Nblocks; ++b; @outer(0)) {
+    @shared volatile dfloat s_sum[p_blockSize];
+    for (int t = 0; t < p_blockSize; ++t; @inner(0)) {
+      const dlong id = t + b*p_blockSize;
+      s_sum[t] = (id < N) ? x[id]*x[id] : 0.0;
+    }
+    @barrier("local");
+    for (int t = 0; t < p_blockSize; ++t; @inner(0)) if (t < 4) s_sum[t] += s_sum[t+4];
+    @barrier("global");
+    for (int t = 0; t < p_blockSize; ++t; @inner(0)) if (t < 2) s_sum[t] += s_sum[t+2];
+    @barrier("local");
+    for (int t = 0; t < p_blockSize; ++t; @inner(0)) if (t < 1) partial[b] = s_sum[0] + s_sum[1];
+  }
+}
+`;
+
+describe('OCCA 1.x\'s barrier types: @barrier("local") and @barrier("global")', () => {
+  const opts = { defines: { ...HOST, p_blockSize: 8 } };
+
+  it("are work-group barriers, each with a warning at its line (current OCCA accepts only \"warp\")", () => {
+    const ks = parseOkl(SUM_SQUARES, opts);
+    expect(ks.warnings.map((w) => [w.line, w.column, w.rule])).toEqual([[9, 5, "OCCA leniency"], [11, 5, "OCCA leniency"], [13, 5, "OCCA leniency"]]);
+    expect(ks.warnings[1]!.message).toMatch(/^<okl>:11:5: warning: @barrier\("global"\) is OCCA 1\.x's spelling/);
+  });
+
+  it("the reduction agrees with its serial meaning on interp and openmp", async () => {
+    const [k] = parseOkl(SUM_SQUARES, opts);
+    const Nblocks = 3, N = 21, x = seeded(N, 41);
+    const want = Float64Array.from({ length: Nblocks }, (_, b) => {
+      const sq = Array.from({ length: 8 }, (_, t) => (b * 8 + t < N ? x[b * 8 + t]! ** 2 : 0));
+      for (const h of [4, 2]) for (let t = 0; t < h; t++) sq[t]! += sq[t + h]!;
+      return sq[0]! + sq[1]!;
+    });
+    await expectSerialMeaning(k!, () => ({ Nblocks, N, x: Float64Array.from(x), partial: new Float64Array(Nblocks) }), { partial: want }, 1e-14);
+  });
+
+  it('warnings: "error" refuses the first one with OCCA\'s message, and other types stay refused as OCCA refuses them', () => {
+    const e = oklError(() => parseOkl(SUM_SQUARES, { ...opts, warnings: "error" }));
+    expect([e.line, e.column, e.rule]).toEqual([9, 5, "@barrier arguments"]);
+    expect(e.detail).toContain("[@barrier] has an invalid barrier type: local");
+    const bad = oklError(() => parseOkl(SUM_SQUARES.replace('@barrier("global")', '@barrier("device")'), opts));
+    expect([bad.line, bad.column, bad.detail]).toEqual([11, 5, "[@barrier] has an invalid barrier type: device"]);
+  });
+});
+
+/** nekRS-style generated gather kernels: one GENERATE call written with a trailing comma. */
+const GATHER = `#define OGS_DO_add(a,b) a += b
+#define GENERATE(TN, T)                                                                   \\
+@kernel void gatherAdd_##TN(const dlong Nrows, @restrict const dlong *starts,            \\
+                            @restrict const dlong *ids, @restrict const T *q,            \\
+                            @restrict T *gq) {                                            \\
+  for (dlong r = 0; r < Nrows; ++r; @tile(p_blockSize, @outer, @inner)) {                 \\
+    T s = 0;                                                                              \\
+    for (dlong n = starts[r]; n < starts[r + 1]; ++n) { OGS_DO_add(s, q[ids[n]]); }       \\
+    gq[r] = s;                                                                            \\
+  }                                                                                       \\
+}
+
+GENERATE(double,double,)
+GENERATE(int,int)
+`;
+
+describe("a trailing empty macro argument, which OCCA's preprocessor drops", () => {
+  const opts = { defines: { dlong: "int", p_blockSize: 4 } };
+
+  it("is dropped with a warning at the call; both kernels import", () => {
+    const ks = parseOkl(GATHER, opts);
+    expect(ks.map((k) => k.name)).toEqual(["gatherAdd_double", "gatherAdd_int"]);
+    expect(ks.warnings.map((w) => [w.line, w.column])).toEqual([[13, 1]]);
+    expect(ks.warnings[0]!.detail).toContain("macro GENERATE takes 2 argument(s): the empty argument after the last comma is dropped");
+  });
+
+  it("the gathers agree with their serial meaning on interp and openmp", async () => {
+    const ks = parseOkl(GATHER, opts);
+    const starts = Int32Array.from([0, 2, 2, 5, 6, 9]), ids = Int32Array.from([3, 0, 7, 1, 1, 4, 6, 2, 5]);
+    const qd = seeded(8, 7), qi = Int32Array.from([5, -3, 8, 2, 0, 11, -7, 4]);
+    const sum = (q: ArrayLike<number>) => Array.from({ length: 5 }, (_, r) => {
+      let s = 0;
+      for (let n = starts[r]!; n < starts[r + 1]!; n++) s += q[ids[n]!]!;
+      return s;
+    });
+    const args = (q: Float64Array | Int32Array) => () => ({ Nrows: 5, starts, ids, q: q.slice(), gq: q instanceof Int32Array ? new Int32Array(5) : new Float64Array(5) });
+    await expectSerialMeaning(ks[0]!, args(Float64Array.from(qd)), { gq: sum(qd) }, 1e-14, { checkBounds: false });
+    await expectSerialMeaning(ks[1]!, args(qi), { gq: sum(qi) }, 0, { checkBounds: false });
+  });
+
+  it('warnings: "error" refuses it at the call, and an extra argument that is not empty stays refused (C and OCCA refuse it)', () => {
+    expect(oklError(() => parseOkl(GATHER, { ...opts, warnings: "error" })).line).toBe(13);
+    const e = oklError(() => parseOkl(GATHER.replace("GENERATE(int,int)", "GENERATE(int,int,x)"), opts));
+    expect([e.line, e.column, e.detail]).toEqual([14, 1, "macro GENERATE expects 2 argument(s), got 3"]);
+  });
+});
