@@ -15,6 +15,7 @@ import { autoTestVsRef, run } from "../../src/run/index.js";
 import { schedule } from "../../src/schedule/index.js";
 import { addPrefetch, applyPipeline, saveAndReloadTemporaries } from "../../transforms/index.js";
 import { availableNative } from "../run/native-helpers.js";
+import { compile, compileBudgetMs, hasNvcc } from "../codegen/compile-helpers.js";
 
 // The law's family saveRotate (loopy's rotate, out of place).
 const rotate = makeKernel("{[i]: 0<=i<n}", "for i\n <float64> tmp = a[i] {id=maketmp}\n ... gbarrier {id=gb, dep=maketmp}\n out[(i+1) % n] = tmp {id=rotate, dep=gb}\nend",
@@ -262,6 +263,11 @@ describe("narrow integers and bools mean on C, OpenMP and OpenCL what they mean 
       for (const out of Object.keys(want)) if (out.startsWith("o_") || out.startsWith("w_")) expect([...got[out]!], out).toEqual([...want[out]!]);
     }, 120_000);
   }
+
+  // CUDA and HIP print the same code; no GPU runs it here, so nvcc at least compiles the helpers and casts.
+  it.skipIf(!hasNvcc)("its CUDA compiles with nvcc -ptx (skipped without nvcc)", () => {
+    compile(k, "cuda", "cu", "nvcc", ["-ptx"]);
+  }, compileBudgetMs(1));
 
   it("wgsl negates a bool, and takes abs and min of bools, as the interpreter (WGSL has no - on bool)", () => {
     const kb = makeKernel("{[i]: 0<=i<n}", ["<bool> t = -(x[i] > 0) {id=s}", "o[i] = t + abs(x[i] > 1) {dep=s}"], ["x, o: int32[n]", "n: int32"], { name: "bneg" });
