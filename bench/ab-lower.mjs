@@ -8,6 +8,9 @@
 //   (change, then) npx tsc -p tsconfig.bench.json
 //   node --expose-gc bench/ab-lower.mjs dist-a dist [blocks] [size]
 //   node --cpu-prof bench/ab-lower.mjs dist - [reps] [size]       # one build only, for a profile
+//   node --import tsx --expose-gc bench/ab-lower.mjs SRC_A . [blocks] [size]   # source trees under tsx
+//     (SRC_A: e.g. `git archive BASE codegen src transforms grammar native | tar -x -C dist-base`
+//     and grammar/generated copied in, inside the repository so that node_modules resolves)
 //
 // First the outputs of the two builds are compared, each kernel on c, openmp, opencl and cuda:
 // a difference is reported (and the run stops). Then per route, the CPU time (user + system) of
@@ -17,6 +20,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadavg } from "node:os";
+import { existsSync } from "node:fs";
 
 const [dirA, dirB, blocksArg, sizeArg] = process.argv.slice(2);
 if (!dirA || !dirB) {
@@ -71,7 +75,10 @@ ${body.join("\n")}
 const TARGETS = ["c", "openmp", "opencl", "cuda"];
 
 async function load(dir) {
-  const at = (p) => pathToFileURL(resolve(dir, p)).href;
+  // A compiled build (dist), or a source tree run under tsx (`node --import tsx`): the bench's
+  // own target (`npx tsx bench/scale.ts`), where the sources' cost differs from the build's.
+  const ts = existsSync(resolve(dir, "codegen/index.ts"));
+  const at = (p) => pathToFileURL(resolve(dir, ts ? p.replace(/\.js$/, ".ts") : p)).href;
   const { generateCodeFromSchedule, scheduleForTarget } = await import(at("codegen/index.js"));
   const { makeKernel } = await import(at("src/parse/index.js"));
   const { parseOkl } = await import(at("src/okl/index.js"));

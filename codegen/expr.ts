@@ -34,23 +34,32 @@ export function typeOf(e: Expr, s: ExprScope): TypeInfo {
 }
 
 /**
- * `exprType(e, env)`, with `+ - * / // % **`, negation and `if` typed from their operands by the
- * same rule (`combineTypes`) in a plain recursion: lowering asks for the type of every node of an
- * expression, and `exprType` makes a closure per node (a cost under tsx). Everything else is
- * `exprType`'s; a property test holds the two equal on random expressions.
+ * `exprType(e, env)` in a plain recursion for the nodes lowering meets most (arithmetic other than
+ * bitwise, negation, `if`, leaves, casts, comparisons): lowering asks for the type of every node
+ * of an expression, and `exprType` makes a closure per node (a cost under tsx). Bitwise
+ * operators, calls and reductions are `exprType`'s; a property test holds the two equal.
  */
 export function typeIn(e: Expr, env: TypeEnv): TypeInfo | undefined {
   switch (e.kind) {
     case "neg": return typeIn(e.operand, env);
     case "if": return combined(typeIn(e.then, env), typeIn(e.else, env));
     case "arith": if (!isBitwiseOp(e.op)) return combined(typeIn(e.left, env), typeIn(e.right, env)); break;
-    case "var": {
-      const d = env.varType(e.name);
-      return d && { dtype: d, weak: false };
-    }
+    case "var": return strong(env.varType(e.name));
+    case "subscript": case "linear": return strong(env.varType(e.array));
+    case "const":
+      if (e.dtype) return { dtype: e.dtype, weak: false };
+      return { dtype: e.isFloat ? "float64" : Math.abs(e.value) <= 0x7fffffff ? "int32" : "int64", weak: true };
+    case "cast": return { dtype: e.dtype, weak: false };
+    case "not": case "compare": case "logical": return BOOL;
     default: break;
   }
   return exprType(e, env);
+}
+
+const BOOL: TypeInfo = Object.freeze({ dtype: "bool", weak: false });
+
+function strong(d: Dtype | undefined): TypeInfo | undefined {
+  return d && { dtype: d, weak: false };
 }
 
 function combined(l: TypeInfo | undefined, r: TypeInfo | undefined): TypeInfo | undefined {

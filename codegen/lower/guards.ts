@@ -16,6 +16,9 @@ import { affEx, condOf, floorEx, foldRow, joinEx, rowKey, rowsOf, rowVars, withR
 
 /** Guards of one device kernel's instructions. */
 export class GuardLowering {
+  /** The last domain and context `guarded` found needs no guard (sets are values: same objects, same answer). */
+  private unguarded: { d?: BasicSet; ctx?: BasicSet } = {};
+
   constructor(private readonly h: KernelHost) {}
 
   /**
@@ -66,9 +69,14 @@ export class GuardLowering {
 
   /** `make` under the guard of the constraints of `d` that `ctx` does not imply. */
   guarded(d: BasicSet, known: readonly string[], ctx: BasicSet, what: string, make: (c: BasicSet) => Stmt[]): Stmt[] {
-    // Every row of d implied by one of the context's (the loops around it bound it): no guard, no gist.
+    // Every row of d implied by one of the context's (the loops around it bound it): no guard, no
+    // gist. The instructions of a loop share their domain and context: asked once for a run of them.
+    if (d === this.unguarded.d && ctx === this.unguarded.ctx) return make(ctx);
     const own = rowsOf(d);
-    if (!own.existential && own.rows.every((r) => inContext(r, ctx))) return make(ctx);
+    if (!own.existential && own.rows.every((r) => inContext(r, ctx))) {
+      this.unguarded = { d, ctx };
+      return make(ctx);
+    }
     let g = gist(d, ctx);
     if (rowsOf(g).existential) {
       const flat = eliminateExistentials(g, ctx);

@@ -200,7 +200,7 @@ export class DeviceKernelLowering implements KernelHost {
     return this.predicated(insn).absorbed;
   }
 
-  private readonly predicatedMemo = new WeakMap<Instruction, { d: BasicSet; absorbed: ReadonlySet<number> }>();
+  private readonly predicatedMemo = new Map<Instruction, { d: BasicSet; absorbed: ReadonlySet<number> }>();
 
   /** Loops are where predicates can become bounds: on targets without hardware axes. */
   private predicated(insn: Instruction): { d: BasicSet; absorbed: ReadonlySet<number> } {

@@ -7,7 +7,7 @@ import { assertNever, CodegenError } from "../../src/errors.js";
 import {
   allInames, atomicUpdateOf, exprToAff, axisStrides, effectiveDimTags, exprToString, findArg, INDEX_DTYPE,
   kernelTypeEnv, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
-  type ArrayArg, type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Temporary,
+  type ArrayArg, type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Temporary, type TypeEnv,
 } from "../../src/ir/index.js";
 import type { Aff, BasicSet } from "../../src/poly/index.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
@@ -92,10 +92,11 @@ export class InstructionLowering {
     this.h.names.take(locals.keys());
     const outer = this.scope(insn.id, known, ctx);
     const scope: ExprScope = {
-      ...outer,
+      insnId: outer.insnId,
       env: blockTypeEnv(outer.env, locals),
       varEx: (n) => (locals.has(n) ? { ex: evar(n), dtype: locals.get(n)! } : outer.varEx(n)),
       element: (e) => this.element(e, scope),
+      nonneg: (e) => outer.nonneg!(e),
     };
     const stmts = (list: readonly BlockStmt[]): Stmt[] => list.flatMap((s): Stmt[] => {
       switch (s.kind) {
@@ -186,29 +187,29 @@ export class InstructionLowering {
 
   /** `ctx`: the loop context where the instruction runs (what proves a numerator non-negative). */
   private scope(insnId: string, known: readonly string[], ctx: BasicSet): ExprScope {
+    return new InsnScope(this, insnId, this.env, known, ctx);
+  }
+
+  /** A name read as a value in instruction `insnId` within the loops over `known` (`InsnScope.varEx`). */
+  varEx(name: string, insnId: string, known: readonly string[]): { ex: Ex; dtype: Dtype } {
+    const sub = this.h.subst.get(name);
+    if (sub) return { ex: sub, dtype: INDEX_DTYPE };
+    if (known.includes(name)) return { ex: evar(name), dtype: INDEX_DTYPE };
+    if (this.kernelNames.has(name) && !findArg(this.h.k, name) && !temporaryOf(this.h.k, name)) {
+      throw new CodegenError(`instruction "${insnId}" uses iname "${name}" outside the loops around it`);
+    }
+    return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
+  }
+
+  /** `InsnScope.nonneg`: `e` provably in [0, INT32_MAX] within the loops over `known`, in `ctx`. */
+  nonneg(e: Expr, known: readonly string[], ctx: BasicSet): boolean {
     // A block's locals are renamed away from these names, so no local is taken for one.
     const int32 = (n: string) => this.params.has(n) && findArg(this.h.k, n)?.dtype === "int32";
-    const vars = (n: string) => known.includes(n) || int32(n);
-    const self: ExprScope = {
-      insnId,
-      env: this.env,
-      varEx: (name) => {
-        const sub = this.h.subst.get(name);
-        if (sub) return { ex: sub, dtype: INDEX_DTYPE };
-        if (known.includes(name)) return { ex: evar(name), dtype: INDEX_DTYPE };
-        if (this.kernelNames.has(name) && !findArg(this.h.k, name) && !temporaryOf(this.h.k, name)) {
-          throw new CodegenError(`instruction "${insnId}" uses iname "${name}" outside the loops around it`);
-        }
-        return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
-      },
-      element: (e) => this.element(e, self),
-      nonneg: (e) => provablyNonneg(e, ctx, vars, int32),
-    };
-    return self;
+    return provablyNonneg(e, ctx, (n) => known.includes(n) || int32(n), int32);
   }
 
   /** Flat index of `a[i, j]` from the strides of the array's axis tags: `a[n * i + j]`. */
-  private element(e: Expr & { kind: "subscript" | "linear" }, scope: ExprScope): { array: string; index: Ex; dtype: Dtype } {
+  element(e: Expr & { kind: "subscript" | "linear" }, scope: ExprScope): { array: string; index: Ex; dtype: Dtype } {
     const known = this.arrays.get(e.array);
     const arg = known ? undefined : findArg(this.h.k, e.array);
     const decl = known?.decl ?? (arg?.kind === "array" ? arg : temporaryOf(this.h.k, e.array));
@@ -287,6 +288,29 @@ export class InstructionLowering {
 
   private affEx(a: Aff): Ex {
     return affEx(a, this.h.subst);
+  }
+}
+
+/**
+ * Where one instruction's expressions are lowered: its id, the loops around it (`known`) and their
+ * context. A class, not an object of closures: one is made per instruction.
+ */
+class InsnScope implements ExprScope {
+  constructor(
+    private readonly l: InstructionLowering, readonly insnId: string, readonly env: TypeEnv,
+    private readonly known: readonly string[], private readonly ctx: BasicSet,
+  ) {}
+
+  varEx(name: string): { ex: Ex; dtype: Dtype } {
+    return this.l.varEx(name, this.insnId, this.known);
+  }
+
+  element(e: Expr & { kind: "subscript" | "linear" }): { array: string; index: Ex; dtype: Dtype } {
+    return this.l.element(e, this);
+  }
+
+  nonneg(e: Expr): boolean {
+    return this.l.nonneg(e, this.known, this.ctx);
   }
 }
 
