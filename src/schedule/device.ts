@@ -26,9 +26,47 @@ function extremum(fn: "max" | "min", es: Expr[]): Expr {
 
 /** The hardware axis of `iname` (tagged g.N or l.N): base and size from its domain projected to the parameters. */
 export function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
+  const own = ownFactor(k, iname);
+  // Read off the iname's own factor alone: the same factor (`(i_outer, i_inner)` of an i tile
+  // size, a fetch's `0 <= a_dim_0 < 16`) is one answer for every variant of a sweep that has it.
+  if (own !== undefined) return cached(axisMemo, `own|${iname}|${tag}|${axis}|${k.name}|${setContentId(own)}`, () => axisOf(k, own, iname, tag, axis));
+  return hwAxisOfChain(k, iname, tag, axis);
+}
+
+/**
+ * `hwAxis` from the factor of the iname's whole chain of domains (its own and its parents', which
+ * define inames its bounds use): the route the own factor's answer is checked against (tests).
+ */
+export function hwAxisOfChain(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   // The axis is a function of the domains alone (and the names in it): memoize by the domains'
   // content, which variants in a sweep rebuild as new objects again and again.
-  return cached(axisMemo, `${iname}|${tag}|${axis}|${k.name}|${domainsKey(k)}`, () => computeHwAxis(k, iname, tag, axis));
+  return cached(axisMemo, `${iname}|${tag}|${axis}|${k.name}|${domainsKey(k)}`, () => axisOf(k, factorOf(chainDomain(k, [iname]), iname), iname, tag, axis));
+}
+
+/**
+ * The factor of `iname` in the one domain that names it, where no row of it uses an iname of
+ * another domain (a parent's, as a parameter) and no other domain names one of its inames: then
+ * the chain's other domains add no row to it (the prefetch's `0 <= a_dim_0 < 16` under the tiled
+ * domain's `i_outer`, `k_outer`, which it does not use), and intersecting them, the costly part,
+ * is not needed. Else undefined.
+ */
+function ownFactor(k: Kernel, iname: string): BasicSet | undefined {
+  let owner: BasicSet | undefined;
+  for (const d of k.domains) {
+    if (!d.dims.includes(iname)) continue;
+    if (owner !== undefined) return undefined;
+    owner = d;
+  }
+  if (owner === undefined) return undefined;
+  const f = factorOf(owner, iname);
+  for (const d of k.domains) {
+    for (const x of d.dims) {
+      if (d !== owner && f.dims.includes(x)) return undefined;
+      const at = f.params.indexOf(x);
+      if (at >= 0 && f.constraints.some((row) => (row.coeffs[at] ?? 0) !== 0)) return undefined;
+    }
+  }
+  return f;
 }
 
 /** Per domain list (a frozen value): its domains' content ids. */
@@ -47,11 +85,11 @@ function domainsKey(k: Kernel): string {
 
 const axisMemo = contentMemo<HwAxis>();
 
-function computeHwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
-  // The bounds of the iname in its own factor of the chain's domain, the other inames of the
-  // factor projected out (the other factors can add no bound to it): in a tiled domain the factor
-  // of `i_inner` is `(i_outer, i_inner)`, the same for every variant with the same i tile size.
-  const own = factorOf(chainDomain(k, [iname]), iname);
+/** The axis of `iname` from `own`, its factor (of its own domain or of its chain's). */
+function axisOf(k: Kernel, own: BasicSet, iname: string, tag: "g" | "l", axis: number): HwAxis {
+  // The bounds of the iname in its own factor, the other inames of the factor projected out (the
+  // other factors can add no bound to it): in a tiled domain the factor of `i_inner` is
+  // `(i_outer, i_inner)`, the same for every variant with the same i tile size.
   const others = own.dims.filter((d) => d !== iname);
   const b = dimBounds(others.length > 0 ? projectOut(own, others) : own, iname, []);
   const where = `${tag}.${axis} iname "${iname}" of kernel "${k.name}"`;
