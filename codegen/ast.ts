@@ -137,6 +137,11 @@ function implicitOk(from: Dtype, to: Dtype): boolean {
   return false;
 }
 
+/** An int32 or index sum (a module function: a closure per printed node is a cost under tsx). */
+function isIntSum(x: Ex): boolean {
+  return x.k === "bin" && x.op === "+" && (x.dtype === "idx" || x.dtype === "int32");
+}
+
 /** Prints statements and expressions for one dialect, recording which helpers were used. */
 export class Printer {
   readonly helpers = new Set<string>();
@@ -216,8 +221,7 @@ export class Printer {
           default: {
             const p = PREC[e.op]!;
             // Exact index sums are associative: `a + (b + c)` prints as `a + b + c`.
-            const intSum = (x: Ex) => x.k === "bin" && x.op === "+" && (x.dtype === "idx" || x.dtype === "int32");
-            const assoc = intSum(e) && intSum(e.r);
+            const assoc = isIntSum(e) && isIntSum(e.r);
             const code = `${this.expr(e.l, p)} ${e.op} ${this.expr(e.r, assoc ? p : p + 1)}`;
             if (NARROW.has(e.dtype) && NARROW_WRAPS.has(e.op)) return [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY];
             // A bool sum or difference is a bool (numpy's and the interpreter's: true + true is true):
