@@ -113,3 +113,66 @@ describe("a trailing empty macro argument, which OCCA's preprocessor drops", () 
     expect([e.line, e.column, e.detail]).toEqual([14, 1, "macro GENERATE expects 2 argument(s), got 3"]);
   });
 });
+
+/** A libParanumal-style element size and wave speed: assignments used as values. */
+const WAVE_SPEED = `@kernel void elementSpeed(const dlong Nelements, @restrict const dfloat *wJ,
+                          @restrict const dfloat *u, @restrict dfloat *hmin, @restrict dfloat *speed) {
+  for (dlong e = 0; e < Nelements; ++e; @outer(0)) {
+    @shared dfloat s_J[p_Nq];
+    @shared dfloat s_max[p_Nq];
+    for (int i = 0; i < p_Nq; ++i; @inner(0)) {
+      s_J[i] = s_max[i] = 0;
+      for (int j = 0; j < p_Nq; ++j) {
+        const dlong id = e*p_Np + j*p_Nq + i;
+        s_J[i] += wJ[id];
+        const dfloat c = fabs(u[id]);
+        if (c > s_max[i]) s_max[i] = c;
+      }
+    }
+    for (int n = 0; n < p_Nq; ++n; @inner(0)) if (n < 2) { s_J[n] += s_J[n+2]; s_max[n] = fmax(s_max[n], s_max[n+2]); }
+    for (int n = 0; n < p_Nq; ++n; @inner(0)) {
+      if (n == 0) {
+        const dfloat J = s_J[0] += s_J[1];
+        dfloat vmax;
+        if (s_max[1] > s_max[0]) vmax = s_max[0] = s_max[1]; else vmax = s_max[0];
+        hmin[e] = J;
+        speed[e] = vmax / J;
+      }
+    }
+  }
+}
+`;
+
+describe("an assignment used as a value: a declaration's initializer and chained assignments", () => {
+  const opts = { defines: { ...HOST, p_Nq: 4, p_Np: 16 } };
+
+  it("agrees with its serial meaning on interp and openmp", async () => {
+    const [k] = parseOkl(WAVE_SPEED, opts);
+    const E = 3, wJ = seeded(16 * E, 3).map((x) => 1.5 + x), u = seeded(16 * E, 4);
+    const hmin = new Float64Array(E), speed = new Float64Array(E);
+    for (let e = 0; e < E; e++) {
+      const J = [0, 0, 0, 0], M = [0, 0, 0, 0];
+      for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) { J[i]! += wJ[e * 16 + j * 4 + i]!; M[i] = Math.max(M[i]!, Math.abs(u[e * 16 + j * 4 + i]!)); }
+      for (let n = 0; n < 2; n++) { J[n]! += J[n + 2]!; M[n] = Math.max(M[n]!, M[n + 2]!); }
+      hmin[e] = J[0]! + J[1]!;
+      speed[e] = Math.max(M[0]!, M[1]!) / hmin[e]!;
+    }
+    await expectSerialMeaning(k!, () => ({ Nelements: E, wJ: Float64Array.from(wJ), u: Float64Array.from(u), hmin: new Float64Array(E), speed: new Float64Array(E) }), { hmin, speed }, 1e-14);
+  });
+
+  it("an assignment whose target has side effects stays refused at its line and column, saying what is accepted", () => {
+    const e = oklError(() => parseOkl(WAVE_SPEED.replace("const dfloat J = s_J[0] += s_J[1];", "int m = 0; const dfloat J = s_J[m++] += s_J[1];"), opts));
+    expect([e.line, e.column]).toEqual([18, 37]);
+    expect(e.detail).toContain("supported only as a declaration's initializer or in a chain `a = b = c`");
+  });
+});
+
+describe("OCCA 0.x's kernel language", () => {
+  it("is refused at `kernel void` with the rewrite to OKL 1.0's attributes", () => {
+    const src = "\n// legacy block Jacobi\nkernel void precon(const int N, const dfloat *q, dfloat *Pq){\n  for(int e=0;e<N;++e;outer0){ }\n}\n";
+    const e = oklError(() => parseOkl(src, opts0));
+    expect([e.line, e.column, e.rule]).toEqual([3, 1, "OKL version"]);
+    expect(e.detail).toContain("write @kernel, @outer(0)/@inner(0)");
+  });
+  const opts0 = { defines: HOST };
+});

@@ -266,6 +266,9 @@ export class ExprLowering implements ExprLowerer {
         return this.subscript(t, idx, ctx, e.pos);
       }
       case "call": return this.call(e, ctx);
+      case "assign":
+        // Declaration initializers and chains `a = b = c` were split into statements (syntax/assign-values.ts).
+        return this.fail(`an assignment used as a value (\`${e.op}\` inside an expression) is supported only as a declaration's initializer or in a chain \`a = b = c\`, where its target has no side effects; write it as a statement of its own`, e.pos);
       default: return this.fail(`${e.kind} expressions are not supported yet`, e.pos);
     }
     return this.fail("unreachable", e.pos);

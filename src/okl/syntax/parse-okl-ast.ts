@@ -6,6 +6,7 @@ import type { Stmt, TopLevel, TranslationUnit } from "./ast.js";
 import { preprocess, type PreprocessOptions } from "./c-preprocessor.js";
 import { parseFragmentTokens, parseTokens } from "./parse-unit.js";
 import { Validator, type ValidateOptions } from "./validate.js";
+import { splitAssignValues } from "./assign-values.js";
 import { guardDepth } from "../../errors.js";
 
 export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, "filename"> {
@@ -27,7 +28,7 @@ export function parseOklAst(source: string, opts: OklAstOptions = {}): Translati
     const { tokens, sources, warnings } = preprocess(source, opts);
     const unit = parseTokens(tokens, sources, opts);
     if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
-    return { ...unit, warnings: [...warnings, ...(unit.warnings ?? [])] };
+    return { ...splitAssignValues(unit), warnings: [...warnings, ...(unit.warnings ?? [])] };
   });
 }
 

@@ -70,6 +70,10 @@ export class Parser extends StatementParser {
       return undefined;
     }
     if (t.text !== "class") this.checkUnsupported(t);
+    if ((t.text === "kernel" || t.text === "occaKernel") && this.peek(1).text === "void") {
+      throw this.err(`"${t.text} void" is OCCA 0.x's kernel language (kernel, outer0/inner0 loops, shared, exclusive, barrier(localMemFence)), ` +
+        "which OCCA 1.0 and later do not read: write @kernel, @outer(0)/@inner(0) as the loop's 4th clause, @shared, @exclusive and @barrier", t, "OKL version");
+    }
     if (t.text === "[" && this.peek(1).text === "[" || t.text === "@") {
       // Attributes, then a function, a declaration or (in a fragment) a statement.
       const save = this.pos;
