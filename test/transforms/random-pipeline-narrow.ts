@@ -3,7 +3,8 @@
  * int8, uint8, int16, uint16 and bool arrays whose instructions are random expression trees (every
  * operator: + - * / // % ** & | ^ << >> ~, unary minus, comparisons, min, max, abs, if, casts,
  * and, or, not) on values near each type's limits (-128, 127, 255, -32768, 32767, 65535, 0, 1),
- * stored into arrays of random dtypes; then the random legal moves of gen-kernels.ts (splits,
+ * stored into arrays of random dtypes, some reduced over j (sum, product, max, min: accumulators of
+ * those types); then the random legal moves of gen-kernels.ts (splits,
  * g/l/vec tags, prefetches into narrow temporaries…). C computes char and short arithmetic in
  * int and keeps bools in a byte, where the interpreter wraps each node in its dtype: the class of
  * silent wrong results this law is for.
@@ -97,18 +98,31 @@ function genNode(depth: number): fc.Arbitrary<Node> {
   );
 }
 
-/** The kernel: outputs o0… of random dtypes (the expression's own among them), each a random expression. */
+const REDUCTIONS = ["sum", "product", "max", "min"] as const;
+
+/**
+ * `x` or, where drawn and `x` is narrow or bool (its accumulator wraps, as an int32 one could
+ * overflow), a reduction over `j` of `x` with the j-th value of a narrow type mixed in.
+ */
+function reduced(x: Node, r: (typeof REDUCTIONS)[number] | "none", op: "+" | "^" | "*", t: Dtype): Node {
+  if (r === "none" || !narrowOrBool(x.t) || x.t.weak) return x;
+  return { code: `${r}(j, ${x.code} ${op} cast(${t}, j - 1))`, t: x.t };
+}
+
+/** The kernel: outputs o0… of random dtypes (the expression's own among them), each a random expression (some reduced over j). */
 export const genNarrowSource: fc.Arbitrary<KernelSource> = fc.array(
-  fc.tuple(genNode(3), fc.constantFrom<Dtype | "own">("own", "own", "int8", "uint8", "int16", "uint16", "int32", "bool")),
+  fc.tuple(genNode(3), fc.constantFrom<Dtype | "own">("own", "own", "int8", "uint8", "int16", "uint16", "int32", "bool"),
+    fc.constantFrom<(typeof REDUCTIONS)[number] | "none">("none", "none", "none", ...REDUCTIONS), fc.constantFrom("+", "^", "*"), fc.constantFrom<Dtype>(...NARROW_TYPES))
+    .map(([x, d, r, op, t]) => [reduced(x, r, op as "+" | "^" | "*", t), d] as const),
   { minLength: 1, maxLength: 10 },
 ).map((outs) => {
   const dtypes = outs.map(([x, d]) => (d === "own" ? (x.t.weak ? "int32" : x.t.dtype) : d));
   return {
     family: "narrow",
-    domains: ["{[i]: 0<=i<n}"],
+    domains: ["{[i,j]: 0<=i<n and 0<=j<m}"],
     instructions: outs.map(([x], o) => `o${o}[i] = ${x.code}`),
-    args: [...Object.entries(NARROW_INPUTS).map(([x, d]) => `${x}: ${d}[n]`), ...dtypes.map((d, o) => `o${o}: ${d}[n]`), "n: int32"],
-    params: { n: [0, 12] },
+    args: [...Object.entries(NARROW_INPUTS).map(([x, d]) => `${x}: ${d}[n]`), ...dtypes.map((d, o) => `o${o}: ${d}[n]`), "n, m: int32"],
+    params: { n: [0, 12], m: [0, 4] },
   };
 });
 
@@ -126,12 +140,12 @@ const genInputs = (n: number) => fc.record(Object.fromEntries(Object.entries(NAR
   [x, fc.array(fc.constantFrom(...EDGES[d]!), { minLength: n, maxLength: n }).map((xs) => ARRAYS[d]!.from(xs))])));
 
 /** A kernel of the class, its inputs, and a random legal pipeline (printed as JSON). */
-export const genNarrowCase: fc.Arbitrary<NarrowCase> = fc.tuple(genNarrowSource, fc.integer({ min: 0, max: 12 }))
-  .chain(([source, n]) => fc.tuple(fc.constant(source), genInputs(n).map((a) => ({ ...a, n })), fc.array(genMove, { minLength: 0, maxLength: 5 })))
+export const genNarrowCase: fc.Arbitrary<NarrowCase> = fc.tuple(genNarrowSource, fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 4 }))
+  .chain(([source, n, m]) => fc.tuple(fc.constant(source), genInputs(n).map((a) => ({ ...a, n, m })), fc.array(genMove, { minLength: 0, maxLength: 5 })))
   .map(([source, args, moves]) => {
     const kernel = makeKernel([...source.domains], [...source.instructions], [...source.args], { name: source.family });
     const { pipeline: p, transformed } = buildPipeline(kernel, moves);
-    const c: NarrowCase = { source, kernel, ref: kernel, params: { n: args.n }, pipeline: p, json: toJSON(p), transformed, args };
+    const c: NarrowCase = { source, kernel, ref: kernel, params: { n: args.n, m: args.m }, pipeline: p, json: toJSON(p), transformed, args };
     Object.defineProperty(c, fc.toStringMethod, {
       value: () => `{ kernel: ${JSON.stringify(source)}, args: ${JSON.stringify(Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === "number" ? v : [...v]])))}, pipeline: ${JSON.stringify(c.json)} }`,
     });

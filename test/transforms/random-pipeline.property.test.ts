@@ -38,7 +38,7 @@ const LOWERED_SPECIALLY = /"vec"|:vec\b/;
 const BARRIER_LOOP_RUNS = Number(process.env.LOOM_BARRIER_LOOP_RUNS ?? 4);
 
 /** Cases of narrow integers and bools: on interp and js; the first few of 6 to 10 expressions natively too (one compile per backend each). */
-const NARROW_RUNS = Number(process.env.LOOM_NARROW_RUNS ?? 40);
+const NARROW_RUNS = Number(process.env.LOOM_NARROW_RUNS ?? 30);
 const NARROW_NATIVE_RUNS = Number(process.env.LOOM_NARROW_NATIVE_RUNS ?? 1);
 
 /** The transformed kernel on each of `backends` computes what the interpreter computes for the kernel, on the case's inputs. */
