@@ -186,6 +186,23 @@ describe("initializers of arrays of nested structs", () => {
     await expectSerialMeaning(k!, () => ({ N, g: Float64Array.from(g), out: new Float64Array(8 * N) }), { out: want }, 1e-14);
   });
 
+  it("a struct value in a list initializes its subobject whole, as in C (a struct element, a one-type struct, a vector); on interp and openmp", async () => {
+    const [k] = lp.parseOkl(`typedef struct { double x, y; } pt_t;
+typedef struct { int type; double2 uv; pt_t p; } bc_t;
+@kernel void f(const int N, const bc_t *bcs, const pt_t *ps, double *out) {
+  for (int e = 0; e < N; ++e; @outer) for (int n = 0; n < 1; ++n; @inner) {
+    const double2 w = make_double2(1.0, 2.0);
+    bc_t two[2] = {bcs[e], {7, w * 3.0, ps[e]}};
+    pt_t q[2] = {ps[e], {1.0, 2.0}};
+    out[e] = two[0].type + two[0].uv.y + two[0].p.x + two[1].type + two[1].uv.x + two[1].p.y + q[0].y + q[1].x;
+  }
+}`);
+    const N = 3, v = seeded(4 * N, 73), p = seeded(2 * N, 74);
+    const recs = Array.from({ length: N }, (_, e) => ({ type: e - 1, uv: { x: v[4 * e]!, y: v[4 * e + 1]! }, p: { x: v[4 * e + 2]!, y: v[4 * e + 3]! } }));
+    const want = recs.map((r, e) => r.type + r.uv.y + r.p.x + 7 + 3.0 + p[2 * e + 1]! + p[2 * e + 1]! + 1.0);
+    await expectSerialMeaning(k!, () => ({ N, ...lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", recs)), ps: Float64Array.from(p), out: new Float64Array(N) }), { out: want }, 1e-14);
+  });
+
   it("a 2-D array of structs initialized inside a device function with a while loop (an opaque block); on interp and openmp", async () => {
     const [k] = lp.parseOkl(`typedef struct { int type; double vals[2]; } bc_t;
 double sumAll(const double g) {

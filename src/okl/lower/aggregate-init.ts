@@ -68,7 +68,9 @@ export function recordScalarSlots(t: RecordType): { readonly key: string; readon
  * The value of each scalar of object `name` of type `t` initialized by `init`, in C's order
  * (undefined: zero), and the element count of a `[]` outer array. `what` names the object in errors.
  */
-export function aggregateScalars(t: InitType, init: A.InitList, what: string, name: string, fail: Fail): { readonly items: (A.Expr | undefined)[]; readonly count: number | undefined } {
+export function aggregateScalars(
+  t: InitType, init: A.InitList, what: string, name: string, fail: Fail, isValueOf?: (e: A.Expr, t: Extract<InitType, { kind: "struct" }>) => boolean,
+): { readonly items: (A.Expr | undefined)[]; readonly count: number | undefined } {
   const out: (A.Expr | undefined)[] = [];
   const accepted = "accepted are lists of values in C's order, each struct or array in braces of its own or with its braces left out";
   const describe = (x: InitType): string => (x.kind === "struct" ? `struct "${x.name}"` : x.kind === "array" ? `an array of ${x.count ?? "?"}` : "a scalar");
@@ -96,6 +98,11 @@ export function aggregateScalars(t: InitType, init: A.InitList, what: string, na
       out[base] = items[it.k++]!;
       return 1;
     }
+    // An expression of the struct's own type (`{bcs[e], 3}`) initializes it whole, as in C: its scalars are that value's.
+    if (x.kind === "struct" && isValueOf?.(items[it.k]!, x)) {
+      scalarPaths(x, items[it.k++]!).forEach((e, k) => (out[base + k] = e));
+      return scalarCount(x);
+    }
     const subs = x.kind === "struct" ? x.members.map((m) => ({ type: m.type, where: `${where}.${m.name}` })) : undefined;
     const count = x.kind === "array" ? x.count : subs!.length;
     let at = 0;
@@ -115,4 +122,13 @@ export function aggregateScalars(t: InitType, init: A.InitList, what: string, na
   const count = t.kind === "array" && t.count === undefined ? Math.max(1, Math.ceil(spans / scalarCount(t.elem))) : undefined;
   const total = count !== undefined ? count * scalarCount((t as Extract<InitType, { kind: "array" }>).elem) : scalarCount(t);
   return { items: Array.from({ length: total }, (_, k) => out[k]), count };
+}
+
+/** The scalars of value `e` of type `t` as expressions, in C's order: `e.type`, `e.vals[0]`, `e.pts[1].x`. */
+function scalarPaths(t: InitType, e: A.Expr): A.Expr[] {
+  switch (t.kind) {
+    case "scalar": return [e];
+    case "array": return Array.from({ length: t.count ?? 0 }, (_, j) => scalarPaths(t.elem, { kind: "index", target: e, index: { kind: "int", value: j, text: String(j), suffix: "", pos: e.pos }, pos: e.pos })).flat();
+    case "struct": return t.members.flatMap((m) => scalarPaths(m.type, { kind: "member", target: e, name: m.name, arrow: false, pos: e.pos }));
+  }
 }

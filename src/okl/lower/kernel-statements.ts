@@ -166,7 +166,10 @@ export abstract class StatementLowering extends PointerLowering {
       const declared = arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList", `array "${d.name}" needs a size`);
       const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;
       // A struct (or array of them) with a list: C's scalars in order, braces given or elided (aggregate-init.ts).
-      const sinit = struct && d.init?.kind === "initList" ? aggregateScalars(arrayOf(declared, layoutInitType(struct)), d.init, `${declared.length > 0 ? "array of " : ""}struct "${struct.name}" "${d.name}"`, d.name, this.failAt) : undefined;
+      const sinit = struct && d.init?.kind === "initList" ? aggregateScalars(arrayOf(declared, layoutInitType(struct)), d.init, `${declared.length > 0 ? "array of " : ""}struct "${struct.name}" "${d.name}"`, d.name, this.failAt, (x, t) => {
+        const p = x.kind === "initList" ? undefined : this.ex.structPlace(x, ctx);
+        return (p !== undefined && isStructValue(p) && p.layout!.name === t.name) || (x.kind !== "initList" && this.ex.vec.typeOf(x, ctx)?.name === t.name);
+      }) : undefined;
       const shape = flat?.shape ?? declared.map((n, k) => n ?? (k === 0 ? sinit?.count : undefined) ?? 0);
       const name = this.fresh(d.name);
       const space = d.okl.shared ? "local" : "private";

@@ -15,11 +15,16 @@ import { arrayExtents } from "./initializers.js";
 import { aggregateScalars, arrayOf, recordInitType, recordScalarSlots } from "./aggregate-init.js";
 import { product, type RecordType } from "./record-type.js";
 import type { RecordPlaces } from "./records.js";
-import type { StructTable } from "./structs.js";
+import { isStructValue, type StructPlace, type StructTable } from "./structs.js";
 
 /** What declaring records asks of the lowering around it; `assign` emits one assignment (an instruction, or a block statement). */
 export interface RecordDeclHost {
-  readonly ex: { recordPlaces(e: A.Expr, ctx: Ctx): RecordPlaces | undefined; expr(e: A.Expr, ctx: Ctx): Expr };
+  readonly ex: {
+    recordPlaces(e: A.Expr, ctx: Ctx): RecordPlaces | undefined;
+    expr(e: A.Expr, ctx: Ctx): Expr;
+    structPlace(e: A.Expr, ctx: Ctx): StructPlace | undefined;
+    readonly vec: { typeOf(e: A.Expr, ctx: Ctx): { readonly name: string } | undefined };
+  };
   fresh(base: string): string;
   addTemp(t: Temporary): void;
   fail(detail: string, pos: A.Pos): never;
@@ -74,12 +79,21 @@ export function declareRecord(h: RecordDeclHost, r: RecordSpec, d: A.Declarator,
   if (d.init === undefined) return;
   const self = h.ex.recordPlaces({ kind: "ident", name: d.name, pos: d.pos }, ctx)!;
   if (d.init.kind !== "initList") return copyRecord(h, self, d.init, ctx, d.pos);
-  const { items } = aggregateScalars(recordInitType(r.type), d.init, `struct "${r.name}" "${d.name}"`, d.name, (m, p) => h.fail(m, p));
+  const { items } = aggregateScalars(recordInitType(r.type), d.init, `struct "${r.name}" "${d.name}"`, d.name, (m, p) => h.fail(m, p), structValue(h, ctx));
   recordScalarSlots(r.type).forEach(({ key, element }, k) => {
     const leaf = r.type.leaves.get(key)!;
     const item = items[k];
     h.assign(self.fields.get(leaf.count > 1 ? `${key}[${element}]` : key)!, { kind: "cast", dtype: leaf.dtype, value: item ? h.ex.expr(item, ctx) : c(0) }, d.pos);
   });
+}
+
+/** Whether an initializer item is a whole struct (or vector) value of the subobject's type (`{bcs[e], …}`, `{1, make_double2(x, y)}`). */
+function structValue(h: RecordDeclHost, ctx: Ctx): (e: A.Expr, t: { readonly name: string }) => boolean {
+  return (e, t) => {
+    if (e.kind === "initList") return false;
+    const p = h.ex.recordPlaces(e, ctx) === undefined ? h.ex.structPlace(e, ctx) : undefined;
+    return h.ex.recordPlaces(e, ctx)?.struct === t.name || (p !== undefined && isStructValue(p) && p.layout!.name === t.name) || h.ex.vec.typeOf(e, ctx)?.name === t.name;
+  };
 }
 
 /** `@shared` memory is declared between the `@outer` and `@inner` loops. */
@@ -112,7 +126,7 @@ export function declareRecords(h: RecordDeclHost, r: RecordSpec, d: A.Declarator
   if (d.init !== undefined && d.init.kind !== "initList") h.fail(`array of struct "${r.name}" "${d.name}" must be initialized with {…}`, d.init.pos);
   const fail = (m: string, p: A.Pos): never => h.fail(m, p);
   const declared = arrayExtents(d, ctx.scope, fail, undefined, `array "${d.name}" needs a size`);
-  const init = d.init && aggregateScalars(arrayOf(declared, recordInitType(r.type)), d.init as A.InitList, `array of struct "${r.name}" "${d.name}"`, d.name, fail);
+  const init = d.init && aggregateScalars(arrayOf(declared, recordInitType(r.type)), d.init as A.InitList, `array of struct "${r.name}" "${d.name}"`, d.name, fail, structValue(h, ctx));
   const dims = declared.map((x, k) => x ?? (k === 0 ? init!.count! : 0));
   const n = product(dims);
   const names = new Map<string, string>();
