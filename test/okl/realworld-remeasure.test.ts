@@ -176,3 +176,52 @@ describe("OCCA 0.x's kernel language", () => {
   });
   const opts0 = { defines: HOST };
 });
+
+/** A nekRS-style source term: the host chooses the loop nest (velocity: three components; scalar: a block-wise shift). */
+const SOURCE = `@kernel void addSource(const dlong N, const int isVelocity, const dlong offset, const dfloat idt,
+                       @restrict const dfloat *rho, @restrict const dfloat *U, @restrict dfloat *BF) {
+  const dfloat scale = 2 * idt;
+  if (isVelocity) {
+    for (dlong id = 0; id < N; ++id; @tile(p_blockSize, @outer, @inner)) {
+      for (int c = 0; c < 3; ++c) BF[id + c * offset] += scale * rho[id] * U[id + c * offset];
+    }
+  } else if (offset > 0) {
+    for (dlong b = 0; b < (N + p_blockSize - 1) / p_blockSize; ++b; @outer(0)) {
+      @shared dfloat s_u[p_blockSize];
+      for (int t = 0; t < p_blockSize; ++t; @inner(0)) {
+        const dlong id = b * p_blockSize + t;
+        s_u[t] = (id < N) ? U[id] : 0;
+      }
+      @barrier;
+      for (int t = 0; t < p_blockSize; ++t; @inner(0)) {
+        const dlong id = b * p_blockSize + t;
+        if (id < N) BF[id] += idt * s_u[(t + 1) % p_blockSize];
+      }
+    }
+  }
+}
+`;
+
+describe("a host-level if choosing the @outer nests (OCCA runs it on the host)", () => {
+  const opts = { defines: { ...HOST, p_blockSize: 4 } };
+  const N = 10, offset = 12, idt = 0.5, rho = seeded(N, 21), U = seeded(3 * offset, 22), BF0 = seeded(3 * offset, 23);
+  const run = (isVelocity: number, off: number) => {
+    const bf = Float64Array.from(BF0);
+    if (isVelocity) for (let id = 0; id < N; id++) for (let c = 0; c < 3; c++) bf[id + c * off]! += 2 * idt * rho[id]! * U[id + c * off]!;
+    else if (off > 0) for (let id = 0; id < N; id++) { const b = Math.floor(id / 4), t = (id % 4 + 1) % 4; bf[id]! += idt * (b * 4 + t < N ? U[b * 4 + t]! : 0); }
+    return bf;
+  };
+
+  it("runs the branch the arguments choose, on interp and openmp, against the serial meaning", async () => {
+    const [k] = parseOkl(SOURCE, opts);
+    for (const [isVelocity, off] of [[1, offset], [0, offset], [0, 0]] as const) {
+      await expectSerialMeaning(k!, () => ({ N, isVelocity, offset: off, idt, rho: Float64Array.from(rho), U: Float64Array.from(U), BF: Float64Array.from(BF0) }), { BF: run(isVelocity, off) }, 1e-14);
+    }
+  });
+
+  it("a condition that reads memory stays refused at the if's line and column (OCCA's host code has no device memory)", () => {
+    const e = oklError(() => parseOkl(SOURCE.replace("if (isVelocity) {", "if (rho[0] > 0) {"), opts));
+    expect([e.line, e.column]).toEqual([4, 3]);
+    expect(e.detail).toContain("host statement outside the @outer loops");
+  });
+});

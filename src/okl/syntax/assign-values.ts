@@ -25,7 +25,7 @@ export function splitAssignValues(unit: TranslationUnit): TranslationUnit {
 }
 
 /** Whether re-reading `e` gives what it gave before: no assignment, increment or call inside. */
-function pure(e: Expr): boolean {
+export function pure(e: Expr): boolean {
   switch (e.kind) {
     case "ident": case "int": case "float": case "char": case "bool": case "string": return true;
     case "member": return pure(e.target);

@@ -7,6 +7,7 @@ import { preprocess, type PreprocessOptions } from "./c-preprocessor.js";
 import { parseFragmentTokens, parseTokens } from "./parse-unit.js";
 import { Validator, type ValidateOptions } from "./validate.js";
 import { splitAssignValues } from "./assign-values.js";
+import { pushHostBranches } from "./host-branches.js";
 import { guardDepth } from "../../errors.js";
 
 export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, "filename"> {
@@ -28,7 +29,7 @@ export function parseOklAst(source: string, opts: OklAstOptions = {}): Translati
     const { tokens, sources, warnings } = preprocess(source, opts);
     const unit = parseTokens(tokens, sources, opts);
     if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
-    return { ...splitAssignValues(unit), warnings: [...warnings, ...(unit.warnings ?? [])] };
+    return { ...pushHostBranches(splitAssignValues(unit)), warnings: [...warnings, ...(unit.warnings ?? [])] };
   });
 }
 
