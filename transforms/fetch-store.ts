@@ -24,7 +24,8 @@ import { checkStoreRace, noSyncOf } from "./fetch-races.js";
 import { checkIlpOuter, placeStore } from "./fetch-nesting.js";
 import { existingTemporary } from "./reuse-temporary.js";
 import { clipPredicates } from "./fetch-clip.js";
-import { applyTags, constraintExpr, perInameTags, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
+import { applyTags, constraintExpr, perInameTags, tagStoreAlone, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
+import { checkPrivateStaysInWorkItem } from "./iname.js";
 
 export const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
   if (x === undefined) return undefined;
@@ -339,14 +340,10 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   instructions.splice(at < 0 ? instructions.length : at, 0, store);
 
   const temp: Temporary = reused?.temporary ?? { name: req.tempName, dtype: req.dtype, shape, addressSpace: space, order: "C", dimTags: undefined };
-  let out = withKernel(k, {
-    domains: [...k.domains, dom],
-    instructions,
-    temporaries: reused ? k.temporaries.map((t) => (t.name === req.tempName ? temp : t)) : [...k.temporaries, temp],
-    ...(priorities.length > 0 ? { loopPriority: [...k.loopPriority, ...priorities] } : {}),
-  });
+  const temporaries = reused ? k.temporaries.map((t) => (t.name === req.tempName ? temp : t)) : [...k.temporaries, temp];
+  let tags: (string | null)[] | undefined;
   if (dimNames.length > 0) {
-    let tags = perInameTags(req.tag, dimNames, who);
+    tags = perInameTags(req.tag, dimNames, who);
     if (req.axisTags !== undefined) {
       const keys = stored.map((r) => req.axisKeys?.[r] ?? String(r));
       for (const key of Object.keys(req.axisTags)) {
@@ -354,8 +351,21 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
       }
       tags = tags.map((t, j) => (Object.hasOwn(req.axisTags!, keys[j]!) ? req.axisTags![keys[j]!] ?? null : t));
     }
-    out = applyTags(out, dimNames, stored.map((r) => extents[r]!), tags, req.order, insnId, who);
   }
+  const tagExtents = stored.map((r) => extents[r]!);
+  // The new inames tagged on the store alone, before the kernel is built (fetch-tags.ts), where that holds.
+  const alone = tags === undefined || tags.every((t) => t === null) ? undefined
+    : tagStoreAlone(k, dom, store, temporaries, dimNames, tagExtents, tags, req.order, who, new Set([...taken, ...dom.params]));
+  let out = withKernel(k, {
+    domains: [...k.domains, alone?.dom ?? dom],
+    instructions: alone === undefined ? instructions : instructions.map((i) => (i === store ? alone.store : i)),
+    temporaries,
+    ...(priorities.length > 0 ? { loopPriority: [...k.loopPriority, ...priorities] } : {}),
+    ...(alone === undefined ? {} : { inameTags: alone.inameTags }),
+    ...(alone?.inameSlabs === undefined ? {} : { inameSlabs: alone.inameSlabs }),
+  });
+  if (alone !== undefined) checkPrivateStaysInWorkItem(out, Object.keys(alone.inameTags).filter((n) => k.inameTags[n] === undefined), who);
+  else if (tags !== undefined) out = applyTags(out, dimNames, tagExtents, tags, req.order, insnId, who);
   if (space === "local" || space === "global") checkStoreRace(out, insnId, req.tempName, space, name, who);
   checkStoresInStep(out, who);
   return out;

@@ -4,7 +4,7 @@
  * the constraints of a widened iname as predicates.
  */
 import { LoomError, TransformError } from "../src/errors.js";
-import { affToExpr, iterationDomain, NATURAL_ORDER, withKernel, type Expr, type Kernel } from "../src/ir/index.js";
+import { affToExpr, iterationDomain, NATURAL_ORDER, uniqueName, withKernel, type Expr, type Instruction, type Kernel } from "../src/ir/index.js";
 import { aff, affIsConstant, affSub, addConstraints, dimBounds, isSubset, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
 import { splitIname, tagInames } from "./iname.js";
 
@@ -57,12 +57,14 @@ export function perInameTags(spec: FetchTagSpec, inames: readonly string[], who:
  * Tag (or split and tag) the new inames as `perIname` says. `extents`: Infinity where the extent
  * is a parameter (an l.auto iname then is split by the work-group's size, when known).
  */
-export function applyTags(k: Kernel, inames: readonly string[], extents: readonly number[], perIname: readonly (string | null)[], order: "C" | "F", insnId: string, who: string): Kernel {
+export function applyTags(
+  k: Kernel, inames: readonly string[], extents: readonly number[], perIname: readonly (string | null)[], order: "C" | "F", insnId: string, who: string,
+  sizes: ReadonlyMap<number, number> = localSizes(k, new Set(inames)), splitNames?: (iname: string) => { outerIname: string; innerIname: string },
+): Kernel {
   if (inames.length === 0 || perIname.every((t) => t === null)) return k;
   // l.auto: fastest-varying axis first onto l.0, l.1, …, split to the work-group's size.
   const auto = inames.map((_, r) => r).filter((r) => perIname[r] === "l.auto");
   const fastestFirst = order === "C" ? [...auto].reverse() : auto;
-  const sizes = localSizes(k, new Set(inames));
   let out = k;
   const explicit: Record<string, string> = {};
   inames.forEach((n, r) => {
@@ -85,7 +87,7 @@ export function applyTags(k: Kernel, inames: readonly string[], extents: readonl
     }
     const size = sizes.get(axis);
     if (size !== undefined && extents[r]! > size) {
-      out = splitIname(out, iname, size, { innerTag: `l.${axis}` });
+      out = splitIname(out, iname, size, splitNames ? { innerTag: `l.${axis}`, ...splitNames(iname) } : { innerTag: `l.${axis}` });
     } else if (size !== undefined && extents[r]! < size) {
       // Inames on one local axis share its range: run over the whole axis, guarded.
       out = widenIname(out, iname, size, insnId, who);
@@ -96,6 +98,61 @@ export function applyTags(k: Kernel, inames: readonly string[], extents: readonl
     axis++;
   }
   return Object.keys(explicit).length > 0 ? tagInames(out, explicit) : out;
+}
+
+const storeAlone = { on: true, taken: 0 };
+
+/** How many fetches were tagged on the store alone (tests: the fast path is taken). */
+export function storeAloneTaggings(): number {
+  return storeAlone.taken;
+}
+
+/** Tests: `tagStoreAlone` on (default) or off, so that a fetch takes the exact route (tagging the built kernel). */
+export function useStoreAloneTagging(on: boolean): void {
+  storeAlone.on = on;
+}
+
+/** A store's domain and instruction, and the kernel's tags and slabs, once its new inames are tagged. */
+export interface TaggedStore {
+  readonly dom: BasicSet;
+  readonly store: Instruction;
+  readonly inameTags: Kernel["inameTags"];
+  /** Undefined: as the kernel's (no split made new ones). */
+  readonly inameSlabs: Kernel["inameSlabs"] | undefined;
+}
+
+/**
+ * `applyTags` on the store alone, before its kernel is built. The new inames are the store's own:
+ * dims of its domain only (no other domain's parameters: their names are new), in no other
+ * instruction and no loop priority. So splitting, widening and tagging them changes only that
+ * domain, the store and the tags, and is done here on a kernel of the store alone (the same
+ * transformations, without rebuilding every other instruction and domain, each step). `k`: the
+ * kernel before the store is added, whose local sizes the built one shares (no domain of `k` has
+ * a new iname). `taken`: every name the built kernel holds; a split's new names are picked from
+ * it, as splitIname picks them from that kernel. Undefined where this does not hold: rules, which
+ * could mention any name, and tags other than `l.N`, `g.N` and `l.auto` (`like.i` names an iname
+ * of the whole kernel); the caller then tags the built kernel.
+ */
+export function tagStoreAlone(
+  k: Kernel, dom: BasicSet, store: Instruction, temporaries: Kernel["temporaries"], inames: readonly string[], extents: readonly number[],
+  perIname: readonly (string | null)[], order: "C" | "F", who: string, taken: ReadonlySet<string>,
+): TaggedStore | undefined {
+  if (!storeAlone.on || k.substitutions.length > 0 || !perIname.every((t) => t === null || t === "l.auto" || /^[lg]\.\d$/.test(t))) return undefined;
+  const alone = withKernel(k, { domains: [dom], instructions: [store], temporaries, loopPriority: [] });
+  const names = new Set(taken);
+  const pick = (base: string): string => {
+    const n = uniqueName(base, names);
+    names.add(n);
+    return n;
+  };
+  const out = applyTags(alone, inames, extents, perIname, order, store.id, who, localSizes(k, new Set(inames)), (iname) => {
+    const picked = { outerIname: pick(`${iname}_outer`), innerIname: pick(`${iname}_inner`) };
+    // The split iname is no name of the kernel any more (splitIname's next pick may take it).
+    names.delete(iname);
+    return picked;
+  });
+  storeAlone.taken++;
+  return { dom: out.domains[0]!, store: out.instructions[0]!, inameTags: out.inameTags, inameSlabs: out.inameSlabs === alone.inameSlabs ? undefined : out.inameSlabs };
 }
 
 /**

@@ -1,0 +1,103 @@
+/**
+ * A fetch's new inames tagged on the store alone (tagStoreAlone, before the kernel is built) give
+ * the kernel the exact route gives (applyTags on the built kernel: splits, widenings and tags of
+ * the whole kernel), or the same refusal: over random kernels, tiles with local and group tags,
+ * sweeps and tag specs.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { LoomError } from "../../src/errors.js";
+import { findAccesses, instructionInames } from "../../src/analysis/index.js";
+import { clearPolyMemos } from "../../src/poly/index.js";
+import type { Kernel } from "../../src/ir/index.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { addPrefetch, splitIname, type PrefetchOptions } from "../../transforms/index.js";
+import { storeAloneTaggings, useStoreAloneTagging } from "../../transforms/fetch-tags.js";
+import { genKernelOf } from "./gen-kernels.js";
+
+/** Kernels whose reads have footprints over two axes or more (a fetch tags two inames), and simpler ones. */
+const kernels = genKernelOf(["matmul", "elementwise2d", "stencil2d", "reduction", "triangular", "stencil1d", "tempArray"]);
+
+/** The prefetch as JSON (field order too), or its refusal's message. */
+function outcome(k: Kernel, array: string, opts: PrefetchOptions, alone: boolean): string {
+  clearPolyMemos();
+  useStoreAloneTagging(alone);
+  try {
+    return JSON.stringify(addPrefetch(k, array, opts));
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    return `${e.constructor.name}: ${e.message}`;
+  } finally {
+    useStoreAloneTagging(true);
+  }
+}
+
+const TAGS = [undefined, "l.auto", null, ["l.0", "l.1"], ["l.1", "l.auto"], ["g.0", "l.0"], "l.0", ["like.i_inner", "l.0"], ["unr", "l.auto"]] as const;
+
+const FACTORS = [2, 3, 4, 8, 16] as const;
+
+/** A tiled matmul or 2-D stencil: tiles of random sizes, the inner inames on random local axes (or none). */
+const tiled = fc.record({
+  matmul: fc.boolean(), ti: fc.constantFrom(...FACTORS), tj: fc.constantFrom(...FACTORS), tk: fc.constantFrom(...FACTORS),
+  axes: fc.constantFrom(["l.1", "l.0"], ["l.0", "l.1"], ["l.0", undefined], [undefined, "l.1"], ["l.0", "l.0"]), groups: fc.boolean(),
+}).map(({ matmul, ti, tj, tk, axes, groups }) => {
+  let k = matmul
+    ? makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])", ["a, b, c: float32[n,n]", "n: int32"], { name: "matmul" })
+    : makeKernel("{[i,j]: 1<=i<n-1 and 1<=j<n-1}", "z[i,j] = a[i-1,j] + a[i+1,j] + a[i,j-1] + a[i,j+1] - 4*a[i,j]", ["a, z: float32[n,n]", "n: int32"], { name: "stencil" });
+  const tag = (t: string | undefined, outer: string) => ({ ...(t === undefined ? {} : { innerTag: t }), ...(groups ? { outerTag: outer } : {}) });
+  k = splitIname(k, "i", ti, tag(axes[0], "g.0"));
+  if (axes[1] !== axes[0] || axes[1] === undefined) k = splitIname(k, "j", tj, tag(axes[1], "g.1"));
+  else k = splitIname(k, "j", tj);
+  return matmul ? splitIname(k, "k", tk) : k;
+});
+
+describe("tagging a fetch's inames on the store alone", () => {
+  it("law, tiles: the same kernel (or refusal) as tagging the built kernel, splits and widenings to the work-group's size among them", () => {
+    const before = storeAloneTaggings();
+    fc.assert(fc.property(tiled, fc.boolean(), fc.nat(), fc.constantFrom(...TAGS), (k, second, pickSweep, defaultTag) => {
+      const array = second && k.name === "matmul" ? "b" : "a";
+      const inames = [...new Set(findAccesses(k, array).flatMap((a) => instructionInames(k.instructions.find((i) => i.id === a.insnId)!)))];
+      const sweep = pickSweep % 3 !== 0 ? inames.filter((n) => n.endsWith("_inner")) : inames.filter((_, j) => (pickSweep >> (j + 2)) & 1);
+      const opts: PrefetchOptions = { sweepInames: sweep, ...(defaultTag === undefined ? {} : { defaultTag: Array.isArray(defaultTag) ? [...defaultTag] : defaultTag }) };
+      expect(outcome(k, array, opts, true)).toBe(outcome(k, array, opts, false));
+    }), { numRuns: 40 });
+    expect(storeAloneTaggings() - before).toBeGreaterThan(10);
+  });
+
+  it("law, random kernels and splits: the same kernel (or refusal) as tagging the built kernel", () => {
+    const before = storeAloneTaggings();
+    fc.assert(fc.property(kernels, fc.array(fc.tuple(fc.nat(), fc.constantFrom(2, 3, 4, 8), fc.constantFrom("l.0", "l.1", "g.0", undefined)), { minLength: 1, maxLength: 3 }),
+      fc.nat(), fc.nat(), fc.constantFrom(...TAGS), fc.constantFrom("C", "F"),
+      ({ gk }, splits, pickArray, pickSweep, defaultTag, _order) => {
+        let k = gk.kernel;
+        for (const [pick, factor, innerTag] of splits) {
+          const names = k.domains.flatMap((d) => d.dims).filter((n) => k.inameTags[n] === undefined);
+          if (names.length === 0) break;
+          try {
+            k = splitIname(k, names[pick % names.length]!, factor, innerTag === undefined ? {} : { innerTag });
+          } catch (e) {
+            if (!(e instanceof LoomError)) throw e;
+          }
+        }
+        // An array some instruction reads (affinely).
+        const readsOf = (name: string) => {
+          try {
+            return findAccesses(k, name);
+          } catch (e) {
+            if (e instanceof LoomError) return [];
+            throw e;
+          }
+        };
+        const arrays = k.args.filter((a) => a.kind === "array" && readsOf(a.name).length > 0).map((a) => a.name);
+        if (arrays.length === 0) return;
+        const array = arrays[pickArray % arrays.length]!;
+        const inames = [...new Set(readsOf(array).flatMap((a) => instructionInames(k.instructions.find((i) => i.id === a.insnId)!)))];
+        // Mostly the tiles' inner inames (a fetch per tile), sometimes any subset.
+        const sweep = pickSweep % 3 !== 0 ? inames.filter((n) => !n.endsWith("_outer")) : inames.filter((_, j) => (pickSweep >> (j + 2)) & 1);
+        const opts: PrefetchOptions = { sweepInames: sweep, ...(defaultTag === undefined ? {} : { defaultTag: Array.isArray(defaultTag) ? [...defaultTag] : defaultTag }) };
+        expect(outcome(k, array, opts, true)).toBe(outcome(k, array, opts, false));
+      }), { numRuns: 30 });
+    // The law is about the store-alone route: it must be taken often enough to be tested.
+    expect(storeAloneTaggings() - before).toBeGreaterThan(4);
+  });
+});
