@@ -2,7 +2,8 @@
  * The random-pipeline law's kernels of narrow integers and bools: an elementwise kernel over
  * int8, uint8, int16, uint16 and bool arrays whose instructions are random expression trees (every
  * operator: + - * / // % ** & | ^ << >> ~, unary minus, comparisons, min, max, abs, if, casts,
- * and, or, not) on values near each type's limits (-128, 127, 255, -32768, 32767, 65535, 0, 1),
+ * and, or, not) on values near each type's limits (-128, 127, 255, -32768, 32767, 65535, 0, 1;
+ * bool elements whose byte is 2 or 255 too),
  * stored into arrays of random dtypes, some reduced over j (sum, product, max, min: accumulators of
  * those types); then the random legal moves of gen-kernels.ts (splits,
  * g/l/vec tags, prefetches into narrow temporaries…). C computes char and short arithmetic in
@@ -25,13 +26,13 @@ import { buildPipeline, genMove, type Case, type KernelSource } from "./gen-kern
 /** The input arrays, one per narrow dtype, and two bools. */
 export const NARROW_INPUTS: Readonly<Record<string, Dtype>> = { a: "int8", b: "uint8", c: "int16", d: "uint16", p: "bool", q: "bool" };
 const NARROW_TYPES: readonly Dtype[] = ["int8", "uint8", "int16", "uint16"];
-/** Values at and near each type's limits. */
+/** Values at and near each type's limits; bools as bytes, 2 and 255 among them (true, as the interpreter reads them). */
 export const EDGES: Readonly<Partial<Record<Dtype, readonly number[]>>> = {
   int8: [-128, -127, -1, 0, 1, 2, 63, 64, 126, 127],
   uint8: [0, 1, 2, 127, 128, 254, 255],
   int16: [-32768, -32767, -256, -129, -128, -1, 0, 1, 127, 128, 255, 256, 16384, 32767],
   uint16: [0, 1, 2, 127, 128, 255, 256, 32767, 32768, 65534, 65535],
-  bool: [0, 1],
+  bool: [0, 1, 1, 0, 2, 255],
 };
 const LITERALS = [0, 1, 2, 3, -1, 7, 127, -128, 128, 255, 256, -32768, 32767, 65535];
 
