@@ -391,7 +391,9 @@ function walkBody(
     } else {
       const inner = new Set(fixed).add(n.iname);
       // The loop's first accesses against what is pending before it: a barrier before the loop.
-      const entry = entryAccesses(ctx, walkBody(ctx, n.body, pending.empty(), inner).nodes);
+      // With nothing pending (or one work-item per group) nothing can conflict: the first walk of
+      // the body would be the second one, and is not needed.
+      const entry = ctx.sync && pending.list.length > 0 ? entryAccesses(ctx, walkBody(ctx, n.body, pending.empty(), inner).nodes) : [];
       const c = findConflict(ctx, pending, entry, fixed);
       if (c) {
         out.push(dataBarrier(ctx, c, c.later.name, pending));

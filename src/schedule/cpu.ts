@@ -299,7 +299,7 @@ function shareAxes(
   for (const { temp, size, group } of sizes) {
     temporaries.push({ name: temp, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
     const id = uniqueName(`${temp}_insn`, new Set([...taken, ...k.instructions.map((x) => x.id)]));
-    instructions.push({ ...insnDefaults(id), kind: "assign", lhs: v(temp), rhs: size, atomicity: "none", withinInames: group ? [] : groupInames });
+    instructions.push(Object.assign(insnDefaults(id), { kind: "assign" as const, lhs: v(temp), rhs: size, atomicity: "none" as const, withinInames: group ? [] : groupInames }));
     (group ? groupSizeInsns : sizeInsns).push(id);
   }
   return { changes: { instructions, domains, temporaries }, groupAxes, localAxes, sizeInsns, groupSizeInsns };

@@ -117,13 +117,15 @@ class Realizer {
   }
 
   private emit(insn: Assignment, id: string, lhs: Expr, rhs: Expr, within: readonly string[], deps: readonly string[], extraPredicates: readonly Expr[] = [], innerInames: readonly string[] = []): string {
-    this.created.push({
-      ...insnDefaults(id), kind: "assign", lhs, rhs, atomicity: "none",
+    // Object.assign onto the defaults, not a spread of them: the same fields in the same order,
+    // where Node 20's spread of a fresh object into a literal costs tens of microseconds.
+    const created: Assignment = Object.assign(insnDefaults(id), {
+      kind: "assign" as const, lhs, rhs, atomicity: "none" as const,
       withinInames: [...new Set(within)].sort(), dependsOn: [...new Set(deps)],
       predicates: [...insn.predicates, ...extraPredicates], priority: insn.priority,
       tags: insn.tags, groups: insn.groups, conflictsWithGroups: insn.conflictsWithGroups,
-      ...(innerInames.length > 0 ? { innerInames: [...new Set(innerInames)] } : {}),
-    });
+    }, innerInames.length > 0 ? { innerInames: [...new Set(innerInames)] } : {});
+    this.created.push(created);
     return id;
   }
 
