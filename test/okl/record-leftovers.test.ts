@@ -121,6 +121,46 @@ describe("OCCA vector types as fields of a struct mixing int and double", () => 
   });
 });
 
+describe("an array field of structs decays to a pointer to its first element, and q[1] through it is the next element", () => {
+  it("bc.pts, &bc.pts[0] of a local and bcs[e].pts, &bcs[e].pts[1] of an argument, read and written through q[1], q[2]; on interp and openmp", async () => {
+    const [k] = lp.parseOkl(`typedef struct { double x, y; int tag; } point_t;
+typedef struct { int type; point_t pts[3]; } bcData;
+double next(const point_t *q) { return q[1].x + q[2].tag; }
+void bump(point_t *q, const int t) { q[1].x += 1.0; q->tag = t; }
+@kernel void f(const int N, bcData *bcs, double *out) {
+  for (int e = 0; e < N; ++e; @outer) for (int n = 0; n < 1; ++n; @inner) {
+    bcData bc = bcs[e];
+    bump(bc.pts, 5);
+    bump(&bc.pts[1], 6);
+    bump(bcs[e].pts, 7);
+    bump(&bcs[e].pts[1], 8);
+    out[2 * e] = next(bc.pts) + next(&bc.pts[0]) * bc.pts[0].tag + bc.pts[1].tag;
+    out[2 * e + 1] = next(bcs[e].pts) + next(&bcs[e].pts[0]) * bcs[e].pts[0].tag;
+  }
+}`);
+    const N = 3, v = seeded(9 * N, 75);
+    type Pt = { x: number; y: number; tag: number };
+    const recs = Array.from({ length: N }, (_, e) => ({ type: e, pts: [0, 1, 2].map((j): Pt => ({ x: v[9 * e + 3 * j]!, y: v[9 * e + 3 * j + 1]!, tag: e + j })) }));
+    const after = structuredClone(recs);
+    const bump = (ps: Pt[], at: number, t: number) => {
+      ps[at + 1]!.x += 1.0;
+      ps[at]!.tag = t;
+    };
+    const next = (ps: Pt[]) => ps[1]!.x + ps[2]!.tag;
+    const out = after.flatMap((r) => {
+      const bc = structuredClone(r);
+      bump(bc.pts, 0, 5);
+      bump(bc.pts, 1, 6);
+      bump(r.pts, 0, 7);
+      bump(r.pts, 1, 8);
+      return [next(bc.pts) + next(bc.pts) * bc.pts[0]!.tag + bc.pts[1]!.tag, next(r.pts) + next(r.pts) * r.pts[0]!.tag];
+    });
+    const want = lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", after));
+    const args = () => ({ N, ...lp.oklStructArrays(k!, "bcs", lp.oklStructPack(k!, "bcs", recs)), out: new Float64Array(2 * N) });
+    await expectSerialMeaning(k!, args, { out, bcs_pts_x: want.bcs_pts_x as Float64Array, bcs_pts_tag: want.bcs_pts_tag as Int32Array }, 1e-14);
+  });
+});
+
 describe("two-dimensional local, @shared and @exclusive arrays of a struct mixing int and double fields", () => {
   it("node_t s[2][p_Nq], r[2][2], b[2][3]: row-major element storage, &s[0][i] and the row s[1] to a device function; on interp and openmp, also as the okl target prints it", async () => {
     const [k] = lp.parseOkl(NODE_GRID);

@@ -217,6 +217,8 @@ export function recordPointer(lw: RecordHost, e: A.Expr, ctx: Ctx): Binding | un
   }
   if (!cur || cur.path.length === 0) return undefined;
   const b = cur.b;
+  // `bcs[i].pts` or `bc.pts`, an array field of structs, decays to a pointer to its first element.
+  if (cur.member?.type && cur.left === 1 && !addr) return view(lw, { ...cur, subs: [...cur.subs, c(0)], left: 0, type: cur.member.type, member: undefined }, e.pos, false);
   if (cur.member && cur.left > 0 && !addr) {
     if (cur.left > 1 || cur.member.type) lw.fail(`"${label(b.name, cur)}" passed as a pointer: only a 1-D array of scalars in a struct with mixed field types can be (subscript it down to one dimension)`, e.pos);
     const key = keyOf(cur);
@@ -240,6 +242,17 @@ function view(lw: RecordHost, cur: Cursor, pos: A.Pos, value: boolean): Binding 
   if (cur.path.length === 0) return b.kind === "record" ? b : { ...b, offset: cur.elem!, value, dims: undefined };
   const prefix = keyOf(cur);
   const under = leavesUnder(b.type, prefix);
+  const temp = (key: string) => (b as RecordB).fields.get(key) as Extract<Binding, { kind: "temp" }>;
+  if (b.kind === "record" && cur.subs.length > 0 && under.every(([, leaf]) => !temp(leaf.key).offset)) {
+    // `&bc.pts[1]` of a local: its temporaries seen as an array of structs "pt" from element 1, so `q[1]` is `bc.pts[2]`.
+    const dims = under[0]![1].dims.slice(0, cur.subs.length);
+    return {
+      kind: "records", name: label(b.name, cur), struct: cur.type.name, type: cur.type, local: true, value,
+      fields: new Map(under.map(([rel, leaf]) => [rel, leaf.dtype])),
+      field: (f, at) => (b.fields.get(`${prefix}.${f}`) as Extract<Binding, { kind: "temp" }> | undefined)?.name ?? lw.fail(`struct "${cur.type.name}" has no field "${f}"`, at),
+      offset: rowMajorFolded(cur.subs, dims),
+    };
+  }
   if (b.kind === "record") {
     const fields = new Map<string, Binding>();
     for (const [rel, leaf] of under) {
