@@ -40,18 +40,19 @@ export class Pending {
    */
   private unindexed: Map<string, Access[]> | undefined;
 
-  constructor(private readonly deps: DependencyClosure, from: Iterable<Access> = []) {
+  /** `plain`: no index, `candidates` are every pending access of the variable (the route the index is checked against). */
+  constructor(private readonly deps: DependencyClosure, from: Iterable<Access> = [], private readonly plain = false) {
     this.add(from);
   }
 
   /** An empty list over the same dependency closure. */
   empty(): Pending {
-    return new Pending(this.deps);
+    return new Pending(this.deps, [], this.plain);
   }
 
   /** A copy of this list (then `add` to it). */
   copy(): Pending {
-    return new Pending(this.deps, this.list);
+    return new Pending(this.deps, this.list, this.plain);
   }
 
   /** Append `xs`, each access once (a set union in order). */
@@ -62,7 +63,7 @@ export class Pending {
       this.list.push(a);
       addByName(this.byName, a);
       pushTo(this.byInsn ??= new Map(), a.insn.id, a);
-      if (!a.source) continue;
+      if (!a.source || this.plain) continue;
       pushTo(this.unindexed ??= new Map(), a.name, a);
     }
     return this;
@@ -96,6 +97,7 @@ export class Pending {
    */
   candidates(later: Access, global: boolean, reverse: boolean): readonly Access[] {
     const all = partnersOf(this.byName, later, global);
+    if (this.plain) return reverse ? all : all.filter((e) => e.source);
     if (all.length === 0) return all;
     this.index(later.name);
     const wide = this.wide === undefined ? [] : partnersOf(this.wide, later, global);

@@ -49,6 +49,8 @@ interface Ctx {
   readonly lidName: ReadonlyMap<string, string>;
   /** Loops found to need a barrier while their bounds depend on local ids (see `BarrierPlacement`). */
   readonly needsUniform: UniformLoopNeed[];
+  /** The plain route (see `insertBarriers`). */
+  readonly plain: boolean;
 }
 
 /** A loop that needs a barrier inside while its bounds depend on a local id. */
@@ -69,9 +71,12 @@ export interface BarrierPlacement {
  * `nodes` with local barriers where work-items of a group must meet. Data-dependent barriers are
  * inserted only when the kernel has local axes. A barrier needed inside a loop whose bounds
  * depend on a local id is reported in `needsUniform` (not all work-items would reach it), which
- * the barrier pass (`placeBarriers`) answers by giving the loop uniform bounds.
+ * the barrier pass (`placeBarriers`) answers by giving the loop uniform bounds. `plain`: the
+ * route the fast paths are checked against (tests): every pending access of a variable looked
+ * at (no index), reads of variables nothing writes kept, every loop body walked twice.
  */
-export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): BarrierPlacement {
+export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: { readonly plain?: boolean } = {}): BarrierPlacement {
+  const plain = opts.plain === true;
   const inames = allInames(k);
   const localInames = new Set(inames.filter((i) => k.inameTags[i]?.kind === "l" || k.inameTags[i]?.kind === "l.auto"));
   const invariant = new Set<string>(inames.filter((i) => isHardwareIname(k, i)));
@@ -90,7 +95,7 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
     accesses.set(insn.id, list);
   }
   // A read of a variable nothing writes conflicts with no access: left out, it is never paired.
-  for (const [id, list] of accesses) if (list.some((a) => !a.write && !written.has(a.name))) accesses.set(id, list.filter((a) => a.write || written.has(a.name)));
+  if (!plain) for (const [id, list] of accesses) if (list.some((a) => !a.write && !written.has(a.name))) accesses.set(id, list.filter((a) => a.write || written.has(a.name)));
   const byName = new Map<string, ByName>();
   for (const list of accesses.values()) for (const a of list) addByName(byName, a);
   const memory = new Map<string, "local" | "global">();
@@ -100,9 +105,9 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[]): Barri
     k, accesses, byName, memory, anyPartner: new Map(), insns, localInames, invariant, allInames: new Set(inames),
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
     sync: [...localInames].some((i) => (constRange(k, i)?.size ?? 2) > 1),
-    deps, lidName: localIdNames(k, localInames), needsUniform: [],
+    deps, lidName: localIdNames(k, localInames), needsUniform: [], plain,
   };
-  return { nodes: walkBody(ctx, nodes, new Pending(deps), new Set()).nodes, needsUniform: ctx.needsUniform };
+  return { nodes: walkBody(ctx, nodes, new Pending(deps, [], plain), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
 
 
@@ -393,7 +398,7 @@ function walkBody(
       // The loop's first accesses against what is pending before it: a barrier before the loop.
       // With nothing pending (or one work-item per group) nothing can conflict: the first walk of
       // the body would be the second one, and is not needed.
-      const entry = ctx.sync && pending.list.length > 0 ? entryAccesses(ctx, walkBody(ctx, n.body, pending.empty(), inner).nodes) : [];
+      const entry = ctx.plain || (ctx.sync && pending.list.length > 0) ? entryAccesses(ctx, walkBody(ctx, n.body, pending.empty(), inner).nodes) : [];
       const c = findConflict(ctx, pending, entry, fixed);
       if (c) {
         out.push(dataBarrier(ctx, c, c.later.name, pending));
