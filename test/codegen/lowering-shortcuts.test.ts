@@ -1,10 +1,13 @@
 /**
- * The lowering's expression typing (codegen/expr.ts `typeIn`, issue 21's big kernels) is the IR's
- * `exprType`: the same type, or the same refusal, for every expression and environment.
+ * The lowering's shortcuts (issue 21's big kernels) against the routes they replace: its
+ * expression typing (codegen/expr.ts `typeIn`) is the IR's `exprType`, the same type or the same
+ * refusal, for every expression and environment; a loop's two bounds compared without printing
+ * them (codegen/lower/loops.ts `sameJson`) as `JSON.stringify` compares them.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { typeIn } from "../../codegen/expr.js";
+import { sameJson } from "../../codegen/lower/loops.js";
 import { exprType, type Dtype, type Expr, type TypeEnv } from "../../src/ir/index.js";
 import { exprTree } from "../ir/expr-arb.js";
 
@@ -50,5 +53,35 @@ describe("the lowering's expression typing", () => {
     fc.assert(fc.property(exprTree, envArb, (e, env) => {
       expect(outcome(() => typeIn(e, env))).toEqual(outcome(() => exprType(e, env)));
     }), { numRuns: 200 });
+  });
+});
+
+/** Values of the AST's shape: objects of a few keys (some undefined), numbers (-0, NaN, Infinity), strings, arrays. */
+const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof({ depthSize: "small", withCrossShrink: true },
+    fc.constantFrom(0, -0, 1, 2, NaN, Infinity, -Infinity, "a", "b", true, null, undefined),
+    fc.array(tie("value"), { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom("k", "l", "r", "value"), tie("value"), { maxKeys: 4 }),
+  ),
+}));
+
+/** `x` rebuilt, its objects' keys maybe in another order (JSON sees the order). */
+function rebuilt(x: unknown, reverse: boolean): unknown {
+  if (Array.isArray(x)) return x.map((y) => rebuilt(y, reverse));
+  if (x === null || typeof x !== "object") return x;
+  const keys = Object.keys(x);
+  return Object.fromEntries((reverse ? keys.reverse() : keys).map((k) => [k, rebuilt((x as Record<string, unknown>)[k], reverse)]));
+}
+
+describe("a loop's bounds compared without printing them", () => {
+  it("is JSON.stringify's equality (other values, copies, reordered copies)", () => {
+    const pair = fc.oneof(
+      fc.tuple(value, value),
+      value.map((a) => [a, rebuilt(a, false)] as const),
+      value.map((a) => [a, rebuilt(a, true)] as const),
+    );
+    fc.assert(fc.property(pair, ([a, b]) => {
+      expect(sameJson(a, b)).toBe(JSON.stringify(a) === JSON.stringify(b));
+    }), { numRuns: 500 });
   });
 });
