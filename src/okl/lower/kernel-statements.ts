@@ -15,7 +15,7 @@ import { attributedJump, needsBlock } from "./block-queries.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, type VectorType } from "./vectors.js";
 import { PointerLowering } from "./kernel-pointers.js";
-import { copyRecord, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
+import { copyRecord, oneTypeStructValue, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
 import type { RecordPlaces } from "./records.js";
 import { ATOMIC_OPS } from "./kernel-core.js";
 
@@ -166,10 +166,7 @@ export abstract class StatementLowering extends PointerLowering {
       const declared = arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList", `array "${d.name}" needs a size`);
       const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;
       // A struct (or array of them) with a list: C's scalars in order, braces given or elided (aggregate-init.ts).
-      const sinit = struct && d.init?.kind === "initList" ? aggregateScalars(arrayOf(declared, layoutInitType(struct)), d.init, `${declared.length > 0 ? "array of " : ""}struct "${struct.name}" "${d.name}"`, d.name, this.failAt, (x, t) => {
-        const p = x.kind === "initList" ? undefined : this.ex.structPlace(x, ctx);
-        return (p !== undefined && isStructValue(p) && p.layout!.name === t.name) || (x.kind !== "initList" && this.ex.vec.typeOf(x, ctx)?.name === t.name);
-      }) : undefined;
+      const sinit = struct && d.init?.kind === "initList" ? aggregateScalars(arrayOf(declared, layoutInitType(struct)), d.init, `${declared.length > 0 ? "array of " : ""}struct "${struct.name}" "${d.name}"`, d.name, this.failAt, (x, t) => x.kind !== "initList" && (this.ex.vec.typeOf(x, ctx)?.name === t.name || oneTypeStructValue(this.ex, x, ctx, t.name))) : undefined;
       const shape = flat?.shape ?? declared.map((n, k) => n ?? (k === 0 ? sinit?.count : undefined) ?? 0);
       const name = this.fresh(d.name);
       const space = d.okl.shared ? "local" : "private";

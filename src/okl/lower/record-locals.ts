@@ -16,6 +16,8 @@ import { aggregateScalars, arrayOf, recordInitType, recordScalarSlots } from "./
 import { product, type RecordType } from "./record-type.js";
 import type { RecordPlaces } from "./records.js";
 import { isStructValue, type StructPlace, type StructTable } from "./structs.js";
+import { recordValueType } from "./records.js";
+import { someAst } from "./ast-queries.js";
 
 /** What declaring records asks of the lowering around it; `assign` emits one assignment (an instruction, or a block statement). */
 export interface RecordDeclHost {
@@ -50,8 +52,8 @@ export function recordDeclaration(structs: StructTable, h: RecordDeclHost, s: A.
   for (const d of s.declarators) {
     if (memory && (d.okl.shared || d.okl.exclusive)) h.fail(`@${d.okl.shared ? "shared" : "exclusive"} "${d.name}" ${memory}`, d.pos);
     if (d.pointers.length > 0) pointer(d);
-    else if (d.arrayDims.length > 0) declareRecords(h, r, d, ctx);
-    else declareRecord(h, r, d, ctx);
+    else if (d.arrayDims.length > 0) declareRecords(structs, h, r, d, ctx);
+    else declareRecord(structs, h, r, d, ctx);
   }
   return true;
 }
@@ -66,7 +68,7 @@ function leafName(base: string, key: string): string {
  * an array field's elements), bound as a record; `= {…}` (fully braced: an array or struct field
  * takes its own braces; missing values are 0, as in C) or `= other` initializes it.
  */
-export function declareRecord(h: RecordDeclHost, r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
+export function declareRecord(structs: StructTable, h: RecordDeclHost, r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
   sharedPlace(h, d, ctx);
   const fields = new Map<string, Binding>();
   for (const [key, leaf] of r.type.leaves) {
@@ -79,7 +81,7 @@ export function declareRecord(h: RecordDeclHost, r: RecordSpec, d: A.Declarator,
   if (d.init === undefined) return;
   const self = h.ex.recordPlaces({ kind: "ident", name: d.name, pos: d.pos }, ctx)!;
   if (d.init.kind !== "initList") return copyRecord(h, self, d.init, ctx, d.pos);
-  const { items } = aggregateScalars(recordInitType(r.type), d.init, `struct "${r.name}" "${d.name}"`, d.name, (m, p) => h.fail(m, p), structValue(h, ctx));
+  const { items } = aggregateScalars(recordInitType(r.type), d.init, `struct "${r.name}" "${d.name}"`, d.name, (m, p) => h.fail(m, p), structValue(structs, h, ctx));
   recordScalarSlots(r.type).forEach(({ key, element }, k) => {
     const leaf = r.type.leaves.get(key)!;
     const item = items[k];
@@ -88,12 +90,22 @@ export function declareRecord(h: RecordDeclHost, r: RecordSpec, d: A.Declarator,
 }
 
 /** Whether an initializer item is a whole struct (or vector) value of the subobject's type (`{bcs[e], …}`, `{1, make_double2(x, y)}`). */
-function structValue(h: RecordDeclHost, ctx: Ctx): (e: A.Expr, t: { readonly name: string }) => boolean {
+function structValue(structs: StructTable, h: RecordDeclHost, ctx: Ctx): (e: A.Expr, t: { readonly name: string }) => boolean {
   return (e, t) => {
     if (e.kind === "initList") return false;
-    const p = h.ex.recordPlaces(e, ctx) === undefined ? h.ex.structPlace(e, ctx) : undefined;
-    return h.ex.recordPlaces(e, ctx)?.struct === t.name || (p !== undefined && isStructValue(p) && p.layout!.name === t.name) || h.ex.vec.typeOf(e, ctx)?.name === t.name;
+    if (recordValueType(structs, e, ctx)?.name === t.name || h.ex.vec.typeOf(e, ctx)?.name === t.name) return true;
+    return oneTypeStructValue(h.ex, e, ctx, t.name);
   };
+}
+
+/**
+ * Whether `e` is a whole value of the one-type struct `name` (`ps[e]`); its subscripts are lowered
+ * to know, so an item with a call in it (which could emit statements) is taken as no such value.
+ */
+export function oneTypeStructValue(ex: { structPlace(e: A.Expr, ctx: Ctx): StructPlace | undefined }, e: A.Expr, ctx: Ctx, name: string): boolean {
+  if (someAst(e, (n) => n.kind === "call")) return false;
+  const p = ex.structPlace(e, ctx);
+  return p !== undefined && isStructValue(p) && p.layout!.name === name;
 }
 
 /** `@shared` memory is declared between the `@outer` and `@inner` loops. */
@@ -121,12 +133,12 @@ export function copyRecord(h: RecordDeclHost, to: RecordPlaces, value: A.Expr, c
  * `@shared bcData s_bc[16];` (also private and `@exclusive` arrays): one flat temporary per leaf
  * in that memory, element i's leaf elements at i*count … (`s_bc[t].vals[k]` is `s_bc_vals[3*t + k]`).
  */
-export function declareRecords(h: RecordDeclHost, r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
+export function declareRecords(structs: StructTable, h: RecordDeclHost, r: RecordSpec, d: A.Declarator, ctx: Ctx): void {
   sharedPlace(h, d, ctx);
   if (d.init !== undefined && d.init.kind !== "initList") h.fail(`array of struct "${r.name}" "${d.name}" must be initialized with {…}`, d.init.pos);
   const fail = (m: string, p: A.Pos): never => h.fail(m, p);
   const declared = arrayExtents(d, ctx.scope, fail, undefined, `array "${d.name}" needs a size`);
-  const init = d.init && aggregateScalars(arrayOf(declared, recordInitType(r.type)), d.init as A.InitList, `array of struct "${r.name}" "${d.name}"`, d.name, fail, structValue(h, ctx));
+  const init = d.init && aggregateScalars(arrayOf(declared, recordInitType(r.type)), d.init as A.InitList, `array of struct "${r.name}" "${d.name}"`, d.name, fail, structValue(structs, h, ctx));
   const dims = declared.map((x, k) => x ?? (k === 0 ? init!.count! : 0));
   const n = product(dims);
   const names = new Map<string, string>();

@@ -135,6 +135,59 @@ function vectorAlias(t: RecordType, name: string): string {
   return k === undefined ? name : [...t.members.keys()][k]!;
 }
 
+/**
+ * The struct type of `e` when it is a whole value of, or inside, a struct mixing types (`bc`,
+ * `bcs[i]`, `bc.uv`, `bcs[i].pts[1]`, `b[1][2]`), read from the syntax alone: no subscript is lowered, so asking
+ * (vector-exprs.ts's typeOf, initializer lists) lowers nothing twice. Undefined otherwise, and for
+ * a malformed path (the lowering of the use reports it).
+ */
+export function recordValueType(structs: StructTable, e: A.Expr, ctx: Ctx): RecordType | undefined {
+  if (!structs.hasRecords || (e.kind !== "member" && e.kind !== "index" && e.kind !== "unary" && e.kind !== "ident")) return undefined;
+  const steps: ("index" | "deref" | string)[] = [];
+  let x: A.Expr = e;
+  for (;;) {
+    if (x.kind === "member") {
+      steps.unshift(x.name);
+      if (x.arrow) steps.unshift("deref");
+      x = x.target;
+    } else if (x.kind === "index" || (x.kind === "unary" && x.op === "*")) {
+      steps.unshift(x.kind === "index" ? "index" : "deref");
+      x = x.kind === "index" ? x.target : x.operand;
+    } else break;
+  }
+  const b = x.kind === "ident" ? ctx.scope.get(x.name) : undefined;
+  if (b?.kind !== "record" && b?.kind !== "records") return undefined;
+  // Element steps first (a records binding not already at an element), then a deref of `&s` at most.
+  let rows = b.kind === "records" && !b.value ? b.dims?.length ?? 1 : 0;
+  let derefOk = b.kind === "record";
+  let type = b.type;
+  let member: RecordMember | undefined;
+  let left = 0;
+  for (const st of steps) {
+    if (rows > 0) {
+      if (st !== "index" && st !== "deref") return undefined;
+      rows--;
+      continue;
+    }
+    if (st === "deref" || (st === "index" && derefOk && member === undefined)) {
+      if (!derefOk) return undefined;
+      derefOk = false;
+      continue;
+    }
+    derefOk = false;
+    if (st === "index") {
+      if (!member || left === 0) return undefined;
+      if (--left === 0 && member.type) [type, member] = [member.type, undefined];
+      continue;
+    }
+    const m = member ? undefined : type.members.get(vectorAlias(type, st));
+    if (!m) return undefined;
+    [member, left] = [m, m.dims.length];
+    if (left === 0 && m.type) [type, member] = [m.type, undefined];
+  }
+  return rows === 0 && member === undefined ? type : undefined;
+}
+
 function label(name: string, cur: Cursor): string {
   return [name, ...cur.path].join(".");
 }

@@ -13,6 +13,7 @@ import type * as A from "../syntax/ast.js";
 import type { Ctx, Fail, ScalarBinding } from "./bindings.js";
 import { expressionInlinable, inlineVectorCall, type ExprLowerer } from "./inline.js";
 import { isStructValue, placeElement, type StructPlace } from "./structs.js";
+import { recordValueType } from "./records.js";
 import {
   clampOf, componentIndex, componentNames, crossOf, layoutVector, narrow, normalizeOf, toComponent, type VectorType,
 } from "./vectors.js";
@@ -115,7 +116,7 @@ export class VectorLowering {
 
   private placeType(e: A.Expr, ctx: Ctx): VectorType | undefined {
     const p = this.ex.structPlace(e, ctx);
-    return p && isStructValue(p) ? layoutVector(p.layout) : p ? undefined : this.ex.recordPlaces(e, ctx)?.vector;
+    return p && isStructValue(p) ? layoutVector(p.layout) : p ? undefined : recordValueType(this.ex.file.structs, e, ctx)?.vector;
   }
 
   /** Component `e.name` of the vector `e.target` (of type `t`). */
