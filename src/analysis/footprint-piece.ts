@@ -12,7 +12,17 @@ import {
   aff, affAdd, affSub, extendSet, factorOf, intersect, moveToParams, projectOut, universe, affKey, contentMemo, memoized, setContentId,
   type Aff, type BasicSet,
 } from "../poly/index.js";
-import type { Access } from "./footprint.js";
+
+/** One read of the array (or call of the rule) in an instruction. */
+export interface Access {
+  readonly insnId: string;
+  /** The subscript (or rule arguments), one per axis. */
+  readonly indices: readonly Expr[];
+  /** The inames in scope: the instruction's loops and its reduction inames. */
+  readonly inames: readonly string[];
+  /** The use's tag (loopy's `a$x[i]`, `f$one(i)`), when it has one. */
+  readonly tag?: string;
+}
 
 /** A footprint that cannot be computed: a non-affine subscript, an unbounded axis, … */
 export class FootprintError extends LoomError {}

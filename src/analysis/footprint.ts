@@ -17,23 +17,13 @@ import {
   projectOut, universe, addConstraints, contentMemo, memoized, setContentId, type Aff, type BasicSet,
 } from "../poly/index.js";
 
-export { FootprintError, predicateConditions, type AffCondition } from "./footprint-piece.js";
-import { accessPiece, factsOf, FootprintError, sameWhenWider, type PieceNote } from "./footprint-piece.js";
+export { FootprintError, predicateConditions, type Access, type AffCondition } from "./footprint-piece.js";
+import { accessPiece, factsOf, FootprintError, sameWhenWider, type Access, type PieceNote } from "./footprint-piece.js";
 export { exprToAff } from "../ir/index.js";
 import { affToExpr, NATURAL_ORDER } from "../ir/index.js";
 
 // ---- accesses ----------------------------------------------------------------------------------
 
-/** One read of the array (or call of the rule) in an instruction. */
-export interface Access {
-  readonly insnId: string;
-  /** The subscript (or rule arguments), one per axis. */
-  readonly indices: readonly Expr[];
-  /** The inames in scope: the instruction's loops and its reduction inames. */
-  readonly inames: readonly string[];
-  /** The use's tag (loopy's `a$x[i]`, `f$one(i)`), when it has one. */
-  readonly tag?: string;
-}
 
 /** Which uses count (precompute of "f$one", addPrefetch of "a$x"): asked about each read or call. */
 export type UseFilter = (use: Pick<Access, "insnId" | "indices" | "tag">) => boolean;
