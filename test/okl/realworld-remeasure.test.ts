@@ -11,8 +11,10 @@
  * - OCCA 0.x's OKL (`kernel void`, `outer0`, `shared`): refused with the rewrite to use.
  * What stays refused is an OklError with line and column.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/parse-okl.js";
+import { run } from "../../src/run/index.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
 
@@ -164,6 +166,40 @@ describe("an assignment used as a value: a declaration's initializer and chained
     const e = oklError(() => parseOkl(WAVE_SPEED.replace("const dfloat J = s_J[0] += s_J[1];", "int m = 0; const dfloat J = s_J[m++] += s_J[1];"), opts));
     expect([e.line, e.column]).toEqual([18, 37]);
     expect(e.detail).toContain("supported only as a declaration's initializer or in a chain `a = b = c`");
+  });
+});
+
+describe("law: a chain of assignments means what C says", () => {
+  const VARS = ["a", "b", "c", "d"] as const;
+  const START = [1.5, -2, 3, 0.25];
+  const OPS = ["=", "+=", "-=", "*="] as const;
+  const apply = (op: (typeof OPS)[number], t: number, v: number) => (op === "=" ? v : op === "+=" ? t + v : op === "-=" ? t - v : t * v);
+  const chainArb = fc.record({
+    order: fc.shuffledSubarray([0, 1, 2, 3], { minLength: 1, maxLength: 4 }),
+    ops: fc.array(fc.constantFrom(...OPS), { minLength: 4, maxLength: 4 }),
+    value: fc.integer({ min: -9, max: 9 }),
+    declared: fc.boolean(),
+  });
+
+  it("for all chains t1 op1 t2 op2 … = k (as a statement or a declaration's initializer), interp gives C's values", async () => {
+    await fc.assert(fc.asyncProperty(chainArb, async ({ order, ops, value, declared }) => {
+      const chain = order.map((v, i) => `${VARS[v]} ${ops[i]} `).join("") + `${value}.0`;
+      const stmt = declared ? `const double x = ${chain};` : `double x = 0.0; ${chain};`;
+      const src = `@kernel void chain(double *out) {
+  for (int b = 0; b < 1; ++b; @outer) for (int t = 0; t < 1; ++t; @inner) {
+    double a = ${START[0]}, b = ${START[1]}, c = ${START[2]}, d = ${START[3]};
+    ${stmt}
+    out[0] = a; out[1] = b; out[2] = c; out[3] = d; out[4] = x;
+  }
+}`;
+      const vals = [...START];
+      let v = value;
+      for (let i = order.length - 1; i >= 0; i--) v = vals[order[i]!] = apply(ops[i]!, vals[order[i]!]!, v);
+      const want = [...vals, declared ? v : 0];
+      const [k] = parseOkl(src);
+      const out = (await run(k!, { out: new Float64Array(5) } as never, { backend: "interp" } as never)) as { out: Float64Array };
+      expect(Array.from(out.out)).toEqual(want);
+    }), { numRuns: 25, seed: 2011 });
   });
 });
 
