@@ -275,14 +275,21 @@ interface LeanRecord {
   readonly k: Kernel;
   readonly array: string;
   readonly opts: FootprintOptions;
-  readonly insnIds: string | undefined;
   readonly notes: readonly PieceNote[];
 }
 
 const leanRecords = new WeakMap<Footprint, LeanRecord>();
 
-/** The insnIds option as one comparable value (order kept: it orders the accesses). */
-const idsKey = (ids: Iterable<string> | undefined): string | undefined => (ids === undefined ? undefined : JSON.stringify([...ids]));
+/**
+ * Whether two insnIds options name the same instructions in the same order. Only arrays are
+ * compared: another iterable may be an iterator that reading here would use up.
+ */
+function sameIds(a: Iterable<string> | undefined, b: Iterable<string> | undefined): boolean {
+  if (a === b) return a === undefined || Array.isArray(a);
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** `opts.from`'s pieces, when they are this footprint's (see `FootprintOptions.from`). */
 function reusedPieces(k: Kernel, array: string, opts: FootprintOptions): Footprint | undefined {
@@ -290,7 +297,7 @@ function reusedPieces(k: Kernel, array: string, opts: FootprintOptions): Footpri
   const rec = from === undefined || opts.dependsOnly === true ? undefined : leanRecords.get(from);
   if (rec === undefined || rec.k !== k || rec.array !== array) return undefined;
   const o = rec.opts;
-  if (o.select !== opts.select || o.mapIndices !== opts.mapIndices || o.invocations !== opts.invocations || rec.insnIds !== idsKey(opts.insnIds)) return undefined;
+  if (o.select !== opts.select || o.mapIndices !== opts.mapIndices || o.invocations !== opts.invocations || !sameIds(o.insnIds, opts.insnIds)) return undefined;
   const sweep = new Set(o.sweepInames);
   const wider = new Set(opts.sweepInames);
   for (const s of sweep) if (!wider.has(s)) return undefined;
@@ -326,7 +333,7 @@ function footprintOf(
   const dependsOnList = [...dependsOn].filter((n) => kernelInames.has(n)).sort(naturalCompare);
   if (opts.dependsOnly === true) {
     const fp: Footprint = { dims, set: pieces, box: [], boxSet: universe([], dims), isBox: false, dependsOn: dependsOnList, accesses };
-    if (notes !== undefined) leanRecords.set(fp, { k, array, opts, insnIds: idsKey(opts.insnIds), notes });
+    if (notes !== undefined) leanRecords.set(fp, { k, array, opts, notes });
     return fp;
   }
   // The box is a function of the pieces' content and the dims: remembered by content, as the

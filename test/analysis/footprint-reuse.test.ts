@@ -46,6 +46,23 @@ describe("accessFootprint from a lean footprint", () => {
     expect(fast.box.map((b) => b.extent)).toEqual([16, 4]);
   });
 
+  it("insnIds: equal lists reuse; an iterable that is no array is left unread and computed afresh", () => {
+    const k = tiledMatmul(8, 8, 8);
+    const sweep = ["i_inner", "k_inner"];
+    const wider = [...sweep, "j_inner", "j_outer"];
+    const ids = k.instructions.map((i) => i.id);
+    const lean = accessFootprint(k, "a", { insnIds: ids, sweepInames: sweep, dependsOnly: true });
+    const before = footprintReuses();
+    const fast = accessFootprint(k, "a", { insnIds: [...ids], sweepInames: wider, from: lean });
+    expect(footprintReuses()).toBe(before + 1);
+    expect(view(fast)).toEqual(view(accessFootprint(k, "a", { insnIds: ids, sweepInames: wider })));
+    const viaSet = accessFootprint(k, "a", { insnIds: new Set(ids), sweepInames: wider, from: lean });
+    expect(footprintReuses()).toBe(before + 1);
+    expect(view(viaSet)).toEqual(view(fast));
+    const iter = accessFootprint(k, "a", { insnIds: ids.values(), sweepInames: wider, from: lean });
+    expect(view(iter)).toEqual(view(fast));
+  });
+
   it("a wider sweep over an iname of the lean pieces' domain (k_outer) computes afresh", () => {
     const k = tiledMatmul(16, 8, 4);
     const [fast, exact, reused] = both(k, "a", ["i_inner", "k_inner"], ["i_inner", "k_inner", "k_outer"]);
