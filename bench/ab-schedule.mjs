@@ -25,7 +25,10 @@ async function load(dir) {
   const { scheduleForTarget } = await import(at("codegen/index.js"));
   const { showSchedule } = await import(at("src/schedule/index.js"));
   const { clearPolyMemos } = await import(at("src/poly/index.js"));
-  const { makeElementKernel, oklElementKernel } = await import(at("bench/scale.js"));
+  const { makeElementKernel, oklElementKernel } = await import(at("bench/scale.js")).catch(() => {
+    console.error(`${dir}/bench/scale.js is missing: compile bench/scale.ts into ${dir} too (add it to the tsconfig's include)`);
+    process.exit(2);
+  });
   const { parseOkl } = await import(at("src/okl/index.js"));
   const { splitIname } = await import(at("transforms/index.js"));
   const n = Number(sizeArg);
