@@ -54,7 +54,9 @@ const tiled = fc.record({
 describe("tagging a fetch's inames on the store alone", () => {
   it("law, tiles: the same kernel (or refusal) as tagging the built kernel, splits and widenings to the work-group's size among them", () => {
     const before = storeAloneTaggings();
-    fc.assert(fc.property(tiled, fc.boolean(), fc.nat(), fc.constantFrom(...TAGS), (k, second, pickSweep, defaultTag) => {
+    // Mostly the default (l.auto), which splits or widens to the work-group's size.
+    const tagsOften = fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: fc.constantFrom(...TAGS) });
+    fc.assert(fc.property(tiled, fc.boolean(), fc.nat(), tagsOften, (k, second, pickSweep, defaultTag) => {
       const array = second && k.name === "matmul" ? "b" : "a";
       const inames = [...new Set(findAccesses(k, array).flatMap((a) => instructionInames(k.instructions.find((i) => i.id === a.insnId)!)))];
       const sweep = pickSweep % 3 !== 0 ? inames.filter((n) => n.endsWith("_inner")) : inames.filter((_, j) => (pickSweep >> (j + 2)) & 1);
@@ -62,6 +64,21 @@ describe("tagging a fetch's inames on the store alone", () => {
       expect(outcome(k, array, opts, true)).toBe(outcome(k, array, opts, false));
     }), { numRuns: 40 });
     expect(storeAloneTaggings() - before).toBeGreaterThan(10);
+  });
+
+  it("instructions that do not read the array stay the same objects when the fetch's inames are split to the work-group's size (nothing is rebuilt per step)", () => {
+    const insns = ["c[i, j] = sum(k, a[i, k]*b[k, j]) {id=mm}", ...[0, 1, 2].map((m) => `d[i, j, ${m}] = e[i, j] + ${m} {id=x${m}}`)];
+    let k = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", insns, ["a, b, c, e: float32[n,n]", "d: float32[n,n,3]", "n: int32"], { name: "many" });
+    k = splitIname(k, "i", 16, { outerTag: "g.0", innerTag: "l.1" });
+    k = splitIname(k, "j", 8, { outerTag: "g.1", innerTag: "l.0" });
+    k = splitIname(k, "k", 32);
+    const before = storeAloneTaggings();
+    const out = addPrefetch(k, "a", { sweepInames: ["i_inner", "k_inner"] });
+    expect(storeAloneTaggings()).toBe(before + 1);
+    // a_dim_1 (32 long) was split by the 8 work-items of l.0.
+    expect(out.inameTags.a_dim_1_inner).toEqual({ kind: "l", axis: 0 });
+    for (const id of ["x0", "x1", "x2"]) expect(out.instructions.find((i) => i.id === id)).toBe(k.instructions.find((i) => i.id === id));
+    expect(outcome(k, "a", { sweepInames: ["i_inner", "k_inner"] }, true)).toBe(outcome(k, "a", { sweepInames: ["i_inner", "k_inner"] }, false));
   });
 
   it("law, random kernels and splits: the same kernel (or refusal) as tagging the built kernel", () => {
