@@ -4,6 +4,11 @@
 // a shared machine (the load average is printed beside it).
 //
 //   node --expose-gc bench/ab-schedule.mjs DIST_A DIST_B [gbar|make|okl] [instructions] [blocks]
+//   node --expose-gc bench/ab-schedule.mjs DIST_A DIST_B sweep - [blocks]
+//
+// sweep: bench/ab.mjs's 50 tiled-matmul variants, each block with the poly memos emptied and the
+// variants made anew (not timed), then only their scheduling for OpenCL timed (per variant). Only
+// the sweep needs no bench/scale.js.
 //
 // Both builds need bench/scale.js: compile with a tsconfig that includes bench/scale.ts, e.g.
 // `npx tsc -p tsconfig.bench.json --outDir dist-x` after adding it to that config's include, or
@@ -15,8 +20,8 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [dirA, dirB, route = "gbar", sizeArg = "3000", blocksArg = "9"] = process.argv.slice(2);
-if (!dirA || !dirB || !["gbar", "make", "okl"].includes(route)) {
-  console.error("usage: node --expose-gc bench/ab-schedule.mjs DIST_A DIST_B [gbar|make|okl] [instructions] [blocks]");
+if (!dirA || !dirB || !["gbar", "make", "okl", "sweep"].includes(route)) {
+  console.error("usage: node --expose-gc bench/ab-schedule.mjs DIST_A DIST_B [gbar|make|okl|sweep] [instructions] [blocks]");
   process.exit(2);
 }
 
@@ -25,6 +30,7 @@ async function load(dir) {
   const { scheduleForTarget } = await import(at("codegen/index.js"));
   const { showSchedule } = await import(at("src/schedule/index.js"));
   const { clearPolyMemos } = await import(at("src/poly/index.js"));
+  if (route === "sweep") return sweep(at, scheduleForTarget, showSchedule, clearPolyMemos);
   const { makeElementKernel, oklElementKernel } = await import(at("bench/scale.js")).catch(() => {
     console.error(`${dir}/bench/scale.js is missing: compile bench/scale.ts into ${dir} too (add it to the tsconfig's include)`);
     process.exit(2);
@@ -52,6 +58,33 @@ async function load(dir) {
   };
 }
 
+/** The sweep: 50 tiled-matmul variants (bench/ab.mjs's), scheduled for OpenCL; block times are per variant. */
+async function sweep(at, scheduleForTarget, showSchedule, clearPolyMemos) {
+  const { makeKernel } = await import(at("src/parse/index.js"));
+  const { pipeline, prefetch, split } = await import(at("transforms/pipeline.js"));
+  const base = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
+    ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
+  const tiled = (ti, tj, tk) => pipeline(split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
+    prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] }));
+  const all = [];
+  for (const ti of [4, 8, 16, 32, 64]) for (const tj of [4, 8, 16, 32, 64]) for (const tk of [8, 16]) all.push(tiled(ti, tj, tk));
+  return {
+    text: () => all.map((p) => showSchedule(scheduleForTarget(p(base), "opencl"))).join("\n"),
+    block: () => {
+      clearPolyMemos();
+      // A fresh identity each (the schedule memo misses); the poly answers the transformations
+      // found stay, as for a never-seen variant of a sweep.
+      const ks = all.map((p) => Object.freeze({ ...p(base) }));
+      globalThis.gc?.();
+      const c = process.cpuUsage();
+      const t = performance.now();
+      for (const k of ks) scheduleForTarget(k, "opencl");
+      const d = process.cpuUsage(c);
+      return [(performance.now() - t) / ks.length, (d.user + d.system) / 1000 / ks.length];
+    },
+  };
+}
+
 const median = (xs) => [...xs].sort((u, v) => u - v)[xs.length >> 1];
 const A = await load(dirA);
 const B = await load(dirB);
@@ -64,6 +97,7 @@ for (let b = 0; b < Number(blocksArg); b++) {
   wall[0].push(x[0]); wall[1].push(y[0]); wall[2].push(y[0] / x[0]);
   cpu[0].push(x[1]); cpu[1].push(y[1]); cpu[2].push(y[1] / x[1]);
 }
-const f = (v) => v.toFixed(1);
-console.log(`${route} ${sizeArg}: scheduleForTarget(c) wall A ${f(median(wall[0]))} ms, B ${f(median(wall[1]))} ms, B/A median ${median(wall[2]).toFixed(3)}`);
-console.log(`${route} ${sizeArg}: CPU time A ${f(median(cpu[0]))} ms, B ${f(median(cpu[1]))} ms, B/A median ${median(cpu[2]).toFixed(3)} over ${cpu[2].length} blocks; load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+const f = (v) => v.toFixed(route === "sweep" ? 3 : 1);
+const what = route === "sweep" ? "sweep (per variant): scheduleForTarget(opencl)" : `${route} ${sizeArg}: scheduleForTarget(c)`;
+console.log(`${what} wall A ${f(median(wall[0]))} ms, B ${f(median(wall[1]))} ms, B/A median ${median(wall[2]).toFixed(3)}`);
+console.log(`${what} CPU time A ${f(median(cpu[0]))} ms, B ${f(median(cpu[1]))} ms, B/A median ${median(cpu[2]).toFixed(3)} over ${cpu[2].length} blocks; load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
