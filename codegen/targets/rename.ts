@@ -11,12 +11,16 @@ import { ilit, type Ex, type Stmt } from "../ast.js";
 import type { LoweredKernel } from "../lower.js";
 import type { NameAllocator } from "../names.js";
 
-/** Every identifier of `lks` other than kernel names (arguments, declarations, loops, variables, arrays). */
-function identifiersOf(lks: readonly LoweredKernel[]): Set<string> {
+/**
+ * Every identifier of `lks` other than kernel names (arguments, declarations, loops, variables,
+ * arrays), and those read as variables or assigned by name (where a 0-d array's cell is meant).
+ */
+function identifiersOf(lks: readonly LoweredKernel[]): { all: Set<string>; scalars: Set<string> } {
   const out = new Set<string>();
+  const scalars = new Set<string>();
   const ex = (e: Ex): void => {
     switch (e.k) {
-      case "var": out.add(e.name); return;
+      case "var": out.add(e.name); scalars.add(e.name); return;
       case "lit": case "hw": return;
       case "bin": ex(e.l); ex(e.r); return;
       case "neg": case "bitnot": case "not": case "cast": ex(e.e); return;
@@ -34,7 +38,10 @@ function identifiersOf(lks: readonly LoweredKernel[]): Set<string> {
       case "while": case "doWhile": ex(s.cond); st(s.body); return;
       case "decl": out.add(s.name); if (s.init) ex(s.init); return;
       case "assign":
-        if (s.name !== undefined) out.add(s.name);
+        if (s.name !== undefined) {
+          out.add(s.name);
+          scalars.add(s.name);
+        }
         if (s.array !== undefined) out.add(s.array);
         if (s.index) ex(s.index);
         ex(s.rhs);
@@ -50,7 +57,7 @@ function identifiersOf(lks: readonly LoweredKernel[]): Set<string> {
     for (const e of lk.groupSize) ex(e);
     for (const x of lk.localSize) if (typeof x !== "number") ex(x);
   }
-  return out;
+  return { all: out, scalars };
 }
 
 /** Comment text that cannot close its comment or start a preprocessor line. */
@@ -65,6 +72,8 @@ export function commentText(s: string): string {
 interface Naming {
   readonly f: (n: string) => string;
   readonly cells: ReadonlyMap<string, Dtype>;
+  /** Every identifier prints as it is and no cell is read or assigned as a variable: expressions stay as they are. */
+  readonly same?: boolean;
 }
 
 /**
@@ -73,6 +82,7 @@ interface Naming {
  * of statements is mostly shared, not copied.
  */
 function renameEx(e: Ex, nm: Naming): Ex {
+  if (nm.same === true) return e;
   switch (e.k) {
     case "var": {
       const cell = nm.cells.get(e.name);
@@ -165,12 +175,17 @@ function renameStmt(s: Stmt, nm: Naming): Stmt {
  * Identifiers already printable stay as they are, so printing printed kernels changes nothing.
  */
 export function printedKernels(lks: readonly LoweredKernel[], names: NameAllocator): LoweredKernel[] {
-  names.take([...identifiersOf(lks), ...lks.map((lk) => lk.name)]);
+  const ids = identifiersOf(lks);
+  names.take([...ids.all, ...lks.map((lk) => lk.name)]);
   const f = (n: string) => names.user(n);
+  // Names print as they are unless reserved or not identifiers (user names mostly are not): then
+  // the expressions, most of a big kernel, need no walk.
+  let printable = true;
+  for (const n of ids.all) if (!names.printable(n)) printable = false;
   return lks.map((lk) => {
     // Arrays used as plain variables are 0-d: value arguments are the only scalars passed by value.
     const cells = new Map(lk.args.filter((a) => a.kind === "array").map((a) => [a.name, a.dtype]));
-    const nm: Naming = { f, cells };
+    const nm: Naming = { f, cells, same: printable && ![...cells.keys()].some((n) => ids.scalars.has(n)) };
     const sizes: Naming = { f, cells: new Map() };
     return {
       name: names.kernel(lk.name),
