@@ -1,9 +1,10 @@
 /**
- * The accesses barrier placement (barriers.ts) works with, their lists by variable (see
+ * The accesses barrier placement (barriers.ts) works with (each instruction's reads and writes
+ * of synchronized variables), their lists by variable (see
  * barrier-pending.ts for the accesses since the last barrier), and the dependency closure, walked
  * only for the instructions asked about.
  */
-import { WRITE_RACE_OK, type Expr, type Instruction } from "../ir/index.js";
+import { blockAccesses, walkExpr, WRITE_RACE_OK, type Expr, type Instruction } from "../ir/index.js";
 
 /** One read or write of a synchronized variable by an instruction. */
 export interface Access {
@@ -168,4 +169,42 @@ class Walk {
     }
     return true;
   }
+}
+
+/**
+ * Whether `insn` can be the source of a barrier-needing dependency (`barrierNeedingDependency`):
+ * only if some instruction depends on it (else no target's dependency walk reaches it) or it has
+ * groups or conflicting groups (else no group conflict names it).
+ */
+export function canBeSource(deps: DependencyClosure, insn: Instruction): boolean {
+  return insn.groups.length > 0 || insn.conflictsWithGroups.length > 0 || deps.hasDependents(insn.id);
+}
+
+export function insnAccesses(insn: Instruction, synced: ReadonlySet<string>, source: boolean): Access[] {
+  const out: Access[] = [];
+  const reads = (e: Expr) =>
+    walkExpr(e, (n) => {
+      if (n.kind === "var" && synced.has(n.name)) out.push({ insn, name: n.name, write: false, indices: [], source });
+      if (n.kind === "subscript" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: n.indices, source });
+      if (n.kind === "linear" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: undefined, linear: n.index, source });
+    });
+  if (insn.kind === "block") {
+    // A block's subscripts are not analyzed: it touches the whole variable, from any cell.
+    for (const p of insn.predicates) reads(p);
+    const { reads: r, writes: w } = blockAccesses(insn.body);
+    for (const name of r) if (synced.has(name)) out.push({ insn, name, write: false, indices: undefined, source });
+    for (const name of w) if (synced.has(name)) out.push({ insn, name, write: true, indices: undefined, source });
+    return out;
+  }
+  if (insn.kind !== "assign") return out;
+  for (const p of insn.predicates) reads(p);
+  reads(insn.rhs);
+  const lhs = insn.lhs;
+  if (lhs.kind === "subscript") lhs.indices.forEach(reads);
+  if (lhs.kind === "linear") reads(lhs.index);
+  const name = lhs.kind === "var" ? lhs.name : lhs.kind === "subscript" || lhs.kind === "linear" ? lhs.array : undefined;
+  if (name !== undefined && synced.has(name)) {
+    out.push({ insn, name, write: true, indices: lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined, ...(lhs.kind === "linear" ? { linear: lhs.index } : {}), source });
+  }
+  return out;
 }

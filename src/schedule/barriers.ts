@@ -14,12 +14,12 @@
  * race between instructions with no dependency is the user's to declare (the interpreter reports it).
  */
 import {
-  blockAccesses, domainIndexOf, freeVariables, globMatch, isHardwareIname, walkExpr, exprEquals, allInames, substitute,
+  domainIndexOf, freeVariables, globMatch, isHardwareIname, exprEquals, allInames, substitute,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { dimBounds, factorOf } from "../poly/index.js";
 import { mayMeetAcross } from "./access-meet.js";
-import { addByName, DependencyClosure, partnersOf, raceOk, type Access, type ByName } from "./barrier-accesses.js";
+import { addByName, canBeSource, DependencyClosure, insnAccesses, partnersOf, raceOk, type Access, type ByName } from "./barrier-accesses.js";
 import { Pending } from "./barrier-pending.js";
 import { constRange } from "./checks.js";
 import type { BarrierMemory, BarrierNode, ScheduleNode } from "./types.js";
@@ -108,45 +108,6 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
     deps, lidName: localIdNames(k, localInames), needsUniform: [], plain,
   };
   return { nodes: walkBody(ctx, nodes, new Pending(deps, [], plain), new Set()).nodes, needsUniform: ctx.needsUniform };
-}
-
-
-/**
- * Whether `insn` can be the source of a barrier-needing dependency (`barrierNeedingDependency`):
- * only if some instruction depends on it (else no target's dependency walk reaches it) or it has
- * groups or conflicting groups (else no group conflict names it).
- */
-function canBeSource(deps: DependencyClosure, insn: Instruction): boolean {
-  return insn.groups.length > 0 || insn.conflictsWithGroups.length > 0 || deps.hasDependents(insn.id);
-}
-
-function insnAccesses(insn: Instruction, synced: ReadonlySet<string>, source: boolean): Access[] {
-  const out: Access[] = [];
-  const reads = (e: Expr) =>
-    walkExpr(e, (n) => {
-      if (n.kind === "var" && synced.has(n.name)) out.push({ insn, name: n.name, write: false, indices: [], source });
-      if (n.kind === "subscript" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: n.indices, source });
-      if (n.kind === "linear" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: undefined, linear: n.index, source });
-    });
-  if (insn.kind === "block") {
-    // A block's subscripts are not analyzed: it touches the whole variable, from any cell.
-    for (const p of insn.predicates) reads(p);
-    const { reads: r, writes: w } = blockAccesses(insn.body);
-    for (const name of r) if (synced.has(name)) out.push({ insn, name, write: false, indices: undefined, source });
-    for (const name of w) if (synced.has(name)) out.push({ insn, name, write: true, indices: undefined, source });
-    return out;
-  }
-  if (insn.kind !== "assign") return out;
-  for (const p of insn.predicates) reads(p);
-  reads(insn.rhs);
-  const lhs = insn.lhs;
-  if (lhs.kind === "subscript") lhs.indices.forEach(reads);
-  if (lhs.kind === "linear") reads(lhs.index);
-  const name = lhs.kind === "var" ? lhs.name : lhs.kind === "subscript" || lhs.kind === "linear" ? lhs.array : undefined;
-  if (name !== undefined && synced.has(name)) {
-    out.push({ insn, name, write: true, indices: lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined, ...(lhs.kind === "linear" ? { linear: lhs.index } : {}), source });
-  }
-  return out;
 }
 
 function noSync(a: Instruction, b: Instruction): boolean {
