@@ -5,6 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import { arith, insnExprs, mapExpr, mapInsnExprs, sub, v, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import { domainParamsOf } from "./cpu-params.js";
 import type { DeviceKernel, HwAxis } from "./types.js";
 
 /** What one walk of an instruction finds: every variable it reads or writes, and the arrays it accesses by a flat index. */
@@ -116,7 +117,8 @@ export function barrierCrossing(k: Kernel, phaseOf: ReadonlyMap<string, Readonly
   for (const [id, ps] of phaseOf) {
     const insn = byId.get(id);
     if (!insn) continue;
-    for (const name of touchedNames(insn)) {
+    // A loop's bounds read its domain's parameters where the instruction runs (`r < e`).
+    for (const name of [...touchedNames(insn), ...domainParamsOf(k, insn)]) {
       const set = phasesOf.get(name) ?? new Set<number>();
       ps.forEach((p) => set.add(p));
       phasesOf.set(name, set);

@@ -17,6 +17,7 @@ import {
   addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
+import { loadDomainParams } from "./cpu-params.js";
 import { axesToBox, barrierCrossing, privatizedFields } from "./cpu-privatize.js";
 import { axisRows, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
@@ -274,6 +275,14 @@ function shareAxes(
   const groupAxes = dk.groupAxes.map(rewriteAxis);
   const localAxes = dk.localAxes.map(rewriteAxis);
   if (subst.size === 0) return { changes: undefined, groupAxes, localAxes, sizeInsns: [], groupSizeInsns: [] };
+  // An iname replaced by its axis loop's may be a parameter of an inner loop's domain (`r` from
+  // `s + n_0`): that domain now reads the loop's iname, or the inner loop's bounds would lose it.
+  for (let at = 0; at < domains.length; at++) {
+    const d = domains[at]!;
+    const map: Record<string, string> = {};
+    for (const p of d.params) if (subst.has(p)) map[p] = subst.get(p)!;
+    if (Object.keys(map).length > 0) domains[at] = renameParams(d, map, dk.name);
+  }
   const instructions = k.instructions.map((insn): Instruction => {
     if (!ids.has(insn.id)) return insn;
     const mine = insn.withinInames.filter((i) => subst.has(i));
@@ -305,6 +314,20 @@ function shareAxes(
   return { changes: { instructions, domains, temporaries }, groupAxes, localAxes, sizeInsns, groupSizeInsns };
 }
 
+/**
+ * Domain `d` with parameters renamed by `map` (an iname of a shared axis to the axis loop's iname);
+ * where the new name is already a parameter or an iname of `d`, both must be one value: refused.
+ */
+function renameParams(d: BasicSet, map: Readonly<Record<string, string>>, dkName: string): BasicSet {
+  const clash = Object.entries(map).find(([, to]) => d.params.includes(to) || d.dims.includes(to));
+  if (clash) {
+    throw new ScheduleError(
+      `lowerForCpu: device kernel "${dkName}": the domain of ${d.dims.map((x) => `"${x}"`).join(", ")} has both "${clash[0]}" and "${clash[1]}" as parameters or inames, ` +
+      `and CPU targets run both on one loop over "${clash[1]}"; give the inner loop bounds in one of them`);
+  }
+  return rename(d, map);
+}
+
 /** What sharing axes changes in a kernel (made into one kernel with what privatizing changes). */
 type SharedFields = Pick<Kernel, "instructions" | "domains" | "temporaries">;
 
@@ -321,10 +344,11 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
   let changes: Partial<SharedFields> | undefined = shared.changes;
   const dk: DeviceKernel = { ...dk0, groupAxes: shared.groupAxes, localAxes: shared.localAxes };
   const insnNode = (id: string): ScheduleNode => ({ kind: "insn", id });
-  const body = [
+  const withGroupLoops = (nodes: readonly ScheduleNode[]): ScheduleNode[] => [
     ...shared.groupSizeInsns.map(insnNode),
-    ...nestIn(dk.groupAxes, [...shared.sizeInsns.map(insnNode), ...splitPhases(dk.body, dk.localAxes, new Map(), { n: 0 })]),
+    ...nestIn(dk.groupAxes, [...shared.sizeInsns.map(insnNode), ...splitPhases(nodes, dk.localAxes, new Map(), { n: 0 })]),
   ];
+  let body = withGroupLoops(dk.body);
   if (dk.localAxes.length > 0 && crossing.length > 0) {
     // Every crossing temporary in one pass (the first is the one any error names, as one at a time).
     for (const t of crossing.slice(0, 1)) {
@@ -341,6 +365,14 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
     for (const t of fields.temporaries) if (!byName.has(t.name)) byName.set(t.name, t);
     changes = { ...changes, ...privatizedFields(fields, crossing.map((t) => byName.get(t.name)!), dk.localAxes) };
     for (const t of crossing) privatized.add(t.name);
+    // Bounds of inner loops that read those temporaries read a per-work-item copy (cpu-params.ts).
+    const loads = loadDomainParams(
+      k0, { instructions: changes.instructions!, temporaries: changes.temporaries!, domains: changes.domains ?? k0.domains },
+      crossing.map((t) => t.name), ids, dk.body, dk.groupAxes, dk.localAxes, dk.name);
+    if (loads) {
+      changes = { ...changes, instructions: loads.instructions, temporaries: loads.temporaries, domains: loads.domains };
+      body = withGroupLoops(loads.body);
+    }
   }
   const kernel = changes ? withKernel(k0, changes) : k0;
   return { kernel, dk: { ...dk, body, groupAxes: [], localAxes: [] } };

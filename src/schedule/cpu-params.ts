@@ -1,0 +1,121 @@
+/**
+ * Private temporaries read as domain parameters on CPU targets (src/schedule/cpu.ts). A loop whose
+ * bounds read a private value (`for (r = s; r < e; ...)` with `@exclusive int s, e`) reads it per
+ * work-item; once such a value has one slot per work-item (cpu-privatize.ts) the domain's parameter
+ * `s` names an array. The domains then read a scalar copy `s_item`, loaded from `s[n]` right before
+ * each loop whose bounds need it, inside the loops over the work-items.
+ */
+import { ScheduleError } from "../errors.js";
+import { arith, insnDefaults, sub, uniqueName, v, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import { rename, type BasicSet } from "../poly/index.js";
+import type { HwAxis, ScheduleNode } from "./types.js";
+
+/** Per domain list (kernels are immutable): each iname's domain's parameters. */
+const paramsMemo = new WeakMap<readonly BasicSet[], Map<string, readonly string[]>>();
+
+function paramsByIname(k: Kernel): Map<string, readonly string[]> {
+  let m = paramsMemo.get(k.domains);
+  if (m === undefined) {
+    m = new Map();
+    for (const d of k.domains) for (const x of d.dims) if (!m.has(x)) m.set(x, d.params);
+    paramsMemo.set(k.domains, m);
+  }
+  return m;
+}
+
+/** The parameters of the domains of an instruction's inames: the values its loops' bounds read. */
+export function domainParamsOf(k: Kernel, insn: Instruction): string[] {
+  const m = paramsByIname(k);
+  const out = new Set<string>();
+  for (const i of insn.withinInames) for (const p of m.get(i) ?? []) out.add(p);
+  return [...out];
+}
+
+/** What `loadDomainParams` changes: new instructions, temporaries and domains, and the body with the loads. */
+export interface ParamLoads {
+  readonly instructions: readonly Instruction[];
+  readonly temporaries: readonly Temporary[];
+  readonly domains: readonly BasicSet[];
+  readonly body: readonly ScheduleNode[];
+}
+
+function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
+  return nodes.some((n) => n.kind === "barrier" || (n.kind === "loop" && hasBarrier(n.body)));
+}
+
+/**
+ * Where privatized temporaries `temps` (now one slot per work-item along `localAxes`) are parameters
+ * of domains: those read `<t>_item` instead, a private scalar assigned `t[local ids]` right before
+ * each loop (of device kernel `dkName`'s `body`) over an iname of such a domain. `fields` are the
+ * kernel's instructions and temporaries after privatizing; `ids` the device kernel's instructions.
+ * Refused (ScheduleError) where the loop holds a barrier (CPU targets run it outside the loops over
+ * the work-items, so it cannot have per-work-item bounds) or where an instruction of another device
+ * kernel runs within such a domain.
+ */
+export function loadDomainParams(
+  k: Kernel, fields: Pick<Kernel, "instructions" | "temporaries" | "domains">, temps: readonly string[], ids: ReadonlySet<string>,
+  body: readonly ScheduleNode[], groupAxes: readonly HwAxis[], localAxes: readonly HwAxis[], dkName: string,
+): ParamLoads | undefined {
+  const used = new Set(temps.filter((t) => fields.domains.some((d) => d.params.includes(t))));
+  if (used.size === 0) return undefined;
+  const taken = new Set([
+    ...fields.domains.flatMap((d) => [...d.params, ...d.dims]), ...k.args.map((a) => a.name),
+    ...fields.temporaries.map((t) => t.name), ...fields.instructions.map((x) => x.id),
+  ]);
+  const item = new Map<string, string>();
+  const temporaries = [...fields.temporaries];
+  for (const t of used) {
+    const name = uniqueName(`${t}_item`, taken);
+    taken.add(name);
+    item.set(t, name);
+    const tt = fields.temporaries.find((x) => x.name === t)!;
+    temporaries.push({ name, dtype: tt.dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+  }
+  const map = Object.fromEntries([...item]);
+  const domains = fields.domains.map((d) => {
+    const rn = d.params.filter((p) => item.has(p));
+    if (rn.length === 0) return d;
+    const other = fields.instructions.find((x) => !ids.has(x.id) && x.withinInames.some((i) => d.dims.includes(i)));
+    if (other) {
+      throw new ScheduleError(
+        `lowerForCpu: the bounds of ${d.dims.map((x) => `"${x}"`).join(", ")} read private temporary "${rn[0]}", which device kernel "${dkName}" gives one slot per work-item, ` +
+        `but instruction "${other.id}" of another device kernel runs within them; keep the bound in a local (@shared) array or compute it in each device kernel`);
+    }
+    return rename(d, Object.fromEntries(rn.map((p) => [p, map[p]!])));
+  });
+  const paramsOf = new Map<string, readonly string[]>();
+  for (const d of domains) for (const x of d.dims) paramsOf.set(x, d.params);
+  const ordered = [...localAxes].sort((a, b) => b.axis - a.axis);
+  const idx: Expr[] = ordered.map((ax) => (ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base)));
+  const hw = [...groupAxes, ...localAxes].map((ax) => ax.iname);
+  const instructions = [...fields.instructions];
+  const walk = (nodes: readonly ScheduleNode[], outer: readonly string[], loaded: ReadonlySet<string>): ScheduleNode[] => {
+    const out: ScheduleNode[] = [];
+    for (const n of nodes) {
+      if (n.kind !== "loop") {
+        out.push(n);
+        continue;
+      }
+      const need = [...used].filter((t) => !loaded.has(t) && (paramsOf.get(n.iname) ?? []).includes(item.get(t)!));
+      if (need.length > 0 && hasBarrier(n.body)) {
+        throw new ScheduleError(
+          `lowerForCpu: loop "${n.iname}" of device kernel "${dkName}" holds a barrier and its bounds read private temporary "${need[0]}", which differs per work-item; ` +
+          `CPU targets run such a loop outside the loops over the work-items: keep the bound in a local (@shared) array or a kernel argument`);
+      }
+      for (const t of need) {
+        const id = uniqueName(`${item.get(t)!}_load`, taken);
+        taken.add(id);
+        const within = [...new Set([...outer, ...hw])].sort();
+        instructions.push(Object.assign(insnDefaults(id), {
+          kind: "assign" as const, lhs: v(item.get(t)!), rhs: sub(t, ...idx), atomicity: "none" as const, withinInames: within,
+        }));
+        out.push({ kind: "insn", id });
+      }
+      const now = need.length > 0 ? new Set([...loaded, ...need]) : loaded;
+      out.push({ ...n, body: walk(n.body, [...outer, n.iname], now) });
+    }
+    return out;
+  };
+  const newBody = walk(body, [], new Set());
+  return { instructions, temporaries, domains, body: newBody };
+}
