@@ -1,0 +1,127 @@
+/**
+ * Issue 20: an inner loop whose domain takes private temporaries (`@exclusive int s, e`) and an
+ * iname of an l axis (`r = s + n`) as parameters. On CPU targets the l inames of one axis share one
+ * loop and barrier-crossing private values get one slot per work-item; the inner loop's bounds must
+ * follow both (they lost `n`, writing out of range, and read the array `s` as a scalar). Each
+ * variant runs on interp, js, c, openmp and opencl (where available) against its serial meaning.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { LoomError, ScheduleError } from "../../src/errors.js";
+import { generateCode } from "../../codegen/index.js";
+import { parseOkl } from "../../src/okl/index.js";
+import { addDtypes, makeKernel, temporary } from "../../src/parse/index.js";
+import { run } from "../../src/run/index.js";
+import type { Kernel } from "../../src/ir/index.js";
+import { parityBackends } from "../transforms/every-backend.js";
+import { tag } from "./schedule-kernels.js";
+
+/** Three nests, one device kernel each: the issue's repro, the start and the bound as per-work-item private values. */
+const OKL = `@kernel void rows(const int Nb, const int *starts, const double *q, double *o1, double *o2, double *o3) {
+  for (int b = 0; b < Nb; ++b; @outer) { @exclusive int s, e;
+    for (int n = 0; n < 16; ++n; @inner) { s = starts[b]; e = starts[b + 1]; }
+    for (int n = 0; n < 16; ++n; @inner) for (int r = s + n; r < e; r += 16) o1[r] = o1[r] + 2 * q[r]; }
+  for (int b = 0; b < Nb; ++b; @outer) { @exclusive int s2, e2; @shared double w[16];
+    for (int n = 0; n < 16; ++n; @inner) { s2 = starts[b] + n; e2 = starts[b + 1]; w[n] = q[n]; }
+    @barrier("local");
+    for (int n = 0; n < 16; ++n; @inner) for (int r = s2; r < e2; r += 16) o2[r] = o2[r] + w[15 - n]; }
+  for (int b = 0; b < Nb; ++b; @outer) { @exclusive int s3, e3; @shared double w3[16];
+    for (int n = 0; n < 16; ++n; @inner) { s3 = starts[b]; e3 = starts[b + 1] - n; w3[n] = q[n]; }
+    @barrier("local");
+    for (int n = 0; n < 16; ++n; @inner) for (int r = s3 + n; r < e3; r += 4) o3[r] = o3[r] + w3[15 - n]; }
+}`;
+
+/** The same class made with makeKernel and l.0 tags: `m` (a second l.0 iname) and `s`, `e` (crossing a barrier) bound `r`. */
+function made(): Kernel {
+  const k = makeKernel(["{[b]: 0<=b<nb}", "{[n]: 0<=n<16}", "{[m]: 0<=m<16}", "[s, e, m] -> {[r]: 0 <= r and s + m + 16*r < e}"], [
+    "<int32> s = starts[b] + 16*(n % 2) {id=ls, inames=b:n}",
+    "<int32> e = starts[b + 1] - (n % 3) {id=le, inames=b:n}",
+    "w[n] = q[n] {id=lw, inames=b:n}",
+    "out[[s + m + 16*r]] = out[[s + m + 16*r]] + w[15 - m] {id=u, dep=ls:le:lw, inames=b:m:r, tags=write_race_ok}",
+  ], [temporary("w", "float64", [16], "local"), "..."]);
+  return tag(addDtypes(k, { starts: "int32", q: "float64", out: "float64" }), { b: "g.0", n: "l.0", m: "l.0" });
+}
+
+/** `out[r] += val(n, r)` for each work-item `n` of each block `b`, `r` from `start(b, n)` by `step` below `end(b, n)`. */
+function serial(
+  len: number, blocks: number, start: (b: number, n: number) => number, end: (b: number, n: number) => number, step: number,
+  val: (n: number, r: number) => number,
+): Float64Array {
+  const out = new Float64Array(len);
+  for (let b = 0; b < blocks; b++) for (let n = 0; n < 16; n++) for (let r = start(b, n); r < end(b, n); r += step) out[r]! += val(n, r);
+  return out;
+}
+
+/** Block boundaries: nondecreasing, 0..40 apart (empty blocks, blocks shorter and longer than 16). */
+const startsArb = fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 4 })
+  .map((gaps) => gaps.reduce<number[]>((acc, g) => [...acc, acc[acc.length - 1]! + g], [0]));
+
+function expectSame(backend: string, name: string, got: ArrayLike<number>, want: Float64Array): void {
+  expect(Array.from(got), `${backend}: ${name}`).toEqual(Array.from(want));
+}
+
+describe("CPU targets: inner loops bounded by private temporaries and inames (issue 20)", () => {
+  const backends = parityBackends();
+  const [okl] = parseOkl(OKL, { filename: "rows.okl" });
+
+  it("OKL: start = private + @inner index, start private per work-item, bound private per work-item", async () => {
+    await fc.assert(fc.asyncProperty(startsArb, async (starts) => {
+      const nb = starts.length - 1;
+      // Room past the last block: a loop bound that loses `n` writes up to 15 cells past it, inside the array.
+      const len = starts[nb]! + 32;
+      const q = new Float64Array(len).map((_, i) => i + 1);
+      const st = (b: number) => starts[b]!;
+      const want1 = serial(len, nb, (b, n) => st(b) + n, (b) => st(b + 1), 16, (_n, r) => 2 * q[r]!);
+      const want2 = serial(len, nb, (b, n) => st(b) + n, (b) => st(b + 1), 16, (n) => q[15 - n]!);
+      const want3 = serial(len, nb, (b, n) => st(b) + n, (b, n) => st(b + 1) - n, 4, (n) => q[15 - n]!);
+      for (const backend of backends) {
+        const args = { Nb: nb, starts: Int32Array.from(starts), q, o1: new Float64Array(len), o2: new Float64Array(len), o3: new Float64Array(len) };
+        // The indices read memory: no static bounds proof for native code (the serial answers check them).
+        const out = (await run(okl!, args as never, { backend, checkBounds: false } as never)) as Record<string, Float64Array>;
+        expectSame(backend, "o1", out.o1!, want1);
+        expectSame(backend, "o2", out.o2!, want2);
+        expectSame(backend, "o3", out.o3!, want3);
+      }
+    }), { numRuns: 4 });
+  });
+
+  it("makeKernel with l.0 tags: a second l.0 iname and barrier-crossing private values as parameters", async () => {
+    const k = made();
+    await fc.assert(fc.asyncProperty(startsArb, async (starts) => {
+      const nb = starts.length - 1;
+      const len = starts[nb]! + 48;
+      const q = new Float64Array(16).map((_, i) => i + 1);
+      const want = serial(len, nb, (b, n) => starts[b]! + 16 * (n % 2) + n, (b, n) => starts[b + 1]! - (n % 3), 16, (n) => q[15 - n]!);
+      for (const backend of backends) {
+        const out = (await run(k, { nb, starts: Int32Array.from(starts), q, out: new Float64Array(len) } as never, { backend, checkBounds: false } as never)) as Record<string, Float64Array>;
+        expectSame(backend, "out", out.out!, want);
+      }
+    }), { numRuns: 4 });
+  });
+
+  it("the CPU code reads a per-work-item copy of a privatized bound, loaded inside the work-item loop", () => {
+    const code = generateCode(made(), "c").deviceCode;
+    expect(code).toMatch(/s_item = s\[m\];/);
+    expect(code).toMatch(/e_item = e\[m\];/);
+    // No loop bound reads the arrays themselves, nor the dropped iname.
+    expect(code).not.toMatch(/for \(int r[^;]*;[^;]*\b[se]\b(?!_item)[^;]*;/);
+    expect(code).toMatch(/for \(int r[^;]*;[^;]*e_item - s_item - m - 1/);
+  });
+
+  it("a loop holding a barrier whose bounds read a per-work-item value is refused on CPU targets, naming both", () => {
+    const k = tag(addDtypes(makeKernel(["{[n]: 0<=n<16}", "{[m]: 0<=m<16}", "[e] -> {[r]: 0 <= r < e}"], [
+      "<int32> e = cnt[n] {id=le, inames=n}",
+      "w[m] = r {id=lw, inames=r:m, dep=le}",
+      "out[m] = w[15 - m] {id=u, inames=r:m, dep=lw}",
+    ], [temporary("w", "int32", [16], "local"), "..."]), { cnt: "int32", out: "int32" }), { n: "l.0", m: "l.0" });
+    let err: unknown;
+    try {
+      generateCode(k, "c");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(LoomError);
+    expect(err).toBeInstanceOf(ScheduleError);
+    expect(String((err as Error).message)).toMatch(/loop "r".*barrier.*private temporary "e"/);
+  });
+});
