@@ -88,8 +88,19 @@ export interface ExprSyntax {
   /** A math function call in dtype `d` (`sqrtf(x)` vs `sqrt(x)`), also int/float min and max. */
   call(fn: string, d: Dtype, args: readonly string[], p: Printer): string;
   /** Integer floor division / modulo helpers (loopy's semantics), recorded as used. */
-  floorDiv(a: string, b: string, d: ExDtype, p: Printer): string;
-  mod(a: string, b: string, d: ExDtype, p: Printer): string;
+  floorDiv(a: string, b: string, d: ExDtype, p: Printer, checked?: boolean): string;
+  mod(a: string, b: string, d: ExDtype, p: Printer, checked?: boolean): string;
+  /**
+   * Integer (truncating) division by a divisor that may be 0 or -1 (C's `/` traps on x86 or is
+   * undefined there); undefined: plain `/`.
+   */
+  div?(a: string, b: string, d: ExDtype, p: Printer): string;
+  /**
+   * The unsigned type in which signed data arithmetic of dtype `d` is computed so that it wraps
+   * as the interpreter's does (C leaves signed overflow undefined, and gcc and clang fold
+   * `x + 1 > x` to true); undefined: plain signed arithmetic.
+   */
+  unsignedOf?(d: Dtype): Dtype;
   cast(to: Dtype, code: string): string;
   /** `target = target op value` done atomically on a cell of dtype `d` (`atomicOr(&a[i], v)`). */
   atomic?(a: AtomicStore, target: string, value: string, d: Dtype, p: Printer): string;
@@ -122,6 +133,13 @@ export const NARROW: ReadonlySet<string> = new Set(["int8", "int16", "uint8", "u
 /** Operators whose result C computes in int for narrow operands, and may leave the type (`-128 / -1`). */
 const NARROW_WRAPS: ReadonlySet<string> = new Set(["+", "-", "*", "/"]);
 const UNSIGNED: ReadonlySet<string> = new Set(["uint8", "uint16", "uint32", "uint64", "bool"]);
+/** Signed data (not index) types whose `+ - *` and negation C leaves undefined on overflow: printed wrapping. */
+const WRAPPED: ReadonlySet<string> = new Set(["int32", "int64"]);
+const WRAPPED_OPS: ReadonlySet<string> = new Set(["+", "-", "*"]);
+/** Integer dtypes, the index type included (division by a value that may be 0 or -1 goes through a helper). */
+const INT_RANK_OR_IDX: Readonly<Record<string, true>> = {
+  idx: true, int8: true, int16: true, int32: true, int64: true, uint8: true, uint16: true, uint32: true, uint64: true,
+};
 
 /** Integer dtypes by width. */
 const INT_RANK: Readonly<Record<string, number>> = { int8: 1, int16: 2, int32: 3, int64: 4, uint8: 1, uint16: 2, uint32: 3, uint64: 4 };
@@ -135,6 +153,11 @@ function implicitOk(from: Dtype, to: Dtype): boolean {
   const signed = (d: string) => d.startsWith("int");
   if (w[from] && w[to]) return signed(from) === signed(to) && w[from]! <= w[to]!;
   return false;
+}
+
+/** Whether an integer divisor may be 0 or -1 (where C's `/` and `%` trap or are undefined): anything but another literal. */
+function mayTrap(divisor: Ex): boolean {
+  return !(divisor.k === "lit" && divisor.value !== 0 && divisor.value !== -1);
 }
 
 /** An int32 or index sum (a module function: a closure per printed node is a cost under tsx). */
@@ -165,6 +188,11 @@ export class Printer {
       case "neg": {
         // -b of a bool is b (the interpreter: -1 converted to bool is true); C would give -1.
         if (e.dtype === "bool") return this.cexpr(e.e);
+        const u = WRAPPED.has(e.dtype) ? this.ex.unsignedOf?.(e.dtype as Dtype) : undefined;
+        if (u !== undefined) {
+          const [x, xp] = this.unsignedForm(e.e, e.dtype, u);
+          return [this.ex.cast(e.dtype as Dtype, `(0 - ${xp <= PREC["-"]! ? `(${x})` : x})`), UNARY];
+        }
         const code = `-${this.expr(e.e, UNARY + 1)}`;
         return NARROW.has(e.dtype) ? [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY] : [code, UNARY];
       }
@@ -203,13 +231,13 @@ export class Printer {
               return [this.ex.call("floor", e.dtype, [`${this.expr(e.l, 10)} / ${this.expr(e.r, 11)}`], this), ATOM];
             }
             if (e.nonneg) return [`${this.expr(e.l, 10)} / ${this.expr(e.r, 11)}`, 10];
-            return [this.ex.floorDiv(this.expr(e.l), this.expr(e.r), e.dtype, this), ATOM];
+            return [this.ex.floorDiv(this.expr(e.l), this.expr(e.r), e.dtype, this, mayTrap(e.r)), ATOM];
           case "%":
             if (e.dtype === "float32" || e.dtype === "float64" || e.dtype === "float16") {
               return [this.ex.call("loopy_fmod", e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
             }
             if (e.nonneg) return [`${this.expr(e.l, 10)} % ${this.expr(e.r, 11)}`, 10];
-            return [this.ex.mod(this.expr(e.l), this.expr(e.r), e.dtype, this), ATOM];
+            return [this.ex.mod(this.expr(e.l), this.expr(e.r), e.dtype, this, mayTrap(e.r)), ATOM];
           case "&": case "|": case "^": case "<<": case ">>": {
             // Operands that are other infix operators get parentheses, as gcc -Wparentheses asks.
             const side = (x: Ex) => (x.k === "bin" && x.op !== e.op && x.op in PREC ? `(${this.expr(x)})` : this.expr(x, PREC[e.op]! + 1));
@@ -219,6 +247,13 @@ export class Printer {
             return [code, PREC[e.op]!];
           }
           default: {
+            // Integer division by what may be 0 or -1: a helper (C's `/` traps or is undefined there).
+            if (e.op === "/" && e.dtype in INT_RANK_OR_IDX && this.ex.div && mayTrap(e.r)) {
+              return [this.ex.div(this.expr(e.l), this.expr(e.r), e.dtype, this), ATOM];
+            }
+            // Signed data arithmetic wraps, as the interpreter's: computed in the unsigned type.
+            const u = WRAPPED.has(e.dtype) && WRAPPED_OPS.has(e.op) ? this.ex.unsignedOf?.(e.dtype as Dtype) : undefined;
+            if (u !== undefined) return [this.ex.cast(e.dtype as Dtype, `(${this.unsignedForm(e, e.dtype, u)[0]})`), UNARY];
             const p = PREC[e.op]!;
             // Exact index sums are associative: `a + (b + c)` prints as `a + b + c`.
             const assoc = isIntSum(e) && isIntSum(e.r);
@@ -233,6 +268,22 @@ export class Printer {
       }
       default: return assertNever(e, "AST expression");
     }
+  }
+
+  /**
+   * `x` computed in the unsigned type `u` (for a wrapping signed `d` result): sums, differences and
+   * products of `d` stay unsigned inside (`(int32_t) ((uint32_t) n - 1u - (uint32_t) i)`, not a
+   * cast back and forth per node), literals are unsigned literals, anything else is converted.
+   */
+  private unsignedForm(x: Ex, d: ExDtype, u: Dtype): [string, number] {
+    if (x.k === "bin" && x.dtype === d && WRAPPED_OPS.has(x.op)) {
+      const p = PREC[x.op]!;
+      const [l, lp] = this.unsignedForm(x.l, d, u);
+      const [r, rp] = this.unsignedForm(x.r, d, u);
+      return [`${lp < p ? `(${l})` : l} ${x.op} ${rp < p + 1 ? `(${r})` : r}`, p];
+    }
+    if (x.k === "lit" && Number.isSafeInteger(x.value) && x.value >= 0) return [this.ex.lit(x.value, u), ATOM];
+    return [this.ex.cast(u, this.expr(x, UNARY)), UNARY];
   }
 
   /**

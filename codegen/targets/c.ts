@@ -1,5 +1,5 @@
 /** Plain C99: the CPU lowering, `void name(float const *__restrict__ a, …)`, no hardware axes. */
-import { C_TYPES, CFamilyTarget } from "./cfamily.js";
+import { C_TYPES, CFamilyTarget, INT_TRAP } from "./cfamily.js";
 
 export const cTarget = new CFamilyTarget({
   name: "c", cpu: true,
@@ -10,4 +10,5 @@ export const cTarget = new CFamilyTarget({
   kernelHead: () => "void",
   vectorRegisters: true,
   math: "suffix", intMinMaxBuiltin: false, int64Suffix: "LL",
+  intTrap: INT_TRAP,
 });

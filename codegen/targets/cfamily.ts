@@ -32,6 +32,12 @@ export interface CDialect {
   readonly math: "suffix" | "overload";
   /** Integer min/max as built-ins (`min`, `max`) rather than helpers. */
   readonly intMinMaxBuiltin: boolean;
+  /**
+   * How integer division or modulo by zero is recorded, where the target can (C and OpenMP: a flag
+   * the native runtime reads after each launch and reports as the interpreter's error). Elsewhere
+   * such a division gives 0: no trap of the process (x86 traps on it), no undefined behaviour.
+   */
+  readonly intTrap?: { readonly decl: string; readonly record: string };
   /** An atomic update `target op= value` of a `d` cell (see `AtomicStore`); the statement's `;` is added. */
   readonly atomic?: (a: AtomicStore, target: string, value: string, d: Dtype, p: Printer) => string;
   readonly int64Suffix: string;
@@ -91,6 +97,16 @@ export interface KernelParts {
   readonly typeName: (t: ExDtype) => string;
 }
 
+/**
+ * C and OpenMP record an integer division or modulo by zero in a flag of the translation unit
+ * (set atomically: OpenMP threads may both divide by zero), which the native runtime reads and
+ * clears after each launch (src/run/native.ts) and reports as the interpreter does.
+ */
+export const INT_TRAP = { decl: "static int loopy_int_trap;", record: "__atomic_store_n(&loopy_int_trap, 1, __ATOMIC_RELAXED)" } as const;
+
+/** Signed integer dtypes (idx is int32): their division by -1 and arithmetic can overflow. */
+const SIGNED: ReadonlySet<string> = new Set(["idx", "int8", "int16", "int32", "int64"]);
+
 const C_TYPES: Readonly<Partial<Record<Dtype, string>>> = {
   float32: "float", float64: "double", int8: "int8_t", int16: "int16_t", int32: "int32_t", int64: "int64_t",
   uint8: "uint8_t", uint16: "uint16_t", uint32: "uint32_t", uint64: "uint64_t", bool: "uint8_t",
@@ -141,6 +157,15 @@ export class CFamilyTarget {
       p.helpers.add(`${name}|${code(ty)}`);
     };
     const suffix = (t: Dtype) => (t === "int32" ? "int32" : t);
+    /** The start of an integer division helper: by 0, the trap recorded (where the target can) and 0. */
+    const byZero = (p: Printer, t: ExDtype): string => {
+      if (d.intTrap === undefined) return "if (b == 0) return 0; ";
+      p.helpers.add(`loopy_0trap|${d.intTrap.decl}`);
+      return `if (b == 0) { ${d.intTrap.record}; return 0; } `;
+    };
+    /** `a / -1` of a signed type: the negation computed in the unsigned type, wrapping (INT_MIN / -1 is INT_MIN). */
+    const byMinusOne = (t: ExDtype, ty: string): string =>
+      (SIGNED.has(t) ? `if (b == -1) return (${ty}) (0 - (${this.typeName(t === "int64" ? "uint64" : "uint32")}) a); ` : "");
     return {
       typeName: (t) => this.typeName(t),
       lit: (v, t) => {
@@ -194,16 +219,25 @@ export class CFamilyTarget {
         const name = d.math === "suffix" && t === "float32" ? `${base}f` : base;
         return `${name}(${args.join(", ")})`;
       },
-      floorDiv: (a, b, t, p) => {
-        const name = `loopy_floor_div_${t === "idx" ? "int32" : t}`;
-        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${ty} q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }`);
+      // Integer division and modulo: by 0, a recorded trap (intTrap) and 0; by -1, the negation
+      // wrapping in the type (C's INT_MIN / -1 is undefined, and traps on x86), as the interpreter's.
+      // (By a literal other than 0 and -1, the plain helpers: the index arithmetic of splits.)
+      floorDiv: (a, b, t, p, checked = false) => {
+        const name = `loopy_floor_div_${checked ? "chk_" : ""}${t === "idx" ? "int32" : t}`;
+        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${checked ? byZero(p, t) + byMinusOne(t, ty) : ""}${ty} q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }`);
         return `${name}(${a}, ${b})`;
       },
-      mod: (a, b, t, p) => {
-        const name = `loopy_mod_${t === "idx" ? "int32" : t}`;
-        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
+      mod: (a, b, t, p, checked = false) => {
+        const name = `loopy_mod_${checked ? "chk_" : ""}${t === "idx" ? "int32" : t}`;
+        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${checked ? byZero(p, t) + (SIGNED.has(t) ? "if (b == -1) return 0; " : "") : ""}${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
         return `${name}(${a}, ${b})`;
       },
+      div: (a, b, t, p) => {
+        const name = `loopy_div_${t === "idx" ? "int32" : t}`;
+        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${byZero(p, t)}${byMinusOne(t, ty)}return a / b; }`);
+        return `${name}(${a}, ${b})`;
+      },
+      unsignedOf: (t) => (t === "int64" || t === "uint64" ? "uint64" : "uint32"),
       atomic: (a, target, value, t, p) => {
         if (!d.atomic) throw new CodegenError(`the ${d.name} target has no atomic updates`);
         return d.atomic(a, target, value, t, p);

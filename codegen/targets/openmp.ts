@@ -1,5 +1,5 @@
 /** C with OpenMP: the outermost group loop runs `#pragma omp parallel for`; atomics as `omp atomic`. */
-import { C_TYPES, CFamilyTarget } from "./cfamily.js";
+import { C_TYPES, CFamilyTarget, INT_TRAP } from "./cfamily.js";
 
 export const openmpTarget = new CFamilyTarget({
   name: "openmp", cpu: true,
@@ -14,6 +14,7 @@ export const openmpTarget = new CFamilyTarget({
   vectorRegisters: true,
   outlineParallel: true,
   math: "suffix", intMinMaxBuiltin: false, int64Suffix: "LL",
+  intTrap: INT_TRAP,
   // Under the `#pragma omp atomic [write]` the lowering puts before it, the update itself is plain C.
   atomic: (a, target, value) => (a.op === "=" ? `${target} = ${value}` : `${target} ${a.op}= ${value}`),
 });

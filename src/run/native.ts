@@ -216,7 +216,17 @@ function entryPoints(plan: Plan, typed: Kernel, entries: readonly string[]): str
     });
     return `__attribute__((visibility("default"))) void ${entries[x]}(void **a);\n` +
       `void ${entries[x]}(void **a)\n{\n  ${info.name}(${actuals.join(", ")});\n}\n`;
-  }).join("\n");
+  }).join("\n") + (trapEntry(plan, entries) === undefined ? "" :
+    `\n__attribute__((visibility("default"))) void ${trapEntry(plan, entries)}(void **a);\n` +
+    `void ${trapEntry(plan, entries)}(void **a)\n{\n  *(int32_t *)a[0] = loopy_int_trap;\n  loopy_int_trap = 0;\n}\n`);
+}
+
+/**
+ * Where the code divides integers by what may be 0 (its helpers record a trap, INT_TRAP in
+ * codegen/targets/cfamily.ts), the entry point that reads and clears the flag: `<first entry>_trap`.
+ */
+function trapEntry(plan: Plan, entries: readonly string[]): string | undefined {
+  return /\bstatic int loopy_int_trap;/.test(plan.code.deviceCode) && entries.length > 0 ? `${entries[0]}_trap` : undefined;
 }
 
 async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions): Promise<BackendResult> {
@@ -231,11 +241,13 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
   let loading = plan.objects.get(optsKey);
   if (!loading) {
     const source = `${plan.code.deviceCode}\n/* entry points for Loom's native addon */\n${entryPoints(plan, prep.kernel, entries)}`;
-    loading = loadKernels(source, opts, `${backend} code of kernel "${k.name}"`, entries);
+    const trap = trapEntry(plan, entries);
+    loading = loadKernels(source, opts, `${backend} code of kernel "${k.name}"`, trap === undefined ? entries : [...entries, trap]);
     plan.objects.set(optsKey, loading);
     loading.catch(() => plan.objects.delete(optsKey));
   }
   const lib = await loading;
+  const trap = trapEntry(plan, entries);
   const kernelMs: number[] = [];
   forEachLaunch(plan.schedule, paramsOf(prep), (x, host) => {
     const values: (TypedArray | number | bigint)[] = [];
@@ -251,6 +263,14 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
       }
     }
     kernelMs.push(lib.call(entries[x]!, values, kinds) / 1e6);
+    if (trap !== undefined) {
+      const flag = new Int32Array(1);
+      lib.call(trap, [flag], ["ptr"]);
+      if (flag[0] !== 0) {
+        throw new ExecutionError(`${backend}: kernel "${plan.kernels[x]!.info.name}" divided an integer by zero (an integer division or modulo whose divisor was 0; ` +
+          `the interpreter names the instruction: run it with backend "interp")`);
+      }
+    }
   });
   return { outputs: outputsOf(prep), kernelMs };
 }

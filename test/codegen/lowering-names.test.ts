@@ -34,8 +34,8 @@ function shadowing() {
 describe("the lowering names through the kernel's allocator", () => {
   it("a block's `n` that would shadow the parameter gets the allocator's fresh name, past the user's n_0", () => {
     const code = generateCode(shadowing(), "c").deviceCode;
-    expect(code).toContain("int32_t n_1 = i + n_0;");
-    expect(code).toMatch(/out\[n \* i \+ j\] = n_1 \+ H;/);
+    expect(code).toContain("int32_t n_1 = (int32_t) ((uint32_t) i + (uint32_t) n_0);");
+    expect(code).toMatch(/out\[n \* i \+ j\] = \(int32_t\) \(\(uint32_t\) n_1 \+ \(uint32_t\) H\);/);
   });
 
   it("the allocator handed to lowerSchedule knows the names the lowering took (a later fresh name differs)", () => {
@@ -45,7 +45,7 @@ describe("the lowering names through the kernel's allocator", () => {
     expect(JSON.stringify(lk!.body)).toContain('"name":"n_1"');
     expect(names.fresh("n")).toBe("n_2");
     // The printed code is the lowering's: the allocator prints its own fresh names as they are.
-    expect(cTarget.render([lk!], names).deviceCode).toContain("int32_t n_1 = i + n_0;");
+    expect(cTarget.render([lk!], names).deviceCode).toContain("int32_t n_1 = (int32_t) ((uint32_t) i + (uint32_t) n_0);");
   });
 
   it("a name the lowering makes is never a device kernel's name (the function it is declared in)", () => {
@@ -56,7 +56,7 @@ describe("the lowering names through the kernel's allocator", () => {
   });
 
   it("`H` is renamed only where the dialect reserves it: kept on C, renamed on js", () => {
-    expect(generateCode(shadowing(), "c").deviceCode).toContain("int32_t H = 2 * j;");
+    expect(generateCode(shadowing(), "c").deviceCode).toContain("int32_t H = (int32_t) (2u * (uint32_t) j);");
     const js = generateCode(shadowing(), "js").deviceCode;
     expect(js).not.toMatch(/\bH = /);
     expect(js).toMatch(/let H_0 = /);

@@ -79,12 +79,13 @@ describe("floor division and modulo of a provably non-negative numerator print a
     const code = generateCode(k, "c").deviceCode;
     const line = (v: string) => code.split("\n").find((l) => l.trim().startsWith(`${v}[`))!;
     expect(line("x")).toContain("= i / 4;");
-    expect(line("y")).toContain("= (n - 1 - i) % 4;");
-    expect(line("z")).toContain("loopy_floor_div_int32(i + 3, 4)");
-    expect(line("w")).toContain("loopy_floor_div_int32(i - 1, 2)");
+    // (int32 data arithmetic wraps, computed unsigned: codegen/ast.ts)
+    expect(line("y")).toContain("= (int32_t) ((uint32_t) n - 1u - (uint32_t) i) % 4;");
+    expect(line("z")).toContain("loopy_floor_div_int32((int32_t) ((uint32_t) i + 3u), 4)");
+    expect(line("w")).toContain("loopy_floor_div_int32((int32_t) ((uint32_t) i - 1u), 2)");
     // An assumption that bounds n proves the sum too.
     const bounded = makeKernel("{[i]: 0 <= i < n}", "z[i] = (i + 3) // 4", ["z: int32[n]", "n: int32"], { name: "bounded", assumptions: "n <= 4096" });
-    expect(generateCode(bounded, "c").deviceCode).toContain("= (i + 3) / 4;");
+    expect(generateCode(bounded, "c").deviceCode).toContain("= (int32_t) ((uint32_t) i + 3u) / 4;");
     expect(generateCode(bounded, "js").deviceCode).toMatch(/Math\.floor\(.*\/ 4\)/);
   });
 
