@@ -52,7 +52,9 @@ export class DeviceKernelLowering implements KernelHost {
     // Writers by name, one walk of the instructions (not one per temporary).
     const writersOf = new Map<string, Instruction[]>();
     for (const i of k.instructions) {
-      for (const name of new Set(insnWrites(i))) {
+      // (An assignment writes one name: a set only where a block may name one twice.)
+      const names = insnWrites(i);
+      for (const name of names.length > 1 ? new Set(names) : names) {
         const list = writersOf.get(name);
         if (list) list.push(i);
         else writersOf.set(name, [i]);

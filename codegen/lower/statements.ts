@@ -228,13 +228,13 @@ export class InstructionLowering {
       this.arrays.set(e.array, { decl, dtype, strides });
     }
     let index: Ex = ilit(0);
-    e.indices.forEach((ix, a) => {
-      const stride = strides[a]!;
+    const check = this.h.opts.checkAxis;
+    for (let a = 0; a < e.indices.length; a++) {
+      const ix = e.indices[a]!;
       let axis = this.affineIndex(ix, scope) ?? lowerIndex(ix, scope, `index ${a} of "${e.array}"`);
-      const check = this.h.opts.checkAxis;
       if (check) axis = check(axis, sizeEx(shape[a]!, (n) => this.param(n)), e.array, a, scope.insnId);
-      index = ibin("+", index, ibin("*", stride, axis));
-    });
+      index = ibin("+", index, ibin("*", strides[a]!, axis));
+    }
     return { array: e.array, index, dtype };
   }
 
