@@ -6,7 +6,7 @@
  * each loop whose bounds need it, inside the loops over the work-items.
  */
 import { ScheduleError } from "../errors.js";
-import { arith, insnDefaults, sub, uniqueName, v, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import { arith, c, insnDefaults, sub, uniqueName, v, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
 import { rename, type BasicSet } from "../poly/index.js";
 import type { HwAxis, ScheduleNode } from "./types.js";
 
@@ -37,6 +37,13 @@ export interface ParamLoads {
   readonly temporaries: readonly Temporary[];
   readonly domains: readonly BasicSet[];
   readonly body: readonly ScheduleNode[];
+  /**
+   * Instructions `<t>_item = 0`, to run first in each work-group: the loop over the work-items
+   * around a load may take bounds from the domains that read the copy (`i < e_item - s_item`, the
+   * range where the inner loop is not empty), joined with the load's whole range, so the copy
+   * must hold a value there too (C may not read an unassigned scalar).
+   */
+  readonly inits: readonly string[];
 }
 
 function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
@@ -64,6 +71,7 @@ export function loadDomainParams(
   ]);
   const item = new Map<string, string>();
   const temporaries = [...fields.temporaries];
+  const instructions = [...fields.instructions];
   for (const t of used) {
     const name = uniqueName(`${t}_item`, taken);
     taken.add(name);
@@ -87,8 +95,20 @@ export function loadDomainParams(
   for (const d of domains) for (const x of d.dims) paramsOf.set(x, d.params);
   const ordered = [...localAxes].sort((a, b) => b.axis - a.axis);
   const idx: Expr[] = ordered.map((ax) => (ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base)));
-  const hw = [...groupAxes, ...localAxes].map((ax) => ax.iname);
-  const instructions = [...fields.instructions];
+  // The load runs within the loops around it and the work-item loops; not within a group iname
+  // of a domain that reads the copy (`r_outer` tagged g.1 in `r`'s domain), which would bound the
+  // work-item loop by the copy it loads.
+  const copies = new Set(item.values());
+  const free = (i: string) => !(paramsOf.get(i) ?? []).some((p) => copies.has(p));
+  const hw = [...groupAxes, ...localAxes].map((ax) => ax.iname).filter(free);
+  const inits: string[] = [];
+  for (const name of copies) {
+    const id = uniqueName(`${name}_init`, taken);
+    taken.add(id);
+    const within = groupAxes.map((ax) => ax.iname).filter(free).sort();
+    instructions.push(Object.assign(insnDefaults(id), { kind: "assign" as const, lhs: v(name), rhs: c(0), atomicity: "none" as const, withinInames: within }));
+    inits.push(id);
+  }
   const walk = (nodes: readonly ScheduleNode[], outer: readonly string[], loaded: ReadonlySet<string>): ScheduleNode[] => {
     const out: ScheduleNode[] = [];
     for (const n of nodes) {
@@ -117,5 +137,5 @@ export function loadDomainParams(
     return out;
   };
   const newBody = walk(body, [], new Set());
-  return { instructions, temporaries, domains, body: newBody };
+  return { instructions, temporaries, domains, body: newBody, inits };
 }

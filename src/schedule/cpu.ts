@@ -9,7 +9,7 @@
 import { predicateConditions } from "../analysis/footprint.js";
 import { ScheduleError } from "../errors.js";
 import {
-  affToExpr, allInames, c, domainIndexOf, exprToAff, exprToString, insnDefaults, iterationDomain, mapInsnExprs, substitute,
+  affToExpr, allInames, c, domainIndexOf, exprToAff, exprToString, findTemporary, insnDefaults, iterationDomain, mapInsnExprs, substitute,
   uniqueName, v, withKernel,
   type Expr, type Instruction, type Kernel, type InameTag, type Temporary,
 } from "../ir/index.js";
@@ -87,6 +87,9 @@ function isWholeBox(k: Kernel, x: string, ax: HwAxis, inames: ReadonlySet<string
   if (!isAxisRange(k, x, ax)) return false;
   const d = k.domains[domainIndexOf(k, x)];
   if (!d || d.exists.length > 0) return false;
+  // A domain that reads a temporary (`r_outer_inner` of `s + j + 16*r_outer_outer + 8*r_outer_inner < e`)
+  // holds `x` only where the rest of it is not empty: the axis loop runs over a fresh box instead.
+  if (d.params.some((p) => findTemporary(k, p) !== undefined)) return false;
   const b = dimBounds(d, x, d.dims.filter((y) => y !== x));
   if (!b.exact) return false;
   const sideOk = (bs: readonly Bound[]): boolean => {
@@ -344,9 +347,9 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
   let changes: Partial<SharedFields> | undefined = shared.changes;
   const dk: DeviceKernel = { ...dk0, groupAxes: shared.groupAxes, localAxes: shared.localAxes };
   const insnNode = (id: string): ScheduleNode => ({ kind: "insn", id });
-  const withGroupLoops = (nodes: readonly ScheduleNode[]): ScheduleNode[] => [
+  const withGroupLoops = (nodes: readonly ScheduleNode[], first: readonly string[] = []): ScheduleNode[] => [
     ...shared.groupSizeInsns.map(insnNode),
-    ...nestIn(dk.groupAxes, [...shared.sizeInsns.map(insnNode), ...splitPhases(nodes, dk.localAxes, new Map(), { n: 0 })]),
+    ...nestIn(dk.groupAxes, [...shared.sizeInsns.map(insnNode), ...first.map(insnNode), ...splitPhases(nodes, dk.localAxes, new Map(), { n: 0 })]),
   ];
   let body = withGroupLoops(dk.body);
   if (dk.localAxes.length > 0 && crossing.length > 0) {
@@ -371,7 +374,7 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
       crossing.map((t) => t.name), ids, dk.body, dk.groupAxes, dk.localAxes, dk.name);
     if (loads) {
       changes = { ...changes, instructions: loads.instructions, temporaries: loads.temporaries, domains: loads.domains };
-      body = withGroupLoops(loads.body);
+      body = withGroupLoops(loads.body, loads.inits);
     }
   }
   const kernel = changes ? withKernel(k0, changes) : k0;

@@ -11,7 +11,7 @@ import { LoomError, TransformError } from "../../src/errors.js";
 import { schedule } from "../../src/schedule/index.js";
 import { allInames, exprToString, reductionInames, type Expr, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { saveAndReloadTemporaries } from "../../transforms/index.js";
+import { saveAndReloadTemporaries, tagInames } from "../../transforms/index.js";
 import { SCHEDULED_FAMILIES, refusalKind, scheduleVerdict, type KernelSource } from "./gen-families.js";
 import { isRegistered, makeStepOf, pipeline, toJSON, type PipelineJSON, type Step } from "../../transforms/pipeline.js";
 
@@ -29,7 +29,8 @@ function build(source: KernelSource): GenKernel {
   const key = JSON.stringify(source);
   let gk = cache.get(key);
   if (gk === undefined) {
-    const kernel = makeKernel([...source.domains], [...source.instructions], [...source.args], { name: source.family });
+    const made = makeKernel([...source.domains], [...source.instructions], [...source.args], { name: source.family });
+    const kernel = source.tags ? tagInames(made, { ...source.tags }) : made;
     gk = { source, kernel, ref: source.saves ? saveAndReloadTemporaries(kernel) : kernel };
     cache.set(key, gk);
   }
