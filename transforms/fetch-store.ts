@@ -286,17 +286,18 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     const j = stored.indexOf(r);
     return affToExpr(j >= 0 ? affAdd(b.baseAff, aff({ [dimNames[j]!]: 1 })) : b.baseAff, NATURAL_ORDER);
   });
-  const store: Assignment = {
-    ...insnDefaults(insnId), kind: "assign",
+  // (Object.assign, not a spread of the fresh defaults: V8's slow path, see src/parse/make-kernel.ts.)
+  const store: Assignment = Object.assign(insnDefaults(insnId), {
+    kind: "assign" as const,
     dependsOn: [...new Set([...(reused?.after ?? []), ...(req.after ?? [])])],
     // The store reads what its readers read from those writers: it keeps their nosync with them.
     noSyncWith: noSyncOf(k, readers, req.after ?? []),
     lhs: dimNames.length > 0 ? sub(req.tempName, ...dimNames.map((n) => v(n))) : v(req.tempName),
     rhs: req.valueAt(srcIdx),
-    atomicity: "none",
+    atomicity: "none" as const,
     withinInames: [...new Set([...outer, ...dimNames])].sort(naturalCompare),
     predicates: [...predicates, ...clip],
-  };
+  });
 
   // Replace the reads.
   const isIndexVar = (n: string) => !(findArg(k, n)?.kind === "array") && !findTemporary(k, n);

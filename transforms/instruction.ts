@@ -112,7 +112,7 @@ export function addBarrier(
     withinInames = [...opts.withinInames].sort();
   }
 
-  const barrier: BarrierInsn = { ...insnDefaults(id), kind: "barrier", scope, withinInames, dependsOn: beforeIds };
+  const barrier: BarrierInsn = Object.assign(insnDefaults(id), { kind: "barrier" as const, scope, withinInames, dependsOn: beforeIds });
   // The barrier goes right after the last `before` instruction, so the kernel still reads in order.
   const lastBefore = Math.max(...beforeIds.map((b) => k.instructions.findIndex((i) => i.id === b)));
   const instructions = [...k.instructions.slice(0, lastBefore + 1), barrier, ...k.instructions.slice(lastBefore + 1)];
