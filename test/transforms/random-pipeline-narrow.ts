@@ -1,6 +1,6 @@
 /**
  * The random-pipeline law's kernels of narrow integers and bools: an elementwise kernel over
- * int8, uint8, int16, uint16 and bool arrays whose instructions are random expression trees (every
+ * int8, uint8, int16, uint16, bool (and int32) arrays whose instructions are random expression trees (every
  * operator: + - * / // % ** & | ^ << >> ~, unary minus, comparisons, min, max, abs, if, casts,
  * and, or, not) on values near each type's limits (-128, 127, 255, -32768, 32767, 65535, 0, 1;
  * bool elements whose byte is 2 or 255 too),
@@ -10,10 +10,11 @@
  * int and keeps bools in a byte, where the interpreter wraps each node in its dtype: the class of
  * silent wrong results this law is for.
  *
- * The expressions stay inside what C defines, as the interpreter's errors do for it: a divisor is
- * `(y | 1)` in a narrow type or bool (never 0), a shift count or exponent `y & 7` / `y & 3`, and
- * int32 arithmetic (int16 with uint16, or of literals) has int16 and uint16 operands only, so it
- * cannot overflow.
+ * An int32 input near its limits (and int32 arithmetic of mixed operands) wraps too, as the
+ * C-family targets print it (in the unsigned type: C leaves signed overflow undefined, and gcc
+ * folds `(x + 1) > x`); divisions of int32 include `INT32_MIN / -1`. The expressions stay where the
+ * interpreter raises no error: a divisor is `(y | 1)` (never 0), a shift count or exponent
+ * `y & 7` / `y & 3`.
  *
  *   fc.sample(genNarrowCase, 1)[0].source.instructions   // ["o0[i] = -(a[i] * c[i]) // (b[i] | 1)", …]
  */
@@ -24,7 +25,7 @@ import { toJSON } from "../../transforms/pipeline.js";
 import { buildPipeline, genMove, type Case, type KernelSource } from "./gen-kernels.js";
 
 /** The input arrays, one per narrow dtype, and two bools. */
-export const NARROW_INPUTS: Readonly<Record<string, Dtype>> = { a: "int8", b: "uint8", c: "int16", d: "uint16", p: "bool", q: "bool" };
+export const NARROW_INPUTS: Readonly<Record<string, Dtype>> = { a: "int8", b: "uint8", c: "int16", d: "uint16", p: "bool", q: "bool", e: "int32" };
 const NARROW_TYPES: readonly Dtype[] = ["int8", "uint8", "int16", "uint16"];
 /** Values at and near each type's limits; bools as bytes, 2 and 255 among them (true, as the interpreter reads them). */
 export const EDGES: Readonly<Partial<Record<Dtype, readonly number[]>>> = {
@@ -33,8 +34,9 @@ export const EDGES: Readonly<Partial<Record<Dtype, readonly number[]>>> = {
   int16: [-32768, -32767, -256, -129, -128, -1, 0, 1, 127, 128, 255, 256, 16384, 32767],
   uint16: [0, 1, 2, 127, 128, 255, 256, 32767, 32768, 65534, 65535],
   bool: [0, 1, 1, 0, 2, 255],
+  int32: [-2147483648, -2147483647, -65536, -1, 0, 1, 2, 46341, 65535, 65536, 2147483646, 2147483647],
 };
-const LITERALS = [0, 1, 2, 3, -1, 7, 127, -128, 128, 255, 256, -32768, 32767, 65535];
+const LITERALS = [0, 1, 2, 3, -1, 7, 127, -128, 128, 255, 256, -32768, 32767, 65535, 2147483647];
 
 /** An expression as instruction text with its type (as src/ir's exprType computes it). */
 interface Node {
@@ -69,11 +71,8 @@ function binary(op: Op, l: Node, r: Node, to: Dtype): Node {
     }
     case "<": case ">": case "==": case "!=": case "and": case "or": return { code: `${l.code} ${op} ${r.code}`, t: strong("bool") };
     case "min": case "max": return { code: `${op}(${l.code}, ${r.code})`, t: both };
-    default: {
-      // int32 (int16 with uint16, int8 with uint16) only of narrow values: no overflow, which C leaves undefined.
-      if (!narrowOrBool(both)) return { code: `${asNarrow(l, "int16").code} ${op} ${asNarrow(r, "uint16").code}`, t: strong("int32") };
-      return { code: `${l.code} ${op} ${r.code}`, t: both };
-    }
+    // int32 wraps too (near its limits: the e input), as the C-family targets print it (computed unsigned).
+    default: return { code: `${l.code} ${op} ${r.code}`, t: both };
   }
 }
 
@@ -85,14 +84,14 @@ function genNode(depth: number): fc.Arbitrary<Node> {
   );
   if (depth === 0) return leaf;
   const sub = genNode(depth - 1);
-  const to = fc.constantFrom<Dtype>(...NARROW_TYPES, "bool");
+  const to = fc.constantFrom<Dtype>(...NARROW_TYPES, "bool", "int32");
   const paren = (x: Node): Node => ({ code: `(${x.code})`, t: x.t });
   return fc.oneof(
     { weight: 2, arbitrary: leaf },
     { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...BINARY), sub, sub, to).map(([op, l, r, t]) => paren(binary(op, l, r, t))) },
-    { weight: 1, arbitrary: sub.map((x): Node => (x.t.weak || !narrowOrBool(x.t) ? x : { code: `(-${x.code})`, t: x.t })) },
+    { weight: 1, arbitrary: sub.map((x): Node => (x.t.weak ? x : { code: `(-${x.code})`, t: x.t })) },
     { weight: 1, arbitrary: fc.tuple(sub, fc.constantFrom<Dtype>(...NARROW_TYPES)).map(([x, t]): Node => ({ code: `(~${asNarrow(x, t).code})`, t: strong(t) })) },
-    { weight: 1, arbitrary: sub.map((x): Node => (x.t.weak || !narrowOrBool(x.t) ? x : { code: `abs(${x.code})`, t: x.t })) },
+    { weight: 1, arbitrary: sub.map((x): Node => (x.t.weak ? x : { code: `abs(${x.code})`, t: x.t })) },
     { weight: 1, arbitrary: sub.map((x): Node => ({ code: `(not ${x.code})`, t: strong("bool") })) },
     { weight: 1, arbitrary: fc.tuple(sub, fc.constantFrom<Dtype>(...NARROW_TYPES, "bool")).map(([x, t]) => asNarrow(x, t)) },
     { weight: 1, arbitrary: fc.tuple(sub, sub, sub).map(([c, x, y]) => ({ code: `if(${c.code}, ${x.code}, ${y.code})`, t: combineTypes(x.t, y.t) })) },
@@ -128,7 +127,7 @@ export const genNarrowSource: fc.Arbitrary<KernelSource> = fc.array(
 });
 
 const ARRAYS: Readonly<Partial<Record<Dtype, { from(xs: readonly number[]): ArrayLike<number> }>>> = {
-  int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, bool: Uint8Array,
+  int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, bool: Uint8Array, int32: Int32Array,
 };
 
 /** A case of the law, with the inputs (near the limits) it runs on. */
