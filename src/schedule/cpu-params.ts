@@ -31,6 +31,12 @@ export function domainParamsOf(k: Kernel, insn: Instruction): string[] {
   return [...out];
 }
 
+/** A work-item's slot in a privatized temporary: its local ids (`iname - base`), the highest axis first. */
+export function workItemIndex(localAxes: readonly HwAxis[]): Expr[] {
+  return [...localAxes].sort((a, b) => b.axis - a.axis)
+    .map((ax) => (ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base)));
+}
+
 /** What `loadDomainParams` changes: new instructions, temporaries and domains, and the body with the loads. */
 export interface ParamLoads {
   readonly instructions: readonly Instruction[];
@@ -46,7 +52,8 @@ export interface ParamLoads {
   readonly inits: readonly string[];
 }
 
-function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
+/** Whether a barrier is among `nodes` or inside their loops. */
+export function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
   return nodes.some((n) => n.kind === "barrier" || (n.kind === "loop" && hasBarrier(n.body)));
 }
 
@@ -93,8 +100,7 @@ export function loadDomainParams(
   });
   const paramsOf = new Map<string, readonly string[]>();
   for (const d of domains) for (const x of d.dims) paramsOf.set(x, d.params);
-  const ordered = [...localAxes].sort((a, b) => b.axis - a.axis);
-  const idx: Expr[] = ordered.map((ax) => (ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base)));
+  const idx = workItemIndex(localAxes);
   // The load runs within the loops around it and the work-item loops; not within a group iname
   // of a domain that reads the copy (`r_outer` tagged g.1 in `r`'s domain), which would bound the
   // work-item loop by the copy it loads.

@@ -4,8 +4,8 @@
  * rewriting to one slot per work-item (OCCA's `@exclusive`).
  */
 import { ScheduleError } from "../errors.js";
-import { arith, insnExprs, mapExpr, mapInsnExprs, sub, v, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
-import { domainParamsOf } from "./cpu-params.js";
+import { insnExprs, mapExpr, mapInsnExprs, sub, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import { domainParamsOf, workItemIndex } from "./cpu-params.js";
 import type { DeviceKernel, HwAxis } from "./types.js";
 
 /** What one walk of an instruction finds: every variable it reads or writes, and the arrays it accesses by a flat index. */
@@ -80,8 +80,7 @@ export function privatizedFields(k: PrivatizedFields, temps: readonly Temporary[
   // A name twice would be extended twice: one at a time, as written.
   if (names.size !== temps.length) return temps.reduce((acc, t) => privatizedFields(acc, [acc.temporaries.find((x) => x.name === t.name)!], axes), k);
   const ordered = [...axes].sort((a, b) => b.axis - a.axis);
-  const idx: Expr[] = ordered.map((ax) =>
-    ax.base.kind === "const" && ax.base.value === 0 ? v(ax.iname) : arith("-", v(ax.iname), ax.base));
+  const idx = workItemIndex(axes);
   // One pass: the rewrite notes the flat accesses it meets (refused below, before anything is
   // returned), and an instruction it leaves the same object touches none of `names` otherwise.
   const flat = new Set<string>();

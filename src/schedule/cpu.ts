@@ -17,7 +17,7 @@ import {
   addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import { loadDomainParams } from "./cpu-params.js";
+import { hasBarrier, loadDomainParams } from "./cpu-params.js";
 import { axesToBox, barrierCrossing, privatizedFields } from "./cpu-privatize.js";
 import { axisRows, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
@@ -28,10 +28,6 @@ function insnIdsOf(nodes: readonly ScheduleNode[], out: string[] = []): string[]
     else if (n.kind === "loop") insnIdsOf(n.body, out);
   }
   return out;
-}
-
-function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
-  return nodes.some((n) => n.kind === "barrier" || (n.kind === "loop" && hasBarrier(n.body)));
 }
 
 /** `body` inside loops over `axes`, the highest axis outermost (axis 0 innermost, for unit stride). */
