@@ -16,8 +16,11 @@ import type { Kernel } from "../../src/ir/index.js";
 import { parityBackends } from "../transforms/every-backend.js";
 import { tag } from "./schedule-kernels.js";
 
-/** Three nests, one device kernel each: the issue's repro, the start and the bound as per-work-item private values. */
-const OKL = `@kernel void rows(const int Nb, const int *starts, const double *q, double *o1, double *o2, double *o3) {
+/**
+ * Four nests, one device kernel each: the issue's repro, the start and the bound as per-work-item
+ * private values, and hipBone's gather (`row = blockStart + n` with blockStart privatized: did not compile).
+ */
+const OKL = `@kernel void rows(const int Nb, const int *starts, const double *q, double *o1, double *o2, double *o3, double *o4) {
   for (int b = 0; b < Nb; ++b; @outer) { @exclusive int s, e;
     for (int n = 0; n < 16; ++n; @inner) { s = starts[b]; e = starts[b + 1]; }
     for (int n = 0; n < 16; ++n; @inner) for (int r = s + n; r < e; r += 16) o1[r] = o1[r] + 2 * q[r]; }
@@ -29,6 +32,10 @@ const OKL = `@kernel void rows(const int Nb, const int *starts, const double *q,
     for (int n = 0; n < 16; ++n; @inner) { s3 = starts[b]; e3 = starts[b + 1] - n; w3[n] = q[n]; }
     @barrier("local");
     for (int n = 0; n < 16; ++n; @inner) for (int r = s3 + n; r < e3; r += 4) o3[r] = o3[r] + w3[15 - n]; }
+  for (int b = 0; b < Nb; ++b; @outer) { @exclusive int blockStart, blockEnd; @shared double s_w[16];
+    for (int n = 0; n < 16; ++n; @inner) { blockStart = starts[b]; blockEnd = starts[b + 1]; s_w[n] = q[n]; }
+    @barrier("local");
+    for (int n = 0; n < 16; ++n; @inner) for (int row = blockStart + n; row < blockEnd; row += 16) o4[row] = s_w[n] + row; }
 }`;
 
 /** The same class made with makeKernel and l.0 tags: `m` (a second l.0 iname) and `s`, `e` (crossing a barrier) bound `r`. */
@@ -64,7 +71,7 @@ describe("CPU targets: inner loops bounded by private temporaries and inames (is
   const backends = parityBackends();
   const [okl] = parseOkl(OKL, { filename: "rows.okl" });
 
-  it("OKL: start = private + @inner index, start private per work-item, bound private per work-item", async () => {
+  it("OKL: start = private + @inner index, start private per work-item, bound private per work-item, hipBone's gather", async () => {
     await fc.assert(fc.asyncProperty(startsArb, async (starts) => {
       const nb = starts.length - 1;
       // Room past the last block: a loop bound that loses `n` writes up to 15 cells past it, inside the array.
@@ -74,13 +81,15 @@ describe("CPU targets: inner loops bounded by private temporaries and inames (is
       const want1 = serial(len, nb, (b, n) => st(b) + n, (b) => st(b + 1), 16, (_n, r) => 2 * q[r]!);
       const want2 = serial(len, nb, (b, n) => st(b) + n, (b) => st(b + 1), 16, (n) => q[15 - n]!);
       const want3 = serial(len, nb, (b, n) => st(b) + n, (b, n) => st(b + 1) - n, 4, (n) => q[15 - n]!);
+      const want4 = serial(len, nb, (b, n) => st(b) + n, (b) => st(b + 1), 16, (n, r) => q[n]! + r);
       for (const backend of backends) {
-        const args = { Nb: nb, starts: Int32Array.from(starts), q, o1: new Float64Array(len), o2: new Float64Array(len), o3: new Float64Array(len) };
+        const args = { Nb: nb, starts: Int32Array.from(starts), q, o1: new Float64Array(len), o2: new Float64Array(len), o3: new Float64Array(len), o4: new Float64Array(len) };
         // The indices read memory: no static bounds proof for native code (the serial answers check them).
         const out = (await run(okl!, args as never, { backend, checkBounds: false } as never)) as Record<string, Float64Array>;
         expectSame(backend, "o1", out.o1!, want1);
         expectSame(backend, "o2", out.o2!, want2);
         expectSame(backend, "o3", out.o3!, want3);
+        expectSame(backend, "o4", out.o4!, want4);
       }
     }), { numRuns: 4 });
   });
