@@ -11,9 +11,12 @@ import { LoomError, ScheduleError } from "../../src/errors.js";
 import { generateCode } from "../../codegen/index.js";
 import { parseOkl } from "../../src/okl/index.js";
 import { addDtypes, makeKernel, temporary } from "../../src/parse/index.js";
-import { run } from "../../src/run/index.js";
+import { autoTestVsRef, run } from "../../src/run/index.js";
 import type { Kernel } from "../../src/ir/index.js";
+import { applyPipeline } from "../../transforms/pipeline.js";
+import { tagInames } from "../../transforms/index.js";
 import { parityBackends } from "../transforms/every-backend.js";
+import { privateBoundsSource } from "../transforms/gen-families.js";
 import { tag } from "./schedule-kernels.js";
 
 /**
@@ -120,6 +123,24 @@ describe("CPU targets: inner loops bounded by private temporaries and inames (is
     // No loop bound reads the arrays themselves, nor the dropped iname.
     expect(code).not.toMatch(/for \(int r[^;]*;[^;]*\b[se]\b(?!_item)[^;]*;/);
     expect(code).toMatch(/for \(int r[^;]*;[^;]*e_item - s_item - m - 1/);
+  });
+
+  it("found by the pipeline law's privateBounds family after the first fix: a g.1 or l.1 iname in the inner loop's domain", async () => {
+    const source = privateBoundsSource("8*(i % 2)");
+    const k = tagInames(makeKernel([...source.domains], [...source.instructions], [...source.args], { name: source.family }), { ...source.tags });
+    // g.1 in r's domain bounded the work-item loop by the copies before their load; l.1 there was
+    // taken as the axis loop, so the privatized stores ran only where r's range was not empty.
+    const pipelines = [
+      [{ op: "tile", args: [["r"], [1]] }, { op: "splitIname", args: ["r_inner", 5, { outerTag: "g.1" }] }],
+      [{ op: "splitIname", args: ["r", 2, { innerTag: "ilp" }] }, { op: "tile", args: [["r_outer"], [1], { innerTags: ["l.1"] }] }],
+    ];
+    for (const p of pipelines) {
+      const t = applyPipeline(k, p as never);
+      for (const params of [{ n: 4, m: 2 }, { n: 1, m: 28 }]) {
+        const r = await autoTestVsRef(k, t, { params, backend: "js", seed: 7 });
+        expect(r.mismatches.slice(0, 2), `${JSON.stringify(p)} ${JSON.stringify(params)}`).toEqual([]);
+      }
+    }
   });
 
   it("a loop holding a barrier whose bounds read a per-work-item value is refused on CPU targets, naming both", () => {

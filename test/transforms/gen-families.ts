@@ -71,10 +71,18 @@ export const SCHEDULED_FAMILIES: Readonly<Record<string, fc.Arbitrary<KernelSour
       ... gbarrier {id=gb, dep=maketmp}
       out[(i+1) % n] = tmp {id=rotate, dep=gb}
     end`], ["a, out: float64[n]", "n: int32"], { n: [1, 19] }, true)),
-  // Issue 20: an inner loop whose domain takes private values (`@exclusive int s, e`, one per
-  // work-item) and a second l.0 iname as parameters, as OKL imports `for (r = s + n; r < e; r += 8)`;
-  // a barrier (w read across work-items) makes s and e live across it. Tagged as imported.
-  privateBounds: fc.constantFrom("8*(i % 2)", "8*(i % 3)").map((start) => ({
+  // Issue 20: an inner loop bounded by per-work-item private values and a second l.0 iname.
+  privateBounds: fc.constantFrom("8*(i % 2)", "8*(i % 3)").map(privateBoundsSource),
+};
+
+/**
+ * Issue 20's kernel: an inner loop whose domain takes private values (`@exclusive int s, e`, one per
+ * work-item) and a second l.0 iname as parameters, as OKL imports `for (r = s + j; r < e; r += 8)`;
+ * a barrier (w read across work-items) makes s and e live across it. Tagged as imported. `start`:
+ * work-item i's s, a multiple of 8 (the work-items' rows stay disjoint).
+ */
+export function privateBoundsSource(start: string): KernelSource {
+  return {
     ...src("privateBounds", ["{[b]: 0<=b<n}", "{[i]: 0<=i<8}", "{[j]: 0<=j<8}", "[s, e, j] -> {[r]: 0 <= r and s + j + 8*r < e}"], [
       `<int32> s = ${start} {id=ls, inames=b:i}`,
       "<int32> e = m - (i % 3) {id=le, inames=b:i}",
@@ -82,8 +90,8 @@ export const SCHEDULED_FAMILIES: Readonly<Record<string, fc.Arbitrary<KernelSour
       "out[b, s + j + 8*r] = out[b, s + j + 8*r] + w[7 - j] {id=u, dep=ls:le:lw, inames=b:j:r, tags=write_race_ok}",
     ], ["a: float64[n, 8]", "out: float64[n, m]", "n, m: int32"], { n: [0, 4], m: [0, 30] }),
     tags: { b: "g.0", i: "l.0", j: "l.0" },
-  })),
-};
+  };
+}
 
 /** The message of the ScheduleError `k` is refused with, or undefined when it schedules. */
 function scheduleRefusal(k: Kernel): string | undefined {
