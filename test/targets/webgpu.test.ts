@@ -256,6 +256,13 @@ describe.skipIf(skip)("random pipelines: webgpu computes what the interpreter do
         stats.refused.push(e.message.slice(0, 80));
         return;
       }
+      // A run refused before it ran (a subscript through a temporary, as the privateBounds family
+      // writes: the bounds proof cannot prove it), reported as the reference's success against the
+      // kernel's failure: a refusal, not a wrong result (as the native law counts it).
+      if (!r.ok && /not affine .* cannot prove/.test(r.mismatches[0] ?? "")) {
+        stats.refused.push(r.mismatches[0]!.slice(0, 80));
+        return;
+      }
       expect(r.ok, `${r.mismatches.slice(0, 3).join("; ")}\n  kernel ${JSON.stringify(c.source)}\n  params ${JSON.stringify(c.params)}\n  pipeline ${JSON.stringify(c.json)}`).toBe(true);
       stats.checked++;
       if (Object.values(k.inameTags).some((t) => t.kind === "g" || t.kind === "l")) stats.parallel++;
