@@ -25,6 +25,11 @@ export interface AutoTestOptions {
   readonly rtol?: number;
   /** Seed of the random inputs (default 0): the same seed gives the same inputs. */
   readonly seed?: number;
+  /**
+   * Passed to `run` of `k` (native and webgpu backends): `false` runs it without the static bounds
+   * proof, for kernels in bounds by construction whose subscripts it cannot prove. Default true.
+   */
+  readonly checkBounds?: boolean;
 }
 
 export interface AutoTestResult {
@@ -281,7 +286,7 @@ const failed = (mismatches: string[]): AutoTestResult => ({ ok: false, maxRelErr
  * `maxRelError` is Infinity as soon as an integer or bool element differs (or an output is not
  * written), so that `ok` is false exactly when `maxRelError` exceeds the tolerance.
  */
-const AUTO_TEST_OPTIONS: Readonly<Record<keyof AutoTestOptions, true>> = { params: true, backend: true, rtol: true, seed: true };
+const AUTO_TEST_OPTIONS: Readonly<Record<keyof AutoTestOptions, true>> = { params: true, backend: true, rtol: true, seed: true, checkBounds: true };
 
 export async function autoTestVsRef(ref: Kernel, k: Kernel, opts: AutoTestOptions = {}): Promise<AutoTestResult> {
   if (opts === null || typeof opts !== "object" || Array.isArray(opts)) {
@@ -338,7 +343,7 @@ export async function autoTestVsRef(ref: Kernel, k: Kernel, opts: AutoTestOption
   const expected = await run(ref, argsRef);
   let got: Record<string, TypedArray>;
   try {
-    got = await run(k, argsK, { backend: opts.backend ?? "interp" });
+    got = await run(k, argsK, { backend: opts.backend ?? "interp", ...(opts.checkBounds === undefined ? {} : { checkBounds: opts.checkBounds }) });
   } catch (e) {
     if (e instanceof BackendUnavailableError || !(e instanceof LoomError)) throw e;
     return failed([`the kernel failed where the reference ran: ${e.message}`]);
