@@ -155,7 +155,7 @@ ${decl}
   }
 }`;
   it.each([
-    ["struct L { int k; double *vals; };", "struct L l; out[i] = 0;", "struct R *r", /6:5: struct "L" cannot be lowered: field "vals" is a pointer \(line 3:26\): OCCA copies a struct's bytes to the device as they are/],
+    ["struct L { int k; double *vals; };", "struct L l[2]; out[i] = 0;", "struct R *r", /6:14: array of struct "l": struct "L" has a pointer field \(field "vals" is a pointer \(line 3:26\): OCCA copies a struct's bytes to the device as they are/],
     ["struct L { int k; double *vals; };", "out[i] = l[i].k;", "struct L *l", /6:14: argument "l": struct "L" cannot be lowered: field "vals" is a pointer \(line 3:26\).*pass what it points to as a pointer argument of the kernel/],
     ["union U { int a; float b; }; struct V { int k; union U u; };", "out[i] = w[i].k;", "struct V *w", /6:14: argument "w": struct "V" cannot be lowered: field type "U" cannot be lowered \(it is a union \(its fields overlap\)\); accepted are structs of numeric scalar fields, OCCA vector types/],
     ["", "out[i] = r[i].p.s1;", "struct R *r", /struct "P" has no field "s1" \(its fields: x, y\)/],

@@ -41,7 +41,11 @@ export type Binding =
    * one private temporary per scalar leaf (`fields`, keyed by path: `u`, `vals`, `n.x`), a flat
    * array for an array field; `&s` is this binding too (records.ts).
    */
-  | { readonly kind: "record"; readonly name: string; readonly struct: string; readonly type: RecordType; readonly fields: ReadonlyMap<string, Binding> }
+  | {
+      readonly kind: "record"; readonly name: string; readonly struct: string; readonly type: RecordType; readonly fields: ReadonlyMap<string, Binding>;
+      /** Its pointer fields (`bc.usrwrk`), each the alias of the array it is assigned (record-pointers.ts). */
+      readonly pointers?: ReadonlyMap<string, PointerAlias>;
+    }
   /**
    * A pointer argument to, or a local array of, a struct whose fields mix types (`bcData *bc`): one
    * array per scalar leaf, `field(f)` its name (an argument `bc_u`, made on first use, or a
@@ -55,6 +59,17 @@ export type Binding =
   | { readonly kind: "pointers"; readonly name: string; readonly slots: (Binding | undefined)[]; readonly preds: number }
   | { readonly kind: "ref"; readonly name: string; readonly place: Expr; readonly writable: boolean; readonly pos: A.Pos }
   | { readonly kind: "vector"; readonly type: VectorType; readonly comps: readonly ScalarBinding[] };
+
+/**
+ * A pointer field of a struct local (`bc.usrwrk = W;`): the alias it holds once assigned
+ * (`binding`), the assignment's place and the text assigned (for errors). Filled in by the first
+ * assignment; a later one must give the same alias (record-pointers.ts).
+ */
+export interface PointerAlias {
+  binding: Binding | undefined;
+  at: A.Pos | undefined;
+  text: string;
+}
 
 /** A component of a vector variable: a private scalar, an expression (a const local, an inlined parameter) or a kernel argument. */
 export type ScalarBinding = Extract<Binding, { kind: "temp" | "expr" | "value" }>;

@@ -10,7 +10,7 @@ import type * as A from "../syntax/ast.js";
 import { assigned, describeStmt, walkAst } from "./ast-queries.js";
 import { constValue, Scope, usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
-import { recordByValue, recordPointer } from "./records.js";
+import { recordByValue, recordPointer, recordPointerField } from "./records.js";
 import { toComponent, type VectorType } from "./vectors.js";
 
 /** What inlining needs of expression lowering (ExprLowering). */
@@ -212,6 +212,7 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
     if (x.kind === "cast") return x.type.pointers.length > 0;
     if (x.kind === "index" && x.target.kind === "ident") return ctx.scope.get(x.target.name)?.kind === "pointers";
     if (x.kind === "binary" && (x.op === "+" || x.op === "-")) return isPointer(x.left) || (x.op === "+" && isPointer(x.right));
+    if (x.kind === "member") return recordPointerField(lw, x, ctx) !== undefined; // `bc.usrwrk + k`
     return x.kind === "unary" && x.op === "&";
   };
   switch (e.kind) {

@@ -12,6 +12,7 @@ import { hasStatementCall } from "./block-queries.js";
 import { checkInlinable, pointerBinding, pointerSlotIndex, statementInlinable } from "./inline.js";
 import { arrayExtents } from "./initializers.js";
 import { ArgumentLowering } from "./kernel-arguments.js";
+import { assignPointerField } from "./record-pointers.js";
 import { recordByValue } from "./records.js";
 
 export abstract class PointerLowering extends ArgumentLowering {
@@ -93,6 +94,7 @@ export abstract class PointerLowering extends ArgumentLowering {
 
   /** `p = a;` binding a declared, not yet assigned local pointer `p`; false where `e` is no such assignment. */
   protected assignPointer(e: A.Expr, ctx: Ctx): boolean {
+    if (assignPointerField(this.ex, e, ctx)) return true; // `bc.usrwrk = W;` on a struct local
     if (e.kind === "assign" && e.target.kind === "index" && e.target.target.kind === "ident") {
       const b = ctx.scope.get(e.target.target.name);
       if (b?.kind !== "pointers") return false;

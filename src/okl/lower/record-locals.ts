@@ -10,12 +10,13 @@
  */
 import { c, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
-import type { Binding, Ctx } from "./bindings.js";
+import type { Binding, Ctx, PointerAlias } from "./bindings.js";
+import { copyPointerFields } from "./record-pointers.js";
 import { arrayExtents } from "./initializers.js";
 import { aggregateScalars, arrayOf, recordInitType, recordScalarSlots } from "./aggregate-init.js";
 import { product, type RecordType } from "./record-type.js";
 import type { RecordPlaces } from "./records.js";
-import { isStructValue, type StructPlace, type StructTable } from "./structs.js";
+import { isStructValue, pointerField, type StructPlace, type StructTable } from "./structs.js";
 import { recordValueType } from "./records.js";
 import { someAst } from "./ast-queries.js";
 
@@ -47,10 +48,15 @@ export interface RecordSpec {
  */
 export function recordDeclaration(structs: StructTable, h: RecordDeclHost, s: A.Declaration, ctx: Ctx, pointer: (d: A.Declarator) => void, memory?: string): boolean {
   const lookup = structs.resolve(s.spec);
-  const r = lookup && "reason" in lookup ? structs.recordFields(s.spec) : undefined;
+  const r = lookup && "reason" in lookup ? structs.recordFields(s.spec, true) : undefined;
   if (!r) return false;
   for (const d of s.declarators) {
     if (memory && (d.okl.shared || d.okl.exclusive)) h.fail(`@${d.okl.shared ? "shared" : "exclusive"} "${d.name}" ${memory}`, d.pos);
+    // A pointer field is an alias bound by assignment (record-pointers.ts): one per struct local, none per element of an array.
+    const p = r.type.pointers?.[0];
+    if (p && d.pointers.length === 0 && (d.arrayDims.length > 0 || d.okl.shared)) {
+      h.fail(`${d.okl.shared ? "@shared struct" : "array of struct"} "${d.name}": struct "${r.name}" has a pointer field (${pointerField({ name: p, pos: r.type.members.get(p)!.pointer! })}); only a struct local (\`${r.name} ${d.name.replace(/\W/g, "")};\`, not an array or @shared) may have one, bound to the array it is assigned`, d.pos);
+    }
     if (d.pointers.length > 0) pointer(d);
     else if (d.arrayDims.length > 0) declareRecords(structs, h, r, d, ctx);
     else declareRecord(structs, h, r, d, ctx);
@@ -76,11 +82,13 @@ export function declareRecord(structs: StructTable, h: RecordDeclHost, r: Record
     h.addTemp({ name, dtype: leaf.dtype, shape: leaf.count > 1 || leaf.dims.length > 0 ? [c(leaf.count)] : [], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
     fields.set(key, { kind: "temp", name, rank: leaf.count > 1 || leaf.dims.length > 0 ? 1 : 0 });
   }
-  const b: Binding = { kind: "record", name: d.name, struct: r.name, type: r.type, fields };
+  const pointers = r.type.pointers && new Map(r.type.pointers.map((p): [string, PointerAlias] => [p, { binding: undefined, at: undefined, text: "" }]));
+  const b: Binding = { kind: "record", name: d.name, struct: r.name, type: r.type, fields, ...(pointers ? { pointers } : {}) };
   ctx.scope.set(d.name, b);
   if (d.init === undefined) return;
   const self = h.ex.recordPlaces({ kind: "ident", name: d.name, pos: d.pos }, ctx)!;
   if (d.init.kind !== "initList") return copyRecord(h, self, d.init, ctx, d.pos);
+  if (pointers) h.fail(`struct "${r.name}" "${d.name}" has pointer field${pointers.size > 1 ? "s" : ""} ${[...pointers.keys()].join(", ")}: initialize it field by field (\`${d.name}.${[...pointers.keys()][0]} = W;\`), not with {…}`, d.init.pos);
   const { items } = aggregateScalars(recordInitType(r.type), d.init, `struct "${r.name}" "${d.name}"`, d.name, (m, p) => h.fail(m, p), structValue(structs, h, ctx));
   recordScalarSlots(r.type).forEach(({ key, element }, k) => {
     const leaf = r.type.leaves.get(key)!;
@@ -127,6 +135,7 @@ export function copyRecord(h: RecordDeclHost, to: RecordPlaces, value: A.Expr, c
   }
   // Each leaf element is its own storage: copying one never changes another, so no staging is needed.
   for (const [f, x] of to.fields) h.assign(x, from.fields.get(f)!, pos);
+  copyPointerFields(h, to.pointers, from!.pointers, to.struct, pos);
 }
 
 /**

@@ -20,6 +20,15 @@ export interface RecordMember {
   readonly offset: number;
   readonly dtype?: Dtype;
   readonly type?: RecordType;
+  /** A pointer field (`const double *usrwrk`): no storage; a local's alias of the array it is assigned (record-pointers.ts). */
+  readonly pointer?: PointerMember;
+}
+
+/** A pointer field: what it points to, and where it is declared (for errors). */
+export interface PointerMember {
+  readonly dtype: Dtype;
+  readonly line: number;
+  readonly column: number;
 }
 
 /** A scalar leaf: `key` is its path (`n.x`), `dims` every array dim along the path (outer first), `offsets` each element's byte offset, row-major. */
@@ -39,6 +48,8 @@ export interface RecordType {
   readonly leaves: ReadonlyMap<string, RecordLeaf>;
   /** An OCCA vector type (`double2`) as a field of such a struct: a struct of its components x, y, z, w. */
   readonly vector?: VectorType;
+  /** The names of its pointer fields (only a local may have them: record-pointers.ts). */
+  readonly pointers?: readonly string[];
 }
 
 /** A field as declared: a scalar dtype or a nested record, and its array dims. */
@@ -47,6 +58,7 @@ export interface MemberSpec {
   readonly dims: readonly number[];
   readonly dtype?: Dtype;
   readonly type?: RecordType;
+  readonly pointer?: PointerMember;
 }
 
 /** C's layout of a struct with these fields, and its leaves. */
@@ -55,7 +67,17 @@ export function recordType(name: string, specs: readonly MemberSpec[]): RecordTy
   const leaves = new Map<string, RecordLeaf>();
   let at = 0;
   let align = 1;
+  const pointers: string[] = [];
   for (const m of specs) {
+    if (m.pointer) {
+      // 8 bytes on x86-64 and aarch64, as host code lays it out; no storage of its own here.
+      at = Math.ceil(at / 8) * 8;
+      members.set(m.name, { ...m, offset: at });
+      pointers.push(m.name);
+      at += 8;
+      align = Math.max(align, 8);
+      continue;
+    }
     const a = m.type ? m.type.align : byteSize(m.dtype!);
     const size = m.type ? m.type.size : byteSize(m.dtype!);
     at = Math.ceil(at / a) * a;
@@ -73,7 +95,7 @@ export function recordType(name: string, specs: readonly MemberSpec[]): RecordTy
     at += n * size;
     align = Math.max(align, a);
   }
-  return { name, members, size: Math.ceil(at / align) * align, align, leaves };
+  return { name, members, size: Math.ceil(at / align) * align, align, leaves, ...(pointers.length > 0 ? { pointers } : {}) };
 }
 
 /**

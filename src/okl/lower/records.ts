@@ -11,7 +11,7 @@
  */
 import { c, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
-import type { Binding, Ctx } from "./bindings.js";
+import type { Binding, Ctx, PointerAlias } from "./bindings.js";
 import { rowMajorIndex } from "./initializers.js";
 import { leavesUnder, product, type RecordMember, type RecordType } from "./record-type.js";
 import { walkAst } from "./ast-queries.js";
@@ -34,6 +34,8 @@ export interface RecordPlaces {
   readonly fields: ReadonlyMap<string, Expr>;
   /** A vector field (`bc.v` of type `double2`): its type; its components are `fields`, in order. */
   readonly vector?: VectorType;
+  /** A struct local's pointer fields (record-pointers.ts), copied with it. */
+  readonly pointers?: ReadonlyMap<string, PointerAlias>;
 }
 
 type Step = { readonly kind: "index"; readonly index: A.Expr } | { readonly kind: "member"; readonly name: string; readonly pos: A.Pos } | { readonly kind: "deref" };
@@ -50,6 +52,8 @@ interface Cursor {
   readonly left: number;
   /** The subscripts given so far of a multi-dimensional array of structs (`b[1]` of `bc_t b[2][3]`). */
   readonly rows: readonly Expr[];
+  /** At a pointer field (`bc.usrwrk`) with steps left (`[k]`), which apply to the array it aliases. */
+  readonly rest?: boolean;
 }
 
 /** `e` as a walk from a record or records variable, or undefined when it starts elsewhere. */
@@ -85,6 +89,7 @@ function walk(lw: RecordHost, e: A.Expr, ctx: Ctx): Cursor | undefined {
   let cur: Cursor = { b, elem: b.kind === "records" && b.value ? (b.offset ?? c(0)) : undefined, type: b.type, path: [], member: undefined, subs: [], left: 0, rows: [] };
   let derefOk = b.kind === "record"; // `p->f` where p is `&s`
   for (const s of steps) {
+    if (cur.member?.pointer) return { ...cur, rest: true };
     if (b.kind === "records" && cur.elem === undefined) {
       const rank = b.dims?.length ?? 1;
       if (s.kind === "member") {
@@ -217,6 +222,18 @@ function keyOf(cur: Cursor): string {
 }
 
 /**
+ * The pointer field a member expression names on a struct local (`bc.usrwrk`, `p->usrwrk` with
+ * `p = &bc`, `(*p).usrwrk`), or undefined for every other expression.
+ */
+export function recordPointerField(lw: RecordHost, e: A.Expr, ctx: Ctx): { readonly label: string; readonly slot: PointerAlias } | undefined {
+  if (e.kind !== "member") return undefined;
+  const cur = walk(lw, e, ctx);
+  if (!cur?.member?.pointer || cur.rest || cur.b.kind !== "record") return undefined;
+  const slot = cur.b.pointers?.get(keyOf(cur));
+  return slot && { label: label(cur.b.name, cur), slot };
+}
+
+/**
  * A scalar of a struct with mixed field types: `s.f`, `p->f`, `(*p).f`, `bcs[i].f`, `s.vals[k]`,
  * `s.n.x`, `bcs[i].pts[j].x` (a `record` or `records` binding); undefined for every other expression.
  */
@@ -224,6 +241,9 @@ export function recordField(lw: RecordHost, e: A.Expr, ctx: Ctx): Expr | undefin
   if (e.kind !== "member" && e.kind !== "index") return undefined;
   const cur = walk(lw, e, ctx);
   if (!cur || cur.path.length === 0) return undefined;
+  // `bc.usrwrk[k]`: a subscript of the array the field aliases (the general path, through recordPointer).
+  if (cur.rest) return undefined;
+  if (cur.member?.pointer) lw.fail(`pointer field "${label(cur.b.name, cur)}" used as a value; read through it (${label(cur.b.name, cur)}[k], *${label(cur.b.name, cur)})`, e.pos);
   // Here `e` is used as a scalar (pointer parameters ask recordPointer first).
   if (!cur.member) lw.fail(`"${label(cur.b.name, cur)}" is a value of struct "${cur.type.name}" used as a scalar; use one of its fields (${[...cur.type.members.keys()].join(", ")})`, e.pos);
   if (cur.left > 0) lw.fail(`array field "${label(cur.b.name, cur)}" used without ${cur.left > 1 ? `${cur.left} subscripts` : "a subscript"}`, e.pos);
@@ -246,7 +266,8 @@ export function recordPlaces(lw: RecordHost, e: A.Expr, ctx: Ctx): RecordPlaces 
     const n = leaf.count / product(leaf.dims.slice(0, cur.subs.length));
     for (let j = 0; j < n; j++) fields.set(n > 1 ? `${rel}[${j}]` : rel, leafPlace(cur, leaf.key, within(cur.subs, leaf.dims, j), e.pos));
   }
-  return { struct: cur.type.name, fields, ...(cur.type.vector ? { vector: cur.type.vector } : {}) };
+  const pointers = cur.b.kind === "record" && cur.path.length === 0 ? cur.b.pointers : undefined;
+  return { struct: cur.type.name, fields, ...(cur.type.vector ? { vector: cur.type.vector } : {}), ...(pointers ? { pointers } : {}) };
 }
 
 /**
@@ -260,6 +281,7 @@ export function recordPointer(lw: RecordHost, e: A.Expr, ctx: Ctx): Binding | un
   const target = addr ? e.operand : e;
   if (target.kind !== "member" && target.kind !== "index") return undefined;
   const cur = walk(lw, target, ctx);
+  if (cur?.member?.pointer && !cur.rest) return pointerFieldAlias(lw, cur, addr, e.pos);
   // `&b[1][2]` of a multi-dimensional array of structs: a pointer to its element (`&bcs[i]` takes the general path).
   if (cur && addr && cur.path.length === 0 && cur.b.kind === "records" && cur.b.dims && cur.elem) return view(lw, cur, e.pos, false);
   // `b[1]` of `bc_t b[2][3]`, a row, passed as a `bc_t *`: a pointer to its first element.
@@ -287,6 +309,17 @@ export function recordPointer(lw: RecordHost, e: A.Expr, ctx: Ctx): Binding | un
   }
   if (!addr || cur.member) return undefined;
   return view(lw, cur, e.pos, false);
+}
+
+/** The array pointer field `bc.usrwrk` aliases (record-pointers.ts): what `bc.usrwrk[k]`, `*bc.usrwrk` and passing it read. */
+function pointerFieldAlias(lw: RecordHost, cur: Cursor, addr: boolean, pos: A.Pos): Binding {
+  const what = label(cur.b.name, cur);
+  if (addr) lw.fail(`"&${what}": the address of pointer field "${what}" (a pointer to a pointer) is not supported`, pos);
+  const slot = cur.b.kind === "record" ? cur.b.pointers?.get(keyOf(cur)) : undefined;
+  if (!slot?.binding) {
+    lw.fail(`pointer field "${what}" is read before it is assigned (reading through it is undefined in C); assign it an argument (\`${what} = W;\`, \`W + k\`) first`, pos);
+  }
+  return slot.binding;
 }
 
 /** The struct value the cursor stands at as a record (or records) binding of its leaves: `&bc.n` (a pointer), C's copy of `bcs[i]` (`value`). */

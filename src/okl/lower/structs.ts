@@ -76,32 +76,40 @@ export class StructTable {
    * layout; `fields` maps each leaf's path (`vals`, `n.x`) to its dtype. Undefined where a field is
    * a pointer, a union, a vector or not numeric, or `spec` names no struct.
    */
-  recordFields(spec: A.TypeSpec): { readonly name: string; readonly fields: ReadonlyMap<string, Dtype>; readonly type: RecordType } | undefined {
+  recordFields(spec: A.TypeSpec, pointers = false): { readonly name: string; readonly fields: ReadonlyMap<string, Dtype>; readonly type: RecordType } | undefined {
     const d = this.definition(spec);
-    const type = d && this.record(d.def, d.name, new Set());
+    const type = d && this.record(d.def, d.name, new Set(), pointers);
     return type && typeof type !== "string" ? { name: d.name, fields: new Map([...type.leaves].map(([k, l]) => [k, l.dtype])), type } : undefined;
   }
 
-  /** The record of struct `def` known as `name`, or why it has none. */
-  private record(def: StructBase, name: string, seen: ReadonlySet<StructBase>): RecordType | string {
+  /**
+   * The record of struct `def` known as `name`, or why it has none. `pointers`: top-level pointer
+   * fields to scalars are accepted (for a local, whose pointer field aliases an array: record-pointers.ts).
+   */
+  private record(def: StructBase, name: string, seen: ReadonlySet<StructBase>, pointers = false): RecordType | string {
     let byName = this.records.get(def);
     if (!byName) this.records.set(def, (byName = new Map()));
-    const memo = byName.get(name);
+    const memoKey = pointers ? `${name}\u0000*` : name;
+    const memo = byName.get(memoKey);
     if (memo !== undefined) return memo;
-    const r = this.recordOf(def, name, seen);
-    byName.set(name, r);
+    const r = this.recordOf(def, name, seen, pointers);
+    byName.set(memoKey, r);
     if (typeof r !== "string") this.hasRecords = true;
     return r;
   }
 
-  private recordOf(def: StructBase, name: string, seen: ReadonlySet<StructBase>): RecordType | string {
+  private recordOf(def: StructBase, name: string, seen: ReadonlySet<StructBase>, pointers: boolean): RecordType | string {
     if (def.tag === "union") return "it is a union (its fields overlap)";
     if (seen.has(def)) return "it contains itself";
     const specs: MemberSpec[] = [];
     for (const f of def.fields ?? []) {
       const p = f.declarators.find((x) => x.pointers.length > 0);
-      if (p) return pointerField(p);
       const dtype = this.scalar(f.spec);
+      if (p && !(pointers && dtype !== undefined && f.declarators.every((x) => x.pointers.length === 1 && x.arrayDims.length === 0))) return pointerField(p);
+      if (p) {
+        for (const x of f.declarators) specs.push({ name: x.name, dims: [], pointer: { dtype: dtype!, line: x.pos.line, column: x.pos.column } });
+        continue;
+      }
       const inner = dtype === undefined ? this.definition(f.spec) : undefined;
       const vector = dtype === undefined && !inner ? vectorTypeNamed(typeName(f.spec)) : undefined;
       const type = vector ? vectorRecord(vector, componentNames(vector)) : inner && this.record(inner.def, inner.name, new Set([...seen, def]));
@@ -286,7 +294,7 @@ export function mul(a: Expr, n: number): Expr {
 }
 
 /** Why a struct with a pointer field cannot be lowered (OCCA's reason), naming the field and where it is. */
-function pointerField(d: A.Declarator): string {
+export function pointerField(d: { readonly name: string; readonly pos: { readonly line: number; readonly column: number } }): string {
   return `field "${d.name}" is a pointer (line ${d.pos.line}:${d.pos.column}): OCCA copies a struct's bytes to the device as they are, so a host `
     + "pointer inside is no device address (OpenCL C forbids pointers in kernel-argument structs); pass what it points to as a pointer argument of the kernel";
 }
