@@ -7,7 +7,7 @@
  *
  *   log.assign("insn", a[i] = b[i], ctx, false, bound); log.barrier("barrier", "local", [])
  */
-import { assigneeName, blockAccesses, blockExprs, guardedSubscripts, insnDefaults, walkExpr, type BlockStmt, type Expr, type Instruction } from "../../ir/index.js";
+import { assigneeName, blockAccesses, blockExprs, guardedSubscripts, insnDefaults, walkExpr, WRITE_RACE_OK, type BlockStmt, type Expr, type Instruction } from "../../ir/index.js";
 import type { Ctx } from "./bindings.js";
 import { eachNode, frozenExpr } from "./expr-scan.js";
 import { affineGuards } from "./loop-rows.js";
@@ -15,6 +15,13 @@ import type { FlatAccess } from "./shapes.js";
 
 /** The empty list every instruction without tags, groups or predicates shares. */
 const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * The tags of every imported instruction: OCCA checks no write races, so the instructions keep the
+ * author's meaning, racy or not (instructions that transformations add later are checked). One
+ * frozen list shared by all (assemble.ts adds it to any instruction made without it).
+ */
+const RACE_OK: readonly string[] = Object.freeze([WRITE_RACE_OK]);
 
 export class InstructionLog {
   readonly insns: Instruction[] = [];
@@ -43,11 +50,16 @@ export class InstructionLog {
     if (atomic) reads.add(target);
     // A loop bounded by a trip-count temporary reads it (its domain's parameter).
     for (const i of ctx.within) for (const t of boundTemps.get(i) ?? []) reads.add(t);
-    this.insns.push({
-      kind: "assign", id, lhs: frozenExpr(lhs), rhs: frozenExpr(rhs), atomicity: atomic ? "update" : "none",
-      withinInames: this.sorted(ctx.within), dependsOn: this.link(id, reads, new Set([target])), predicates: this.frozen(ctx.preds),
-      noSyncWith: NONE, priority: 0, tags: NONE, groups: NONE, conflictsWithGroups: NONE,
-    });
+    const l = frozenExpr(lhs);
+    const r = frozenExpr(rhs);
+    const predicates = this.frozen(ctx.preds);
+    const insn: Instruction = {
+      kind: "assign", id, lhs: l, rhs: r, atomicity: atomic ? "update" : "none",
+      withinInames: this.sorted(ctx.within), dependsOn: Object.freeze(this.link(id, reads, [target])), predicates,
+      noSyncWith: NONE, priority: 0, tags: RACE_OK, groups: NONE, conflictsWithGroups: NONE,
+    };
+    // Frozen here when all of it is (the kernel record's deepFreeze then passes it by: no key enumeration per instruction).
+    this.insns.push(Object.isFrozen(l) && Object.isFrozen(r) && Object.isFrozen(predicates) ? Object.freeze(insn) : insn);
   }
 
   /**
@@ -132,7 +144,7 @@ export class InstructionLog {
     // (Object.assign: a spread of the fresh defaults takes V8 a slow path, ~35 µs; see make-kernel.ts.)
     this.insns.push(Object.assign(insnDefaults(id), {
       kind: "block" as const, body,
-      withinInames: [...ctx.within].sort(), dependsOn: this.link(id, reads, writes), predicates: [...ctx.preds],
+      withinInames: [...ctx.within].sort(), dependsOn: this.link(id, reads, [...writes]), predicates: [...ctx.preds], tags: RACE_OK,
     }));
   }
 
@@ -141,29 +153,32 @@ export class InstructionLog {
    * of each, the readers since the last write of what it writes, the last barrier; and `id` noted
    * as their last writer, as a reader of the rest, and as run since the last barrier.
    */
-  private link(id: string, reads: ReadonlySet<string>, writes: ReadonlySet<string>): string[] {
-    const deps = new Set<string>();
-    for (const names of [reads, writes]) {
-      for (const name of names) {
-        const w = this.lastWriter.get(name);
-        if (w) deps.add(w);
-      }
+  private link(id: string, reads: ReadonlySet<string>, writes: readonly string[]): string[] {
+    // Collected with repeats, then sorted and made unique in place (no set, no copy per instruction).
+    const deps: string[] = [];
+    for (const name of reads) {
+      const w = this.lastWriter.get(name);
+      if (w) deps.push(w);
+    }
+    for (const name of writes) {
+      const w = this.lastWriter.get(name);
+      if (w) deps.push(w);
     }
     for (const name of reads) {
-      if (writes.has(name)) continue;
+      if (writes.includes(name)) continue;
       const list = this.readersSince.get(name);
       if (list) list.push(id);
       else this.readersSince.set(name, [id]);
     }
     for (const name of writes) {
-      for (const rd of this.readersSince.get(name) ?? []) deps.add(rd);
+      const readers = this.readersSince.get(name);
+      if (readers) for (const rd of readers) deps.push(rd);
       this.lastWriter.set(name, id);
-      this.readersSince.set(name, []);
+      this.readersSince.delete(name);
     }
-    if (this.lastBarrier) deps.add(this.lastBarrier);
-    deps.delete(id);
+    if (this.lastBarrier) deps.push(this.lastBarrier);
     this.sinceBarrier.push(id);
-    return [...deps].sort();
+    return sortedUnique(deps, id);
   }
 
   /** Append barrier `id`, within `within` (none for a global barrier). */
@@ -171,9 +186,33 @@ export class InstructionLog {
     const deps = [...this.sinceBarrier, ...(this.lastBarrier ? [this.lastBarrier] : [])];
     this.insns.push(Object.assign(insnDefaults(id), {
       kind: "barrier" as const, scope,
-      withinInames: [...within], dependsOn: [...new Set(deps)].sort(),
+      withinInames: [...within], dependsOn: [...new Set(deps)].sort(), tags: RACE_OK,
     }));
     this.sinceBarrier = [];
     this.lastBarrier = id;
   }
+}
+
+/**
+ * `names` sorted (as Array.prototype.sort sorts strings: by UTF-16 code units) with repeats and
+ * `drop` left out; short lists (an instruction's few dependencies) in place by insertion.
+ */
+function sortedUnique(names: string[], drop: string): string[] {
+  if (names.length > 32) return [...new Set(names)].filter((n) => n !== drop).sort();
+  for (let k = 1; k < names.length; k++) {
+    const x = names[k]!;
+    let j = k - 1;
+    while (j >= 0 && names[j]! > x) {
+      names[j + 1] = names[j]!;
+      j--;
+    }
+    names[j + 1] = x;
+  }
+  let n = 0;
+  for (let k = 0; k < names.length; k++) {
+    const x = names[k]!;
+    if (x !== drop && (n === 0 || names[n - 1] !== x)) names[n++] = x;
+  }
+  names.length = n;
+  return names;
 }

@@ -19,7 +19,9 @@ export function eachNode(e: Expr, visit: (n: Expr) => void): void {
       return;
     case "neg": case "bitnot": case "not": return eachNode(e.operand, visit);
     case "cast": return eachNode(e.value, visit);
-    case "subscript": for (const i of e.indices) eachNode(i, visit); return;
+    case "subscript": for (let k = 0; k < e.indices.length; k++) eachNode(e.indices[k]!, visit); return;
+    case "call": for (let k = 0; k < e.args.length; k++) eachNode(e.args[k]!, visit); return;
+    case "if": eachNode(e.cond, visit); eachNode(e.then, visit); eachNode(e.else, visit); return;
     default: for (const k of children(e)) eachNode(k, visit);
   }
 }
@@ -32,9 +34,17 @@ export function someNode(e: Expr, test: (n: Expr) => boolean): boolean {
     case "arith": case "compare": case "logical": return someNode(e.left, test) || someNode(e.right, test);
     case "neg": case "bitnot": case "not": return someNode(e.operand, test);
     case "cast": return someNode(e.value, test);
-    case "subscript": return e.indices.some((i) => someNode(i, test));
-    default: return children(e).some((k) => someNode(k, test));
+    case "subscript": return someOf(e.indices, test);
+    case "call": return someOf(e.args, test);
+    case "if": return someNode(e.cond, test) || someNode(e.then, test) || someNode(e.else, test);
+    default: return someOf(children(e), test);
   }
+}
+
+/** Whether `test` holds of some node of some expression of `list` (no closure per list). */
+function someOf(list: readonly Expr[], test: (n: Expr) => boolean): boolean {
+  for (let k = 0; k < list.length; k++) if (someNode(list[k]!, test)) return true;
+  return false;
 }
 
 /**

@@ -14,6 +14,9 @@ import { FileContext } from "./file-context.js";
 import { domainOf, type Row } from "./loop-rows.js";
 import { BlockLowering, type BlockHost } from "./opaque.js";
 
+/** A name that `fresh` keeps as it is (only letters, digits and `_`; not empty). */
+const SAFE_NAME = /^[A-Za-z0-9_]+$/;
+
 /** The updates `@atomic` takes (`++`/`--` arrive as `+=`/`-=`); `=` is an atomic exchange. */
 export const ATOMIC_OPS: ReadonlySet<string> = new Set(["=", "+=", "-=", "&=", "|=", "^="]);
 
@@ -60,7 +63,7 @@ export abstract class KernelCore {
   private readonly nextSuffix = new Map<string, number>();
 
   protected fresh(base: string): string {
-    const b = base.replace(/[^A-Za-z0-9_]/g, "_") || "v";
+    const b = SAFE_NAME.test(base) ? base : base.replace(/[^A-Za-z0-9_]/g, "_") || "v";
     let n = b;
     if (this.taken.has(b)) {
       let k = this.nextSuffix.get(b) ?? 0;

@@ -29,21 +29,21 @@ export class MacroExpander {
 
   /**
    * Macro-expand `input` (C's algorithm with hide sets). With `trivia`, whitespace, comments and
-   * line breaks pass through (the normalizer prints them), except inside macro arguments.
+   * line breaks pass through (the normalizer prints them), except inside macro arguments. Only
+   * `input[from .. to)` is read (the preprocessor's run between two directives, not copied).
    */
-  expand(input: readonly Tok[], trivia = false, out: Tok[] = []): Tok[] {
+  expand(input: readonly Tok[], trivia = false, out: Tok[] = [], from = 0, to = input.length): Tok[] {
     const pending: Tok[] = []; // a stack: the next token is pending[pending.length - 1]
-    let i = 0;
-    const next = (): Tok | undefined => (pending.length ? pending.pop() : input[i++]);
-    void SIGNIFICANT;
+    let i = from;
+    const next = (): Tok | undefined => (pending.length ? pending.pop() : i < to ? input[i++] : undefined);
     const peekSignificant = (): Tok | undefined => {
       for (let k = pending.length - 1; k >= 0; k--) if (SIGNIFICANT.has(pending[k]!.type)) return pending[k];
-      for (let k = i; k < input.length; k++) if (SIGNIFICANT.has(input[k]!.type)) return input[k];
+      for (let k = i; k < to; k++) if (SIGNIFICANT.has(input[k]!.type)) return input[k];
       return undefined;
     };
     let steps = 0;
     for (;;) {
-      const t = pending.length ? pending.pop() : input[i++];
+      const t = pending.length ? pending.pop() : i < to ? input[i++] : undefined;
       if (!t) break;
       const ty = t.type;
       if (ty !== "ident") {

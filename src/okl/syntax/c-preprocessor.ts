@@ -124,11 +124,12 @@ export class Preprocessor {
     // Only the normalizer (an emitter) keeps whitespace and comments; otherwise they are not even made.
     const toks = lex(text, file, this.emit !== undefined);
     const n = toks.length;
-    let chunk: Tok[] = [];
+    // The active tokens between two directives are toks[from .. i), expanded as one run (no copy):
+    // the expander passes line breaks by, or prints them with the whitespace (the normalizer).
+    let from = 0;
     let atLineStart = true;
-    const flush = () => {
-      if (chunk.length) this.expandInto(chunk);
-      chunk = [];
+    const flush = (to: number) => {
+      if (to > from) this.expandInto(toks, from, to);
     };
     let i = 0;
     while (i < n) {
@@ -136,7 +137,6 @@ export class Preprocessor {
       if (t.type === "nl" || t.type === "ws" || t.type === "comment") {
         if (t.type === "nl") atLineStart = true;
         if (!this.active) this.emit?.raw(t);
-        else if (this.emit) chunk.push(t);
         i++;
         continue;
       }
@@ -152,12 +152,12 @@ export class Preprocessor {
         const name = line[0]?.text ?? "";
         if (!this.active && !CONDITIONALS.has(name)) {
           for (let k = i; k < j; k++) this.emit?.raw(toks[k]!);
-          i = j;
+          i = from = j;
           continue;
         }
-        if (this.active) flush();
+        if (this.active) flush(i);
         this.directive(name, line.slice(1), t, line[0] ?? t, lastEnd, text, file);
-        i = j;
+        i = from = j;
         continue;
       }
       atLineStart = false;
@@ -175,24 +175,19 @@ export class Preprocessor {
             const body = unquote(s.text).trim();
             const dname = /^#\s*(\w*)/.exec(body)?.[1] ?? "";
             if (this.active || CONDITIONALS.has(dname)) {
-              if (this.active) flush();
+              if (this.active) flush(i);
               this.injectDirective(body, s, file);
             }
-            i = m + 1;
+            i = from = m + 1;
             continue;
           }
         }
         if (this.active) throw this.error('@directive expects one string argument: @directive("#define X 1")', t, "@directive");
       }
-      if (!this.active) {
-        this.emit?.raw(t);
-        i++;
-        continue;
-      }
-      chunk.push(t);
+      if (!this.active) this.emit?.raw(t);
       i++;
     }
-    flush();
+    if (this.active) flush(n);
     // OCCA closes conditionals left open at the end of a file.
     for (const c of this.conds) this.warn(`#${c.name} without #endif: closed at the end of ${file === undefined ? "the file" : `"${file}"`}, as OCCA does`, c.at);
     this.conds = savedConds;
@@ -368,12 +363,13 @@ export class Preprocessor {
     });
   }
 
-  private expandInto(chunk: readonly Tok[]): void {
+  /** Macro-expand `chunk[from .. to)` into the output (or the normalizer's hooks). */
+  private expandInto(chunk: readonly Tok[], from = 0, to = chunk.length): void {
     if (this.emit) {
-      for (const t of this.expand(chunk, true)) this.emit.token(t);
+      for (const t of this.expander.expand(chunk, true, [], from, to)) this.emit.token(t);
       return;
     }
-    this.expander.expand(chunk, false, this.out);
+    this.expander.expand(chunk, false, this.out, from, to);
   }
 
   /** Macro-expand `input` with the macros defined so far (macros.ts). */
