@@ -17,6 +17,11 @@
 // one lowering per block: the median of the per-block ratios B/A is the figure, with the load.
 // The kernels are rebuilt from text in each build (bench/scale.ts's makeElementKernel and
 // okl-scale.ts's assemblySource, written here again: that bench is TypeScript, this is plain node).
+//
+// Route `sweep` (ROUTES=sweep, or with the others): the lowering and printing alone of bench/ab.mjs's
+// 50 tiled-matmul variants on OpenCL, as a sweep runs them: per block the poly memos are emptied,
+// then each variant is transformed and scheduled (not timed) and its schedule lowered and printed
+// (timed). Their OpenCL is compared between the builds with the big kernels' code.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadavg } from "node:os";
@@ -83,6 +88,31 @@ async function load(dir) {
   const { makeKernel } = await import(at("src/parse/index.js"));
   const { parseOkl } = await import(at("src/okl/index.js"));
   const { splitIname } = await import(at("transforms/index.js"));
+  const { pipeline, prefetch, split } = await import(at("transforms/pipeline.js"));
+  const { clearPolyMemos } = await import(at("src/poly/index.js"));
+  const matmul = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
+    ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
+  const variants = [];
+  for (const ti of [4, 8, 16, 32, 64]) {
+    for (const tj of [4, 8, 16, 32, 64]) {
+      for (const tk of [8, 16]) {
+        variants.push(pipeline(split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
+          prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] })));
+      }
+    }
+  }
+  /** CPU milliseconds per variant of lowering and printing the sweep's variants, memos emptied first. */
+  const sweep = () => {
+    clearPolyMemos();
+    let ms = 0;
+    for (const p of variants) {
+      const s = scheduleForTarget(p(matmul), "opencl");
+      const c = process.cpuUsage();
+      generateCodeFromSchedule(s, "opencl");
+      ms += cpuMs(c);
+    }
+    return ms / variants.length;
+  };
   const make = (gbar) => {
     const { text, stores } = elementText(size, gbar);
     return makeKernel("{[e, n]: 0 <= e < nel and 0 <= n < 16}", text, [
@@ -99,9 +129,10 @@ async function load(dir) {
     return `${c.deviceCode}\n${c.hostCode ?? ""}\n${JSON.stringify(c.kernels)}`;
   };
   return {
-    output: () => Object.keys(kernels).flatMap((r) => TARGETS.map((t) => code(r, t))),
+    output: () => [...Object.keys(kernels).flatMap((r) => TARGETS.map((t) => code(r, t))), variants.map((p) => generateCodeFromSchedule(scheduleForTarget(p(matmul), "opencl"), "opencl").deviceCode).join("\n")],
     /** CPU milliseconds of one C lowering and printing of `route` (its schedule is memoized). */
     block: (route) => {
+      if (route === "sweep") return sweep();
       const s = scheduleForTarget(kernels[route], "c");
       const c = process.cpuUsage();
       generateCodeFromSchedule(s, "c");
@@ -116,6 +147,7 @@ function cpuMs(since) {
 }
 
 const median = (xs) => [...xs].sort((u, v) => u - v)[xs.length >> 1];
+const ms = (x) => x.toFixed(x < 10 ? 3 : 1);
 // ROUTES=okl,make limits the routes (a profile of one).
 const routes = process.env.ROUTES ? process.env.ROUTES.split(",") : ["okl", "make", "gbar"];
 const A = await load(dirA);
@@ -128,12 +160,12 @@ const B = await load(dirB);
 const oa = A.output();
 const ob = B.output();
 const all = ["okl", "make", "gbar"];
-const differ = oa.flatMap((o, i) => (o === ob[i] ? [] : [`${all[Math.floor(i / TARGETS.length)]} on ${TARGETS[i % TARGETS.length]}`]));
+const differ = oa.flatMap((o, i) => (o === ob[i] ? [] : [i === oa.length - 1 ? "the 50 tiled-matmul variants on opencl" : `${all[Math.floor(i / TARGETS.length)]} on ${TARGETS[i % TARGETS.length]}`]));
 if (differ.length > 0) {
   console.log(`the two builds generate different code: ${differ.join(", ")}`);
   process.exit(1);
 }
-console.log(`outputs identical (${all.length} kernels of ${size} instructions x ${TARGETS.join(", ")})`);
+console.log(`outputs identical (${all.length} kernels of ${size} instructions x ${TARGETS.join(", ")}; 50 tiled-matmul variants x opencl)`);
 const gc = globalThis.gc ?? (() => {});
 for (const route of routes) {
   for (let w = 0; w < 2; w++) (A.block(route), B.block(route));
@@ -149,6 +181,7 @@ for (const route of routes) {
     cb.push(y);
     ratio.push(y / x);
   }
-  console.log(`${route}: C lowering+printing CPU time A ${median(ca).toFixed(1)} ms, B ${median(cb).toFixed(1)} ms; B/A median ${median(ratio).toFixed(3)} over ${ratio.length} blocks (best A ${Math.min(...ca).toFixed(1)}, best B ${Math.min(...cb).toFixed(1)})`);
+  const what = route === "sweep" ? "OpenCL lowering+printing per variant, CPU time" : "C lowering+printing CPU time";
+  console.log(`${route}: ${what} A ${ms(median(ca))} ms, B ${ms(median(cb))} ms; B/A median ${median(ratio).toFixed(3)} over ${ratio.length} blocks (best A ${ms(Math.min(...ca))}, best B ${ms(Math.min(...cb))})`);
 }
 console.log(`load ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);

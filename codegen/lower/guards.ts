@@ -12,7 +12,10 @@ import { untieExistentials } from "../../src/poly/lattice.js";
 import { eliminateExistentials, type ScheduleNode } from "../../src/schedule/index.js";
 import { block, ilit, type Ex, type Stmt } from "../ast.js";
 import type { KernelHost } from "./host.js";
+import { inContext } from "./facts.js";
 import { affEx, condOf, floorEx, foldRow, joinEx, rowKey, rowsOf, rowVars, withRowsSet, type Row } from "./rows.js";
+
+export { inContext };
 
 /** Guards of one device kernel's instructions. */
 export class GuardLowering {
@@ -254,152 +257,6 @@ export function notImpliedRows(rows: readonly Row[], known: readonly string[], c
   // alone may follow from any factor (a loop `0 <= i < n` implies `n >= 1`): the whole context.
   const overInames = rows.every((r) => Object.keys(r.aff.terms).some((n) => known.includes(n)));
   return rowsOf(gist(s, overInames ? factorOf(ctx, vars) : ctx)).rows;
-}
-
-/**
- * What a context says cheaply: for each row's terms `t` the least constant `c` of a row
- * `t + c >= 0` it has (an equality counts both ways); each variable's interval; its rows over
- * several variables; each constant tightened by divisibility (`n mod 64 = 0` makes
- * `n - 16*k_outer - 1 >= 0` say `n - 16*k_outer - 16 >= 0`). Remembered per set (contexts are
- * frozen values).
- */
-interface ContextFacts {
-  readonly least: ReadonlyMap<string, number>;
-  readonly lo: ReadonlyMap<string, number>;
-  readonly hi: ReadonlyMap<string, number>;
-  readonly rows: readonly { readonly terms: Readonly<Record<string, number>>; readonly c: number }[];
-}
-
-const contextFacts = new WeakMap<BasicSet, ContextFacts>();
-
-const gcd = (x: number, y: number): number => {
-  let a = Math.abs(x);
-  let b = Math.abs(y);
-  while (b !== 0) [a, b] = [b, a % b];
-  return a;
-};
-
-function factsOf(ctx: BasicSet): ContextFacts {
-  let f = contextFacts.get(ctx);
-  if (f) return f;
-  const names = [...ctx.params, ...ctx.dims];
-  const nv = names.length;
-  // Moduli: an equality `a*v + m*e = 0` of one variable and one existential makes v a multiple
-  // of m / gcd(a, m), whatever else e satisfies.
-  const modulus = new Map<string, number>();
-  for (const con of ctx.constraints) {
-    if (!con.eq || con.constant !== 0) continue;
-    const vis: number[] = [];
-    const ex: number[] = [];
-    con.coeffs.forEach((v, k) => {
-      if (v !== 0) (k < nv ? vis : ex).push(k);
-    });
-    if (vis.length !== 1 || ex.length !== 1) continue;
-    const a = con.coeffs[vis[0]!]!;
-    const m = Math.abs(con.coeffs[ex[0]!]!) / gcd(a, con.coeffs[ex[0]!]!);
-    const n = names[vis[0]!]!;
-    modulus.set(n, (modulus.get(n) ?? 1) * m / gcd(modulus.get(n) ?? 1, m));
-  }
-  const least = new Map<string, number>();
-  const lo = new Map<string, number>();
-  const hi = new Map<string, number>();
-  const rows: { terms: Record<string, number>; c: number }[] = [];
-  const ineq = (terms: Record<string, number>, c0: number) => {
-    // The terms are a multiple of g: at least -c0, so at least the next multiple of g.
-    let g = 0;
-    for (const n in terms) g = gcd(g, terms[n]! * (modulus.get(n) ?? 1));
-    const c = g > 1 ? g * Math.floor(c0 / g) : c0;
-    const key = termsKey(terms, 1);
-    const had = least.get(key);
-    if (had === undefined || c < had) least.set(key, c);
-    const ns = Object.keys(terms);
-    if (ns.length === 1) {
-      const a = terms[ns[0]!]!;
-      if (a > 0) lo.set(ns[0]!, Math.max(lo.get(ns[0]!) ?? -Infinity, Math.ceil(-c / a)));
-      else hi.set(ns[0]!, Math.min(hi.get(ns[0]!) ?? Infinity, Math.floor(c / -a)));
-    } else if (ns.length > 1) rows.push({ terms, c });
-  };
-  for (const con of ctx.constraints) {
-    let ex = false;
-    for (let k = nv; k < con.coeffs.length; k++) if (con.coeffs[k] !== 0) ex = true;
-    if (ex) continue;
-    const terms: Record<string, number> = {};
-    const neg: Record<string, number> = {};
-    for (let k = 0; k < nv; k++) {
-      if (con.coeffs[k] !== 0) {
-        terms[names[k]!] = con.coeffs[k]!;
-        neg[names[k]!] = -con.coeffs[k]!;
-      }
-    }
-    ineq(terms, con.constant);
-    if (con.eq) ineq(neg, -con.constant);
-  }
-  contextFacts.set(ctx, (f = { least, lo, hi, rows }));
-  return f;
-}
-
-/** The terms of a row (times `sign`) as a key, names sorted. */
-function termsKey(t: Readonly<Record<string, number>>, sign: 1 | -1): string {
-  const ns = Object.keys(t);
-  if (ns.length > 1) ns.sort();
-  let k = "";
-  for (const n of ns) k += `${n},${sign * t[n]!};`;
-  return k;
-}
-
-/** The least value of `terms + c` over the context's intervals (-Infinity where one is open). */
-function boxMin(f: ContextFacts, terms: Readonly<Record<string, number>>, c: number): number {
-  let v = c;
-  for (const n in terms) {
-    const a = terms[n]!;
-    if (a === 0) continue;
-    const b = a > 0 ? f.lo.get(n) : f.hi.get(n);
-    if (b === undefined) return -Infinity;
-    v += a * b;
-  }
-  return v;
-}
-
-/**
- * Whether the context implies the row `r` by a cheap proof: one of its rows with the same terms
- * and a constant no larger (`n >= 64` implies `n >= 1`), its variables' intervals
- * (`2*i_outer + i_inner >= 0`), or one of its rows plus the intervals (`n - 16*k_outer - 16 >= 0`
- * and `k_inner <= 15` give `n - 16*k_outer - k_inner - 1 >= 0`); constants tightened by
- * divisibility. Then an exact gist against `ctx` drops `r` too. An equality needs the first proof
- * both ways. A row without variables is left to the gist (the canonical empty context is the row
- * `-1 >= 0`, and a gist keeps every row against it). false: no cheap proof (the gist decides).
- */
-export function inContext(r: Row, ctx: BasicSet): boolean {
-  if (affIsConstant(r.aff)) return false;
-  const f = factsOf(ctx);
-  const t = r.aff.terms;
-  const c = r.aff.constant;
-  const least = f.least.get(termsKey(t, 1));
-  if (least !== undefined && least <= c) {
-    if (!r.eq) return true;
-    const other = f.least.get(termsKey(t, -1));
-    return other !== undefined && other <= -c;
-  }
-  if (r.eq) return false;
-  if (boxMin(f, t, c) >= 0) return true;
-  // r = row + rest: implied when rest is nonnegative on the intervals.
-  for (const row of f.rows) if (restMin(f, t, row.terms, c - row.c) >= 0) return true;
-  return false;
-}
-
-/** `boxMin` of `t - u + c`, without building it. */
-function restMin(f: ContextFacts, t: Readonly<Record<string, number>>, u: Readonly<Record<string, number>>, c: number): number {
-  let v = c;
-  const term = (n: string, a: number): boolean => {
-    if (a === 0) return true;
-    const b = a > 0 ? f.lo.get(n) : f.hi.get(n);
-    if (b === undefined) return false;
-    v += a * b;
-    return true;
-  };
-  for (const n in t) if (!term(n, t[n]! - (u[n] ?? 0))) return -Infinity;
-  for (const n in u) if (!(n in t) && !term(n, -u[n]!)) return -Infinity;
-  return v;
 }
 
 /** Whether a barrier is among `nodes` or inside their loops. */

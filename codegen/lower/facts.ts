@@ -1,0 +1,192 @@
+/**
+ * What a context says cheaply (issue 21: guards proven redundant by interval and divisibility
+ * reasoning before any exact gist): per row's terms the least constant the context has, each
+ * variable's interval, its rows over several variables, constants tightened by divisibility.
+ * Built once per context set, from its coefficient rows directly (no object per row's terms: a
+ * context of twenty rows costs a few microseconds, not the tens that dynamic-key objects cost).
+ */
+import { affIsConstant, type BasicSet } from "../../src/poly/index.js";
+import type { Row } from "./rows.js";
+
+/**
+ * For each row's terms `t` (names sorted) the least constant `c` of a row `t + c >= 0` the context
+ * has (an equality counts both ways); each variable's interval; its rows over several variables.
+ * Every fact is implied by the context (a proof from them is a proof from the context).
+ */
+export interface ContextFacts {
+  readonly least: ReadonlyMap<string, number>;
+  readonly lo: ReadonlyMap<string, number>;
+  readonly hi: ReadonlyMap<string, number>;
+  /** Rows over two or more variables: `sum coefs[k]*names[k] + c >= 0`. */
+  readonly rows: readonly { readonly names: readonly string[]; readonly coefs: readonly number[]; readonly c: number }[];
+}
+
+const contextFacts = new WeakMap<BasicSet, ContextFacts>();
+
+function gcd(x: number, y: number): number {
+  let a = Math.abs(x);
+  let b = Math.abs(y);
+  while (b !== 0) {
+    const t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/**
+ * The facts of `ctx` (remembered per set: contexts are frozen values). Moduli: an equality
+ * `a*v + m*e = 0` of one variable and one existential makes v a multiple of m / gcd(a, m),
+ * whatever else e satisfies, and a row's terms, all multiples of g, are at least the next multiple
+ * of g above `-c` (`n mod 64 = 0` makes `n - 16*k_outer - 1 >= 0` say `n - 16*k_outer - 16 >= 0`).
+ */
+export function factsOf(ctx: BasicSet): ContextFacts {
+  let f = contextFacts.get(ctx);
+  if (f) return f;
+  const names = ctx.params.length === 0 ? ctx.dims : ctx.dims.length === 0 ? ctx.params : [...ctx.params, ...ctx.dims];
+  const nv = names.length;
+  const modulus = new Array<number>(nv).fill(1);
+  for (const con of ctx.constraints) {
+    if (!con.eq || con.constant !== 0) continue;
+    let v = -1;
+    let e = -1;
+    let bad = false;
+    const cs = con.coeffs;
+    for (let k = 0; k < cs.length && !bad; k++) {
+      if (cs[k] === 0) continue;
+      if (k < nv) {
+        if (v >= 0) bad = true;
+        v = k;
+      } else {
+        if (e >= 0) bad = true;
+        e = k;
+      }
+    }
+    if (bad || v < 0 || e < 0) continue;
+    const m = Math.abs(cs[e]!) / gcd(cs[v]!, cs[e]!);
+    modulus[v] = (modulus[v]! * m) / gcd(modulus[v]!, m);
+  }
+  // Variables in name order: a row's key lists its terms so (`termsKey`).
+  const order = Array.from({ length: nv }, (_, k) => k);
+  order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
+  const least = new Map<string, number>();
+  const lo = new Map<string, number>();
+  const hi = new Map<string, number>();
+  const rows: { names: string[]; coefs: number[]; c: number }[] = [];
+  const add = (key: string, c: number, single: number, a: number, ns: string[] | undefined, as: number[] | undefined) => {
+    const had = least.get(key);
+    if (had === undefined || c < had) least.set(key, c);
+    if (single >= 0) {
+      const n = names[single]!;
+      if (a > 0) lo.set(n, Math.max(lo.get(n) ?? -Infinity, Math.ceil(-c / a)));
+      else hi.set(n, Math.min(hi.get(n) ?? Infinity, Math.floor(c / -a)));
+    } else if (ns) rows.push({ names: ns, coefs: as!, c });
+  };
+  for (const con of ctx.constraints) {
+    const cs = con.coeffs;
+    let ex = false;
+    for (let k = nv; k < cs.length; k++) if (cs[k] !== 0) ex = true;
+    if (ex) continue;
+    let key = "";
+    let neg = "";
+    let g = 0;
+    let count = 0;
+    let single = -1;
+    for (const k of order) {
+      const a = cs[k]!;
+      if (a === 0) continue;
+      const n = names[k]!;
+      key += `${n},${a};`;
+      if (con.eq) neg += `${n},${-a};`;
+      g = gcd(g, a * modulus[k]!);
+      count++;
+      single = k;
+    }
+    let ns: string[] | undefined;
+    let as: number[] | undefined;
+    if (count > 1) {
+      ns = [];
+      as = [];
+      for (const k of order) {
+        if (cs[k] === 0) continue;
+        ns.push(names[k]!);
+        as.push(cs[k]!);
+      }
+    }
+    // The terms are a multiple of g: at least -c, so at least the next multiple of g.
+    const tight = (c0: number) => (g > 1 ? g * Math.floor(c0 / g) : c0);
+    const one = count === 1 ? single : -1;
+    add(key, tight(con.constant), one, one >= 0 ? cs[one]! : 0, ns, as);
+    if (con.eq) add(neg, tight(-con.constant), one, one >= 0 ? -cs[one]! : 0, ns, as?.map((a) => -a));
+  }
+  contextFacts.set(ctx, (f = { least, lo, hi, rows }));
+  return f;
+}
+
+/** The terms of a row (times `sign`) as a key, names sorted. */
+export function termsKey(t: Readonly<Record<string, number>>, sign: 1 | -1): string {
+  const ns = Object.keys(t);
+  if (ns.length > 1) ns.sort();
+  let k = "";
+  for (const n of ns) k += `${n},${sign * t[n]!};`;
+  return k;
+}
+
+/** The least value of `terms + c` over the context's intervals (-Infinity where one is open). */
+function boxMin(f: ContextFacts, terms: Readonly<Record<string, number>>, c: number): number {
+  let v = c;
+  for (const n in terms) {
+    const a = terms[n]!;
+    if (a === 0) continue;
+    const b = a > 0 ? f.lo.get(n) : f.hi.get(n);
+    if (b === undefined) return -Infinity;
+    v += a * b;
+  }
+  return v;
+}
+
+/**
+ * Whether the context implies the row `r` by a cheap proof: one of its rows with the same terms
+ * and a constant no larger (`n >= 64` implies `n >= 1`), its variables' intervals
+ * (`2*i_outer + i_inner >= 0`), or one of its rows plus the intervals (`n - 16*k_outer - 16 >= 0`
+ * and `k_inner <= 15` give `n - 16*k_outer - k_inner - 1 >= 0`); constants tightened by
+ * divisibility. Then an exact gist against `ctx` drops `r` too. An equality needs the first proof
+ * both ways. A row without variables is left to the gist (the canonical empty context is the row
+ * `-1 >= 0`, and a gist keeps every row against it). false: no cheap proof (the gist decides).
+ */
+export function inContext(r: Row, ctx: BasicSet): boolean {
+  if (affIsConstant(r.aff)) return false;
+  const f = factsOf(ctx);
+  const t = r.aff.terms;
+  const c = r.aff.constant;
+  const least = f.least.get(termsKey(t, 1));
+  if (least !== undefined && least <= c) {
+    if (!r.eq) return true;
+    const other = f.least.get(termsKey(t, -1));
+    return other !== undefined && other <= -c;
+  }
+  if (r.eq) return false;
+  if (boxMin(f, t, c) >= 0) return true;
+  // r = row + rest: implied when rest is nonnegative on the intervals.
+  for (const row of f.rows) if (restMin(f, t, row, c - row.c) >= 0) return true;
+  return false;
+}
+
+/** `boxMin` of `t - row + c`, without building it. */
+function restMin(f: ContextFacts, t: Readonly<Record<string, number>>, row: ContextFacts["rows"][number], c: number): number {
+  let v = c;
+  const term = (n: string, a: number): boolean => {
+    if (a === 0) return true;
+    const b = a > 0 ? f.lo.get(n) : f.hi.get(n);
+    if (b === undefined) return false;
+    v += a * b;
+    return true;
+  };
+  const { names, coefs } = row;
+  for (const n in t) {
+    const at = names.indexOf(n);
+    if (!term(n, t[n]! - (at >= 0 ? coefs[at]! : 0))) return -Infinity;
+  }
+  for (let k = 0; k < names.length; k++) if (!(names[k]! in t) && !term(names[k]!, -coefs[k]!)) return -Infinity;
+  return v;
+}
