@@ -8,6 +8,8 @@ import { parseFragmentTokens, parseTokens } from "./parse-unit.js";
 import { Validator, type ValidateOptions } from "./validate.js";
 import { splitAssignValues } from "./assign-values.js";
 import { pushHostBranches } from "./host-branches.js";
+import { foldSizeof } from "./sizeof.js";
+import { oklError } from "./diag.js";
 import { guardDepth } from "../../errors.js";
 
 export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, "filename"> {
@@ -27,7 +29,9 @@ export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, 
 export function parseOklAst(source: string, opts: OklAstOptions = {}): TranslationUnit {
   return guardDepth("parseOkl", () => {
     const { tokens, sources, warnings } = preprocess(source, opts);
-    const unit = parseTokens(tokens, sources, opts);
+    const parsed = parseTokens(tokens, sources, opts);
+    // sizeof folded to C's value first: array sizes and loop bounds may use it.
+    const unit = tokens.some((t) => t.text === "sizeof") ? foldSizeof(parsed, (detail, at) => oklError(detail, at.pos, "sizeof", sources, opts.filename)) : parsed;
     if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
     return { ...pushHostBranches(splitAssignValues(unit)), warnings: [...warnings, ...(unit.warnings ?? [])] };
   });
