@@ -27,6 +27,7 @@ export function parseOkl(source: string, opts: ParseOklOptions = {}): OklKernels
   if (typeof source !== "string") throw new LoomError(`parseOkl: expected the OKL source text, got ${source === null ? "null" : typeof source}`);
   // The whole front end: preprocessing, parsing and every validation rule, before lowering.
   const unit = parseOklAst(source, opts);
-  const kernels = lowerOkl(unit, { ...(opts.filename !== undefined ? { filename: opts.filename } : {}), source });
-  return Object.assign(kernels, { warnings: unit.warnings ?? [] });
+  const sink: OklWarning[] = [...(unit.warnings ?? [])];
+  const kernels = lowerOkl(unit, { ...(opts.filename !== undefined ? { filename: opts.filename } : {}), source, warningSink: sink, ...(opts.warnings ? { warnings: opts.warnings } : {}) });
+  return Object.assign(kernels, { warnings: sink });
 }

@@ -12,6 +12,7 @@ import type { FileContext } from "./file-context.js";
 import { exprLabel, expressionInlinable, inlineCall, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
 import { rowMajorIndex } from "./initializers.js";
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
+import type { RowAccess } from "./row-layout.js";
 import { constIndex, MATH, tableRead } from "./tables.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
@@ -22,6 +23,9 @@ export class ExprLowering implements ExprLowerer {
 
   /** Arguments that are copies in C (array fields of a struct passed by value): never assigned. */
   readonly readOnly = new Set<string>();
+
+  /** Subscripts of multi-dimensional local arrays, checked against their rows (row-layout.ts). */
+  readonly rows: RowAccess[] = [];
 
   /** Vector expressions, per component (src/okl/vector-exprs.ts). */
   readonly vec: VectorLowering = new VectorLowering(this);
@@ -305,6 +309,7 @@ export class ExprLowering implements ExprLowerer {
     if (b?.kind === "temp") {
       if (b.offset && indices.length <= 1) return { kind: "subscript", array: b.name, indices: [offsetBy(b.offset, indices[0] ?? c(0))] };
       if (indices.length !== b.rank) this.fail(`array "${label}" has ${b.rank} dimension(s), subscripted with ${indices.length}`, pos);
+      if (b.rank > 1) this.rows.push({ array: b.name, label, indices, within: ctx.within, preds: ctx.preds, pos }); // row-layout.ts
       return { kind: "subscript", array: b.name, indices };
     }
     if (b === undefined && base.kind === "ident") return this.fail(`unknown identifier "${label}" (defines must be given with -D / opts.defines)`, pos);

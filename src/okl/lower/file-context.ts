@@ -6,6 +6,7 @@
  *   const file = new FileContext(unit, { source }); file.dtype(spec, pos)   // "float32" for `float`
  */
 import { OklError } from "../../errors.js";
+import { oklWarning, type OklWarning } from "../syntax/diag.js";
 import { c, type Dtype, type Expr, type SubstitutionRule } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { constValue, Scope } from "./bindings.js";
@@ -16,6 +17,9 @@ export interface LowerOklOptions {
   readonly filename?: string;
   /** The source text, for the excerpt of errors. */
   readonly source?: string;
+  /** What OCCA accepts and C does not: "collect" (default) into `warningSink`, "error" as OklErrors. */
+  readonly warnings?: "collect" | "error";
+  readonly warningSink?: OklWarning[];
 }
 
 /** The dtypes of C's scalar type names. */
@@ -157,6 +161,12 @@ export class FileContext {
     } catch {
       return undefined;
     }
+  }
+
+  /** A warning for what OCCA accepts and C does not (an OklError under `warnings: "error"`). */
+  warn(detail: string, pos: A.Pos, rule = "OCCA leniency"): void {
+    if (this.opts.warnings === "error") this.fail(detail, pos, rule);
+    this.opts.warningSink?.push(oklWarning(detail, pos, rule, new Map(this.opts.source === undefined ? [] : [["", this.opts.source]]), this.opts.filename));
   }
 
   fail(detail: string, pos: A.Pos, rule = "OKL lowering"): never {

@@ -11,7 +11,7 @@
  *
  *   lowerOkl(parseOklAst(src))   // [Kernel "addVectors"]
  */
-import { withKernel, type Kernel, type OklKernelOptions } from "../../ir/index.js";
+import { kernelRecord, withKernel, type Kernel, type OklKernelOptions } from "../../ir/index.js";
 import { assembleKernel } from "./assemble.js";
 import type * as A from "../syntax/ast.js";
 import { containsOuter } from "./ast-queries.js";
@@ -19,6 +19,7 @@ import { Scope } from "./bindings.js";
 import { FileContext, type LowerOklOptions } from "./file-context.js";
 import { bindFileConstants } from "./file-constants.js";
 import { LoopLowering } from "./kernel-loops.js";
+import { rowLayout } from "./row-layout.js";
 
 export type { LowerOklOptions } from "./file-context.js";
 
@@ -60,8 +61,11 @@ class OklKernelLowering extends LoopLowering {
 
   protected finish(): Kernel {
     if (this.nests === 0) this.fail(`[@kernel] requires at least one [@outer] for-loop`, this.f.pos, "OKL §2");
+    // Multi-dimensional local arrays read past a row keep C's row-major layout (row-layout.ts).
+    const shell = kernelRecord({ name: this.f.name, domains: this.domains, instructions: [], args: [] });
+    const { insns, temps } = rowLayout(shell, this.log.insns, this.temps, this.ex.rows, (m, pos) => this.file.warn(m, pos));
     return withKernel(assembleKernel({
-      name: this.f.name, pos: this.f.pos, domains: this.domains, insns: this.log.insns, args: this.sortedArgs(), temps: this.temps,
+      name: this.f.name, pos: this.f.pos, domains: this.domains, insns, args: this.sortedArgs(), temps,
       rules: this.file.rules, tags: this.tags, accesses: this.log.accesses, read: this.log.read, written: this.log.written,
       structArgs: this.structArgs,
     }, this.failAt), {

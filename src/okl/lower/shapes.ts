@@ -146,3 +146,25 @@ export function footprintShape(k: Kernel, accesses: readonly FlatAccess[], notPa
   if (out === undefined) return [c(k1)];
   return [k1 === 0 ? out : { kind: "arith", op: k1 > 0 ? "+" : "-", left: out, right: c(Math.abs(k1)) }];
 }
+
+/**
+ * The integer range `[min, max]` of `index` over the domain of `inames` where `guards` hold, when
+ * both ends are constants; undefined where the index is not affine in inames and parameters (it
+ * reads memory or a private variable) or an end depends on a parameter.
+ *
+ *   indexRange(k, ["n"], n + 4, [])   // over 0 <= n < 8: { min: 4, max: 11 }
+ */
+export function indexRange(k: Kernel, inames: readonly string[], index: Expr, guards: readonly Aff[]): { readonly min: number; readonly max: number } | undefined {
+  const a = exprToAff(index);
+  if (!a) return undefined;
+  if (Object.keys(a.terms).length === 0) return { min: a.constant, max: a.constant };
+  try {
+    const hi = maxIndex(k, inames, a, guards);
+    const lo = hi && maxIndex(k, inames, affScale(a, -1), guards);
+    const value = (b: Bound | undefined) => (b && Object.keys(b.aff.terms).length === 0 ? Math.floor(b.aff.constant / b.denom) : undefined);
+    const [max, negMin] = [value(hi), value(lo)];
+    return max === undefined || negMin === undefined ? undefined : { min: -negMin, max };
+  } catch {
+    return undefined;
+  }
+}
