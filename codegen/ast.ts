@@ -20,8 +20,9 @@ export type Ex =
   /**
    * `l op r` computed in `dtype` (for comparisons: the operands' dtype). `nonneg`: `//` or `%` of
    * a value proved non-negative (and within int32) by a positive constant: truncation floors.
+   * `countDtype`: of a shift, the dtype of the count `r` (C converts a shift's operands apart).
    */
-  | { readonly k: "bin"; readonly op: BinOp; readonly l: Ex; readonly r: Ex; readonly dtype: ExDtype; readonly insn?: string; readonly nonneg?: boolean }
+  | { readonly k: "bin"; readonly op: BinOp; readonly l: Ex; readonly r: Ex; readonly dtype: ExDtype; readonly insn?: string; readonly nonneg?: boolean; readonly countDtype?: Dtype }
   | { readonly k: "neg"; readonly e: Ex; readonly dtype: ExDtype }
   /** `~e`, computed in the integer dtype `dtype`. */
   | { readonly k: "bitnot"; readonly e: Ex; readonly dtype: Dtype }
@@ -33,6 +34,19 @@ export type Ex =
   | { readonly k: "cast"; readonly to: Dtype; readonly from: Dtype; readonly e: Ex }
   /** Group (`g`) or local (`l`) id along `axis`. */
   | { readonly k: "hw"; readonly tag: "g" | "l"; readonly axis: number };
+
+/**
+ * An operation the interpreter refuses at run time (an ExecutionError there), which generated code
+ * checks and records where it can: an integer division or modulo by 0, a shift count outside
+ * 0..width-1 of the (promoted) shifted value, a negative integer exponent. `unsigned`: the
+ * recorded value (a shift count) is a uint64's bits.
+ */
+export interface IntTrapSite {
+  readonly insn: string;
+  readonly what: "division" | "modulo" | "shift" | "power";
+  readonly width?: 32 | 64;
+  readonly unsigned?: boolean;
+}
 
 /** An atomic read-modify-write (or exchange, op "=") of a cell in global or local memory. */
 export interface AtomicStore {
@@ -85,16 +99,25 @@ export interface ExprSyntax {
   typeName(d: ExDtype): string;
   lit(value: number, d: ExDtype): string;
   hw(tag: "g" | "l", axis: number): string;
-  /** A math function call in dtype `d` (`sqrtf(x)` vs `sqrt(x)`), also int/float min and max. */
-  call(fn: string, d: Dtype, args: readonly string[], p: Printer): string;
+  /**
+   * A math function call in dtype `d` (`sqrtf(x)` vs `sqrt(x)`), also int/float min and max;
+   * `trap`: an integer `pow` whose exponent may be negative, checked at that site.
+   */
+  call(fn: string, d: Dtype, args: readonly string[], p: Printer, trap?: IntTrapSite): string;
   /** Integer floor division / modulo helpers (loopy's semantics), recorded as used. */
-  floorDiv(a: string, b: string, d: ExDtype, p: Printer, checked?: boolean): string;
-  mod(a: string, b: string, d: ExDtype, p: Printer, checked?: boolean): string;
+  /** `trap`: the divisor may be 0 or -1 (checked helpers: a division by 0 recorded at that site). */
+  floorDiv(a: string, b: string, d: ExDtype, p: Printer, trap?: IntTrapSite): string;
+  mod(a: string, b: string, d: ExDtype, p: Printer, trap?: IntTrapSite): string;
   /**
    * Integer (truncating) division by a divisor that may be 0 or -1 (C's `/` traps on x86 or is
    * undefined there); undefined: plain `/`.
    */
-  div?(a: string, b: string, d: ExDtype, p: Printer): string;
+  div?(a: string, b: string, d: ExDtype, p: Printer, trap?: IntTrapSite): string;
+  /**
+   * A shift count `count` (of dtype `countDtype`) that may leave 0..width-1, checked and recorded
+   * at `trap` (C leaves such shifts undefined); undefined: the count as it is.
+   */
+  shiftCount?(count: string, countDtype: ExDtype, trap: IntTrapSite, p: Printer): string;
   /**
    * The unsigned type in which signed data arithmetic of dtype `d` is computed so that it wraps
    * as the interpreter's does (C leaves signed overflow undefined, and gcc and clang fold
@@ -158,6 +181,50 @@ function implicitOk(from: Dtype, to: Dtype): boolean {
 /** Whether an integer divisor may be 0 or -1 (where C's `/` and `%` trap or are undefined): anything but another literal. */
 function mayTrap(divisor: Ex): boolean {
   return !(divisor.k === "lit" && divisor.value !== 0 && divisor.value !== -1);
+}
+
+const SIGNED_INT: ReadonlySet<string> = new Set(["int8", "int16", "int32", "int64"]);
+
+/**
+ * The values an integer expression provably takes, from the expression alone (for shift counts:
+ * a literal, `x % 8`, `x & 7`, a conditional of such), else undefined.
+ */
+function intRange(e: Ex): readonly [number, number] | undefined {
+  switch (e.k) {
+    case "lit": return Number.isSafeInteger(e.value) ? [e.value, e.value] : undefined;
+    case "cast": {
+      const r = intRange(e.e);
+      return r && r[0] >= 0 && r[1] <= 127 && e.to in INT_RANK ? r : undefined;
+    }
+    case "cond": {
+      const t = intRange(e.t);
+      const f = intRange(e.f);
+      return t && f ? [Math.min(t[0], f[0]), Math.max(t[1], f[1])] : undefined;
+    }
+    case "bin": {
+      // Floor modulo by d > 0 is in 0..d-1; `x & m` with m >= 0 in 0..m.
+      const lit = (x: Ex) => (x.k === "lit" && Number.isSafeInteger(x.value) ? x.value : undefined);
+      if (e.op === "%" && (lit(e.r) ?? 0) > 0) return [0, lit(e.r)! - 1];
+      const m = e.op === "&" ? lit(e.r) ?? lit(e.l) : undefined;
+      return m !== undefined && m >= 0 ? [0, m] : undefined;
+    }
+    default: return undefined;
+  }
+}
+
+/** The trap site of a shift `e` whose count may leave 0..width-1 (`width` 64 for 64-bit values, else C's promoted 32). */
+function shiftTrap(e: Ex & { k: "bin" }): IntTrapSite | undefined {
+  const width = e.dtype === "int64" || e.dtype === "uint64" ? 64 : 32;
+  const r = intRange(e.r);
+  if (r && r[0] >= 0 && r[1] < width) return undefined;
+  return { insn: e.insn ?? "?", what: "shift", width, ...((e.countDtype ?? e.dtype) === "uint64" ? { unsigned: true } : {}) };
+}
+
+/** The trap site of an integer `a ** b` whose exponent may be negative (signed dtypes), else undefined. */
+function powerTrap(e: Ex & { k: "bin" }): IntTrapSite | undefined {
+  if (!SIGNED_INT.has(e.dtype)) return undefined;
+  const r = intRange(e.r);
+  return r && r[0] >= 0 ? undefined : { insn: e.insn ?? "?", what: "power" };
 }
 
 /** An int32 or index sum (a module function: a closure per printed node is a cost under tsx). */
@@ -225,31 +292,33 @@ export class Printer {
             // Of bools (0 or 1): and, or (OpenCL has no min of a uchar and an int, which a bool sum is).
             if (e.dtype === "bool") return [`${this.expr(e.l, PREC["&&"]! + 1)} ${e.op === "min" ? "&&" : "||"} ${this.expr(e.r, PREC["&&"]! + 1)}`, e.op === "min" ? PREC["&&"]! : PREC["||"]!];
             return [this.ex.call(e.op, e.dtype === "idx" ? "int32" : e.dtype, [this.minMaxArg(e.l), this.minMaxArg(e.r)], this), ATOM];
-          case "**": return [this.ex.call("pow", e.dtype === "idx" ? "float64" : e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
+          case "**": return [this.ex.call("pow", e.dtype === "idx" ? "float64" : e.dtype, [this.expr(e.l), this.expr(e.r)], this, powerTrap(e)), ATOM];
           case "//":
             if (e.dtype === "float32" || e.dtype === "float64" || e.dtype === "float16") {
               return [this.ex.call("floor", e.dtype, [`${this.expr(e.l, 10)} / ${this.expr(e.r, 11)}`], this), ATOM];
             }
             if (e.nonneg) return [`${this.expr(e.l, 10)} / ${this.expr(e.r, 11)}`, 10];
-            return [this.ex.floorDiv(this.expr(e.l), this.expr(e.r), e.dtype, this, mayTrap(e.r)), ATOM];
+            return [this.ex.floorDiv(this.expr(e.l), this.expr(e.r), e.dtype, this, mayTrap(e.r) ? { insn: e.insn ?? "?", what: "division" } : undefined), ATOM];
           case "%":
             if (e.dtype === "float32" || e.dtype === "float64" || e.dtype === "float16") {
               return [this.ex.call("loopy_fmod", e.dtype, [this.expr(e.l), this.expr(e.r)], this), ATOM];
             }
             if (e.nonneg) return [`${this.expr(e.l, 10)} % ${this.expr(e.r, 11)}`, 10];
-            return [this.ex.mod(this.expr(e.l), this.expr(e.r), e.dtype, this, mayTrap(e.r)), ATOM];
+            return [this.ex.mod(this.expr(e.l), this.expr(e.r), e.dtype, this, mayTrap(e.r) ? { insn: e.insn ?? "?", what: "modulo" } : undefined), ATOM];
           case "&": case "|": case "^": case "<<": case ">>": {
             // Operands that are other infix operators get parentheses, as gcc -Wparentheses asks.
             const side = (x: Ex) => (x.k === "bin" && x.op !== e.op && x.op in PREC ? `(${this.expr(x)})` : this.expr(x, PREC[e.op]! + 1));
             const left = e.l.k === "bin" && e.l.op === e.op && e.op !== "<<" && e.op !== ">>" ? this.expr(e.l, PREC[e.op]!) : side(e.l);
-            const code = `${left} ${e.op} ${side(e.r)}`;
+            const trap = (e.op === "<<" || e.op === ">>") && this.ex.shiftCount ? shiftTrap(e) : undefined;
+            const count = trap ? this.ex.shiftCount!(this.expr(e.r), e.countDtype ?? e.dtype, trap, this) : side(e.r);
+            const code = `${left} ${e.op} ${count}`;
             if (e.op === "<<" && NARROW.has(e.dtype)) return [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY];
             return [code, PREC[e.op]!];
           }
           default: {
             // Integer division by what may be 0 or -1: a helper (C's `/` traps or is undefined there).
             if (e.op === "/" && e.dtype in INT_RANK_OR_IDX && this.ex.div && mayTrap(e.r)) {
-              return [this.ex.div(this.expr(e.l), this.expr(e.r), e.dtype, this), ATOM];
+              return [this.ex.div(this.expr(e.l), this.expr(e.r), e.dtype, this, { insn: e.insn ?? "?", what: "division" }), ATOM];
             }
             // Signed data arithmetic wraps, as the interpreter's: computed in the unsigned type.
             const u = WRAPPED.has(e.dtype) && WRAPPED_OPS.has(e.op) ? this.ex.unsignedOf?.(e.dtype as Dtype) : undefined;

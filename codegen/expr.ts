@@ -106,7 +106,7 @@ function natural(e: Expr, t: Dtype, s: ExprScope): Ex {
     case "arith": {
       // A shift count keeps its own dtype (C converts the two operands of a shift separately).
       const rt = isShiftOp(e.op) ? typeOf(e.right, s).dtype : t;
-      const bin: Ex = { k: "bin", op: e.op, l: lowerExpr(e.left, t, s), r: lowerExpr(e.right, rt, s), dtype: t, insn: s.insnId };
+      const bin: Ex = { k: "bin", op: e.op, l: lowerExpr(e.left, t, s), r: lowerExpr(e.right, rt, s), dtype: t, insn: s.insnId, ...(rt !== t ? { countDtype: rt } : {}) };
       // `a // d`, `a % d` with a >= 0 and d > 0 a constant: truncating division floors.
       const exact = (e.op === "//" || e.op === "%") && t === "int32" && e.right.kind === "const" && !e.right.isFloat &&
         Number.isSafeInteger(e.right.value) && e.right.value > 0 && s.nonneg?.(e.left) === true;

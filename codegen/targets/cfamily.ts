@@ -4,13 +4,14 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import type { Dtype, TargetName } from "../../src/ir/index.js";
-import { NARROW, Printer, type AtomicStore, type BarrierMemory, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
+import { NARROW, Printer, type AtomicStore, type BarrierMemory, type ExDtype, type ExprSyntax, type IntTrapSite, type Stmt, type StmtSyntax } from "../ast.js";
 import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator, dialectOf } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { outlineParallelLoop, type OutlinedParam } from "../lower/outline.js";
 import { vectorRegisterTiles } from "../lower/vec-registers.js";
 
+import { TrapSites, TrapSpelling, type IntTrapTable, type WithIntTraps } from "./int-traps.js";
 import { printedKernels } from "./rename.js";
 
 export interface CDialect {
@@ -33,11 +34,22 @@ export interface CDialect {
   /** Integer min/max as built-ins (`min`, `max`) rather than helpers. */
   readonly intMinMaxBuiltin: boolean;
   /**
-   * How integer division or modulo by zero is recorded, where the target can (C and OpenMP: a flag
-   * the native runtime reads after each launch and reports as the interpreter's error). Elsewhere
-   * such a division gives 0: no trap of the process (x86 traps on it), no undefined behaviour.
+   * Where an integer trap (division or modulo by 0, a shift count out of range, a negative integer
+   * exponent: codegen/targets/int-traps.ts) is recorded: `"flag"`, a static record the native
+   * runtime reads after each launch (C, OpenMP); absent, a trap buffer the kernel takes as its last
+   * parameter. Either way the operation gives 0: no trap of the process, no undefined behaviour.
    */
-  readonly intTrap?: { readonly decl: string; readonly record: string };
+  readonly intTrap?: "flag";
+  /** The trap buffer's pointer type in a helper's parameters, given `uint32`'s name (default: `<globalQualifier> uint32 *`). */
+  readonly trapPointer?: (u32: string) => string;
+  /**
+   * An atomic increment of the trap buffer's claim counter `cell` (a uint32 in global memory), as
+   * an expression of its old value; undefined: a plain increment (two traps at once may then mix
+   * the site of one with the value of the other).
+   */
+  readonly trapClaim?: (cell: string, p: Printer) => string;
+  /** The whole trap recorder `loopy_trap(t, site, value)`, where the dialect writes its own, given the declaration of `t`. */
+  readonly trapRecorder?: (t: string, u32: string, i64: string) => string;
   /** An atomic update `target op= value` of a `d` cell (see `AtomicStore`); the statement's `;` is added. */
   readonly atomic?: (a: AtomicStore, target: string, value: string, d: Dtype, p: Printer) => string;
   readonly int64Suffix: string;
@@ -98,11 +110,11 @@ export interface KernelParts {
 }
 
 /**
- * C and OpenMP record an integer division or modulo by zero in a flag of the translation unit
- * (set atomically: OpenMP threads may both divide by zero), which the native runtime reads and
- * clears after each launch (src/run/native.ts) and reports as the interpreter does.
+ * C and OpenMP record an integer trap in a static record of the translation unit (claimed
+ * atomically: OpenMP threads may trap at once), which the native runtime reads and clears after
+ * each launch (src/run/native.ts) and reports as the interpreter does.
  */
-export const INT_TRAP = { decl: "static int loopy_int_trap;", record: "__atomic_store_n(&loopy_int_trap, 1, __ATOMIC_RELAXED)" } as const;
+export const INT_TRAP = "flag";
 
 /** Signed integer dtypes (idx is int32): their division by -1 and arithmetic can overflow. */
 const SIGNED: ReadonlySet<string> = new Set(["idx", "int8", "int16", "int32", "int64"]);
@@ -150,19 +162,30 @@ export class CFamilyTarget {
     return name;
   }
 
-  private exprSyntax(): ExprSyntax {
+  /** How this dialect records integer traps (int-traps.ts), numbering sites in `sites`. */
+  private trapSpelling(sites: TrapSites, param: string): TrapSpelling {
+    const d = this.d;
+    return new TrapSpelling({
+      helperQualifier: d.helperQualifier, typeName: (t) => this.typeName(t), flag: d.intTrap === "flag",
+      pointer: d.trapPointer ?? ((u32) => `${d.globalQualifier ? `${d.globalQualifier} ` : ""}${u32} *`),
+      claim: d.trapClaim, recorder: d.trapRecorder,
+    }, sites, param);
+  }
+
+  /** `traps`: how traps are recorded (undefined: not at all, for launch sizes, which cannot trap). */
+  private exprSyntax(traps?: TrapSpelling): ExprSyntax {
     const d = this.d;
     const helper = (p: Printer, name: string, t: ExDtype, code: (ty: string) => string) => {
       const ty = this.typeName(t);
       p.helpers.add(`${name}|${code(ty)}`);
     };
     const suffix = (t: Dtype) => (t === "int32" ? "int32" : t);
-    /** The start of an integer division helper: by 0, the trap recorded (where the target can) and 0. */
-    const byZero = (p: Printer, t: ExDtype): string => {
-      if (d.intTrap === undefined) return "if (b == 0) return 0; ";
-      p.helpers.add(`loopy_0trap|${d.intTrap.decl}`);
-      return `if (b == 0) { ${d.intTrap.record}; return 0; } `;
-    };
+    /** A helper's extra parameters, a call's extra arguments and a helper's record of `value`, for a checked operation. */
+    const params = traps ? traps.params : "";
+    const trapArgs = (p: Printer, site: IntTrapSite) => (traps ? traps.args(site, p) : "");
+    const record = (value: string) => (traps ? `${traps.record(value)}; ` : "");
+    /** The start of an integer division helper: by 0, the trap recorded and 0. */
+    const byZero = (): string => `if (b == 0) { ${record("0")}return 0; } `;
     /** `a / -1` of a signed type: the negation computed in the unsigned type, wrapping (INT_MIN / -1 is INT_MIN). */
     const byMinusOne = (t: ExDtype, ty: string): string =>
       (SIGNED.has(t) ? `if (b == -1) return (${ty}) (0 - (${this.typeName(t === "int64" ? "uint64" : "uint32")}) a); ` : "");
@@ -183,7 +206,8 @@ export class CFamilyTarget {
         return d.hw(tag, axis);
       },
       cast: (to, code) => `(${this.typeName(to)}) ${code}`,
-      call: (fn, t, args, p) => {
+      call: (fn, t, fnArgs, p, trap) => {
+        const args = fnArgs;
         const own = d.call?.(fn, t, args);
         if (own !== undefined) return own;
         const float = t === "float32" || t === "float64" || t === "float16";
@@ -203,6 +227,13 @@ export class CFamilyTarget {
           return `${name}(${args.join(", ")})`;
         }
         if ((fn === "abs" || fn === "pow") && !float) {
+          // A negative exponent (of a signed type) is the interpreter's error: checked where it may be.
+          if (fn === "pow" && trap) {
+            const name = `loopy_pow_chk_${suffix(t)}`;
+            const u = this.typeName(t === "int64" ? "uint64" : "uint32");
+            helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b${params}) { if (b < 0) { ${record("b")}return 0; } ${u} r = 1, x = (${u}) a; for (; b > 0; b >>= 1) { if (b & 1) r *= x; x *= x; } return (${ty}) r; }`);
+            return `${name}(${fnArgs.join(", ")}${trapArgs(p, trap)})`;
+          }
           // Integers wrap in the type, as the interpreter's: abs(-128) is -128 in int8 (C's abs of INT_MIN
           // is undefined, OpenCL's returns the unsigned type), powers wrap (C's pow is a double's; OpenCL
           // has none for integers). Computed in the unsigned 32- or 64-bit type, never overflowing, cast back;
@@ -222,20 +253,31 @@ export class CFamilyTarget {
       // Integer division and modulo: by 0, a recorded trap (intTrap) and 0; by -1, the negation
       // wrapping in the type (C's INT_MIN / -1 is undefined, and traps on x86), as the interpreter's.
       // (By a literal other than 0 and -1, the plain helpers: the index arithmetic of splits.)
-      floorDiv: (a, b, t, p, checked = false) => {
-        const name = `loopy_floor_div_${checked ? "chk_" : ""}${t === "idx" ? "int32" : t}`;
-        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${checked ? byZero(p, t) + byMinusOne(t, ty) : ""}${ty} q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }`);
-        return `${name}(${a}, ${b})`;
+      floorDiv: (a, b, t, p, trap) => {
+        const name = `loopy_floor_div_${trap ? "chk_" : ""}${t === "idx" ? "int32" : t}`;
+        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${trap ? byZero() + byMinusOne(t, ty) : ""}${ty} q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }`);
+        return `${name}(${a}, ${b}${trap ? trapArgs(p, trap) : ""})`;
       },
-      mod: (a, b, t, p, checked = false) => {
-        const name = `loopy_mod_${checked ? "chk_" : ""}${t === "idx" ? "int32" : t}`;
-        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${checked ? byZero(p, t) + (SIGNED.has(t) ? "if (b == -1) return 0; " : "") : ""}${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
-        return `${name}(${a}, ${b})`;
+      mod: (a, b, t, p, trap) => {
+        const name = `loopy_mod_${trap ? "chk_" : ""}${t === "idx" ? "int32" : t}`;
+        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${trap ? byZero() + (SIGNED.has(t) ? "if (b == -1) return 0; " : "") : ""}${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
+        return `${name}(${a}, ${b}${trap ? trapArgs(p, trap) : ""})`;
       },
-      div: (a, b, t, p) => {
+      div: (a, b, t, p, trap) => {
         const name = `loopy_div_${t === "idx" ? "int32" : t}`;
-        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${byZero(p, t)}${byMinusOne(t, ty)}return a / b; }`);
-        return `${name}(${a}, ${b})`;
+        const site = trap ?? { insn: "?", what: "division" };
+        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b${params}) { ${byZero()}${byMinusOne(t, ty)}return a / b; }`);
+        return `${name}(${a}, ${b}${trapArgs(p, site)})`;
+      },
+      // A count outside 0..width-1 (C leaves the shift undefined) is recorded, and shifts by 0.
+      shiftCount: (count, ct, trap, p) => {
+        const w = trap.width ?? 32;
+        const t = ct === "idx" ? "int32" : ct;
+        const name = `loopy_shc_${w}_${t}`;
+        const unsigned = t.startsWith("uint") || t === "bool";
+        const int = this.typeName("int32");
+        helper(p, name, t, (ty) => `${d.helperQualifier} ${int} ${name}(${ty} b${params}) { if (${unsigned ? "" : "b < 0 || "}b > ${w - 1}) { ${record("b")}return 0; } return (${int}) b; }`);
+        return `${name}(${count}${trapArgs(p, trap)})`;
       },
       unsignedOf: (t) => (t === "int64" || t === "uint64" ? "uint64" : "uint32"),
       atomic: (a, target, value, t, p) => {
@@ -284,8 +326,15 @@ export class CFamilyTarget {
    * The device code and launch information of lowered kernels, every identifier printed through
    * `names` (renamed where reserved); the launch information keeps the user's argument names.
    */
-  render(kernels: readonly LoweredKernel[], names = new NameAllocator(dialectOf(this.d.name))): GeneratedCode {
-    const p = new Printer(this.exprSyntax(), this.stmtSyntax());
+  render(kernels: readonly LoweredKernel[], names = new NameAllocator(dialectOf(this.d.name))): GeneratedCode & WithIntTraps {
+    // Integer traps: numbered sites, recorded in the static flag or a trap buffer parameter (a name nothing else has).
+    const sites = new TrapSites();
+    const flag = this.d.intTrap === "flag";
+    const trapParam = flag ? "" : names.fresh("loom_trap");
+    const traps = this.trapSpelling(sites, trapParam);
+    const takesTraps: boolean[] = [];
+    const trapArg: LoweredArg = { name: trapParam, kind: "array", dtype: "uint32", written: true };
+    const p = new Printer(this.exprSyntax(traps), this.stmtSyntax());
     const printed = printedKernels(kernels, names);
     const sizeP = new Printer(this.exprSyntax(), this.stmtSyntax());
     // Register tiles in vector values (the private arrays in scope: the declarations before `stmts`).
@@ -298,6 +347,7 @@ export class CFamilyTarget {
       return privates.size === 0 ? [...stmts] : vectorRegisterTiles(stmts, privates, simd, p, names, (t) => this.typeName(t));
     };
     const fns = printed.map((lk0) => {
+      traps.used = false;
       let lk = lk0;
       let before = "";
       const o = this.d.outlineParallel ? outlineParallelLoop(lk0, (s) => (s.pragmas ?? []).some((x) => x.startsWith("#pragma omp parallel for"))) : undefined;
@@ -307,17 +357,25 @@ export class CFamilyTarget {
         const fbody = [...o.decls, ...(o.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...registers(o.decls, o.body.k === "block" ? o.body.body : [o.body])];
         before = `${[`static void ${fn}(${o.params.map((x) => this.paramDecl(x)).join(", ")})`, ...p.stmt({ k: "block", body: fbody }, "")].map((l) => l.trimEnd()).join("\n")}\n\n`;
       }
-      const params = lk.args.map((a, n) => this.argDecl(a, n));
       if (this.d.kernelFunction) {
+        // The whole kernel is the dialect's: whether it takes the trap buffer is known before, from a trial print.
+        const takes = !flag && this.mayTrap(lk, trapParam);
+        takesTraps.push(takes);
+        const args = takes ? [...lk.args, trapArg] : lk.args;
         return this.d.kernelFunction({
-          name: lk.name, args: lk.args, params, decls: lk.decls, body: lk.body, printer: p, names, typeName: (t) => this.typeName(t),
+          name: lk.name, args, params: args.map((a, n) => this.argDecl(a, n)), decls: lk.decls, body: lk.body, printer: p, names, typeName: (t) => this.typeName(t),
           groupSize: lk.groupSize.map((e) => p.expr(e)), localSize: lk.localSize.map((x) => (typeof x === "number" ? String(x) : p.expr(x))),
         });
       }
       const body = [...lk.decls, ...(lk.decls.length > 0 ? [{ k: "raw", text: "" } as Stmt] : []), ...registers(lk.decls, lk.body)];
+      const lines = p.stmt({ k: "block", body }, "");
+      // A kernel that printed a call that may trap takes the trap buffer, last.
+      const takes = !flag && traps.used;
+      takesTraps.push(takes);
+      const params = (takes ? [...lk.args, trapArg] : lk.args).map((a, n) => this.argDecl(a, n));
       const constant = lk.localSize.every((x): x is number => typeof x === "number") ? lk.localSize : undefined;
       const head = `${this.d.kernelHead(constant)} ${lk.name}(${[...params, ...(this.d.extraParams ?? [])].join(", ")})`;
-      return before + [head, ...p.stmt({ k: "block", body }, "")].map((l) => l.trimEnd()).join("\n");
+      return before + [head, ...lines].map((l) => l.trimEnd()).join("\n");
     });
     const helpers = [...p.helpers].sort().map((h) => h.slice(h.indexOf("|") + 1));
     const top = [...this.d.includes, ...helpers];
@@ -331,6 +389,20 @@ export class CFamilyTarget {
         localSize: lk.localSize.map((x) => (typeof x === "number" ? String(x) : sizeP.expr(x))),
         args: lk.args.map((a) => a.name),
       })),
+      ...(sites.sites.length > 0 ? { intTraps: this.trapTable(sites, trapParam, takesTraps) } : {}),
     };
   }
+
+  /** What the runtime needs to read the traps back (int-traps.ts). */
+  private trapTable(sites: TrapSites, param: string, kernels: readonly boolean[]): IntTrapTable {
+    return this.d.intTrap === "flag" ? { mode: "flag", sites: sites.sites, kernels } : { mode: "buffer", sites: sites.sites, param, kernels };
+  }
+
+  /** Whether printing `lk` calls a helper that may trap (a trial print, for dialects that print the whole kernel). */
+  private mayTrap(lk: LoweredKernel, param: string): boolean {
+    const traps = this.trapSpelling(new TrapSites(), param);
+    new Printer(this.exprSyntax(traps), this.stmtSyntax()).stmt({ k: "block", body: [...lk.decls, ...lk.body] }, "");
+    return traps.used;
+  }
+
 }

@@ -62,4 +62,5 @@ export const cudaTarget = new CFamilyTarget({
   kernelHead: (l) => (l ? `extern "C" __global__ void __launch_bounds__(${l.reduce((a, b) => a * b, 1)})` : `extern "C" __global__ void`),
   math: "suffix", intMinMaxBuiltin: true, int64Suffix: "LL",
   atomic: (a, target, value, d) => cudaAtomic(a, target, value, d),
+  trapClaim: (cell) => `atomicAdd(&${cell}, 1u)`,
 });

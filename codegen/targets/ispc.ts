@@ -69,6 +69,11 @@ export const ispcTarget = new CFamilyTarget({
   kernelHead: () => "task void",
   math: "overload", intMinMaxBuiltin: true, int64Suffix: "LL",
   atomic: ispcAtomic,
+  // The trap buffer is uniform: each active program instance that traps records in turn, the first claiming the record.
+  trapPointer: (u32) => `uniform ${u32} *uniform`,
+  trapRecorder: (t, u32, i64) => `static inline void loopy_trap(${t}, ${u32} site, ${i64} value) {\n` +
+    `  foreach_active (lane) {\n    if (t[3] == 0 && atomic_add_global(&t[3], (uniform ${u32}) 1) == 0) {\n` +
+    `      uniform ${i64} v = extract(value, lane);\n      t[0] = extract(site, lane); t[1] = (uniform ${u32}) v; t[2] = (uniform ${u32}) ((uniform uint64) v >> 32);\n    }\n  }\n}`,
   argDecl: (a, ty) => (a.kind === "value" ? `uniform ${ty} ${a.name}` : `uniform ${ty}${a.written ? "" : " const"} *uniform ${a.name}`),
   // ISPC's min/max/abs are overloaded for floats; doubles are written with a `d` suffix (2.5d).
   call: (fn, t, args) => ((fn === "min" || fn === "max" || fn === "abs") && (t === "float32" || t === "float64" || t === "int64") ? `${fn}(${args.join(", ")})` : undefined),

@@ -59,6 +59,7 @@ export const metalTarget = new CFamilyTarget({
   kernelHead: () => "kernel void",
   math: "overload", intMinMaxBuiltin: true, int64Suffix: "L",
   atomic: metalAtomic,
+  trapClaim: (cell) => metalAtomic({ op: "+", space: "global" }, cell, "1u", "uint32"),
   argDecl: (a, ty, n) => (a.kind === "value"
     ? `constant ${ty} &${a.name} [[buffer(${n})]]`
     : `device ${ty}${a.written ? "" : " const"} *${a.name} [[buffer(${n})]]`),

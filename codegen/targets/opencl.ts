@@ -72,6 +72,7 @@ const dialect: CDialect = {
   kernelHead: (l) => (l ? `__kernel void __attribute__ ((reqd_work_group_size(${[0, 1, 2].map((n) => l[n] ?? 1).join(", ")})))` : "__kernel void"),
   math: "overload", intMinMaxBuiltin: true, int64Suffix: "L",
   atomic: openclAtomic,
+  trapClaim: (cell) => `atomic_inc(&${cell})`,
   // vec loops as vector types: vloadN/vstoreN, vector arithmetic, vector accumulators (lower/vec-opencl.ts).
   rewriteBody: (decls, body, c) => openclVecLoops(decls, body, c.printer, c.names, c.typeName),
 };

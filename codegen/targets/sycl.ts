@@ -89,6 +89,7 @@ export const syclTarget = new CFamilyTarget({
   kernelHead: () => "",
   math: "suffix", intMinMaxBuiltin: false, int64Suffix: "LL",
   atomic: (a, target, value, d) => syclAtomic(a, target, value, d, CUDA_TYPES[d]!),
+  trapClaim: (cell) => syclAtomic({ op: "+", space: "global" }, cell, "1u", "uint32", CUDA_TYPES.uint32!),
   kernelFunction,
 });
 

@@ -15,6 +15,7 @@ import {
 import { generateCodeAndSchedule, type GeneratedCode } from "../../codegen/index.js";
 import type { LoweredKernel } from "../../codegen/lower.js";
 import { C_TYPES } from "../../codegen/targets/cfamily.js";
+import { bufferTrap, recordedTrap, TRAP_BUFFER_WORDS, type IntTrapTable, type WithIntTraps } from "../../codegen/targets/int-traps.js";
 import { CUCL_PRELUDES } from "../../codegen/targets/cucl-prelude.js";
 import { BackendUnavailableError, CodegenError, ExecutionError, LoomError } from "../errors.js";
 import { findArg, findTemporary, INDEX_DTYPE, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
@@ -218,15 +219,21 @@ function entryPoints(plan: Plan, typed: Kernel, entries: readonly string[]): str
       `void ${entries[x]}(void **a)\n{\n  ${info.name}(${actuals.join(", ")});\n}\n`;
   }).join("\n") + (trapEntry(plan, entries) === undefined ? "" :
     `\n__attribute__((visibility("default"))) void ${trapEntry(plan, entries)}(void **a);\n` +
-    `void ${trapEntry(plan, entries)}(void **a)\n{\n  *(int32_t *)a[0] = loopy_int_trap;\n  loopy_int_trap = 0;\n}\n`);
+    `void ${trapEntry(plan, entries)}(void **a)\n{\n  *(uint32_t *)a[0] = loopy_int_trap.site;\n  *(int64_t *)a[1] = loopy_int_trap.value;\n` +
+    "  loopy_int_trap.site = 0;\n  loopy_int_trap.claims = 0;\n}\n");
+}
+
+/** The integer traps of the plan's code (codegen/targets/int-traps.ts), where it has any. */
+function trapsOf(plan: Plan): IntTrapTable | undefined {
+  return (plan.code as WithIntTraps).intTraps;
 }
 
 /**
- * Where the code divides integers by what may be 0 (its helpers record a trap, INT_TRAP in
- * codegen/targets/cfamily.ts), the entry point that reads and clears the flag: `<first entry>_trap`.
+ * Where the code checks integer traps (its helpers record the first in the static
+ * `loopy_int_trap`), the entry point that reads and clears the record: `<first entry>_trap`.
  */
 function trapEntry(plan: Plan, entries: readonly string[]): string | undefined {
-  return /\bstatic int loopy_int_trap;/.test(plan.code.deviceCode) && entries.length > 0 ? `${entries[0]}_trap` : undefined;
+  return trapsOf(plan)?.mode === "flag" && entries.length > 0 ? `${entries[0]}_trap` : undefined;
 }
 
 async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<string, ArgValue>>, opts: NativeRunOptions): Promise<BackendResult> {
@@ -263,13 +270,13 @@ async function runC(backend: "c" | "openmp", k: Kernel, args: Readonly<Record<st
       }
     }
     kernelMs.push(lib.call(entries[x]!, values, kinds) / 1e6);
+    // The first trap of the launch, as the interpreter reports it (it stops at the first).
     if (trap !== undefined) {
-      const flag = new Int32Array(1);
-      lib.call(trap, [flag], ["ptr"]);
-      if (flag[0] !== 0) {
-        throw new ExecutionError(`${backend}: kernel "${plan.kernels[x]!.info.name}" divided an integer by zero (an integer division or modulo whose divisor was 0; ` +
-          `the interpreter names the instruction: run it with backend "interp")`);
-      }
+      const site = new Uint32Array(1);
+      const value = new BigInt64Array(1);
+      lib.call(trap, [site, value], ["ptr", "ptr"]);
+      const message = recordedTrap(trapsOf(plan)!, site[0]!, value[0]!);
+      if (message !== undefined) throw new ExecutionError(message);
     }
   });
   return { outputs: outputsOf(prep), kernelMs };
@@ -380,7 +387,15 @@ async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<str
   const params = paramsOf(prep);
   const buffers = new Map<string, DeviceBuffer>();
   const kernelMs: number[] = [];
+  // The trap buffer of kernels that may trap (codegen/targets/int-traps.ts): zeroed, passed last, read after the launches.
+  const traps = trapsOf(plan);
+  const trapWords = traps?.mode === "buffer" && traps.kernels.some((t) => t) ? new Uint32Array(TRAP_BUFFER_WORDS) : undefined;
+  let trapBuffer: DeviceBuffer | undefined;
   try {
+    if (trapWords) {
+      trapBuffer = ctx.alloc(trapWords.byteLength);
+      ctx.write(trapBuffer, trapWords);
+    }
     for (const [name, s] of storage) {
       let buf: DeviceBuffer;
       try {
@@ -410,19 +425,27 @@ async function runDevice(rt: DeviceRuntime, k: Kernel, args: Readonly<Record<str
         const v = valueOf(prep, host, name);
         return v !== undefined ? v : buffers.get(name)!;
       });
+      if (trapBuffer && traps!.kernels[x]) launchArgs.push(trapBuffer);
       try {
         kernelMs.push(ctx.launch(program, info.name, launchArgs, groups, local) / 1e6);
       } catch (e) {
         throw new ExecutionError(`${rt.name}: launching kernel "${info.name}" (groups ${groups.join("×") || "1"}, work-items ${local.join("×") || "1"}) failed: ${(e as Error).message}`);
       }
     });
+    if (trapBuffer && trapWords) {
+      ctx.read(trapBuffer, trapWords);
+      const message = bufferTrap(traps!, trapWords);
+      if (message !== undefined) throw new ExecutionError(message);
+    }
     for (const name of prep.written) {
       const s = storage.get(name);
       if (s && s.data.byteLength > 0) ctx.read(buffers.get(name)!, s.data);
     }
   } finally {
     for (const b of buffers.values()) b.release();
+    trapBuffer?.release();
   }
+
   return { outputs: outputsOf(prep), kernelMs };
 }
 
