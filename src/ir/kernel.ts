@@ -116,9 +116,10 @@ export interface OklStructArg {
    * (undefined: the kernel never uses it). `name` is the field's path (`vals`, `n.x` in a nested
    * struct); an array field (or a field of an array of nested structs) has `elements`: each
    * element's byte offset, row-major, and its argument holds `elements.length` values per struct
-   * (struct i's at i*length …).
+   * (struct i's at i*length …). `dims`: the array dims of each segment of `name` as declared
+   * (`double m[2][3]` is [[2, 3]]; `pts.x` of `struct { double x; } pts[4]` is [[4], []]).
    */
-  readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number; readonly argument: string | undefined; readonly elements?: readonly number[] }[];
+  readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number; readonly argument: string | undefined; readonly elements?: readonly number[]; readonly dims?: readonly (readonly number[])[] }[];
 }
 
 export type DeviceKernelNaming = "loom" | "occa";

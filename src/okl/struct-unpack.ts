@@ -5,16 +5,15 @@
  *   const out = await lp.run(k, { ...lp.oklStructArrays(k, "bcs", bytes), … });
  *   lp.oklStructUnpack(k, "bcs", lp.oklStructBytes(k, "bcs", out, bytes));   // the structs after the kernel
  *
- * The kernel keeps each leaf's element offsets (OklStructArg), not its declaration, so the shape
- * of the objects is read from C's layout: an array field comes back as one flat array, row-major
- * (`double m[2][3]` and `double m[6]` have the same bytes); an array of nested structs as an array
- * of objects, its length the run of elements one struct size apart. A nested struct with one
- * member has the same bytes as that member alone, so `struct { double x; } q[3]` comes back as
- * `q: { x: [3 values] }`. oklStructPack accepts every such form, so packing what this returns
- * gives the same bytes back (padding zero).
+ * Each field of the kernel's record (OklStructArg) has its declared `dims` per path segment, so the
+ * objects have the declared shape: `double m[2][3]` as nested arrays, `pt_t g[2][3]` as nested
+ * arrays of objects, a one-element array as an array of one. (A record without `dims`, from an
+ * older kernel, is read in the shape C's layout shows: array fields flat, row-major.)
+ * oklStructPack accepts these forms, so packing what this returns gives the same bytes back
+ * (padding zero).
  */
 import { LoomError } from "../errors.js";
-import { byteSize, type Dtype, type Kernel } from "../ir/index.js";
+import { byteSize, type Dtype, type Kernel, type OklStructArg } from "../ir/index.js";
 import { bytesOf, get, oklStructArg, type View } from "./struct-args.js";
 
 interface LeafNode { readonly kind: "leaf"; readonly name: string; readonly dtype: Dtype; readonly offs: readonly number[]; own: number }
@@ -102,11 +101,59 @@ function build(v: DataView, base: number, n: StructNode, first: number, times: n
  * 64-bit integers); see the module comment for the shape of arrays.
  */
 export function oklStructUnpack(k: Kernel, arg: string, data: View, count?: number): Record<string, unknown>[] {
-  const { root, size } = shape(k, arg);
+  const s = oklStructArg(k, arg);
   const v = bytesOf(data);
-  const n = count ?? Math.floor(v.byteLength / size);
-  if (!Number.isInteger(n) || n < 0 || n * size > v.byteLength) {
-    throw new LoomError(`oklStructUnpack("${arg}"): ${count} structs "${root.name}" of ${size} bytes need ${n * size} bytes; the data holds ${v.byteLength}`);
+  const n = count ?? Math.floor(v.byteLength / s.size);
+  if (!Number.isInteger(n) || n < 0 || n * s.size > v.byteLength) {
+    throw new LoomError(`oklStructUnpack("${arg}"): ${count} structs "${s.struct}" of ${s.size} bytes need ${n * s.size} bytes; the data holds ${v.byteLength}`);
   }
+  // Kernels imported since fields carry their declared dims: the exact shape; older records: the shape C's layout shows.
+  if (s.fields.every((f) => f.dims !== undefined)) {
+    const root = declared(s.fields);
+    return Array.from({ length: n }, (_, i) => exact(v, i * s.size, root, 0) as Record<string, unknown>);
+  }
+  const { root, size } = shape(k, arg);
   return Array.from({ length: n }, (_, i) => build(v, i * size, root, 0, 1) as Record<string, unknown>);
+}
+
+/** A field path as declared: a struct's members (in order) or a leaf's element offsets, each with its own array dims. */
+interface DeclNode { readonly name: string; readonly dims: readonly number[]; readonly dtype?: Dtype; readonly offs?: readonly number[]; readonly children: DeclNode[] }
+
+/** The tree of declared fields of OklStructArg `fields` (each with `dims`). */
+function declared(fields: OklStructArg["fields"]): DeclNode {
+  const root: DeclNode = { name: "", dims: [], children: [] };
+  for (const f of fields) {
+    const path = f.name.split(".");
+    let at = root;
+    path.forEach((seg, j) => {
+      const last = j === path.length - 1;
+      let next = last ? undefined : at.children.find((c) => c.name === seg && c.offs === undefined);
+      if (!next) at.children.push((next = { name: seg, dims: f.dims![j] ?? [], children: [], ...(last ? { dtype: f.dtype, offs: f.elements ?? [f.offset] } : {}) }));
+      at = next;
+    });
+  }
+  return root;
+}
+
+/**
+ * The value of struct node `n` at flat position `p` of the dims above it: an object of its
+ * members, each a value or nested arrays of its dims. A leaf's elements are row-major over every
+ * dim of its path, so member c's k-th element under position p is element p * |c| + k.
+ */
+function exact(v: DataView, base: number, n: DeclNode, p: number): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const ch of n.children) {
+    const count = ch.dims.reduce((a, x) => a * x, 1);
+    const vals = Array.from({ length: count }, (_, k) => (ch.offs ? get(v, base + ch.offs[p * count + k]!, ch.dtype!) : exact(v, base, ch, p * count + k)));
+    o[ch.name] = nest(vals, ch.dims);
+  }
+  return o;
+}
+
+/** `vals` as nested arrays of extents `dims` (row-major); the one value itself for no dims. */
+function nest(vals: readonly unknown[], dims: readonly number[]): unknown {
+  if (dims.length === 0) return vals[0];
+  if (dims.length === 1) return vals.slice();
+  const inner = dims.slice(1).reduce((a, x) => a * x, 1);
+  return Array.from({ length: dims[0]! }, (_, i) => nest(vals.slice(i * inner, (i + 1) * inner), dims.slice(1)));
 }

@@ -14,7 +14,7 @@ import type { Binding, Ctx, PointerAlias } from "./bindings.js";
 import { copyPointerFields } from "./record-pointers.js";
 import { arrayExtents } from "./initializers.js";
 import { aggregateScalars, arrayOf, recordInitType, recordScalarSlots } from "./aggregate-init.js";
-import { product, type RecordType } from "./record-type.js";
+import { pathDims, product, type RecordType } from "./record-type.js";
 import type { RecordPlaces } from "./records.js";
 import { isStructValue, pointerField, type StructPlace, type StructTable } from "./structs.js";
 import { recordValueType } from "./records.js";
@@ -176,7 +176,7 @@ export interface RecordArg {
   readonly struct: string;
   readonly size: number;
   readonly align: number;
-  readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number; readonly elements?: readonly number[] }[];
+  readonly fields: readonly { readonly name: string; readonly dtype: Dtype; readonly offset: number; readonly elements?: readonly number[]; readonly dims: readonly (readonly number[])[] }[];
   readonly made: Map<string, string>;
 }
 
@@ -193,7 +193,7 @@ export function recordsArgument(arg: string, r: RecordSpec, fresh: (base: string
   const made = new Map<string, string>();
   const layout: RecordArg = {
     arg, struct: r.name, size: r.type.size, align: r.type.align, made,
-    fields: [...r.type.leaves.values()].map((l) => ({ name: l.key, dtype: l.dtype, offset: l.offsets[0]!, ...(l.count > 1 || l.dims.length > 0 ? { elements: l.offsets } : {}) })),
+    fields: [...r.type.leaves.values()].map((l) => ({ name: l.key, dtype: l.dtype, offset: l.offsets[0]!, ...(l.count > 1 || l.dims.length > 0 ? { elements: l.offsets } : {}), dims: pathDims(r.type, l.key) })),
   };
   const field = (f: string, pos: A.Pos): string => {
     const memo = made.get(f);

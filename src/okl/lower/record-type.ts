@@ -109,6 +109,18 @@ export function vectorRecord(v: VectorType, components: readonly string[]): Reco
   return { ...recordType(v.name, components.map((name) => ({ name, dims: [], dtype: v.dtype }))), vector: v };
 }
 
+/** The array dims of each segment of leaf `key`'s path, as declared (`pts.x` of `P pts[4]`: [[4], []]). */
+export function pathDims(t: RecordType, key: string): number[][] {
+  const out: number[][] = [];
+  let at: RecordType | undefined = t;
+  for (const seg of key.split(".")) {
+    const m: RecordMember | undefined = at?.members.get(seg);
+    out.push([...(m?.dims ?? [])]);
+    at = m?.type;
+  }
+  return out;
+}
+
 /** The leaves under `prefix` (a nested struct's path; "" for all), keyed relative to it. */
 export function leavesUnder(t: RecordType, prefix: string): [rel: string, leaf: RecordLeaf][] {
   if (prefix === "") return [...t.leaves].map(([k, l]) => [k, l]);
