@@ -6,13 +6,13 @@
  *   assembleKernel({ name: "addVectors", domains, insns, args, … }, fail)   // frozen Kernel
  */
 import {
-  c, checkOperandTypes, insnExprs, isBitwiseOp, kernelRecord, mapExpr, WRITE_RACE_OK,
+  c, checkOperandTypes, insnExprs, kernelRecord, mapExpr, WRITE_RACE_OK,
   type Expr, type InameTag, type Instruction, type Kernel, type KernelArg, type SubstitutionRule, type Temporary, mapInsnExprs,
 } from "../../ir/index.js";
 import type { BasicSet } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Fail } from "./bindings.js";
-import { someNode } from "./expr-scan.js";
+import { needsTypeCheck, someNode } from "./expr-scan.js";
 import { footprintShape, type FlatAccess } from "./shapes.js";
 
 /** What lowering a `@kernel` collected. */
@@ -31,6 +31,11 @@ export interface KernelParts {
   readonly written: ReadonlySet<string>;
   /** Pointer arguments to structs: their number of scalars per struct. */
   readonly structArgs: ReadonlyMap<string, number>;
+  /**
+   * The ids of the instructions with a bitwise operator or a call (`needsTypeCheck`), when the
+   * instruction log has seen them (InstructionLog.typeChecked); undefined: every instruction is walked.
+   */
+  readonly typeChecked?: ReadonlySet<string>;
 }
 
 /** The kernel of `p`; fails (at the function) where C rejects a bitwise operator's operand type. */
@@ -64,11 +69,10 @@ export function assembleKernel(p: KernelParts, fail: Fail): Kernel {
   });
   // C rejects bitwise operators on floating-point operands: checked on the instructions that have
   // one, or a call (a rule's body is typed where it is called), in kernel order.
-  const typed = k.instructions.filter((i) => insnExprs(i).some((e) => someNode(e, needsTypeCheck)));
+  const typeChecked = p.typeChecked;
+  const typed = k.instructions.filter((i) => (typeChecked ? typeChecked.has(i.id) : insnExprs(i).some((e) => someNode(e, needsTypeCheck))));
   const bad = typed.length === 0 ? undefined : checkOperandTypes(typed.length === insns.length ? k : { ...k, instructions: typed });
   if (bad) fail(`${bad.message.replace(/cast\(int32, …\)/, "(int)")}`, p.pos);
   return k;
 }
 
-/** The nodes `checkOperandTypes` types: bitwise operators and calls. */
-const needsTypeCheck = (n: Expr): boolean => (n.kind === "arith" && isBitwiseOp(n.op)) || n.kind === "bitnot" || n.kind === "call";

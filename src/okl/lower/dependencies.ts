@@ -7,9 +7,9 @@
  *
  *   log.assign("insn", a[i] = b[i], ctx, false, bound); log.barrier("barrier", "local", [])
  */
-import { assigneeName, blockAccesses, blockExprs, guardedSubscripts, insnDefaults, walkExpr, WRITE_RACE_OK, type BlockStmt, type Expr, type Instruction } from "../../ir/index.js";
+import { assigneeName, blockAccesses, blockExprs, guardedSubscripts, insnDefaults, insnExprs, walkExpr, WRITE_RACE_OK, type BlockStmt, type Expr, type Instruction } from "../../ir/index.js";
 import type { Ctx } from "./bindings.js";
-import { eachNode, frozenExpr } from "./expr-scan.js";
+import { eachNode, frozenExpr, needsTypeCheck, someNode } from "./expr-scan.js";
 import { affineGuards } from "./loop-rows.js";
 import type { FlatAccess } from "./shapes.js";
 
@@ -33,6 +33,9 @@ export class InstructionLog {
   readonly accesses = new Map<string, FlatAccess[]>();
   readonly written = new Set<string>();
   readonly read = new Set<string>();
+  /** The instructions with a node C's operand-type check types (`needsTypeCheck`), seen in the walk that finds their reads. */
+  readonly typeChecked = new Set<string>();
+  private typed = false;
 
   /** `arrayArgs`: the kernel's pointer arguments (their accesses are recorded). */
   constructor(private readonly arrayArgs: ReadonlySet<string>) {}
@@ -44,10 +47,12 @@ export class InstructionLog {
   assign(id: string, lhs: Expr, rhs: Expr, ctx: Ctx, atomic: boolean, boundTemps: ReadonlyMap<string, readonly string[]>): void {
     const target = assigneeName(lhs);
     const reads = new Set<string>();
+    this.typed = false;
     this.note(lhs, true, lhs, reads, ctx);
     this.note(rhs, false, lhs, reads, ctx);
     for (const p of ctx.preds) this.note(p, false, lhs, reads, ctx);
     if (atomic) reads.add(target);
+    if (this.typed) this.typeChecked.add(id);
     // A loop bounded by a trip-count temporary reads it (its domain's parameter).
     for (const i of ctx.within) for (const t of boundTemps.get(i) ?? []) reads.add(t);
     const l = frozenExpr(lhs);
@@ -96,6 +101,7 @@ export class InstructionLog {
         if (!(write && n === lhs)) reads.add(n.array);
         if (this.arrayArgs.has(n.array)) subs.push(n);
       } else if (n.kind === "if" || n.kind === "logical") selects = true;
+      else if (needsTypeCheck(n)) this.typed = true;
     });
     if (subs.length === 0) return;
     // Each access with the conditions C evaluates it under (the instruction's predicates, and
@@ -142,10 +148,12 @@ export class InstructionLog {
       if (r.has(a)) this.read.add(a);
     }
     // (Object.assign: a spread of the fresh defaults takes V8 a slow path, ~35 µs; see make-kernel.ts.)
-    this.insns.push(Object.assign(insnDefaults(id), {
+    const insn = Object.assign(insnDefaults(id), {
       kind: "block" as const, body,
       withinInames: [...ctx.within].sort(), dependsOn: this.link(id, reads, [...writes]), predicates: [...ctx.preds], tags: RACE_OK,
-    }));
+    });
+    if (insnExprs(insn).some((e) => someNode(e, needsTypeCheck))) this.typeChecked.add(id);
+    this.insns.push(insn);
   }
 
   /**

@@ -6,7 +6,10 @@
  *   eachNode(e, (n) => { if (n.kind === "var") reads.add(n.name); })
  *   someNode(e, (n) => n.kind === "call")   // true when any node is a call
  */
-import { children, type Expr } from "../../ir/index.js";
+import { children, isBitwiseOp, type Expr } from "../../ir/index.js";
+
+/** The nodes C's operand-type check (`checkOperandTypes`) types: bitwise operators and calls. */
+export const needsTypeCheck = (n: Expr): boolean => (n.kind === "arith" && isBitwiseOp(n.op)) || n.kind === "bitnot" || n.kind === "call";
 
 /** `visit` on every node of `e`, parents before children, children in `children(e)`'s order. */
 export function eachNode(e: Expr, visit: (n: Expr) => void): void {

@@ -67,7 +67,7 @@ class OklKernelLowering extends LoopLowering {
     return withKernel(assembleKernel({
       name: this.f.name, pos: this.f.pos, domains: this.domains, insns, args: this.sortedArgs(), temps,
       rules: this.file.rules, tags: this.tags, accesses: this.log.accesses, read: this.log.read, written: this.log.written,
-      structArgs: this.structArgs,
+      structArgs: this.structArgs, typeChecked: this.log.typeChecked,
     }, this.failAt), {
       oklOptions: {
         restrict: this.restrict,

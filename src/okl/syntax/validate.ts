@@ -176,6 +176,7 @@ export class Validator {
     if (!d.name) return;
     const dim = d.okl.dim ?? td?.okl.dim;
     const dimPos = d.okl.dim ? d.pos : td?.pos;
+    if (dim !== undefined) this.dimDeclared = true;
     this.scope.types.delete(d.name);
     this.scope.vars.set(d.name, memory ? { dim, dimPos, memory } : { dim, dimPos });
   }
@@ -401,8 +402,12 @@ export class Validator {
     return { count: undefined, step: s };
   }
 
+  /** Some variable has a @dim (until then no call can be one, and `expr` need not walk inside @inner loops). */
+  private dimDeclared = false;
+
   private expr(e: Expr, ctx: Ctx): void {
     const checkMemory = this.structure && ctx.kernel && !ctx.stack.includes("inner");
+    if (!checkMemory && !this.dimDeclared) return;
     walkExpr(e, (x) => {
       if (checkMemory && x.kind === "ident") {
         const m = this.findVar(x.name)?.memory;
