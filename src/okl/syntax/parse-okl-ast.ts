@@ -9,6 +9,7 @@ import { Validator, type ValidateOptions } from "./validate.js";
 import { splitAssignValues } from "./assign-values.js";
 import { pushHostBranches } from "./host-branches.js";
 import { foldSizeof } from "./sizeof.js";
+import { atomicCalls, isAtomicCallName } from "./atomic-calls.js";
 import { oklError } from "./diag.js";
 import { guardDepth } from "../../errors.js";
 
@@ -29,9 +30,15 @@ export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, 
 export function parseOklAst(source: string, opts: OklAstOptions = {}): TranslationUnit {
   return guardDepth("parseOkl", () => {
     const { tokens, sources, warnings } = preprocess(source, opts);
-    const parsed = parseTokens(tokens, sources, opts);
-    // sizeof folded to C's value first: array sizes and loop bounds may use it.
-    const unit = tokens.some((t) => t.text === "sizeof") ? foldSizeof(parsed, (detail, at) => oklError(detail, at.pos, "sizeof", sources, opts.filename)) : parsed;
+    let unit = parseTokens(tokens, sources, opts);
+    let sizeofs = false, atomics = false;
+    for (const t of tokens) {
+      if (t.text === "sizeof") sizeofs = true;
+      else if (isAtomicCallName(t.text)) atomics = true;
+    }
+    // Before validation: array sizes and loop bounds may use sizeof; CUDA's atomicAdd(p, v) is an @atomic update.
+    if (sizeofs) unit = foldSizeof(unit, (detail, at) => oklError(detail, at.pos, "sizeof", sources, opts.filename));
+    if (atomics) unit = atomicCalls(unit);
     if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
     return { ...pushHostBranches(splitAssignValues(unit)), warnings: [...warnings, ...(unit.warnings ?? [])] };
   });
