@@ -1,0 +1,36 @@
+/**
+ * A C++ class template with a constructor and member functions (OCCA's new-transpiler examples:
+ * a moving-average window object built in the @outer loop, its methods called per work-item) is
+ * outside Loom's OKL subset: the refusal names the construct, its line:column and what is accepted.
+ */
+import { describe, expect, it } from "vitest";
+import * as lp from "../../src/index.js";
+import { oklError } from "./helpers.js";
+
+const SRC = `template <class T, int N>
+struct Window {
+  Window(T *buf) : _buf(buf) {}
+  void load(const T *in, int i) { _buf[i] = in[i]; }
+  T *_buf;
+};
+@kernel void smooth(const float *in, float *out, int n) {
+  for (int b = 0; b < n; ++b; @outer) {
+    @shared float s[8];
+    Window<float, 8> w{s};
+    for (int t = 0; t < 8; ++t; @inner) { w.load(in, t); out[b * 8 + t] = s[t]; }
+  }
+}`;
+
+describe("a class template with a constructor and member functions", () => {
+  it("is refused at the constructor, naming the construct and what Loom reads instead", () => {
+    const err = oklError(() => lp.parseOkl(SRC));
+    expect([err.line, err.column, err.rule]).toEqual([3, 3, "OKL subset"]);
+    expect(err.message).toMatch(/C\+\+ class template with a constructor and member functions \("Window\(…\)" in struct template "Window"\)/);
+    expect(err.message).toMatch(/Loom reads struct templates whose members are data fields, used with all their arguments \(`Window<…> s;`\)/);
+  });
+
+  it("a data-only struct template used without arguments still says how to write it", () => {
+    const err = oklError(() => lp.parseOkl("template <class T, int N> struct V { T v[N]; };\n@kernel void k(V *s) {}"));
+    expect(err.message).toMatch(/struct template "V" used without arguments; write `V<T, N>`/);
+  });
+});
