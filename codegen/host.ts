@@ -13,6 +13,7 @@
 import { CodegenError } from "../src/errors.js";
 import { exprToString, type Expr, type TargetName } from "../src/ir/index.js";
 import { hostProgramOf, type HostNode, type Schedule } from "../src/schedule/index.js";
+import type { WithIntTraps } from "./targets/int-traps.js";
 import type { GeneratedCode, GeneratedKernelInfo } from "./types.js";
 
 type Lang = "c" | "js";
@@ -78,7 +79,7 @@ export function hostCodeOf(s: Schedule, code: GeneratedCode, target: TargetName)
       if (n.kind === "launch") {
         const info = code.kernels[n.kernel];
         if (!info) throw new CodegenError(`host code: the host program launches device kernel ${n.kernel}, but ${code.kernels.length} were generated`);
-        lines.push(`${ind}${launchLine(target, info)}`);
+        lines.push(`${ind}${launchLine(target, withTrapBuffer(code, info, n.kernel))}`);
         continue;
       }
       const lo = boundCode(n.lower, lang, helpers);
@@ -94,7 +95,17 @@ export function hostCodeOf(s: Schedule, code: GeneratedCode, target: TargetName)
   return [comment, ...[...helpers].sort(), ...lines, ""].join("\n");
 }
 
+/**
+ * The launch information of kernel `n` of `code` with the trap buffer last in its arguments, where
+ * it takes one (codegen/targets/int-traps.ts: a device kernel whose integer arithmetic may trap).
+ */
+export function withTrapBuffer(code: GeneratedCode, info: GeneratedKernelInfo, n: number): GeneratedKernelInfo {
+  const traps = (code as WithIntTraps).intTraps;
+  return traps?.mode === "buffer" && traps.kernels[n] && traps.param ? { ...info, args: [...info.args, traps.param] } : info;
+}
+
 /** `code` with its `hostCode`. */
+
 export function withHostCode(code: GeneratedCode, s: Schedule, target: TargetName): GeneratedCode {
   return { ...code, hostCode: hostCodeOf(s, code, target) };
 }

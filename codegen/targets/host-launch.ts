@@ -6,7 +6,8 @@
  */
 import type { TargetName } from "../../src/ir/index.js";
 import type { Schedule } from "../../src/schedule/index.js";
-import { hostCodeOf } from "../host.js";
+import { hostCodeOf, withTrapBuffer } from "../host.js";
+import type { WithIntTraps } from "./int-traps.js";
 import type { LoweredArg, LoweredKernel } from "../lower.js";
 import type { NameAllocator } from "../names.js";
 import type { GeneratedCode, GeneratedKernelInfo } from "../types.js";
@@ -44,14 +45,15 @@ export function hostArgs(lowered: readonly LoweredKernel[], names: NameAllocator
 
 /** The host function of `code` on `target`, launches spelled by `h`. */
 export function hostFunction(s: Schedule, code: GeneratedCode, lowered: readonly LoweredKernel[], names: NameAllocator, target: TargetName, h: HostSpelling): string {
-  const marked: GeneratedCode = { ...code, kernels: code.kernels.map((_, n) => ({ name: `${MARK}${n}`, globalSize: [], localSize: [], args: [] })) };
+  const marked: GeneratedCode = { target: code.target, deviceCode: code.deviceCode, kernels: code.kernels.map((_, n) => ({ name: `${MARK}${n}`, globalSize: [], localSize: [], args: [] })) };
   const listing = hostCodeOf(s, marked, target).split("\n").slice(1).filter((l) => l !== "");
   // codegen/host.ts writes the user's names (arguments, host inames): printed as the device code prints them.
   const user = new Set(lowered.flatMap((lk) => lk.args.map((a) => a.name)));
   const print = (code: string) => code.replace(/\b[A-Za-z_]\w*\b/g, (w) => (user.has(w) ? names.user(w) : w));
-  const printed = code.kernels.map((info) => ({
+  // A kernel that may trap takes the trap buffer last (int-traps.ts): the host function's last parameter, which the caller zeroes and reads.
+  const printed = code.kernels.map((info, n) => withTrapBuffer(code, {
     ...info, args: info.args.map((a) => names.user(a)), globalSize: info.globalSize.map(print), localSize: info.localSize.map(print),
-  }));
+  }, n));
   const defines = listing.filter((l) => l.startsWith("#"));
   const lines = listing.filter((l) => !l.startsWith("#")).flatMap((l) => {
     const m = new RegExp(`^(\\s*)${MARK}(\\d+)\\(\\);`).exec(l);
@@ -59,6 +61,9 @@ export function hostFunction(s: Schedule, code: GeneratedCode, lowered: readonly
     return h.launch(printed[Number(m[2])]!, Number(m[2])).map((x) => `  ${m[1]}${x}`);
   });
   const params = hostArgs(lowered, names, new Set(s.deviceKernels.flatMap((dk) => dk.hostInames ?? []))).map(({ arg, name }) => h.param(arg, name));
+  const traps = (code as WithIntTraps).intTraps;
+  if (traps?.param && traps.kernels.some((t) => t)) params.push(h.param({ name: traps.param, kind: "array", dtype: "uint32", written: true }, traps.param));
+
   return [...defines, h.head(params), "{", ...(h.prologue ?? []).map((l) => `  ${l}`), ...lines, "}", ""].join("\n");
 }
 

@@ -83,7 +83,7 @@ export function metalHostCode(s: Schedule, code: GeneratedCode, lowered: readonl
       const kinds = lowered[n]!.args;
       return [
         `${ENCODER}->setComputePipelineState(${pipeline(n)});`,
-        ...info.args.map((a, i) => (kinds[i]!.kind === "value" ? `${ENCODER}->setBytes(&${a}, sizeof(${a}), ${i});` : `${ENCODER}->setBuffer(${a}, 0, ${i});`)),
+        ...info.args.map((a, i) => (kinds[i]?.kind === "value" ? `${ENCODER}->setBytes(&${a}, sizeof(${a}), ${i});` : `${ENCODER}->setBuffer(${a}, 0, ${i});`)),
         `${ENCODER}->dispatchThreadgroups(${size(info.globalSize)}, ${size(info.localSize)});`,
       ];
     },

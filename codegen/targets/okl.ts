@@ -212,5 +212,8 @@ export function renderOkl(kernels: readonly LoweredKernel[], name: string, opts:
       const info = t.render([{ ...lk, decls: [], body: [] }], new NameAllocator("okl")).kernels[0]!;
       return { ...info, name: printed[n]!.name };
     }),
+    // The one @kernel takes the trap buffer (last) where any part of it may trap.
+    ...(code.intTraps ? { intTraps: { ...code.intTraps, kernels: kernels.map(() => code.intTraps!.kernels[0] === true) } } : {}),
   };
+
 }

@@ -9,7 +9,9 @@
  */
 import { assertNever, CodegenError } from "../../src/errors.js";
 import type { Dtype } from "../../src/ir/index.js";
-import type { BinOp, Ex, ExDtype } from "../ast.js";
+import type { BinOp, Ex, ExDtype, IntTrapSite } from "../ast.js";
+import { intTrapMessage } from "./int-traps.js";
+
 
 /** The WGSL types Loom's values have: int32 and index arithmetic `i32`, uint32 `u32`, float32 `f32`, bool `bool`. */
 export type WType = "i32" | "u32" | "f32" | "bool";
@@ -33,20 +35,12 @@ export function wtypeOf(d: ExDtype, what: string): WType {
   throw new CodegenError(`the wgsl target cannot express ${what} of dtype ${d} (${MISSING[d as Dtype] ?? "no WGSL type"}); it accepts ${WGSL_ACCEPTED}`);
 }
 
-/** An operation the interpreter refuses at run time, found by the generated code: the runtime reports it. */
-export interface WgslTrap {
-  readonly insn: string;
-  readonly what: "division" | "modulo" | "shift" | "power";
-}
+/** An operation the interpreter refuses at run time, found by the generated code: the runtime reports it (32-bit values only). */
+export type WgslTrap = Omit<IntTrapSite, "width" | "unsigned">;
 
-/** The interpreter's message for a trap, with the offending value the code recorded. */
+/** The interpreter's message for a trap, with the offending value the code recorded (the C family's, int-traps.ts). */
 export function trapMessage(t: WgslTrap, value: number): string {
-  switch (t.what) {
-    case "division": case "modulo": return `instruction "${t.insn}": integer ${t.what} by zero`;
-    case "shift": return `instruction "${t.insn}": shift count ${value} is out of range; a 32-bit value shifts by 0 to 31 bits (other counts are undefined in C)`;
-    case "power": return `instruction "${t.insn}": integer power with negative exponent ${value}`;
-    default: return assertNever(t.what, "trap");
-  }
+  return intTrapMessage(t, value);
 }
 
 /** Code of a WGSL type; `k`: a const-expression (WGSL folds those at compile time, and overflow there is an error). */
