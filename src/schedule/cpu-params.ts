@@ -5,8 +5,8 @@
  * `s` names an array. The domains then read a scalar copy `s_item`, loaded from `s[n]` right before
  * each loop whose bounds need it, inside the loops over the work-items.
  */
-import { ScheduleError } from "../errors.js";
-import { arith, c, insnDefaults, sub, uniqueName, v, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import { InternalError, ScheduleError } from "../errors.js";
+import { arith, c, exprToString, findTemporary, insnDefaults, sub, uniqueName, v, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
 import { rename, type BasicSet } from "../poly/index.js";
 import type { HwAxis, ScheduleNode } from "./types.js";
 
@@ -144,4 +144,22 @@ export function loadDomainParams(
   };
   const newBody = walk(body, [], new Set());
   return { instructions, temporaries, domains, body: newBody, inits };
+}
+
+/**
+ * Loop bounds read scalars: a domain parameter naming a temporary array would be read as a number
+ * (C: the array's address). `stage` "input": the user's kernel (a ScheduleError naming what a bound
+ * may read); "lowered": after privatizing, where `loadDomainParams` reads such values through a
+ * per-work-item scalar copy, so an array left there is a bug of this lowering (InternalError).
+ */
+export function checkScalarBounds(k: Kernel, stage: "input" | "lowered"): void {
+  for (const d of k.domains) {
+    for (const p of d.params) {
+      const t = findTemporary(k, p);
+      if (t === undefined || t.shape.length === 0) continue;
+      const what = `the bounds of ${d.dims.map((x) => `"${x}"`).join(", ")} read temporary "${p}" of shape [${t.shape.map(exprToString).join(", ")}], not a scalar`;
+      if (stage === "lowered") throw new InternalError(`lowerForCpu: ${what}; please report the kernel`);
+      throw new ScheduleError(`lowerForCpu: ${what}; a loop bound reads a value argument, an iname or a scalar temporary (read the element into a scalar temporary first)`);
+    }
+  }
 }

@@ -17,7 +17,7 @@ import {
   addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import { hasBarrier, loadDomainParams } from "./cpu-params.js";
+import { checkScalarBounds, hasBarrier, loadDomainParams } from "./cpu-params.js";
 import { axesToBox, barrierCrossing, privatizedFields } from "./cpu-privatize.js";
 import { axisRows, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
@@ -384,6 +384,7 @@ function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { 
  * `for k_outer { for li { fetch } for li { compute } }`.
  */
 export function lowerForCpu(s: Schedule): Schedule {
+  checkScalarBounds(s.kernel, "input");
   let kernel = s.kernel;
   const privatized = new Set<string>();
   const deviceKernels = s.deviceKernels.map((dk) => {
@@ -391,6 +392,7 @@ export function lowerForCpu(s: Schedule): Schedule {
     kernel = r.kernel;
     return r.dk;
   });
+  checkScalarBounds(kernel, "lowered");
   const inameTags: Record<string, InameTag> = {};
   for (const [i, t] of Object.entries(kernel.inameTags)) if (t.kind !== "g" && t.kind !== "l" && t.kind !== "l.auto") inameTags[i] = t;
   return { ...s, kernel: withKernel(kernel, { inameTags }), deviceKernels };

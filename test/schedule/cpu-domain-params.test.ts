@@ -143,6 +143,17 @@ describe("CPU targets: inner loops bounded by private temporaries and inames (is
     }
   });
 
+  it("a loop bound reading a temporary array is refused on CPU targets, naming the loop and the array (C would read its address)", () => {
+    const k = addDtypes(makeKernel(["{[i]: 0<=i<4}", "{[j]: 0<=j<4}", "[t] -> {[r]: 0<=r<t}"], [
+      "<int32> t[i] = cnt[i] {id=lt}",
+      "out[j] = sum(r, 1) {id=u, dep=lt}",
+    ], ["cnt: int32[4]", "out: int32[4]"]), {});
+    for (const target of ["c", "openmp", "js"] as const) {
+      expect(() => generateCode(k, target), target).toThrow(ScheduleError);
+      expect(() => generateCode(k, target), target).toThrow(/bounds of "r" read temporary "t" of shape \[4\], not a scalar; a loop bound reads/);
+    }
+  });
+
   it("a loop holding a barrier whose bounds read a per-work-item value is refused on CPU targets, naming both", () => {
     const k = tag(addDtypes(makeKernel(["{[n]: 0<=n<16}", "{[m]: 0<=m<16}", "[e] -> {[r]: 0 <= r < e}"], [
       "<int32> e = cnt[n] {id=le, inames=n}",
