@@ -20,7 +20,7 @@ import { webgpuAvailability, webgpuAvailabilitySync } from "../../src/run/webgpu
 import { chunkIname, splitIname } from "../../transforms/index.js";
 import { applyPipeline } from "../../transforms/pipeline.js";
 import { UNPROVABLE_IN_BOUNDS } from "../transforms/gen-families.js";
-import { genCase, type Case } from "../transforms/gen-kernels.js";
+import { genCase, genCaseOf, type Case } from "../transforms/gen-kernels.js";
 import { loopyClassics } from "../codegen/kernels.js";
 import { backendAvailability as lpAvailability } from "../../src/index.js";
 
@@ -240,37 +240,49 @@ function asFloat32(k: Kernel): Kernel {
   return withKernel(k, { args: k.args.map(f), temporaries: k.temporaries.map(f) });
 }
 
+/** Cases of the families in bounds by construction (UNPROVABLE_IN_BOUNDS), run unchecked. */
+const UNCHECKED_RUNS = Number(process.env.LOOM_WEBGPU_UNCHECKED_RUNS ?? 3);
+
 describe.skipIf(skip)("random pipelines: webgpu computes what the interpreter does (float32 copies of the law's kernels)", () => {
-  const stats = { checked: 0, parallel: 0, refused: [] as string[] };
-  afterAll(() => console.log(`webgpu law: ${stats.checked} checked (${stats.parallel} with g/l axes); refused before running: ${JSON.stringify(stats.refused)}`));
+  const stats = { checked: 0, parallel: 0, unchecked: 0, refused: [] as string[] };
+  afterAll(() => console.log(`webgpu law: ${stats.checked} checked (${stats.parallel} with g/l axes, ${stats.unchecked} unchecked); refused before running: ${JSON.stringify(stats.refused)}`));
+
+  const lawHolds = async (c: Case) => {
+    const ref = asFloat32(c.ref);
+    const k = asFloat32(c.transformed);
+    // A family in bounds by construction whose subscripts the bounds proof cannot prove runs unchecked.
+    const unchecked = UNPROVABLE_IN_BOUNDS.has(c.source.family);
+    let r;
+    try {
+      r = await autoTestVsRef(ref, k, { params: c.params, backend: "webgpu", seed: 7, rtol: 1e-4, ...(unchecked ? { checkBounds: false } : {}) });
+    } catch (e) {
+      // The bounds proof refuses what it cannot prove (as on the native backends); nothing else may fail.
+      if (unchecked || !(e instanceof LoomError) || !/cannot prove|out of bounds|outside int32/.test(e.message)) throw e;
+      stats.refused.push(e.message.slice(0, 80));
+      return;
+    }
+    // A run refused before it ran (a subscript the bounds proof cannot read as affine), reported
+    // as the reference's success against the kernel's failure: a refusal, not a wrong result (as
+    // the native law counts it).
+    if (!unchecked && !r.ok && /not affine .* cannot prove/.test(r.mismatches[0] ?? "")) {
+      stats.refused.push(r.mismatches[0]!.slice(0, 80));
+      return;
+    }
+    expect(r.ok, `${r.mismatches.slice(0, 3).join("; ")}\n  kernel ${JSON.stringify(c.source)}\n  params ${JSON.stringify(c.params)}\n  pipeline ${JSON.stringify(c.json)}`).toBe(true);
+    stats.checked++;
+    if (unchecked) stats.unchecked++;
+    if (Object.values(k.inameTags).some((t) => t.kind === "g" || t.kind === "l")) stats.parallel++;
+  };
 
   it(`autoTestVsRef(k, p(k)) is ok on webgpu (${RUNS} cases)`, async () => {
-    await fc.assert(fc.asyncProperty(genCase, async (c: Case) => {
-      const ref = asFloat32(c.ref);
-      const k = asFloat32(c.transformed);
-      // A family in bounds by construction whose subscripts the bounds proof cannot prove runs unchecked.
-      const unchecked = UNPROVABLE_IN_BOUNDS.has(c.source.family);
-      let r;
-      try {
-        r = await autoTestVsRef(ref, k, { params: c.params, backend: "webgpu", seed: 7, rtol: 1e-4, ...(unchecked ? { checkBounds: false } : {}) });
-      } catch (e) {
-        // The bounds proof refuses what it cannot prove (as on the native backends); nothing else may fail.
-        if (!(e instanceof LoomError) || !/cannot prove|out of bounds|outside int32/.test(e.message)) throw e;
-        stats.refused.push(e.message.slice(0, 80));
-        return;
-      }
-      // A run refused before it ran (a subscript the bounds proof cannot read as affine), reported
-      // as the reference's success against the kernel's failure: a refusal, not a wrong result (as
-      // the native law counts it).
-      if (!unchecked && !r.ok && /not affine .* cannot prove/.test(r.mismatches[0] ?? "")) {
-        stats.refused.push(r.mismatches[0]!.slice(0, 80));
-        return;
-      }
-      expect(r.ok, `${r.mismatches.slice(0, 3).join("; ")}\n  kernel ${JSON.stringify(c.source)}\n  params ${JSON.stringify(c.params)}\n  pipeline ${JSON.stringify(c.json)}`).toBe(true);
-      stats.checked++;
-      if (Object.values(k.inameTags).some((t) => t.kind === "g" || t.kind === "l")) stats.parallel++;
-    }), { numRuns: RUNS, seed: Number(process.env.LOOM_PIPELINE_SEED ?? 2211) });
+    await fc.assert(fc.asyncProperty(genCase, lawHolds), { numRuns: RUNS, seed: Number(process.env.LOOM_PIPELINE_SEED ?? 2211) });
     expect(stats.checked).toBeGreaterThanOrEqual(Math.ceil((RUNS * 3) / 4));
     expect(stats.parallel).toBeGreaterThanOrEqual(1);
   }, 300_000);
+
+  it(`the families in bounds by construction (${[...UNPROVABLE_IN_BOUNDS].join(", ")}) run unchecked and compute the interpreter's values (${UNCHECKED_RUNS} cases)`, async () => {
+    const before = stats.unchecked;
+    await fc.assert(fc.asyncProperty(genCaseOf([...UNPROVABLE_IN_BOUNDS]), lawHolds), { numRuns: UNCHECKED_RUNS, seed: Number(process.env.LOOM_PIPELINE_SEED ?? 2211) });
+    expect(stats.unchecked - before).toBe(UNCHECKED_RUNS);
+  }, 100_000 * UNCHECKED_RUNS);
 });
