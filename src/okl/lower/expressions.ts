@@ -32,6 +32,24 @@ export class ExprLowering implements ExprLowerer {
 
   constructor(readonly file: FileContext) {}
 
+  /**
+   * One frozen node per variable name and per integer literal, shared by every expression that
+   * reads it (IR nodes are immutable): a kernel of thousands of statements reads the same few
+   * names and constants, and each node made is a node to freeze and to collect.
+   */
+  private readonly vars = new Map<string, Expr>();
+  private readonly ints = new Map<number, Expr>();
+  private varNode(name: string): Expr {
+    let v = this.vars.get(name);
+    if (!v) this.vars.set(name, (v = Object.freeze({ kind: "var", name })));
+    return v;
+  }
+  private intConst(value: number): Expr {
+    let v = this.ints.get(value);
+    if (!v) this.ints.set(value, (v = Object.freeze(c(value))));
+    return v;
+  }
+
   fail(detail: string, pos: A.Pos, rule?: string): never {
     return this.file.fail(detail, pos, rule);
   }
@@ -191,7 +209,7 @@ export class ExprLowering implements ExprLowerer {
       }
     }
     switch (e.kind) {
-      case "int": return c(e.value);
+      case "int": return this.intConst(e.value);
       case "char": return c(e.value);
       case "bool": return c(e.value ? 1 : 0);
       case "float": return e.suffix === "f" ? c(e.value, "float32", true) : c(e.value, undefined, true);
@@ -211,10 +229,10 @@ export class ExprLowering implements ExprLowerer {
           case "byValue": return this.fail(`struct argument "${e.name}" passed by value is used whole; only its fields can be read`, e.pos);
           case "vector": return this.fail(`"${e.name}" is a "${b.type.name}" vector used where a scalar is expected; use a component (${componentNames(b.type).join(", ")}) or a vector operation`, e.pos);
           case "expr": return b.expr;
-          case "value": return { kind: "var", name: b.name };
+          case "value": return this.varNode(b.name);
           case "temp":
             if (b.rank > 0) this.fail(`array "${e.name}" used without a subscript`, e.pos);
-            return { kind: "var", name: b.name };
+            return this.varNode(b.name);
           case "array": return this.fail(`pointer "${e.name}" used without a subscript`, e.pos);
           case "ref": return this.fail(`pointer "${e.name}" (to "${b.name}") used as a value; read it as *${e.name}`, e.pos);
           case "pointers": return this.fail(`array of pointers "${e.name}" used without a subscript`, e.pos);

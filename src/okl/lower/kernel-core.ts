@@ -9,6 +9,7 @@ import type { BasicSet } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { Scope, type Ctx, type Fail } from "./bindings.js";
 import { InstructionLog } from "./dependencies.js";
+import { someNode } from "./expr-scan.js";
 import { ExprLowering } from "./expressions.js";
 import { FileContext } from "./file-context.js";
 import { domainOf, type Row } from "./loop-rows.js";
@@ -123,13 +124,7 @@ export abstract class KernelCore {
 
   /** `e` reads no memory (no array element, no temporary): its value is fixed where it is bound. */
   protected pure(e: Expr): boolean {
-    let ok = true;
-    walkExpr(e, (n) => {
-      if (!ok) return false; // found: the rest of the tree is not walked
-      if (n.kind === "subscript" || n.kind === "linear" || (n.kind === "var" && this.tempNamed(n.name) !== undefined)) ok = false;
-      return ok;
-    });
-    return ok;
+    return !someNode(e, (n) => n.kind === "subscript" || n.kind === "linear" || (n.kind === "var" && this.tempNamed(n.name) !== undefined));
   }
 
   /** `e` has an integer type: integer constants, loop indices, integer arguments and arithmetic of them. */
