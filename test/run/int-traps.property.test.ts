@@ -12,7 +12,8 @@ import fc from "fast-check";
 import { makeKernel } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
 import { ExecutionError } from "../../src/errors.js";
-import type { Dtype, TypedArray } from "../../src/ir/index.js";
+import type { Dtype, Kernel, TypedArray } from "../../src/ir/index.js";
+import { tagInames } from "../../transforms/index.js";
 import { availableNative } from "./native-helpers.js";
 
 const RUNS = Number(process.env.LOOM_TRAP_RUNS ?? 30);
@@ -83,17 +84,21 @@ const genArgs = fc.tuple(...TYPES.map(({ d, count }) => operands(d, count))).map
   return args;
 });
 
-/** What a run gives: its outputs, or its error's class and message. */
-async function outcome(backend: "interp" | "js" | "c" | "openmp" | "opencl" | "cuda", args: Record<string, TypedArray | number>): Promise<unknown> {
+type Backend = "interp" | "js" | "c" | "openmp" | "opencl" | "cuda";
+
+/** What a run of `k` gives: its outputs, or its error's class and message. */
+async function outcomeOf(k: Kernel, backend: Backend, args: Record<string, TypedArray | number>): Promise<unknown> {
   // Fresh copies: a backend must not see another's writes.
-  const own = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === "number" ? v : v.slice()]));
+  const own = Object.fromEntries(Object.entries(args).map(([n, v]) => [n, typeof v === "number" ? v : v.slice()]));
   try {
-    const r = await run(kernel, own, { backend });
+    const r = await run(k, own, { backend });
     return Object.fromEntries(Object.entries(r).sort().map(([k, v]) => [k, [...v].map(String)]));
   } catch (e) {
     return { error: e instanceof ExecutionError ? "ExecutionError" : (e as Error).constructor.name, message: (e as Error).message };
   }
 }
+
+const outcome = (backend: Backend, args: Record<string, TypedArray | number>) => outcomeOf(kernel, backend, args);
 
 const backends = ["js", ...availableNative(["c", "openmp", "opencl", "cuda"])] as const;
 
@@ -111,4 +116,25 @@ describe("integer traps: every backend agrees with the interpreter", () => {
     expect(seen.values).toBeGreaterThan(0);
     expect([...seen.errors].sort()).toEqual(expect.arrayContaining(["div", "pow", "shl"]));
   }, 60_000 + RUNS * backends.length * 2_000);
+});
+
+describe("integer traps in parallel kernels", () => {
+  // Two device kernels (a global barrier between them), over 2 groups of 4 work-items: only the second may trap.
+  const k = tagInames(makeKernel("{[io,ii]: 0<=io<2 and 0<=ii<4}", [
+    "t[4*io+ii] = a[4*io+ii] + 1 {id=w}",
+    "... gbarrier {id=g, dep=w}",
+    "o[4*io+ii] = t[(4*io+ii+4) % 8] / b[4*io+ii] {id=quot, dep=g}",
+  ], ["a, b, t, o: int32[8]"], { name: "twostep" }), { io: "g.0", ii: "l.0" });
+
+  for (const backend of ["js", ...availableNative(["openmp", "opencl", "cuda"])] as const) {
+    it(`${backend}: the trap in the second kernel's one work-item is the interpreter's error, and a run without one computes`, async () => {
+      const a = Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7]);
+      const zero = { a, b: Int32Array.from([1, 1, 1, 1, 1, 1, 0, 1]) };
+      const want = await outcomeOf(k, "interp", zero);
+      expect(want).toEqual({ error: "ExecutionError", message: 'instruction "quot": integer division by zero' });
+      expect(await outcomeOf(k, backend, zero)).toEqual(want);
+      const fine = { a, b: Int32Array.from([1, 2, 3, 4, -1, -2, -3, 5]) };
+      expect(await outcomeOf(k, backend, fine)).toEqual(await outcomeOf(k, "interp", fine));
+    }, 120_000);
+  }
 });
