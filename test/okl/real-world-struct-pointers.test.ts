@@ -78,6 +78,31 @@ describe("a struct local's pointer field bound to a kernel argument (nekRS's bc.
     await expectSerialMeaning(k!, () => ({ Nelements, offset, time, vmapM, EToB, X, W: Float64Array.from(W), U: Float64Array.from(U0) }), { U }, 1e-12, { checkBounds: false });
   });
 
+  it("reads through the field inside opaque code too (a device function with a loop, an assignment in a while loop)", async () => {
+    const src = `${STRUCT}
+double windowSum(const struct bcData *bc, int len) {
+  double s = 0.0;
+  int m = 0;
+  while (m < len) { s += bc->usrwrk[bc->idM + m]; m++; }
+  return s;
+}
+@kernel void sums(const int N, @restrict const double *W, @restrict double *U) {
+  for (int e = 0; e < N; ++e; @outer(0)) {
+    for (int n = 0; n < 4; ++n; @inner(0)) {
+      struct bcData bc;
+      int r = 0;
+      while (r < 1) { bc.usrwrk = W + 2; r++; }
+      bc.idM = e * 4 + n;
+      U[e * 4 + n] = windowSum(&bc, 3);
+    }
+  }
+}`;
+    const [k2] = lp.parseOkl(src);
+    const N = 3, W2 = Float64Array.from(seeded(4 * N + 8, 5));
+    const U = Float64Array.from({ length: 4 * N }, (_, i) => W2[2 + i]! + W2[3 + i]! + W2[4 + i]!);
+    await expectSerialMeaning(k2!, () => ({ N, W: W2, U: new Float64Array(4 * N) }), { U }, 1e-12, { checkBounds: false });
+  });
+
   it("lowers to every target", () => {
     for (const t of ["c", "openmp", "opencl", "cuda", "js"] as const) expect(lp.generateCode(k!, t).deviceCode).toContain("W[");
   });

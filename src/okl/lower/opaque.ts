@@ -22,6 +22,7 @@ import { componentNames, toComponent, type VectorType } from "./vectors.js";
 import { switchBlock, switchSegments } from "./switch.js";
 import { copyRecord, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
 import { recordByValue } from "./records.js";
+import { assignPointerField } from "./record-pointers.js";
 
 /** What block lowering needs of the kernel lowering around it. */
 export interface BlockHost {
@@ -251,6 +252,7 @@ export class BlockLowering {
       this.expr(e, b, pre); // the value (if any) is dropped
       return pre;
     }
+    if (assignPointerField(this.host.ex, e, b.ctx)) return pre; // `bc.usrwrk = W;`: an alias, no statement (record-pointers.ts)
     const whole = e.kind === "assign" ? this.host.ex.vec.typeOf(e.target, b.ctx) : undefined;
     if (whole) return this.vectorAssign(e as A.Assign, whole, b);
     const record = e.kind === "assign" ? this.host.ex.recordPlaces(e.target, b.ctx) : undefined;
