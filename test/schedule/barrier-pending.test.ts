@@ -17,23 +17,9 @@ import { SCHEDULE_PASSES, runPasses } from "../../src/schedule/index.js";
 import { LoomError } from "../../src/errors.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { splitIname } from "../../transforms/index.js";
-import { tag } from "./schedule-kernels.js";
+import { reaches, tag } from "./schedule-kernels.js";
 
 const IDS = ["a", "b", "c", "d", "e", "f", "g"];
-
-/** Reference: whether `target` depends on `source`, by a breadth-first walk of dependsOn through known instructions. */
-function reaches(insns: ReadonlyMap<string, Instruction>, target: string, source: string): boolean {
-  const seen = new Set<string>();
-  const queue = [target];
-  while (queue.length > 0) {
-    for (const d of insns.get(queue.shift()!)?.dependsOn ?? []) {
-      if (!insns.has(d) || seen.has(d)) continue;
-      seen.add(d);
-      queue.push(d);
-    }
-  }
-  return seen.has(source);
-}
 
 const shared = (x: readonly string[], y: readonly string[]) => x.some((g) => y.includes(g));
 

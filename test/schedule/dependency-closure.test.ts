@@ -3,20 +3,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { Instruction } from "../../src/ir/index.js";
 import { DependencyClosure } from "../../src/schedule/barrier-accesses.js";
-
-/** Reference: a breadth-first walk of dependsOn from `target`, through known instructions only. */
-function reaches(insns: ReadonlyMap<string, Instruction>, target: string, source: string): boolean {
-  const seen = new Set<string>();
-  const queue = [target];
-  while (queue.length > 0) {
-    for (const d of insns.get(queue.shift()!)?.dependsOn ?? []) {
-      if (!insns.has(d) || seen.has(d)) continue;
-      seen.add(d);
-      queue.push(d);
-    }
-  }
-  return seen.has(source);
-}
+import { reaches } from "./schedule-kernels.js";
 
 describe("DependencyClosure", () => {
   it("answers dependsOn as a walk does, cycles, unknown ids and sinks included", () => {

@@ -1,5 +1,5 @@
 /** Kernels and helpers the schedule tests share. */
-import { parseInameTag, withKernel, type InameTag, type Kernel } from "../../src/ir/index.js";
+import { parseInameTag, withKernel, type InameTag, type Instruction, type Kernel } from "../../src/ir/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
 
@@ -12,6 +12,23 @@ export function tag(k: Kernel, tags: Record<string, string>): Kernel {
   const t: Record<string, InameTag> = { ...k.inameTags };
   for (const [i, s] of Object.entries(tags)) t[i] = parseInameTag(s) as InameTag;
   return withKernel(k, { inameTags: t });
+}
+
+/**
+ * Reference for the dependency closure (barrier-accesses.ts): whether `target` depends on `source`,
+ * by a breadth-first walk of dependsOn from `target` through known instructions only.
+ */
+export function reaches(insns: ReadonlyMap<string, Instruction>, target: string, source: string): boolean {
+  const seen = new Set<string>();
+  const queue = [target];
+  while (queue.length > 0) {
+    for (const d of insns.get(queue.shift()!)?.dependsOn ?? []) {
+      if (!insns.has(d) || seen.has(d)) continue;
+      seen.add(d);
+      queue.push(d);
+    }
+  }
+  return seen.has(source);
 }
 
 /** loopy's tiled matmul with a local prefetch of a: i, j split by 16 (g/l), k split by 16. */
