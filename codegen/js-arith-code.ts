@@ -205,7 +205,8 @@ export const MATH_JS: Readonly<Record<string, (a: readonly string[]) => string>>
  */
 export function mathCallCode(fn: string, args: readonly string[], t: Dtype): string | undefined {
   if (fn === "min" || fn === "max") {
-    if (isFloat(t)) return `Math.${fn}(${args.join(", ")})`;
+    // C's fmin/fmax (what the C targets emit): a NaN operand is ignored, where Math.min would give NaN.
+    if (isFloat(t)) return args.reduce((acc, a) => `H.f${fn}(${acc}, ${a})`);
     // Exact integers: a conditional works for numbers and BigInts alike.
     return args.reduce((acc, a) => `H.${fn}(${acc}, ${a})`);
   }

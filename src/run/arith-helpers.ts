@@ -107,6 +107,13 @@ export const H = {
   max<T extends number | bigint>(a: T, b: T): T {
     return a > b ? a : b;
   },
+  /** C's fmin/fmax of floats: a NaN operand is ignored (the other one is the result), as the C targets compute it. */
+  fmin(a: number, b: number): number {
+    return a !== a ? b : b !== b ? a : Math.min(a, b);
+  },
+  fmax(a: number, b: number): number {
+    return a !== a ? b : b !== b ? a : Math.max(a, b);
+  },
   babs(a: bigint): bigint {
     return a < 0n ? -a : a;
   },
