@@ -15,8 +15,8 @@
 // First the outputs of the two builds are compared, each kernel on c, openmp, opencl and cuda:
 // a difference is reported (and the run stops). Then per route, the CPU time (user + system) of
 // one lowering per block: the median of the per-block ratios B/A is the figure, with the load.
-// The kernels are rebuilt from text in each build (bench/scale.ts's makeElementKernel and
-// okl-scale.ts's assemblySource, written here again: that bench is TypeScript, this is plain node).
+// The kernels are rebuilt from text in each build (bench/scale.ts's makeElementKernel, written here
+// again, and okl-scale.ts's assemblySource, imported from the build: tsconfig.bench.json compiles it).
 //
 // Route `sweep` (ROUTES=sweep, or with the others): the lowering and printing alone of bench/ab.mjs's
 // 50 tiled-matmul variants on OpenCL, as a sweep runs them: per block the poly memos are emptied,
@@ -48,35 +48,6 @@ function elementText(insns, globalBarrier) {
   return { text: lines.join("\n"), stores };
 }
 
-/** bench/scale.ts's oklElementKernel (okl-scale.ts's assemblySource). */
-function oklText(insns) {
-  const body = [];
-  for (let k = 0; body.length < insns - 4; k++) {
-    const prev = k === 0 ? "r_G00" : `t${k - 1}`;
-    body.push(`      const dfloat t${k} = r_G00 * s_D[${k % 16} * p_Np + n] + r_G01 * s_D[n * p_Np + ${(k * 7) % 16}] + ${prev} * r_G11;`);
-    if (k % 4 === 3) body.push(`      A[(e * p_Np + n) * p_Nacc + ${(k >> 2) % 64}] += t${k} - t${k - 2};`);
-  }
-  return `#define dfloat double
-#define p_Np 16
-#define p_Nacc 64
-@kernel void assemble(const int Nelements, @restrict const dfloat *ggeo, @restrict const dfloat *D, @restrict dfloat *A) {
-  for (int e = 0; e < Nelements; ++e; @outer) {
-    @shared dfloat s_D[p_Np * p_Np];
-    @exclusive dfloat r_G00, r_G01, r_G11;
-    for (int n = 0; n < p_Np; ++n; @inner) {
-      for (int m = 0; m < p_Np; ++m) s_D[m * p_Np + n] = D[m * p_Np + n];
-      r_G00 = ggeo[3 * (e * p_Np + n) + 0];
-      r_G01 = ggeo[3 * (e * p_Np + n) + 1];
-      r_G11 = ggeo[3 * (e * p_Np + n) + 2];
-    }
-    for (int n = 0; n < p_Np; ++n; @inner) {
-${body.join("\n")}
-    }
-  }
-}
-`;
-}
-
 const TARGETS = ["c", "openmp", "opencl", "cuda"];
 
 async function load(dir) {
@@ -90,6 +61,9 @@ async function load(dir) {
   const { splitIname } = await import(at("transforms/index.js"));
   const { pipeline, prefetch, split } = await import(at("transforms/pipeline.js"));
   const { clearPolyMemos } = await import(at("src/poly/index.js"));
+  // bench/scale.ts's oklElementKernel: `insns - 4` body lines.
+  const { assemblySource } = await import(at("bench/okl-scale.js"));
+  const oklText = (insns) => assemblySource((_k, bodyLines) => bodyLines < insns - 4);
   const matmul = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
     ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
   const variants = [];
