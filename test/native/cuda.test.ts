@@ -4,6 +4,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { cudaContext, cudaStatus, type DeviceContext } from "../../native/index.js";
+import { expectGridMapping, expectScalarsExact } from "./context-checks.js";
 
 const status = cudaStatus();
 if (!status.available) console.warn(`CUDA tests skipped: ${status.reason}`);
@@ -66,36 +67,12 @@ describe.skipIf(!status.available)("CUDA build, copy and launch", () => {
 
   it("passes scalars of every kind exactly", () => {
     const c = ctx();
-    const program = c.build(KERNELS, ["-DVALUE=3"]);
-    const [I, U, F] = [c.alloc(56), c.alloc(8), c.alloc(16)];
-    c.launch(program, "echo", [I, U, F,
-      { kind: "int8", value: -128 }, { kind: "uint8", value: 255 }, { kind: "int16", value: -32768 },
-      { kind: "uint16", value: 65535 }, { kind: "int32", value: -2147483648 }, { kind: "uint32", value: 4294967295 },
-      { kind: "int64", value: -(2n ** 63n) }, { kind: "uint64", value: 2n ** 64n - 1n },
-      { kind: "float32", value: 0.1 }, { kind: "float64", value: 0.1 }], [], []);
-    const ints = new BigInt64Array(7);
-    const u64 = new BigUint64Array(1);
-    const floats = new Float64Array(2);
-    c.read(I, ints);
-    c.read(U, u64);
-    c.read(F, floats);
-    expect(Array.from(ints)).toEqual([-128n, 255n, -32768n, 65535n, -2147483648n, 4294967295n, -(2n ** 63n)]);
-    expect(u64[0]).toBe(2n ** 64n - 1n);
-    expect(Array.from(floats)).toEqual([Math.fround(0.1), 0.1]);
+    expectScalarsExact(c, c.build(KERNELS, ["-DVALUE=3"]));
   });
 
   it("maps groups to the grid and local to the block, and [] to one thread", () => {
     const c = ctx();
-    const program = c.build(KERNELS, ["-DVALUE=3"]);
-    const width = 8;
-    const out = c.alloc(4 * width * 6);
-    c.launch(program, "grid", [out, { kind: "int32", value: width }], [2, 3], [4, 2]);
-    const got = new Int32Array(width * 6);
-    c.read(out, got);
-    expect(got[width * 5 + 7]).toBe(7 + 500 + 40000);
-    c.launch(program, "one", [out], [], []);
-    c.read(out, got.subarray(0, 1));
-    expect(got[0]).toBe(7 + 3);
+    expectGridMapping(c, c.build(KERNELS, ["-DVALUE=3"]));
   });
 });
 
