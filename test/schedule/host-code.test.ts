@@ -11,31 +11,24 @@ import { run } from "../../src/run/index.js";
 import { schedule } from "../../src/schedule/index.js";
 import { saveAndReloadTemporaries, splitIname, tagInames } from "../../transforms/index.js";
 import { expectOnEveryBackend, parityBackends } from "../transforms/every-backend.js";
-
-const loopy = () => splitIname(makeKernel("{ [i,k]: 0<=i<n and 0<=k<3 }", `
-  for i, k
-    ... gbarrier
-    c[k,i] = a[k, i + 1]
-    ... gbarrier
-    out[k,i] = c[k,i]
-  end`, ["a: float32[3, n+1]", "c, out: float32[3, n]", "n: int32"], { seqDependencies: true, name: "knl" }), "i", 128, { outerTag: "g.0", innerTag: "l.0" });
+import { hostLoops } from "./schedule-kernels.js";
 
 const BACKENDS = parityBackends() as ("interp" | "js" | "c" | "openmp" | "opencl")[];
 
 describe("hostCode", () => {
   it("is the host loop around the launches on the C-like targets", () => {
     for (const t of ["c", "openmp", "opencl", "cuda"] as const) {
-      const host = generateCode(loopy(), t).hostCode!;
+      const host = generateCode(hostLoops(), t).hostCode!;
       expect(host, t).toContain("for (int k = 0; k <= 2; ++k)\n{\n  knl");
       expect(host.indexOf("knl"), t).toBeLessThan(host.indexOf("knl_0"));
       expect(host, t).toContain(t === "cuda" ? "(c, out, n, k);" : "knl_0(c, out, n, k);");
     }
-    expect(generateCode(loopy(), "cuda").hostCode).toContain("knl<<<dim3((n + 127) / 128), dim3(128)>>>(a, c, n, k);");
-    expect(generateCode(loopy(), "opencl").hostCode).toContain("knl_0(c, out, n, k);  /* enqueued: (n + 127) / 128 groups of 128 work-items */");
+    expect(generateCode(hostLoops(), "cuda").hostCode).toContain("knl<<<dim3((n + 127) / 128), dim3(128)>>>(a, c, n, k);");
+    expect(generateCode(hostLoops(), "opencl").hostCode).toContain("knl_0(c, out, n, k);  /* enqueued: (n + 127) / 128 groups of 128 work-items */");
   });
 
   it("is a JavaScript loop on js", () => {
-    expect(generateCode(loopy(), "js").hostCode).toBe([
+    expect(generateCode(hostLoops(), "js").hostCode).toBe([
       "// host program: the device kernels, launched in order",
       "for (let k = 0; k <= 2; k++) {",
       "  knl(H, a, c, n, k);",
@@ -46,7 +39,7 @@ describe("hostCode", () => {
   });
 
   it("device kernels inside a host loop take its iname as a value parameter", () => {
-    const code = generateCode(loopy(), "opencl");
+    const code = generateCode(hostLoops(), "opencl");
     expect(code.kernels.map((x) => x.args)).toEqual([["a", "c", "n", "k"], ["c", "out", "n", "k"]]);
     expect(code.deviceCode).toContain("__global float *__restrict__ c, int const n, int const k)");
   });

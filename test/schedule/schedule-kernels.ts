@@ -1,6 +1,7 @@
 /** Kernels and helpers the schedule tests share. */
 import { parseInameTag, withKernel, type InameTag, type Instruction, type Kernel } from "../../src/ir/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
+import { splitIname } from "../../transforms/index.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
 
 /** A schedule as compact text: `i{a j{b}} c`, `|` a barrier. */
@@ -29,6 +30,17 @@ export function reaches(insns: ReadonlyMap<string, Instruction>, target: string,
     }
   }
   return seen.has(source);
+}
+
+/** Two device kernels between global barriers inside a sequential loop: the host function loops around the launches (loopy's host code example). */
+export function hostLoops(): Kernel {
+  return splitIname(makeKernel("{ [i,k]: 0<=i<n and 0<=k<3 }", `
+  for i, k
+    ... gbarrier
+    c[k,i] = a[k, i + 1]
+    ... gbarrier
+    out[k,i] = c[k,i]
+  end`, ["a: float32[3, n+1]", "c, out: float32[3, n]", "n: int32"], { seqDependencies: true, name: "knl" }), "i", 128, { outerTag: "g.0", innerTag: "l.0" });
 }
 
 /** loopy's tiled matmul with a local prefetch of a: i, j split by 16 (g/l), k split by 16. */

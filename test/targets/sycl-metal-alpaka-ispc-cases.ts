@@ -19,6 +19,7 @@ import { splitIname, tagInames } from "../../transforms/index.js";
 import { compileBudgetMs, has } from "../codegen/compile-helpers.js";
 import { loopyClassics } from "../codegen/kernels.js";
 import { CORPUS } from "../okl/corpus-path.js";
+import { hostLoops } from "../schedule/schedule-kernels.js";
 
 export const hasGxx = has("g++", ["--version"]);
 export const HEADERS = join(import.meta.dirname, "headers");
@@ -31,16 +32,7 @@ export function classics(): Kernel[] {
   return Object.values(loopyClassics({ matmulAssumptions: "n mod 16 = 0 and n >= 16" })).map((c) => c.knl);
 }
 
-/** Two device kernels between global barriers inside a sequential loop: the host function loops around the launches (loopy's host code example). */
-export function hostLoops(): Kernel {
-  return splitIname(makeKernel("{ [i,k]: 0<=i<n and 0<=k<3 }", `
-  for i, k
-    ... gbarrier
-    c[k,i] = a[k, i + 1]
-    ... gbarrier
-    out[k,i] = c[k,i]
-  end`, ["a: float32[3, n+1]", "c, out: float32[3, n]", "n: int32"], { seqDependencies: true, name: "knl" }), "i", 128, { outerTag: "g.0", innerTag: "l.0" });
-}
+export { hostLoops };
 
 /** OCCA examples from the OKL corpus (vector add, shared-memory and atomic reductions, powers of pi, a device function) and two transpiler tests. */
 export const OKL_EXAMPLES: readonly { readonly rel: string; readonly defines?: Readonly<Record<string, number>> }[] = [
