@@ -127,7 +127,9 @@ export abstract class StatementLowering extends PointerLowering {
 
   protected declaration(s: A.Declaration, ctx: Ctx): void {
     if (s.spec.storage.includes("typedef")) this.fail("typedefs inside kernels are not supported yet", s.pos);
-    const vector = this.file.vectorType(s.spec);
+    // A builtin type (`double`, `int`) names no vector type, pointer typedef or struct: the lookups below are skipped.
+    const builtin = s.spec.base.kind === "builtin";
+    const vector = builtin ? undefined : this.file.vectorType(s.spec);
     if (vector) {
       // A vector local is one scalar per component; arrays of vectors and pointers follow the struct path below.
       const scalars = s.declarators.filter((d) => d.pointers.length === 0 && d.arrayDims.length === 0);
@@ -136,15 +138,15 @@ export abstract class StatementLowering extends PointerLowering {
       s = { ...s, declarators: s.declarators.filter((d) => !scalars.includes(d)) };
     }
     // A pointer typedef (`typedef float *mat23 @dim(2, 3); mat23 C;`) declares pointers with its attributes.
-    const expanded = s.declarators.map((d) => this.file.expandTypedef(s.spec, d).declarator);
-    if (expanded.some((d, k) => d.pointers.length > s.declarators[k]!.pointers.length)) {
+    const expanded = builtin ? s.declarators : s.declarators.map((d) => this.file.expandTypedef(s.spec, d).declarator);
+    if (!builtin && expanded.some((d, k) => d.pointers.length > s.declarators[k]!.pointers.length)) {
       for (const d of expanded) this.localPointer(d, ctx);
       return;
     }
     const auto = s.spec.base.kind === "named" && s.spec.base.name === "auto";
     // Structs whose fields mix types: one temporary per leaf (record-locals.ts); `bcData *p = bcs + k;` an alias.
-    if (!auto && recordDeclaration(this.file.structs, this.recordHost(ctx), s, ctx, (d) => this.localPointer(d, ctx))) return;
-    const struct = auto ? undefined : this.file.structOf(s.spec, s.pos);
+    if (!auto && !builtin && recordDeclaration(this.file.structs, this.recordHost(ctx), s, ctx, (d) => this.localPointer(d, ctx))) return;
+    const struct = auto || builtin ? undefined : this.file.structOf(s.spec, s.pos);
     const dtype = struct?.dtype ?? (auto ? this.autoDtype(s, ctx) : this.file.dtype(s.spec, s.pos));
     for (const d of s.declarators) {
       if (d.pointers.length > 0) {
@@ -163,7 +165,7 @@ export abstract class StatementLowering extends PointerLowering {
         }
         if (ctx.stmtCall === undefined && !someAst(d.init, (n) => n.kind === "ident" && n.name === d.name)) lowered = e;
       }
-      const declared = arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList", `array "${d.name}" needs a size`);
+      const declared = d.arrayDims.length === 0 ? [] : arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList", `array "${d.name}" needs a size`);
       const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;
       // A struct (or array of them) with a list: C's scalars in order, braces given or elided (aggregate-init.ts).
       const sinit = struct && d.init?.kind === "initList" ? aggregateScalars(arrayOf(declared, layoutInitType(struct)), d.init, `${declared.length > 0 ? "array of " : ""}struct "${struct.name}" "${d.name}"`, d.name, this.failAt, (x, t) => x.kind !== "initList" && (this.ex.vec.typeOf(x, ctx)?.name === t.name || oneTypeStructValue(this.ex, x, ctx, t.name))) : undefined;
