@@ -249,7 +249,9 @@ export function arrayLayout(a: ArrayArg | Temporary, params: Readonly<Record<str
 
 /**
  * Evaluate a shape or stride expression with the parameter values (integer arithmetic).
- * `evalSizeExpr(parseExpr("n*2 + 1"), new Map([["n", 4]]), "shape")` is 9.
+ * `evalSizeExpr(parseExpr("n*2 + 1"), new Map([["n", 4]]), "shape")` is 9. The interpreter
+ * computes hardware-axis sizes and host-loop bounds with compiled code of the same meaning
+ * (`exactIndexCode`, compile-expr.ts); test/run/exact-axes.test.ts checks the two agree.
  */
 export function evalSizeExpr(e: Expr, params: ReadonlyMap<string, number>, what: string): number {
   const go = (n: Expr): number => {

@@ -143,8 +143,11 @@ export function storeCode(view: ArrayView, offset: string, value: string, insnId
  * as JS numbers: its meaning is the domain's points, not int32 arithmetic. A redundant bound's
  * intermediate `m + 3*n` may pass INT32_MAX where the domain's points do not, and computed in
  * int32 it would wrap and launch no group at all. As the native runtime evaluates launch sizes
- * (`evalSizeExpr`, with which a property test checks it agrees); native code, which does compute
- * them in int32, is refused before it runs when they may leave int32 (index-range.ts).
+ * (`evalSizeExpr`, args.ts; test/run/exact-axes.test.ts checks the two agree); native code, which
+ * does compute them in int32, is refused before it runs when they may leave int32 (index-range.ts).
+ * Not derived from evalSizeExpr: that one walks the tree with a map of values and lets a division
+ * by zero or a float through; this is compiled into the interpreter's code, over the variables in
+ * scope (host-loop inames too), and refuses them with the interpreter's errors.
  */
 export function exactIndexCode(e: Expr, ctx: ExprContext): string {
   const lit = JSON.stringify(ctx.insnId);
