@@ -5,13 +5,14 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import {
-  exprToString, findArg, INDEX_DTYPE, freeVariables, insnExprs, insnWrites, iterationDomain, axisStrides, effectiveDimTags,
+  exprToString, findArg, INDEX_DTYPE, freeVariables, insnExprs, insnWrites, axisStrides, effectiveDimTags,
   type Instruction, type Kernel,
 } from "../../src/ir/index.js";
 import { extendSet, type BasicSet } from "../../src/poly/index.js";
 import { axisRows, type DeviceKernel, type HwAxis, type ScheduleNode } from "../../src/schedule/index.js";
 import { evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { sizeEx } from "../expr.js";
+import { instructionDomain } from "./domains.js";
 import { GuardLowering } from "./guards.js";
 import { addressSpaceOf, temporaryOf, type KernelHost, type LoweredArg, type LoweredKernel, type LowerOptions, type LoweringNames } from "./host.js";
 import { LoopLowering } from "./loops.js";
@@ -221,7 +222,7 @@ export class DeviceKernelLowering implements KernelHost {
     if (s) return s;
     const key = [...inames].sort().join(",");
     s = this.domains.get(key);
-    if (!s) this.domains.set(key, (s = iterationDomain(this.k, [...inames])));
+    if (!s) this.domains.set(key, (s = instructionDomain(this.k, inames)));
     if (Object.isFrozen(inames)) this.domainsOf.set(inames, s);
     return s;
   }
