@@ -152,7 +152,7 @@ const pair: Check<[number, number]> = (x, w) => (Array.isArray(x) && x.length ==
 
 const structArg = obj<OklStructArg>({
   arg: str, struct: str, size: int, align: int,
-  fields: arr(obj<OklStructArg["fields"][number]>({ name: str, dtype, offset: int, argument: opt(str), elements: opt(arr(int)) })),
+  fields: arr(obj<OklStructArg["fields"][number]>({ name: str, dtype, offset: int, argument: opt(str), elements: opt(arr(int)), dims: opt(arr(arr(int))) })),
 });
 
 const kernelCheck = obj<Kernel>({
