@@ -94,11 +94,19 @@ export function orTransformError<T>(who: string, f: () => T): T {
 /** The footprint options of a store's reads but for the sweep (one object: the full footprint reuses the lean one's pieces when its options are the same). */
 function footprintOptions(req: StoreRequest): Omit<FootprintOptions, "sweepInames"> {
   const { axesOf, select, generators } = req;
-  return {
-    insnIds: req.insnIds, ...(axesOf ? { mapIndices: (a: Access) => axesOf(a.indices) } : {}),
-    ...(generators ? { select: generators.uses, invocations: generators.invocations } : select ? { select } : {}),
-  };
+  // Fields set one by one, not spread from fresh objects (V8's slow path, see src/parse/make-kernel.ts).
+  const o: { -readonly [K in keyof FootprintOptions]?: FootprintOptions[K] } = { insnIds: req.insnIds };
+  if (axesOf) o.mapIndices = (a: Access) => axesOf(a.indices);
+  if (generators) {
+    o.select = generators.uses;
+    o.invocations = generators.invocations;
+  } else if (select) o.select = select;
+  return o;
 }
+
+/** `base` with a sweep and more options (Object.assign: spreading the fresh `base` is V8's slow path). */
+const withSweep = (base: Omit<FootprintOptions, "sweepInames">, more: Partial<FootprintOptions> & Pick<FootprintOptions, "sweepInames">): FootprintOptions =>
+  Object.assign({}, base, more);
 
 function footprintOrThrow(k: Kernel, who: string, name: string, opts: FootprintOptions): Footprint {
   return orTransformError(who, () => accessFootprint(k, name, opts));
@@ -125,7 +133,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   }
   // The footprint with every non-swept iname fixed tells which of them it depends on.
   const base = footprintOptions(req);
-  const first = footprintOrThrow(k, who, name, { ...base, sweepInames: req.sweep, dependsOnly: true });
+  const first = footprintOrThrow(k, who, name, withSweep(base, { sweepInames: req.sweep, dependsOnly: true }));
   let outer: string[];
   if (req.outer !== undefined) {
     for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
@@ -141,7 +149,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const priorities = placed.priorities;
   const outerSet = new Set(outer);
   const projected = [...readerInames].filter((n) => !outerSet.has(n));
-  const fp = footprintOrThrow(k, who, name, { ...base, sweepInames: projected, from: first });
+  const fp = footprintOrThrow(k, who, name, withSweep(base, { sweepInames: projected, from: first }));
 
   // Shape: constant extents, or (in a global temporary) extents in the kernel's parameters; axes
   // of extent 1 are not stored (loopy drops them).

@@ -5,19 +5,44 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import { affToExpr, iterationDomain, NATURAL_ORDER, uniqueName, withKernel, type Expr, type Instruction, type Kernel } from "../src/ir/index.js";
-import { aff, affIsConstant, affSub, addConstraints, dimBounds, isSubset, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
+import { aff, affIsConstant, affSub, addConstraints, dimBounds, factorOf, isSubset, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
 import { splitIname, tagInames } from "./iname.js";
 
 /** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
 export type FetchTagSpec = string | null | readonly (string | null)[] | Readonly<Record<string, string | null>>;
 
+/**
+ * The set whose bounds of `iname` give its work-group size: the factor of `iname` in its domain
+ * (`(i_outer, i_inner)` of a tiled domain, the same object whatever else the kernel holds, and
+ * in content the same for every variant of a sweep with that tile size) where that domain is the
+ * iname's whole chain (no parameter of it is an iname of another domain): its projection on
+ * `iname` is `iterationDomain(k, [iname])`, which projects the same factor (the others only say
+ * what holds of the parameters), so the bounds read off it are the same. Else the exact route,
+ * `iterationDomain` (parents' domains intersected first).
+ */
+function sizeDomain(k: Kernel, iname: string): BasicSet {
+  if (localSizesByFactor.on) {
+    let owner: BasicSet | undefined;
+    for (const d of k.domains) if (d.dims.includes(iname)) owner = d;
+    if (owner !== undefined && !owner.params.some((p) => k.domains.some((d) => d.dims.includes(p)))) return factorOf(owner, iname);
+  }
+  return iterationDomain(k, [iname]);
+}
+
+const localSizesByFactor = { on: true };
+
+/** Tests: the work-group sizes read off the iname's factor (default) or off its iteration domain (the exact route). */
+export function useLocalSizesByFactor(on: boolean): void {
+  localSizesByFactor.on = on;
+}
+
 /** The constant size of the work-group along each local axis the kernel already uses. */
-function localSizes(k: Kernel, exclude: ReadonlySet<string>): Map<number, number> {
+export function localSizes(k: Kernel, exclude: ReadonlySet<string>): Map<number, number> {
   const out = new Map<number, number>();
   for (const [iname, tag] of Object.entries(k.inameTags)) {
     if (tag.kind !== "l" || exclude.has(iname) || out.has(tag.axis)) continue;
     try {
-      const d = iterationDomain(k, [iname]);
+      const d = sizeDomain(k, iname);
       const b = dimBounds(d, iname, []);
       let best: number | undefined;
       for (const lo of b.lower) {

@@ -46,7 +46,8 @@ const nodesOf = (s: LoweringState): readonly ScheduleNode[] => s.nodes ?? linear
 const scheduleOf = (s: LoweringState): Schedule => {
   if (s.schedule) return s.schedule;
   const nodes = nodesOf(s);
-  const out: Schedule = { kernel: s.kernel, ...deviceKernels(s.kernel, nodes) };
+  // Object.assign, not a spread of the fresh result (V8's slow path, see src/parse/make-kernel.ts).
+  const out: Schedule = Object.assign({ kernel: s.kernel }, deviceKernels(s.kernel, nodes));
   checkDeviceKernelBoundaries(out, nodes);
   return out;
 };
@@ -59,7 +60,7 @@ export const SCHEDULE_PASSES: readonly Pass[] = Object.freeze([
   // May give loops uniform bounds (a new kernel) so that every work-item reaches their barriers.
   { name: "barriers", run: (s: LoweringState) => placeBarriers(s.kernel, nodesOf(s)) },
   // Split at global barriers; what cannot cross a kernel boundary (private values, dependencies across groups) is refused here.
-  { name: "device kernels", run: (s: LoweringState) => ({ ...s, schedule: Object.freeze(scheduleOf(s)) }) },
+  { name: "device kernels", run: (s: LoweringState) => Object.assign({}, s, { schedule: Object.freeze(scheduleOf(s)) }) },
 ]);
 
 /** The pass CPU targets add: hardware axes become loops, private values live across barriers get a slot per work-item. */
