@@ -54,6 +54,16 @@ export class ExprLowering implements ExprLowerer {
     return this.file.fail(detail, pos, rule);
   }
 
+  /**
+   * A failure at `pos`, for helpers that report through a callback. Made here, not as an arrow in
+   * the caller: a closure in a hot method (structPlace runs on every name) makes V8 allocate the
+   * method's context on every call, whether or not the closure is made.
+   */
+  private failAt(pos: A.Pos): (detail: string) => never {
+    return (detail) => this.fail(detail, pos);
+  }
+  private readonly failWith = (detail: string, pos: A.Pos): never => this.fail(detail, pos);
+
   /** A local variable or an array element that can be assigned. */
   lvalue(e: A.Expr, ctx: Ctx): Expr {
     const field = this.recordField(e, ctx);
@@ -154,23 +164,23 @@ export class ExprLowering implements ExprLowerer {
       }
       case "index": {
         const p = this.structPlace(e.target, ctx);
-        return p && placeIndex(p, this.expr(e.index, ctx), (m) => this.fail(m, e.pos));
+        return p && placeIndex(p, this.expr(e.index, ctx), this.failAt(e.pos));
       }
       case "member": {
         const f = this.byValueField(e, ctx);
         if (f?.kind === "array" && f.struct) return structVariable(f.name, f.struct, 1, f.offset);
         if (f) return undefined;
         const p = this.structPlace(e.target, ctx);
-        return p && placeMember(e.arrow ? placeIndex(p, c(0), (m) => this.fail(m, e.pos)) : p, e.name, (m) => this.fail(m, e.pos)); // p->f is p[0].f
+        return p && placeMember(e.arrow ? placeIndex(p, c(0), this.failAt(e.pos)) : p, e.name, this.failAt(e.pos)); // p->f is p[0].f
       }
       case "unary": {
         const p = e.op === "*" ? this.structPlace(e.operand, ctx) : undefined;
-        return p && placeIndex(p, c(0), (m) => this.fail(m, e.pos));
+        return p && placeIndex(p, c(0), this.failAt(e.pos));
       }
       case "call": {
         const b = e.callee.kind === "ident" ? ctx.scope.get(e.callee.name) : undefined;
         if (b?.kind !== "array" || !b.struct || !b.dim) return undefined;
-        return placeIndex(structVariable(b.name, b.struct, 1), this.dimIndex(b.dim, e, ctx), (m) => this.fail(m, e.pos));
+        return placeIndex(structVariable(b.name, b.struct, 1), this.dimIndex(b.dim, e, ctx), this.failAt(e.pos));
       }
       default: return undefined;
     }
@@ -300,11 +310,12 @@ export class ExprLowering implements ExprLowerer {
     const label = exprLabel(base);
     if (base.kind !== "ident") this.structPlace(base, ctx); // fails for a struct argument that is left out
     const found = base.kind === "ident" ? ctx.scope.get(base.name) : this.byValueField(base, ctx) ?? pointerBinding(this, base, ctx, label);
-    let indices = idx.map((i) => this.expr(i, ctx));
-    let b = usable(found, (m) => this.fail(m, pos));
+    let indices: Expr[] = [];
+    for (const i of idx) indices.push(this.expr(i, ctx));
+    let b = usable(found, this.failAt(pos));
     if (b?.kind === "pointers") {
       if (idx.length === 0) this.fail(`array of pointers "${label}" used without a subscript`, pos);
-      b = usable(pointerSlot(this, b, idx[0]!, ctx), (m) => this.fail(m, pos));
+      b = usable(pointerSlot(this, b, idx[0]!, ctx), this.failAt(pos));
       indices = indices.slice(1);
     }
     if (b?.kind === "ref") {
@@ -312,7 +323,7 @@ export class ExprLowering implements ExprLowerer {
       if (indices.length > 1 || !zero) this.fail(`pointer "${label}" points to the scalar "${b.name}"; only *${label} or ${label}[0] can be read`, pos);
       return b.place;
     }
-    if (b?.kind === "table") return tableRead(b, indices, label, pos, (m, p) => this.fail(m, p));
+    if (b?.kind === "table") return tableRead(b, indices, label, pos, this.failWith);
     if (b?.kind === "array" && b.extents) {
       // An array field of a struct passed by value: row-major subscripts into one flat argument.
       if (indices.length !== b.extents.length) this.fail(`array field "${b.name}" has ${b.extents.length} dimension(s), subscripted with ${indices.length}`, pos);

@@ -68,9 +68,9 @@ export abstract class KernelCore {
     let n = b;
     if (this.taken.has(b)) {
       let k = this.nextSuffix.get(b) ?? 0;
-      while (this.taken.has(`${b}_${k}`)) k++;
-      this.nextSuffix.set(b, k + 1);
       n = `${b}_${k}`;
+      while (this.taken.has(n)) n = `${b}_${++k}`;
+      this.nextSuffix.set(b, k + 1);
     }
     this.taken.add(n);
     return n;

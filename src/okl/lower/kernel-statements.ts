@@ -4,6 +4,7 @@
  */
 import { atomicUpdateOf, c, dtypeKind, exprType, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
+import { someExpr } from "../syntax/walk.js";
 import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, someAst } from "./ast-queries.js";
 import { Scope, type Ctx, type ScalarBinding } from "./bindings.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
@@ -163,7 +164,7 @@ export abstract class StatementLowering extends PointerLowering {
           ctx.scope.set(d.name, { kind: "expr", expr: dtypeKind(dtype) !== "float" && dtype.endsWith("32") && this.isIntegerExpr(e) ? e : { kind: "cast", dtype, value: e } });
           continue;
         }
-        if (ctx.stmtCall === undefined && !someAst(d.init, (n) => n.kind === "ident" && n.name === d.name)) lowered = e;
+        if (ctx.stmtCall === undefined && !someExpr(d.init, (n) => n.kind === "ident" && n.name === d.name)) lowered = e;
       }
       const declared = d.arrayDims.length === 0 ? [] : arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList", `array "${d.name}" needs a size`);
       const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;

@@ -32,7 +32,11 @@ export function parseOklAst(source: string, opts: OklAstOptions = {}): Translati
     const { tokens, sources, warnings } = preprocess(source, opts);
     let unit = parseTokens(tokens, sources, opts);
     let sizeofs = false, atomics = false;
-    for (const t of tokens) {
+    // An index loop: this runs once per import, seldom optimized, and an unoptimized for-of
+    // allocates an iterator result per token.
+    for (let k = 0; k < tokens.length; k++) {
+      const t = tokens[k]!;
+      if (t.type !== "ident") continue; // (both are names: no set lookup per punctuator and number)
       if (t.text === "sizeof") sizeofs = true;
       else if (isAtomicCallName(t.text)) atomics = true;
     }

@@ -100,6 +100,20 @@ export function exprChildren(e: Expr): readonly Expr[] {
   }
 }
 
+/** Whether `test` holds of `e` or some sub-expression (pre-order, stopping at the first; no closure per node). */
+export function someExpr(e: Expr, test: (x: Expr) => boolean): boolean {
+  if (test(e)) return true;
+  switch (e.kind) {
+    case "int": case "float": case "char": case "string": case "bool": case "ident": return false;
+    case "binary": return someExpr(e.left, test) || someExpr(e.right, test);
+    case "index": return someExpr(e.target, test) || someExpr(e.index, test);
+    case "unary": case "postfix": case "cast": return someExpr(e.operand, test);
+    default:
+      for (const c of exprChildren(e)) if (someExpr(c, test)) return true;
+      return false;
+  }
+}
+
 /** Visit `e` and every sub-expression, pre-order. */
 export function walkExpr(e: Expr, f: (x: Expr) => void): void {
   f(e);
