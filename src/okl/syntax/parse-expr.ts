@@ -6,6 +6,7 @@
 import type { AssignOp, BinaryOp, Expr, Pos, TypeName, UnaryOp } from "./ast.js";
 import type { Tok } from "./lexer.js";
 import type { OklError } from "../../errors.js";
+import { evalConst } from "./consteval.js";
 
 /** Binding power of each binary operator (higher binds tighter). */
 const BINARY: ReadonlyMap<string, number> = new Map(Object.entries({
@@ -132,6 +133,10 @@ export class ExprParser {
     const then = this.parseExpr();
     this.expect(":");
     const els = this.parseConditional();
+    // C's integer constant expression `A ? B : C` (macro-made sizes like gslib's
+    // `(NR > NS ? NR : NS)` as an @inner bound) is the branch it selects: bounds stay affine.
+    const picked = pickConstBranch(cond, then, els);
+    if (picked) return picked;
     return { kind: "conditional", cond, then, else: els, pos: this.span(start) };
   }
 
@@ -323,4 +328,25 @@ export function parseConstExprTokens(toks: readonly Tok[], fail: (detail: string
   const e = p.parseExpr();
   if (p.peek().type !== "eof") throw fail(`unexpected "${p.peek().text}"`, p.peek());
   return e;
+}
+
+/** Literal integers combined by operators only (no casts, floats, names or calls). */
+function intConstant(e: Expr): boolean {
+  switch (e.kind) {
+    case "int": case "char": return true;
+    case "unary": return e.op !== "*" && e.op !== "&" && e.op !== "++" && e.op !== "--" && intConstant(e.operand);
+    case "binary": return intConstant(e.left) && intConstant(e.right);
+    case "conditional": return intConstant(e.cond) && intConstant(e.then) && intConstant(e.else);
+    default: return false;
+  }
+}
+
+/**
+ * The branch a conditional of integer constants selects (its value and, both branches being
+ * integers, its type are the conditional's), or undefined.
+ */
+function pickConstBranch(cond: Expr, then: Expr, els: Expr): Expr | undefined {
+  if (!intConstant(cond) || !intConstant(then) || !intConstant(els)) return undefined;
+  const c = evalConst(cond, () => undefined);
+  return c === undefined ? undefined : c ? then : els;
 }
