@@ -4,13 +4,14 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import type { Dtype, TargetName } from "../../src/ir/index.js";
-import { NARROW, Printer, type AtomicStore, type BarrierMemory, type ExDtype, type ExprSyntax, type IntTrapSite, type Stmt, type StmtSyntax } from "../ast.js";
+import { NARROW, Printer, type AtomicStore, type BarrierMemory, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
 import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator, dialectOf } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { outlineParallelLoop, type OutlinedParam } from "../lower/outline.js";
 import { vectorRegisterTiles } from "../lower/vec-registers.js";
 
+import { intHelpers } from "./cfamily-int.js";
 import { TrapSites, TrapSpelling, type IntTrapTable, type WithIntTraps } from "./int-traps.js";
 import { printedKernels } from "./rename.js";
 
@@ -116,9 +117,6 @@ export interface KernelParts {
  */
 export const INT_TRAP = "flag";
 
-/** Signed integer dtypes (idx is int32): their division by -1 and arithmetic can overflow. */
-const SIGNED: ReadonlySet<string> = new Set(["idx", "int8", "int16", "int32", "int64"]);
-
 const C_TYPES: Readonly<Partial<Record<Dtype, string>>> = {
   float32: "float", float64: "double", int8: "int8_t", int16: "int16_t", int32: "int32_t", int64: "int64_t",
   uint8: "uint8_t", uint16: "uint16_t", uint32: "uint32_t", uint64: "uint64_t", bool: "uint8_t",
@@ -179,17 +177,9 @@ export class CFamilyTarget {
       const ty = this.typeName(t);
       p.helpers.add(`${name}|${code(ty)}`);
     };
-    const suffix = (t: Dtype) => (t === "int32" ? "int32" : t);
-    /** A helper's extra parameters, a call's extra arguments and a helper's record of `value`, for a checked operation. */
-    const params = traps ? traps.params : "";
-    const trapArgs = (p: Printer, site: IntTrapSite) => (traps ? traps.args(site, p) : "");
-    const record = (value: string) => (traps ? `${traps.record(value)}; ` : "");
-    /** The start of an integer division helper: by 0, the trap recorded and 0. */
-    const byZero = (): string => `if (b == 0) { ${record("0")}return 0; } `;
-    /** `a / -1` of a signed type: the negation computed in the unsigned type, wrapping (INT_MIN / -1 is INT_MIN). */
-    const byMinusOne = (t: ExDtype, ty: string): string =>
-      (SIGNED.has(t) ? `if (b == -1) return (${ty}) (0 - (${this.typeName(t === "int64" ? "uint64" : "uint32")}) a); ` : "");
+    const { absPow, ...ints } = intHelpers({ helperQualifier: d.helperQualifier, typeName: (t) => this.typeName(t) }, traps);
     return {
+      ...ints,
       typeName: (t) => this.typeName(t),
       lit: (v, t) => {
         const own = d.literal?.(v, t);
@@ -206,8 +196,7 @@ export class CFamilyTarget {
         return d.hw(tag, axis);
       },
       cast: (to, code) => `(${this.typeName(to)}) ${code}`,
-      call: (fn, t, fnArgs, p, trap) => {
-        const args = fnArgs;
+      call: (fn, t, args, p, trap) => {
         const own = d.call?.(fn, t, args);
         if (own !== undefined) return own;
         const float = t === "float32" || t === "float64" || t === "float16";
@@ -216,7 +205,7 @@ export class CFamilyTarget {
           // C promotes char and short operands (a literal is an int) to int, so min(x, 3) on shorts has
           // no one overload: both arguments converted to the type.
           if (d.intMinMaxBuiltin) return `${fn}(${(NARROW.has(t) ? args.map((a) => `(${this.typeName(t)}) (${a})`) : args).join(", ")})`;
-          const name = `loopy_${fn}_${suffix(t)}`;
+          const name = `loopy_${fn}_${t}`;
           helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { return a ${fn === "min" ? "<" : ">"} b ? a : b; }`);
           return `${name}(${args.join(", ")})`;
         }
@@ -226,58 +215,12 @@ export class CFamilyTarget {
           helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${ty} r = ${f}(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
           return `${name}(${args.join(", ")})`;
         }
-        if ((fn === "abs" || fn === "pow") && !float) {
-          // A negative exponent (of a signed type) is the interpreter's error: checked where it may be.
-          if (fn === "pow" && trap) {
-            const name = `loopy_pow_chk_${suffix(t)}`;
-            const u = this.typeName(t === "int64" ? "uint64" : "uint32");
-            helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b${params}) { if (b < 0) { ${record("b")}return 0; } ${u} r = 1, x = (${u}) a; for (; b > 0; b >>= 1) { if (b & 1) r *= x; x *= x; } return (${ty}) r; }`);
-            return `${name}(${fnArgs.join(", ")}${trapArgs(p, trap)})`;
-          }
-          // Integers wrap in the type, as the interpreter's: abs(-128) is -128 in int8 (C's abs of INT_MIN
-          // is undefined, OpenCL's returns the unsigned type), powers wrap (C's pow is a double's; OpenCL
-          // has none for integers). Computed in the unsigned 32- or 64-bit type, never overflowing, cast back;
-          // powers by squaring (a ** 2147483647 in log2 steps, as the interpreter's H.ipow).
-          const name = `loopy_${fn}_${suffix(t)}`;
-          const u = this.typeName(t === "int64" || t === "uint64" ? "uint64" : "uint32");
-          helper(p, name, t, (ty) => (fn === "abs"
-            ? `${d.helperQualifier} ${ty} ${name}(${ty} a) { return a < 0 ? (${ty}) (0 - (${u}) a) : a; }`
-            : `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b) { ${u} r = 1, x = (${u}) a; for (; b > 0; b >>= 1) { if (b & 1) r *= x; x *= x; } return (${ty}) r; }`));
-          return `${name}(${args.join(", ")})`;
-        }
+        if ((fn === "abs" || fn === "pow") && !float) return absPow(fn, t, args, p, trap);
+
         const base = fn === "abs" ? "fabs" : fn;
         if (fn === "rsqrt" && d.math === "suffix" && d.name !== "cuda") return `(1 / ${base === "rsqrt" ? `sqrt${t === "float32" ? "f" : ""}` : base}(${args[0]}))`;
         const name = d.math === "suffix" && t === "float32" ? `${base}f` : base;
         return `${name}(${args.join(", ")})`;
-      },
-      // Integer division and modulo: by 0, a recorded trap (intTrap) and 0; by -1, the negation
-      // wrapping in the type (C's INT_MIN / -1 is undefined, and traps on x86), as the interpreter's.
-      // (By a literal other than 0 and -1, the plain helpers: the index arithmetic of splits.)
-      floorDiv: (a, b, t, p, trap) => {
-        const name = `loopy_floor_div_${trap ? "chk_" : ""}${t === "idx" ? "int32" : t}`;
-        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${trap ? byZero() + byMinusOne(t, ty) : ""}${ty} q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }`);
-        return `${name}(${a}, ${b}${trap ? trapArgs(p, trap) : ""})`;
-      },
-      mod: (a, b, t, p, trap) => {
-        const name = `loopy_mod_${trap ? "chk_" : ""}${t === "idx" ? "int32" : t}`;
-        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${trap ? byZero() + (SIGNED.has(t) ? "if (b == -1) return 0; " : "") : ""}${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
-        return `${name}(${a}, ${b}${trap ? trapArgs(p, trap) : ""})`;
-      },
-      div: (a, b, t, p, trap) => {
-        const name = `loopy_div_${t === "idx" ? "int32" : t}`;
-        const site = trap ?? { insn: "?", what: "division" };
-        helper(p, name, t, (ty) => `${d.helperQualifier} ${ty} ${name}(${ty} a, ${ty} b${params}) { ${byZero()}${byMinusOne(t, ty)}return a / b; }`);
-        return `${name}(${a}, ${b}${trapArgs(p, site)})`;
-      },
-      // A count outside 0..width-1 (C leaves the shift undefined) is recorded, and shifts by 0.
-      shiftCount: (count, ct, trap, p) => {
-        const w = trap.width ?? 32;
-        const t = ct === "idx" ? "int32" : ct;
-        const name = `loopy_shc_${w}_${t}`;
-        const unsigned = t.startsWith("uint") || t === "bool";
-        const int = this.typeName("int32");
-        helper(p, name, t, (ty) => `${d.helperQualifier} ${int} ${name}(${ty} b${params}) { if (${unsigned ? "" : "b < 0 || "}b > ${w - 1}) { ${record("b")}return 0; } return (${int}) b; }`);
-        return `${name}(${count}${trapArgs(p, trap)})`;
       },
       unsignedOf: (t) => (t === "int64" || t === "uint64" ? "uint64" : "uint32"),
       atomic: (a, target, value, t, p) => {

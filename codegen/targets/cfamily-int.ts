@@ -1,0 +1,84 @@
+/**
+ * The C family's integer helpers, with the interpreter's meaning: floor division and modulo,
+ * truncating division, `abs` and `**` that wrap in the type, and shift counts; those that may meet
+ * what the interpreter refuses (a divisor 0, a count outside 0..width-1, a negative exponent)
+ * record it at their site (int-traps.ts) and give 0. One table for every C-family dialect.
+ */
+import type { Dtype } from "../../src/ir/index.js";
+import type { ExDtype, ExprSyntax, IntTrapSite, Printer } from "../ast.js";
+import type { TrapSpelling } from "./int-traps.js";
+
+/** Signed integer dtypes (idx is int32): their division by -1 and arithmetic can overflow. */
+const SIGNED: ReadonlySet<string> = new Set(["idx", "int8", "int16", "int32", "int64"]);
+
+/** What the helpers need of the dialect. */
+export interface IntDialect {
+  /** Qualifier of helper functions (`static inline`, `inline`, `__device__ inline`). */
+  readonly helperQualifier: string;
+  readonly typeName: (t: ExDtype) => string;
+}
+
+/** The integer helpers of one dialect, recording traps through `traps` (undefined: not at all, for launch sizes). */
+export function intHelpers(d: IntDialect, traps?: TrapSpelling): Pick<ExprSyntax, "floorDiv" | "mod" | "div" | "shiftCount"> & {
+  /** `abs` or `**` of an integer dtype `t`, wrapping in the type; `trap`: a `**` whose exponent may be negative. */
+  absPow(fn: "abs" | "pow", t: Dtype, args: readonly string[], p: Printer, trap?: IntTrapSite): string;
+} {
+  const q = d.helperQualifier;
+  const helper = (p: Printer, name: string, t: ExDtype, code: (ty: string) => string) => {
+    p.helpers.add(`${name}|${code(d.typeName(t))}`);
+  };
+  const idx = (t: ExDtype) => (t === "idx" ? "int32" : t);
+  /** A checked helper's extra parameters, a call's extra arguments and a helper's record of `value`. */
+  const params = traps ? traps.params : "";
+  const trapArgs = (p: Printer, site: IntTrapSite) => (traps ? traps.args(site, p) : "");
+  const record = (value: string) => (traps ? `${traps.record(value)}; ` : "");
+  /** The start of a checked division helper: by 0, the trap recorded and 0. */
+  const byZero = (): string => `if (b == 0) { ${record("0")}return 0; } `;
+  /** `a / -1` of a signed type: the negation computed in the unsigned type, wrapping (INT_MIN / -1 is INT_MIN). */
+  const byMinusOne = (t: ExDtype, ty: string): string =>
+    (SIGNED.has(t) ? `if (b == -1) return (${ty}) (0 - (${d.typeName(t === "int64" ? "uint64" : "uint32")}) a); ` : "");
+  return {
+    // Integer division and modulo: by 0, a recorded trap and 0; by -1, the negation wrapping in the
+    // type (C's INT_MIN / -1 is undefined, and traps on x86), as the interpreter's. (By a literal
+    // other than 0 and -1, the plain helpers: the index arithmetic of splits.)
+    floorDiv: (a, b, t, p, trap) => {
+      const name = `loopy_floor_div_${trap ? "chk_" : ""}${idx(t)}`;
+      helper(p, name, t, (ty) => `${q} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${trap ? byZero() + byMinusOne(t, ty) : ""}${ty} q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }`);
+      return `${name}(${a}, ${b}${trap ? trapArgs(p, trap) : ""})`;
+    },
+    mod: (a, b, t, p, trap) => {
+      const name = `loopy_mod_${trap ? "chk_" : ""}${idx(t)}`;
+      helper(p, name, t, (ty) => `${q} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${trap ? byZero() + (SIGNED.has(t) ? "if (b == -1) return 0; " : "") : ""}${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
+      return `${name}(${a}, ${b}${trap ? trapArgs(p, trap) : ""})`;
+    },
+    div: (a, b, t, p, trap) => {
+      const name = `loopy_div_${idx(t)}`;
+      helper(p, name, t, (ty) => `${q} ${ty} ${name}(${ty} a, ${ty} b${params}) { ${byZero()}${byMinusOne(t, ty)}return a / b; }`);
+      return `${name}(${a}, ${b}${trapArgs(p, trap ?? { insn: "?", what: "division" })})`;
+    },
+    // A count outside 0..width-1 (C leaves the shift undefined) is recorded, and shifts by 0.
+    shiftCount: (count, ct, trap, p) => {
+      const w = trap.width ?? 32;
+      const t = idx(ct);
+      const name = `loopy_shc_${w}_${t}`;
+      const unsigned = t.startsWith("uint") || t === "bool";
+      const int = d.typeName("int32");
+      helper(p, name, t, (ty) => `${q} ${int} ${name}(${ty} b${params}) { if (${unsigned ? "" : "b < 0 || "}b > ${w - 1}) { ${record("b")}return 0; } return (${int}) b; }`);
+      return `${name}(${count}${trapArgs(p, trap)})`;
+    },
+    // Integers wrap in the type, as the interpreter's: abs(-128) is -128 in int8 (C's abs of INT_MIN
+    // is undefined, OpenCL's returns the unsigned type), powers wrap (C's pow is a double's; OpenCL
+    // has none for integers). Computed in the unsigned 32- or 64-bit type, never overflowing, cast back;
+    // powers by squaring (a ** 2147483647 in log2 steps, as the interpreter's H.ipow). A negative
+    // exponent (of a signed type) is the interpreter's error: checked where it may be.
+    absPow: (fn, t, args, p, trap) => {
+      const name = `loopy_${fn}_${fn === "pow" && trap ? "chk_" : ""}${t}`;
+      const u = d.typeName(t === "int64" || t === "uint64" ? "uint64" : "uint32");
+      const check = trap ? `if (b < 0) { ${record("b")}return 0; } ` : "";
+      helper(p, name, t, (ty) => (fn === "abs"
+        ? `${q} ${ty} ${name}(${ty} a) { return a < 0 ? (${ty}) (0 - (${u}) a) : a; }`
+        : `${q} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${check}${u} r = 1, x = (${u}) a; for (; b > 0; b >>= 1) { if (b & 1) r *= x; x *= x; } return (${ty}) r; }`));
+      return `${name}(${args.join(", ")}${fn === "pow" && trap ? trapArgs(p, trap) : ""})`;
+    },
+  };
+}
