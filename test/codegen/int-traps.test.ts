@@ -18,6 +18,7 @@ import type { TargetName } from "../../src/ir/index.js";
 import { run } from "../../src/run/index.js";
 import { nativeBackends } from "../../src/run/native.js";
 import { availableNative } from "../run/native-helpers.js";
+import { hasGxx, SPELLINGS, syntaxCheck } from "../targets/sycl-metal-alpaka-ispc-cases.js";
 import { compileBudgetMs, GCC_FLAGS, hasGcc, hasNvcc } from "./compile-helpers.js";
 
 const C_FAMILY: readonly TargetName[] = ["c", "openmp", "opencl", "cuda", "hip", "sycl", "metal", "ispc", "alpaka", "cucl", "okl"];
@@ -132,4 +133,15 @@ describe("the checks compile", () => {
   it.skipIf(!hasNvcc)("cuda with nvcc -ptx (no GPU runs it here)", () => {
     compile("nvcc", ["-ptx", write("cuda", "cu"), "-o", join(dir, "cuda.ptx")]);
   }, compileBudgetMs(2) + 10_000);
+});
+
+describe.skipIf(!hasGxx)("sycl, metal, alpaka and ispc checks pass g++ -fsyntax-only against the API declarations", () => {
+  // ISPC's recorder walks the active program instances: declared here as for a gang of one (the shim has no foreach_active).
+  const ispc = {
+    ...SPELLINGS.ispc,
+    include: `${SPELLINGS.ispc.include}\n#define foreach_active(lane) for (int lane = 0; lane < 1; ++lane)\ntemplate <typename T> T extract(T x, int) { return x; }`,
+  };
+  for (const target of ["sycl", "metal", "alpaka", "ispc"] as const) {
+    it(target, () => syntaxCheck([trapping], target, target === "ispc" ? ispc : SPELLINGS[target]), compileBudgetMs(1) + 10_000);
+  }
 });
