@@ -185,20 +185,24 @@ function mayTrap(divisor: Ex): boolean {
 
 const SIGNED_INT: ReadonlySet<string> = new Set(["int8", "int16", "int32", "int64"]);
 
+/** Each loop variable's values in the loops around the code being printed (loops with literal bounds). */
+type LoopRanges = ReadonlyMap<string, readonly [number, number]>;
+
 /**
- * The values an integer expression provably takes, from the expression alone (for shift counts:
- * a literal, `x % 8`, `x & 7`, a conditional of such), else undefined.
+ * The values an integer expression provably takes, from the expression and the loops around it
+ * (for shift counts: a literal, a loop variable, `x % 8`, `x & 7`, a conditional of such), else undefined.
  */
-function intRange(e: Ex): readonly [number, number] | undefined {
+function intRange(e: Ex, loops: LoopRanges): readonly [number, number] | undefined {
   switch (e.k) {
     case "lit": return Number.isSafeInteger(e.value) ? [e.value, e.value] : undefined;
+    case "var": return loops.get(e.name);
     case "cast": {
-      const r = intRange(e.e);
+      const r = intRange(e.e, loops);
       return r && r[0] >= 0 && r[1] <= 127 && e.to in INT_RANK ? r : undefined;
     }
     case "cond": {
-      const t = intRange(e.t);
-      const f = intRange(e.f);
+      const t = intRange(e.t, loops);
+      const f = intRange(e.f, loops);
       return t && f ? [Math.min(t[0], f[0]), Math.max(t[1], f[1])] : undefined;
     }
     case "bin": {
@@ -213,17 +217,17 @@ function intRange(e: Ex): readonly [number, number] | undefined {
 }
 
 /** The trap site of a shift `e` whose count may leave 0..width-1 (`width` 64 for 64-bit values, else C's promoted 32). */
-function shiftTrap(e: Ex & { k: "bin" }): IntTrapSite | undefined {
+function shiftTrap(e: Ex & { k: "bin" }, loops: LoopRanges): IntTrapSite | undefined {
   const width = e.dtype === "int64" || e.dtype === "uint64" ? 64 : 32;
-  const r = intRange(e.r);
+  const r = intRange(e.r, loops);
   if (r && r[0] >= 0 && r[1] < width) return undefined;
   return { insn: e.insn ?? "?", what: "shift", width, ...((e.countDtype ?? e.dtype) === "uint64" ? { unsigned: true } : {}) };
 }
 
 /** The trap site of an integer `a ** b` whose exponent may be negative (signed dtypes), else undefined. */
-function powerTrap(e: Ex & { k: "bin" }): IntTrapSite | undefined {
+function powerTrap(e: Ex & { k: "bin" }, loops: LoopRanges): IntTrapSite | undefined {
   if (!SIGNED_INT.has(e.dtype)) return undefined;
-  const r = intRange(e.r);
+  const r = intRange(e.r, loops);
   return r && r[0] >= 0 ? undefined : { insn: e.insn ?? "?", what: "power" };
 }
 
@@ -235,6 +239,8 @@ function isIntSum(x: Ex): boolean {
 /** Prints statements and expressions for one dialect, recording which helpers were used. */
 export class Printer {
   readonly helpers = new Set<string>();
+  /** The loops with literal bounds around what is being printed: their variables' ranges prove shift counts and exponents. */
+  private readonly loops = new Map<string, readonly [number, number]>();
   constructor(readonly ex: ExprSyntax, readonly st: StmtSyntax, readonly indentUnit = "  ") {}
 
   /** `e` as code; parenthesized when its precedence is below `min`. */
@@ -292,7 +298,7 @@ export class Printer {
             // Of bools (0 or 1): and, or (OpenCL has no min of a uchar and an int, which a bool sum is).
             if (e.dtype === "bool") return [`${this.expr(e.l, PREC["&&"]! + 1)} ${e.op === "min" ? "&&" : "||"} ${this.expr(e.r, PREC["&&"]! + 1)}`, e.op === "min" ? PREC["&&"]! : PREC["||"]!];
             return [this.ex.call(e.op, e.dtype === "idx" ? "int32" : e.dtype, [this.minMaxArg(e.l), this.minMaxArg(e.r)], this), ATOM];
-          case "**": return [this.ex.call("pow", e.dtype === "idx" ? "float64" : e.dtype, [this.expr(e.l), this.expr(e.r)], this, powerTrap(e)), ATOM];
+          case "**": return [this.ex.call("pow", e.dtype === "idx" ? "float64" : e.dtype, [this.expr(e.l), this.expr(e.r)], this, powerTrap(e, this.loops)), ATOM];
           case "//":
             if (e.dtype === "float32" || e.dtype === "float64" || e.dtype === "float16") {
               return [this.ex.call("floor", e.dtype, [`${this.expr(e.l, 10)} / ${this.expr(e.r, 11)}`], this), ATOM];
@@ -309,7 +315,7 @@ export class Printer {
             // Operands that are other infix operators get parentheses, as gcc -Wparentheses asks.
             const side = (x: Ex) => (x.k === "bin" && x.op !== e.op && x.op in PREC ? `(${this.expr(x)})` : this.expr(x, PREC[e.op]! + 1));
             const left = e.l.k === "bin" && e.l.op === e.op && e.op !== "<<" && e.op !== ">>" ? this.expr(e.l, PREC[e.op]!) : side(e.l);
-            const trap = (e.op === "<<" || e.op === ">>") && this.ex.shiftCount ? shiftTrap(e) : undefined;
+            const trap = (e.op === "<<" || e.op === ">>") && this.ex.shiftCount ? shiftTrap(e, this.loops) : undefined;
             const count = trap ? this.ex.shiftCount!(this.expr(e.r), e.countDtype ?? e.dtype, trap, this) : side(e.r);
             const code = `${left} ${e.op} ${count}`;
             if (e.op === "<<" && NARROW.has(e.dtype)) return [this.ex.cast(e.dtype as Dtype, `(${code})`), UNARY];
@@ -371,7 +377,12 @@ export class Printer {
       case "block": return [`${ind}{`, ...s.body.flatMap((x) => this.stmt(x, ind + this.indentUnit)), `${ind}}`];
       case "for": {
         const head = `${ind}${this.st.forHead(s.v, this.expr(s.lo), this.expr(s.hi))}`;
-        return [...(s.pragmas ?? []).map((p) => `${ind}${p}`), head, ...this.body(s.body, ind)];
+        if (s.lo.k !== "lit" || s.hi.k !== "lit") return [...(s.pragmas ?? []).map((p) => `${ind}${p}`), head, ...this.body(s.body, ind)];
+        this.loops.set(s.v, [s.lo.value, s.hi.value]);
+        const body = this.body(s.body, ind);
+        this.loops.delete(s.v);
+        return [...(s.pragmas ?? []).map((p) => `${ind}${p}`), head, ...body];
+
       }
       case "if": {
         const out = [`${ind}if (${this.expr(s.cond)})`, ...this.body(s.then, ind)];

@@ -34,6 +34,11 @@ const safe = makeKernel("{[i]: 0<=i<n}", [
   "o[i] = a[i] // 4 + a[i] % 8 + (a[i] << 3) + (a[i] >> (b[i] % 8)) + (a[i] >> (b[i] & 7)) + a[i] ** 2 + a[i] / 3 {id=safe}",
 ], ["a, b, o: int32[n]", "n: int32"], { name: "safe" });
 
+/** Counts bounded by their loop: `j` in 0..7 shifts unchecked (and is an exponent), `k` in 0..40 does not. */
+const loops = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<8 and 0<=k<41}", [
+  "o[i, j] = (a[i] << j) + a[i] ** j {id=inrange}", "p[i, k] = a[i] >> k {id=outrange}",
+], ["a: int32[n]", "o: int32[n, 8]", "p: int32[n, 41]", "n: int32"], { name: "loopcounts" });
+
 const traps = (t: TargetName, k = trapping) => (generateCode(k, t) as { intTraps?: IntTrapTable }).intTraps;
 
 describe("every C-family target checks each integer trap", () => {
@@ -72,6 +77,18 @@ describe("no check where nothing can trap", () => {
       const code = generateCode(safe, target).deviceCode;
       expect(traps(target, safe)).toBeUndefined();
       expect(code).not.toMatch(/loopy_trap|loom_trap|loopy_shc|_chk_/);
+    });
+  }
+});
+
+describe("a count or exponent bounded by its loop", () => {
+  for (const target of ["c", "opencl", "cuda"] as const) {
+    it(`${target}: in range, unchecked; out of range, checked`, () => {
+      expect(traps(target, loops)!.sites).toEqual([{ insn: "outrange", what: "shift", width: 32 }]);
+      const code = generateCode(loops, target).deviceCode;
+      expect(code).toMatch(/\(a\[i\] << j\)/);
+      expect(code).toMatch(/loopy_pow_int32\(a\[i\], j\)/);
+      expect(code).toMatch(/a\[i\] >> loopy_shc_32_int32\(k, /);
     });
   }
 });
