@@ -136,8 +136,9 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
       }
       for (const x of a.args) {
         if (x.kind !== "kwArg") continue;
-        if (x.name !== "check") throw fail(`[@tile] does not take this kwarg: ${x.name}`, a, rule);
-        if (x.value.kind !== "bool") throw fail("[@tile] 'check' argument must be true or false", a, rule);
+        // `safe` is OCCA 1.0's name of `check` (libocca/occa#92, 2018; its array kernels still spell it so).
+        if (x.name !== "check" && x.name !== "safe") throw fail(`[@tile] does not take this kwarg: ${x.name}`, a, rule);
+        if (x.value.kind !== "bool") throw fail(`[@tile] '${x.name}' argument must be true or false`, a, rule);
       }
     },
   },
