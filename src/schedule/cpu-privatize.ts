@@ -4,7 +4,9 @@
  * rewriting to one slot per work-item (OCCA's `@exclusive`).
  */
 import { ScheduleError } from "../errors.js";
-import { insnExprs, mapExpr, mapInsnExprs, sub, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import {
+  exprEquals, insnExprs, insnWrites, mapExpr, mapInsnExprs, sub, substitute, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary,
+} from "../ir/index.js";
 import { domainParamsOf, workItemIndex } from "./cpu-params.js";
 import type { DeviceKernel, HwAxis } from "./types.js";
 
@@ -145,4 +147,92 @@ export function axesToBox(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<string>,
     }
   }
   return out;
+}
+
+/** Calls an inlined definition may make: pure functions of their operands. */
+const PURE_CALLS: ReadonlySet<string> = new Set(["min", "max", "abs"]);
+/** Inlined definitions larger than this (expression nodes) are privatized instead. */
+const MAX_INLINED_NODES = 200;
+
+/**
+ * `crossing` with the temporaries whose value needs no slot per work-item inlined where it is read:
+ * a private scalar `t` with one writer in the kernel, `D: t = e` (no atomicity), where `e` and D's
+ * predicates read only constants, value arguments, D's inames and temporaries inlined the same way
+ * (written before D, by a dependency or an earlier phase), and every instruction of another phase
+ * that reads `t` is an assignment of a later phase, within all of D's inames and under all of D's
+ * predicates. Those readers read `(dtype) e` instead of `t`, so `t` stays within D's phase.
+ *
+ * Why this is the same value: at an instance of such a reader R, D ran at the same values of D's
+ * inames (R is within them, and under D's predicates) and before R (an earlier phase of the same
+ * iterations of every loop around D, as phases are numbered in schedule order); D's next instance
+ * is in a later iteration of a loop around both, so after R, and nothing else writes `t`. So R read
+ * `e` at D's instance, and `e`, reading only those inames, value arguments and (by induction)
+ * values of the same kind, is the same at R's instance. The work-item is among those inames, so the
+ * value was R's own: what OCCA's `int offset = …;` declared again in each `@inner` loop computes,
+ * split by a barrier the schedule needed for `@shared` memory.
+ */
+export function inlineCrossing(k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, crossing: readonly Temporary[]): Kernel {
+  if (crossing.length === 0) return k;
+  const writers = new Map<string, Instruction[]>();
+  for (const insn of k.instructions) for (const w of insnWrites(insn)) writers.set(w, [...(writers.get(w) ?? []), insn]);
+  const params = new Set(k.domains.flatMap((d) => d.params));
+  const values = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
+  const temps = new Map(k.temporaries.map((t) => [t.name, t]));
+  const phase = (insn: Instruction): number | undefined => { const ps = phaseOf.get(insn.id); return ps?.size === 1 ? [...ps][0] : undefined; };
+  const defs = new Map<string, { insn: Instruction; expr: Expr } | null>();
+  // The definition of `name` as an expression, or null where it has none of the kind above.
+  const defOf = (name: string, seen: ReadonlySet<string>): { insn: Instruction; expr: Expr } | null => {
+    if (defs.has(name)) return defs.get(name)!;
+    const t = temps.get(name);
+    const ws = writers.get(name) ?? [];
+    const d = ws[0];
+    let out: { insn: Instruction; expr: Expr } | null = null;
+    if (t && t.dtype !== undefined && t.shape.length === 0 && t.addressSpace === "private" && !params.has(name) && !seen.has(name) &&
+        ws.length === 1 && d!.kind === "assign" && d!.atomicity === "none" && d!.lhs.kind === "var" && phase(d!) !== undefined) {
+      const inner = new Map<string, Expr>();
+      let pure = true;
+      let nodes = 0;
+      for (const e of [d!.rhs, ...d!.predicates]) {
+        walkExpr(e, (n) => {
+          nodes++;
+          if (n.kind === "subscript" || n.kind === "linear" || n.kind === "reduce" || (n.kind === "call" && !PURE_CALLS.has(n.fn))) pure = false;
+          else if (n.kind === "var" && !d!.withinInames.includes(n.name) && !values.has(n.name) && !inner.has(n.name)) {
+            const sub = defOf(n.name, new Set([...seen, name]));
+            const before = sub !== null && (d!.dependsOn.includes(sub.insn.id) || phase(sub.insn)! < phase(d!)!);
+            if (sub === null || !before || !within(sub.insn, d!)) pure = false;
+            else inner.set(n.name, sub.expr);
+          }
+        });
+      }
+      const expr: Expr = { kind: "cast", dtype: t.dtype, value: substitute(d!.rhs, inner) };
+      if (pure && nodes <= MAX_INLINED_NODES) out = { insn: d!, expr };
+    }
+    defs.set(name, out);
+    return out;
+  };
+  const inline = new Map<string, Expr>();
+  const readersOf = new Map<string, Instruction[]>();
+  for (const t of crossing) {
+    const def = defOf(t.name, new Set());
+    if (def === null) continue;
+    const p = phase(def.insn)!;
+    const readers = k.instructions.filter((r) => r !== def.insn && phaseOf.has(r.id) && touches(r, t.name) && [...phaseOf.get(r.id)!].some((q) => q !== p));
+    const ok = readers.every((r) => r.kind === "assign" && [...phaseOf.get(r.id)!].every((q) => q > p) && within(def.insn, r));
+    if (!ok) continue;
+    inline.set(t.name, def.expr);
+    readersOf.set(t.name, readers);
+  }
+  if (inline.size === 0) return k;
+  const rewrite = new Map<Instruction, Map<string, Expr>>();
+  for (const [name, rs] of readersOf) for (const r of rs) (rewrite.get(r) ?? rewrite.set(r, new Map()).get(r)!).set(name, inline.get(name)!);
+  const instructions = k.instructions.map((insn) => {
+    const m = rewrite.get(insn);
+    return m ? mapInsnExprs(insn, (e) => substitute(e, m)) : insn;
+  });
+  return withKernel(k, { instructions });
+}
+
+/** Whether `r` runs within every iname of `d` and under every predicate of `d` (so wherever `r` runs, `d` ran at the same values of its inames). */
+function within(d: Instruction, r: Instruction): boolean {
+  return d.withinInames.every((i) => r.withinInames.includes(i)) && d.predicates.every((p) => r.predicates.some((q) => exprEquals(p, q)));
 }

@@ -18,7 +18,7 @@ import {
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
 import { checkScalarBounds, hasBarrier, loadDomainParams } from "./cpu-params.js";
-import { axesToBox, barrierCrossing, privatizedFields } from "./cpu-privatize.js";
+import { axesToBox, barrierCrossing, inlineCrossing, privatizedFields } from "./cpu-privatize.js";
 import { axisRows, hwAxis } from "./device.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
@@ -330,13 +330,16 @@ function renameParams(d: BasicSet, map: Readonly<Record<string, string>>, dkName
 /** What sharing axes changes in a kernel (made into one kernel with what privatizing changes). */
 type SharedFields = Pick<Kernel, "instructions" | "domains" | "temporaries">;
 
-function lowerDevice(k0: Kernel, dk0: DeviceKernel, privatized: Set<string>): { kernel: Kernel; dk: DeviceKernel } {
+function lowerDevice(kIn: Kernel, dk0: DeviceKernel, privatized: Set<string>): { kernel: Kernel; dk: DeviceKernel } {
   const ids = new Set(insnIdsOf(dk0.body));
   // Which private temporaries get one slot per work-item decides which local axes need a loop
   // over the whole work-group (`boxed` in shareAxes), so it comes first.
   const phaseOf = new Map<string, Set<number>>();
   splitPhases(dk0.body, [], phaseOf, { n: 0 });
-  const crossing = dk0.localAxes.length > 0 ? barrierCrossing(k0, phaseOf, privatized) : [];
+  const crossing0 = dk0.localAxes.length > 0 ? barrierCrossing(kIn, phaseOf, privatized) : [];
+  // A value a barrier separates from its readers, recomputed where they read it when it can be (cpu-privatize.ts).
+  const k0 = inlineCrossing(kIn, phaseOf, crossing0);
+  const crossing = k0 === kIn ? crossing0 : barrierCrossing(k0, phaseOf, privatized);
   const shared = shareAxes(k0, dk0, ids, axesToBox(k0, dk0, ids, crossing));
   // Sharing axes and privatizing make one kernel: each new kernel freezes what it rewrote, and
   // in a big kernel both rewrite nearly every instruction.
