@@ -293,6 +293,9 @@ export async function autoTestVsRef(ref: Kernel, k: Kernel, opts: AutoTestOption
     throw new ExecutionError(`autoTestVsRef: options must be an object such as { params: { n: 64 } }; got ${String(opts)}`);
   }
   checkOptionNames(opts, "autoTestVsRef", AUTO_TEST_OPTIONS, (m) => new ExecutionError(m));
+  if (opts.checkBounds !== undefined && typeof opts.checkBounds !== "boolean") {
+    throw new ExecutionError(`autoTestVsRef: checkBounds must be true or false; got ${JSON.stringify(opts.checkBounds)}`);
+  }
   const given = opts.params ?? {};
   if (given === null || typeof given !== "object" || Array.isArray(given)) {
     throw new ExecutionError(`autoTestVsRef: params must be an object of value-argument values such as { n: 64 }; got ${JSON.stringify(given)}`);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BackendUnavailableError } from "../../src/errors.js";
 import { globalArg, makeKernel } from "../../src/parse/index.js";
 import { autoTestVsRef } from "../../src/run/index.js";
+import { nativeAvailable } from "./native-helpers.js";
 
 const ref = makeKernel("{[i,j]: 0<=i<n and 0<=j<n}", "y[i] = sum(j, a[i,j]*x[j])", ["a: float32[n,n]", "x: float32[n]", "..."]);
 
@@ -63,6 +64,15 @@ describe("autoTestVsRef", () => {
     const res = await autoTestVsRef(ref, oob, { params: { n: 3 } });
     expect(res.ok).toBe(false);
     expect(res.mismatches[0]).toMatch(/the kernel failed .*out of bounds/);
+  });
+
+  it.skipIf(!nativeAvailable("c"))("passes checkBounds to the run of the kernel: false runs what the bounds proof cannot prove", async () => {
+    // (i*i) % n is inside a[n] for every i, but not affine: the static proof cannot show it.
+    const sq = makeKernel("{[i]: 0<=i<n}", "out[i] = a[(i*i) % n]", ["a, out: float64[n]", "n: int32"]);
+    const refused = await autoTestVsRef(sq, sq, { params: { n: 7 }, backend: "c" });
+    expect(refused.mismatches[0]).toMatch(/the kernel failed where the reference ran: .*not affine .* cannot prove/);
+    expect(await autoTestVsRef(sq, sq, { params: { n: 7 }, backend: "c", checkBounds: false })).toEqual({ ok: true, maxRelError: 0, mismatches: [] });
+    await expect(autoTestVsRef(sq, sq, { params: { n: 7 }, checkBounds: "no" as never })).rejects.toThrow(/autoTestVsRef: checkBounds must be true or false; got "no"/);
   });
 
   it("passes backend errors through", async () => {
