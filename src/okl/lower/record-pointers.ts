@@ -12,10 +12,13 @@
 import type * as A from "../syntax/ast.js";
 import type { Binding, Ctx, PointerAlias } from "./bindings.js";
 import { exprLabel, pointerBinding, type ExprLowerer } from "./inline.js";
-import { recordPointerField } from "./records.js";
+import { recordPointerField, type RecordHost } from "./records.js";
 
 /** `bc.usrwrk = W;` binding a struct local's pointer field; false where `e` is no such assignment. */
 export function assignPointerField(lw: ExprLowerer, e: A.Expr, ctx: Ctx): boolean {
+  // Every assignment and update statement comes here first (kernel statements and opaque blocks).
+  const place = e.kind === "assign" ? e.target : (e.kind === "unary" && (e.op === "++" || e.op === "--")) || e.kind === "postfix" ? e.operand : undefined;
+  if (place !== undefined) refuseConstFieldWrite(lw, place, ctx);
   if (e.kind !== "assign" || e.target.kind !== "member") return false;
   const field = recordPointerField(lw, e.target, ctx);
   if (!field) return false;
@@ -53,4 +56,24 @@ function sameAlias(a: Binding, b: Binding): boolean {
   if (a === b) return true;
   if (a.kind !== b.kind || ("name" in a && "name" in b && a.name !== b.name)) return false;
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Refuses a write through a struct local's pointer-to-const field, as C does: `bc.w[i] = x`,
+ * `*bc.w = x`, `*(bc.w + k) = x`, `bc->w[i] += x` in a device function given `&bc` (`target` is the
+ * place assigned, incremented or decremented). Anything else returns at once (a syntactic test first:
+ * every assignment asks).
+ */
+export function refuseConstFieldWrite(lw: RecordHost, target: A.Expr, ctx: Ctx): void {
+  let base = target.kind === "index" ? target.target : target.kind === "unary" && target.op === "*" ? target.operand : undefined;
+  if (base?.kind === "binary" && (base.op === "+" || base.op === "-")) base = base.left.kind === "member" ? base.left : base.right;
+  if (base?.kind !== "member") return;
+  const field = recordPointerField(lw, base, ctx);
+  if (!field?.pointer.readOnly) return;
+  const p = field.pointer;
+  lw.fail(
+    `cannot write through pointer field "${field.label}": it is declared at line ${p.line}:${p.column} as a pointer to const, `
+      + "which C does not let a program write through; drop `const` from the field, or write the array through the kernel argument itself",
+    target.pos,
+  );
 }

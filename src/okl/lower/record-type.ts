@@ -27,6 +27,8 @@ export interface RecordMember {
 /** A pointer field: what it points to, and where it is declared (for errors). */
 export interface PointerMember {
   readonly dtype: Dtype;
+  /** A pointer to const (`const double *usrwrk`): writing through it is refused, as C refuses it (record-pointers.ts). */
+  readonly readOnly?: boolean;
   readonly line: number;
   readonly column: number;
 }

@@ -13,7 +13,7 @@ import { c, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Binding, Ctx, PointerAlias } from "./bindings.js";
 import { rowMajorIndex } from "./initializers.js";
-import { leavesUnder, product, type RecordMember, type RecordType } from "./record-type.js";
+import { leavesUnder, product, type PointerMember, type RecordMember, type RecordType } from "./record-type.js";
 import { walkAst } from "./ast-queries.js";
 import { add, mul, type StructTable } from "./structs.js";
 import { componentIndex, type VectorType } from "./vectors.js";
@@ -225,12 +225,14 @@ function keyOf(cur: Cursor): string {
  * The pointer field a member expression names on a struct local (`bc.usrwrk`, `p->usrwrk` with
  * `p = &bc`, `(*p).usrwrk`), or undefined for every other expression.
  */
-export function recordPointerField(lw: RecordHost, e: A.Expr, ctx: Ctx): { readonly label: string; readonly slot: PointerAlias } | undefined {
+export function recordPointerField(
+  lw: RecordHost, e: A.Expr, ctx: Ctx,
+): { readonly label: string; readonly slot: PointerAlias; readonly pointer: PointerMember } | undefined {
   if (e.kind !== "member") return undefined;
   const cur = walk(lw, e, ctx);
   if (!cur?.member?.pointer || cur.rest || cur.b.kind !== "record") return undefined;
   const slot = cur.b.pointers?.get(keyOf(cur));
-  return slot && { label: label(cur.b.name, cur), slot };
+  return slot && { label: label(cur.b.name, cur), slot, pointer: cur.member.pointer };
 }
 
 /**

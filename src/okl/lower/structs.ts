@@ -107,7 +107,8 @@ export class StructTable {
       const dtype = this.scalar(f.spec);
       if (p && !(pointers && dtype !== undefined && f.declarators.every((x) => x.pointers.length === 1 && x.arrayDims.length === 0))) return pointerField(p);
       if (p) {
-        for (const x of f.declarators) specs.push({ name: x.name, dims: [], pointer: { dtype: dtype!, line: x.pos.line, column: x.pos.column } });
+        const readOnly = f.spec.qualifiers.includes("const") ? { readOnly: true } : {};
+        for (const x of f.declarators) specs.push({ name: x.name, dims: [], pointer: { dtype: dtype!, line: x.pos.line, column: x.pos.column, ...readOnly } });
         continue;
       }
       const inner = dtype === undefined ? this.definition(f.spec) : undefined;
