@@ -9,14 +9,15 @@ import { c, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
-import { exprLabel, expressionInlinable, inlineCall, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
+import { exprLabel, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
 import { rowMajorIndex } from "./initializers.js";
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
 import type { RowAccess } from "./row-layout.js";
-import { constIndex, MATH, tableRead } from "./tables.js";
+import { constIndex, tableRead } from "./tables.js";
+import { dimIndex, lowerCall } from "./expr-calls.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
-import { clampOf, componentNames, dotOf, layoutVector, lengthOf } from "./vectors.js";
+import { componentNames, layoutVector } from "./vectors.js";
 
 export class ExprLowering implements ExprLowerer {
   inlineDepth = 0;
@@ -180,7 +181,7 @@ export class ExprLowering implements ExprLowerer {
       case "call": {
         const b = e.callee.kind === "ident" ? ctx.scope.get(e.callee.name) : undefined;
         if (b?.kind !== "array" || !b.struct || !b.dim) return undefined;
-        return placeIndex(structVariable(b.name, b.struct, 1), this.dimIndex(b.dim, e, ctx), this.failAt(e.pos));
+        return placeIndex(structVariable(b.name, b.struct, 1), dimIndex(this, b.dim, e, ctx), this.failAt(e.pos));
       }
       default: return undefined;
     }
@@ -207,11 +208,18 @@ export class ExprLowering implements ExprLowerer {
 
   /** An OKL expression as an IR expression. */
   expr(e: A.Expr, ctx: Ctx): Expr {
+    // The commonest kinds first, on one read of the kind (a megamorphic load: AST nodes have many
+    // shapes); none of them is a record field, a dereference or a struct place but a name of a struct.
+    switch (e.kind) {
+      case "ident": return this.ident(e, ctx);
+      case "binary": return this.binary(e, ctx);
+      case "int": return this.intConst(e.value);
+    }
     const field = this.recordField(e, ctx);
     if (field) return field;
     const ref = this.derefOf(e, ctx);
     if (ref) return ref.ref.place;
-    if (e.kind === "ident" || e.kind === "index" || e.kind === "member" || e.kind === "call" || (e.kind === "unary" && e.op === "*")) {
+    if (e.kind === "index" || e.kind === "member" || e.kind === "call" || (e.kind === "unary" && e.op === "*")) {
       const p = this.structPlace(e, ctx);
       if (p) {
         const x = this.structScalar(p, e);
@@ -219,7 +227,6 @@ export class ExprLowering implements ExprLowerer {
       }
     }
     switch (e.kind) {
-      case "int": return this.intConst(e.value);
       case "char": return c(e.value);
       case "bool": return c(e.value ? 1 : 0);
       case "float": return e.suffix === "f" ? c(e.value, "float32", true) : c(e.value, undefined, true);
@@ -231,26 +238,6 @@ export class ExprLowering implements ExprLowerer {
         if (vt) return this.vec.component(e, vt, ctx);
         return this.fail(`member access "${e.arrow ? "->" : "."}${e.name}" on something that is not a struct`, e.pos);
       }
-      case "ident": {
-        const b = ctx.scope.get(e.name);
-        if (b?.kind === "absent") return this.fail(b.reason, e.pos);
-        if (!b) return this.fail(`unknown identifier "${e.name}" (defines must be given with -D / opts.defines)`, e.pos);
-        switch (b.kind) {
-          case "byValue": return this.fail(`struct argument "${e.name}" passed by value is used whole; only its fields can be read`, e.pos);
-          case "vector": return this.fail(`"${e.name}" is a "${b.type.name}" vector used where a scalar is expected; use a component (${componentNames(b.type).join(", ")}) or a vector operation`, e.pos);
-          case "expr": return b.expr;
-          case "value": return this.varNode(b.name);
-          case "temp":
-            if (b.rank > 0) this.fail(`array "${e.name}" used without a subscript`, e.pos);
-            return this.varNode(b.name);
-          case "array": return this.fail(`pointer "${e.name}" used without a subscript`, e.pos);
-          case "ref": return this.fail(`pointer "${e.name}" (to "${b.name}") used as a value; read it as *${e.name}`, e.pos);
-          case "pointers": return this.fail(`array of pointers "${e.name}" used without a subscript`, e.pos);
-          case "record": return this.fail(`"${e.name}" is a value of struct "${b.struct}" used as a scalar; use one of its fields (${[...b.fields.keys()].join(", ")})`, e.pos);
-          case "table": return this.fail(`array "${e.name}" used without a subscript`, e.pos);
-        }
-        break;
-      }
       case "unary": {
         if (e.op === "-") return { kind: "neg", operand: this.expr(e.operand, ctx) };
         if (e.op === "+") return this.expr(e.operand, ctx);
@@ -258,30 +245,6 @@ export class ExprLowering implements ExprLowerer {
         if (e.op === "~") return { kind: "bitnot", operand: this.expr(e.operand, ctx) };
         if (e.op === "*") return this.subscript(e.operand, [], ctx, e.pos);
         return this.fail(`operator "${e.op}" is not supported in expressions yet`, e.pos);
-      }
-      case "binary": {
-        let l: Expr, r: Expr;
-        try {
-          l = this.expr(e.left, ctx);
-          r = this.expr(e.right, ctx);
-        } catch (err) {
-          // A vector operand never lowers as a scalar; say why here. Asked only on failure: asking at
-          // every operator walked each operand's subtree once per enclosing operator.
-          const vt = this.vec.typeOf(e.left, ctx) ?? this.vec.typeOf(e.right, ctx);
-          if (vt) {
-            const arith = e.op === "+" || e.op === "-" || e.op === "*" || e.op === "/";
-            this.fail(arith ? `a "${vt.name}" vector is used where a scalar is expected` : `operator "${e.op}" on "${vt.name}" vectors is not supported (OCCA defines + - * / and their assignments)`, e.pos);
-          }
-          throw err;
-        }
-        switch (e.op) {
-          case "+": case "-": case "*": case "/": case "%": return { kind: "arith", op: e.op, left: l, right: r };
-          case "<": case ">": case "<=": case ">=": case "==": case "!=": return { kind: "compare", op: e.op, left: l, right: r };
-          case "&&": return { kind: "logical", op: "and", left: l, right: r };
-          case "||": return { kind: "logical", op: "or", left: l, right: r };
-          case "&": case "|": case "^": case "<<": case ">>": return { kind: "arith", op: e.op, left: l, right: r };
-          default: return this.fail(`operator "${(e as A.Binary).op}" is not supported yet`, (e as A.Binary).pos);
-        }
       }
       case "conditional": return { kind: "if", cond: this.expr(e.cond, ctx), then: this.expr(e.then, ctx), else: this.expr(e.else, ctx) };
       case "cast": {
@@ -297,13 +260,66 @@ export class ExprLowering implements ExprLowerer {
         }
         return this.subscript(t, idx, ctx, e.pos);
       }
-      case "call": return this.call(e, ctx);
+      case "call": return lowerCall(this, e, ctx);
       case "assign":
         // Declaration initializers and chains `a = b = c` were split into statements (syntax/assign-values.ts).
         return this.fail(`an assignment used as a value (\`${e.op}\` inside an expression) is supported only as a declaration's initializer or in a chain \`a = b = c\`, where its target has no side effects; write it as a statement of its own`, e.pos);
       default: return this.fail(`${e.kind} expressions are not supported yet`, e.pos);
     }
     return this.fail("unreachable", e.pos);
+  }
+
+  /** A name: its binding's value (a struct variable's scalar through structPlace). */
+  private ident(e: A.Ident, ctx: Ctx): Expr {
+    const b = ctx.scope.get(e.name);
+    if (b?.kind === "absent") return this.fail(b.reason, e.pos);
+    if ((b?.kind === "array" || b?.kind === "temp") && b.struct) {
+      const p = this.structPlace(e, ctx)!;
+      const x = this.structScalar(p, e);
+      return p.own !== undefined && p.own !== p.storage ? { kind: "cast", dtype: p.own, value: x } : x;
+    }
+    if (!b) return this.fail(`unknown identifier "${e.name}" (defines must be given with -D / opts.defines)`, e.pos);
+    switch (b.kind) {
+      case "byValue": return this.fail(`struct argument "${e.name}" passed by value is used whole; only its fields can be read`, e.pos);
+      case "vector": return this.fail(`"${e.name}" is a "${b.type.name}" vector used where a scalar is expected; use a component (${componentNames(b.type).join(", ")}) or a vector operation`, e.pos);
+      case "expr": return b.expr;
+      case "value": return this.varNode(b.name);
+      case "temp":
+        if (b.rank > 0) this.fail(`array "${e.name}" used without a subscript`, e.pos);
+        return this.varNode(b.name);
+      case "array": return this.fail(`pointer "${e.name}" used without a subscript`, e.pos);
+      case "ref": return this.fail(`pointer "${e.name}" (to "${b.name}") used as a value; read it as *${e.name}`, e.pos);
+      case "pointers": return this.fail(`array of pointers "${e.name}" used without a subscript`, e.pos);
+      case "record": return this.fail(`"${e.name}" is a value of struct "${b.struct}" used as a scalar; use one of its fields (${[...b.fields.keys()].join(", ")})`, e.pos);
+      case "table": return this.fail(`array "${e.name}" used without a subscript`, e.pos);
+    }
+    return this.fail("unreachable", e.pos);
+  }
+
+  /** A binary operator of two scalars. */
+  private binary(e: A.Binary, ctx: Ctx): Expr {
+    let l: Expr, r: Expr;
+    try {
+      l = this.expr(e.left, ctx);
+      r = this.expr(e.right, ctx);
+    } catch (err) {
+      // A vector operand never lowers as a scalar; say why here. Asked only on failure: asking at
+      // every operator walked each operand's subtree once per enclosing operator.
+      const vt = this.vec.typeOf(e.left, ctx) ?? this.vec.typeOf(e.right, ctx);
+      if (vt) {
+        const arith = e.op === "+" || e.op === "-" || e.op === "*" || e.op === "/";
+        this.fail(arith ? `a "${vt.name}" vector is used where a scalar is expected` : `operator "${e.op}" on "${vt.name}" vectors is not supported (OCCA defines + - * / and their assignments)`, e.pos);
+      }
+      throw err;
+    }
+    switch (e.op) {
+      case "+": case "-": case "*": case "/": case "%": return { kind: "arith", op: e.op, left: l, right: r };
+      case "<": case ">": case "<=": case ">=": case "==": case "!=": return { kind: "compare", op: e.op, left: l, right: r };
+      case "&&": return { kind: "logical", op: "and", left: l, right: r };
+      case "||": return { kind: "logical", op: "or", left: l, right: r };
+      case "&": case "|": case "^": case "<<": case ">>": return { kind: "arith", op: e.op, left: l, right: r };
+      default: return this.fail(`operator "${(e as A.Binary).op}" is not supported yet`, (e as A.Binary).pos);
+    }
   }
 
   private subscript(base: A.Expr, idx: readonly A.Expr[], ctx: Ctx, pos: A.Pos): Expr {
@@ -343,91 +359,6 @@ export class ExprLowering implements ExprLowerer {
     }
     if (b === undefined && base.kind === "ident") return this.fail(`unknown identifier "${label}" (defines must be given with -D / opts.defines)`, pos);
     return this.fail(`"${label}" is not an array`, pos);
-  }
-
-  private call(e: A.Call, ctx: Ctx): Expr {
-    if (e.callee.kind === "member") {
-      return this.fail(`C++ member function call "${e.callee.arrow ? "->" : "."}${e.callee.name}(…)": member functions are parsed, not lowered`, e.pos, "OKL subset");
-    }
-    if (e.callee.kind !== "ident") return this.fail("only calls of named functions are supported", e.pos);
-    const name = e.callee.name;
-    const vt = this.vec.typeOf(e, ctx);
-    if (vt) this.fail(`"${name}(…)" gives a "${vt.name}" vector where a scalar is expected`, e.pos);
-    if (!this.file.functions.has(name)) {
-      const scalar = this.vectorScalar(name, e, ctx);
-      if (scalar) return scalar;
-    }
-    const b = ctx.scope.get(name);
-    if (b?.kind === "array" && b.dim) return { kind: "subscript", array: b.name, indices: [this.dimIndex(b.dim, e, ctx)] };
-    // A variable that cannot be used here (a local pointer not yet assigned, ...): its reason, not "unknown function".
-    if (b?.kind === "absent" && !this.file.functions.has(name)) return this.fail(b.reason, e.pos);
-    const helper = /^loopy_(floor_div|mod|min|max|fmod)_[a-z0-9]+$/.exec(name);
-    if (helper) {
-      const [x, y] = this.args(e, ctx);
-      if (helper[1] === "floor_div") return { kind: "arith", op: "//", left: x!, right: y! };
-      if (helper[1] === "mod" || helper[1] === "fmod") return { kind: "arith", op: "%", left: x!, right: y! };
-      return { kind: "call", fn: helper[1]!, args: [x!, y!] };
-    }
-    if (name === "isnan") {
-      // NaN is the one value that is not equal to itself.
-      if (e.args.length !== 1) this.fail("isnan takes one argument", e.pos);
-      const [x] = this.args(e, ctx);
-      return { kind: "compare", op: "!=", left: x!, right: x! };
-    }
-    if (name === "okl_exp10f" || name === "exp10f" || name === "__exp10f" || name === "exp10") {
-      // OCCA's okl_exp10f is CUDA's exp10f: 10^x, which is pow(10, x) in the instruction language.
-      const [x] = this.args(e, ctx);
-      if (e.args.length !== 1) this.fail(`${name} takes one argument`, e.pos);
-      return { kind: "call", fn: "pow", args: [name === "exp10" ? c(10, undefined, true) : c(10, "float32", true), x!] };
-    }
-    const fn = MATH[name];
-    if (fn) return { kind: "call", fn, args: this.args(e, ctx) };
-    if (this.file.rule(name, (x, scope) => this.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: this.args(e, ctx) };
-    const f = this.file.functions.get(name);
-    if (f) return ctx.stmtCall && !expressionInlinable(f) ? ctx.stmtCall(f, e, ctx) : inlineCall(this, f, e, ctx);
-    return this.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);
-  }
-
-  private args(e: A.Call, ctx: Ctx): Expr[] {
-    return e.args.map((a) => this.expr(a, ctx));
-  }
-
-  /** OCCA's `length(v)`, `dot(a, b)` and scalar `clamp(x, lo, hi)`, or undefined for other calls. */
-  private vectorScalar(name: string, e: A.Call, ctx: Ctx): Expr | undefined {
-    const arity = (n: number) => {
-      if (e.args.length !== n) this.fail(`${name} takes ${n} argument(s), not ${e.args.length}`, e.pos);
-    };
-    const first = e.args[0] && this.vec.typeOf(e.args[0], ctx);
-    if (name === "length" && first) {
-      arity(1);
-      return lengthOf(first, this.vec.comps(e.args[0]!, ctx, first));
-    }
-    if (name === "dot" && first) {
-      arity(2);
-      return dotOf(first, this.vec.comps(e.args[0]!, ctx, first), this.vec.comps(e.args[1]!, ctx, first));
-    }
-    if (name === "clamp") {
-      arity(3);
-      const [v, lo, hi] = e.args.map((a) => this.expr(a, ctx));
-      return clampOf(v!, lo!, hi!);
-    }
-    if ((name === "length" || name === "dot" || name === "normalize" || name === "cross") && !first) {
-      this.fail(`${name} takes vectors (float2/3/4, double…), not scalars`, e.pos);
-    }
-    return undefined;
-  }
-
-  /** @dim: x(a0, …) -> the flat index a_p0 + D_p0 * (a_p1 + D_p1 * (…)) (OKL.md §8). */
-  private dimIndex(dim: { readonly dims: readonly Expr[]; readonly order: readonly number[] }, e: A.Call, ctx: Ctx): Expr {
-    const { dims, order } = dim;
-    if (e.args.length !== dims.length) this.fail(`${e.args.length > dims.length ? "Too many" : "Missing"} dimensions, expected ${dims.length} argument(s)`, e.pos, "@dim");
-    const a = e.args.map((x) => this.expr(x, ctx));
-    let lin: Expr = a[order[order.length - 1]!]!;
-    for (let k = order.length - 2; k >= 0; k--) {
-      const p = order[k]!;
-      lin = { kind: "arith", op: "+", left: a[p]!, right: { kind: "arith", op: "*", left: dims[p]!, right: lin } };
-    }
-    return lin;
   }
 }
 
