@@ -113,7 +113,7 @@ export interface KernelParts {
 /**
  * C and OpenMP record an integer trap in a static record of the translation unit (claimed
  * atomically: OpenMP threads may trap at once), which the native runtime reads and clears after
- * each launch (src/run/native.ts) and reports as the interpreter does.
+ * each launch (src/run/native-c.ts) and reports as the interpreter does.
  */
 export const INT_TRAP = "flag";
 
