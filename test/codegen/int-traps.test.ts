@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
+import { CUCL_PRELUDES } from "../../codegen/targets/cucl-prelude.js";
 import type { IntTrapTable } from "../../codegen/targets/int-traps.js";
 import { makeKernel } from "../../src/parse/index.js";
 import type { TargetName } from "../../src/ir/index.js";
@@ -148,8 +149,10 @@ describe("the checks compile", () => {
     compile("gcc", [...GCC_FLAGS, write("c", "c"), write("openmp", "c")]);
   }, compileBudgetMs(2) + 10_000);
 
-  it.skipIf(!hasNvcc)("cuda with nvcc -ptx (no GPU runs it here)", () => {
-    compile("nvcc", ["-ptx", write("cuda", "cu"), "-o", join(dir, "cuda.ptx")]);
+  it.skipIf(!hasNvcc)("cuda, and cucl after CUCL's CUDA prelude, with one nvcc -ptx (no GPU runs them here)", () => {
+    const cucl = join(dir, "trapping_cucl.cu");
+    writeFileSync(cucl, CUCL_PRELUDES.cuda + generateCode(trapping, "cucl").deviceCode);
+    compile("nvcc", ["-ptx", "-diag-suppress", "177", "--output-directory", dir, write("cuda", "cu"), cucl]);
   }, compileBudgetMs(2) + 10_000);
 });
 
