@@ -138,3 +138,21 @@ describe("integer traps in parallel kernels", () => {
     }, 120_000);
   }
 });
+
+describe("the recorded value is the interpreter's", () => {
+  // A uint64 count of 2^64 - 1 is recorded as its 64 bits and read back unsigned; an int64 exponent below -2^32 keeps its high word.
+  const k = makeKernel("{[i]: 0<=i<n}", ["w[i] = l[i] >> c[i] {id=wide}", "p[i] = l[i] ** e[i] {id=pw}"], ["l, w, p, e: int64[n]", "c: uint64[n]", "n: int32"], { name: "wide" });
+  const cases = {
+    count: { l: BigInt64Array.from([5n]), c: BigUint64Array.from([2n ** 64n - 1n]), e: BigInt64Array.from([2n]), n: 1 },
+    exponent: { l: BigInt64Array.from([5n]), c: BigUint64Array.from([1n]), e: BigInt64Array.from([-(2n ** 40n) - 3n]), n: 1 },
+  };
+  for (const backend of ["js", ...availableNative(["c", "openmp", "opencl", "cuda"])] as const) {
+    it(`${backend}: a uint64 shift count and a large negative int64 exponent`, async () => {
+      for (const args of Object.values(cases)) {
+        const want = await outcomeOf(k, "interp", args);
+        expect(JSON.stringify(want)).toMatch(/shift count 18446744073709551615|negative exponent -1099511627779/);
+        expect(await outcomeOf(k, backend, args)).toEqual(want);
+      }
+    }, 120_000);
+  }
+});
