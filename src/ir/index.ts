@@ -7,6 +7,7 @@ export * from "./insn.js";
 export * from "./block.js";
 export * from "./atomic.js";
 export * from "./kernel.js";
+export * from "./domain-params.js";
 export * from "./domain.js";
 export * from "./types.js";
 export * from "./print.js";

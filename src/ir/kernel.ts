@@ -2,7 +2,9 @@
  * The kernel record: domains, instructions, arguments, temporaries, substitution rules, iname
  * tags and assumptions. Immutable: build one with `kernelRecord`, change it with `withKernel`.
  */
+import { LoomError, TransformError } from "../errors.js";
 import { universe, type BasicSet } from "../poly/index.js";
+import { arrayDomainParam, arrayDomainParamAdvice, arrayDomainParamProblem } from "./domain-params.js";
 import type { Dtype } from "./dtype.js";
 import type { Expr } from "./expr.js";
 import { defaultDimTags, type DimTag } from "./layout.js";
@@ -165,12 +167,26 @@ export function kernelRecord(
     assumptions: universe([], []),
     ...fields,
   };
+  // A loop bound reads a scalar (domain-params.ts): refused before the kernel exists.
+  const bad = arrayDomainParam(k);
+  if (bad !== undefined) throw new LoomError(`${arrayDomainParamProblem(k.name, bad)}; ${arrayDomainParamAdvice(bad)}`);
   return deepFreeze(withToString(k));
 }
 
-/** A new frozen kernel with `changes` applied; `k` is untouched. */
+/**
+ * A new frozen kernel with `changes` applied; `k` is untouched. A change that leaves a domain
+ * parameter naming a temporary array (domain-params.ts) is a TransformError, thrown before any
+ * kernel is made: only changes to the domains or the temporaries are checked again.
+ */
 export function withKernel(k: Kernel, changes: Partial<Kernel>): Kernel {
-  return deepFreeze(withToString({ ...k, ...changes }));
+  const next = { ...k, ...changes };
+  if (changes.domains !== undefined || changes.temporaries !== undefined) {
+    const bad = arrayDomainParam(next);
+    if (bad !== undefined) {
+      throw new TransformError(`${arrayDomainParamProblem(next.name, bad)}, after a change to the kernel's ${changes.domains !== undefined ? "domains" : "temporaries"}; ${arrayDomainParamAdvice(bad)}`);
+    }
+  }
+  return deepFreeze(withToString(next));
 }
 
 // ---- lookups ------------------------------------------------------------------------------

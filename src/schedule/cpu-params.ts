@@ -6,7 +6,7 @@
  * each loop whose bounds need it, inside the loops over the work-items.
  */
 import { InternalError, ScheduleError } from "../errors.js";
-import { arith, c, exprToString, findTemporary, insnDefaults, sub, uniqueName, v, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import { arith, arrayDomainParam, arrayDomainParamProblem, c, insnDefaults, sub, uniqueName, v, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
 import { rename, type BasicSet } from "../poly/index.js";
 import type { HwAxis, ScheduleNode } from "./types.js";
 
@@ -147,19 +147,12 @@ export function loadDomainParams(
 }
 
 /**
- * Loop bounds read scalars: a domain parameter naming a temporary array would be read as a number
- * (C: the array's address). `stage` "input": the user's kernel (a ScheduleError naming what a bound
- * may read); "lowered": after privatizing, where `loadDomainParams` reads such values through a
- * per-work-item scalar copy, so an array left there is a bug of this lowering (InternalError).
+ * Belt: after privatizing, `loadDomainParams` reads per-work-item values through a scalar copy, so
+ * a domain parameter still naming a temporary array (`fields`: the lowered kernel's, before it is
+ * made) is a bug of this lowering (InternalError). A user's kernel cannot hold one: building or
+ * changing a kernel refuses it (src/ir/domain-params.ts).
  */
-export function checkScalarBounds(k: Kernel, stage: "input" | "lowered"): void {
-  for (const d of k.domains) {
-    for (const p of d.params) {
-      const t = findTemporary(k, p);
-      if (t === undefined || t.shape.length === 0) continue;
-      const what = `the bounds of ${d.dims.map((x) => `"${x}"`).join(", ")} read temporary "${p}" of shape [${t.shape.map(exprToString).join(", ")}], not a scalar`;
-      if (stage === "lowered") throw new InternalError(`lowerForCpu: ${what}; please report the kernel`);
-      throw new ScheduleError(`lowerForCpu: ${what}; a loop bound reads a value argument, an iname or a scalar temporary (read the element into a scalar temporary first)`);
-    }
-  }
+export function checkScalarBounds(k: Kernel, fields: Pick<Kernel, "domains" | "temporaries">): void {
+  const bad = arrayDomainParam(fields);
+  if (bad !== undefined) throw new InternalError(`lowerForCpu: ${arrayDomainParamProblem(k.name, bad)}, after privatizing; please report the kernel`);
 }

@@ -376,6 +376,7 @@ function lowerDevice(kIn: Kernel, dk0: DeviceKernel, privatized: Set<string>): {
       body = withGroupLoops(loads.body, loads.inits);
     }
   }
+  if (changes) checkScalarBounds(k0, { domains: changes.domains ?? k0.domains, temporaries: changes.temporaries ?? k0.temporaries });
   const kernel = changes ? withKernel(k0, changes) : k0;
   return { kernel, dk: { ...dk, body, groupAxes: [], localAxes: [] } };
 }
@@ -387,7 +388,6 @@ function lowerDevice(kIn: Kernel, dk0: DeviceKernel, privatized: Set<string>): {
  * `for k_outer { for li { fetch } for li { compute } }`.
  */
 export function lowerForCpu(s: Schedule): Schedule {
-  checkScalarBounds(s.kernel, "input");
   let kernel = s.kernel;
   const privatized = new Set<string>();
   const deviceKernels = s.deviceKernels.map((dk) => {
@@ -395,7 +395,6 @@ export function lowerForCpu(s: Schedule): Schedule {
     kernel = r.kernel;
     return r.dk;
   });
-  checkScalarBounds(kernel, "lowered");
   const inameTags: Record<string, InameTag> = {};
   for (const [i, t] of Object.entries(kernel.inameTags)) if (t.kind !== "g" && t.kind !== "l" && t.kind !== "l.auto") inameTags[i] = t;
   return { ...s, kernel: withKernel(kernel, { inameTags }), deviceKernels };

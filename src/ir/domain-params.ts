@@ -1,0 +1,52 @@
+/**
+ * Loop bounds read scalars. A domain parameter (`t` in `[t] -> {[r]: 0 <= r < t}`) is a value
+ * argument, an outer iname or a scalar temporary the kernel writes (loopy's data-dependent
+ * domains; the interpreter reads a temporary parameter as a scalar). One naming a temporary ARRAY
+ * has no meaning: generated code would read the array's address as the bound (C printed
+ * `r <= t - 1`). Every kernel is built by `kernelRecord` or changed by `withKernel` (kernel.ts),
+ * which refuse it here, for every target and the interpreter alike.
+ */
+import type { BasicSet } from "../poly/index.js";
+import type { Kernel, Temporary } from "./kernel.js";
+
+/** A domain parameter that names a temporary array, with that domain. */
+export interface ArrayDomainParam {
+  readonly param: string;
+  readonly temporary: Temporary;
+  readonly domain: BasicSet;
+}
+
+/** The first domain parameter of `fields` naming a temporary with a shape (one axis or more), or undefined. */
+export function arrayDomainParam(fields: Pick<Kernel, "domains" | "temporaries">): ArrayDomainParam | undefined {
+  let arrays: Map<string, Temporary> | undefined;
+  const seen = new Set<string>();
+  // The first temporary of a name is the one lookups find (findTemporary).
+  for (const t of fields.temporaries) {
+    if (seen.has(t.name)) continue;
+    seen.add(t.name);
+    if (t.shape.length > 0) (arrays ??= new Map()).set(t.name, t);
+  }
+  if (arrays === undefined) return undefined;
+  for (const domain of fields.domains) {
+    for (const param of domain.params) {
+      const temporary = arrays.get(param);
+      if (temporary !== undefined) return { param, temporary, domain };
+    }
+  }
+  return undefined;
+}
+
+/** What is wrong with `bad` in kernel `name`, naming the loops, the parameter and the temporary. */
+export function arrayDomainParamProblem(name: string, bad: ArrayDomainParam): string {
+  const loops = bad.domain.dims.map((x) => `"${x}"`).join(", ") || "(no iname)";
+  const t = bad.temporary;
+  const axes = t.shape.length === 1 ? "1 axis" : `${t.shape.length} axes`;
+  return `kernel "${name}": the domain of ${loops} takes parameter "${bad.param}", which names ${t.addressSpace ?? "auto"} temporary "${t.name}", ` +
+    `an array (${axes}), not a scalar: a loop bound reads one number (generated code would read the array's address)`;
+}
+
+/** What a domain parameter may name, and how to bound a loop by an element. */
+export function arrayDomainParamAdvice(bad: ArrayDomainParam): string {
+  return `a domain parameter is a value argument, an outer iname or a scalar temporary; ` +
+    `read the element into a scalar temporary first (e.g. "<int32> ${bad.param}_n = ${bad.param}[i]") and bound the loop by that`;
+}
