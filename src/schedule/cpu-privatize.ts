@@ -174,7 +174,13 @@ const MAX_INLINED_NODES = 200;
 export function inlineCrossing(k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, crossing: readonly Temporary[]): Kernel {
   if (crossing.length === 0) return k;
   const writers = new Map<string, Instruction[]>();
-  for (const insn of k.instructions) for (const w of insnWrites(insn)) writers.set(w, [...(writers.get(w) ?? []), insn]);
+  for (const insn of k.instructions) {
+    for (const w of insnWrites(insn)) {
+      const ws = writers.get(w);
+      if (ws) ws.push(insn);
+      else writers.set(w, [insn]);
+    }
+  }
   const params = new Set(k.domains.flatMap((d) => d.params));
   const values = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
   const temps = new Map(k.temporaries.map((t) => [t.name, t]));
@@ -212,11 +218,17 @@ export function inlineCrossing(k: Kernel, phaseOf: ReadonlyMap<string, ReadonlyS
   };
   const inline = new Map<string, Expr>();
   const readersOf = new Map<string, Instruction[]>();
+  // One walk: the instructions of this device kernel touching each crossing temporary.
+  const touching = new Map<string, Instruction[]>(crossing.map((t) => [t.name, []]));
+  for (const r of k.instructions) {
+    if (!phaseOf.has(r.id)) continue;
+    for (const n of touchedNames(r)) touching.get(n)?.push(r);
+  }
   for (const t of crossing) {
     const def = defOf(t.name, new Set());
     if (def === null) continue;
     const p = phase(def.insn)!;
-    const readers = k.instructions.filter((r) => r !== def.insn && phaseOf.has(r.id) && touches(r, t.name) && [...phaseOf.get(r.id)!].some((q) => q !== p));
+    const readers = touching.get(t.name)!.filter((r) => r !== def.insn && [...phaseOf.get(r.id)!].some((q) => q !== p));
     const ok = readers.every((r) => r.kind === "assign" && [...phaseOf.get(r.id)!].every((q) => q > p) && within(def.insn, r));
     if (!ok) continue;
     inline.set(t.name, def.expr);
