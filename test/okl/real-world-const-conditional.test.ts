@@ -51,8 +51,9 @@ const SRC = `
 
 describe("a conditional of integer constants is a constant (gslib's INNER_SIZE)", () => {
   it("point evaluation with (NR > NS ? NR : NS) @inner bounds agrees with its serial meaning", async () => {
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 99 }),
-      async (NR, NS, pn, seed) => {
+    // Both branches of INNER_SIZE (NR > NS and NR < NS); two shapes keep the native builds to two.
+    await fc.assert(fc.asyncProperty(fc.constantFrom([5, 3], [2, 4]), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 99 }),
+      async ([NR, NS], pn, seed) => {
         const [k] = parseOkl(SRC, { defines: { NR, NS } });
         const nel = 3, inp = seeded(nel * NR * NS, seed), wr = seeded(pn * NR, seed + 1), ws = seeded(pn * NS, seed + 2);
         const el = Uint32Array.from({ length: pn }, (_, i) => (i * 2 + seed) % nel);
