@@ -7,7 +7,7 @@
  * and counted, so `GEN_STATS` says what share of the generated moves was filtered.
  */
 import fc from "fast-check";
-import { LoomError, TransformError } from "../../src/errors.js";
+import { LoomError, ScheduleError, TransformError } from "../../src/errors.js";
 import { schedule } from "../../src/schedule/index.js";
 import { allInames, exprToString, reductionInames, type Expr, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
@@ -395,6 +395,33 @@ function barriersPlaceable(k: Kernel): boolean {
   }
 }
 
+/** The scheduler's refusal of lanes (ilp, ilp.seq, vec) that write one cell of a shared temporary different values (realizeIlp). */
+const LANE_RACE = /within ilp iname .* the lanes are parallel and would race/;
+
+/**
+ * The lane race the scheduler finds in `k`, or undefined. Lanes of an ilp, ilp.seq or vec iname
+ * are parallel; a fetch into a local temporary that work-items share (`l.auto` fetch inames),
+ * within such a lane iname it does not sweep, has every lane store its own value into one cell: a
+ * real race (the serial kernel fetches per lane). addPrefetch refuses it for ilp lanes only
+ * (transforms/fetch-races.ts), so a vec tag on the inner part of a split followed by a local
+ * prefetch (stencil1d: `splitIname i 3 {innerTag: vec}`, `addPrefetch a {local}`) reached the
+ * scheduler, whose refusal escaped the generator of the unscheduled families: such a move is
+ * dropped and counted as a scheduler refusal.
+ */
+export function laneRace(k: Kernel): string | undefined {
+  const shared = k.temporaries.some((t) => t.addressSpace === "local" || t.addressSpace === "global");
+  const lanes = Object.values(k.inameTags).some((t) => t.kind === "ilp" || t.kind === "ilp.seq" || t.kind === "vec");
+  if (!shared || !lanes) return undefined;
+  try {
+    schedule(k);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ScheduleError && LANE_RACE.test(e.message)) return e.message;
+    // Anything else is for the checks that follow (they schedule the same kernel, remembered).
+    return undefined;
+  }
+}
+
 /**
  * Copies of one iname (duplicateInames) are different inames to the cross-group race check, which
  * cannot always prove that two instructions touch a cell from the same group: a conservative
@@ -497,17 +524,26 @@ export function buildPipeline(k: Kernel, moves: readonly Move[], opts: { schedul
     }
     let probe = next;
     let probeNeedsSave = false;
+    const schedRefused = (why: string) => {
+      GEN_STATS.schedRefused++;
+      fam.schedRefused = (fam.schedRefused ?? 0) + 1;
+      const kind = refusalKind(why);
+      GEN_STATS.bySchedRefusal[kind] = (GEN_STATS.bySchedRefusal[kind] ?? 0) + 1;
+    };
     if (opts.scheduled === true) {
       const verdict = scheduleVerdict(next, opts.saves === true);
       if (!verdict.ok) {
-        GEN_STATS.schedRefused++;
-        fam.schedRefused = (fam.schedRefused ?? 0) + 1;
-        const kind = refusalKind(verdict.why);
-        GEN_STATS.bySchedRefusal[kind] = (GEN_STATS.bySchedRefusal[kind] ?? 0) + 1;
+        schedRefused(verdict.why);
         continue;
       }
       probeNeedsSave = verdict.needsSave;
       if (verdict.needsSave) probe = saveAndReloadTemporaries(next);
+    }
+    // Any family: lanes racing on a shared fetch (the scheduler's refusal, a real race) drop the move.
+    const lanes = opts.scheduled === true ? undefined : laneRace(next);
+    if (lanes !== undefined) {
+      schedRefused(lanes);
+      continue;
     }
     // A barrier in a loop whose bounds use a local id (a split whose factor does not divide the
     // size, with a local prefetch) is legal: the scheduler gives such loops uniform bounds, except
