@@ -8,13 +8,12 @@
 import { c, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Ctx } from "./bindings.js";
-import type { ExprLowering } from "./expressions.js";
-import { expressionInlinable, inlineCall } from "./inline.js";
+import { expressionInlinable, inlineCall, type ExprLowerer } from "./inline.js";
 import { MATH } from "./tables.js";
 import { clampOf, dotOf, lengthOf } from "./vectors.js";
 
 /** A call: @dim subscripts, loopy helpers, math functions, substitution rules and device functions (inlined). */
-export function lowerCall(lw: ExprLowering, e: A.Call, ctx: Ctx): Expr {
+export function lowerCall(lw: ExprLowerer, e: A.Call, ctx: Ctx): Expr {
   if (e.callee.kind === "member") {
     return lw.fail(`C++ member function call "${e.callee.arrow ? "->" : "."}${e.callee.name}(…)": member functions are parsed, not lowered`, e.pos, "OKL subset");
   }
@@ -57,12 +56,12 @@ export function lowerCall(lw: ExprLowering, e: A.Call, ctx: Ctx): Expr {
   return lw.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);
 }
 
-function args(lw: ExprLowering, e: A.Call, ctx: Ctx): Expr[] {
+function args(lw: ExprLowerer, e: A.Call, ctx: Ctx): Expr[] {
   return e.args.map((a) => lw.expr(a, ctx));
 }
 
 /** OCCA's `length(v)`, `dot(a, b)` and scalar `clamp(x, lo, hi)`, or undefined for other calls. */
-function vectorScalar(lw: ExprLowering, name: string, e: A.Call, ctx: Ctx): Expr | undefined {
+function vectorScalar(lw: ExprLowerer, name: string, e: A.Call, ctx: Ctx): Expr | undefined {
   const arity = (n: number) => {
     if (e.args.length !== n) lw.fail(`${name} takes ${n} argument(s), not ${e.args.length}`, e.pos);
   };
@@ -87,7 +86,7 @@ function vectorScalar(lw: ExprLowering, name: string, e: A.Call, ctx: Ctx): Expr
 }
 
 /** @dim: x(a0, …) -> the flat index a_p0 + D_p0 * (a_p1 + D_p1 * (…)) (OKL.md §8). */
-export function dimIndex(lw: ExprLowering, dim: { readonly dims: readonly Expr[]; readonly order: readonly number[] }, e: A.Call, ctx: Ctx): Expr {
+export function dimIndex(lw: ExprLowerer, dim: { readonly dims: readonly Expr[]; readonly order: readonly number[] }, e: A.Call, ctx: Ctx): Expr {
   const { dims, order } = dim;
   if (e.args.length !== dims.length) lw.fail(`${e.args.length > dims.length ? "Too many" : "Missing"} dimensions, expected ${dims.length} argument(s)`, e.pos, "@dim");
   const a = e.args.map((x) => lw.expr(x, ctx));
