@@ -16,7 +16,7 @@ import {
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import {
-  aff, affAdd, affSub, eliminateExact, gist, intersect, isSubset, moveToDims, moveToParams, projectOut, reorderDims, rename, substitute, addConstraints,
+  aff, affAdd, affSub, eliminateExact, gist, intersect, isSubset, moveToParams, projectOut, rename, shiftDims, addConstraints,
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
 import { checkStoresInStep, inameList, takenNames } from "./common.js";
@@ -232,14 +232,12 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const exRename: Record<string, string> = {};
   for (const e of dom.exists) if (taken.has(e) || dimNames.includes(e)) exRename[e] = uniqueName(`${e}_ex`, new Set([...taken, ...dom.exists, ...dimNames]));
   if (Object.keys(exRename).length > 0) dom = rename(dom, exRename);
-  fp.dims.forEach((d, r) => {
+  // Each footprint index becomes base + new iname (or base alone, an axis not stored), with
+  // 0 <= a_dim_j < extent, the new inames the dimensions (shiftDims: one normalization).
+  dom = shiftDims(dom, fp.dims.map((d, r) => {
     const j = stored.indexOf(r);
-    dom = substitute(dom, d, j >= 0 ? affAdd(fp.box[r]!.baseAff, aff({ [dimNames[j]!]: 1 })) : fp.box[r]!.baseAff);
-  });
-  // 0 <= a_dim_j < extent (also names every new iname in the set), then make them dimensions.
-  dom = addConstraints(dom, dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!)));
-  dom = moveToDims(dom, dimNames.filter((n) => dom.params.includes(n)));
-  dom = reorderDims(dom, dimNames);
+    return { dim: d, base: fp.box[r]!.baseAff, to: j >= 0 ? dimNames[j]! : undefined };
+  }), dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!)));
   // Constraints on the parameters alone say when a reader runs, not what to fetch.
   // So are those the outer inames' own domain (the loops around the store) implies.
   let ctx: BasicSet | undefined;

@@ -10,6 +10,7 @@ export {
 } from "./ops.js";
 export { projectOut, eliminate, eliminateExact, dimBounds } from "./project.js";
 export { factorOf } from "./factor.js";
+export { shiftDims, type DimShift } from "./shift.js";
 export { isEmpty, isEmptyWith } from "./empty.js";
 export { removeRedundancies, gist, isSubset, isSubsetOfUnion, isEqualSet, constraintImplied } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";

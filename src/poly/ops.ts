@@ -198,6 +198,10 @@ export function fixValues(s: BasicSet, values: Readonly<Record<string, number>>)
 
 /** Reorder/reclassify columns by name into the given params and dims (same names, same existentials). */
 /** `s`'s existentials renamed apart from the names of the new space, as `intersect` does. */
+export function existsApartOf(s: BasicSet, params: readonly string[], dims: readonly string[]): string[] {
+  return existsApart(s, params, dims);
+}
+
 function existsApart(s: BasicSet, params: readonly string[], dims: readonly string[]): string[] {
   const taken = new Set([...params, ...dims]);
   return s.exists.map((e) => {
