@@ -16,21 +16,18 @@ export interface ArrayDomainParam {
   readonly domain: BasicSet;
 }
 
-/** The first domain parameter of `fields` naming a temporary with a shape (one axis or more), or undefined. */
+/**
+ * The first domain parameter of `fields` naming a temporary with a shape (one axis or more), or
+ * undefined. Asked at every change of a kernel's domains or temporaries: domains take few
+ * parameters, so each is looked up (the first temporary of its name, as findTemporary) rather
+ * than the temporaries indexed (a big OKL kernel has a thousand).
+ */
 export function arrayDomainParam(fields: Pick<Kernel, "domains" | "temporaries">): ArrayDomainParam | undefined {
-  let arrays: Map<string, Temporary> | undefined;
-  const seen = new Set<string>();
-  // The first temporary of a name is the one lookups find (findTemporary).
-  for (const t of fields.temporaries) {
-    if (seen.has(t.name)) continue;
-    seen.add(t.name);
-    if (t.shape.length > 0) (arrays ??= new Map()).set(t.name, t);
-  }
-  if (arrays === undefined) return undefined;
+  if (fields.temporaries.length === 0) return undefined;
   for (const domain of fields.domains) {
     for (const param of domain.params) {
-      const temporary = arrays.get(param);
-      if (temporary !== undefined) return { param, temporary, domain };
+      const temporary = fields.temporaries.find((t) => t.name === param);
+      if (temporary !== undefined && temporary.shape.length > 0) return { param, temporary, domain };
     }
   }
   return undefined;
