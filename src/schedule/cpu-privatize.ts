@@ -5,7 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  exprEquals, insnExprs, insnWrites, mapExpr, mapInsnExprs, sub, substitute, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary,
+  assigneeName, exprEquals, insnExprs, insnWrites, mapExpr, mapInsnExprs, sub, substitute, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { domainParamsOf, workItemIndex } from "./cpu-params.js";
 import type { DeviceKernel, HwAxis } from "./types.js";
@@ -174,59 +174,71 @@ const MAX_INLINED_NODES = 200;
 export function inlineCrossing(k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, crossing: readonly Temporary[]): Kernel {
   if (crossing.length === 0) return k;
   const writers = new Map<string, Instruction[]>();
+  const wrote = (w: string, insn: Instruction): void => {
+    const ws = writers.get(w);
+    if (ws) ws.push(insn);
+    else writers.set(w, [insn]);
+  };
   for (const insn of k.instructions) {
-    for (const w of insnWrites(insn)) {
-      const ws = writers.get(w);
-      if (ws) ws.push(insn);
-      else writers.set(w, [insn]);
-    }
+    if (insn.kind === "assign") wrote(insn.lhs.kind === "var" ? insn.lhs.name : assigneeName(insn.lhs), insn);
+    else if (insn.kind === "block") for (const w of insnWrites(insn)) wrote(w, insn);
   }
   const params = new Set(k.domains.flatMap((d) => d.params));
   const values = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
   const temps = new Map(k.temporaries.map((t) => [t.name, t]));
   const phase = (insn: Instruction): number | undefined => { const ps = phaseOf.get(insn.id); return ps?.size === 1 ? [...ps][0] : undefined; };
-  const defs = new Map<string, { insn: Instruction; expr: Expr } | null>();
-  // The definition of `name` as an expression, or null where it has none of the kind above.
-  const defOf = (name: string, seen: ReadonlySet<string>): { insn: Instruction; expr: Expr } | null => {
-    if (defs.has(name)) return defs.get(name)!;
+  type Def = { readonly insn: Instruction; readonly expr: Expr; readonly size: number };
+  const defs = new Map<string, Def | null>();
+  // The definition of `name` as an expression of at most `budget` nodes (those it reads inlined), or
+  // null where it has none of the kind above. The budget bounds the recursion (each level spends at
+  // least one node), so a chain of thousands of temporaries costs a few hundred steps, not a deep walk;
+  // null is kept (also while `name` is being looked at: a cycle has no definition), so it may refuse
+  // what a larger budget would take: the temporary is then privatized, as before.
+  const defOf = (name: string, budget: number): Def | null => {
+    const hit = defs.get(name);
+    if (hit !== undefined) return hit !== null && hit.size <= budget ? hit : null;
     const t = temps.get(name);
-    const ws = writers.get(name) ?? [];
-    const d = ws[0];
-    let out: { insn: Instruction; expr: Expr } | null = null;
-    if (t && t.dtype !== undefined && t.shape.length === 0 && t.addressSpace === "private" && !params.has(name) && !seen.has(name) &&
-        ws.length === 1 && d!.kind === "assign" && d!.atomicity === "none" && d!.lhs.kind === "var" && phase(d!) !== undefined) {
-      const inner = new Map<string, Expr>();
-      let pure = true;
-      let nodes = 0;
-      for (const e of [d!.rhs, ...d!.predicates]) {
-        walkExpr(e, (n) => {
-          nodes++;
-          if (n.kind === "subscript" || n.kind === "linear" || n.kind === "reduce" || (n.kind === "call" && !PURE_CALLS.has(n.fn))) pure = false;
-          else if (n.kind === "var" && !d!.withinInames.includes(n.name) && !values.has(n.name) && !inner.has(n.name)) {
-            const sub = defOf(n.name, new Set([...seen, name]));
-            const before = sub !== null && (d!.dependsOn.includes(sub.insn.id) || phase(sub.insn)! < phase(d!)!);
-            if (sub === null || !before || !within(sub.insn, d!)) pure = false;
-            else inner.set(n.name, sub.expr);
+    const ws = writers.get(name);
+    const d = ws?.length === 1 ? ws[0]! : undefined;
+    defs.set(name, null);
+    if (budget <= 0 || !t || t.dtype === undefined || t.shape.length > 0 || t.addressSpace !== "private" || params.has(name) ||
+        d?.kind !== "assign" || d.atomicity !== "none" || d.lhs.kind !== "var" || phase(d) === undefined) return null;
+    const inner = new Map<string, Expr>();
+    let pure = true;
+    let size = 1;
+    for (const e of [d.rhs, ...d.predicates]) {
+      walkExpr(e, (n) => {
+        if (!pure) return;
+        size++;
+        if (n.kind === "subscript" || n.kind === "linear" || n.kind === "reduce" || (n.kind === "call" && !PURE_CALLS.has(n.fn))) pure = false;
+        else if (n.kind === "var" && !d.withinInames.includes(n.name) && !values.has(n.name) && !inner.has(n.name)) {
+          const sub = defOf(n.name, budget - size);
+          if (sub === null || !(d.dependsOn.includes(sub.insn.id) || phase(sub.insn)! < phase(d)!) || !within(sub.insn, d)) pure = false;
+          else {
+            inner.set(n.name, sub.expr);
+            size += sub.size;
           }
-        });
-      }
-      const expr: Expr = { kind: "cast", dtype: t.dtype, value: substitute(d!.rhs, inner) };
-      if (pure && nodes <= MAX_INLINED_NODES) out = { insn: d!, expr };
+        }
+      });
     }
+    if (!pure || size > budget) return null;
+    const out: Def = { insn: d, expr: { kind: "cast", dtype: t.dtype, value: substitute(d.rhs, inner) }, size };
     defs.set(name, out);
     return out;
   };
   const inline = new Map<string, Expr>();
   const readersOf = new Map<string, Instruction[]>();
-  // One walk: the instructions of this device kernel touching each crossing temporary.
-  const touching = new Map<string, Instruction[]>(crossing.map((t) => [t.name, []]));
+  // Most crossing values of big kernels are accumulators (many writers): done before any walk.
+  const defined = crossing.filter((t) => defOf(t.name, MAX_INLINED_NODES) !== null);
+  if (defined.length === 0) return k;
+  // One walk: the instructions of this device kernel touching each crossing temporary with a definition.
+  const touching = new Map<string, Instruction[]>(defined.map((t) => [t.name, []]));
   for (const r of k.instructions) {
     if (!phaseOf.has(r.id)) continue;
     for (const n of touchedNames(r)) touching.get(n)?.push(r);
   }
-  for (const t of crossing) {
-    const def = defOf(t.name, new Set());
-    if (def === null) continue;
+  for (const t of defined) {
+    const def = defOf(t.name, MAX_INLINED_NODES)!;
     const p = phase(def.insn)!;
     const readers = touching.get(t.name)!.filter((r) => r !== def.insn && [...phaseOf.get(r.id)!].some((q) => q !== p));
     const ok = readers.every((r) => r.kind === "assign" && [...phaseOf.get(r.id)!].every((q) => q > p) && within(def.insn, r));
