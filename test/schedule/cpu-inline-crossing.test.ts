@@ -64,4 +64,23 @@ describe("CPU lowering: values a barrier separates from their readers", () => {
       expect(() => generateCode(k, "c")).toThrow(crossing);
     });
   }
+
+  it("a chain of definitions is inlined within a node budget, and privatized past it (constant size), both as on the interpreter", async () => {
+    for (const len of [20, 150]) {
+      const chain = ["<int32> c0 = i {id=p0}", ...Array.from({ length: len }, (_, j) => `<int32> c${j + 1} = c${j} + ${j % 3} {id=p${j + 1}, dep=p${j}}`)];
+      const k = tag(makeKernel("{[g,i]: 0<=g<G and 0<=i<16}", [
+        ...chain,
+        `<int32> o = g*16 + c${len} % 16 {id=p, dep=p${len}}`,
+        "s[i] = a[o] {id=w, dep=p}",
+        "out[g*16 + i] = s[15 - i] + o {id=r, dep=w}",
+      ], ARGS), { g: "g.0", i: "l.0" });
+      const c = generateCode(k, "c").deviceCode;
+      // Short: recomputed (no per-work-item array); long: past the budget, one slot per work-item.
+      expect(/\bo\[/.test(c), `chain of ${len}`).toBe(len > 50);
+      const args = () => ({ a: Float32Array.from({ length: 32 }, (_, j) => j * 0.5), idx: new Int32Array(16), G: 2, n: 16, out: new Float32Array(32) });
+      const want = ((await run(k, args() as never, { backend: "interp" })) as Record<string, Float32Array>).out!;
+      const got = ((await run(k, args() as never, { backend: "js", checkBounds: false } as never)) as Record<string, Float32Array>).out!;
+      expect(Array.from(got)).toEqual(Array.from(want));
+    }
+  }, 60_000);
 });
