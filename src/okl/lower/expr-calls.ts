@@ -9,7 +9,7 @@ import { c, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Ctx } from "./bindings.js";
 import { expressionInlinable, inlineCall, type ExprLowerer } from "./inline.js";
-import { MATH } from "./tables.js";
+import { MATH, warpRefusal } from "./tables.js";
 import { clampOf, dotOf, lengthOf } from "./vectors.js";
 
 /** A call: @dim subscripts, loopy helpers, math functions, substitution rules and device functions (inlined). */
@@ -53,6 +53,8 @@ export function lowerCall(lw: ExprLowerer, e: A.Call, ctx: Ctx): Expr {
   if (lw.file.rule(name, (x, scope) => lw.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: args(lw, e, ctx) };
   const f = lw.file.functions.get(name);
   if (f) return ctx.stmtCall && !expressionInlinable(f) ? ctx.stmtCall(f, e, ctx) : inlineCall(lw, f, e, ctx);
+  const warp = warpRefusal(name);
+  if (warp) return lw.fail(warp, e.pos, "OKL subset");
   return lw.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);
 }
 

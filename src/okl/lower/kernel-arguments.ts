@@ -41,6 +41,10 @@ export abstract class ArgumentLowering extends KernelCore {
         unusable("pointers to pointers are not supported");
         continue;
       }
+      if (levels === 1 && spec.base.kind === "builtin" && spec.base.name === "void") {
+        this.voidPointer(d.name, scope, p.pos);
+        continue;
+      }
       const lookup = this.file.structs.resolve(spec);
       const record = levels === 1 && lookup && "reason" in lookup ? this.file.structs.recordFields(spec) : undefined;
       if (record) {
@@ -67,6 +71,21 @@ export abstract class ArgumentLowering extends KernelCore {
         this.args.push({ kind: "value", name: d.name, dtype });
       }
     }
+  }
+
+  /**
+   * A `void *` argument (libCEED's `ctx`): no element type, so the kernel can only pass it on or
+   * cast it. Unused (OCCA's users pass a context pointer every kernel of a family takes), it is
+   * left out of the kernel's arguments with a warning naming it: Loom's run() takes arguments by
+   * name, so no position needs keeping, and the host must not pass it. Naming it in the body
+   * (dereferencing, casting) is an OklError naming it and the line.
+   */
+  private voidPointer(name: string, scope: Scope, pos: A.Pos): void {
+    scope.set(name, {
+      kind: "absent",
+      reason: `argument "${name}" is a \`void *\`: Loom cannot read or cast an untyped pointer (declare it with its element type, e.g. \`const double *${name}\`, and pass that array)`,
+    });
+    this.file.warn(`kernel "${this.f.name}": argument "${name}" is a \`void *\` the kernel never uses; it is left out of the kernel's arguments (do not pass it to run())`, pos, "unused void * argument");
   }
 
   /**
