@@ -7,12 +7,18 @@
  * which refuse it here, for every target and the interpreter alike.
  */
 import type { BasicSet } from "../poly/index.js";
-import type { Kernel, Temporary } from "./kernel.js";
+
+/** What the check reads of a temporary (a `Temporary` of kernel.ts, which imports this module). */
+export interface NamedShape {
+  readonly name: string;
+  readonly shape: readonly unknown[];
+  readonly addressSpace: string;
+}
 
 /** A domain parameter that names a temporary array, with that domain. */
-export interface ArrayDomainParam {
+export interface ArrayDomainParam<T extends NamedShape = NamedShape> {
   readonly param: string;
-  readonly temporary: Temporary;
+  readonly temporary: T;
   readonly domain: BasicSet;
 }
 
@@ -22,7 +28,9 @@ export interface ArrayDomainParam {
  * parameters, so each is looked up (the first temporary of its name, as findTemporary) rather
  * than the temporaries indexed (a big OKL kernel has a thousand).
  */
-export function arrayDomainParam(fields: Pick<Kernel, "domains" | "temporaries">): ArrayDomainParam | undefined {
+export function arrayDomainParam<T extends NamedShape>(
+  fields: { readonly domains: readonly BasicSet[]; readonly temporaries: readonly T[] },
+): ArrayDomainParam<T> | undefined {
   if (fields.temporaries.length === 0) return undefined;
   for (const domain of fields.domains) {
     for (const param of domain.params) {
@@ -38,7 +46,7 @@ export function arrayDomainParamProblem(name: string, bad: ArrayDomainParam): st
   const loops = bad.domain.dims.map((x) => `"${x}"`).join(", ") || "(no iname)";
   const t = bad.temporary;
   const axes = t.shape.length === 1 ? "1 axis" : `${t.shape.length} axes`;
-  return `kernel "${name}": the domain of ${loops} takes parameter "${bad.param}", which names ${t.addressSpace ?? "auto"} temporary "${t.name}", ` +
+  return `kernel "${name}": the domain of ${loops} takes parameter "${bad.param}", which names ${t.addressSpace} temporary "${t.name}", ` +
     `an array (${axes}), not a scalar: a loop bound reads one number (generated code would read the array's address)`;
 }
 
