@@ -29,7 +29,7 @@ describe("fmin/fmax ignore a NaN operand on every backend, as C's do", () => {
     const [k] = parseOkl(SRC, { defines: { dfloat: "double", dlong: "int", p_blockSize: 8 } });
     await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 50 }), async (N, seed) => {
       const tau = seeded(N, seed).map((t, i) => (i % 3 === 0 ? 0 : t)), kk = seeded(N, seed + 1);
-      const want = Float64Array.from(tau, (t, i) => cmin(8 * 0.3 * Math.sqrt(t) * kk[i]!, (8 * 0.0708) / 3) + cmax(kk[i]! / t, -1));
+      const want = Float64Array.from(tau, (t, i) => cmin(8 * 0.3 * (Math.sqrt(t) * kk[i]!), (8 * 0.0708) / 3) + cmax(kk[i]! / t, -1));
       await expectSerialMeaning(k!, () => ({ N, mue: 0.3, TAU: Float64Array.from(tau), K: Float64Array.from(kk), SRC: new Float64Array(N) }), { SRC: want }, 1e-14);
       const js = (await run(k!, { N, mue: 0.3, TAU: Float64Array.from(tau), K: Float64Array.from(kk), SRC: new Float64Array(N) } as never, { backend: "js" } as never)) as { SRC: Float64Array };
       expect(Array.from(js.SRC)).toEqual(Array.from(want));

@@ -12,7 +12,7 @@ describe.runIf(corpusPresent)("docs/okl.md: OKL corpus table", () => {
   it("equals the output of scripts/okl-corpus-report.ts", () => {
     const readme = readFileSync(join(import.meta.dirname, "../../docs/okl.md"), "utf8");
     expect(tableIn(readme), "run: npx tsx scripts/okl-corpus-report.ts --write").toBe(corpusReport().table);
-  }, 120_000);
+  }, 600_000); // the whole corpus imported: a budget for a loaded machine, not a speed check
 
   it("--write replaces only the marked block", () => {
     const doc = "# T\n\ntext\n";
