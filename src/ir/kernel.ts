@@ -103,6 +103,21 @@ export interface OklKernelOptions {
    * host code can split C's bytes into those arrays and join them back (src/okl/struct-args.ts).
    */
   readonly structArgs?: readonly OklStructArg[];
+  /**
+   * Value arguments the host computes from the others before the launch (`run` fills them in;
+   * passing one is an ExecutionError): an @outer loop's trip count that is not affine in the value
+   * arguments (`eo < (entries + size - 1) / size`), so the domain stays affine in it and it sizes
+   * the grid as OCCA's host does (src/run/derived-args.ts).
+   */
+  readonly derivedArgs?: readonly OklDerivedArg[];
+}
+
+/** A value argument computed exactly (integers, C's truncating division) from the other value arguments. */
+export interface OklDerivedArg {
+  readonly name: string;
+  readonly expr: Expr;
+  /** What it is, for messages (`the trip count of @outer loop "eo" (line 2)`). */
+  readonly what: string;
 }
 
 /** C's layout (x86-64/aarch64 ABI: each scalar aligned to its size) of a struct passed as a pointer argument, split into field arrays. */

@@ -11,6 +11,7 @@ import {
   dtypeBits, dtypeKind, inferTypes, insnWrites, isFloat, isIntegral, isWideInt, withKernel,
   type ArrayArg, type Dtype, type Expr, type Kernel, type KernelArg, type Temporary, type TypedArray,
 } from "../ir/index.js";
+import { withDerivedArgs } from "./derived-args.js";
 
 /** An argument value as `run` accepts it. */
 export type ArgValue = TypedArray | number | bigint;
@@ -135,7 +136,7 @@ export function prepareArgs(
     }
   }
   const written = writtenNames(k);
-  args = withInferredParams(k, args);
+  args = withDerivedArgs(k, withInferredParams(k, args));
   const runtimeDtypes = new Map<string, Dtype>();
   const values = new Map<string, number | bigint>();
   for (const a of k.args) {

@@ -2,7 +2,7 @@
  * Lowering one OKL @kernel, its loops: @outer/@inner/@tile nests to inames and hardware axes,
  * regular loops to sequential inames, trip-count inames for steps other than 1, work-item ranges.
  */
-import { c, type Dtype, type Expr } from "../../ir/index.js";
+import { c, type Dtype, type Expr, type OklDerivedArg } from "../../ir/index.js";
 import { aff, affAdd, affScale, type Aff } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { constRange, isolateIterator, levelsBelow, someAst } from "./ast-queries.js";
@@ -13,6 +13,8 @@ import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 import { StatementLowering } from "./kernel-statements.js";
 
 export abstract class LoopLowering extends StatementLowering {
+  /** Trip counts the host computes (Kernel.oklOptions.derivedArgs), made value arguments after the kernel's own. */
+  protected readonly derivedArgs: OklDerivedArg[] = [];
 
   // ---- loops ----------------------------------------------------------------------------------
 
@@ -156,7 +158,10 @@ export abstract class LoopLowering extends StatementLowering {
     if (amountConst !== undefined && amountConst <= 0) this.fail(`loop "${h.name}": the step must be positive (the loop would not terminate)`, s.update?.pos ?? s.pos);
     // Start and step are kept signed (the iterator's value where the loop runs); the trip count compares in the iterator's type.
     const held: Dtype = h.dtype.endsWith("64") ? "int64" : "int32";
-    const step = amountConst !== undefined ? c(amountConst) : this.capture(this.ex.expr(upd.amount!, ctx), `${h.name}_step`, held, ctx, s.pos);
+    // An @outer level whose trip count reads only value arguments, in a nest that synchronizes: the
+    // host computes it (a derived value argument), so it sizes the grid as OCCA's host does.
+    const hostSized = this.nestSyncs && (okl?.kind === "outer" || (okl?.kind === "tile" && okl.outer?.kind === "outer")) && this.onlyValueArgs(h);
+    const step = amountConst !== undefined ? c(amountConst) : hostSized ? this.ex.expr(upd.amount!, ctx) : this.capture(this.ex.expr(upd.amount!, ctx), `${h.name}_step`, held, ctx, s.pos);
     const wide = (e: Expr): Expr => (h.dtype === "int32" ? e : { kind: "cast", dtype: h.dtype, value: e });
     const trip = (start: Expr, stride: Expr, base: string): string => {
       const name = this.fresh(base);
@@ -174,13 +179,23 @@ export abstract class LoopLowering extends StatementLowering {
           `(bounds affine in the arguments, like \`j < n\`, or constant are)`, s.pos);
       }
     };
+    const derived = (start: Expr, stride: Expr, base: string): string => {
+      const name = this.fresh(base);
+      const count = tripCount(start, h.end, stride, h.cmp);
+      this.valueArgs.add(name);
+      this.argKeys.set(name, [this.f.params.length + this.derivedArgs.length]);
+      this.args.push({ kind: "value", name, dtype: "int32" });
+      this.derivedArgs.push({ name, expr: count, what: `the trip count of @outer loop "${h.name}" (line ${s.pos.line})` });
+      return name;
+    };
     if (okl?.kind !== "tile") {
-      if (okl) sequential();
-      const start = this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);
-      const n = trip(start, step, `${h.name}_trip`);
+      if (okl && !hostSized) sequential();
+      const start = hostSized ? h.start : this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);
+      const n = hostSized ? derived(start, step, `${h.name}_trip`) : trip(start, step, `${h.name}_trip`);
       const t = this.fresh(h.name);
       this.addDomain([t], below(t, n));
-      this.boundTemps.set(t, [n]);
+      if (hostSized) this.tags[t] = { kind: "g", axis: okl!.axis ?? levelsBelow(s.body, "outer") };
+      else this.boundTemps.set(t, [n]);
       scope.set(h.name, { kind: "expr", expr: iterateValue(start, step, t, upd.increasing) });
       this.stmt(s.body, {
         ...ctx0, scope, within: [...ctx0.within, t], outer: ctx0.outer || okl?.kind === "outer",
@@ -202,11 +217,11 @@ export abstract class LoopLowering extends StatementLowering {
       rows.push({ aff: aff({ [to]: 1 }), eq: false }, ...cmpRows(b, h.cmp, h.end, s.pos, this.failAt));
       block = affToIr(b);
     } else {
-      if (okl.outer) sequential();
-      const start = this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);
-      const n = trip(start, c(size), `${h.name}_tiles`);
+      if (okl.outer && !hostSized) sequential();
+      const start = hostSized ? h.start : this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);
+      const n = hostSized ? derived(start, c(size), `${h.name}_tiles`) : trip(start, c(size), `${h.name}_tiles`);
       rows.push(...below(to, n));
-      bound.push(n);
+      if (!hostSized) bound.push(n);
       block = iterateValue(start, c(size), to, upd.increasing);
     }
     rows.push({ aff: aff({ [ti]: 1 }), eq: false });
@@ -221,7 +236,7 @@ export abstract class LoopLowering extends StatementLowering {
     this.addDomain([to, ti], rows);
     for (const i of [to, ti]) this.boundTemps.set(i, bound);
     const axes = tileAxes(s, okl);
-    if (okl.outer && affineBlock && (okl.outer.kind === "outer" || this.workItems(h))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
+    if (okl.outer && (affineBlock || hostSized) && (okl.outer.kind === "outer" || this.workItems(h))) this.tags[to] = { kind: okl.outer.kind === "outer" ? "g" : "l", axis: axes[0]! };
     if (okl.inner) this.tags[ti] = { kind: okl.inner.kind === "outer" ? "g" : "l", axis: axes[1]! };
     scope.set(h.name, { kind: "expr", expr: value });
     const anyInner = okl.outer?.kind === "inner" || okl.inner?.kind === "inner";
@@ -229,6 +244,26 @@ export abstract class LoopLowering extends StatementLowering {
       ...ctx0, scope, within: [...ctx0.within, to, ti], preds: [...ctx0.preds, ...guards], outer: true,
       inner: ctx0.inner || anyInner, seqLoop: ctx0.seqLoop || (!okl.outer && !okl.inner),
     });
+  }
+
+  /** Whether start, bound and step of `h` read only the kernel's value arguments and constants. */
+  protected onlyValueArgs(h: LoopHead): boolean {
+    const amount = h.update?.amount;
+    const exprs: Expr[] = [h.start, h.end, ...(amount === undefined ? [] : [this.ex.expr(amount, h.ctx)])];
+    let ok = true;
+    const walk = (e: Expr): void => {
+      if (!ok) return;
+      switch (e.kind) {
+        case "const": return;
+        case "var": ok = this.valueArgs.has(e.name); return;
+        case "neg": return walk(e.operand);
+        case "arith": walk(e.left); return walk(e.right);
+        case "cast": return walk(e.value);
+        default: ok = false;
+      }
+    };
+    for (const e of exprs) walk(e);
+    return ok;
   }
 
   /**

@@ -73,6 +73,7 @@ class OklKernelLowering extends LoopLowering {
         restrict: this.restrict,
         ...(this.maxInnerDims ? { maxInnerDims: this.maxInnerDims } : {}),
         ...(this.simdLength !== undefined ? { simdLength: this.simdLength } : {}),
+        ...(this.derivedArgs.length > 0 ? { derivedArgs: this.derivedArgs } : {}),
         ...(this.recordArgs.length > 0 ? { structArgs: this.recordArgs.map(({ made, fields, ...r }) => ({ ...r, fields: fields.map((f) => ({ ...f, argument: made.get(f.name) })) })) } : {}),
       },
     });

@@ -11,7 +11,7 @@
 import { LoomError } from "../../errors.js";
 import {
   DTYPES, kernelRecord, TARGET_NAMES, type BlockStmt, type DimTag, type Dtype, type Expr, type InameTag, type Instruction, type Kernel,
-  type KernelArg, type NoSync, type OklKernelOptions, type OklStructArg, type SubstitutionRule, type Temporary,
+  type KernelArg, type NoSync, type OklKernelOptions, type OklDerivedArg, type OklStructArg, type SubstitutionRule, type Temporary,
 } from "../../ir/index.js";
 import type { BasicSet, Constraint } from "../../poly/index.js";
 
@@ -168,7 +168,7 @@ const kernelCheck = obj<Kernel>({
   target: opt(oneOf(TARGET_NAMES)),
   inameSlabs: opt(record(pair)),
   deviceKernelNames: opt(oneOf(["loom", "occa"])),
-  oklOptions: opt(obj<OklKernelOptions>({ restrict: arr(str), maxInnerDims: opt(arr(int)), simdLength: opt(int), structArgs: opt(arr(structArg)) })),
+  oklOptions: opt(obj<OklKernelOptions>({ restrict: arr(str), maxInnerDims: opt(arr(int)), simdLength: opt(int), structArgs: opt(arr(structArg)), derivedArgs: opt(arr(obj<OklDerivedArg>({ name: str, expr, what: str }))) })),
 });
 
 /** `k` as a JSON value (plain objects, arrays, strings, finite numbers, booleans). */
