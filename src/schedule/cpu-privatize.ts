@@ -125,10 +125,46 @@ export function barrierCrossing(k: Kernel, phaseOf: ReadonlyMap<string, Readonly
       phasesOf.set(name, set);
     }
   }
-  return k.temporaries.filter((t) => {
+  const many = k.temporaries.filter((t) => {
     if (t.addressSpace === "local" || t.addressSpace === "global" || privatized.has(t.name)) return false;
     return (phasesOf.get(t.name)?.size ?? 0) > 1;
   });
+  return many.length === 0 ? many : many.filter((t) => !rewrittenEachPhase(k, t, phaseOf, byId));
+}
+
+/**
+ * Whether scalar `t` carries no value across a barrier although several phases touch it: every
+ * instruction of the phases that reads it (`int o;` in the `@outer` body, `o = …; use(o);` in each
+ * `@inner` loop) depends directly on an assignment `t = …` of the same phase that does not read `t`,
+ * within whose inames and under whose predicates it runs. On CPU targets a phase runs whole for one
+ * work-item before the next, so such a read sees that work-item's own write of this phase, never a
+ * value from before the barrier: one scalar serves every work-item. A loop bound reading `t` counts as
+ * a read with no such write.
+ */
+function rewrittenEachPhase(k: Kernel, t: Temporary, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, byId: ReadonlyMap<string, Instruction>): boolean {
+  if (t.shape.length > 0 || k.domains.some((d) => d.params.includes(t.name))) return false;
+  const onePhase = (insn: Instruction): number | undefined => { const ps = phaseOf.get(insn.id); return ps?.size === 1 ? [...ps][0] : undefined; };
+  const freshWrite = (w: Instruction): boolean =>
+    w.kind === "assign" && w.atomicity === "none" && w.lhs.kind === "var" && w.lhs.name === t.name &&
+    !w.predicates.some((p) => touchesExpr(p, t.name)) && !touchesExpr(w.rhs, t.name);
+  for (const id of phaseOf.keys()) {
+    const r = byId.get(id);
+    if (!r || !touches(r, t.name) || freshWrite(r)) continue;
+    const p = onePhase(r);
+    if (p === undefined) return false;
+    const covered = r.dependsOn.some((wid) => {
+      const w = byId.get(wid);
+      return w !== undefined && freshWrite(w) && onePhase(w) === p && within(w, r);
+    });
+    if (!covered) return false;
+  }
+  return true;
+}
+
+function touchesExpr(e: Expr, name: string): boolean {
+  let hit = false;
+  walkExpr(e, (n) => { hit ||= (n.kind === "var" && n.name === name) || ((n.kind === "subscript" || n.kind === "linear") && n.array === name); });
+  return hit;
 }
 
 /**

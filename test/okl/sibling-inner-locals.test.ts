@@ -90,4 +90,30 @@ describe("sibling @inner loops with same-named locals around a @shared halo (OCC
       }
     }), { numRuns: 4 });
   }, 120_000);
+
+  it("one `int o;` of the @outer body, assigned before its use in each @inner loop: no slot per work-item, the serial meaning on interp, c and openmp", async () => {
+    const [k2] = parseOkl(`
+@kernel void mirror(const int n, const int G, const float *in, float *out) {
+  for (int g = 0; g < G; ++g; @outer) {
+    @shared float s[${WG}];
+    int o;
+    for (int x = 0; x < n; ++x; @inner) { o = g*n + x; s[x] = in[o]; }
+    for (int x = 0; x < n; ++x; @inner) { o = g*n + n - 1 - x; out[o] = 2.0f * s[x] + o; }
+  }
+}`);
+    const c = generateCode(k2!, "c").deviceCode;
+    expect(c).not.toMatch(/\bo\s*\[/);
+    const n = 7;
+    const G = 3;
+    const input = Float32Array.from(seeded(n * G, 3));
+    const want = new Float32Array(n * G);
+    for (let g = 0; g < G; g++) for (let x = 0; x < n; x++) want[g * n + n - 1 - x] = Math.fround(2 * input[g * n + x]! + (g * n + n - 1 - x));
+    const args = () => ({ n, G, in: Float32Array.from(input), out: new Float32Array(n * G) });
+    await expectSerialMeaning(k2!, args, { out: want }, 1e-6, { checkBounds: false });
+    for (const backend of availableNative(["c"])) {
+      const { run } = await import("../../src/run/index.js");
+      const out = (await run(k2!, args() as never, { backend, checkBounds: false } as never)) as Record<string, Float32Array>;
+      expect(Array.from(out.out!), backend).toEqual(Array.from(want));
+    }
+  });
 });
