@@ -3,9 +3,9 @@
  * the context), then as the iname's tag asks: unrolled copies, a single `int const`, peeled slabs
  * or a plain `for` (with the target's unroll and parallel pragmas).
  */
-import { CodegenError } from "../../src/errors.js";
+import { CodegenError, LoomError } from "../../src/errors.js";
 import {
-  aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, factorOf, gist, intersect, isEmptyWith,
+  aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, factorOf, gist, intersect, isEmptyWith, isSubset,
   type Aff, type BasicSet, type Bound,
 } from "../../src/poly/index.js";
 import { preferUnitBounds, type ScheduleNode } from "../../src/schedule/index.js";
@@ -86,6 +86,13 @@ export class LoopLowering {
       ({ perInsn, keyed } = rangesOf(insns.map((i) => this.h.domainOf(i.withinInames))));
     }
     const body1 = (c: BasicSet) => this.guards.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
+    if (keyed.size > 1) keyed = dropContained(keyed, ctx);
+    if (keyed.size === 1 && perInsn.some((g) => g !== [...keyed.values()][0])) {
+      // One range contains every other: the union is that range; the other instructions guard themselves.
+      const g = [...keyed.values()][0]!;
+      const b = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
+      return this.emitRange(iname, b.lower, b.upper, known, ctx, body1);
+    }
     if (keyed.size === 1) {
       const g = perInsn[0]!;
       const b = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
@@ -283,4 +290,29 @@ function jsonKeys(o: Record<string, unknown>): string[] {
 /** `s` intersected with the context's constraints (same names aligned). */
 function intersectCtx(s: BasicSet, ctx: BasicSet): BasicSet {
   return intersect(s, ctx);
+}
+
+/**
+ * `keyed` without the ranges another one contains (within `ctx`): the hull of intervals is
+ * unchanged by dropping one inside another (its lower bound is not below, its upper not above,
+ * wherever it is not empty; where it is empty its instruction does not run, and guards itself).
+ */
+function dropContained(keyed: ReadonlyMap<string, BasicSet>, ctx: BasicSet): Map<string, BasicSet> {
+  const entries = [...keyed];
+  const inCtx = entries.map(([, g]) => intersect(g, factorOf(ctx, g.dims)));
+  const sub = (a: number, b: number): boolean => {
+    try {
+      return isSubset(inCtx[a]!, inCtx[b]!);
+    } catch (e) {
+      if (e instanceof LoomError) return false; // undecidable here (existentials): keep both
+      throw e;
+    }
+  };
+  const out = new Map<string, BasicSet>();
+  entries.forEach(([key, g], a) => {
+    // Of two equal ranges, the first stays.
+    const inside = entries.some((_, b) => b !== a && sub(a, b) && (b < a || !sub(b, a)));
+    if (!inside) out.set(key, g);
+  });
+  return out;
 }
