@@ -83,4 +83,24 @@ describe("CPU lowering: values a barrier separates from their readers", () => {
       expect(Array.from(got)).toEqual(Array.from(want));
     }
   }, 60_000);
+
+  it("a value rewritten after the barrier only under a condition its reader lacks still needs a slot per work-item", () => {
+    const k = tag(makeKernel(DOMAIN, [
+      "<int32> o = g*16 + i {id=p}",
+      "s[i] = a[o] {id=w, dep=p}",
+      "... lbarrier {id=b, dep=w}",
+      "o = g*16 + 15 - i {id=p2, dep=b, if=i < n - 1}",
+      "out[g*16 + i] = s[n - 1 - i] + o {id=r, dep=p2:w}",
+    ], ARGS), { g: "g.0", i: "l.0" });
+    expect(() => generateCode(k, "c")).toThrow(crossing);
+    // Without the condition, each phase writes it before reading it: one scalar serves every work-item.
+    const k2 = tag(makeKernel(DOMAIN, [
+      "<int32> o = g*16 + i {id=p}",
+      "s[i] = a[o] {id=w, dep=p}",
+      "... lbarrier {id=b, dep=w}",
+      "o = g*16 + 15 - i {id=p2, dep=b}",
+      "out[g*16 + i] = s[n - 1 - i] + o {id=r, dep=p2:w}",
+    ], ARGS), { g: "g.0", i: "l.0" });
+    expect(generateCode(k2, "c").deviceCode).not.toMatch(/\bo\[/);
+  });
 });
