@@ -151,6 +151,10 @@ export function fixParameterValues(k: Kernel, values: Readonly<Record<string, nu
     substitutions,
     args: k.args.filter((a) => !(a.kind === "value" && exprValues.has(a.name) && !stillRead.has(a.name))).map((a) => (a.kind === "array" ? fixLayout(a, intValues) : a)),
     temporaries: k.temporaries.map((t) => fixLayout(t, intValues)),
+    // Value arguments the host computes (an OKL trip count): from the fixed values too; one fixed itself is no longer computed.
+    ...(k.oklOptions?.derivedArgs && ids === undefined ? {
+      oklOptions: { ...k.oklOptions, derivedArgs: k.oklOptions.derivedArgs.filter((d) => !exprValues.has(d.name)).map((d) => ({ ...d, expr: substituteExpr(d.expr, intValues) })) },
+    } : {}),
   });
 }
 

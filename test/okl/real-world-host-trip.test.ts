@@ -12,6 +12,7 @@ import { parseOkl } from "../../src/okl/parse-okl.js";
 import { ExecutionError } from "../../src/errors.js";
 import { run } from "../../src/run/index.js";
 import { kernelFromJSON, kernelToJSON } from "../../src/tune/executor/kernel-json.js";
+import { fixParameters } from "../../transforms/parameters.js";
 import { availableNative } from "../run/native-helpers.js";
 import { seeded } from "./real-world-helpers.js";
 
@@ -99,6 +100,15 @@ describe("an @outer trip count the host computes", () => {
       await expect(run(k, { entries: 100, size: 0, list } as never, { backend } as never), backend).rejects.toThrow(/argument "eo_trip".*divides by zero \(size = 0\)/);
       expect(Array.from(list).every((x) => x === 1)).toBe(true);
     }
+  });
+
+  it("fixParameters of an argument it reads computes it from the fixed value", async () => {
+    const k = fixParameters(parseOkl(swapHalves)[0]!, { size: 50 });
+    expect(k.args.map((a) => a.name)).toEqual(["entries", "list", "eo_trip"]);
+    const list = seeded(192, 3);
+    const want = list.slice();
+    for (let eo = 0; eo < 3; eo++) for (let t = 0; t < 64; t++) want[eo * 64 + t] = list[eo * 64 + 63 - t]!;
+    await onEvery(k, () => ({ entries: 101, list: Float64Array.from(list) }), { list: want });
   });
 
   it("passing it is an ExecutionError saying it is computed", async () => {
