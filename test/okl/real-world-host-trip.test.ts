@@ -52,12 +52,12 @@ async function onEvery(k: ReturnType<typeof parseOkl>[number], args: () => Recor
   }
 }
 
-describe("an @outer trip count the host computes", () => {
+describe("an @outer bound or trip count the host computes", () => {
   it("is a value argument computed from the others, the loop a grid axis", () => {
     const k = parseOkl(swapHalves)[0]!;
-    expect(k.args.map((a) => a.name)).toEqual(["entries", "size", "list", "eo_trip"]);
+    expect(k.args.map((a) => a.name)).toEqual(["entries", "size", "list", "eo_end"]);
     expect(Object.values(k.inameTags).map((t) => t.kind).sort()).toEqual(["g", "l", "l"]);
-    expect(k.oklOptions?.derivedArgs?.map((d) => d.name)).toEqual(["eo_trip"]);
+    expect(k.oklOptions?.derivedArgs?.map((d) => d.name)).toEqual(["eo_end"]);
     // The tuner's job files keep it.
     expect(kernelFromJSON(kernelToJSON(k)).oklOptions?.derivedArgs).toEqual(k.oklOptions?.derivedArgs);
   });
@@ -72,6 +72,18 @@ describe("an @outer trip count the host computes", () => {
       for (let eo = 0; eo < blocks; eo++) for (let t = 0; t < 64; t++) want[eo * 64 + t] = list[eo * 64 + 63 - t]!;
       await onEvery(k, () => ({ entries, size, list: Float64Array.from(list) }), { list: want });
     }), { numRuns: 4, seed: 20 });
+  });
+
+  it("a @tile of two @outer levels over it: its check an affine row (arrays sized as the loop reaches), as the serial meaning", async () => {
+    const k = parseOkl(swapHalves.replace("++eo; @outer)", "++eo; @tile(4, @outer(1), @outer(0)))"))[0]!;
+    expect(Object.values(k.inameTags).map((t) => t.kind).sort()).toEqual(["g", "g", "l", "l"]);
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 700 }), fc.integer({ min: 1, max: 70 }), async (entries, size) => {
+      const blocks = Math.ceil(entries / size);
+      const list = seeded(blocks * 64, entries + 3 * size);
+      const want = list.slice();
+      for (let eo = 0; eo < blocks; eo++) for (let t = 0; t < 64; t++) want[eo * 64 + t] = list[eo * 64 + 63 - t]!;
+      await onEvery(k, () => ({ entries, size, list: Float64Array.from(list) }), { list: want });
+    }), { numRuns: 4, seed: 22 });
   });
 
   it("a product of arguments with a step read from an argument: element sums as the serial meaning", async () => {
@@ -97,14 +109,14 @@ describe("an @outer trip count the host computes", () => {
     for (const backend of backends) {
       const list = new Float64Array(128).fill(1);
       await expect(run(k, { entries: 100, size: 0, list } as never, { backend } as never), backend).rejects.toThrow(ExecutionError);
-      await expect(run(k, { entries: 100, size: 0, list } as never, { backend } as never), backend).rejects.toThrow(/argument "eo_trip".*divides by zero \(size = 0\)/);
+      await expect(run(k, { entries: 100, size: 0, list } as never, { backend } as never), backend).rejects.toThrow(/argument "eo_end".*divides by zero \(size = 0\)/);
       expect(Array.from(list).every((x) => x === 1)).toBe(true);
     }
   });
 
   it("fixParameters of an argument it reads computes it from the fixed value", async () => {
     const k = fixParameters(parseOkl(swapHalves)[0]!, { size: 50 });
-    expect(k.args.map((a) => a.name)).toEqual(["entries", "list", "eo_trip"]);
+    expect(k.args.map((a) => a.name)).toEqual(["entries", "list", "eo_end"]);
     const list = seeded(192, 3);
     const want = list.slice();
     for (let eo = 0; eo < 3; eo++) for (let t = 0; t < 64; t++) want[eo * 64 + t] = list[eo * 64 + 63 - t]!;
@@ -113,7 +125,7 @@ describe("an @outer trip count the host computes", () => {
 
   it("passing it is an ExecutionError saying it is computed", async () => {
     const k = parseOkl(swapHalves)[0]!;
-    await expect(run(k, { entries: 64, size: 64, eo_trip: 5, list: new Float64Array(128) } as never, { backend: "interp" } as never)).rejects.toThrow(/"eo_trip" is the trip count of @outer loop "eo".*do not pass it/);
+    await expect(run(k, { entries: 64, size: 64, eo_end: 5, list: new Float64Array(128) } as never, { backend: "interp" } as never)).rejects.toThrow(/"eo_end" is the bound of @outer loop "eo".*do not pass it/);
   });
 
   it("an @outer bound that reads memory still runs sequentially, refused in a nest with @shared memory", () => {

@@ -9,6 +9,7 @@ import { constRange, isolateIterator, levelsBelow, someAst } from "./ast-queries
 import { constValue, Scope, type Ctx } from "./bindings.js";
 import { affineRange, checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
 import { affineBound, affToIr, cmpRows } from "./loop-rows.js";
+import { exprToAff } from "./shapes.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 import { StatementLowering } from "./kernel-statements.js";
 
@@ -38,7 +39,7 @@ export abstract class LoopLowering extends StatementLowering {
 
   protected forLoop(s0: A.For, ctx: Ctx): void {
     const s = isolateIterator(s0);
-    const h = loopHead(s, ctx, this.ex);
+    let h = loopHead(s, ctx, this.ex);
     if (s.okl === undefined && h.constant && (h.step === undefined || this.mustUnroll(s, ctx))) {
       const values = unrollValues(h, s.pos, this.failAt);
       for (const v of values) {
@@ -50,7 +51,11 @@ export abstract class LoopLowering extends StatementLowering {
     }
     // A plain loop with another update (`s *= 2`) and bounds known only at run time: an ordinary C loop.
     if (s.okl === undefined && h.step === undefined && h.update === undefined) return this.opaque(s0, ctx);
-    if (this.needsTrip(h)) return this.tripLoop(s, h, ctx);
+    if (this.needsTrip(h)) {
+      const hosted = this.hostBounds(h);
+      if (!hosted) return this.tripLoop(s, h, ctx);
+      h = hosted;
+    }
     if (h.step === undefined) this.fail(`loop "${h.name}": the update must be ++, --, += c or -= c with a constant c (use a constant step, or bounds known at compile time)`, s.update?.pos ?? s.pos);
     const okl = s.okl;
     const scope = new Scope(ctx.scope);
@@ -138,8 +143,10 @@ export abstract class LoopLowering extends StatementLowering {
    * documented span semantics: blocks `start ± K*t` (affine rows when start and bound are), in-tile
    * `block ± step*u` over `0 <= u < K` guarded by `step*u < K`. Loop levels whose trip count is
    * computed on the device cannot be grid or work-group extents: such @outer and @inner levels run
-   * sequentially (refused in nests with @shared memory or barriers). Bounds affine in the arguments
-   * never come here: they size the launch.
+   * sequentially (refused in nests with @shared memory or barriers), except @outer levels there
+   * whose start, bound and step read only value arguments: the host computes them (hostBounds for a
+   * constant step, a trip-count value argument here for a step read from an argument), as OCCA's
+   * host computes launch sizes. Bounds affine in the arguments never come here: they size the launch.
    */
   protected tripLoop(s: A.For, h: LoopHead, ctx0: Ctx): void {
     const okl = s.okl;
@@ -158,9 +165,9 @@ export abstract class LoopLowering extends StatementLowering {
     if (amountConst !== undefined && amountConst <= 0) this.fail(`loop "${h.name}": the step must be positive (the loop would not terminate)`, s.update?.pos ?? s.pos);
     // Start and step are kept signed (the iterator's value where the loop runs); the trip count compares in the iterator's type.
     const held: Dtype = h.dtype.endsWith("64") ? "int64" : "int32";
-    // An @outer level whose trip count reads only value arguments, in a nest that synchronizes: the
-    // host computes it (a derived value argument), so it sizes the grid as OCCA's host does.
-    const hostSized = this.nestSyncs && (okl?.kind === "outer" || (okl?.kind === "tile" && okl.outer?.kind === "outer")) && this.onlyValueArgs(h);
+    // A host-sized @outer level with a step read from the arguments: its trip count is a value
+    // argument the host computes (a constant step never comes here: hostBounds).
+    const hostSized = this.hostSized(h);
     const step = amountConst !== undefined ? c(amountConst) : hostSized ? this.ex.expr(upd.amount!, ctx) : this.capture(this.ex.expr(upd.amount!, ctx), `${h.name}_step`, held, ctx, s.pos);
     const wide = (e: Expr): Expr => (h.dtype === "int32" ? e : { kind: "cast", dtype: h.dtype, value: e });
     const trip = (start: Expr, stride: Expr, base: string): string => {
@@ -179,15 +186,8 @@ export abstract class LoopLowering extends StatementLowering {
           `(bounds affine in the arguments, like \`j < n\`, or constant are)`, s.pos);
       }
     };
-    const derived = (start: Expr, stride: Expr, base: string): string => {
-      const name = this.fresh(base);
-      const count = tripCount(start, h.end, stride, h.cmp);
-      this.valueArgs.add(name);
-      this.argKeys.set(name, [this.f.params.length + this.derivedArgs.length]);
-      this.args.push({ kind: "value", name, dtype: "int32" });
-      this.derivedArgs.push({ name, expr: count, what: `the trip count of @outer loop "${h.name}" (line ${s.pos.line})` });
-      return name;
-    };
+    const derived = (start: Expr, stride: Expr, base: string): string =>
+      (this.derivedValue(tripCount(start, h.end, stride, h.cmp), base, `the trip count of @outer loop "${h.name}" (line ${s.pos.line})`, "int32") as { name: string }).name;
     if (okl?.kind !== "tile") {
       if (okl && !hostSized) sequential();
       const start = hostSized ? h.start : this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);
@@ -244,6 +244,38 @@ export abstract class LoopLowering extends StatementLowering {
       ...ctx0, scope, within: [...ctx0.within, to, ti], preds: [...ctx0.preds, ...guards], outer: true,
       inner: ctx0.inner || anyInner, seqLoop: ctx0.seqLoop || (!okl.outer && !okl.inner),
     });
+  }
+
+  /**
+   * Whether an @outer level (of a nest with @shared memory or barriers) is sized on the host: its
+   * start, bound and step read only value arguments and constants (OCCA's host computes the launch).
+   */
+  private hostSized(h: LoopHead): boolean {
+    const okl = h.s.okl;
+    return this.nestSyncs && (okl?.kind === "outer" || (okl?.kind === "tile" && okl.outer?.kind === "outer")) && this.onlyValueArgs(h);
+  }
+
+  /**
+   * `h` with a start or bound that is not affine but reads only value arguments (`eo < (entries +
+   * size - 1) / size`, `e < nx*ny`) replaced by a value argument the host computes exactly
+   * (`eo_end`, Kernel.oklOptions.derivedArgs), for a host-sized level with a constant step: the
+   * domain is affine in it, so the level sizes the grid and @tile's check is an affine row.
+   */
+  private hostBounds(h: LoopHead): LoopHead | undefined {
+    if (h.step === undefined || !this.hostSized(h)) return undefined;
+    const end = affineBound(h.end, h.cmp) ? h.end : this.derivedValue(h.end, `${h.name}_end`, `the bound of @outer loop "${h.name}" (line ${h.s.pos.line})`, h.dtype);
+    const start = h.startAff ? h.start : this.derivedValue(h.start, `${h.name}_start`, `the start of @outer loop "${h.name}" (line ${h.s.pos.line})`, h.dtype);
+    return { ...h, start, end, startAff: exprToAff(start) };
+  }
+
+  /** A value argument (after the kernel's own) that run() computes from the others as `e`. */
+  protected derivedValue(e: Expr, base: string, what: string, dtype: Dtype): Expr {
+    const name = this.fresh(base);
+    this.valueArgs.add(name);
+    this.argKeys.set(name, [this.f.params.length + this.derivedArgs.length]);
+    this.args.push({ kind: "value", name, dtype: dtype === "int64" || dtype === "uint64" ? "int64" : "int32" });
+    this.derivedArgs.push({ name, expr: e, what });
+    return { kind: "var", name };
   }
 
   /** Whether start, bound and step of `h` read only the kernel's value arguments and constants. */
