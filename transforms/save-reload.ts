@@ -14,7 +14,7 @@
 import { TransformError } from "../src/errors.js";
 import { addressSpaceOf } from "../src/analysis/index.js";
 import {
-  arith, boundToExpr, dependencyClosure, c, insnReads, insnWrites, iterationDomain, mapExpr, mapInsnExprs, v, withKernel,
+  arith, boundToExpr, dependencyClosure, c, insnReads, insnReadsWithBounds, insnWrites, iterationDomain, mapExpr, mapInsnExprs, v, withKernel,
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import { dimBounds } from "../src/poly/index.js";
@@ -34,7 +34,15 @@ function liveAcrossGlobalBarriers(k: Kernel): Map<string, Temporary> {
       const space = addressSpaceOf(k, t);
       if (space === "global" || out.has(t.name)) continue;
       const written = k.instructions.some((x) => before.has(x.id) && insnWrites(x).includes(t.name));
-      if (written && after.some((x) => insnReads(x).has(t.name))) out.set(t.name, { ...t, addressSpace: space });
+      const reader = written ? after.find((x) => insnReadsWithBounds(k, x).has(t.name)) : undefined;
+      if (reader === undefined) continue;
+      const bound = k.domains.find((d) => d.params.includes(t.name));
+      if (bound) {
+        throw new TransformError(`${WHO}: ${space} temporary "${t.name}" is read after global barrier "${g.id}" by instruction "${reader.id}" and bounds the loop over ` +
+          `${bound.dims.map((x) => `"${x}"`).join(", ")}: a loop bound reads a scalar, which a global save slot cannot replace; ` +
+          `compute "${t.name}" again after the barrier (a second instruction writing it, depending on "${g.id}")`);
+      }
+      out.set(t.name, { ...t, addressSpace: space });
     }
   }
   return out;

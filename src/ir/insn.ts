@@ -143,6 +143,22 @@ export function insnReads(insn: Instruction, out: Set<string> = new Set()): Set<
   return out;
 }
 
+/**
+ * `insnReads` plus the domain parameters of the loops `insn` runs in (its own and its reductions'):
+ * a scalar `t` of `[t] -> {[r]: 0 <= r < t}` is read, as a bound, by every instruction inside `r`.
+ * Checks of values that must reach their readers (across a global barrier) ask this, not `insnReads`.
+ */
+export function insnReadsWithBounds(
+  k: { readonly domains: readonly { readonly dims: readonly string[]; readonly params: readonly string[] }[] },
+  insn: Instruction, out: Set<string> = new Set(),
+): Set<string> {
+  insnReads(insn, out);
+  const loops = new Set(insn.withinInames);
+  if (insn.kind === "assign") reductionInames(insn.rhs, loops);
+  for (const d of k.domains) if (d.params.length > 0 && d.dims.some((x) => loops.has(x))) for (const p of d.params) out.add(p);
+  return out;
+}
+
 /** Default values for the common fields of an instruction. */
 export function insnDefaults(id: string): Omit<InsnBase, never> {
   return {

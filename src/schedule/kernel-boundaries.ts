@@ -13,7 +13,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  exprEquals, findArg, findTemporary, freeVariables, globMatch, insnReads, insnStores, insnWrites, assigneeName, walkExpr, WRITE_RACE_OK,
+  exprEquals, findArg, findTemporary, freeVariables, globMatch, insnReads, insnReadsWithBounds, insnStores, insnWrites, assigneeName, walkExpr, WRITE_RACE_OK,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { mayMeetAcross } from "./access-meet.js";
@@ -69,7 +69,7 @@ function checkValuesAcrossGlobalBarriers(s: Schedule, nodes: readonly ScheduleNo
   for (const x of k.instructions) {
     if (!kernelOf.has(x.id)) continue;
     for (const name of insnWrites(x)) note(writersOf, name, x);
-    for (const name of insnReads(x)) note(readersOf, name, x);
+    for (const name of insnReadsWithBounds(k, x)) note(readersOf, name, x);
   }
   for (const t of k.temporaries) {
     if (t.addressSpace !== "private" && t.addressSpace !== "local") continue;
@@ -85,11 +85,16 @@ function checkValuesAcrossGlobalBarriers(s: Schedule, nodes: readonly ScheduleNo
       const from = s.deviceKernels[kernelOf.get(earlier.id)!]!.name;
       const to = s.deviceKernels[d]!.name;
       const between = barriers.length > 0 ? ` across global barrier ${barriers.map((b) => `"${b}"`).join(", ")}` : "";
+      const bound = k.domains.find((dom) => dom.params.includes(t.name));
+      const asBound = bound && !insnReads(reader).has(t.name) ? ` (as a bound of the loop over ${bound.dims.map((x) => `"${x}"`).join(", ")})` : "";
       throw new ScheduleError(
-        `${t.addressSpace} temporary "${t.name}" is written by instruction "${earlier.id}" in device kernel "${from}" and read by instruction "${reader.id}" ` +
+        `${t.addressSpace} temporary "${t.name}" is written by instruction "${earlier.id}" in device kernel "${from}" and read by instruction "${reader.id}"${asBound} ` +
         `in device kernel "${to}"${between}, but ${t.addressSpace} memory does not survive a global barrier (every device kernel starts afresh, loopy's MissingDefinitionError); ` +
-        `call lp.saveAndReloadTemporaries(k) to keep it in a global array across the barrier, make "${t.name}" global (lp.setTemporaryAddressSpace), ` +
-        `or compute it again after the barrier`);
+        (bound
+          ? `"${t.name}" bounds a loop, and a loop bound reads a scalar, so it cannot be kept in a global array (lp.saveAndReloadTemporaries refuses it): ` +
+            `compute it again after the barrier (a second instruction writing "${t.name}" from global memory, depending on the barrier)`
+          : `call lp.saveAndReloadTemporaries(k) to keep it in a global array across the barrier, make "${t.name}" global (lp.setTemporaryAddressSpace), ` +
+            `or compute it again after the barrier`));
     }
   }
 }

@@ -1,0 +1,68 @@
+/**
+ * A scalar temporary that bounds a loop (`t` of `[t] -> {[r]: 0<=r<t}`) is read by every
+ * instruction inside that loop. Written before a global barrier and read as a bound after it, it
+ * is refused like any private value read across a global barrier (it read an undeclared `t` in
+ * OpenCL and C, threw a ReferenceError in js, and the interpreter SILENTLY counted 2 per item);
+ * computed again after the barrier, it runs with its serial meaning on every backend.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ScheduleError, TransformError } from "../../src/errors.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { run } from "../../src/run/index.js";
+import type { Kernel } from "../../src/ir/index.js";
+import { saveAndReloadTemporaries, tagInames } from "../../transforms/index.js";
+import { parityBackends } from "../transforms/every-backend.js";
+
+/**
+ * The issue's kernel: `t = cnt[item] + off`, a global barrier, `out[item] = sum(r, 1)` over
+ * `lo <= r < t` (`off`, `lo` value arguments: one compile per shape); `again` writes `t` again after the barrier.
+ */
+function kernel(local: number, again: boolean): Kernel {
+  const item = `${local}*b+n`;
+  const k = makeKernel([`{[b,n]: 0<=b<nb and 0<=n<${local}}`, "[t, lo] -> {[r]: lo<=r<t}"], [
+    `<int32> t = cnt[${item}] + off {id=wt, inames=b:n}`,
+    "... gbarrier {id=gb, dep=wt}",
+    ...(again ? [`t = cnt[${item}] + off {id=wt2, dep=gb, inames=b:n}`] : []),
+    `out[${item}] = sum(r, 1) {id=use, dep=${again ? "wt2" : "gb"}, inames=b:n}`,
+  ], [`cnt, out: int32[${local}*nb]`, "off, lo: int32", "..."]);
+  return tagInames(k, { b: "g.0", n: "l.0" });
+}
+
+/** The serial meaning: each item counts `lower <= r < cnt + off`. */
+const serial = (cnt: Int32Array, off: number, lower: number) => [...cnt].map((x) => Math.max(0, x + off - lower));
+
+const BACKENDS = parityBackends() as ("interp" | "js" | "c" | "openmp" | "opencl")[];
+
+describe("a domain parameter written before a global barrier and read as a bound after it", () => {
+  it("is refused on every backend, naming the temporary, the loop and the barrier (the issue's kernel)", async () => {
+    const cnt = Int32Array.from({ length: 16 }, (_, i) => i % 5);
+    for (const backend of BACKENDS) {
+      const p = run(kernel(8, false), { cnt, nb: 2, off: 0, lo: 0 }, { backend });
+      await expect(p, backend).rejects.toBeInstanceOf(ScheduleError);
+      await expect(run(kernel(8, false), { cnt, nb: 2, off: 0, lo: 0 }, { backend }), backend).rejects.toThrow(
+        /private temporary "t" is written by instruction "wt" .* read by instruction "\w+" \(as a bound of the loop over "r"\) .*across global barrier "gb".*compute it again after the barrier/);
+    }
+  });
+
+  it("is refused by saveAndReloadTemporaries, which cannot make a bound a global array", () => {
+    const k = kernel(8, false);
+    expect(() => saveAndReloadTemporaries(k)).toThrow(TransformError);
+    expect(() => saveAndReloadTemporaries(k)).toThrow(/"t" is read after global barrier "gb" by instruction "use" and bounds the loop over "r"/);
+  });
+
+  it("refuses every variant on every backend; computed again after the barrier, each gives its serial meaning", async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.constantFrom(4, 8), fc.integer({ min: -1, max: 2 }), fc.integer({ min: -1, max: 2 }), fc.integer({ min: 1, max: 3 }),
+      fc.integer({ min: 0, max: 1000 }),
+      async (local, off, lower, nb, seed) => {
+        const args = (cnt: Int32Array) => ({ cnt, nb, off, lo: lower });
+        const cnt = Int32Array.from({ length: local * nb }, (_, i) => (i * 7 + seed) % 6);
+        for (const backend of BACKENDS) {
+          await expect(run(kernel(local, false), args(cnt), { backend }), backend).rejects.toBeInstanceOf(ScheduleError);
+          const out = (await run(kernel(local, true), args(cnt), { backend })).out!;
+          expect([...out], `${backend} local=${local} off=${off} lower=${lower}`).toEqual(serial(cnt, off, lower));
+        }
+      }), { numRuns: 6 });
+  });
+});
