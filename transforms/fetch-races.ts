@@ -16,7 +16,7 @@ export function noSyncOf(k: Kernel, readers: readonly string[], writers: readonl
 
 /**
  * Write races of a fetch store into a shared (local or global) temporary: the store runs within a
- * parallel iname (l, ilp; g for global) that does not index the temporary and its value depends on
+ * parallel iname (l, ilp, ilp.seq, vec; g for global) that does not index the temporary and its value depends on
  * that iname, so work-items write different values to one cell. Redundant writes of one value (the
  * value does not use the iname) are no race, as in loopy (a warning there).
  */
@@ -27,8 +27,8 @@ export function checkStoreRace(k: Kernel, insnId: string, tempName: string, spac
   if (store.lhs.kind === "subscript") for (const e of store.lhs.indices) freeVariables(e, indexed);
   const value = freeVariables(store.rhs);
   for (const p of store.predicates) freeVariables(p, value);
-  // The lanes of an ilp or ilp.seq iname are parallel (loopy's ILP): the store may run for all
-  // lanes before a reader runs for any (it does when the reader sits in a reduction loop, which
+  // The lanes of an ilp, ilp.seq or vec iname are parallel (loopy's ILP; realizeIlp treats all
+  // three as lanes): the store may run for all lanes before a reader runs for any (it does when the reader sits in a reduction loop, which
   // nests outside the lanes), so one cell written within them is a race too, unless the
   // temporary is one work-item's own (a local one that no work-item shares, as no instruction
   // using it runs on work-items), which realizeIlp gives one copy per lane, as a private one.
@@ -36,7 +36,7 @@ export function checkStoreRace(k: Kernel, insnId: string, tempName: string, spac
     i.withinInames.some((n) => k.inameTags[n]?.kind === "l" || k.inameTags[n]?.kind === "l.auto"));
   const racing = store.withinInames.filter((o) => {
     const t = k.inameTags[o]?.kind;
-    const lanes = (t === "ilp" || t === "ilp.seq") && (space === "global" || onWorkItems);
+    const lanes = (t === "ilp" || t === "ilp.seq" || t === "vec") && (space === "global" || onWorkItems);
     const parallel = t === "l" || t === "l.auto" || lanes || (space === "global" && t === "g");
     return parallel && !indexed.has(o) && value.has(o);
   });

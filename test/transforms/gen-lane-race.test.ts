@@ -4,16 +4,17 @@
  * stencil1d, the moves a split of `i` by 3 with a vec inner part, then a prefetch of `a` into
  * local memory sweeping nothing: every vec lane stores its own `a[a_dim_0 + 3*i_outer + i_inner - 1]`
  * into the one shared `a_fetch[a_dim_0]`, a real race (the serial kernel fetches per lane). The
- * refusal is right; addPrefetch accepts it (its store-race check counts ilp lanes, not vec:
- * transforms/fetch-races.ts), and the generator, which only schedules the scheduled families,
- * let the scheduler's refusal escape. It now drops such a move and counts it.
+ * refusal is right; addPrefetch accepted it (its store-race check counted ilp lanes, not vec:
+ * transforms/fetch-races.ts; it now counts vec lanes too and refuses it itself), and the
+ * generator, which only schedules the scheduled families, let the scheduler's refusal escape.
+ * It now drops such a move and counts it.
  */
 import { describe, expect, it } from "vitest";
-import { LoomError } from "../../src/errors.js";
-import { scheduleForTarget } from "../../codegen/pipeline.js";
+import { TransformError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
+import { addPrefetch, splitIname } from "../../transforms/index.js";
 import { applyPipeline, toJSON } from "../../transforms/pipeline.js";
-import { GEN_STATS, buildPipeline, laneRace, type Move } from "./gen-kernels.js";
+import { GEN_STATS, buildPipeline, type Move } from "./gen-kernels.js";
 
 const source = () => makeKernel("{[i]: 1<=i<n-1}", "out[i] = a[i-1] - 2*a[i] + a[i+1]", ["a, out: float64[n]", "n: int32"], { name: "stencil1d" });
 const split: Move = { family: "split", pick: 953, factor: 3, tagOuter: false, tagInner: "vec", viaOpts: true, order: [123, 490] };
@@ -21,21 +22,15 @@ const prefetch: Move = { family: "prefetch", pick: 166, factor: 3, tagOuter: fal
 const RACE = /a_fetch.*(lanes are parallel and would race|write race across the iname\(s\) i_inner)/;
 
 describe("random-pipeline generator: vec lanes racing on a local fetch", () => {
-  it("the pipeline is refused, by addPrefetch or else by the scheduler on c and opencl, naming the race on a_fetch", () => {
+  it("addPrefetch itself refuses it: a TransformError naming the race on a_fetch across the vec lanes", () => {
     const steps = [{ op: "splitIname", args: ["i", 3, { innerTag: "vec" }] }, { op: "addPrefetch", args: ["a", { temporaryAddressSpace: "local" }] }];
-    let t;
-    try {
-      t = applyPipeline(source(), steps);
-    } catch (e) {
-      // Once addPrefetch counts vec lanes as ilp ones, the transform refuses it.
-      expect(e).toBeInstanceOf(LoomError);
-      expect(String((e as Error).message)).toMatch(RACE);
-      return;
-    }
-    for (const target of ["c", "opencl"] as const) {
-      expect(() => scheduleForTarget(t, target), target).toThrow(RACE);
-    }
-    expect(laneRace(t)).toMatch(RACE);
+    const split3 = splitIname(source(), "i", 3, { innerTag: "vec" });
+    expect(() => addPrefetch(split3, "a", { temporaryAddressSpace: "local" })).toThrow(TransformError);
+    expect(() => addPrefetch(split3, "a", { temporaryAddressSpace: "local" }))
+      .toThrow(/addPrefetch: temporary "a_fetch" cannot be made local because a write race across the iname\(s\) i_inner would emerge/);
+    expect(() => applyPipeline(source(), steps)).toThrow(RACE);
+    // Private storage (one copy per lane) is no race.
+    expect(addPrefetch(split3, "a", { temporaryAddressSpace: "private" }).temporaries.map((t) => t.name)).toEqual(["a_fetch"]);
   });
 
   it("buildPipeline drops the prefetch move and counts it as a refusal instead of throwing", () => {
