@@ -71,6 +71,13 @@ function touches(insn: Instruction, name: string): boolean {
 }
 
 function privatize(k: Kernel, t: Temporary, over: readonly string[]): Kernel {
+  const bound = k.domains.find((d) => d.params.includes(t.name));
+  if (bound !== undefined) {
+    const x = over[0]!;
+    throw new ScheduleError(`temporary "${t.name}" is written inside ilp iname "${x}" (tagged ${k.inameTags[x]!.kind}), whose lanes would each need a copy of it, ` +
+      `but it bounds the loop over ${bound.dims.map((d) => `"${d}"`).join(", ")} (a domain parameter), and a loop bound reads one scalar, not one copy per lane; ` +
+      `tag "${x}" unr or leave it a plain loop`);
+  }
   const ranges = over.map((x) => {
     const r = constRange(k, x);
     if (!r) throw new ScheduleError(`temporary "${t.name}" is written inside ilp iname "${x}", whose extent is not a compile-time constant; split it first`);
