@@ -86,8 +86,9 @@ export class LoopLowering {
       ({ perInsn, keyed } = rangesOf(insns.map((i) => this.h.domainOf(i.withinInames))));
     }
     const body1 = (c: BasicSet) => this.guards.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
-    if (keyed.size > 1) keyed = dropContained(keyed, ctx);
-    if (keyed.size === 1 && perInsn.some((g) => g !== [...keyed.values()][0])) {
+    const ranges = keyed.size;
+    if (ranges > 1) keyed = dropContained(keyed, ctx);
+    if (ranges > 1 && keyed.size === 1) {
       // One range contains every other: the union is that range; the other instructions guard themselves.
       const g = [...keyed.values()][0]!;
       const b = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));

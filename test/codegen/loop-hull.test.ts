@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { addDtypes, makeKernel, temporary } from "../../src/parse/index.js";
 import { tagInames } from "../../transforms/index.js";
+import { applyPipeline } from "../../transforms/pipeline.js";
 import { privateBoundsSource } from "../transforms/gen-families.js";
 import { tag } from "../schedule/schedule-kernels.js";
 
@@ -36,4 +37,12 @@ describe("a loop over contained ranges runs over the containing one", () => {
     }
   });
 
+  it("found by the random-pipeline law: instructions with one range in two objects keep the single-range route (an unrolled loop's constant trip count)", () => {
+    const k = makeKernel(["{[i,j]: 0<=i<n and 0<=j<4}"], ["<> t[j] = 2*x[j] + 1 {id=w}", "out[i] = sum(j, t[j]*a[i,j]) {id=r, dep=w}"],
+      ["a: float64[n,4]", "x: float64[4]", "out: float64[n]", "n: int32"], { name: "tempArray" });
+    const p = applyPipeline(k, [{ op: "splitIname", args: ["i", 1] }, { op: "tagInames", args: [{ i_outer: "g.0", i_inner: "l.0" }] },
+      { op: "splitIname", args: ["j", 4] }, { op: "tagInames", args: ["j_inner:unr"] }] as never);
+    expect(generateCode(p, "c").deviceCode).toMatch(/t\[4 \* j_outer \+ 3\] = /); // unrolled: four copies
+    for (const t of ["js", "opencl"] as const) expect(generateCode(p, t).deviceCode).toContain("j_outer");
+  });
 });
