@@ -143,20 +143,27 @@ export function insnReads(insn: Instruction, out: Set<string> = new Set()): Set<
   return out;
 }
 
+/** Domains as the bound helpers below read them (a `Kernel`'s `domains`). */
+type DomainsOf = { readonly domains: readonly { readonly dims: readonly string[]; readonly params: readonly string[] }[] };
+
 /**
- * `insnReads` plus the domain parameters of the loops `insn` runs in (its own and its reductions'):
+ * The domain parameters of the loops `insn` runs in (its own and its reductions'), added to `out`:
  * a scalar `t` of `[t] -> {[r]: 0 <= r < t}` is read, as a bound, by every instruction inside `r`.
- * Checks of values that must reach their readers (across a global barrier) ask this, not `insnReads`.
  */
-export function insnReadsWithBounds(
-  k: { readonly domains: readonly { readonly dims: readonly string[]; readonly params: readonly string[] }[] },
-  insn: Instruction, out: Set<string> = new Set(),
-): Set<string> {
-  insnReads(insn, out);
+export function insnBoundReads(k: DomainsOf, insn: Instruction, out: Set<string> = new Set()): Set<string> {
+  if (!k.domains.some((d) => d.params.length > 0)) return out;
   const loops = new Set(insn.withinInames);
   if (insn.kind === "assign") reductionInames(insn.rhs, loops);
   for (const d of k.domains) if (d.params.length > 0 && d.dims.some((x) => loops.has(x))) for (const p of d.params) out.add(p);
   return out;
+}
+
+/**
+ * `insnReads` plus `insnBoundReads`. Checks of values that must reach their readers (across a
+ * global barrier) ask this, not `insnReads`, so that a scalar bounding a loop counts as used there.
+ */
+export function insnReadsWithBounds(k: DomainsOf, insn: Instruction, out: Set<string> = new Set()): Set<string> {
+  return insnBoundReads(k, insn, insnReads(insn, out));
 }
 
 /** Default values for the common fields of an instruction. */

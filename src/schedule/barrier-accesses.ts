@@ -4,7 +4,7 @@
  * barrier-pending.ts for the accesses since the last barrier), and the dependency closure, walked
  * only for the instructions asked about.
  */
-import { blockAccesses, walkExpr, WRITE_RACE_OK, type Expr, type Instruction } from "../ir/index.js";
+import { blockAccesses, insnBoundReads, walkExpr, WRITE_RACE_OK, type Expr, type Instruction, type Kernel } from "../ir/index.js";
 
 /** One read or write of a synchronized variable by an instruction. */
 export interface Access {
@@ -180,8 +180,14 @@ export function canBeSource(deps: DependencyClosure, insn: Instruction): boolean
   return insn.groups.length > 0 || insn.conflictsWithGroups.length > 0 || deps.hasDependents(insn.id);
 }
 
-export function insnAccesses(insn: Instruction, synced: ReadonlySet<string>, source: boolean): Access[] {
+/**
+ * The accesses of synchronized variables by `insn`: what it reads and writes, and the scalars that
+ * bound the loops it runs in (a local `t` of `[t] -> {[r]: 0 <= r < t}` is read by every instruction
+ * inside `r`; written by another work-item, it needs a barrier before them as any read does).
+ */
+export function insnAccesses(insn: Instruction, synced: ReadonlySet<string>, source: boolean, k?: Pick<Kernel, "domains">): Access[] {
   const out: Access[] = [];
+  if (k !== undefined) for (const name of insnBoundReads(k, insn)) if (synced.has(name)) out.push({ insn, name, write: false, indices: [], source });
   const reads = (e: Expr) =>
     walkExpr(e, (n) => {
       if (n.kind === "var" && synced.has(n.name)) out.push({ insn, name: n.name, write: false, indices: [], source });

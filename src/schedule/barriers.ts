@@ -90,7 +90,7 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   const deps = new DependencyClosure(insns);
   const written = new Set<string>();
   for (const insn of k.instructions) {
-    const list = insnAccesses(insn, synced, canBeSource(deps, insn));
+    const list = insnAccesses(insn, synced, canBeSource(deps, insn), k);
     for (const a of list) if (a.write) written.add(a.name);
     accesses.set(insn.id, list);
   }

@@ -3,12 +3,15 @@
  * instruction inside that loop. Written before a global barrier and read as a bound after it, it
  * is refused like any private value read across a global barrier (it read an undeclared `t` in
  * OpenCL and C, threw a ReferenceError in js, and the interpreter SILENTLY counted 2 per item);
- * computed again after the barrier, it runs with its serial meaning on every backend.
+ * computed again after the barrier, it runs with its serial meaning on every backend. The same
+ * read counts for local barriers: a local scalar one work-item writes and all read as a bound
+ * needs a barrier between (none was placed: the interpreter reported the race, OpenCL raced).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ScheduleError, TransformError } from "../../src/errors.js";
-import { makeKernel } from "../../src/parse/index.js";
+import { generateCode } from "../../codegen/index.js";
+import { makeKernel, temporary } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { saveAndReloadTemporaries, tagInames } from "../../transforms/index.js";
@@ -64,5 +67,30 @@ describe("a domain parameter written before a global barrier and read as a bound
           expect([...out], `${backend} local=${local} off=${off} lower=${lower}`).toEqual(serial(cnt, off, lower));
         }
       }), { numRuns: 6 });
+  });
+});
+
+/** `t` local, written by work-item 0 of each group, bounds every work-item's loop over `r`. */
+const localBound = (): Kernel => tagInames(makeKernel(["{[b,n]: 0<=b<nb and 0<=n<8}", "[t] -> {[r]: 0<=r<t}"], [
+  "t = cnt[b] + off {id=wt, inames=b:n, if=n == 0}",
+  "out[8*b+n] = sum(r, n + 0*r) {id=use, dep=wt, inames=b:n}",
+], [temporary("t", "int32", [], "local"), "cnt: int32[nb]", "out: int32[8*nb]", "off: int32", "..."]), { b: "g.0", n: "l.0" });
+
+describe("a local scalar bounding a loop, written by one work-item", () => {
+  it("gets a local barrier between the write and the loop, and its serial meaning on every backend", async () => {
+    const code = generateCode(localBound(), "opencl").deviceCode;
+    const write = code.indexOf(" t = ");
+    const barrier = code.indexOf("barrier(CLK_LOCAL_MEM_FENCE)");
+    const loop = code.indexOf("for (int r = 0; r <= t - 1;");
+    expect(write >= 0 && barrier > write && loop > barrier, code).toBe(true);
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.integer({ min: -1, max: 2 }), fc.integer({ min: 0, max: 1000 }), async (nb, off, seed) => {
+      const cnt = Int32Array.from({ length: nb }, (_, b) => (b * 5 + seed) % 4);
+      const want = Array.from({ length: 8 * nb }, (_, x) => Math.max(0, cnt[Math.floor(x / 8)]! + off) * (x % 8));
+      // checkBounds: false as in cpu-domain-params.test.ts: the native bounds proof cannot bound `r`
+      // by a temporary (on CPU, acc_r gets a slot per work-item across the barrier, indexed inside `r`).
+      for (const backend of BACKENDS) {
+        expect([...(await run(localBound(), { cnt, nb, off }, { backend, checkBounds: false })).out!], backend).toEqual(want);
+      }
+    }), { numRuns: 4 });
   });
 });
