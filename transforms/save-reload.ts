@@ -10,44 +10,49 @@
  *
  * Where loopy saves and reloads around the barrier, Loom stores the value in global memory from
  * the start: the same meaning, one array, no copies; the cost is global traffic for its accesses.
+ * A scalar that bounds a loop (`t` of `[t] -> {[r]: 0 <= r < t}`) stays a scalar, since a bound
+ * reads one: it is saved into a global `t_save[slot]` after each writer and reloaded after the barrier.
  */
 import { TransformError } from "../src/errors.js";
 import { addressSpaceOf } from "../src/analysis/index.js";
 import {
-  arith, boundToExpr, dependencyClosure, c, insnReads, insnReadsWithBounds, insnWrites, iterationDomain, mapExpr, mapInsnExprs, v, withKernel,
-  type Expr, type Instruction, type Kernel, type Temporary,
+  allInames, arith, boundToExpr, dependencyClosure, c, insnDefaults, insnReads, insnReadsWithBounds, insnWrites, iterationDomain, mapExpr, mapInsnExprs,
+  sub, uniqueName, v, withKernel,
+  type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import { dimBounds } from "../src/poly/index.js";
 import { checkKernel } from "./common.js";
 
 const WHO = "saveAndReloadTemporaries";
 
-/** The private and local temporaries some instruction before a global barrier writes and one after it reads. */
-function liveAcrossGlobalBarriers(k: Kernel): Map<string, Temporary> {
+/**
+ * The private and local temporaries some instruction before a global barrier writes and one after
+ * it reads (`values`), and among them the scalars that bound a loop, with the barriers they live
+ * across (`bounds`: a bound reads a scalar, so those are saved and reloaded, not moved).
+ */
+function liveAcrossGlobalBarriers(k: Kernel): { values: Map<string, Temporary>; bounds: Map<string, { t: Temporary; barriers: string[] }> } {
   const deps = dependencyClosure(k.instructions);
-  const out = new Map<string, Temporary>();
+  const values = new Map<string, Temporary>();
+  const bounds = new Map<string, { t: Temporary; barriers: string[] }>();
+  const params = new Set(k.domains.flatMap((d) => d.params));
   for (const g of k.instructions) {
     if (g.kind !== "barrier" || g.scope !== "global") continue;
     const before = deps.get(g.id)!;
     const after = k.instructions.filter((x) => deps.get(x.id)!.has(g.id));
     for (const t of k.temporaries) {
       const space = addressSpaceOf(k, t);
-      if (space === "global" || out.has(t.name)) continue;
+      if (space === "global" || (values.has(t.name) && !params.has(t.name))) continue;
       const written = k.instructions.some((x) => before.has(x.id) && insnWrites(x).includes(t.name));
-      const reader = written ? after.find((x) => insnReadsWithBounds(k, x).has(t.name)) : undefined;
-      if (reader === undefined) continue;
-      const bound = k.domains.find((d) => d.params.includes(t.name));
-      if (bound) {
-        throw new TransformError(`${WHO}: ${space} temporary "${t.name}" is read after global barrier "${g.id}" by instruction "${reader.id}" and bounds the loop over ` +
-          `${bound.dims.map((x) => `"${x}"`).join(", ")}: a loop bound reads a scalar, which a global save slot cannot replace; ` +
-          `compute "${t.name}" again after the barrier (a second instruction writing it, depending on "${g.id}")`);
+      if (!written || !after.some((x) => insnReadsWithBounds(k, x).has(t.name))) continue;
+      if (!values.has(t.name)) values.set(t.name, { ...t, addressSpace: space });
+      if (params.has(t.name)) {
+        const b = bounds.get(t.name) ?? { t: values.get(t.name)!, barriers: [] };
+        bounds.set(t.name, { t: b.t, barriers: [...b.barriers, g.id] });
       }
-      out.set(t.name, { ...t, addressSpace: space });
     }
   }
-  return out;
+  return { values, bounds };
 }
-
 
 /** `[lower, extent]` of hardware iname `h` as expressions of the parameters. */
 function rangeOf(k: Kernel, h: string, t: string): [Expr, Expr] {
@@ -94,12 +99,20 @@ function prefixAccesses(e: Expr, name: string, prefix: readonly Expr[]): Expr {
  */
 export function saveAndReloadTemporaries(k: Kernel): Kernel {
   checkKernel(k, WHO);
-  const live = liveAcrossGlobalBarriers(k);
+  const { values: live, bounds } = liveAcrossGlobalBarriers(k);
   if (live.size === 0) return k;
   let instructions = [...k.instructions];
+  const saves: Temporary[] = [];
   const temporaries = k.temporaries.map((t0): Temporary => {
     const t = live.get(t0.name);
     if (!t) return t0;
+    const bound = bounds.get(t.name);
+    if (bound) {
+      const r = saveAndReloadBound(withKernel(k, { instructions }), t, bound.barriers);
+      instructions = r.instructions;
+      saves.push(r.save);
+      return t0;
+    }
     if (t.dimTags !== undefined) throw new TransformError(`${WHO}: "${t.name}" has array-axis tags; a save slot adds axes in front of its own: remove the tags first`);
     const users = instructions.filter((x) => insnReads(x).has(t.name) || insnWrites(x).includes(t.name));
     if (users.some((x) => x.kind === "block")) throw new TransformError(`${WHO}: "${t.name}" is used inside a block (OKL code), whose accesses a save slot cannot prefix`);
@@ -112,5 +125,55 @@ export function saveAndReloadTemporaries(k: Kernel): Kernel {
     });
     return { ...t, addressSpace: "global", shape: [...ranges.map((r) => r[1]), ...t.shape] };
   });
-  return withKernel(k, { instructions, temporaries });
+  return withKernel(k, { instructions, temporaries: [...temporaries, ...saves] });
+}
+
+/**
+ * A scalar `t` that bounds a loop, saved and reloaded as loopy does: each writer before the
+ * barriers is followed by `t_save[slot] = t`, which the barriers wait for, and after each barrier
+ * `t = t_save[slot]` runs in the writers' hardware loops before the readers (a loop bound reads a
+ * scalar: the readers keep reading `t`).
+ */
+function saveAndReloadBound(k: Kernel, t: Temporary, barriers: readonly string[]): { instructions: Instruction[]; save: Temporary } {
+  const users = k.instructions.filter((x) => insnReadsWithBounds(k, x).has(t.name) || insnWrites(x).includes(t.name));
+  if (users.some((x) => x.kind === "block")) throw new TransformError(`${WHO}: "${t.name}" is used inside a block (OKL code), whose accesses a save slot cannot follow`);
+  const inames = slotInames(k, t, users);
+  const ranges = inames.map((h) => rangeOf(k, h, t.name));
+  const slot = inames.map((h, x) => arith("-", v(h), ranges[x]![0]));
+  const taken = new Set([...k.temporaries.map((x) => x.name), ...k.args.map((a) => a.name), ...allInames(k), ...k.domains.flatMap((d) => d.params)]);
+  const saveName = uniqueName(`${t.name}_save`, taken);
+  const ids = new Set(k.instructions.map((x) => x.id));
+  const newId = (base: string) => {
+    const id = uniqueName(base, ids);
+    ids.add(id);
+    return id;
+  };
+  const deps = dependencyClosure(k.instructions);
+  const assign = (id: string, lhs: Expr, rhs: Expr, withinInames: readonly string[], dependsOn: readonly string[]): Assignment =>
+    Object.assign(insnDefaults(id), { kind: "assign" as const, lhs, rhs, withinInames: [...withinInames].sort(), dependsOn: [...dependsOn], atomicity: "none" as const });
+  const writers = users.filter((x) => insnWrites(x).includes(t.name));
+  const saveOf = new Map(writers.map((w) => [w.id, assign(newId(`${w.id}_save`), sub(saveName, ...slot), v(t.name), w.withinInames, [w.id])]));
+  const reloadOf = new Map(barriers.map((g) => [g, assign(newId(`${t.name}_reload`), v(t.name), sub(saveName, ...slot), inames, [g])]));
+  const out: Instruction[] = [];
+  for (const x of k.instructions) {
+    const before = deps.get(x.id)!;
+    let y = x;
+    // A barrier waits for the saves of the writers it waits for.
+    if (barriers.includes(x.id)) {
+      const more = writers.filter((w) => before.has(w.id)).map((w) => saveOf.get(w.id)!.id);
+      y = { ...y, dependsOn: [...y.dependsOn, ...more] };
+    }
+    // A user after a barrier comes after the value reloaded there (a writer too: its value is the newer).
+    if (users.includes(x)) {
+      const more = barriers.filter((g) => before.has(g)).map((g) => reloadOf.get(g)!.id);
+      if (more.length > 0) y = { ...y, dependsOn: [...y.dependsOn, ...more] };
+    }
+    out.push(y);
+    const save = saveOf.get(x.id);
+    if (save) out.push(save);
+    const reload = reloadOf.get(x.id);
+    if (reload) out.push(reload);
+  }
+  const save: Temporary = { name: saveName, dtype: t.dtype, shape: ranges.map((r) => r[1]), addressSpace: "global", order: "C", dimTags: undefined };
+  return { instructions: out, save };
 }

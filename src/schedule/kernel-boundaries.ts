@@ -91,8 +91,8 @@ function checkValuesAcrossGlobalBarriers(s: Schedule, nodes: readonly ScheduleNo
         `${t.addressSpace} temporary "${t.name}" is written by instruction "${earlier.id}" in device kernel "${from}" and read by instruction "${reader.id}"${asBound} ` +
         `in device kernel "${to}"${between}, but ${t.addressSpace} memory does not survive a global barrier (every device kernel starts afresh, loopy's MissingDefinitionError); ` +
         (bound
-          ? `"${t.name}" bounds a loop, and a loop bound reads a scalar, so it cannot be kept in a global array (lp.saveAndReloadTemporaries refuses it): ` +
-            `compute it again after the barrier (a second instruction writing "${t.name}" from global memory, depending on the barrier)`
+          ? `call lp.saveAndReloadTemporaries(k) to save it in a global array and reload it after the barrier (it bounds a loop, so it stays a scalar), ` +
+            `or compute it again after the barrier (a second instruction writing "${t.name}", depending on the barrier)`
           : `call lp.saveAndReloadTemporaries(k) to keep it in a global array across the barrier, make "${t.name}" global (lp.setTemporaryAddressSpace), ` +
             `or compute it again after the barrier`));
     }
