@@ -8,10 +8,13 @@ import { totalmem } from "node:os";
 import { ExecutionError } from "../errors.js";
 import {
   allocArray, arrayMatchesDtype, axisStrides, dtypesForArray, effectiveDimTags, exprToString,
-  dtypeBits, dtypeKind, inferTypes, insnWrites, isFloat, isIntegral, isWideInt, withKernel,
-  type ArrayArg, type Dtype, type Expr, type Kernel, type KernelArg, type Temporary, type TypedArray,
+  dtypeBits, dtypeKind, inferTypes, insnWrites, isIntegral, isWideInt, withKernel,
+  type ArrayArg, type Dtype, type Kernel, type KernelArg, type Temporary, type TypedArray,
 } from "../ir/index.js";
 import { withDerivedArgs } from "./derived-args.js";
+import { evalSizeExpr } from "./size-expr.js";
+
+export { evalSizeExpr };
 
 /** An argument value as `run` accepts it. */
 export type ArgValue = TypedArray | number | bigint;
@@ -246,49 +249,6 @@ export function layoutOf(a: ArrayArg | Temporary, params: ReadonlyMap<string, nu
  */
 export function arrayLayout(a: ArrayArg | Temporary, params: Readonly<Record<string, number>>): { extents: number[]; strides: number[]; size: number } | undefined {
   return layoutOf(a, new Map(Object.entries(params)));
-}
-
-/**
- * Evaluate a shape or stride expression with the parameter values (integer arithmetic).
- * `evalSizeExpr(parseExpr("n*2 + 1"), new Map([["n", 4]]), "shape")` is 9. The interpreter
- * computes hardware-axis sizes and host-loop bounds with compiled code of the same meaning
- * (`exactIndexCode`, compile-expr.ts); test/run/exact-axes.test.ts checks the two agree.
- */
-export function evalSizeExpr(e: Expr, params: ReadonlyMap<string, number>, what: string): number {
-  const go = (n: Expr): number => {
-    switch (n.kind) {
-      case "const": return n.value;
-      case "var": {
-        const v = params.get(n.name);
-        if (v === undefined) throw new ExecutionError(`${what} uses "${n.name}", which is not a value argument that was passed`);
-        return v;
-      }
-      case "neg": return -go(n.operand);
-      case "arith": {
-        const a = go(n.left);
-        const b = go(n.right);
-        switch (n.op) {
-          case "+": return a + b;
-          case "-": return a - b;
-          case "*": return a * b;
-          case "/": return Number.isInteger(a) && Number.isInteger(b) ? Math.trunc(a / b) : a / b;
-          case "//": return Math.floor(a / b);
-          case "%": return ((a % b) + b) % b;
-          case "**": return a ** b;
-        }
-        break;
-      }
-      case "call":
-        if ((n.fn === "min" || n.fn === "max") && n.args.length > 0) return Math[n.fn](...n.args.map(go));
-        break;
-      case "cast":
-        return isFloat(n.dtype) ? go(n.value) : Math.trunc(go(n.value));
-      default:
-        break;
-    }
-    throw new ExecutionError(`${what}: cannot evaluate ${exprToString(n)} before the run`);
-  };
-  return go(e);
 }
 
 /**

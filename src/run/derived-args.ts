@@ -2,7 +2,7 @@
  * Value arguments the host computes before the launch (`Kernel.oklOptions.derivedArgs`): an OKL
  * @outer loop's trip count that is not affine in the value arguments (`(entries + size - 1) / size`)
  * is a value argument of its own, so the domain stays affine in it and it sizes the grid, as OCCA's
- * host computes launch sizes. Computed exactly (no int32 wrap-around; C's truncating division);
+ * host computes launch sizes. Computed exactly by evalSizeExpr (no int32 wrap-around);
  * a division by zero or a value the expression cannot be evaluated from is an ExecutionError
  * naming it, never a launch of a wrong size.
  *
@@ -10,6 +10,7 @@
  */
 import { ExecutionError } from "../errors.js";
 import { exprToString, type Expr, type Kernel } from "../ir/index.js";
+import { evalSizeExpr } from "./size-expr.js";
 
 /** A run's arguments by name (args.ts's ArgValue: typed arrays, numbers, bigints). */
 type ArgValue = unknown;
@@ -28,43 +29,15 @@ export function withDerivedArgs<T>(k: Kernel, args: Readonly<Record<string, T>>)
   return out;
 }
 
-/** The exact integer value of `e` over the value arguments `args`; an ExecutionError where it has none. */
+/**
+ * The exact integer value of `e` over the value arguments `args` (evalSizeExpr's meaning: the IR's
+ * integer `/`, `//`, `%`); an ExecutionError where it has none: an argument not passed as a number,
+ * a division by zero, a value past 2^53.
+ */
 export function evalDerived(e: Expr, args: Readonly<Record<string, ArgValue>>, what: string): number {
-  const go = (n: Expr): number => {
-    switch (n.kind) {
-      case "const": return n.value;
-      case "var": {
-        const v = args[n.name];
-        if (typeof v !== "number" && typeof v !== "bigint") throw new ExecutionError(`${what} reads "${n.name}", which was not passed as a number`);
-        return Number(v);
-      }
-      case "neg": return -go(n.operand);
-      case "cast": return go(n.value);
-      case "if": return go(n.cond) !== 0 ? go(n.then) : go(n.else);
-      case "compare": {
-        const a = go(n.left), b = go(n.right);
-        const r = n.op === "<" ? a < b : n.op === "<=" ? a <= b : n.op === ">" ? a > b : n.op === ">=" ? a >= b : n.op === "==" ? a === b : a !== b;
-        return r ? 1 : 0;
-      }
-      case "arith": {
-        const a = go(n.left), b = go(n.right);
-        if ((n.op === "/" || n.op === "%" || n.op === "//") && b === 0) throw new ExecutionError(`${what} divides by zero (${exprToString(n.right)} = 0)`);
-        switch (n.op) {
-          case "+": return a + b;
-          case "-": return a - b;
-          case "*": return a * b;
-          case "/": return Math.trunc(a / b);
-          case "//": return Math.floor(a / b);
-          case "%": return a % b;
-          default: break;
-        }
-        break;
-      }
-      default: break;
-    }
-    throw new ExecutionError(`${what}: cannot evaluate ${exprToString(n)} before the launch`);
-  };
-  const v = go(e);
+  const params = new Map<string, number>();
+  for (const [name, v] of Object.entries(args)) if (typeof v === "number" || typeof v === "bigint") params.set(name, Number(v));
+  const v = evalSizeExpr(e, params, what);
   if (!Number.isSafeInteger(v)) throw new ExecutionError(`${what} is ${v}, not an integer computed exactly (past 2^53)`);
   return v;
 }

@@ -8,27 +8,17 @@
  */
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
-import { addDtypes, makeKernel, temporary } from "../../src/parse/index.js";
+import { makeKernel } from "../../src/parse/index.js";
 import { tagInames } from "../../transforms/index.js";
 import { applyPipeline } from "../../transforms/pipeline.js";
 import { privateBoundsSource } from "../transforms/gen-families.js";
-import { tag } from "../schedule/schedule-kernels.js";
-
-function privatized() {
-  const k = makeKernel(["{[b]: 0<=b<nb}", "{[n]: 0<=n<16}", "{[m]: 0<=m<16}", "[s, e, m] -> {[r]: 0 <= r and s + m + 16*r < e}"], [
-    "<int32> s = starts[b] + 16*(n % 2) {id=ls, inames=b:n}",
-    "<int32> e = starts[b + 1] - (n % 3) {id=le, inames=b:n}",
-    "w[n] = q[n] {id=lw, inames=b:n}",
-    "out[[s + m + 16*r]] = out[[s + m + 16*r]] + w[15 - m] {id=u, dep=ls:le:lw, inames=b:m:r, tags=write_race_ok}",
-  ], [temporary("w", "float64", [16], "local"), "..."]);
-  return tag(addDtypes(k, { starts: "int32", q: "float64", out: "float64" }), { b: "g.0", n: "l.0", m: "l.0" });
-}
+import { privatizedBounds } from "../schedule/schedule-kernels.js";
 
 describe("a loop over contained ranges runs over the containing one", () => {
   it("the CPU work-item loops of privatized bounds print their constant range, without max/min or an inner guard", () => {
     const source = privateBoundsSource("8*(i % 2)");
     const fam = tagInames(makeKernel([...source.domains], [...source.instructions], [...source.args], { name: source.family }), { ...source.tags });
-    for (const [k, last] of [[fam, 7], [privatized(), 15]] as const) {
+    for (const [k, last] of [[fam, 7], [privatizedBounds(), 15]] as const) {
       const code = generateCode(k, "c").deviceCode;
       const loops = code.split("\n").filter((l) => /^\s*for \(int [imn] /.test(l));
       expect(loops.length).toBe(2);

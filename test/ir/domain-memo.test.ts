@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { domainFactor, factorText } from "../poly/domain-factors.js";
 import { describe, expect, it } from "vitest";
 import { chainDomain, insnInames, iterationDomain, withKernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
@@ -57,21 +58,8 @@ describe("makeKernel from text", () => {
 describe("iterationDomain projects one independent factor at a time", () => {
   // Factors of a domain (no dim or existential shared): split tiles, triangles, strides, boxes,
   // with constants from 0 and 1 up to near the int32 limit; a parameter part with a modulus.
-  const BIG = 2 ** 31 - 2;
-  const factor = fc.oneof(
-    fc.record({ kind: fc.constant("split"), f: fc.constantFrom(1, 2, 3, 16, 64, BIG) }),
-    fc.record({ kind: fc.constant("triangle"), f: fc.constantFrom(0, 1, 7) }),
-    fc.record({ kind: fc.constant("stride"), f: fc.constantFrom(1, 2, 5) }),
-    fc.record({ kind: fc.constant("box"), f: fc.constantFrom(0, 1, 9, BIG) }),
-  );
-  const text = (f: { kind: string; f: number }, x: string, y: string): string => {
-    switch (f.kind) {
-      case "split": return `0 <= ${y} < ${f.f} and 0 <= ${f.f}*${x} + ${y} < n`;
-      case "triangle": return `0 <= ${x} < n and ${f.f} <= ${y} <= ${x} + ${f.f}`;
-      case "stride": return `0 <= ${x} < n and ${x} mod ${f.f} = 0 and 0 <= ${y} <= ${x}`;
-      default: return `${f.f} <= ${x} <= ${f.f} + 3 and 0 <= ${y} <= n`;
-    }
-  };
+  const factor = domainFactor();
+  const text = factorText;
   it("law: the answer is projectOut of the whole chain domain, row for row", () => {
     fc.assert(fc.property(fc.array(factor, { minLength: 1, maxLength: 3 }), fc.constantFrom("", " and n mod 4 = 0", " and n >= 1"), fc.array(fc.nat(5), { maxLength: 3 }), (fs, params, pick) => {
       const names = fs.flatMap((_, r) => [`x${r}`, `y${r}`]);

@@ -12,12 +12,11 @@ import { generateCode } from "../../codegen/index.js";
 import { parseOkl } from "../../src/okl/index.js";
 import { addDtypes, makeKernel, temporary } from "../../src/parse/index.js";
 import { autoTestVsRef, run } from "../../src/run/index.js";
-import type { Kernel } from "../../src/ir/index.js";
 import { applyPipeline } from "../../transforms/pipeline.js";
 import { tagInames } from "../../transforms/index.js";
 import { parityBackends } from "../transforms/every-backend.js";
 import { privateBoundsSource } from "../transforms/gen-families.js";
-import { tag } from "./schedule-kernels.js";
+import { privatizedBounds, tag } from "./schedule-kernels.js";
 
 /**
  * Four nests, one device kernel each: the issue's repro, the start and the bound as per-work-item
@@ -41,16 +40,8 @@ const OKL = `@kernel void rows(const int Nb, const int *starts, const double *q,
     for (int n = 0; n < 16; ++n; @inner) for (int row = blockStart + n; row < blockEnd; row += 16) o4[row] = s_w[n] + row; }
 }`;
 
-/** The same class made with makeKernel and l.0 tags: `m` (a second l.0 iname) and `s`, `e` (crossing a barrier) bound `r`. */
-function made(): Kernel {
-  const k = makeKernel(["{[b]: 0<=b<nb}", "{[n]: 0<=n<16}", "{[m]: 0<=m<16}", "[s, e, m] -> {[r]: 0 <= r and s + m + 16*r < e}"], [
-    "<int32> s = starts[b] + 16*(n % 2) {id=ls, inames=b:n}",
-    "<int32> e = starts[b + 1] - (n % 3) {id=le, inames=b:n}",
-    "w[n] = q[n] {id=lw, inames=b:n}",
-    "out[[s + m + 16*r]] = out[[s + m + 16*r]] + w[15 - m] {id=u, dep=ls:le:lw, inames=b:m:r, tags=write_race_ok}",
-  ], [temporary("w", "float64", [16], "local"), "..."]);
-  return tag(addDtypes(k, { starts: "int32", q: "float64", out: "float64" }), { b: "g.0", n: "l.0", m: "l.0" });
-}
+/** The same class made with makeKernel and l.0 tags (schedule-kernels.ts). */
+const made = privatizedBounds;
 
 /** `out[r] += val(n, r)` for each work-item `n` of each block `b`, `r` from `start(b, n)` by `step` below `end(b, n)`. */
 function serial(

@@ -1,6 +1,6 @@
 /** Kernels and helpers the schedule tests share. */
 import { parseInameTag, withKernel, type InameTag, type Instruction, type Kernel } from "../../src/ir/index.js";
-import { makeKernel, temporary } from "../../src/parse/index.js";
+import { addDtypes, makeKernel, temporary } from "../../src/parse/index.js";
 import { splitIname } from "../../transforms/index.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
 
@@ -58,3 +58,13 @@ export function tiledMatmul(): Kernel {
   return tag(k, { io: "g.0", ii: "l.1", jo: "g.1", ji: "l.0" });
 }
 
+/** The same class made with makeKernel and l.0 tags: `m` (a second l.0 iname) and `s`, `e` (crossing a barrier) bound `r`. */
+export function privatizedBounds(): Kernel {
+  const k = makeKernel(["{[b]: 0<=b<nb}", "{[n]: 0<=n<16}", "{[m]: 0<=m<16}", "[s, e, m] -> {[r]: 0 <= r and s + m + 16*r < e}"], [
+    "<int32> s = starts[b] + 16*(n % 2) {id=ls, inames=b:n}",
+    "<int32> e = starts[b + 1] - (n % 3) {id=le, inames=b:n}",
+    "w[n] = q[n] {id=lw, inames=b:n}",
+    "out[[s + m + 16*r]] = out[[s + m + 16*r]] + w[15 - m] {id=u, dep=ls:le:lw, inames=b:m:r, tags=write_race_ok}",
+  ], [temporary("w", "float64", [16], "local"), "..."]);
+  return tag(addDtypes(k, { starts: "int32", q: "float64", out: "float64" }), { b: "g.0", n: "l.0", m: "l.0" });
+}

@@ -12,26 +12,10 @@ import { clearPolyMemos } from "../../src/poly/index.js";
 import { tagInames } from "../../transforms/index.js";
 import { localSizes, useLocalSizesByFactor } from "../../transforms/fetch-tags.js";
 import type { Kernel } from "../../src/ir/index.js";
+import { domainFactor, factorText } from "../poly/domain-factors.js";
 
-const BIG = 2 ** 31 - 2;
-const factor = fc.oneof(
-  fc.record({ kind: fc.constant("split"), f: fc.constantFrom(1, 2, 3, 16, 64, BIG) }),
-  fc.record({ kind: fc.constant("triangle"), f: fc.constantFrom(0, 1, 7) }),
-  fc.record({ kind: fc.constant("stride"), f: fc.constantFrom(1, 2, 5) }),
-  fc.record({ kind: fc.constant("box"), f: fc.constantFrom(0, 1, 9, BIG) }),
-  fc.record({ kind: fc.constant("capped"), f: fc.constantFrom(4, 10, 16) }),
-);
-
-const text = (f: { kind: string; f: number }, x: string, y: string): string => {
-  switch (f.kind) {
-    case "split": return `0 <= ${y} < ${f.f} and 0 <= ${f.f}*${x} + ${y} < n`;
-    case "triangle": return `0 <= ${x} < n and ${f.f} <= ${y} <= ${x} + ${f.f}`;
-    case "stride": return `0 <= ${x} < n and ${x} mod ${f.f} = 0 and 0 <= ${y} <= ${x}`;
-    // A split of a range shorter than the tile: the inner iname's size is the range's, not the tile's.
-    case "capped": return `0 <= ${y} < 16 and 0 <= 16*${x} + ${y} < ${f.f}`;
-    default: return `${f.f} <= ${x} <= ${f.f} + 3 and 0 <= ${y} <= n`;
-  }
-};
+const factor = domainFactor(true);
+const text = factorText;
 
 /** `localSizes` of `k` by the factor route or the exact one, memos emptied first. */
 function sizes(k: Kernel, byFactor: boolean): [number, number][] {
