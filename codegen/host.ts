@@ -13,7 +13,6 @@
 import { CodegenError } from "../src/errors.js";
 import { exprToString, type Expr, type TargetName } from "../src/ir/index.js";
 import { hostProgramOf, type HostNode, type Schedule } from "../src/schedule/index.js";
-import type { WithIntTraps } from "./targets/int-traps.js";
 import type { GeneratedCode, GeneratedKernelInfo } from "./types.js";
 
 type Lang = "c" | "js";
@@ -100,7 +99,7 @@ export function hostCodeOf(s: Schedule, code: GeneratedCode, target: TargetName)
  * it takes one (codegen/targets/int-traps.ts: a device kernel whose integer arithmetic may trap).
  */
 export function withTrapBuffer(code: GeneratedCode, info: GeneratedKernelInfo, n: number): GeneratedKernelInfo {
-  const traps = (code as WithIntTraps).intTraps;
+  const traps = code.intTraps;
   return traps?.mode === "buffer" && traps.kernels[n] && traps.param ? { ...info, args: [...info.args, traps.param] } : info;
 }
 

@@ -1,5 +1,6 @@
 /** What code generation returns (API.md, "Code generation"). The generators come with the codegen issue. */
 import type { TargetName } from "../src/ir/index.js";
+import type { IntTrapSite } from "./ast.js";
 
 export interface GeneratedKernelInfo {
   readonly name: string;
@@ -20,4 +21,22 @@ export interface GeneratedCode {
    */
   readonly hostCode?: string;
   readonly kernels: readonly GeneratedKernelInfo[];
+  /**
+   * Where the code checks integer traps (C-family targets, webgpu): its sites and how it reports
+   * them (codegen/targets/int-traps.ts); absent where nothing can trap.
+   */
+  readonly intTraps?: IntTrapTable;
+}
+
+/**
+ * How generated code reports its integer traps (`GeneratedCode.intTraps`): `flag`, the static
+ * `loopy_int_trap` (c, openmp); `buffer`, a trap buffer parameter named `param`, last in the
+ * parameters of each kernel `kernels` marks.
+ */
+export interface IntTrapTable {
+  readonly mode: "flag" | "buffer";
+  /** Site n at index n - 1. */
+  readonly sites: readonly IntTrapSite[];
+  readonly param?: string;
+  readonly kernels: readonly boolean[];
 }

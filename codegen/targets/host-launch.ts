@@ -7,7 +7,6 @@
 import type { TargetName } from "../../src/ir/index.js";
 import type { Schedule } from "../../src/schedule/index.js";
 import { hostCodeOf, withTrapBuffer } from "../host.js";
-import type { WithIntTraps } from "./int-traps.js";
 import type { LoweredArg, LoweredKernel } from "../lower.js";
 import type { NameAllocator } from "../names.js";
 import type { GeneratedCode, GeneratedKernelInfo } from "../types.js";
@@ -61,7 +60,7 @@ export function hostFunction(s: Schedule, code: GeneratedCode, lowered: readonly
     return h.launch(printed[Number(m[2])]!, Number(m[2])).map((x) => `  ${m[1]}${x}`);
   });
   const params = hostArgs(lowered, names, new Set(s.deviceKernels.flatMap((dk) => dk.hostInames ?? []))).map(({ arg, name }) => h.param(arg, name));
-  const traps = (code as WithIntTraps).intTraps;
+  const traps = code.intTraps;
   if (traps?.param && traps.kernels.some((t) => t)) params.push(h.param({ name: traps.param, kind: "array", dtype: "uint32", written: true }, traps.param));
 
   return [...defines, h.head(params), "{", ...(h.prologue ?? []).map((l) => `  ${l}`), ...lines, "}", ""].join("\n");

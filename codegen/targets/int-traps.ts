@@ -9,8 +9,9 @@
  */
 import { assertNever } from "../../src/errors.js";
 import type { IntTrapSite, Printer } from "../ast.js";
+import type { IntTrapTable } from "../types.js";
 
-export type { IntTrapSite };
+export type { IntTrapSite, IntTrapTable };
 
 /** The interpreter's message for a trap at `t`, with the value the code recorded (a shift count, an exponent). */
 export function intTrapMessage(t: IntTrapSite, value: number | bigint): string {
@@ -28,20 +29,7 @@ export function intTrapMessage(t: IntTrapSite, value: number | bigint): string {
 /** Words of a trap buffer: site, value low, value high, claims. */
 export const TRAP_BUFFER_WORDS = 4;
 
-/**
- * How generated code reports its traps (`GeneratedCode.intTraps` of the C-family targets):
- * `flag`, the static `loopy_int_trap` (c, openmp); `buffer`, a trap buffer parameter named
- * `param`, last in the parameters of each kernel `kernels` marks.
- */
-export interface IntTrapTable {
-  readonly mode: "flag" | "buffer";
-  /** Site n at index n - 1. */
-  readonly sites: readonly IntTrapSite[];
-  readonly param?: string;
-  readonly kernels: readonly boolean[];
-}
-
-/** Generated code that may carry a trap table. */
+/** Generated code that may carry a trap table (every `GeneratedCode` may: kept for its importers). */
 export interface WithIntTraps {
   readonly intTraps?: IntTrapTable;
 }

@@ -5,7 +5,7 @@
  */
 import { nativeStatus, type NativeLibrary, type ScalarKind } from "../../native/index.js";
 import { generateCodeAndSchedule, type GeneratedCode } from "../../codegen/index.js";
-import type { IntTrapTable, WithIntTraps } from "../../codegen/targets/int-traps.js";
+import type { IntTrapTable } from "../../codegen/types.js";
 import type { LoweredKernel } from "../../codegen/lower.js";
 import { BackendUnavailableError, CodegenError, ExecutionError } from "../errors.js";
 import { findArg, findTemporary, INDEX_DTYPE, type Dtype, type Kernel, type TypedArray } from "../ir/index.js";
@@ -171,5 +171,5 @@ export function outputsOf(prep: PreparedRun): Record<string, TypedArray> {
 
 /** The integer traps of the plan's code (codegen/targets/int-traps.ts), where it has any. */
 export function trapsOf(plan: Plan): IntTrapTable | undefined {
-  return (plan.code as WithIntTraps).intTraps;
+  return plan.code.intTraps;
 }
