@@ -37,7 +37,47 @@ export function withDerivedArgs<T>(k: Kernel, args: Readonly<Record<string, T>>)
 export function evalDerived(e: Expr, args: Readonly<Record<string, ArgValue>>, what: string): number {
   const params = new Map<string, number>();
   for (const [name, v] of Object.entries(args)) if (typeof v === "number" || typeof v === "bigint") params.set(name, Number(v));
-  const v = evalSizeExpr(e, params, what);
+  const shift = e.kind === "call" ? SHIFT_TRIP.exec(e.fn) : null;
+  const v = shift && e.kind === "call" && e.args.length === 3
+    ? shiftTrip(shift, e.args.map((a) => evalSizeExpr(a, params, what)) as [number, number, number], what)
+    : evalSizeExpr(e, params, what);
   if (!Number.isSafeInteger(v)) throw new ExecutionError(`${what} is ${v}, not an integer computed exactly (past 2^53)`);
   return v;
+}
+
+/** `okl_trip_<type>_<shl|shr>_<lt|le|gt|ge>(start, bound, k)`: the trips of an OKL shift loop (src/okl/lower/geometric.ts). */
+const SHIFT_TRIP = /^okl_trip_(u?)int(8|16|32|64)_(shl|shr)_(lt|le|gt|ge)$/;
+
+/**
+ * The number of trips C runs `for (T v = start; v CMP bound; v <<= k)` (or `>>= k`), iterating it in
+ * T's range exactly (BigInt): an ExecutionError where C's loop is undefined or never ends: a start
+ * or bound outside T, a left shift of a negative value or past T's range (unsigned types included:
+ * their wrap-around is refused, not followed), a shift that no longer changes `v` while the
+ * condition holds (`0 << k`, `-1 >> k`, `0 >> k`).
+ */
+function shiftTrip(m: RegExpExecArray, [start, bound, k]: [number, number, number], what: string): number {
+  const [, u, bitsText, op, cmp] = m;
+  const bits = BigInt(bitsText!);
+  const signed = u === "";
+  const lo = signed ? -(1n << (bits - 1n)) : 0n;
+  const hi = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+  const type = `${signed ? "" : "u"}int${bitsText}`;
+  const big = (x: number, name: string): bigint => {
+    if (!Number.isSafeInteger(x) || BigInt(x) < lo || BigInt(x) > hi) throw new ExecutionError(`${what}: the loop's ${name} is ${x}, outside ${type}'s range (C's loop would overflow)`);
+    return BigInt(x);
+  };
+  const e = big(bound, "bound");
+  const sh = BigInt(k);
+  const holds = (x: bigint) => (cmp === "lt" ? x < e : cmp === "le" ? x <= e : cmp === "gt" ? x > e : x >= e);
+  let v = big(start, "start");
+  let n = 0;
+  while (holds(v)) {
+    n++;
+    if (op === "shl" && v < 0n) throw new ExecutionError(`${what}: the loop shifts the negative value ${v} left (undefined in C)`);
+    const next = op === "shl" ? v << sh : v >> sh;
+    if (next > hi) throw new ExecutionError(`${what}: the loop's value ${v} << ${k} = ${next} passes ${type}'s range (C's loop overflows)`);
+    if (next === v) throw new ExecutionError(`${what}: the loop never ends (its value stays ${v} and the condition holds)`);
+    v = next;
+  }
+  return n;
 }

@@ -2,7 +2,7 @@
  * Lowering one OKL @kernel, its loops: @outer/@inner/@tile nests to inames and hardware axes,
  * regular loops to sequential inames, trip-count inames for steps other than 1, work-item ranges.
  */
-import { c, type Dtype, type Expr, type OklDerivedArg } from "../../ir/index.js";
+import { c, isFloat, walkExpr, type Dtype, type Expr, type OklDerivedArg } from "../../ir/index.js";
 import { aff, affAdd, affScale, type Aff } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { constRange, isolateIterator, levelsBelow, someAst } from "./ast-queries.js";
@@ -10,6 +10,7 @@ import { constValue, Scope, type Ctx } from "./bindings.js";
 import { affineRange, checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
 import { affineBound, affToIr, cmpRows } from "./loop-rows.js";
 import { exprToAff } from "./shapes.js";
+import { shiftBound, shiftUpdate, shiftValue, writesIterator } from "./geometric.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 import { StatementLowering } from "./kernel-statements.js";
 
@@ -49,8 +50,12 @@ export abstract class LoopLowering extends StatementLowering {
       }
       return;
     }
-    // A plain loop with another update (`s *= 2`) and bounds known only at run time: an ordinary C loop.
-    if (s.okl === undefined && h.step === undefined && h.update === undefined) return this.opaque(s0, ctx);
+    // A plain loop with another update (`s *= 2`) and bounds known only at run time: an ordinary C loop,
+    // unless its body holds barriers or @inner loops (geometric.ts).
+    if (s.okl === undefined && h.step === undefined && h.update === undefined) {
+      const syncs = ctx.outer && !ctx.inner && someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"));
+      return syncs ? this.shiftLoop(s, h, ctx) : this.opaque(s0, ctx);
+    }
     if (this.needsTrip(h)) {
       const hosted = this.hostBounds(h);
       if (!hosted) return this.tripLoop(s, h, ctx);
@@ -127,6 +132,45 @@ export abstract class LoopLowering extends StatementLowering {
     }
     if (okl && okl.kind !== "tile" && okl.kind === "inner" && !ctx.outer) this.fail("Cannot have [@inner] loop outside of an [@outer] loop", s.pos, "OKL §3.4");
     this.stmt(s.body, inner);
+  }
+
+  /**
+   * A plain loop updated by a constant shift (`size <<= 1`, `stride >>= 1`) whose body holds
+   * barriers or @inner loops: a counter iname `t` with the iterator `S << k*t` or `S >> k*t`, its
+   * trip count computed by the host or bounded by the type's width with the condition as a
+   * predicate (geometric.ts has the proof and what is refused).
+   */
+  private shiftLoop(s: A.For, h: LoopHead, ctx: Ctx): void {
+    const u = shiftUpdate(h) ?? this.fail(`loop "${h.name}": a plain loop holding barriers or @inner loops runs on all work-items together, so its update must be ++, --, += c, -= c or a shift by a constant (<<= k, >>= k)`, s.update?.pos ?? s.pos);
+    const w = writesIterator(s, h.name);
+    if (w) this.fail(`loop "${h.name}": its body assigns "${h.name}"; a loop holding barriers or @inner loops counts its trips before it runs, so the body must not change its iterator`, w);
+    checkHeaderNotWritten(s, h, ctx, this.failAt);
+    const bound = shiftBound(h, u, ctx, this.failAt, (e) => this.nonUniform(e, ctx), (e) => this.valueArgsOnly(e));
+    const t = this.fresh(h.name);
+    const last: Aff = bound.kind === "host"
+      ? aff({ [t]: -1, [(this.derivedValue(bound.trip, `${h.name}_trip`, `the trip count of loop "${h.name}" (line ${s.pos.line})`, "int32") as { name: string }).name]: 1 }, -1)
+      : aff({ [t]: -1 }, bound.count - 1);
+    this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: last, eq: false }]);
+    const value = shiftValue(h, u, t);
+    const scope = new Scope(ctx.scope);
+    scope.set(h.name, { kind: "expr", expr: value });
+    const preds = bound.kind === "width" ? [...ctx.preds, { kind: "compare", op: h.cmp, left: value, right: h.end } as Expr] : ctx.preds;
+    this.stmt(s.body, { ...ctx, scope, within: [...ctx.within, t], preds, seqLoop: true });
+  }
+
+  /** What in `e` may differ between the work-items of a group (memory, a private variable, an @inner index), or undefined. */
+  private nonUniform(e: Expr, ctx: Ctx): string | undefined {
+    let why: string | undefined;
+    walkExpr(e, (n) => {
+      if (why !== undefined) return false;
+      if (n.kind === "subscript" || n.kind === "linear") why = `memory ("${n.array}")`;
+      else if (n.kind === "var" && !this.valueArgs.has(n.name)) {
+        const uniformIname = ctx.within.includes(n.name) && this.tags[n.name]?.kind !== "l";
+        if (!uniformIname) why = this.tempNamed(n.name) ? `the private variable "${n.name}"` : `"${n.name}"`;
+      }
+      return undefined;
+    });
+    return why;
   }
 
   /** The loop's start, bound or step is not affine (reads memory, divides a parameter): it iterates a trip count. */
@@ -282,20 +326,22 @@ export abstract class LoopLowering extends StatementLowering {
   protected onlyValueArgs(h: LoopHead): boolean {
     const amount = h.update?.amount;
     const exprs: Expr[] = [h.start, h.end, ...(amount === undefined ? [] : [this.ex.expr(amount, h.ctx)])];
-    let ok = true;
-    const walk = (e: Expr): void => {
-      if (!ok) return;
-      switch (e.kind) {
-        case "const": return;
-        case "var": ok = this.valueArgs.has(e.name); return;
-        case "neg": return walk(e.operand);
-        case "arith": walk(e.left); return walk(e.right);
-        case "cast": return walk(e.value);
-        default: ok = false;
-      }
-    };
-    for (const e of exprs) walk(e);
-    return ok;
+    return exprs.every((e) => this.valueArgsOnly(e));
+  }
+
+  /** Whether `e` reads only value arguments and constants, with operations the host evaluates exactly (evalSizeExpr). */
+  protected valueArgsOnly(e: Expr): boolean {
+    switch (e.kind) {
+      case "const": return true;
+      case "var": return this.valueArgs.has(e.name);
+      case "neg": return this.valueArgsOnly(e.operand);
+      case "arith": return ["+", "-", "*", "/", "//", "%"].includes(e.op) && this.valueArgsOnly(e.left) && this.valueArgsOnly(e.right);
+      case "compare": return this.valueArgsOnly(e.left) && this.valueArgsOnly(e.right);
+      case "if": return this.valueArgsOnly(e.cond) && this.valueArgsOnly(e.then) && this.valueArgsOnly(e.else);
+      case "call": return (e.fn === "min" || e.fn === "max") && e.args.every((a) => this.valueArgsOnly(a));
+      case "cast": return !isFloat(e.dtype) && this.valueArgsOnly(e.value);
+      default: return false;
+    }
   }
 
   /**
