@@ -26,7 +26,13 @@ export type Binding =
     }
   | { readonly kind: "absent"; readonly reason: string }
   /** A file-scope array with an initializer list, read as a constant table: its extents and row-major values. */
-  | { readonly kind: "table"; readonly name: string; readonly shape: readonly number[]; readonly values: readonly Expr[] }
+  | { readonly kind: "table"; readonly name: string; readonly shape: readonly number[]; readonly values: readonly Expr[]; readonly offset?: Expr }
+  /**
+   * A local pointer assigned in a switch, an if/else chain or `?:` (`z = gllz_02;` … `default: z =
+   * data;`): the first option whose `when` holds (a comparison of the choice snapshot, taken where
+   * the pointer was assigned) is its target, else `otherwise` (pointer-choice.ts).
+   */
+  | { readonly kind: "choice"; readonly name: string; readonly options: readonly { readonly when: Expr; readonly target: Binding }[]; readonly otherwise: Binding }
   | { readonly kind: "byValue"; readonly name: string; readonly field: (path: readonly string[], pos: A.Pos) => Binding }
   | { readonly kind: "value"; readonly name: string }
   | { readonly kind: "expr"; readonly expr: Expr }

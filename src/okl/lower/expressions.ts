@@ -11,6 +11,7 @@ import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { exprLabel, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
 import { rowMajorIndex } from "./initializers.js";
+import { choiceRead } from "./pointer-choice.js";
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
 import type { RowAccess } from "./row-layout.js";
 import { constIndex, tableRead } from "./tables.js";
@@ -30,6 +31,8 @@ export class ExprLowering implements ExprLowerer {
 
   /** Vector expressions, per component (src/okl/vector-exprs.ts). */
   readonly vec: VectorLowering = new VectorLowering(this);
+  /** The dtype of the elements a pointer binding points into (set by the kernel lowering, which knows its arguments and temporaries). */
+  elementDtype: (b: Binding) => Dtype | undefined = () => undefined;
 
   constructor(readonly file: FileContext) {}
 
@@ -76,9 +79,9 @@ export class ExprLowering implements ExprLowerer {
     }
     let root = e;
     while (root.kind === "index") root = root.target;
-    if (root.kind === "ident" && ctx.scope.get(root.name)?.kind === "table") {
-      this.fail(`file-scope array "${root.name}" is read as a constant table; writing it is not supported`, e.pos);
-    }
+    const rb = root.kind === "ident" ? ctx.scope.get(root.name) : undefined;
+    if (rb?.kind === "table") this.fail(`file-scope array "${(root as A.Ident).name}" is read as a constant table; writing it is not supported`, e.pos);
+    if (rb?.kind === "choice") this.fail(`cannot write through pointer "${rb.name}": it is chosen at run time among several targets (a switch, if/else or ?:), which Loom supports for reads only`, e.pos);
     const t = e.kind === "member" && !e.arrow ? this.vec.typeOf(e.target, ctx) : undefined;
     if (t && e.kind === "member" && e.target.kind === "ident") {
       // `v.x = …` on a vector variable: its component's scalar.
@@ -292,6 +295,7 @@ export class ExprLowering implements ExprLowerer {
       case "pointers": return this.fail(`array of pointers "${e.name}" used without a subscript`, e.pos);
       case "record": return this.fail(`"${e.name}" is a value of struct "${b.struct}" used as a scalar; use one of its fields (${[...b.fields.keys()].join(", ")})`, e.pos);
       case "table": return this.fail(`array "${e.name}" used without a subscript`, e.pos);
+      case "choice": return this.fail(`pointer "${e.name}" used without a subscript`, e.pos);
     }
     return this.fail("unreachable", e.pos);
   }
@@ -334,6 +338,12 @@ export class ExprLowering implements ExprLowerer {
       b = usable(pointerSlot(this, b, idx[0]!, ctx), this.failAt(pos));
       indices = indices.slice(1);
     }
+    return this.element(b, indices, label, pos, ctx);
+  }
+
+  /** Element `indices` of what `b` binds (a chosen pointer: of the target chosen). */
+  private element(b: Binding | undefined, indices: readonly Expr[], label: string, pos: A.Pos, ctx: Ctx): Expr {
+    if (b?.kind === "choice") return choiceRead(b, (t) => this.element(usable(t, this.failAt(pos)), indices, label, pos, ctx));
     if (b?.kind === "ref") {
       const zero = indices.every((i) => constIndex(i) === 0);
       if (indices.length > 1 || !zero) this.fail(`pointer "${label}" points to the scalar "${b.name}"; only *${label} or ${label}[0] can be read`, pos);
@@ -357,7 +367,7 @@ export class ExprLowering implements ExprLowerer {
       if (b.rank > 1) this.rows.push({ array: b.name, label, indices, within: ctx.within, preds: ctx.preds, pos }); // row-layout.ts
       return { kind: "subscript", array: b.name, indices };
     }
-    if (b === undefined && base.kind === "ident") return this.fail(`unknown identifier "${label}" (defines must be given with -D / opts.defines)`, pos);
+    if (b === undefined) return this.fail(`unknown identifier "${label}" (defines must be given with -D / opts.defines)`, pos);
     return this.fail(`"${label}" is not an array`, pos);
   }
 }

@@ -5,11 +5,13 @@
  *   // float at(const float *p, int k) { if (k < 0) return 0; return p[k]; }
  *   at(a + 4, i)   // if(i < 0, 0, a[4 + i]) (with the casts C implies)
  */
-import type { Expr } from "../../ir/index.js";
+import { c, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { assigned, describeStmt, walkAst } from "./ast-queries.js";
 import { constValue, Scope, usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
+import { castPointer } from "./byte-pointers.js";
+import { mapChoice } from "./pointer-choice.js";
 import { recordByValue, recordPointer, recordPointerField } from "./records.js";
 import { toComponent, type VectorType } from "./vectors.js";
 
@@ -22,6 +24,8 @@ export interface ExprLowerer {
   /** A place that can be assigned (a local, an array element, a struct field, a vector component). */
   lvalue(e: A.Expr, ctx: Ctx): Expr;
   fail(detail: string, pos: A.Pos, rule?: string): never;
+  /** The scalar dtype of the elements of an array a pointer binding points into, where the kernel knows it (byte-pointers.ts). */
+  elementDtype?(b: Binding): Dtype | undefined;
   /** Vector expressions: their type, and their components (as `want`, a vector type). */
   readonly vec: {
     typeOf(e: A.Expr, ctx: Ctx): VectorType | undefined;
@@ -63,17 +67,38 @@ export function inlineVectorCall(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, c
 function bindParams(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, ctx: Ctx): Scope {
   checkInlinable(lw, f, e);
   const scope = new Scope(lw.file.globals);
-  f.params.forEach((p, k) => {
-    const d = p.declarator;
+  const dimmed: { name: string; dim: readonly A.Expr[]; order: readonly number[] | undefined; pos: A.Pos }[] = [];
+  f.params.forEach((p0, k) => {
+    // A parameter of a pointer typedef (`const_dofArray U` with `typedef const double *const_dofArray @dim(P, N)`) spelled out.
+    const { spec, declarator: d } = lw.file.expandTypedef(p0.spec, p0.declarator);
+    const p = { ...p0, spec, declarator: d };
     const a = e.args[k]!;
     const t = d.pointers.length + d.arrayDims.length > 0 ? undefined : lw.file.vectorType(p.spec);
     const record = t ? undefined : recordByValue(lw, lw.file.structs, f, p, a, ctx); // a struct with mixed field types by value
     if (record) scope.set(d.name, record);
-    else if (d.pointers.length + d.arrayDims.length > 0) scope.set(d.name, pointerBinding(lw, a, ctx, d.name));
-    else if (t) scope.set(d.name, vectorExprs(t, lw.vec.comps(a, ctx, t)));
+    else if (d.pointers.length + d.arrayDims.length > 0) {
+      scope.set(d.name, pointerBinding(lw, a, ctx, d.name));
+      if (d.okl.dim) dimmed.push({ name: d.name, dim: d.okl.dim, order: d.okl.dimOrder, pos: p.pos });
+    } else if (t) scope.set(d.name, vectorExprs(t, lw.vec.comps(a, ctx, t)));
     else scope.set(d.name, { kind: "expr", expr: { kind: "cast", dtype: lw.file.dtype(p.spec, p.pos), value: lw.expr(a, ctx) } });
   });
+  // A @dim parameter (`const double *B @dim(P, Q)`) views what it is passed through its own extents.
+  for (const x of dimmed) scope.set(x.name, dimView(lw, scope.get(x.name)!, x, { ...ctx, scope }));
   return scope;
+}
+
+/**
+ * Binding `b` of a `@dim` pointer parameter seen through its extents. As in OCCA, where `x(i, j)`
+ * is spelled out as `x[i + D0 * j]` in the function, the extents are names of the function's own
+ * scope (its parameters, file constants); the outer-most axis's extent is never part of an index
+ * and is not read, so it may name what the function cannot see (libCEED's `elementCount`).
+ */
+function dimView(lw: ExprLowerer, b: Binding, x: { name: string; dim: readonly A.Expr[]; order: readonly number[] | undefined; pos: A.Pos }, ctx: Ctx): Binding {
+  if (b.kind !== "array") return lw.fail(`@dim parameter "${x.name}": only an array (a pointer argument, or an offset into one) can be passed to it`, x.pos, "@dim");
+  const order = x.order ?? x.dim.map((_, k) => k);
+  const unread = order[order.length - 1];
+  const dims = x.dim.map((e, k) => (k === unread ? c(0) : lw.expr(e, ctx)));
+  return { ...b, dim: { dims, order } };
 }
 
 /** Fails where call `e` of `f` cannot be inlined: a wrong number of arguments, or calls nested too deep. */
@@ -201,13 +226,14 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       if (b.dim) lw.fail(`pointer "${what}": offsets into @dim array "${b.name}" are not supported`, e.pos);
       return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
     }
-    if ((b.kind === "temp" && b.rank === 1) || b.kind === "records") return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+    if ((b.kind === "temp" && b.rank === 1) || b.kind === "records" || (b.kind === "table" && b.shape.length === 1)) return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+    if (b.kind === "choice") return mapChoice(b, (t) => shifted(t, off)); // each target moved
     return lw.fail(`pointer "${what}": only offsets into arguments and 1-D arrays are supported`, e.pos);
   };
   const isPointer = (x: A.Expr): boolean => {
     if (x.kind === "ident") {
       const b = ctx.scope.get(x.name);
-      return b?.kind === "array" || b?.kind === "records" || (b?.kind === "temp" && b.rank > 0);
+      return b?.kind === "array" || b?.kind === "records" || (b?.kind === "temp" && b.rank > 0) || b?.kind === "table" || b?.kind === "choice";
     }
     if (x.kind === "cast") return x.type.pointers.length > 0;
     if (x.kind === "index" && x.target.kind === "ident") return ctx.scope.get(x.target.name)?.kind === "pointers";
@@ -218,12 +244,12 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
   switch (e.kind) {
     case "ident": {
       const b = usable(ctx.scope.get(e.name), (m) => lw.fail(m, e.pos));
-      if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0) || b?.kind === "ref" || b?.kind === "record" || b?.kind === "records") return b;
+      if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0) || b?.kind === "ref" || b?.kind === "record" || b?.kind === "records" || b?.kind === "table" || b?.kind === "choice") return b;
       if (b === undefined) lw.fail(`unknown identifier "${e.name}" passed as pointer "${what}" (defines must be given with -D / opts.defines)`, e.pos);
       break;
     }
     case "cast":
-      if (e.type.pointers.length > 0) return pointerBinding(lw, e.operand, ctx, what);
+      if (e.type.pointers.length > 0) return castPointer(lw, e, ctx, what, (x) => pointerBinding(lw, x, ctx, what), shifted);
       break;
     case "index": {
       const b = e.target.kind === "ident" ? ctx.scope.get(e.target.name) : undefined;
@@ -238,6 +264,16 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
     case "unary":
       if (e.op === "&" && e.operand.kind === "index" && e.operand.target.kind !== "index") {
         return shifted(pointerBinding(lw, e.operand.target, ctx, what), lw.expr(e.operand.index, ctx));
+      }
+      if (e.op === "&" && e.operand.kind === "call" && e.operand.callee.kind === "ident") {
+        // &U(i, j, k) of a @dim array: a plain pointer to that element, at its flat index.
+        const b = ctx.scope.get(e.operand.callee.name);
+        const at = b?.kind === "array" && b.dim ? lw.expr(e.operand, ctx) : undefined;
+        if (b?.kind === "array" && at?.kind === "subscript") {
+          const { dim: _dim, ...plain } = b;
+          const off = at.indices[0]!;
+          return { ...plain, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+        }
       }
       if (e.op === "&") return scalarRef(lw, e.operand, ctx, what);
       if (e.op === "*" && e.operand.kind === "unary" && e.operand.op === "&") return pointerBinding(lw, e.operand.operand, ctx, what);

@@ -4,7 +4,7 @@
  * slot), and statement calls of device functions that return nothing, inlined as the kernel's own
  * statements with pointer parameters bound to the caller's arrays or scalars (`&r`).
  */
-import type { Expr } from "../../ir/index.js";
+import { c, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { assigned } from "./ast-queries.js";
 import { Scope, type Binding, type Ctx } from "./bindings.js";
@@ -14,11 +14,28 @@ import { arrayExtents } from "./initializers.js";
 import { ArgumentLowering } from "./kernel-arguments.js";
 import { assignPointerField } from "./record-pointers.js";
 import { recordByValue } from "./records.js";
+import { choiceOf, conditionalWays, foldInt, pointerArms, wayTaken } from "./pointer-choice.js";
 
 export abstract class PointerLowering extends ArgumentLowering {
   /** Local pointers declared without an initializer, by their placeholder binding: where they were declared. */
   private readonly pendingPointers = new WeakMap<Binding, { readonly declarator: A.Declarator; readonly ctx: Ctx }>();
+  /** Local pointers by the scope of the block that declares them (they may be assigned there, pointer-choice.ts). */
+  private readonly localPointers = new WeakMap<Scope, Map<string, A.Declarator>>();
   protected abstract block(items: readonly A.Stmt[], ctx: Ctx): void;
+
+  /** Pointer casts check the type the pointer points to (byte-pointers.ts): the dtype of an argument's or a temporary's elements. */
+  private readonly elementDtypes = (this.ex.elementDtype = (b: Binding): Dtype | undefined => {
+    switch (b.kind) {
+      case "array": return b.struct || b.extents ? undefined : this.argNamed(b.name)?.dtype;
+      case "temp": return b.struct ? undefined : this.tempNamed(b.name)?.dtype;
+      case "table": return b.values[0]?.kind === "cast" ? b.values[0].dtype : undefined;
+      case "choice": {
+        const ds = new Set([b.otherwise, ...b.options.map((o) => o.target)].map((t) => this.elementDtypes(t)));
+        return ds.size === 1 ? [...ds][0] : undefined;
+      }
+      default: return undefined;
+    }
+  });
 
   /**
    * `f(args);` calling a device function that returns nothing, inlined as the kernel's own
@@ -66,6 +83,9 @@ export abstract class PointerLowering extends ArgumentLowering {
     if (d.arrayDims.length > 0 || d.init?.kind === "initList") this.fail(`local pointer "${d.name}" must be initialized with an array, \`a + k\` or \`&a[k]\``, d.pos);
     // @exclusive changes nothing for an alias that is never reassigned; a @shared pointer would be one per group.
     if (d.okl.shared) this.fail(`local pointer "${d.name}" cannot be @shared`, d.pos);
+    let declared = this.localPointers.get(ctx.scope);
+    if (!declared) this.localPointers.set(ctx.scope, (declared = new Map()));
+    declared.set(d.name, d);
     if (d.init !== undefined) {
       ctx.scope.set(d.name, this.alias(d, d.init, ctx));
       return;
@@ -107,7 +127,12 @@ export abstract class PointerLowering extends ArgumentLowering {
     if (e.kind !== "assign" || e.target.kind !== "ident") return false;
     const b = ctx.scope.get(e.target.name);
     const pending = b && this.pendingPointers.get(b);
-    if (!pending) return false;
+    if (!pending) {
+      // A local pointer of this block assigned again in it: from here on, the new alias.
+      const d = e.op === "=" ? this.blockPointer(e.target.name, ctx) : undefined;
+      if (d) ctx.scope.set(d.name, this.alias(d, e.value, ctx));
+      return d !== undefined;
+    }
     const d = pending.declarator;
     const same = (x: readonly unknown[], y: readonly unknown[]) => x.length === y.length && x.every((v, k) => v === y[k]);
     if (e.op !== "=" || ctx.scope !== pending.ctx.scope || !same(ctx.within, pending.ctx.within) || !same(ctx.preds, pending.ctx.preds)) {
@@ -117,8 +142,67 @@ export abstract class PointerLowering extends ArgumentLowering {
     return true;
   }
 
+  /**
+   * A switch or an if/else chain that assigns local pointers of this block (and nothing else):
+   * each pointer becomes a choice among its targets per way through it, by a snapshot of the way
+   * taken (pointer-choice.ts). False where it assigns none of them.
+   */
+  protected choosePointers(s: A.Switch | A.If, ctx: Ctx): boolean {
+    const declared = this.localPointers.get(ctx.scope);
+    if (!declared) return false;
+    const ways = pointerArms(s, (n) => declared.has(n) && this.blockPointer(n, ctx) !== undefined, this.failAt);
+    if (!ways) return false;
+    let conds: (Expr | undefined)[];
+    const arms = [...ways.arms];
+    if (ways.kind === "if") conds = arms.map((a) => (a.labels[0] ? this.ex.expr(a.labels[0], ctx) : undefined));
+    else {
+      const sel = this.ex.expr((s as A.Switch).cond, ctx);
+      const eq = (x: A.Expr): Expr => ({ kind: "compare", op: "==", left: sel, right: this.ex.expr(x, ctx) });
+      const labelled = arms.flatMap((a) => a.labels.filter((x): x is A.Expr => x !== undefined));
+      const none: Expr = labelled.length === 0 ? c(1) : { kind: "not", operand: labelled.map(eq).reduce((l, r) => ({ kind: "logical", op: "or", left: l, right: r })) };
+      conds = arms.map((a) => a.labels.map((x) => (x === undefined ? none : eq(x))).reduce((l, r) => ({ kind: "logical", op: "or", left: l, right: r })));
+      // The way with `default` (or the one added for no match) catches the rest: last in the chain.
+      const k = arms.findIndex((a) => a.labels.includes(undefined));
+      conds = [...conds.slice(0, k), ...conds.slice(k + 1), undefined];
+      arms.push(arms.splice(k, 1)[0]!);
+    }
+    conds[conds.length - 1] = undefined;
+    const which = this.snapshot(wayTaken(conds), ctx, s.pos);
+    const names = new Set(arms.flatMap((a) => a.assigns.map((x) => (x.target as A.Ident).name)));
+    const finals = arms.map((a) => {
+      const scope = new Scope(ctx.scope);
+      for (const x of a.assigns) scope.set((x.target as A.Ident).name, this.alias(declared.get((x.target as A.Ident).name)!, x.value, { ...ctx, scope }));
+      return scope;
+    });
+    for (const n of names) ctx.scope.set(n, choiceOf(n, which, finals.map((f) => f.get(n)!)));
+    return true;
+  }
+
+  /** `e` held in a fresh private int where it is not a constant (the way taken, read at every later use). */
+  private snapshot(e: Expr, ctx: Ctx, pos: A.Pos): Expr {
+    const v = foldInt(e);
+    if (v !== undefined) return c(v);
+    const name = this.fresh("way");
+    this.temps.push({ name, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+    this.emit({ kind: "var", name }, e, ctx, false, pos);
+    return { kind: "var", name };
+  }
+
+  /** The declarator of local pointer `name` when `ctx` is in the block that declares it (where it may be assigned). */
+  private blockPointer(name: string, ctx: Ctx): A.Declarator | undefined {
+    const d = this.localPointers.get(ctx.scope)?.get(name);
+    const b = d && ctx.scope.get(name);
+    return b && b.kind !== "absent" || (b && this.pendingPointers.has(b)) ? d : undefined;
+  }
+
   /** The array `init` points into, seen through `d`'s own @dim and @dimOrder when it has them. */
   private alias(d: A.Declarator, init: A.Expr, ctx: Ctx): Binding {
+    if (init.kind === "conditional" && !d.okl.dim) {
+      // `p = c ? a : b`: a choice by the snapshot of the way taken.
+      const ways = conditionalWays(init, (x) => this.ex.expr(x, ctx));
+      const which = this.snapshot(ways.which, ctx, init.pos);
+      return choiceOf(d.name, which, ways.leaves.map((x) => pointerBinding(this.ex, x, ctx, d.name)));
+    }
     const b = pointerBinding(this.ex, init, ctx, d.name);
     if (!d.okl.dim) return b;
     if (b.kind !== "array" || b.offset !== undefined) this.fail(`local pointer "${d.name}" with @dim must alias a whole array argument (offsets and local arrays are not supported with @dim)`, d.pos);

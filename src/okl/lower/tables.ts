@@ -46,7 +46,7 @@ export function constIndex(e: Expr): number | undefined {
  */
 export function tableRead(b: Extract<Binding, { kind: "table" }>, indices: readonly Expr[], label: string, pos: A.Pos, fail: Fail): Expr {
   if (indices.length !== b.shape.length) fail(`array "${label}" has ${b.shape.length} dimension(s), subscripted with ${indices.length}`, pos);
-  const lin = rowMajorIndex(indices, b.shape);
+  const lin = b.offset ? { kind: "arith" as const, op: "+" as const, left: b.offset, right: rowMajorIndex(indices, b.shape) } : rowMajorIndex(indices, b.shape);
   const at = constIndex(lin);
   if (at !== undefined) {
     if (at < 0 || at >= b.values.length) fail(`array "${label}" has ${b.values.length} element(s); element ${at} is out of bounds`, pos);
