@@ -314,7 +314,10 @@ export class Printer {
           case "&": case "|": case "^": case "<<": case ">>": {
             // Operands that are other infix operators get parentheses, as gcc -Wparentheses asks.
             const side = (x: Ex) => (x.k === "bin" && x.op !== e.op && x.op in PREC ? `(${this.expr(x)})` : this.expr(x, PREC[e.op]! + 1));
-            const left = e.l.k === "bin" && e.l.op === e.op && e.op !== "<<" && e.op !== ">>" ? this.expr(e.l, PREC[e.op]!) : side(e.l);
+            // A shift has its left operand's (promoted) type: a widening cast there is not implicit.
+            const widened = (e.op === "<<" || e.op === ">>") && e.l.k === "cast" && e.l.from !== e.l.to && e.l.to in INT_RANK && !NARROW.has(e.l.to);
+            const left = widened ? this.ex.cast(e.l.to as Dtype, this.expr(e.l.e, UNARY))
+              : e.l.k === "bin" && e.l.op === e.op && e.op !== "<<" && e.op !== ">>" ? this.expr(e.l, PREC[e.op]!) : side(e.l);
             const trap = (e.op === "<<" || e.op === ">>") && this.ex.shiftCount ? shiftTrap(e, this.loops) : undefined;
             const count = trap ? this.ex.shiftCount!(this.expr(e.r), e.countDtype ?? e.dtype, trap, this) : side(e.r);
             const code = `${left} ${e.op} ${count}`;
