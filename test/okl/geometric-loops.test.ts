@@ -1,0 +1,227 @@
+/**
+ * Issue 20, libParanumal's bitonicSortStructs: plain loops updated by a constant shift (`size <<= 1`,
+ * `stride >>= 1`) whose bodies hold barriers and @inner loops run in lockstep on all work-items
+ * (src/okl/lower/geometric.ts): a counter iname with the iterator `S << k*t` / `S >> k*t`, its
+ * trip count computed by the host where start and bound are value arguments, else bounded by the
+ * type's width with the condition as a predicate. Kernels in the style of those code bases (a
+ * block bitonic sort through @shared memory, a tree reduction, a per-block shift schedule), each
+ * on interp and openmp against the serial meaning; C's loops that never end or overflow are
+ * ExecutionErrors before the launch; forms that cannot be proven are OklErrors with line:column.
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { ExecutionError, OklError } from "../../src/errors.js";
+import { parseOkl } from "../../src/okl/parse-okl.js";
+import { run } from "../../src/run/index.js";
+import { oklError } from "./helpers.js";
+import { expectSerialMeaning, realWorldBackends, seeded } from "./real-world-helpers.js";
+
+// Each block of 2*p_B keys sorted ascending (ids follow their keys) by a bitonic network through
+// @shared memory; keys past N act as +infinity (never swapped), so any N sorts.
+const BLOCK_SORT = `
+#define p_B 8
+@kernel void blockSort(const int N, double *keys, int *ids) {
+  for (int b = 0; b < (N + 2*p_B - 1)/(2*p_B); ++b; @outer) {
+    @shared double s_k[2*p_B];
+    @shared int s_i[2*p_B];
+    for (int t = 0; t < p_B; ++t; @inner) {
+      const int g = b*2*p_B + t;
+      if (g < N) { s_k[t] = keys[g]; s_i[t] = ids[g]; }
+      if (g + p_B < N) { s_k[t + p_B] = keys[g + p_B]; s_i[t + p_B] = ids[g + p_B]; }
+    }
+    const int span = (N < 2*p_B) ? N : 2*p_B;
+    for (int size = 2; size < 2*span; size <<= 1) {
+      @barrier("local");
+      for (int t = 0; t < p_B; ++t; @inner) {
+        const int lo = 2*t - (t & (size/2 - 1));
+        const int hi = lo + size - 1 - 2*(t % (size/2));
+        if (b*2*p_B + hi < N && s_k[lo] > s_k[hi]) {
+          const double k0 = s_k[lo]; s_k[lo] = s_k[hi]; s_k[hi] = k0;
+          const int i0 = s_i[lo]; s_i[lo] = s_i[hi]; s_i[hi] = i0;
+        }
+      }
+      for (int stride = size/4; stride > 0; stride >>= 1) {
+        @barrier("local");
+        for (int t = 0; t < p_B; ++t; @inner) {
+          const int lo = 2*t - (t & (stride - 1));
+          const int hi = lo + stride;
+          if (b*2*p_B + hi < N && s_k[lo] > s_k[hi]) {
+            const double k0 = s_k[lo]; s_k[lo] = s_k[hi]; s_k[hi] = k0;
+            const int i0 = s_i[lo]; s_i[lo] = s_i[hi]; s_i[hi] = i0;
+          }
+        }
+      }
+    }
+    @barrier("local");
+    for (int t = 0; t < p_B; ++t; @inner) {
+      const int g = b*2*p_B + t;
+      if (g < N) { keys[g] = s_k[t]; ids[g] = s_i[t]; }
+      if (g + p_B < N) { keys[g + p_B] = s_k[t + p_B]; ids[g + p_B] = s_i[t + p_B]; }
+    }
+  }
+}`;
+
+// A tree reduction of 64 values per element, halving from a stride the host passes.
+const TREE_SUMS = `
+@kernel void treeSums(const int Nelements, const int half, const double *x, double *sums) {
+  for (int e = 0; e < Nelements; ++e; @outer) {
+    @shared double s_x[64];
+    for (int n = 0; n < 64; ++n; @inner) s_x[n] = x[64*e + n];
+    for (int stride = half; stride > 0; stride >>= 1) {
+      @barrier("local");
+      for (int n = 0; n < 64; ++n; @inner) if (n < stride && n + stride < 64) s_x[n] += s_x[n + stride];
+    }
+    @barrier("local");
+    for (int n = 0; n < 64; ++n; @inner) if (n == 0) sums[e] = s_x[0];
+  }
+}`;
+
+// A growing schedule with start and bound from the host, and a per-block right-shift schedule
+// (its start reads the block index: bounded by the type's width, the condition a predicate).
+const SCHEDULES = `
+@kernel void schedules(const int Nblocks, const int first, const int limit, int *grow, int *shrink) {
+  for (int b = 0; b < Nblocks; ++b; @outer) {
+    @shared int s_c[2];
+    for (int t = 0; t < 4; ++t; @inner) if (t < 2) s_c[t] = 0;
+    for (int w = first; w < limit; w <<= 1) {
+      @barrier("local");
+      for (int t = 0; t < 4; ++t; @inner) if (t == 0) s_c[0] = (3*s_c[0] + w) % 1000003;
+    }
+    for (long d = 3*b - 4; d >= 1; d >>= 2) {
+      @barrier("local");
+      for (int t = 0; t < 4; ++t; @inner) if (t == 1) s_c[1] = 5*s_c[1] + (int) d;
+    }
+    @barrier("local");
+    for (int t = 0; t < 4; ++t; @inner) {
+      if (t == 0) grow[b] = s_c[0];
+      if (t == 1) shrink[b] = s_c[1];
+    }
+  }
+}`;
+
+function sortedBlocks(keys: readonly number[], ids: readonly number[]): { keys: number[]; ids: number[] } {
+  const outK: number[] = [], outI: number[] = [];
+  for (let b = 0; b < keys.length; b += 16) {
+    const pairs = keys.slice(b, b + 16).map((k, j) => [k, ids[b + j]!] as const).sort((p, q) => p[0] - q[0]);
+    for (const [k, i] of pairs) outK.push(k), outI.push(i);
+  }
+  return { keys: outK, ids: outI };
+}
+
+describe("a bitonic sort through @shared memory: `size <<= 1` around `stride >>= 1`, each trip a barrier", () => {
+  const [k] = parseOkl(BLOCK_SORT);
+
+  it("the outer loop's trip count is a value argument the host computes; the inner one runs within the type's width", () => {
+    expect(k!.oklOptions?.derivedArgs?.map((d) => d.name)).toEqual(["b_end", "size_trip"]);
+    expect(k!.args.map((a) => a.name)).toEqual(["N", "keys", "ids", "b_end", "size_trip"]);
+  });
+
+  it("sorts every block, for sizes 0, 1, non-powers of two and several blocks, as the serial meaning", async () => {
+    const check = async (N: number) => {
+      const keys = seeded(Math.max(N, 1), N + 11).slice(0, N);
+      const ids = keys.map((_, i) => i);
+      const want = sortedBlocks(keys, ids);
+      // Arrays one longer than N: the element past the end must stay as it was.
+      await expectSerialMeaning(k!, () => ({ N, keys: Float64Array.from([...keys, 7]), ids: Int32Array.from([...ids, -7]) }),
+        { keys: [...want.keys, 7], ids: [...want.ids, -7] }, 0, { checkBounds: false });
+    };
+    for (const N of [0, 1, 2, 5, 13]) await check(N);
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 14, max: 50 }), check), { numRuns: 3, seed: 30 });
+  });
+});
+
+describe("a right shift from a value argument: the host counts the trips", () => {
+  const [k] = parseOkl(TREE_SUMS);
+
+  it("tree sums as the serial meaning, for strides 0, negative, powers of two and others", async () => {
+    expect(k!.oklOptions?.derivedArgs?.map((d) => d.name)).toEqual(["stride_trip"]);
+    const E = 2;
+    const x = seeded(64 * E, 5);
+    for (const half of [-3, 0, 1, 5, 32, 40]) {
+      const sums = Array.from({ length: E }, (_, e) => {
+        const s = x.slice(64 * e, 64 * e + 64);
+        for (let stride = half; stride > 0; stride >>= 1) for (let n = 0; n < stride && n + stride < 64; n++) s[n]! += s[n + stride]!;
+        return s[0]!;
+      });
+      await expectSerialMeaning(k!, () => ({ Nelements: E, half, x: Float64Array.from(x), sums: new Float64Array(E) }), { sums }, 1e-12, { checkBounds: false });
+    }
+  });
+});
+
+describe("a growing schedule from the host and a per-block right shift bounded by the width", () => {
+  const [k] = parseOkl(SCHEDULES);
+  const serial = (Nblocks: number, first: number, limit: number) => {
+    const grow: number[] = [], shrink: number[] = [];
+    for (let b = 0; b < Nblocks; b++) {
+      let c0 = 0, c1 = 0;
+      for (let w = first; w < limit; w *= 2) c0 = (3 * c0 + w) % 1000003;
+      for (let d = 3 * b - 4; d >= 1; d = Math.floor(d / 4)) c1 = 5 * c1 + d;
+      grow.push(c0), shrink.push(c1);
+    }
+    return { grow, shrink };
+  };
+
+  it("agrees with the serial meaning (negative and zero starts run no trip)", async () => {
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: -5, max: 5000 }), async (Nblocks, first, limit) => {
+      const args = () => ({ Nblocks, first, limit, grow: new Int32Array(Math.max(Nblocks, 1)), shrink: new Int32Array(Math.max(Nblocks, 1)) });
+      const want = serial(Nblocks, first, limit);
+      const pad = (a: number[]) => (Nblocks === 0 ? [0] : a);
+      await expectSerialMeaning(k!, args, { grow: pad(want.grow), shrink: pad(want.shrink) }, 0);
+    }), { numRuns: 4, seed: 31 });
+  });
+
+  it("C's loop that never ends, shifts a negative value or overflows is an ExecutionError before any launch", async () => {
+    const cases: [number, number, RegExp][] = [
+      [0, 5, /argument "w_trip".*never ends \(its value stays 0/],
+      [-1, 5, /argument "w_trip".*shifts the negative value -1 left/],
+      [1, 2147483647, /argument "w_trip".*1073741824 << 1 = 2147483648 passes int32's range/],
+    ];
+    for (const backend of realWorldBackends()) {
+      for (const [first, limit, msg] of cases) {
+        const grow = new Int32Array([9, 9]);
+        const p = run(k!, { Nblocks: 2, first, limit, grow, shrink: new Int32Array(2) } as never, { backend } as never);
+        await expect(p, `${backend}: ${first}, ${limit}`).rejects.toThrow(ExecutionError);
+        await expect(run(k!, { Nblocks: 2, first, limit, grow, shrink: new Int32Array(2) } as never, { backend } as never)).rejects.toThrow(msg);
+        expect(Array.from(grow)).toEqual([9, 9]);
+      }
+    }
+  });
+});
+
+describe("shift loops that cannot be proven to run C's trips are refused with line and column", () => {
+  const wrap = (loop: string, body = "s_c[0] += 1;") => `@kernel void f(const int n, const int m, const int *cnt, int *out) {
+  for (int b = 0; b < n; ++b; @outer) {
+    @shared int s_c[1];
+    int r = m + b;
+    for (int t = 0; t < 4; ++t; @inner) if (t == 0) s_c[0] = 0;
+    ${loop} {
+      @barrier("local");
+      for (int t = 0; t < 4; ++t; @inner) if (t == 0) { ${body} }
+    }
+    @barrier("local");
+    for (int t = 0; t < 4; ++t; @inner) if (t == 0) out[b] = s_c[0];
+  }
+}`;
+  const cases: [string, string | undefined, RegExp][] = [
+    ["for (int d = b + 1; d < 64; d <<= 1)", undefined, /:6:\d+: loop "d".*a growing shift loop is supported where both read only value arguments and constants/],
+    ["for (int d = b; d > m; d >>= 1)", undefined, /:6:\d+: loop "d".*the bound must be a compile-time constant >= 0.*a bound read at run time/],
+    ["for (int d = b; d > -1; d >>= 1)", undefined, /:6:\d+: loop "d".*the bound -1 may keep it running forever/],
+    ["for (int d = b; d >= 0; d >>= 1)", undefined, /:6:\d+: loop "d".*constant >= 1.*the bound 0/],
+    ["for (int d = n; d < 64; d >>= 1)", undefined, /:6:\d+: loop "d".*decreases "d" but the condition is "d < …"/],
+    ["for (int d = cnt[b]; d > 0; d >>= 1)", undefined, /:6:\d+: loop "d".*its start reads memory \("cnt"\), which may differ between the work-items/],
+    ["for (int d = r; d > 0; d >>= 1)", undefined, /:6:\d+: loop "d".*its start reads the private variable "r.*", which may differ/],
+    ["for (int d = n; d > 0; d /= 2)", undefined, /:6:\d+: loop "d": a plain loop holding barriers or @inner loops .* a shift by a constant/],
+    ["for (int d = n; d > 0; d >>= m)", undefined, /:6:\d+: loop "d": .*a shift by a constant/],
+    ["for (int d = n; d > 0; d >>= 0)", undefined, /:6:\d+: loop "d".*from 1 to 31 \(by 0 the loop never ends\)/],
+    ["for (int d = n; d > 0; d >>= 1)", "d = 0;", /:8:\d+: loop "d": its body assigns "d"/],
+  ];
+  it.each(cases)("%s", (loop, body, msg) => {
+    const e = oklError(() => parseOkl(wrap(loop, body)));
+    expect(e).toBeInstanceOf(OklError);
+    expect(e.message).toMatch(msg);
+  });
+
+  it("a body that writes other variables than the iterator is accepted", () => {
+    expect(() => parseOkl(wrap("for (int d = n; d > 0; d >>= 1)", "int q = n; q++; s_c[0] += q;"))).not.toThrow();
+  });
+});
