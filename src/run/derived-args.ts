@@ -2,7 +2,9 @@
  * Value arguments the host computes before the launch (`Kernel.oklOptions.derivedArgs`): an OKL
  * @outer loop's trip count that is not affine in the value arguments (`(entries + size - 1) / size`)
  * is a value argument of its own, so the domain stays affine in it and it sizes the grid, as OCCA's
- * host computes launch sizes. Computed exactly by evalSizeExpr (no int32 wrap-around);
+ * host computes launch sizes; the trip count of a plain shift loop holding barriers (`for (int size
+ * = 2; size < 2*bound; size <<= 1)`, `okl_trip_<type>_<shl|shr>_<cmp>(start, bound, k)`: C's loop
+ * run in its type, see shiftTrip). Computed exactly by evalSizeExpr (no int32 wrap-around);
  * a division by zero or a value the expression cannot be evaluated from is an ExecutionError
  * naming it, never a launch of a wrong size.
  *

@@ -125,8 +125,8 @@ describe("a bitonic sort through @shared memory: `size <<= 1` around `stride >>=
       await expectSerialMeaning(k!, () => ({ N, keys: Float64Array.from([...keys, 7]), ids: Int32Array.from([...ids, -7]) }),
         { keys: [...want.keys, 7], ids: [...want.ids, -7] }, 0, { checkBounds: false });
     };
-    for (const N of [0, 1, 2, 5, 13]) await check(N);
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 14, max: 50 }), check), { numRuns: 3, seed: 30 });
+    for (const N of [0, 1, 5, 13]) await check(N);
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 14, max: 40 }), check), { numRuns: 2, seed: 30 });
   });
 });
 
@@ -162,12 +162,12 @@ describe("a growing schedule from the host and a per-block right shift bounded b
   };
 
   it("agrees with the serial meaning (negative and zero starts run no trip)", async () => {
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: -5, max: 5000 }), async (Nblocks, first, limit) => {
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 14 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: -5, max: 5000 }), async (Nblocks, first, limit) => {
       const args = () => ({ Nblocks, first, limit, grow: new Int32Array(Math.max(Nblocks, 1)), shrink: new Int32Array(Math.max(Nblocks, 1)) });
       const want = serial(Nblocks, first, limit);
       const pad = (a: number[]) => (Nblocks === 0 ? [0] : a);
       await expectSerialMeaning(k!, args, { grow: pad(want.grow), shrink: pad(want.shrink) }, 0);
-    }), { numRuns: 4, seed: 31 });
+    }), { numRuns: 3, seed: 31 });
   });
 
   it("C's loop that never ends, shifts a negative value or overflows is an ExecutionError before any launch", async () => {
