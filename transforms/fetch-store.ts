@@ -362,7 +362,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const tagExtents = stored.map((r) => extents[r]!);
   // The new inames tagged on the store alone, before the kernel is built (fetch-tags.ts), where that holds.
   const alone = tags === undefined || tags.every((t) => t === null) ? undefined
-    : tagStoreAlone(k, dom, store, temporaries, dimNames, tagExtents, tags, req.order, who, new Set([...taken, ...dom.params]));
+    : tagStoreAlone(k, dom, store, dimNames, tagExtents, tags, req.order, who, new Set([...taken, ...dom.params]));
   let out = withKernel(k, {
     domains: [...k.domains, alone?.dom ?? dom],
     instructions: alone === undefined ? instructions : instructions.map((i) => (i === store ? alone.store : i)),

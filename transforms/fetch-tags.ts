@@ -4,9 +4,12 @@
  * the constraints of a widened iname as predicates.
  */
 import { LoomError, TransformError } from "../src/errors.js";
-import { affToExpr, iterationDomain, NATURAL_ORDER, uniqueName, withKernel, type Expr, type Instruction, type Kernel } from "../src/ir/index.js";
+import {
+  affToExpr, iterationDomain, NATURAL_ORDER, parseInameTag, uniqueName, withKernel, type Expr, type InameTag, type Instruction, type Kernel,
+} from "../src/ir/index.js";
 import { aff, affIsConstant, affSub, addConstraints, dimBounds, factorOf, isSubset, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
-import { splitIname, tagInames } from "./iname.js";
+import { replaceInameInInsn } from "./common.js";
+import { checkLocalTagHasValues, splitDomain, splitIname, splitValue, tagInames } from "./iname.js";
 
 /** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
 export type FetchTagSpec = string | null | readonly (string | null)[] | Readonly<Record<string, string | null>>;
@@ -78,19 +81,32 @@ export function perInameTags(spec: FetchTagSpec, inames: readonly string[], who:
   return perIname;
 }
 
+/** A split or widening of a new iname to the work-group's size on a local axis (a step of a `TagPlan`). */
+interface TagStep {
+  readonly kind: "split" | "widen";
+  readonly iname: string;
+  readonly size: number;
+  readonly axis: number;
+}
+
+/** What `applyTags` does: splits and widenings in order, then the tags (by iname, in insertion order). */
+interface TagPlan {
+  readonly steps: readonly TagStep[];
+  readonly tags: Readonly<Record<string, string>>;
+}
+
 /**
- * Tag (or split and tag) the new inames as `perIname` says. `extents`: Infinity where the extent
- * is a parameter (an l.auto iname then is split by the work-group's size, when known).
+ * The plan of `applyTags`: `inameTags` are the kernel's tags, `storeWithin` the store's inames.
+ * l.auto: fastest-varying axis first onto l.0, l.1, …, split to the work-group's size (a split's
+ * inner iname is tagged by the split), widened when shorter than it.
  */
-export function applyTags(
-  k: Kernel, inames: readonly string[], extents: readonly number[], perIname: readonly (string | null)[], order: "C" | "F", insnId: string, who: string,
-  sizes: ReadonlyMap<number, number> = localSizes(k, new Set(inames)), splitNames?: (iname: string) => { outerIname: string; innerIname: string },
-): Kernel {
-  if (inames.length === 0 || perIname.every((t) => t === null)) return k;
-  // l.auto: fastest-varying axis first onto l.0, l.1, …, split to the work-group's size.
+function tagPlan(
+  inameTags: Kernel["inameTags"], storeWithin: readonly string[], inames: readonly string[], extents: readonly number[],
+  perIname: readonly (string | null)[], order: "C" | "F", sizes: ReadonlyMap<number, number>,
+): TagPlan {
   const auto = inames.map((_, r) => r).filter((r) => perIname[r] === "l.auto");
   const fastestFirst = order === "C" ? [...auto].reverse() : auto;
-  let out = k;
+  const steps: TagStep[] = [];
   const explicit: Record<string, string> = {};
   inames.forEach((n, r) => {
     const t = perIname[r];
@@ -98,8 +114,8 @@ export function applyTags(
   });
   const usedExplicit = new Set(Object.values(explicit).flatMap((t) => (/^l\.\d$/.test(t) ? [Number(t[2])] : [])));
   // The store's own outer inames on local axes (a redundant fetch within i_inner) keep theirs.
-  for (const o of k.instructions.find((i) => i.id === insnId)?.withinInames ?? []) {
-    const t = k.inameTags[o];
+  for (const o of storeWithin) {
+    const t = inameTags[o];
     if (t?.kind === "l" && !inames.includes(o)) usedExplicit.add(t.axis);
   }
   let axis = 0;
@@ -112,17 +128,35 @@ export function applyTags(
     }
     const size = sizes.get(axis);
     if (size !== undefined && extents[r]! > size) {
-      out = splitIname(out, iname, size, splitNames ? { innerTag: `l.${axis}`, ...splitNames(iname) } : { innerTag: `l.${axis}` });
+      steps.push({ kind: "split", iname, size, axis });
     } else if (size !== undefined && extents[r]! < size) {
       // Inames on one local axis share its range: run over the whole axis, guarded.
-      out = widenIname(out, iname, size, insnId, who);
+      steps.push({ kind: "widen", iname, size, axis });
       explicit[iname] = `l.${axis}`;
     } else {
       explicit[iname] = `l.${axis}`;
     }
     axis++;
   }
-  return Object.keys(explicit).length > 0 ? tagInames(out, explicit) : out;
+  return { steps, tags: explicit };
+}
+
+/**
+ * Tag (or split and tag) the new inames as `perIname` says. `extents`: Infinity where the extent
+ * is a parameter (an l.auto iname then is split by the work-group's size, when known).
+ */
+export function applyTags(
+  k: Kernel, inames: readonly string[], extents: readonly number[], perIname: readonly (string | null)[], order: "C" | "F", insnId: string, who: string,
+  sizes: ReadonlyMap<number, number> = localSizes(k, new Set(inames)),
+): Kernel {
+  if (inames.length === 0 || perIname.every((t) => t === null)) return k;
+  const within = k.instructions.find((i) => i.id === insnId)?.withinInames ?? [];
+  const plan = tagPlan(k.inameTags, within, inames, extents, perIname, order, sizes);
+  let out = k;
+  for (const s of plan.steps) {
+    out = s.kind === "split" ? splitIname(out, s.iname, s.size, { innerTag: `l.${s.axis}` }) : widenIname(out, s.iname, s.size, insnId, who);
+  }
+  return Object.keys(plan.tags).length > 0 ? tagInames(out, plan.tags) : out;
 }
 
 const storeAlone = { on: true, taken: 0 };
@@ -150,8 +184,12 @@ export interface TaggedStore {
  * `applyTags` on the store alone, before its kernel is built. The new inames are the store's own:
  * dims of its domain only (no other domain's parameters: their names are new), in no other
  * instruction and no loop priority. So splitting, widening and tagging them changes only that
- * domain, the store and the tags, and is done here on a kernel of the store alone (the same
- * transformations, without rebuilding every other instruction and domain, each step). `k`: the
+ * domain, the store and the tags, and is done here on the store and its domain directly: the plan
+ * `applyTags` follows (`tagPlan`), each split the domain's splitDim and the store's rewrite that
+ * splitIname makes, each widening widenIname's (`widenDomain`), each tag tagInames' (its check
+ * that a local iname has values; the others cannot fire: the new inames have no tag yet, and a
+ * private temporary written within one is checked on the built kernel by the caller). No kernel
+ * is built or frozen for it, step by step. `k`: the
  * kernel before the store is added, whose local sizes the built one shares (no domain of `k` has
  * a new iname). `taken`: every name the built kernel holds; a split's new names are picked from
  * it, as splitIname picks them from that kernel. Undefined where this does not hold: rules, which
@@ -159,25 +197,55 @@ export interface TaggedStore {
  * of the whole kernel); the caller then tags the built kernel.
  */
 export function tagStoreAlone(
-  k: Kernel, dom: BasicSet, store: Instruction, temporaries: Kernel["temporaries"], inames: readonly string[], extents: readonly number[],
+  k: Kernel, dom: BasicSet, store: Instruction, inames: readonly string[], extents: readonly number[],
   perIname: readonly (string | null)[], order: "C" | "F", who: string, taken: ReadonlySet<string>,
 ): TaggedStore | undefined {
   if (!storeAlone.on || k.substitutions.length > 0 || !perIname.every((t) => t === null || t === "l.auto" || /^[lg]\.\d$/.test(t))) return undefined;
-  const alone = withKernel(k, { domains: [dom], instructions: [store], temporaries, loopPriority: [] });
+  if (inames.length === 0 || perIname.every((t) => t === null)) return { dom, store, inameTags: k.inameTags, inameSlabs: undefined };
+  const plan = tagPlan(k.inameTags, store.withinInames, inames, extents, perIname, order, localSizes(k, new Set(inames)));
   const names = new Set(taken);
   const pick = (base: string): string => {
     const n = uniqueName(base, names);
     names.add(n);
     return n;
   };
-  const out = applyTags(alone, inames, extents, perIname, order, store.id, who, localSizes(k, new Set(inames)), (iname) => {
-    const picked = { outerIname: pick(`${iname}_outer`), innerIname: pick(`${iname}_inner`) };
-    // The split iname is no name of the kernel any more (splitIname's next pick may take it).
-    names.delete(iname);
-    return picked;
-  });
+  // The plan's steps on the store and its domain, as splitIname, widenIname and tagInames do them
+  // on a kernel that holds only these (tests compare with that route, field order included).
+  let d = dom;
+  let s = store;
+  const tags: Record<string, InameTag> = { ...k.inameTags };
+  let slabs: Kernel["inameSlabs"] | undefined;
+  const tag = (iname: string, text: string): void => {
+    const t = parseInameTag(text) as InameTag;
+    tags[iname] = t;
+    if (t.kind === "l" || t.kind === "l.auto") checkLocalTagHasValues(d, iname, t, "tagInames");
+  };
+  for (const step of plan.steps) {
+    if (step.kind === "split") {
+      const outer = pick(`${step.iname}_outer`);
+      const inner = pick(`${step.iname}_inner`);
+      // The split iname is no name of the kernel any more (the next pick may take it).
+      names.delete(step.iname);
+      d = splitDomain(d, step.iname, outer, inner, step.size);
+      s = replaceInameInInsn(s, step.iname, splitValue(outer, inner, step.size), [outer, inner]);
+      // splitIname gives the kernel slabs without the split iname's (a new record, as it does).
+      const { [step.iname]: _slab, ...rest } = slabs ?? k.inameSlabs ?? {};
+      slabs = rest;
+      tag(inner, `l.${step.axis}`);
+    } else {
+      const w = widenDomain(d, step.iname, step.size, who);
+      d = w.dom;
+      s = { ...s, predicates: [...s.predicates, ...w.predicates] };
+    }
+  }
+  // tagInames checks the new local tags in the order of the kernel's tags, after the splits' own.
+  for (const [iname, text] of Object.entries(plan.tags)) tags[iname] = parseInameTag(text) as InameTag;
+  for (const iname of Object.keys(plan.tags)) {
+    const t = tags[iname]!;
+    if (t.kind === "l" || t.kind === "l.auto") checkLocalTagHasValues(d, iname, t, "tagInames");
+  }
   storeAlone.taken++;
-  return { dom: out.domains[0]!, store: out.instructions[0]!, inameTags: out.inameTags, inameSlabs: out.inameSlabs === alone.inameSlabs ? undefined : out.inameSlabs };
+  return { dom: d, store: s, inameTags: tags, inameSlabs: slabs };
 }
 
 /**
@@ -186,7 +254,13 @@ export function tagStoreAlone(
  */
 function widenIname(k: Kernel, iname: string, size: number, insnId: string, who: string): Kernel {
   const idx = k.domains.findIndex((d) => d.dims.includes(iname));
-  const d = k.domains[idx]!;
+  const w = widenDomain(k.domains[idx]!, iname, size, who);
+  const instructions = k.instructions.map((insn) => (insn.id === insnId ? { ...insn, predicates: [...insn.predicates, ...w.predicates] } : insn));
+  return withKernel(k, { domains: k.domains.map((x, i) => (i === idx ? w.dom : x)), instructions });
+}
+
+/** `d` with `iname` widened to `0 … size-1`, and the predicates its constraints on `iname` become (see widenIname). */
+function widenDomain(d: BasicSet, iname: string, size: number, who: string): { dom: BasicSet; predicates: Expr[] } {
   const names = [...d.params, ...d.dims];
   const col = names.indexOf(iname);
   const keep: Constraint[] = [];
@@ -225,9 +299,7 @@ function widenIname(k: Kernel, iname: string, size: number, insnId: string, who:
       throw e;
     }
   };
-  const preds = moved.filter((row) => !implied(row)).map((row) => constraintExpr(row.aff, row.eq));
-  const instructions = k.instructions.map((insn) => (insn.id === insnId ? { ...insn, predicates: [...insn.predicates, ...preds] } : insn));
-  return withKernel(k, { domains: k.domains.map((x, i) => (i === idx ? dom : x)), instructions });
+  return { dom, predicates: moved.filter((row) => !implied(row)).map((row) => constraintExpr(row.aff, row.eq)) };
 }
 
 /** The tag strings a tag spec names. */

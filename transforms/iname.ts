@@ -145,6 +145,31 @@ function isEmptyDomain(d: BasicSet): boolean {
   return isEmpty(x);
 }
 
+/** The value of a split iname: `inner + outer*factor`. */
+export function splitValue(outer: string, inner: string, factor: number): Expr {
+  return arith("+", v(inner), arith("*", v(outer), c(factor)));
+}
+
+/**
+ * `d` with `iname` split as splitIname splits it (splitDim), remembered as empty exactly when `d`
+ * is (see `sameEmptiness`): for a split made outside splitIname (a fetch's store tagged alone).
+ */
+export function splitDomain(d: BasicSet, iname: string, outer: string, inner: string, factor: number): BasicSet {
+  const out = splitDim(d, iname, outer, inner, factor);
+  if (out !== d) sameEmptiness.set(out, d);
+  return out;
+}
+
+/**
+ * An iname tagged `tag` on a local axis (l, l.auto) whose domain `d` is empty would make a
+ * work-group of size 0 (OpenCL's reqd_work_group_size(0, …)): refused.
+ */
+export function checkLocalTagHasValues(d: BasicSet | undefined, iname: string, tag: InameTag, who: string): void {
+  if (d !== undefined && isEmptyDomain(d)) {
+    throw new TransformError(`${who}: iname "${iname}" has no value (its domain is empty), so tagging it ${formatInameTag(tag)} would make a work-group of size 0; leave it a loop, or fix parameters that leave it values`);
+  }
+}
+
 /**
  * Split `iname` into `i = i_outer*factor + i_inner` with `0 <= i_inner < factor` (loopy's
  * split_iname). Every use of `iname` (indices, predicates, reductions, within-inames, loop
@@ -166,7 +191,7 @@ export function splitIname(k: Kernel, iname: string, factor: number, opts: Split
   const paramValue = aff({ [outer]: factor, [inner]: 1 });
   const r: Replacement = {
     outer, inner, paramValue,
-    value: arith("+", v(inner), arith("*", v(outer), c(factor))),
+    value: splitValue(outer, inner, factor),
     // The split's domain written down at once (splitDim: substitute, moveToDims, addConstraints in one normalization).
     mapDomain: (d) => splitDim(d, target, outer, inner, factor),
   };
@@ -319,10 +344,7 @@ export function tagInames(k: Kernel, tags: TagSpec): Kernel {
   checkPrivateStaysInWorkItem(out, tagged, who);
   // An l iname with no value for any parameters would make a work-group of size 0 (OpenCL's reqd_work_group_size(0, …)).
   for (const iname of tagged.filter((n) => result[n]!.kind === "l" || result[n]!.kind === "l.auto")) {
-    const d = k.domains.find((x) => x.dims.includes(iname));
-    if (d !== undefined && isEmptyDomain(d)) {
-      throw new TransformError(`${who}: iname "${iname}" has no value (its domain is empty), so tagging it ${formatInameTag(result[iname]!)} would make a work-group of size 0; leave it a loop, or fix parameters that leave it values`);
-    }
+    checkLocalTagHasValues(k.domains.find((x) => x.dims.includes(iname)), iname, result[iname]!, who);
   }
   return out;
 }
