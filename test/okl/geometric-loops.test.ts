@@ -1,9 +1,9 @@
 /**
  * Issue 20, libParanumal's bitonicSortStructs: plain loops updated by a constant shift (`size <<= 1`,
  * `stride >>= 1`) whose bodies hold barriers and @inner loops run in lockstep on all work-items
- * (src/okl/lower/geometric.ts): a counter iname with the iterator `S << k*t` / `S >> k*t`, its
+ * (src/okl/lower/geometric.ts): a counter iname with the iterator `S << k*t`, `S >> k*t`, its
  * trip count computed by the host where start and bound are value arguments, else bounded by the
- * type's width with the condition as a predicate. Kernels in the style of those code bases (a
+ * type's width with the condition as a predicate; the same for `*= k` and `/= k`. Kernels in the style of those code bases (a
  * block bitonic sort through @shared memory, a tree reduction, a per-block shift schedule), each
  * on interp and openmp against the serial meaning; C's loops that never end or overflow are
  * ExecutionErrors before the launch; forms that cannot be proven are OklErrors with line:column.
@@ -76,25 +76,36 @@ const TREE_SUMS = `
   }
 }`;
 
-// A growing schedule with start and bound from the host, and a per-block right-shift schedule
-// (its start reads the block index: bounded by the type's width, the condition a predicate).
+// Growing schedules with start and bound from the host (a shift, a product), and per-block
+// decreasing ones (their start reads the block index: bounded by the type's width, the condition
+// a predicate): a 64-bit right shift by 2 and a quotient by 3.
 const SCHEDULES = `
 @kernel void schedules(const int Nblocks, const int first, const int limit, int *grow, int *shrink) {
   for (int b = 0; b < Nblocks; ++b; @outer) {
-    @shared int s_c[2];
-    for (int t = 0; t < 4; ++t; @inner) if (t < 2) s_c[t] = 0;
+    @shared int s_c[4];
+    for (int t = 0; t < 4; ++t; @inner) s_c[t] = 0;
     for (int w = first; w < limit; w <<= 1) {
       @barrier("local");
       for (int t = 0; t < 4; ++t; @inner) if (t == 0) s_c[0] = (3*s_c[0] + w) % 1000003;
+    }
+    for (int w = first; w <= limit; w = w * 3) {
+      @barrier("local");
+      for (int t = 0; t < 4; ++t; @inner) if (t == 2) s_c[2] = (7*s_c[2] + w) % 1000003;
     }
     for (long d = 3*b - 4; d >= 1; d >>= 2) {
       @barrier("local");
       for (int t = 0; t < 4; ++t; @inner) if (t == 1) s_c[1] = 5*s_c[1] + (int) d;
     }
+    for (int q = 11*b - 20; q > 0; q /= 3) {
+      @barrier("local");
+      for (int t = 0; t < 4; ++t; @inner) if (t == 3) s_c[3] = 2*s_c[3] + q;
+    }
     @barrier("local");
     for (int t = 0; t < 4; ++t; @inner) {
-      if (t == 0) grow[b] = s_c[0];
-      if (t == 1) shrink[b] = s_c[1];
+      if (t == 0) grow[2*b] = s_c[0];
+      if (t == 2) grow[2*b + 1] = s_c[2];
+      if (t == 1) shrink[2*b] = s_c[1];
+      if (t == 3) shrink[2*b + 1] = s_c[3];
     }
   }
 }`;
@@ -153,17 +164,19 @@ describe("a growing schedule from the host and a per-block right shift bounded b
   const serial = (Nblocks: number, first: number, limit: number) => {
     const grow: number[] = [], shrink: number[] = [];
     for (let b = 0; b < Nblocks; b++) {
-      let c0 = 0, c1 = 0;
+      let c0 = 0, c1 = 0, c2 = 0, c3 = 0;
       for (let w = first; w < limit; w *= 2) c0 = (3 * c0 + w) % 1000003;
+      for (let w = first; w <= limit; w *= 3) c2 = (7 * c2 + w) % 1000003;
       for (let d = 3 * b - 4; d >= 1; d = Math.floor(d / 4)) c1 = 5 * c1 + d;
-      grow.push(c0), shrink.push(c1);
+      for (let q = 11 * b - 20; q > 0; q = Math.trunc(q / 3)) c3 = 2 * c3 + q;
+      grow.push(c0, c2), shrink.push(c1, c3);
     }
     return { grow, shrink };
   };
 
   it("agrees with the serial meaning (negative and zero starts run no trip)", async () => {
     await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 14 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: -5, max: 5000 }), async (Nblocks, first, limit) => {
-      const args = () => ({ Nblocks, first, limit, grow: new Int32Array(Math.max(Nblocks, 1)), shrink: new Int32Array(Math.max(Nblocks, 1)) });
+      const args = () => ({ Nblocks, first, limit, grow: new Int32Array(Math.max(2*Nblocks, 1)), shrink: new Int32Array(Math.max(2*Nblocks, 1)) });
       const want = serial(Nblocks, first, limit);
       const pad = (a: number[]) => (Nblocks === 0 ? [0] : a);
       await expectSerialMeaning(k!, args, { grow: pad(want.grow), shrink: pad(want.shrink) }, 0);
@@ -175,14 +188,15 @@ describe("a growing schedule from the host and a per-block right shift bounded b
       [0, 5, /argument "w_trip".*never ends \(its value stays 0/],
       [-1, 5, /argument "w_trip".*shifts the negative value -1 left/],
       [1, 2147483647, /argument "w_trip".*1073741824 << 1 = 2147483648 passes int32's range/],
+      [2, 1073741824, /argument "w_trip_0".*774840978 \* 3 = 2324522934 passes int32's range/],
     ];
     for (const backend of realWorldBackends()) {
       for (const [first, limit, msg] of cases) {
-        const grow = new Int32Array([9, 9]);
-        const p = run(k!, { Nblocks: 2, first, limit, grow, shrink: new Int32Array(2) } as never, { backend } as never);
+        const grow = new Int32Array([9, 9, 9, 9]);
+        const p = run(k!, { Nblocks: 2, first, limit, grow, shrink: new Int32Array(4) } as never, { backend } as never);
         await expect(p, `${backend}: ${first}, ${limit}`).rejects.toThrow(ExecutionError);
-        await expect(run(k!, { Nblocks: 2, first, limit, grow, shrink: new Int32Array(2) } as never, { backend } as never)).rejects.toThrow(msg);
-        expect(Array.from(grow)).toEqual([9, 9]);
+        await expect(run(k!, { Nblocks: 2, first, limit, grow, shrink: new Int32Array(4) } as never, { backend } as never)).rejects.toThrow(msg);
+        expect(Array.from(grow)).toEqual([9, 9, 9, 9]);
       }
     }
   });
@@ -203,15 +217,17 @@ describe("shift loops that cannot be proven to run C's trips are refused with li
   }
 }`;
   const cases: [string, string | undefined, RegExp][] = [
-    ["for (int d = b + 1; d < 64; d <<= 1)", undefined, /:6:\d+: loop "d".*a growing shift loop is supported where both read only value arguments and constants/],
+    ["for (int d = b + 1; d < 64; d <<= 1)", undefined, /:6:\d+: loop "d".*a growing loop is supported where both read only value arguments and constants/],
     ["for (int d = b; d > m; d >>= 1)", undefined, /:6:\d+: loop "d".*the bound must be a compile-time constant >= 0.*a bound read at run time/],
     ["for (int d = b; d > -1; d >>= 1)", undefined, /:6:\d+: loop "d".*the bound -1 may keep it running forever/],
     ["for (int d = b; d >= 0; d >>= 1)", undefined, /:6:\d+: loop "d".*constant >= 1.*the bound 0/],
     ["for (int d = n; d < 64; d >>= 1)", undefined, /:6:\d+: loop "d".*decreases "d" but the condition is "d < …"/],
     ["for (int d = cnt[b]; d > 0; d >>= 1)", undefined, /:6:\d+: loop "d".*its start reads memory \("cnt"\), which may differ between the work-items/],
     ["for (int d = r; d > 0; d >>= 1)", undefined, /:6:\d+: loop "d".*its start reads the private variable "r.*", which may differ/],
-    ["for (int d = n; d > 0; d /= 2)", undefined, /:6:\d+: loop "d": a plain loop holding barriers or @inner loops .* a shift by a constant/],
-    ["for (int d = n; d > 0; d >>= m)", undefined, /:6:\d+: loop "d": .*a shift by a constant/],
+    ["for (int d = n; d > 0; d = d/2 + 1)", undefined, /:6:\d+: loop "d": a plain loop holding barriers or @inner loops .* a shift, product or quotient by a constant/],
+    ["for (int d = n; d > 0; d /= 1)", undefined, /:6:\d+: loop "d".*factor must be a constant integer >= 2 \(by 1 the loop never ends\)/],
+    ["for (int d = n; d < m; d *= -2)", undefined, /:6:\d+: loop "d".*a negative factor flips the sign/],
+    ["for (int d = n; d > 0; d >>= m)", undefined, /:6:\d+: loop "d": .*a shift, product or quotient by a constant/],
     ["for (int d = n; d > 0; d >>= 0)", undefined, /:6:\d+: loop "d".*from 1 to 31 \(by 0 the loop never ends\)/],
     ["for (int d = n; d > 0; d >>= 1)", "d = 0;", /:8:\d+: loop "d": its body assigns "d"/],
   ];

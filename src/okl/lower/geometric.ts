@@ -1,42 +1,46 @@
 /**
- * Plain loops with a shift update that hold barriers or @inner loops (libParanumal's bitonic sort:
- * `for (int size = 2; size < 2*bound; size <<= 1)` around `for (int stride = size/4; stride > 0;
- * stride >>= 1)`, each trip a barrier and an @inner loop). Every work-item of a group must run such
- * a loop in lockstep, so it is an iname of the kernel's domain, not a C loop: an affine counter
- * `t`, `0 <= t < T`, with the variable a function of it,
+ * Plain loops with a geometric update that hold barriers or @inner loops (libParanumal's bitonic
+ * sort: `for (int size = 2; size < 2*bound; size <<= 1)` around `for (int stride = size/4; stride
+ * > 0; stride >>= 1)`, each trip a barrier and an @inner loop; tree reductions' `s /= 2`). Every
+ * work-item of a group must run such a loop in lockstep, so it is an iname of the kernel's domain,
+ * not a C loop: an affine counter `t`, `0 <= t < T`, with the variable a function of it,
  *
- *   v(t) = S << k*t   (`v <<= k`)        v(t) = S >> k*t   (`v >>= k`)
+ *   v(t) = S << k*t  (`v <<= k`)   S >> k*t  (`v >>= k`)   S * k^t  (`v *= k`)   S / k^t  (`v /= k`)
  *
  * which is C's value after t updates: `(S << a) << b == S << (a + b)` while no bit leaves the
- * type, and `(S >> a) >> b == S >> (a + b)` for C's (arithmetic) right shift, a floor division by
- * a power of two. T is one of:
+ * type, `(S >> a) >> b == S >> (a + b)` for C's (arithmetic) right shift, a floor division by a
+ * power of two, `(S * a) * b == S * (a*b)` without overflow, and C's truncating division
+ * `(S / a) / b == S / (a*b)` for a, b > 0. T is one of:
  *
- * - **Exact, on the host** (`host`): where start and bound read only value arguments and
+ * - **Exact, on the host** (`trip`): where start and bound read only value arguments and
  *   constants, the trip count is a value argument run() computes before the launch, iterating C's
  *   loop in the iterator's type (derived-args.ts, `okl_trip_*`): a start or bound outside the
- *   type, a left shift of a negative value or one that overflows, and a loop that never ends (a
- *   shift that no longer changes `v` while the condition holds: `0 << k`, `-1 >> k`) are
- *   ExecutionErrors before any launch. For `t < T` the condition held at every step before, so no
- *   step overflowed and every value `v(t)` is C's (its shift count below the type's width: a value
- *   that reached the fixpoint 0 or -1 would have ended the loop or been refused).
- * - **Bounded by the type's width** (`width`), for a right shift `v >>= k` with the condition
- *   `v > E` (or `v >= E`) and E a compile-time constant with `E >= 0` (`E >= 1`): T =
- *   floor((W - 2)/k) + 1 for a signed type of W bits (floor((W - 1)/k) + 1 unsigned), and the
- *   condition is a predicate on every instruction of the body (barriers run every trip, idle).
- *   Proof that the predicate `v(t) CMP E` holds exactly for C's trips `t < n`, and `n <= T`:
- *   for `S >= 0`, `v(t) = floor(S / 2^(k t))` does not increase with t, so once the condition is
- *   false it stays false (the condition is monotone), and C stops at the first false one; for
- *   `S < 0`, every `v(t)` is negative (it rises to -1), below `E >= 0`: false at every t, and C's
- *   loop runs zero times. A trip needs `v(t) >= 1`, so `k t <= W - 2` (`S <= 2^(W-1) - 1`): n <= T,
- *   and every shift count `k t` evaluated (t < T) is below W (no undefined shift).
+ *   type, a left shift of a negative value, a value past the type's range, and a loop that never
+ *   ends (an update that no longer changes `v` while the condition holds: `0 << k`, `-1 >> k`,
+ *   `0 / k`) are ExecutionErrors before any launch. For `t < T` the condition held at every step
+ *   before, so no step overflowed and every value `v(t)` is C's. The domain also bounds t by
+ *   `count` (counterBound: a trip's value is no fixpoint and lies in the type, so a shift count
+ *   `k t` stays below the width and `k^t` within the type), which the exact count never exceeds
+ *   for shifts; for products and quotients the host refuses the rare count above it (`-1 * 2^31`).
+ * - **Bounded by the type's width** (`count` alone), for a decreasing update `v >>= k`, `v /= k`
+ *   with the condition `v > E` (or `v >= E`) and E a compile-time constant with `E >= 0` (`E >=
+ *   1`): t runs over `0 <= t < count` (`k t <= W - 2` for a signed shift of W bits, `k^t <= MAX`
+ *   for a quotient), and the condition is a predicate on every instruction of the body (barriers
+ *   run every trip, idle after the last). Proof that the predicate `v(t) CMP E` holds exactly for
+ *   C's trips `t < n`, and `n <= count`: for `S >= 0`, `v(t)` does not increase with t, so once the
+ *   condition is false it stays false (it is monotone), and C stops at the first false one; for
+ *   `S < 0`, every `v(t)` is at most 0 (a shift rises to -1, a quotient to 0), below `E >= 0` or
+ *   `E >= 1`: false at every t, and C's loop runs zero times. A trip needs `v(t) >= 1`, so `k t <=
+ *   W - 2` (`S <= 2^(W-1) - 1`) or `k^t <= S <= MAX`: n <= count, and every shift count or power
+ *   evaluated (t < count) is defined.
  *
- * Everything else is refused (OklError) rather than run a different number of trips than C: a
- * shift in the wrong direction for the comparison (zero trips or never ending), a growing loop
- * (`<<=`) whose start or bound are not host values (a start <= 0 never ends in C and the last
- * shift can overflow: neither can be proven on the device), a right shift with a bound that is
- * not a constant >= 0 (`v > -1` never ends: the fixpoint 0 keeps it true), other updates
- * (`*=`, `/=`, a shift by a non-constant), and a start or bound that may differ between the
- * work-items of a group (it reads memory or an @inner index): the loop must be uniform.
+ * Everything else is refused (OklError) rather than run a different number of trips than C: an
+ * update in the wrong direction for the comparison (zero trips or never ending), a growing loop
+ * (`<<=`, `*=`) whose start or bound are not host values (a start <= 0 never ends in C and the last
+ * update can overflow: neither can be proven on the device), a decreasing one with a bound that is
+ * not a constant >= 0 (`v > -1` never ends: the value stops at 0), a shift by a non-constant, 0 or
+ * the width, a factor below 2, and a start or bound that may differ between the work-items of a
+ * group (it reads memory or a private variable): the loop must be uniform.
  */
 import { c, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
@@ -45,16 +49,26 @@ import { constValue, type Ctx, type Fail } from "./bindings.js";
 import type { LoopHead } from "./loop-head.js";
 import type { Cmp } from "./trip.js";
 
-/** A shift update `v <<= k` / `v >>= k` (or `v = v << k`) with a compile-time constant k. */
-export interface ShiftUpdate {
-  readonly op: "<<" | ">>";
+/** Operators of the updates accepted: `v <<= k`, `v >>= k`, `v *= k`, `v /= k` (or `v = v op k`), k a compile-time constant. */
+export type GeometricOp = "<<" | ">>" | "*" | "/";
+
+/** A geometric update of the iterator by a compile-time constant k (a shift count or a factor). */
+export interface GeometricUpdate {
+  readonly op: GeometricOp;
   readonly k: number;
 }
 
-/** How the counter of a shift loop is bounded: by a value the host computes, or by the type's width with the condition as a predicate. */
-export type ShiftBound =
-  | { readonly kind: "host"; readonly trip: Expr }
-  | { readonly kind: "width"; readonly count: number };
+/**
+ * How the counter of such a loop is bounded: `count`, the bound under which the closed form is
+ * exact (`t < count`: shift counts below the width, powers of the factor within the type), and
+ * where the host computes the exact trip count, `trip` (`t < trip` too; the host refuses a count
+ * above `count`, which the proofs above exclude for shifts); without `trip` the condition is the
+ * body's predicate.
+ */
+export interface GeometricBound {
+  readonly count: number;
+  readonly trip?: Expr;
+}
 
 /** Width and signedness of an integer iterator type; undefined for other types. */
 export function intWidth(dtype: Dtype): { readonly bits: number; readonly signed: boolean } | undefined {
@@ -62,50 +76,60 @@ export function intWidth(dtype: Dtype): { readonly bits: number; readonly signed
   return m ? { bits: Number(m[2]), signed: m[1] === "" } : undefined;
 }
 
-/** The loop's update as a shift by a constant, undefined where it is not one (`s *= 2`, `s >>= m`). */
-export function shiftUpdate(h: LoopHead): ShiftUpdate | undefined {
+const OPS: Readonly<Record<string, GeometricOp>> = { "<<=": "<<", ">>=": ">>", "*=": "*", "/=": "/" };
+
+/** The loop's update as a shift or a product or quotient by a constant, undefined where it is not one (`s >>= m`, `s += s`). */
+export function geometricUpdate(h: LoopHead): GeometricUpdate | undefined {
   const u = h.s.update;
   const isVar = (e: A.Expr) => e.kind === "ident" && e.name === h.name;
   if (!u || u.kind !== "assign" || !isVar(u.target)) return undefined;
-  let op: string | undefined;
+  let op: GeometricOp | undefined;
   let amount: A.Expr | undefined;
-  if (u.op === "<<=" || u.op === ">>=") [op, amount] = [u.op.slice(0, 2), u.value];
-  else if (u.op === "=" && u.value.kind === "binary" && (u.value.op === "<<" || u.value.op === ">>") && isVar(u.value.left)) [op, amount] = [u.value.op, u.value.right];
+  if (OPS[u.op]) [op, amount] = [OPS[u.op], u.value];
+  else if (u.op === "=" && u.value.kind === "binary" && OPS[`${u.value.op}=`] && isVar(u.value.left)) [op, amount] = [OPS[`${u.value.op}=`], u.value.right];
   const k = amount && constValue(amount, h.ctx.scope);
-  return op !== undefined && k !== undefined ? { op: op as "<<" | ">>", k } : undefined;
+  return op !== undefined && k !== undefined ? { op, k } : undefined;
 }
 
-/** The iterator's value after t updates: `S << k*t` or `S >> k*t` (S converted to the iterator's type). */
-export function shiftValue(h: LoopHead, u: ShiftUpdate, t: string): Expr {
+/** The iterator's value after t updates: `S << k*t`, `S >> k*t`, `S * k^t`, `S / k^t` (S in the iterator's type; k^t a shift for a power of two). */
+export function geometricValue(h: LoopHead, u: GeometricUpdate, t: string): Expr {
   const start: Expr = h.dtype === "int32" || h.start.kind === "const" ? h.start : { kind: "cast", dtype: h.dtype, value: h.start };
   const tv: Expr = { kind: "var", name: t };
-  const count: Expr = u.k === 1 ? tv : { kind: "arith", op: "*", left: c(u.k), right: tv };
-  return { kind: "arith", op: u.op, left: start, right: count };
+  const times = (k: number): Expr => (k === 1 ? tv : { kind: "arith", op: "*", left: c(k), right: tv });
+  if (u.op === "<<" || u.op === ">>") return { kind: "arith", op: u.op, left: start, right: times(u.k) };
+  const j = Math.log2(u.k);
+  const one = h.dtype === "int32" ? c(1) : c(1, h.dtype);
+  const power: Expr = Number.isInteger(j) ? { kind: "arith", op: "<<", left: one, right: times(j) } : { kind: "arith", op: "**", left: h.dtype === "int32" ? c(u.k) : c(u.k, h.dtype), right: tv };
+  return { kind: "arith", op: u.op, left: start, right: power };
 }
 
 /** The derived-argument function that counts the trips of such a loop on the host (derived-args.ts). */
-export function shiftTripFn(dtype: Dtype, op: "<<" | ">>", cmp: Cmp): string {
+export function geometricTripFn(dtype: Dtype, op: GeometricOp, cmp: Cmp): string {
   const c0 = { "<": "lt", "<=": "le", ">": "gt", ">=": "ge" }[cmp];
-  return `okl_trip_${dtype}_${op === "<<" ? "shl" : "shr"}_${c0}`;
+  return `okl_trip_${dtype}_${{ "<<": "shl", ">>": "shr", "*": "mul", "/": "div" }[op]}_${c0}`;
 }
 
 /**
- * Checks a shift loop (see the module comment) and returns how its counter is bounded. `uniform`
- * says whether an expression is the same for every work-item of a group, `hostOnly` whether it
- * reads only value arguments and constants.
+ * Checks a geometric loop (see the module comment) and returns how its counter is bounded.
+ * `uniform` says what in an expression may differ between the work-items of a group, `hostOnly`
+ * whether it reads only value arguments and constants.
  */
-export function shiftBound(
-  h: LoopHead, u: ShiftUpdate, ctx: Ctx, fail: Fail, uniform: (e: Expr) => string | undefined, hostOnly: (e: Expr) => boolean,
-): ShiftBound {
+export function geometricBound(
+  h: LoopHead, u: GeometricUpdate, ctx: Ctx, fail: Fail, uniform: (e: Expr) => string | undefined, hostOnly: (e: Expr) => boolean,
+): GeometricBound {
   const s = h.s;
+  const shift = u.op === "<<" || u.op === ">>";
   const what = `loop "${h.name}" (a plain loop holding barriers or @inner loops, updated by \`${h.name} ${u.op}= ${u.k}\`)`;
-  const w = intWidth(h.dtype) ?? fail(`${what}: its iterator has type ${h.dtype}; a shift loop needs an integer iterator`, s.pos);
-  if (!Number.isInteger(u.k) || u.k < 1 || u.k >= w.bits) {
+  const w = intWidth(h.dtype) ?? fail(`${what}: its iterator has type ${h.dtype}; such a loop needs an integer iterator`, s.pos);
+  if (shift && (!Number.isInteger(u.k) || u.k < 1 || u.k >= w.bits)) {
     fail(`${what}: the shift must be by a constant from 1 to ${w.bits - 1} (${u.k < 1 ? "by 0 the loop never ends" : `by ${w.bits} or more C's shift is undefined`})`, s.update?.pos ?? s.pos);
   }
-  const growing = u.op === "<<";
+  if (!shift && (!Number.isInteger(u.k) || u.k < 2)) {
+    fail(`${what}: the factor must be a constant integer >= 2 (${u.k === 1 ? "by 1 the loop never ends" : u.k === 0 ? (u.op === "/" ? "by 0 C divides by zero" : "by 0 the value stays 0") : "a negative factor flips the sign every trip"})`, s.update?.pos ?? s.pos);
+  }
+  const growing = u.op === "<<" || u.op === "*";
   if (growing !== (h.cmp === "<" || h.cmp === "<=")) {
-    fail(`${what}: the shift ${growing ? "increases" : "decreases"} "${h.name}" but the condition is "${h.name} ${h.cmp} …": the loop runs zero times or never ends (use ${growing ? "< or <=" : "> or >="})`, s.cond?.pos ?? s.pos);
+    fail(`${what}: the update ${growing ? "increases" : "decreases"} "${h.name}" but the condition is "${h.name} ${h.cmp} …": the loop runs zero times or never ends (use ${growing ? "< or <=" : "> or >="})`, s.cond?.pos ?? s.pos);
   }
   for (const [part, e] of [["start", h.start], ["bound", h.end]] as const) {
     const why = uniform(e);
@@ -113,19 +137,45 @@ export function shiftBound(
       fail(`${what}: its ${part} reads ${why}, which may differ between the work-items of a group; all of them must run the loop's trips together (its barriers), so start and bound must read only value arguments, constants and enclosing loop variables outside @inner loops`, s.pos);
     }
   }
+  const start = constValue(startAst(s), ctx.scope);
+  const count = counterBound(u, w, growing && start !== undefined && start >= 1 ? start : 1);
   if (hostOnly(h.start) && hostOnly(h.end)) {
-    const call: Expr = { kind: "call", fn: shiftTripFn(h.dtype, u.op, h.cmp), args: [h.start, h.end, c(u.k)] };
-    return { kind: "host", trip: call };
+    return { count, trip: { kind: "call", fn: geometricTripFn(h.dtype, u.op, h.cmp), args: [h.start, h.end, c(u.k), c(count)] } };
   }
   if (growing) {
-    fail(`${what}: its start or bound reads an enclosing loop variable; a growing shift loop is supported where both read only value arguments and constants (the host then counts its trips as C runs them, refusing a start <= 0, which never ends, and a shift past the type's range)`, s.pos);
+    fail(`${what}: its start or bound reads an enclosing loop variable; a growing loop is supported where both read only value arguments and constants (the host then counts its trips as C runs them, refusing a start <= 0, which never ends, and a value past the type's range)`, s.pos);
   }
   const e = constValue(endAst(s), ctx.scope);
   const least = h.cmp === ">" ? 0 : 1;
   if (e === undefined || e < least) {
-    fail(`${what}: with a start that is not a value argument, the bound must be a compile-time constant ${h.cmp === ">" ? ">= 0" : ">= 1"} (then the loop ends once the shifts reach 0, within the type's width; ${e === undefined ? "a bound read at run time" : `the bound ${e}`} may keep it running forever)`, s.cond?.pos ?? s.pos);
+    fail(`${what}: with a start that is not a value argument, the bound must be a compile-time constant ${h.cmp === ">" ? ">= 0" : ">= 1"} (then the loop ends once the value reaches 0, within the type's width; ${e === undefined ? "a bound read at run time" : `the bound ${e}`} may keep it running forever)`, s.cond?.pos ?? s.pos);
   }
-  return { kind: "width", count: Math.floor((w.bits - (w.signed ? 2 : 1)) / u.k) + 1 };
+  return { count };
+}
+
+/**
+ * The number of counter values t for which the closed form is exact and a trip can happen. A trip's
+ * value is no fixpoint (0, and -1 under `>>`) and lies in the type: shifts need `k t <= W - 2`
+ * (signed; `W - 1` unsigned), growing from S >= 1 `k t <= W - 1 - bitlen(S)`; products and
+ * quotients `S k^t` and `S / k^t` need `k^t <= MAX / S` (S >= 1 growing) and `k^t <= MAX`.
+ */
+function counterBound(u: GeometricUpdate, w: { bits: number; signed: boolean }, s: number): number {
+  if (u.op === "<<" || u.op === ">>") {
+    const room = u.op === "<<" ? w.bits - (w.signed ? 1 : 0) - bitLength(s) : w.bits - (w.signed ? 2 : 1);
+    return Math.max(0, Math.floor(room / u.k) + 1);
+  }
+  const max = (w.signed ? 1n << BigInt(w.bits - 1) : 1n << BigInt(w.bits)) - 1n;
+  const limit = u.op === "*" ? max / BigInt(s) : max;
+  let n = 0;
+  for (let p = 1n; p <= limit; p *= BigInt(u.k)) n++;
+  return n;
+}
+
+const bitLength = (x: number): number => (x <= 0 ? 0 : Math.floor(Math.log2(x)) + 1);
+
+/** The start of the loop (its iterator's initializer). */
+function startAst(s: A.For): A.Expr {
+  return (s.init as A.Declaration).declarators[0]!.init!;
 }
 
 /** The bound side of the loop's condition. */

@@ -10,7 +10,7 @@ import { constValue, Scope, type Ctx } from "./bindings.js";
 import { affineRange, checkHeaderNotWritten, loopHead, tileAxes, unrollValues, type LoopHead } from "./loop-head.js";
 import { affineBound, affToIr, cmpRows } from "./loop-rows.js";
 import { exprToAff } from "./shapes.js";
-import { shiftBound, shiftUpdate, shiftValue, writesIterator } from "./geometric.js";
+import { geometricBound, geometricUpdate, geometricValue, writesIterator } from "./geometric.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 import { StatementLowering } from "./kernel-statements.js";
 
@@ -54,7 +54,7 @@ export abstract class LoopLowering extends StatementLowering {
     // unless its body holds barriers or @inner loops (geometric.ts).
     if (s.okl === undefined && h.step === undefined && h.update === undefined) {
       const syncs = ctx.outer && !ctx.inner && someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"));
-      return syncs ? this.shiftLoop(s, h, ctx) : this.opaque(s0, ctx);
+      return syncs ? this.geometricLoop(s, h, ctx) : this.opaque(s0, ctx);
     }
     if (this.needsTrip(h)) {
       const hosted = this.hostBounds(h);
@@ -135,26 +135,29 @@ export abstract class LoopLowering extends StatementLowering {
   }
 
   /**
-   * A plain loop updated by a constant shift (`size <<= 1`, `stride >>= 1`) whose body holds
-   * barriers or @inner loops: a counter iname `t` with the iterator `S << k*t` or `S >> k*t`, its
+   * A plain loop updated by a constant shift, product or quotient (`size <<= 1`, `stride >>= 1`,
+   * `s /= 2`) whose body holds barriers or @inner loops: a counter iname `t` with the iterator
+   * `S << k*t`, `S >> k*t`, `S * k^t` or `S / k^t`, its
    * trip count computed by the host or bounded by the type's width with the condition as a
    * predicate (geometric.ts has the proof and what is refused).
    */
-  private shiftLoop(s: A.For, h: LoopHead, ctx: Ctx): void {
-    const u = shiftUpdate(h) ?? this.fail(`loop "${h.name}": a plain loop holding barriers or @inner loops runs on all work-items together, so its update must be ++, --, += c, -= c or a shift by a constant (<<= k, >>= k)`, s.update?.pos ?? s.pos);
+  private geometricLoop(s: A.For, h: LoopHead, ctx: Ctx): void {
+    const u = geometricUpdate(h) ?? this.fail(`loop "${h.name}": a plain loop holding barriers or @inner loops runs on all work-items together, so its update must be ++, --, += c, -= c, or a shift, product or quotient by a constant (<<= k, >>= k, *= k, /= k)`, s.update?.pos ?? s.pos);
     const w = writesIterator(s, h.name);
     if (w) this.fail(`loop "${h.name}": its body assigns "${h.name}"; a loop holding barriers or @inner loops counts its trips before it runs, so the body must not change its iterator`, w);
     checkHeaderNotWritten(s, h, ctx, this.failAt);
-    const bound = shiftBound(h, u, ctx, this.failAt, (e) => this.nonUniform(e, ctx), (e) => this.valueArgsOnly(e));
+    const bound = geometricBound(h, u, ctx, this.failAt, (e) => this.nonUniform(e, ctx), (e) => this.valueArgsOnly(e));
     const t = this.fresh(h.name);
-    const last: Aff = bound.kind === "host"
-      ? aff({ [t]: -1, [(this.derivedValue(bound.trip, `${h.name}_trip`, `the trip count of loop "${h.name}" (line ${s.pos.line})`, "int32") as { name: string }).name]: 1 }, -1)
-      : aff({ [t]: -1 }, bound.count - 1);
-    this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: last, eq: false }]);
-    const value = shiftValue(h, u, t);
+    const rows = [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1 }, bound.count - 1), eq: false }];
+    if (bound.trip) {
+      const n = (this.derivedValue(bound.trip, `${h.name}_trip`, `the trip count of loop "${h.name}" (line ${s.pos.line})`, "int32") as { name: string }).name;
+      rows.push({ aff: aff({ [t]: -1, [n]: 1 }, -1), eq: false });
+    }
+    this.addDomain([t], rows);
+    const value = geometricValue(h, u, t);
     const scope = new Scope(ctx.scope);
     scope.set(h.name, { kind: "expr", expr: value });
-    const preds = bound.kind === "width" ? [...ctx.preds, { kind: "compare", op: h.cmp, left: value, right: h.end } as Expr] : ctx.preds;
+    const preds = bound.trip ? ctx.preds : [...ctx.preds, { kind: "compare", op: h.cmp, left: value, right: h.end } as Expr];
     this.stmt(s.body, { ...ctx, scope, within: [...ctx.within, t], preds, seqLoop: true });
   }
 
