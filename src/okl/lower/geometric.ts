@@ -93,7 +93,8 @@ export function geometricUpdate(h: LoopHead): GeometricUpdate | undefined {
 
 /** The iterator's value after t updates: `S << k*t`, `S >> k*t`, `S * k^t`, `S / k^t` (S in the iterator's type; k^t a shift for a power of two). */
 export function geometricValue(h: LoopHead, u: GeometricUpdate, t: string): Expr {
-  const start: Expr = h.dtype === "int32" || h.start.kind === "const" ? h.start : { kind: "cast", dtype: h.dtype, value: h.start };
+  // C converts the start to the iterator's type (a cast to the same type prints as nothing).
+  const start: Expr = h.start.kind === "const" ? h.start : { kind: "cast", dtype: h.dtype, value: h.start };
   const tv: Expr = { kind: "var", name: t };
   const times = (k: number): Expr => (k === 1 ? tv : { kind: "arith", op: "*", left: c(k), right: tv });
   if (u.op === "<<" || u.op === ">>") return { kind: "arith", op: u.op, left: start, right: times(u.k) };
