@@ -117,6 +117,21 @@ export function accessesOrThrow(k: Kernel, name: string, who: string): Access[] 
   return orTransformError(who, () => findAccesses(k, name));
 }
 
+const outerContext = { shortcut: true, taken: 0 };
+
+/**
+ * Tests: whether a store whose domain is a piece of its footprint skips intersecting its context
+ * with the outer inames' own domain (on, the default; see storeFootprint) or takes that route too.
+ */
+export function useOuterContextShortcut(on: boolean): void {
+  outerContext.shortcut = on;
+}
+
+/** How many stores took the shortcut (tests: the path is taken). */
+export function outerContextShortcuts(): number {
+  return outerContext.taken;
+}
+
 /** The shared core of addPrefetch and precompute. */
 export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const { who, name } = req;
@@ -228,6 +243,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // cannot. The temporary has the box's shape either way, and the reads' offsets are the box's base.
   const whole = req.boundingBox ? undefined : fp.isBox ? fp.set[0] : pieceHoldingAll(fp.set);
   let dom: BasicSet = whole === undefined ? fp.boxSet : fp.isBox ? whole : withoutStrides(whole, fp.boxSet);
+  const isPiece = outerContext.shortcut && whole !== undefined && dom === whole;
+  if (isPiece) outerContext.taken++;
   // Existentials renamed apart from the new inames (constraints name columns, existentials included).
   const exRename: Record<string, string> = {};
   for (const e of dom.exists) if (taken.has(e) || dimNames.includes(e)) exRename[e] = uniqueName(`${e}_ex`, new Set([...taken, ...dom.exists, ...dimNames]));
@@ -240,12 +257,23 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   }), dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!)));
   // Constraints on the parameters alone say when a reader runs, not what to fetch.
   // So are those the outer inames' own domain (the loops around the store) implies.
+  //
+  // Where the store's domain is a piece of the footprint itself (not its box, nor a piece
+  // without its strides), that domain adds nothing: every outer iname among the piece's
+  // parameters was a dimension of the iteration domain D the piece projects (accessPiece's
+  // `used`: the access's inames), so the piece's projection onto the parameters lies inside D's
+  // projection onto them, which lies inside the outer inames' own iteration domain (D's chain
+  // holds theirs: a chain of more domains is an intersection of more sets). Shifting the
+  // indices and bounding the new inames only narrows it. And the piece holds the assumptions
+  // (computeAccessPiece intersects them). So ctx is the same set either way, and gist and the
+  // clip's emptiness tests are exact (they depend on ctx's points, not its rows): skipping the
+  // outer domain (a projection of each new variant's domain) changes no answer.
   let ctx: BasicSet | undefined;
   if (dimNames.length > 0) {
     ctx = projectOut(dom, dimNames);
-    const outerHere = outer.filter((o) => ctx!.params.includes(o));
+    const outerHere = isPiece ? [] : outer.filter((o) => ctx!.params.includes(o));
     if (outerHere.length > 0) ctx = intersect(ctx, moveToParams(iterationDomain(k, outerHere), outerHere));
-    if (k.assumptions.constraints.length > 0) ctx = intersect(ctx, k.assumptions);
+    if (!isPiece && k.assumptions.constraints.length > 0) ctx = intersect(ctx, k.assumptions);
     dom = gist(dom, ctx);
   }
   dom = projectOutStray(dom, outerSet, kernelInames);

@@ -1,0 +1,99 @@
+/**
+ * A fetch whose store's domain is a piece of its footprint gists that domain (and clips it) in the
+ * context of the piece's own parameter constraints, without the outer inames' iteration domain:
+ * storeFootprint's proof says it is the same set. The law: the same kernel (JSON, field order
+ * too) or the same refusal as the route that intersects that domain, over tiled and random
+ * kernels, sweeps, assumptions and tags; and the precompute that shares the core.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { LoomError } from "../../src/errors.js";
+import { findAccesses, instructionInames } from "../../src/analysis/index.js";
+import { clearPolyMemos } from "../../src/poly/index.js";
+import type { Kernel } from "../../src/ir/index.js";
+import { makeKernel } from "../../src/parse/index.js";
+import { addPrefetch, splitIname, type PrefetchOptions } from "../../transforms/index.js";
+import { outerContextShortcuts, useOuterContextShortcut } from "../../transforms/fetch-store.js";
+import { genKernelOf } from "./gen-kernels.js";
+
+function outcome(k: Kernel, array: string, opts: PrefetchOptions, shortcut: boolean): string {
+  clearPolyMemos();
+  useOuterContextShortcut(shortcut);
+  try {
+    return JSON.stringify(addPrefetch(k, array, opts));
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    return `${e.constructor.name}: ${e.message}`;
+  } finally {
+    useOuterContextShortcut(true);
+  }
+}
+
+const FACTORS = [2, 3, 4, 8, 16] as const;
+const ASSUME = [undefined, "n mod 16 = 0 and n >= 16", "n >= 5"] as const;
+
+/** A tiled matmul, 2-D stencil or triangle: tiles of random sizes, random assumptions. */
+const tiled = fc.record({
+  shape: fc.constantFrom("matmul", "stencil", "triangle"), ti: fc.constantFrom(...FACTORS), tj: fc.constantFrom(...FACTORS), tk: fc.constantFrom(...FACTORS),
+  assume: fc.constantFrom(...ASSUME), groups: fc.boolean(),
+}).map(({ shape, ti, tj, tk, assume, groups }) => {
+  const opts = { name: shape, ...(assume === undefined ? {} : { assumptions: assume }) };
+  let k = shape === "matmul"
+    ? makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])", ["a, b, c: float32[n,n]", "n: int32"], opts)
+    : shape === "stencil"
+      ? makeKernel("{[i,j]: 1<=i<n-1 and 1<=j<n-1}", "z[i,j] = a[i-1,j] + a[i+1,j] + a[i,j-1] + a[i,j+1] - 4*a[i,j]", ["a, z: float32[n,n]", "n: int32"], opts)
+      : makeKernel("{[i,j]: 0<=i<n and 0<=j<=i}", "z[i,j] = 2*a[i,j]", ["a, z: float32[n,n]", "n: int32"], opts);
+  k = splitIname(k, "i", ti, { innerTag: "l.1", ...(groups ? { outerTag: "g.0" } : {}) });
+  k = splitIname(k, "j", tj, { innerTag: "l.0", ...(groups ? { outerTag: "g.1" } : {}) });
+  return shape === "matmul" ? splitIname(k, "k", tk) : k;
+});
+
+const readsOf = (k: Kernel, name: string) => {
+  try {
+    return findAccesses(k, name);
+  } catch (e) {
+    if (e instanceof LoomError) return [];
+    throw e;
+  }
+};
+
+/** Mostly the inner inames (a fetch per tile), sometimes any subset of the readers' inames. */
+function sweepOf(k: Kernel, array: string, pick: number): string[] {
+  const inames = [...new Set(readsOf(k, array).flatMap((a) => instructionInames(k.instructions.find((i) => i.id === a.insnId)!)))];
+  return pick % 4 !== 0 ? inames.filter((n) => n.endsWith("_inner")) : inames.filter((_, j) => (pick >> (j + 2)) & 1);
+}
+
+describe("a fetch's context without the outer inames' domain, where its domain is a footprint piece", () => {
+  it("law, tiles: the same kernel (or refusal) as intersecting the outer inames' domain", () => {
+    const before = outerContextShortcuts();
+    fc.assert(fc.property(tiled, fc.boolean(), fc.nat(), fc.constantFrom(undefined, null, "l.auto"), fc.nat(3), (k, second, pick, defaultTag, boxPick) => {
+      // Now and then the bounding box (no piece: the outer inames' domain is intersected either way).
+      const box = boxPick === 0;
+      const array = second && k.name === "matmul" ? "b" : "a";
+      const opts: PrefetchOptions = { sweepInames: sweepOf(k, array, pick), ...(defaultTag === undefined ? {} : { defaultTag }), ...(box ? { fetchBoundingBox: true } : {}) };
+      expect(outcome(k, array, opts, true)).toBe(outcome(k, array, opts, false));
+    }), { numRuns: 30 });
+    expect(outerContextShortcuts() - before).toBeGreaterThan(8);
+  });
+
+  it("law, random kernels and splits: the same kernel (or refusal)", () => {
+    fc.assert(fc.property(genKernelOf(), fc.array(fc.tuple(fc.nat(), fc.constantFrom(2, 3, 4, 8)), { minLength: 0, maxLength: 2 }), fc.nat(), fc.nat(),
+      ({ gk }, splits, pickArray, pick) => {
+        let k = gk.kernel;
+        for (const [at, factor] of splits) {
+          const names = k.domains.flatMap((d) => d.dims).filter((n) => k.inameTags[n] === undefined);
+          if (names.length === 0) break;
+          try {
+            k = splitIname(k, names[at % names.length]!, factor);
+          } catch (e) {
+            if (!(e instanceof LoomError)) throw e;
+          }
+        }
+        const arrays = k.args.filter((a) => a.kind === "array" && readsOf(k, a.name).length > 0).map((a) => a.name);
+        if (arrays.length === 0) return;
+        const array = arrays[pickArray % arrays.length]!;
+        const opts: PrefetchOptions = { sweepInames: sweepOf(k, array, pick), defaultTag: null };
+        expect(outcome(k, array, opts, true)).toBe(outcome(k, array, opts, false));
+      }), { numRuns: 30 });
+  });
+});
