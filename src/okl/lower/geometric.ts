@@ -112,11 +112,12 @@ export function geometricTripFn(dtype: Dtype, op: GeometricOp, cmp: Cmp): string
 
 /**
  * Checks a geometric loop (see the module comment) and returns how its counter is bounded.
- * `uniform` says what in an expression may differ between the work-items of a group, `hostOnly`
- * whether it reads only value arguments and constants.
+ * `uniform` says what in an expression may differ between the work-items of a group; `host`
+ * gives start and bound as expressions of value arguments and constants, where they are.
  */
 export function geometricBound(
-  h: LoopHead, u: GeometricUpdate, ctx: Ctx, fail: Fail, uniform: (e: Expr) => string | undefined, hostOnly: (e: Expr) => boolean,
+  h: LoopHead, u: GeometricUpdate, ctx: Ctx, fail: Fail, uniform: (e: Expr) => string | undefined,
+  host: (e: Expr) => Expr | undefined,
 ): GeometricBound {
   const s = h.s;
   const shift = u.op === "<<" || u.op === ">>";
@@ -140,11 +141,10 @@ export function geometricBound(
   }
   const start = constValue(startAst(s), ctx.scope);
   const count = counterBound(u, w, growing && start !== undefined && start >= 1 ? start : 1);
-  if (hostOnly(h.start) && hostOnly(h.end)) {
-    return { count, trip: { kind: "call", fn: geometricTripFn(h.dtype, u.op, h.cmp), args: [h.start, h.end, c(u.k), c(count)] } };
-  }
+  const [hs, he] = [host(h.start), host(h.end)];
+  if (hs && he) return { count, trip: { kind: "call", fn: geometricTripFn(h.dtype, u.op, h.cmp), args: [hs, he, c(u.k), c(count)] } };
   if (growing) {
-    fail(`${what}: its start or bound reads an enclosing loop variable; a growing loop is supported where both read only value arguments and constants (the host then counts its trips as C runs them, refusing a start <= 0, which never ends, and a value past the type's range)`, s.pos);
+    fail(`${what}: its ${hs ? "bound" : "start"} is not computed from value arguments and constants alone (it reads an enclosing loop variable or a private variable assigned more than once or under a condition); a growing loop is supported where start and bound are (the host then counts its trips as C runs them, refusing a start <= 0, which never ends, and a value past the type's range)`, s.pos);
   }
   const e = constValue(endAst(s), ctx.scope);
   const least = h.cmp === ">" ? 0 : 1;

@@ -2,7 +2,7 @@
  * Lowering one OKL @kernel, its loops: @outer/@inner/@tile nests to inames and hardware axes,
  * regular loops to sequential inames, trip-count inames for steps other than 1, work-item ranges.
  */
-import { c, isFloat, walkExpr, type Dtype, type Expr, type OklDerivedArg } from "../../ir/index.js";
+import { c, isFloat, type Dtype, type Expr, type OklDerivedArg } from "../../ir/index.js";
 import { aff, affAdd, affScale, type Aff } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { constRange, isolateIterator, levelsBelow, someAst } from "./ast-queries.js";
@@ -11,6 +11,7 @@ import { affineRange, checkHeaderNotWritten, loopHead, tileAxes, unrollValues, t
 import { affineBound, affToIr, cmpRows } from "./loop-rows.js";
 import { exprToAff } from "./shapes.js";
 import { geometricBound, geometricUpdate, geometricValue, writesIterator } from "./geometric.js";
+import { hostForm, nonUniform, type UniformFacts } from "./uniform.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 import { StatementLowering } from "./kernel-statements.js";
 
@@ -146,7 +147,12 @@ export abstract class LoopLowering extends StatementLowering {
     const w = writesIterator(s, h.name);
     if (w) this.fail(`loop "${h.name}": its body assigns "${h.name}"; a loop holding barriers or @inner loops counts its trips before it runs, so the body must not change its iterator`, w);
     checkHeaderNotWritten(s, h, ctx, this.failAt);
-    const bound = geometricBound(h, u, ctx, this.failAt, (e) => this.nonUniform(e, ctx), (e) => this.valueArgsOnly(e));
+    const facts: UniformFacts = {
+      valueArgs: this.valueArgs, workItem: (i) => this.tags[i]?.kind === "l", insns: this.log.insns,
+      privateScalar: (n) => this.tempNamed(n)?.shape.length === 0 && this.tempNamed(n)?.addressSpace === "private",
+      sequential: ctx.within.find((i) => this.tags[i]?.kind !== "g"),
+    };
+    const bound = geometricBound(h, u, ctx, this.failAt, (e) => nonUniform(e, facts, ctx.within), (e) => hostForm(e, facts, (x) => this.valueArgsOnly(x)));
     const t = this.fresh(h.name);
     const rows = [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1 }, bound.count - 1), eq: false }];
     if (bound.trip) {
@@ -159,21 +165,6 @@ export abstract class LoopLowering extends StatementLowering {
     scope.set(h.name, { kind: "expr", expr: value });
     const preds = bound.trip ? ctx.preds : [...ctx.preds, { kind: "compare", op: h.cmp, left: value, right: h.end } as Expr];
     this.stmt(s.body, { ...ctx, scope, within: [...ctx.within, t], preds, seqLoop: true });
-  }
-
-  /** What in `e` may differ between the work-items of a group (memory, a private variable, an @inner index), or undefined. */
-  private nonUniform(e: Expr, ctx: Ctx): string | undefined {
-    let why: string | undefined;
-    walkExpr(e, (n) => {
-      if (why !== undefined) return false;
-      if (n.kind === "subscript" || n.kind === "linear") why = `memory ("${n.array}")`;
-      else if (n.kind === "var" && !this.valueArgs.has(n.name)) {
-        const uniformIname = ctx.within.includes(n.name) && this.tags[n.name]?.kind !== "l";
-        if (!uniformIname) why = this.tempNamed(n.name) ? `the private variable "${n.name}"` : `"${n.name}"`;
-      }
-      return undefined;
-    });
-    return why;
   }
 
   /** The loop's start, bound or step is not affine (reads memory, divides a parameter): it iterates a trip count. */

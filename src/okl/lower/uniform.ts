@@ -1,0 +1,96 @@
+/**
+ * Whether an expression has one value for all the work-items of a group at a point of an @outer
+ * body (outside @inner loops): the bounds of a loop that holds barriers must (geometric.ts). Uniform
+ * are constants, value arguments, the indices of enclosing loops that are not @inner (block indices,
+ * sequential loops), and private scalars every assignment so far gives a uniform value under
+ * uniform conditions outside @inner loops (`int bound = entries < 512 ? entries : 512;` in the
+ * @outer body); not uniform are memory (also @shared: a work-item's write may not be seen yet),
+ * @inner indices and what an opaque block or an atomic update writes.
+ *
+ *   nonUniform(parse("n/4 + b"), facts, ["b"])   // undefined: uniform
+ *   nonUniform(parse("cnt[b]"), facts, ["b"])    // 'memory ("cnt")'
+ */
+import { insnStores, mapExpr, walkExpr, type Expr, type Instruction } from "../../ir/index.js";
+
+/** What the check knows of the kernel being lowered. */
+export interface UniformFacts {
+  readonly valueArgs: ReadonlySet<string>;
+  /** Whether the iname is a work-item index (tagged `l`). */
+  readonly workItem: (iname: string) => boolean;
+  /** Whether the name is a private scalar temporary. */
+  readonly privateScalar: (name: string) => boolean;
+  /** The instructions so far, in program order. */
+  readonly insns: readonly Instruction[];
+  /**
+   * An enclosing loop that is not a block index (a sequential loop), if any: an assignment later in
+   * its body, not lowered yet, may change a private scalar between its trips, so none is uniform there.
+   */
+  readonly sequential: string | undefined;
+}
+
+/** The instructions that store to variable `name`. */
+function writersOf(name: string, insns: readonly Instruction[]): Instruction[] {
+  return insns.filter((i) => insnStores(i).some((s) => s.kind === "var" && s.name === name));
+}
+
+/**
+ * `e` with each private scalar replaced by the value of its one assignment so far, where that is
+ * unconditional, outside @inner and sequential loops and itself host-computable (`bound` of `int
+ * bound = entries < 512 ? entries : 512;`), for `hostOnly` to judge; undefined where one is not.
+ */
+export function hostForm(e: Expr, facts: UniformFacts, hostOnly: (x: Expr) => boolean): Expr | undefined {
+  if (hostOnly(e)) return e;
+  if (facts.sequential !== undefined) return undefined;
+  let ok = true;
+  const out = mapExpr(e, (n) => {
+    if (n.kind !== "var" || !facts.privateScalar(n.name)) return undefined;
+    const ws = writersOf(n.name, facts.insns);
+    const w = ws.length === 1 ? ws[0]! : undefined;
+    if (!w || w.kind !== "assign" || w.atomicity !== "none" || w.predicates.length > 0 || w.withinInames.some(facts.workItem) || !hostOnly(w.rhs)) ok = false;
+    return ok ? (w as Instruction & { kind: "assign" }).rhs : undefined;
+  });
+  return ok && hostOnly(out) ? out : undefined;
+}
+
+/**
+ * What in `e` may differ between the work-items of a group, or undefined where nothing does.
+ * `within`: the loops around `e` (their indices other than work-item ones are uniform).
+ */
+export function nonUniform(e: Expr, facts: UniformFacts, within: readonly string[]): string | undefined {
+  // Private scalars in progress count as uniform (a greatest fixpoint: `x = x + 1` keeps a uniform x uniform).
+  const verdict = new Map<string, string | undefined>();
+  const scalar = (name: string): string | undefined => {
+    if (verdict.has(name)) return verdict.get(name);
+    verdict.set(name, undefined);
+    if (facts.sequential !== undefined) return `the private variable "${name}" inside loop "${facts.sequential}" (a later assignment in that loop may change it between trips; not analysed)`;
+    const writers = writersOf(name, facts.insns);
+    let why: string | undefined = writers.length === 0 ? `the private variable "${name}", never assigned before` : undefined;
+    for (const i of writers) {
+      if (why !== undefined) break;
+      if (i.kind !== "assign" || i.atomicity !== "none") why = `the private variable "${name}", which ${i.kind === "assign" ? "an atomic update" : "an opaque block (a C loop, a switch)"} writes`;
+      else if (i.withinInames.some(facts.workItem)) why = `the private variable "${name}", assigned inside an @inner loop`;
+      else {
+        const inner = [i.rhs, ...i.predicates].map((x) => walk(x, i.withinInames)).find((x) => x !== undefined);
+        if (inner !== undefined) why = `the private variable "${name}", assigned from ${inner}`;
+      }
+    }
+    verdict.set(name, why);
+    return why;
+  };
+  const walk = (x: Expr, around: readonly string[]): string | undefined => {
+    let why: string | undefined;
+    walkExpr(x, (n) => {
+      if (why !== undefined) return false;
+      if (n.kind === "subscript" || n.kind === "linear") why = `memory ("${n.array}")`;
+      else if (n.kind === "var" && !facts.valueArgs.has(n.name)) {
+        if (around.includes(n.name)) {
+          if (facts.workItem(n.name)) why = `the work-item index "${n.name}"`;
+        } else if (facts.privateScalar(n.name)) why = scalar(n.name);
+        else why = `"${n.name}"`;
+      }
+      return undefined;
+    });
+    return why;
+  };
+  return walk(e, within);
+}
