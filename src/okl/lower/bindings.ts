@@ -13,13 +13,16 @@ import type { VectorType } from "./vectors.js";
 /** Reports a lowering error at `pos` (FileContext.fail). */
 export type Fail = (detail: string, pos: A.Pos, rule?: string) => never;
 
+/** `@dim(D0, D1, …)` and `@dimOrder`: `x(i0, i1, …)` is element i_o0 + D_o0 * (i_o1 + D_o1 * (…)) of the flat array (expr-calls.ts dimIndex). */
+export interface DimView { readonly dims: readonly Expr[]; readonly order: readonly number[] }
+
 /**
  * What a name means inside a kernel. A local pointer aliasing an array (`const float *p = a + k;`)
  * is the array binding with an `offset` added to its (flat) subscripts.
  */
 export type Binding =
   | {
-      readonly kind: "array"; readonly name: string; readonly dim?: { readonly dims: readonly Expr[]; readonly order: readonly number[] };
+      readonly kind: "array"; readonly name: string; readonly dim?: DimView;
       readonly offset?: Expr; readonly struct?: StructLayout;
       /** An array field of a struct passed by value: its extents (row-major subscripts), and it is read-only (C copies it). */
       readonly extents?: readonly number[];
@@ -36,7 +39,8 @@ export type Binding =
   | { readonly kind: "byValue"; readonly name: string; readonly field: (path: readonly string[], pos: A.Pos) => Binding }
   | { readonly kind: "value"; readonly name: string }
   | { readonly kind: "expr"; readonly expr: Expr }
-  | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout }
+  /** A local or @shared array (or scalar: rank 0); `dim`: a 1-D one declared with @dim (`@shared double s[P * Q] @dim(P, Q)`). */
+  | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout; readonly dim?: DimView }
   /**
    * A pointer to one scalar (`&r`, `&s.f` passed to a device function): `*p` and `p[0]` are `place`
    * (an IR variable or element). `name` is the user's variable (for errors); `writable` is false

@@ -26,7 +26,10 @@ export function lowerCall(lw: ExprLowerer, e: A.Call, ctx: Ctx): Expr {
     if (scalar) return scalar;
   }
   const b = ctx.scope.get(name);
-  if (b?.kind === "array" && b.dim) return { kind: "subscript", array: b.name, indices: [dimIndex(lw, b.dim, e, ctx)] };
+  if ((b?.kind === "array" || (b?.kind === "temp" && b.rank === 1)) && b.dim) {
+    const at = dimIndex(lw, b.dim, e, ctx);
+    return { kind: "subscript", array: b.name, indices: [b.offset ? { kind: "arith", op: "+", left: b.offset, right: at } : at] };
+  }
   // A variable that cannot be used here (a local pointer not yet assigned, ...): its reason, not "unknown function".
   if (b?.kind === "absent" && !lw.file.functions.has(name)) return lw.fail(b.reason, e.pos);
   const helper = /^loopy_(floor_div|mod|min|max|fmod)_[a-z0-9]+$/.exec(name);

@@ -67,38 +67,62 @@ export function inlineVectorCall(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, c
 function bindParams(lw: ExprLowerer, f: A.FunctionDef, e: A.Call, ctx: Ctx): Scope {
   checkInlinable(lw, f, e);
   const scope = new Scope(lw.file.globals);
-  const dimmed: { name: string; dim: readonly A.Expr[]; order: readonly number[] | undefined; pos: A.Pos }[] = [];
-  f.params.forEach((p0, k) => {
-    // A parameter of a pointer typedef (`const_dofArray U` with `typedef const double *const_dofArray @dim(P, N)`) spelled out.
-    const { spec, declarator: d } = lw.file.expandTypedef(p0.spec, p0.declarator);
-    const p = { ...p0, spec, declarator: d };
+  f.params.forEach((p, k) => {
+    const d = p.declarator;
     const a = e.args[k]!;
-    const t = d.pointers.length + d.arrayDims.length > 0 ? undefined : lw.file.vectorType(p.spec);
-    const record = t ? undefined : recordByValue(lw, lw.file.structs, f, p, a, ctx); // a struct with mixed field types by value
-    if (record) scope.set(d.name, record);
-    else if (d.pointers.length + d.arrayDims.length > 0) {
-      scope.set(d.name, pointerBinding(lw, a, ctx, d.name));
-      if (d.okl.dim) dimmed.push({ name: d.name, dim: d.okl.dim, order: d.okl.dimOrder, pos: p.pos });
-    } else if (t) scope.set(d.name, vectorExprs(t, lw.vec.comps(a, ctx, t)));
+    const ptr = pointerParam(lw, p, a, ctx, scope);
+    const t = ptr ? undefined : lw.file.vectorType(p.spec);
+    const record = ptr || t ? undefined : recordByValue(lw, lw.file.structs, f, p, a, ctx); // a struct with mixed field types by value
+    if (ptr) scope.set(d.name, ptr);
+    else if (record) scope.set(d.name, record);
+    else if (t) scope.set(d.name, vectorExprs(t, lw.vec.comps(a, ctx, t)));
     else scope.set(d.name, { kind: "expr", expr: { kind: "cast", dtype: lw.file.dtype(p.spec, p.pos), value: lw.expr(a, ctx) } });
   });
-  // A @dim parameter (`const double *B @dim(P, Q)`) views what it is passed through its own extents.
-  for (const x of dimmed) scope.set(x.name, dimView(lw, scope.get(x.name)!, x, { ...ctx, scope }));
   return scope;
 }
 
 /**
- * Binding `b` of a `@dim` pointer parameter seen through its extents. As in OCCA, where `x(i, j)`
- * is spelled out as `x[i + D0 * j]` in the function, the extents are names of the function's own
- * scope (its parameters, file constants); the outer-most axis's extent is never part of an index
- * and is not read, so it may name what the function cannot see (libCEED's `elementCount`).
+ * The binding of pointer parameter `p` of an inlined device function passed `a` (read in `ctx`),
+ * or undefined where `p` is not a pointer. A parameter of a pointer typedef (`const_dofArray U`
+ * with `typedef const double *const_dofArray @dim(P, N)`) is spelled out first. A `@dim` parameter
+ * (`const double *B @dim(P, Q)`) views what it is passed through its own extents: as in OCCA, where
+ * `B(i, j)` is spelled out as `B[i + P * j]` in the function, the extents are names of the
+ * function's scope (`callee`: the parameters bound so far, file constants); the outer-most axis's
+ * extent is never part of an index and is not read, so it may name what the function cannot see
+ * (libCEED's `elementCount`).
  */
-function dimView(lw: ExprLowerer, b: Binding, x: { name: string; dim: readonly A.Expr[]; order: readonly number[] | undefined; pos: A.Pos }, ctx: Ctx): Binding {
-  if (b.kind !== "array") return lw.fail(`@dim parameter "${x.name}": only an array (a pointer argument, or an offset into one) can be passed to it`, x.pos, "@dim");
-  const order = x.order ?? x.dim.map((_, k) => k);
+export function pointerParam(lw: ExprLowerer, p: A.Param, a: A.Expr, ctx: Ctx, callee: Scope): Binding | undefined {
+  const { spec, declarator: d } = lw.file.expandTypedef(p.spec, p.declarator);
+  if (d.reference && d.pointers.length + d.arrayDims.length === 0) return referenceParam(lw, spec, d, a, ctx);
+  if (d.pointers.length + d.arrayDims.length === 0) return undefined;
+  const b = pointerBinding(lw, a, ctx, d.name);
+  const dim = d.okl.dim;
+  if (!dim) return b;
+  if (b.kind !== "array" && !(b.kind === "temp" && b.rank === 1 && !b.struct)) return lw.fail(`@dim parameter "${d.name}": only an array of scalars (an argument, a 1-D local or @shared array, or an offset into one) can be passed to it`, p.pos, "@dim");
+  const order = d.okl.dimOrder ?? dim.map((_, k) => k);
   const unread = order[order.length - 1];
-  const dims = x.dim.map((e, k) => (k === unread ? c(0) : lw.expr(e, ctx)));
+  const dims = dim.map((x, k) => (k === unread ? c(0) : lw.expr(x, { ...ctx, scope: callee })));
   return { ...b, dim: { dims, order } };
+}
+
+/**
+ * A C++ reference parameter `double &out` passed `a`: the caller's variable itself (its binding),
+ * so the function's reads and writes are the caller's, as in C++. A const reference (`const double
+ * &x`) reads the value it is passed, converted to its type, as a by-value parameter: undefined here.
+ * A non-const reference to an array element or a field is read where the function reads it;
+ * writing it is refused (Loom binds it to the element as a value), naming the parameter.
+ */
+function referenceParam(lw: ExprLowerer, spec: A.TypeSpec, d: A.Declarator, a: A.Expr, ctx: Ctx): Binding | undefined {
+  if (spec.qualifiers.includes("const")) return undefined;
+  if (a.kind === "ident") {
+    const b = usable(ctx.scope.get(a.name), (m) => lw.fail(m, a.pos));
+    if (b === undefined) return lw.fail(`unknown identifier "${a.name}" passed to reference parameter "${d.name}" (defines must be given with -D / opts.defines)`, a.pos);
+    return b;
+  }
+  if (a.kind === "index" || a.kind === "member" || a.kind === "call" || (a.kind === "unary" && a.op === "*")) {
+    return { kind: "expr", expr: lw.lvalue(a, ctx) };
+  }
+  return lw.fail(`reference parameter "${d.name}" (\`${exprLabel(a)}\` passed): a non-const C++ reference must be passed a variable, an array element or a field`, a.pos);
 }
 
 /** Fails where call `e` of `f` cannot be inlined: a wrong number of arguments, or calls nested too deep. */
@@ -268,11 +292,10 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       if (e.op === "&" && e.operand.kind === "call" && e.operand.callee.kind === "ident") {
         // &U(i, j, k) of a @dim array: a plain pointer to that element, at its flat index.
         const b = ctx.scope.get(e.operand.callee.name);
-        const at = b?.kind === "array" && b.dim ? lw.expr(e.operand, ctx) : undefined;
-        if (b?.kind === "array" && at?.kind === "subscript") {
+        const at = (b?.kind === "array" || b?.kind === "temp") && b.dim ? lw.expr(e.operand, ctx) : undefined;
+        if ((b?.kind === "array" || b?.kind === "temp") && at?.kind === "subscript") {
           const { dim: _dim, ...plain } = b;
-          const off = at.indices[0]!;
-          return { ...plain, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+          return { ...plain, offset: at.indices[0]! }; // the flat index includes b's own offset
         }
       }
       if (e.op === "&") return scalarRef(lw, e.operand, ctx, what);

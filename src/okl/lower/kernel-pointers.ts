@@ -9,7 +9,7 @@ import type * as A from "../syntax/ast.js";
 import { assigned } from "./ast-queries.js";
 import { Scope, type Binding, type Ctx } from "./bindings.js";
 import { hasStatementCall } from "./block-queries.js";
-import { checkInlinable, pointerBinding, pointerSlotIndex, statementInlinable } from "./inline.js";
+import { checkInlinable, pointerBinding, pointerParam, pointerSlotIndex, statementInlinable } from "./inline.js";
 import { arrayExtents } from "./initializers.js";
 import { ArgumentLowering } from "./kernel-arguments.js";
 import { assignPointerField } from "./record-pointers.js";
@@ -52,7 +52,8 @@ export abstract class PointerLowering extends ArgumentLowering {
     f.params.forEach((p, k) => {
       const d = p.declarator;
       const a = e.args[k]!;
-      if (d.pointers.length + d.arrayDims.length > 0) return scope.set(d.name, pointerBinding(this.ex, a, ctx, d.name));
+      const ptr = pointerParam(this.ex, p, a, ctx, scope); // a pointer (of a pointer typedef, or with @dim)
+      if (ptr) return scope.set(d.name, ptr);
       const record = recordByValue(this.ex, this.file.structs, f, p, a, ctx); // a struct with mixed field types by value
       if (record) return scope.set(d.name, record);
       const dtype = this.file.dtype(p.spec, p.pos);

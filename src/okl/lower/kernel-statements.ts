@@ -178,7 +178,10 @@ export abstract class StatementLowering extends PointerLowering {
       // A struct is an array of its scalars: one more, innermost axis (C's layout, no padding).
       const full = struct ? [...shape, struct.size] : shape;
       this.temps.push({ name, dtype, shape: full.map((n) => c(n)), addressSpace: space, order: "C", dimTags: undefined });
-      ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length, ...(struct ? { struct } : {}) });
+      // `@shared double s[P * Q] @dim(P, Q)`: s(i, j) is s[i + P * j] (a 1-D array of scalars only).
+      const dim = d.okl.dim && shape.length === 1 && !struct ? { dims: d.okl.dim.map((x) => this.ex.expr(x, ctx)), order: d.okl.dimOrder ?? d.okl.dim.map((_, k) => k) } : undefined;
+      if (d.okl.dim && !dim) this.fail(`@dim on local array "${d.name}": only a one-dimensional array of scalars can be viewed through @dim`, d.pos);
+      ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length, ...(struct ? { struct } : {}), ...(dim ? { dim } : {}) });
       if (d.init === undefined) continue;
       if (struct) {
         if (sinit) sinit.items.forEach((item, k) => this.structScalar(structVariable(name, struct, 0), rowMajor(Math.floor(k / struct.size), shape), k % struct.size, item, ctx, d.pos));

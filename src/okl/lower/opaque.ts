@@ -15,7 +15,7 @@ import { hasStatementCall, statementCall } from "./block-queries.js";
 import { Scope, type Ctx } from "./bindings.js";
 import type { ExprLowering } from "./expressions.js";
 import type { FileContext } from "./file-context.js";
-import { checkInlinable, pointerBinding } from "./inline.js";
+import { checkInlinable, pointerBinding, pointerParam } from "./inline.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, toComponent, type VectorType } from "./vectors.js";
@@ -337,9 +337,10 @@ export class BlockLowering {
     f.params.forEach((p, k) => {
       const d = p.declarator;
       const a = e.args[k]!;
-      const record = recordByValue(ex, this.host.file.structs, f, p, a, calls); // a struct with mixed field types by value
-      if (d.pointers.length + d.arrayDims.length > 0 || record) {
-        scope.set(d.name, record ?? pointerBinding(ex, a, calls, d.name));
+      const ptr = pointerParam(ex, p, a, calls, scope);
+      const record = ptr ? undefined : recordByValue(ex, this.host.file.structs, f, p, a, calls); // a struct with mixed field types by value
+      if (ptr || record) {
+        scope.set(d.name, (ptr ?? record)!);
         return;
       }
       const vt = this.host.file.vectorType(p.spec);

@@ -289,8 +289,10 @@ export class Preprocessor {
     let variadic = false;
     let k = 1;
     const open = rest[1];
-    // Function-like only when "(" follows the name without a space.
-    if (open?.text === "(" && !open.spaceBefore && open.offset === nameTok.offset + name.length) {
+    // Function-like only when "(" follows the name without a space. The tokens of a `@directive`
+    // string are all placed at the string (one offset): there the lexer's spaceBefore decides.
+    const adjacent = open !== undefined && !open.spaceBefore && (open.offset === nameTok.offset + name.length || open.offset === nameTok.offset);
+    if (open?.text === "(" && adjacent) {
       params = [];
       k = 2;
       while (k < rest.length && rest[k]!.text !== ")") {

@@ -159,14 +159,17 @@ export abstract class TypeParser extends AttributeParser {
     return { kind: "ident", name: `${owner}::${member}`, pos: this.span(t) };
   }
 
-  /** C++'s functional cast `int(x)`, `float(n)`, `real_t(x)` (a one-word type) is the C cast `(int)(x)`. */
+  /**
+   * C++'s functional cast `int(x)`, `float(n)`, `real_t(x)` (a one-word type) is the C cast `(int)(x)`.
+   * `half(x)` is a call: `half` is an ordinary name in C (a device function `double half(double)`).
+   */
   override parsePrimary(): Expr {
     const t = this.peek();
     if (t.type === "ident" && this.peek(1).text === "::") {
       const q = this.qualifiedName();
       if (q) return q;
     }
-    const word = t.type === "ident" && this.peek(1).text === "(" && (BUILTIN_WORDS.has(t.text) || this.typedefs.has(t.text));
+    const word = t.type === "ident" && this.peek(1).text === "(" && ((BUILTIN_WORDS.has(t.text) && t.text !== "half") || this.typedefs.has(t.text));
     if (!word || t.text === "void" || this.cxx.templates.has(t.text)) return super.parsePrimary();
     this.next();
     const pos = this.span(t);
