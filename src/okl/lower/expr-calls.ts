@@ -8,6 +8,7 @@
 import { c, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Ctx } from "./bindings.js";
+import { memberCall } from "./class-calls.js";
 import { expressionInlinable, inlineCall, type ExprLowerer } from "./inline.js";
 import { MATH, warpRefusal } from "./tables.js";
 import { clampOf, dotOf, lengthOf } from "./vectors.js";
@@ -15,6 +16,8 @@ import { clampOf, dotOf, lengthOf } from "./vectors.js";
 /** A call: @dim subscripts, loopy helpers, math functions, substitution rules and device functions (inlined). */
 export function lowerCall(lw: ExprLowerer, e: A.Call, ctx: Ctx): Expr {
   if (e.callee.kind === "member") {
+    const m = memberCall(e, ctx, lw.file, (d, p) => lw.fail(d, p)); // `obj.m(…)` of a class template instance (class-calls.ts)
+    if (m) return lowerCall(lw, m, ctx);
     return lw.fail(`C++ member function call "${e.callee.arrow ? "->" : "."}${e.callee.name}(…)": member functions are parsed, not lowered`, e.pos, "OKL subset");
   }
   if (e.callee.kind !== "ident") return lw.fail("only calls of named functions are supported", e.pos);

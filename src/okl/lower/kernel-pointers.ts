@@ -14,6 +14,7 @@ import { arrayExtents } from "./initializers.js";
 import { ArgumentLowering } from "./kernel-arguments.js";
 import { assignPointerField } from "./record-pointers.js";
 import { recordByValue } from "./records.js";
+import { constructorOf, isClassObject, memberCall } from "./class-calls.js";
 import { choiceOf, conditionalWays, foldInt, pointerArms, wayTaken } from "./pointer-choice.js";
 
 export abstract class PointerLowering extends ArgumentLowering {
@@ -22,6 +23,28 @@ export abstract class PointerLowering extends ArgumentLowering {
   /** Local pointers by the scope of the block that declares them (they may be assigned there, pointer-choice.ts). */
   private readonly localPointers = new WeakMap<Scope, Map<string, A.Declarator>>();
   protected abstract block(items: readonly A.Stmt[], ctx: Ctx): void;
+  protected abstract declaration(s: A.Declaration, ctx: Ctx): void;
+
+  /**
+   * `S<…> obj{a, b};` of a class template with a constructor: the object declared, then its
+   * constructor inlined on its address (`S::ctor(&obj, a, b)`). False for other declarations.
+   */
+  protected constructObjects(s: A.Declaration, ctx: Ctx): boolean {
+    if (!isClassObject(s.spec, this.file)) return false;
+    // One object of a struct with a single-dtype layout is an array of one (`&obj` is then that
+    // array, which `self->f` in its methods reads); a struct with mixed fields is a record either way.
+    const one = !("reason" in (this.file.structs.resolve(s.spec) ?? { reason: "" }));
+    for (const d of s.declarators) {
+      const call = constructorOf(d);
+      const whole = one && d.pointers.length + d.arrayDims.length === 0;
+      this.declaration({ ...s, declarators: [{ ...d, init: call ? undefined : d.init, ...(whole ? { arrayDims: [{ kind: "int", value: 1, pos: d.pos } as A.Expr] } : {}) }] }, ctx);
+      if (!call) continue;
+      const self: A.Expr = { kind: "unary", op: "&", operand: { kind: "ident", name: d.name, pos: d.pos }, pos: d.pos } as A.Expr;
+      if (d.pointers.length + d.arrayDims.length > 0) this.fail(`"${d.name}": a constructor call initializes an object, not a pointer or an array`, d.pos);
+      if (!this.inlineCallStatement({ ...call, args: [self, ...call.args] }, ctx)) this.fail(`the constructor of "${d.name}" cannot be inlined`, call.pos);
+    }
+    return true;
+  }
 
   /** Pointer casts check the type the pointer points to (byte-pointers.ts): the dtype of an argument's or a temporary's elements. */
   private readonly elementDtypes = (this.ex.elementDtype = (b: Binding): Dtype | undefined => {
@@ -43,7 +66,8 @@ export abstract class PointerLowering extends ArgumentLowering {
    * are the converted arguments (kept in a temporary where the body assigns the parameter or the
    * argument reads memory). False where the call takes the opaque-block path instead.
    */
-  protected inlineCallStatement(e: A.Expr, ctx: Ctx): boolean {
+  protected inlineCallStatement(e0: A.Expr, ctx: Ctx): boolean {
+    const e = memberCall(e0, ctx, this.file, this.failAt) ?? e0; // `obj.method(…)` of a class template instance
     if (e.kind !== "call" || e.callee.kind !== "ident") return false;
     const f = this.file.functions.get(e.callee.name);
     if (!f || !statementInlinable(f, this.file) || e.args.some((a) => hasStatementCall(a, this.file))) return false;

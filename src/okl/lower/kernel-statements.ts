@@ -101,6 +101,7 @@ export abstract class StatementLowering extends PointerLowering {
   protected stmt(s: A.Stmt, ctx: Ctx): void {
     if (s.kind === "expr" && this.inlineCallStatement(s.expr, ctx)) return;
     if ((s.kind === "switch" || s.kind === "if") && this.choosePointers(s, ctx)) return; // pointers chosen at run time
+    if (s.kind === "declaration" && this.constructObjects(s, ctx)) return; // a class template's object and its constructor
     if (needsBlock(s, this.file)) return this.opaque(s, ctx);
     if (attributedJump(s)) this.fail(`"break"/"continue" of an @${(s as A.For).okl!.kind} loop is not supported (its iterations are work-items or groups)`, s.pos);
     switch (s.kind) {

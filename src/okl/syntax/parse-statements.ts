@@ -125,10 +125,11 @@ export abstract class StatementParser extends TemplateParser {
         return this.finishDeclaration([...attrs, ...mid], spec, [], start);
       }
       const d = this.parseDeclarator(false);
-      if (this.at("(") && d.pointers.length + d.arrayDims.length === 0 && spec.base.kind !== "builtin") {
+      const constructed = spec.base.kind === "struct" && this.cxx.constructed.has(spec.base.name ?? ""); // `S<…> obj(a, b);` (cxx.ts)
+      if (this.at("(") && d.pointers.length + d.arrayDims.length === 0 && spec.base.kind !== "builtin" && !constructed) {
         throw this.unsupported("C++ constructor-style initialization", this.peek());
       }
-      if (this.at("(")) throw this.err(`a function declaration ("${d.name}") inside a function`, this.peek(), "syntax");
+      if (this.at("(") && !constructed) throw this.err(`a function declaration ("${d.name}") inside a function`, this.peek(), "syntax");
       return this.parseDeclarationRest([...attrs, ...mid], spec, d, start);
     }
     const expr = this.parseExpr();

@@ -1,9 +1,9 @@
 /**
  * The OKL parser, C++ struct templates and namespaces (cxx.ts).
  */
-import type { BaseType, Stmt, TopLevel } from "./ast.js";
+import type { BaseType, Expr, Stmt, TopLevel } from "./ast.js";
 import type { Tok } from "./lexer.js";
-import { lookupQualified, qualify, substitute, typeTokens, type StructTemplate, type TemplateParam } from "./cxx.js";
+import { classMembers, isClassBody, memberFunctionName, lookupQualified, qualify, substitute, typeTokens, valueInits, type StructTemplate, type TemplateParam } from "./cxx.js";
 import { StructParser } from "./parse-structs.js";
 
 export abstract class TemplateParser extends StructParser {
@@ -117,12 +117,49 @@ export abstract class TemplateParser extends StructParser {
     const memo = tpl.instances.get(name);
     if (memo) return memo;
     const end: Tok = { ...at, type: "eof", text: "" };
+    const short = tpl.name.split("::").pop()!;
+    if (isClassBody(short, tpl.body)) return this.instantiateClass(tpl, short, name, args, at);
     const toks = [{ ...at, type: "ident", text: tpl.tag } as Tok, ...substitute(tpl, args), end];
     const sub = this.subParser(toks, tpl.ns);
     const b = sub.parseStruct();
     const inst: BaseType = { ...b, name, pos: this.span(at) } as BaseType;
     tpl.instances.set(name, inst);
     return inst;
+  }
+
+  /**
+   * An instance of a class template with a constructor or member functions: the struct of its data
+   * fields (named `name`, which is also a one-token alias of it), and one device function per
+   * member function and constructor taking the object by address, placed after the current
+   * top-level item (cxx.ts, classMembers).
+   */
+  private instantiateClass(tpl: StructTemplate, short: string, name: string, args: readonly (readonly Tok[])[], at: Tok): BaseType {
+    const end: Tok = { ...at, type: "eof", text: "" };
+    const body = substitute({ ...tpl, body: valueInits(tpl.body, tpl.params) }, args);
+    const cls = classMembers(short, name, body, (what, t) => this.unsupported(what, t));
+    const b = this.subParser([{ ...at, type: "ident", text: tpl.tag } as Tok, ...cls.data, end], tpl.ns).parseStruct();
+    const inst: BaseType = { ...b, name, pos: this.span(at) } as BaseType;
+    tpl.instances.set(name, inst);
+    this.cxx.aliases.set(name, inst);
+    if (cls.hasConstructor) this.cxx.constructed.add(name);
+    for (const f of cls.functions) {
+      const it = this.subParser([...f, end], tpl.ns).parseExternal(false);
+      if (it) this.cxx.statics.push(it as TopLevel);
+    }
+    return inst;
+  }
+
+  /** `(a, b)` or `{a, b}` after an object of class `inst`: the call of its constructor (the object's address is added where it is lowered). */
+  protected constructorCall(inst: string): Expr {
+    const start = this.peek();
+    const close = this.next().text === "(" ? ")" : "}";
+    const args: Expr[] = [];
+    if (!this.at(close)) {
+      do args.push(this.parseAssign());
+      while (this.eat(",") && !this.at(close));
+    }
+    this.expect(close, `"," or "${close}"`);
+    return { kind: "call", callee: { kind: "ident", name: memberFunctionName(inst, "ctor"), pos: this.span(start) }, args, pos: this.span(start) };
   }
 
   /** A one-token name for a struct given as a template argument (its tag when it has one). */

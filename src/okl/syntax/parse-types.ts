@@ -12,6 +12,7 @@ export abstract class TypeParser extends AttributeParser {
   protected abstract parseStruct(): BaseType;
   protected abstract parseEnum(): BaseType;
   protected abstract instantiate(tpl: StructTemplate, at: Tok): BaseType;
+  protected abstract constructorCall(inst: string): Expr;
 
   // ─── declarations ──────────────────────────────────────────────────────────────────────────────
 
@@ -242,6 +243,7 @@ export abstract class TypeParser extends AttributeParser {
     let d = first;
     for (;;) {
       if (this.eat("=")) d = { ...d, init: this.parseInitializer(), pos: this.spanFrom(d.pos) };
+      else if ((this.at("(") || this.at("{")) && spec.base.kind === "struct" && this.cxx.constructed.has(spec.base.name ?? "")) d = { ...d, init: this.constructorCall(spec.base.name!), pos: this.spanFrom(d.pos) }; // cxx.ts
       else if (this.at("(")) throw this.unsupported("C++ constructor-style initialization", this.peek());
       else if (this.at("{")) throw this.unsupported("C++ brace initialization", this.peek());
       // Attributes after the initializer (`int x = 0 @dim(...)`) are not OKL.

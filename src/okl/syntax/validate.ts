@@ -10,6 +10,7 @@
 import type { Declaration, Declarator, Expr, For, FunctionDef, OklVarInfo, Pos, Stmt, TranslationUnit, TypeSpec } from "./ast.js";
 import { loopPlacementError } from "./attributes.js";
 import { evalConst } from "./consteval.js";
+import { isConstructorName } from "./cxx.js";
 import { oklError, type Sources } from "./diag.js";
 import { stmtChildren, walkExpr, exprsOfStmt } from "./walk.js";
 import { LoopTreeChecker, type LoopExtent } from "./validate-loops.js";
@@ -408,8 +409,11 @@ export class Validator {
   private expr(e: Expr, ctx: Ctx): void {
     const checkMemory = this.structure && ctx.kernel && !ctx.stack.includes("inner");
     if (!checkMemory && !this.dimDeclared) return;
+    // An array passed whole to a class's constructor is its address (a pointer field), not a use of its memory (cxx.ts).
+    const addressOnly = new Set<Expr>();
+    if (checkMemory && e.kind === "call" && e.callee.kind === "ident" && isConstructorName(e.callee.name)) for (const a of e.args) if (a.kind === "ident") addressOnly.add(a);
     walkExpr(e, (x) => {
-      if (checkMemory && x.kind === "ident") {
+      if (checkMemory && x.kind === "ident" && !addressOnly.has(x)) {
         const m = this.findVar(x.name)?.memory;
         if (m) {
           const where = ctx.stack.includes("outer") ? "between the [@outer] and [@inner] loops" : "outside every [@outer] loop";

@@ -1,0 +1,56 @@
+/**
+ * Calls of a class template's constructor and member functions (the parser made each a device
+ * function taking the object by address, syntax/cxx.ts): `S<…> obj{a, b};` and `obj.m(x)` become
+ * `S::ctor(&obj, a, b)` and `S::m(&obj, x)`, inlined as every device function call is.
+ *
+ *   MovingAverage<float, 256, 16> ma{n, m, in, out};  ma.process(t);
+ *   // MovingAverage<float, 256, 16>::ctor(&ma, n, m, in, out);  MovingAverage<float, 256, 16>::process(&ma, t);
+ */
+import type * as A from "../syntax/ast.js";
+import { isConstructorName, memberFunctionName } from "../syntax/cxx.js";
+import type { Binding, Ctx, Fail } from "./bindings.js";
+import type { FileContext } from "./file-context.js";
+
+/** The constructor call a declarator was initialized with (`obj{a, b}` / `obj(a, b)`), or undefined. */
+export function constructorOf(d: A.Declarator): A.Call | undefined {
+  const i = d.init;
+  return i?.kind === "call" && i.callee.kind === "ident" && isConstructorName(i.callee.name) ? i : undefined;
+}
+
+/** Whether `spec` is a class template instance with member functions or a constructor (its objects are declared by constructObjects). */
+export function isClassObject(spec: A.TypeSpec, file: FileContext): boolean {
+  const b = spec.base;
+  if (b.kind !== "struct" || b.name === undefined || !b.name.includes("<")) return false;
+  const prefix = `${b.name}::`;
+  for (const k of file.functions.keys()) if (k.startsWith(prefix)) return true;
+  return false;
+}
+
+/** The struct a binding holds one object of (a struct local), by name. */
+function structName(b: Binding | undefined): string | undefined {
+  switch (b?.kind) {
+    case "record": case "records": return b.struct;
+    case "temp": case "array": return b.struct?.name;
+    default: return undefined;
+  }
+}
+
+/**
+ * `obj.m(args)` (or `p->m(args)`) where `obj` is an object of a class with member function `m`:
+ * the call `S::m(&obj, args)`; undefined for every other expression. Fails for a member function
+ * the class does not define.
+ */
+export function memberCall(e: A.Expr, ctx: Ctx, file: FileContext, fail: Fail): A.Call | undefined {
+  if (e.kind !== "call" || e.callee.kind !== "member" || e.callee.target.kind !== "ident") return undefined;
+  const m = e.callee;
+  const target = m.target as A.Ident;
+  const s = structName(ctx.scope.get(target.name));
+  if (s === undefined || !s.includes("<")) return undefined;
+  const name = memberFunctionName(s, m.name);
+  if (!file.functions.has(name)) {
+    const own = [...file.functions.keys()].filter((k) => k.startsWith(`${s}::`) && !isConstructorName(k)).map((k) => k.slice(s.length + 2));
+    return fail(`"${target.name}" (a "${s}") has no member function "${m.name}"; its member functions are ${own.join(", ") || "none"}`, m.pos);
+  }
+  const self: A.Expr = m.arrow ? target : { kind: "unary", op: "&", operand: target, pos: target.pos } as A.Expr;
+  return { kind: "call", callee: { kind: "ident", name, pos: m.pos }, args: [self, ...e.args], pos: e.pos };
+}
