@@ -13,6 +13,7 @@ import fc from "fast-check";
 import { ExecutionError, OklError } from "../../src/errors.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
+import { withDerivedArgs } from "../../src/run/derived-args.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, realWorldBackends, seeded } from "./real-world-helpers.js";
 
@@ -258,5 +259,41 @@ describe("shift loops that cannot be proven to run C's trips are refused with li
 
   it("a body that writes other variables than the iterator is accepted", () => {
     expect(() => parseOkl(wrap("for (int d = n; d > 0; d >>= 1)", "int q = n; q++; s_c[0] += q;"))).not.toThrow();
+  });
+});
+
+describe("the host's trip count is C's loop", () => {
+  // `v CMP E; v OP= k` with start and bound value arguments, and C's loop modelled on JS's int32
+  // operators (`>>` is C's arithmetic shift, `<<` of a non-negative value below 2^31 exact).
+  const forms: [string, string, (v: number, k: number) => number][] = [
+    [">>=", ">", (v, k) => v >> k], [">>=", ">=", (v, k) => v >> k], ["/=", ">", (v, k) => Math.trunc(v / k)], ["/=", ">=", (v, k) => Math.trunc(v / k)],
+    ["<<=", "<", (v, k) => v * 2 ** k], ["<<=", "<=", (v, k) => v * 2 ** k], ["*=", "<", (v, k) => v * k], ["*=", "<=", (v, k) => v * k],
+  ];
+  it.each(forms)("v %s k with v %s E: the count, or an ExecutionError where C's loop never ends or overflows", (op, cmp, next) => {
+    const k = (kk: number) => parseOkl(`@kernel void f(const int S, const int E, int *out) {
+  for (int b = 0; b < 1; ++b; @outer) {
+    @shared int s_n[1];
+    for (int v = S; v ${cmp} E; v ${op} ${kk}) { @barrier("local"); for (int t = 0; t < 2; ++t; @inner) if (t == 0) s_n[0] += 1; }
+    for (int t = 0; t < 2; ++t; @inner) if (t == 0) out[0] = s_n[0];
+  }
+}`)[0]!;
+    const factorOf = (kk: number) => (op === "*=" || op === "/=" ? kk + 1 : kk);
+    const kernels = [1, 2, 3].map((kk) => k(factorOf(kk)));
+    const holds = (v: number, e: number) => (cmp === ">" ? v > e : cmp === ">=" ? v >= e : cmp === "<" ? v < e : v <= e);
+    fc.assert(fc.property(fc.integer({ min: -300, max: 300 }), fc.integer({ min: -300, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 3 }), (S, E0, kk) => {
+      const E = E0 % 7 === 0 ? E0 : (E0 % 600) - 300;
+      const factor = factorOf(kk);
+      const kern = kernels[kk - 1]!;
+      let n = 0, v = S, error = false;
+      while (holds(v, E)) {
+        n++;
+        const w = next(v, factor);
+        if ((op === "<<=" && v < 0) || w === v || w > 2 ** 31 - 1 || w < -(2 ** 31)) { error = true; break; }
+        v = w;
+      }
+      const got = () => withDerivedArgs(kern, { S, E, out: new Int32Array(1) }).v_trip;
+      if (error) expect(got).toThrow(ExecutionError);
+      else expect(got()).toBe(n);
+    }), { numRuns: 150, seed: 33 });
   });
 });
