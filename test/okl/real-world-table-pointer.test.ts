@@ -142,6 +142,24 @@ describe("if/else chains, ?: and strided byte views", () => {
   });
 });
 
+describe("a local pointer assigned again in its block", () => {
+  it("reads through the alias assigned last before each read", async () => {
+    const [k] = parseOkl(`
+@kernel void k(const int n, const float *a, const float *b, float *x) {
+  for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) {
+    const float *p = a;
+    const float y = p[i];
+    p = b + 1;
+    x[i] = y + p[i];
+  }
+}`);
+    const n = 6, a = seeded(n, 5), b = seeded(n + 1, 6);
+    const f32 = Math.fround;
+    await expectSerialMeaning(k!, () => ({ n, a: Float32Array.from(a), b: Float32Array.from(b), x: new Float32Array(n) }),
+      { x: a.map((v, i) => f32(f32(v) + f32(b[i + 1]!))) }, 0);
+  });
+});
+
 describe("what stays refused, naming the construct and its place", () => {
   it("writing through a pointer chosen at run time", () => {
     const err = oklError(() => parseOkl(`${NODES}
