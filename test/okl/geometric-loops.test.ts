@@ -14,6 +14,7 @@ import { ExecutionError, OklError } from "../../src/errors.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
 import { withDerivedArgs } from "../../src/run/derived-args.js";
+import { kernelFromJSON, kernelToJSON } from "../../src/tune/executor/kernel-json.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, realWorldBackends, seeded } from "./real-world-helpers.js";
 
@@ -126,6 +127,8 @@ describe("a bitonic sort through @shared memory: `size <<= 1` around `stride >>=
   it("the outer loop's trip count is a value argument the host computes; the inner one runs within the type's width", () => {
     expect(k!.oklOptions?.derivedArgs?.map((d) => d.name)).toEqual(["b_end", "size_trip"]);
     expect(k!.args.map((a) => a.name)).toEqual(["N", "keys", "ids", "b_end", "size_trip"]);
+    // The tuner's job files keep the host's count.
+    expect(kernelFromJSON(kernelToJSON(k!)).oklOptions?.derivedArgs).toEqual(k!.oklOptions?.derivedArgs);
   });
 
   it("sorts every block, for sizes 0, 1, non-powers of two and several blocks, as the serial meaning", async () => {
