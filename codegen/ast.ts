@@ -127,6 +127,19 @@ export interface ExprSyntax {
   cast(to: Dtype, code: string): string;
   /** `target = target op value` done atomically on a cell of dtype `d` (`atomicOr(&a[i], v)`). */
   atomic?(a: AtomicStore, target: string, value: string, d: Dtype, p: Printer): string;
+  /** Around `for` loops (see `LoopTrapHook`); undefined: nothing. */
+  readonly loopTraps?: LoopTrapHook;
+}
+
+/**
+ * Around the printing of a `for` loop (c and openmp: the traps of an innermost loop accumulate in
+ * local keys and are recorded after it, codegen/targets/int-trap-loops.ts): `enter` before its body,
+ * `leave` after, with the lines to print before and after the loop and its pragmas' new text
+ * (the loop is then put in a block of its own); undefined: the loop as it is.
+ */
+export interface LoopTrapHook {
+  enter(s: Stmt & { k: "for" }): object;
+  leave(token: object): { readonly before: readonly string[]; readonly pragmas: (pragma: string) => string; readonly after: readonly string[] } | undefined;
 }
 
 export interface StmtSyntax {
@@ -380,6 +393,7 @@ export class Printer {
       case "block": return [`${ind}{`, ...s.body.flatMap((x) => this.stmt(x, ind + this.indentUnit)), `${ind}}`];
       case "for": {
         const head = `${ind}${this.st.forHead(s.v, this.expr(s.lo), this.expr(s.hi))}`;
+        if (this.ex.loopTraps) return this.trapLoop(s, head, ind, this.ex.loopTraps);
         if (s.lo.k !== "lit" || s.hi.k !== "lit") return [...(s.pragmas ?? []).map((p) => `${ind}${p}`), head, ...this.body(s.body, ind)];
         this.loops.set(s.v, [s.lo.value, s.hi.value]);
         const body = this.body(s.body, ind);
@@ -410,6 +424,20 @@ export class Printer {
       case "raw": return s.text.split("\n").map((l) => `${ind}${l}`);
       default: return assertNever(s, "AST statement");
     }
+  }
+
+  /** A `for` loop printed through the dialect's `LoopTrapHook` (in a block of its own where the hook adds lines). */
+  private trapLoop(s: Stmt & { k: "for" }, head: string, ind: string, hook: LoopTrapHook): string[] {
+    const token = hook.enter(s);
+    const lits = s.lo.k === "lit" && s.hi.k === "lit";
+    if (lits) this.loops.set(s.v, [(s.lo as Ex & { k: "lit" }).value, (s.hi as Ex & { k: "lit" }).value]);
+    const body = this.body(s.body, ind);
+    if (lits) this.loops.delete(s.v);
+    const around = hook.leave(token);
+    if (!around) return [...(s.pragmas ?? []).map((p) => `${ind}${p}`), head, ...body];
+    const in2 = ind + this.indentUnit;
+    return [`${ind}{`, ...around.before.map((l) => in2 + l), ...(s.pragmas ?? []).map((p) => in2 + around.pragmas(p)),
+      this.indentUnit + head, ...body.map((l) => this.indentUnit + l), ...around.after.map((l) => in2 + l), `${ind}}`];
   }
 
   /** The body of a for/if: a block is printed with braces, a single statement indented under it. */

@@ -149,7 +149,7 @@ const OKL = words(`occa okl kernel outer inner shared exclusive barrier atomic r
 
 /** Patterns of reserved names: C's `__x`/`_X`, the printers' helpers, OpenCL's conversions, CUDA's atomics. */
 /** (`loopy_p`, `loopy_v`, `loopy_seen`, `loopy_old`: the compare-and-swap loop's locals, codegen/targets/atomics.ts.) */
-const C_PATTERNS: readonly RegExp[] = [/^__/, /^_[A-Z]/, /^loopy_(min|max|fmod|floor_div|mod|div|abs|pow|shc)_/, /^loom_entry_/, /^loopy_(p|v|seen|old|int_trap|trap)$/];
+const C_PATTERNS: readonly RegExp[] = [/^__/, /^_[A-Z]/, /^loopy_(min|max|fmod|floor_div|mod|div|abs|pow|shc|trap)_/, /^loom_entry_/, /^loopy_(p|v|seen|old|int_trap|trap)$/];
 const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
   c: C_PATTERNS,
   openmp: [...C_PATTERNS, /^omp_/],

@@ -6,7 +6,10 @@
  */
 import type { Dtype } from "../../src/ir/index.js";
 import type { ExDtype, ExprSyntax, IntTrapSite, Printer } from "../ast.js";
-import type { TrapSpelling } from "./int-traps.js";
+import type { AccValue, TrapSpelling } from "./int-traps.js";
+
+/** What a division's trap reports: 0. */
+const ZERO: AccValue = { zero: true };
 
 /** Signed integer dtypes (idx is int32): their division by -1 and arithmetic can overflow. */
 const SIGNED: ReadonlySet<string> = new Set(["idx", "int8", "int16", "int32", "int64"]);
@@ -19,7 +22,7 @@ export interface IntDialect {
 }
 
 /** The integer helpers of one dialect, recording traps through `traps` (undefined: not at all, for launch sizes). */
-export function intHelpers(d: IntDialect, traps?: TrapSpelling): Pick<ExprSyntax, "floorDiv" | "mod" | "div" | "shiftCount"> & {
+export function intHelpers(d: IntDialect, traps?: TrapSpelling): Pick<ExprSyntax, "floorDiv" | "mod" | "div" | "shiftCount" | "loopTraps"> & {
   /** `abs` or `**` of an integer dtype `t`, wrapping in the type; `trap`: a `**` whose exponent may be negative. */
   absPow(fn: "abs" | "pow", t: Dtype, args: readonly string[], p: Printer, trap?: IntTrapSite): string;
 } {
@@ -34,6 +37,23 @@ export function intHelpers(d: IntDialect, traps?: TrapSpelling): Pick<ExprSyntax
   const record = (value: string) => (traps ? `${traps.record(value)}; ` : "");
   /** The start of a checked division helper: by 0, the trap recorded and 0. */
   const byZero = (): string => `if (b == 0) { ${record("0")}return 0; } `;
+  /**
+   * A checked helper inside a loop whose traps accumulate (c, openmp: int-trap-loops.ts), or else
+   * one that records: its name (`acc` or `acck` before the dtype), extra parameters and the
+   * call's extra arguments; `rec(bad, value)`, in an accumulating helper, the key's update.
+   */
+  const checked = (p: Printer, site: IntTrapSite, base: string, t: string, value: AccValue) => {
+    const acc = traps?.accumulate(site, p, value);
+    if (acc === undefined) return { name: `${base}${t}`, params, args: trapArgs(p, site), acc: false, rec: () => "" };
+    const w = wide(t) && acc.mode === "key";
+    return {
+      name: `${base}${acc.mode === "ord" ? "acc" : "acck"}_${t}`, params: traps!.loops.params(acc.mode, w), args: acc.args, acc: true,
+      rec: (bad: string, v: string) => traps!.loops.record(acc.mode, bad, v, w),
+    };
+  };
+  /** By 0 in an accumulating helper: the iteration's key lowers the least, and 0. */
+  const byZeroAcc = "if (b == 0) { if (o < *k) *k = o; return 0; } ";
+  const wide = (t: string) => t === "int64" || t === "uint64";
   /** `a / -1` of a signed type: the negation computed in the unsigned type, wrapping (INT_MIN / -1 is INT_MIN). */
   const byMinusOne = (t: ExDtype, ty: string): string =>
     (SIGNED.has(t) ? `if (b == -1) return (${ty}) (0 - (${d.typeName(t === "int64" ? "uint64" : "uint32")}) a); ` : "");
@@ -42,43 +62,53 @@ export function intHelpers(d: IntDialect, traps?: TrapSpelling): Pick<ExprSyntax
     // type (C's INT_MIN / -1 is undefined, and traps on x86), as the interpreter's. (By a literal
     // other than 0 and -1, the plain helpers: the index arithmetic of splits.)
     floorDiv: (a, b, t, p, trap) => {
-      const name = `loopy_floor_div_${trap ? "chk_" : ""}${idx(t)}`;
-      helper(p, name, t, (ty) => `${q} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${trap ? byZero() + byMinusOne(t, ty) : ""}${ty} q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }`);
-      return `${name}(${a}, ${b}${trap ? trapArgs(p, trap) : ""})`;
+      const c = trap ? checked(p, trap, "loopy_floor_div_chk_", idx(t), ZERO) : undefined;
+      const name = c?.name ?? `loopy_floor_div_${idx(t)}`;
+      const check = c ? (c.acc ? byZeroAcc : byZero()) + byMinusOne(t, d.typeName(t)) : "";
+      helper(p, name, t, (ty) => `${q} ${ty} ${name}(${ty} a, ${ty} b${c?.params ?? ""}) { ${check}${ty} q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }`);
+      return `${name}(${a}, ${b}${c?.args ?? ""})`;
     },
     mod: (a, b, t, p, trap) => {
-      const name = `loopy_mod_${trap ? "chk_" : ""}${idx(t)}`;
-      helper(p, name, t, (ty) => `${q} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${trap ? byZero() + (SIGNED.has(t) ? "if (b == -1) return 0; " : "") : ""}${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
-      return `${name}(${a}, ${b}${trap ? trapArgs(p, trap) : ""})`;
+      const c = trap ? checked(p, trap, "loopy_mod_chk_", idx(t), ZERO) : undefined;
+      const name = c?.name ?? `loopy_mod_${idx(t)}`;
+      const check = c ? (c.acc ? byZeroAcc : byZero()) + (SIGNED.has(t) ? "if (b == -1) return 0; " : "") : "";
+      helper(p, name, t, (ty) => `${q} ${ty} ${name}(${ty} a, ${ty} b${c?.params ?? ""}) { ${check}${ty} r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }`);
+      return `${name}(${a}, ${b}${c?.args ?? ""})`;
     },
     div: (a, b, t, p, trap) => {
-      const name = `loopy_div_${idx(t)}`;
-      helper(p, name, t, (ty) => `${q} ${ty} ${name}(${ty} a, ${ty} b${params}) { ${byZero()}${byMinusOne(t, ty)}return a / b; }`);
-      return `${name}(${a}, ${b}${trapArgs(p, trap ?? { insn: "?", what: "division" })})`;
+      const c = checked(p, trap ?? { insn: "?", what: "division" }, "loopy_div_", idx(t), ZERO);
+      helper(p, c.name, t, (ty) => `${q} ${ty} ${c.name}(${ty} a, ${ty} b${c.params}) { ${c.acc ? byZeroAcc : byZero()}${byMinusOne(t, ty)}return a / b; }`);
+      return `${c.name}(${a}, ${b}${c.args})`;
     },
-    // A count outside 0..width-1 (C leaves the shift undefined) is recorded, and shifts by 0.
+    // A count outside 0..width-1 (C leaves the shift undefined) is recorded, and shifts by 0; in a
+    // loop whose traps accumulate, by the count's low bits (no branch: gcc vectorizes the loop).
     shiftCount: (count, ct, trap, p) => {
       const w = trap.width ?? 32;
       const t = idx(ct);
-      const name = `loopy_shc_${w}_${t}`;
       const unsigned = t.startsWith("uint") || t === "bool";
+      const c = checked(p, trap, `loopy_shc_${w}_`, t, { code: count, bits: wide(t) ? "wide" : unsigned ? "unsigned" : "signed" });
       const int = d.typeName("int32");
-      helper(p, name, t, (ty) => `${q} ${int} ${name}(${ty} b${params}) { if (${unsigned ? "" : "b < 0 || "}b > ${w - 1}) { ${record("b")}return 0; } return (${int}) b; }`);
-      return `${name}(${count}${trapArgs(p, trap)})`;
+      const bad = `(${d.typeName(wide(t) ? "uint64" : "uint32")}) b > ${w - 1}u`;
+      helper(p, c.name, t, (ty) => (c.acc
+        ? `${q} ${int} ${c.name}(${ty} b${c.params}) { ${c.rec(bad, "b")}return (${int}) (b & ${w - 1}); }`
+        : `${q} ${int} ${c.name}(${ty} b${c.params}) { if (${unsigned ? "" : "b < 0 || "}b > ${w - 1}) { ${record("b")}return 0; } return (${int}) b; }`));
+      return `${c.name}(${count}${c.args})`;
     },
+    loopTraps: traps?.loopHook,
     // Integers wrap in the type, as the interpreter's: abs(-128) is -128 in int8 (C's abs of INT_MIN
     // is undefined, OpenCL's returns the unsigned type), powers wrap (C's pow is a double's; OpenCL
     // has none for integers). Computed in the unsigned 32- or 64-bit type, never overflowing, cast back;
     // powers by squaring (a ** 2147483647 in log2 steps, as the interpreter's H.ipow). A negative
     // exponent (of a signed type) is the interpreter's error: checked where it may be.
     absPow: (fn, t, args, p, trap) => {
-      const name = `loopy_${fn}_${fn === "pow" && trap ? "chk_" : ""}${t}`;
-      const u = d.typeName(t === "int64" || t === "uint64" ? "uint64" : "uint32");
-      const check = trap ? `if (b < 0) { ${record("b")}return 0; } ` : "";
+      const c = fn === "pow" && trap ? checked(p, trap, "loopy_pow_chk_", t, { code: args[1]!, bits: wide(t) ? "wide" : "signed" }) : undefined;
+      const name = c?.name ?? `loopy_${fn}_${t}`;
+      const u = d.typeName(wide(t) ? "uint64" : "uint32");
+      const check = !c ? "" : c.acc ? `if (b < 0) { ${c.rec("1", "b")}return 0; } ` : `if (b < 0) { ${record("b")}return 0; } `;
       helper(p, name, t, (ty) => (fn === "abs"
         ? `${q} ${ty} ${name}(${ty} a) { return a < 0 ? (${ty}) (0 - (${u}) a) : a; }`
-        : `${q} ${ty} ${name}(${ty} a, ${ty} b${trap ? params : ""}) { ${check}${u} r = 1, x = (${u}) a; for (; b > 0; b >>= 1) { if (b & 1) r *= x; x *= x; } return (${ty}) r; }`));
-      return `${name}(${args.join(", ")}${fn === "pow" && trap ? trapArgs(p, trap) : ""})`;
+        : `${q} ${ty} ${name}(${ty} a, ${ty} b${c?.params ?? ""}) { ${check}${u} r = 1, x = (${u}) a; for (; b > 0; b >>= 1) { if (b & 1) r *= x; x *= x; } return (${ty}) r; }`));
+      return `${name}(${args.join(", ")}${c?.args ?? ""})`;
     },
   };
 }

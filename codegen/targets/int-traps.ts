@@ -8,10 +8,12 @@
  * low and high words, and a claim counter: the first trap of a launch claims the record).
  */
 import { assertNever } from "../../src/errors.js";
-import type { IntTrapSite, Printer } from "../ast.js";
+import type { IntTrapSite, LoopTrapHook, Printer } from "../ast.js";
+import { TrapLoops, type AccMode, type AccValue } from "./int-trap-loops.js";
 import type { IntTrapTable } from "../types.js";
 
 export type { IntTrapSite, IntTrapTable };
+export type { AccMode, AccValue, TrapValue } from "./int-trap-loops.js";
 
 /** The interpreter's message for a trap at `t`, with the value the code recorded (a shift count, an exponent). */
 export function intTrapMessage(t: IntTrapSite, value: number | bigint): string {
@@ -81,7 +83,31 @@ export class TrapSpelling {
   /** Set when a call that may trap was printed (reset per kernel by the target). */
   used = false;
 
-  constructor(private readonly d: TrapDialect, readonly sites: TrapSites, readonly param: string) {}
+  constructor(private readonly d: TrapDialect, readonly sites: TrapSites, readonly param: string) {
+    this.loops = new TrapLoops(d);
+  }
+
+  /** The accumulating checks of c and openmp loops (int-trap-loops.ts). */
+  readonly loops: TrapLoops;
+
+  /** The printer's hook around `for` loops: only c and openmp (the static record) accumulate. */
+  get loopHook(): LoopTrapHook | undefined {
+    return this.d.flag ? this.loops.hook : undefined;
+  }
+
+  /**
+   * A check at `site` inside a loop whose traps accumulate: its mode and its call's extra
+   * arguments (the recorder added to the code); undefined elsewhere (the check records itself).
+   */
+  accumulate(site: IntTrapSite, p: Printer, value: AccValue): { mode: AccMode; args: string } | undefined {
+    if (!this.d.flag || !this.loops.active) return undefined;
+    const r = this.loops.accumulate(this.sites.number(site), value)!;
+    this.used = true;
+    p.helpers.add(`loopy_0trap|${this.recorder(p)}`);
+    const [key, code] = this.loops.ordHelper(r.mode);
+    p.helpers.add(`${key}|${code}`);
+    return r;
+  }
 
   /** The extra parameters of a helper that may trap: `, int32_t site` or `, __global uint *t, uint site`. */
   get params(): string {

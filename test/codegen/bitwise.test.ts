@@ -15,7 +15,7 @@ describe("C-family targets print C's operators", () => {
   it("c: & | ^ ~ << >> with parentheses around mixed operators", () => {
     const code = generateCode(masks, "c").deviceCode;
     // A count that is not a literal in range is checked (an out-of-range count is the interpreter's error, codegen/targets/int-traps.ts).
-    expect(code).toContain("out[i] = (a[i] & 255u) | ((b[i] << 3) ^ (~a[i] >> loopy_shc_32_int32(s, 1u)));");
+    expect(code).toContain("out[i] = (a[i] & 255u) | ((b[i] << 3) ^ (~a[i] >> loopy_shc_32_acc_int32(s, &loopy_trap_k1, loopy_trap_ord(i))));");
     expect(code).toContain("flag[i] = (a[i] & 1u) == 1u;");
   });
 
@@ -26,7 +26,7 @@ describe("C-family targets print C's operators", () => {
   it("opencl, cuda and openmp print the same operators in their type names", () => {
     expect(generateCode(masks, "opencl").deviceCode).toContain("low[i] = (uchar) (~c[i]) & ((uchar) (c[i] << 2));");
     expect(generateCode(masks, "cuda").deviceCode).toContain("wide[i] = ((w[i] >> 60) ^ (w[i] << loopy_shc_64_int32(s, loom_trap, 2u))) | ~w[i];");
-    expect(generateCode(masks, "openmp").deviceCode).toContain("(b[i] << 3) ^ (~a[i] >> loopy_shc_32_int32(s, 1u))");
+    expect(generateCode(masks, "openmp").deviceCode).toContain("(b[i] << 3) ^ (~a[i] >> loopy_shc_32_acc_int32(s, &loopy_trap_k1, loopy_trap_ord(i)))");
   });
 
   it("js uses the interpreter's templates: counts checked at run time unless a literal in range", () => {

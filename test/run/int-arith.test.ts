@@ -52,8 +52,8 @@ describe("signed int32 and int64 arithmetic near the limits", () => {
   it("C prints them wrapping (computed in the unsigned type), and divisions that may trap through helpers", () => {
     const code = generateCode(k, "c").deviceCode;
     expect(code).toContain("w_inc[i] = (int32_t) ((uint32_t) a[i] + 1u) > a[i];");
-    expect(code).toContain("o_div[i] = loopy_div_int32(a[i], b[i], 1u);");
-    expect(code).toContain("o_fdiv[i] = loopy_floor_div_chk_int32(a[i], b[i], 3u);");
+    expect(code).toContain("o_div[i] = loopy_div_acc_int32(a[i], b[i], &loopy_trap_k1, loopy_trap_ord(i));");
+    expect(code).toContain("o_fdiv[i] = loopy_floor_div_chk_acc_int32(a[i], b[i], &loopy_trap_k3, loopy_trap_ord(i));");
     // A literal divisor other than 0 and -1 needs no check: index arithmetic stays as it was.
     const split = generateCode(makeKernel("{[i]: 0<=i<n}", "out[i] = i // 4", ["out: int32[n]", "n: int32"]), "c").deviceCode;
     expect(split).not.toContain("loopy_int_trap");
