@@ -79,6 +79,14 @@ export interface StoreRequest {
   readonly after?: readonly string[];
   /** Whether `tempName` may name an existing temporary, which is then reused if it fits (precompute's temporaryName). */
   readonly reuseTemporary?: boolean;
+  /**
+   * The address space of an "auto" temporary once its store's inames are tagged (addPrefetch's
+   * loopy default), from the store and the kernel's tags: decided here, before the kernel is
+   * built, where the store is tagged alone (the caller then finds the temporary's space set, and
+   * builds nothing again). A private answer is left to the caller (the kernel is built with
+   * "auto", as without this).
+   */
+  readonly resolveSpace?: (store: Instruction, tags: Kernel["inameTags"]) => AddressSpace;
 }
 
 /** `f()`, a FootprintError (a footprint that cannot be computed) becoming a TransformError of `who`. */
@@ -374,8 +382,6 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const at = instructions.findIndex((i) => readerSet.has(i.id));
   instructions.splice(at < 0 ? instructions.length : at, 0, store);
 
-  const temp: Temporary = reused?.temporary ?? { name: req.tempName, dtype: req.dtype, shape, addressSpace: space, order: "C", dimTags: undefined };
-  const temporaries = reused ? k.temporaries.map((t) => (t.name === req.tempName ? temp : t)) : [...k.temporaries, temp];
   let tags: (string | null)[] | undefined;
   if (dimNames.length > 0) {
     tags = perInameTags(req.tag, dimNames, who);
@@ -391,9 +397,15 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // The new inames tagged on the store alone, before the kernel is built (fetch-tags.ts), where that holds.
   const alone = tags === undefined || tags.every((t) => t === null) ? undefined
     : tagStoreAlone(k, dom, store, dimNames, tagExtents, tags, req.order, who, new Set([...taken, ...dom.params]));
+  if (alone !== undefined) instructions[instructions.indexOf(store)] = alone.store;
+  // The space of an "auto" temporary, decided now that the store's tags are known (resolveSpace).
+  const resolved = space === "auto" && alone !== undefined && req.resolveSpace !== undefined ? req.resolveSpace(alone.store, alone.inameTags) : undefined;
+  const decided = resolved === "local" || resolved === "global" ? resolved : undefined;
+  const temp: Temporary = reused?.temporary ?? { name: req.tempName, dtype: req.dtype, shape, addressSpace: decided ?? space, order: "C", dimTags: undefined };
+  const temporaries = reused ? k.temporaries.map((t) => (t.name === req.tempName ? temp : t)) : [...k.temporaries, temp];
   let out = withKernel(k, {
     domains: [...k.domains, alone?.dom ?? dom],
-    instructions: alone === undefined ? instructions : instructions.map((i) => (i === store ? alone.store : i)),
+    instructions,
     temporaries,
     ...(priorities.length > 0 ? { loopPriority: [...k.loopPriority, ...priorities] } : {}),
     ...(alone === undefined ? {} : { inameTags: alone.inameTags }),
@@ -403,6 +415,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   else if (tags !== undefined) out = applyTags(out, dimNames, tagExtents, tags, req.order, insnId, who);
   if (space === "local" || space === "global") checkStoreRace(out, insnId, req.tempName, space, name, who);
   checkStoresInStep(out, who);
+  // The caller's check of a space it resolves, in the same order (after the loop nesting's).
+  if (decided !== undefined) checkStoreRace(out, insnId, req.tempName, decided, name, who);
   return out;
 }
 

@@ -6,7 +6,7 @@ import { TransformError } from "../src/errors.js";
 import { exprToAff } from "../src/analysis/index.js";
 import {
   allInames, exprToString, findArg, findTemporary, freeVariables, insnWrites, mapExpr, naturalCompare, sub, uniqueName, withKernel,
-  type AddressSpace, type Expr, type Kernel,
+  type AddressSpace, type Expr, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { affIsConstant, affSub } from "../src/poly/index.js";
 import { dependencyClosure, matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
@@ -130,6 +130,7 @@ function prefetchOnce(k: Kernel, varName: string, opts: PrefetchOptions): Kernel
     shape: arg?.kind === "array" ? arg.shape : tmp?.shape,
     select,
     after,
+    resolveSpace: fetchSpaceOf,
   });
   return space === "auto" ? resolveFetchSpace(out, tempName, insnId, name, who) : out;
 }
@@ -169,6 +170,14 @@ function renewedInames(k: Kernel, writers: readonly string[], readers: readonly 
   return [...out].sort(naturalCompare);
 }
 
+/** The address space resolveFetchSpace gives the store's temporary under `tags` (see there). */
+function fetchSpaceOf(store: Instruction | undefined, tags: Kernel["inameTags"]): AddressSpace {
+  const indexed = new Set<string>();
+  if (store?.kind === "assign" && store.lhs.kind === "subscript") for (const e of store.lhs.indices) freeVariables(e, indexed);
+  const on = (kind: string) => [...indexed].some((i) => tags[i]?.kind === kind);
+  return on("l") ? "local" : on("g") ? "global" : "private";
+}
+
 /**
  * loopy's default address space of a fetch (find_temporary_address_space): local when the store
  * indexes the temporary by a work-item (l) iname, so that the work-group shares it; global when by
@@ -176,12 +185,9 @@ function renewedInames(k: Kernel, writers: readonly string[], readers: readonly 
  */
 function resolveFetchSpace(k: Kernel, tempName: string, insnId: string, name: string, who: string): Kernel {
   const t = findTemporary(k, tempName);
+  // Decided by storeFootprint already (resolveSpace) where it tagged the store alone.
   if (t === undefined || t.addressSpace !== "auto") return k;
-  const store = k.instructions.find((i) => i.id === insnId);
-  const indexed = new Set<string>();
-  if (store?.kind === "assign" && store.lhs.kind === "subscript") for (const e of store.lhs.indices) freeVariables(e, indexed);
-  const on = (kind: string) => [...indexed].some((i) => k.inameTags[i]?.kind === kind);
-  const space: AddressSpace = on("l") ? "local" : on("g") ? "global" : "private";
+  const space = fetchSpaceOf(k.instructions.find((i) => i.id === insnId), k.inameTags);
   if (space !== "private") checkStoreRace(k, insnId, tempName, space, name, who);
   return withKernel(k, { temporaries: k.temporaries.map((x) => (x.name === tempName ? { ...x, addressSpace: space } : x)) });
 }
