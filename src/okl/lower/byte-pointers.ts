@@ -11,7 +11,15 @@ import { OklError } from "../../errors.js";
 import { byteSize, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Binding, Ctx } from "./bindings.js";
-import type { ExprLowerer } from "./inline.js";
+import type { FileContext } from "./file-context.js";
+
+/** What a cast needs of expression lowering (inline.ts's ExprLowerer has it; not imported: inline.ts imports this module). */
+interface ExprLowerer {
+  readonly file: FileContext;
+  expr(e: A.Expr, ctx: Ctx): Expr;
+  fail(detail: string, pos: A.Pos, rule?: string): never;
+  elementDtype?(b: Binding): Dtype | undefined;
+}
 
 /** The pointer a cast `(T *) x` gives; `inner` is the binding of a pointer expression, `shifted` moves one by elements. */
 export function castPointer(
