@@ -10,8 +10,10 @@
  *
  * Instantiation substitutes tokens (as C++ does conceptually): a type argument is rendered as tokens
  * that name it from anywhere (a qualified name, or a synthesized name for a struct), a value
- * argument is its own tokens in parentheses. Anything else about templates (function templates,
- * specializations, member functions) stays an "OKL subset" error naming the construct.
+ * argument is its own tokens in parentheses. A class template with a constructor or member
+ * functions is the struct of its data fields plus one device function per member taking the object
+ * by address (classMembers). Anything else about templates (function templates, specializations,
+ * virtual functions, operators) stays an "OKL subset" error naming the construct.
  */
 import type { BaseType, TopLevel, TypeName } from "./ast.js";
 import type { Tok } from "./lexer.js";

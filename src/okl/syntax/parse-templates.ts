@@ -83,11 +83,7 @@ export abstract class TemplateParser extends StructParser {
     }
     const count = `template "${tpl.name}" takes ${tpl.params.length} argument${tpl.params.length === 1 ? "" : "s"}`;
     if (!this.at("<")) {
-      // `MovingAverage(int n, …)` inside its own template: a constructor (OCCA's new transpiler reads class templates with member functions).
-      const ctor = this.at("(") && at.line >= tpl.body[0]!.line && at.line <= tpl.body[tpl.body.length - 1]!.line;
-      throw this.unsupported(ctor
-        ? `C++ class template with a constructor and member functions ("${tpl.name}(…)" in struct template "${tpl.name}"); Loom reads struct templates whose members are data fields, used with all their arguments (\`${tpl.name}<…> s;\`): write the member functions as device functions taking the struct by pointer, and pass @shared arrays to them as pointer arguments`
-        : `C++ templates (struct template "${tpl.name}" used without arguments; write \`${tpl.name}<${tpl.params.map((p) => p.name).join(", ")}>\`)`, ctor ? at : this.peek());
+      throw this.unsupported(`C++ templates (struct template "${tpl.name}" used without arguments; write \`${tpl.name}<${tpl.params.map((p) => p.name).join(", ")}>\`)`, this.peek());
     }
     this.next();
     const args: Tok[][] = [];
