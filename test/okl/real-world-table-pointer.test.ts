@@ -123,11 +123,11 @@ const GATHER = `${NODES}
 }`;
 
 describe("if/else chains, ?: and strided byte views", () => {
-  it("reads the chosen targets, with (T *)((char *)p + bytes) as p + bytes / sizeof(T)", async () => {
+  const gather = async (kindOf: readonly number[], srcStride: number, kindStride: number): Promise<void> => {
     const [k] = parseOkl(GATHER);
-    const N = 6, srcStride = 3, kindStride = 2; // in elements; the kernel takes bytes
+    const N = kindOf.length; // strides in elements; the kernel takes bytes
     const src = seeded(N * srcStride, 2), alt = seeded(8, 3);
-    const kinds = Int32Array.from({ length: N * kindStride }, (_, j) => (j % kindStride === 0 ? [0, 1, 2, 5, 1, 0][j / kindStride]! : 99));
+    const kinds = Int32Array.from({ length: N * kindStride }, (_, j) => (j % kindStride === 0 ? kindOf[j / kindStride]! : 99));
     const want = new Float64Array(2 * N);
     for (let i = 0; i < N; i++) {
       const kd = kinds[i * kindStride]!, s = src.slice(i * srcStride);
@@ -139,6 +139,15 @@ describe("if/else chains, ?: and strided byte views", () => {
       N, src_base: Float64Array.from(src), src_stride: 8 * srcStride, kind_base: kinds, kind_stride: 4 * kindStride,
       alt: Float64Array.from(alt), out: new Float64Array(2 * N),
     }), { out: want }, 0, UNPROVEN);
+  };
+
+  it("reads the chosen targets, with (T *)((char *)p + bytes) as p + bytes / sizeof(T)", () => gather([0, 1, 2, 5, 1, 0], 3, 2));
+
+  it("property: for any kinds per element and any strides, each element reads the target its kind chose", async () => {
+    const fc = await import("fast-check");
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 3, max: 5 }), fc.integer({ min: 1, max: 3 }), // v reads s[1..2]: a row of at least 3
+      (kinds, srcStride, kindStride) => gather(kinds, srcStride, kindStride)), { numRuns: 4 });
   });
 });
 
