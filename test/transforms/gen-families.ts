@@ -2,7 +2,8 @@
  * The pipeline law's kernel families for what issues 15 and 16 touched, and the scheduler's
  * verdict on a kernel the pipeline builder made: global barriers inside sequential loops (host
  * loops), scalar (0-d) outputs, temporaries of parametric shape, and a private value saved across
- * a global barrier (loopy's tutorial rotate, out of place) by `saveAndReloadTemporaries`.
+ * a global barrier (loopy's tutorial rotate, out of place) by `saveAndReloadTemporaries`, also
+ * one read after the barrier as a loop's bound (a domain parameter).
  *
  * The scheduler may legitimately refuse what a move makes of these kernels (a host loop tagged
  * g whose iterations read each other's cells, a global scalar slot written by every work-item, a
@@ -71,6 +72,23 @@ export const SCHEDULED_FAMILIES: Readonly<Record<string, fc.Arbitrary<KernelSour
       ... gbarrier {id=gb, dep=maketmp}
       out[(i+1) % n] = tmp {id=rotate, dep=gb}
     end`], ["a, out: float64[n]", "n: int32"], { n: [1, 19] }, true)),
+  // Last session's silent wrong result (test/schedule/domain-param-global-barrier.test.ts): a
+  // private scalar that bounds a loop (`[t] -> {[r]: lo<=r<t}`, empty where t <= lo), written
+  // before a global barrier and read as that bound after it, per work-item (i on g.0 or l.0). The
+  // scheduler refuses it (the law checks the ScheduleError) until saveAndReloadTemporaries saves it
+  // in a global slot. (Not drawn: i sequential, a host loop, where saving it is wrong today, see
+  // test/run/param-barrier-host-loop.test.ts.)
+  paramBarrier: fc.record({
+    t: fc.constantFrom("i % 4", "(3*i + 1) % 5 - 1", "n - i"), lo: fc.constantFrom("0", "1"), body: fc.constantFrom("1", "a[i] + r", "a[i]*r"),
+    tag: fc.constantFrom("g.0", "l.0"),
+  }).map(({ t, lo, body, tag }) => ({
+    ...src("paramBarrier", ["{[i]: 0<=i<n}", `[t] -> {[r]: ${lo}<=r<t}`], [`for i
+      <int32> t = ${t} {id=wt}
+      ... gbarrier {id=gb, dep=wt}
+      out[i] = sum(r, ${body}) {id=use, dep=gb}
+    end`], ["a, out: float64[n]", "n: int32"], { n: [0, 12] }, true),
+    tags: { i: tag },
+  })),
   // Issue 20: an inner loop bounded by per-work-item private values and a second l.0 iname.
   privateBounds: fc.constantFrom("8*(i % 2)", "8*(i % 3)").map(privateBoundsSource),
 };

@@ -4,8 +4,9 @@
  * included), prefetches of arguments and temporaries in every address space, array layouts
  * (split axes of temporaries included: floor divisions and moduli, plain where proved non-negative),
  * saveAndReloadTemporaries; kernels with parameters near the int32 limit, global barriers inside
- * sequential loops (host loops), scalar (0-d) outputs, temporaries of parametric shape, and a
- * private value saved across a global barrier; moves the scheduler refuses are dropped and counted),
+ * sequential loops (host loops), scalar (0-d) outputs, temporaries of parametric shape, a
+ * private value saved across a global barrier, and one read there as a loop's bound (refused with
+ * a ScheduleError until saved); moves the scheduler refuses are dropped and counted),
  * autoTestVsRef(k, p(k)) is ok on the interpreter and on the js backend; and, for a few cases whose
  * pipeline tags an iname vec, ilp or unr (SIMD loops, register tiles, unrolled copies), on the native
  * CPU backends available here (c, openmp, opencl: one compile each); and for a few kernels with a
@@ -22,6 +23,8 @@ import fc from "fast-check";
 import { autoTestVsRef, run } from "../../src/run/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { applyPipeline, toJSON } from "../../transforms/pipeline.js";
+import { ScheduleError } from "../../src/errors.js";
+import { schedule } from "../../src/schedule/index.js";
 import { lawNativeBackends } from "./every-backend.js";
 import { SCHEDULED_FAMILIES, UNPROVABLE_IN_BOUNDS } from "./gen-families.js";
 import { GEN_STATS, MOVE_FAMILIES, genCase, type Case } from "./gen-kernels.js";
@@ -50,8 +53,25 @@ async function narrowHolds(c: NarrowCase, backends: readonly string[]): Promise<
   }
 }
 
+/** Cases of the paramBarrier family whose pipeline, without its final saveAndReloadTemporaries, the scheduler refused as it should. */
+let paramBarrierRefused = 0;
+
+/**
+ * A private scalar read as a loop's bound across a global barrier (the paramBarrier family): the
+ * pipeline without its final saveAndReloadTemporaries is refused with a ScheduleError naming the
+ * bound (never run with a wrong bound).
+ */
+function refusedUnsaved(c: Case): void {
+  if (c.source.family !== "paramBarrier" || c.json[c.json.length - 1]?.op !== "saveAndReloadTemporaries") return;
+  const unsaved = applyPipeline(c.kernel, c.json.slice(0, -1));
+  expect(() => schedule(unsaved), `pipeline ${JSON.stringify(c.json)}`).toThrow(ScheduleError);
+  expect(() => schedule(unsaved)).toThrow(/as a bound of the loop over "r[^"]*".*across global barrier/);
+  paramBarrierRefused++;
+}
+
 async function lawHolds(c: Case): Promise<void> {
   const json = JSON.stringify(c.json);
+  refusedUnsaved(c);
   for (const backend of ["interp", "js"] as const) {
     const r = await autoTestVsRef(c.ref, c.transformed, { params: c.params, backend, seed: 7 });
     expect(r.ok, `${backend}: ${r.mismatches.slice(0, 3).join("; ")}\n  kernel ${JSON.stringify(c.source)}\n  params ${JSON.stringify(c.params)}\n  pipeline ${json}`).toBe(true);
@@ -99,6 +119,8 @@ describe("random pipelines preserve the meaning of random kernels", () => {
       if (family !== "scalarOut") expect(st?.parallel ?? 0, family).toBeGreaterThanOrEqual(Math.ceil(least / 4));
     }
     expect(GEN_STATS.byKernel.saveRotate?.saved ?? 0).toBeGreaterThanOrEqual(Math.ceil(least / 4));
+    // A bound read across a global barrier: refused unsaved, and (the law) right once saved.
+    expect(paramBarrierRefused).toBeGreaterThanOrEqual(Math.ceil(least / 2));
   });
 
   it("found by the law (seed 3, 1500 runs): a scalar prefetch inside an unrolled reduction loop runs in that loop's iteration", async () => {
