@@ -137,6 +137,36 @@ private:
   });
 });
 
+describe("a class whose fields have one type (a struct array of one behind the object)", () => {
+  it("its fields are read directly (obj.f) and through members, on interp and openmp", async () => {
+    const [k] = parseOkl(`
+template <class T, int N>
+struct Moments {
+  Moments() : sum(0), sumSq(0) {}
+  void add(T x) { sum += x; sumSq += x * x; }
+  T mean() const { return sum / N; }
+  T sum;
+  T sumSq;
+};
+@kernel void moments(const int n, const double *x, double *mean, double *energy) {
+  for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) {
+    Moments<double, 3> m;
+    for (int j = 0; j < 3; ++j) m.add(x[3*i + j]);
+    mean[i] = m.mean();
+    energy[i] = m.sumSq;
+  }
+}`);
+    const n = 5, x = seeded(3 * n, 8);
+    const mean = new Float64Array(n), energy = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let s = 0, q = 0;
+      for (let j = 0; j < 3; j++) { const v = x[3 * i + j]!; s += v; q += v * v; }
+      mean[i] = s / 3; energy[i] = q;
+    }
+    await expectSerialMeaning(k!, () => ({ n, x: Float64Array.from(x), mean: new Float64Array(n), energy: new Float64Array(n) }), { mean, energy }, 1e-12);
+  });
+});
+
 describe("what stays outside the class subset is refused at its place", () => {
   const cls = (member: string, use = "o.f(a, i);") => `template <int N>
 struct C {
@@ -166,6 +196,12 @@ struct C {
     const err = oklError(() => parseOkl("struct B { float x; };\ntemplate <int N> struct C : B { void f() {} };\n@kernel void k(int n) { for (int i = 0; i < n; ++i; @outer) for (int j = 0; j < 1; ++j; @inner) {} }"));
     expect([err.line, err.column]).toEqual([2, 27]);
     expect(err.message).toContain("C++ inheritance");
+  });
+
+  it("an array of objects of a class with a constructor (C++ constructs each element)", () => {
+    const err = oklError(() => parseOkl(cls("void f(float *a, int i) { a[i] = _s; }", "C<2> arr[2]; arr[0]._s = 1;")));
+    expect([err.line, err.column, err.rule]).toEqual([8, 78, "OKL subset"]);
+    expect(err.message).toMatch(/array of objects "arr": C\+\+ runs the constructor of "C<2>" on each element/);
   });
 
   it("a member function the class does not define", () => {

@@ -40,7 +40,11 @@ export type Binding =
   | { readonly kind: "value"; readonly name: string }
   | { readonly kind: "expr"; readonly expr: Expr }
   /** A local or @shared array (or scalar: rank 0); `dim`: a 1-D one declared with @dim (`@shared double s[P * Q] @dim(P, Q)`). */
-  | { readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout; readonly dim?: DimView }
+  | {
+      readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout; readonly dim?: DimView;
+      /** An object of a class template stored as an array of one struct (class-calls.ts): its name is the struct value, `&obj` the array. */
+      readonly object?: true;
+    }
   /**
    * A pointer to one scalar (`&r`, `&s.f` passed to a device function): `*p` and `p[0]` are `place`
    * (an IR variable or element). `name` is the user's variable (for errors); `writable` is false

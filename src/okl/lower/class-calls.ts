@@ -17,6 +17,18 @@ export function constructorOf(d: A.Declarator): A.Call | undefined {
   return i?.kind === "call" && i.callee.kind === "ident" && isConstructorName(i.callee.name) ? i : undefined;
 }
 
+/**
+ * `S<…> obj;` without arguments, of a class with a constructor: the call of that constructor with
+ * none (C++ default-constructs the object; a constructor with parameters is then an error naming
+ * its arity). Undefined for a pointer, an array, an initialized declarator or a class without one.
+ */
+export function defaultConstructor(spec: A.TypeSpec, d: A.Declarator, file: FileContext): A.Call | undefined {
+  if (spec.base.kind !== "struct" || spec.base.name === undefined || d.init !== undefined || d.pointers.length + d.arrayDims.length > 0) return undefined;
+  const name = memberFunctionName(spec.base.name, "ctor");
+  if (!file.functions.has(name)) return undefined;
+  return { kind: "call", callee: { kind: "ident", name, pos: d.pos }, args: [], pos: d.pos };
+}
+
 /** Whether `spec` is a class template instance with member functions or a constructor (its objects are declared by constructObjects). */
 export function isClassObject(spec: A.TypeSpec, file: FileContext): boolean {
   const b = spec.base;

@@ -163,7 +163,10 @@ export class ExprLowering implements ExprLowerer {
         const b = ctx.scope.get(e.name); // (usable() without a closure: this runs on every name)
         if (b?.kind === "absent") return this.fail(b.reason, e.pos);
         if (b?.kind === "array" && b.struct) return structVariable(b.name, b.struct, 1, b.offset);
-        if (b?.kind === "temp" && b.struct) return structVariable(b.name, b.struct, b.rank, b.offset);
+        if (b?.kind === "temp" && b.struct) {
+          const p = structVariable(b.name, b.struct, b.rank, b.offset);
+          return b.object ? placeIndex(p, c(0), this.failAt(e.pos)) : p; // a class object: element 0 of its array of one
+        }
         return undefined;
       }
       case "index": {

@@ -316,7 +316,7 @@ function scalarRef(lw: ExprLowerer, x: A.Expr, ctx: Ctx, what: string): Binding 
     if (b === undefined) return lw.fail(`unknown identifier "${x.name}" in "&${x.name}" (passed as pointer "${what}"; defines must be given with -D / opts.defines)`, x.pos);
     switch (b.kind) {
       case "temp":
-        if (b.struct && b.rank > 0) return b; // &a of an array of structs (a class object is one: class-calls.ts)
+        if (b.struct && b.rank > 0) return b.object ? { ...b, object: undefined } : b; // &a of an array of structs (a class object is one: class-calls.ts)
         if (b.struct) return lw.fail(`"&${x.name}": pointers to struct "${b.struct.name}" values are not supported yet (pass its fields, or an array of them)`, x.pos);
         if (b.rank > 0 || b.offset) return b; // &a of an array: the array
         return { kind: "ref", name: x.name, place: { kind: "var", name: b.name }, writable: true, pos: x.pos };

@@ -14,7 +14,7 @@ import { arrayExtents } from "./initializers.js";
 import { ArgumentLowering } from "./kernel-arguments.js";
 import { assignPointerField } from "./record-pointers.js";
 import { recordByValue } from "./records.js";
-import { constructorOf, isClassObject, memberCall } from "./class-calls.js";
+import { constructorOf, defaultConstructor, isClassObject, memberCall } from "./class-calls.js";
 import { choiceOf, conditionalWays, foldInt, pointerArms, wayTaken } from "./pointer-choice.js";
 
 export abstract class PointerLowering extends ArgumentLowering {
@@ -35,9 +35,14 @@ export abstract class PointerLowering extends ArgumentLowering {
     // array, which `self->f` in its methods reads); a struct with mixed fields is a record either way.
     const one = !("reason" in (this.file.structs.resolve(s.spec) ?? { reason: "" }));
     for (const d of s.declarators) {
-      const call = constructorOf(d);
+      const call = constructorOf(d) ?? defaultConstructor(s.spec, d, this.file); // `S<…> obj;` runs S() as C++ does
+      if (d.arrayDims.length > 0 && defaultConstructor(s.spec, { ...d, arrayDims: [], init: undefined }, this.file)) {
+        this.fail(`array of objects "${d.name}": C++ runs the constructor of "${(s.spec.base as { name: string }).name}" on each element, which Loom does not (declare the objects one by one)`, d.pos, "OKL subset");
+      }
       const whole = one && d.pointers.length + d.arrayDims.length === 0;
       this.declaration({ ...s, declarators: [{ ...d, init: call ? undefined : d.init, ...(whole ? { arrayDims: [{ kind: "int", value: 1, pos: d.pos } as A.Expr] } : {}) }] }, ctx);
+      const b = ctx.scope.get(d.name);
+      if (whole && b?.kind === "temp") ctx.scope.set(d.name, { ...b, object: true }); // `obj.f` reads its field
       if (!call) continue;
       const self: A.Expr = { kind: "unary", op: "&", operand: { kind: "ident", name: d.name, pos: d.pos }, pos: d.pos } as A.Expr;
       if (d.pointers.length + d.arrayDims.length > 0) this.fail(`"${d.name}": a constructor call initializes an object, not a pointer or an array`, d.pos);
