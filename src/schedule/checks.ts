@@ -26,6 +26,27 @@ const rangeMemo = new WeakMap<BasicSet, Map<string, ConstRange | null>>();
  * For `{[i]: 16*b <= i < 16*b + 16}` it is `{lower: 16*b, size: 16}`.
  */
 export function constRange(k: Kernel, iname: string): ConstRange | undefined {
+  // Asked of one kernel many times (tag checks, reductions, ilp, barriers): remembered per frozen
+  // domain list and assumptions, the two it depends on.
+  const ds = k.domains;
+  let byAssumptions = rangesByDomains.get(ds);
+  if (byAssumptions === undefined) {
+    if (!Object.isFrozen(ds) || !ds.every((d) => Object.isFrozen(d)) || !Object.isFrozen(k.assumptions)) return constRangeOfDomain(k, iname);
+    rangesByDomains.set(ds, (byAssumptions = new WeakMap()));
+  }
+  let known = byAssumptions.get(k.assumptions);
+  if (known === undefined) {
+    if (!Object.isFrozen(k.assumptions)) return constRangeOfDomain(k, iname);
+    byAssumptions.set(k.assumptions, (known = new Map()));
+  }
+  let r = known.get(iname);
+  if (r === undefined) known.set(iname, (r = constRangeOfDomain(k, iname) ?? null));
+  return r ?? undefined;
+}
+
+const rangesByDomains = new WeakMap<readonly BasicSet[], WeakMap<BasicSet, Map<string, ConstRange | null>>>();
+
+function constRangeOfDomain(k: Kernel, iname: string): ConstRange | undefined {
   const d = k.domains.find((s) => s.dims.includes(iname));
   if (!d) throw new ScheduleError(`unknown iname "${iname}" in kernel "${k.name}"`);
   let memo = rangeMemo.get(d);

@@ -26,6 +26,24 @@ function extremum(fn: "max" | "min", es: Expr[]): Expr {
 
 /** The hardware axis of `iname` (tagged g.N or l.N): base and size from its domain projected to the parameters. */
 export function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
+  // The axis is a function of the domain list (errors aside, which name the kernel and are not
+  // remembered): asked by preprocessing's checks and again per device kernel, of one list.
+  const ds = k.domains;
+  let known = axesByDomains.get(ds);
+  if (known === undefined) {
+    if (!Object.isFrozen(ds) || !ds.every((d) => Object.isFrozen(d))) return hwAxisOfDomains(k, iname, tag, axis);
+    axesByDomains.set(ds, (known = new Map()));
+  }
+  const key = `${tag}${axis}|${iname}`;
+  let ax = known.get(key);
+  if (ax === undefined) known.set(key, (ax = hwAxisOfDomains(k, iname, tag, axis)));
+  return ax;
+}
+
+/** `hwAxis` per domain list (frozen: a list and its sets cannot change). */
+const axesByDomains = new WeakMap<readonly BasicSet[], Map<string, HwAxis>>();
+
+function hwAxisOfDomains(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   const own = ownFactor(k, iname);
   // Read off the iname's own factor alone: the same factor (`(i_outer, i_inner)` of an i tile
   // size, a fetch's `0 <= a_dim_0 < 16`) is one answer for every variant of a sweep that has it.
@@ -148,7 +166,14 @@ function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
  */
 function shareAxis(k: Kernel, dkName: string, key: string, list: readonly HwAxis[]): HwAxis {
   const first = list[0]!;
-  const text = (e: Expr) => exprToString(e);
+  if (list.length === 1) return first;
+  // Each expression printed once (the comparisons below ask again and again).
+  const printed = new Map<Expr, string>();
+  const text = (e: Expr): string => {
+    let t = printed.get(e);
+    if (t === undefined) printed.set(e, (t = exprToString(e)));
+    return t;
+  };
   const differs = list.find((ax) => text(ax.base) !== text(first.base) || text(ax.size) !== text(first.size));
   if (!differs) return first;
   const sameBase = list.every((ax) => text(ax.base) === text(first.base));

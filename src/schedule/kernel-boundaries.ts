@@ -176,6 +176,14 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
   const k = s.kernel;
   if (!Object.values(k.inameTags).some((t) => t.kind === "g")) return;
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
+  // The global variables each instruction writes, found once: a pair where neither writes one
+  // (most: reads of local fetches, private accumulators) has nothing to check.
+  const globalWrites = new Map<Instruction, string[]>();
+  const globalWritesOf = (insn: Instruction): string[] => {
+    let ws = globalWrites.get(insn);
+    if (ws === undefined) globalWrites.set(insn, (ws = insnWrites(insn).filter((name) => isGlobal(k, name))));
+    return ws;
+  };
   for (const dk of s.deviceKernels) {
     const here = new Set(insnIds(dk.body));
     for (const id of here) {
@@ -186,12 +194,12 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
         if (!a || !here.has(depId) || a.tags.includes(WRITE_RACE_OK)) continue;
         // loopy's nosync: the author says no synchronization (of global scope) is needed between them.
         if (noSyncBetween(b, a) || noSyncBetween(a, b)) continue;
+        if (globalWritesOf(a).length === 0 && globalWritesOf(b).length === 0) continue;
         // The g inames either runs in: one outside a g iname runs in every group along it.
         const axes = [...new Set([...groupInames(k, a), ...groupInames(k, b)])];
         if (axes.length === 0) continue;
         for (const [writer, other] of [[a, b], [b, a]] as const) {
-          for (const name of insnWrites(writer)) {
-            if (!isGlobal(k, name)) continue;
+          for (const name of globalWritesOf(writer)) {
             const otherAccesses = [...accessesOf(other, name, false), ...accessesOf(other, name, true)];
             for (const iw of accessesOf(writer, name, true)) {
               for (const io of otherAccesses) {

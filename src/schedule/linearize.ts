@@ -4,6 +4,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import { allInames, insnInames, insnWrites, isHardwareIname, type Instruction, type Kernel } from "../ir/index.js";
+import { contentMemo } from "../poly/index.js";
 
 import type { ScheduleNode } from "./types.js";
 export type { ScheduleNode, LoopNode, InsnNode } from "./types.js";
@@ -12,7 +13,15 @@ export type { ScheduleNode, LoopNode, InsnNode } from "./types.js";
 function parentDomains(k: Kernel): number[][] {
   const owner = new Map<string, number>();
   k.domains.forEach((d, idx) => d.dims.forEach((name) => owner.set(name, idx)));
-  return k.domains.map((d) => d.params.flatMap((p) => (owner.has(p) ? [owner.get(p)!] : [])));
+  // Loops, not flatMap: Node 20's flatMap costs microseconds per call even on three parameters.
+  return k.domains.map((d) => {
+    const out: number[] = [];
+    for (const p of d.params) {
+      const at = owner.get(p);
+      if (at !== undefined) out.push(at);
+    }
+    return out;
+  });
 }
 
 /**
@@ -141,6 +150,63 @@ function loopPath(k: Kernel, insn: Instruction, pos: ReadonlyMap<string, number>
  * `[{kind: "loop", iname: "i", body: [{kind: "insn", id: …}, {kind: "insn", id: …}]}]`.
  */
 export function linearize(k: Kernel): ScheduleNode[] {
+  // The loop nest depends on the kernel's structure only (names, tags, dependencies), not on the
+  // domains' constraints: the variants of a tile-size sweep share one.
+  const key = structureKey(k);
+  let hit = linearized.get(key);
+  if (hit === undefined) {
+    hit = freezeNodes(linearizeFresh(k));
+    if (linearized.size >= MEMO_LIMIT) linearized.clear();
+    linearized.set(key, hit);
+  }
+  return hit.slice();
+}
+
+/** Loop nests by `structureKey` (emptied with the poly memos, so a cold sweep computes each once). */
+const linearized = contentMemo<readonly ScheduleNode[]>();
+const MEMO_LIMIT = 10_000;
+
+function freezeNodes(nodes: ScheduleNode[]): readonly ScheduleNode[] {
+  for (const n of nodes) {
+    if (n.kind === "loop") freezeNodes(n.body as ScheduleNode[]);
+    Object.freeze(n);
+  }
+  return Object.freeze(nodes);
+}
+
+/**
+ * Everything `linearizeFresh` reads of `k`, as a string (each name length-prefixed, so no name can
+ * forge a separator): the domains' parameters and dims (not their constraints), loop priorities,
+ * whether each iname is a hardware or an ilp one, and per instruction its id, priority, loops,
+ * reduction loops, dependencies, the names it writes and its inames. Equal keys, equal nests; the
+ * kernel's name appears only in errors, which are not remembered.
+ */
+export function structureKey(k: Kernel): string {
+  let s = "";
+  const list = (xs: readonly string[]): void => {
+    s += `${xs.length}(`;
+    for (const x of xs) s += `${x.length}:${x}`;
+  };
+  for (const d of k.domains) {
+    list(d.params);
+    list(d.dims);
+  }
+  s += `|${k.loopPriority.length}`;
+  for (const p of k.loopPriority) list(p);
+  s += "|";
+  for (const i of allInames(k)) s += isHardwareIname(k, i) ? "h" : isIlp(k, i) ? "v" : "-";
+  for (const insn of k.instructions) {
+    s += `|${insn.id.length}:${insn.id}${insn.priority};`;
+    list(insn.withinInames);
+    list(insn.innerInames ?? []);
+    list(insn.dependsOn);
+    list(insnWrites(insn));
+    list(insnInames(insn));
+  }
+  return s;
+}
+
+function linearizeFresh(k: Kernel): ScheduleNode[] {
   const order = inameOrder(k);
   const pos = new Map(order.map((n, p) => [n, p]));
   const paths = k.instructions.map((insn) => {

@@ -225,13 +225,17 @@ function isConstAtMost(a: Aff, bound: number): boolean {
 export function realizeReductions(k: Kernel): Kernel {
   if (!k.instructions.some((i) => i.kind === "assign" && hasReduction(i.rhs))) return k;
   const r = new Realizer(k);
-  const instructions = k.instructions.flatMap((insn) => (insn.kind === "assign" && hasReduction(insn.rhs) ? r.realize(insn) : [insn]));
-  return withKernel(k, {
-    instructions,
-    temporaries: [...k.temporaries, ...r.temporaries],
-    domains: [...k.domains, ...r.domains],
-    inameTags: { ...k.inameTags, ...r.tags },
-  });
+  const instructions: Instruction[] = [];
+  for (const insn of k.instructions) {
+    if (insn.kind === "assign" && hasReduction(insn.rhs)) instructions.push(...r.realize(insn));
+    else instructions.push(insn);
+  }
+  // The domain list and tags stay the same objects where a reduction adds none (sequential ones):
+  // what later passes remember per domain list (hardware axes, constant ranges) is found again.
+  return withKernel(k, Object.assign(
+    { instructions, temporaries: [...k.temporaries, ...r.temporaries] },
+    r.domains.length > 0 ? { domains: [...k.domains, ...r.domains], inameTags: { ...k.inameTags, ...r.tags } } : {},
+  ));
 }
 
 function hasReduction(e: Expr): boolean {
