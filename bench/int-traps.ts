@@ -10,8 +10,10 @@
  *
  * With `--before DIR` (a compiled build of an earlier tree: `npx tsc -p tsconfig.bench.json
  * --outDir DIR`), that build's checked loops are timed beside, in the same rounds: the before/after
- * ratio of a change to the checks. Times are the best of several calls, the variants alternating in
- * rounds (a shared machine's noise hits all alike); the load average is printed beside.
+ * ratio of a change to the checks. The variants alternate in rounds; printed are each one's best
+ * time, the ratios of the best times, and the ratios within each round (their median and range: on
+ * a loaded machine a 1 ms call is often preempted, and the best times are the steadier figure),
+ * with the load average.
  *
  * Run: `npx tsx bench/int-traps.ts [--before DIR] [--quick]`. Needs cc.
  */
@@ -26,7 +28,7 @@ const beforeAt = process.argv.indexOf("--before");
 const beforeDir = beforeAt > 0 ? process.argv[beforeAt + 1] : undefined;
 const N = 2048;
 const REPS = quick ? 500 : 4000;
-const ROUNDS = quick ? 3 : 7;
+const ROUNDS = quick ? 3 : 11;
 
 type Lp = typeof lp;
 
@@ -114,23 +116,32 @@ async function main(): Promise<void> {
     ...(before ? [["shift: before build, checked", loom(B!, before.shift)], ["division: before build, checked", loom(B!, before.division)]] as [string, Timed][] : []),
   ];
   const best = new Map<string, number>();
+  const rounds: Map<string, number>[] = [];
   const load0 = loadavg()[0]!;
   for (let r = 0; r < ROUNDS; r++) {
+    const times = new Map<string, number>();
     for (const [name, f] of r % 2 === 0 ? variants : [...variants].reverse()) {
       const t = await f();
+      times.set(name, t);
       best.set(name, Math.min(best.get(name) ?? Infinity, t));
     }
+    rounds.push(times);
   }
   const ms = (name: string) => best.get(name)!;
   const elements = (N * REPS) / 1e6;
-  for (const [name] of variants) console.log(`${name.padEnd(36)} ${ms(name).toFixed(3).padStart(8)} ms  ${(ms(name) / elements).toFixed(3)} ns/element`);
-  const ratio = (x: string, y: string) => (ms(x) / ms(y)).toFixed(2);
-  console.log(`shift checked / count & 31: ${ratio("shift: Loom checked", "shift: Loom count & 31 (no check)")}, / plain C: ${ratio("shift: Loom checked", "shift: plain C (no check)")}`);
-  console.log(`division checked / plain C: ${ratio("division: Loom checked", "division: plain C (no check)")}`);
+  for (const [name] of variants) console.log(`${name.padEnd(36)} ${ms(name).toFixed(3).padStart(8)} ms  ${(ms(name) / elements).toFixed(3)} ns/element (best)`);
+  // The median over rounds of the ratio within a round (both timed moments apart): noise hits both alike.
+  const ratio = (x: string, y: string) => {
+    const rs = rounds.map((t) => t.get(x)! / t.get(y)!).sort((u, v) => u - v);
+    return `${(ms(x) / ms(y)).toFixed(2)} (per round: median ${rs[rs.length >> 1]!.toFixed(2)}, ${rs[0]!.toFixed(2)}..${rs[rs.length - 1]!.toFixed(2)})`;
+  };
+  console.log("ratios of the best times (and of the times within each round):");
+  console.log(`  shift checked / count & 31: ${ratio("shift: Loom checked", "shift: Loom count & 31 (no check)")}, / plain C: ${ratio("shift: Loom checked", "shift: plain C (no check)")}`);
+  console.log(`  division checked / plain C: ${ratio("division: Loom checked", "division: plain C (no check)")}`);
   if (before) {
-    console.log(`before / after: shift ${ratio("shift: before build, checked", "shift: Loom checked")}, division ${ratio("division: before build, checked", "division: Loom checked")}`);
+    console.log(`  before / after: shift ${ratio("shift: before build, checked", "shift: Loom checked")}, division ${ratio("division: before build, checked", "division: Loom checked")}`);
   }
-  console.log(`n = ${N} int32 x ${REPS} rounds, best of ${ROUNDS}; load average ${load0.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)} (${process.env.LOOM_CFLAGS ?? "-O3 -march=native -fopenmp"})`);
+  console.log(`n = ${N} int32 x ${REPS} rounds, ${ROUNDS} rounds; load average ${load0.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)} (${process.env.LOOM_CFLAGS ?? "-O3 -march=native -fopenmp"})`);
 }
 
 await main();
