@@ -89,8 +89,11 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   for (const insn of k.instructions) insns.set(insn.id, insn);
   const deps = new DependencyClosure(insns);
   const written = new Set<string>();
+  // Loop bounds read synchronized scalars only where a domain parameter is one (rare): else no
+  // instruction's bound reads are looked for.
+  const boundsRead = k.domains.some((d) => d.params.some((p) => synced.has(p)));
   for (const insn of k.instructions) {
-    const list = insnAccesses(insn, synced, canBeSource(deps, insn), k);
+    const list = insnAccesses(insn, synced, canBeSource(deps, insn), boundsRead ? k : undefined);
     for (const a of list) if (a.write) written.add(a.name);
     accesses.set(insn.id, list);
   }
