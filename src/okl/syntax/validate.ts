@@ -116,7 +116,9 @@ export class Validator {
       }
     }
     if (kernels === 0 && this.structure && (this.opts.requireKernel ?? true)) {
-      throw this.err("No [@kernel] functions found", unit.pos, "@kernel");
+      // The file's own start, not the first token of a header OCCA's `includes` put before it.
+      const at = unit.pos.file === undefined ? unit.pos : { line: 1, column: 1, offset: 0, end: 0 };
+      throw this.err("No [@kernel] functions found", at, "@kernel");
     }
   }
 
