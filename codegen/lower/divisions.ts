@@ -12,6 +12,7 @@
 import { exprToAff, type Expr } from "../../src/ir/index.js";
 import { addConstraints, aff, affAdd, affScale, affSub, isEmptyWith, type Aff, type BasicSet } from "../../src/poly/index.js";
 import { inContext } from "./guards.js";
+import { setOf, type Ctx } from "./context.js";
 
 const INT32_MAX = 2 ** 31 - 1;
 const INT32_MIN = -(2 ** 31);
@@ -30,21 +31,21 @@ export function positiveDivision(e: Expr): { op: "//" | "%"; num: Expr; d: numbe
  * there and int32 parameters) where the context proves both bounds, its inames and the parameters
  * that `int32` names taken as the int32 values they are. false: not proved (the helpers stay).
  */
-export function provablyNonneg(e: Expr, ctx: BasicSet, vars: (name: string) => boolean, int32: (name: string) => boolean): boolean {
+export function provablyNonneg(e: Expr, ctx: Ctx, vars: (name: string) => boolean, int32: (name: string) => boolean): boolean {
   const div = positiveDivision(e);
   if (div) return div.op === "%" || provablyNonneg(div.num, ctx, vars, int32);
   const a = exprToAff(e, vars);
   return a !== undefined && inInt32Range(a, ctx, int32);
 }
 
-function inInt32Range(a: Aff, ctx: BasicSet, int32: (name: string) => boolean): boolean {
+function inInt32Range(a: Aff, ctx: Ctx, int32: (name: string) => boolean): boolean {
   const below = affSub(aff({}, INT32_MAX), a);
   try {
     // The cheap proofs (a context row, the intervals) first; the exact emptiness test after.
-    if (!inContext({ aff: a, eq: false }, ctx) && !isEmptyWith(ctx, affSub(aff({}, -1), a))) return false;
+    if (!inContext({ aff: a, eq: false }, ctx) && !isEmptyWith(setOf(ctx), affSub(aff({}, -1), a))) return false;
     if (inContext({ aff: below, eq: false }, ctx)) return true;
     // a > INT32_MAX is empty once the inames and int32 parameters are int32 values.
-    return isEmptyWith(asInt32(ctx, int32), affAdd(a, aff({}, -INT32_MAX - 1)));
+    return isEmptyWith(asInt32(setOf(ctx), int32), affAdd(a, aff({}, -INT32_MAX - 1)));
   } catch {
     // Coefficients beyond exact arithmetic: not proved.
     return false;

@@ -7,10 +7,11 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import { allInames, iterationDomain, type Kernel } from "../../src/ir/index.js";
-import { aff, affIsConstant, dimBounds, type BasicSet } from "../../src/poly/index.js";
+import { aff, affIsConstant, dimBounds } from "../../src/poly/index.js";
 import { block, evar, ibin, ilit, type Stmt } from "../ast.js";
 import type { KernelHost, LoweringNames } from "./host.js";
 import type { Row } from "./rows.js";
+import type { LoopContext } from "./context.js";
 
 /** At most this many element axes (alpaka's accelerators lowered to are 3-dimensional). */
 export const MAX_ELEMENT_AXES = 3;
@@ -62,7 +63,7 @@ export function elementAxes(k: Kernel, target: string): readonly ElementAxis[] {
  * per axis in a device kernel, declared in each loop's block), else a plain loop over `lo … hi`. The body knows `lo <= iname <= hi` (`withRows`); `make` builds it.
  */
 export function elementLoop(
-  h: KernelHost, iname: string, lo: number, hi: number, withRows: (rows: readonly Row[]) => BasicSet, make: (c: BasicSet) => Stmt[],
+  h: KernelHost, iname: string, lo: number, hi: number, withRows: (rows: readonly Row[]) => LoopContext, make: (c: LoopContext) => Stmt[],
 ): Stmt[] {
   const el = h.opts.ilpElements!;
   const e = elementAxes(h.k, el.target).find((x) => x.iname === iname)!;

@@ -18,7 +18,28 @@ export interface ContextFacts {
   readonly lo: ReadonlyMap<string, number>;
   readonly hi: ReadonlyMap<string, number>;
   /** Rows over two or more variables: `sum coefs[k]*names[k] + c >= 0`. */
-  readonly rows: readonly { readonly names: readonly string[]; readonly coefs: readonly number[]; readonly c: number }[];
+  readonly rows: readonly FactRow[];
+  /** The variables known to be multiples of a number above 1 (`n mod 64 = 0`), for rows added later (`extendFacts`). */
+  readonly mod: ReadonlyMap<string, number>;
+}
+
+/** A row over two or more variables: `sum coefs[k]*names[k] + c >= 0`. */
+export interface FactRow { readonly names: readonly string[]; readonly coefs: readonly number[]; readonly c: number }
+
+/** Facts being built. */
+interface Building { least: Map<string, number>; lo: Map<string, number>; hi: Map<string, number>; rows: FactRow[] }
+
+/**
+ * The fact `terms + c >= 0` (`key` its terms; `single`: its one variable, with coefficient `a`;
+ * `ns`, `as`: its variables and coefficients where it has several).
+ */
+function addFact(f: Building, key: string, c: number, single: string | undefined, a: number, ns: readonly string[] | undefined, as: readonly number[] | undefined): void {
+  const had = f.least.get(key);
+  if (had === undefined || c < had) f.least.set(key, c);
+  if (single !== undefined) {
+    if (a > 0) f.lo.set(single, Math.max(f.lo.get(single) ?? -Infinity, Math.ceil(-c / a)));
+    else f.hi.set(single, Math.min(f.hi.get(single) ?? Infinity, Math.floor(c / -a)));
+  } else if (ns) f.rows.push({ names: ns, coefs: as!, c });
 }
 
 const contextFacts = new WeakMap<BasicSet, ContextFacts>();
@@ -69,19 +90,9 @@ export function factsOf(ctx: BasicSet): ContextFacts {
   // Variables in name order: a row's key lists its terms so (`termsKey`).
   const order = Array.from({ length: nv }, (_, k) => k);
   order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
-  const least = new Map<string, number>();
-  const lo = new Map<string, number>();
-  const hi = new Map<string, number>();
-  const rows: { names: string[]; coefs: number[]; c: number }[] = [];
-  const add = (key: string, c: number, single: number, a: number, ns: string[] | undefined, as: number[] | undefined) => {
-    const had = least.get(key);
-    if (had === undefined || c < had) least.set(key, c);
-    if (single >= 0) {
-      const n = names[single]!;
-      if (a > 0) lo.set(n, Math.max(lo.get(n) ?? -Infinity, Math.ceil(-c / a)));
-      else hi.set(n, Math.min(hi.get(n) ?? Infinity, Math.floor(c / -a)));
-    } else if (ns) rows.push({ names: ns, coefs: as!, c });
-  };
+  const b: Building = { least: new Map(), lo: new Map(), hi: new Map(), rows: [] };
+  const add = (key: string, c: number, single: number, a: number, ns: string[] | undefined, as: number[] | undefined) =>
+    addFact(b, key, c, single >= 0 ? names[single]! : undefined, a, ns, as);
   for (const con of ctx.constraints) {
     const cs = con.coeffs;
     let ex = false;
@@ -119,8 +130,48 @@ export function factsOf(ctx: BasicSet): ContextFacts {
     add(key, tight(con.constant), one, one >= 0 ? cs[one]! : 0, ns, as);
     if (con.eq) add(neg, tight(-con.constant), one, one >= 0 ? -cs[one]! : 0, ns, as?.map((a) => -a));
   }
-  contextFacts.set(ctx, (f = { least, lo, hi, rows }));
+  const mod = new Map<string, number>();
+  for (let k = 0; k < nv; k++) if (modulus[k]! > 1) mod.set(names[k]!, modulus[k]!);
+  contextFacts.set(ctx, (f = { ...b, mod }));
   return f;
+}
+
+/**
+ * The facts of a context `f` is the facts of, with `rows` (no existentials) added: implied by that
+ * set with the rows, built without it (a loop's context from its parent's and its bounds: the
+ * innermost loops' contexts are never made sets). Constants tightened by divisibility as in `factsOf`.
+ */
+export function extendFacts(f: ContextFacts, rows: readonly Row[]): ContextFacts {
+  if (rows.length === 0) return f;
+  const b: Building = { least: new Map(f.least), lo: new Map(f.lo), hi: new Map(f.hi), rows: f.rows.slice() };
+  for (const r of rows) {
+    const t = r.aff.terms;
+    const ns = Object.keys(t);
+    if (ns.length > 1) ns.sort();
+    const as: number[] = [];
+    let key = "";
+    let neg = "";
+    let g = 0;
+    for (const n of ns) {
+      const a = t[n]!;
+      as.push(a);
+      key += `${n},${a};`;
+      if (r.eq) neg += `${n},${-a};`;
+      g = gcd(g, a * (f.mod.get(n) ?? 1));
+    }
+    const tight = (c0: number) => (g > 1 ? g * Math.floor(c0 / g) : c0);
+    const one = ns.length === 1 ? ns[0] : undefined;
+    const many = ns.length > 1;
+    addFact(b, key, tight(r.aff.constant), one, as[0] ?? 0, many ? ns : undefined, many ? as : undefined);
+    if (r.eq) addFact(b, neg, tight(-r.aff.constant), one, -(as[0] ?? 0), many ? ns : undefined, many ? as.map((a) => -a) : undefined);
+  }
+  return { least: b.least, lo: b.lo, hi: b.hi, rows: b.rows, mod: f.mod };
+}
+
+/** Whether the intervals of `f` are empty for some variable (its context is then empty: no cheap proof is taken from it). */
+export function emptyInterval(f: ContextFacts): boolean {
+  for (const [n, l] of f.lo) if (l > (f.hi.get(n) ?? Infinity)) return true;
+  return false;
 }
 
 /** The terms of a row (times `sign`) as a key, names sorted. */
@@ -154,9 +205,9 @@ function boxMin(f: ContextFacts, terms: Readonly<Record<string, number>>, c: num
  * both ways. A row without variables is left to the gist (the canonical empty context is the row
  * `-1 >= 0`, and a gist keeps every row against it). false: no cheap proof (the gist decides).
  */
-export function inContext(r: Row, ctx: BasicSet): boolean {
+export function inContext(r: Row, ctx: BasicSet | { readonly facts: ContextFacts }): boolean {
   if (affIsConstant(r.aff)) return false;
-  const f = factsOf(ctx);
+  const f = "facts" in ctx ? ctx.facts : factsOf(ctx);
   const t = r.aff.terms;
   const c = r.aff.constant;
   const least = f.least.get(termsKey(t, 1));

@@ -13,14 +13,15 @@ import { eliminateExistentials, type ScheduleNode } from "../../src/schedule/ind
 import { block, ilit, type Ex, type Stmt } from "../ast.js";
 import type { KernelHost } from "./host.js";
 import { inContext } from "./facts.js";
-import { affEx, condOf, floorEx, foldRow, joinEx, rowKey, rowsOf, rowVars, withRowsSet, type Row } from "./rows.js";
+import { affEx, condOf, floorEx, foldRow, joinEx, rowKey, rowsOf, rowVars, type Row } from "./rows.js";
+import { setOf, type Ctx, type LoopContext } from "./context.js";
 
 export { inContext };
 
 /** Guards of one device kernel's instructions. */
 export class GuardLowering {
   /** The last domain and context `guarded` found needs no guard (sets are values: same objects, same answer). */
-  private unguarded: { d?: BasicSet; ctx?: BasicSet } = {};
+  private unguarded: { d?: BasicSet; ctx?: LoopContext } = {};
 
   constructor(private readonly h: KernelHost) {}
 
@@ -28,7 +29,7 @@ export class GuardLowering {
    * Wrap `make(ctx')` in an `if` for the domain constraints over `known` that every instruction
    * under `nodes` has and `ctx` does not imply: guards as far out as their variables allow.
    */
-  withHoistedGuards(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet, make: (c: BasicSet) => Stmt[]): Stmt[] {
+  withHoistedGuards(nodes: readonly ScheduleNode[], known: readonly string[], ctx: LoopContext, make: (c: LoopContext) => Stmt[]): Stmt[] {
     const ids = this.h.insnsUnder(nodes);
     if (ids.length === 0) return make(ctx);
     // A guard around a barrier must not depend on the local id (work-items would disagree on
@@ -48,7 +49,7 @@ export class GuardLowering {
     }
     const rows = this.notImplied([...common!.values()], known, ctx);
     if (rows.length === 0) return make(ctx);
-    const inner = withRowsSet(ctx, known, rows);
+    const inner = ctx.with(known, rows);
     const body = make(inner);
     if (body.length === 0) return [];
     return [{ k: "if", cond: condOf(rows, this.h.subst), then: block(body) }];
@@ -66,12 +67,12 @@ export class GuardLowering {
   }
 
   /** The rows not implied by `ctx` (and each other). */
-  private notImplied(rows: readonly Row[], known: readonly string[], ctx: BasicSet): readonly Row[] {
+  private notImplied(rows: readonly Row[], known: readonly string[], ctx: LoopContext): readonly Row[] {
     return notImpliedRows(rows, known, ctx);
   }
 
   /** `make` under the guard of the constraints of `d` that `ctx` does not imply. */
-  guarded(d: BasicSet, known: readonly string[], ctx: BasicSet, what: string, make: (c: BasicSet) => Stmt[]): Stmt[] {
+  guarded(d: BasicSet, known: readonly string[], ctx: LoopContext, what: string, make: (c: LoopContext) => Stmt[]): Stmt[] {
     // Every row of d implied by one of the context's (the loops around it bound it): no guard, no
     // gist. The instructions of a loop share their domain and context: asked once for a run of them.
     if (d === this.unguarded.d && ctx === this.unguarded.ctx) return make(ctx);
@@ -80,22 +81,23 @@ export class GuardLowering {
       this.unguarded = { d, ctx };
       return make(ctx);
     }
-    let g = gist(d, ctx);
+    const set = ctx.set;
+    let g = gist(d, set);
     if (rowsOf(g).existential) {
-      const flat = eliminateExistentials(g, ctx);
-      if (flat) g = gist(flat, ctx);
+      const flat = eliminateExistentials(g, set);
+      if (flat) g = gist(flat, set);
     }
     let { rows } = rowsOf(g);
     let exConds: Ex[] = [];
     if (rowsOf(g).existential) {
       // What is left of the existentials becomes exact conditions: affine rows where a step is
       // exact, divisibility (`(i + 2) % 3 == 0`) and floor comparisons where it is not.
-      const ex = this.existentialGuard(g, ctx, what);
+      const ex = this.existentialGuard(g, set, what);
       if (ex === false) return [];
       if (ex.rows.length > 0) {
         const have = new Set(rows.map(rowKey));
         const more = ex.rows.filter((r) => !have.has(rowKey(r)));
-        if (more.length > 0) rows = rowsOf(gist(addConstraints(universe(g.params, g.dims), [...rows, ...more]), ctx)).rows;
+        if (more.length > 0) rows = rowsOf(gist(addConstraints(universe(g.params, g.dims), [...rows, ...more]), set)).rows;
       }
       exConds = ex.conds;
     }
@@ -106,7 +108,7 @@ export class GuardLowering {
       if (folded === false) return [];
       live.push(r);
     }
-    const inner = live.length > 0 ? withRowsSet(ctx, known, live) : ctx;
+    const inner = live.length > 0 ? ctx.with(known, live) : ctx;
     const body = make(inner);
     if ((live.length === 0 && exConds.length === 0) || body.length === 0) return body;
     const conds = live.length > 0 ? [condOf(live, this.h.subst), ...exConds] : exConds;
@@ -249,14 +251,15 @@ export class GuardLowering {
  * of all the rows (not of the rest: their set's normal form joins `i >= 0` and `i <= 0` into
  * `i = 0`, and the code says which).
  */
-export function notImpliedRows(rows: readonly Row[], known: readonly string[], ctx: BasicSet): readonly Row[] {
+export function notImpliedRows(rows: readonly Row[], known: readonly string[], ctx: Ctx): readonly Row[] {
   if (rows.length === 0 || rows.every((r) => inContext(r, ctx))) return [];
   const vars = rowVars(rows);
   const s = addConstraints(universe(vars.filter((n) => !known.includes(n)), [...known]), rows);
   // Rows over inames need only the context's factors of those inames; a row over parameters
   // alone may follow from any factor (a loop `0 <= i < n` implies `n >= 1`): the whole context.
   const overInames = rows.every((r) => Object.keys(r.aff.terms).some((n) => known.includes(n)));
-  return rowsOf(gist(s, overInames ? factorOf(ctx, vars) : ctx)).rows;
+  const set = setOf(ctx);
+  return rowsOf(gist(s, overInames ? factorOf(set, vars) : set)).rows;
 }
 
 /** Whether a barrier is among `nodes` or inside their loops. */

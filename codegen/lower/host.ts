@@ -6,6 +6,7 @@
 import { CodegenError } from "../../src/errors.js";
 import { findTemporary, type AddressSpace, type Dtype, type Instruction, type Kernel, type Temporary } from "../../src/ir/index.js";
 import type { BasicSet } from "../../src/poly/index.js";
+import type { LoopContext } from "./context.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
 import type { Ex, Stmt } from "../ast.js";
 
@@ -90,7 +91,7 @@ export interface KernelHost {
 }
 
 /** Lowers a list of schedule nodes within the loops `known` and the context `ctx`. */
-export type NodesLowering = (nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet) => Stmt[];
+export type NodesLowering = (nodes: readonly ScheduleNode[], known: readonly string[], ctx: LoopContext) => Stmt[];
 
 /**
  * Where variable `name` lives in the generated code: arguments are global, temporaries where

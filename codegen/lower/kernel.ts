@@ -12,6 +12,7 @@ import { extendSet, type BasicSet } from "../../src/poly/index.js";
 import { axisRows, type DeviceKernel, type HwAxis, type ScheduleNode } from "../../src/schedule/index.js";
 import { evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { sizeEx } from "../expr.js";
+import { LoopContext } from "./context.js";
 import { instructionDomain } from "./domains.js";
 import { GuardLowering } from "./guards.js";
 import { addressSpaceOf, temporaryOf, type KernelHost, type LoweredArg, type LoweredKernel, type LowerOptions, type LoweringNames } from "./host.js";
@@ -101,7 +102,7 @@ export class DeviceKernelLowering implements KernelHost {
     // The hardware ranges in one step, in the space the intersections one axis at a time build.
     const dims = [...new Set([...k.assumptions.dims, ...known])];
     const params = [...new Set([...k.assumptions.params, ...rowVars(ranges)])].filter((n) => !dims.includes(n));
-    const ctx = known.length > 0 ? extendSet(k.assumptions, params, dims, ranges) : k.assumptions;
+    const ctx = LoopContext.of(known.length > 0 ? extendSet(k.assumptions, params, dims, ranges) : k.assumptions);
     for (const t of k.temporaries) this.declareTemporary(t.name);
     const body = this.guards.withHoistedGuards(dk.body, known, ctx, (c) => this.nodes(dk.body, known, c));
     const groupSize = [0, 1, 2].slice(0, Math.max(dk.groupAxes.length, 0)).map((_, n) => {
@@ -149,7 +150,7 @@ export class DeviceKernelLowering implements KernelHost {
 
   // ---- the schedule tree -------------------------------------------------------------------
 
-  private nodes(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
+  private nodes(nodes: readonly ScheduleNode[], known: readonly string[], ctx: LoopContext): Stmt[] {
     // Between barriers, each run of nodes gets its own hoisted guard (loopy's `if (e < n) for (j …)`
     // after the fetch and its barrier), not only the whole body.
     if (nodes.length > 1 && nodes.some((n) => n.kind === "barrier")) {
@@ -172,7 +173,7 @@ export class DeviceKernelLowering implements KernelHost {
     return this.nodeList(nodes, known, ctx);
   }
 
-  private nodeList(nodes: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
+  private nodeList(nodes: readonly ScheduleNode[], known: readonly string[], ctx: LoopContext): Stmt[] {
     return nodes.flatMap((n): Stmt[] => {
       switch (n.kind) {
         // A barrier whose memory nothing recorded (a schedule made by hand) orders both.

@@ -14,7 +14,8 @@ import { inContext, type GuardLowering } from "./guards.js";
 import type { KernelHost, NodesLowering } from "./host.js";
 import { elementLoop } from "./elements.js";
 import { checkVecLanes } from "./vec.js";
-import { affEx as affExWith, condOf, joinEx, rowKey, rowsOf, withRowsSet, type Row } from "./rows.js";
+import { affEx as affExWith, condOf, joinEx, rowKey, rowsOf, type Row } from "./rows.js";
+import type { LoopContext } from "./context.js";
 import { uniformSplit } from "./uniform-loops.js";
 
 const MAX_UNROLL = 4096;
@@ -32,7 +33,7 @@ export class LoopLowering {
     private readonly groupInames: ReadonlySet<string>,
   ) {}
 
-  loop(iname: string, body: readonly ScheduleNode[], known: readonly string[], ctx: BasicSet): Stmt[] {
+  loop(iname: string, body: readonly ScheduleNode[], known: readonly string[], ctx: LoopContext): Stmt[] {
     const tag = this.h.k.inameTags[iname];
     if (tag && (tag.kind === "g" || tag.kind === "l") && this.h.opts.hwAxes) {
       throw new CodegenError(`kernel "${this.h.k.name}": iname "${iname}" is tagged ${tag.kind}.${tag.axis} but scheduled as a loop`);
@@ -63,7 +64,7 @@ export class LoopLowering {
         const drop = [...f.dims.filter((n) => !inner.includes(n)), ...f.exists];
         const p = drop.length > 0 ? eliminateExact(f, drop).set : f;
         whole ??= p;
-        const c = factorOf(ctx, p.dims);
+        const c = factorOf(ctx.set, p.dims);
         const g = gist(this.unitBounds(p, iname, c), c);
         byDomain.set(d0, g);
         return g;
@@ -85,9 +86,9 @@ export class LoopLowering {
     if (keyed.size > 1 && insns.some((i) => this.h.absorbedPredicates(i).size > 0)) {
       ({ perInsn, keyed } = rangesOf(insns.map((i) => this.h.domainOf(i.withinInames))));
     }
-    const body1 = (c: BasicSet) => this.guards.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
+    const body1 = (c: LoopContext) => this.guards.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
     const ranges = keyed.size;
-    if (ranges > 1) keyed = dropContained(keyed, ctx);
+    if (ranges > 1) keyed = dropContained(keyed, ctx.set);
     if (ranges > 1 && keyed.size === 1) {
       // One range contains every other: the union is that range; the other instructions guard themselves.
       const g = [...keyed.values()][0]!;
@@ -106,17 +107,17 @@ export class LoopLowering {
       let b: { lower: readonly Bound[]; upper: readonly Bound[] } = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
       this.checkBounded(iname, b.lower, b.upper);
       // Each instruction guards itself: the union may run over uniform bounds (uniform-loops.ts).
-      if (this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop) b = uniformSplit(iname, b.lower, b.upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, undefined, ctx) ?? b;
+      if (this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop) b = uniformSplit(iname, b.lower, b.upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, undefined, ctx.set) ?? b;
       los.push(this.boundEx(b.lower, "lower", ctx));
       his.push(this.boundEx(b.upper, "upper", ctx));
     }
     const lo = joinEx("min", los, "idx");
     const hi = joinEx("max", his, "idx");
-    const c = withRowsSet(ctx, [iname], []);
+    const c = ctx.with([iname], []);
     return [this.forStmt(iname, lo, hi, block(body1(c)), known)];
   }
 
-  /** `p` within `ctx` with `iname`'s non-unit bounds replaced by implied constant ones where possible. */
+  /** `p` within `ctx` (a factor of the context) with `iname`'s non-unit bounds replaced by implied constant ones where possible. */
   private unitBounds(p: BasicSet, iname: string, ctx: BasicSet): BasicSet {
     if (!rowsOf(p).rows.some((r) => Math.abs(r.aff.terms[iname] ?? 0) > 1)) return p;
     if (p.exists.length > 0 || ctx.exists.length > 0) return p;
@@ -128,8 +129,8 @@ export class LoopLowering {
    * `int const`, peeled slabs, or a plain loop. `make` builds the body for a context.
    */
   emitRange(
-    iname: string, lower: readonly Bound[], upper: readonly Bound[], known: readonly string[], ctx: BasicSet,
-    make: (c: BasicSet) => Stmt[], whole?: BasicSet,
+    iname: string, lower: readonly Bound[], upper: readonly Bound[], known: readonly string[], ctx: LoopContext,
+    make: (c: LoopContext) => Stmt[], whole?: BasicSet,
   ): Stmt[] {
     const tag = this.h.k.inameTags[iname];
     this.checkBounded(iname, lower, upper);
@@ -137,12 +138,12 @@ export class LoopLowering {
       ...lo.map((b) => ({ aff: affSub(affScale(affAdd(aff({ [iname]: 1 }), aff({}, -shiftLo)), b.denom), b.aff), eq: false })),
       ...up.map((b) => ({ aff: affSub(b.aff, affScale(affAdd(aff({ [iname]: 1 }), aff({}, shiftHi)), b.denom)), eq: false })),
     ];
-    const withRows = (rows: readonly Row[]) => withRowsSet(ctx, [...known, iname], rows);
+    const withRows = (rows: readonly Row[]) => ctx.with([...known, iname], rows);
 
     if (tag && (tag.kind === "unr" || tag.kind === "ilp")) {
       // Constant bounds: from the loop's own bounds, else from the domain with the outer inames
       // projected out too (a triangle `j <= i < 8` unrolls j over 0..7, guarding j <= i).
-      const all = whole ? dimBounds(intersectCtx(whole, ctx), iname, []) : undefined;
+      const all = whole ? dimBounds(intersectCtx(whole, ctx.set), iname, []) : undefined;
       let clo = lower.filter((b) => affIsConstant(b.aff));
       let chi = upper.filter((b) => affIsConstant(b.aff));
       if (clo.length === 0 && all) clo = all.lower.filter((b) => affIsConstant(b.aff));
@@ -188,7 +189,7 @@ export class LoopLowering {
       return out;
     }
     const u = this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop
-      ? uniformSplit(iname, lower, upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, whole, ctx)
+      ? uniformSplit(iname, lower, upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, whole, ctx.set)
       : undefined;
     if (u) {
       // Uniform bounds, the varying ones as a guard (codegen/lower/uniform-loops.ts: PoCL).
@@ -229,7 +230,7 @@ export class LoopLowering {
   }
 
   /** max of lower bounds `ceil(aff/denom)` or min of upper bounds `floor(aff/denom)`. */
-  private boundEx(bounds: readonly Bound[], side: "lower" | "upper", ctx: BasicSet): Ex {
+  private boundEx(bounds: readonly Bound[], side: "lower" | "upper", ctx: LoopContext): Ex {
     const exs = bounds.map((b) => {
       const num = side === "lower" && b.denom > 1 ? affAdd(b.aff, aff({}, b.denom - 1)) : b.aff;
       if (b.denom === 1) return this.affEx(num);
@@ -244,11 +245,11 @@ export class LoopLowering {
     return joinEx(op, rest, "idx");
   }
 
-  private impliedNonneg(a: Aff, ctx: BasicSet): boolean {
+  private impliedNonneg(a: Aff, ctx: LoopContext): boolean {
     // A cheap proof first (a context row or the intervals imply it), else the exact emptiness test.
     if (inContext({ aff: a, eq: false }, ctx)) return true;
     try {
-      return isEmptyWith(ctx, affSub(aff({}, -1), a));
+      return isEmptyWith(ctx.set, affSub(aff({}, -1), a));
     } catch {
       return false;
     }

@@ -9,7 +9,8 @@ import {
   kernelTypeEnv, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
   type ArrayArg, type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Temporary, type TypeEnv,
 } from "../../src/ir/index.js";
-import type { Aff, BasicSet } from "../../src/poly/index.js";
+import type { Aff } from "../../src/poly/index.js";
+import type { LoopContext } from "./context.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "../expr.js";
 import type { GuardLowering } from "./guards.js";
@@ -62,7 +63,7 @@ export class InstructionLowering {
     this.inameRank = new Map(allInames(k).map((n, r) => [n, r]));
   }
 
-  insn(id: string, known: readonly string[], ctx: BasicSet): Stmt[] {
+  insn(id: string, known: readonly string[], ctx: LoopContext): Stmt[] {
     const insn = this.h.insnOf(id);
     if (insn.kind === "nop") return [];
     if (insn.kind === "barrier") {
@@ -78,7 +79,7 @@ export class InstructionLowering {
    * An opaque block as statements in its own braces: locals renamed away from the kernel's names
    * (a stride or bound may print a parameter inside), exits lowered to flags, `for` to `while`.
    */
-  private block(insn: BlockInsn, known: readonly string[], ctx: BasicSet): Stmt[] {
+  private block(insn: BlockInsn, known: readonly string[], ctx: LoopContext): Stmt[] {
     const problem = checkBlock(insn.body);
     if (problem) throw new CodegenError(`block "${insn.id}": ${problem}`);
     const avoid = new Set([...this.kernelNames, ...this.params]);
@@ -134,7 +135,7 @@ export class InstructionLowering {
     return [{ k: "if", cond, then: inner[0]! }];
   }
 
-  private assign(insn: Assignment, known: readonly string[], ctx: BasicSet): Stmt[] {
+  private assign(insn: Assignment, known: readonly string[], ctx: LoopContext): Stmt[] {
     const scope = this.scope(insn.id, known, ctx);
     const lhs = insn.lhs;
     const taken = this.h.absorbedPredicates(insn);
@@ -186,7 +187,7 @@ export class InstructionLowering {
   }
 
   /** `ctx`: the loop context where the instruction runs (what proves a numerator non-negative). */
-  private scope(insnId: string, known: readonly string[], ctx: BasicSet): ExprScope {
+  private scope(insnId: string, known: readonly string[], ctx: LoopContext): ExprScope {
     return new InsnScope(this, insnId, this.env, known, ctx);
   }
 
@@ -202,7 +203,7 @@ export class InstructionLowering {
   }
 
   /** `InsnScope.nonneg`: `e` provably in [0, INT32_MAX] within the loops over `known`, in `ctx`. */
-  nonneg(e: Expr, known: readonly string[], ctx: BasicSet): boolean {
+  nonneg(e: Expr, known: readonly string[], ctx: LoopContext): boolean {
     // A block's locals are renamed away from these names, so no local is taken for one.
     const int32 = (n: string) => this.params.has(n) && findArg(this.h.k, n)?.dtype === "int32";
     return provablyNonneg(e, ctx, (n) => known.includes(n) || int32(n), int32);
@@ -298,7 +299,7 @@ export class InstructionLowering {
 class InsnScope implements ExprScope {
   constructor(
     private readonly l: InstructionLowering, readonly insnId: string, readonly env: TypeEnv,
-    private readonly known: readonly string[], private readonly ctx: BasicSet,
+    private readonly known: readonly string[], private readonly ctx: LoopContext,
   ) {}
 
   varEx(name: string): { ex: Ex; dtype: Dtype } {

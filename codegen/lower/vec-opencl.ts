@@ -222,7 +222,9 @@ export function openclVecLoops(decls: readonly Stmt[], stmts: readonly Stmt[], p
   const pr: Printing = { p, typeName };
   const privates = new Map<string, number>();
   for (const d of decls) if (d.k === "decl" && d.size !== undefined && d.space !== "local") privates.set(d.name, d.size);
+  // A statement without a marked loop is kept as it is (most kernels have none: no copy of their AST).
   const walk = (s: Stmt): Stmt => {
+    if (!hasMarked(s)) return s;
     switch (s.k) {
       case "block": return { ...s, body: s.body.map(walk) };
       case "for": {
@@ -242,3 +244,21 @@ export function openclVecLoops(decls: readonly Stmt[], stmts: readonly Stmt[], p
   };
   return stmts.map(walk);
 }
+
+/** Whether a marked loop is in `s` (remembered per statement: the AST is immutable, and `walk` asks again at each level). */
+function hasMarked(s: Stmt): boolean {
+  let m = markedMemo.get(s);
+  if (m === undefined) {
+    switch (s.k) {
+      case "block": m = s.body.some(hasMarked); break;
+      case "for": m = isMarked(s) || hasMarked(s.body); break;
+      case "if": m = hasMarked(s.then) || (s.else !== undefined && hasMarked(s.else)); break;
+      case "while": case "doWhile": m = hasMarked(s.body); break;
+      default: return false;
+    }
+    markedMemo.set(s, m);
+  }
+  return m;
+}
+
+const markedMemo = new WeakMap<Stmt, boolean>();
