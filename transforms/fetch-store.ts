@@ -395,8 +395,16 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   }
   const tagExtents = stored.map((r) => extents[r]!);
   // The new inames tagged on the store alone, before the kernel is built (fetch-tags.ts), where that holds.
+  // The store's domain has points, known by construction (no emptiness test for its local tags):
+  // accessFootprint keeps only pieces with points, and every point x of a piece lies in the box
+  // (its faces hold in every piece), so base + a_dim with 0 <= a_dim <= extent - 1 reaches it:
+  // the shifted piece (or the box set, or a piece without its strides, which hold more) with the
+  // new inames' bounds has a point p. gist keeps every point of dom within ctx (gist(s, c) ∩ c =
+  // s ∩ c), and p is in ctx: its parameters are a reader's fixed inames and parameters, inside
+  // the outer inames' domain (the reader's chain holds theirs) and the assumptions (the piece
+  // holds them). Moving rows to predicates and projecting strays out only add points.
   const alone = tags === undefined || tags.every((t) => t === null) ? undefined
-    : tagStoreAlone(k, dom, store, dimNames, tagExtents, tags, req.order, who, new Set([...taken, ...dom.params]));
+    : tagStoreAlone(k, dom, store, dimNames, tagExtents, tags, req.order, who, new Set([...taken, ...dom.params]), true);
   if (alone !== undefined) instructions[instructions.indexOf(store)] = alone.store;
   // The space of an "auto" temporary, decided now that the store's tags are known (resolveSpace).
   const resolved = space === "auto" && alone !== undefined && req.resolveSpace !== undefined ? req.resolveSpace(alone.store, alone.inameTags) : undefined;

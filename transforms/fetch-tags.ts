@@ -194,11 +194,13 @@ export interface TaggedStore {
  * a new iname). `taken`: every name the built kernel holds; a split's new names are picked from
  * it, as splitIname picks them from that kernel. Undefined where this does not hold: rules, which
  * could mention any name, and tags other than `l.N`, `g.N` and `l.auto` (`like.i` names an iname
- * of the whole kernel); the caller then tags the built kernel.
+ * of the whole kernel); the caller then tags the built kernel. `hasPoints`: the caller knows that
+ * `dom` has points (a fetch's domain holds its footprint's): tagInames' test that a local iname has
+ * values then cannot fire (splits keep points, widenings only add), and is not asked.
  */
 export function tagStoreAlone(
   k: Kernel, dom: BasicSet, store: Instruction, inames: readonly string[], extents: readonly number[],
-  perIname: readonly (string | null)[], order: "C" | "F", who: string, taken: ReadonlySet<string>,
+  perIname: readonly (string | null)[], order: "C" | "F", who: string, taken: ReadonlySet<string>, hasPoints = false,
 ): TaggedStore | undefined {
   if (!storeAlone.on || k.substitutions.length > 0 || !perIname.every((t) => t === null || t === "l.auto" || /^[lg]\.\d$/.test(t))) return undefined;
   if (inames.length === 0 || perIname.every((t) => t === null)) return { dom, store, inameTags: k.inameTags, inameSlabs: undefined };
@@ -218,7 +220,7 @@ export function tagStoreAlone(
   const tag = (iname: string, text: string): void => {
     const t = parseInameTag(text) as InameTag;
     tags[iname] = t;
-    if (t.kind === "l" || t.kind === "l.auto") checkLocalTagHasValues(d, iname, t, "tagInames");
+    if (!hasPoints && (t.kind === "l" || t.kind === "l.auto")) checkLocalTagHasValues(d, iname, t, "tagInames");
   };
   for (const step of plan.steps) {
     if (step.kind === "split") {
@@ -242,7 +244,7 @@ export function tagStoreAlone(
   for (const [iname, text] of Object.entries(plan.tags)) tags[iname] = parseInameTag(text) as InameTag;
   for (const iname of Object.keys(plan.tags)) {
     const t = tags[iname]!;
-    if (t.kind === "l" || t.kind === "l.auto") checkLocalTagHasValues(d, iname, t, "tagInames");
+    if (!hasPoints && (t.kind === "l" || t.kind === "l.auto")) checkLocalTagHasValues(d, iname, t, "tagInames");
   }
   storeAlone.taken++;
   return { dom: d, store: s, inameTags: tags, inameSlabs: slabs };
