@@ -5,8 +5,10 @@
  * `@dim`, and function names built by a function-like macro injected with `@directive`. Each kernel
  * (written here in that style) runs on interp and openmp against its serial meaning in TypeScript.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/parse-okl.js";
+import { run } from "../../src/run/index.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
 
@@ -87,7 +89,7 @@ const DEFS = { P: 3, Q: 4, NC: 2, MAXPQ: 4, EPB: 2 };
 const [P, Q, NC] = [DEFS.P, DEFS.Q, DEFS.NC];
 
 /** V(q, e, c) = sum_p B(p, q) U(p, c, e), with B(p, q) = B[p + P q]. */
-function interpolate(nelem: number, B: number[], U: number[]): Float64Array {
+function interpolate(nelem: number, B: number[], U: number[], [P, Q, NC] = [DEFS.P, DEFS.Q, DEFS.NC]): Float64Array {
   const V = new Float64Array(Q * nelem * NC);
   for (let e = 0; e < nelem; e++) for (let c = 0; c < NC; c++) for (let q = 0; q < Q; q++) {
     let acc = 0;
@@ -126,6 +128,21 @@ describe("@dim parameters of device functions (libCEED's OCCA bases)", () => {
         { V: interpolate(nelem, B, U) }, 1e-12);
     });
   }
+
+  it("law: on the interpreter, any extents (P, Q, components, elements per block) give the serial interpolation", async () => {
+    // The outer-most extent of each view is never read, the inner ones index: a wrong one moves data.
+    // The kernel's contract, as libCEED's: at least as many quadrature points as nodes (the q loop loads the nodes).
+    const ext = fc.record({ P: fc.integer({ min: 1, max: 4 }), dQ: fc.integer({ min: 0, max: 2 }), NC: fc.integer({ min: 1, max: 3 }), EPB: fc.integer({ min: 1, max: 3 }), nelem: fc.integer({ min: 1, max: 4 }) });
+    await fc.assert(fc.asyncProperty(ext, async ({ P, dQ, NC, EPB, nelem }) => {
+      const Q = P + dQ;
+      const MAXPQ = Math.max(P, Q);
+      const [k] = parseOkl(INTERP_GPU, { defines: { P, Q, NC, EPB, MAXPQ } });
+      const B = seeded(P * Q, P + 10 * Q), U = seeded(P * NC * nelem, NC + 10 * nelem);
+      const out = (await run(k!, { nelem, B: Float64Array.from(B), U: Float64Array.from(U), V: new Float64Array(Q * nelem * NC) } as never, { backend: "interp" } as never)) as Record<string, Float64Array>;
+      const want = interpolate(nelem, B, U, [P, Q, NC]);
+      want.forEach((w, i) => expect(Math.abs(out.V![i]! - w)).toBeLessThan(1e-12));
+    }), { numRuns: 6, seed: 20 });
+  });
 
   it("a @dim parameter passed the address of a scalar is refused, naming the parameter", () => {
     const src = `
