@@ -9,25 +9,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LoomError } from "../../src/errors.js";
 import { findAccesses, instructionInames } from "../../src/analysis/index.js";
-import { clearPolyMemos, isEmpty } from "../../src/poly/index.js";
+import { isEmpty } from "../../src/poly/index.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { addPrefetch, splitIname, type PrefetchOptions } from "../../transforms/index.js";
 import { outerContextShortcuts, useOuterContextShortcut } from "../../transforms/fetch-store.js";
 import { genKernelOf } from "./gen-kernels.js";
+import { routeOutcome } from "./route-outcome.js";
 
-function outcome(k: Kernel, array: string, opts: PrefetchOptions, shortcut: boolean): string {
-  clearPolyMemos();
-  useOuterContextShortcut(shortcut);
-  try {
-    return JSON.stringify(addPrefetch(k, array, opts));
-  } catch (e) {
-    if (!(e instanceof LoomError)) throw e;
-    return `${e.constructor.name}: ${e.message}`;
-  } finally {
-    useOuterContextShortcut(true);
-  }
-}
+const outcome = (k: Kernel, array: string, opts: PrefetchOptions, shortcut: boolean): string =>
+  routeOutcome(useOuterContextShortcut, shortcut, () => addPrefetch(k, array, opts));
 
 const FACTORS = [2, 3, 4, 8, 16] as const;
 const ASSUME = [undefined, "n mod 16 = 0 and n >= 16", "n >= 5"] as const;

@@ -8,29 +8,19 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LoomError } from "../../src/errors.js";
 import { findAccesses, instructionInames } from "../../src/analysis/index.js";
-import { clearPolyMemos } from "../../src/poly/index.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { addPrefetch, splitIname, type PrefetchOptions } from "../../transforms/index.js";
 import { storeAloneTaggings, useStoreAloneTagging } from "../../transforms/fetch-tags.js";
 import { genKernelOf } from "./gen-kernels.js";
+import { routeOutcome } from "./route-outcome.js";
 
 /** Kernels whose reads have footprints over two axes or more (a fetch tags two inames), and simpler ones. */
 const kernels = genKernelOf(["matmul", "elementwise2d", "stencil2d", "reduction", "triangular", "stencil1d", "tempArray"]);
 
 /** The prefetch as JSON (field order too), or its refusal's message. */
-function outcome(k: Kernel, array: string, opts: PrefetchOptions, alone: boolean): string {
-  clearPolyMemos();
-  useStoreAloneTagging(alone);
-  try {
-    return JSON.stringify(addPrefetch(k, array, opts));
-  } catch (e) {
-    if (!(e instanceof LoomError)) throw e;
-    return `${e.constructor.name}: ${e.message}`;
-  } finally {
-    useStoreAloneTagging(true);
-  }
-}
+const outcome = (k: Kernel, array: string, opts: PrefetchOptions, alone: boolean): string =>
+  routeOutcome(useStoreAloneTagging, alone, () => addPrefetch(k, array, opts));
 
 const TAGS = [undefined, "l.auto", null, ["l.0", "l.1"], ["l.1", "l.auto"], ["g.0", "l.0"], "l.0", ["like.i_inner", "l.0"], ["unr", "l.auto"]] as const;
 
