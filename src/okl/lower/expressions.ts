@@ -10,6 +10,7 @@ import type * as A from "../syntax/ast.js";
 import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { exprLabel, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
+import { cRemainder, type SignFacts } from "./c-remainder.js";
 import { rowMajorIndex } from "./initializers.js";
 import { choiceRead } from "./pointer-choice.js";
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
@@ -33,6 +34,8 @@ export class ExprLowering implements ExprLowerer {
   readonly vec: VectorLowering = new VectorLowering(this);
   /** The dtype of the elements a pointer binding points into (set by the kernel lowering, which knows its arguments and temporaries). */
   elementDtype: (b: Binding) => Dtype | undefined = () => undefined;
+  /** Signs the kernel lowering knows (inames from a bound >= 0, unsigned names), for C's `%` (c-remainder.ts). */
+  signs: SignFacts = { nonNegative: () => false };
 
   constructor(readonly file: FileContext) {}
 
@@ -320,7 +323,8 @@ export class ExprLowering implements ExprLowerer {
       throw err;
     }
     switch (e.op) {
-      case "+": case "-": case "*": case "/": case "%": return { kind: "arith", op: e.op, left: l, right: r };
+      case "+": case "-": case "*": case "/": return { kind: "arith", op: e.op, left: l, right: r };
+      case "%": return cRemainder(l, r, this.signs);
       case "<": case ">": case "<=": case ">=": case "==": case "!=": return { kind: "compare", op: e.op, left: l, right: r };
       case "&&": return { kind: "logical", op: "and", left: l, right: r };
       case "||": return { kind: "logical", op: "or", left: l, right: r };

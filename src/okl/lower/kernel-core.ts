@@ -53,7 +53,21 @@ export abstract class KernelCore {
 
   constructor(protected readonly file: FileContext, protected readonly f: A.FunctionDef) {
     this.ex = new ExprLowering(file);
+    this.ex.signs = { nonNegative: (name) => this.nonNegative(name) };
     this.log = new InstructionLog(this.arrayArgs);
+  }
+
+  /** Inames whose domain row bounds them below by a constant >= 0 (recorded by addDomain). */
+  private readonly fromZero = new Set<string>();
+
+  /**
+   * Whether `name` never holds a negative value (C's `%` keeps the IR's `%` there, c-remainder.ts):
+   * an iname bounded below by a constant >= 0, an unsigned argument, temporary or array.
+   */
+  private nonNegative(name: string): boolean {
+    if (this.fromZero.has(name)) return true;
+    const dtype = this.argNamed(name)?.dtype ?? this.tempNamed(name)?.dtype;
+    return dtype !== undefined && dtype.startsWith("uint");
   }
 
   fail(detail: string, pos: A.Pos, rule?: string): never {
@@ -96,6 +110,12 @@ export abstract class KernelCore {
 
   protected addDomain(dims: string[], rows: Row[]): void {
     this.domains.push(domainOf(dims, rows));
+    // `a*d + k >= 0` (or `= 0`) with a > 0 and no other name: d >= ceil(-k/a), which is >= 0 when k < a.
+    for (const r of rows) {
+      const names = Object.keys(r.aff.terms);
+      const a = r.aff.terms[names[0]!];
+      if (names.length === 1 && dims.includes(names[0]!) && a !== undefined && a > 0 && r.aff.constant < a) this.fromZero.add(names[0]!);
+    }
   }
 
   // ---- instructions and dependencies ----------------------------------------------------------

@@ -11,6 +11,7 @@
 import { c, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { walkAst } from "./ast-queries.js";
+import { cRemainder } from "./c-remainder.js";
 import { hasStatementCall, statementCall } from "./block-queries.js";
 import { Scope, type Ctx } from "./bindings.js";
 import type { ExprLowering } from "./expressions.js";
@@ -268,7 +269,7 @@ export class BlockLowering {
       if (e.op === "=") rhs = () => value;
       else {
         const op = COMPOUND[e.op] ?? this.fail(`operator "${e.op}" is not supported yet`, e.pos);
-        rhs = (lhs) => ({ kind: "arith", op, left: lhs, right: value });
+        rhs = (lhs) => (op === "%" ? cRemainder(lhs, value, this.host.ex.signs) : { kind: "arith", op, left: lhs, right: value });
       }
     } else if ((e.kind === "unary" && (e.op === "++" || e.op === "--")) || (e.kind === "postfix" && (e.op === "++" || e.op === "--"))) {
       target = e.operand;
