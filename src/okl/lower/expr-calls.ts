@@ -33,6 +33,10 @@ export function lowerCall(lw: ExprLowerer, e: A.Call, ctx: Ctx): Expr {
     const at = dimIndex(lw, b.dim, e, ctx);
     return { kind: "subscript", array: b.name, indices: [b.offset ? { kind: "arith", op: "+", left: b.offset, right: at } : at] };
   }
+  // A @dim pointer assigned under a condition (pointer-choice.ts reads only plain subscripts through a choice).
+  if (b?.kind === "choice") {
+    return lw.fail(`local pointer "${name}" must be assigned with "=" in the block that declares it, not under a condition, to be called as a @dim array (a @dim pointer chosen at run time is not supported)`, e.pos);
+  }
   // A variable that cannot be used here (a local pointer not yet assigned, ...): its reason, not "unknown function".
   if (b?.kind === "absent" && !lw.file.functions.has(name)) return lw.fail(b.reason, e.pos);
   const helper = /^loopy_(floor_div|mod|min|max|fmod)_[a-z0-9]+$/.exec(name);
