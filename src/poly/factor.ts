@@ -11,40 +11,50 @@
  * tile size is, although the whole domain is new.
  */
 import type { BasicSet, Constraint } from "./types.js";
-import { findRoot, rawSet } from "./rows.js";
+import { rawSet } from "./rows.js";
 import { isCanonicalEmpty } from "./normalize.js";
 
 /** For each dim and existential (in column order), its factor; -1 for the parameter part. */
-const factorsMemo = new WeakMap<BasicSet, Int32Array>();
+const factorsMemo = new WeakMap<BasicSet, readonly number[]>();
 
-function factorsOf(s: BasicSet): Int32Array {
+/**
+ * Union-find over the dim and existential columns, rows read once each. Plain arrays and loops
+ * (no closures, Maps or typed arrays): the sets are small and each is factored once, so the cost
+ * is per call, not per entry.
+ */
+function factorsOf(s: BasicSet): readonly number[] {
   let of = factorsMemo.get(s);
   if (of !== undefined) return of;
   const np = s.params.length;
-  const nv = s.dims.length + s.exists.length;
-  const parent = new Int32Array(nv);
-  for (let k = 0; k < nv; k++) parent[k] = k;
-  const find = (x: number): number => findRoot(parent, x);
-  for (const c of s.constraints) {
+  const nd = s.dims.length;
+  const nv = nd + s.exists.length;
+  const parent: number[] = [];
+  for (let k = 0; k < nv; k++) parent.push(k);
+  const cs = s.constraints;
+  for (let i = 0; i < cs.length; i++) {
+    const xs = cs[i]!.coeffs;
     let first = -1;
     for (let k = 0; k < nv; k++) {
-      if ((c.coeffs[np + k] ?? 0) === 0) continue;
-      const r = find(k);
+      if ((xs[np + k] ?? 0) === 0) continue;
+      let r = k;
+      while (parent[r] !== r) r = parent[r] = parent[parent[r]!]!;
       if (first < 0) first = r;
       else if (r !== first) parent[r] = first;
     }
   }
-  of = new Int32Array(nv).fill(-1);
-  const idOfRoot = new Map<number, number>();
-  for (let k = 0; k < s.dims.length; k++) {
-    const r = find(k);
-    let id = idOfRoot.get(r);
-    if (id === undefined) idOfRoot.set(r, (id = idOfRoot.size));
-    of[k] = id;
+  // Root of each column, then ids numbered in order of the dims' first appearance.
+  const idOfRoot: number[] = [];
+  for (let k = 0; k < nv; k++) idOfRoot.push(-1);
+  const out: number[] = [];
+  let ids = 0;
+  for (let k = 0; k < nv; k++) {
+    let r = k;
+    while (parent[r] !== r) r = parent[r]!;
+    if (k < nd && idOfRoot[r] === -1) idOfRoot[r] = ids++;
+    out.push(idOfRoot[r]!);
   }
-  for (let k = s.dims.length; k < nv; k++) of[k] = idOfRoot.get(find(k)) ?? -1;
-  factorsMemo.set(s, of);
-  return of;
+  factorsMemo.set(s, out);
+  return out;
 }
 
 /**
@@ -76,40 +86,59 @@ const restrictMemo = new WeakMap<BasicSet, Map<string, BasicSet>>();
 
 function restrict(s: BasicSet, names: string | readonly string[]): BasicSet {
   const of = factorsOf(s);
-  const want = new Set<number>();
-  for (const d of typeof names === "string" ? [names] : names) {
-    const at = s.dims.indexOf(d);
-    if (at >= 0) want.add(of[at]!);
-  }
   const np = s.params.length;
   const nd = s.dims.length;
   const nv = of.length;
+  // want[id]: factor id is selected (ids count from 0 up to fewer than nd).
+  const want: boolean[] = [];
+  for (let k = 0; k < nd; k++) want.push(false);
+  if (typeof names === "string") {
+    const at = s.dims.indexOf(names);
+    if (at >= 0) want[of[at]!] = true;
+  } else {
+    for (let j = 0; j < names.length; j++) {
+      const at = s.dims.indexOf(names[j]!);
+      if (at >= 0) want[of[at]!] = true;
+    }
+  }
   let whole = true;
-  for (let k = 0; k < nd && whole; k++) if (!want.has(of[k]!)) whole = false;
+  for (let k = 0; k < nd && whole; k++) if (!want[of[k]!]) whole = false;
   if (whole) return s;
-  const newAt = new Int32Array(nv).fill(-1);
+  // newAt[k]: the new column of dim/existential k, or -1 when it is dropped.
+  const newAt: number[] = [];
   const dims: string[] = [];
   const exists: string[] = [];
   for (let k = 0; k < nd; k++) {
-    if (!want.has(of[k]!)) continue;
-    newAt[k] = np + dims.length;
-    dims.push(s.dims[k]!);
+    if (want[of[k]!]) {
+      newAt.push(np + dims.length);
+      dims.push(s.dims[k]!);
+    } else newAt.push(-1);
   }
+  for (let k = nd; k < nv; k++) newAt.push(of[k] === -1 || want[of[k]!] ? 1 : -1);
   for (let k = nd; k < nv; k++) {
-    if (!want.has(of[k]!) && of[k] !== -1) continue;
+    if (newAt[k] === -1) continue;
     newAt[k] = np + dims.length + exists.length;
     exists.push(s.exists[k - nd]!);
   }
   const n = np + dims.length + exists.length;
   const constraints: Constraint[] = [];
-  for (const c of s.constraints) {
+  const cs = s.constraints;
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i]!;
+    const xs = c.coeffs;
     let inside = true;
-    for (let k = 0; k < nv && inside; k++) if ((c.coeffs[np + k] ?? 0) !== 0 && newAt[k]! < 0) inside = false;
-    if (!inside) continue;
-    const coeffs = new Array<number>(n).fill(0);
-    for (let k = 0; k < np; k++) coeffs[k] = c.coeffs[k] ?? 0;
     for (let k = 0; k < nv; k++) {
-      const v = c.coeffs[np + k] ?? 0;
+      if ((xs[np + k] ?? 0) !== 0 && newAt[k]! < 0) {
+        inside = false;
+        break;
+      }
+    }
+    if (!inside) continue;
+    const coeffs: number[] = [];
+    for (let k = 0; k < n; k++) coeffs.push(0);
+    for (let k = 0; k < np; k++) coeffs[k] = xs[k] ?? 0;
+    for (let k = 0; k < nv; k++) {
+      const v = xs[np + k] ?? 0;
       if (v !== 0) coeffs[newAt[k]!] = v;
     }
     constraints.push(Object.freeze({ eq: c.eq, coeffs: Object.freeze(coeffs), constant: c.constant }));
