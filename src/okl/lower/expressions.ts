@@ -11,6 +11,7 @@ import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { exprLabel, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
 import { cRemainder, type SignFacts } from "./c-remainder.js";
+import { cBinary, cUnary, suffixDtype, type CTypeFacts } from "./c-conversions.js";
 import { rowMajorIndex } from "./initializers.js";
 import { choiceRead } from "./pointer-choice.js";
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
@@ -36,6 +37,10 @@ export class ExprLowering implements ExprLowerer {
   elementDtype: (b: Binding) => Dtype | undefined = () => undefined;
   /** Signs the kernel lowering knows (inames from a bound >= 0, unsigned names), for C's `%` (c-remainder.ts). */
   signs: SignFacts = { nonNegative: () => false };
+  /** Dtypes of names (arguments, temporaries, block locals, inames), for C's conversions (c-conversions.ts). */
+  types: CTypeFacts = { dtypeOf: () => undefined };
+  /** Dtypes of scalar locals of opaque blocks (not temporaries of the kernel), recorded where they are declared. */
+  readonly localTypes = new Map<string, Dtype>();
 
   constructor(readonly file: FileContext) {}
 
@@ -248,10 +253,10 @@ export class ExprLowering implements ExprLowerer {
         return this.fail(`member access "${e.arrow ? "->" : "."}${e.name}" on something that is not a struct`, e.pos);
       }
       case "unary": {
-        if (e.op === "-") return { kind: "neg", operand: this.expr(e.operand, ctx) };
+        if (e.op === "-") return cUnary("-", this.expr(e.operand, ctx), this.types);
         if (e.op === "+") return this.expr(e.operand, ctx);
         if (e.op === "!") return { kind: "not", operand: this.expr(e.operand, ctx) };
-        if (e.op === "~") return { kind: "bitnot", operand: this.expr(e.operand, ctx) };
+        if (e.op === "~") return cUnary("~", this.expr(e.operand, ctx), this.types);
         if (e.op === "*") return this.subscript(e.operand, [], ctx, e.pos);
         return this.fail(`operator "${e.op}" is not supported in expressions yet`, e.pos);
       }
@@ -322,13 +327,20 @@ export class ExprLowering implements ExprLowerer {
       }
       throw err;
     }
-    switch (e.op) {
-      case "+": case "-": case "*": case "/": return { kind: "arith", op: e.op, left: l, right: r };
-      case "%": return cRemainder(l, r, this.signs);
-      case "<": case ">": case "<=": case ">=": case "==": case "!=": return { kind: "compare", op: e.op, left: l, right: r };
+    // `1u`, `2ul`: C's type of a suffixed literal (an unsuffixed one stays the IR's weak literal).
+    const ls = e.left.kind === "int" ? suffixDtype(e.left.value, e.left.suffix) : undefined;
+    const rs = e.right.kind === "int" ? suffixDtype(e.right.value, e.right.suffix) : undefined;
+    if (ls) l = c(e.left.kind === "int" ? e.left.value : 0, ls, false);
+    if (rs) r = c(e.right.kind === "int" ? e.right.value : 0, rs, false);
+    const op = e.op;
+    switch (op) {
+      case "+": case "-": case "*": case "/": case "&": case "|": case "^": case "<<": case ">>":
+        return cBinary(op, l, r, this.types, (a, b) => ({ kind: "arith", op, left: a, right: b }));
+      case "%": return cBinary(op, l, r, this.types, (a, b) => cRemainder(a, b, this.signs));
+      case "<": case ">": case "<=": case ">=": case "==": case "!=":
+        return cBinary(op, l, r, this.types, (a, b) => ({ kind: "compare", op, left: a, right: b }));
       case "&&": return { kind: "logical", op: "and", left: l, right: r };
       case "||": return { kind: "logical", op: "or", left: l, right: r };
-      case "&": case "|": case "^": case "<<": case ">>": return { kind: "arith", op: e.op, left: l, right: r };
       default: return this.fail(`operator "${(e as A.Binary).op}" is not supported yet`, (e as A.Binary).pos);
     }
   }

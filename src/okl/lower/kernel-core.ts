@@ -4,7 +4,7 @@
  * instructions, barriers, opaque blocks, expression predicates). The layers build on it in order:
  * arguments, statements, loops, then OklKernelLowering.
  */
-import { dtypeKind, isIntegral, walkExpr, type Dtype, type Expr, type InameTag, type KernelArg, type Temporary } from "../../ir/index.js";
+import { dtypeKind, INDEX_DTYPE, isIntegral, walkExpr, type Dtype, type Expr, type InameTag, type KernelArg, type Temporary } from "../../ir/index.js";
 import type { BasicSet } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { Scope, type Ctx, type Fail } from "./bindings.js";
@@ -54,11 +54,15 @@ export abstract class KernelCore {
   constructor(protected readonly file: FileContext, protected readonly f: A.FunctionDef) {
     this.ex = new ExprLowering(file);
     this.ex.signs = { nonNegative: (name) => this.nonNegative(name) };
+    // C's conversions (c-conversions.ts): arguments, temporaries, block locals; inames are int32.
+    this.ex.types = { dtypeOf: (name) => this.argNamed(name)?.dtype ?? this.tempNamed(name)?.dtype ?? this.ex.localTypes.get(name) ?? (this.inames.has(name) ? INDEX_DTYPE : undefined) };
     this.log = new InstructionLog(this.arrayArgs);
   }
 
   /** Inames whose domain row bounds them below by a constant >= 0 (recorded by addDomain). */
   private readonly fromZero = new Set<string>();
+  /** Every iname of the domains added so far. */
+  private readonly inames = new Set<string>();
 
   /**
    * Whether `name` never holds a negative value (C's `%` keeps the IR's `%` there, c-remainder.ts):
@@ -110,6 +114,7 @@ export abstract class KernelCore {
 
   protected addDomain(dims: string[], rows: Row[]): void {
     this.domains.push(domainOf(dims, rows));
+    for (const d of dims) this.inames.add(d);
     // `a*d + k >= 0` (or `= 0`) with a > 0 and no other name: d >= ceil(-k/a), which is >= 0 when k < a.
     for (const r of rows) {
       const names = Object.keys(r.aff.terms);

@@ -12,6 +12,7 @@ import { aggregateScalars, arrayOf, layoutInitType } from "./aggregate-init.js";
 import { loopHead, unrollValues } from "./loop-head.js";
 import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
 import { cRemainder } from "./c-remainder.js";
+import { cBinary } from "./c-conversions.js";
 import { COMPOUND } from "./opaque.js";
 import { attributedJump, needsBlock } from "./block-queries.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
@@ -272,7 +273,7 @@ export abstract class StatementLowering extends PointerLowering {
       if (!b) this.fail(`operator "${op}" is not supported yet`, e.pos);
       const own: Expr = stored && !atomic ? { kind: "cast", dtype: stored.own, value: lhs } : lhs;
       const right: Expr = stored && atomic ? { kind: "cast", dtype: stored.storage, value } : value;
-      rhs = b === "%" ? cRemainder(own, right, this.ex.signs) : { kind: "arith", op: b, left: own, right };
+      rhs = cBinary(b, own, right, this.ex.types, (l, r) => (b === "%" ? cRemainder(l, r, this.ex.signs) : { kind: "arith", op: b, left: l, right: r }));
     }
     if (stored && !(atomic && op !== "=")) rhs = { kind: "cast", dtype: stored.storage, value: op === "=" ? { kind: "cast", dtype: stored.own, value } : rhs };
     // `@atomic x = f(x)` is no exchange: the read of x would not be atomic.

@@ -12,6 +12,7 @@ import { c, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary 
 import type * as A from "../syntax/ast.js";
 import { walkAst } from "./ast-queries.js";
 import { cRemainder } from "./c-remainder.js";
+import { cBinary } from "./c-conversions.js";
 import { hasStatementCall, statementCall } from "./block-queries.js";
 import { Scope, type Ctx } from "./bindings.js";
 import type { ExprLowering } from "./expressions.js";
@@ -200,6 +201,7 @@ export class BlockLowering {
       const pre: BlockStmt[] = [];
       const init = d.init === undefined ? undefined : this.expr(d.init, b, pre);
       b.ctx.scope.set(d.name, { kind: "temp", name, rank: 0 });
+      this.host.ex.localTypes.set(name, dtype); // C's conversions (c-conversions.ts)
       out.push(...pre, init === undefined ? { kind: "decl", name, dtype } : { kind: "decl", name, dtype, init });
     }
     return out;
@@ -269,7 +271,7 @@ export class BlockLowering {
       if (e.op === "=") rhs = () => value;
       else {
         const op = COMPOUND[e.op] ?? this.fail(`operator "${e.op}" is not supported yet`, e.pos);
-        rhs = (lhs) => (op === "%" ? cRemainder(lhs, value, this.host.ex.signs) : { kind: "arith", op, left: lhs, right: value });
+        rhs = (lhs) => cBinary(op, lhs, value, this.host.ex.types, (l, r) => (op === "%" ? cRemainder(l, r, this.host.ex.signs) : { kind: "arith", op, left: l, right: r }));
       }
     } else if ((e.kind === "unary" && (e.op === "++" || e.op === "--")) || (e.kind === "postfix" && (e.op === "++" || e.op === "--"))) {
       target = e.operand;
@@ -357,6 +359,7 @@ export class BlockLowering {
       const name = this.host.fresh(`${f.name}_${d.name}`);
       pre.push({ kind: "decl", name, dtype, init: { kind: "cast", dtype, value: ex.expr(a, calls) } });
       scope.set(d.name, { kind: "temp", name, rank: 0 });
+      ex.localTypes.set(name, dtype); // C's conversions (c-conversions.ts)
     });
     const isVoid = f.returnType.base.kind === "builtin" && f.returnType.base.name === "void" && f.returnPointers.length === 0;
     const vt = f.returnPointers.length === 0 ? this.host.file.vectorType(f.returnType) : undefined;
@@ -364,7 +367,7 @@ export class BlockLowering {
     const name = isVoid || vt ? undefined : this.host.fresh(`${f.name}_ret`);
     const vector = vt && { type: vt, names: componentNames(vt).map((cn) => this.host.fresh(`${f.name}_ret_${cn}`)) };
     const label = this.host.fresh(`${f.name}_body`);
-    if (name !== undefined) pre.push({ kind: "decl", name, dtype: dtype! });
+    if (name !== undefined) pre.push({ kind: "decl", name, dtype: dtype! }), ex.localTypes.set(name, dtype!); // (c-conversions.ts)
     for (const n of vector?.names ?? []) pre.push({ kind: "decl", name: n, dtype: vt!.dtype });
     ex.inlineDepth++;
     try {

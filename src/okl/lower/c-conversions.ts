@@ -1,0 +1,184 @@
+/**
+ * C's integer conversions for the operators of OKL. The IR types arithmetic as numpy/loopy do
+ * (int32 op uint32 is int64, int8 + int8 is int8, uint64 op int64 is float64); OKL is C, whose
+ * integer promotions (types narrower than int become int) and usual arithmetic conversions differ:
+ * `-1 / 2u` is 2147483647 in C, 0 in the IR. This module computes C's type of each operand and
+ * inserts IR casts only where the IR's own typing of the node would differ from C's; a kernel whose
+ * operands all have one type (int with int, double with double) is left exactly as it was.
+ *
+ * Floating point: the IR already makes int op float the float type (as C). Unsuffixed float
+ * literals stay weak (`x * 0.5` with float x is computed in float, as the IR's literals adapt),
+ * which differs from C's double only in rounding; see docs/okl.md.
+ *
+ *   cBinary("/", a, u, types)   // (uint32)a / u when a is int32 and u uint32
+ *   cUnary("-", c8, types)      // -(int32)c8
+ */
+import { c, combineTypes, exprType, isFloat, isShiftOp, type ArithOp, type Dtype, type Expr, type TypeInfo } from "../../ir/index.js";
+
+/** Where the lowering looks names up: arguments, temporaries, block locals (inames are int32). */
+export interface CTypeFacts {
+  dtypeOf(name: string): Dtype | undefined;
+}
+
+/** The C operators this module converts. */
+export type CBinaryOp = ArithOp | "<" | ">" | "<=" | ">=" | "==" | "!=";
+
+const BITS: Readonly<Partial<Record<Dtype, number>>> = { bool: 1, int8: 8, uint8: 8, int16: 16, uint16: 16, int32: 32, uint32: 32, int64: 64, uint64: 64 };
+const UNSIGNED = (d: Dtype): boolean => d.startsWith("uint") || d === "bool";
+const UNSIGNED_OF: Readonly<Record<number, Dtype>> = { 32: "uint32", 64: "uint64" };
+
+/** C's type of an operand: its dtype, and whether it is an unsuffixed literal (whose IR type adapts). */
+interface CType {
+  readonly dtype: Dtype;
+  readonly literal: boolean;
+}
+
+/** C's integer promotion: bool, (u)int8 and (u)int16 become int32. */
+export function promoted(d: Dtype): Dtype {
+  const bits = BITS[d];
+  return bits !== undefined && bits < 32 ? "int32" : d;
+}
+
+/** C's usual arithmetic conversions of two (promoted) dtypes. */
+export function usualConversion(a: Dtype, b: Dtype): Dtype {
+  a = promoted(a);
+  b = promoted(b);
+  if (a === b) return a;
+  if (isFloat(a) || isFloat(b)) {
+    if (isFloat(a) && isFloat(b)) return (BITS_F[a] ?? 0) >= (BITS_F[b] ?? 0) ? a : b;
+    return isFloat(a) ? a : b;
+  }
+  const ba = BITS[a]!, bb = BITS[b]!;
+  if (UNSIGNED(a) === UNSIGNED(b)) return ba >= bb ? a : b;
+  const [s, u] = UNSIGNED(a) ? [b, a] : [a, b];
+  const bs = BITS[s]!, bu = BITS[u]!;
+  if (bu >= bs) return u;
+  if (bs > bu) return s; // a wider signed type holds every value of the unsigned one
+  return UNSIGNED_OF[bs]!;
+}
+const BITS_F: Readonly<Partial<Record<Dtype, number>>> = { float16: 16, float32: 32, float64: 64 };
+
+/** C's type of an IR expression built from C (undefined where unknown: calls of unknown functions). */
+export function cTypeOf(e: Expr, facts: CTypeFacts): Dtype | undefined {
+  return cType(e, facts)?.dtype;
+}
+
+function cType(e: Expr, facts: CTypeFacts): CType | undefined {
+  switch (e.kind) {
+    case "const":
+      if (e.dtype) return { dtype: e.dtype, literal: false };
+      if (e.isFloat) return { dtype: "float64", literal: true };
+      return { dtype: Math.abs(e.value) <= 0x7fffffff ? "int32" : "int64", literal: true };
+    case "var": return known(facts.dtypeOf(e.name));
+    case "subscript": case "linear": return known(facts.dtypeOf(e.array));
+    case "cast": return { dtype: e.dtype, literal: false };
+    case "compare": case "logical": case "not": return { dtype: "int32", literal: false };
+    case "neg": case "bitnot": {
+      const t = cType(e.operand, facts);
+      return t && { dtype: promoted(t.dtype), literal: t.literal };
+    }
+    case "arith": {
+      const l = cType(e.left, facts);
+      if (isShiftOp(e.op)) return l && { dtype: promoted(l.dtype), literal: l.literal };
+      const r = cType(e.right, facts);
+      return l && r ? { dtype: usualConversion(l.dtype, r.dtype), literal: l.literal && r.literal } : undefined;
+    }
+    case "if": {
+      const a = cType(e.then, facts), b = cType(e.else, facts);
+      return a && b ? { dtype: usualConversion(a.dtype, b.dtype), literal: a.literal && b.literal } : undefined;
+    }
+    case "call": {
+      if (e.fn !== "min" && e.fn !== "max" && e.fn !== "abs") return undefined;
+      let t: CType | undefined;
+      for (const a of e.args) {
+        const x = cType(a, facts);
+        if (!x) return undefined;
+        t = t ? { dtype: usualConversion(t.dtype, x.dtype), literal: t.literal && x.literal } : x;
+      }
+      return t;
+    }
+    default: return undefined;
+  }
+}
+
+const known = (d: Dtype | undefined): CType | undefined => (d === undefined ? undefined : { dtype: d, literal: false });
+
+/** The IR's type of `e` (the IR's rules), or undefined. */
+function irType(e: Expr, facts: CTypeFacts): TypeInfo | undefined {
+  try {
+    return exprType(e, { varType: (n) => facts.dtypeOf(n) });
+  } catch {
+    return undefined;
+  }
+}
+
+/** `e` in dtype `t` (integer `t`): a literal keeps its weak form when its value fits `t`, else becomes C's converted constant. */
+function convert(e: Expr, t: Dtype, facts: CTypeFacts): Expr {
+  if (e.kind === "const" && e.dtype === undefined && !e.isFloat) {
+    if (fits(e.value, t)) return e;
+    const bits = BITS[t]!;
+    if (bits > 53) return { kind: "cast", dtype: t, value: e };
+    const m = 2 ** bits;
+    return c(((e.value % m) + m) % m, t, false);
+  }
+  if (irType(e, facts)?.dtype === t && !(e.kind === "const" && e.dtype === undefined)) return e;
+  return { kind: "cast", dtype: t, value: e };
+}
+
+function fits(v: number, t: Dtype): boolean {
+  const bits = BITS[t];
+  if (bits === undefined) return true;
+  if (UNSIGNED(t)) return v >= 0 && v < 2 ** bits;
+  return v >= -(2 ** (bits - 1)) && v < 2 ** (bits - 1);
+}
+
+/**
+ * C's `l op r`: the operands converted to C's common type where the IR's typing of the node would
+ * differ. `build` makes the node from the converted operands (the caller's `%`, for instance).
+ */
+export function cBinary(op: CBinaryOp, l: Expr, r: Expr, facts: CTypeFacts, build: (l: Expr, r: Expr) => Expr): Expr {
+  const lt = cType(l, facts);
+  const rt = cType(r, facts);
+  if (!lt || !rt || (lt.literal && rt.literal)) return build(l, r);
+  const shift = op === "<<" || op === ">>";
+  const t = shift ? promoted(lt.dtype) : usualConversion(lt.dtype, rt.dtype);
+  if (isFloat(t)) return build(l, r); // the IR makes int op float the float type already (floats: see the header)
+  if (shift) return build(convert(l, t, facts), r);
+  const li = irType(l, facts), ri = irType(r, facts);
+  const node = li && ri ? combineTypes(li, ri) : undefined;
+  // The IR's node already has C's type, and each operand converts to it without change of value.
+  if (node?.dtype === t && lossless(li!, t) && lossless(ri!, t) && literalFits(l, t) && literalFits(r, t)) return build(l, r);
+  return build(convert(l, t, facts), convert(r, t, facts));
+}
+
+/** C's unary `-` or `~`: the operand promoted first. */
+export function cUnary(op: "-" | "~", x: Expr, facts: CTypeFacts): Expr {
+  const t = cType(x, facts);
+  const k = op === "-" ? "neg" : "bitnot";
+  if (!t || t.literal || isFloat(t.dtype)) return { kind: k, operand: x };
+  const p = promoted(t.dtype);
+  return { kind: k, operand: irType(x, facts)?.dtype === p ? x : { kind: "cast", dtype: p, value: x } };
+}
+
+/** Every value of `from` is a value of `to` (integers). */
+function lossless(from: TypeInfo, to: Dtype): boolean {
+  if (from.weak) return true; // checked by literalFits
+  if (from.dtype === to) return true;
+  const bf = BITS[from.dtype], bt = BITS[to];
+  if (bf === undefined || bt === undefined) return false;
+  if (UNSIGNED(from.dtype)) return UNSIGNED(to) ? bt >= bf : bt > bf;
+  return !UNSIGNED(to) && bt >= bf;
+}
+
+function literalFits(e: Expr, t: Dtype): boolean {
+  return !(e.kind === "const" && e.dtype === undefined && !e.isFloat) || fits(e.value, t);
+}
+
+/** C's dtype of an integer literal's suffix (`u`, `l`, `ul`, `ll`, `ull`), or undefined for none. */
+export function suffixDtype(value: number, suffix: string): Dtype | undefined {
+  if (suffix === "") return undefined;
+  const u = suffix.includes("u");
+  const long = suffix.includes("l");
+  if (long) return u ? "uint64" : "int64";
+  return u ? (value < 2 ** 32 ? "uint32" : "uint64") : undefined;
+}
