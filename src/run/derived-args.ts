@@ -3,16 +3,17 @@
  * @outer loop's trip count that is not affine in the value arguments (`(entries + size - 1) / size`)
  * is a value argument of its own, so the domain stays affine in it and it sizes the grid, as OCCA's
  * host computes launch sizes; the trip count of a plain shift loop holding barriers (`for (int size
- * = 2; size < 2*bound; size <<= 1)`, `okl_trip_<type>_<shl|shr|mul|div>_<cmp>(start, bound, k, most)`: C's loop
- * run in its type, see shiftTrip). Computed exactly by evalSizeExpr (no int32 wrap-around);
- * a division by zero or a value the expression cannot be evaluated from is an ExecutionError
- * naming it, never a launch of a wrong size.
+ * = 2; size < 2*bound; size <<= 1)`, `okl_trip_<type>_<op>_<cmp>(start, bound, k, most)`: C's loop
+ * in its type, see loopTrip). Each is C's meaning computed exactly: the source's expressions in
+ * C's types (c-int-eval.ts), the trips of C's loop; where C has none (a signed overflow, a division
+ * by zero, a loop that never ends) or the expression cannot be evaluated, an ExecutionError naming
+ * it, never a launch of a wrong size.
  *
  *   withDerivedArgs(k, { entries: 130, size: 64, list })   // { …, eo_trip: 3 }
  */
 import { ExecutionError } from "../errors.js";
-import { exprToString, type Expr, type Kernel } from "../ir/index.js";
-import { evalSizeExpr } from "./size-expr.js";
+import { exprToString, type Dtype, type Expr, type Kernel } from "../ir/index.js";
+import { evalCInt } from "./c-int-eval.js";
 
 /** A run's arguments by name (args.ts's ArgValue: typed arrays, numbers, bigints). */
 type ArgValue = unknown;
@@ -22,33 +23,43 @@ export function withDerivedArgs<T>(k: Kernel, args: Readonly<Record<string, T>>)
   const derived = k.oklOptions?.derivedArgs ?? [];
   if (derived.length === 0) return args;
   const out: Record<string, T | number> = { ...args };
+  const types = new Map<string, Dtype>();
+  for (const a of k.args) if (a.kind === "value" && a.dtype) types.set(a.name, a.dtype);
   for (const d of derived) {
     if (args[d.name] !== undefined) {
       throw new ExecutionError(`kernel "${k.name}": argument "${d.name}" is ${d.what}, computed from the other arguments (${exprToString(d.expr)}); do not pass it`);
     }
-    out[d.name] = evalDerived(d.expr, out, `argument "${d.name}" of kernel "${k.name}" (${d.what}, ${exprToString(d.expr)})`);
+    out[d.name] = evalDerived(d.expr, out, `argument "${d.name}" of kernel "${k.name}" (${d.what}, ${exprToString(d.expr)})`, types);
   }
   return out;
 }
 
 /**
- * The exact integer value of `e` over the value arguments `args` (evalSizeExpr's meaning: the IR's
- * integer `/`, `//`, `%`); an ExecutionError where it has none: an argument not passed as a number,
- * a division by zero, a value past 2^53.
+ * C's integer value of `e` over the value arguments `args` (whose dtypes `types` gives; int32 where
+ * absent): the OKL source's expressions in C's types, exactly (c-int-eval.ts), and the trip counts
+ * `okl_trip_*` of C's loops; an ExecutionError where C has none (a signed overflow, a division by
+ * zero, a loop that never ends), where an argument was not passed as a number, or past 2^53.
  */
-export function evalDerived(e: Expr, args: Readonly<Record<string, ArgValue>>, what: string): number {
-  const params = new Map<string, number>();
-  for (const [name, v] of Object.entries(args)) if (typeof v === "number" || typeof v === "bigint") params.set(name, Number(v));
-  const shift = e.kind === "call" ? SHIFT_TRIP.exec(e.fn) : null;
-  const v = shift && e.kind === "call" && e.args.length === 4
-    ? shiftTrip(shift, e.args.map((a) => evalSizeExpr(a, params, what)), what)
-    : evalSizeExpr(e, params, what);
-  if (!Number.isSafeInteger(v)) throw new ExecutionError(`${what} is ${v}, not an integer computed exactly (past 2^53)`);
-  return v;
+export function evalDerived(e: Expr, args: Readonly<Record<string, ArgValue>>, what: string, types: ReadonlyMap<string, Dtype> = new Map()): number {
+  const params = new Map<string, bigint>();
+  for (const [name, v] of Object.entries(args)) {
+    if (typeof v === "bigint") params.set(name, v);
+    else if (typeof v === "number" && Number.isSafeInteger(v)) params.set(name, BigInt(v));
+  }
+  const trip = e.kind === "call" ? SHIFT_TRIP.exec(e.fn) : null;
+  const v = trip && e.kind === "call" && e.args.length === 4
+    ? loopTrip(trip, e.args.map((a) => evalCInt(a, params, types, what)), what)
+    : evalCInt(e, params, types, what);
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) throw new ExecutionError(`${what} is ${v}, not an integer computed exactly (past 2^53)`);
+  return Number(v);
 }
 
-/** `okl_trip_<type>_<shl|shr|mul|div>_<lt|le|gt|ge>(start, bound, k, most)`: the trips of an OKL geometric loop (src/okl/lower/geometric.ts). */
-const SHIFT_TRIP = /^okl_trip_(u?)int(8|16|32|64)_(shl|shr|mul|div)_(lt|le|gt|ge)$/;
+/**
+ * `okl_trip_<type>_<op>_<lt|le|gt|ge>(start, bound, k, most)`: the trips of an OKL loop `for (T v =
+ * start; v CMP bound; v OP= k)`: `add`/`sub` for a host-sized @outer level (src/okl/lower/kernel-loops.ts),
+ * `shl|shr|mul|div` for a geometric loop (src/okl/lower/geometric.ts).
+ */
+const SHIFT_TRIP = /^okl_trip_(u?)int(8|16|32|64)_(add|sub|shl|shr|mul|div)_(lt|le|gt|ge)$/;
 
 /**
  * The number of trips C runs `for (T v = start; v CMP bound; v <<= k)` (or `>>= k`, `*= k`,
@@ -58,23 +69,24 @@ const SHIFT_TRIP = /^okl_trip_(u?)int(8|16|32|64)_(shl|shr|mul|div)_(lt|le|gt|ge
  * changes `v` while the condition holds (`0 << k`, `-1 >> k`, `0 / k`); and one where it runs more
  * than `most` trips, the counter's bound in the kernel (the closed form `S * k^t` would leave the type).
  */
-function shiftTrip(m: RegExpExecArray, [start, bound, k, most]: number[], what: string): number {
+function loopTrip(m: RegExpExecArray, [start, bound, k, most]: bigint[], what: string): bigint {
   const [, u, bitsText, op, cmp] = m;
   const bits = BigInt(bitsText!);
   const signed = u === "";
   const lo = signed ? -(1n << (bits - 1n)) : 0n;
   const hi = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
   const type = `${signed ? "" : "u"}int${bitsText}`;
-  const big = (x: number, name: string): bigint => {
-    if (!Number.isSafeInteger(x) || BigInt(x) < lo || BigInt(x) > hi) throw new ExecutionError(`${what}: the loop's ${name} is ${x}, outside ${type}'s range (C's loop would overflow)`);
-    return BigInt(x);
+  const big = (x: bigint, name: string): bigint => {
+    if (x < lo || x > hi) throw new ExecutionError(`${what}: the loop's ${name} is ${x}, outside ${type}'s range (C's loop would overflow)`);
+    return x;
   };
   const e = big(bound!, "bound");
-  const kb = BigInt(k!);
+  const kb = k!;
   const holds = (x: bigint) => (cmp === "lt" ? x < e : cmp === "le" ? x <= e : cmp === "gt" ? x > e : x >= e);
+  if (op === "add" || op === "sub") return stepTrip(big(start!, "start"), e, kb, op === "add", cmp!, holds, lo, hi, type, what);
   const sign = { shl: "<<", shr: ">>", mul: "*", div: "/" }[op!];
   let v = big(start!, "start");
-  let n = 0;
+  let n = 0n;
   while (holds(v)) {
     n++;
     if (op === "shl" && v < 0n) throw new ExecutionError(`${what}: the loop shifts the negative value ${v} left (undefined in C)`);
@@ -84,5 +96,20 @@ function shiftTrip(m: RegExpExecArray, [start, bound, k, most]: number[], what: 
     if (n > most!) throw new ExecutionError(`${what}: the loop runs more than ${most} trips from ${start}, more than Loom's counter of it covers (${type}'s range); not supported`);
     v = next;
   }
+  return n;
+}
+
+/**
+ * The trips of `for (v = start; v CMP bound; v += step)` (`-=` when `!up`), in closed form: an
+ * ExecutionError where C's loop never ends (a step <= 0 while the condition holds) or where the
+ * value after the last trip, which C computes, passes the type's range.
+ */
+function stepTrip(start: bigint, bound: bigint, step: bigint, up: boolean, cmp: string, holds: (x: bigint) => boolean, lo: bigint, hi: bigint, type: string, what: string): bigint {
+  if (!holds(start)) return 0n;
+  if (step <= 0n) throw new ExecutionError(`${what}: the loop never ends (it steps by ${up ? "+" : "-"}${step} from ${start} while the condition holds)`);
+  const span = up ? bound - start : start - bound;
+  const n = cmp === "lt" || cmp === "gt" ? (span + step - 1n) / step : span / step + 1n;
+  const last = up ? start + n * step : start - n * step;
+  if (last < lo || last > hi) throw new ExecutionError(`${what}: the loop's value after its last trip is ${last}, past ${type}'s range (C's loop overflows)`);
   return n;
 }

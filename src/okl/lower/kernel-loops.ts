@@ -15,6 +15,9 @@ import { hostForm, nonUniform, type UniformFacts } from "./uniform.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 import { StatementLowering } from "./kernel-statements.js";
 
+/** The comparison of a host-counted loop as derived-args.ts names it. */
+const CMP_NAMES: Readonly<Record<string, string>> = { "<": "lt", "<=": "le", ">": "gt", ">=": "ge" };
+
 export abstract class LoopLowering extends StatementLowering {
   /** Trip counts the host computes (Kernel.oklOptions.derivedArgs), made value arguments after the kernel's own. */
   protected readonly derivedArgs: OklDerivedArg[] = [];
@@ -224,8 +227,15 @@ export abstract class LoopLowering extends StatementLowering {
           `(bounds affine in the arguments, like \`j < n\`, or constant are)`, s.pos);
       }
     };
-    const derived = (start: Expr, stride: Expr, base: string): string =>
-      (this.derivedValue(tripCount(start, h.end, stride, h.cmp), base, `the trip count of @outer loop "${h.name}" (line ${s.pos.line})`, "int32") as { name: string }).name;
+    // The host runs C's loop in the iterator's type (derived-args.ts loopTrip): a step <= 0 or an
+    // iterator passing its type's range after the last trip is an ExecutionError there, as C's loop
+    // never ends or overflows, where tripCount's formula would give a count C's loop does not have.
+    const derived = (start: Expr, stride: Expr, base: string): string => {
+      const up = h.cmp === "<" || h.cmp === "<=";
+      const fn = `okl_trip_${h.dtype}_${up ? "add" : "sub"}_${CMP_NAMES[h.cmp]}`;
+      const call: Expr = { kind: "call", fn, args: [start, h.end, stride, c(2 ** 31 - 1)] };
+      return (this.derivedValue(call, base, `the trip count of @outer loop "${h.name}" (line ${s.pos.line})`, "int32") as { name: string }).name;
+    };
     if (okl?.kind !== "tile") {
       if (okl && !hostSized) sequential();
       const start = hostSized ? h.start : this.capture(h.start, `${h.name}_start`, held, ctx, s.pos);

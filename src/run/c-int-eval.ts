@@ -1,0 +1,141 @@
+/**
+ * C's integer meaning of an expression over value arguments, for the sizes the host computes from
+ * an OKL source before a launch (derived-args.ts): `(entries + size - 1) / size` is evaluated as C
+ * evaluates it in the arguments' types, with C's integer promotions and usual arithmetic
+ * conversions, exactly (BigInt). Where C's evaluation is undefined (a signed overflow, a division
+ * by zero, a conversion of a value a signed type cannot hold) it is an ExecutionError naming the
+ * sub-expression, never a size computed past C's meaning; unsigned arithmetic wraps, as C's does.
+ * The IR's own operators keep their meaning: `/` truncates, `//` floors, `%` is Python's (the OKL
+ * import spells C's `%` with them, src/okl/lower/c-remainder.ts).
+ *
+ *   evalCInt(parseExpr("(e + s - 1) / s"), new Map([["e", -(2n**31n)], ["s", -2n]]), types, "eo_end")
+ *   // ExecutionError: eo_end: e + s = -2147483650 overflows int32 (undefined in C)
+ */
+import { ExecutionError } from "../errors.js";
+import { exprToString, isFloat, type Dtype, type Expr } from "../ir/index.js";
+
+/** An integer type C computes in (after the integer promotions). */
+interface CType { readonly signed: boolean; readonly bits: 32 | 64 }
+
+const INT: CType = { signed: true, bits: 32 };
+const name = (t: CType) => `${t.signed ? "" : "u"}int${t.bits}`;
+const lo = (t: CType) => (t.signed ? -(1n << BigInt(t.bits - 1)) : 0n);
+const hi = (t: CType) => (t.signed ? (1n << BigInt(t.bits - 1)) - 1n : (1n << BigInt(t.bits)) - 1n);
+
+/** C's type of a value of dtype `d` after the integer promotions; undefined for floating types. */
+function promoted(d: Dtype): CType | undefined {
+  if (isFloat(d)) return undefined;
+  const m = /^(u?)int(8|16|32|64)$/.exec(d);
+  if (!m) return d === "bool" ? INT : undefined;
+  const bits = Number(m[2]);
+  return bits < 32 ? INT : { signed: m[1] === "", bits: bits as 32 | 64 };
+}
+
+/** C's usual arithmetic conversions of two promoted integer types. */
+function common(a: CType, b: CType): CType {
+  if (a.signed === b.signed) return a.bits >= b.bits ? a : b;
+  const [s, u] = a.signed ? [a, b] : [b, a];
+  if (u.bits >= s.bits) return u;
+  return s; // a wider signed type holds every value of the narrower unsigned one
+}
+
+interface Typed { readonly v: bigint; readonly t: CType }
+
+/**
+ * C's value of `e` (an integer expression of the IR over value arguments `params`, whose dtypes
+ * `types` gives), or an ExecutionError where C has none.
+ */
+export function evalCInt(e: Expr, params: ReadonlyMap<string, bigint>, types: ReadonlyMap<string, Dtype>, what: string): bigint {
+  const fail = (detail: string): never => {
+    throw new ExecutionError(`${what}: ${detail}`);
+  };
+  /** `v` as a value of type `t` (C's conversion: modular into an unsigned type; a signed type must hold it). */
+  const convert = (v: bigint, t: CType, n: Expr): bigint => {
+    if (!t.signed) return BigInt.asUintN(t.bits, v);
+    if (v < lo(t) || v > hi(t)) fail(`${exprToString(n)} = ${v} does not fit ${name(t)} (C's conversion is not defined)`);
+    return v;
+  };
+  /** The result of an operation in type `t`: a signed overflow is undefined in C; unsigned wraps. */
+  const result = (v: bigint, t: CType, n: Expr): Typed => {
+    if (t.signed && (v < lo(t) || v > hi(t))) fail(`${exprToString(n)} = ${v} overflows ${name(t)} (undefined in C)`);
+    return { v: t.signed ? v : BigInt.asUintN(t.bits, v), t };
+  };
+  const go = (n: Expr): Typed => {
+    switch (n.kind) {
+      case "const": {
+        if (n.isFloat || !Number.isInteger(n.value)) return fail(`${exprToString(n)} is not an integer`);
+        const v = BigInt(n.value);
+        const t = n.dtype ? promoted(n.dtype) : v >= lo(INT) && v <= hi(INT) ? INT : { signed: true, bits: 64 } as CType;
+        if (!t) return fail(`${exprToString(n)} is not an integer`);
+        return { v: convert(v, t, n), t };
+      }
+      case "var": {
+        const v = params.get(n.name);
+        if (v === undefined) return fail(`uses "${n.name}", which is not a value argument that was passed`);
+        const t = promoted(types.get(n.name) ?? "int32");
+        if (!t) return fail(`"${n.name}" is not an integer argument`);
+        return { v: convert(v, t, n), t };
+      }
+      case "neg": {
+        const a = go(n.operand);
+        return result(-a.v, a.t, n);
+      }
+      case "cast": {
+        const t = promoted(n.dtype);
+        if (!t) return fail(`${exprToString(n)} converts to a floating type`);
+        const a = go(n.value);
+        // A cast to a type narrower than int converts to it, then promotes back to int.
+        const narrow = /^(u?)int(8|16)$/.exec(n.dtype);
+        if (narrow) return { v: convert(a.v, { signed: narrow[1] === "", bits: Number(narrow[2]) as 32 }, n), t };
+        return { v: convert(a.v, t, n), t };
+      }
+      case "arith": {
+        const a = go(n.left);
+        const b = go(n.right);
+        const t = common(a.t, b.t);
+        const x = convert(a.v, t, n.left);
+        const y = convert(b.v, t, n.right);
+        switch (n.op) {
+          case "+": return result(x + y, t, n);
+          case "-": return result(x - y, t, n);
+          case "*": return result(x * y, t, n);
+          case "/": case "//": case "%": {
+            if (y === 0n) return fail(`divides by zero (${exprToString(n.right)} = 0)`);
+            if (n.op === "/") return result(x / y, t, n);
+            const q = x / y - ((x % y !== 0n) && ((x < 0n) !== (y < 0n)) ? 1n : 0n); // floor
+            return result(n.op === "//" ? q : x - q * y, t, n);
+          }
+          default: return fail(`cannot evaluate ${exprToString(n)} before the run (operator ${n.op})`);
+        }
+      }
+      case "compare": {
+        const a = go(n.left);
+        const b = go(n.right);
+        const t = common(a.t, b.t);
+        const x = convert(a.v, t, n.left);
+        const y = convert(b.v, t, n.right);
+        const r = n.op === "<" ? x < y : n.op === "<=" ? x <= y : n.op === ">" ? x > y : n.op === ">=" ? x >= y : n.op === "==" ? x === y : x !== y;
+        return { v: r ? 1n : 0n, t: INT };
+      }
+      case "if": {
+        const c = go(n.cond);
+        const a = go(n.then);
+        const b = go(n.else);
+        const t = common(a.t, b.t);
+        return c.v !== 0n ? { v: convert(a.v, t, n.then), t } : { v: convert(b.v, t, n.else), t };
+      }
+      case "call":
+        if ((n.fn === "min" || n.fn === "max") && n.args.length > 0) {
+          const xs = n.args.map(go);
+          const t = xs.map((x) => x.t).reduce(common);
+          const vs = xs.map((x, k) => convert(x.v, t, n.args[k]!));
+          return { v: vs.reduce((p, q) => ((n.fn === "min") === (q < p) ? q : p)), t };
+        }
+        break;
+      default:
+        break;
+    }
+    return fail(`cannot evaluate ${exprToString(n)} before the run`);
+  };
+  return go(e).v;
+}
