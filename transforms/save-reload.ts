@@ -153,7 +153,10 @@ function saveAndReloadBound(k: Kernel, t: Temporary, barriers: readonly string[]
     Object.assign(insnDefaults(id), { kind: "assign" as const, lhs, rhs, withinInames: [...withinInames].sort(), dependsOn: [...dependsOn], atomicity: "none" as const });
   const writers = users.filter((x) => insnWrites(x).includes(t.name));
   const saveOf = new Map(writers.map((w) => [w.id, assign(newId(`${w.id}_save`), sub(saveName, ...slot), v(t.name), w.withinInames, [w.id])]));
-  const reloadOf = new Map(barriers.map((g) => [g, assign(newId(`${t.name}_reload`), v(t.name), sub(saveName, ...slot), inames, [g])]));
+  // The reload runs in the barrier's own loops too: a barrier inside a sequential (host) loop is
+  // passed once per trip, and each trip's readers need that trip's value (the slot is per work-item).
+  const withinOf = new Map(k.instructions.map((x) => [x.id, x.withinInames]));
+  const reloadOf = new Map(barriers.map((g) => [g, assign(newId(`${t.name}_reload`), v(t.name), sub(saveName, ...slot), [...new Set([...inames, ...(withinOf.get(g) ?? [])])], [g])]));
   const out: Instruction[] = [];
   for (const x of k.instructions) {
     const before = deps.get(x.id)!;
