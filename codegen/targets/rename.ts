@@ -139,12 +139,33 @@ function renameStmt(s: Stmt, nm: Naming): Stmt {
       return body === s.body ? s : { ...s, body: body as Stmt[] };
     }
     case "for": {
-      const pragmas = s.pragmas?.map((p) => p.replace(/private\(([^)]*)\)/, (_, list: string) => `private(${list.split(",").map((n) => f(n.trim())).join(", ")})`));
-      return { ...s, v: f(s.v), lo: renameEx(s.lo, nm), hi: renameEx(s.hi, nm), body: renameStmt(s.body, nm), ...(pragmas ? { pragmas } : {}) };
+      const pragmas = s.pragmas?.some((p) => p.includes("private("))
+        ? s.pragmas.map((p) => p.replace(/private\(([^)]*)\)/, (_, list: string) => `private(${list.split(",").map((n) => f(n.trim())).join(", ")})`))
+        : s.pragmas;
+      const v = f(s.v);
+      const lo = renameEx(s.lo, nm);
+      const hi = renameEx(s.hi, nm);
+      const body = renameStmt(s.body, nm);
+      if (v === s.v && lo === s.lo && hi === s.hi && body === s.body && pragmas === s.pragmas) return s;
+      return { ...s, v, lo, hi, body, ...(pragmas ? { pragmas } : {}) };
     }
-    case "if": return { ...s, cond: renameEx(s.cond, nm), then: renameStmt(s.then, nm), ...(s.else ? { else: renameStmt(s.else, nm) } : {}) };
-    case "while": case "doWhile": return { ...s, cond: renameEx(s.cond, nm), body: renameStmt(s.body, nm) };
-    case "decl": return { ...s, name: f(s.name), ...(s.init ? { init: renameEx(s.init, nm) } : {}) };
+    case "if": {
+      const cond = renameEx(s.cond, nm);
+      const then = renameStmt(s.then, nm);
+      const els = s.else ? renameStmt(s.else, nm) : undefined;
+      if (cond === s.cond && then === s.then && els === s.else) return s;
+      return { ...s, cond, then, ...(els ? { else: els } : {}) };
+    }
+    case "while": case "doWhile": {
+      const cond = renameEx(s.cond, nm);
+      const body = renameStmt(s.body, nm);
+      return cond === s.cond && body === s.body ? s : { ...s, cond, body };
+    }
+    case "decl": {
+      const name = f(s.name);
+      const init = s.init ? renameEx(s.init, nm) : undefined;
+      return name === s.name && init === s.init ? s : { ...s, name, ...(init ? { init } : {}) };
+    }
     case "assign": {
       const rhs = renameEx(s.rhs, nm);
       if (s.name !== undefined && nm.cells.has(s.name)) {
@@ -162,8 +183,14 @@ function renameStmt(s: Stmt, nm: Naming): Stmt {
         ...(index ? { index } : {}),
       };
     }
-    case "barrier": return { ...s, comment: commentText(s.comment) };
-    case "comment": return { ...s, text: commentText(s.text) };
+    case "barrier": {
+      const comment = commentText(s.comment);
+      return comment === s.comment ? s : { ...s, comment };
+    }
+    case "comment": {
+      const text = commentText(s.text);
+      return text === s.text ? s : { ...s, text };
+    }
     case "break": case "continue": case "raw": return s;
     default: return assertNever(s, "AST statement");
   }
