@@ -194,9 +194,12 @@ export class LoopLowering {
     if (u) {
       // Uniform bounds, the varying ones as a guard (codegen/lower/uniform-loops.ts: PoCL).
       const body = make(withRows(boundRows(lower, upper)));
-      const cond = condOf(boundRows(u.guardLower, u.guardUpper), this.h.subst);
-      const guarded: Stmt = body.length === 0 ? block([]) : { k: "if", cond, then: block(body) };
-      return [this.forStmt(iname, this.boundEx(u.lower, "lower", ctx), this.boundEx(u.upper, "upper", ctx), block([guarded]), known)];
+      // Varying bounds that the uniform ones imply within the context need no guard (cheap proofs:
+      // `8 * a_dim_1_outer + lid(0) <= 15` for `a_dim_1_outer <= 1` and `lid(0) <= 7`).
+      const within = withRows(boundRows(u.lower, u.upper));
+      const rows = boundRows(u.guardLower, u.guardUpper).filter((r) => !inContext(r, within));
+      const inner: Stmt[] = body.length === 0 ? [block([])] : rows.length === 0 ? body : [{ k: "if", cond: condOf(rows, this.h.subst), then: block(body) }];
+      return [this.forStmt(iname, this.boundEx(u.lower, "lower", ctx), this.boundEx(u.upper, "upper", ctx), block(inner), known)];
     }
     return [this.forStmt(iname, lo, hi, block(make(withRows(boundRows(lower, upper)))), known)];
   }
