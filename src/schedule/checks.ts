@@ -29,22 +29,21 @@ export function constRange(k: Kernel, iname: string): ConstRange | undefined {
   // Asked of one kernel many times (tag checks, reductions, ilp, barriers): remembered per frozen
   // domain list and assumptions, the two it depends on.
   const ds = k.domains;
-  let byAssumptions = rangesByDomains.get(ds);
-  if (byAssumptions === undefined) {
+  if (lastRanges.domains !== ds || lastRanges.assumptions !== k.assumptions) {
     if (!Object.isFrozen(ds) || !ds.every((d) => Object.isFrozen(d)) || !Object.isFrozen(k.assumptions)) return constRangeOfDomain(k, iname);
-    rangesByDomains.set(ds, (byAssumptions = new WeakMap()));
+    lastRanges = { domains: ds, assumptions: k.assumptions, ranges: new Map() };
   }
-  let known = byAssumptions.get(k.assumptions);
-  if (known === undefined) {
-    if (!Object.isFrozen(k.assumptions)) return constRangeOfDomain(k, iname);
-    byAssumptions.set(k.assumptions, (known = new Map()));
-  }
-  let r = known.get(iname);
-  if (r === undefined) known.set(iname, (r = constRangeOfDomain(k, iname) ?? null));
+  let r = lastRanges.ranges.get(iname);
+  if (r === undefined) lastRanges.ranges.set(iname, (r = constRangeOfDomain(k, iname) ?? null));
   return r ?? undefined;
 }
 
-const rangesByDomains = new WeakMap<readonly BasicSet[], WeakMap<BasicSet, Map<string, ConstRange | null>>>();
+/** The answers for the domain list and assumptions last asked about (one kernel's passes ask in turn; one entry, no WeakMap). */
+let lastRanges: {
+  readonly domains: readonly BasicSet[] | undefined;
+  readonly assumptions: BasicSet | undefined;
+  readonly ranges: Map<string, ConstRange | null>;
+} = { domains: undefined, assumptions: undefined, ranges: new Map() };
 
 function constRangeOfDomain(k: Kernel, iname: string): ConstRange | undefined {
   const d = k.domains.find((s) => s.dims.includes(iname));

@@ -29,19 +29,22 @@ export function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): 
   // The axis is a function of the domain list (errors aside, which name the kernel and are not
   // remembered): asked by preprocessing's checks and again per device kernel, of one list.
   const ds = k.domains;
-  let known = axesByDomains.get(ds);
-  if (known === undefined) {
+  if (lastAxes.domains !== ds) {
     if (!Object.isFrozen(ds) || !ds.every((d) => Object.isFrozen(d))) return hwAxisOfDomains(k, iname, tag, axis);
-    axesByDomains.set(ds, (known = new Map()));
+    lastAxes = { domains: ds, axes: new Map() };
   }
   const key = `${tag}${axis}|${iname}`;
-  let ax = known.get(key);
-  if (ax === undefined) known.set(key, (ax = hwAxisOfDomains(k, iname, tag, axis)));
+  let ax = lastAxes.axes.get(key);
+  if (ax === undefined) lastAxes.axes.set(key, (ax = hwAxisOfDomains(k, iname, tag, axis)));
   return ax;
 }
 
-/** `hwAxis` per domain list (frozen: a list and its sets cannot change). */
-const axesByDomains = new WeakMap<readonly BasicSet[], Map<string, HwAxis>>();
+/**
+ * `hwAxis` of the domain list last asked about (frozen: a list and its sets cannot change): one
+ * kernel's passes ask of one list in turn, and one entry (no WeakMap for the collector to trace)
+ * is all they need.
+ */
+let lastAxes: { readonly domains: readonly BasicSet[] | undefined; readonly axes: Map<string, HwAxis> } = { domains: undefined, axes: new Map() };
 
 function hwAxisOfDomains(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   const own = ownFactor(k, iname);
