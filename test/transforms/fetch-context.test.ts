@@ -13,7 +13,7 @@ import { isEmpty } from "../../src/poly/index.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { addPrefetch, splitIname, type PrefetchOptions } from "../../transforms/index.js";
-import { outerContextShortcuts, useOuterContextShortcut } from "../../transforms/fetch-store.js";
+import { outerContextShortcuts, useOuterContextShortcut } from "../../transforms/fetch-domain.js";
 import { genKernelOf } from "./gen-kernels.js";
 import { routeOutcome } from "./route-outcome.js";
 

@@ -1,0 +1,172 @@
+/**
+ * The domain of a fetch's store (transforms/fetch-store.ts): its footprint shifted to the new
+ * inames and gisted in the context of its outer loops, the predicates that keep it inside the
+ * array, and those that tie a new iname to an outer loop.
+ */
+import { LoomError } from "../src/errors.js";
+import type { Footprint } from "../src/analysis/index.js";
+import { iterationDomain, uniqueName, type Expr, type Kernel } from "../src/ir/index.js";
+import {
+  aff, addConstraints, eliminateExact, gist, intersect, isSubset, moveToParams, projectOut, rename, shiftDims,
+  type Aff, type BasicSet, type Constraint,
+} from "../src/poly/index.js";
+import { clipPredicates } from "./fetch-clip.js";
+import { constraintExpr } from "./fetch-tags.js";
+
+const outerContext = { shortcut: true, taken: 0 };
+
+/**
+ * Tests: whether a store whose domain is a piece of its footprint skips intersecting its context
+ * with the outer inames' own domain (on, the default; see storeDomain) or takes that route too.
+ */
+export function useOuterContextShortcut(on: boolean): void {
+  outerContext.shortcut = on;
+}
+
+/** How many stores took the shortcut (tests: the path is taken). */
+export function outerContextShortcuts(): number {
+  return outerContext.taken;
+}
+
+/** What storeDomain needs of the store besides the kernel and the footprint. */
+export interface StoreDomainArgs {
+  readonly boundingBox: boolean;
+  /** Every name in use: existentials are renamed apart from them. */
+  readonly taken: ReadonlySet<string>;
+  /** The new inames, one per stored axis `stored[j]` of the footprint. */
+  readonly dimNames: readonly string[];
+  readonly stored: readonly number[];
+  /** `0 <= n <= extent - 1` for the new iname `n` of footprint axis `r`. */
+  readonly bounds: (n: string, r: number) => { aff: Aff; eq: boolean }[];
+  /** The inames the store runs within. */
+  readonly outer: readonly string[];
+  /** The array's shape, when known: the store never reads outside it. */
+  readonly shape: readonly Expr[] | undefined;
+  readonly kernelInames: ReadonlySet<string>;
+}
+
+/** The store's domain, its clip predicates and the predicates moved out of its domain (see the module comment). */
+export function storeDomain(k: Kernel, fp: Footprint, a: StoreDomainArgs): { dom: BasicSet; clip: Expr[]; predicates: Expr[] } {
+  const { taken, dimNames, stored, bounds, outer, kernelInames } = a;
+  // The domain of the new inames: the footprint shifted to start at 0, exactly (as loopy fetches
+  // its footprint unless fetch_bounding_box; a triangle's fetch reads no element outside it, short
+  // of a stride, see withoutStrides), or its box when asked (boundingBox) or when the footprint is
+  // a union of pieces that none of them holds (a stencil's shifted reads), which one basic set
+  // cannot. The temporary has the box's shape either way, and the reads' offsets are the box's base.
+  const whole = a.boundingBox ? undefined : fp.isBox ? fp.set[0] : pieceHoldingAll(fp.set);
+  let dom: BasicSet = whole === undefined ? fp.boxSet : fp.isBox ? whole : withoutStrides(whole, fp.boxSet);
+  const isPiece = outerContext.shortcut && whole !== undefined && dom === whole;
+  if (isPiece) outerContext.taken++;
+  // Existentials renamed apart from the new inames (constraints name columns, existentials included).
+  const exRename: Record<string, string> = {};
+  for (const e of dom.exists) if (taken.has(e) || dimNames.includes(e)) exRename[e] = uniqueName(`${e}_ex`, new Set([...taken, ...dom.exists, ...dimNames]));
+  if (Object.keys(exRename).length > 0) dom = rename(dom, exRename);
+  // Each footprint index becomes base + new iname (or base alone, an axis not stored), with
+  // 0 <= a_dim_j < extent, the new inames the dimensions (shiftDims: one normalization).
+  dom = shiftDims(dom, fp.dims.map((d, r) => {
+    const j = stored.indexOf(r);
+    return { dim: d, base: fp.box[r]!.baseAff, to: j >= 0 ? dimNames[j]! : undefined };
+  }), dimNames.flatMap((n, j) => bounds(n, stored[j]!)));
+  // Constraints on the parameters alone say when a reader runs, not what to fetch.
+  // So are those the outer inames' own domain (the loops around the store) implies.
+  //
+  // Where the store's domain is a piece of the footprint itself (not its box, nor a piece
+  // without its strides), that domain adds nothing: every outer iname among the piece's
+  // parameters was a dimension of the iteration domain D the piece projects (accessPiece's
+  // `used`: the access's inames), so the piece's projection onto the parameters lies inside D's
+  // projection onto them, which lies inside the outer inames' own iteration domain (D's chain
+  // holds theirs: a chain of more domains is an intersection of more sets). Shifting the
+  // indices and bounding the new inames only narrows it. And the piece holds the assumptions
+  // (computeAccessPiece intersects them). So ctx is the same set either way, and gist and the
+  // clip's emptiness tests are exact (they depend on ctx's points, not its rows): skipping the
+  // outer domain (a projection of each new variant's domain) changes no answer.
+  let ctx: BasicSet | undefined;
+  if (dimNames.length > 0) {
+    ctx = projectOut(dom, dimNames);
+    const outerHere = isPiece ? [] : outer.filter((o) => ctx!.params.includes(o));
+    if (outerHere.length > 0) ctx = intersect(ctx, moveToParams(iterationDomain(k, outerHere), outerHere));
+    if (!isPiece && k.assumptions.constraints.length > 0) ctx = intersect(ctx, k.assumptions);
+    dom = gist(dom, ctx);
+  }
+  dom = projectOutStray(dom, new Set(outer), kernelInames);
+  // The store never reads outside the array: each bound of the shape that the store's domain
+  // (in the context of its outer loops) does not imply becomes a predicate.
+  const clip = a.shape !== undefined && a.shape.length === fp.box.length
+    ? clipPredicates(k, a.shape, fp.box, stored, dimNames, dom, ctx, kernelInames)
+    : [];
+  // Constraints that tie a new iname to an outer iname that is a loop (not a g iname) become
+  // predicates of the store: in the domain they would make that loop's bounds depend on the new
+  // (often local) inames, and a loop with a barrier in it must be the same for all work-items.
+  const predicates: Expr[] = [];
+  {
+    const loopOuter = new Set(outer.filter((o) => k.inameTags[o]?.kind !== "g"));
+    const np = dom.params.length;
+    const nd = dom.dims.length;
+    const keep: Constraint[] = [];
+    const moved: Constraint[] = [];
+    for (const con of dom.constraints) {
+      const hasEx = con.coeffs.some((x, j) => j >= np + nd && x !== 0);
+      const tiesLoop = con.coeffs.some((x, j) => j < np && x !== 0 && loopOuter.has(dom.params[j]!));
+      const hasDim = con.coeffs.some((x, j) => j >= np && j < np + nd && x !== 0);
+      (tiesLoop && hasDim && !hasEx ? moved : keep).push(con);
+    }
+    if (moved.length > 0) {
+      const names = [...dom.params, ...dom.dims];
+      for (const con of moved) {
+        const terms: Record<string, number> = {};
+        con.coeffs.forEach((x, j) => {
+          if (x !== 0 && j < names.length) terms[names[j]!] = x;
+        });
+        predicates.push(constraintExpr(aff(terms, con.constant), con.eq));
+      }
+      dom = { ...dom, constraints: keep } as BasicSet;
+      // The gist may have dropped a new iname's own bounds as implied by the moved rows: restore them.
+      dom = addConstraints(dom, dimNames.flatMap((n, j) => bounds(n, stored[j]!)));
+    }
+  }
+
+  return { dom, clip, predicates };
+}
+
+/**
+ * The piece of a footprint that contains every other (the footprint itself: one piece, or reads
+ * repeated, `a[i, j]*a[i, j]`), if any. Containment that cannot be decided (existentials that are
+ * no floor definitions) counts as not contained.
+ */
+function pieceHoldingAll(pieces: readonly BasicSet[]): BasicSet | undefined {
+  if (pieces.length === 1) return pieces[0];
+  const holds = (p: BasicSet, q: BasicSet): boolean => {
+    try {
+      return isSubset(q, p);
+    } catch (e) {
+      if (e instanceof LoomError) return false;
+      throw e;
+    }
+  };
+  return pieces.find((p) => pieces.every((q) => q === p || holds(p, q)));
+}
+
+/**
+ * A footprint piece (not its box) as the fetch's domain: the piece itself when no existential ties
+ * its indices (`0 <= y <= x < 8`, a triangle), or when those existentials can be eliminated
+ * exactly; otherwise (a strided read `a[2*i]`: `x = 2e`) the piece without the rows that tie an
+ * index to an existential, within the box: a superset of the footprint without its stride. (The
+ * CPU targets' lowerForCpu cannot guard a fetch iname whose domain has a stride where it shares a
+ * hardware axis with the readers' inames, so a stride is not fetched exactly.)
+ */
+function withoutStrides(piece: BasicSet, box: BasicSet): BasicSet {
+  const np = piece.params.length;
+  const nd = piece.dims.length;
+  const tiesIndex = (con: Constraint) => con.coeffs.some((x, j) => j >= np && j < np + nd && x !== 0) && con.coeffs.some((x, j) => j >= np + nd && x !== 0);
+  if (!piece.constraints.some(tiesIndex)) return piece;
+  const flat = eliminateExact(piece, piece.exists);
+  if (flat.exact && flat.set.exists.length === 0) return flat.set;
+  return intersect({ ...piece, constraints: piece.constraints.filter((con) => !tiesIndex(con)) } as BasicSet, box);
+}
+
+/** Project out parameters that are inames but not outer inames (cannot happen after projection; kept for safety). */
+function projectOutStray(dom: BasicSet, outer: ReadonlySet<string>, inames: ReadonlySet<string>): BasicSet {
+  const stray = dom.params.filter((p) => inames.has(p) && !outer.has(p));
+  return stray.length > 0 ? projectOut(dom, stray) : dom;
+}
+
