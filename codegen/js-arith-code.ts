@@ -197,6 +197,11 @@ export const MATH_JS: Readonly<Record<string, (a: readonly string[]) => string>>
   pow: (a) => `Math.pow(${a[0]}, ${a[1]})`, fabs: (a) => `Math.abs(${a[0]})`, floor: (a) => `Math.floor(${a[0]})`,
   ceil: (a) => `Math.ceil(${a[0]})`, rsqrt: (a) => `(1 / Math.sqrt(${a[0]}))`, erf: (a) => `H.erf(${a[0]})`,
   fmod: (a) => `(${a[0]} % ${a[1]})`, fma: (a) => `(${a[0]} * ${a[1]} + ${a[2]})`,
+  asinh: (a) => `Math.asinh(${a[0]})`, acosh: (a) => `Math.acosh(${a[0]})`, atanh: (a) => `Math.atanh(${a[0]})`,
+  log1p: (a) => `Math.log1p(${a[0]})`, expm1: (a) => `Math.expm1(${a[0]})`, cbrt: (a) => `Math.cbrt(${a[0]})`,
+  hypot: (a) => `Math.hypot(${a[0]}, ${a[1]})`, exp2: (a) => `Math.pow(2, ${a[0]})`, trunc: (a) => `Math.trunc(${a[0]})`,
+  // C's round is half away from zero (Math.round is half up); erfc and copysign have no Math twin.
+  round: (a) => `H.cround(${a[0]})`, erfc: (a) => `H.erfc(${a[0]})`, copysign: (a) => `H.copysign(${a[0]}, ${a[1]})`,
 };
 
 /**

@@ -24,6 +24,7 @@ export const VECTOR_WIDTHS: ReadonlySet<number> = new Set([2, 3, 4, 8, 16]);
 const LANEWISE_CALLS: ReadonlySet<string> = new Set([
   "sqrt", "exp", "log", "log10", "log2", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
   "pow", "fabs", "floor", "ceil", "rsqrt", "erf", "fmod", "fma", "abs",
+  "asinh", "acosh", "atanh", "log1p", "expm1", "cbrt", "hypot", "exp2", "trunc", "round", "erfc", "copysign",
 ]);
 
 /** The loop whose lanes an expression runs on: variable `v` from `lo`, `width` lanes. */

@@ -13,6 +13,7 @@ import type { LoweredKernel } from "../lower.js";
 import type { NameAllocator } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { noAtomic } from "./atomics.js";
+import { refuseMissingMath } from "./math-c99.js";
 import { CFamilyTarget, floatText, type KernelParts } from "./cfamily.js";
 import { hostFunction } from "./host-launch.js";
 import { LOCAL_LOOP_VARS, withLocalLoops } from "./ispc-local-loops.js";
@@ -76,7 +77,10 @@ export const ispcTarget = new CFamilyTarget({
     `      uniform ${i64} v = extract(value, lane);\n      t[0] = extract(site, lane); t[1] = (uniform ${u32}) v; t[2] = (uniform ${u32}) ((uniform uint64) v >> 32);\n    }\n  }\n}`,
   argDecl: (a, ty) => (a.kind === "value" ? `uniform ${ty} ${a.name}` : `uniform ${ty}${a.written ? "" : " const"} *uniform ${a.name}`),
   // ISPC's min/max/abs are overloaded for floats; doubles are written with a `d` suffix (2.5d).
-  call: (fn, t, args) => ((fn === "min" || fn === "max" || fn === "abs") && (t === "float32" || t === "float64" || t === "int64") ? `${fn}(${args.join(", ")})` : undefined),
+  call: (fn, t, args) => {
+    refuseMissingMath("ispc", fn);
+    return (fn === "min" || fn === "max" || fn === "abs") && (t === "float32" || t === "float64" || t === "int64") ? `${fn}(${args.join(", ")})` : undefined;
+  },
   literal: (v, t) => (t === "float64" && Number.isFinite(v) ? `${floatText(v, false)}d` : undefined),
   kernelFunction,
 });

@@ -12,6 +12,7 @@ import type { NameAllocator } from "../names.js";
 import type { GeneratedCode } from "../types.js";
 import { noAtomic } from "./atomics.js";
 import { CFamilyTarget } from "./cfamily.js";
+import { refuseMissingMath } from "./math-c99.js";
 import { hostFunction } from "./host-launch.js";
 
 /** The names of the position parameters (reserved in the metal dialect). */
@@ -63,7 +64,10 @@ export const metalTarget = new CFamilyTarget({
   argDecl: (a, ty, n) => (a.kind === "value"
     ? `constant ${ty} &${a.name} [[buffer(${n})]]`
     : `device ${ty}${a.written ? "" : " const"} *${a.name} [[buffer(${n})]]`),
-  call: (fn, t, args) => (fn === "abs" && (t === "int64" || t === "uint64") ? `abs(${args.join(", ")})` : undefined),
+  call: (fn, t, args) => {
+    refuseMissingMath("metal", fn);
+    return fn === "abs" && (t === "int64" || t === "uint64") ? `abs(${args.join(", ")})` : undefined;
+  },
   extraParams: [`uint3 ${GROUP} [[threadgroup_position_in_grid]]`, `uint3 ${LOCAL} [[thread_position_in_threadgroup]]`],
 });
 

@@ -11,6 +11,7 @@ import { assertNever, CodegenError } from "../../src/errors.js";
 import type { Dtype } from "../../src/ir/index.js";
 import type { BinOp, Ex, ExDtype, IntTrapSite } from "../ast.js";
 import { intTrapMessage } from "./int-traps.js";
+import { refuseMissingMath } from "./math-c99.js";
 
 
 /** The WGSL types Loom's values have: int32 and index arithmetic `i32`, uint32 `u32`, float32 `f32`, bool `bool`. */
@@ -232,6 +233,7 @@ export class WgslExprPrinter {
     };
     // Of bools (0 or 1), as the interpreter computes them: min is and, max is or, abs the value.
     if (t === "bool" && (fn === "min" || fn === "max" || fn === "abs")) return fn === "abs" ? a[0]! : { c: `(${a.map((x) => x.c).join(fn === "min" ? " & " : " | ")})`, t };
+    refuseMissingMath("wgsl", fn);
     switch (fn) {
       case "min": case "max": case "abs": return { c: `${fn}(${list})`, t };
       case "fabs": return float("abs");
@@ -241,7 +243,7 @@ export class WgslExprPrinter {
       case "log10": return { c: `(log2(${list}) * 0.30102999566f)`, t };
       case "fmod": return { c: `(${a[0]!.c} % ${a[1]!.c})`, t };
       case "sqrt": case "exp": case "log": case "log2": case "sin": case "cos": case "tan": case "asin": case "acos": case "atan":
-      case "atan2": case "sinh": case "cosh": case "tanh": case "floor": case "ceil": case "fma":
+      case "atan2": case "sinh": case "cosh": case "tanh": case "floor": case "ceil": case "fma": case "exp2": case "trunc":
         return float(fn);
       default: throw new CodegenError(`the wgsl target has no function ${fn}`);
     }

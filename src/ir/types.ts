@@ -27,6 +27,9 @@ export const MATH_FUNCTIONS: Readonly<Record<string, "float" | "same" | "combine
   asin: "float", acos: "float", atan: "float", atan2: "float", sinh: "float", cosh: "float", tanh: "float",
   pow: "float", fabs: "float", floor: "float", ceil: "float", rsqrt: "float", erf: "float", fmod: "float",
   fma: "float", abs: "same", min: "combine", max: "combine",
+  // C99's <math.h> functions of real kernels (issue 20), with C's meaning on every target.
+  asinh: "float", acosh: "float", atanh: "float", log1p: "float", expm1: "float", cbrt: "float", hypot: "float",
+  exp2: "float", trunc: "float", round: "float", erfc: "float", copysign: "float",
 };
 
 /** Combine operand types: a strong type wins over a weak one, except that a weak float makes an integer float64. */

@@ -100,6 +100,18 @@ export const H = {
     throw new ExecutionError(`instruction "${insn}": shift count ${b} is out of range; a ${w}-bit value shifts by 0 to ${w - 1} bits (other counts are undefined in C)`);
   },
   erf,
+  erfc,
+  /** C's round: halfway cases away from zero (Math.round rounds them up); -0 and NaN kept. */
+  cround(x: number): number {
+    const t = Math.trunc(x);
+    // x - t is exact (both share x's binade or t is 0); an infinity gives NaN here and stays.
+    return Math.abs(x - t) >= 0.5 ? t + Math.sign(x) : t;
+  },
+  /** C's copysign: |a| with the sign bit of b (-0 counts as negative; a NaN b as positive, as C's NAN). */
+  copysign(a: number, b: number): number {
+    const neg = b < 0 || Object.is(b, -0);
+    return neg ? -Math.abs(a) : Math.abs(a);
+  },
   /** Minimum and maximum of two exact integers (numbers or BigInts alike). */
   min<T extends number | bigint>(a: T, b: T): T {
     return a < b ? a : b;
@@ -129,6 +141,18 @@ export const H = {
     throw new ExecutionError(`instruction "${insn}": linear index ${v} out of bounds for "${array}" (${n} elements)`);
   },
 };
+
+/**
+ * erfc to about 1e-14 relative: 1 - erf below 0.5 (no cancellation there), a continued fraction
+ * from 3 on (so tiny tails keep their digits), and 1 - erf between (relative error below 1e-11).
+ */
+function erfc(x: number): number {
+  if (Number.isNaN(x)) return NaN;
+  if (x < 3) return 1 - erf(x);
+  let f = x;
+  for (let n = 60; n >= 1; n--) f = x + n / 2 / f;
+  return Math.exp(-x * x) / Math.sqrt(Math.PI) / f;
+}
 
 /** erf to about 1e-14: Taylor series near 0, a continued fraction for erfc beyond. */
 function erf(x: number): number {

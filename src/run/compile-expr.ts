@@ -102,7 +102,7 @@ function natural(e: Expr, t: Dtype, ctx: ExprContext): string {
   }
 }
 
-const ARITY: Readonly<Record<string, number>> = { atan2: 2, pow: 2, fmod: 2, fma: 3, min: 2, max: 2 };
+const ARITY: Readonly<Record<string, number>> = { atan2: 2, pow: 2, fmod: 2, fma: 3, min: 2, max: 2, hypot: 2, copysign: 2 };
 
 /** A math function with its arguments already converted to the result dtype `t`. */
 function callCode(fn: string, args: readonly string[], t: Dtype, ctx: ExprContext): string {

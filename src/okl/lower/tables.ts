@@ -16,6 +16,10 @@ export const MATH: Readonly<Record<string, string>> = {
   fabs: "fabs", fabsf: "fabs", floor: "floor", floorf: "floor", ceil: "ceil", ceilf: "ceil", rsqrt: "rsqrt", rsqrtf: "rsqrt",
   erf: "erf", erff: "erf", fmod: "fmod", fmodf: "fmod", fma: "fma", fmaf: "fma", abs: "abs",
   min: "min", max: "max", fmin: "min", fminf: "min", fmax: "max", fmaxf: "max",
+  asinh: "asinh", asinhf: "asinh", acosh: "acosh", acoshf: "acosh", atanh: "atanh", atanhf: "atanh",
+  log1p: "log1p", log1pf: "log1p", expm1: "expm1", expm1f: "expm1", cbrt: "cbrt", cbrtf: "cbrt",
+  hypot: "hypot", hypotf: "hypot", exp2: "exp2", exp2f: "exp2", trunc: "trunc", truncf: "trunc",
+  round: "round", roundf: "round", erfc: "erfc", erfcf: "erfc", copysign: "copysign", copysignf: "copysign",
 };
 
 /** The largest file-scope table read at run-time subscripts (as a chain of selects). */
