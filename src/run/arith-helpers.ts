@@ -143,14 +143,14 @@ export const H = {
 };
 
 /**
- * erfc to about 1e-14 relative: 1 - erf below 0.5 (no cancellation there), a continued fraction
- * from 3 on (so tiny tails keep their digits), and 1 - erf between (relative error below 1e-11).
+ * erfc to about 1e-15 relative: 1 - erf below 0.5 (erfc > 0.47 there: no cancellation), beyond it
+ * erfc's continued fraction with enough terms for x (about 200 / x², 800 at 0.5), so tails keep their digits.
  */
 function erfc(x: number): number {
   if (Number.isNaN(x)) return NaN;
-  if (x < 3) return 1 - erf(x);
+  if (x < 0.5) return 1 - erf(x);
   let f = x;
-  for (let n = 60; n >= 1; n--) f = x + n / 2 / f;
+  for (let n = Math.max(60, Math.ceil(200 / (x * x))); n >= 1; n--) f = x + n / 2 / f;
   return Math.exp(-x * x) / Math.sqrt(Math.PI) / f;
 }
 
