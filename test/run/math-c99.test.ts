@@ -5,7 +5,8 @@
  * log1p(-1) = -inf), NaN and the infinities. The reference is written here, apart from src/.
  */
 import { describe, expect, it } from "vitest";
-import { generateCode } from "../../codegen/index.js";
+import { BUILT_TARGETS, generateCode } from "../../codegen/index.js";
+import { fixParameters, splitIname } from "../../transforms/index.js";
 import { CodegenError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
@@ -101,6 +102,34 @@ describe("C99 math functions (asinh ... copysign) mean C's on every backend", ()
     expect(generateCode(one("trunc"), "wgsl").deviceCode).toMatch(/\btrunc\(/);
     expect(generateCode(one("atanh"), "metal").deviceCode).toMatch(/\batanh\(/);
   });
+
+  it("every target prints each function under its own name (f suffix, std:: or overload) or refuses it", () => {
+    for (const target of BUILT_TARGETS) {
+      for (const fn of [...Object.keys(ONE_ARG), ...Object.keys(TWO_ARGS)]) {
+        const one = makeKernel("{[i]: 0<=i<n}", [`o[i] = ${fn}(x[i]${fn in TWO_ARGS ? ", y[i]" : ""})`], ["x, y, o: float32[n]", "n: int32"]);
+        let code: string;
+        try {
+          code = generateCode(one, target).deviceCode;
+        } catch (e) {
+          expect(e, `${target} ${fn}`).toBeInstanceOf(CodegenError);
+          expect((e as Error).message, `${target} ${fn}`).toContain(`${target} target has no function ${fn}`);
+          continue;
+        }
+        const name = target === "js" ? { round: "H.cround", erfc: "H.erfc", copysign: "H.copysign", exp2: "Math.pow" }[fn] ?? `Math.${fn}` : fn;
+        expect(code, `${target} ${fn}`).toMatch(new RegExp(`(^|[^\\w])${name.replace(".", "\\.")}f?\\(`));
+      }
+    }
+  });
+
+  it("a vec loop on OpenCL computes them lane-wise (vector overloads), as the interpreter does", async () => {
+    const k = fixParameters(splitIname(kernel("float32"), "i", 4, { innerTag: "vec" }), { n: 24 });
+    const code = generateCode(k, "opencl").deviceCode;
+    expect(code).toMatch(/atanh\(vload4/);
+    const { x, y } = inputs("float32");
+    expect(x.length).toBe(24);
+    check(await run(k, { x, y }, { backend: "interp" }), "float32", "interp vec:");
+    for (const backend of availableNative(["opencl"])) check(await run(k, { x, y }, { backend }), "float32", `${backend} vec:`);
+  }, 120_000);
 
   it("the loopy syntax rejects a wrong argument count", async () => {
     const k = makeKernel("{[i]: 0<=i<n}", ["o[i] = hypot(x[i])"], ["x, o: float64[n]", "n: int32"]);
