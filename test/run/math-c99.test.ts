@@ -79,7 +79,7 @@ function check(got: Record<string, ArrayLike<number> | ArrayLike<bigint>>, dt: "
 
 describe("C99 math functions (asinh ... copysign) mean C's on every backend", () => {
   for (const dt of ["float64", "float32"] as const) {
-    for (const backend of ["interp", "js", ...availableNative(["c", "openmp", "opencl"])] as const) {
+    for (const backend of ["interp", "js", ...availableNative(["c", "openmp", "opencl", "cuda"])] as const) {
       it(`${backend}, ${dt}`, async () => {
         check(await run(kernel(dt), inputs(dt), { backend }), dt, `${backend} ${dt}:`);
       }, 120_000);
