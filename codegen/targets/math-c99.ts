@@ -10,12 +10,12 @@ export const C99_MATH: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Metal's standard library has no log1p, expm1, cbrt, hypot or erfc (its round is C's: half away from zero).
- * ISPC's has none of the C99 functions above with C's meaning (its round rounds halves to even).
+ * Metal's standard library has no erf, log1p, expm1, cbrt, hypot or erfc (its round is C's: half away from zero).
+ * ISPC's has no erf and none of the C99 functions above with C's meaning (its round rounds halves to even).
  */
 const MISSING: Readonly<Record<string, { readonly fns: ReadonlySet<string>; readonly why: string }>> = {
-  metal: { fns: new Set(["log1p", "expm1", "cbrt", "hypot", "erfc"]), why: "the Metal Shading Language has no such function" },
-  ispc: { fns: C99_MATH, why: "ISPC's standard library has no such function with C's meaning" },
+  metal: { fns: new Set(["erf", "log1p", "expm1", "cbrt", "hypot", "erfc"]), why: "the Metal Shading Language has no such function" },
+  ispc: { fns: new Set(["erf", ...C99_MATH]), why: "ISPC's standard library has no such function with C's meaning" },
   wgsl: {
     fns: new Set(["asinh", "acosh", "atanh", "log1p", "expm1", "cbrt", "hypot", "round", "erfc", "copysign"]),
     why: "WGSL has no such built-in with C's meaning (its acosh and atanh are undefined at the domain edges where C's give inf or NaN, its round rounds halves to even)",
