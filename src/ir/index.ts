@@ -1,5 +1,6 @@
 /** The kernel IR: dtypes, expressions, instructions, arguments, temporaries, tags, the Kernel record. */
 export * from "./dtype.js";
+export * from "./c-types.js";
 export * from "./expr.js";
 export * from "./tags.js";
 export * from "./layout.js";

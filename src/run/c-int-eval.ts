@@ -12,32 +12,25 @@
  *   // ExecutionError: eo_end: e + s = -2147483650 overflows int32 (undefined in C)
  */
 import { ExecutionError } from "../errors.js";
-import { exprToString, isFloat, type Dtype, type Expr } from "../ir/index.js";
+import { C_INT_BITS, cPromoted, cUnsigned, cUsualConversion, exprToString, type Dtype, type Expr } from "../ir/index.js";
 
-/** An integer type C computes in (after the integer promotions). */
-interface CType { readonly signed: boolean; readonly bits: 32 | 64 }
+/** An integer type C computes in (after the integer promotions): int32, uint32, int64 or uint64. */
+interface CType { readonly signed: boolean; readonly bits: number; readonly dtype: Dtype }
 
-const INT: CType = { signed: true, bits: 32 };
-const name = (t: CType) => `${t.signed ? "" : "u"}int${t.bits}`;
+const INT: CType = { signed: true, bits: 32, dtype: "int32" };
+const name = (t: CType) => t.dtype;
 const lo = (t: CType) => (t.signed ? -(1n << BigInt(t.bits - 1)) : 0n);
 const hi = (t: CType) => (t.signed ? (1n << BigInt(t.bits - 1)) - 1n : (1n << BigInt(t.bits)) - 1n);
 
-/** C's type of a value of dtype `d` after the integer promotions; undefined for floating types. */
+/** C's type of a value of dtype `d` after the integer promotions (src/ir/c-types.ts); undefined for floating types. */
 function promoted(d: Dtype): CType | undefined {
-  if (isFloat(d)) return undefined;
-  const m = /^(u?)int(8|16|32|64)$/.exec(d);
-  if (!m) return d === "bool" ? INT : undefined;
-  const bits = Number(m[2]);
-  return bits < 32 ? INT : { signed: m[1] === "", bits: bits as 32 | 64 };
+  const p = cPromoted(d);
+  const bits = C_INT_BITS[p];
+  return bits === undefined ? undefined : { signed: !cUnsigned(p), bits, dtype: p };
 }
 
-/** C's usual arithmetic conversions of two promoted integer types. */
-function common(a: CType, b: CType): CType {
-  if (a.signed === b.signed) return a.bits >= b.bits ? a : b;
-  const [s, u] = a.signed ? [a, b] : [b, a];
-  if (u.bits >= s.bits) return u;
-  return s; // a wider signed type holds every value of the narrower unsigned one
-}
+/** C's usual arithmetic conversions of two promoted integer types (src/ir/c-types.ts). */
+const common = (a: CType, b: CType): CType => promoted(cUsualConversion(a.dtype, b.dtype))!;
 
 interface Typed { readonly v: bigint; readonly t: CType }
 
@@ -65,7 +58,7 @@ export function evalCInt(e: Expr, params: ReadonlyMap<string, bigint>, types: Re
       case "const": {
         if (n.isFloat || !Number.isInteger(n.value)) return fail(`${exprToString(n)} is not an integer`);
         const v = BigInt(n.value);
-        const t = n.dtype ? promoted(n.dtype) : v >= lo(INT) && v <= hi(INT) ? INT : { signed: true, bits: 64 } as CType;
+        const t = n.dtype ? promoted(n.dtype) : v >= lo(INT) && v <= hi(INT) ? INT : promoted("int64");
         if (!t) return fail(`${exprToString(n)} is not an integer`);
         return { v: convert(v, t, n), t };
       }
@@ -86,7 +79,7 @@ export function evalCInt(e: Expr, params: ReadonlyMap<string, bigint>, types: Re
         const a = go(n.value);
         // A cast to a type narrower than int converts to it, then promotes back to int.
         const narrow = /^(u?)int(8|16)$/.exec(n.dtype);
-        if (narrow) return { v: convert(a.v, { signed: narrow[1] === "", bits: Number(narrow[2]) as 32 }, n), t };
+        if (narrow) return { v: convert(a.v, { signed: narrow[1] === "", bits: Number(narrow[2]), dtype: n.dtype }, n), t };
         return { v: convert(a.v, t, n), t };
       }
       case "arith": {

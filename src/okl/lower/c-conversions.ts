@@ -13,7 +13,7 @@
  *   cBinary("/", a, u, types)   // (uint32)a / u when a is int32 and u uint32
  *   cUnary("-", c8, types)      // -(int32)c8
  */
-import { c, combineTypes, exprType, isFloat, isShiftOp, type ArithOp, type Dtype, type Expr, type TypeInfo } from "../../ir/index.js";
+import { c, combineTypes, C_INT_BITS, cPromoted, cUnsigned, cUsualConversion, exprType, isFloat, isShiftOp, type ArithOp, type Dtype, type Expr, type TypeInfo } from "../../ir/index.js";
 
 /** Where the lowering looks names up: arguments, temporaries, block locals (inames are int32). */
 export interface CTypeFacts {
@@ -23,9 +23,8 @@ export interface CTypeFacts {
 /** The C operators this module converts. */
 export type CBinaryOp = ArithOp | "<" | ">" | "<=" | ">=" | "==" | "!=";
 
-const BITS: Readonly<Partial<Record<Dtype, number>>> = { bool: 1, int8: 8, uint8: 8, int16: 16, uint16: 16, int32: 32, uint32: 32, int64: 64, uint64: 64 };
-const UNSIGNED = (d: Dtype): boolean => d.startsWith("uint") || d === "bool";
-const UNSIGNED_OF: Readonly<Record<number, Dtype>> = { 32: "uint32", 64: "uint64" };
+const BITS = C_INT_BITS;
+const UNSIGNED = cUnsigned;
 
 /** C's type of an operand: its dtype, and whether it is an unsuffixed literal (whose IR type adapts). */
 interface CType {
@@ -33,30 +32,9 @@ interface CType {
   readonly literal: boolean;
 }
 
-/** C's integer promotion: bool, (u)int8 and (u)int16 become int32. */
-export function promoted(d: Dtype): Dtype {
-  const bits = BITS[d];
-  return bits !== undefined && bits < 32 ? "int32" : d;
-}
-
-/** C's usual arithmetic conversions of two (promoted) dtypes. */
-export function usualConversion(a: Dtype, b: Dtype): Dtype {
-  a = promoted(a);
-  b = promoted(b);
-  if (a === b) return a;
-  if (isFloat(a) || isFloat(b)) {
-    if (isFloat(a) && isFloat(b)) return (BITS_F[a] ?? 0) >= (BITS_F[b] ?? 0) ? a : b;
-    return isFloat(a) ? a : b;
-  }
-  const ba = BITS[a]!, bb = BITS[b]!;
-  if (UNSIGNED(a) === UNSIGNED(b)) return ba >= bb ? a : b;
-  const [s, u] = UNSIGNED(a) ? [b, a] : [a, b];
-  const bs = BITS[s]!, bu = BITS[u]!;
-  if (bu >= bs) return u;
-  if (bs > bu) return s; // a wider signed type holds every value of the unsigned one
-  return UNSIGNED_OF[bs]!;
-}
-const BITS_F: Readonly<Partial<Record<Dtype, number>>> = { float16: 16, float32: 32, float64: 64 };
+/** C's integer promotion and usual arithmetic conversions (src/ir/c-types.ts), under this module's names. */
+export const promoted = cPromoted;
+export const usualConversion = cUsualConversion;
 
 /** C's type of an IR expression built from C (undefined where unknown: calls of unknown functions). */
 export function cTypeOf(e: Expr, facts: CTypeFacts): Dtype | undefined {
