@@ -87,7 +87,7 @@ export const SCHEDULED_FAMILIES: Readonly<Record<string, fc.Arbitrary<KernelSour
       ... gbarrier {id=gb, dep=wt}
       out[i] = sum(r, ${body}) {id=use, dep=gb}
     end`], ["a, out: float64[n]", "n: int32"], { n: [0, 12] }, true),
-    tags: tag === "sequential" ? {} : { i: tag },
+    tags: (tag === "sequential" ? {} : { i: tag }) as Readonly<Record<string, string>>,
   })),
   // Issue 20: an inner loop bounded by per-work-item private values and a second l.0 iname.
   privateBounds: fc.constantFrom("8*(i % 2)", "8*(i % 3)").map(privateBoundsSource),
