@@ -53,6 +53,13 @@ export function evalCInt(e: Expr, params: ReadonlyMap<string, bigint>, types: Re
     if (t.signed && (v < lo(t) || v > hi(t))) fail(`${exprToString(n)} = ${v} overflows ${name(t)} (undefined in C)`);
     return { v: t.signed ? v : BigInt.asUintN(t.bits, v), t };
   };
+  /** Two operands converted to their common type (C's usual arithmetic conversions). */
+  const operands = (l: Expr, r: Expr): { x: bigint; y: bigint; t: CType } => {
+    const a = go(l);
+    const b = go(r);
+    const t = common(a.t, b.t);
+    return { x: convert(a.v, t, l), y: convert(b.v, t, r), t };
+  };
   const go = (n: Expr): Typed => {
     switch (n.kind) {
       case "const": {
@@ -83,11 +90,7 @@ export function evalCInt(e: Expr, params: ReadonlyMap<string, bigint>, types: Re
         return { v: convert(a.v, t, n), t };
       }
       case "arith": {
-        const a = go(n.left);
-        const b = go(n.right);
-        const t = common(a.t, b.t);
-        const x = convert(a.v, t, n.left);
-        const y = convert(b.v, t, n.right);
+        const { x, y, t } = operands(n.left, n.right);
         switch (n.op) {
           case "+": return result(x + y, t, n);
           case "-": return result(x - y, t, n);
@@ -102,11 +105,7 @@ export function evalCInt(e: Expr, params: ReadonlyMap<string, bigint>, types: Re
         }
       }
       case "compare": {
-        const a = go(n.left);
-        const b = go(n.right);
-        const t = common(a.t, b.t);
-        const x = convert(a.v, t, n.left);
-        const y = convert(b.v, t, n.right);
+        const { x, y } = operands(n.left, n.right);
         const r = n.op === "<" ? x < y : n.op === "<=" ? x <= y : n.op === ">" ? x > y : n.op === ">=" ? x >= y : n.op === "==" ? x === y : x !== y;
         return { v: r ? 1n : 0n, t: INT };
       }

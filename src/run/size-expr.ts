@@ -1,6 +1,8 @@
 /**
- * The one evaluator of derived integer expressions over value arguments before a run: shapes,
- * strides, launch sizes, host-loop bounds and OKL's host-computed trip counts (derived-args.ts).
+ * The evaluator of the IR's integer expressions over value arguments before a run: shapes,
+ * strides, launch sizes and host-loop bounds, exactly (the IR's meaning, no wrap-around). What an
+ * OKL host computes from C source (derived-args.ts) is C's meaning instead, in C's types:
+ * c-int-eval.ts.
  */
 import { ExecutionError } from "../errors.js";
 import { exprToString, isFloat, type Expr } from "../ir/index.js";

@@ -4,7 +4,7 @@
  * instructions, barriers, opaque blocks, expression predicates). The layers build on it in order:
  * arguments, statements, loops, then OklKernelLowering.
  */
-import { dtypeKind, INDEX_DTYPE, isIntegral, walkExpr, type Dtype, type Expr, type InameTag, type KernelArg, type Temporary } from "../../ir/index.js";
+import { cUnsigned, dtypeKind, INDEX_DTYPE, isIntegral, walkExpr, type Dtype, type Expr, type InameTag, type KernelArg, type Temporary } from "../../ir/index.js";
 import type { BasicSet } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { Scope, type Ctx, type Fail } from "./bindings.js";
@@ -71,7 +71,7 @@ export abstract class KernelCore {
   private nonNegative(name: string): boolean {
     if (this.fromZero.has(name)) return true;
     const dtype = this.argNamed(name)?.dtype ?? this.tempNamed(name)?.dtype;
-    return dtype !== undefined && dtype.startsWith("uint");
+    return dtype !== undefined && cUnsigned(dtype);
   }
 
   fail(detail: string, pos: A.Pos, rule?: string): never {
