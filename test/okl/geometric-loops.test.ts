@@ -227,7 +227,8 @@ describe("shift loops that cannot be proven to run C's trips are refused with li
     ["for (int d = b; d > -1; d >>= 1)", undefined, /:7:\d+: loop "d".*the bound -1 may keep it running forever/],
     ["for (int d = b; d >= 0; d >>= 1)", undefined, /:7:\d+: loop "d".*constant >= 1.*the bound 0/],
     ["for (int d = n; d < 64; d >>= 1)", undefined, /:7:\d+: loop "d".*decreases "d" but the condition is "d < …"/],
-    ["for (int d = cnt[b]; d > 0; d >>= 1)", undefined, /:7:\d+: loop "d".*its start reads memory \("cnt"\), which may differ between the work-items/],
+    // A const argument the kernel only reads is uniform (real-world-uniform-loops.test.ts); one it writes is not.
+    ["for (int d = out[b]; d > 0; d >>= 1)", undefined, /:7:\d+: loop "d".*its start reads memory \("out", which is not a `const` argument the kernel only reads\), which may differ between the work-items/],
     ["for (int d = q; d > 0; d >>= 1)", undefined, /:7:\d+: loop "d".*its start reads the private variable "q.*", assigned inside an @inner loop, which may differ/],
     ["for (int z = 0; z < n; ++z) for (int d = r; d > 0; d >>= 1)", undefined, /:7:\d+: loop "d".*the private variable "r.*" inside loop "z"/],
     ["for (int d = 1; d < 2*r; d <<= 1)", undefined, /:7:\d+: loop "d".*its bound is not computed from value arguments and constants alone/],

@@ -40,9 +40,13 @@
  * update can overflow: neither can be proven on the device), a decreasing one with a bound that is
  * not a constant >= 0 (`v > -1` never ends: the value stops at 0), a shift by a non-constant, 0 or
  * the width, a factor below 2, and a start or bound that may differ between the work-items of a
- * group (it reads memory or a private variable): the loop must be uniform.
+ * group (it reads memory other work-items may write, or a private variable assigned from such): the
+ * loop must be uniform (uniform.ts). A start read from a `const` pointer argument the kernel only
+ * reads, at a subscript of block indices (`for (int s = blockSize[b]; s > 0; s >>= 1)`), is uniform
+ * (read-only.ts): a decreasing loop takes the width-bounded form above; a growing one, whose trips
+ * only the host could count, is refused naming the array (the host cannot read device memory).
  */
-import { c, type Dtype, type Expr } from "../../ir/index.js";
+import { c, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { walkAst } from "./ast-queries.js";
 import { constValue, type Ctx, type Fail } from "./bindings.js";
@@ -136,7 +140,7 @@ export function geometricBound(
   for (const [part, e] of [["start", h.start], ["bound", h.end]] as const) {
     const why = uniform(e);
     if (why !== undefined) {
-      fail(`${what}: its ${part} reads ${why}, which may differ between the work-items of a group; all of them must run the loop's trips together (its barriers), so start and bound must read only value arguments, constants and enclosing loop variables outside @inner loops`, s.pos);
+      fail(`${what}: its ${part} reads ${why}, which may differ between the work-items of a group; all of them must run the loop's trips together (its barriers), so start and bound must read only value arguments, constants, enclosing loop variables outside @inner loops, private variables assigned from those, and elements at such subscripts of \`const\` pointer arguments the kernel only reads (\`bs[b]\`)`, s.pos);
     }
   }
   const start = constValue(startAst(s), ctx.scope);
@@ -144,7 +148,8 @@ export function geometricBound(
   const [hs, he] = [host(h.start), host(h.end)];
   if (hs && he) return { count, trip: { kind: "call", fn: geometricTripFn(h.dtype, u.op, h.cmp), args: [hs, he, c(u.k), c(count)] } };
   if (growing) {
-    fail(`${what}: its ${hs ? "bound" : "start"} is not computed from value arguments and constants alone (it reads an enclosing loop variable or a private variable assigned more than once or under a condition); a growing loop is supported where start and bound are (the host then counts its trips as C runs them, refusing a start <= 0, which never ends, and a value past the type's range)`, s.pos);
+    const array = readsArray(hs ? h.end : h.start);
+    fail(`${what}: its ${hs ? "bound" : "start"} is not computed from value arguments and constants alone (${array ? `it reads memory ("${array}"), which the host cannot read before the launch` : "it reads an enclosing loop variable or a private variable assigned more than once or under a condition"}); a growing loop is supported where start and bound are (the host then counts its trips as C runs them, refusing a start <= 0, which never ends, and a value past the type's range)`, s.pos);
   }
   const e = constValue(endAst(s), ctx.scope);
   const least = h.cmp === ">" ? 0 : 1;
@@ -170,6 +175,16 @@ function counterBound(u: GeometricUpdate, w: { bits: number; signed: boolean }, 
   let n = 0;
   for (let p = 1n; p <= limit; p *= BigInt(u.k)) n++;
   return n;
+}
+
+/** The first array `e` reads, if any. */
+function readsArray(e: Expr): string | undefined {
+  let out: string | undefined;
+  walkExpr(e, (n) => {
+    if (out === undefined && (n.kind === "subscript" || n.kind === "linear")) out = n.array;
+    return undefined;
+  });
+  return out;
 }
 
 const bitLength = (x: number): number => (x <= 0 ? 0 : Math.floor(Math.log2(x)) + 1);

@@ -2,9 +2,10 @@
  * Whether an expression has one value for all the work-items of a group at a point of an @outer
  * body (outside @inner loops): the bounds of a loop that holds barriers must (geometric.ts). Uniform
  * are constants, value arguments, the indices of enclosing loops that are not @inner (block indices,
- * sequential loops), and private scalars every assignment so far gives a uniform value under
+ * sequential loops), elements at uniform subscripts of `const` arguments the kernel only reads
+ * (read-only.ts: `bs[b]`), and private scalars every assignment so far gives a uniform value under
  * uniform conditions outside @inner loops (`int bound = entries < 512 ? entries : 512;` in the
- * @outer body); not uniform are memory (also @shared: a work-item's write may not be seen yet),
+ * @outer body); not uniform are other memory (@shared: a work-item's write may not be seen yet; arrays the kernel writes),
  * @inner indices and what an opaque block or an atomic update writes.
  *
  *   nonUniform(parse("n/4 + b"), facts, ["b"])   // undefined: uniform
@@ -26,6 +27,11 @@ export interface UniformFacts {
    * its body, not lowered yet, may change a private scalar between its trips, so none is uniform there.
    */
   readonly sequential: string | undefined;
+  /**
+   * Whether the array is a kernel argument the kernel never writes (read-only.ts): an element of it
+   * at a uniform subscript is one value for all work-items (`bs[b]` with `b` a block index).
+   */
+  readonly readOnlyArray?: (array: string) => boolean;
 }
 
 /** The instructions that store to variable `name`. */
@@ -81,7 +87,10 @@ export function nonUniform(e: Expr, facts: UniformFacts, within: readonly string
     let why: string | undefined;
     walkExpr(x, (n) => {
       if (why !== undefined) return false;
-      if (n.kind === "subscript" || n.kind === "linear") why = `memory ("${n.array}")`;
+      if (n.kind === "subscript" || n.kind === "linear") {
+        // Its subscripts are walked next: uniform where they are.
+        if (!facts.readOnlyArray?.(n.array)) why = `memory ("${n.array}"${facts.readOnlyArray ? ", which is not a \`const\` argument the kernel only reads" : ""})`;
+      }
       else if (n.kind === "var" && !facts.valueArgs.has(n.name)) {
         if (around.includes(n.name)) {
           if (facts.workItem(n.name)) why = `the work-item index "${n.name}"`;
