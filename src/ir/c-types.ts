@@ -40,3 +40,20 @@ export function cUsualConversion(a: Dtype, b: Dtype): Dtype {
   if (bs > bu) return s; // a wider signed type holds every value of the unsigned one
   return UNSIGNED_OF[bs]!;
 }
+
+/**
+ * C++ <cmath>'s result type of a floating-point function (`sqrt`, `pow`, `fmin`, …) of arguments
+ * of dtypes `args`: float only when every argument is float, an integer argument counts as
+ * double, otherwise the widest floating type (C++11 [c.math]; CUDA and OpenCL overload alike).
+ *
+ *   cMathType(["float32"])            // "float32"
+ *   cMathType(["float32", "int32"])   // "float64" (std::pow(float, int) is double)
+ */
+export function cMathType(args: readonly Dtype[]): Dtype {
+  let t: Dtype | undefined;
+  for (const a of args) {
+    const f = isFloat(a) ? a : "float64";
+    t = t === undefined || (FLOAT_BITS[f] ?? 0) > (FLOAT_BITS[t] ?? 0) ? f : t;
+  }
+  return t ?? "float64";
+}

@@ -6,14 +6,15 @@
  * inserts IR casts only where the IR's own typing of the node would differ from C's; a kernel whose
  * operands all have one type (int with int, double with double) is left exactly as it was.
  *
- * Floating point: the IR already makes int op float the float type (as C). Unsuffixed float
- * literals stay weak (`x * 0.5` with float x is computed in float, as the IR's literals adapt),
- * which differs from C's double only in rounding; see docs/okl.md.
+ * Floating point: an unsuffixed literal (`0.5`, `M_PI`) is a double in C, where the IR's weak literal
+ * adapts to a float operand; so `x * 0.5` with float x becomes `(float64)x * 0.5` (computed in
+ * double, rounded where it is stored), and math calls take C++'s <cmath> overloads (cMathCall).
  *
  *   cBinary("/", a, u, types)   // (uint32)a / u when a is int32 and u uint32
+ *   cBinary("*", x, c(0.5, undefined, true), types)   // (float64)x * 0.5 when x is float32
  *   cUnary("-", c8, types)      // -(int32)c8
  */
-import { c, combineTypes, C_INT_BITS, cPromoted, cUnsigned, cUsualConversion, exprType, isFloat, isShiftOp, type ArithOp, type Dtype, type Expr, type TypeInfo } from "../../ir/index.js";
+import { c, cMathType, combineTypes, C_INT_BITS, cPromoted, cUnsigned, cUsualConversion, exprType, isFloat, isShiftOp, MATH_FUNCTIONS, type ArithOp, type Dtype, type Expr, type TypeInfo } from "../../ir/index.js";
 
 /** Where the lowering looks names up: arguments, temporaries, block locals (inames are int32). */
 export interface CTypeFacts {
@@ -66,14 +67,18 @@ function cType(e: Expr, facts: CTypeFacts): CType | undefined {
       return a && b ? { dtype: usualConversion(a.dtype, b.dtype), literal: a.literal && b.literal } : undefined;
     }
     case "call": {
-      if (e.fn !== "min" && e.fn !== "max" && e.fn !== "abs") return undefined;
+      const rule = MATH_FUNCTIONS[e.fn];
+      if (rule === undefined) return undefined;
       let t: CType | undefined;
+      const ds: Dtype[] = [];
       for (const a of e.args) {
         const x = cType(a, facts);
         if (!x) return undefined;
+        ds.push(x.dtype);
         t = t ? { dtype: usualConversion(t.dtype, x.dtype), literal: t.literal && x.literal } : x;
       }
-      return t;
+      // sqrt, pow, …: C++'s overloads (cMathCall gave the arguments their types); min, max, abs: the usual conversions.
+      return t && rule === "float" ? { dtype: cMathType(ds), literal: t.literal } : t;
     }
     default: return undefined;
   }
@@ -120,13 +125,76 @@ export function cBinary(op: CBinaryOp, l: Expr, r: Expr, facts: CTypeFacts, buil
   if (!lt || !rt || (lt.literal && rt.literal)) return build(l, r);
   const shift = op === "<<" || op === ">>";
   const t = shift ? promoted(lt.dtype) : usualConversion(lt.dtype, rt.dtype);
-  if (isFloat(t)) return build(l, r); // the IR makes int op float the float type already (floats: see the header)
+  if (isFloat(t)) {
+    const [a, b] = floatOperands([l, r], t, facts);
+    return build(a!, b!);
+  }
   if (shift) return build(convert(l, t, facts), r);
   const li = irType(l, facts), ri = irType(r, facts);
   const node = li && ri ? combineTypes(li, ri) : undefined;
   // The IR's node already has C's type, and each operand converts to it without change of value.
   if (node?.dtype === t && lossless(li!, t) && lossless(ri!, t) && literalFits(l, t) && literalFits(r, t)) return build(l, r);
   return build(convert(l, t, facts), convert(r, t, facts));
+}
+
+/**
+ * Operands of an operation that C computes in the floating type `t`, converted where the IR's
+ * typing would compute in another: a float operand meeting a weak double literal (C: `x * 0.5` is
+ * double), an integer with a float function (`fmin(i, 3)` is double in C++). A weak float literal
+ * is kept where an operand of dtype `t` makes it take `t` (it prints as `0.5`, not `(double)0.5`);
+ * operands are unchanged where the IR already computes in `t`.
+ */
+function floatOperands(xs: readonly Expr[], t: Dtype, facts: CTypeFacts): readonly Expr[] {
+  const types = xs.map((x) => irType(x, facts));
+  if (types.some((x) => x === undefined)) return xs;
+  const joined = (ts: readonly (TypeInfo | undefined)[]) => ts.reduce<TypeInfo | undefined>((acc, x) => (acc ? combineTypes(acc, x!) : x), undefined)!;
+  const done = (ts: readonly (TypeInfo | undefined)[]) => { const j = joined(ts); return j.dtype === t && (!j.weak || t === "float64"); };
+  if (done(types)) return xs;
+  // Floats first (a weak double literal stays, it takes t from the converted operand), then what is still not t.
+  let out = xs.map((x, k) => (isFloat(types[k]!.dtype) && !(types[k]!.weak && t === "float64") && types[k]!.dtype !== t ? toFloat(x, t) : x));
+  const outTypes = out.map((x) => irType(x, facts));
+  if (!done(outTypes)) {
+    out = out.map((x, k) => (outTypes[k]!.dtype === t && !outTypes[k]!.weak ? x : toFloat(x, t)));
+  }
+  return out;
+}
+
+/** `x` in the floating type `t`: a literal as a constant of `t`, anything else cast. */
+function toFloat(x: Expr, t: Dtype): Expr {
+  return x.kind === "const" && x.dtype === undefined ? c(x.value, t, true) : { kind: "cast", dtype: t, value: x };
+}
+
+/**
+ * C's `cond ? a : b`: the branches converted to their common type (C11 6.5.15), so that `c ? x : 0.1`
+ * with float x is a double and `c ? -1 : 2u` an unsigned int, as C has them before any use.
+ */
+export function cConditional(cond: Expr, a: Expr, b: Expr, facts: CTypeFacts): Expr {
+  return cBinary("+", a, b, facts, (x, y) => ({ kind: "if", cond, then: x, else: y }));
+}
+
+/**
+ * A math call `name(args)` (IR function `fn`) with C++'s <cmath> overloads: `sqrt(float)` is float,
+ * `pow(float, int)`, `fmin(float, double)` and `fmin(int, int)` double; C's float functions (`sqrtf`,
+ * `powf`, `fminf`) convert their arguments to float; `min`, `max` and `abs` take the usual arithmetic
+ * conversions. Arguments are converted only where the IR's typing of the call would differ.
+ *
+ *   cMathCall("pow", "pow", [x, c(2)], types)   // pow((float64)x, 2) when x is float32
+ *   cMathCall("sqrtf", "sqrt", [d], types)      // sqrt((float32)d) when d is float64
+ */
+export function cMathCall(name: string, fn: string, args: readonly Expr[], facts: CTypeFacts): Expr {
+  const rule = MATH_FUNCTIONS[fn];
+  const call = (xs: readonly Expr[]): Expr => ({ kind: "call", fn, args: [...xs] });
+  if (rule === undefined || args.length === 0) return call(args);
+  const single = fn !== name && name.endsWith("f"); // sqrtf, powf, fminf, …
+  if (single) return call(args.map((x) => { const it = irType(x, facts); return it && !it.weak && it.dtype === "float32" ? x : toFloat(x, "float32"); }));
+  const ts = args.map((x) => cType(x, facts));
+  if (ts.some((x) => x === undefined)) return call(args);
+  const ds = ts.map((x) => x!.dtype);
+  const cmath = rule === "float" || name === "fmin" || name === "fmax";
+  const t = cmath ? cMathType(ds) : ds.reduce((a, b) => usualConversion(a, b));
+  if (!isFloat(t)) return call(args);
+  const it = irType(call(args), facts);
+  return it?.dtype === t && (!it.weak || t === "float64") ? call(args) : call(floatOperands(args, t, facts));
 }
 
 /** C's unary `-` or `~`: the operand promoted first. */

@@ -11,6 +11,9 @@ import type { Ctx } from "./bindings.js";
 import { memberCall } from "./class-calls.js";
 import { expressionInlinable, inlineCall, type ExprLowerer } from "./inline.js";
 import { MATH, warpRefusal } from "./tables.js";
+import { cMathCall, type CTypeFacts } from "./c-conversions.js";
+
+const NO_TYPES: CTypeFacts = { dtypeOf: () => undefined };
 import { clampOf, dotOf, lengthOf } from "./vectors.js";
 
 /** A call: @dim subscripts, loopy helpers, math functions, substitution rules and device functions (inlined). */
@@ -39,6 +42,10 @@ export function lowerCall(lw: ExprLowerer, e: A.Call, ctx: Ctx): Expr {
   }
   // A variable that cannot be used here (a local pointer not yet assigned, ...): its reason, not "unknown function".
   if (b?.kind === "absent" && !lw.file.functions.has(name)) return lw.fail(b.reason, e.pos);
+  // The file's own function wins over a math function or helper of its name (`float sqrt(float x, int k)`):
+  // C++ overloads, and the user's definition is the one written for this call.
+  const f = lw.file.functions.get(name);
+  if (f) return ctx.stmtCall && !expressionInlinable(f) ? ctx.stmtCall(f, e, ctx) : inlineCall(lw, f, e, ctx);
   const helper = /^loopy_(floor_div|mod|min|max|fmod)_[a-z0-9]+$/.exec(name);
   if (helper) {
     const [x, y] = args(lw, e, ctx);
@@ -59,10 +66,8 @@ export function lowerCall(lw: ExprLowerer, e: A.Call, ctx: Ctx): Expr {
     return { kind: "call", fn: "pow", args: [name === "exp10" ? c(10, undefined, true) : c(10, "float32", true), x!] };
   }
   const fn = MATH[name];
-  if (fn) return { kind: "call", fn, args: args(lw, e, ctx) };
+  if (fn) return cMathCall(name, fn, args(lw, e, ctx), lw.types ?? NO_TYPES); // C++'s overloads (c-conversions.ts)
   if (lw.file.rule(name, (x, scope) => lw.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: args(lw, e, ctx) };
-  const f = lw.file.functions.get(name);
-  if (f) return ctx.stmtCall && !expressionInlinable(f) ? ctx.stmtCall(f, e, ctx) : inlineCall(lw, f, e, ctx);
   const warp = warpRefusal(name);
   if (warp) return lw.fail(warp, e.pos, "OKL subset");
   return lw.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);

@@ -11,7 +11,7 @@ import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
 import { exprLabel, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
 import { cRemainder, type SignFacts } from "./c-remainder.js";
-import { cBinary, cUnary, suffixDtype, type CTypeFacts } from "./c-conversions.js";
+import { cBinary, cConditional, cUnary, suffixDtype, type CTypeFacts } from "./c-conversions.js";
 import { rowMajorIndex } from "./initializers.js";
 import { choiceRead } from "./pointer-choice.js";
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
@@ -260,7 +260,7 @@ export class ExprLowering implements ExprLowerer {
         if (e.op === "*") return this.subscript(e.operand, [], ctx, e.pos);
         return this.fail(`operator "${e.op}" is not supported in expressions yet`, e.pos);
       }
-      case "conditional": return { kind: "if", cond: this.expr(e.cond, ctx), then: this.expr(e.then, ctx), else: this.expr(e.else, ctx) };
+      case "conditional": return cConditional(this.expr(e.cond, ctx), this.expr(e.then, ctx), this.expr(e.else, ctx), this.types);
       case "cast": {
         if (e.type.pointers.length > 0) return this.fail("pointer casts are not supported", e.pos);
         return { kind: "cast", dtype: this.file.dtype(e.type.spec, e.pos), value: this.expr(e.operand, ctx) };

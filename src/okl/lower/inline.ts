@@ -14,6 +14,7 @@ import { castPointer } from "./byte-pointers.js";
 import { mapChoice } from "./pointer-choice.js";
 import { recordByValue, recordPointer, recordPointerField } from "./records.js";
 import { toComponent, type VectorType } from "./vectors.js";
+import type { CTypeFacts } from "./c-conversions.js";
 
 /** What inlining needs of expression lowering (ExprLowering). */
 export interface ExprLowerer {
@@ -24,6 +25,8 @@ export interface ExprLowerer {
   /** A place that can be assigned (a local, an array element, a struct field, a vector component). */
   lvalue(e: A.Expr, ctx: Ctx): Expr;
   fail(detail: string, pos: A.Pos, rule?: string): never;
+  /** Dtypes of names, for C's conversions (c-conversions.ts); absent: none known. */
+  readonly types?: CTypeFacts;
   /** The scalar dtype of the elements of an array a pointer binding points into, where the kernel knows it (byte-pointers.ts). */
   elementDtype?(b: Binding): Dtype | undefined;
   /** Vector expressions: their type, and their components (as `want`, a vector type). */
