@@ -63,12 +63,14 @@ export function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
  * each loop (of device kernel `dkName`'s `body`) over an iname of such a domain. `fields` are the
  * kernel's instructions and temporaries after privatizing; `ids` the device kernel's instructions.
  * Refused (ScheduleError) where the loop holds a barrier (CPU targets run it outside the loops over
- * the work-items, so it cannot have per-work-item bounds) or where an instruction of another device
+ * the work-items, so it cannot have per-work-item bounds; `notUniform` says why a temporary could not
+ * be computed once per work-group, cpu-hoist.ts) or where an instruction of another device
  * kernel runs within such a domain.
  */
 export function loadDomainParams(
   k: Kernel, fields: Pick<Kernel, "instructions" | "temporaries" | "domains">, temps: readonly string[], ids: ReadonlySet<string>,
   body: readonly ScheduleNode[], groupAxes: readonly HwAxis[], localAxes: readonly HwAxis[], dkName: string,
+  notUniform: ReadonlyMap<string, string> = new Map(),
 ): ParamLoads | undefined {
   const used = new Set(temps.filter((t) => fields.domains.some((d) => d.params.includes(t))));
   if (used.size === 0) return undefined;
@@ -124,9 +126,12 @@ export function loadDomainParams(
       }
       const need = [...used].filter((t) => !loaded.has(t) && (paramsOf.get(n.iname) ?? []).includes(item.get(t)!));
       if (need.length > 0 && hasBarrier(n.body)) {
+        const why = notUniform.get(need[0]!);
         throw new ScheduleError(
-          `lowerForCpu: loop "${n.iname}" of device kernel "${dkName}" holds a barrier and its bounds read private temporary "${need[0]}", which differs per work-item; ` +
-          `CPU targets run such a loop outside the loops over the work-items: keep the bound in a local (@shared) array or a kernel argument`);
+          `lowerForCpu: loop "${n.iname}" of device kernel "${dkName}" holds a barrier and its bounds read private temporary "${need[0]}", ` +
+          `which CPU targets cannot prove to be one value for the whole work-group${why === undefined ? "" : ` (${why})`}; ` +
+          `CPU targets run such a loop outside the loops over the work-items, so its bounds must be: assign the bound once, in no loop but the group's and ` +
+          `work-items' (@outer, @inner), from value arguments, group (@outer) indices and arrays the kernel only reads, or keep it in a local (@shared) array or a kernel argument`);
       }
       for (const t of need) {
         const id = uniqueName(`${item.get(t)!}_load`, taken);

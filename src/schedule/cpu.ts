@@ -17,6 +17,7 @@ import {
   addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
+import { hoistUniform } from "./cpu-hoist.js";
 import { checkScalarBounds, hasBarrier, loadDomainParams } from "./cpu-params.js";
 import { axesToBox, barrierCrossing, inlineCrossing, privatizedFields } from "./cpu-privatize.js";
 import { axisRows, hwAxis } from "./device.js";
@@ -338,17 +339,26 @@ function lowerDevice(kIn: Kernel, dk0: DeviceKernel, privatized: Set<string>): {
   splitPhases(dk0.body, [], phaseOf, { n: 0 });
   const crossing0 = dk0.localAxes.length > 0 ? barrierCrossing(kIn, phaseOf, privatized) : [];
   // A value a barrier separates from its readers, recomputed where they read it when it can be (cpu-privatize.ts).
-  const k0 = inlineCrossing(kIn, phaseOf, crossing0);
-  const crossing = k0 === kIn ? crossing0 : barrierCrossing(k0, phaseOf, privatized);
-  const shared = shareAxes(k0, dk0, ids, axesToBox(k0, dk0, ids, crossing));
+  const kInlined = inlineCrossing(kIn, phaseOf, crossing0);
+  const crossing1 = kInlined === kIn ? crossing0 : barrierCrossing(kInlined, phaseOf, privatized);
+  // A value one for the whole work-group, computed once per group before the phases (cpu-hoist.ts).
+  const notUniform = new Map<string, string>();
+  const hoisted = dk0.localAxes.length > 0 ? hoistUniform(kInlined, dk0, ids, crossing1, notUniform) : undefined;
+  const k0 = hoisted?.kernel ?? kInlined;
+  const crossing = hoisted ? crossing1.filter((t) => !hoisted.names.has(t.name)) : crossing1;
+  const dk1: DeviceKernel = hoisted ? { ...dk0, body: hoisted.body } : dk0;
+  const shared = shareAxes(k0, dk1, ids, axesToBox(k0, dk1, ids, crossing));
   // Sharing axes and privatizing make one kernel: each new kernel freezes what it rewrote, and
   // in a big kernel both rewrite nearly every instruction.
   let changes: Partial<SharedFields> | undefined = shared.changes;
-  const dk: DeviceKernel = { ...dk0, groupAxes: shared.groupAxes, localAxes: shared.localAxes };
+  const dk: DeviceKernel = { ...dk1, groupAxes: shared.groupAxes, localAxes: shared.localAxes };
   const insnNode = (id: string): ScheduleNode => ({ kind: "insn", id });
   const withGroupLoops = (nodes: readonly ScheduleNode[], first: readonly string[] = []): ScheduleNode[] => [
     ...shared.groupSizeInsns.map(insnNode),
-    ...nestIn(dk.groupAxes, [...shared.sizeInsns.map(insnNode), ...first.map(insnNode), ...splitPhases(nodes, dk.localAxes, new Map(), { n: 0 })]),
+    ...nestIn(dk.groupAxes, [
+      ...shared.sizeInsns.map(insnNode), ...(hoisted?.first ?? []).map(insnNode), ...first.map(insnNode),
+      ...splitPhases(nodes, dk.localAxes, new Map(), { n: 0 }),
+    ]),
   ];
   let body = withGroupLoops(dk.body);
   if (dk.localAxes.length > 0 && crossing.length > 0) {
@@ -370,7 +380,7 @@ function lowerDevice(kIn: Kernel, dk0: DeviceKernel, privatized: Set<string>): {
     // Bounds of inner loops that read those temporaries read a per-work-item copy (cpu-params.ts).
     const loads = loadDomainParams(
       k0, { instructions: changes.instructions!, temporaries: changes.temporaries!, domains: changes.domains ?? k0.domains },
-      crossing.map((t) => t.name), ids, dk.body, dk.groupAxes, dk.localAxes, dk.name);
+      crossing.map((t) => t.name), ids, dk.body, dk.groupAxes, dk.localAxes, dk.name, notUniform);
     if (loads) {
       changes = { ...changes, instructions: loads.instructions, temporaries: loads.temporaries, domains: loads.domains };
       body = withGroupLoops(loads.body, loads.inits);
