@@ -30,17 +30,50 @@ interface Interned {
 }
 
 /**
- * Where a set built by `rawSet` remembers its key: a hidden (non-enumerable, symbol-named) slot
- * holding a mutable box, so the frozen set needs no WeakMap entry (a lookup and an insertion per
- * set, and work for the garbage collector) to find its key again.
+ * Where a set built by `rawSet` remembers its key: private fields stamped on the plain object
+ * before it is frozen (a base class whose constructor returns its argument installs a subclass's
+ * private fields on any object). Invisible to keys, JSON, equality and structured clones; the set
+ * keeps Object.prototype. Cheaper than a WeakMap entry (a lookup and an insertion per set, and
+ * work for the garbage collector) and than a non-enumerable property (`Object.defineProperty`
+ * goes through the runtime: a third of the cost of building a set).
  */
-export const KEY_SLOT: unique symbol = Symbol("loom.poly.key");
+class Stamp {
+  constructor(o: object) {
+    return o;
+  }
+}
 
-export interface KeyBox {
-  key: string | undefined;
+class KeySlot extends Stamp {
+  #key: string | undefined = undefined;
   /** The interned set with this content (see `internSet`), valid with `key`. */
-  canon: BasicSet | undefined;
-  gen: number;
+  #canon: BasicSet | undefined = undefined;
+  #gen = 0;
+
+  static has(s: object): boolean {
+    return #key in s;
+  }
+
+  static key(s: BasicSet): string | undefined {
+    const o = s as unknown as KeySlot;
+    return o.#gen === generation ? o.#key : undefined;
+  }
+
+  static canon(s: BasicSet): BasicSet | undefined {
+    const o = s as unknown as KeySlot;
+    return o.#gen === generation ? o.#canon : undefined;
+  }
+
+  static remember(s: BasicSet, e: Interned): void {
+    const o = s as unknown as KeySlot;
+    o.#key = e.key;
+    o.#canon = e.set;
+    o.#gen = generation;
+  }
+}
+
+/** Give a new (not yet frozen) set object its key slot: called by `rawSet` only. */
+export function stampSet(s: object): void {
+  new KeySlot(s);
 }
 
 /**
@@ -48,8 +81,7 @@ export interface KeyBox {
  * get the same key exactly when their contents are equal.
  */
 export function setKey(s: BasicSet): string {
-  const box = (s as { [KEY_SLOT]?: KeyBox })[KEY_SLOT];
-  if (box !== undefined) return box.key !== undefined && box.gen === generation ? box.key : boxed(s, box).key;
+  if (KeySlot.has(s)) return KeySlot.key(s) ?? boxed(s).key;
   // A set not built by rawSet (a literal): remembered by identity, interned as a frozen copy (the
   // literal itself may still change, and the table must keep the content it was keyed by).
   let k = keys.get(s);
@@ -62,17 +94,14 @@ export function setKey(s: BasicSet): string {
  * built twice give the same object, so callers may compare or key by identity.
  */
 export function internSet(s: BasicSet): BasicSet {
-  const box = (s as { [KEY_SLOT]?: KeyBox })[KEY_SLOT];
-  if (box === undefined) return intern(s, true).set;
-  return box.canon !== undefined && box.gen === generation ? box.canon : boxed(s, box).set;
+  if (!KeySlot.has(s)) return intern(s, true).set;
+  return KeySlot.canon(s) ?? boxed(s).set;
 }
 
 /** The entry of a set built by rawSet, remembered in its slot until the memos are emptied. */
-function boxed(s: BasicSet, box: KeyBox): Interned {
+function boxed(s: BasicSet): Interned {
   const e = intern(s);
-  box.key = e.key;
-  box.canon = e.set;
-  box.gen = generation;
+  KeySlot.remember(s, e);
   return e;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { BasicSet, Constraint } from "./types.js";
 import { add, lin, mul } from "./int.js";
-import { KEY_SLOT, type KeyBox } from "./memo.js";
+import { stampSet } from "./memo.js";
 
 export type Row = number[];
 
@@ -29,8 +29,7 @@ export function rawSet(
     constraints: Object.freeze(constraints),
   };
   // The slot where the set's content key is remembered (memo.ts), hidden from keys and equality.
-  const box: KeyBox = { key: undefined, canon: undefined, gen: 0 };
-  Object.defineProperty(s, KEY_SLOT, { value: box });
+  stampSet(s);
   return Object.freeze(s);
 }
 
