@@ -3,7 +3,9 @@
  * read memory that every work-item of a group reads alike. A `const` pointer argument the kernel
  * only reads, at a subscript of block indices, is one value for the whole group (read-only.ts,
  * uniform.ts): a tree reduction whose first stride is read per block (`for (int s = blockSize[b];
- * s > 0; s >>= 1)`, geometric.ts's width-bounded form). Kernels in the style of libParanumal's
+ * s > 0; s >>= 1)`, geometric.ts's width-bounded form), and a `continue` in a loop over faces around
+ * @inner loops skips the rest of the trip for the whole group (nekRS's boundary kernels: `if (bcType
+ * == p_bcType_none) continue;`, loop-jumps.ts). Kernels in the style of libParanumal's
  * and nekRS's, each on interp and openmp against the serial meaning; what cannot be proven uniform
  * stays an OklError naming the array and the loop's line:column.
  */
@@ -71,5 +73,70 @@ describe("a per-block stride read from a const argument: `for (int s = blockStri
   it("refuses a growing loop bounded by memory, naming the array (the host cannot count its trips)", () => {
     const grow = BLOCK_REDUCE.replace("for (int s = blockStride[b]; s > 0; s >>= 1)", "for (int s = 1; s < blockStride[b]; s <<= 1)");
     expect(oklError(() => parseOkl(grow, DEFINES)).message).toMatch(/loop "s".*its bound is not computed from value arguments and constants alone \(it reads memory \("blockStride"\)/);
+  });
+});
+
+// Per face: interior faces (bc 0) skipped, outflow faces (bc 2) copied, others averaged through
+// @shared memory (nekRS's boundary-fix kernels skip faces without a boundary condition this way).
+const FACE_FLUX = `
+#define p_Nfaces 4
+#define p_Nfp 8
+@kernel void faceFlux(const dlong Nelements, @restrict const int *EToB, @restrict const dfloat *q, @restrict dfloat *flux) {
+  for (dlong e = 0; e < Nelements; ++e; @outer(0)) {
+    @shared dfloat s_q[p_Nfp];
+    for (int f = 0; f < p_Nfaces; ++f) {
+      const dlong ef = e*p_Nfaces + f;
+      const int bcType = EToB[ef];
+      if (bcType == 0) {
+        continue;
+      }
+      for (int n = 0; n < p_Nfp; ++n; @inner(0)) s_q[n] = q[ef*p_Nfp + n];
+      if (bcType == 2) {
+        for (int n = 0; n < p_Nfp; ++n; @inner(0)) flux[ef*p_Nfp + n] = s_q[n];
+        continue;
+      }
+      for (int n = 0; n < p_Nfp; ++n; @inner(0)) flux[ef*p_Nfp + n] = bcType * 0.5 * (s_q[n] + s_q[p_Nfp - 1 - n]);
+    }
+  }
+}`;
+
+function faceFluxSerial(E: number, EToB: readonly number[], q: readonly number[]): number[] {
+  const flux = new Array<number>(E * 32).fill(0);
+  for (let e = 0; e < E; e++) {
+    for (let f = 0; f < 4; f++) {
+      const ef = e * 4 + f, bc = EToB[ef]!;
+      if (bc === 0) continue;
+      const s = q.slice(ef * 8, ef * 8 + 8);
+      for (let n = 0; n < 8; n++) flux[ef * 8 + n] = bc === 2 ? s[n]! : bc * 0.5 * (s[n]! + s[7 - n]!);
+    }
+  }
+  return flux;
+}
+
+describe("`continue` in a loop over faces around @inner loops and barriers: the rest of the trip under the negated condition", () => {
+  const [k] = parseOkl(FACE_FLUX, DEFINES);
+
+  it("skips interior faces and stops outflow faces after their copy, as the serial meaning", async () => {
+    const check = async (EToB: number[]) => {
+      const E = EToB.length / 4;
+      const q = seeded(E * 32, E + 1);
+      await expectSerialMeaning(k!, () => ({ Nelements: E, EToB: Int32Array.from(EToB), q: Float64Array.from(q), flux: new Float64Array(E * 32) }),
+        { flux: faceFluxSerial(E, EToB, q) }, 1e-12);
+    };
+    await check([0, 1, 2, 3, 2, 0, 0, 1]);
+    await fc.assert(fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 4, maxLength: 12 }).map((a) => a.slice(0, a.length - (a.length % 4))), check), { numRuns: 3, seed: 20 });
+  });
+
+  it("refuses a condition that may differ between the work-items, naming the continue", () => {
+    // flux is written by the kernel: another work-item's write may not be seen yet.
+    const racy = FACE_FLUX.replace("if (bcType == 0) {", "if (flux[ef*p_Nfp] > 0) {");
+    expect(oklError(() => parseOkl(racy, DEFINES)).message).toMatch(/^<okl>:10:11: "continue" at 11:9 skips the rest of a trip .*reads memory \("flux", which is not a `const` argument the kernel only reads\)/);
+  });
+
+  it("refuses break, and a while loop around @inner loops, at their line:column", () => {
+    const brk = FACE_FLUX.replace("continue;\n      }\n      for", "break;\n      }\n      for");
+    expect(oklError(() => parseOkl(brk, DEFINES)).message).toMatch(/^<okl>:11:9: loop at 7:5: "break" leaves a loop whose trips hold @inner loops or barriers/);
+    const whileLoop = FACE_FLUX.replace("for (int f = 0; f < p_Nfaces; ++f) {", "int f = 0;\n    while (f < p_Nfaces) {").replace("flux[ef*p_Nfp + n] = bcType * 0.5 * (s_q[n] + s_q[p_Nfp - 1 - n]);", "flux[ef*p_Nfp + n] = 1.0;\n      ++f;");
+    expect(oklError(() => parseOkl(whileLoop, DEFINES)).message).toMatch(/^<okl>:8:5: a while loop holding @inner loops or barriers: .*write it as a `for` loop/);
   });
 });

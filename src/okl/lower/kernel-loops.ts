@@ -11,8 +11,7 @@ import { affineRange, checkHeaderNotWritten, loopHead, tileAxes, unrollValues, t
 import { affineBound, affToIr, cmpRows } from "./loop-rows.js";
 import { exprToAff } from "./shapes.js";
 import { geometricBound, geometricUpdate, geometricValue, writesIterator } from "./geometric.js";
-import { hostForm, nonUniform, type UniformFacts } from "./uniform.js";
-import { readOnlyArgument } from "./read-only.js";
+import { hostForm, nonUniform } from "./uniform.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 import { StatementLowering } from "./kernel-statements.js";
 
@@ -151,11 +150,7 @@ export abstract class LoopLowering extends StatementLowering {
     const w = writesIterator(s, h.name);
     if (w) this.fail(`loop "${h.name}": its body assigns "${h.name}"; a loop holding barriers or @inner loops counts its trips before it runs, so the body must not change its iterator`, w);
     checkHeaderNotWritten(s, h, ctx, this.failAt);
-    const facts: UniformFacts = {
-      valueArgs: this.valueArgs, workItem: (i) => this.tags[i]?.kind === "l", insns: this.log.insns,
-      privateScalar: (n) => this.tempNamed(n)?.shape.length === 0 && this.tempNamed(n)?.addressSpace === "private",
-      sequential: ctx.within.find((i) => this.tags[i]?.kind !== "g"), readOnlyArray: (a) => this.readOnlyArray(a),
-    };
+    const facts = this.uniformFacts(ctx);
     const bound = geometricBound(h, u, ctx, this.failAt, (e) => nonUniform(e, facts, ctx.within), (e) => hostForm(e, facts, (x) => this.valueArgsOnly(x)));
     const t = this.fresh(h.name);
     const rows = [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1 }, bound.count - 1), eq: false }];
@@ -170,21 +165,6 @@ export abstract class LoopLowering extends StatementLowering {
     const preds = bound.trip ? ctx.preds : [...ctx.preds, { kind: "compare", op: h.cmp, left: value, right: h.end } as Expr];
     this.stmt(s.body, { ...ctx, scope, within: [...ctx.within, t], preds, seqLoop: true });
   }
-
-  /**
-   * Whether `array` is a pointer argument to `const` that the kernel's body only reads by subscript
-   * (read-only.ts): its elements at uniform subscripts are uniform (uniform.ts).
-   */
-  protected readOnlyArray(array: string): boolean {
-    const memo = this.readOnlyMemo.get(array);
-    if (memo !== undefined) return memo;
-    const p = this.f.params.find((q) => q.declarator.name === array);
-    const ok = p !== undefined && this.arrayArgs.has(array) && p.spec.qualifiers.includes("const") && this.f.body !== undefined && readOnlyArgument(this.f.body, array);
-    this.readOnlyMemo.set(array, ok);
-    return ok;
-  }
-
-  private readonly readOnlyMemo = new Map<string, boolean>();
 
   /** The loop's start, bound or step is not affine (reads memory, divides a parameter): it iterates a trip count. */
   protected needsTrip(h: LoopHead): boolean {

@@ -21,9 +21,59 @@ import { PointerLowering } from "./kernel-pointers.js";
 import { copyRecord, oneTypeStructValue, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
 import type { RecordPlaces } from "./records.js";
 import { ATOMIC_OPS } from "./kernel-core.js";
+import { ownJumpOf, withoutContinue } from "./loop-jumps.js";
+import { readOnlyArgument } from "./read-only.js";
+import { nonUniform, type UniformFacts } from "./uniform.js";
 
 export abstract class StatementLowering extends PointerLowering {
   protected abstract forLoop(s: A.For, ctx: Ctx): void;
+
+  /** The `if`s that stand for a `continue` of a loop holding @inner loops or barriers (loop-jumps.ts), with the `continue`'s position. */
+  private readonly jumpGuards = new Map<A.If, A.Pos>();
+
+  /**
+   * A plain loop in an @outer body (outside @inner loops) whose trips hold @inner loops or barriers
+   * and that jumps: `continue` becomes the rest of the trip under the negated condition (loop-jumps.ts;
+   * the condition must be uniform, checked in ifStmt); `break`, and a `while` or `do` loop around
+   * them, are refused naming them. False where `s` is no such loop.
+   */
+  private lockstepJumps(s: A.For | A.While | A.DoWhile, ctx: Ctx): boolean {
+    if (!ctx.outer || ctx.inner || (s.kind === "for" && s.okl !== undefined)) return false;
+    if (!someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"))) return false;
+    if (s.kind !== "for") {
+      this.fail(`a ${s.kind === "while" ? "while" : "do-while"} loop holding @inner loops or barriers: all work-items of a group run its trips together, and Loom counts such a loop's trips before it runs (a trip count from value arguments, block indices or \`const\` arguments the kernel only reads); a loop whose end is decided by its trips is not supported: write it as a \`for\` loop with such a bound (skipping trips with \`continue\` under a uniform condition)`, s.pos);
+    }
+    if (ownJumpOf(s.body) === undefined) return false;
+    const r = withoutContinue(s.body);
+    if ("refuse" in r) this.fail(`loop at ${s.pos.line}:${s.pos.column}: ${r.refuse}`, r.pos);
+    for (const [g, at] of r.guarded) this.jumpGuards.set(g, at);
+    this.stmt({ ...s, body: r.body }, ctx);
+    return true;
+  }
+
+  /** What uniform.ts needs to know of the kernel at a point of an @outer body. */
+  protected uniformFacts(ctx: Ctx): UniformFacts {
+    return {
+      valueArgs: this.valueArgs, workItem: (i) => this.tags[i]?.kind === "l", insns: this.log.insns,
+      privateScalar: (n) => this.tempNamed(n)?.shape.length === 0 && this.tempNamed(n)?.addressSpace === "private",
+      sequential: ctx.within.find((i) => this.tags[i]?.kind !== "g"), readOnlyArray: (a) => this.readOnlyArray(a),
+    };
+  }
+  /**
+   * Whether `array` is a pointer argument to `const` that the kernel's body only reads by subscript
+   * (read-only.ts): its elements at uniform subscripts are uniform (uniform.ts).
+   */
+  protected readOnlyArray(array: string): boolean {
+    const memo = this.readOnlyMemo.get(array);
+    if (memo !== undefined) return memo;
+    const p = this.f.params.find((q) => q.declarator.name === array);
+    const ok = p !== undefined && this.arrayArgs.has(array) && p.spec.qualifiers.includes("const") && this.f.body !== undefined && readOnlyArgument(this.f.body, array);
+    this.readOnlyMemo.set(array, ok);
+    return ok;
+  }
+
+  private readonly readOnlyMemo = new Map<string, boolean>();
+
 
 
   // ---- host code: outer-most @outer nests and the scalars they use ---------------------------
@@ -102,6 +152,7 @@ export abstract class StatementLowering extends PointerLowering {
 
   protected stmt(s: A.Stmt, ctx: Ctx): void {
     if (s.kind === "expr" && this.inlineCallStatement(s.expr, ctx)) return;
+    if ((s.kind === "for" || s.kind === "while" || s.kind === "doWhile") && this.lockstepJumps(s, ctx)) return;
     if ((s.kind === "switch" || s.kind === "if") && this.choosePointers(s, ctx)) return; // pointers chosen at run time
     if (s.kind === "declaration" && this.constructObjects(s, ctx)) return; // a class template's object and its constructor
     if (needsBlock(s, this.file)) return this.opaque(s, ctx);
@@ -261,24 +312,28 @@ export abstract class StatementLowering extends PointerLowering {
     } else {
       return this.fail(`expression statement ${e.kind === "call" ? "calling a function (possible side effects)" : `(${e.kind})`} is not supported yet; only assignments and updates are`, e.pos);
     }
-    const lhs = this.ex.lvalue(target, ctx);
     if (atomic && !ATOMIC_OPS.has(op)) this.fail(`@atomic supports = += -= &= |= ^= ++ -- only, not "${op}"`, e.pos);
-    const bin = COMPOUND;
-    // A struct field stored in a dtype of its size but other signedness: C's value in its own type, then
-    // stored back (the bits C keeps). An atomic update works on the storage: + - & | ^ give the same bits.
-    const stored = this.ex.storedAs(target, ctx);
-    let rhs = value;
-    if (op !== "=") {
-      const b = bin[op];
-      if (!b) this.fail(`operator "${op}" is not supported yet`, e.pos);
-      const own: Expr = stored && !atomic ? { kind: "cast", dtype: stored.own, value: lhs } : lhs;
-      const right: Expr = stored && atomic ? { kind: "cast", dtype: stored.storage, value } : value;
-      rhs = cBinary(b, own, right, this.ex.types, (l, r) => (b === "%" ? cRemainder(l, r, this.ex.signs) : { kind: "arith", op: b, left: l, right: r }));
+    // One store, or one per target of a pointer chosen at run time, under the conditions that choose it (choice-writes.ts).
+    for (const w of this.ex.writePlaces(target, ctx)) {
+      const lhs = w.place;
+      const at: Ctx = w.preds.length > 0 ? { ...ctx, preds: [...ctx.preds, ...w.preds] } : ctx;
+      const bin = COMPOUND;
+      // A struct field stored in a dtype of its size but other signedness: C's value in its own type, then
+      // stored back (the bits C keeps). An atomic update works on the storage: + - & | ^ give the same bits.
+      const stored = this.ex.storedAs(target, ctx);
+      let rhs = value;
+      if (op !== "=") {
+        const b = bin[op];
+        if (!b) this.fail(`operator "${op}" is not supported yet`, e.pos);
+        const own: Expr = stored && !atomic ? { kind: "cast", dtype: stored.own, value: lhs } : lhs;
+        const right: Expr = stored && atomic ? { kind: "cast", dtype: stored.storage, value } : value;
+        rhs = cBinary(b, own, right, this.ex.types, (l, r) => (b === "%" ? cRemainder(l, r, this.ex.signs) : { kind: "arith", op: b, left: l, right: r }));
+      }
+      if (stored && !(atomic && op !== "=")) rhs = { kind: "cast", dtype: stored.storage, value: op === "=" ? { kind: "cast", dtype: stored.own, value } : rhs };
+      // `@atomic x = f(x)` is no exchange: the read of x would not be atomic.
+      if (atomic && !atomicUpdateOf(lhs, rhs)) this.fail(`@atomic "${op}": the value must not read the target itself`, e.pos);
+      this.emit(lhs, rhs, at, atomic, e.pos);
     }
-    if (stored && !(atomic && op !== "=")) rhs = { kind: "cast", dtype: stored.storage, value: op === "=" ? { kind: "cast", dtype: stored.own, value } : rhs };
-    // `@atomic x = f(x)` is no exchange: the read of x would not be atomic.
-    if (atomic && !atomicUpdateOf(lhs, rhs)) this.fail(`@atomic "${op}": the value must not read the target itself`, e.pos);
-    this.emit(lhs, rhs, ctx, atomic, e.pos);
   }
 
   /** Structs whose fields mix types (record-locals.ts): how their declarations and copies emit instructions here. */
@@ -336,6 +391,13 @@ export abstract class StatementLowering extends PointerLowering {
 
   protected ifStmt(s: A.If, ctx: Ctx): void {
     let cond = this.ex.expr(s.cond, ctx);
+    const jump = this.jumpGuards.get(s);
+    if (jump) {
+      const why = nonUniform(cond, this.uniformFacts(ctx), ctx.within, ctx.preds);
+      if (why !== undefined) {
+        this.fail(`"continue" at ${jump.line}:${jump.column} skips the rest of a trip of a loop holding @inner loops or barriers, which all work-items of a group run together, but its condition reads ${why}, which may differ between them (a condition of block indices, value arguments, \`const\` arguments the kernel only reads and private variables assigned from those, in the same trip, is uniform)`, s.cond.pos);
+      }
+    }
     // A condition that reads memory is evaluated once, before the branches may change it.
     let readsMemory = false;
     walkExpr(cond, (n) => {

@@ -62,14 +62,14 @@ export function hostForm(e: Expr, facts: UniformFacts, hostOnly: (x: Expr) => bo
  * What in `e` may differ between the work-items of a group, or undefined where nothing does.
  * `within`: the loops around `e` (their indices other than work-item ones are uniform).
  */
-export function nonUniform(e: Expr, facts: UniformFacts, within: readonly string[]): string | undefined {
+export function nonUniform(e: Expr, facts: UniformFacts, within: readonly string[], preds: readonly Expr[] = []): string | undefined {
   // Private scalars in progress count as uniform (a greatest fixpoint: `x = x + 1` keeps a uniform x uniform).
   const verdict = new Map<string, string | undefined>();
   const scalar = (name: string): string | undefined => {
     if (verdict.has(name)) return verdict.get(name);
     verdict.set(name, undefined);
-    if (facts.sequential !== undefined) return `the private variable "${name}" inside loop "${facts.sequential}" (a later assignment in that loop may change it between trips; not analysed)`;
     const writers = writersOf(name, facts.insns);
+    if (facts.sequential !== undefined) return dominated(name, writers.at(-1));
     let why: string | undefined = writers.length === 0 ? `the private variable "${name}", never assigned before` : undefined;
     for (const i of writers) {
       if (why !== undefined) break;
@@ -83,7 +83,18 @@ export function nonUniform(e: Expr, facts: UniformFacts, within: readonly string
     verdict.set(name, why);
     return why;
   };
-  const walk = (x: Expr, around: readonly string[]): string | undefined => {
+  // Inside a sequential loop a later assignment (not lowered yet) may change a scalar between trips,
+  // except where its last assignment so far runs in the same trip before `e`, always when `e` does
+  // (the same loops, no condition `e` lacks), and reads no private variable (which could be such).
+  const dominated = (name: string, w: Instruction | undefined): string | undefined => {
+    const key = (x: Expr) => JSON.stringify(x);
+    const runsBefore = w?.kind === "assign" && w.atomicity === "none" && w.withinInames.length === within.length && w.withinInames.every((i) => within.includes(i))
+      && w.predicates.every((p) => preds.some((q) => key(q) === key(p)));
+    if (!runsBefore) return `the private variable "${name}" inside loop "${facts.sequential}" (it is not assigned in every trip before this point, in the same loops and under no other condition, so an assignment later in the loop may change it between trips)`;
+    const inner = [w.rhs, ...w.predicates].map((x) => walk(x, w.withinInames, name)).find((x) => x !== undefined);
+    return inner === undefined ? undefined : `the private variable "${name}", assigned from ${inner}`;
+  };
+  const walk = (x: Expr, around: readonly string[], inTrip?: string): string | undefined => {
     let why: string | undefined;
     walkExpr(x, (n) => {
       if (why !== undefined) return false;
@@ -94,7 +105,7 @@ export function nonUniform(e: Expr, facts: UniformFacts, within: readonly string
       else if (n.kind === "var" && !facts.valueArgs.has(n.name)) {
         if (around.includes(n.name)) {
           if (facts.workItem(n.name)) why = `the work-item index "${n.name}"`;
-        } else if (facts.privateScalar(n.name)) why = scalar(n.name);
+        } else if (facts.privateScalar(n.name)) why = inTrip === undefined ? scalar(n.name) : `the private variable "${n.name}" (read where "${inTrip}" is assigned inside loop "${facts.sequential}": not analysed)`;
         else why = `"${n.name}"`;
       }
       return undefined;
