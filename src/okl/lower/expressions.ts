@@ -14,6 +14,7 @@ import { cRemainder, type SignFacts } from "./c-remainder.js";
 import { cBinary, cConditional, cUnary, suffixDtype, type CTypeFacts } from "./c-conversions.js";
 import { rowMajorIndex } from "./initializers.js";
 import { choiceRead } from "./pointer-choice.js";
+import { choiceWrites, type ChoiceWriteHost, type WritePlace } from "./choice-writes.js";
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
 import type { RowAccess } from "./row-layout.js";
 import { constIndex, tableRead } from "./tables.js";
@@ -89,7 +90,7 @@ export class ExprLowering implements ExprLowerer {
     while (root.kind === "index") root = root.target;
     const rb = root.kind === "ident" ? ctx.scope.get(root.name) : undefined;
     if (rb?.kind === "table") this.fail(`file-scope array "${(root as A.Ident).name}" is read as a constant table; writing it is not supported`, e.pos);
-    if (rb?.kind === "choice") this.fail(`cannot write through pointer "${rb.name}": it is chosen at run time among several targets (a switch, if/else or ?:), which Loom supports for reads only`, e.pos);
+    if (rb?.kind === "choice") this.fail(`cannot write through pointer "${rb.name}" here: it is chosen at run time among several targets (a switch, if/else or ?:), which Loom writes through in kernel statements (\`${rb.name}[i] = …\`, \`*${rb.name} = …\`), not inside a while loop, a loop with break/continue or a device function with loops`, e.pos);
     const t = e.kind === "member" && !e.arrow ? this.vec.typeOf(e.target, ctx) : undefined;
     if (t && e.kind === "member" && e.target.kind === "ident") {
       // `v.x = …` on a vector variable: its component's scalar.
@@ -116,6 +117,15 @@ export class ExprLowering implements ExprLowerer {
     if (this.readOnly.has(x.array)) this.fail(`"${x.array}" is a field of a struct passed by value (a copy in C); assigning to it is not supported`, e.pos);
     return x;
   }
+
+  /** The stores of an assignment to `e`: one per target of a pointer chosen at run time (choice-writes.ts), else the one place `lvalue` gives. */
+  writePlaces(e: A.Expr, ctx: Ctx): readonly WritePlace[] {
+    return choiceWrites(this.choiceHost, e, ctx) ?? [{ preds: [], place: this.lvalue(e, ctx) }];
+  }
+  private readonly choiceHost: ChoiceWriteHost = {
+    expr: (e, ctx) => this.expr(e, ctx), fail: (d, p) => this.fail(d, p), elementDtype: (b) => this.elementDtype(b),
+    element: (b, indices, label, pos, ctx) => this.element(usable(b, this.failAt(pos)), indices, label, pos, ctx),
+  };
 
   /** `s.f`, `p->f`, `(*p).f`, `bcs[i].f` on structs with mixed field types (records.ts), or undefined. */
   recordField(e: A.Expr, ctx: Ctx): Expr | undefined {

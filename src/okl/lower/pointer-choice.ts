@@ -164,6 +164,28 @@ export function choiceRead(b: Extract<Binding, { kind: "choice" }>, read: (targe
   return out;
 }
 
+/**
+ * The ways of a chosen pointer as one flat list: each target with the conditions under which it is
+ * the one chosen (the first option whose `when` holds; nested choices flattened), for writes
+ * through it, one conditional store per target. Exactly one way's conditions hold.
+ *
+ *   choiceWays(z)   // [{ preds: [way == 0], target: a }, { preds: [!(way == 0)], target: b }]
+ */
+export function choiceWays(b: Extract<Binding, { kind: "choice" }>): { readonly preds: readonly Expr[]; readonly target: Binding }[] {
+  const out: { preds: readonly Expr[]; target: Binding }[] = [];
+  const add = (preds: readonly Expr[], t: Binding): void => {
+    if (t.kind === "choice") for (const w of choiceWays(t)) out.push({ preds: [...preds, ...w.preds], target: w.target });
+    else out.push({ preds, target: t });
+  };
+  const not: Expr[] = [];
+  for (const o of b.options) {
+    add([...not, o.when], o.target);
+    not.push({ kind: "not", operand: o.when });
+  }
+  add(not, b.otherwise);
+  return out;
+}
+
 /** Each target of a chosen pointer moved by `f` (an offset `p + k` of the pointer). */
 export function mapChoice(b: Extract<Binding, { kind: "choice" }>, f: (target: Binding) => Binding): Binding {
   return { ...b, options: b.options.map((o) => ({ when: o.when, target: f(o.target) })), otherwise: f(b.otherwise) };

@@ -1,0 +1,81 @@
+/**
+ * Writes through a local pointer chosen at run time (pointer-choice.ts: `double *z = c ? a : b;` or a
+ * switch / if-else chain): `z[i] = v` is one store per target, each under the conditions that choose
+ * it (exactly one holds), so every store the kernel can make is explicit in the IR (its dependencies
+ * and footprints too). Accepted where every target is a writable array argument, local array or
+ * scalar address of the pointer's element type, and the targets are distinct memory: two targets in
+ * one array at different offsets (`c ? q : q + n`) could make the stores of different work-items
+ * overlap, which Loom cannot prove they do not, and is refused.
+ *
+ *   double *z = c ? a : b;  z[i] = x;   ->   a[i] = x  if way == 0;   b[i] = x  if !(way == 0)
+ */
+import type { Dtype, Expr } from "../../ir/index.js";
+import type * as A from "../syntax/ast.js";
+import type { Binding, Ctx } from "./bindings.js";
+import { choiceWays } from "./pointer-choice.js";
+
+/** One store of a write: its place and the conditions (a conjunction) under which it is made. */
+export interface WritePlace {
+  readonly preds: readonly Expr[];
+  readonly place: Expr;
+}
+
+/** What the lowering of a write through a chosen pointer needs of the expression lowering. */
+export interface ChoiceWriteHost {
+  expr(e: A.Expr, ctx: Ctx): Expr;
+  /** Element `indices` of target `b` (as a read would address it). */
+  element(b: Binding, indices: readonly Expr[], label: string, pos: A.Pos, ctx: Ctx): Expr;
+  elementDtype(b: Binding): Dtype | undefined;
+  fail(detail: string, pos: A.Pos): never;
+}
+
+/**
+ * The stores of an assignment to `e` when `e` is `z[i]`, `z[i][j]` or `*z` with `z` a chosen
+ * pointer; undefined for every other target (an ordinary place, one store).
+ */
+export function choiceWrites(host: ChoiceWriteHost, e: A.Expr, ctx: Ctx): readonly WritePlace[] | undefined {
+  let base = e;
+  const idx: A.Expr[] = [];
+  if (e.kind === "unary" && e.op === "*") base = e.operand;
+  else while (base.kind === "index") {
+    idx.unshift(base.index);
+    base = base.target;
+  }
+  if (base === e || base.kind !== "ident") return undefined;
+  const b = ctx.scope.get(base.name);
+  if (b?.kind !== "choice") return undefined;
+  const label = base.name;
+  const ways = choiceWays(b);
+  const seen = new Map<string, string>();
+  let dtype: Dtype | undefined;
+  for (const w of ways) {
+    const t = w.target;
+    const why = unwritable(t);
+    if (why) host.fail(`cannot write through pointer "${label}": one of the targets it is chosen among is ${why}; a pointer chosen at run time can be written where every target is a writable array argument, local array or scalar`, e.pos);
+    const d = host.elementDtype(t);
+    if (d !== undefined && dtype !== undefined && d !== dtype) host.fail(`cannot write through pointer "${label}": its targets hold different element types (${dtype} and ${d})`, e.pos);
+    dtype ??= d;
+    const name = (t as { name: string }).name;
+    const at = JSON.stringify((t as { offset?: Expr }).offset ?? null);
+    const other = seen.get(name);
+    if (other !== undefined && other !== at) {
+      host.fail(`cannot write through pointer "${label}": two of the targets it is chosen among are the same array "${name}" at different offsets, so the stores of different work-items may overlap, which Loom cannot prove they do not; write to "${name}" directly with the offset chosen in the subscript (\`${name}[(c ? 0 : n) + i]\`)`, e.pos);
+    }
+    seen.set(name, at);
+  }
+  const indices = idx.map((x) => host.expr(x, ctx));
+  return ways.map((w) => ({ preds: w.preds, place: host.element(w.target, indices, label, e.pos, ctx) }));
+}
+
+/** Why a write through `t` is refused, or undefined where it is a writable place. */
+function unwritable(t: Binding): string | undefined {
+  switch (t.kind) {
+    case "array":
+      if (t.extents) return `"${t.name}", an array field of a struct passed by value (a copy in C)`;
+      return t.struct ? `"${t.name}", an array of structs` : undefined;
+    case "temp": return t.struct ? `"${t.name}", an array of structs` : undefined;
+    case "ref": return t.writable ? undefined : `"${t.name}", a const or an argument that C would not let the kernel write through a pointer`;
+    case "table": return `"${t.name}", a file-scope constant table`;
+    default: return `a ${t.kind} binding`;
+  }
+}
