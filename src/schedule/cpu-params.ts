@@ -6,7 +6,10 @@
  * each loop whose bounds need it, inside the loops over the work-items.
  */
 import { InternalError, ScheduleError } from "../errors.js";
-import { arith, arrayDomainParam, arrayDomainParamProblem, c, insnDefaults, sub, uniqueName, v, type Expr, type Instruction, type Kernel, type Temporary } from "../ir/index.js";
+import {
+  arith, arrayDomainParam, arrayDomainParamProblem, c, exprEquals, freeVariables, insnDefaults, insnWrites, sub, uniqueName, v,
+  type Expr, type Instruction, type Kernel, type Temporary,
+} from "../ir/index.js";
 import { rename, type BasicSet } from "../poly/index.js";
 import type { HwAxis, ScheduleNode } from "./types.js";
 
@@ -117,6 +120,7 @@ export function loadDomainParams(
     instructions.push(Object.assign(insnDefaults(id), { kind: "assign" as const, lhs: v(name), rhs: c(0), atomicity: "none" as const, withinInames: within }));
     inits.push(id);
   }
+  const byId = new Map(instructions.map((x) => [x.id, x]));
   const walk = (nodes: readonly ScheduleNode[], outer: readonly string[], loaded: ReadonlySet<string>): ScheduleNode[] => {
     const out: ScheduleNode[] = [];
     for (const n of nodes) {
@@ -133,12 +137,13 @@ export function loadDomainParams(
           `CPU targets run such a loop outside the loops over the work-items, so its bounds must be: assign the bound once, in no loop but the group's and ` +
           `work-items' (@outer, @inner), from value arguments, group (@outer) indices and arrays the kernel only reads, or keep it in a local (@shared) array or a kernel argument`);
       }
+      const predicates = need.length > 0 ? sharedGuards(n, byId, copies) : [];
       for (const t of need) {
         const id = uniqueName(`${item.get(t)!}_load`, taken);
         taken.add(id);
         const within = [...new Set([...outer, ...hw])].sort();
         instructions.push(Object.assign(insnDefaults(id), {
-          kind: "assign" as const, lhs: v(item.get(t)!), rhs: sub(t, ...idx), atomicity: "none" as const, withinInames: within,
+          kind: "assign" as const, lhs: v(item.get(t)!), rhs: sub(t, ...idx), atomicity: "none" as const, withinInames: within, predicates,
         }));
         out.push({ kind: "insn", id });
       }
@@ -149,6 +154,34 @@ export function loadDomainParams(
   };
   const newBody = walk(body, [], new Set());
   return { instructions, temporaries, domains, body: newBody, inits };
+}
+
+/**
+ * The conditions every instruction inside `loop` runs under that read nothing the loop sets (its
+ * iname, the inames inside it, what its instructions write, the copies `copies`): a load of a bound
+ * of the loop runs under them too. Where they do not hold, nothing in the loop runs, so its bounds do
+ * not matter; where the schedule gave a loop uniform bounds (uniform-bounds.ts), the per-work-item
+ * value exists only under them (`lo[t]` of a row `r` that work-item `t` has not got), and an
+ * unconditional load read a slot nothing had written. Also, a loop over the work-items whose
+ * instructions all share a condition is bounded by it in C.
+ */
+function sharedGuards(loop: ScheduleNode & { kind: "loop" }, byId: ReadonlyMap<string, Instruction>, copies: ReadonlySet<string>): Expr[] {
+  const insns: Instruction[] = [];
+  const set = new Set<string>([...copies]);
+  const visit = (n: ScheduleNode): void => {
+    if (n.kind === "loop") {
+      set.add(n.iname);
+      n.body.forEach(visit);
+    } else if (n.kind === "insn") {
+      const insn = byId.get(n.id);
+      if (insn) insns.push(insn);
+    }
+  };
+  visit(loop);
+  if (insns.length === 0) return [];
+  for (const insn of insns) for (const w of insnWrites(insn)) set.add(w);
+  return insns[0]!.predicates.filter((p) =>
+    ![...freeVariables(p)].some((x) => set.has(x)) && insns.every((insn) => insn.predicates.some((q) => exprEquals(p, q))));
 }
 
 /**

@@ -150,6 +150,10 @@ describe("hipBone-style scatter and gather: an @exclusive block range read from 
     expect(first).toBeGreaterThan(group);
     expect(first).toBeLessThan(inner);
     expect(code).not.toMatch(/first\[/);
+    // Each work-item's row bounds are loaded only where it has a row: the loop over the work-items of the
+    // second phase has the first's bound, and reads no slot of `lo` that no work-item wrote.
+    const loops = [...code.matchAll(/for \(int t = 0; t <= ([^;]+); \+\+t\)\s*\{\s*(\w+)(?:\[t\])? = /g)].map((m) => [m[1], m[2]]);
+    expect(loops.slice(0, 2)).toEqual([["loopy_min_int32(last - first - 8 * r - 1, 7)", "lo"], ["loopy_min_int32(last - first - 8 * r - 1, 7)", "lo_item"]]);
   });
 });
 
