@@ -140,3 +140,45 @@ describe("writes through a pointer chosen at run time", () => {
     expect(e.message).toMatch(/cannot write through pointer "acc": one of the targets it is chosen among is "neg"/);
   });
 });
+
+const DEVICE_ARGS = `
+#define dfloat double
+#define p_Np 4
+void axpy(const int id, const dfloat alpha, const dfloat *x, dfloat *y) { y[id] += alpha * x[id]; }
+void store(const int id, const dfloat v, dfloat *out) { out[id] = v; }
+dfloat pick(const dfloat *p, const int id) { return p[id]; }
+@kernel void split(const int Nelements, const int half, @restrict const int *bcType, @restrict const dfloat *q, @restrict const dfloat *r,
+                   @restrict dfloat *outA, @restrict dfloat *outB, @restrict dfloat *wallFlux, @restrict dfloat *interiorFlux) {
+  for (int e = 0; e < Nelements; ++e; @outer(0)) {
+    for (int n = 0; n < p_Np; ++n; @inner(0)) {
+      const int id = e * p_Np + n;
+      axpy(id, 2.0, (n < half) ? q : r, (e % 2 == 0) ? outA : outB);   // ?: pointers as arguments, written through
+      dfloat *dst = (bcType[e] == 1) ? wallFlux : interiorFlux;         // a chosen local pointer passed on
+      store(id, pick(n < half ? r : q, id), dst);
+    }
+  }
+}`;
+
+describe("pointers chosen by ?: (or chosen locals) passed to device functions", () => {
+  it("agrees with the serial meaning: writes and reads through the chosen parameters", async () => {
+    const [k] = parseOkl(DEVICE_ARGS);
+    const N = 3, half = 2, bc = [1, 0, 1], q = seeded(N * 4, 21), r = seeded(N * 4, 22);
+    const outA = new Array<number>(N * 4).fill(1), outB = new Array<number>(N * 4).fill(1);
+    const wall = new Array<number>(N * 4).fill(0), interior = new Array<number>(N * 4).fill(0);
+    for (let e = 0; e < N; e++) for (let n = 0; n < 4; n++) {
+      const id = e * 4 + n;
+      const x = n < half ? q : r;
+      (e % 2 === 0 ? outA : outB)[id]! += 2 * x[id]!;
+      (bc[e] === 1 ? wall : interior)[id] = (n < half ? r : q)[id]!;
+    }
+    await expectSerialMeaning(k!, () => ({
+      Nelements: N, half, bcType: Int32Array.from(bc), q: Float64Array.from(q), r: Float64Array.from(r),
+      outA: new Float64Array(N * 4).fill(1), outB: new Float64Array(N * 4).fill(1), wallFlux: new Float64Array(N * 4), interiorFlux: new Float64Array(N * 4),
+    }), { outA, outB, wallFlux: wall, interiorFlux: interior }, 1e-12);
+  });
+
+  it("refuses a ?: argument whose condition reads memory, naming the local pointer that is supported", () => {
+    const e = oklError(() => parseOkl(DEVICE_ARGS.replace("store(id, pick(n < half ? r : q, id), dst);", "store(id, q[id], bcType[e] == 1 ? wallFlux : interiorFlux);")));
+    expect(e.message).toMatch(/pointer "out" is passed as `\?:` whose condition reads the array "bcType".*assign the `\?:` to a local pointer first/);
+  });
+});

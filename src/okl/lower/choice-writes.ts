@@ -9,10 +9,10 @@
  *
  *   double *z = c ? a : b;  z[i] = x;   ->   a[i] = x  if way == 0;   b[i] = x  if !(way == 0)
  */
-import type { Dtype, Expr } from "../../ir/index.js";
+import { walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Binding, Ctx } from "./bindings.js";
-import { choiceWays } from "./pointer-choice.js";
+import { choiceOf, choiceWays, conditionalWays } from "./pointer-choice.js";
 
 /** One store of a write: its place and the conditions (a conjunction) under which it is made. */
 export interface WritePlace {
@@ -78,4 +78,30 @@ function unwritable(t: Binding): string | undefined {
     case "table": return `"${t.name}", a file-scope constant table`;
     default: return `a ${t.kind} binding`;
   }
+}
+
+/**
+ * `c ? a : b` passed where a pointer is expected (a device function's pointer parameter): a choice
+ * among the bindings of its leaves by the way taken, which is evaluated again at each access
+ * through the pointer. C evaluates it once, at the call; the two agree where the conditions read
+ * only constants, value arguments and loop indices, which nothing in the call can change. Other
+ * conditions (an array element, a local variable) are refused, naming the way that is supported:
+ * a local pointer assigned the `?:` (kernel-pointers.ts takes its choice once).
+ *
+ *   f(n < 2 ? a : b)   // p[i] in f: if(n < 2, a[i], b[i])
+ */
+export function conditionalPointer(
+  e: A.Expr, ctx: Ctx, what: string, lower: (x: A.Expr) => Expr, bind: (x: A.Expr) => Binding, fail: (detail: string, pos: A.Pos) => never,
+): Binding {
+  const ways = conditionalWays(e, lower);
+  let bad: string | undefined;
+  walkExpr(ways.which, (n) => {
+    if (bad !== undefined) return;
+    if (n.kind === "subscript" || n.kind === "linear") bad = `the array "${n.array}"`;
+    else if (n.kind === "var" && !ctx.within.includes(n.name) && ctx.scope.get(n.name)?.kind !== "value") bad = `the variable "${n.name}"`;
+  });
+  if (bad !== undefined) {
+    fail(`pointer "${what}" is passed as \`?:\` whose condition reads ${bad}, which the call could change before the pointer is used (C chooses once, at the call); assign the \`?:\` to a local pointer first (\`double *p = c ? a : b;\`, chosen once where it is assigned) and pass that`, e.pos);
+  }
+  return choiceOf(what, ways.which, ways.leaves.map(bind));
 }

@@ -12,9 +12,11 @@ import { constValue, Scope, usable, type Binding, type Ctx } from "./bindings.js
 import type { FileContext } from "./file-context.js";
 import { castPointer } from "./byte-pointers.js";
 import { mapChoice } from "./pointer-choice.js";
+import { conditionalPointer } from "./choice-writes.js";
 import { recordByValue, recordPointer, recordPointerField } from "./records.js";
 import { toComponent, type VectorType } from "./vectors.js";
 import type { CTypeFacts } from "./c-conversions.js";
+import { flatViewPointer } from "./flat-views.js";
 
 /** What inlining needs of expression lowering (ExprLowering). */
 export interface ExprLowerer {
@@ -275,12 +277,16 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       if (b === undefined) lw.fail(`unknown identifier "${e.name}" passed as pointer "${what}" (defines must be given with -D / opts.defines)`, e.pos);
       break;
     }
+    case "conditional": // `c ? a : b` (choice-writes.ts)
+      return conditionalPointer(e, ctx, what, (x) => lw.expr(x, ctx), (x) => pointerBinding(lw, x, ctx, what), (d, p) => lw.fail(d, p));
     case "cast":
       if (e.type.pointers.length > 0) return castPointer(lw, e, ctx, what, (x) => pointerBinding(lw, x, ctx, what), shifted);
       break;
     case "index": {
       const b = e.target.kind === "ident" ? ctx.scope.get(e.target.name) : undefined;
       if (b?.kind === "pointers") return pointerSlot(lw, b, e.index, ctx);
+      const row = flatViewPointer(e, ctx.scope, (x) => lw.expr(x, ctx), false); // `ve[1]` of `double ve[2][3]` (flat-views.ts)
+      if (row) return row;
       break;
     }
     case "binary":
@@ -289,6 +295,10 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       if (e.op === "-" && isPointer(e.left)) return shifted(pointerBinding(lw, e.left, ctx, what), { kind: "neg", operand: lw.expr(e.right, ctx) });
       break;
     case "unary":
+      if (e.op === "&" && e.operand.kind === "index" && e.operand.target.kind === "index") {
+        const at = flatViewPointer(e.operand, ctx.scope, (x) => lw.expr(x, ctx), true); // `&ve[0][0]` (flat-views.ts)
+        if (at) return at;
+      }
       if (e.op === "&" && e.operand.kind === "index" && e.operand.target.kind !== "index") {
         return shifted(pointerBinding(lw, e.operand.target, ctx, what), lw.expr(e.operand.index, ctx));
       }
