@@ -42,6 +42,8 @@ export type Binding =
   /** A local or @shared array (or scalar: rank 0); `dim`: a 1-D one declared with @dim (`@shared double s[P * Q] @dim(P, Q)`). */
   | {
       readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout; readonly dim?: DimView;
+      /** A multi-dimensional array also used as a flat pointer (flat-views.ts): its extents, row-major. */
+      readonly rows?: readonly number[];
       /** An object of a class template stored as an array of one struct (class-calls.ts): its name is the struct value, `&obj` the array. */
       readonly object?: true;
     }

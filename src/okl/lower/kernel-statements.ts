@@ -22,11 +22,17 @@ import { copyRecord, oneTypeStructValue, recordDeclaration, type RecordDeclHost 
 import type { RecordPlaces } from "./records.js";
 import { ATOMIC_OPS } from "./kernel-core.js";
 import { ownJumpOf, withoutContinue } from "./loop-jumps.js";
+import { usedFlat } from "./flat-views.js";
 import { readOnlyArgument } from "./read-only.js";
 import { nonUniform, type UniformFacts } from "./uniform.js";
 
 export abstract class StatementLowering extends PointerLowering {
   protected abstract forLoop(s: A.For, ctx: Ctx): void;
+
+  /** Declarators of multi-dimensional local arrays also used as flat pointers (flat-views.ts). */
+  private readonly flatDecls = new Set<A.Declarator>();
+  /** Their temporaries, stored row-major (row-layout.ts). */
+  protected readonly flatViews = new Set<string>();
 
   /** The `if`s that stand for a `continue` of a loop holding @inner loops or barriers (loop-jumps.ts), with the `continue`'s position. */
   private readonly jumpGuards = new Map<A.If, A.Pos>();
@@ -131,6 +137,11 @@ export abstract class StatementLowering extends PointerLowering {
   // ---- statements inside an @outer nest -------------------------------------------------------
 
   protected block(items: readonly A.Stmt[], ctx: Ctx): void {
+    // Multi-dimensional local arrays that later statements use as flat pointers (flat-views.ts).
+    items.forEach((s, idx) => {
+      if (s.kind !== "declaration") return;
+      for (const d of s.declarators) if (d.arrayDims.length > 1 && d.pointers.length === 0 && usedFlat(items.slice(idx + 1), d.name, d.arrayDims.length)) this.flatDecls.add(d);
+    });
     items.forEach((s, idx) => {
       this.stmt(s, ctx);
       // OCCA's implicit barrier (OKL.md §7): after an outer-most @inner loop that uses @shared
@@ -235,7 +246,10 @@ export abstract class StatementLowering extends PointerLowering {
       // `@shared double s[P * Q] @dim(P, Q)`: s(i, j) is s[i + P * j] (a 1-D array of scalars only).
       const dim = d.okl.dim && shape.length === 1 && !struct ? { dims: d.okl.dim.map((x) => this.ex.expr(x, ctx)), order: d.okl.dimOrder ?? d.okl.dim.map((_, k) => k) } : undefined;
       if (d.okl.dim && !dim) this.fail(`@dim on local array "${d.name}": only a one-dimensional array of scalars can be viewed through @dim`, d.pos);
-      ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length, ...(struct ? { struct } : {}), ...(dim ? { dim } : {}) });
+      // Also a flat pointer (`(double *) ve`): stored row-major, bound with offset 0 so a pointer to it takes one subscript.
+      const view = this.flatDecls.has(d) && !struct && !dim && shape.length > 1;
+      if (view) this.flatViews.add(name);
+      ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length, ...(struct ? { struct } : {}), ...(dim ? { dim } : {}), ...(view ? { offset: c(0), rows: shape } : {}) });
       if (d.init === undefined) continue;
       if (struct) {
         if (sinit) sinit.items.forEach((item, k) => this.structScalar(structVariable(name, struct, 0), rowMajor(Math.floor(k / struct.size), shape), k % struct.size, item, ctx, d.pos));

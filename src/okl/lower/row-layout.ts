@@ -39,10 +39,11 @@ export type RowWarn = (detail: string, pos: A.Pos) => void;
 /**
  * `insns` and `temps` with every multi-dimensional temporary that some access may run past a row of
  * flattened to C's row-major layout (each such access reported through `warn`); the same lists
- * when there is none. `shell`: the kernel's domains (for the bounds of affine subscripts).
+ * when there is none. `shell`: the kernel's domains (for the bounds of affine subscripts). `views`:
+ * multi-dimensional temporaries also passed as flat pointers, flattened the same way without a warning.
  */
-export function rowLayout(shell: Kernel, insns: Instruction[], temps: Temporary[], rows: readonly RowAccess[], warn: RowWarn): { insns: Instruction[]; temps: Temporary[] } {
-  if (rows.length === 0) return { insns, temps };
+export function rowLayout(shell: Kernel, insns: Instruction[], temps: Temporary[], rows: readonly RowAccess[], warn: RowWarn, views: ReadonlySet<string> = new Set()): { insns: Instruction[]; temps: Temporary[] } {
+  if (rows.length === 0 && views.size === 0) return { insns, temps };
   const extents = new Map<string, number[]>();
   for (const t of temps) {
     if (t.shape.length < 2) continue;
@@ -72,6 +73,11 @@ export function rowLayout(shell: Kernel, insns: Instruction[], temps: Temporary[
       );
       break;
     }
+  }
+  // Arrays also read through a flat pointer (`f((double *) ve)`, flat-views.ts): row-major, no warning (C defines it).
+  for (const v of views) {
+    const dims = extents.get(v);
+    if (dims) flat.set(v, dims);
   }
   if (flat.size === 0) return { insns, temps };
   const linear = (e: Expr): Expr => mapExpr(e, (n) => {
