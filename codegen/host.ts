@@ -13,6 +13,7 @@
 import { CodegenError } from "../src/errors.js";
 import { exprToString, type Expr, type TargetName } from "../src/ir/index.js";
 import { hostProgramOf, type HostNode, type Schedule } from "../src/schedule/index.js";
+import type { NameAllocator } from "./names.js";
 import type { GeneratedCode, GeneratedKernelInfo } from "./types.js";
 
 type Lang = "c" | "js";
@@ -32,7 +33,7 @@ function launchLine(target: TargetName, info: GeneratedKernelInfo): string {
 }
 
 /** A host loop bound (integers, value arguments, enclosing host inames, `+ - *`, `//`, min, max) in `lang`. */
-function boundCode(e: Expr, lang: Lang, helpers: Set<string>): string {
+function boundCode(e: Expr, lang: Lang, helpers: Set<string>, print: (name: string) => string): string {
   // The outermost `+ - *` of a bound or an argument needs no parentheses.
   const top = (n: Expr): string => {
     const text = go(n);
@@ -41,7 +42,7 @@ function boundCode(e: Expr, lang: Lang, helpers: Set<string>): string {
   const go = (n: Expr): string => {
     switch (n.kind) {
       case "const": return String(n.value);
-      case "var": return n.name;
+      case "var": return print(n.name);
       case "neg": return `-(${go(n.operand)})`;
       case "arith":
         if (n.op === "+" || n.op === "-" || n.op === "*") return `(${go(n.left)} ${n.op} ${go(n.right)})`;
@@ -69,8 +70,9 @@ function boundCode(e: Expr, lang: Lang, helpers: Set<string>): string {
  * The host code of `code`, generated from the schedule `s` on `target`: each launch in order,
  * inside its host loops.
  */
-export function hostCodeOf(s: Schedule, code: GeneratedCode, target: TargetName): string {
+export function hostCodeOf(s: Schedule, code: GeneratedCode, target: TargetName, print: (name: string) => string = (n) => n): string {
   const lang: Lang = target === "js" ? "js" : "c";
+  const words = (text: string) => text.replace(/\b[A-Za-z_]\w*\b/g, print);
   const helpers = new Set<string>();
   const lines: string[] = [];
   const walk = (nodes: readonly HostNode[], ind: string): void => {
@@ -78,12 +80,14 @@ export function hostCodeOf(s: Schedule, code: GeneratedCode, target: TargetName)
       if (n.kind === "launch") {
         const info = code.kernels[n.kernel];
         if (!info) throw new CodegenError(`host code: the host program launches device kernel ${n.kernel}, but ${code.kernels.length} were generated`);
-        lines.push(`${ind}${launchLine(target, withTrapBuffer(code, info, n.kernel))}`);
+        const printed = { ...info, args: info.args.map(print), globalSize: info.globalSize.map(words), localSize: info.localSize.map(words) };
+        lines.push(`${ind}${launchLine(target, withTrapBuffer(code, printed, n.kernel))}`);
         continue;
       }
-      const lo = boundCode(n.lower, lang, helpers);
-      const hi = boundCode(n.upper, lang, helpers);
-      lines.push(lang === "js" ? `${ind}for (let ${n.iname} = ${lo}; ${n.iname} <= ${hi}; ${n.iname}++) {` : `${ind}for (int ${n.iname} = ${lo}; ${n.iname} <= ${hi}; ++${n.iname})`);
+      const lo = boundCode(n.lower, lang, helpers, print);
+      const hi = boundCode(n.upper, lang, helpers, print);
+      const v = print(n.iname);
+      lines.push(lang === "js" ? `${ind}for (let ${v} = ${lo}; ${v} <= ${hi}; ${v}++) {` : `${ind}for (int ${v} = ${lo}; ${v} <= ${hi}; ++${v})`);
       if (lang === "c") lines.push(`${ind}{`);
       walk(n.body, ind + "  ");
       lines.push(`${ind}}`);
@@ -103,8 +107,12 @@ export function withTrapBuffer(code: GeneratedCode, info: GeneratedKernelInfo, n
   return traps?.mode === "buffer" && traps.kernels[n] && traps.param ? { ...info, args: [...info.args, traps.param] } : info;
 }
 
-/** `code` with its `hostCode`. */
-
-export function withHostCode(code: GeneratedCode, s: Schedule, target: TargetName): GeneratedCode {
-  return { ...code, hostCode: hostCodeOf(s, code, target) };
+/**
+ * `code` with its `hostCode`; with the allocator the kernels were printed with, the user's names
+ * (arguments, host inames) print as the device code prints them (`main` → `main_0` on C).
+ */
+export function withHostCode(code: GeneratedCode, s: Schedule, target: TargetName, names?: NameAllocator): GeneratedCode {
+  if (names === undefined) return { ...code, hostCode: hostCodeOf(s, code, target) };
+  const user = new Set([...s.kernel.args.map((a) => a.name), ...s.deviceKernels.flatMap((dk) => dk.hostInames ?? [])]);
+  return { ...code, hostCode: hostCodeOf(s, code, target, (w) => (user.has(w) ? names.user(w) : w)) };
 }

@@ -161,7 +161,7 @@ function lowerAndRender(s: Schedule, target: TargetName, opts: GenerateOptions =
   const names = NameAllocator.forKernel(s.kernel, target);
   const lowered = lowerSchedule(s, (opts.checkedAccess && t.checkedLowerOptions) || t.lowerOptions, names);
   const code = t.render(lowered, names, opts, s);
-  return { lowered, code: t.hostCode ? { ...code, hostCode: t.hostCode(s, code, lowered, names) } : withHostCode(code, s, target) };
+  return { lowered, code: t.hostCode ? { ...code, hostCode: t.hostCode(s, code, lowered, names) } : withHostCode(code, s, target, names) };
 }
 
 /** The passes of `target`'s route, by name, in order (`lowerStages` reports one stage per name). */

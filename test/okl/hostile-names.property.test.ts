@@ -1,0 +1,232 @@
+/**
+ * Law: for every OKL kernel whose names (kernel, arguments, loop variables, @shared and @exclusive
+ * memory, a device function with its parameters and local, a struct type with its fields and a
+ * local of it, a class template with its parameters, constructor, methods and members, an object
+ * of it, a typedef, a macro) are drawn from the reserved words of every target, the names Loom's
+ * lowering and printers invent, and plain names (hostile-okl.ts):
+ *  - parseOkl imports it (or refuses with a LoomError: a word of OKL's own syntax);
+ *  - on every target, the generated code is the code of the same kernel with plain names, each
+ *    name replaced one for one by a name the target does not reserve; a name Loom invents moves
+ *    only where a user name took it (a target that refuses the kernel refuses the plain one too);
+ *  - the kernel computes what its shape means (`hostileMeaning`) on the interpreter and js, and
+ *    on the c and openmp backends for the first few cases;
+ *  - the c and openmp code of every case compiles with gcc -Wall -Werror (one gcc run each), the
+ *    opencl code builds on PoCL (one build per batch of distinct kernel names); skipped with the
+ *    reason where a toolchain is absent.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { BUILT_TARGETS, generateCode } from "../../codegen/index.js";
+import type { GeneratedCode } from "../../codegen/index.js";
+import { dialectOf, isReserved } from "../../codegen/names.js";
+import { openclContext } from "../../native/index.js";
+import { LoomError } from "../../src/errors.js";
+import type { Kernel, TargetName } from "../../src/ir/index.js";
+import { parseOkl } from "../../src/okl/parse-okl.js";
+import { backendAvailability, run } from "../../src/run/index.js";
+import { compileBudgetMs, hasGcc } from "../codegen/compile-helpers.js";
+import { tokens } from "../targets/renaming.js";
+import { PLAIN_NAMES, genNames, hostileMeaning, oklSource, padded, type Names } from "./hostile-okl.js";
+
+const RUNS = Number(process.env.LOOM_HOSTILE_OKL_RUNS ?? 12);
+/** Cases also run on the c and openmp backends (each a compile): few. */
+const NATIVE_RUNS = Number(process.env.LOOM_HOSTILE_OKL_NATIVE_RUNS ?? 2);
+const SEED = Number(process.env.LOOM_HOSTILE_OKL_SEED ?? 20261129);
+const opencl = backendAvailability("opencl");
+if (!hasGcc) console.warn("[skip] hostile OKL names: gcc is not installed, the c and openmp code is not compiled");
+if (!opencl.available) console.warn(`[skip] hostile OKL names: the opencl code is not built: ${opencl.reason}`);
+const NATIVE = [...(hasGcc && backendAvailability("c").available ? ["c", "openmp"] as const : [])];
+
+const [PLAIN] = parseOkl(oklSource(PLAIN_NAMES));
+const PLAIN_NAME_LIST = Object.values(PLAIN_NAMES);
+const plainCode = new Map<TargetName, GeneratedCode | LoomError>();
+function codeOf(k: Kernel, t: TargetName): GeneratedCode | LoomError {
+  try {
+    return generateCode(k, t);
+  } catch (e) {
+    if (e instanceof LoomError) return e;
+    throw e;
+  }
+}
+const plainOn = (t: TargetName) => plainCode.get(t) ?? plainCode.set(t, codeOf(PLAIN!, t)).get(t)!;
+
+/** A line that only declares (`float x;`, `__local float t[8];`, `@exclusive int c;`, js's `let x = 0;`): the printers sort those by name. */
+const DECL = /^\s*(?:(?:[A-Za-z_@][\w@]*[\s*]+)+[A-Za-z_]\w*(?:\[[^\]=]*\])*|auto &\w+ = alpaka::declareSharedVar<.*>\(loopy_acc\)|let \w+ = 0|var \w+: \w+|const \w+ = new \w+Array\(\d+\));\s*$/;
+
+/** The functions `code` defines at the top level (a line `f(…) … {` with no indentation, to its closing line `}`), as text. */
+function functionsOf(code: string): string[] {
+  return code.match(/^[A-Za-z_][^\n]*\([^\n]*\{[^\n]*\}[^\n]*$|^[A-Za-z_][^\n]*\([^\n]*\n?\{?\n(?:[ \t][^\n]*\n|\n)*\}$/gm) ?? [];
+}
+
+/** `code` with each run of declaration lines replaced by a marker line, and the runs. */
+function declRuns(code: string): { rest: string; runs: string[][] } {
+  const runs: string[][] = [];
+  const rest: string[] = [];
+  for (const line of code.split("\n")) {
+    if (!DECL.test(line)) rest.push(line);
+    else if (rest[rest.length - 1] === "\u0000decls") runs[runs.length - 1]!.push(line.trim());
+    else {
+      rest.push("\u0000decls");
+      runs.push([line.trim()]);
+    }
+  }
+  return { rest: rest.join("\n"), runs };
+}
+
+/**
+ * `hostile` is `plain` token for token, but where a token of `plain` names a plain name (contains
+ * `p_<slot>`), or is a name Loom invented that the user's names took (`taken`): those tokens are
+ * replaced one for one (the same token always, standing for no other) by tokens not `reserved`
+ * and not among the tokens both codes share. Declarations, which the printers sort by name,
+ * compare as sets, renamed back.
+ */
+function expectRenamed(plain: string, hostile: string, taken: ReadonlySet<string>, reserved: (w: string) => boolean, what: string): void {
+  // The printers' helpers (`static inline int32_t loopy_floor_div_int32(int32_t a, int32_t b) { … }`), the same in both, have names of their own scope.
+  const theirs = new Set(functionsOf(hostile));
+  const helpers = new Set(functionsOf(plain).filter((f) => theirs.has(f)));
+  // Comments (commentText makes them harmless) may quote a name as the user wrote it.
+  const noHelpers = (code: string) => functionsOf(code).reduce((c, f) => (helpers.has(f) ? c.replace(f, "") : c), code).replace(/\/\*.*?\*\/|\/\/.*$/gm, "");
+  const [pd, hd] = [declRuns(noHelpers(plain)), declRuns(noHelpers(hostile))];
+  const [p, h] = [tokens(pd.rest), tokens(hd.rest)];
+  expect(h.length, `${what}: token count`).toBe(p.length);
+  const forth = new Map<string, string>();
+  const back = new Map<string, string>();
+  const own = new Set<string>();
+  p.forEach((x, n) => {
+    const y = h[n]!;
+    if (x === y) {
+      // A member (`blockIdx.x`, `loom_group.x`) is no name of the code's scope.
+      if (!/(\.|->)$/.test(p[n - 1] ?? "")) own.add(x);
+      return;
+    }
+    expect(PLAIN_NAME_LIST.some((q) => x.includes(q)) || taken.has(x), `${what}: the printer's ${x} became ${y}`).toBe(true);
+    expect(reserved(y), `${what}: ${y} (for ${x}) is reserved`).toBe(false);
+    expect(forth.get(x) ?? y, `${what}: ${x} printed two ways`).toBe(y);
+    expect(back.get(y) ?? x, `${what}: ${y} stands for two names`).toBe(x);
+    forth.set(x, y);
+    back.set(y, x);
+  });
+  for (const y of back.keys()) expect(own.has(y), `${what}: ${y} is also the printer's`).toBe(false);
+  expect(hd.runs.length, `${what}: runs of declarations`).toBe(pd.runs.length);
+  hd.runs.forEach((run, r) => {
+    const renamedBack = run.map((line) => tokens(line).map((y) => back.get(y) ?? y).join("")).sort();
+    expect(renamedBack, `${what}: declarations`).toEqual([...pd.runs[r]!].sort());
+  });
+}
+
+const stats = { cases: 0, refused: [] as string[], targetRefusals: 0, native: 0 };
+/** Each imported case's code for the compilers, by target. */
+const compiled: Record<"c" | "openmp" | "opencl", { names: Names; code: GeneratedCode }[]> = { c: [], openmp: [], opencl: [] };
+
+const inputs = (n: number) => Float32Array.from({ length: n }, (_, i) => ((i * 7) % 5) - 1.5 + i / 8);
+
+async function lawHolds(x: Names): Promise<void> {
+  const src = oklSource(x);
+  let k: Kernel;
+  try {
+    k = parseOkl(src)[0]!;
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    stats.refused.push(e.message.split("\n")[0]!);
+    return;
+  }
+  stats.cases++;
+  const taken = new Set(Object.values(x));
+  for (const t of BUILT_TARGETS) {
+    const [plain, hostile] = [plainOn(t), codeOf(k, t)];
+    if (hostile instanceof LoomError) {
+      expect(plain, `${t} refuses the hostile kernel (${hostile.message}) but not the plain one\n${src}`).toBeInstanceOf(LoomError);
+      stats.targetRefusals++;
+      continue;
+    }
+    expect(plain, `${t} refuses the plain kernel only`).not.toBeInstanceOf(LoomError);
+    const p = plain as GeneratedCode;
+    const reserved = (w: string) => isReserved(w, dialectOf(t));
+    expectRenamed(p.deviceCode, hostile.deviceCode, taken, reserved, `${t} device code of ${JSON.stringify(x)}\n`);
+    if (p.hostCode !== undefined) expectRenamed(p.hostCode, hostile.hostCode ?? "", taken, reserved, `${t} host code of ${JSON.stringify(x)}\n`);
+    if (t === "c" || t === "openmp" || t === "opencl") compiled[t].push({ names: x, code: hostile });
+  }
+  const n = 13;
+  const a = inputs(n);
+  const want = hostileMeaning(a, n, new Float32Array(padded(n)));
+  const native = stats.native < NATIVE_RUNS ? NATIVE : [];
+  if (native.length > 0) stats.native++;
+  for (const backend of ["interp", "js", ...native]) {
+    const flags = backend === "interp" || backend === "js" ? {} : { flags: ["-O1", "-fopenmp"] };
+    const r = await run(k, { [x.n]: n, [x.a]: a, [x.b]: new Float32Array(padded(n)) } as never, { backend, ...flags } as never);
+    const got = [...(r[x.b] as Float32Array)];
+    got.forEach((g, i) => expect(Math.abs(g - want[i]!) <= 1e-5 * Math.max(1, Math.abs(want[i]!)), `${backend}: ${x.b}[${i}] = ${g}, expected ${want[i]}\n${src}`).toBe(true));
+  }
+}
+
+/** Generated sources in one directory, compiled by one `gcc -c` run. */
+function gccAll(target: "c" | "openmp"): void {
+  const dir = mkdtempSync(join(tmpdir(), `loom-hostile-okl-${target}-`));
+  const files = compiled[target].map(({ code }, n) => {
+    const file = join(dir, `case${n}.c`);
+    writeFileSync(file, code.deviceCode);
+    return file;
+  });
+  try {
+    // -Wno-unused-but-set-variable: the CPU lowering leaves a uniform temporary set and unread (the plain kernel too; reported).
+    execFileSync("gcc", ["-c", "-Wall", "-Werror", "-Wno-unused-but-set-variable", ...(target === "openmp" ? ["-fopenmp"] : []), ...files], { cwd: dir, stdio: "pipe", timeout: compileBudgetMs(1) });
+  } catch (e) {
+    expect.fail(`gcc failed on the ${target} code of hostile OKL names (${dir}):\n${(e as { stderr?: Buffer }).stderr?.toString() ?? String(e)}`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The opencl code of the cases as few programs as their device kernels' names allow (a name
+ * twice is two batches): each program's preludes (the `lid`/`gid` macros, helpers) once.
+ */
+function openclBatches(): string[] {
+  const batches: { names: Set<string>; prelude: string[]; kernels: string[] }[] = [];
+  for (const { code } of compiled.opencl) {
+    const names = code.kernels.map((kn) => kn.name);
+    let b = batches.find((x) => names.every((nm) => !x.names.has(nm)));
+    if (b === undefined) batches.push((b = { names: new Set(), prelude: [], kernels: [] }));
+    names.forEach((nm) => b.names.add(nm));
+    const at = code.deviceCode.search(/^__kernel /m);
+    for (const chunk of code.deviceCode.slice(0, at).split(/\n\s*\n/)) if (chunk.trim() !== "" && !b.prelude.includes(chunk)) b.prelude.push(chunk);
+    b.kernels.push(code.deviceCode.slice(at));
+  }
+  return batches.map((b) => [...b.prelude, ...b.kernels].join("\n\n"));
+}
+
+describe("hostile names in OKL", () => {
+  afterAll(() => console.log(`hostile OKL names: ${stats.cases} imported, ${stats.native} run natively; refused by parseOkl: ${JSON.stringify(stats.refused)}; target refusals (the plain kernel's too): ${stats.targetRefusals}`));
+
+  it(`import, print renamed on every target and compute the kernel's meaning (${RUNS} cases)`, async () => {
+    await fc.assert(fc.asyncProperty(genNames, lawHolds), { numRuns: RUNS, seed: SEED });
+    // The words drawn are names OKL can spell: most import.
+    expect(stats.cases).toBeGreaterThanOrEqual(Math.ceil(RUNS * 0.75));
+    if (NATIVE.length > 0) expect(stats.native).toBe(Math.min(NATIVE_RUNS, stats.cases));
+  }, 60_000 + 30_000 * NATIVE_RUNS);
+
+  it.skipIf(!hasGcc)("the c and openmp code of every case compiles (gcc -Wall -Werror, one run each)", () => {
+    expect(compiled.c.length).toBeGreaterThan(0);
+    gccAll("c");
+    gccAll("openmp");
+  }, 2 * compileBudgetMs(1));
+
+  it.skipIf(!opencl.available)("the opencl code of every case builds on PoCL", () => {
+    expect(compiled.opencl.length).toBeGreaterThan(0);
+    const ctx = openclContext();
+    try {
+      for (const program of openclBatches()) {
+        try {
+          ctx.build(program, []);
+        } catch (e) {
+          expect.fail(`PoCL failed on the opencl code of hostile OKL names:\n${(e as Error).message.slice(0, 4000)}\n--- program ---\n${program}`);
+        }
+      }
+    } finally {
+      ctx.release();
+    }
+  }, compileBudgetMs(1));
+});
