@@ -16,6 +16,7 @@ import { conditionalPointer } from "./choice-writes.js";
 import { recordByValue, recordPointer, recordPointerField } from "./records.js";
 import { toComponent, type VectorType } from "./vectors.js";
 import type { CTypeFacts } from "./c-conversions.js";
+import { flatViewPointer } from "./flat-views.js";
 
 /** What inlining needs of expression lowering (ExprLowering). */
 export interface ExprLowerer {
@@ -284,6 +285,8 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
     case "index": {
       const b = e.target.kind === "ident" ? ctx.scope.get(e.target.name) : undefined;
       if (b?.kind === "pointers") return pointerSlot(lw, b, e.index, ctx);
+      const row = flatViewPointer(e, ctx.scope, (x) => lw.expr(x, ctx), false); // `ve[1]` of `double ve[2][3]` (flat-views.ts)
+      if (row) return row;
       break;
     }
     case "binary":
@@ -292,6 +295,10 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       if (e.op === "-" && isPointer(e.left)) return shifted(pointerBinding(lw, e.left, ctx, what), { kind: "neg", operand: lw.expr(e.right, ctx) });
       break;
     case "unary":
+      if (e.op === "&" && e.operand.kind === "index" && e.operand.target.kind === "index") {
+        const at = flatViewPointer(e.operand, ctx.scope, (x) => lw.expr(x, ctx), true); // `&ve[0][0]` (flat-views.ts)
+        if (at) return at;
+      }
       if (e.op === "&" && e.operand.kind === "index" && e.operand.target.kind !== "index") {
         return shifted(pointerBinding(lw, e.operand.target, ctx, what), lw.expr(e.operand.index, ctx));
       }
