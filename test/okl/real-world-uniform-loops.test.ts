@@ -127,6 +127,15 @@ describe("`continue` in a loop over faces around @inner loops and barriers: the 
     await fc.assert(fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 4, maxLength: 12 }).map((a) => a.slice(0, a.length - (a.length % 4))), check), { numRuns: 3, seed: 20 });
   });
 
+  it("a continue nested in a branch that may also fall through: the rest follows both ways, as the serial meaning", async () => {
+    const nested = FACE_FLUX.replace("if (bcType == 2) {", "if (bcType >= 2) {\n        if (bcType == 2) {").replace("        continue;\n      }\n      for (int n = 0; n < p_Nfp; ++n; @inner(0)) flux[ef*p_Nfp + n] = bcType", "        continue;\n        }\n      }\n      for (int n = 0; n < p_Nfp; ++n; @inner(0)) flux[ef*p_Nfp + n] = bcType");
+    expect(nested).not.toBe(FACE_FLUX);
+    const [kn] = parseOkl(nested, DEFINES);
+    const EToB = [3, 2, 0, 1, 2, 3, 3, 0];
+    const q = seeded(64, 9);
+    await expectSerialMeaning(kn!, () => ({ Nelements: 2, EToB: Int32Array.from(EToB), q: Float64Array.from(q), flux: new Float64Array(64) }), { flux: faceFluxSerial(2, EToB, q) }, 1e-12);
+  });
+
   it("refuses a condition that may differ between the work-items, naming the continue", () => {
     // flux is written by the kernel: another work-item's write may not be seen yet.
     const racy = FACE_FLUX.replace("if (bcType == 0) {", "if (flux[ef*p_Nfp] > 0) {");
