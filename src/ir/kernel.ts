@@ -142,17 +142,29 @@ export interface OklStructArg {
 export type DeviceKernelNaming = "loom" | "occa";
 
 function deepFreeze<T>(x: T): T {
-  if (x !== null && typeof x === "object" && !Object.isFrozen(x)) {
-    Object.freeze(x);
-    // Frozen subtrees (shared with the kernel a change was made to) are not walked again.
-    if (Array.isArray(x)) {
-      for (let i = 0; i < x.length; i++) deepFreeze(x[i]);
-    } else {
-      const o = x as Record<string, unknown>;
-      for (const key in o) if (Object.hasOwn(o, key)) deepFreeze(o[key]);
+  if (x !== null && typeof x === "object" && !Object.isFrozen(x)) freezeTree(x);
+  return x;
+}
+
+/**
+ * Freeze `x` (an object not frozen yet) and every object reachable from it that is not frozen
+ * yet. Frozen subtrees (shared with the kernel a change was made to) are not walked again, and
+ * children are tested before the call (most are strings, numbers or frozen already).
+ */
+function freezeTree(x: object): void {
+  Object.freeze(x);
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) {
+      const v: unknown = x[i];
+      if (typeof v === "object" && v !== null && !Object.isFrozen(v)) freezeTree(v);
+    }
+  } else {
+    const o = x as Record<string, unknown>;
+    for (const key in o) {
+      const v = o[key];
+      if (typeof v === "object" && v !== null && !Object.isFrozen(v) && Object.hasOwn(o, key)) freezeTree(v);
     }
   }
-  return x;
 }
 
 // `String(k)` is `show(k)`: print.ts (which imports this module) registers the printer. The

@@ -13,6 +13,7 @@
 import type { BasicSet, Constraint } from "./types.js";
 import { rawSet } from "./rows.js";
 import { isCanonicalEmpty } from "./normalize.js";
+import { internAtCreation } from "./memo.js";
 
 /** For each dim and existential (in column order), its factor; -1 for the parameter part. */
 const factorsMemo = new WeakMap<BasicSet, readonly number[]>();
@@ -141,7 +142,13 @@ function restrict(s: BasicSet, names: string | readonly string[]): BasicSet {
       const v = xs[np + k] ?? 0;
       if (v !== 0) coeffs[newAt[k]!] = v;
     }
-    constraints.push(Object.freeze({ eq: c.eq, coeffs: Object.freeze(coeffs), constant: c.constant }));
+    constraints.push({ eq: c.eq, coeffs, constant: c.constant });
   }
-  return rawSet(s.params, dims, exists, constraints);
+  // The factors of a sweep's domains repeat (the `i` factor is the same whenever the `i` tile size
+  // is): interned at creation, a repeated one is the object seen before, with its key and its own
+  // factors known, and nothing is frozen again.
+  return internAtCreation({ params: s.params, dims, exists, constraints }, () => {
+    for (const c of constraints) (Object.freeze(c.coeffs), Object.freeze(c));
+    return rawSet(s.params, Object.freeze(dims), Object.freeze(exists), constraints);
+  });
 }

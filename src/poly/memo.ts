@@ -107,7 +107,13 @@ function boxed(s: BasicSet): Interned {
 
 function intern(s: BasicSet, literal = false): Interned {
   const h = hashOf(s);
-  let bucket = table.get(h);
+  const bucket = table.get(h);
+  if (bucket !== undefined) for (const e of bucket) if (sameContent(e.set, s)) return e;
+  return enter(h, bucket, literal ? frozenCopy(s) : s);
+}
+
+/** A new entry for `s` (content not in the table) under hash `h`, whose bucket is `bucket`. */
+function enter(h: number, bucket: Interned[] | undefined, s: BasicSet): Interned {
   if (bucket === undefined) {
     // Keys are never reused: forgetting sets (below) only loses sharing, never confuses sets.
     if (interned >= LIMIT) {
@@ -115,13 +121,28 @@ function intern(s: BasicSet, literal = false): Interned {
       interned = 0;
     }
     table.set(h, (bucket = []));
-  } else {
-    for (const e of bucket) if (sameContent(e.set, s)) return e;
   }
-  const e: Interned = { set: literal ? frozenCopy(s) : s, key: `@${(nextId++).toString(36)}` };
+  const e: Interned = { set: s, key: `@${(nextId++).toString(36)}` };
   bucket.push(e);
   interned++;
   return e;
+}
+
+/**
+ * Interning at creation (hash-consing): the set with content `probe` (the fields of a set being
+ * built, not yet frozen or stamped) when one with that content is interned already (then `probe`
+ * is dropped: no freezing, no set object, and the answer's key is known), else undefined and
+ * `build()` (which must return a set built by `rawSet` with `probe`'s content) is entered as the
+ * canonical set of that content, its key remembered. Equal sets built this way are one object, so
+ * memos keyed by identity (`factorOf`'s) find them again.
+ */
+export function internAtCreation(probe: BasicSet, build: () => BasicSet): BasicSet {
+  const h = hashOf(probe);
+  const bucket = table.get(h);
+  if (bucket !== undefined) for (const e of bucket) if (sameContent(e.set, probe)) return e.set;
+  const s = build();
+  KeySlot.remember(s, enter(h, bucket, s));
+  return s;
 }
 
 /** A hash of names, existentials and rows (entries mixed as 32-bit integers; any number is exact in `sameContent`). */
