@@ -26,6 +26,13 @@ export function boundByFace(b: Pick<BoxAxis, "lowers" | "uppers">, side: "lower"
   });
 }
 
+/** The names the shape's bounds may use as integers: the kernel's inames and its domains' parameters. */
+export function clipIntNames(k: Kernel, kernelInames: ReadonlySet<string>): Set<string> {
+  const out = new Set(kernelInames);
+  for (const d of k.domains) for (const p of d.params) out.add(p);
+  return out;
+}
+
 /**
  * The clip predicates of a store over `dom` (its new inames `dimNames`, one per stored axis
  * `stored[j]`), within `ctx` (its outer loops and the parameters' constraints), reading an array
@@ -43,7 +50,7 @@ export function clipPredicates(
     if (k.assumptions.constraints.length > 0) where = intersect(where, k.assumptions);
     return where;
   };
-  const intNames = new Set([...kernelInames, ...k.domains.flatMap((d) => d.params)]);
+  const intNames = clipIntNames(k, kernelInames);
   box.forEach((b, r) => {
     const ext = exprToAff(shape[r]!, (n) => intNames.has(n));
     if (!ext) return;

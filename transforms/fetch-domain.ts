@@ -4,13 +4,13 @@
  * array, and those that tie a new iname to an outer loop.
  */
 import { LoomError } from "../src/errors.js";
-import type { Footprint } from "../src/analysis/index.js";
+import { exprToAff, type Footprint } from "../src/analysis/index.js";
 import { iterationDomain, uniqueName, type Expr, type Kernel } from "../src/ir/index.js";
 import {
-  aff, addConstraints, eliminateExact, gist, intersect, isSubset, moveToParams, projectOut, rename, shiftDims,
+  aff, addConstraints, affKey, contentMemo, memoized, setContentId, eliminateExact, gist, intersect, isSubset, moveToParams, projectOut, rename, shiftDims,
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
-import { clipPredicates } from "./fetch-clip.js";
+import { clipIntNames, clipPredicates } from "./fetch-clip.js";
 import { constraintExpr } from "./fetch-tags.js";
 
 const outerContext = { shortcut: true, taken: 0 };
@@ -46,8 +46,8 @@ export interface StoreDomainArgs {
 }
 
 /** The store's domain, its clip predicates and the predicates moved out of its domain (see the module comment). */
-export function storeDomain(k: Kernel, fp: Footprint, a: StoreDomainArgs): { dom: BasicSet; clip: Expr[]; predicates: Expr[] } {
-  const { taken, dimNames, stored, bounds, outer, kernelInames } = a;
+export function storeDomain(k: Kernel, fp: Footprint, a: StoreDomainArgs): StoreDomain {
+  const { taken, dimNames, stored, bounds } = a;
   // The domain of the new inames: the footprint shifted to start at 0, exactly (as loopy fetches
   // its footprint unless fetch_bounding_box; a triangle's fetch reads no element outside it, short
   // of a stride, see withoutStrides), or its box when asked (boundingBox) or when the footprint is
@@ -60,13 +60,32 @@ export function storeDomain(k: Kernel, fp: Footprint, a: StoreDomainArgs): { dom
   // Existentials renamed apart from the new inames (constraints name columns, existentials included).
   const exRename: Record<string, string> = {};
   for (const e of dom.exists) if (taken.has(e) || dimNames.includes(e)) exRename[e] = uniqueName(`${e}_ex`, new Set([...taken, ...dom.exists, ...dimNames]));
+  const boundRows = dimNames.flatMap((n, j) => bounds(n, stored[j]!));
+  // Where the domain is the piece itself, the answer is a function of the footprint's content and
+  // of the few facts of the kernel that pieceDomainKey lists: a sweep's variants that share a tile
+  // ask again with new objects.
+  const key = isPiece && storeDomainMemo.on ? pieceDomainKey(k, fp, a, exRename, boundRows) : undefined;
+  if (key === undefined) return computeStoreDomain(k, fp, a, dom, isPiece, exRename, boundRows);
+  const known = pieceDomains.get(key);
+  if (known !== undefined) {
+    storeDomainMemo.hits++;
+    return known;
+  }
+  return memoized(pieceDomains, key, () => computeStoreDomain(k, fp, a, dom, isPiece, exRename, boundRows));
+}
+
+/** storeDomain's work, from the domain chosen (a piece, or the box) and the existentials' new names on. */
+function computeStoreDomain(
+  k: Kernel, fp: Footprint, a: StoreDomainArgs, dom: BasicSet, isPiece: boolean, exRename: Readonly<Record<string, string>>, boundRows: readonly { aff: Aff; eq: boolean }[],
+): StoreDomain {
+  const { dimNames, stored, bounds, outer, kernelInames } = a;
   if (Object.keys(exRename).length > 0) dom = rename(dom, exRename);
   // Each footprint index becomes base + new iname (or base alone, an axis not stored), with
   // 0 <= a_dim_j < extent, the new inames the dimensions (shiftDims: one normalization).
   dom = shiftDims(dom, fp.dims.map((d, r) => {
     const j = stored.indexOf(r);
     return { dim: d, base: fp.box[r]!.baseAff, to: j >= 0 ? dimNames[j]! : undefined };
-  }), dimNames.flatMap((n, j) => bounds(n, stored[j]!)));
+  }), boundRows);
   // Constraints on the parameters alone say when a reader runs, not what to fetch.
   // So are those the outer inames' own domain (the loops around the store) implies.
   //
@@ -125,7 +144,62 @@ export function storeDomain(k: Kernel, fp: Footprint, a: StoreDomainArgs): { dom
     }
   }
 
-  return { dom, clip, predicates };
+  return Object.freeze({ dom, clip: Object.freeze(clip), predicates: Object.freeze(predicates) });
+}
+
+/** A store domain, its clip and its moved predicates (frozen: shared by every kernel that asks again). */
+export interface StoreDomain {
+  readonly dom: BasicSet;
+  readonly clip: readonly Expr[];
+  readonly predicates: readonly Expr[];
+}
+
+/** Store domains by content (see pieceDomainKey); emptied with the poly memos. */
+const pieceDomains = contentMemo<StoreDomain>();
+
+const storeDomainMemo = { on: true, hits: 0 };
+
+/** Tests: storeDomain's memo of a piece's store domain on (default) or off (each computed anew). */
+export function useStoreDomainMemo(on: boolean): void {
+  storeDomainMemo.on = on;
+}
+
+/** How many store domains were found in that memo (tests: the path is taken). */
+export function storeDomainMemoHits(): number {
+  return storeDomainMemo.hits;
+}
+
+/**
+ * The memo key of a store whose domain is a footprint piece (storeDomain's shortcut): everything
+ * storeDomain then computes is a function of the footprint's content (its dims and pieces, of
+ * which the box is a function, footprint.ts's boxMemo), the new inames, the axes they store and
+ * their bounds, the renamed existentials, the outer inames and which of them are g inames (the
+ * others' rows become predicates), which parameters of the pieces are inames (projected out where
+ * not outer), the assumptions, and the shape's bounds as affine expressions in the integer names
+ * (the clip). Undefined: no key (the answer is computed, not remembered).
+ */
+function pieceDomainKey(
+  k: Kernel, fp: Footprint, a: StoreDomainArgs, exRename: Readonly<Record<string, string>>, boundRows: readonly { aff: Aff; eq: boolean }[],
+): string | undefined {
+  let key = `${fp.dims.join(",")}|`;
+  for (const p of fp.set) key += `${setContentId(p)},`;
+  key += `|${a.dimNames.join(",")}|${a.stored.join(",")}|`;
+  for (const o of a.outer) key += `${o}${k.inameTags[o]?.kind === "g" ? "^g" : ""},`;
+  key += "|";
+  for (const e in exRename) key += `${e}>${exRename[e]},`;
+  key += "|";
+  for (const row of boundRows) key += `${row.eq ? "=" : ">"}${affKey(row.aff)};`;
+  key += `|${setContentId(k.assumptions)}|`;
+  for (const p of fp.set) for (const x of p.params) if (a.kernelInames.has(x)) key += `${x},`;
+  key += "|";
+  if (a.shape !== undefined) {
+    const intNames = clipIntNames(k, a.kernelInames);
+    for (const e of a.shape) {
+      const x = exprToAff(e, (n) => intNames.has(n));
+      key += x === undefined ? "?;" : `${affKey(x)};`;
+    }
+  } else key += "none";
+  return key;
 }
 
 /**
