@@ -15,7 +15,8 @@
  * random expression trees over int8, uint8, int16, uint16 and bool on values near their limits,
  * stored into arrays of random dtypes), the transformed kernel on interp and js, and for a few of
  * them on the native CPU backends, computes what the interpreter computes for the untransformed
- * one, element for element. A counterexample prints
+ * one, element for element; and so for small random kernels imported from OKL (random-pipeline-okl.ts:
+ * @outer/@inner loops, @shared memory with a barrier, @exclusive values, device functions). A counterexample prints
  * the kernel's source and the (shrunk) pipeline as JSON, ready for fromJSON / applyPipeline.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,15 +24,17 @@ import fc from "fast-check";
 import { autoTestVsRef, run } from "../../src/run/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { applyPipeline, toJSON } from "../../transforms/pipeline.js";
-import { ScheduleError } from "../../src/errors.js";
+import { CodegenError, ScheduleError } from "../../src/errors.js";
 import { schedule } from "../../src/schedule/index.js";
 import { lawNativeBackends } from "./every-backend.js";
 import { SCHEDULED_FAMILIES, UNPROVABLE_IN_BOUNDS } from "./gen-families.js";
 import { GEN_STATS, MOVE_FAMILIES, genCase, type Case } from "./gen-kernels.js";
 import { genBarrierLoopCase, hasUniformLoopShape } from "./random-pipeline-barrier-loops.js";
 import { genNarrowCase, type NarrowCase } from "./random-pipeline-narrow.js";
+import { genOklCase, oklMismatches } from "./random-pipeline-okl.js";
 
-const RUNS = Number(process.env.LOOM_PIPELINE_RUNS ?? 320);
+/** Cases of the main families; the OKL family's cases (below) took their share of the 320 the law ran. */
+const RUNS = Number(process.env.LOOM_PIPELINE_RUNS ?? 304);
 /** Cases run natively: each compiles once per backend, so few (the js/interp law covers the rest). */
 const NATIVE_RUNS = Number(process.env.LOOM_PIPELINE_NATIVE_RUNS ?? 3);
 const NATIVE = lawNativeBackends();
@@ -43,6 +46,10 @@ const BARRIER_LOOP_RUNS = Number(process.env.LOOM_BARRIER_LOOP_RUNS ?? 4);
 /** Cases of narrow integers and bools: on interp and js; the first few of 6 to 10 expressions natively too (one compile per backend each). */
 const NARROW_RUNS = Number(process.env.LOOM_NARROW_RUNS ?? 30);
 const NARROW_NATIVE_RUNS = Number(process.env.LOOM_NARROW_NATIVE_RUNS ?? 1);
+
+/** Kernels imported from OKL (random-pipeline-okl.ts): on interp and js; the first few with a move natively too (one compile per backend each). */
+const OKL_RUNS = Number(process.env.LOOM_OKL_PIPELINE_RUNS ?? 16);
+const OKL_NATIVE_RUNS = Number(process.env.LOOM_OKL_PIPELINE_NATIVE_RUNS ?? 1);
 
 /** The transformed kernel on each of `backends` computes what the interpreter computes for the kernel, on the case's inputs. */
 async function narrowHolds(c: NarrowCase, backends: readonly string[]): Promise<void> {
@@ -176,6 +183,33 @@ describe("random pipelines preserve the meaning of random kernels", () => {
     // The seed draws the native cases (a change of generator that loses them must pick another seed).
     if (NATIVE.length > 0 && NARROW_NATIVE_RUNS > 0) expect(native).toBeGreaterThan(0);
   }, 60_000 + 60_000 * NARROW_NATIVE_RUNS);
+
+  it(`kernels imported from OKL (@outer/@inner, @shared with a barrier, @exclusive, device functions, sequential loops): the transformed kernel computes what the interpreter computes for the imported one on interp and js (${OKL_RUNS} cases)${NATIVE.length > 0 ? `, and on ${NATIVE.join(", ")} (the first ${OKL_NATIVE_RUNS} with a move)` : ""}`, async () => {
+    let native = 0;
+    let moved = 0;
+    const refused: string[] = [];
+    await fc.assert(fc.asyncProperty(genOklCase, async (c) => {
+      const natively = native < OKL_NATIVE_RUNS && c.json.length > 0;
+      if (natively) native++;
+      if (c.json.length > 0) moved++;
+      for (const backend of ["interp", "js", ...(natively ? NATIVE : [])]) {
+        let mismatches: string[];
+        try {
+          mismatches = await oklMismatches(c, backend, run as never);
+        } catch (e) {
+          // A target may refuse what it cannot lower (a vec tag whose lanes write one private value): a CodegenError, never a wrong result.
+          if (!(e instanceof CodegenError)) throw e;
+          refused.push(e.message);
+          continue;
+        }
+        expect(mismatches, `${backend}\n  ${fc.stringify(c)}`).toEqual([]);
+      }
+    }), { numRuns: OKL_RUNS, seed: Number(process.env.LOOM_PIPELINE_SEED ?? 20261129) });
+    if (refused.length > 0) console.log(`OKL kernels: ${refused.length} refused by a target: ${JSON.stringify(refused.slice(0, 3))}`);
+    // Most cases keep a move (the imported loops are tagged g/l: moves act on the sequential loops and temporaries).
+    expect(moved).toBeGreaterThanOrEqual(Math.ceil(OKL_RUNS / 3));
+    if (NATIVE.length > 0 && OKL_NATIVE_RUNS > 0) expect(native).toBeGreaterThan(0);
+  }, 60_000 + 60_000 * OKL_NATIVE_RUNS);
 
   it("every generated pipeline replays exactly from its JSON", () => {
     fc.assert(fc.property(genCase, (c) => {
