@@ -3,7 +3,7 @@
  * device function as a flat pointer (`CeedScalar Ve[DIM][Q]; gradElement(Bx, u, (CeedScalar *) Ve);`
  * where the function writes `Ve[dim*Q + q]`). C lays the array out row-major, so the pointer's
  * element k is `Ve[k / Q][k % Q]`; Loom stores such an array flat (src/okl/lower/flat-views.ts). The
- * three spellings, `(T *) Ve`, `&Ve[0][0]` and a row `Ve[1]`, in kernels in libCEED's style, each on
+ * spellings, `(T *) Ve`, `&Ve[0][0]`, a row `Ve[1]` and `(T *) Ve + Q`, in kernels in libCEED's style, each on
  * interp and openmp against the serial meaning (each was refused before: "array "v" has 2
  * dimension(s), subscripted with 1", or "only the address of a variable …").
  */
@@ -69,6 +69,7 @@ describe("a 2-D local array passed as a flat pointer is C's row-major layout", (
     ["a cast of the array", "(CeedScalar *) Ve", "", 1],
     ["the address of its first element", "&Ve[0][0]", "", 1],
     ["the address of its first element, then a row", "&Ve[0][0]", "scaleRow(Ve[1], 2.5);", 2.5],
+    ["a cast, then the cast plus a row's length", "(CeedScalar *) Ve", "scaleRow((CeedScalar *) Ve + Q, 2.5);", 2.5],
   ];
   it.each(cases)("%s: %s %s, as the serial meaning", async (_what, pass, second, scale2) => {
     const [k] = parseOkl(GRAD(pass, second), DEFINES);

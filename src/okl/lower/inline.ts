@@ -255,7 +255,7 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       if (b.dim) lw.fail(`pointer "${what}": offsets into @dim array "${b.name}" are not supported`, e.pos);
       return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
     }
-    if ((b.kind === "temp" && b.rank === 1) || b.kind === "records" || (b.kind === "table" && b.shape.length === 1)) return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
+    if ((b.kind === "temp" && (b.rank === 1 || b.rows !== undefined)) || b.kind === "records" || (b.kind === "table" && b.shape.length === 1)) return { ...b, offset: b.offset ? { kind: "arith", op: "+", left: b.offset, right: off } : off };
     if (b.kind === "choice") return mapChoice(b, (t) => shifted(t, off)); // each target moved
     return lw.fail(`pointer "${what}": only offsets into arguments and 1-D arrays are supported`, e.pos);
   };
