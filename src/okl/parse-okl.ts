@@ -9,7 +9,7 @@ import { parseOklAst, type OklAstOptions } from "./syntax/parse-okl-ast.js";
 import { lowerOkl } from "./lower/lower-okl.js";
 import type { OklWarning } from "./syntax/diag.js";
 
-/** `filename`, `defines`, `includePaths`, `readFile` and the front end's other options. */
+/** `filename`, `defines`, `includePaths`, `libraryPaths`, `readFile` and the front end's other options. */
 export interface ParseOklOptions extends OklAstOptions {
   readonly filename?: string;
   readonly defines?: Readonly<Record<string, string | number>>;

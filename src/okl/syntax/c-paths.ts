@@ -27,6 +27,21 @@ export function joinPath(dir: string, name: string): string {
   return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
 }
 
+/**
+ * Where OCCA's library include `#include "occa://NAME/PATH"` reads: DIR/PATH for the folder the
+ * host registered as NAME (`occa::io::addLibraryPath(NAME, DIR)`, here `libs[NAME]`), or why it
+ * cannot; undefined for a name that is no library include.
+ */
+export function occaLibraryInclude(name: string, libs: Readonly<Record<string, string>> = {}): { readonly path: string } | { readonly error: string } | undefined {
+  const m = /^occa:\/\/([^/]+)\/(.+)$/.exec(name);
+  if (!m) return undefined;
+  const lib = m[1]!;
+  const dir = Object.hasOwn(libs, lib) ? libs[lib] : undefined;
+  if (dir !== undefined) return { path: joinPath(dir, m[2]!) };
+  const known = Object.keys(libs);
+  return { error: `#include "${name}": no folder for OCCA library "${lib}" (the host's occa::io::addLibraryPath); pass libraryPaths: { "${lib}": "DIR" }${known.length ? ` (libraries given: ${known.join(", ")})` : ""}` };
+}
+
 export function unquote(s: string): string {
   return s.slice(1, -1).replace(/\\(["\\'])/g, "$1").replace(/\\n/g, "\n").replace(/\\t/g, "\t");
 }

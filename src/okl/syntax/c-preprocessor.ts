@@ -10,7 +10,7 @@
 import { lex, type Tok } from "./lexer.js";
 import { oklError, oklWarning, type OklWarning, type Sources } from "./diag.js";
 import { evalIfCondition } from "./c-if.js";
-import { defaultReader, dirOf, joinPath, unquote, type FileReader } from "./c-paths.js";
+import { defaultReader, dirOf, joinPath, occaLibraryInclude, unquote, type FileReader } from "./c-paths.js";
 import { MacroExpander, place, SIGNIFICANT, type Macro } from "./c-macros.js";
 import type { OklError } from "../../errors.js";
 
@@ -31,6 +31,11 @@ export interface PreprocessOptions {
   readonly includes?: readonly string[];
   /** Folders searched by `#include "..."` after the including file's folder. */
   readonly includePaths?: readonly string[];
+  /**
+   * OCCA's library folders (the host's `occa::io::addLibraryPath(NAME, DIR)`): `#include
+   * "occa://NAME/PATH"` reads DIR/PATH (Laghos: `{ mfem: "…/mfem/okl", laghos: "…/kernels" }`).
+   */
+  readonly libraryPaths?: Readonly<Record<string, string>>;
   /** How include files are read (default: the file system). */
   readonly readFile?: FileReader;
   /**
@@ -327,21 +332,28 @@ export class Preprocessor {
       name = "";
       for (let k = 1; k < rest.length && rest[k]!.text !== ">"; k++) name += rest[k]!.text;
     } else throw this.error('#include expects "file" or <file>', t ?? at);
-    const dirs = [...(system ? [] : [dirOf(file ?? this.opts.filename ?? "")]), ...(this.opts.includePaths ?? [])];
-    for (const d of dirs) {
-      const path = joinPath(d, name);
-      const text = this.reader(path);
-      if (text !== undefined) {
-        if (this.emit) return; // the normalizer keeps #include lines as written
-        if (++this.includeDepth > 64) throw this.error(`#include nested too deeply (at "${name}")`, at);
-        this.run(text, path);
-        this.includeDepth--;
-        return;
-      }
+    const lib = system ? undefined : occaLibraryInclude(name, this.opts.libraryPaths);
+    if (lib) {
+      if ("error" in lib) throw this.error(lib.error, t, "#include");
+      if (!this.readInclude(lib.path, name, at)) throw this.error(`File does not exist: "${name}" (read as ${lib.path})`, t, "#include");
+      return;
     }
+    const dirs = [...(system ? [] : [dirOf(file ?? this.opts.filename ?? "")]), ...(this.opts.includePaths ?? [])];
+    for (const d of dirs) if (this.readInclude(joinPath(d, name), name, at)) return;
     if (BUILTIN_HEADERS[name] !== undefined) return;
     // System headers are optional (OCCA warns); a missing "..." header is an error (okl/strict_headers).
     if (!system) throw this.error(`File does not exist: "${name}" (searched ${dirs.map((d) => d || ".").join(", ")})`, t, "#include");
+  }
+
+  /** Preprocesses the file at `path` in place of an `#include`; false when it does not exist. */
+  private readInclude(path: string, name: string, at: Tok): boolean {
+    const text = this.reader(path);
+    if (text === undefined) return false;
+    if (this.emit) return true; // the normalizer keeps #include lines as written
+    if (++this.includeDepth > 64) throw this.error(`#include nested too deeply (at "${name}")`, at);
+    this.run(text, path);
+    this.includeDepth--;
+    return true;
   }
 
   private pragma(rest: readonly Tok[], at: Tok, text: string, lastEnd: number): void {
