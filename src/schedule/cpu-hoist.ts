@@ -9,7 +9,7 @@
  * work-group, before the phases, into one scalar that every phase reads.
  */
 import {
-  assigneeName, domainIndexOf, insnWrites, MATH_FUNCTIONS, walkExpr, withKernel,
+  domainIndexOf, insnWrites, MATH_FUNCTIONS, walkExpr, withKernel,
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { isEmpty } from "../poly/index.js";
@@ -27,8 +27,8 @@ export interface Hoisted {
   readonly names: ReadonlySet<string>;
 }
 
-/** Where a crossing temporary cannot be hoisted, why (for the CPU lowering's refusals), by name. */
-export type NotUniform = ReadonlyMap<string, string>;
+/** How many values deep a hoisted value's definition is followed (a chain of thousands is not walked). */
+const MAX_CHAIN = 64;
 
 /**
  * The private scalars among `crossing` that can be computed once per work-group, and those they read
@@ -60,25 +60,42 @@ export function hoistUniform(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<strin
   const values = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
   const temps = new Map(k.temporaries.map((t) => [t.name, t]));
   const tagOf = (i: string) => k.inameTags[i]?.kind;
-  // The assignments at the top of the body (outside every sequential loop), in schedule order.
+  // The assignments at the top of the body (outside every sequential loop), by schedule order.
   const top = dk.body.filter((n) => n.kind === "insn").map((n) => n.id);
-  const byId = new Map(k.instructions.map((x) => [x.id, x]));
-  /** Per hoistable temporary: its writer and the hoistable temporaries it reads. */
-  const ok = new Map<string, { readonly insn: Instruction; readonly reads: readonly string[] }>();
-  const reasons = new Map<string, string>();
+  const pos = new Map(top.map((id, at) => [id, at]));
   const readOnly = (a: string): string | undefined => {
     if (!arrays.has(a)) return temps.has(a) ? `temporary array "${a}" (only arguments that the kernel never writes are read once per work-group)` : `"${a}"`;
     const w = written.get(a);
     return w ? `array "${a}", which instruction "${w[0]!.id}" of the kernel writes` : undefined;
   };
-  const examine = (name: string, d: Instruction): string | readonly string[] => {
+  /** Per temporary looked at: why it cannot be hoisted, or its writer and the hoistable temporaries it reads. */
+  const verdicts = new Map<string, string | { readonly insn: Instruction; readonly reads: readonly string[] }>();
+  const verdict = (name: string, depth: number): string | { readonly insn: Instruction; readonly reads: readonly string[] } => {
+    const hit = verdicts.get(name);
+    if (hit !== undefined) return hit;
     const t = temps.get(name);
-    if (!t || t.shape.length > 0 || t.dimTags !== undefined || t.addressSpace !== "private" || t.dtype === undefined) return `it is not a private scalar`;
     const ws = written.get(name) ?? [];
-    if (ws.length !== 1) return `${ws.length} instructions assign it`;
-    if (d.kind !== "assign" || d.atomicity !== "none" || d.lhs.kind !== "var") return `instruction "${d.id}" updates it atomically or in an opaque block`;
+    const d = ws[0];
+    let why: string | undefined;
+    if (!t || t.shape.length > 0 || t.dimTags !== undefined || t.addressSpace !== "private" || t.dtype === undefined) why = `it is not a private scalar`;
+    else if (d === undefined || ws.length > 1) why = `${ws.length} instructions assign it`;
+    else if (d.kind !== "assign" || d.atomicity !== "none" || d.lhs.kind !== "var") why = `instruction "${d.id}" updates it atomically or in an opaque block`;
+    else if (!ids.has(d.id)) why = `instruction "${d.id}" of another device kernel assigns it`;
+    else if (depth > MAX_CHAIN) why = `it is computed from a chain of more than ${MAX_CHAIN} values`;
+    if (why !== undefined) {
+      verdicts.set(name, why);
+      return why;
+    }
+    // A cycle has no value assigned first: refused while it is looked at.
+    verdicts.set(name, `its value reads itself`);
+    const r = examine(d!, depth);
+    verdicts.set(name, r);
+    return r;
+  };
+  const examine = (d: Instruction, depth: number): string | { readonly insn: Instruction; readonly reads: readonly string[] } => {
     const seq = d.withinInames.find((i) => tagOf(i) !== "g" && tagOf(i) !== "l");
     if (seq !== undefined) return `its assignment "${d.id}" runs inside loop "${seq}"`;
+    if (d.kind !== "assign" || !pos.has(d.id)) return `its assignment "${d.id}" does not stand outside every loop of device kernel "${dk.name}"`;
     for (const l of d.withinInames.filter((i) => tagOf(i) === "l")) {
       const dom = k.domains[domainIndexOf(k, l)];
       if (!dom || dom.params.length > 0 || dom.exists.length > 0 || dom.dims.length !== 1 || isEmpty(dom)) {
@@ -95,50 +112,50 @@ export function hoistUniform(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<strin
       else if (n.kind === "var" && !values.has(n.name)) {
         if (d.withinInames.includes(n.name)) {
           if (tagOf(n.name) === "l") bad = `the work-item index "${n.name}"`;
-        } else if (ok.has(n.name)) reads.add(n.name);
-        else bad = temps.has(n.name) ? `private temporary "${n.name}"${reasons.has(n.name) ? ` (${reasons.get(n.name)})` : ""}` : `"${n.name}"`;
+        } else if (!temps.has(n.name)) bad = `"${n.name}"`;
+        else {
+          const r = verdict(n.name, depth + 1);
+          if (typeof r === "string") bad = `private temporary "${n.name}" (${r})`;
+          else if (pos.get(r.insn.id)! > pos.get(d.id)!) bad = `private temporary "${n.name}", assigned after it`;
+          else reads.add(n.name);
+        }
       }
       return bad === undefined;
     });
     for (const e of [d.rhs, ...d.predicates]) look(e);
-    return bad !== undefined ? `its assignment "${d.id}" reads ${bad}` : [...reads];
+    return bad !== undefined ? `its assignment "${d.id}" reads ${bad}` : { insn: d, reads: [...reads] };
   };
-  for (const id of top) {
-    const d = byId.get(id);
-    if (!d || d.kind !== "assign") continue;
-    const name = assigneeName(d.lhs);
-    if (!temps.has(name) || d.lhs.kind !== "var") continue;
-    const r = examine(name, d);
-    if (typeof r === "string") reasons.set(name, r);
-    else ok.set(name, { insn: d, reads: r });
-  }
-  // Every use in this device kernel: another one would read a value computed in this one's groups.
-  const foreign = new Map<string, string>();
-  for (const insn of k.instructions) {
-    if (ids.has(insn.id)) continue;
-    for (const n of [...touchedNames(insn), ...domainParamsOf(k, insn)]) if (ok.has(n) && !foreign.has(n)) foreign.set(n, insn.id);
-  }
   // Hoist what the crossing temporaries need, and only that.
   const need = new Set<string>();
   const closure = (n: string, out: Set<string>): Set<string> => {
-    if (!out.has(n)) {
+    const r = verdicts.get(n);
+    if (!out.has(n) && r !== undefined && typeof r !== "string") {
       out.add(n);
-      for (const r of ok.get(n)!.reads) closure(r, out);
+      for (const x of r.reads) closure(x, out);
     }
     return out;
   };
+  const wanted = new Map<string, Set<string>>();
   for (const t of crossing) {
-    if (!ok.has(t.name)) {
-      why.set(t.name, reasons.get(t.name) ?? `no assignment of it stands outside every loop of device kernel "${dk.name}"`);
-      continue;
-    }
-    const all = closure(t.name, new Set());
+    const r = verdict(t.name, 0);
+    if (typeof r === "string") why.set(t.name, r);
+    else wanted.set(t.name, closure(t.name, new Set()));
+  }
+  if (wanted.size === 0) return undefined;
+  // Every use in this device kernel: another one would read a value computed in this one's groups.
+  const candidates = new Set([...wanted.values()].flatMap((x) => [...x]));
+  const foreign = new Map<string, string>();
+  for (const insn of k.instructions) {
+    if (ids.has(insn.id)) continue;
+    for (const n of [...touchedNames(insn), ...domainParamsOf(k, insn)]) if (candidates.has(n) && !foreign.has(n)) foreign.set(n, insn.id);
+  }
+  for (const [name, all] of wanted) {
     const used = [...all].find((n) => foreign.has(n));
-    if (used !== undefined) why.set(t.name, used === t.name ? `instruction "${foreign.get(used)}" of another device kernel uses it` : `it reads "${used}", which instruction "${foreign.get(used)}" of another device kernel uses`);
+    if (used !== undefined) why.set(name, used === name ? `instruction "${foreign.get(used)}" of another device kernel uses it` : `it reads "${used}", which instruction "${foreign.get(used)}" of another device kernel uses`);
     else for (const n of all) need.add(n);
   }
   if (need.size === 0) return undefined;
-  const hoisted = top.filter((id) => { const d = byId.get(id)!; return d.kind === "assign" && need.has(assigneeName(d.lhs)) && ok.get(assigneeName(d.lhs))!.insn === d; });
+  const hoisted = [...need].map((n) => (verdicts.get(n) as { readonly insn: Instruction }).insn.id).sort((a, b) => pos.get(a)! - pos.get(b)!);
   const moved = new Set(hoisted);
   const instructions = k.instructions.map((insn) =>
     moved.has(insn.id) ? { ...insn, withinInames: insn.withinInames.filter((i) => tagOf(i) === "g") } : insn);

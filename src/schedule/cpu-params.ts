@@ -134,7 +134,7 @@ export function loadDomainParams(
         throw new ScheduleError(
           `lowerForCpu: loop "${n.iname}" of device kernel "${dkName}" holds a barrier and its bounds read private temporary "${need[0]}", ` +
           `which CPU targets cannot prove to be one value for the whole work-group${why === undefined ? "" : ` (${why})`}; ` +
-          `CPU targets run such a loop outside the loops over the work-items, so its bounds must be: assign the bound once, in no loop but the group's and ` +
+          `CPU targets run such a loop outside the loops over the work-items, so its bounds must be one value per work-group: assign the bound once, in no loop but the group's and ` +
           `work-items' (@outer, @inner), from value arguments, group (@outer) indices and arrays the kernel only reads, or keep it in a local (@shared) array or a kernel argument`);
       }
       const predicates = need.length > 0 ? sharedGuards(n, byId, copies) : [];
