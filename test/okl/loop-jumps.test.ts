@@ -1,7 +1,8 @@
 /**
- * The law of loop-jumps.ts: for every loop body made of calls, `if`/`else` on conditions, blocks and
- * `continue`, `withoutContinue(body)` has no `continue` and runs the same calls in the same order as
- * C runs the body, for every assignment of the conditions (a small interpreter of both, no compiler).
+ * The law of loop-jumps.ts: for every loop body made of calls, `if`/`else` on conditions, blocks,
+ * `continue` and `break`, `withoutContinue(body, flag)` has no jump and its trips (the flag 0 before
+ * the first) run the same calls in the same order as C's loop of three trips, for every assignment of
+ * the conditions (a small interpreter of both, no compiler).
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -14,6 +15,7 @@ const stmt: fc.Memo<string> = fc.memo((n) => fc.oneof(
   { depthSize: "small", withCrossShrink: true },
   fc.integer({ min: 0, max: 9 }).map((k) => `e(${k});`),
   fc.constant("continue;"),
+  fc.constant("break;"),
   n > 1 ? fc.tuple(fc.integer({ min: 0, max: 2 }), stmt(n - 1), fc.option(stmt(n - 1))).map(([c, t, el]) => `if (c${c}) ${t}${el === null ? "" : ` else ${el}`}`) : fc.constant("e(0);"),
   n > 1 ? fc.array(stmt(n - 1), { maxLength: 3 }).map((xs) => `{ ${xs.join(" ")} }`) : fc.constant("{ }"),
 ));
@@ -30,34 +32,39 @@ function bodyOf(items: string): A.Stmt {
   return ((outer.body as A.Compound).items[0] as A.For).body;
 }
 
-/** The calls `s` makes (C's meaning) under `env`; "continue" ends the trip. */
-function exec(s: A.Stmt, env: readonly boolean[], out: number[]): "continue" | undefined {
+/** The calls `s` makes (C's meaning) under `env`: "continue" ends the trip, "break" the loop; `flag` is the rewrite's. */
+function exec(s: A.Stmt, env: readonly boolean[], out: number[], flag: { v: number }): "continue" | "break" | undefined {
   switch (s.kind) {
-    case "continue": return "continue";
-    case "compound": for (const x of s.items) if (exec(x, env, out)) return "continue"; return undefined;
+    case "continue": case "break": return s.kind;
+    case "compound": for (const x of s.items) { const j = exec(x, env, out, flag); if (j) return j; } return undefined;
     case "if": {
-      const c = env[Number((s.cond as A.Ident).name.slice(1))]!;
-      return c ? exec(s.then, env, out) : s.else ? exec(s.else, env, out) : undefined;
+      const c = s.cond.kind === "unary" ? flag.v === 0 : env[Number((s.cond as A.Ident).name.slice(1))]!;
+      return c ? exec(s.then, env, out, flag) : s.else ? exec(s.else, env, out, flag) : undefined;
     }
-    case "expr": out.push(((s.expr as A.Call).args[0] as { value: number }).value); return undefined;
+    case "expr":
+      if (s.expr.kind === "assign") flag.v = 1;
+      else out.push(((s.expr as A.Call).args[0] as { value: number }).value);
+      return undefined;
     case "empty": return undefined;
     default: throw new Error(`unexpected ${s.kind}`);
   }
 }
 
-describe("withoutContinue: the rest of a trip under the negated conditions", () => {
-  it("runs the calls C runs, in order, for every condition, and leaves no continue", () => {
+describe("withoutContinue: the rest of a trip under the negated conditions, a break as a flag", () => {
+  it("runs the calls C's loop runs, in order, for every condition, and leaves no jump", () => {
     fc.assert(fc.property(fc.array(stmt(4), { minLength: 1, maxLength: 5 }), (items) => {
       const body = bodyOf(items.join("\n"));
-      const r = withoutContinue(body);
+      const r = withoutContinue(body, "flag");
       if ("refuse" in r) throw new Error(r.refuse);
       expect(ownJumpOf(r.body)).toBeUndefined();
       for (let m = 0; m < 8; m++) {
         const env = [0, 1, 2].map((b) => ((m >> b) & 1) === 1);
         const want: number[] = [], got: number[] = [];
-        exec(body, env, want);
-        expect(exec(r.body, env, got)).toBeUndefined();
+        for (let trip = 0; trip < 3; trip++) if (exec(body, env, want, { v: 0 }) === "break") break;
+        const flag = { v: 0 };
+        for (let trip = 0; trip < 3; trip++) expect(exec(r.body, env, got, flag)).toBeUndefined();
         expect(got).toEqual(want);
+        if (flag.v === 1) expect(r.breaks).toBe(true);
       }
     }), { numRuns: 80, seed: 31 });
   });

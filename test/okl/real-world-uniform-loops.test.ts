@@ -5,7 +5,8 @@
  * uniform.ts): a tree reduction whose first stride is read per block (`for (int s = blockSize[b];
  * s > 0; s >>= 1)`, geometric.ts's width-bounded form), and a `continue` in a loop over faces around
  * @inner loops skips the rest of the trip for the whole group (nekRS's boundary kernels: `if (bcType
- * == p_bcType_none) continue;`, loop-jumps.ts). Kernels in the style of libParanumal's
+ * == p_bcType_none) continue;`, loop-jumps.ts; a `break` sets a flag that guards the later trips).
+ * Kernels in the style of libParanumal's
  * and nekRS's, each on interp and openmp against the serial meaning; what cannot be proven uniform
  * stays an OklError naming the array and the loop's line:column.
  */
@@ -140,11 +141,21 @@ describe("`continue` in a loop over faces around @inner loops and barriers: the 
     // flux is written by the kernel: another work-item's write may not be seen yet.
     const racy = FACE_FLUX.replace("if (bcType == 0) {", "if (flux[ef*p_Nfp] > 0) {");
     expect(oklError(() => parseOkl(racy, DEFINES)).message).toMatch(/^<okl>:10:11: "continue" at 11:9 skips the rest of a trip .*reads memory \("flux", which is not a `const` argument the kernel only reads\)/);
+    const racyBreak = FACE_FLUX.replace("if (bcType == 0) {\n        continue;", "if (flux[ef*p_Nfp] > 0) {\n        break;");
+    expect(oklError(() => parseOkl(racyBreak, DEFINES)).message).toMatch(/^<okl>:10:11: "break" at 11:9 skips the rest of the loop .*reads memory \("flux"/);
   });
 
-  it("refuses break, and a while loop around @inner loops, at their line:column", () => {
-    const brk = FACE_FLUX.replace("continue;\n      }\n      for", "break;\n      }\n      for");
-    expect(oklError(() => parseOkl(brk, DEFINES)).message).toMatch(/^<okl>:11:9: loop at 7:5: "break" leaves a loop whose trips hold @inner loops or barriers/);
+  it("a break stops the element's later faces (a flag guards the later trips), as the serial meaning", async () => {
+    const brk = FACE_FLUX.replace("if (bcType == 0) {\n        continue;\n      }", "if (bcType == 0) {\n        continue;\n      }\n      if (bcType == 3) break;");
+    expect(brk).not.toBe(FACE_FLUX);
+    const [kb] = parseOkl(brk, DEFINES);
+    const EToB = [1, 3, 2, 1, 0, 2, 3, 1, 3, 0, 0, 0];
+    const q = seeded(96, 4);
+    const want = faceFluxSerial(3, EToB.map((b, i) => (EToB.slice(i - (i % 4), i).includes(3) || b === 3 ? 0 : b)), q);
+    await expectSerialMeaning(kb!, () => ({ Nelements: 3, EToB: Int32Array.from(EToB), q: Float64Array.from(q), flux: new Float64Array(96) }), { flux: want }, 1e-12);
+  });
+
+  it("refuses a while loop around @inner loops at its line:column", () => {
     const whileLoop = FACE_FLUX.replace("for (int f = 0; f < p_Nfaces; ++f) {", "int f = 0;\n    while (f < p_Nfaces) {").replace("flux[ef*p_Nfp + n] = bcType * 0.5 * (s_q[n] + s_q[p_Nfp - 1 - n]);", "flux[ef*p_Nfp + n] = 1.0;\n      ++f;");
     expect(oklError(() => parseOkl(whileLoop, DEFINES)).message).toMatch(/^<okl>:8:5: a while loop holding @inner loops or barriers: .*write it as a `for` loop/);
   });

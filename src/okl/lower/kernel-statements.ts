@@ -34,14 +34,15 @@ export abstract class StatementLowering extends PointerLowering {
   /** Their temporaries, stored row-major (row-layout.ts). */
   protected readonly flatViews = new Set<string>();
 
-  /** The `if`s that stand for a `continue` of a loop holding @inner loops or barriers (loop-jumps.ts), with the `continue`'s position. */
-  private readonly jumpGuards = new Map<A.If, A.Pos>();
+  /** The `if`s that stand for a `continue` or `break` of a loop holding @inner loops or barriers (loop-jumps.ts), with that jump. */
+  private readonly jumpGuards = new Map<A.If, A.Stmt>();
 
   /**
    * A plain loop in an @outer body (outside @inner loops) whose trips hold @inner loops or barriers
-   * and that jumps: `continue` becomes the rest of the trip under the negated condition (loop-jumps.ts;
-   * the condition must be uniform, checked in ifStmt); `break`, and a `while` or `do` loop around
-   * them, are refused naming them. False where `s` is no such loop.
+   * and that jumps: `continue` becomes the rest of the trip under the negated condition, `break` also
+   * sets a flag (0 before the loop) that guards every later trip (loop-jumps.ts; the conditions must
+   * be uniform, checked in ifStmt); a `while` or `do` loop around them is refused naming it. False
+   * where `s` is no such loop.
    */
   private lockstepJumps(s: A.For | A.While | A.DoWhile, ctx: Ctx): boolean {
     if (!ctx.outer || ctx.inner || (s.kind === "for" && s.okl !== undefined)) return false;
@@ -50,10 +51,20 @@ export abstract class StatementLowering extends PointerLowering {
       this.fail(`a ${s.kind === "while" ? "while" : "do-while"} loop holding @inner loops or barriers: all work-items of a group run its trips together, and Loom counts such a loop's trips before it runs (a trip count from value arguments, block indices or \`const\` arguments the kernel only reads); a loop whose end is decided by its trips is not supported: write it as a \`for\` loop with such a bound (skipping trips with \`continue\` under a uniform condition)`, s.pos);
     }
     if (ownJumpOf(s.body) === undefined) return false;
-    const r = withoutContinue(s.body);
+    // The flag of a `break` (no user name can be "break flag": it holds a space).
+    const flag = `break flag ${s.pos.line}:${s.pos.column}`;
+    const r = withoutContinue(s.body, flag);
     if ("refuse" in r) this.fail(`loop at ${s.pos.line}:${s.pos.column}: ${r.refuse}`, r.pos);
     for (const [g, at] of r.guarded) this.jumpGuards.set(g, at);
-    this.stmt({ ...s, body: r.body }, ctx);
+    let inner = ctx;
+    if (r.breaks) {
+      const name = this.fresh("broke");
+      this.temps.push({ name, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+      this.emit({ kind: "var", name }, c(0), ctx, false, s.pos);
+      inner = { ...ctx, scope: new Scope(ctx.scope) };
+      inner.scope.set(flag, { kind: "temp", name, rank: 0 });
+    }
+    this.stmt({ ...s, body: r.body }, inner);
     return true;
   }
 
@@ -409,7 +420,7 @@ export abstract class StatementLowering extends PointerLowering {
     if (jump) {
       const why = nonUniform(cond, this.uniformFacts(ctx), ctx.within, ctx.preds);
       if (why !== undefined) {
-        this.fail(`"continue" at ${jump.line}:${jump.column} skips the rest of a trip of a loop holding @inner loops or barriers, which all work-items of a group run together, but its condition reads ${why}, which may differ between them (a condition of block indices, value arguments, \`const\` arguments the kernel only reads and private variables assigned from those, in the same trip, is uniform)`, s.cond.pos);
+        this.fail(`"${jump.kind}" at ${jump.pos.line}:${jump.pos.column} skips the rest of ${jump.kind === "break" ? "the loop" : "a trip"} of a loop holding @inner loops or barriers, which all work-items of a group run together, but its condition reads ${why}, which may differ between them (a condition of block indices, value arguments, \`const\` arguments the kernel only reads and private variables assigned from those, in the same trip, is uniform)`, s.cond.pos);
       }
     }
     // A condition that reads memory is evaluated once, before the branches may change it.

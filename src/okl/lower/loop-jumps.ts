@@ -11,19 +11,26 @@
  * (where a branch may fall through as well as continue, the rest follows it there too: it is
  * repeated in both branches, each instruction under its branch's condition). The conditions that
  * now guard @inner loops and barriers must be uniform over the group (checked where the `if` is
- * lowered: kernel-statements.ts). `break` (the trips after it would need a flag carried from trip
- * to trip), a `continue` inside a `switch`, and a block whose declarations the rest of the body
- * would see are refused with their line:column.
+ * lowered: kernel-statements.ts). `break` is `flag = 1; continue;` with a flag the caller sets to 0
+ * before the loop, every trip's body guarded by `!flag` (the trips after it then do nothing; their
+ * barriers still run, as all work-items reach them):
  *
- *   withoutContinue(body)   // { body: { A; if (c) {} else { B } }, guarded: [that if], … }
+ *   { A; if (c) break; B; }   ->   { if (!flag) { A; if (c) { flag = 1; } else { B } } }
+ *
+ * A `continue` or `break` inside a `switch`, and a block whose declarations the rest of the body would
+ * see, are refused with their line:column.
+ *
+ *   withoutContinue(body)   // { body: { A; if (c) {} else { B } }, guarded: [that if], breaks: false }
  */
 import type * as A from "../syntax/ast.js";
 import { someAst } from "./ast-queries.js";
 
-/** The body without its `continue`s, and each `if` that now guards the rest of a trip (with the `continue` it stands for). */
+/** The body without its jumps, and each `if` that now guards the rest of a trip (with the `continue` or `break` it stands for). */
 export interface JumpFree {
   readonly body: A.Stmt;
-  readonly guarded: ReadonlyMap<A.If, A.Pos>;
+  readonly guarded: ReadonlyMap<A.If, A.Stmt>;
+  /** Whether the body breaks: it reads and sets the flag `flag`, which must be 0 before the loop. */
+  readonly breaks: boolean;
 }
 
 /** Why a body's jumps cannot be rewritten, and where. */
@@ -47,8 +54,10 @@ export function ownJumpOf(s: A.Stmt, inSwitch = false): A.Stmt | undefined {
 const block = (items: A.Stmt[], pos: A.Pos): A.Compound => ({ kind: "compound", items, attributes: [], pos });
 
 /** `body` with every `continue` of its loop replaced by structured control flow (see the module comment). */
-export function withoutContinue(body: A.Stmt): JumpFree | JumpRefusal {
-  const guarded = new Map<A.If, A.Pos>();
+export function withoutContinue(body: A.Stmt, flag: string): JumpFree | JumpRefusal {
+  const guarded = new Map<A.If, A.Stmt>();
+  let breaks = false;
+  const ident = (pos: A.Pos): A.Ident => ({ kind: "ident", name: flag, pos });
   let refusal: JumpRefusal | undefined;
   const refuse = (why: string, pos: A.Pos): A.Stmt[] => {
     refusal ??= { refuse: why, pos };
@@ -67,7 +76,7 @@ export function withoutContinue(body: A.Stmt): JumpFree | JumpRefusal {
       case "if": {
         const branch = (b: A.Stmt | undefined): A.Stmt => block(rewrite(b ? [b] : [], rest), b?.pos ?? s.pos);
         const out: A.If = { ...s, then: branch(s.then), else: branch(s.else) };
-        guarded.set(out, (ownJumpOf(s.then) ?? ownJumpOf(s.else!))!.pos);
+        guarded.set(out, (ownJumpOf(s.then) ?? ownJumpOf(s.else!))!);
         return [...head, out];
       }
       case "compound": {
@@ -76,13 +85,18 @@ export function withoutContinue(body: A.Stmt): JumpFree | JumpRefusal {
         if (seen) return refuse(`a block with a "continue" declares a name the statements after the block also use; rename one of them`, s.pos);
         return [...head, block(rewrite(s.items, rest), s.pos)];
       }
-      case "break":
-        return refuse(`"break" leaves a loop whose trips hold @inner loops or barriers, which all work-items of a group run together; Loom counts such a loop's trips before it runs, and a trip count cut short at run time is not supported (use "continue" to skip the rest of the trips, or bound the loop)`, s.pos);
+      case "break": {
+        breaks = true;
+        const set: A.Assign = { kind: "assign", op: "=", target: ident(s.pos), value: { kind: "int", value: 1, text: "1", suffix: "", pos: s.pos }, pos: s.pos };
+        return [...head, { kind: "expr", expr: set, attributes: [], pos: s.pos }];
+      }
       default:
         return refuse(`"continue" inside a ${s.kind} of a loop whose trips hold @inner loops or barriers is not supported (write the cases as if/else)`, ownJumpOf(s)!.pos);
     }
   };
   const items = rewrite(body.kind === "compound" ? body.items : [body], undefined);
   if (refusal) return refusal;
-  return { body: block(items, body.pos), guarded };
+  if (!breaks) return { body: block(items, body.pos), guarded, breaks };
+  const live: A.If = { kind: "if", cond: { kind: "unary", op: "!", operand: ident(body.pos), pos: body.pos }, then: block(items, body.pos), else: undefined, attributes: [], pos: body.pos };
+  return { body: block([live], body.pos), guarded, breaks };
 }
