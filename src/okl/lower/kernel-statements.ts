@@ -48,7 +48,7 @@ export abstract class StatementLowering extends PointerLowering {
     if (!ctx.outer || ctx.inner || (s.kind === "for" && s.okl !== undefined)) return false;
     if (!someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"))) return false;
     if (s.kind !== "for") {
-      this.fail(`a ${s.kind === "while" ? "while" : "do-while"} loop holding @inner loops or barriers: all work-items of a group run its trips together, and Loom counts such a loop's trips before it runs (a trip count from value arguments, block indices or \`const\` arguments the kernel only reads); a loop whose end is decided by its trips is not supported: write it as a \`for\` loop with such a bound (skipping trips with \`continue\` under a uniform condition)`, s.pos);
+      this.fail(`a ${s.kind === "while" ? "while" : "do-while"} loop holding @inner loops or barriers: all work-items of a group run its trips together, and Loom counts such a loop's trips before it runs; a loop whose end is decided by its trips is not supported: write it as a \`for\` loop with a bound every work-item computes alike (value arguments, block indices), leaving it early with \`break\` under a condition every work-item computes alike`, s.pos);
     }
     if (ownJumpOf(s.body) === undefined) return false;
     // The flag of a `break` (no user name can be "break flag": it holds a space).
