@@ -117,3 +117,41 @@ export function fetchMemo(who: string, k: Kernel, args: unknown, compute: () => 
   if (answers.size >= LIMIT) answers.clear();
   return memoized(answers, `${who}|${ak}|${kk}`, compute);
 }
+
+const stepAnswers = contentMemo<Kernel>();
+
+const stepMemoState = { on: true, hits: 0 };
+
+/** Tests: the pipeline steps' memo (stepMemo) on (default) or off (every step computed anew). */
+export function useStepMemo(on: boolean): void {
+  stepMemoState.on = on;
+}
+
+/** How many pipeline steps were found in stepMemo (tests: the path is taken). */
+export function stepMemoHits(): number {
+  return stepMemoState.hits;
+}
+
+/**
+ * A pipeline step's answer `compute()`, remembered under its derivation: the step `op`, its JSON
+ * arguments `args` (checked JSON data, as a step's are) and the kernel's key. Every step is a pure
+ * function of the kernel's content and its arguments (see deriveKernelKey), so the variants of a
+ * sweep that share a prefix of their pipelines (the same split of i, then of j) share its kernels,
+ * the same frozen objects (what is remembered per kernel object downstream is found again too). A
+ * kernel without a key computes without remembering; a throw stores nothing.
+ */
+export function stepMemo(op: string, k: Kernel, args: readonly unknown[], compute: () => Kernel): Kernel {
+  const kk = stepMemoState.on ? kernelKey(k) : undefined;
+  if (kk === undefined) return compute();
+  const key = `${op}|${JSON.stringify(args)}|${kk}`;
+  const known = stepAnswers.get(key);
+  if (known !== undefined) {
+    stepMemoState.hits++;
+    return known;
+  }
+  const out = compute();
+  if (!isFrozenKernel(out)) return out;
+  if (stepAnswers.size >= LIMIT) stepAnswers.clear();
+  stepAnswers.set(key, out);
+  return out;
+}

@@ -13,7 +13,7 @@ import type { Kernel } from "../src/ir/index.js";
 import {
   checkArgs, describeArgs, isOpName, OP_NAMES, REGISTRY, signatureText, type Json, type OpName, type Registry,
 } from "./registry.js";
-import { deriveKernelKey } from "./fetch-memo.js";
+import { deriveKernelKey, stepMemo } from "./fetch-memo.js";
 
 export type { Json, OpName } from "./registry.js";
 export { OP_NAMES, isRegistered, signatureText } from "./registry.js";
@@ -90,7 +90,9 @@ function applySteps(k: Kernel, steps: readonly StepData[]): Kernel {
     const fn = REGISTRY[s.op].fn as (k: Kernel, ...args: unknown[]) => Kernel;
     try {
       // A null top-level argument is an absent one: the direct forms take undefined for "default".
-      const next = fn(out, ...s.args.map((a) => (a === null ? undefined : a)));
+      // Remembered by derivation: a sweep's variants share their pipelines' prefixes (stepMemo).
+      const k0 = out;
+      const next = stepMemo(s.op, k0, s.args, () => fn(k0, ...s.args.map((a) => (a === null ? undefined : a))));
       // A step is a pure function of the kernel's content and its JSON arguments: the result's
       // content key follows from the derivation (what a later prefetch's memo asks for).
       deriveKernelKey(next, out, s.op, s.args, true);
