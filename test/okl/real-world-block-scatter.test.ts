@@ -5,13 +5,15 @@
  * and read back in it). CPU targets run such a loop outside the loops over the work-items, so they refused
  * it; the value is one for the whole work-group (no work-item index, arrays the kernel never writes), and
  * is now computed once per work-group (src/schedule/cpu-hoist.ts). Kernels in the style of hipBone's ogs
- * (our own), on interp and openmp against their serial meaning; the cases that cannot be proven are refused.
+ * (our own), on interp, openmp and js against their serial meaning; the cases that cannot be proven are refused.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { LoomError, ScheduleError } from "../../src/errors.js";
+import type { Kernel } from "../../src/ir/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
+import { run } from "../../src/run/index.js";
 import { expectSerialMeaning, realWorldBackends, seeded } from "./real-world-helpers.js";
 
 const THREADS = 8;
@@ -93,6 +95,13 @@ function permutation(n: number, seed: number): number[] {
 
 const budget = 40_000 * realWorldBackends().length;
 
+/** expectSerialMeaning, and the js backend (the CPU lowering's other user) on the same inputs. */
+async function onCpuTargets(k: Kernel, args: () => Record<string, unknown>, want: Record<string, readonly number[]>, tol: number): Promise<void> {
+  await expectSerialMeaning(k, args, want, tol, { checkBounds: false });
+  const out = (await run(k, args() as never, { backend: "js" } as never)) as Record<string, ArrayLike<number>>;
+  for (const [name, w] of Object.entries(want)) Array.from(out[name]!).forEach((g, i) => expect(Math.abs(g - w[i]!), `js: ${name}[${i}]`).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(w[i]!))));
+}
+
 describe("hipBone-style scatter and gather: an @exclusive block range read from memory bounds a loop holding a barrier", () => {
   it("scatter: the row value at every node of the row, on every backend, as the serial meaning", async () => {
     const k = parseOkl(blockScatter, { filename: "blockScatter.okl" })[0]!;
@@ -110,10 +119,10 @@ describe("hipBone-style scatter and gather: an @exclusive block range read from 
           for (let j = rowOffsets[r]!; j < rowOffsets[r + 1]!; j++) want[f + ids[j]! * nfields] = (j === rowOffsets[r] ? 1 : 2) * src[f + r * nfields]!;
         });
       }
-      await expectSerialMeaning(k, () => ({
+      await onCpuTargets(k, () => ({
         Nblocks: blocks.length, Nfields: nfields, blockOffsets: Int32Array.from(blockOffsets), rowOffsets: Int32Array.from(rowOffsets),
         ids: Int32Array.from(ids.length > 0 ? ids : [0]), src: Float64Array.from(src), dst: Float64Array.from(dst),
-      }), { dst: want }, 0, { checkBounds: false });
+      }), { dst: want }, 0);
     }), { numRuns: 3, seed: 2031 });
   }, budget);
 
@@ -133,10 +142,10 @@ describe("hipBone-style scatter and gather: an @exclusive block range read from 
         for (let n = gatherStarts[r]!; n < gatherStarts[r + 1]!; n++) s += q[gatherIds[n]!]!;
         want[r] = s;
       });
-      await expectSerialMeaning(k, () => ({
+      await onCpuTargets(k, () => ({
         Nblocks: blocks.length, blockStarts: Int32Array.from(blockStarts), gatherStarts: Int32Array.from(gatherStarts),
         gatherIds: Int32Array.from(gatherIds.length > 0 ? gatherIds : [0]), q: Float64Array.from(q), gq: Float64Array.from(gq),
-      }), { gq: want }, 1e-12, { checkBounds: false });
+      }), { gq: want }, 1e-12);
     }), { numRuns: 3, seed: 2032 });
   }, budget);
 
