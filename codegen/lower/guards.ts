@@ -35,19 +35,23 @@ export class GuardLowering {
     // A guard around a barrier must not depend on the local id (work-items would disagree on
     // reaching it); one over parameters, group ids and loops is the same for the whole group.
     const barrier = hasBarrier(nodes);
-    const uniform = (r: Row) => Object.keys(r.aff.terms).every((n) => this.h.k.inameTags[n]?.kind !== "l");
-    let common: Map<string, Row> | undefined;
-    // Instructions share domain objects (one per iname list): each distinct one is looked at once.
-    const seen = new Set<BasicSet>();
+    // The rows every instruction's domain has: the first distinct domain's, narrowed by each other
+    // (instructions share domain objects, one per iname list: each distinct one is looked at once).
+    let common: Row[] | undefined;
+    let first: BasicSet | undefined;
     for (const id of ids) {
       const d = this.h.insnDomain(this.h.insnOf(id));
-      if (seen.has(d)) continue;
-      seen.add(d);
-      const mine = new Map(this.originalRowsOver(d, known).filter((r) => !barrier || uniform(r)).map((r) => [rowKey(r), r]));
-      common = common ? new Map([...common].filter(([key]) => mine.has(key))) : mine;
-      if (common.size === 0) return make(ctx);
+      if (d === first) continue;
+      if (common === undefined) {
+        first = d;
+        common = this.originalRowsOver(d, known, barrier);
+      } else {
+        const mine = this.originalRowKeys(d, known, barrier);
+        common = common.filter((r) => mine.has(rowKey(r)));
+      }
+      if (common.length === 0) return make(ctx);
     }
-    const rows = this.notImplied([...common!.values()], known, ctx);
+    const rows = this.notImplied(common!, known, ctx);
     if (rows.length === 0) return make(ctx);
     const inner = ctx.with(known, rows);
     const body = make(inner);
@@ -55,15 +59,45 @@ export class GuardLowering {
     return [{ k: "if", cond: condOf(rows, this.h.subst), then: block(body) }];
   }
 
-  /** Rows of `d` (as written, no projection artifacts) whose variables are parameters or `known`. */
-  private originalRowsOver(d: BasicSet, known: readonly string[]): Row[] {
+  /**
+   * Rows of `d` (as written, no projection artifacts) whose variables are parameters or `known`;
+   * `uniform`: only those over no `l`-tagged iname (a guard around a barrier). Remembered per
+   * domain and list of known inames: the levels of a loop nest ask of the same domains again.
+   */
+  private originalRowsOver(d: BasicSet, known: readonly string[], uniform: boolean): Row[] {
+    return this.rowsOver(d, known, uniform).rows;
+  }
+
+  /** The keys of `originalRowsOver(d, known, uniform)`. */
+  private originalRowKeys(d: BasicSet, known: readonly string[], uniform: boolean): ReadonlySet<string> {
+    const r = this.rowsOver(d, known, uniform);
+    return (r.keys ??= new Set(r.rows.map(rowKey)));
+  }
+
+  private readonly rowsOverMemo = new Map<BasicSet, Map<string, { rows: Row[]; keys?: Set<string> }>>();
+
+  private rowsOver(d: BasicSet, known: readonly string[], uniform: boolean): { rows: Row[]; keys?: Set<string> } {
+    let byKnown = this.rowsOverMemo.get(d);
+    if (byKnown === undefined) this.rowsOverMemo.set(d, (byKnown = new Map()));
+    const key = uniform ? `u|${known.join(",")}` : known.join(",");
+    let hit = byKnown.get(key);
+    if (hit !== undefined) return hit;
     const { rows, vars, dims } = rowsOf(d);
+    const tags = this.h.k.inameTags;
     const out: Row[] = [];
     for (let j = 0; j < rows.length; j++) {
       // Each variable known, or a parameter of d that is not one of its dims.
-      if (vars[j]!.every((n) => known.includes(n) || (!dims.has(n) && d.params.includes(n)))) out.push(rows[j]!);
+      const vs = vars[j]!;
+      let ok = true;
+      for (let v = 0; v < vs.length && ok; v++) {
+        const n = vs[v]!;
+        if (!(known.includes(n) || (!dims.has(n) && d.params.includes(n)))) ok = false;
+        else if (uniform && tags[n]?.kind === "l") ok = false;
+      }
+      if (ok) out.push(rows[j]!);
     }
-    return out;
+    byKnown.set(key, (hit = { rows: out }));
+    return hit;
   }
 
   /** The rows not implied by `ctx` (and each other). */

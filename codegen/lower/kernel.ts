@@ -49,27 +49,12 @@ export class DeviceKernelLowering implements KernelHost {
     this.insnById = byId;
     this.guards = new GuardLowering(this);
     const groupInames = groupLoopInames(dk.body);
-    // A temporary written only outside the group loops (the CPU lowering's size of a shared group
-    // axis) is read-only inside them: shared, not private (OpenMP's private copy is uninitialized).
-    // Writers by name, one walk of the instructions (not one per temporary).
-    const writersOf = new Map<string, Instruction[]>();
-    for (const i of k.instructions) {
-      // (An assignment writes one name: a set only where a block may name one twice.)
-      const names = insnWrites(i);
-      for (const name of names.length > 1 ? new Set(names) : names) {
-        const list = writersOf.get(name);
-        if (list) list.push(i);
-        else writersOf.set(name, [i]);
-      }
-    }
-    // "Outside" is where the schedule puts the writer, not its inames: a packing store that ignores
-    // the group axis (b_fetch within j_outer, k_outer) still runs inside the group loop.
-    const underGroups = insnsUnderGroupLoops(dk.body);
-    const beforeGroups = new Set(k.temporaries.map((t) => t.name).filter((name) => {
-      const writers = writersOf.get(name) ?? [];
-      return writers.length > 0 && writers.every((i) => !underGroups.has(i.id));
-    }));
-    const privateNames = () => this.decls.flatMap((d) => (d.k === "decl" && !beforeGroups.has(d.name) ? [d.name] : []));
+    // Asked only where a target prints a parallel pragma (OpenMP), once: made then.
+    let beforeGroups: ReadonlySet<string> | undefined;
+    const privateNames = () => {
+      beforeGroups ??= temporariesBeforeGroups(k, dk.body);
+      return this.decls.flatMap((d) => (d.k === "decl" && !beforeGroups!.has(d.name) ? [d.name] : []));
+    };
     this.loops = new LoopLowering(this, this.guards, (nodes, known, ctx) => this.nodes(nodes, known, ctx), privateNames, groupInames);
     this.insns = new InstructionLowering(this, this.guards);
   }
@@ -138,14 +123,33 @@ export class DeviceKernelLowering implements KernelHost {
 
   /** The inames other than `ax.iname` that instructions of this device kernel run within on `ax`'s axis. */
   private axisSharers(ax: HwAxis): string[] {
-    const out = new Set<string>();
+    const all = (this.sharers ??= this.hwInamesUsed());
+    const out: string[] = [];
+    for (const i of all.get(`${ax.tag}.${ax.axis}`) ?? []) if (i !== ax.iname) out.push(i);
+    return out.sort();
+  }
+
+  /** The g/l inames the instructions of this device kernel run within, by tag and axis (`l.0`): one walk for every axis. */
+  private sharers: Map<string, Set<string>> | undefined;
+
+  private hwInamesUsed(): Map<string, Set<string>> {
+    const out = new Map<string, Set<string>>();
+    const seen = new Set<readonly string[]>();
     for (const id of this.insnsUnder(this.dk.body)) {
-      for (const i of this.insnOf(id).withinInames) {
+      const within = this.insnOf(id).withinInames;
+      // Instructions of one loop nest share their iname list: each list is read once.
+      if (seen.has(within)) continue;
+      seen.add(within);
+      for (const i of within) {
         const t = this.k.inameTags[i];
-        if (i !== ax.iname && t && t.kind === ax.tag && t.axis === ax.axis) out.add(i);
+        if (!t || (t.kind !== "g" && t.kind !== "l")) continue;
+        const key = `${t.kind}.${t.axis}`;
+        let set = out.get(key);
+        if (!set) out.set(key, (set = new Set()));
+        set.add(i);
       }
     }
-    return [...out].sort();
+    return out;
   }
 
   // ---- the schedule tree -------------------------------------------------------------------
@@ -272,6 +276,31 @@ function groupLoopInames(nodes: readonly ScheduleNode[], out = new Set<string>()
     groupLoopInames(n.body, out);
   }
   return out;
+}
+
+/**
+ * The temporaries written only outside the group loops (the CPU lowering's size of a shared group
+ * axis): read-only inside them, so shared, not private (OpenMP's private copy is uninitialized).
+ * "Outside" is where the schedule puts the writer, not its inames: a packing store that ignores
+ * the group axis (b_fetch within j_outer, k_outer) still runs inside the group loop.
+ */
+function temporariesBeforeGroups(k: Kernel, body: readonly ScheduleNode[]): ReadonlySet<string> {
+  // Writers by name, one walk of the instructions (not one per temporary).
+  const writersOf = new Map<string, Instruction[]>();
+  for (const i of k.instructions) {
+    // (An assignment writes one name: a set only where a block may name one twice.)
+    const names = insnWrites(i);
+    for (const name of names.length > 1 ? new Set(names) : names) {
+      const list = writersOf.get(name);
+      if (list) list.push(i);
+      else writersOf.set(name, [i]);
+    }
+  }
+  const underGroups = insnsUnderGroupLoops(body);
+  return new Set(k.temporaries.map((t) => t.name).filter((name) => {
+    const writers = writersOf.get(name) ?? [];
+    return writers.length > 0 && writers.every((i) => !underGroups.has(i.id));
+  }));
 }
 
 /** Ids of the instructions inside a loop the CPU lowering made of a group axis. */

@@ -5,7 +5,7 @@
  */
 import { CodegenError, LoomError } from "../../src/errors.js";
 import {
-  aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, factorOf, gist, intersect, isEmptyWith, isSubset,
+  aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, factorOf, gist, internSet, intersect, isEmptyWith, isSubset,
   type Aff, type BasicSet, type Bound,
 } from "../../src/poly/index.js";
 import { preferUnitBounds, type ScheduleNode } from "../../src/schedule/index.js";
@@ -50,6 +50,9 @@ export class LoopLowering {
       // Instructions share domain objects (one per iname list): each distinct one is bounded once,
       // so a loop around thousands of unrolled statements costs as much as one around a few.
       const byDomain = new Map<BasicSet, BasicSet>();
+      // Different domains often have one factor of the iname (a fetch's `k_outer` and the update's,
+      // once `k_inner` is projected out): one bound per content, interned.
+      const byFactor = new Map<BasicSet, BasicSet>();
       const perInsn = domains.map((d0) => {
         const had = byDomain.get(d0);
         if (had !== undefined) return had;
@@ -64,8 +67,12 @@ export class LoopLowering {
         const drop = [...f.dims.filter((n) => !inner.includes(n)), ...f.exists];
         const p = drop.length > 0 ? eliminateExact(f, drop).set : f;
         whole ??= p;
-        const c = factorOf(ctx.set, p.dims);
-        const g = gist(this.unitBounds(p, iname, c), c);
+        const canon = internSet(p);
+        let g = byFactor.get(canon);
+        if (g === undefined) {
+          const c = factorOf(ctx.set, p.dims);
+          byFactor.set(canon, (g = gist(this.unitBounds(p, iname, c), c)));
+        }
         byDomain.set(d0, g);
         return g;
       });
