@@ -56,6 +56,9 @@ export function expandAllSubstitutions(k: Kernel): Kernel {
 function checkHardwareExtents(k: Kernel): void {
   const temporaries = new Set(k.temporaries.map((t) => t.name));
   if (temporaries.size === 0) return;
+  // An axis's base and size are read off the domains, over their parameters: where no domain has
+  // a temporary as a parameter, no size can depend on one, and no axis need be made here.
+  if (!k.domains.some((d) => d.params.some((p) => temporaries.has(p)))) return;
   for (const iname of allInames(k)) {
     const tag = k.inameTags[iname];
     if (tag?.kind !== "g" && tag?.kind !== "l") continue;
