@@ -68,7 +68,9 @@ function intern(text: string): string {
   return id;
 }
 
-const isFrozenKernel = (k: Kernel) => Object.isFrozen(k) && Object.isFrozen(k.domains) && Object.isFrozen(k.instructions);
+// (A step may be handed anything from JavaScript: what is no object has no key, and the step refuses it.)
+const isFrozenKernel = (k: Kernel) => typeof k === "object" && k !== null && Object.isFrozen(k) && Array.isArray(k.domains) && Object.isFrozen(k.domains) &&
+  Array.isArray(k.instructions) && Object.isFrozen(k.instructions);
 
 /**
  * The content key of a frozen kernel (undefined: not frozen, or a value without a key): a short id

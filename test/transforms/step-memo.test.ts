@@ -78,3 +78,11 @@ describe("pipeline steps remembered by derivation", () => {
     }
   });
 });
+
+describe("stepMemo and what is no kernel", () => {
+  it("a frozen object that is no kernel reaches the step, which refuses it", () => {
+    const loose = split("i", 4) as unknown as (k: unknown) => Kernel;
+    expect(() => loose(Object.freeze({}))).toThrow(/step 1 \(splitIname i by 4\): splitIname: the first argument must be a kernel/);
+    expect(() => loose(Object.freeze({ domains: Object.freeze([]) }))).toThrow(/splitIname: the first argument must be a kernel/);
+  });
+});
