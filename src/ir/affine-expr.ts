@@ -2,7 +2,7 @@
  * Integer expressions and affine forms: the one conversion every folder uses (shape inference in
  * src/parse and src/okl, footprints in src/analysis, bounds proofs in src/run).
  */
-import { aff, affAdd, affIsConstant, affScale, affSub, type Aff, type Bound } from "../poly/index.js";
+import { aff, affAdd, affIsConstant, affScale, affSub, varAff, type Aff, type Bound } from "../poly/index.js";
 import { arith, c, v, type Expr } from "./expr.js";
 import { naturalCompare } from "./print.js";
 
@@ -12,7 +12,7 @@ import { naturalCompare } from "./print.js";
  */
 export function exprToAff(e: Expr, isIndexVar: (name: string) => boolean = () => true): Aff | undefined {
   switch (e.kind) {
-    case "var": return isIndexVar(e.name) ? aff({ [e.name]: 1 }) : undefined;
+    case "var": return isIndexVar(e.name) ? varAff(e.name) : undefined;
     case "const": return Number.isSafeInteger(e.value) && !e.isFloat ? aff({}, e.value) : undefined;
     case "neg": {
       const a = exprToAff(e.operand, isIndexVar);

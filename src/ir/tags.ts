@@ -25,21 +25,25 @@ export type InameTagRequest =
 export const INAME_TAG_SYNTAX =
   "for, ord, g.N, l.N, l.auto, unused.g, unused.l, unr, unr_hint, unr_hint.N, ilp, ilp.unr, ilp.seq, vec, like.INAME";
 
+/** The tags spelled by a word alone: frozen, shared by every parse (a Map: `toString` is no tag). */
+const SIMPLE_TAGS: ReadonlyMap<string, InameTag> = new Map(
+  ([
+    ["for", { kind: "for" }], ["None", { kind: "for" }], ["null", { kind: "for" }], ["ord", { kind: "ord" }],
+    ["l.auto", { kind: "l.auto" }], ["unr", { kind: "unr" }], ["unr_hint", { kind: "unr_hint" }],
+    ["ilp", { kind: "ilp" }], ["ilp.unr", { kind: "ilp" }], ["ilp.seq", { kind: "ilp.seq" }], ["vec", { kind: "vec" }],
+  ] as [string, InameTag][]).map(([k, t]) => [k, Object.freeze(t)]),
+);
+
 /**
  * Parse a tag string: `lp.parseInameTag("g.0")` is `{kind: "g", axis: 0}`. `None`/`null`/`for`
  * are the sequential loop. Throws a LoomError listing the accepted spellings.
  */
 export function parseInameTag(text: string): InameTagRequest {
   const s = text.trim();
-  const simple: Record<string, InameTag> = {
-    for: { kind: "for" }, None: { kind: "for" }, null: { kind: "for" }, ord: { kind: "ord" },
-    "l.auto": { kind: "l.auto" }, unr: { kind: "unr" }, unr_hint: { kind: "unr_hint" },
-    ilp: { kind: "ilp" }, "ilp.unr": { kind: "ilp" }, "ilp.seq": { kind: "ilp.seq" }, vec: { kind: "vec" },
-  };
-  const known = simple[s];
+  const known = SIMPLE_TAGS.get(s);
   if (known) return known;
   let m = /^([gl])\.(\d)$/.exec(s);
-  if (m) return { kind: m[1] as "g" | "l", axis: Number(m[2]) };
+  if (m) return Object.freeze({ kind: m[1] as "g" | "l", axis: Number(m[2]) });
   m = /^unr_hint\.(\d+)$/.exec(s);
   if (m) return { kind: "unr_hint", max: Number(m[1]) };
   m = /^unused\.([gl])$/.exec(s);

@@ -13,7 +13,31 @@ export function aff(terms: Readonly<Record<string, number>> = {}, constant = 0):
     if (v !== 0) t[k] = v;
   }
   if (!Number.isSafeInteger(constant)) checkInt(constant, "aff: constant");
-  return Object.freeze({ terms: Object.freeze(t), constant });
+  return Object.freeze({ terms: isEmptyRecord(t) ? NO_TERMS : Object.freeze(t), constant });
+}
+
+/** The terms of every constant form: one frozen empty record (freezing is a runtime call). */
+const NO_TERMS: Readonly<Record<string, number>> = Object.freeze({});
+
+function isEmptyRecord(t: Readonly<Record<string, number>>): boolean {
+  for (const _ in t) return false;
+  return true;
+}
+
+const varAffs = new Map<string, Aff>();
+
+/**
+ * `aff({ [name]: 1 })`, one frozen object per name (forms are values): the form of every variable
+ * occurrence that `exprToAff` reads.
+ */
+export function varAff(name: string): Aff {
+  let a = varAffs.get(name);
+  if (a === undefined) {
+    a = aff({ [name]: 1 });
+    if (varAffs.size >= 10_000) varAffs.clear();
+    varAffs.set(name, a);
+  }
+  return a;
 }
 
 /** An Aff from terms built here (integers already checked): zero terms dropped, then frozen. */
@@ -23,7 +47,7 @@ function owned(t: Record<string, number>, zeros: boolean, constant: number): Aff
     terms = {};
     for (const k in t) if (t[k] !== 0) terms[k] = t[k]!;
   }
-  return Object.freeze({ terms: Object.freeze(terms), constant });
+  return Object.freeze({ terms: isEmptyRecord(terms) ? NO_TERMS : Object.freeze(terms), constant });
 }
 
 /** a + b. */
@@ -70,7 +94,9 @@ export function affEval(a: Aff, values: Readonly<Record<string, number>>): numbe
 
 /** true when `a` has no variable terms. */
 export function affIsConstant(a: Aff): boolean {
-  return Object.keys(a.terms).length === 0;
+  // (No Object.keys array: asked of every bound and fact in lowering.)
+  for (const k in a.terms) if (Object.hasOwn(a.terms, k)) return false;
+  return true;
 }
 
 /** ISL-style text: `2*i - n + 3`, `0` for the zero expression. */

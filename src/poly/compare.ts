@@ -8,7 +8,7 @@ import { isEmpty } from "./empty.js";
 import { addCand, impliedByOneRow, impliedByTwoRows, implies, impliesBeyondPairs, newCands, type Live } from "./implied.js";
 import { addConstraints, intersect, universe } from "./ops.js";
 import { aff, affAdd, affSub } from "./affine.js";
-import { cached, contentMemo, setKey } from "./memo.js";
+import { cached, contentMemo, setKey, cachedBySet, cachedBySets, setMemo } from "./memo.js";
 
 /**
  * `ctx` without the rows of the columns that no row of `s` uses and that no other row ties to
@@ -202,10 +202,10 @@ const groupKeysMemo = new WeakMap<BasicSet, ReadonlySet<string>>();
 /** Same points, no row implied by the others. `{[i]: i >= 0 and i >= 1}` becomes `{[i]: i >= 1}`. */
 export function removeRedundancies(s: BasicSet): BasicSet {
   if (isCanonicalEmpty(s)) return s;
-  return cached(redundantMemo, setKey(s), () => computeRemoveRedundancies(s));
+  return cachedBySet(redundantMemo, s, "", () => computeRemoveRedundancies(s));
 }
 
-const redundantMemo = contentMemo<BasicSet>();
+const redundantMemo = setMemo<BasicSet>();
 
 function computeRemoveRedundancies(s: BasicSet): BasicSet {
   // In an empty set every row is implied by the others; answer the canonical empty set.
@@ -220,10 +220,10 @@ function computeRemoveRedundancies(s: BasicSet): BasicSet {
  */
 export function gist(s: BasicSet, context: BasicSet): BasicSet {
   if (isCanonicalEmpty(s)) return s;
-  return cached(gistMemo, `${setKey(s)}#${setKey(context)}`, () => computeGist(s, context));
+  return cachedBySets(gistMemo, s, context, () => computeGist(s, context));
 }
 
-const gistMemo = contentMemo<BasicSet>();
+const gistMemo = setMemo<BasicSet>();
 
 function computeGist(s0: BasicSet, context: BasicSet): BasicSet {
   let s = s0;
@@ -340,10 +340,10 @@ function floorDefinitions(b: BasicSet): Row[] | null {
  */
 export function isSubset(a: BasicSet, b: BasicSet): boolean {
   if (isCanonicalEmpty(a)) return true;
-  return cached(subsetMemo, `${setKey(a)}#${setKey(b)}`, () => computeIsSubset(a, b));
+  return cachedBySets(subsetMemo, a, b, () => computeIsSubset(a, b));
 }
 
-const subsetMemo = contentMemo<boolean>();
+const subsetMemo = setMemo<boolean>();
 
 function computeIsSubset(a: BasicSet, b: BasicSet): boolean {
   const defs = floorDefinitions(b);

@@ -10,7 +10,7 @@ import { add, checkInt, floorDiv, mul } from "./int.js";
 import { colNames, combine, findRoot, type Row, type Sys, insertColumns, substRow, toSys } from "./rows.js";
 import { isCanonicalEmpty, tidy } from "./normalize.js";
 import { fmCost, fmEliminate } from "./fm.js";
-import { affKey, cached, contentMemo, rowsKey, setKey } from "./memo.js";
+import { affKey, cached, contentMemo, rowsKey, setKey, cachedBySet, setMemo } from "./memo.js";
 
 function modHat(a: number, m: number): number {
   return a - m * floorDiv(2 * a + m, 2 * m);
@@ -228,10 +228,10 @@ function darkShadow(sys: Sys, col: number): Sys {
 /** Exact emptiness over the integers, parameters free. `isEmpty(parseSet("{[i]: 0 < 2i < 2}"))` */
 export function isEmpty(s: BasicSet): boolean {
   if (isCanonicalEmpty(s)) return true;
-  return cached(emptyMemo, setKey(s), () => !intFeasible(toSys(s)));
+  return cachedBySet(emptyMemo, s, "", () => !intFeasible(toSys(s)));
 }
 
-const emptyMemo = contentMemo<boolean>();
+const emptyMemo = setMemo<boolean>();
 
 /**
  * Whether `s` with `aff >= 0` added is empty (names of `aff` that `s` lacks are free), decided on

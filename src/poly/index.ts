@@ -1,6 +1,6 @@
 /** The integer-set core: parse, normalize, project, bound, test and enumerate basic sets. */
 export type { Aff, BasicSet, Bound, Constraint, DimBounds } from "./types.js";
-export { aff, affAdd, affSub, affScale, affEval, affToString, affIsConstant } from "./affine.js";
+export { aff, affAdd, affSub, affScale, affEval, affToString, affIsConstant, varAff } from "./affine.js";
 export { parseSet, parseConstraints, parseMap } from "./parse.js";
 export { printSet } from "./print.js";
 export { simplify } from "./normalize.js";

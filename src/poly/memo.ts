@@ -267,9 +267,64 @@ export function cached<V>(memo: Map<string, V>, key: string, compute: () => V): 
   return v;
 }
 
+/**
+ * Answers keyed by identity: the canonical object of a set (`internSet`, known from the set's slot
+ * once it has a key), then a second key (another set's canonical object, or a short string). No
+ * key string is concatenated, flattened and hashed per question; equal contents are one
+ * canonical object, so the answers are those of a memo keyed by `setKey` strings.
+ */
+export interface SetMemo<V> {
+  readonly bySet: Map<BasicSet, Map<unknown, V>>;
+  size: number;
+}
+
+const setMemos: SetMemo<unknown>[] = [];
+
+/** A bounded answer cache keyed by sets (`cachedBySet`, `cachedBySets`); emptied with the others. */
+export function setMemo<V>(): SetMemo<V> {
+  const m: SetMemo<V> = { bySet: new Map(), size: 0 };
+  setMemos.push(m as SetMemo<unknown>);
+  return m;
+}
+
+/** `compute()` remembered under (the content of `s`, `sub`): `cached(memo, setKey(s) + sub, compute)` without the string. */
+export function cachedBySet<V>(memo: SetMemo<V>, s: BasicSet, sub: string, compute: () => V): V {
+  return lookup(memo, internSet(s), sub, compute);
+}
+
+/** `compute()` remembered under the contents of `a` and `b`. */
+export function cachedBySets<V>(memo: SetMemo<V>, a: BasicSet, b: BasicSet, compute: () => V): V {
+  return lookup(memo, internSet(a), internSet(b), compute);
+}
+
+function lookup<V>(memo: SetMemo<V>, canon: BasicSet, sub: unknown, compute: () => V): V {
+  let inner = memo.bySet.get(canon);
+  if (inner !== undefined) {
+    const hit = inner.get(sub);
+    if (hit !== undefined) return hit;
+  }
+  computed++;
+  const v = compute();
+  if (memo.size >= LIMIT) {
+    memo.bySet.clear();
+    memo.size = 0;
+    inner = undefined;
+  }
+  // (Looked up again: `compute` may have emptied the memos.)
+  inner = memo.bySet.get(canon);
+  if (inner === undefined) memo.bySet.set(canon, (inner = new Map()));
+  inner.set(sub, v);
+  memo.size++;
+  return v;
+}
+
 /** Forget every memoized answer (benchmarks measuring cold work; tests). */
 export function clearPolyMemos(): void {
   for (const m of all) m.clear();
+  for (const m of setMemos) {
+    m.bySet.clear();
+    m.size = 0;
+  }
   table = new Map();
   interned = 0;
   keys = new WeakMap();

@@ -4,7 +4,7 @@ import { LoomError } from "../errors.js";
 import { add, checkInt, mul } from "./int.js";
 import { type Row, type Sys, colNames, ncols, permuteRow, rawSet, substRow, toSys } from "./rows.js";
 import { emptyOf, finish } from "./normalize.js";
-import { affKey, cached, contentMemo, setKey } from "./memo.js";
+import { affKey, cached, contentMemo, setKey, cachedBySets, setMemo } from "./memo.js";
 
 /** All points of the space: `universe(["n"], ["i", "j"])` is `[n] -> { [i, j] }`. */
 export function universe(params: readonly string[], dims: readonly string[]): BasicSet {
@@ -57,10 +57,10 @@ function embedRows(s: BasicSet, params: readonly string[], dims: readonly string
  * likewise; a name that is a dim in either set is a dim. Existentials of both are kept.
  */
 export function intersect(a: BasicSet, b: BasicSet): BasicSet {
-  return cached(intersectMemo, `${setKey(a)}#${setKey(b)}`, () => computeIntersect(a, b));
+  return cachedBySets(intersectMemo, a, b, () => computeIntersect(a, b));
 }
 
-const intersectMemo = contentMemo<BasicSet>();
+const intersectMemo = setMemo<BasicSet>();
 
 function computeIntersect(a: BasicSet, b: BasicSet): BasicSet {
   const dims = [...a.dims, ...b.dims.filter((d) => !a.dims.includes(d))];

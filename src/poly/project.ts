@@ -6,7 +6,7 @@ import { emptyOf, finish, finishedSet, finishSys, isCanonicalEmpty } from "./nor
 import { fmCost, fmEliminate, fmEliminateAll } from "./fm.js";
 import { aff } from "./affine.js";
 import { freshName } from "./ops.js";
-import { cached, contentMemo, setKey } from "./memo.js";
+import { cachedBySet, setMemo } from "./memo.js";
 
 /** An FM step is worth doing exactly only while it keeps the row count small. */
 const MAX_PAIRS = 16;
@@ -23,10 +23,10 @@ function checkVisible(s: BasicSet, names: readonly string[], what: string): void
  */
 export function projectOut(s: BasicSet, names: readonly string[]): BasicSet {
   checkVisible(s, names, "projectOut");
-  return cached(projectMemo, `${setKey(s)}#${names.join(",")}`, () => computeProjectOut(s, names));
+  return cachedBySet(projectMemo, s, names.length === 1 ? names[0]! : names.join(","), () => computeProjectOut(s, names));
 }
 
-const projectMemo = contentMemo<BasicSet>();
+const projectMemo = setMemo<BasicSet>();
 
 function computeProjectOut(s: BasicSet, names: readonly string[]): BasicSet {
   const params = s.params.filter((p) => !names.includes(p));
@@ -94,10 +94,10 @@ export function eliminate(s: BasicSet, names: readonly string[]): BasicSet {
 export function eliminateExact(s: BasicSet, names: readonly string[]): { set: BasicSet; exact: boolean } {
   const src = colNames(s);
   for (const n of names) if (!src.includes(n)) throw new LoomError(`eliminate: no variable "${n}"; the set has ${src.join(", ")}`);
-  return cached(eliminateMemo, `${setKey(s)}#${names.join(",")}`, () => Object.freeze(computeEliminateExact(s, names, src)));
+  return cachedBySet(eliminateMemo, s, names.length === 1 ? names[0]! : names.join(","), () => Object.freeze(computeEliminateExact(s, names, src)));
 }
 
-const eliminateMemo = contentMemo<{ set: BasicSet; exact: boolean }>();
+const eliminateMemo = setMemo<{ set: BasicSet; exact: boolean }>();
 
 function computeEliminateExact(s: BasicSet, names: readonly string[], src: readonly string[]): { set: BasicSet; exact: boolean } {
   const params = s.params.filter((p) => !names.includes(p));
@@ -120,10 +120,10 @@ function computeEliminateExact(s: BasicSet, names: readonly string[], src: reado
 export function dimBounds(s: BasicSet, dim: string, outer: readonly string[]): DimBounds {
   // Sets are frozen values, so bounds can be memoized by content: code generation for a sweep of
   // variants asks the same questions of the same domains (rebuilt as new objects) many times.
-  return cached(boundsMemo, `${setKey(s)}#${dim}|${outer.join(",")}`, () => computeDimBounds(s, dim, outer));
+  return cachedBySet(boundsMemo, s, outer.length === 0 ? dim : `${dim}|${outer.join(",")}`, () => computeDimBounds(s, dim, outer));
 }
 
-const boundsMemo = contentMemo<DimBounds>();
+const boundsMemo = setMemo<DimBounds>();
 
 function computeDimBounds(s: BasicSet, dim: string, outer: readonly string[]): DimBounds {
   if (!s.dims.includes(dim)) throw new LoomError(`dimBounds: no dim "${dim}"; dims are ${s.dims.join(", ")}`);

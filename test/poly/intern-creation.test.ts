@@ -3,7 +3,9 @@
 // fresh computation gives; sets stay plain, frozen objects whose fields alone are visible.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { clearPolyMemos, factorOf, internSet, parseSet, printSet, setContentId, type BasicSet } from "../../src/poly/index.js";
+import {
+  clearPolyMemos, dimBounds, factorOf, gist, intersect, internSet, isEmpty, parseSet, polyWork, printSet, projectOut, setContentId, type BasicSet,
+} from "../../src/poly/index.js";
 import { domainFactor, factorText } from "./domain-factors.js";
 
 const fields = (s: BasicSet) => JSON.stringify({ params: s.params, dims: s.dims, exists: s.exists, constraints: s.constraints });
@@ -51,5 +53,33 @@ describe("a set's key slot", () => {
     expect(structuredClone(s)).toEqual({ ...s });
     // A copy (no slot) and the original get the same key, by content.
     expect(setContentId({ ...s })).toBe(setContentId(s));
+  });
+});
+
+describe("memos keyed by canonical sets", () => {
+  it("answer sets of equal content alike, once, and compute again after the memos are emptied", () => {
+    fc.assert(
+      fc.property(domainFactor(true), domainFactor(true), (f, g) => {
+        const text = `[n] -> { [x, y, u, v] : ${factorText(f, "x", "y")} and ${factorText(g, "u", "v")} and n mod 8 = 0 }`;
+        const ctx = "[n] -> { : n >= 8 and n mod 8 = 0 }";
+        const ask = (s: BasicSet, c: BasicSet) => [dimBounds(s, "y", ["x"]), projectOut(s, ["u", "v"]), gist(s, c), intersect(s, c), isEmpty(s)] as const;
+        clearPolyMemos();
+        const first = ask(parseSet(text), parseSet(ctx));
+        const work = polyWork();
+        // New objects of the same content: every answer is the one remembered, nothing computed.
+        const again = ask(parseSet(text), parseSet(ctx));
+        expect(polyWork()).toBe(work);
+        for (let i = 0; i < 4; i++) expect(again[i]).toBe(first[i]);
+        expect(again[4]).toBe(first[4]);
+        // Emptied: computed afresh (new objects), the same content.
+        clearPolyMemos();
+        const fresh = ask(parseSet(text), parseSet(ctx));
+        expect(polyWork()).toBeGreaterThan(work);
+        expect(JSON.stringify(fresh[0])).toBe(JSON.stringify(first[0]));
+        for (const i of [1, 2, 3]) expect(printSet(fresh[i] as BasicSet)).toBe(printSet(first[i] as BasicSet));
+        expect(fresh[4]).toBe(first[4]);
+      }),
+      { numRuns: 30 },
+    );
   });
 });
