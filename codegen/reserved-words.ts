@@ -144,7 +144,11 @@ const ISPC = words(`uniform varying task launch sync export foreach foreach_tile
   uint8 uint16 uint32 uint64 float16 memory_barrier rsqrt rcp clamp select popcnt count_leading_zeros
   count_trailing_zeros shuffle broadcast rotate exclusive_scan_add all any none loopy_lid1 loopy_lid2`);
 
-/** OCCA's own names in OKL: the loop variables the okl printer writes, its attributes' spellings and runtime. */
+/**
+ * OCCA's own names in OKL: the loop variables the okl printer writes, its attributes' spellings and
+ * runtime. The okl dialect reserves these and the words of every language OCCA translates OKL into
+ * (C++, OpenCL C, CUDA, HIP, Metal): a kernel argument `global` or `threadIdx` would break there.
+ */
 const OKL = words(`occa okl kernel outer inner shared exclusive barrier atomic restrict dim dimOrder tile`);
 
 /** Patterns of reserved names: C's `__x`/`_X`, the printers' helpers, OpenCL's conversions, CUDA's atomics. */
@@ -178,7 +182,7 @@ const WORDS: Readonly<Record<NameDialect, ReadonlySet<string>>> = {
   openmp: new Set(C_FAMILY),
   opencl: new Set([...C_FAMILY, ...OPENCL, ...OPENCL_BUILTINS]),
   cuda: new Set([...C_FAMILY, ...CPP, ...CUDA]),
-  okl: new Set([...C_FAMILY, ...CPP, ...OKL]),
+  okl: new Set([...C_FAMILY, ...CPP, ...OKL, ...OPENCL, ...OPENCL_BUILTINS, ...CUDA, ...HIP, ...METAL]),
   js: new Set(JS),
   sycl: new Set([...C_FAMILY, ...CPP, ...SYCL]),
   metal: new Set([...C_FAMILY, ...CPP, ...METAL]),
