@@ -10,7 +10,8 @@ import { splitAssignValues } from "./assign-values.js";
 import { pushHostBranches } from "./host-branches.js";
 import { foldSizeof } from "./sizeof.js";
 import { atomicCalls, isAtomicCallName } from "./atomic-calls.js";
-import { oklError } from "./diag.js";
+import { oklError, oklWarning } from "./diag.js";
+import { unwrittenExclusives } from "./unwritten-exclusive.js";
 import { guardDepth } from "../../errors.js";
 
 export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, "filename"> {
@@ -22,6 +23,8 @@ export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, 
   /** Attribute names accepted besides OKL's (OCCA lets hosts register custom attributes). */
   readonly extraAttributes?: readonly string[];
 }
+
+const UNWRITTEN_RULE = "unwritten @exclusive";
 
 /**
  * Preprocess, parse and validate OKL `source`. Throws `OklError` (line, column, caret excerpt, rule)
@@ -44,7 +47,12 @@ export function parseOklAst(source: string, opts: OklAstOptions = {}): Translati
     if (sizeofs) unit = foldSizeof(unit, (detail, at) => oklError(detail, at.pos, "sizeof", sources, opts.filename));
     if (atomics) unit = atomicCalls(unit);
     if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
-    return { ...pushHostBranches(splitAssignValues(unit)), warnings: [...warnings, ...(unit.warnings ?? [])] };
+    // An @exclusive read and never written: a warning (C leaves its value undefined), an OklError under warnings: "error".
+    const unwritten = unwrittenExclusives(unit).map((u) => {
+      if (opts.warnings === "error") throw oklError(u.detail, u.at, UNWRITTEN_RULE, sources, opts.filename);
+      return oklWarning(u.detail, u.at, UNWRITTEN_RULE, sources, opts.filename);
+    });
+    return { ...pushHostBranches(splitAssignValues(unit)), warnings: [...warnings, ...(unit.warnings ?? []), ...unwritten] };
   });
 }
 
