@@ -40,8 +40,9 @@ export interface PreprocessOptions {
   readonly readFile?: FileReader;
   /**
    * What to do with what OCCA accepts but C does not (`#if X=1`, an `#if` left open at the end
-   * of a file): "collect" (default) accepts it as OCCA does and lists it in the result's
-   * `warnings`; "error" makes each one an OklError.
+   * of a file) and with reads C leaves undefined (an `@exclusive` never written): "collect"
+   * (default) accepts it as OCCA does and lists it in the result's `warnings`; "error" makes each
+   * one an OklError.
    */
   readonly warnings?: "collect" | "error";
 }
