@@ -94,7 +94,8 @@ export class ParallelCode {
     // Storage: private copies per work-item, trackers for local memory and written global arrays.
     const names = this.namesUsed(dk.body);
     const temps = (space: string) => c.k.temporaries.filter((t) => names.has(t.name) && c.spaceOf(t.name) === space);
-    const privates = temps("private").map((t) => c.arrayIndexOf(t.name));
+    const privateTemps = temps("private");
+    const privates = privateTemps.map((t) => c.arrayIndexOf(t.name));
     for (const a of privates) out.push(`${ind}  const P${d}_${a} = RT.copies(A[${a}], NL${d});`);
     c.trackers = new Map();
     const track = (name: string, what: string, clock: string) => {
@@ -125,17 +126,25 @@ export class ParallelCode {
       return v;
     }));
     for (const t of temps("local")) out.push(`${ind}    RT.fillGarbage(d${c.arrayIndexOf(t.name)}, ${JSON.stringify(t.dtype)});`);
-    const bindWorkItem = (ind2: string): string[] => {
+    // A work-item's private copies, bound for the nodes that can read them: the names their
+    // instructions use and their domains' parameters (binding all of them at every node made the
+    // code quadratic: 600 instructions with 150 private scalars overflowed the engine).
+    const privateOf = new Map(privates.map((a, x) => [privateTemps[x]!.name, a]));
+    const bindWorkItem = (ind2: string, node: ScheduleNode): string[] => {
       const lines = [`${ind2}LC.agent = w;`];
       if (locals.length > 0) lines.push(`${ind2}let q = w;`);
       locals.forEach((l, x) => {
         lines.push(`${ind2}const l${x} = q % ${l.size}; q = (q - l${x}) / ${l.size};`);
         l.inames.forEach((a, y) => lines.push(`${ind2}const ${c.inameVar(a.iname)} = ${localBases[x]![y]!} + l${x};`));
       });
-      for (const a of privates) lines.push(`${ind2}d${a} = P${d}_${a}[w];`);
+      if (privates.length === 0) return lines;
+      const used = this.namesUsed([node]);
+      for (const insn of c.insnsUnder([node])) for (const p of c.domainOf(insn.withinInames).params) used.add(p);
+      for (const [name, a] of privateOf) if (used.has(name)) lines.push(`${ind2}d${a} = P${d}_${a}[w];`);
       return lines;
     };
-    out.push(...this.lockstep(d, dk.body, groupInames, localInames, bindWorkItem, `${ind}    `));
+    // In a loop, not a spread: a big kernel's lines pass the engine's limit on arguments.
+    for (const line of this.lockstep(d, dk.body, groupInames, localInames, bindWorkItem, `${ind}    `)) out.push(line);
     out.push(`${ind}  }`, `${ind}}`);
     c.trackers = new Map();
     return out;
@@ -144,7 +153,7 @@ export class ParallelCode {
   /** Nodes run by all work-items of a group together: barriers end phases, barrier loops run once. */
   private lockstep(
     d: number, nodes: readonly ScheduleNode[], outer: readonly string[], localInames: readonly string[],
-    bindWorkItem: (ind: string) => string[], ind: string,
+    bindWorkItem: (ind: string, node: ScheduleNode) => string[], ind: string,
   ): string[] {
     const c = this.c;
     return nodes.flatMap((n) => {
@@ -156,7 +165,7 @@ export class ParallelCode {
       }
       // Every work-item runs this node on its own ids and private storage.
       return [
-        `${ind}for (let w = 0; w < NL${d}; w++) {`, ...bindWorkItem(`${ind}  `),
+        `${ind}for (let w = 0; w < NL${d}; w++) {`, ...bindWorkItem(`${ind}  `, n),
         ...c.nodes([n], [...outer, ...localInames], `${ind}  `), `${ind}}`,
       ];
     });
