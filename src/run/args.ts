@@ -11,6 +11,7 @@ import {
   dtypeBits, dtypeKind, inferTypes, insnWrites, isIntegral, isWideInt, withKernel,
   type ArrayArg, type Dtype, type Kernel, type KernelArg, type Temporary, type TypedArray,
 } from "../ir/index.js";
+import { f16round } from "../ir/float16.js";
 import { withDerivedArgs } from "./derived-args.js";
 import { evalSizeExpr } from "./size-expr.js";
 
@@ -65,6 +66,10 @@ function scalarValue(name: string, x: number | bigint, d: Dtype): number | bigin
     if (big < lo || big > hi) throw new ExecutionError(`argument "${name}" is ${d}; ${x} is outside its range ${lo}…${hi}`);
   }
   if (isWideInt(d)) return typeof x === "bigint" ? x : BigInt(x);
+  // A float value argument is that float on every backend: native code receives it converted, so the
+  // interpreter and js round it on entry too (0.1 as float32 is 0.10000000149011612 everywhere).
+  if (d === "float32") return Math.fround(Number(x));
+  if (d === "float16") return f16round(Number(x));
   return Number(x);
 }
 
