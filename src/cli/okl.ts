@@ -1,8 +1,8 @@
 /**
  * The OKL commands of `loom`:
  *
- *   loom lower FILE.okl --target cuda [-o OUT] [-D NAME=VALUE] [-I DIR] [--normalized] [--host] [--kernel-names loom|occa]
- *   loom check FILE.okl [-D …] [-I …]
+ *   loom lower FILE.okl --target cuda [-o OUT] [-D NAME=VALUE] [-I DIR] [--library LIB=DIR] [--normalized] [--host] [--kernel-names loom|occa]
+ *   loom check FILE.okl [-D …] [-I …] [--library LIB=DIR]
  *   loom normalize FILE.okl [-o OUT]
  *
  * Errors are reported as `file:line:col: error: message`, the source line and a caret.
@@ -21,6 +21,8 @@ interface Parsed {
   out?: string;
   defines: Record<string, string>;
   includes: string[];
+  /** `--library LIB=DIR`: where `#include "occa://LIB/…"` reads (OCCA's occa::io::addLibraryPath). */
+  libraries: Record<string, string>;
   normalized: boolean;
   /** `--host`: the host code after the device code (SYCL's submissions, alpaka's exec, ISPC's launch; a listing for the others). */
   host?: boolean;
@@ -30,7 +32,7 @@ interface Parsed {
 }
 
 function parseArgs(command: string, rest: readonly string[]): Parsed {
-  const p: Parsed = { command, file: "", defines: {}, includes: [], normalized: false };
+  const p: Parsed = { command, file: "", defines: {}, includes: [], libraries: {}, normalized: false };
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
     const value = (flag: string): string => {
@@ -54,6 +56,7 @@ function parseArgs(command: string, rest: readonly string[]): Parsed {
       const eq = def.indexOf("=");
       p.defines[eq < 0 ? def : def.slice(0, eq)] = eq < 0 ? "1" : def.slice(eq + 1);
     } else if (a === "-I" || (a.startsWith("-I") && a.length > 2)) p.includes.push(a === "-I" ? value(a) : a.slice(2));
+    else if (a === "--library" || a.startsWith("--library=")) addLibrary(p.libraries, a === "--library" ? value(a) : a.slice("--library=".length));
     else if (a.startsWith("-")) throw new UsageError(`unknown option "${a}"`);
     else if (p.file === "") p.file = a;
     else throw new UsageError(`unexpected argument "${a}"`);
@@ -67,6 +70,13 @@ function parseArgs(command: string, rest: readonly string[]): Parsed {
     }
   }
   return p;
+}
+
+/** `LIB=DIR` of `--library` into `libraries` (the `libraryPaths` option of parseOkl). */
+export function addLibrary(libraries: Record<string, string>, spec: string): void {
+  const eq = spec.indexOf("=");
+  if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`--library needs LIB=DIR (the folder #include "occa://LIB/..." reads from), not "${spec}"`);
+  libraries[spec.slice(0, eq)] = spec.slice(eq + 1);
 }
 
 /** `file:line:col: error: message`, the source line and a caret (compiler style). */
@@ -89,7 +99,7 @@ export function oklCommand(command: string, rest: readonly string[], io: CliIo):
     io.err(`${p.file}: error: cannot read the file\n`);
     return 1;
   }
-  const opts = { filename: p.file, defines: p.defines, includePaths: p.includes, ...(p.strict ? { warnings: "error" as const } : {}) };
+  const opts = { filename: p.file, defines: p.defines, includePaths: p.includes, libraryPaths: p.libraries, ...(p.strict ? { warnings: "error" as const } : {}) };
   try {
     let text: string;
     if (p.command === "normalize") text = normalize(source);
