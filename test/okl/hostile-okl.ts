@@ -1,7 +1,7 @@
 /**
  * OKL kernels whose every name is hostile, for the law of hostile-names.property.test.ts: one
  * kernel shape (a macro, a typedef, a struct with two fields, a class template with a constructor,
- * two methods and two members, a device function with a local, @shared and @exclusive memory, a
+ * two methods and two members, a device function with a local, a @shared and an @exclusive array, a
  * barrier between two @inner loops) whose names are drawn from the reserved words of every target
  * (codegen/reserved-words.ts), the names the lowering and the printers invent (`okl_trip_*`,
  * `*_inner`, `tmp`, `cond`, `_g0`, `<function>_ret`, `<local>_<field>` …) and plain names. The
@@ -48,19 +48,20 @@ ${x.tdef} ${x.func}(${x.tdef} ${x.fx}, int ${x.fy}) {
 @kernel void ${x.kernel}(const int ${x.n}, const float *${x.a}, float *${x.b}) {
   for (int ${x.group} = 0; ${x.group} < (${x.n} + ${x.mac} - 1) / ${x.mac}; ++${x.group}; @outer) {
     @shared float ${x.shared}[${x.mac}];
-    @exclusive float ${x.excl};
+    @exclusive float ${x.excl}[2];
     ${x.cls}<float, 2> ${x.obj}(${x.shared}, ${x.group});
     for (int ${x.item} = 0; ${x.item} < ${x.mac}; ++${x.item}; @inner) {
       const int ${x.idx} = ${x.group} * ${x.mac} + ${x.item};
       ${x.struct} ${x.local};
       ${x.local}.${x.f1} = ${x.idx} < ${x.n} ? ${x.a}[${x.idx}] : 0;
       ${x.local}.${x.f2} = ${x.item};
-      ${x.excl} = ${x.func}(${x.local}.${x.f1}, ${x.local}.${x.f2});
-      ${x.obj}.${x.setter}(${x.item}, ${x.excl});
+      ${x.excl}[0] = ${x.func}(${x.local}.${x.f1}, ${x.local}.${x.f2});
+      ${x.excl}[1] = ${x.excl}[0];
+      ${x.obj}.${x.setter}(${x.item}, ${x.excl}[0]);
     }
     for (int ${x.item2} = 0; ${x.item2} < ${x.mac}; ++${x.item2}; @inner) {
       const int ${x.idx2} = ${x.group} * ${x.mac} + ${x.item2};
-      if (${x.idx2} < ${x.n}) ${x.b}[${x.idx2}] = ${x.obj}.${x.getter}((${x.item2} + 1) % ${x.mac}) + ${x.excl};
+      if (${x.idx2} < ${x.n}) ${x.b}[${x.idx2}] = ${x.obj}.${x.getter}((${x.item2} + 1) % ${x.mac}) + ${x.excl}[1];
     }
   }
 }
@@ -86,7 +87,7 @@ export const padded = (n: number) => Math.ceil(n / GROUP) * GROUP;
 /** Words of OKL's own syntax (C's keywords, types, storage classes, C++ words it refuses): no OKL file can use them as names. */
 const SYNTAX = new Set<string>([
   ...Object.keys(STORAGE), ...Object.keys(QUALIFIERS), ...BUILTIN_WORDS, ...Object.keys(CXX), ...STMT_KEYWORDS, ...VECTOR_TYPES,
-  "struct", "union", "enum", "typedef", "template", "class", "true", "false", "defined", "int8_t", "int16_t", "int32_t",
+  "struct", "union", "enum", "typedef", "template", "class", "true", "false", "defined", "static_cast", "int8_t", "int16_t", "int32_t",
   "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
 ]);
 
@@ -144,7 +145,7 @@ export const genNames: fc.Arbitrary<Names> = fc.tuple(
 const tokens = (code: string): string[] => code.match(/[A-Za-z_]\w*|\d[\w.]*|[^A-Za-z_\d]+/g) ?? [];
 
 /** A line that only declares (`float x;`, `__local float t[8];`, `@exclusive int c;`, js's `let x = 0;`): the printers sort those by name. */
-const DECL = /^\s*(?:(?:[A-Za-z_@][\w@]*[\s*]+)+[A-Za-z_]\w*(?:\[[^\]=]*\])*|auto &\w+ = alpaka::declareSharedVar<.*>\(loopy_acc\)|let \w+ = 0|var \w+: \w+|const \w+ = new \w+Array\(\d+\));\s*$/;
+const DECL = /^\s*(?:(?:[A-Za-z_@][\w@]*[\s*]+)+[A-Za-z_]\w*(?:\[[^\]=]*\])*|auto &\w+ = alpaka::declareSharedVar<.*>\(loopy_acc\)|let \w+ = 0|var \w+: [\w<>, ]+|const \w+ = new \w+Array\(\d+\));\s*$/;
 
 /** The functions `code` defines at the top level (a line `f(…) … {` with no indentation, to its closing line `}`), as text. */
 function functionsOf(code: string): string[] {
