@@ -140,10 +140,13 @@ function checkAccess(
   for (const g of guard) for (const c of g) noteNames(c.aff);
   let dom: BasicSet = iterationDomain(k, [...used]);
   const fix: Record<string, number> = {};
+  // A parameter the kernel computes (a loop bound read from memory: `r < cnt[b]`) stays free: the
+  // proof then covers every value it could take, which is safe, and says so where it fails.
+  const free: string[] = [];
   for (const p of dom.params) {
     const v = params[p];
-    if (v === undefined) throw new ExecutionError(`${what}: its domain uses "${p}", which is not a value argument of this run`);
-    fix[p] = v;
+    if (v === undefined) free.push(p);
+    else fix[p] = v;
   }
   dom = fixValues(dom, fix);
   if (isEmpty(dom)) return;
@@ -155,6 +158,10 @@ function checkAccess(
         const s = extendSet(dom, dom.params, dims, [...p.conds, ...g]);
         const below = isEmptyWith(s, affSub(aff({}, -1), p.value)); // value <= -1
         const above = isEmptyWith(s, affSub(p.value, aff({}, n))); // value >= n
+        if ((!below || !above) && free.length > 0) {
+          throw new ExecutionError(`${what}: its domain is bounded by ${free.map((f) => `"${f}"`).join(", ")}, which the kernel computes (not a value argument), ` +
+            `so Loom cannot prove the access stays inside ${acc.array} before running native code; run it on the interp or js backend, or pass { checkBounds: false } to run unchecked`);
+        }
         if (!below || !above) {
           const at = acc.indices ? `axis ${axis} (${exprToString(idx[axis]!)})` : `linear index ${exprToString(idx[axis]!)}`;
           throw new ExecutionError(`${what} outside its bounds for ${Object.entries(params).map(([q, v]) => `${q}=${v}`).join(", ") || "these arguments"}: ` +

@@ -95,7 +95,8 @@ export function loadDomainParams(
   const domains = fields.domains.map((d) => {
     const rn = d.params.filter((p) => item.has(p));
     if (rn.length === 0) return d;
-    const other = fields.instructions.find((x) => !ids.has(x.id) && x.withinInames.some((i) => d.dims.includes(i)));
+    // A barrier reads and writes nothing (an explicit one is a barrier node of the body, not an id in `ids`).
+    const other = fields.instructions.find((x) => !ids.has(x.id) && x.kind !== "barrier" && x.withinInames.some((i) => d.dims.includes(i)));
     if (other) {
       throw new ScheduleError(
         `lowerForCpu: the bounds of ${d.dims.map((x) => `"${x}"`).join(", ")} read private temporary "${rn[0]}", which device kernel "${dkName}" gives one slot per work-item, ` +
