@@ -165,3 +165,27 @@ describe("hostile names in OKL", () => {
     }
   }, compileBudgetMs(1));
 });
+
+describe("found by the law", () => {
+  it("a device function named like a math function or a loopy helper is the file's, not the built-in", async () => {
+    for (const name of ["sqrt", "fma", "loopy_min_int32"]) {
+      const [k] = parseOkl(`float ${name}(float x, int k) { return x * k + 1; }
+@kernel void f(const int n, const float *a, float *out) {
+  for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) out[i] = ${name}(a[i], 2);
+}`);
+      const a = Float32Array.from([1, 4, 9, 16]);
+      const r = await run(k!, { n: 4, a, out: new Float32Array(4) });
+      expect([...(r.out as Float32Array)], name).toEqual([3, 9, 19, 33]);
+    }
+  });
+
+  it("the host listing prints an argument as the device code does (main, loopy_p on c; threadIdx on cuda)", () => {
+    const [k] = parseOkl(`@kernel void f(const int main, const float *loopy_p, float *threadIdx) {
+  for (int i = 0; i < main; ++i; @tile(4, @outer, @inner)) threadIdx[i] = loopy_p[i];
+}`);
+    expect(generateCode(k!, "c").hostCode).toContain("f(main_0, loopy_p_0, threadIdx);");
+    expect(generateCode(k!, "cuda").hostCode).toMatch(/<<<dim3\(\(main_0 \+ 3\) \/ 4\), dim3\(4\)>>>\(main_0, loopy_p_0, threadIdx_0\);/);
+    // OKL is compiled by OCCA into OpenCL and CUDA too: their words are renamed there.
+    expect(generateCode(k!, "okl").deviceCode).toContain("float *threadIdx_0");
+  });
+});
