@@ -1,8 +1,8 @@
 /**
  * Law: for every OKL kernel whose names (kernel, arguments, loop variables, @shared and @exclusive
- * memory, a device function with its parameters and local, a struct type with its fields and a
- * local of it, a class template with its parameters, constructor, methods and members, an object
- * of it, a typedef, a macro) are drawn from the reserved words of every target, the names Loom's
+ * arrays, a device function with its parameters and local, a struct type with its fields, a local
+ * of it and an argument of an array of it, a class template with its parameters, constructor,
+ * methods and members, an object of it, a typedef, a macro) are drawn from the reserved words of every target, the names Loom's
  * lowering and printers invent, and plain names (hostile-okl.ts):
  *  - parseOkl imports it (or refuses with a LoomError: a word of OKL's own syntax);
  *  - on every target, the generated code is the code of the same kernel with plain names, each
@@ -12,7 +12,8 @@
  *    on the c and openmp backends for the first few cases;
  *  - the c and openmp code of every case compiles with gcc -Wall -Werror (one gcc run each), the
  *    opencl code builds on PoCL (one build per batch of distinct kernel names); skipped with the
- *    reason where a toolchain is absent.
+ *    reason where a toolchain is absent (-Wno-unused-but-set-variable: see gccAll).
+ * Not drawn: labels (OKL refuses goto), names of struct-typed value arguments.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +27,7 @@ import { dialectOf, isReserved } from "../../codegen/names.js";
 import { openclContext } from "../../native/index.js";
 import { LoomError } from "../../src/errors.js";
 import type { Kernel, TargetName } from "../../src/ir/index.js";
+import { oklStructArrays, oklStructPack } from "../../src/okl/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { backendAvailability, run } from "../../src/run/index.js";
 import { compileBudgetMs, hasGcc } from "../codegen/compile-helpers.js";
@@ -91,7 +93,8 @@ async function lawHolds(x: Names): Promise<void> {
   if (native.length > 0) stats.native++;
   for (const backend of ["interp", "js", ...native]) {
     const flags = backend === "interp" || backend === "js" ? {} : { flags: ["-O1", "-fopenmp"] };
-    const r = await run(k, { [x.n]: n, [x.a]: a, [x.b]: new Float32Array(padded(n)) } as never, { backend, ...flags } as never);
+    const records = oklStructArrays(k, x.sp, oklStructPack(k, x.sp, [{ [x.f1]: 0.5, [x.f2]: 1 }]));
+    const r = await run(k, { [x.n]: n, [x.a]: a, [x.b]: new Float32Array(padded(n)), ...records } as never, { backend, ...flags } as never);
     const got = [...(r[x.b] as Float32Array)];
     got.forEach((g, i) => expect(Math.abs(g - want[i]!) <= 1e-5 * Math.max(1, Math.abs(want[i]!)), `${backend}: ${x.b}[${i}] = ${g}, expected ${want[i]}\n${src}`).toBe(true));
   }

@@ -1,7 +1,8 @@
 /**
  * OKL kernels whose every name is hostile, for the law of hostile-names.property.test.ts: one
  * kernel shape (a macro, a typedef, a struct with two fields, a class template with a constructor,
- * two methods and two members, a device function with a local, a @shared and an @exclusive array, a
+ * two methods and two members, a device function with a local, a struct array argument (split into
+ * one array per field by the import), a @shared and an @exclusive array, a
  * barrier between two @inner loops) whose names are drawn from the reserved words of every target
  * (codegen/reserved-words.ts), the names the lowering and the printers invent (`okl_trip_*`,
  * `*_inner`, `tmp`, `cond`, `_g0`, `<function>_ret`, `<local>_<field>` …) and plain names. The
@@ -16,7 +17,7 @@ import { BUILTIN_WORDS, CXX, QUALIFIERS, STMT_KEYWORDS, STORAGE, VECTOR_TYPES } 
 
 /** The shape's name slots (all distinct), and the struct's two fields (distinct from each other and from the type and macro names). */
 export const SLOTS = [
-  "kernel", "n", "a", "b", "group", "item", "item2", "shared", "excl", "func", "fx", "fy", "flocal", "struct", "local",
+  "kernel", "n", "a", "b", "sp", "group", "item", "item2", "shared", "excl", "func", "fx", "fy", "flocal", "struct", "local",
   "cls", "ct", "cg", "setter", "getter", "ptr", "count", "pa", "pb", "obj", "tdef", "mac", "idx", "idx2", "sx", "sy",
 ] as const;
 export type Slot = (typeof SLOTS)[number];
@@ -45,7 +46,7 @@ ${x.tdef} ${x.func}(${x.tdef} ${x.fx}, int ${x.fy}) {
   ${x.tdef} ${x.flocal} = ${x.fx} * ${x.fy};
   return ${x.flocal} + 1;
 }
-@kernel void ${x.kernel}(const int ${x.n}, const float *${x.a}, float *${x.b}) {
+@kernel void ${x.kernel}(const int ${x.n}, const float *${x.a}, float *${x.b}, const ${x.struct} *${x.sp}) {
   for (int ${x.group} = 0; ${x.group} < (${x.n} + ${x.mac} - 1) / ${x.mac}; ++${x.group}; @outer) {
     @shared float ${x.shared}[${x.mac}];
     @exclusive float ${x.excl}[2];
@@ -54,7 +55,7 @@ ${x.tdef} ${x.func}(${x.tdef} ${x.fx}, int ${x.fy}) {
       const int ${x.idx} = ${x.group} * ${x.mac} + ${x.item};
       ${x.struct} ${x.local};
       ${x.local}.${x.f1} = ${x.idx} < ${x.n} ? ${x.a}[${x.idx}] : 0;
-      ${x.local}.${x.f2} = ${x.item};
+      ${x.local}.${x.f2} = ${x.item} + ${x.sp}[0].${x.f2};
       ${x.excl}[0] = ${x.func}(${x.local}.${x.f1}, ${x.local}.${x.f2});
       ${x.excl}[1] = ${x.excl}[0];
       ${x.obj}.${x.setter}(${x.item}, ${x.excl}[0]);
@@ -68,11 +69,14 @@ ${x.tdef} ${x.func}(${x.tdef} ${x.fx}, int ${x.fy}) {
 `;
 }
 
-/** What the kernel writes to b (of length `padded(n)`; the cells past n keep their value): float32 arithmetic, as C computes it. */
+/**
+ * What the kernel writes to b (of length `padded(n)`; the cells past n keep their value), the
+ * struct array argument holding one record whose int field is 1: float32 arithmetic, as C computes it.
+ */
 export function hostileMeaning(a: Float32Array, n: number, b: Float32Array): Float32Array {
   const f = Math.fround;
   const out = Float32Array.from(b);
-  const ex = (x: number) => f(f((x < n ? a[x]! : 0) * (x % GROUP)) + 1);
+  const ex = (x: number) => f(f((x < n ? a[x]! : 0) * ((x % GROUP) + 1)) + 1);
   for (let x = 0; x < n; x++) {
     const g = Math.floor(x / GROUP);
     const next = g * GROUP + ((x % GROUP) + 1) % GROUP;
@@ -105,13 +109,13 @@ export const ORDINARY_POOL: readonly string[] = ["a", "b", "c", "i", "j", "n", "
 
 /**
  * Names `<base>_<suffix>` the lowering makes from the user's (a function's `_ret`, `_body` and
- * `_<param>`, a struct local's `_<field>`, a loop's `_tile`, `_trip`, `_start`, `_end`): the late
+ * `_<param>`, a struct local's and a struct array argument's `_<field>`, a loop's `_tile`, `_trip`, `_start`, `_end`): the late
  * slots may take one, so that a user name and one the lowering invents meet.
  */
 function derivedNames(x: Partial<Names>): string[] {
   return [`${x.func}_ret`, `${x.func}_body`, `${x.func}_${x.fx}`, `${x.func}_${x.flocal}`, `${x.local}_${x.f1}`, `${x.local}_${x.f2}`,
     `${x.group}_tile`, `${x.group}_trip`, `${x.group}_end`, `${x.item}_inner`, `${x.excl}_tmp`, `${x.obj}_${x.ptr}`, `${x.obj}_${x.count}`,
-    `${x.n}_end`, `${x.group}_start`];
+    `${x.n}_end`, `${x.group}_start`, `${x.sp}_${x.f1}`, `${x.sp}_${x.f2}`];
 }
 
 /** Slots drawn last, each a pool word or a name derived from the earlier ones. */
