@@ -68,6 +68,8 @@ type Block =
   | { kind: "with"; options: InsnOptions; at: number };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A line that starts with a name and a subscript or an assignment operator (`with[i] = …`, `for += 1`). */
+const ASSIGNMENT_HEAD = /^[A-Za-z_]\w*\s*(?:\[|(?:<<|>>|[-+*\/%&|^])?=(?!=))/;
 
 /**
  * Parse the whole instruction text: `parseStatements("for i\n x[i] = 1\nend", fail)` gives one
@@ -90,7 +92,15 @@ export function parseStatements(source: string, failAt: Fail): { insns: ParsedIn
     const fail: Fail = (d, off) => failAt(d + hint, piece.at + off);
     const text = piece.text;
     let m: RegExpExecArray | null;
-    if ((m = /^for\b([^]*)$/.exec(text))) {
+    // `with[i] = …`, `for[i] += …`: a name followed by a subscript or an assignment is a statement,
+    // even where the name is also a block keyword (user names may be any word the domain accepts).
+    const statement = (): void => {
+      const stmt = parseStatementRaw(text, fail);
+      if (stmt.k === "rule") rules.push({ name: stmt.name, params: stmt.params, body: stmt.body, fail });
+      else insns.push(...expandArgExtremum(makeInsn(stmt, fail, stack, withOptions())));
+    };
+    if (ASSIGNMENT_HEAD.test(text)) statement();
+    else if ((m = /^for\b([^]*)$/.exec(text))) {
       const inames: (RName & { fail: Fail })[] = [];
       let pos = 3;
       for (const part of m[1]!.split(",")) {
@@ -126,14 +136,7 @@ export function parseStatements(source: string, failAt: Fail): { insns: ParsedIn
       const lead = 4 + (rest.length - rest.trimStart().length);
       if (!/^\{[^}]*\}$/.test(rest.trim())) fail(`expected an attribute block after "with", as in with {id_prefix=init}`, lead);
       stack.push({ kind: "with", options: parseAttributes({ text: rest.trim(), at: lead }, withOptions(), fail, true), at: piece.at });
-    } else {
-      const stmt = parseStatementRaw(text, fail);
-      if (stmt.k === "rule") {
-        rules.push({ name: stmt.name, params: stmt.params, body: stmt.body, fail });
-      } else {
-        insns.push(...expandArgExtremum(makeInsn(stmt, fail, stack, withOptions())));
-      }
-    }
+    } else statement();
   }
   const open = stack[stack.length - 1];
   if (open) {

@@ -25,6 +25,8 @@ const NAMES: readonly string[] = (() => {
     try {
       makeKernel(`{[${w}]: 0<=${w}<${w}_n}`, `${w}_o[${w}] = 2*${w}_a[${w}] + ${w}`, [`${w}_a: float32[${w}_n]`, `${w}_o: float32[${w}_n]`, `${w}_n: int32`]);
       makeKernel("{[i]: 0<=i<n}", `o[i] = 2*${w}[i]`, [`${w}: float32[n]`, "o: float32[n]", "n: int32"]);
+      // At the start of a line too (the case's output array): `with[i] = …` is a statement, not a block.
+      makeKernel("{[i]: 0<=i<n}", `${w}[i] = 2*o[i]`, [`${w}: float32[n]`, "o: float32[n]", "n: int32"]);
       out.push(w);
     } catch {
       // A word the instruction language keeps for itself (`if`, `and`, `sum`): not a name a user can write.
@@ -58,7 +60,7 @@ const cases = fc.record({
 
 describe("for all kernels named with reserved words and generated-name shapes", () => {
   it("draws from enough names", () => {
-    expect(NAMES).toEqual(expect.arrayContaining(["var", "float", "restrict", "kernel", "__global__", "main", "i_hi", "acc_j", "H"]));
+    expect(NAMES).toEqual(expect.arrayContaining(["var", "float", "restrict", "kernel", "__global__", "main", "i_hi", "acc_j", "H", "with", "for"]));
   });
 
   it("js, c, openmp and opencl equal the interpreter", async () => {
