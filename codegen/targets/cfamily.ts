@@ -182,6 +182,13 @@ export class CFamilyTarget {
       ...ints,
       typeName: (t) => this.typeName(t),
       lit: (v, t) => {
+        // A literal of a type the target lacks (Metal's float64: `x * 0.5` computed in double, as C
+        // imports it) would be printed bare and computed in another type: refused, as its variables are.
+        if (t === "float64" && !d.types.float64) {
+          throw new CodegenError(`the ${d.name} target has no type for float64; it has ${Object.keys(d.types).join(", ")}; the literal ${floatText(v, false)} is computed in float64 here ` +
+            `(in C and OKL an unsuffixed literal is a double: float x * 0.5 is computed in double); write ${floatText(v, true)} for float arithmetic, or use a target with float64`);
+        }
+        this.typeName(t);
         const own = d.literal?.(v, t);
         if (own !== undefined) return own;
         if (t === "float32" || t === "float16") return floatText(v, true);

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { CodegenError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
+import { parseOkl } from "../../src/okl/index.js";
 import { atomicKernel, classics, syntaxCheckSuite } from "./sycl-metal-alpaka-ispc-cases.js";
 
 const HOSTILE = ["kernel", "device", "threadgroup", "loopy_local", "uint"] as const;
@@ -58,10 +59,22 @@ describe("metal: generated code", () => {
     expect(() => generateCode(atomicKernel("+", "int64"), "metal")).toThrow(/the metal target has no atomic "\+" update of int64; it has atomics on int32 and uint32/);
     expect(() => generateCode(atomicKernel("min", "float32"), "metal")).toThrow(/the metal target has no atomic "min" update of float32/);
   });
+
+  it("an OKL float kernel computing with an unsuffixed (double) literal is refused, saying to write 0.5f; with 0.5f it prints", () => {
+    const okl = (lit: string) => parseOkl(`@kernel void half(const int n, const float *x, float *y) {
+  for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { y[i] = x[i] * ${lit}; }
+}`)[0]!;
+    expect(() => generateCode(okl("0.5"), "metal")).toThrow(/no type for float64; .*the literal 0\.5 is computed in float64 here .*write 0\.5f for float arithmetic/);
+    expect(generateCode(okl("0.5f"), "metal").deviceCode).toMatch(/\* 0\.5f/);
+  });
 });
 
 syntaxCheckSuite("metal", {
   against: "the MSL and metal-cpp declaration headers", hostile: HOSTILE, misspell: ["mem_flags::mem_threadgroup", "mem_flags::mem_local"],
   atomics: [atomicKernel("^", "uint32", true), atomicKernel("=", "float32")],
-  refuses: { buggy_kernel: /the metal target has no atomic "\+" update of float32; it has atomics on int32 and uint32, and add, subtract and exchange of float32 in global/ },
+  refuses: {
+    buggy_kernel: /the metal target has no atomic "\+" update of float32; it has atomics on int32 and uint32, and add, subtract and exchange of float32 in global/,
+    // pow(3.14159, j) is C++'s pow(double, int): double arithmetic, which Metal lacks (OCCA's Metal would compute it in float).
+    powerOfPi: /the metal target has no type for float64; it has .*; the literal 3\.14159 is computed in float64 here .*write 3\.14159f for float arithmetic/,
+  },
 });
