@@ -130,7 +130,7 @@ describe("OKL floating-point expressions follow C's types", () => {
   it("law: random expressions over float, double, int and literals give C's value on every backend", async () => {
     await fc.assert(fc.asyncProperty(fc.array(expr, { minLength: 12, maxLength: 12 }), fc.array(compound, { minLength: 4, maxLength: 4 }), async (es, cs) => {
       await check(es, cs);
-    }), { numRuns: Number(process.env.G_RUNS ?? 3) });
+    }), { numRuns: Number(process.env.LOOM_C_FLOAT_RUNS ?? 3) });
   });
 
   it("the cases of the brief: float * 0.5 in double, 0.5f in float, sqrt's overloads, compound assignments", async () => {
