@@ -23,8 +23,11 @@ const lines = logLines;
 // Each worker loads the library from its sources through tsx: seconds, more on a loaded machine.
 const READY_MS = 120_000;
 // Workers measure on a thread of their own, so their locks are renewed whatever a job does; a
-// killed worker's lock expires, and its job is retried, within seconds.
-const WORKER_ARGS = ["--lock-duration", "2000", "--stalled-interval", "500"];
+// killed worker's lock expires, and its job is retried, within seconds. The lock outlives a starved
+// event loop on a loaded machine: BullMQ renews it at half its duration, and with 2 s a CI run on 2
+// busy cores once missed a renewal, so a stalled job ran again on the other worker (BullMQ delivers
+// at least once; the coordinator logged each point once, and the "measured once" checks failed).
+const WORKER_ARGS = ["--lock-duration", "8000", "--stalled-interval", "1000"];
 
 describe.skipIf(!status.available)("the queue executor with two loom worker processes", { timeout: 240_000 }, () => {
   let redis: Redis;
