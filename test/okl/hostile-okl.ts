@@ -14,6 +14,7 @@ import fc from "fast-check";
 import { expect } from "vitest";
 import { allReservedWords } from "../../codegen/names.js";
 import { BUILTIN_WORDS, CXX, QUALIFIERS, STMT_KEYWORDS, STORAGE, VECTOR_TYPES } from "../../src/okl/syntax/parse-base.js";
+import { expectRenaming, tokens } from "../targets/renaming.js";
 
 /** The shape's name slots (all distinct), and the struct's two fields (distinct from each other and from the type and macro names). */
 export const SLOTS = [
@@ -145,8 +146,6 @@ export const genNames: fc.Arbitrary<Names> = fc.tuple(
   return x as unknown as Names;
 }).filter((x) => ![x.f1, x.f2].some((f) => f === x.tdef || f === x.mac || f === x.struct || f === x.cls || f === x.ct || f === x.cg));
 
-/** `code` as identifiers, numbers (with their suffixes: WGSL's `8i`, C's `1.0f`) and the text between them. */
-const tokens = (code: string): string[] => code.match(/[A-Za-z_]\w*|\d[\w.]*|[^A-Za-z_\d]+/g) ?? [];
 
 /** A line that only declares (`float x;`, `__local float t[8];`, `@exclusive int c;`, js's `let x = 0;`): the printers sort those by name. */
 const DECL = /^\s*(?:(?:[A-Za-z_@][\w@]*[\s*]+)+[A-Za-z_]\w*(?:\[[^\]=]*\])*|auto &\w+ = alpaka::declareSharedVar<.*>\(loopy_acc\)|let \w+ = 0|var \w+: [\w<>, ]+|const \w+ = new \w+Array\(\d+\));\s*$/;
@@ -185,26 +184,7 @@ export function expectRenamed(plain: string, hostile: string, taken: ReadonlySet
   // Comments (commentText makes them harmless) may quote a name as the user wrote it.
   const noHelpers = (code: string) => functionsOf(code).reduce((c, f) => (helpers.has(f) ? c.replace(f, "") : c), code).replace(/\/\*.*?\*\/|\/\/.*$/gm, "");
   const [pd, hd] = [declRuns(noHelpers(plain)), declRuns(noHelpers(hostile))];
-  const [p, h] = [tokens(pd.rest), tokens(hd.rest)];
-  expect(h.length, `${what}: token count`).toBe(p.length);
-  const forth = new Map<string, string>();
-  const back = new Map<string, string>();
-  const own = new Set<string>();
-  p.forEach((x, n) => {
-    const y = h[n]!;
-    if (x === y) {
-      // A member (`blockIdx.x`, `loom_group.x`) is no name of the code's scope.
-      if (!/(\.|->)$/.test(p[n - 1] ?? "")) own.add(x);
-      return;
-    }
-    expect(Object.values(PLAIN_NAMES).some((q) => x.includes(q)) || taken.has(x), `${what}: the printer's ${x} became ${y}`).toBe(true);
-    expect(reserved(y), `${what}: ${y} (for ${x}) is reserved`).toBe(false);
-    expect(forth.get(x) ?? y, `${what}: ${x} printed two ways`).toBe(y);
-    expect(back.get(y) ?? x, `${what}: ${y} stands for two names`).toBe(x);
-    forth.set(x, y);
-    back.set(y, x);
-  });
-  for (const y of back.keys()) expect(own.has(y), `${what}: ${y} is also the printer's`).toBe(false);
+  const back = expectRenaming(pd.rest, hd.rest, (x) => Object.values(PLAIN_NAMES).some((q) => x.includes(q)) || taken.has(x), reserved, what, { members: true });
   expect(hd.runs.length, `${what}: runs of declarations`).toBe(pd.runs.length);
   hd.runs.forEach((run, r) => {
     const renamedBack = run.map((line) => tokens(line).map((y) => back.get(y) ?? y).join("")).sort();

@@ -8,15 +8,21 @@
  */
 import { expect } from "vitest";
 
-/** `code` as identifiers and the text between them. */
-export const tokens = (code: string): string[] => code.match(/[A-Za-z_]\w*|[^A-Za-z_]+/g) ?? [];
+/** `code` as identifiers, numbers (with their suffixes: `2.0f`, `1e-3`, `4u` one token each) and the text between them. */
+export const tokens = (code: string): string[] => code.match(/[A-Za-z_]\w*|\d[\w.]*|[^A-Za-z_\d]+/g) ?? [];
 
 /**
  * `hostile` equals `plain` token by token, but where a token of `plain` containing one of
- * `plainNames` is replaced, always by the same token, which stands for no other, is not
- * `reserved` and is none of the tokens both codes share (the printer's own names).
+ * `plainNames` (or one `plainNames` accepts) is replaced, always by the same token, which stands
+ * for no other, is not `reserved` and is none of the tokens both codes share (the printer's own
+ * names; with `members`, a token after `.` or `->` is a member, not a name of the code's scope).
+ * Returns the renaming, hostile token to plain.
  */
-export function expectRenaming(plain: string, hostile: string, plainNames: readonly string[], reserved: (name: string) => boolean, what: string): void {
+export function expectRenaming(
+  plain: string, hostile: string, plainNames: readonly string[] | ((token: string) => boolean), reserved: (name: string) => boolean, what: string,
+  opts: { readonly members?: boolean } = {},
+): ReadonlyMap<string, string> {
+  const isPlain = typeof plainNames === "function" ? plainNames : (x: string) => plainNames.some((q) => x.includes(q));
   const [p, h] = [tokens(plain), tokens(hostile)];
   expect(h.length, what).toBe(p.length);
   const forth = new Map<string, string>();
@@ -25,10 +31,10 @@ export function expectRenaming(plain: string, hostile: string, plainNames: reado
   p.forEach((x, n) => {
     const y = h[n]!;
     if (x === y) {
-      own.add(x);
+      if (!opts.members || !/(\.|->)$/.test(p[n - 1] ?? "")) own.add(x);
       return;
     }
-    expect(plainNames.some((q) => x.includes(q)), `${what}: the printer's ${x} became ${y}`).toBe(true);
+    expect(isPlain(x), `${what}: the printer's ${x} became ${y}`).toBe(true);
     expect(reserved(y), `${what}: ${y} is reserved`).toBe(false);
     expect(forth.get(x) ?? y, `${what}: ${x} printed two ways`).toBe(y);
     expect(back.get(y) ?? x, `${what}: ${y} stands for two names`).toBe(x);
@@ -36,4 +42,5 @@ export function expectRenaming(plain: string, hostile: string, plainNames: reado
     back.set(y, x);
   });
   for (const y of back.keys()) expect(own.has(y), `${what}: ${y} is also the printer's`).toBe(false);
+  return back;
 }

@@ -16,28 +16,16 @@ import { addPrefetch, splitIname, type PrefetchOptions } from "../../transforms/
 import { outerContextShortcuts, useOuterContextShortcut } from "../../transforms/fetch-domain.js";
 import { genKernelOf } from "./gen-kernels.js";
 import { routeOutcome } from "./route-outcome.js";
+import { ASSUME, FACTORS, SHAPES, tiledKernel } from "./tiled-shapes.js";
 
 const outcome = (k: Kernel, array: string, opts: PrefetchOptions, shortcut: boolean): string =>
   routeOutcome(useOuterContextShortcut, shortcut, () => addPrefetch(k, array, opts));
 
-const FACTORS = [2, 3, 4, 8, 16] as const;
-const ASSUME = [undefined, "n mod 16 = 0 and n >= 16", "n >= 5"] as const;
-
 /** A tiled matmul, 2-D stencil or triangle: tiles of random sizes, random assumptions. */
 const tiled = fc.record({
-  shape: fc.constantFrom("matmul", "stencil", "triangle"), ti: fc.constantFrom(...FACTORS), tj: fc.constantFrom(...FACTORS), tk: fc.constantFrom(...FACTORS),
+  shape: fc.constantFrom(...SHAPES), ti: fc.constantFrom(...FACTORS), tj: fc.constantFrom(...FACTORS), tk: fc.constantFrom(...FACTORS),
   assume: fc.constantFrom(...ASSUME), groups: fc.boolean(),
-}).map(({ shape, ti, tj, tk, assume, groups }) => {
-  const opts = { name: shape, ...(assume === undefined ? {} : { assumptions: assume }) };
-  let k = shape === "matmul"
-    ? makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])", ["a, b, c: float32[n,n]", "n: int32"], opts)
-    : shape === "stencil"
-      ? makeKernel("{[i,j]: 1<=i<n-1 and 1<=j<n-1}", "z[i,j] = a[i-1,j] + a[i+1,j] + a[i,j-1] + a[i,j+1] - 4*a[i,j]", ["a, z: float32[n,n]", "n: int32"], opts)
-      : makeKernel("{[i,j]: 0<=i<n and 0<=j<=i}", "z[i,j] = 2*a[i,j]", ["a, z: float32[n,n]", "n: int32"], opts);
-  k = splitIname(k, "i", ti, { innerTag: "l.1", ...(groups ? { outerTag: "g.0" } : {}) });
-  k = splitIname(k, "j", tj, { innerTag: "l.0", ...(groups ? { outerTag: "g.1" } : {}) });
-  return shape === "matmul" ? splitIname(k, "k", tk) : k;
-});
+}).map(({ shape, ti, tj, tk, assume, groups }) => tiledKernel(shape, ti, tj, tk, assume, groups));
 
 const readsOf = (k: Kernel, name: string) => {
   try {

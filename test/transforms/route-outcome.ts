@@ -11,11 +11,18 @@ export function routeOutcome(use: (on: boolean) => void, on: boolean, run: () =>
   clearPolyMemos();
   use(on);
   try {
+    return outcomeOf(run);
+  } finally {
+    use(true);
+  }
+}
+
+/** The kernel `run()` makes as JSON, or its refusal's class and message (memos as they are). */
+export function outcomeOf(run: () => Kernel): string {
+  try {
     return JSON.stringify(run());
   } catch (e) {
     if (!(e instanceof LoomError)) throw e;
     return `${e.constructor.name}: ${e.message}`;
-  } finally {
-    use(true);
   }
 }
