@@ -58,9 +58,19 @@ struct P { float x; float twice() { return 2 * x; } };
     expect([e.line, e.column]).toEqual([4, 66]);
   });
 
-  it("initializing a struct with a constructor stays an error", () => {
+  it("initializing an object of a class outside the class subset is that class's refusal (real-world-plain-class.test.ts)", () => {
     const e = oklError(() => parseOklAst(`
-struct P { float x; P(float a) : x(a) {} };
+struct P { float x; P(float a) : x(a) {} ~P() {} };
+@kernel void k(float *o) {
+  ${loop("P p(1.0f); o[i] = p.x;")}
+}`));
+    expect([e.rule, e.line, e.column]).toEqual(["OKL subset", 2, 42]);
+    expect(e.detail).toMatch(/C\+\+ destructors/);
+  });
+
+  it("constructor-style initialization of a struct without a constructor stays an error", () => {
+    const e = oklError(() => parseOklAst(`
+struct P { float x; };
 @kernel void k(float *o) {
   ${loop("P p(1.0f); o[i] = p.x;")}
 }`));

@@ -1,5 +1,5 @@
 /**
- * Calls of a class template's constructor and member functions (the parser made each a device
+ * Calls of a class's (or class template's) constructor and member functions (the parser made each a device
  * function taking the object by address, syntax/cxx.ts): `S<…> obj{a, b};` and `obj.m(x)` become
  * `S::ctor(&obj, a, b)` and `S::m(&obj, x)`, inlined as every device function call is.
  *
@@ -29,11 +29,15 @@ export function defaultConstructor(spec: A.TypeSpec, d: A.Declarator, file: File
   return { kind: "call", callee: { kind: "ident", name, pos: d.pos }, args: [], pos: d.pos };
 }
 
-/** Whether `spec` is a class template instance with member functions or a constructor (its objects are declared by constructObjects). */
+/** Whether `spec` is a class (a class template instance or a struct) with member functions or a constructor (its objects are declared by constructObjects). */
 export function isClassObject(spec: A.TypeSpec, file: FileContext): boolean {
   const b = spec.base;
-  if (b.kind !== "struct" || b.name === undefined || !b.name.includes("<")) return false;
-  const prefix = `${b.name}::`;
+  return b.kind === "struct" && b.name !== undefined && hasMembers(b.name, file);
+}
+
+/** Whether struct `name` has a constructor or member functions (device functions `name::m`, syntax/cxx.ts). */
+function hasMembers(name: string, file: FileContext): boolean {
+  const prefix = `${name}::`;
   for (const k of file.functions.keys()) if (k.startsWith(prefix)) return true;
   return false;
 }
@@ -57,7 +61,7 @@ export function memberCall(e: A.Expr, ctx: Ctx, file: FileContext, fail: Fail): 
   const m = e.callee;
   const target = m.target as A.Ident;
   const s = structName(ctx.scope.get(target.name));
-  if (s === undefined || !s.includes("<")) return undefined;
+  if (s === undefined || !hasMembers(s, file)) return undefined;
   const name = memberFunctionName(s, m.name);
   if (!file.functions.has(name)) {
     const own = [...file.functions.keys()].filter((k) => k.startsWith(`${s}::`) && !isConstructorName(k)).map((k) => k.slice(s.length + 2));

@@ -52,10 +52,16 @@ export interface CxxState {
   readonly statics: TopLevel[];
   /** Class template instances with a constructor (`S<float, 4> s{a, b};` calls it). */
   readonly constructed: Set<string>;
+  /**
+   * Classes without template parameters whose members are outside the class subset, with the
+   * refusal: the class is a struct of its data (its members skipped, as before classes were read)
+   * until its constructor is called, which is that refusal.
+   */
+  readonly refusedClasses: Map<string, Error>;
 }
 
 export function newCxxState(): CxxState {
-  return { templates: new Map(), aliases: new Map(), specialized: new Set(), declared: new Set(), statics: [], constructed: new Set() };
+  return { templates: new Map(), aliases: new Map(), specialized: new Set(), declared: new Set(), statics: [], constructed: new Set(), refusedClasses: new Map() };
 }
 
 /** `name` qualified by a namespace path: (["A", "B"], "S") -> "A::B::S". */
@@ -128,7 +134,7 @@ export function memberFunctionName(inst: string, member: string): string {
 
 /** Whether a function name is one memberFunctionName made for a constructor. */
 export function isConstructorName(name: string): boolean {
-  return name.endsWith("::ctor") && name.includes("<");
+  return name.endsWith("::ctor");
 }
 
 /** The members of a class body that are not data: each as tokens ready to parse as a C function. */

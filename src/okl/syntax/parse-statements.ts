@@ -127,7 +127,8 @@ export abstract class StatementParser extends TemplateParser {
       const d = this.parseDeclarator(false);
       const constructed = spec.base.kind === "struct" && this.cxx.constructed.has(spec.base.name ?? ""); // `S<…> obj(a, b);` (cxx.ts)
       if (this.at("(") && d.pointers.length + d.arrayDims.length === 0 && spec.base.kind !== "builtin" && !constructed) {
-        throw this.unsupported("C++ constructor-style initialization", this.peek());
+        const b = spec.base;
+        throw ((b.kind === "struct" || b.kind === "named") && this.cxx.refusedClasses.get(b.name ?? "")) || this.unsupported("C++ constructor-style initialization", this.peek());
       }
       if (this.at("(") && !constructed) throw this.err(`a function declaration ("${d.name}") inside a function`, this.peek(), "syntax");
       return this.parseDeclarationRest([...attrs, ...mid], spec, d, start);

@@ -3,9 +3,13 @@
  */
 import type { BaseType, Declarator, StructField, EnumMember } from "./ast.js";
 import { lookupQualified, qualify } from "./cxx.js";
+import type { Tok } from "./lexer.js";
 import { TypeParser } from "./parse-types.js";
 
 export abstract class StructParser extends TypeParser {
+  /** `struct W { W(…) … }` at its `{`: the class's struct (its member functions made device functions), or undefined for a plain struct. */
+  protected abstract plainClass(name: string, tag: "struct" | "union", at: Tok): BaseType | undefined;
+
   protected parseStruct(): BaseType {
     const start = this.next();
     const tag = start.text === "union" ? "union" : "struct"; // a C++ class is a struct whose members default to private
@@ -20,6 +24,9 @@ export abstract class StructParser extends TypeParser {
     // As in C++ (and OCCA), a struct's tag names its type: `struct S {...}; S s;`.
     if (name) this.declareType(name);
     if (!this.at("{")) return { kind: "struct", tag, name, fields: undefined, pos: this.span(start) };
+    // A class with a constructor or member functions is read as a class template's instance is (parse-templates.ts).
+    const cls = name === undefined ? undefined : this.plainClass(name, tag, start);
+    if (cls) return cls;
     this.next();
     const fields: StructField[] = [];
     while (!this.at("}")) {

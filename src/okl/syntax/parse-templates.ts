@@ -5,6 +5,7 @@ import type { BaseType, Expr, Stmt, TopLevel } from "./ast.js";
 import type { Tok } from "./lexer.js";
 import { classMembers, isClassBody, memberFunctionName, lookupQualified, qualify, substitute, typeTokens, valueInits, type StructTemplate, type TemplateParam } from "./cxx.js";
 import { StructParser } from "./parse-structs.js";
+import { OklError } from "../../errors.js";
 
 export abstract class TemplateParser extends StructParser {
   protected abstract parseExternal(fragment: boolean): TopLevel | Stmt | undefined;
@@ -143,6 +144,38 @@ export abstract class TemplateParser extends StructParser {
       if (it) this.cxx.statics.push(it as TopLevel);
     }
     return inst;
+  }
+
+  /**
+   * A class without template parameters (`struct W { W(dfloat g) : s(g) {} dfloat f(dfloat x) {…} dfloat s; };`),
+   * at its `{`: read as the instance of a class template without arguments, with the same subset and
+   * refusals (classMembers); undefined (nothing consumed) for a struct without constructor or member function bodies.
+   */
+  protected plainClass(name: string, tag: "struct" | "union", at: Tok): BaseType | undefined {
+    let end = this.pos;
+    for (let depth = 0; end < this.toks.length; end++) {
+      const t = this.toks[end]!;
+      if (t.type === "eof") return undefined; // unclosed: parseStruct reports it
+      if (t.text === "{") depth++;
+      else if (t.text === "}" && --depth === 0) break;
+    }
+    const body = this.toks.slice(this.pos, end + 1);
+    const short = name.split("::").pop()!;
+    if (!isClassBody(short, body)) return undefined;
+    const [from, statics] = [this.pos, this.cxx.statics.length];
+    this.pos = end + 1;
+    try {
+      return this.instantiateClass({ name, tag, params: [], body, ns: [...this.ns], instances: new Map() }, short, name, [], at);
+    } catch (e) {
+      // Outside the subset: a struct of its data as before (members skipped) until its constructor is called (refusedClasses).
+      if (!(e instanceof OklError)) throw e;
+      this.cxx.aliases.delete(name);
+      this.cxx.constructed.delete(name);
+      this.cxx.statics.length = statics;
+      this.cxx.refusedClasses.set(name, e);
+      this.pos = from;
+      return undefined;
+    }
   }
 
   /** `(a, b)` or `{a, b}` after an object of class `inst`: the call of its constructor (the object's address is added where it is lowered). */
