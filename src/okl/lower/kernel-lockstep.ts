@@ -2,16 +2,28 @@
  * Lowering one OKL @kernel, the plain loops of an @outer body that all work-items of a group run
  * together (their trips hold @inner loops or barriers) and that jump: `continue` and `break` as the
  * rest of a trip under negated conditions and a flag (loop-jumps.ts), whose conditions must be
- * uniform (uniform.ts, with read-only.ts's `const` arguments); `while` loops around them refused.
+ * uniform (uniform.ts, with read-only.ts's `const` arguments and @shared memory); `while` and `do …
+ * while` loops around them as a sequential iname bounded by their condition's counter
+ * (while-trips.ts), leaving it where the rest of the condition fails.
  */
-import { c, type Expr } from "../../ir/index.js";
+import { c, exprType, insnStores, isFloat, type Expr } from "../../ir/index.js";
+import { aff } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { someAst } from "./ast-queries.js";
-import { Scope, type Ctx } from "./bindings.js";
+import { constValue, Scope, type Ctx } from "./bindings.js";
 import { PointerLowering } from "./kernel-pointers.js";
-import { ownJumpOf, withoutContinue } from "./loop-jumps.js";
+import { ownJumpOf, withoutContinue, type JumpFree } from "./loop-jumps.js";
 import { readOnlyArgument } from "./read-only.js";
+import { tripCount } from "./trip.js";
 import { nonUniform, type UniformFacts } from "./uniform.js";
+import { tripCounter } from "./while-trips.js";
+
+/** A jump's condition waiting for its loop to be lowered (checkJumpGuard). */
+interface PendingGuard {
+  readonly s: A.If;
+  readonly cond: Expr;
+  readonly ctx: Ctx;
+}
 
 export abstract class LockstepLowering extends PointerLowering {
   protected abstract stmt(s: A.Stmt, ctx: Ctx): void;
@@ -19,35 +31,143 @@ export abstract class LockstepLowering extends PointerLowering {
   /** The `if`s that stand for a `continue` or `break` of a loop holding @inner loops or barriers (loop-jumps.ts), with that jump. */
   private readonly jumpGuards = new Map<A.If, A.Stmt>();
 
+  /** The local axes of the current @outer nest whose @inner loops all run every work-item (whole-axes.ts). */
+  protected wholeAxes = new Set<number>();
+
+  /** The synthesized `break`s that stand for a while loop's condition, with that loop. */
+  private readonly conditionBreaks = new Map<A.Stmt, A.While | A.DoWhile>();
+
+  /**
+   * The jump conditions of the outer-most lockstep loop being lowered: checked once it is (every
+   * assignment in its body is known then, so a private variable set later in a trip, `res =
+   * s_res[0];`, is judged by all its writers); undefined outside one, or inside a sequential loop
+   * around it (whose later statements are not lowered yet: each condition is checked at once).
+   */
+  private pendingGuards: PendingGuard[] | undefined;
+
   /**
    * A plain loop in an @outer body (outside @inner loops) whose trips hold @inner loops or barriers
    * and that jumps: `continue` becomes the rest of the trip under the negated condition, `break` also
    * sets a flag (0 before the loop) that guards every later trip (loop-jumps.ts; the conditions must
-   * be uniform, checked in ifStmt); a `while` or `do` loop around them is refused naming it. False
-   * where `s` is no such loop.
+   * be uniform, checked in ifStmt); a `while` or `do` loop around them is a loop over its trips
+   * bounded by its counter (lockstepWhile). False where `s` is no such loop.
    */
   protected lockstepJumps(s: A.For | A.While | A.DoWhile, ctx: Ctx): boolean {
     if (!ctx.outer || ctx.inner || (s.kind === "for" && s.okl !== undefined)) return false;
     if (!someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"))) return false;
-    if (s.kind !== "for") {
-      this.fail(`a ${s.kind === "while" ? "while" : "do-while"} loop holding @inner loops or barriers: all work-items of a group run its trips together, and Loom counts such a loop's trips before it runs; a loop whose end is decided by its trips is not supported: write it as a \`for\` loop with a bound every work-item computes alike (value arguments, block indices), leaving it early with \`break\` under a condition every work-item computes alike`, s.pos);
-    }
+    if (s.kind !== "for") return this.judged(ctx, () => this.lockstepWhile(s, ctx));
     if (ownJumpOf(s.body) === undefined) return false;
-    // The flag of a `break` (no user name can be "break flag": it holds a space).
-    const flag = `break flag ${s.pos.line}:${s.pos.column}`;
-    const r = withoutContinue(s.body, flag);
+    const r = this.jumpFree(s, s.body);
+    return this.judged(ctx, () => this.stmt({ ...s, body: r.body }, this.withFlag(r, s, ctx)));
+  }
+
+  /** `body` of loop `s` without its jumps (loop-jumps.ts), each guard recorded for checkJumpGuard. */
+  private jumpFree(s: A.Stmt, body: A.Stmt): JumpFree {
+    const r = withoutContinue(body, flagOf(s));
     if ("refuse" in r) this.fail(`loop at ${s.pos.line}:${s.pos.column}: ${r.refuse}`, r.pos);
     for (const [g, at] of r.guarded) this.jumpGuards.set(g, at);
-    let inner = ctx;
-    if (r.breaks) {
-      const name = this.fresh("broke");
-      this.temps.push({ name, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
-      this.emit({ kind: "var", name }, c(0), ctx, false, s.pos);
-      inner = { ...ctx, scope: new Scope(ctx.scope) };
-      inner.scope.set(flag, { kind: "temp", name, rank: 0 });
+    return r;
+  }
+
+  /** `ctx` with the flag of loop `s`'s `break` bound to a fresh int temporary set to 0 here, where its body breaks. */
+  private withFlag(r: JumpFree, s: A.Stmt, ctx: Ctx): Ctx {
+    if (!r.breaks) return ctx;
+    const name = this.fresh("broke");
+    this.temps.push({ name, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+    this.emit({ kind: "var", name }, c(0), ctx, false, s.pos);
+    const inner = { ...ctx, scope: new Scope(ctx.scope) };
+    inner.scope.set(flagOf(s), { kind: "temp", name, rank: 0 });
+    return inner;
+  }
+
+  /** Runs `lower` (a lockstep loop at `ctx`), then checks the jump conditions it deferred (see pendingGuards). */
+  private judged(ctx: Ctx, lower: () => void): true {
+    if (this.pendingGuards !== undefined || this.uniformFacts(ctx).sequential !== undefined) {
+      lower();
+      return true;
     }
-    this.stmt({ ...s, body: r.body }, inner);
+    const pending: PendingGuard[] = [];
+    this.pendingGuards = pending;
+    try {
+      lower();
+    } finally {
+      this.pendingGuards = undefined;
+    }
+    const facts = this.uniformFacts(ctx);
+    for (const g of pending) this.judgeGuard(g, facts);
     return true;
+  }
+
+  /**
+   * `while (cond) body` / `do body while (cond)` around @inner loops or barriers: a sequential iname
+   * `0 <= t < cap`, cap the trip bound of the condition's counter (while-trips.ts) computed before
+   * the loop, and the body `{ if (!(rest)) break; body }` (do-while: `t > 0 && !(rest)`) lowered as a
+   * loop with jumps. The counter's bound must be uniform; so must the rest (checkJumpGuard).
+   */
+  private lockstepWhile(s: A.While | A.DoWhile, ctx: Ctx): void {
+    const what = `${s.kind === "while" ? "while" : "do-while"} loop at ${s.pos.line}:${s.pos.column}`;
+    const counter = tripCounter(s, (n) => this.counterTemp(n, ctx) !== undefined, (e) => constValue(e, ctx.scope));
+    if ("refuse" in counter) {
+      this.fail(`a ${what} holding @inner loops or barriers: all work-items of a group run its trips together, and ${counter.refuse}`, counter.pos);
+    }
+    const it = this.counterTemp(counter.name, ctx)!;
+    const end = this.ex.expr(counter.end, ctx);
+    const endType = exprType(end, { varType: (n) => this.tempNamed(n)?.dtype ?? this.argNamed(n)?.dtype })?.dtype;
+    if (this.floatTyped(end) || (endType !== undefined && (isFloat(endType) || endType.startsWith("u")))) {
+      this.fail(`${what}: the bound of its counter "${counter.name}" must have a signed integer type${endType ? ` (it has ${endType})` : ""}`, counter.end.pos);
+    }
+    const why = nonUniform(end, this.uniformFacts(ctx), ctx.within, ctx.preds);
+    if (why !== undefined) {
+      this.fail(`${what}: the bound of its counter "${counter.name}" reads ${why}, which may differ between the work-items of a group; all of them run its trips together, so the bound must read only value arguments, constants, block indices, private variables assigned from those and \`const\` arguments the kernel only reads`, counter.end.pos);
+    }
+    // The bound on the trips, computed before the loop in 64 bits (the counter's span may pass int32's range), at most 2^31 - 1.
+    const wide = (e: Expr): Expr => ({ kind: "cast", dtype: "int64", value: e });
+    let n: Expr = tripCount(wide(this.entryValue(it, ctx)), wide(end), c(counter.amount), counter.cmp);
+    if (s.kind === "doWhile") n = { kind: "call", fn: "max", args: [n, c(1, "int64")] };
+    const capped: Expr = { kind: "cast", dtype: "int32", value: { kind: "call", fn: "min", args: [n, c(2 ** 31 - 1, "int64")] } };
+    const cap = this.fresh(`${counter.name}_trips`);
+    this.temps.push({ name: cap, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+    this.emit({ kind: "var", name: cap }, capped, ctx, false, s.pos);
+    const t = this.fresh(`${counter.name}_trip`);
+    this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1, [cap]: 1 }, -1), eq: false }]);
+    this.boundTemps.set(t, [cap]);
+    // The body after the condition's test; C's `continue` goes to the test, the next trip's first statement.
+    const at = s.cond.pos;
+    const trip = `trip ${s.pos.line}:${s.pos.column}`;
+    const not = (e: A.Expr): A.Expr => ({ kind: "unary", op: "!", operand: e, pos: at });
+    const later: A.Expr = { kind: "binary", op: ">", left: { kind: "ident", name: trip, pos: at }, right: { kind: "int", value: 0, text: "0", suffix: "", pos: at }, pos: at };
+    const stop = counter.rest === undefined ? undefined : s.kind === "while" ? not(counter.rest) : { kind: "binary", op: "&&", left: later, right: not(counter.rest), pos: at } as A.Expr;
+    const brk: A.Stmt = { kind: "break", attributes: [], pos: at } as A.Stmt;
+    const head: A.Stmt[] = stop ? [{ kind: "if", cond: stop, then: brk, else: undefined, attributes: [], pos: at }] : [];
+    if (stop) this.conditionBreaks.set(brk, s);
+    const body: A.Stmt = { kind: "compound", items: [...head, s.body], attributes: [], pos: s.body.pos };
+    const r = ownJumpOf(body) === undefined ? { body, guarded: new Map(), breaks: false } : this.jumpFree(s, body);
+    const inner = this.withFlag(r, s, ctx);
+    const scope = new Scope(inner.scope);
+    scope.set(trip, { kind: "expr", expr: { kind: "var", name: t } });
+    this.stmt(r.body, { ...inner, scope, within: [...ctx.within, t], seqLoop: true });
+  }
+
+  /**
+   * The value of private scalar `name` at this point: its one assignment so far where that is
+   * unconditional, in the loops of `ctx` and reads neither memory nor temporaries (`int it = 0;`),
+   * so that the trip bound reads no temporary (CPU targets then compute it once per work-group);
+   * else the variable.
+   */
+  private entryValue(name: string, ctx: Ctx): Expr {
+    const ws = this.log.insns.filter((i) => insnStores(i).some((x) => x.kind === "var" && x.name === name));
+    const w = ws.length === 1 ? ws[0]! : undefined;
+    const same = w !== undefined && w.withinInames.length === ctx.within.length && w.withinInames.every((i) => ctx.within.includes(i));
+    if (w?.kind === "assign" && same && w.atomicity === "none" && w.predicates.length === 0 && this.pure(w.rhs)) return w.rhs;
+    return { kind: "var", name };
+  }
+
+  /** The private integer temporary a local `name` is at `ctx`, where it is one (a while loop's counter). */
+  private counterTemp(name: string, ctx: Ctx): string | undefined {
+    const b = ctx.scope.get(name);
+    if (b?.kind !== "temp" || b.rank !== 0 || "struct" in b && b.struct !== undefined) return undefined;
+    const t = this.tempNamed(b.name);
+    return t && t.shape.length === 0 && t.addressSpace === "private" && /^int(8|16|32|64)$/.test(t.dtype ?? "") ? b.name : undefined;
   }
 
   /** What uniform.ts needs to know of the kernel at a point of an @outer body. */
@@ -73,13 +193,33 @@ export abstract class LockstepLowering extends PointerLowering {
 
   private readonly readOnlyMemo = new Map<string, boolean>();
 
-  /** Fails where `s` stands for a jump (lockstepJumps) and its condition `cond` may differ between the work-items. */
+  /**
+   * Fails where `s` stands for a jump (lockstepJumps) and its condition `cond` may differ between the
+   * work-items; inside a lockstep loop not itself in a sequential loop, once that loop is lowered.
+   */
   protected checkJumpGuard(s: A.If, cond: Expr, ctx: Ctx): void {
-    const jump = this.jumpGuards.get(s);
-    if (!jump) return;
-    const why = nonUniform(cond, this.uniformFacts(ctx), ctx.within, ctx.preds);
-    if (why !== undefined) {
-      this.fail(`"${jump.kind}" at ${jump.pos.line}:${jump.pos.column} skips the rest of ${jump.kind === "break" ? "the loop" : "a trip"} of a loop holding @inner loops or barriers, which all work-items of a group run together, but its condition reads ${why}, which may differ between them (a condition of block indices, value arguments, \`const\` arguments the kernel only reads and private variables assigned from those, in the same trip, is uniform)`, s.cond.pos);
+    if (!this.jumpGuards.has(s)) return;
+    if (this.pendingGuards) this.pendingGuards.push({ s, cond, ctx });
+    else this.judgeGuard({ s, cond, ctx }, this.uniformFacts(ctx));
+  }
+
+  private judgeGuard(g: PendingGuard, facts0: UniformFacts): void {
+    const jump = this.jumpGuards.get(g.s)!;
+    // @shared memory is uniform in a condition read once, into a private temporary (ifStmt).
+    const facts: UniformFacts = {
+      ...facts0, localArray: (a) => this.tempNamed(a)?.addressSpace === "local",
+      wholeGroup: (i) => { const tag = this.tags[i]; return tag?.kind === "l" && this.wholeAxes.has(tag.axis); },
+    };
+    const why = nonUniform(g.cond, facts, g.ctx.within, g.ctx.preds);
+    if (why === undefined) return;
+    const uniform = "a condition of block indices, value arguments, @shared memory, `const` arguments the kernel only reads and private variables assigned from those outside @inner loops is uniform";
+    const loop = this.conditionBreaks.get(jump);
+    if (loop) {
+      this.fail(`the condition of the ${loop.kind === "while" ? "while" : "do-while"} loop at ${loop.pos.line}:${loop.pos.column} decides for a loop holding @inner loops or barriers, which all work-items of a group run together, but it reads ${why}, which may differ between them (${uniform})`, loop.cond.pos);
     }
+    this.fail(`"${jump.kind}" at ${jump.pos.line}:${jump.pos.column} skips the rest of ${jump.kind === "break" ? "the loop" : "a trip"} of a loop holding @inner loops or barriers, which all work-items of a group run together, but its condition reads ${why}, which may differ between them (${uniform})`, g.s.cond.pos);
   }
 }
+
+/** The name a loop's `break` flag has in its body's scope (no user name holds a space). */
+const flagOf = (s: A.Stmt): string => `break flag ${s.pos.line}:${s.pos.column}`;

@@ -22,6 +22,7 @@ import type { RecordPlaces } from "./records.js";
 import { ATOMIC_OPS } from "./kernel-core.js";
 import { usedFlat } from "./flat-views.js";
 import { LockstepLowering } from "./kernel-lockstep.js";
+import { wholeAxes } from "./whole-axes.js";
 
 export abstract class StatementLowering extends LockstepLowering {
   protected abstract forLoop(s: A.For, ctx: Ctx): void;
@@ -48,6 +49,7 @@ export abstract class StatementLowering extends LockstepLowering {
         this.nests++;
         this.nestSyncs = hasSync(s);
         this.hulls = innerHulls(s, ctx.scope);
+        this.wholeAxes = wholeAxes(s, ctx.scope);
         for (const h of Object.entries(s.loopHints)) {
           if (h[0] === "max_inner_dims") this.maxInnerDims = [...h[1]];
           if (h[0] === "simd_length") this.simdLength = h[1][0];

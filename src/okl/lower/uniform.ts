@@ -6,7 +6,10 @@
  * (read-only.ts: `bs[b]`), and private scalars every assignment so far gives a uniform value under
  * uniform conditions outside @inner loops (`int bound = entries < 512 ? entries : 512;` in the
  * @outer body); not uniform are other memory (@shared: a work-item's write may not be seen yet; arrays the kernel writes),
- * @inner indices and what an opaque block or an atomic update writes.
+ * @inner indices and what an opaque block or an atomic update writes. For the conditions of jumps
+ * and while loops (kernel-lockstep.ts, read once into a private temporary and judged once their loop
+ * is lowered) also @shared memory at uniform subscripts (`localArray`) and private scalars that every
+ * work-item assigns alike in an @inner loop over the whole group (`wholeGroup`: `res = s_res[0];`).
  *
  *   nonUniform(parse("n/4 + b"), facts, ["b"])   // undefined: uniform
  *   nonUniform(parse("cnt[b]"), facts, ["b"])    // 'memory ("cnt")'
@@ -32,6 +35,20 @@ export interface UniformFacts {
    * at a uniform subscript is one value for all work-items (`bs[b]` with `b` a block index).
    */
   readonly readOnlyArray?: (array: string) => boolean;
+  /**
+   * Whether the array is @shared memory whose elements at uniform subscripts count as uniform: for a
+   * condition read once per trip into a private temporary (a jump's or a while loop's), or a private
+   * scalar every work-item assigns from it (`wholeGroup`), which the
+   * importer's dependencies order after every write of the array and before the next one, so the
+   * scheduler puts barriers between them (every work-item reads the value the group last wrote).
+   */
+  readonly localArray?: (array: string) => boolean;
+  /**
+   * Whether every work-item of the group runs every value of this work-item index (whole-axes.ts):
+   * a private scalar assigned inside @inner loops over such indices, from uniform values under
+   * uniform conditions, got the same value from each work-item.
+   */
+  readonly wholeGroup?: (iname: string) => boolean;
 }
 
 /** The instructions that store to variable `name`. */
@@ -74,7 +91,7 @@ export function nonUniform(e: Expr, facts: UniformFacts, within: readonly string
     for (const i of writers) {
       if (why !== undefined) break;
       if (i.kind !== "assign" || i.atomicity !== "none") why = `the private variable "${name}", which ${i.kind === "assign" ? "an atomic update" : "an opaque block (a C loop, a switch)"} writes`;
-      else if (i.withinInames.some(facts.workItem)) why = `the private variable "${name}", assigned inside an @inner loop`;
+      else if (i.withinInames.some((x) => facts.workItem(x) && !facts.wholeGroup?.(x))) why = `the private variable "${name}", assigned inside an @inner loop${facts.wholeGroup ? " that does not run every work-item of the group (a sibling @inner loop on its axis has another range, or its range is not constant)" : ""}`;
       else {
         const inner = [i.rhs, ...i.predicates].map((x) => walk(x, i.withinInames)).find((x) => x !== undefined);
         if (inner !== undefined) why = `the private variable "${name}", assigned from ${inner}`;
@@ -100,7 +117,7 @@ export function nonUniform(e: Expr, facts: UniformFacts, within: readonly string
       if (why !== undefined) return false;
       if (n.kind === "subscript" || n.kind === "linear") {
         // Its subscripts are walked next: uniform where they are.
-        if (!facts.readOnlyArray?.(n.array)) why = `memory ("${n.array}"${facts.readOnlyArray ? ", which is not a \`const\` argument the kernel only reads" : ""})`;
+        if (!facts.readOnlyArray?.(n.array) && !facts.localArray?.(n.array)) why = `memory ("${n.array}"${facts.readOnlyArray ? ", which is not a \`const\` argument the kernel only reads" : ""})`;
       }
       else if (n.kind === "var" && !facts.valueArgs.has(n.name)) {
         if (around.includes(n.name)) {
