@@ -4,7 +4,8 @@
  * face kernel picks the flux array by the element's boundary type, a switch picks a @shared buffer, a
  * `?:` picks one of two private accumulators. One conditional store per target; each kernel runs on
  * interp and openmp against its serial meaning written in TypeScript. Two targets in one array at
- * different offsets are refused (their stores could overlap across work-items).
+ * offsets the loop bounds do not prove apart are refused (their stores could overlap across work-items;
+ * ping-pong halves proven apart: real-world-ping-pong.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/parse-okl.js";
@@ -129,8 +130,8 @@ describe("writes through a pointer chosen at run time", () => {
     await expectSerialMeaning(k!, () => ({ N, x: Float64Array.from(x), parts: new Float64Array(2 * N) }), { parts: want }, 1e-12);
   });
 
-  it("refuses two targets in one array at different offsets, naming the pointer and the array", () => {
-    const e = oklError(() => parseOkl(RK_STAGE.replace("(stage == 0) ? rhsA : rhsB", "(stage == 0) ? rhsA : rhsA + Nelements * p_Np")));
+  it("refuses two targets in one array at offsets closer than the subscripts reach, naming the pointer and the array (real-world-ping-pong.test.ts)", () => {
+    const e = oklError(() => parseOkl(RK_STAGE.replace("(stage == 0) ? rhsA : rhsB", "(stage == 0) ? rhsA : rhsA + p_Np")));
     expect(e.message).toMatch(/cannot write through pointer "rhs": two of the targets it is chosen among are the same array "rhsA" at different offsets/);
     expect(e.message).toMatch(/:10:7:/); // the first write through it
   });

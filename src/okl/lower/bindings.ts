@@ -24,6 +24,8 @@ export type Binding =
   | {
       readonly kind: "array"; readonly name: string; readonly dim?: DimView;
       readonly offset?: Expr; readonly struct?: StructLayout;
+      /** A target of a pointer chosen among regions of one array (ping-pong buffers): its region, kept when the pointer is offset (chosen-regions.ts). */
+      readonly region?: string;
       /** An array field of a struct passed by value: its extents (row-major subscripts), and it is read-only (C copies it). */
       readonly extents?: readonly number[];
     }
@@ -42,6 +44,8 @@ export type Binding =
   /** A local or @shared array (or scalar: rank 0); `dim`: a 1-D one declared with @dim (`@shared double s[P * Q] @dim(P, Q)`). */
   | {
       readonly kind: "temp"; readonly name: string; readonly rank: number; readonly offset?: Expr; readonly struct?: StructLayout; readonly dim?: DimView;
+      /** As an array's: the region of one array a chosen pointer's target is in (chosen-regions.ts). */
+      readonly region?: string;
       /** A multi-dimensional array also used as a flat pointer (flat-views.ts): its extents, row-major. */
       readonly rows?: readonly number[];
       /** An object of a class template stored as an array of one struct (class-calls.ts): its name is the struct value, `&obj` the array. */

@@ -4,14 +4,16 @@
  * it (exactly one holds), so every store the kernel can make is explicit in the IR (its dependencies
  * and footprints too). Accepted where every target is a writable array argument, local array or
  * scalar address of the pointer's element type, and the targets are distinct memory: two targets in
- * one array at different offsets (`c ? q : q + n`) could make the stores of different work-items
- * overlap, which Loom cannot prove they do not, and is refused.
+ * one array at different offsets (`c ? q : q + n`, ping-pong buffers) are accepted where the
+ * kernel's loop bounds prove that no write through one offset reaches a cell addressed through
+ * another (chosen-regions.ts, checked once the kernel is assembled), and refused otherwise.
  *
  *   double *z = c ? a : b;  z[i] = x;   ->   a[i] = x  if way == 0;   b[i] = x  if !(way == 0)
  */
 import { walkExpr, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Binding, Ctx } from "./bindings.js";
+import { regionAccess, sharedArrays, type RegionAccess } from "./chosen-regions.js";
 import { choiceOf, choiceWays, conditionalWays } from "./pointer-choice.js";
 
 /** One store of a write: its place and the conditions (a conjunction) under which it is made. */
@@ -26,6 +28,8 @@ export interface ChoiceWriteHost {
   /** Element `indices` of target `b` (as a read would address it). */
   element(b: Binding, indices: readonly Expr[], label: string, pos: A.Pos, ctx: Ctx): Expr;
   elementDtype(b: Binding): Dtype | undefined;
+  /** Records an access through one of two targets in one array at different offsets, proven apart when the kernel is assembled (chosen-regions.ts). */
+  region(r: RegionAccess): void;
   fail(detail: string, pos: A.Pos): never;
 }
 
@@ -46,7 +50,6 @@ export function choiceWrites(host: ChoiceWriteHost, e: A.Expr, ctx: Ctx): readon
   if (b?.kind !== "choice") return undefined;
   const label = base.name;
   const ways = choiceWays(b);
-  const seen = new Map<string, string>();
   let dtype: Dtype | undefined;
   for (const w of ways) {
     const t = w.target;
@@ -55,16 +58,17 @@ export function choiceWrites(host: ChoiceWriteHost, e: A.Expr, ctx: Ctx): readon
     const d = host.elementDtype(t);
     if (d !== undefined && dtype !== undefined && d !== dtype) host.fail(`cannot write through pointer "${label}": its targets hold different element types (${dtype} and ${d})`, e.pos);
     dtype ??= d;
-    const name = (t as { name: string }).name;
-    const at = JSON.stringify((t as { offset?: Expr }).offset ?? null);
-    const other = seen.get(name);
-    if (other !== undefined && other !== at) {
-      host.fail(`cannot write through pointer "${label}": two of the targets it is chosen among are the same array "${name}" at different offsets, so the stores of different work-items may overlap, which Loom cannot prove they do not; write to "${name}" directly with the offset chosen in the subscript (\`${name}[(c ? 0 : n) + i]\`)`, e.pos);
-    }
-    seen.set(name, at);
   }
+  const targets = ways.map((w) => w.target as { name?: string; offset?: Expr });
+  const shared = sharedArrays(targets);
   const indices = idx.map((x) => host.expr(x, ctx));
-  return ways.map((w) => ({ preds: w.preds, place: host.element(w.target, indices, label, e.pos, ctx) }));
+  return ways.map((w, k) => {
+    const place = host.element(w.target, indices, label, e.pos, ctx);
+    const name = targets[k]!.name;
+    // Ping-pong buffers in one array: accepted where the regions are proven apart (chosen-regions.ts).
+    if (name !== undefined && shared.has(name)) host.region(regionAccess(place, name, targets[k]!, ctx.within, true, label, e.pos));
+    return { preds: w.preds, place };
+  });
 }
 
 /** Why a write through `t` is refused, or undefined where it is a writable place. */

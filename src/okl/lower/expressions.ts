@@ -13,7 +13,8 @@ import { exprLabel, pointerBinding, pointerSlot, type ExprLowerer } from "./inli
 import { cRemainder, type SignFacts } from "./c-remainder.js";
 import { cBinary, cConditional, cUnary, suffixDtype, type CTypeFacts } from "./c-conversions.js";
 import { rowMajorIndex } from "./initializers.js";
-import { choiceRead } from "./pointer-choice.js";
+import { choiceRead, choiceWays } from "./pointer-choice.js";
+import { regionAccess, sharedArrays, type RegionAccess } from "./chosen-regions.js";
 import { choiceWrites, type ChoiceWriteHost, type WritePlace } from "./choice-writes.js";
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
 import type { RowAccess } from "./row-layout.js";
@@ -31,6 +32,8 @@ export class ExprLowering implements ExprLowerer {
 
   /** Subscripts of multi-dimensional local arrays, checked against their rows (row-layout.ts). */
   readonly rows: RowAccess[] = [];
+  /** Accesses through pointers chosen among targets in one array at different offsets, proven apart at the end (chosen-regions.ts). */
+  readonly regions: RegionAccess[] = [];
 
   /** Vector expressions, per component (src/okl/vector-exprs.ts). */
   readonly vec: VectorLowering = new VectorLowering(this);
@@ -123,7 +126,7 @@ export class ExprLowering implements ExprLowerer {
     return choiceWrites(this.choiceHost, e, ctx) ?? [{ preds: [], place: this.lvalue(e, ctx) }];
   }
   private readonly choiceHost: ChoiceWriteHost = {
-    expr: (e, ctx) => this.expr(e, ctx), fail: (d, p) => this.fail(d, p), elementDtype: (b) => this.elementDtype(b),
+    expr: (e, ctx) => this.expr(e, ctx), fail: (d, p) => this.fail(d, p), elementDtype: (b) => this.elementDtype(b), region: (r) => void this.regions.push(r),
     element: (b, indices, label, pos, ctx) => this.element(usable(b, this.failAt(pos)), indices, label, pos, ctx),
   };
 
@@ -370,9 +373,27 @@ export class ExprLowering implements ExprLowerer {
     return this.element(b, indices, label, pos, ctx);
   }
 
+  /**
+   * A read through a chosen pointer: the chosen target's element. Reads through targets in one
+   * array at different offsets are recorded for the proof that writes through them stay apart
+   * (chosen-regions.ts); one that is no flat subscript is left out of it, and a write then fails.
+   */
+  private chosenElement(
+    b: Extract<Binding, { kind: "choice" }>, indices: readonly Expr[], label: string, pos: A.Pos, ctx: Ctx,
+    shared = sharedArrays(choiceWays(b).map((w) => w.target as { name?: string; offset?: Expr })),
+  ): Expr {
+    return choiceRead(b, (t) => {
+      if (t.kind === "choice") return this.chosenElement(t, indices, label, pos, ctx, shared); // nested: the ways of the outermost
+      const x = this.element(usable(t, this.failAt(pos)), indices, label, pos, ctx);
+      const name = (t as { name?: string }).name;
+      if (name !== undefined && shared.has(name)) this.regions.push(regionAccess(x, name, t as { offset?: Expr }, ctx.within, false, label, pos));
+      return x;
+    });
+  }
+
   /** Element `indices` of what `b` binds (a chosen pointer: of the target chosen). */
   private element(b: Binding | undefined, indices: readonly Expr[], label: string, pos: A.Pos, ctx: Ctx): Expr {
-    if (b?.kind === "choice") return choiceRead(b, (t) => this.element(usable(t, this.failAt(pos)), indices, label, pos, ctx));
+    if (b?.kind === "choice") return this.chosenElement(b, indices, label, pos, ctx);
     if (b?.kind === "ref") {
       const zero = indices.every((i) => constIndex(i) === 0);
       if (indices.length > 1 || !zero) this.fail(`pointer "${label}" points to the scalar "${b.name}"; only *${label} or ${label}[0] can be read`, pos);

@@ -12,6 +12,7 @@
 import { c, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Binding } from "./bindings.js";
+import { sharedArrays, wayKey } from "./chosen-regions.js";
 import { switchSegments } from "./switch.js";
 
 /** One way through a switch or an if/else chain: when it is taken, and the pointer assignments it makes, in order. */
@@ -130,11 +131,19 @@ export function choiceOf(name: string, which: Expr, targets: readonly Binding[])
   if (targets.every((t) => t === last)) return last;
   const folded = foldInt(which);
   if (folded !== undefined) return targets[Math.min(Math.max(folded, 0), targets.length - 1)]!;
-  return {
+  const b: Extract<Binding, { kind: "choice" }> = {
     kind: "choice", name,
     options: targets.slice(0, -1).map((target, k) => ({ when: { kind: "compare", op: "==", left: which, right: c(k) }, target })),
     otherwise: last,
   };
+  // Regions of one array (`c ? q : q + n`): each target keeps its region through later offsets (`p = z + k`).
+  return sharedArrays(choiceWays(b).map((w) => w.target as { name?: string; offset?: Expr })).size > 0 ? mapChoice(b, withRegion) : b;
+}
+
+/** `t` (and each target of a chosen `t`) tagged with the region it starts at. */
+function withRegion(t: Binding): Binding {
+  if (t.kind === "choice") return mapChoice(t, withRegion);
+  return (t.kind === "array" || t.kind === "temp") && t.region === undefined ? { ...t, region: wayKey(t) } : t;
 }
 
 /**
