@@ -90,3 +90,38 @@ describe("a 2-D local array passed as a flat pointer is C's row-major layout", (
     expect(flat!.temporaries.find((t) => t.name === "Ve")?.shape.map((x) => (x as { value: number }).value)).toEqual([8]);
   });
 });
+
+// The same gradient with the array declared in an opaque block: a while loop's body (a sweep counter
+// of the kind libCEED's CPU backends keep) or a switch case choosing the basis by a mode argument.
+const OPAQUE = (body: string) => GRAD("(CeedScalar *) Ve").replace(/ {6}CeedScalar Ve\[DIM\]\[Q\];[\s\S]*?\n {4}\}\n {2}\}\n\}$/, `${body}\n    }\n  }\n}`)
+  .replace("const CeedInt elementCount,", "const CeedInt elementCount, const CeedInt mode,");
+const COPY = "for (int dim = 0; dim < DIM; ++dim) for (int q = 0; q < Q; ++q) V[((element*NC + component)*DIM + dim)*Q + q] = Ve[dim][q];";
+const IN_WHILE = OPAQUE(`      int pass = 0;
+      while (pass < 1) {
+        CeedScalar Ve[DIM][Q];
+        gradElement(Bx, U + (element*NC + component)*P, (CeedScalar *) Ve);
+        scaleRow(Ve[1], 2.5);
+        ${COPY}
+        ++pass;
+      }`);
+const IN_SWITCH = OPAQUE(`      switch (mode) {
+        case 1: {
+          CeedScalar Ve[DIM][Q];
+          gradElement(Bx, U + (element*NC + component)*P, &Ve[0][0]);
+          scaleRow((CeedScalar *) Ve + Q, 2.5);
+          ${COPY}
+          break;
+        }
+        default: break;
+      }`);
+
+describe("a 2-D array declared in an opaque block (a while or switch body) and passed as a flat pointer", () => {
+  it.each([["a while loop's body", IN_WHILE], ["a switch case", IN_SWITCH]])("%s: C's row-major layout, as the serial meaning", async (_what, src) => {
+    expect(src).toContain("mode,");
+    expect(src.match(/CeedScalar Ve\[DIM\]\[Q\];/g)).toHaveLength(1); // only the block's declaration
+    const [k] = parseOkl(src, DEFINES);
+    const E = 3, Bx = seeded(24, 3), U = seeded(E * 6, E);
+    await expectSerialMeaning(k!, () => ({ elementCount: E, mode: 1, Bx: Float64Array.from(Bx), U: Float64Array.from(U), V: new Float64Array(E * 16) }),
+      { V: gradSerial(E, Bx, U, 2.5) }, 1e-12, { checkBounds: false });
+  });
+});

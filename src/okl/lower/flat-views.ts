@@ -14,6 +14,9 @@ import type * as A from "../syntax/ast.js";
 import { someAst } from "./ast-queries.js";
 import type { Binding, Scope } from "./bindings.js";
 
+/** Whether declarator `d` is a local array of two or more dimensions (not of pointers): it may be a flat view. */
+export const flatCandidate = (d: A.Declarator): boolean => d.arrayDims.length > 1 && d.pointers.length === 0;
+
 /**
  * Whether `name` occurs in `items` other than fully subscripted (`a[i][j]` for rank 2): cast to a
  * pointer, passed whole, offset, a row `a[i]`, the address of an element `&a[i][j]`. Over-approximating is harmless (a flat array holds the same

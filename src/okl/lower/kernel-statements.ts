@@ -13,14 +13,14 @@ import { loopHead, unrollValues } from "./loop-head.js";
 import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
 import { cRemainder } from "./c-remainder.js";
 import { cBinary } from "./c-conversions.js";
-import { COMPOUND } from "./opaque.js";
+import { BlockLowering, COMPOUND, type BlockHost } from "./opaque.js";
 import { attributedJump, needsBlock } from "./block-queries.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, type VectorType } from "./vectors.js";
 import { copyRecord, oneTypeStructValue, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
 import type { RecordPlaces } from "./records.js";
 import { ATOMIC_OPS } from "./kernel-core.js";
-import { usedFlat } from "./flat-views.js";
+import { flatCandidate, usedFlat } from "./flat-views.js";
 import { LockstepLowering } from "./kernel-lockstep.js";
 import { wholeAxes } from "./whole-axes.js";
 
@@ -94,7 +94,7 @@ export abstract class StatementLowering extends LockstepLowering {
     // Multi-dimensional local arrays that later statements use as flat pointers (flat-views.ts).
     items.forEach((s, idx) => {
       if (s.kind !== "declaration") return;
-      for (const d of s.declarators) if (d.arrayDims.length > 1 && d.pointers.length === 0 && usedFlat(items.slice(idx + 1), d.name, d.arrayDims.length)) this.flatDecls.add(d);
+      for (const d of s.declarators) if (flatCandidate(d) && usedFlat(items.slice(idx + 1), d.name, d.arrayDims.length)) this.flatDecls.add(d);
     });
     items.forEach((s, idx) => {
       this.stmt(s, ctx);
@@ -105,6 +105,17 @@ export abstract class StatementLowering extends LockstepLowering {
         if (later || ctx.seqLoop) this.barrier("local", ctx, s.pos);
       }
     });
+  }
+
+  /** `s` as one opaque block instruction (opaque.ts), whose multi-dimensional arrays may be flat views too. */
+  protected override opaque(s: A.Stmt, ctx: Ctx): void {
+    if (!ctx.outer) this.fail("statements must be inside an @outer loop", s.pos);
+    const host: BlockHost = {
+      ex: this.ex, file: this.file, fresh: (b) => this.fresh(b), fail: this.failAt, addTemp: (t) => void this.temps.push(t),
+      flatView: (name) => void this.flatViews.add(name), flatDecl: (d) => this.flatDecls.has(d),
+    };
+    const body = new BlockLowering(host).lower(s, ctx);
+    if (body.length > 0) this.log.block(this.fresh("block"), body, ctx, this.boundTemps);
   }
 
   protected usesShared(s: A.Stmt, scope: Scope): boolean {

@@ -10,7 +10,6 @@
  */
 import { c, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
-import { walkAst } from "./ast-queries.js";
 import { cRemainder } from "./c-remainder.js";
 import { cBinary } from "./c-conversions.js";
 import { hasStatementCall, statementCall } from "./block-queries.js";
@@ -25,6 +24,8 @@ import { switchBlock, switchSegments } from "./switch.js";
 import { copyRecord, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
 import { recordByValue } from "./records.js";
 import { assignPointerField } from "./record-pointers.js";
+import { flatCandidate, usedFlat } from "./flat-views.js";
+import { checkUnconditional } from "./block-conditional.js";
 
 /** What block lowering needs of the kernel lowering around it. */
 export interface BlockHost {
@@ -34,6 +35,10 @@ export interface BlockHost {
   fresh(base: string): string;
   fail(detail: string, pos: A.Pos, rule?: string): never;
   addTemp(t: Temporary): void;
+  /** Marks a temporary as a flat view (flat-views.ts: stored row-major, also used as a flat pointer). */
+  flatView?(name: string): void;
+  /** Whether a declarator the kernel's statements declare is a flat view (a declaration lowered as a block). */
+  flatDecl?(d: A.Declarator): boolean;
 }
 
 /** The context of a statement inside a block. */
@@ -75,8 +80,14 @@ export class BlockLowering {
   }
 
   private stmts(items: readonly A.Stmt[], b: BCtx): BlockStmt[] {
+    items.forEach((s, idx) => {
+      if (s.kind === "declaration") for (const d of s.declarators) if (flatCandidate(d) && usedFlat(items.slice(idx + 1), d.name, d.arrayDims.length)) this.flatDecls.add(d);
+    });
     return items.flatMap((s) => this.stmt(s, b));
   }
+
+  /** Multi-dimensional arrays declared in the block that later statements use as flat pointers (flat-views.ts). */
+  private readonly flatDecls = new Set<A.Declarator>();
 
   private inner(b: BCtx, extra: Partial<BCtx> = {}): BCtx {
     return { ...b, ...extra, ctx: { ...b.ctx, scope: new Scope(b.ctx.scope) } };
@@ -186,7 +197,10 @@ export class BlockLowering {
         const pre: BlockStmt[] = [];
         if (d.init?.kind === "initList" && !flat) this.fail(`scalar "${d.name}" cannot be initialized with {…}`, d.pos);
         const items = d.init === undefined ? [] : flat ? flat.items.map((x) => (x ? this.expr(x, b, pre) : c(0))) : [this.expr(d.init, b, pre)];
-        b.ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length });
+        // Also a flat pointer (`(T *) Ve`): stored row-major, bound with offset 0 (as kernel-statements.ts does).
+        const view = shape.length > 1 && this.host.flatView !== undefined && (this.flatDecls.has(d) || (topLevel && this.host.flatDecl?.(d) === true));
+        if (view) this.host.flatView!(name);
+        b.ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length, ...(view ? { offset: c(0), rows: shape } : {}) });
         out.push(...pre);
         if (flat) {
           items.forEach((rhs, k) => out.push({ kind: "assign", lhs: { kind: "subscript", array: name, indices: rowMajor(k, shape) }, rhs }));
@@ -289,7 +303,7 @@ export class BlockLowering {
 
   /** `e` lowered; device functions that need statements are inlined into `pre` first. */
   private expr(e: A.Expr, b: BCtx, pre: BlockStmt[]): Expr {
-    this.checkUnconditional(e, false);
+    checkUnconditional(e, false, this.host.file, (m, p) => this.fail(m, p));
     return this.host.ex.expr(e, this.withCalls(b, pre));
   }
 
@@ -303,28 +317,6 @@ export class BlockLowering {
 
   private withCalls(b: BCtx, pre: BlockStmt[]): Ctx {
     return this.callsInto(b.ctx, pre);
-  }
-
-  /** A call that needs statements must not sit where C evaluates it only sometimes (`&&`, `||`, `?:`). */
-  private checkUnconditional(e: A.Expr, conditional: boolean): void {
-    if (conditional && statementCall(e, this.host.file)) {
-      this.fail(`the call of "${(e as A.Call).callee.kind === "ident" ? ((e as A.Call).callee as A.Ident).name : "?"}" is evaluated only under a condition (&&, ||, ?:) and needs statements; compute it in an if statement`, e.pos);
-    }
-    switch (e.kind) {
-      case "binary":
-        this.checkUnconditional(e.left, conditional);
-        this.checkUnconditional(e.right, conditional || e.op === "&&" || e.op === "||");
-        return;
-      case "conditional":
-        this.checkUnconditional(e.cond, conditional);
-        this.checkUnconditional(e.then, true);
-        this.checkUnconditional(e.else, true);
-        return;
-      default:
-        walkAst(e, (n) => {
-          if (n !== e && (n.kind === "binary" || n.kind === "conditional")) this.checkUnconditional(n as A.Expr, conditional);
-        });
-    }
   }
 
   /**
