@@ -110,6 +110,12 @@ export interface OklKernelOptions {
    * the grid as OCCA's host does (src/run/derived-args.ts).
    */
   readonly derivedArgs?: readonly OklDerivedArg[];
+  /**
+   * Where instructions (by id), loops (by iname) and local variables (by temporary) come from in the
+   * OKL source, as "line:column": later passes name them in their messages (the CPU lowering's
+   * refusals), since the IR itself has no source positions.
+   */
+  readonly places?: Readonly<Record<string, string>>;
 }
 
 /** A value argument computed exactly (integers, C's truncating division) from the other value arguments. */

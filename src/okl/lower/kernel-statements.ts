@@ -32,6 +32,26 @@ export abstract class StatementLowering extends LockstepLowering {
   /** Their temporaries, stored row-major (row-layout.ts). */
   protected readonly flatViews = new Set<string>();
 
+  /** Where instructions, loops and locals come from, "line:column" by id, iname or temporary (Kernel.oklOptions.places). */
+  protected readonly places: Record<string, string> = {};
+  /** The statement being lowered (the place of the loops it makes). */
+  private at: A.Pos | undefined;
+
+  protected override emit(lhs: Expr, rhs: Expr, ctx: Ctx, atomic: boolean, pos: A.Pos): void {
+    super.emit(lhs, rhs, ctx, atomic, pos);
+    this.placed(this.log.insns.at(-1)?.id, pos);
+  }
+
+  protected override addDomain(dims: string[], rows: Parameters<LockstepLowering["addDomain"]>[1]): void {
+    super.addDomain(dims, rows);
+    for (const d of dims) this.placed(d, this.at);
+  }
+
+  /** Records that `name` comes from `pos`, unless known already. */
+  protected placed(name: string | undefined, pos: A.Pos | undefined): void {
+    if (name !== undefined && pos !== undefined && !(name in this.places)) this.places[name] = `${pos.line}:${pos.column}`;
+  }
+
 
 
 
@@ -115,7 +135,9 @@ export abstract class StatementLowering extends LockstepLowering {
       flatView: (name) => void this.flatViews.add(name), flatDecl: (d) => this.flatDecls.has(d),
     };
     const body = new BlockLowering(host).lower(s, ctx);
-    if (body.length > 0) this.log.block(this.fresh("block"), body, ctx, this.boundTemps);
+    if (body.length === 0) return;
+    this.log.block(this.fresh("block"), body, ctx, this.boundTemps);
+    this.placed(this.log.insns.at(-1)?.id, s.pos);
   }
 
   protected usesShared(s: A.Stmt, scope: Scope): boolean {
@@ -127,6 +149,16 @@ export abstract class StatementLowering extends LockstepLowering {
   }
 
   protected stmt(s: A.Stmt, ctx: Ctx): void {
+    const outside = this.at;
+    this.at = s.pos;
+    try {
+      this.stmtAt(s, ctx);
+    } finally {
+      this.at = outside;
+    }
+  }
+
+  private stmtAt(s: A.Stmt, ctx: Ctx): void {
     if (s.kind === "expr" && this.inlineCallStatement(s.expr, ctx)) return;
     if ((s.kind === "for" || s.kind === "while" || s.kind === "doWhile") && this.lockstepJumps(s, ctx)) return;
     if ((s.kind === "switch" || s.kind === "if") && this.choosePointers(s, ctx)) return; // pointers chosen at run time
@@ -203,6 +235,7 @@ export abstract class StatementLowering extends LockstepLowering {
       const sinit = struct && d.init?.kind === "initList" ? aggregateScalars(arrayOf(declared, layoutInitType(struct)), d.init, `${declared.length > 0 ? "array of " : ""}struct "${struct.name}" "${d.name}"`, d.name, this.failAt, (x, t) => x.kind !== "initList" && (this.ex.vec.typeOf(x, ctx)?.name === t.name || oneTypeStructValue(this.ex, x, ctx, t.name))) : undefined;
       const shape = flat?.shape ?? declared.map((n, k) => n ?? (k === 0 ? sinit?.count : undefined) ?? 0);
       const name = this.fresh(d.name);
+      this.placed(name, d.pos);
       const space = d.okl.shared ? "local" : "private";
       if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
       // A struct is an array of its scalars: one more, innermost axis (C's layout, no padding).

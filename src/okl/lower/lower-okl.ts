@@ -31,7 +31,10 @@ export type { OklKernelOptions } from "../../ir/index.js";
  * the kernel (`Kernel.oklOptions`) so they survive transformations; undefined for other kernels.
  */
 export function oklKernelOptions(k: Kernel): OklKernelOptions | undefined {
-  return k.oklOptions;
+  if (k.oklOptions?.places === undefined) return k.oklOptions;
+  // The source places are for messages of later passes, not an OKL option.
+  const { places: _, ...options } = k.oklOptions;
+  return options;
 }
 
 /** Lower every `@kernel` of `unit`. */
@@ -76,6 +79,7 @@ class OklKernelLowering extends LoopLowering {
         ...(this.maxInnerDims ? { maxInnerDims: this.maxInnerDims } : {}),
         ...(this.simdLength !== undefined ? { simdLength: this.simdLength } : {}),
         ...(this.derivedArgs.length > 0 ? { derivedArgs: this.derivedArgs } : {}),
+        ...(Object.keys(this.places).length > 0 ? { places: this.places } : {}),
         ...(this.recordArgs.length > 0 ? { structArgs: this.recordArgs.map(({ made, fields, ...r }) => ({ ...r, fields: fields.map((f) => ({ ...f, argument: made.get(f.name) })) })) } : {}),
       },
     });

@@ -168,7 +168,7 @@ const kernelCheck = obj<Kernel>({
   target: opt(oneOf(TARGET_NAMES)),
   inameSlabs: opt(record(pair)),
   deviceKernelNames: opt(oneOf(["loom", "occa"])),
-  oklOptions: opt(obj<OklKernelOptions>({ restrict: arr(str), maxInnerDims: opt(arr(int)), simdLength: opt(int), structArgs: opt(arr(structArg)), derivedArgs: opt(arr(obj<OklDerivedArg>({ name: str, expr, what: str }))) })),
+  oklOptions: opt(obj<OklKernelOptions>({ restrict: arr(str), maxInnerDims: opt(arr(int)), simdLength: opt(int), structArgs: opt(arr(structArg)), derivedArgs: opt(arr(obj<OklDerivedArg>({ name: str, expr, what: str }))), places: opt(record(str)) })),
 });
 
 /** `k` as a JSON value (plain objects, arrays, strings, finite numbers, booleans). */
