@@ -12,6 +12,7 @@ import { foldSizeof } from "./sizeof.js";
 import { atomicCalls, isAtomicCallName } from "./atomic-calls.js";
 import { oklError, oklWarning } from "./diag.js";
 import { unwrittenExclusives } from "./unwritten-exclusive.js";
+import { carriedPrivateReads } from "./carried-privates.js";
 import { guardDepth } from "../../errors.js";
 
 export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, "filename"> {
@@ -25,6 +26,7 @@ export interface OklAstOptions extends PreprocessOptions, Omit<ValidateOptions, 
 }
 
 const UNWRITTEN_RULE = "unwritten @exclusive";
+const CARRIED_RULE = "value carried across iterations";
 
 /**
  * Preprocess, parse and validate OKL `source`. Throws `OklError` (line, column, caret excerpt, rule)
@@ -46,7 +48,12 @@ export function parseOklAst(source: string, opts: OklAstOptions = {}): Translati
     // Before validation: array sizes and loop bounds may use sizeof; CUDA's atomicAdd(p, v) is an @atomic update.
     if (sizeofs) unit = foldSizeof(unit, (detail, at) => oklError(detail, at.pos, "sizeof", sources, opts.filename));
     if (atomics) unit = atomicCalls(unit);
-    if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
+    if (opts.validate ?? true) {
+      new Validator(sources, opts).validate(unit);
+      // A private value one @outer/@inner iteration hands to another: OCCA's serial and GPU modes disagree.
+      const carried = carriedPrivateReads(unit)[0];
+      if (carried) throw oklError(carried.detail, carried.at, CARRIED_RULE, sources, opts.filename);
+    }
     // An @exclusive read and never written: a warning (C leaves its value undefined), an OklError under warnings: "error".
     const unwritten = unwrittenExclusives(unit).map((u) => {
       if (opts.warnings === "error") throw oklError(u.detail, u.at, UNWRITTEN_RULE, sources, opts.filename);

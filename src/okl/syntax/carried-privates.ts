@@ -1,0 +1,376 @@
+/**
+ * A private scalar whose value one iteration of an attributed loop hands to another: declared outside
+ * the `@outer`/`@inner` loop, assigned inside it, and read where this iteration has not assigned it yet
+ * (in the loop, or after it). OCCA's serial and OpenMP modes run such a loop as a C loop, so the value
+ * travels from one iteration to the next (`dfloat r = 0; for (n; @inner) { r += a[n]; out[n] = r; }` is
+ * a running sum there); its GPU modes give each work-item its own copy, so the same read sees the value
+ * from before the loop. No one meaning: the kernel is refused at the read (an OklError naming the
+ * variable, its declaration and the loop), as `return` in a kernel is.
+ *
+ * The analysis is C's definite assignment over the kernel body, one state per candidate variable:
+ * `tainted` once an attributed loop that assigns it is entered (at the start of each iteration) or
+ * left, `clean` again after a plain assignment `v = …` (or `*(&v) = …`, what data-file macros give)
+ * on every path. Conditional code (`if`, `?:`, `&&`, `||`, `switch`, loops that may run no trip)
+ * keeps a variable tainted where one path leaves it tainted. Candidates are scalars (no array, no
+ * pointer) that are neither `@shared` nor `@exclusive`; names resolve through block scopes.
+ */
+import type { Declaration, Expr, For, FunctionDef, Pos, Stmt, TranslationUnit } from "./ast.js";
+import { exprChildren, stmtChildren } from "./walk.js";
+import { evalConst } from "./consteval.js";
+
+/** One finding: the read, what was read and why it has no single meaning. */
+export interface CarriedRead {
+  readonly detail: string;
+  readonly at: Pos;
+}
+
+interface Slot {
+  readonly name: string;
+  readonly decl: Pos;
+}
+
+/** Per candidate: the attributed loop that last tainted it (undefined: clean). */
+type State = Map<Slot, { readonly loop: For; readonly after: boolean } | undefined>;
+
+/** Each block's names: a candidate slot, or null for a name that is no candidate (it hides outer ones). */
+type Scopes = Map<string, Slot | null>[];
+
+/** The first carried read of each kernel of `unit`, in source order. */
+export function carriedPrivateReads(unit: TranslationUnit): CarriedRead[] {
+  const out: CarriedRead[] = [];
+  const typedefMemory = memoryTypedefs(unit);
+  for (const item of unit.items) {
+    if (item.kind !== "function" || !item.isKernel || !item.body) continue;
+    const w = new Walker(typedefMemory, valueParams(item));
+    w.stmt(item.body, [paramScope(item)], new Map());
+    if (w.found) out.push(w.found);
+  }
+  return out;
+}
+
+/** Names of file-level typedefs that carry `@shared` or `@exclusive`. */
+function memoryTypedefs(unit: TranslationUnit): Set<string> {
+  const out = new Set<string>();
+  for (const item of unit.items) {
+    if (item.kind === "declaration") addMemoryTypedefs(item, out);
+  }
+  return out;
+}
+
+function addMemoryTypedefs(item: Declaration, out: Set<string>): void {
+  if (!item.spec.storage.includes("typedef")) return;
+  const attr = item.attributes.some((a) => a.name === "shared" || a.name === "exclusive");
+  for (const d of item.declarators) if (attr || d.okl.shared || d.okl.exclusive) out.add(d.name);
+}
+
+function paramScope(f: FunctionDef): Map<string, Slot | null> {
+  const m = new Map<string, Slot | null>();
+  for (const p of f.params) if (p.declarator.name) m.set(p.declarator.name, null);
+  return m;
+}
+
+const isAttributed = (f: For): boolean => f.okl !== undefined;
+
+/** The kernel's scalar arguments (what a launch can size a work-group by). */
+function valueParams(f: FunctionDef): Set<string> {
+  return new Set(f.params.filter((p) => p.declarator.pointers.length === 0 && p.declarator.arrayDims.length === 0).map((p) => p.declarator.name));
+}
+
+/** Whether `s` holds a `@barrier` or declares `@shared` memory (the lowering then keeps every @inner loop as work-items). */
+function syncs(s: Stmt): boolean {
+  if (s.kind === "barrier") return true;
+  if (s.kind === "declaration" && (s.attributes.some((a) => a.name === "shared") || s.declarators.some((d) => d.okl.shared))) return true;
+  if (s.kind === "for" && s.init?.kind === "declaration" && syncs(s.init)) return true;
+  return stmtChildren(s).some(syncs);
+}
+
+/** Whether two expressions are written alike (names, literals and operators). */
+function sameExpr(a: Expr, b: Expr): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === "ident" && b.kind === "ident") return a.name === b.name;
+  if (a.kind === "int" && b.kind === "int") return a.value === b.value;
+  if (a.kind === "binary" && b.kind === "binary") return a.op === b.op && sameExpr(a.left, b.left) && sameExpr(a.right, b.right);
+  return false;
+}
+
+class Walker {
+  found: CarriedRead | undefined;
+  /** > 0 while a loop body runs its first (silent) pass: reads are not reported. */
+  private silent = 0;
+
+  /** Whether the enclosing @outer loop's body synchronizes (a barrier or @shared memory). */
+  private nestSyncs = false;
+
+  constructor(private readonly memoryTypes: Set<string>, private readonly values: ReadonlySet<string>) {}
+
+  /**
+   * Whether the lowering runs `f` as parallel work-items (kernel-loops.ts `workItems`): @outer and
+   * @tile loops, and an @inner loop whose trip count is a constant or whose bounds read only the
+   * kernel's scalar arguments, or any @inner loop of a nest that synchronizes. Another @inner loop
+   * (`for (i = r_start; i < r_start + r_size; ++i; @inner)`) runs as a C loop in each work-item, with C's meaning.
+   */
+  private parallel(f: For): boolean {
+    const o = f.okl!;
+    if (o.kind !== "inner" || this.nestSyncs) return true;
+    const it = f.init?.kind === "declaration" ? f.init.declarators[0] : undefined;
+    const start = it?.init ?? (f.init?.kind === "assign" ? f.init.value : undefined);
+    const end = f.cond?.kind === "binary" && ["<", "<=", ">", ">="].includes(f.cond.op) ? f.cond.right : undefined;
+    if (!start || !end) return true;
+    const none = (): undefined => undefined;
+    if (evalConst(start, none) !== undefined && evalConst(end, none) !== undefined) return true;
+    if (end.kind === "binary" && (end.op === "+" || end.op === "-") && sameExpr(end.left, start) && evalConst(end.right, none) !== undefined) return true;
+    const launchable = (e: Expr): boolean => e.kind === "ident" ? this.values.has(e.name)
+      : e.kind === "int" ? true
+      : e.kind === "binary" && ["+", "-", "*"].includes(e.op) ? launchable(e.left) && launchable(e.right)
+      : e.kind === "unary" && e.op === "-" ? launchable(e.operand) : false;
+    return launchable(start) && launchable(end);
+  }
+
+  stmt(s: Stmt, scopes: Scopes, st: State): void {
+    if (this.found) return;
+    switch (s.kind) {
+      case "declaration":
+        return this.declare(s, scopes, st);
+      case "compound": {
+        scopes.push(new Map());
+        for (const x of s.items) this.stmt(x, scopes, st);
+        scopes.pop();
+        return;
+      }
+      case "expr":
+        return this.expr(s.expr, scopes, st);
+      case "if": {
+        this.expr(s.cond, scopes, st);
+        const other = new Map(st);
+        this.stmt(s.then, scopes, st);
+        if (s.else) this.stmt(s.else, scopes, other);
+        return merge(st, other);
+      }
+      case "for":
+        return isAttributed(s) ? this.attributed(s, scopes, st) : this.loop(s, scopes, st);
+      case "while":
+      case "doWhile":
+        return this.loop(s, scopes, st);
+      case "switch": {
+        this.expr(s.cond, scopes, st);
+        const before = new Map(st);
+        this.stmt(s.body, scopes, st);
+        return merge(st, before);
+      }
+      default:
+        for (const c of stmtChildren(s)) this.stmt(c, scopes, st);
+    }
+  }
+
+  private declare(d: Declaration, scopes: Scopes, st: State): void {
+    addMemoryTypedefs(d, this.memoryTypes);
+    const base = d.spec.base;
+    const memoryAll = d.attributes.some((a) => a.name === "shared" || a.name === "exclusive") ||
+      (base.kind === "named" && this.memoryTypes.has(base.name));
+    const top = scopes[scopes.length - 1]!;
+    for (const x of d.declarators) {
+      for (const dim of x.arrayDims) if (dim) this.expr(dim, scopes, st);
+      if (x.init) this.expr(x.init, scopes, st);
+      const candidate = !d.spec.storage.includes("typedef") && !memoryAll && !x.okl.shared && !x.okl.exclusive &&
+        x.pointers.length === 0 && x.arrayDims.length === 0 && !x.reference;
+      const slot: Slot | null = candidate ? { name: x.name, decl: x.pos } : null;
+      top.set(x.name, slot);
+      if (slot) st.set(slot, undefined);
+    }
+  }
+
+  /** A C loop inside the kernel: 0 or more trips, each seeing what the previous one left. */
+  private loop(s: Extract<Stmt, { kind: "for" | "while" | "doWhile" }>, scopes: Scopes, st: State): void {
+    scopes.push(new Map());
+    if (s.kind === "for" && s.init) {
+      if (s.init.kind === "declaration") this.declare(s.init, scopes, st);
+      else this.expr(s.init, scopes, st);
+    }
+    const before = new Map(st);
+    const trip = (state: State): void => {
+      if (s.kind !== "doWhile" && s.cond) this.expr(s.cond, scopes, state);
+      this.stmt(s.body, scopes, state);
+      if (s.kind === "for" && s.update) this.expr(s.update, scopes, state);
+      if (s.kind === "doWhile") this.expr(s.cond, scopes, state);
+    };
+    // First pass silent: what one trip leaves; the second starts from either entry state.
+    const first = new Map(st);
+    this.silent++;
+    trip(first);
+    this.silent--;
+    merge(st, first);
+    trip(st);
+    if (s.kind !== "doWhile") merge(st, before);
+    scopes.pop();
+  }
+
+  /** An `@outer`/`@inner` (or `@tile`) loop: each iteration starts from what any other one may leave. */
+  private attributed(f: For, scopes: Scopes, st: State): void {
+    const outer = f.okl!.kind === "outer" || (f.okl!.kind === "tile" && f.okl!.outer?.kind === "outer");
+    const saved = this.nestSyncs;
+    if (outer) this.nestSyncs = syncs(f.body);
+    if (!this.parallel(f)) {
+      this.loop(f, scopes, st);
+      this.nestSyncs = saved;
+      return;
+    }
+    scopes.push(new Map());
+    if (f.init?.kind === "declaration") this.declare(f.init, scopes, st);
+    else if (f.init) this.expr(f.init, scopes, st);
+    const assigned = new Set<Slot>();
+    collectAssigned(f.body, scopes, assigned);
+    for (const slot of assigned) st.set(slot, { loop: f, after: false });
+    this.stmt(f.body, scopes, st);
+    for (const slot of assigned) st.set(slot, { loop: f, after: true });
+    scopes.pop();
+    this.nestSyncs = saved;
+  }
+
+  expr(e: Expr, scopes: Scopes, st: State): void {
+    if (this.found) return;
+    switch (e.kind) {
+      case "ident":
+        return this.read(e.name, e.pos, scopes, st);
+      case "sizeof":
+        return;
+      case "assign": {
+        const target = assignedIdent(e.target);
+        this.expr(e.value, scopes, st);
+        if (target && e.op === "=") {
+          const slot = resolve(target, scopes);
+          if (slot) st.set(slot, undefined);
+          return;
+        }
+        // A compound assignment reads the variable first; element and member writes read the rest.
+        this.expr(e.target, scopes, st);
+        if (target) {
+          const slot = resolve(target, scopes);
+          if (slot) st.set(slot, undefined);
+        }
+        return;
+      }
+      case "conditional": {
+        this.expr(e.cond, scopes, st);
+        const other = new Map(st);
+        this.expr(e.then, scopes, st);
+        this.expr(e.else, scopes, other);
+        return merge(st, other);
+      }
+      case "binary":
+        if (e.op === "&&" || e.op === "||") {
+          this.expr(e.left, scopes, st);
+          const before = new Map(st);
+          this.expr(e.right, scopes, st);
+          return merge(st, before);
+        }
+        this.expr(e.left, scopes, st);
+        return this.expr(e.right, scopes, st);
+      default:
+        for (const c of exprChildren(e)) this.expr(c, scopes, st);
+    }
+  }
+
+  private read(name: string, at: Pos, scopes: Scopes, st: State): void {
+    const slot = resolve(name, scopes);
+    if (!slot || this.silent > 0) return;
+    const t = st.get(slot);
+    if (!t) return;
+    const loop = t.loop.pos;
+    const where = `${slot.decl.line}:${slot.decl.column}`;
+    const loopAt = `${loop.line}:${loop.column}`;
+    const kind = loopKindName(t.loop);
+    this.found = {
+      at,
+      detail: t.after
+        ? `"${name}" (declared at ${where}, outside the ${kind} loop at ${loopAt}) is read here after that loop assigns it: ` +
+          `OCCA's serial and OpenMP modes read the value of its last iteration, its GPU modes each work-item's own copy, ` +
+          `so the kernel has no single meaning; give each work-item its value in an @exclusive variable, or assign it again before this read`
+        : `"${name}" (declared at ${where}, outside the ${kind} loop at ${loopAt}) is read here before this iteration assigns it, ` +
+          `and the loop assigns it: OCCA's serial and OpenMP modes carry its value from one iteration to the next, its GPU modes ` +
+          `give each work-item its own copy of the value before the loop, so the kernel has no single meaning; declare it inside ` +
+          `the loop and assign it before reading it, or combine the iterations' values through @shared memory and a barrier`,
+    };
+  }
+}
+
+function loopKindName(f: For): string {
+  const o = f.okl!;
+  if (o.kind === "tile") return "@tile";
+  return `@${o.kind}`;
+}
+
+/** The variable `e` assigns as a whole: `v` or `*(&v)` (data-file macros: `*(uB) = …` with `&u`). */
+function assignedIdent(e: Expr): string | undefined {
+  if (e.kind === "ident") return e.name;
+  if (e.kind === "unary" && e.op === "*" && e.operand.kind === "unary" && e.operand.op === "&" && e.operand.operand.kind === "ident") return e.operand.operand.name;
+  return undefined;
+}
+
+/** The root variable an assignment target, `++`/`--` or `&` writes (`v`, `v[i]`, `v.x`, `*(&v)`). */
+function writtenRoot(e: Expr): string | undefined {
+  switch (e.kind) {
+    case "ident":
+      return e.name;
+    case "index":
+    case "member":
+      return writtenRoot(e.target);
+    case "unary":
+      return e.op === "*" || e.op === "&" ? writtenRoot(e.operand) : undefined;
+    case "cast":
+      return writtenRoot(e.operand);
+    default:
+      return undefined;
+  }
+}
+
+/** The candidates of `scopes` that `s` may assign (declarations inside `s` hide outer names). */
+function collectAssigned(s: Stmt, scopes: Scopes, out: Set<Slot>): void {
+  const local: Scopes = [...scopes, new Map()];
+  const mark = (e: Expr | undefined): void => {
+    const name = e ? writtenRoot(e) : undefined;
+    const slot = name ? resolve(name, local) : undefined;
+    if (slot) out.add(slot);
+  };
+  const visitExpr = (e: Expr): void => {
+    if (e.kind === "assign") mark(e.target);
+    else if ((e.kind === "unary" && (e.op === "++" || e.op === "--" || e.op === "&")) || e.kind === "postfix") mark(e.operand);
+    for (const c of exprChildren(e)) visitExpr(c);
+  };
+  const visit = (x: Stmt): void => {
+    if (x.kind === "declaration") {
+      for (const d of x.declarators) {
+        if (d.init) visitExpr(d.init);
+        local[local.length - 1]!.set(d.name, null);
+      }
+      return;
+    }
+    const block = x.kind === "compound" || x.kind === "for";
+    if (block) local.push(new Map());
+    if (x.kind === "for" && x.init) {
+      if (x.init.kind === "declaration") visit(x.init);
+      else visitExpr(x.init);
+    }
+    if (x.kind === "expr") visitExpr(x.expr);
+    else if (x.kind === "if" || x.kind === "while" || x.kind === "doWhile" || x.kind === "switch") visitExpr(x.cond);
+    else if (x.kind === "for") {
+      if (x.cond) visitExpr(x.cond);
+      if (x.update) visitExpr(x.update);
+    } else if (x.kind === "return" && x.value) visitExpr(x.value);
+    for (const c of stmtChildren(x)) visit(c);
+    if (block) local.pop();
+  };
+  visit(s);
+}
+
+function resolve(name: string, scopes: Scopes): Slot | undefined {
+  for (let k = scopes.length - 1; k >= 0; k--) {
+    const s = scopes[k]!.get(name);
+    if (s !== undefined) return s ?? undefined;
+  }
+  return undefined;
+}
+
+/** `into` becomes the join of itself and `other`: tainted where either is (the first taint kept). */
+function merge(into: State, other: State): void {
+  for (const [slot, t] of other) if (t && !into.get(slot)) into.set(slot, t);
+}
