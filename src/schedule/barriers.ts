@@ -21,8 +21,10 @@ import { dimBounds, factorOf } from "../poly/index.js";
 import { mayMeetAcross } from "./access-meet.js";
 import { addByName, canBeSource, DependencyClosure, insnAccesses, partnersOf, raceOk, type Access, type ByName } from "./barrier-accesses.js";
 import { Pending } from "./barrier-pending.js";
-import { constRange } from "./checks.js";
-import type { BarrierMemory, BarrierNode, ScheduleNode } from "./types.js";
+import { ScheduleError } from "../errors.js";
+import { constRange, type ConstRange } from "./checks.js";
+import { hwAxis } from "./device.js";
+import type { BarrierMemory, BarrierNode, HwAxis, ScheduleNode } from "./types.js";
 
 
 interface Ctx {
@@ -107,7 +109,7 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   const ctx: Ctx = {
     k, accesses, byName, memory, anyPartner: new Map(), insns, localInames, invariant, allInames: new Set(inames),
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
-    sync: [...localInames].some((i) => (constRange(k, i)?.size ?? 2) > 1),
+    sync: [...localInames].some((i) => (localRange(k, i)?.size ?? 2) > 1),
     deps, lidName: localIdNames(k, localInames), needsUniform: [], plain,
   };
   return { nodes: walkBody(ctx, nodes, new Pending(deps, [], plain), new Set()).nodes, needsUniform: ctx.needsUniform };
@@ -153,13 +155,33 @@ function canonicalAccess(ctx: Ctx, acc: Access): { indices: readonly Expr[] | un
   return m.size === 0 ? acc : { indices: acc.indices.map((e) => substitute(e, m)) };
 }
 
+/**
+ * The constant range of local iname `i`: its hardware axis where that is constant (the work-items
+ * it runs on, `lid(axis) + base`: the answer the device kernels pass asks for again, so one
+ * question for both), else its `constRange`.
+ */
+function localRange(k: Kernel, i: string): ConstRange | undefined {
+  const t = k.inameTags[i];
+  if (t?.kind === "l") {
+    let ax: HwAxis | undefined;
+    try {
+      ax = hwAxis(k, i, "l", t.axis);
+    } catch (e) {
+      // An axis without a size is refused where device kernels are made, with its own message.
+      if (!(e instanceof ScheduleError)) throw e;
+    }
+    if (ax?.base.kind === "const" && ax.size.kind === "const") return { lower: { terms: {}, constant: ax.base.value }, size: ax.size.value };
+  }
+  return constRange(k, i);
+}
+
 /** Per local iname with a constant range, a name its axis and range determine: `@l0:0+64`. */
 function localIdNames(k: Kernel, localInames: ReadonlySet<string>): Map<string, string> {
   const out = new Map<string, string>();
   for (const i of localInames) {
     const t = k.inameTags[i];
     if (t?.kind !== "l") continue;
-    const r = constRange(k, i);
+    const r = localRange(k, i);
     if (!r || Object.keys(r.lower.terms).length > 0) continue;
     out.set(i, `@l${t.axis}:${r.lower.constant}+${r.size}`);
   }
@@ -324,8 +346,12 @@ function barrierComments(nodes: readonly ScheduleNode[], out: string[] = []): st
 function localIdsInBounds(ctx: Ctx, iname: string): string[] {
   const d = ctx.k.domains[domainIndexOf(ctx.k, iname)];
   if (!d) return [];
-  // Only the iname's own factor has rows with it (and repeats across a sweep of tile sizes).
+  // Only the iname's own factor has rows with it (and repeats across a sweep of tile sizes). Its
+  // bounds are affine in the factor's other dims and parameters: where no local iname is among
+  // those (a tiled `k_outer`'s factor is `(k_outer, k_inner)`), none can appear, and no bound is
+  // computed.
   const f = factorOf(d, iname);
+  if (!f.dims.some((x) => x !== iname && ctx.localInames.has(x)) && !f.params.some((x) => ctx.localInames.has(x))) return [];
   const b = dimBounds(f, iname, f.dims.filter((x) => x !== iname));
   const used = new Set<string>();
   for (const bound of [...b.lower, ...b.upper]) for (const v of Object.keys(bound.aff.terms)) if (ctx.localInames.has(v)) used.add(v);

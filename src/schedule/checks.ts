@@ -65,6 +65,32 @@ function constRangeOfDomain(k: Kernel, iname: string): ConstRange | undefined {
   return r ?? undefined;
 }
 
+/**
+ * Whether the domain of `iname` bounds it on both sides by rows over it alone (`0 <= i_inner`,
+ * `i_inner <= 15`: a split's inner iname, a fetch's dim). Then `constRange` has an answer, with no
+ * projection asked: those rows are rows of every projection of the domain onto `iname` (or a
+ * tighter constant row is; an empty domain has the range 0..-1), so a constant-distance pair is
+ * among its bounds. False where the rows do not say so (`constRange` then decides).
+ */
+export function hasConstantRows(k: Kernel, iname: string): boolean {
+  const d = k.domains.find((s) => s.dims.includes(iname));
+  if (!d) return false;
+  const at = d.params.length + d.dims.indexOf(iname);
+  let lower = false;
+  let upper = false;
+  for (const row of d.constraints) {
+    const a = row.coeffs[at] ?? 0;
+    if (a === 0) continue;
+    let alone = true;
+    for (let x = 0; x < row.coeffs.length; x++) if (x !== at && (row.coeffs[x] ?? 0) !== 0) alone = false;
+    if (!alone) continue;
+    if (a > 0 || row.eq) lower = true;
+    if (a < 0 || row.eq) upper = true;
+    if (lower && upper) return true;
+  }
+  return false;
+}
+
 /** `constRange` from the whole domain, every other iname projected out: the route the factor's answer is checked against (tests). */
 export function constRangeOfWholeDomain(k: Kernel, iname: string): ConstRange | undefined {
   const d = k.domains.find((s) => s.dims.includes(iname));
@@ -139,7 +165,7 @@ export function localSize(k: Kernel, iname: string, insnId: string, need: string
  * a value computed in the kernel (a temporary) or not bounded at all.
  */
 export function checkLocalExtent(k: Kernel, iname: string, insnId: string): void {
-  if (constRange(k, iname)) return;
+  if (hasConstantRows(k, iname) || constRange(k, iname)) return;
   const tag = k.inameTags[iname];
   const what = tag ? formatInameTag(tag) : "l";
   let ax: HwAxis;

@@ -111,8 +111,9 @@ function axisOf(k: Kernel, own: BasicSet, iname: string, tag: "g" | "l", axis: n
   // The bounds of the iname in its own factor, the other inames of the factor projected out (the
   // other factors can add no bound to it): in a tiled domain the factor of `i_inner` is
   // `(i_outer, i_inner)`, the same for every variant with the same i tile size.
-  const others = own.dims.filter((d) => d !== iname);
-  const b = dimBounds(others.length > 0 ? projectOut(own, others) : own, iname, []);
+  // (dimBounds projects the others out itself: the question `constRange` asks of the same
+  // factor, so a local axis and its constant range are one answer of one memo.)
+  const b = dimBounds(own, iname, []);
   const where = `${tag}.${axis} iname "${iname}" of kernel "${k.name}"`;
   if (b.lower.length === 0 || b.upper.length === 0) throw new ScheduleError(`${where} is unbounded; hardware axes need a lower and an upper bound`);
   const cl = b.lower.filter(isConst);
