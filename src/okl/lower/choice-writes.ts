@@ -30,6 +30,8 @@ export interface ChoiceWriteHost {
   elementDtype(b: Binding): Dtype | undefined;
   /** Records an access through one of two targets in one array at different offsets, proven apart when the kernel is assembled (chosen-regions.ts). */
   region(r: RegionAccess): void;
+  /** How many instructions precede the one being lowered. */
+  emitted(): number;
   fail(detail: string, pos: A.Pos): never;
 }
 
@@ -66,7 +68,7 @@ export function choiceWrites(host: ChoiceWriteHost, e: A.Expr, ctx: Ctx): readon
     const place = host.element(w.target, indices, label, e.pos, ctx);
     const name = targets[k]!.name;
     // Ping-pong buffers in one array: accepted where the regions are proven apart (chosen-regions.ts).
-    if (name !== undefined && shared.has(name)) host.region(regionAccess(place, name, targets[k]!, ctx.within, true, label, e.pos));
+    if (name !== undefined && shared.has(name)) host.region(regionAccess(place, name, targets[k]!, ctx.within, true, label, e.pos, host.emitted()));
     return { preds: w.preds, place };
   });
 }

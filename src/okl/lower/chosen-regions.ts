@@ -7,13 +7,13 @@
  * is proven exactly, over the loops' bounds, once the kernel's domains are known: for each write
  * through one offset and each access (read or write) through another, the pairs of iterations (of
  * any two work-items) at which they would address one cell form an empty integer set. Subscripts
- * that are not affine in the loop indices and value arguments, and bounds read from memory, prove
- * nothing: the write is then refused, as before.
+ * that are not affine in the loop indices and value arguments (after following locals assigned
+ * once, Assignments), and bounds read from memory, prove nothing: the write is then refused.
  *
  *   src[id] (way q), dst[id] (way q + Nelements*p_Np), 0 <= id < Nelements*p_Np: disjoint, accepted
  *   src[id + 1] reaches q[Nelements*p_Np], which dst[0] writes: refused at the write
  */
-import { exprToAff, iterationDomain, type Expr, type Kernel } from "../../ir/index.js";
+import { exprToAff, insnStores, iterationDomain, mapExpr, type Expr, type Instruction, type Kernel } from "../../ir/index.js";
 import { addConstraints, affSub, intersect, isEmpty, rename, type Aff, type BasicSet } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 
@@ -29,6 +29,8 @@ export interface RegionAccess {
   /** The pointer written through, and where, for the refusal. */
   readonly label: string;
   readonly pos: A.Pos;
+  /** How many of the kernel's instructions precede it (the assignments its subscript's temporaries may be followed to). */
+  readonly before: number;
 }
 
 /** Suffix of the second access's inames (the other work-item). */
@@ -40,9 +42,11 @@ const OTHER = "__other";
  * `valueArgs` are the kernel's value arguments (parameters of the domains, the same in every work-item).
  */
 export function checkChosenRegions(
-  shell: Kernel, accesses: readonly RegionAccess[], valueArgs: ReadonlySet<string>, fail: (detail: string, pos: A.Pos) => never,
+  shell: Kernel, insns: readonly Instruction[], accesses0: readonly RegionAccess[], valueArgs: ReadonlySet<string>, fail: (detail: string, pos: A.Pos) => never,
 ): void {
-  if (accesses.length === 0) return;
+  if (accesses0.length === 0) return;
+  const follow = new Assignments(insns, valueArgs);
+  const accesses = accesses0.map((a) => (a.index ? { ...a, index: follow.resolve(a.index, a.before, new Set(a.within)) } : a));
   const byArray = new Map<string, RegionAccess[]>();
   for (const a of accesses) byArray.set(a.array, [...(byArray.get(a.array) ?? []), a]);
   for (const [array, list] of byArray) {
@@ -98,8 +102,41 @@ export function sharedArrays(targets: readonly { readonly name?: string; readonl
   return out;
 }
 
-/** The access `place` (an element of `array`, target `t`) as a RegionAccess. */
-export function regionAccess(place: Expr, array: string, t: { readonly offset?: Expr; readonly region?: string }, within: readonly string[], write: boolean, label: string, pos: A.Pos): RegionAccess {
+/** The access `place` (an element of `array`, target `t`, after `before` instructions) as a RegionAccess. */
+export function regionAccess(
+  place: Expr, array: string, t: { readonly offset?: Expr; readonly region?: string }, within: readonly string[], write: boolean, label: string, pos: A.Pos, before: number,
+): RegionAccess {
   const flat = place.kind === "subscript" && place.indices.length === 1 ? place.indices[0] : undefined;
-  return { array, way: wayKey(t), index: flat, within, write, label, pos };
+  return { array, way: wayKey(t), index: flat, within, write, label, pos, before };
+}
+
+/**
+ * Private temporaries a subscript reads, followed to their value (`int id = e * p_Np + n;` before
+ * `dst[id] = …`): a temporary assigned by exactly one instruction of the kernel, unconditionally,
+ * before the access and inside loops that all enclose it, holds that assignment's right-hand side
+ * at the access (itself followed the same way). Anything else is left as it is (no affine value).
+ */
+class Assignments {
+  private readonly writers = new Map<string, number[]>();
+
+  constructor(private readonly insns: readonly Instruction[], private readonly valueArgs: ReadonlySet<string>) {
+    insns.forEach((insn, k) => {
+      for (const st of insnStores(insn)) {
+        const name = st.kind === "var" ? st.name : st.kind === "subscript" || st.kind === "linear" ? st.array : undefined;
+        if (name !== undefined) this.writers.set(name, [...(this.writers.get(name) ?? []), insn.kind === "assign" && st.kind === "var" ? k : -1]);
+      }
+    });
+  }
+
+  /** `e` with each temporary that has one value at an access after `before` instructions, within `within`, replaced by it. */
+  resolve(e: Expr, before: number, within: ReadonlySet<string>): Expr {
+    return mapExpr(e, (n) => {
+      if (n.kind !== "var" || within.has(n.name) || this.valueArgs.has(n.name)) return undefined;
+      const w = this.writers.get(n.name);
+      const k = w?.length === 1 ? w[0]! : -1;
+      const insn = k >= 0 && k < before ? this.insns[k] : undefined;
+      if (insn?.kind !== "assign" || insn.atomicity !== "none" || insn.predicates.length > 0 || !insn.withinInames.every((i) => within.has(i))) return undefined;
+      return this.resolve(insn.rhs, k, within);
+    });
+  }
 }

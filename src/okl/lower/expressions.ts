@@ -37,6 +37,8 @@ export class ExprLowering implements ExprLowerer {
 
   /** Vector expressions, per component (src/okl/vector-exprs.ts). */
   readonly vec: VectorLowering = new VectorLowering(this);
+  /** How many instructions the kernel lowering has emitted (set by it): what precedes an access (chosen-regions.ts). */
+  emitted: () => number = () => 0;
   /** The dtype of the elements a pointer binding points into (set by the kernel lowering, which knows its arguments and temporaries). */
   elementDtype: (b: Binding) => Dtype | undefined = () => undefined;
   /** Signs the kernel lowering knows (inames from a bound >= 0, unsigned names), for C's `%` (c-remainder.ts). */
@@ -126,7 +128,7 @@ export class ExprLowering implements ExprLowerer {
     return choiceWrites(this.choiceHost, e, ctx) ?? [{ preds: [], place: this.lvalue(e, ctx) }];
   }
   private readonly choiceHost: ChoiceWriteHost = {
-    expr: (e, ctx) => this.expr(e, ctx), fail: (d, p) => this.fail(d, p), elementDtype: (b) => this.elementDtype(b), region: (r) => void this.regions.push(r),
+    expr: (e, ctx) => this.expr(e, ctx), fail: (d, p) => this.fail(d, p), elementDtype: (b) => this.elementDtype(b), region: (r) => void this.regions.push(r), emitted: () => this.emitted(),
     element: (b, indices, label, pos, ctx) => this.element(usable(b, this.failAt(pos)), indices, label, pos, ctx),
   };
 
@@ -386,7 +388,7 @@ export class ExprLowering implements ExprLowerer {
       if (t.kind === "choice") return this.chosenElement(t, indices, label, pos, ctx, shared); // nested: the ways of the outermost
       const x = this.element(usable(t, this.failAt(pos)), indices, label, pos, ctx);
       const name = (t as { name?: string }).name;
-      if (name !== undefined && shared.has(name)) this.regions.push(regionAccess(x, name, t as { offset?: Expr }, ctx.within, false, label, pos));
+      if (name !== undefined && shared.has(name)) this.regions.push(regionAccess(x, name, t as { offset?: Expr }, ctx.within, false, label, pos, this.emitted()));
       return x;
     });
   }

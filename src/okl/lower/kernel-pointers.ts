@@ -51,6 +51,9 @@ export abstract class PointerLowering extends ArgumentLowering {
     return true;
   }
 
+  /** What precedes an access through ping-pong pointers: the instructions emitted so far (chosen-regions.ts). */
+  protected readonly emittedCount = (this.ex.emitted = () => this.log.insns.length);
+
   /** Pointer casts check the type the pointer points to (byte-pointers.ts): the dtype of an argument's or a temporary's elements. */
   private readonly elementDtypes = (this.ex.elementDtype = (b: Binding): Dtype | undefined => {
     switch (b.kind) {

@@ -67,7 +67,7 @@ class OklKernelLowering extends LoopLowering {
     if (this.nests === 0) this.fail(`[@kernel] requires at least one [@outer] for-loop`, this.f.pos, "OKL §2");
     // Multi-dimensional local arrays read past a row keep C's row-major layout (row-layout.ts).
     const shell = kernelRecord({ name: this.f.name, domains: this.domains, instructions: [], args: [] });
-    checkChosenRegions(shell, this.ex.regions, this.valueArgs, this.failAt); // ping-pong buffers in one array stay apart
+    checkChosenRegions(shell, this.log.insns, this.ex.regions, this.valueArgs, this.failAt); // ping-pong buffers in one array stay apart
     const { insns, temps } = rowLayout(shell, this.log.insns, this.temps, this.ex.rows, (m, pos) => this.file.warn(m, pos), this.flatViews);
     return withKernel(assembleKernel({
       name: this.f.name, pos: this.f.pos, domains: this.domains, insns, args: this.sortedArgs(), temps,
