@@ -23,6 +23,7 @@ import { existingTemporary } from "./reuse-temporary.js";
 import { applyTags, perInameTags, tagStoreAlone, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
 import { checkPrivateStaysInWorkItem } from "./iname.js";
 import { storeDomain } from "./fetch-domain.js";
+import { tileFootprint, tileStoreDomain, tileStoreParams } from "./fetch-tile.js";
 
 export const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
   if (x === undefined) return undefined;
@@ -138,7 +139,11 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   }
   // The footprint with every non-swept iname fixed tells which of them it depends on.
   const base = footprintOptions(req);
-  const first = footprintOrThrow(k, who, name, withSweep(base, { sweepInames: req.sweep, dependsOnly: true }));
+  // The footprint by construction where the reads fit its case (fetch-tile.ts), else the general route.
+  const tile = req.outer === undefined && req.generators === undefined && req.axesOf === undefined && req.select === undefined && !req.boundingBox
+    ? tileFootprint(k, { name, insnIds: readers, sweep: req.sweep, shape: req.shape }, kernelInames)
+    : undefined;
+  const first = tile ?? footprintOrThrow(k, who, name, withSweep(base, { sweepInames: req.sweep, dependsOnly: true }));
   let outer: string[];
   if (req.outer !== undefined) {
     for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
@@ -154,7 +159,9 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const priorities = placed.priorities;
   const outerSet = new Set(outer);
   const projected = [...readerInames].filter((n) => !outerSet.has(n));
-  const fp = footprintOrThrow(k, who, name, withSweep(base, { sweepInames: projected, from: first }));
+  const tileParams = tile === undefined ? undefined : tileStoreParams(k, tile, outer, kernelInames);
+  const fp: Pick<Footprint, "box"> = tileParams !== undefined ? tile!
+    : footprintOrThrow(k, who, name, withSweep(base, { sweepInames: projected, ...(tile === undefined ? { from: first as Footprint } : {}) }));
 
   // Shape: constant extents, or (in a global temporary) extents in the kernel's parameters; axes
   // of extent 1 are not stored (loopy drops them).
@@ -226,9 +233,11 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     }
   }
 
-  const { dom, clip, predicates } = storeDomain(k, fp, {
-    boundingBox: req.boundingBox, taken, dimNames, stored, bounds: dimBoundsOf, outer, shape: req.shape, kernelInames,
-  });
+  const { dom, clip, predicates } = tileParams !== undefined
+    ? { dom: tileStoreDomain(tileParams, dimNames, dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!))), clip: [], predicates: [] }
+    : storeDomain(k, fp as Footprint, {
+      boundingBox: req.boundingBox, taken, dimNames, stored, bounds: dimBoundsOf, outer, shape: req.shape, kernelInames,
+    });
 
   checkIlpOuter(k, dom, dimNames, req);
 

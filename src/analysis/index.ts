@@ -5,3 +5,4 @@ export {
   type Access, type AffCondition, type BoxAxis, type Footprint, type FootprintOptions, type UseFilter,
 } from "./footprint.js";
 export * from "./statistics/index.js";
+export { factsOf } from "./footprint-piece.js";

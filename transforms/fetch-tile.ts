@@ -1,0 +1,240 @@
+/**
+ * A fetch's footprint and store domain known by construction (issue 21), for the common case: one
+ * read whose every index is `g(fixed inames, parameters) + s` for its own sweep iname `s`, each
+ * sweep iname ranging over constants `lo <= s <= hi` in the iteration domain, its other rows
+ * bounding `s + g` by parameters alone (a split's `0 <= 16*i_outer + i_inner < n`). Then the
+ * footprint is a box: along axis r, `g + lo <= index <= g + hi` and the parameter bounds, and the
+ * store domain is `0 <= a_dim_r <= hi - lo`, when the other bounds are implied (the tile divides
+ * the extent: a small exact question on the parameters, remembered by its content, which repeats
+ * across a sweep's variants). What accessFootprint and storeDomain would compute for it with
+ * projections, a gist and memo keys of whole domains, read off the rows instead.
+ *
+ * Anything else, or a bound that is not implied, takes the general route (undefined here): the
+ * answers are the same either way (test/transforms/fetch-tile.test.ts compares both routes).
+ */
+import { exprToAff, factsOf, findAccesses, type BoxAxis } from "../src/analysis/index.js";
+import { affToExpr, iterationDomain, NATURAL_ORDER, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
+import {
+  aff, affAdd, affIsConstant, affKey, affScale, affSub, addConstraints, contentMemo, intersect, isEmpty, isEmptyWith, memoized, setContentId, universe,
+  type Aff, type BasicSet,
+} from "../src/poly/index.js";
+import { boundByFace, clipIntNames } from "./fetch-clip.js";
+
+const tileRoute = { on: true, taken: 0 };
+
+/** Tests: the footprint by construction on (default) or off (every fetch takes the general route). */
+export function useTileFetch(on: boolean): void {
+  tileRoute.on = on;
+}
+
+/** How many fetches took the route by construction (tests: the path is taken). */
+export function tileFetches(): number {
+  return tileRoute.taken;
+}
+
+/** What the general route would find, known before the loops the store runs within are chosen. */
+export interface TileFootprint {
+  /** The fixed inames the footprint depends on (the lean footprint's `dependsOn`). */
+  readonly dependsOn: readonly string[];
+  /** The footprint's bounding box (the full footprint's `box`): every extent a constant > 1. */
+  readonly box: readonly BoxAxis[];
+  /** The store domain's parameters before the outer inames: the domain's, then other names the indices use. */
+  readonly params: readonly string[];
+  /** The iteration domain's dims, in its order (the outer inames among them follow `params`). */
+  readonly domDims: readonly string[];
+}
+
+/** What the route needs of the store request. */
+export interface TileRequest {
+  readonly name: string;
+  readonly insnIds: readonly string[];
+  readonly sweep: readonly string[];
+  /** The array's shape, when known (the clip). */
+  readonly shape: readonly Expr[] | undefined;
+}
+
+/**
+ * The footprint of the reads of `req.name` in `req.insnIds` over `req.sweep`, by construction
+ * (see the module comment), or undefined: the general route decides.
+ */
+export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: ReadonlySet<string>): TileFootprint | undefined {
+  if (!tileRoute.on) return undefined;
+  const accesses = findAccesses(k, req.name, req.insnIds);
+  if (accesses.length !== 1) return undefined;
+  const acc = accesses[0]!;
+  const facts = factsOf(k);
+  // Affine predicates narrow the points where the read runs: the general route knows how.
+  if ((facts.insns.get(acc.insnId)?.predicates.length ?? 1) !== 0) return undefined;
+  const sweep = new Set(req.sweep);
+  const used = new Set(acc.inames);
+  const gs: Aff[] = [];
+  const sweepOf: string[] = [];
+  const affs: Aff[] = [];
+  for (const e of acc.indices) {
+    const a = exprToAff(e, facts.isIndexVar);
+    if (!a) return undefined;
+    affs.push(a);
+    let s: string | undefined;
+    const g: Record<string, number> = {};
+    for (const n in a.terms) {
+      if (kernelInames.has(n)) used.add(n);
+      if (sweep.has(n)) {
+        // One sweep iname per axis, with coefficient 1, and each on one axis only.
+        if (s !== undefined || a.terms[n] !== 1 || sweepOf.includes(n)) return undefined;
+        s = n;
+      } else g[n] = a.terms[n]!;
+    }
+    if (s === undefined) return undefined;
+    sweepOf.push(s);
+    gs.push(aff(g, a.constant));
+  }
+  const inames = [...used].sort(naturalCompare);
+  const D = iterationDomain(k, inames);
+  if (D.exists.length > 0) return undefined;
+  const np = D.params.length;
+  const cols = [...D.params, ...D.dims];
+  const sCol = sweepOf.map((s) => cols.indexOf(s));
+  if (sCol.some((c) => c < np)) return undefined;
+  const lowers: Aff[][] = sweepOf.map(() => []);
+  const uppers: Aff[][] = sweepOf.map(() => []);
+  for (const con of D.constraints) {
+    let r = -1;
+    for (let x = 0; x < sCol.length; x++) {
+      if (con.coeffs[sCol[x]!] === 0) continue;
+      if (r >= 0) return undefined;
+      r = x;
+    }
+    if (r < 0) continue;
+    const c = con.coeffs[sCol[r]!]!;
+    if (con.eq || (c !== 1 && c !== -1)) return undefined;
+    // The row is c*s + t >= 0; with s = index - g: c*index + rest >= 0, rest = t - c*g. Either t
+    // uses no iname (a bound of s itself: a face g + lo of the box), or rest uses none (a bound of
+    // index = s + g by parameters alone: a split's 0 <= 16*i_outer + i_inner < n).
+    const terms: Record<string, number> = {};
+    for (let j = 0; j < cols.length; j++) if (j !== sCol[r] && con.coeffs[j] !== 0) terms[cols[j]!] = con.coeffs[j]!;
+    const t = aff(terms, con.constant);
+    const rest = affSub(t, affScale(gs[r]!, c));
+    if (usesIname(t, kernelInames) && usesIname(rest, kernelInames)) return undefined;
+    // c = 1: index >= -rest; c = -1: index <= rest.
+    if (c === 1) lowers[r]!.push(affSub(aff({}), rest));
+    else uppers[r]!.push(rest);
+  }
+  const box: BoxAxis[] = [];
+  for (let r = 0; r < sweepOf.length; r++) {
+    const axis = boxAxisOf(gs[r]!, lowers[r]!, uppers[r]!);
+    if (axis === undefined) return undefined;
+    box.push(axis);
+  }
+  if (!otherFacesImplied(k, box)) return undefined;
+  if (req.shape !== undefined && req.shape.length === box.length && !clipByFaces(k, req.shape, box, kernelInames)) return undefined;
+  // The general route refuses a footprint of no point (no access runs): it decides that one.
+  if (isEmpty(k.assumptions.constraints.length > 0 ? intersect(D, k.assumptions) : D)) return undefined;
+  const dependsOn = new Set<string>();
+  for (const b of box) for (const f of [...b.lowers, ...b.uppers]) for (const n in f.terms) if (kernelInames.has(n)) dependsOn.add(n);
+  const params = [...D.params];
+  for (const a of affs) for (const n in a.terms) if (!D.dims.includes(n) && !params.includes(n)) params.push(n);
+  tileRoute.taken++;
+  return { dependsOn: [...dependsOn].sort(naturalCompare), box, params, domDims: D.dims };
+}
+
+function usesIname(a: Aff, kernelInames: ReadonlySet<string>): boolean {
+  for (const n in a.terms) if (kernelInames.has(n)) return true;
+  return false;
+}
+
+/**
+ * The box axis of faces `lowers` / `uppers` (index >= L, index <= U) as the general route picks it
+ * (footprint.ts's boxAxis): the pair of least constant size. Undefined unless that pair is one and
+ * only one, made of the sweep iname's own bounds (`g + lo`, `g + hi`), of size > 1.
+ */
+function boxAxisOf(g: Aff, lowers: readonly Aff[], uppers: readonly Aff[]): BoxAxis | undefined {
+  let best: { L: Aff; U: Aff; size: number } | undefined;
+  let ties = 0;
+  for (const L of lowers) {
+    for (const U of uppers) {
+      const size = affAdd(affSub(U, L), aff({}, 1));
+      if (!affIsConstant(size)) continue;
+      if (best === undefined || size.constant < best.size) {
+        best = { L, U, size: size.constant };
+        ties = 0;
+      } else if (size.constant === best.size) ties++;
+    }
+  }
+  if (best === undefined || ties > 0 || best.size <= 1) return undefined;
+  // The pair must be g's: its difference from g is a constant (the sweep iname's constant bounds).
+  if (!affIsConstant(affSub(best.L, g)) || !affIsConstant(affSub(best.U, g))) return undefined;
+  return {
+    base: affToExpr(best.L, NATURAL_ORDER), baseAff: best.L,
+    extent: best.size, extentAff: affAdd(affSub(best.U, best.L), aff({}, 1)),
+    lowers, uppers,
+  };
+}
+
+/**
+ * Whether every face of every axis other than its base and its top is implied where the footprint
+ * has points (then the store domain keeps only `0 <= a_dim <= extent - 1`): per axis, within the
+ * assumptions and `L <= U` for every pair of faces (an index exists), no value of the parameters
+ * and fixed inames has a lower face above the base or an upper face below the top. Exact integer
+ * questions over a few names, remembered by their content.
+ */
+function otherFacesImplied(k: Kernel, box: readonly BoxAxis[]): boolean {
+  for (const b of box) {
+    const top = affSub(affAdd(b.baseAff, aff({}, b.extent as number)), aff({}, 1));
+    const others = b.lowers.length + b.uppers.length > 2;
+    if (!others) continue;
+    let key = `${setContentId(k.assumptions)}|${affKey(b.baseAff)}|${affKey(top)}|`;
+    for (const L of b.lowers) key += `${affKey(L)};`;
+    key += "|";
+    for (const U of b.uppers) key += `${affKey(U)};`;
+    if (!memoized(impliedMemo, key, () => ({ yes: facesImplied(k, b, top) })).yes) return false;
+  }
+  return true;
+}
+
+const impliedMemo = contentMemo<{ readonly yes: boolean }>();
+
+function facesImplied(k: Kernel, b: BoxAxis, top: Aff): boolean {
+  const names = new Set<string>();
+  for (const f of [...b.lowers, ...b.uppers]) for (const n in f.terms) names.add(n);
+  for (const p of k.assumptions.params) names.delete(p);
+  let ctx: BasicSet = universe([...k.assumptions.params, ...[...names].sort()], []);
+  if (k.assumptions.constraints.length > 0) ctx = intersect(ctx, k.assumptions);
+  const rows: { aff: Aff; eq: boolean }[] = [];
+  for (const L of b.lowers) for (const U of b.uppers) rows.push({ aff: affSub(U, L), eq: false });
+  ctx = addConstraints(ctx, rows);
+  // A lower face L above the base somewhere: L - base - 1 >= 0; an upper face U below the top: top - U - 1 >= 0.
+  for (const L of b.lowers) if (L !== b.baseAff && !isEmptyWith(ctx, affSub(affSub(L, b.baseAff), aff({}, 1)))) return false;
+  for (const U of b.uppers) if (!isEmptyWith(ctx, affSub(affSub(top, U), aff({}, 1)))) return false;
+  return true;
+}
+
+/** Whether each bound of the array's shape follows from a face (fetch-clip.ts): then the store needs no clip. */
+function clipByFaces(k: Kernel, shape: readonly Expr[], box: readonly BoxAxis[], kernelInames: ReadonlySet<string>): boolean {
+  const intNames = clipIntNames(k, kernelInames);
+  return box.every((b, r) => {
+    const ext = exprToAff(shape[r]!, (n) => intNames.has(n));
+    return !ext || (boundByFace(b, "lower", ext) && boundByFace(b, "upper", ext));
+  });
+}
+
+/**
+ * The store domain's parameters once the store's outer inames are known, or undefined: unless
+ * they are exactly the inames the footprint depends on, the general route decides. (Its domain is
+ * then the new inames' bounds over these: the footprint's parameters, the outer inames in the
+ * domain's order, the assumptions' others.)
+ */
+export function tileStoreParams(k: Kernel, tile: TileFootprint, outer: readonly string[], kernelInames: ReadonlySet<string>): string[] | undefined {
+  if (outer.length !== tile.dependsOn.length || !tile.dependsOn.every((n) => outer.includes(n))) return undefined;
+  const outerSet = new Set(outer);
+  const params = [...tile.params];
+  for (const d of tile.domDims) if (outerSet.has(d)) params.push(d);
+  if (k.assumptions.constraints.length > 0) for (const p of k.assumptions.params) if (!params.includes(p)) params.push(p);
+  // A parameter that is an iname but not an outer one: the general route projects it out.
+  if (params.some((p) => kernelInames.has(p) && !outerSet.has(p))) return undefined;
+  return params;
+}
+
+/** The store domain over `params` (tileStoreParams): the new inames' bounds alone. */
+export function tileStoreDomain(params: readonly string[], dimNames: readonly string[], bounds: readonly { aff: Aff; eq: boolean }[]): BasicSet {
+  return addConstraints(universe(params, dimNames), bounds);
+}
