@@ -3,15 +3,45 @@
  * as the context around them and the rows a loop or guard adds. Its facts (facts.ts, what the cheap
  * proofs read) are its parent's with the new rows; its set (what the exact operations read:
  * gists, emptiness tests) is made only when one of them asks. Most contexts are the innermost
- * loops' and guards', which only cheap proofs read: they are never made sets.
+ * loops' and guards', which only cheap proofs read: they are never made sets. Questions about a few
+ * inames (a loop's bounds, a guard over its inames) read the context's factor of those inames
+ * (`factor`), built from the rows that reach them: the whole context is not made a set for them.
  */
-import type { BasicSet } from "../../src/poly/index.js";
-import { emptyInterval, extendFacts, factsOf, type ContextFacts } from "./facts.js";
-import { withRowsSet, type Row } from "./rows.js";
+import { extendSet, factorOf, type BasicSet } from "../../src/poly/index.js";
+import { emptyInterval, extendFacts, factsOf, termsKey, type ContextFacts } from "./facts.js";
+import { rowVars, withRowsSet, type Row } from "./rows.js";
+
+/**
+ * The rows of a context over its root set, flat, where its factors can be read from them:
+ * the root set has no dimensions, and no row is an equality, constant, or meets a row of the
+ * opposite terms (no implicit equality, no empty pair): the normal form then changes each row
+ * alone or rows with the same terms, never moving a fact from one factor to another through the
+ * parameters.
+ */
+interface Flat {
+  readonly root: BasicSet;
+  readonly rows: readonly Row[];
+  /** The variables of each row that are dimensions of the context. */
+  readonly rowDims: readonly (readonly string[])[];
+  /** The context set's parameters, in its order. */
+  readonly params: readonly string[];
+  /** The least constant of the rows of each terms (`termsKey`), made prime, for the opposite-row test. */
+  readonly terms: ReadonlyMap<string, { readonly c: number }>;
+}
+
+function gcd(x: number, y: number): number {
+  let a = Math.abs(x);
+  let b = Math.abs(y);
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
 
 export class LoopContext {
   private made: BasicSet | undefined;
   private madeFacts: ContextFacts | undefined;
+  /** `flat()`: undefined until asked, null where the factors are not read from rows. */
+  private madeFlat: Flat | null | undefined;
+  private readonly factors = new Map<string, BasicSet>();
 
   private constructor(
     private readonly parent: LoopContext | undefined,
@@ -51,6 +81,76 @@ export class LoopContext {
     }
     return this.madeFacts;
   }
+
+  /**
+   * `factorOf(this.set, names)`: the rows that reach `names` through shared dimensions, and the
+   * root's (parameters only), as a set over those dimensions, without making the whole context a
+   * set (a loop over `k_inner` reads `k_outer`'s rows, not the hardware ranges of the work-group).
+   */
+  factor(names: readonly string[]): BasicSet {
+    const key = names.join(",");
+    let f = this.factors.get(key);
+    if (f === undefined) this.factors.set(key, (f = this.computeFactor(names)));
+    return f;
+  }
+
+  private computeFactor(names: readonly string[]): BasicSet {
+    const flat = this.flat();
+    if (flat === null || this.made !== undefined) return factorOf(this.set, names);
+    const want = new Set(names.filter((n) => this.dims.includes(n)));
+    const taken = new Array<boolean>(flat.rows.length).fill(false);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (let j = 0; j < flat.rows.length; j++) {
+        if (taken[j]) continue;
+        const ds = flat.rowDims[j]!;
+        if (ds.length > 0 && !ds.some((d) => want.has(d))) continue;
+        taken[j] = true;
+        for (const d of ds) {
+          if (!want.has(d)) {
+            want.add(d);
+            grew = true;
+          }
+        }
+      }
+    }
+    const rows = flat.rows.filter((_, j) => taken[j]);
+    return extendSet(flat.root, flat.params, this.dims.filter((n) => want.has(n)), rows);
+  }
+
+  private flat(): Flat | null {
+    if (this.madeFlat !== undefined) return this.madeFlat;
+    if (this.parent === undefined) {
+      const s = this.made!;
+      this.madeFlat = s.dims.length > 0 ? null : { root: s, rows: [], rowDims: [], params: s.params, terms: new Map() };
+      return this.madeFlat;
+    }
+    const up = this.parent.flat();
+    if (up === null) return (this.madeFlat = null);
+    const terms = new Map(up.terms);
+    const rowDims = up.rowDims.slice();
+    for (const r of this.rows) {
+      const t = r.aff.terms;
+      if (r.eq) return (this.madeFlat = null);
+      let g = 0;
+      for (const n in t) g = gcd(g, t[n]!);
+      if (g === 0) return (this.madeFlat = null);
+      // The constant as the normal form tightens it (the terms divided by their gcd).
+      const c = Math.floor(r.aff.constant / g);
+      const opposite = terms.get(termsKey(t, -1));
+      if (opposite !== undefined && opposite.c + c <= 0) return (this.madeFlat = null);
+      const mine = termsKey(t, 1);
+      const had = terms.get(mine);
+      if (had === undefined || c < had.c) terms.set(mine, { c });
+    }
+    // Dimensions and parameters as `withRowsSet` makes them, level by level.
+    const params = [...new Set([...up.params, ...rowVars(this.rows)])].filter((n) => !this.dims.includes(n));
+    const rows = [...up.rows, ...this.rows];
+    for (const r of rows.slice(up.rows.length)) rowDims.push(Object.keys(r.aff.terms).filter((n) => this.dims.includes(n)));
+    // A parameter of a row made a dimension by a later level: the earlier rows' dims are read again.
+    const again = this.dims.length > this.parent.dims.length ? rows.map((r) => Object.keys(r.aff.terms).filter((n) => this.dims.includes(n))) : rowDims;
+    return (this.madeFlat = { root: up.root, rows, rowDims: again, params, terms });
+  }
 }
 
 /** A context as a set or a loop's context. */
@@ -61,3 +161,7 @@ export function setOf(ctx: Ctx): BasicSet {
   return ctx instanceof LoopContext ? ctx.set : ctx;
 }
 
+/** `factorOf(setOf(ctx), names)`. */
+export function factorOfCtx(ctx: Ctx, names: readonly string[]): BasicSet {
+  return ctx instanceof LoopContext ? ctx.factor(names) : factorOf(ctx, names);
+}

@@ -5,7 +5,7 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import {
-  addConstraints, aff, affAdd, affIsConstant, affScale, affSub, eliminateExact, factorOf, gist, intersect, isEmptyWith, universe,
+  addConstraints, aff, affAdd, affIsConstant, affScale, affSub, eliminateExact, gist, intersect, isEmptyWith, universe,
   type Aff, type BasicSet,
 } from "../../src/poly/index.js";
 import { untieExistentials } from "../../src/poly/lattice.js";
@@ -14,7 +14,7 @@ import { block, ilit, type Ex, type Stmt } from "../ast.js";
 import type { KernelHost } from "./host.js";
 import { inContext } from "./facts.js";
 import { affEx, condOf, floorEx, foldRow, joinEx, rowKey, rowsOf, rowVars, type Row } from "./rows.js";
-import { setOf, type Ctx, type LoopContext } from "./context.js";
+import { factorOfCtx, setOf, type Ctx, type LoopContext } from "./context.js";
 
 export { inContext };
 
@@ -292,8 +292,7 @@ export function notImpliedRows(rows: readonly Row[], known: readonly string[], c
   // Rows over inames need only the context's factors of those inames; a row over parameters
   // alone may follow from any factor (a loop `0 <= i < n` implies `n >= 1`): the whole context.
   const overInames = rows.every((r) => Object.keys(r.aff.terms).some((n) => known.includes(n)));
-  const set = setOf(ctx);
-  return rowsOf(gist(s, overInames ? factorOf(set, vars) : set)).rows;
+  return rowsOf(gist(s, overInames ? factorOfCtx(ctx, vars) : setOf(ctx))).rows;
 }
 
 /** Whether a barrier is among `nodes` or inside their loops. */
