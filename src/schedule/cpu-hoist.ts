@@ -15,6 +15,7 @@ import {
 import { isEmpty } from "../poly/index.js";
 import { domainParamsOf } from "./cpu-params.js";
 import { touchedNames } from "./cpu-privatize.js";
+import { quoted } from "./source-places.js";
 import type { DeviceKernel, ScheduleNode } from "./types.js";
 
 /** What hoisting changes: the kernel (the hoisted assignments within the group inames only) and the device kernel's body without them. */
@@ -66,7 +67,7 @@ export function hoistUniform(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<strin
   const readOnly = (a: string): string | undefined => {
     if (!arrays.has(a)) return temps.has(a) ? `temporary array "${a}" (only arguments that the kernel never writes are read once per work-group)` : `"${a}"`;
     const w = written.get(a);
-    return w ? `array "${a}", which instruction "${w[0]!.id}" of the kernel writes` : undefined;
+    return w ? `array "${a}", which instruction ${quoted(k, w[0]!.id)} of the kernel writes` : undefined;
   };
   /** Per temporary looked at: why it cannot be hoisted, or its writer and the hoistable temporaries it reads. */
   const verdicts = new Map<string, string | { readonly insn: Instruction; readonly reads: readonly string[] }>();
@@ -79,8 +80,8 @@ export function hoistUniform(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<strin
     let why: string | undefined;
     if (!t || t.shape.length > 0 || t.dimTags !== undefined || t.addressSpace !== "private" || t.dtype === undefined) why = `it is not a private scalar`;
     else if (d === undefined || ws.length > 1) why = `${ws.length} instructions assign it`;
-    else if (d.kind !== "assign" || d.atomicity !== "none" || d.lhs.kind !== "var") why = `instruction "${d.id}" updates it atomically or in an opaque block`;
-    else if (!ids.has(d.id)) why = `instruction "${d.id}" of another device kernel assigns it`;
+    else if (d.kind !== "assign" || d.atomicity !== "none" || d.lhs.kind !== "var") why = `instruction ${quoted(k, d.id)} updates it atomically or in an opaque block`;
+    else if (!ids.has(d.id)) why = `instruction ${quoted(k, d.id)} of another device kernel assigns it`;
     else if (depth > MAX_CHAIN) why = `it is computed from a chain of more than ${MAX_CHAIN} values`;
     if (why !== undefined) {
       verdicts.set(name, why);
@@ -94,12 +95,12 @@ export function hoistUniform(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<strin
   };
   const examine = (d: Instruction, depth: number): string | { readonly insn: Instruction; readonly reads: readonly string[] } => {
     const seq = d.withinInames.find((i) => tagOf(i) !== "g" && tagOf(i) !== "l");
-    if (seq !== undefined) return `its assignment "${d.id}" runs inside loop "${seq}"`;
-    if (d.kind !== "assign" || !pos.has(d.id)) return `its assignment "${d.id}" does not stand outside every loop of device kernel "${dk.name}"`;
+    if (seq !== undefined) return `its assignment ${quoted(k, d.id)} runs inside loop ${quoted(k, seq)}`;
+    if (d.kind !== "assign" || !pos.has(d.id)) return `its assignment ${quoted(k, d.id)} does not stand outside every loop of device kernel "${dk.name}"`;
     for (const l of d.withinInames.filter((i) => tagOf(i) === "l")) {
       const dom = k.domains[domainIndexOf(k, l)];
       if (!dom || dom.params.length > 0 || dom.exists.length > 0 || dom.dims.length !== 1 || isEmpty(dom)) {
-        return `its assignment "${d.id}" runs over a range of work-items "${l}" that is not a fixed box, so it may not run in every work-group`;
+        return `its assignment ${quoted(k, d.id)} runs over a range of work-items ${quoted(k, l)} that is not a fixed box, so it may not run in every work-group`;
       }
     }
     const reads = new Set<string>();
@@ -115,15 +116,15 @@ export function hoistUniform(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<strin
         } else if (!temps.has(n.name)) bad = `"${n.name}"`;
         else {
           const r = verdict(n.name, depth + 1);
-          if (typeof r === "string") bad = `private temporary "${n.name}" (${r})`;
-          else if (pos.get(r.insn.id)! > pos.get(d.id)!) bad = `private temporary "${n.name}", assigned after it`;
+          if (typeof r === "string") bad = `private temporary ${quoted(k, n.name)} (${r})`;
+          else if (pos.get(r.insn.id)! > pos.get(d.id)!) bad = `private temporary ${quoted(k, n.name)}, assigned after it`;
           else reads.add(n.name);
         }
       }
       return bad === undefined;
     });
     for (const e of [d.rhs, ...d.predicates]) look(e);
-    return bad !== undefined ? `its assignment "${d.id}" reads ${bad}` : { insn: d, reads: [...reads] };
+    return bad !== undefined ? `its assignment ${quoted(k, d.id)} reads ${bad}` : { insn: d, reads: [...reads] };
   };
   // Hoist what the crossing temporaries need, and only that.
   const need = new Set<string>();
@@ -152,7 +153,7 @@ export function hoistUniform(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<strin
   }
   for (const [name, all] of wanted) {
     const used = [...all].find((n) => foreign.has(n));
-    if (used !== undefined) why.set(name, used === name ? `instruction "${foreign.get(used)}" of another device kernel uses it` : `it reads "${used}", which instruction "${foreign.get(used)}" of another device kernel uses`);
+    if (used !== undefined) why.set(name, used === name ? `instruction ${quoted(k, foreign.get(used)!)} of another device kernel uses it` : `it reads ${quoted(k, used)}, which instruction ${quoted(k, foreign.get(used)!)} of another device kernel uses`);
     else for (const n of all) need.add(n);
   }
   if (need.size === 0) return undefined;

@@ -11,6 +11,7 @@ import {
   type Expr, type Instruction, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { rename, type BasicSet } from "../poly/index.js";
+import { quoted } from "./source-places.js";
 import type { HwAxis, ScheduleNode } from "./types.js";
 
 /** Per domain list (kernels are immutable): each iname's domain's parameters. */
@@ -99,8 +100,8 @@ export function loadDomainParams(
     const other = fields.instructions.find((x) => !ids.has(x.id) && x.kind !== "barrier" && x.withinInames.some((i) => d.dims.includes(i)));
     if (other) {
       throw new ScheduleError(
-        `lowerForCpu: the bounds of ${d.dims.map((x) => `"${x}"`).join(", ")} read private temporary "${rn[0]}", which device kernel "${dkName}" gives one slot per work-item, ` +
-        `but instruction "${other.id}" of another device kernel runs within them; keep the bound in a local (@shared) array or compute it in each device kernel`);
+        `lowerForCpu: the bounds of ${d.dims.map((x) => quoted(k, x)).join(", ")} read private temporary ${quoted(k, rn[0]!)}, which device kernel "${dkName}" gives one slot per work-item, ` +
+        `but instruction ${quoted(k, other.id)} of another device kernel runs within them; keep the bound in a local (@shared) array or compute it in each device kernel`);
     }
     return rename(d, Object.fromEntries(rn.map((p) => [p, map[p]!])));
   });
@@ -133,7 +134,7 @@ export function loadDomainParams(
       if (need.length > 0 && hasBarrier(n.body)) {
         const why = notUniform.get(need[0]!);
         throw new ScheduleError(
-          `lowerForCpu: loop "${n.iname}" of device kernel "${dkName}" holds a barrier and its bounds read private temporary "${need[0]}", ` +
+          `lowerForCpu: loop ${quoted(k, n.iname)} of device kernel "${dkName}" holds a barrier and its bounds read private temporary ${quoted(k, need[0]!)}, ` +
           `which CPU targets cannot prove to be one value for the whole work-group${why === undefined ? "" : ` (${why})`}; ` +
           `CPU targets run such a loop outside the loops over the work-items, so its bounds must be one value per work-group: assign the bound once, in no loop but the group's and ` +
           `work-items' (@outer, @inner), from value arguments, group (@outer) indices and arrays the kernel only reads, or keep it in a local (@shared) array or a kernel argument`);

@@ -21,6 +21,7 @@ import { hoistUniform } from "./cpu-hoist.js";
 import { checkScalarBounds, hasBarrier, loadDomainParams } from "./cpu-params.js";
 import { axesToBox, barrierCrossing, inlineCrossing, privatizedFields } from "./cpu-privatize.js";
 import { axisRows, hwAxis } from "./device.js";
+import { quoted } from "./source-places.js";
 import type { DeviceKernel, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
 function insnIdsOf(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
@@ -216,7 +217,7 @@ function shareAxes(
       const key = `${tag.kind}.${tag.axis}`;
       const prev = seen.get(key);
       if (prev !== undefined) {
-        throw new ScheduleError(`lowerForCpu: instruction "${insn.id}" of device kernel "${dk.name}" runs within inames "${prev}" and "${i}", both on axis ${key}`);
+        throw new ScheduleError(`lowerForCpu: instruction ${quoted(k, insn.id)} of device kernel "${dk.name}" runs within inames ${quoted(k, prev)} and ${quoted(k, i)}, both on axis ${key}`);
       }
       seen.set(key, i);
       const list = onAxis.get(key) ?? [];
@@ -367,8 +368,8 @@ function lowerDevice(kIn: Kernel, dk0: DeviceKernel, privatized: Set<string>): {
       const sized = dk.localAxes.find((ax) => ax.size.kind !== "const");
       if (sized) {
         throw new ScheduleError(
-          `lowerForCpu: private temporary "${t.name}" of device kernel "${dk.name}" lives across a barrier, so CPU targets give it one slot per work-item, ` +
-          `but the work-group size along l.${sized.axis} (iname "${sized.iname}") is ${exprToString(sized.size)}, not a compile-time constant; ` +
+          `lowerForCpu: private temporary ${quoted(k0, t.name)} of device kernel "${dk.name}" lives across a barrier, so CPU targets give it one slot per work-item, ` +
+          `but the work-group size along l.${sized.axis} (iname ${quoted(k0, sized.iname)}) is ${exprToString(sized.size)}, not a compile-time constant; ` +
           `split "${sized.iname}" by a constant and tag the inner part, or keep the value in a local (@shared) array`);
       }
     }

@@ -31,6 +31,14 @@ export abstract class LockstepLowering extends PointerLowering {
   /** The `if`s that stand for a `continue` or `break` of a loop holding @inner loops or barriers (loop-jumps.ts), with that jump. */
   private readonly jumpGuards = new Map<A.If, A.Stmt>();
 
+  /** Where instructions, loops and locals come from, "line:column" by id, iname or temporary (Kernel.oklOptions.places). */
+  protected readonly places: Record<string, string> = {};
+
+  /** Records that `name` comes from `pos`, unless known already. */
+  protected placed(name: string | undefined, pos: A.Pos | undefined): void {
+    if (name !== undefined && pos !== undefined && !(name in this.places)) this.places[name] = `${pos.line}:${pos.column}`;
+  }
+
   /** The local axes of the current @outer nest whose @inner loops all run every work-item (whole-axes.ts). */
   protected wholeAxes = new Set<number>();
 
@@ -127,6 +135,7 @@ export abstract class LockstepLowering extends PointerLowering {
     const capped: Expr = { kind: "cast", dtype: "int32", value: { kind: "call", fn: "min", args: [n, c(2 ** 31 - 1, "int64")] } };
     const cap = this.fresh(`${counter.name}_trips`);
     this.temps.push({ name: cap, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+    this.placed(cap, s.pos);
     this.emit({ kind: "var", name: cap }, capped, ctx, false, s.pos);
     const t = this.fresh(`${counter.name}_trip`);
     this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1, [cap]: 1 }, -1), eq: false }]);

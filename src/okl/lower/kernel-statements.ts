@@ -32,8 +32,6 @@ export abstract class StatementLowering extends LockstepLowering {
   /** Their temporaries, stored row-major (row-layout.ts). */
   protected readonly flatViews = new Set<string>();
 
-  /** Where instructions, loops and locals come from, "line:column" by id, iname or temporary (Kernel.oklOptions.places). */
-  protected readonly places: Record<string, string> = {};
   /** The statement being lowered (the place of the loops it makes). */
   private at: A.Pos | undefined;
 
@@ -45,11 +43,6 @@ export abstract class StatementLowering extends LockstepLowering {
   protected override addDomain(dims: string[], rows: Parameters<LockstepLowering["addDomain"]>[1]): void {
     super.addDomain(dims, rows);
     for (const d of dims) this.placed(d, this.at);
-  }
-
-  /** Records that `name` comes from `pos`, unless known already. */
-  protected placed(name: string | undefined, pos: A.Pos | undefined): void {
-    if (name !== undefined && pos !== undefined && !(name in this.places)) this.places[name] = `${pos.line}:${pos.column}`;
   }
 
 
@@ -74,7 +67,9 @@ export abstract class StatementLowering extends LockstepLowering {
           if (h[0] === "max_inner_dims") this.maxInnerDims = [...h[1]];
           if (h[0] === "simd_length") this.simdLength = h[1][0];
         }
+        this.at = s.pos;
         this.forLoop(s, ctx);
+        this.at = undefined;
         continue;
       }
       if (s.kind === "for" && s.okl === undefined && containsOuter(s)) {
