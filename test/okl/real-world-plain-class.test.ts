@@ -104,6 +104,46 @@ private:
   });
 });
 
+describe("struct kernel arguments with member functions (a boundary record with its own helpers)", () => {
+  const BOUNDARY = `
+#define dfloat double
+struct Face {
+  dfloat nx, ny;
+  dfloat normal(dfloat u, dfloat v) const { return u * nx + v * ny; }
+  void flip() { nx = -nx; ny = -ny; }
+};
+struct Tagged {
+  int bc;
+  dfloat weight;
+  dfloat scaled(dfloat q) const { return bc == 1 ? -weight * q : weight * q; }
+  void mark() { bc += 10; }
+};
+@kernel void boundaryFlux(const int Nfaces, const Face *faces, Tagged *tags, const dfloat *u, const dfloat *v, dfloat *flux) {
+  for (int f = 0; f < Nfaces; ++f; @tile(4, @outer, @inner)) {
+    Face local = faces[f];                  // a copy (C++'s implicit copy constructor)
+    if (f % 2) local.flip();
+    const dfloat un = faces[f].normal(u[f], v[f]) + local.normal(1.0, 0.0);
+    flux[f] = tags[f].scaled(un);
+    tags[f].mark();
+  }
+}`;
+
+  it("objs[i].m() on pointer arguments (one field type, and mixed int/double fields), and a copy S s = objs[i], on interp and openmp", async () => {
+    const [k] = parseOkl(BOUNDARY);
+    const F = 6, faces = seeded(2 * F, 11), u = seeded(F, 12), v = seeded(F, 13);
+    const bc = [1, 0, 2, 1, 0, 1], weight = seeded(F, 14);
+    const flux = faces.slice(0, F).map((_, f) => {
+      const [nx, ny] = [faces[2 * f]!, faces[2 * f + 1]!];
+      const un = u[f]! * nx + v[f]! * ny + (f % 2 ? -nx : nx);
+      return bc[f] === 1 ? -weight[f]! * un : weight[f]! * un;
+    });
+    await expectSerialMeaning(k!, () => ({
+      Nfaces: F, faces: Float64Array.from(faces), tags_bc: Int32Array.from(bc), tags_weight: Float64Array.from(weight),
+      u: Float64Array.from(u), v: Float64Array.from(v), flux: new Float64Array(F),
+    }), { flux, tags_bc: bc.map((b) => b + 10) }, 1e-12);
+  });
+});
+
 describe("what stays outside the class subset is refused at its place, as for class templates", () => {
   const cls = (member: string, use = "o.f(a, i);") => `
 struct C {

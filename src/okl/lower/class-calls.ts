@@ -52,20 +52,25 @@ function structName(b: Binding | undefined): string | undefined {
 }
 
 /**
- * `obj.m(args)` (or `p->m(args)`) where `obj` is an object of a class with member function `m`:
+ * `obj.m(args)` (or `p->m(args)`, `objs[i].m(args)`) where `obj` is an object of a class with member function `m`:
  * the call `S::m(&obj, args)`; undefined for every other expression. Fails for a member function
  * the class does not define.
  */
 export function memberCall(e: A.Expr, ctx: Ctx, file: FileContext, fail: Fail): A.Call | undefined {
-  if (e.kind !== "call" || e.callee.kind !== "member" || e.callee.target.kind !== "ident") return undefined;
+  if (e.kind !== "call" || e.callee.kind !== "member") return undefined;
   const m = e.callee;
-  const target = m.target as A.Ident;
-  const s = structName(ctx.scope.get(target.name));
+  const target = m.target;
+  // `obj.m()`, `p->m()`, or an element of an array of objects: `pts[i].m()` (its address is the object's).
+  let root = target;
+  while (root.kind === "index") root = root.target;
+  if (root.kind !== "ident" || (root !== target && m.arrow)) return undefined;
+  const s = structName(ctx.scope.get(root.name));
   if (s === undefined || !hasMembers(s, file)) return undefined;
   const name = memberFunctionName(s, m.name);
+  const label = root === target ? root.name : "the element";
   if (!file.functions.has(name)) {
     const own = [...file.functions.keys()].filter((k) => k.startsWith(`${s}::`) && !isConstructorName(k)).map((k) => k.slice(s.length + 2));
-    return fail(`"${target.name}" (a "${s}") has no member function "${m.name}"; its member functions are ${own.join(", ") || "none"}`, m.pos);
+    return fail(`"${label}" (a "${s}") has no member function "${m.name}"; its member functions are ${own.join(", ") || "none"}`, m.pos);
   }
   const self: A.Expr = m.arrow ? target : { kind: "unary", op: "&", operand: target, pos: target.pos } as A.Expr;
   return { kind: "call", callee: { kind: "ident", name, pos: m.pos }, args: [self, ...e.args], pos: e.pos };

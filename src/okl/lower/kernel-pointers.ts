@@ -40,9 +40,15 @@ export abstract class PointerLowering extends ArgumentLowering {
         this.fail(`array of objects "${d.name}": C++ runs the constructor of "${(s.spec.base as { name: string }).name}" on each element, which Loom does not (declare the objects one by one)`, d.pos, "OKL subset");
       }
       const whole = one && d.pointers.length + d.arrayDims.length === 0;
-      this.declaration({ ...s, declarators: [{ ...d, init: call ? undefined : d.init, ...(whole ? { arrayDims: [{ kind: "int", value: 1, pos: d.pos } as A.Expr] } : {}) }] }, ctx);
+      // `S obj = other;` copies (C++'s implicit copy constructor): declared, then assigned as a whole.
+      const copy = whole && !call && d.init !== undefined && d.init.kind !== "initList" ? d.init : undefined;
+      this.declaration({ ...s, declarators: [{ ...d, init: call || copy ? undefined : d.init, ...(whole ? { arrayDims: [{ kind: "int", value: 1, pos: d.pos } as A.Expr] } : {}) }] }, ctx);
       const b = ctx.scope.get(d.name);
       if (whole && b?.kind === "temp") ctx.scope.set(d.name, { ...b, object: true }); // `obj.f` reads its field
+      if (copy) {
+        const target: A.Expr = { kind: "ident", name: d.name, pos: d.pos } as A.Expr;
+        this.block([{ kind: "expr", attributes: [], expr: { kind: "assign", op: "=", target, value: copy, pos: d.pos } as A.Expr, pos: d.pos }], ctx);
+      }
       if (!call) continue;
       const self: A.Expr = { kind: "unary", op: "&", operand: { kind: "ident", name: d.name, pos: d.pos }, pos: d.pos } as A.Expr;
       if (d.pointers.length + d.arrayDims.length > 0) this.fail(`"${d.name}": a constructor call initializes an object, not a pointer or an array`, d.pos);
