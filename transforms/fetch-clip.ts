@@ -26,12 +26,18 @@ export function boundByFace(b: Pick<BoxAxis, "lowers" | "uppers">, side: "lower"
   });
 }
 
-/** The names the shape's bounds may use as integers: the kernel's inames and its domains' parameters. */
-export function clipIntNames(k: Kernel, kernelInames: ReadonlySet<string>): Set<string> {
+/** The names the shape's bounds may use as integers: the kernel's inames (`kernelInames`, always allInames(k)) and its domains' parameters. */
+export function clipIntNames(k: Kernel, kernelInames: ReadonlySet<string>): ReadonlySet<string> {
+  const known = intNamesOf.get(k);
+  if (known !== undefined) return known;
   const out = new Set(kernelInames);
   for (const d of k.domains) for (const p of d.params) out.add(p);
+  if (Object.isFrozen(k) && Object.isFrozen(k.domains)) intNamesOf.set(k, out);
   return out;
 }
+
+/** clipIntNames by frozen kernel (`kernelInames` is always its inames): asked by each fetch's clip and memo key. */
+const intNamesOf = new WeakMap<Kernel, ReadonlySet<string>>();
 
 /**
  * The clip predicates of a store over `dom` (its new inames `dimNames`, one per stored axis

@@ -64,6 +64,8 @@ export interface StoreRequest {
   readonly axisTags?: Readonly<Record<string, string | null>>;
   /** Inames the store runs within besides those the footprint depends on (default outer inames only). */
   readonly extraOuter?: readonly string[];
+  /** The reads of `name` in the kernel (findAccesses, every instruction), when the caller has them. */
+  readonly accesses?: readonly Access[];
   /** Whether an "auto" temporary whose extent is a parameter becomes global (precompute); otherwise only an explicit "global" allows it. */
   readonly autoGlobal?: boolean;
   /** Only these uses are replaced (tagged uses, uses inside an invocation's footprint); default every use in the instructions. */
@@ -141,7 +143,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const base = footprintOptions(req);
   // The footprint by construction where the reads fit its case (fetch-tile.ts), else the general route.
   const tile = req.outer === undefined && req.generators === undefined && req.axesOf === undefined && req.select === undefined && !req.boundingBox
-    ? tileFootprint(k, { name, insnIds: readers, sweep: req.sweep, shape: req.shape }, kernelInames)
+    ? tileFootprint(k, { name, insnIds: readers, sweep: req.sweep, shape: req.shape, accesses: req.accesses }, kernelInames)
     : undefined;
   const first = tile ?? footprintOrThrow(k, who, name, withSweep(base, { sweepInames: req.sweep, dependsOnly: true }));
   let outer: string[];

@@ -15,23 +15,14 @@ import { checkLocalTagHasValues, splitDomain, splitIname, splitValue, tagInames 
 export type FetchTagSpec = string | null | readonly (string | null)[] | Readonly<Record<string, string | null>>;
 
 /**
- * The set whose bounds of `iname` give its work-group size: the factor of `iname` in its domain
- * (`(i_outer, i_inner)` of a tiled domain, the same object whatever else the kernel holds, and
- * in content the same for every variant of a sweep with that tile size) where that domain is the
- * iname's whole chain (no parameter of it is an iname of another domain): its projection on
+ * The set whose bounds of `iname` give its work-group size (sizeOf): the factor of `iname` in its
+ * domain (`(i_outer, i_inner)` of a tiled domain, the same object whatever else the kernel holds,
+ * and in content the same for every variant of a sweep with that tile size) where that domain is
+ * the iname's whole chain (no parameter of it is an iname of another domain): its projection on
  * `iname` is `iterationDomain(k, [iname])`, which projects the same factor (the others only say
  * what holds of the parameters), so the bounds read off it are the same. Else the exact route,
  * `iterationDomain` (parents' domains intersected first).
  */
-function sizeDomain(k: Kernel, iname: string): BasicSet {
-  if (localSizesByFactor.on) {
-    let owner: BasicSet | undefined;
-    for (const d of k.domains) if (d.dims.includes(iname)) owner = d;
-    if (owner !== undefined && !owner.params.some((p) => k.domains.some((d) => d.dims.includes(p)))) return factorOf(owner, iname);
-  }
-  return iterationDomain(k, [iname]);
-}
-
 const localSizesByFactor = { on: true };
 
 /** Tests: the work-group sizes read off the iname's factor (default) or off its iteration domain (the exact route). */
@@ -44,23 +35,48 @@ export function localSizes(k: Kernel, exclude: ReadonlySet<string>): Map<number,
   const out = new Map<number, number>();
   for (const [iname, tag] of Object.entries(k.inameTags)) {
     if (tag.kind !== "l" || exclude.has(iname) || out.has(tag.axis)) continue;
-    try {
-      const d = sizeDomain(k, iname);
-      const b = dimBounds(d, iname, []);
-      let best: number | undefined;
-      for (const lo of b.lower) {
-        for (const hi of b.upper) {
-          if (lo.denom !== 1 || hi.denom !== 1) continue;
-          const diff = affSub(hi.aff, lo.aff);
-          if (affIsConstant(diff) && (best === undefined || diff.constant + 1 < best)) best = diff.constant + 1;
-        }
-      }
-      if (best !== undefined) out.set(tag.axis, best);
-    } catch (e) {
-      if (!(e instanceof LoomError)) throw e;
-    }
+    const best = sizeOf(k, iname);
+    if (best !== undefined) out.set(tag.axis, best);
   }
   return out;
+}
+
+/**
+ * Sizes read off a domain's factor, by the domain object and the iname (the factor is a function
+ * of that object alone): a fetch after another in the same kernel's line (prefetch b
+ * after prefetch a) asks of the same domain objects.
+ */
+const sizesByOwner = new WeakMap<BasicSet, Map<string, number | null>>();
+
+/** The least constant size of `iname`'s range (undefined: none, or not decidable). */
+function sizeOf(k: Kernel, iname: string): number | undefined {
+  let owner: BasicSet | undefined;
+  if (localSizesByFactor.on) {
+    for (const d of k.domains) if (d.dims.includes(iname)) owner = d;
+    if (owner !== undefined && owner.params.some((p) => k.domains.some((d) => d.dims.includes(p)))) owner = undefined;
+  }
+  const known = owner === undefined ? undefined : sizesByOwner.get(owner)?.get(iname);
+  if (known !== undefined) return known ?? undefined;
+  let best: number | undefined;
+  try {
+    const d = owner !== undefined ? factorOf(owner, iname) : iterationDomain(k, [iname]);
+    const b = dimBounds(d, iname, []);
+    for (const lo of b.lower) {
+      for (const hi of b.upper) {
+        if (lo.denom !== 1 || hi.denom !== 1) continue;
+        const diff = affSub(hi.aff, lo.aff);
+        if (affIsConstant(diff) && (best === undefined || diff.constant + 1 < best)) best = diff.constant + 1;
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+  }
+  if (owner !== undefined && Object.isFrozen(owner)) {
+    let m = sizesByOwner.get(owner);
+    if (m === undefined) sizesByOwner.set(owner, (m = new Map()));
+    m.set(iname, best ?? null);
+  }
+  return best;
 }
 
 /** The tag of each new iname that `spec` gives (null: none). */
@@ -261,8 +277,28 @@ function widenIname(k: Kernel, iname: string, size: number, insnId: string, who:
   return withKernel(k, { domains: k.domains.map((x, i) => (i === idx ? w.dom : x)), instructions });
 }
 
+/**
+ * Widenings by the domain object, the iname and the size (a function of these; a refusal is not
+ * remembered): the store domains of a sweep's variants that share a tile are one object (memoized
+ * by content where they are made), so a never-seen variant widens what a sibling widened.
+ */
+const widened = new WeakMap<BasicSet, Map<string, { readonly dom: BasicSet; readonly predicates: readonly Expr[] }>>();
+
 /** `d` with `iname` widened to `0 … size-1`, and the predicates its constraints on `iname` become (see widenIname). */
-function widenDomain(d: BasicSet, iname: string, size: number, who: string): { dom: BasicSet; predicates: Expr[] } {
+function widenDomain(d: BasicSet, iname: string, size: number, who: string): { readonly dom: BasicSet; readonly predicates: readonly Expr[] } {
+  let m = widened.get(d);
+  const key = `${iname}|${size}`;
+  const known = m?.get(key);
+  if (known !== undefined) return known;
+  const w = computeWiden(d, iname, size, who);
+  if (Object.isFrozen(d)) {
+    if (m === undefined) widened.set(d, (m = new Map()));
+    m.set(key, w);
+  }
+  return w;
+}
+
+function computeWiden(d: BasicSet, iname: string, size: number, who: string): { readonly dom: BasicSet; readonly predicates: readonly Expr[] } {
   const names = [...d.params, ...d.dims];
   const col = names.indexOf(iname);
   const keep: Constraint[] = [];
@@ -301,7 +337,7 @@ function widenDomain(d: BasicSet, iname: string, size: number, who: string): { d
       throw e;
     }
   };
-  return { dom, predicates: moved.filter((row) => !implied(row)).map((row) => constraintExpr(row.aff, row.eq)) };
+  return Object.freeze({ dom, predicates: Object.freeze(moved.filter((row) => !implied(row)).map((row) => constraintExpr(row.aff, row.eq))) });
 }
 
 /** The tag strings a tag spec names. */

@@ -12,13 +12,14 @@
  * Anything else, or a bound that is not implied, takes the general route (undefined here): the
  * answers are the same either way (test/transforms/fetch-tile.test.ts compares both routes).
  */
-import { exprToAff, factsOf, findAccesses, type BoxAxis } from "../src/analysis/index.js";
-import { affToExpr, iterationDomain, NATURAL_ORDER, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
+import { exprToAff, factsOf, findAccesses, type Access, type BoxAxis } from "../src/analysis/index.js";
+import { affToExpr, domainChain, iterationDomain, NATURAL_ORDER, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
 import {
   aff, affAdd, affIsConstant, affKey, affScale, affSub, addConstraints, contentMemo, intersect, isEmpty, isEmptyWith, memoized, setContentId, universe,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { boundByFace, clipIntNames } from "./fetch-clip.js";
+import { isEmptyDomainUnder } from "./iname.js";
 
 const tileRoute = { on: true, taken: 0 };
 
@@ -51,6 +52,8 @@ export interface TileRequest {
   readonly sweep: readonly string[];
   /** The array's shape, when known (the clip). */
   readonly shape: readonly Expr[] | undefined;
+  /** The reads of the array in every instruction (findAccesses), when known. */
+  readonly accesses?: readonly Access[] | undefined;
 }
 
 /**
@@ -59,7 +62,7 @@ export interface TileRequest {
  */
 export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: ReadonlySet<string>): TileFootprint | undefined {
   if (!tileRoute.on) return undefined;
-  const accesses = findAccesses(k, req.name, req.insnIds);
+  const accesses = req.accesses === undefined ? findAccesses(k, req.name, req.insnIds) : req.accesses.filter((a) => req.insnIds.includes(a.insnId));
   if (accesses.length !== 1) return undefined;
   const acc = accesses[0]!;
   const facts = factsOf(k);
@@ -127,8 +130,11 @@ export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: Readonl
   }
   if (!otherFacesImplied(k, box)) return undefined;
   if (req.shape !== undefined && req.shape.length === box.length && !clipByFaces(k, req.shape, box, kernelInames)) return undefined;
-  // The general route refuses a footprint of no point (no access runs): it decides that one.
-  if (isEmpty(k.assumptions.constraints.length > 0 ? intersect(D, k.assumptions) : D)) return undefined;
+  // The general route refuses a footprint of no point (no access runs): it decides that one. D
+  // projects its chain; a chain of one domain has points when that domain has (asked of the
+  // domain it was split from, whose content a sweep's variants share).
+  const chain = domainChain(k, inames);
+  if (chain.length === 1 ? isEmptyDomainUnder(k.domains[chain[0]!]!, k.assumptions) : isEmpty(k.assumptions.constraints.length > 0 ? intersect(D, k.assumptions) : D)) return undefined;
   const dependsOn = new Set<string>();
   for (const b of box) for (const f of [...b.lowers, ...b.uppers]) for (const n in f.terms) if (kernelInames.has(n)) dependsOn.add(n);
   const params = [...D.params];
@@ -234,7 +240,15 @@ export function tileStoreParams(k: Kernel, tile: TileFootprint, outer: readonly 
   return params;
 }
 
-/** The store domain over `params` (tileStoreParams): the new inames' bounds alone. */
+/**
+ * The store domain over `params` (tileStoreParams): the new inames' bounds alone. Remembered by
+ * the names and the bounds (a sweep's variants that share a tile ask again): one object for one
+ * content, which the tags of the new inames then find by identity (fetch-tags.ts).
+ */
 export function tileStoreDomain(params: readonly string[], dimNames: readonly string[], bounds: readonly { aff: Aff; eq: boolean }[]): BasicSet {
-  return addConstraints(universe(params, dimNames), bounds);
+  let key = `${params.join(",")}|${dimNames.join(",")}|`;
+  for (const b of bounds) key += `${b.eq ? "=" : ">"}${affKey(b.aff)};`;
+  return memoized(storeDomains, key, () => addConstraints(universe(params, dimNames), bounds));
 }
+
+const storeDomains = contentMemo<BasicSet>();

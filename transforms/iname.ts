@@ -145,6 +145,17 @@ function isEmptyDomain(d: BasicSet): boolean {
   return isEmpty(x);
 }
 
+/**
+ * Whether `d` has no point within `assumptions`, asked of the domain `d` was split from when it
+ * was (a split maps the points of each parameter value one to one, so `sameEmptiness` holds under
+ * any constraints on the parameters): a fetch of a sweep's variant asks the unsplit domain.
+ */
+export function isEmptyDomainUnder(d: BasicSet, assumptions: BasicSet): boolean {
+  let x = d;
+  for (let up = sameEmptiness.get(x); up !== undefined; up = sameEmptiness.get(x)) x = up;
+  return isEmpty(assumptions.constraints.length > 0 ? intersect(x, assumptions) : x);
+}
+
 /** The value of a split iname: `inner + outer*factor`. */
 export function splitValue(outer: string, inner: string, factor: number): Expr {
   return arith("+", v(inner), arith("*", v(outer), c(factor)));

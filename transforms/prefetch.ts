@@ -129,6 +129,7 @@ function prefetchOnce(k: Kernel, varName: string, opts: PrefetchOptions): Kernel
     order: arg?.kind === "array" ? arg.order : tmp?.order ?? "C",
     shape: arg?.kind === "array" ? arg.shape : tmp?.shape,
     select,
+    ...(select === undefined ? { accesses: all } : {}),
     after,
     resolveSpace: fetchSpaceOf,
   });
