@@ -17,6 +17,7 @@ import {
   addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
+import { dropDeadStores } from "./cpu-dead-stores.js";
 import { hoistUniform } from "./cpu-hoist.js";
 import { checkScalarBounds, hasBarrier, loadDomainParams } from "./cpu-params.js";
 import { axesToBox, barrierCrossing, inlineCrossing, privatizedFields } from "./cpu-privatize.js";
@@ -408,5 +409,7 @@ export function lowerForCpu(s: Schedule): Schedule {
   });
   const inameTags: Record<string, InameTag> = {};
   for (const [i, t] of Object.entries(kernel.inameTags)) if (t.kind !== "g" && t.kind !== "l" && t.kind !== "l.auto") inameTags[i] = t;
-  return { ...s, kernel: withKernel(kernel, { inameTags }), deviceKernels };
+  // Values set and never read (gcc -Wall: set but not used) go (cpu-dead-stores.ts).
+  const live = dropDeadStores(withKernel(kernel, { inameTags }), deviceKernels);
+  return { ...s, kernel: live.kernel, deviceKernels: live.deviceKernels };
 }

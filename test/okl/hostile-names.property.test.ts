@@ -12,7 +12,7 @@
  *    on the c and openmp backends for the first few cases;
  *  - the c and openmp code of every case compiles with gcc -Wall -Werror (one gcc run each), the
  *    opencl code builds on PoCL (one build per batch of distinct kernel names); skipped with the
- *    reason where a toolchain is absent (-Wno-unused-but-set-variable: see gccAll).
+ *    reason where a toolchain is absent.
  * Not drawn: labels (OKL refuses goto), names of struct-typed value arguments.
  */
 import { execFileSync } from "node:child_process";
@@ -109,8 +109,7 @@ function gccAll(target: "c" | "openmp"): void {
     return file;
   });
   try {
-    // -Wno-unused-but-set-variable: the CPU lowering leaves a uniform temporary set and unread (the plain kernel too; reported).
-    execFileSync("gcc", ["-c", "-Wall", "-Werror", "-Wno-unused-but-set-variable", ...(target === "openmp" ? ["-fopenmp"] : []), ...files], { cwd: dir, stdio: "pipe", timeout: compileBudgetMs(1) });
+    execFileSync("gcc", ["-c", "-Wall", "-Werror", ...(target === "openmp" ? ["-fopenmp"] : []), ...files], { cwd: dir, stdio: "pipe", timeout: compileBudgetMs(1) });
   } catch (e) {
     expect.fail(`gcc failed on the ${target} code of hostile OKL names (${dir}):\n${(e as { stderr?: Buffer }).stderr?.toString() ?? String(e)}`);
   }
