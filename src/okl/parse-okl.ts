@@ -29,5 +29,7 @@ export function parseOkl(source: string, opts: ParseOklOptions = {}): OklKernels
   const unit = parseOklAst(source, opts);
   const sink: OklWarning[] = [...(unit.warnings ?? [])];
   const kernels = lowerOkl(unit, { ...(opts.filename !== undefined ? { filename: opts.filename } : {}), source, warningSink: sink, ...(opts.warnings ? { warnings: opts.warnings } : {}) });
+  // What the front end refuses though the lowering could express it (a value carried across iterations).
+  if (unit.refusal) throw unit.refusal;
   return Object.assign(kernels, { warnings: sink });
 }

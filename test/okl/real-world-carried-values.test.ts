@@ -119,6 +119,32 @@ describe("running values and values read after the loop", () => {
     expect(e.message).toMatch(/"r_x" .* is read here after that loop assigns it: .* last iteration/);
   });
 
+  // Every work-item (and every C iteration) assigns the same value: no single-meaning problem after the loop.
+  const LAST = `
+@kernel void minusLast(const dlong Nelements, @restrict const dfloat *x, @restrict dfloat *out) {
+  for (dlong e = 0; e < Nelements; ++e; @outer(0)) {
+    @shared dfloat s_x[p_Np];
+    dfloat top = 0;
+    for (int n = 0; n < p_Np; ++n; @inner(0)) s_x[n] = x[e*p_Np + n];
+    @barrier();
+    for (int n = 0; n < p_Np; ++n; @inner(0)) BODY
+    for (int n = 0; n < p_Np; ++n; @inner(0)) out[e*p_Np + n] = x[e*p_Np + n] - top;
+  }
+}`;
+
+  it("one value every iteration assigns (`top = s_x[p_Np-1]` from @shared memory) is read after the loop as the serial meaning", async () => {
+    const [k] = parseOkl(LAST.replace("BODY", "top = s_x[p_Np-1];"), DEFINES);
+    const x = seeded(12, 9);
+    await expectSerialMeaning(k!, () => ({ Nelements: 3, x: Float64Array.from(x), out: new Float64Array(12) }),
+      { out: x.map((v, i) => v - x[4 * Math.floor(i / 4) + 3]!) }, 1e-12);
+  });
+
+  it("but read before that assignment in the iteration it is carried, and refused", () => {
+    const src = LAST.replace("BODY", "{ out[e*p_Np + n] = top; top = s_x[p_Np-1]; }");
+    const e = oklError(() => parseOkl(src, DEFINES));
+    expect([e.rule, e.line]).toEqual([RULE, lineOf(src, "out[e*p_Np + n] = top;")]);
+  });
+
   it("a scalar declared once in the @outer body and assigned before each use (C89 style) runs as the serial meaning", async () => {
     const [k] = parseOkl(`
 @kernel void twoPasses(const dlong Nelements, @restrict const dfloat *x, @restrict dfloat *y, @restrict dfloat *z) {

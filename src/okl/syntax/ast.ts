@@ -23,6 +23,7 @@
  * and variable attributes (`For.okl`, `Declarator.okl`) so consumers need not re-read argument text.
  */
 import type { OklWarning } from "./diag.js";
+import type { OklError } from "../../errors.js";
 
 /**
  * A span of the ORIGINAL source (before preprocessing): 1-based `line`/`column` of the first
@@ -220,6 +221,12 @@ export interface TranslationUnit {
   readonly pos: Pos;
   /** What OCCA accepts and C does not, accepted as OCCA does (`#if X=1`, an unclosed `#if`); see diag.ts. */
   readonly warnings?: readonly OklWarning[];
+  /**
+   * A refusal parseOkl throws once the lowering has accepted the unit: where the lowering refuses the
+   * same code, its own message (which names the construct it cannot express) is the one reported
+   * (carried-privates.ts).
+   */
+  readonly refusal?: OklError;
 }
 
 // ─── statements ──────────────────────────────────────────────────────────────────────────────────

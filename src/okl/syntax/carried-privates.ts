@@ -215,13 +215,20 @@ class Walker {
       return;
     }
     scopes.push(new Map());
-    if (f.init?.kind === "declaration") this.declare(f.init, scopes, st);
-    else if (f.init) this.expr(f.init, scopes, st);
-    const assigned = new Set<Slot>();
-    collectAssigned(f.body, scopes, assigned);
+    // The loop's own iterator is each iteration's: no candidate, whatever the body does with it.
+    if (f.init?.kind === "declaration") {
+      this.declare(f.init, scopes, st);
+      for (const d of f.init.declarators) scopes[scopes.length - 1]!.set(d.name, null);
+    } else if (f.init) this.expr(f.init, scopes, st);
+    const iterator = f.init?.kind === "assign" ? assignedIdent(f.init.target) : undefined;
+    if (iterator) scopes[scopes.length - 1]!.set(iterator, null);
+    const assigned = new Set<Slot>(), varying = new Set<Slot>();
+    const iterators = new Set<string>(f.init?.kind === "declaration" ? f.init.declarators.map((d) => d.name) : iterator ? [iterator] : []);
+    collectAssigned(f.body, scopes, iterators, assigned, varying);
     for (const slot of assigned) st.set(slot, { loop: f, after: false });
     this.stmt(f.body, scopes, st);
-    for (const slot of assigned) st.set(slot, { loop: f, after: true });
+    // After the loop: what the iterations may have left differently (one value for all is no taint).
+    for (const slot of varying) st.set(slot, { loop: f, after: true });
     scopes.pop();
     this.nestSyncs = saved;
   }
@@ -323,43 +330,60 @@ function writtenRoot(e: Expr): string | undefined {
   }
 }
 
-/** The candidates of `scopes` that `s` may assign (declarations inside `s` hide outer names). */
-function collectAssigned(s: Stmt, scopes: Scopes, out: Set<Slot>): void {
+/**
+ * The candidates of `scopes` that the body `s` of an attributed loop may assign (`out`), and those
+ * of them an iteration may give a value another iteration does not (`varying`): all but those
+ * assigned only by `v = e;` statements directly in the body, `e` reading no name the body assigns
+ * or declares, nor the loop's iterator, and calling nothing (`for (n; @inner) res = s_res[0];`:
+ * every work-item and every C iteration leaves that one value). Declarations inside `s` hide outer names.
+ */
+function collectAssigned(s: Stmt, scopes: Scopes, iterators: ReadonlySet<string>, out: Set<Slot>, varying: Set<Slot>): void {
   const local: Scopes = [...scopes, new Map()];
-  const mark = (e: Expr | undefined): void => {
+  const inside = new Set<string>(iterators);
+  const uniform = new Map<Slot, boolean>();
+  const sites: { slot: Slot; value: Expr | undefined }[] = [];
+  const mark = (e: Expr | undefined, value: Expr | undefined): void => {
     const name = e ? writtenRoot(e) : undefined;
+    if (name) inside.add(name);
     const slot = name ? resolve(name, local) : undefined;
-    if (slot) out.add(slot);
+    if (slot) sites.push({ slot, value });
   };
-  const visitExpr = (e: Expr): void => {
-    if (e.kind === "assign") mark(e.target);
-    else if ((e.kind === "unary" && (e.op === "++" || e.op === "--" || e.op === "&")) || e.kind === "postfix") mark(e.operand);
-    for (const c of exprChildren(e)) visitExpr(c);
+  const visitExpr = (e: Expr, top: boolean): void => {
+    if (e.kind === "assign") mark(e.target, top && e.op === "=" && e.target.kind === "ident" ? e.value : undefined);
+    else if ((e.kind === "unary" && (e.op === "++" || e.op === "--" || e.op === "&")) || e.kind === "postfix") mark(e.operand, undefined);
+    for (const c of exprChildren(e)) visitExpr(c, false);
   };
-  const visit = (x: Stmt): void => {
+  const visit = (x: Stmt, top: boolean): void => {
     if (x.kind === "declaration") {
       for (const d of x.declarators) {
-        if (d.init) visitExpr(d.init);
+        if (d.init) visitExpr(d.init, false);
         local[local.length - 1]!.set(d.name, null);
+        inside.add(d.name);
       }
       return;
     }
     const block = x.kind === "compound" || x.kind === "for";
     if (block) local.push(new Map());
     if (x.kind === "for" && x.init) {
-      if (x.init.kind === "declaration") visit(x.init);
-      else visitExpr(x.init);
+      if (x.init.kind === "declaration") visit(x.init, false);
+      else visitExpr(x.init, false);
     }
-    if (x.kind === "expr") visitExpr(x.expr);
-    else if (x.kind === "if" || x.kind === "while" || x.kind === "doWhile" || x.kind === "switch") visitExpr(x.cond);
+    if (x.kind === "expr") visitExpr(x.expr, top);
+    else if (x.kind === "if" || x.kind === "while" || x.kind === "doWhile" || x.kind === "switch") visitExpr(x.cond, false);
     else if (x.kind === "for") {
-      if (x.cond) visitExpr(x.cond);
-      if (x.update) visitExpr(x.update);
-    } else if (x.kind === "return" && x.value) visitExpr(x.value);
-    for (const c of stmtChildren(x)) visit(c);
+      if (x.cond) visitExpr(x.cond, false);
+      if (x.update) visitExpr(x.update, false);
+    } else if (x.kind === "return" && x.value) visitExpr(x.value, false);
+    for (const c of stmtChildren(x)) visit(c, top && x.kind === "compound" && x === s);
     if (block) local.pop();
   };
-  visit(s);
+  visit(s, true);
+  const invariant = (e: Expr): boolean => e.kind === "call" ? false : e.kind === "ident" ? !inside.has(e.name) : exprChildren(e).every(invariant);
+  for (const { slot, value } of sites) uniform.set(slot, (uniform.get(slot) ?? true) && value !== undefined && invariant(value));
+  for (const [slot, same] of uniform) {
+    out.add(slot);
+    if (!same) varying.add(slot);
+  }
 }
 
 function resolve(name: string, scopes: Scopes): Slot | undefined {

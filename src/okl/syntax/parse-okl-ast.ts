@@ -48,18 +48,17 @@ export function parseOklAst(source: string, opts: OklAstOptions = {}): Translati
     // Before validation: array sizes and loop bounds may use sizeof; CUDA's atomicAdd(p, v) is an @atomic update.
     if (sizeofs) unit = foldSizeof(unit, (detail, at) => oklError(detail, at.pos, "sizeof", sources, opts.filename));
     if (atomics) unit = atomicCalls(unit);
-    if (opts.validate ?? true) {
-      new Validator(sources, opts).validate(unit);
-      // A private value one @outer/@inner iteration hands to another: OCCA's serial and GPU modes disagree.
-      const carried = carriedPrivateReads(unit)[0];
-      if (carried) throw oklError(carried.detail, carried.at, CARRIED_RULE, sources, opts.filename);
-    }
+    if (opts.validate ?? true) new Validator(sources, opts).validate(unit);
+    // A private value one @outer/@inner iteration hands to another (OCCA's serial and GPU modes disagree):
+    // refused once the lowering accepts the unit (its own refusal of the same code is the better message).
+    const carried = opts.validate ?? true ? carriedPrivateReads(unit)[0] : undefined;
+    const refusal = carried ? oklError(carried.detail, carried.at, CARRIED_RULE, sources, opts.filename) : undefined;
     // An @exclusive read and never written: a warning (C leaves its value undefined), an OklError under warnings: "error".
     const unwritten = unwrittenExclusives(unit).map((u) => {
       if (opts.warnings === "error") throw oklError(u.detail, u.at, UNWRITTEN_RULE, sources, opts.filename);
       return oklWarning(u.detail, u.at, UNWRITTEN_RULE, sources, opts.filename);
     });
-    return { ...pushHostBranches(splitAssignValues(unit)), warnings: [...warnings, ...(unit.warnings ?? []), ...unwritten] };
+    return { ...pushHostBranches(splitAssignValues(unit)), warnings: [...warnings, ...(unit.warnings ?? []), ...unwritten], ...(refusal ? { refusal } : {}) };
   });
 }
 
