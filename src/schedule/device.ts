@@ -48,6 +48,11 @@ let lastAxes: { readonly domains: readonly BasicSet[] | undefined; readonly axes
 
 function hwAxisOfDomains(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   const own = ownFactor(k, iname);
+  if (own !== undefined && tag === "l") {
+    // A split's inner iname, a fetch's dims: the range is on the rows, no projection is asked.
+    const r = witnessedRange(own, iname);
+    if (r !== undefined) return { iname, tag, axis, base: c(r[0]), size: c(Math.max(0, r[1] - r[0] + 1)) };
+  }
   // Read off the iname's own factor alone: the same factor (`(i_outer, i_inner)` of an i tile
   // size, a fetch's `0 <= a_dim_0 < 16`) is one answer for every variant of a sweep that has it.
   if (own !== undefined) return cached(axisMemo, `own|${iname}|${tag}|${axis}|${k.name}|${setContentId(own)}`, () => axisOf(k, own, iname, tag, axis));
@@ -88,6 +93,50 @@ function ownFactor(k: Kernel, iname: string): BasicSet | undefined {
     }
   }
   return f;
+}
+
+/** The value every parameter takes in a witness of `witnessedRange` (large: `i < n` holds for small i). */
+const WITNESS_PARAM = 1 << 20;
+
+/**
+ * The constant bounds `[lo, hi]` of `iname` in `own` (a factor with no existentials) read off its
+ * rows over `iname` alone, where a point of `own` lies at each end: `iname` at `lo` (then at
+ * `hi`), every other dim 0, every parameter `WITNESS_PARAM`. Then `lo` and `hi` are the tightest
+ * constant bounds the exact projection onto `iname` has (the rows are its rows, and a tighter
+ * constant bound would exclude the witness), so the local axis `axisOf` reads off the projection
+ * is `lo … hi`. `0 <= i_inner < 16` with `0 <= 16*i_outer + i_inner < n`: [0, 15] (i_outer 0,
+ * n large). Undefined where the rows or the witnesses do not say: the projection decides.
+ */
+function witnessedRange(own: BasicSet, iname: string): [number, number] | undefined {
+  if (own.exists.length > 0) return undefined;
+  const np = own.params.length;
+  const at = np + own.dims.indexOf(iname);
+  let lo = -Infinity;
+  let hi = Infinity;
+  for (const row of own.constraints) {
+    const a = row.coeffs[at] ?? 0;
+    if (a === 0) continue;
+    let alone = true;
+    for (let x = 0; x < row.coeffs.length; x++) if (x !== at && (row.coeffs[x] ?? 0) !== 0) alone = false;
+    if (!alone) continue;
+    // a·x + c >= 0 (or = 0): x >= ceil(-c/a) where a > 0, x <= floor(c/|a|) where a < 0.
+    if (row.eq && row.constant % a !== 0) return undefined;
+    if (a > 0 || row.eq) lo = Math.max(lo, Math.ceil(-row.constant / a));
+    if (a < 0 || row.eq) hi = Math.min(hi, Math.floor(-row.constant / a));
+  }
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo > hi) return undefined;
+  // (+ 0: no -0 from ceil(-0 / 1) in a printed base.)
+  lo += 0;
+  hi += 0;
+  const holds = (value: number): boolean => own.constraints.every((row) => {
+    let sum = row.constant;
+    for (let x = 0; x < row.coeffs.length; x++) {
+      const q = row.coeffs[x] ?? 0;
+      if (q !== 0) sum += q * (x === at ? value : x < np ? WITNESS_PARAM : 0);
+    }
+    return row.eq ? sum === 0 : sum >= 0;
+  });
+  return holds(lo) && holds(hi) ? [lo, hi] : undefined;
 }
 
 /** Per domain list (a frozen value): its domains' content ids. */
