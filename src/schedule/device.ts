@@ -77,22 +77,30 @@ export function hwAxisOfChain(k: Kernel, iname: string, tag: "g" | "l", axis: nu
  * is not needed. Else undefined.
  */
 function ownFactor(k: Kernel, iname: string): BasicSet | undefined {
-  let owner: BasicSet | undefined;
-  for (const d of k.domains) {
-    if (!d.dims.includes(iname)) continue;
-    if (owner !== undefined) return undefined;
-    owner = d;
-  }
-  if (owner === undefined) return undefined;
+  const owners = dimOwners(k.domains);
+  const owner = owners.get(iname);
+  if (!owner) return undefined;
   const f = factorOf(owner, iname);
-  for (const d of k.domains) {
-    for (const x of d.dims) {
-      if (d !== owner && f.dims.includes(x)) return undefined;
-      const at = f.params.indexOf(x);
-      if (at >= 0 && f.constraints.some((row) => (row.coeffs[at] ?? 0) !== 0)) return undefined;
-    }
+  // Each dim of the factor named by its domain alone; no row over a parameter that is an iname.
+  for (const x of f.dims) if (owners.get(x) !== owner) return undefined;
+  const np = f.params.length;
+  for (let at = 0; at < np; at++) {
+    if (!owners.has(f.params[at]!)) continue;
+    if (f.constraints.some((row) => (row.coeffs[at] ?? 0) !== 0)) return undefined;
   }
   return f;
+}
+
+/** Per frozen domain list: each dim's domain, null where several domains name it. */
+const ownersMemo = new WeakMap<readonly BasicSet[], ReadonlyMap<string, BasicSet | null>>();
+
+function dimOwners(ds: readonly BasicSet[]): ReadonlyMap<string, BasicSet | null> {
+  let m = ownersMemo.get(ds);
+  if (m !== undefined) return m;
+  const out = new Map<string, BasicSet | null>();
+  for (const d of ds) for (const x of d.dims) out.set(x, out.has(x) ? null : d);
+  if (Object.isFrozen(ds)) ownersMemo.set(ds, out);
+  return out;
 }
 
 /** The value every parameter takes in a witness of `witnessedRange` (large: `i < n` holds for small i). */
