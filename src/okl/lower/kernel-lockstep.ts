@@ -16,7 +16,7 @@ import { ownJumpOf, withoutContinue, type JumpFree } from "./loop-jumps.js";
 import { readOnlyArgument } from "./read-only.js";
 import { tripCount } from "./trip.js";
 import { nonUniform, type UniformFacts } from "./uniform.js";
-import { tripCounter } from "./while-trips.js";
+import { changedNames, conjoin, conjuncts, tripCounter } from "./while-trips.js";
 
 /** A jump's condition waiting for its loop to be lowered (checkJumpGuard). */
 interface PendingGuard {
@@ -43,7 +43,7 @@ export abstract class LockstepLowering extends PointerLowering {
   protected wholeAxes = new Set<number>();
 
   /** The synthesized `break`s that stand for a while loop's condition, with that loop. */
-  private readonly conditionBreaks = new Map<A.Stmt, A.While | A.DoWhile>();
+  private readonly conditionBreaks = new Map<A.Stmt, A.While | A.DoWhile | A.For>();
 
   /**
    * The jump conditions of the outer-most lockstep loop being lowered: checked once it is (every
@@ -64,9 +64,32 @@ export abstract class LockstepLowering extends PointerLowering {
     if (!ctx.outer || ctx.inner || (s.kind === "for" && s.okl !== undefined)) return false;
     if (!someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"))) return false;
     if (s.kind !== "for") return this.judged(ctx, () => this.lockstepWhile(s, ctx));
-    if (ownJumpOf(s.body) === undefined) return false;
-    const r = this.jumpFree(s, s.body);
-    return this.judged(ctx, () => this.stmt({ ...s, body: r.body }, this.withFlag(r, s, ctx)));
+    const loop = this.headerConjunct(s) ?? s;
+    if (ownJumpOf(loop.body) === undefined) return false;
+    const r = this.jumpFree(loop, loop.body);
+    return this.judged(ctx, () => this.stmt({ ...loop, body: r.body }, this.withFlag(r, loop, ctx)));
+  }
+
+  /**
+   * `for (int i = S; i CMP E && rest; i ±= d) body` (the header's comparison one conjunct of the
+   * condition) as `for (int i = S; i CMP E; i ±= d) { if (!(rest)) break; body }`: C tests `rest` at the
+   * start of each trip the header's comparison allows, after the update (a `continue` runs it too).
+   * Undefined where `s` has no such condition.
+   */
+  private headerConjunct(s: A.For): A.For | undefined {
+    const d = s.init?.kind === "declaration" && s.init.declarators.length === 1 ? s.init.declarators[0]! : undefined;
+    const u = s.update;
+    if (!d || !s.cond || !u) return undefined;
+    const isIt = (e: A.Expr) => e.kind === "ident" && e.name === d.name;
+    const steps = ((u.kind === "unary" || u.kind === "postfix") && (u.op === "++" || u.op === "--") && isIt(u.operand)) || (u.kind === "assign" && (u.op === "+=" || u.op === "-=") && isIt(u.target));
+    const parts = conjuncts(s.cond);
+    const k = parts.findIndex((p) => p.kind === "binary" && ["<", "<=", ">", ">="].includes(p.op) && (isIt(p.left) !== isIt(p.right)));
+    if (!steps || parts.length < 2 || k < 0 || changedNames(s.cond).size > 0) return undefined;
+    const rest = conjoin(parts.filter((_, j) => j !== k))!;
+    const brk: A.Stmt = { kind: "break", attributes: [], pos: rest.pos } as A.Stmt;
+    this.conditionBreaks.set(brk, s);
+    const test: A.Stmt = { kind: "if", cond: { kind: "unary", op: "!", operand: rest, pos: rest.pos }, then: brk, else: undefined, attributes: [], pos: rest.pos };
+    return { ...s, cond: parts[k]!, body: { kind: "compound", items: [test, s.body], attributes: [], pos: s.body.pos } };
   }
 
   /** `body` of loop `s` without its jumps (loop-jumps.ts), each guard recorded for checkJumpGuard. */
@@ -224,7 +247,7 @@ export abstract class LockstepLowering extends PointerLowering {
     const uniform = "a condition of block indices, value arguments, @shared memory, `const` arguments the kernel only reads and private variables assigned from those outside @inner loops is uniform";
     const loop = this.conditionBreaks.get(jump);
     if (loop) {
-      this.fail(`the condition of the ${loop.kind === "while" ? "while" : "do-while"} loop at ${loop.pos.line}:${loop.pos.column} decides for a loop holding @inner loops or barriers, which all work-items of a group run together, but it reads ${why}, which may differ between them (${uniform})`, loop.cond.pos);
+      this.fail(`the condition of the ${loop.kind === "doWhile" ? "do-while" : loop.kind} loop at ${loop.pos.line}:${loop.pos.column} decides for a loop holding @inner loops or barriers, which all work-items of a group run together, but it reads ${why}, which may differ between them (${uniform})`, loop.cond!.pos);
     }
     this.fail(`"${jump.kind}" at ${jump.pos.line}:${jump.pos.column} skips the rest of ${jump.kind === "break" ? "the loop" : "a trip"} of a loop holding @inner loops or barriers, which all work-items of a group run together, but its condition reads ${why}, which may differ between them (${uniform})`, g.s.cond.pos);
   }
