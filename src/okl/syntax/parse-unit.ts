@@ -70,10 +70,7 @@ export class Parser extends StatementParser {
       return undefined;
     }
     if (t.text !== "class") this.checkUnsupported(t);
-    if ((t.text === "kernel" || t.text === "occaKernel") && this.peek(1).text === "void") {
-      throw this.err(`"${t.text} void" is OCCA 0.x's kernel language (kernel, outer0/inner0 loops, shared, exclusive, barrier(localMemFence)), ` +
-        "which OCCA 1.0 and later do not read: write @kernel, @outer(0)/@inner(0) as the loop's 4th clause, @shared, @exclusive and @barrier", t, "OKL version");
-    }
+    if ((t.text === "kernel" || t.text === "occaKernel") && this.peek(1).text === "void") throw this.err(legacyDetail(t.text), t, LEGACY_RULE);
     if (t.text === "[" && this.peek(1).text === "[" || t.text === "@") {
       // Attributes, then a function, a declaration or (in a fragment) a statement.
       const save = this.pos;
@@ -148,11 +145,39 @@ export class Parser extends StatementParser {
 
 export function parseTokens(toks: readonly Tok[], sources: Sources, opts: ParseOptions = {}): TranslationUnit {
   const sink = opts.warningSink ?? [];
-  const unit = new Parser(toks, sources, { ...opts, warningSink: sink }).parseUnit();
+  const parser = new Parser(toks, sources, { ...opts, warningSink: sink });
+  const legacy = legacyKernel(toks);
+  if (legacy) throw parser.err(legacyDetail(legacy.text), legacy, LEGACY_RULE);
+  const unit = parser.parseUnit();
   return sink.length ? { ...unit, warnings: sink } : unit;
 }
 
 /** Parse preprocessed tokens as a fragment (top-level items and statements mixed). */
 export function parseFragmentTokens(toks: readonly Tok[], sources: Sources, opts: ParseOptions = {}): (TopLevel | Stmt)[] {
   return new Parser(toks, sources, opts).parseFragment();
+}
+
+const LEGACY_RULE = "OKL version";
+
+function legacyDetail(word: string): string {
+  return `"${word} void" is OCCA 0.x's kernel language (kernel, outer0/inner0 loops, shared, exclusive, barrier(localMemFence)), ` +
+    "which OCCA 1.0 and later do not read: write @kernel, @outer(0)/@inner(0) as the loop's 4th clause, @shared, @exclusive and @barrier";
+}
+
+/**
+ * The first `kernel void` / `occaKernel void` of a file that has no `@kernel`: OCCA 0.x's language,
+ * refused for its version before a syntax error its other 0.x or OpenCL forms would raise earlier in
+ * the file (libCEED's 2018 kernels declare `typedef __global double gCeedScalar;` above their
+ * `kernel void`; OCCA's old examples open with `occaConstant tFloat …`). undefined for OKL 1.x.
+ */
+function legacyKernel(toks: readonly Tok[]): Tok | undefined {
+  let found: Tok | undefined;
+  for (let k = 0; k + 1 < toks.length; k++) {
+    const t = toks[k]!;
+    if (t.type !== "ident") continue;
+    const afterAt = k > 0 && toks[k - 1]!.text === "@";
+    if ((t.text === "kernel" && afterAt) || t.text === "okl_kernel") return undefined;
+    if (!found && !afterAt && (t.text === "kernel" || t.text === "occaKernel") && toks[k + 1]!.text === "void") found = t;
+  }
+  return found;
 }
