@@ -10,19 +10,57 @@ import { naturalCompare } from "./print.js";
  * The affine form of an integer expression, or undefined when it is not affine (products of
  * variables, division, subscripts, calls…). `isIndexVar(name)` says which variables may appear.
  */
-export function exprToAff(e: Expr, isIndexVar: (name: string) => boolean = () => true): Aff | undefined {
+export function exprToAff(e: Expr, isIndexVar?: (name: string) => boolean): Aff | undefined {
+  // Remembered per (frozen) expression, for every variable allowed: footprints, stores, lowering
+  // and device checks all read the same index expressions. Which variables are allowed decides
+  // only whether the answer stands: any variable the conversion meets that is not allowed makes
+  // it undefined (every case passes an undefined operand up), so the answer for `isIndexVar` is
+  // the remembered form when each variable met is allowed.
+  if (e.kind === "var") return isIndexVar === undefined || isIndexVar(e.name) ? varAff(e.name) : undefined;
+  if (!Object.isFrozen(e)) return affOf(e, isIndexVar ?? anyVar);
+  let hit = affMemo.get(e);
+  if (hit === undefined) {
+    const met: string[] = [];
+    let a: Aff | undefined;
+    try {
+      a = affOf(e, (name) => (met.push(name), true));
+    } catch {
+      // Coefficients past the safe integers: a variable not allowed may stop the conversion
+      // before that happens, so ask as asked, unremembered.
+      return affOf(e, isIndexVar ?? anyVar);
+    }
+    affMemo.set(e, (hit = a === undefined ? NOT_AFFINE : { aff: a, vars: met }));
+  }
+  if (hit === NOT_AFFINE) return undefined;
+  if (isIndexVar !== undefined) for (const name of hit.vars) if (!isIndexVar(name)) return undefined;
+  return hit.aff;
+}
+
+const anyVar = (): boolean => true;
+
+/** The affine form of an expression with every variable allowed, and the variables read on the way. */
+interface AffEntry {
+  readonly aff: Aff;
+  readonly vars: readonly string[];
+}
+
+const NOT_AFFINE: AffEntry = Object.freeze({ aff: Object.freeze({ terms: Object.freeze({}), constant: 0 }), vars: Object.freeze([]) });
+const affMemo = new WeakMap<Expr, AffEntry>();
+
+/** `exprToAff` computed (no memo). */
+function affOf(e: Expr, isIndexVar: (name: string) => boolean): Aff | undefined {
   switch (e.kind) {
     case "var": return isIndexVar(e.name) ? varAff(e.name) : undefined;
     case "const": return Number.isSafeInteger(e.value) && !e.isFloat ? aff({}, e.value) : undefined;
     case "neg": {
-      const a = exprToAff(e.operand, isIndexVar);
+      const a = affOf(e.operand, isIndexVar);
       return a && affScale(a, -1);
     }
     // A cast to an index dtype keeps the value; any other wraps (uint8, uint32 of a negative) or rounds.
-    case "cast": return e.dtype === "int32" || e.dtype === "int64" ? exprToAff(e.value, isIndexVar) : undefined;
+    case "cast": return e.dtype === "int32" || e.dtype === "int64" ? affOf(e.value, isIndexVar) : undefined;
     case "arith": {
-      const l = exprToAff(e.left, isIndexVar);
-      const r = exprToAff(e.right, isIndexVar);
+      const l = affOf(e.left, isIndexVar);
+      const r = affOf(e.right, isIndexVar);
       if (!l || !r) return undefined;
       switch (e.op) {
         case "+": return affAdd(l, r);

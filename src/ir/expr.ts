@@ -225,13 +225,28 @@ export function freeVariables(e: Expr, out: Set<string> = new Set()): Set<string
   return out;
 }
 
-/** Every reduction iname used in `e`. */
+/**
+ * Every reduction iname used in `e`, added to `out` in the order of a pre-order walk. Remembered
+ * per (frozen) expression: scheduling, transformations and checks ask it of the same right-hand
+ * sides many times per kernel, and most have no reduction at all.
+ */
 export function reductionInames(e: Expr, out: Set<string> = new Set()): Set<string> {
-  walkExpr(e, (n) => {
-    if (n.kind === "reduce") for (const i of n.inames) out.add(i);
-  });
+  if (e.kind === "var" || e.kind === "const") return out;
+  let names = Object.isFrozen(e) ? reductionMemo.get(e) : undefined;
+  if (names === undefined) {
+    const found: string[] = [];
+    walkExpr(e, (n) => {
+      if (n.kind === "reduce") for (const i of n.inames) found.push(i);
+    });
+    names = found.length === 0 ? NO_NAMES : found;
+    if (Object.isFrozen(e)) reductionMemo.set(e, names);
+  }
+  for (let k = 0; k < names.length; k++) out.add(names[k]!);
   return out;
 }
+
+const NO_NAMES: readonly string[] = Object.freeze([]);
+const reductionMemo = new WeakMap<Expr, readonly string[]>();
 
 /** `n` with the use tag `tag` (none when undefined): `withTag(sub("a", v("i")), "x")` is `a$x[i]`. */
 export function withTag<T extends Var | Call | Subscript | LinearSubscript>(n: T, tag: string | undefined): T {

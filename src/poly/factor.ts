@@ -13,7 +13,7 @@
 import type { BasicSet, Constraint } from "./types.js";
 import { rawSet } from "./rows.js";
 import { isCanonicalEmpty } from "./normalize.js";
-import { internAtCreation } from "./memo.js";
+import { internPicked } from "./memo.js";
 
 /** For each dim and existential (in column order), its factor; -1 for the parameter part. */
 const factorsMemo = new WeakMap<BasicSet, readonly number[]>();
@@ -121,12 +121,15 @@ function restrict(s: BasicSet, names: string | readonly string[]): BasicSet {
     newAt[k] = np + dims.length + exists.length;
     exists.push(s.exists[k - nd]!);
   }
-  const n = np + dims.length + exists.length;
-  const constraints: Constraint[] = [];
+  // The factor's columns: the parameters, then the kept dims and existentials (cols[j]: the
+  // column of `s` that new column j is), and the rows over those columns alone.
+  const cols: number[] = [];
+  for (let k = 0; k < np; k++) cols.push(k);
+  for (let k = 0; k < nv; k++) if (newAt[k]! >= 0) cols[newAt[k]!] = np + k;
+  const rows: number[] = [];
   const cs = s.constraints;
   for (let i = 0; i < cs.length; i++) {
-    const c = cs[i]!;
-    const xs = c.coeffs;
+    const xs = cs[i]!.coeffs;
     let inside = true;
     for (let k = 0; k < nv; k++) {
       if ((xs[np + k] ?? 0) !== 0 && newAt[k]! < 0) {
@@ -134,21 +137,19 @@ function restrict(s: BasicSet, names: string | readonly string[]): BasicSet {
         break;
       }
     }
-    if (!inside) continue;
-    const coeffs: number[] = [];
-    for (let k = 0; k < n; k++) coeffs.push(0);
-    for (let k = 0; k < np; k++) coeffs[k] = xs[k] ?? 0;
-    for (let k = 0; k < nv; k++) {
-      const v = xs[np + k] ?? 0;
-      if (v !== 0) coeffs[newAt[k]!] = v;
-    }
-    constraints.push({ eq: c.eq, coeffs, constant: c.constant });
+    if (inside) rows.push(i);
   }
   // The factors of a sweep's domains repeat (the `i` factor is the same whenever the `i` tile size
-  // is): interned at creation, a repeated one is the object seen before, with its key and its own
-  // factors known, and nothing is frozen again.
-  return internAtCreation({ params: s.params, dims, exists, constraints }, () => {
-    for (const c of constraints) (Object.freeze(c.coeffs), Object.freeze(c));
+  // is): interned at creation, looked up through the column map before anything is built, a
+  // repeated one is the object seen before, with its key and its own factors known.
+  return internPicked(s.params, dims, exists, s, rows, cols, () => {
+    const constraints: Constraint[] = [];
+    for (const i of rows) {
+      const c = cs[i]!;
+      const coeffs: number[] = [];
+      for (let j = 0; j < cols.length; j++) coeffs.push(c.coeffs[cols[j]!] ?? 0);
+      constraints.push(Object.freeze({ eq: c.eq, coeffs: Object.freeze(coeffs), constant: c.constant }));
+    }
     return rawSet(s.params, Object.freeze(dims), Object.freeze(exists), constraints);
   });
 }

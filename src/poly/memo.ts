@@ -7,7 +7,7 @@
  * the first set seen with that content, compared in full, so equal contents share one key and one
  * canonical object (`internSet`). Answers live in bounded Maps keyed by the keys of the arguments.
  */
-import type { Aff, BasicSet } from "./types.js";
+import type { Aff, BasicSet, Constraint } from "./types.js";
 
 /** Entries per cache before it is emptied (bounds memory over long sweeps). */
 const LIMIT = 50_000;
@@ -129,20 +129,55 @@ function enter(h: number, bucket: Interned[] | undefined, s: BasicSet): Interned
 }
 
 /**
- * Interning at creation (hash-consing): the set with content `probe` (the fields of a set being
- * built, not yet frozen or stamped) when one with that content is interned already (then `probe`
- * is dropped: no freezing, no set object, and the answer's key is known), else undefined and
- * `build()` (which must return a set built by `rawSet` with `probe`'s content) is entered as the
- * canonical set of that content, its key remembered. Equal sets built this way are one object, so
- * memos keyed by identity (`factorOf`'s) find them again.
+ * Interning at creation (hash-consing) of a set made of some rows of `src` with columns picked
+ * from it (a factor, `factorOf`): names `params`, `dims`, `exists`; its constraints are those of
+ * `src` at the indices `rows`, in order, new column `j` being `src`'s column `cols[j]` (an entry
+ * missing from a short literal row reads 0). The set interned before with that content when there is one: hashed and
+ * compared through the mapping, so a repeated factor (most are) allocates nothing, and equal sets
+ * built this way are one object, which memos keyed by identity (`factorOf`'s) find again. Else
+ * `build()` (which must return a set built by `rawSet` with that content) is entered as the
+ * canonical set of it, its key remembered.
  */
-export function internAtCreation(probe: BasicSet, build: () => BasicSet): BasicSet {
-  const h = hashOf(probe);
+export function internPicked(
+  params: readonly string[], dims: readonly string[], exists: readonly string[],
+  src: BasicSet, rows: readonly number[], cols: readonly number[], build: () => BasicSet,
+): BasicSet {
+  const cs = src.constraints;
+  const n = cols.length;
+  let h = hashNames(hashNames(hashNames(0x811c9dc5, params), dims), exists);
+  for (let i = 0; i < rows.length; i++) {
+    const c = cs[rows[i]!]!;
+    const xs = c.coeffs;
+    h = mix(h, c.eq ? 1 : 2);
+    h = mix(h, n);
+    for (let j = 0; j < n; j++) h = mix(h, (xs[cols[j]!] ?? 0) | 0);
+    h = mix(h, c.constant | 0);
+  }
   const bucket = table.get(h);
-  if (bucket !== undefined) for (const e of bucket) if (sameContent(e.set, probe)) return e.set;
+  if (bucket !== undefined) {
+    for (const e of bucket) {
+      const s = e.set;
+      if (sameNames(s.params, params) && sameNames(s.dims, dims) && sameNames(s.exists, exists) && samePicked(s.constraints, cs, rows, cols)) return s;
+    }
+  }
   const s = build();
   KeySlot.remember(s, enter(h, bucket, s));
   return s;
+}
+
+/** `a` are the rows `rows` of `cs` with columns `cols` (see `internPicked`). */
+function samePicked(a: readonly Constraint[], cs: readonly Constraint[], rows: readonly number[], cols: readonly number[]): boolean {
+  if (a.length !== rows.length) return false;
+  const n = cols.length;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = cs[rows[i]!]!;
+    if (x.eq !== y.eq || x.constant !== y.constant || x.coeffs.length !== n) return false;
+    const xs = x.coeffs;
+    const ys = y.coeffs;
+    for (let j = 0; j < n; j++) if (xs[j] !== (ys[cols[j]!] ?? 0)) return false;
+  }
+  return true;
 }
 
 /** A hash of names, existentials and rows (entries mixed as 32-bit integers; any number is exact in `sameContent`). */
