@@ -202,6 +202,21 @@ function mapRenamedArray(n: Subscript | LinearSubscript, names: ReadonlyMap<stri
 
 /** Names of the variables `e` reads: free variables and subscripted arrays (reduction inames excluded). */
 export function freeVariables(e: Expr, out: Set<string> = new Set()): Set<string> {
+  if (e.kind === "var") return out.add(e.name);
+  // Remembered per (frozen) expression, in the order of the walk: checks, device kernels and
+  // lowering ask it of the same expressions many times per kernel.
+  let names = Object.isFrozen(e) ? freeMemo.get(e) : undefined;
+  if (names === undefined) {
+    names = [...walkFreeVariables(e, new Set())];
+    if (Object.isFrozen(e)) freeMemo.set(e, names);
+  }
+  for (let k = 0; k < names.length; k++) out.add(names[k]!);
+  return out;
+}
+
+const freeMemo = new WeakMap<Expr, readonly string[]>();
+
+function walkFreeVariables(e: Expr, out: Set<string>): Set<string> {
   const bound: string[] = [];
   const go = (n: Expr): void => {
     switch (n.kind) {

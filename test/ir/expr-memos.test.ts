@@ -1,10 +1,10 @@
 // Answers remembered per frozen expression (src/ir/affine-expr.ts `exprToAff`, src/ir/expr.ts
-// `reductionInames`): for every expression and every choice of allowed variables, the answer read
+// `reductionInames`, `freeVariables`): for every expression and every choice of allowed variables, the answer read
 // from a frozen tree (remembered the first time, read back after) is the one computed afresh on an
 // unfrozen copy of it, which is never remembered.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { exprToAff, reductionInames, type Expr } from "../../src/ir/index.js";
+import { exprToAff, freeVariables, reductionInames, type Expr } from "../../src/ir/index.js";
 import { exprTree } from "./expr-arb.js";
 
 const leaf: fc.Arbitrary<Expr> = fc.oneof(
@@ -74,6 +74,21 @@ describe("reductionInames remembered per frozen expression", () => {
         for (let round = 0; round < 2; round++) {
           const fresh = [...reductionInames(structuredClone(e), new Set(held))];
           expect([...reductionInames(frozen, new Set(held))]).toEqual(fresh);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe("freeVariables remembered per frozen expression", () => {
+  it("adds the names a walk of an unfrozen copy adds, in the same order, to what the set held", () => {
+    fc.assert(
+      fc.property(fc.oneof(exprTree, affineTree), fc.subarray(["n", "a", "x"]), (e, held) => {
+        const frozen = frozenCopy(e);
+        for (let round = 0; round < 2; round++) {
+          const fresh = [...freeVariables(structuredClone(e), new Set(held))];
+          expect([...freeVariables(frozen, new Set(held))]).toEqual(fresh);
         }
       }),
       { numRuns: 100 },
