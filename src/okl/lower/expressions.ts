@@ -13,8 +13,8 @@ import { exprLabel, pointerBinding, pointerSlot, type ExprLowerer } from "./inli
 import { cRemainder, type SignFacts } from "./c-remainder.js";
 import { cBinary, cConditional, cUnary, suffixDtype, type CTypeFacts } from "./c-conversions.js";
 import { rowMajorIndex } from "./initializers.js";
-import { choiceRead, choiceWays } from "./pointer-choice.js";
-import { regionAccess, sharedArrays, type RegionAccess } from "./chosen-regions.js";
+import { chosenRead } from "./pointer-choice.js";
+import { regionAccess, type RegionAccess } from "./chosen-regions.js";
 import { choiceWrites, type ChoiceWriteHost, type WritePlace } from "./choice-writes.js";
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
 import type { RowAccess } from "./row-layout.js";
@@ -375,27 +375,13 @@ export class ExprLowering implements ExprLowerer {
     return this.element(b, indices, label, pos, ctx);
   }
 
-  /**
-   * A read through a chosen pointer: the chosen target's element. Reads through targets in one
-   * array at different offsets are recorded for the proof that writes through them stay apart
-   * (chosen-regions.ts); one that is no flat subscript is left out of it, and a write then fails.
-   */
-  private chosenElement(
-    b: Extract<Binding, { kind: "choice" }>, indices: readonly Expr[], label: string, pos: A.Pos, ctx: Ctx,
-    shared = sharedArrays(choiceWays(b).map((w) => w.target as { name?: string; offset?: Expr })),
-  ): Expr {
-    return choiceRead(b, (t) => {
-      if (t.kind === "choice") return this.chosenElement(t, indices, label, pos, ctx, shared); // nested: the ways of the outermost
-      const x = this.element(usable(t, this.failAt(pos)), indices, label, pos, ctx);
-      const name = (t as { name?: string }).name;
-      if (name !== undefined && shared.has(name)) this.regions.push(regionAccess(x, name, t as { offset?: Expr }, ctx.within, false, label, pos, this.emitted()));
-      return x;
-    });
-  }
-
   /** Element `indices` of what `b` binds (a chosen pointer: of the target chosen). */
   private element(b: Binding | undefined, indices: readonly Expr[], label: string, pos: A.Pos, ctx: Ctx): Expr {
-    if (b?.kind === "choice") return this.chosenElement(b, indices, label, pos, ctx);
+    if (b?.kind === "choice") {
+      // Reads through targets in one array at different offsets are recorded for the proof that writes stay apart (chosen-regions.ts).
+      const note = (x: Expr, array: string, t: Binding) => void this.regions.push(regionAccess(x, array, t as { offset?: Expr }, ctx.within, false, label, pos, this.emitted()));
+      return chosenRead(b, (t) => this.element(usable(t, this.failAt(pos)), indices, label, pos, ctx), note);
+    }
     if (b?.kind === "ref") {
       const zero = indices.every((i) => constIndex(i) === 0);
       if (indices.length > 1 || !zero) this.fail(`pointer "${label}" points to the scalar "${b.name}"; only *${label} or ${label}[0] can be read`, pos);

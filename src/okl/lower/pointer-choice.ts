@@ -174,6 +174,24 @@ export function choiceRead(b: Extract<Binding, { kind: "choice" }>, read: (targe
 }
 
 /**
+ * A read through a chosen pointer as choiceRead, with each read of a target that shares its array
+ * with another target at a different offset (ping-pong regions, chosen-regions.ts) passed to `note`;
+ * nested choices count the ways of the outermost.
+ */
+export function chosenRead(
+  b: Extract<Binding, { kind: "choice" }>, read: (target: Binding) => Expr, note: (place: Expr, array: string, target: Binding) => void,
+  shared = sharedArrays(choiceWays(b).map((w) => w.target as { name?: string; offset?: Expr })),
+): Expr {
+  return choiceRead(b, (t) => {
+    if (t.kind === "choice") return chosenRead(t, read, note, shared);
+    const x = read(t);
+    const name = (t as { name?: string }).name;
+    if (name !== undefined && shared.has(name)) note(x, name, t);
+    return x;
+  });
+}
+
+/**
  * The ways of a chosen pointer as one flat list: each target with the conditions under which it is
  * the one chosen (the first option whose `when` holds; nested choices flattened), for writes
  * through it, one conditional store per target. Exactly one way's conditions hold.
