@@ -3,8 +3,9 @@
  * constructor sets for nobody: `p_count = group;`), dropped from the CPU lowering's result with
  * the assignments to them, so that C compilers see no variable set but not used (gcc -Wall's
  * -Wunused-but-set-variable). Nothing reads them, so no value the kernel computes changes; an
- * assignment whose value only such a temporary read becomes dead in turn (to a fixpoint). Opaque
- * blocks and atomic updates are kept whole (a block may write other variables too).
+ * assignment whose value only such a temporary read becomes dead in turn (a worklist over reader
+ * counts: linear in the kernel). Opaque blocks and atomic updates are kept whole (a block may write
+ * other variables too).
  *
  *   dropDeadStores(k, dks)   // without `t = …` where no instruction, predicate or domain reads t
  */
@@ -14,18 +15,39 @@ import type { DeviceKernel, ScheduleNode } from "./types.js";
 /** `k` and the device kernels' bodies without the assignments to private temporaries nothing reads, nor those temporaries. */
 export function dropDeadStores(k: Kernel, dks: readonly DeviceKernel[]): { kernel: Kernel; deviceKernels: DeviceKernel[] } {
   const privates = new Set(k.temporaries.filter((t) => t.addressSpace === "private").map((t) => t.name));
-  let instructions = k.instructions;
+  // How many instructions (and domains) read each name, and the plain assignments to each private temporary.
+  const readers = new Map<string, number>();
+  const readsOf = new Map<string, Set<string>>();
+  const writers = new Map<string, string[]>();
+  for (const insn of k.instructions) {
+    const r = insnReads(insn);
+    readsOf.set(insn.id, r);
+    for (const n of r) readers.set(n, (readers.get(n) ?? 0) + 1);
+    if (insn.kind === "assign" && insn.atomicity === "none" && privates.has(assigneeName(insn.lhs))) {
+      const t = assigneeName(insn.lhs);
+      const ws = writers.get(t);
+      if (ws) ws.push(insn.id);
+      else writers.set(t, [insn.id]);
+    }
+  }
+  for (const d of k.domains) for (const p of d.params) readers.set(p, (readers.get(p) ?? 0) + 1);
+  // A worklist: a temporary nothing reads loses its assignments, which may leave others unread.
   const dropped = new Set<string>();
-  for (;;) {
-    const read = new Set<string>();
-    for (const insn of instructions) insnReads(insn, read);
-    for (const d of k.domains) for (const p of d.params) read.add(p);
-    const dead = instructions.filter((i) => i.kind === "assign" && i.atomicity === "none" && privates.has(assigneeName(i.lhs)) && !read.has(assigneeName(i.lhs)));
-    if (dead.length === 0) break;
-    for (const i of dead) dropped.add(i.id);
-    instructions = instructions.filter((i) => !dropped.has(i.id));
+  const unread = [...writers.keys()].filter((t) => !readers.get(t));
+  while (unread.length > 0) {
+    const t = unread.pop()!;
+    for (const id of writers.get(t) ?? []) {
+      if (dropped.has(id)) continue;
+      dropped.add(id);
+      for (const n of readsOf.get(id)!) {
+        const left = readers.get(n)! - 1;
+        readers.set(n, left);
+        if (left === 0 && writers.has(n)) unread.push(n);
+      }
+    }
   }
   if (dropped.size === 0) return { kernel: k, deviceKernels: [...dks] };
+  const instructions = k.instructions.filter((i) => !dropped.has(i.id));
   const used = new Set<string>();
   for (const insn of instructions) {
     insnReads(insn, used);
