@@ -12,21 +12,21 @@ import { emptyInterval, extendFacts, factsOf, termsKey, type ContextFacts } from
 import { rowVars, withRowsSet, type Row } from "./rows.js";
 
 /**
- * The rows of a context over its root set, flat, where its factors can be read from them:
- * the root set has no dimensions, and no row is an equality, constant, or meets a row of the
+ * A context level's rows, where its factors can be read from the rows of the levels up to the root
+ * set: the root set has no dimensions, and no row is an equality, constant, or meets a row of the
  * opposite terms (no implicit equality, no empty pair): the normal form then changes each row
  * alone or rows with the same terms, never moving a fact from one factor to another through the
  * parameters.
  */
 interface Flat {
+  readonly up: Flat | undefined;
+  /** The root set (the same at every level). */
   readonly root: BasicSet;
   readonly rows: readonly Row[];
-  /** The variables of each row that are dimensions of the context. */
-  readonly rowDims: readonly (readonly string[])[];
   /** The context set's parameters, in its order. */
   readonly params: readonly string[];
-  /** The least constant of the rows of each terms (`termsKey`), made prime, for the opposite-row test. */
-  readonly terms: ReadonlyMap<string, { readonly c: number }>;
+  /** The least constant of this level's rows of each terms (`termsKey`), made prime, for the opposite-row test. */
+  readonly terms: ReadonlyMap<string, number>;
 }
 
 function gcd(x: number, y: number): number {
@@ -65,6 +65,11 @@ export class LoopContext {
     return new LoopContext(this, more.length > 0 ? [...this.dims, ...more] : this.dims, rows, undefined);
   }
 
+  /** Whether the context has been made a set (by `set`, or it was one). */
+  get hasSet(): boolean {
+    return this.made !== undefined;
+  }
+
   /** The context as a set: `withRowsSet` of the parent's set (made once). */
   get set(): BasicSet {
     return (this.made ??= withRowsSet(this.parent!.set, this.dims, this.rows));
@@ -97,13 +102,20 @@ export class LoopContext {
   private computeFactor(names: readonly string[]): BasicSet {
     const flat = this.flat();
     if (flat === null || this.made !== undefined) return factorOf(this.set, names);
-    const want = new Set(names.filter((n) => this.dims.includes(n)));
-    const taken = new Array<boolean>(flat.rows.length).fill(false);
+    const dims = new Set(this.dims);
+    // The rows in the order the levels added them (root first), as the context set has them.
+    const levels: (readonly Row[])[] = [];
+    for (let at: Flat | undefined = flat; at !== undefined; at = at.up) levels.push(at.rows);
+    const rows: Row[] = [];
+    for (let l = levels.length - 1; l >= 0; l--) rows.push(...levels[l]!);
+    const rowDims = rows.map((r) => Object.keys(r.aff.terms).filter((n) => dims.has(n)));
+    const want = new Set(names.filter((n) => dims.has(n)));
+    const taken = new Array<boolean>(rows.length).fill(false);
     for (let grew = true; grew;) {
       grew = false;
-      for (let j = 0; j < flat.rows.length; j++) {
+      for (let j = 0; j < rows.length; j++) {
         if (taken[j]) continue;
-        const ds = flat.rowDims[j]!;
+        const ds = rowDims[j]!;
         if (ds.length > 0 && !ds.some((d) => want.has(d))) continue;
         taken[j] = true;
         for (const d of ds) {
@@ -114,21 +126,19 @@ export class LoopContext {
         }
       }
     }
-    const rows = flat.rows.filter((_, j) => taken[j]);
-    return extendSet(flat.root, flat.params, this.dims.filter((n) => want.has(n)), rows);
+    return extendSet(flat.root, flat.params, this.dims.filter((n) => want.has(n)), rows.filter((_, j) => taken[j]));
   }
 
   private flat(): Flat | null {
     if (this.madeFlat !== undefined) return this.madeFlat;
     if (this.parent === undefined) {
       const s = this.made!;
-      this.madeFlat = s.dims.length > 0 ? null : { root: s, rows: [], rowDims: [], params: s.params, terms: new Map() };
+      this.madeFlat = s.dims.length > 0 ? null : { up: undefined, root: s, rows: [], params: s.params, terms: new Map() };
       return this.madeFlat;
     }
     const up = this.parent.flat();
     if (up === null) return (this.madeFlat = null);
-    const terms = new Map(up.terms);
-    const rowDims = up.rowDims.slice();
+    const terms = new Map<string, number>();
     for (const r of this.rows) {
       const t = r.aff.terms;
       if (r.eq) return (this.madeFlat = null);
@@ -137,19 +147,20 @@ export class LoopContext {
       if (g === 0) return (this.madeFlat = null);
       // The constant as the normal form tightens it (the terms divided by their gcd).
       const c = Math.floor(r.aff.constant / g);
-      const opposite = terms.get(termsKey(t, -1));
-      if (opposite !== undefined && opposite.c + c <= 0) return (this.madeFlat = null);
+      const opposite = termsKey(t, -1);
+      for (let at: Flat | undefined = up; at !== undefined; at = at.up) {
+        const o = at.terms.get(opposite);
+        if (o !== undefined && o + c <= 0) return (this.madeFlat = null);
+      }
+      const o = terms.get(opposite);
+      if (o !== undefined && o + c <= 0) return (this.madeFlat = null);
       const mine = termsKey(t, 1);
       const had = terms.get(mine);
-      if (had === undefined || c < had.c) terms.set(mine, { c });
+      if (had === undefined || c < had) terms.set(mine, c);
     }
-    // Dimensions and parameters as `withRowsSet` makes them, level by level.
+    // Parameters as `withRowsSet` makes them, level by level.
     const params = [...new Set([...up.params, ...rowVars(this.rows)])].filter((n) => !this.dims.includes(n));
-    const rows = [...up.rows, ...this.rows];
-    for (const r of rows.slice(up.rows.length)) rowDims.push(Object.keys(r.aff.terms).filter((n) => this.dims.includes(n)));
-    // A parameter of a row made a dimension by a later level: the earlier rows' dims are read again.
-    const again = this.dims.length > this.parent.dims.length ? rows.map((r) => Object.keys(r.aff.terms).filter((n) => this.dims.includes(n))) : rowDims;
-    return (this.madeFlat = { root: up.root, rows, rowDims: again, params, terms });
+    return (this.madeFlat = { up, root: up.root, rows: this.rows, params, terms });
   }
 }
 
