@@ -89,6 +89,25 @@ describe("a tile fetch by construction", () => {
     ), { numRuns: 25 });
   });
 
+  it("agrees on a value parameter in an index, a kernel of two domains, three axes, and a kernel that never runs", () => {
+    const assumptions = "n mod 16 = 0 and n >= 16 and m >= 0";
+    const split2 = (k: Kernel) => splitIname(splitIname(k, "i", 8, { outerTag: "g.0", innerTag: "l.1" }), "j", 4, { outerTag: "g.1", innerTag: "l.0" });
+    const cases: [Kernel, boolean][] = [
+      [split2(makeKernel("{[i,j]: 0<=i<n and 0<=j<n}", "z[i,j] = a[i+m,j]", ["a: float32[n+m,n]", "z: float32[n,n]", "n, m: int32"], { name: "v", assumptions })), true],
+      [split2(makeKernel(["{[i]: 0<=i<n}", "{[j]: 0<=j<n}"], "z[i,j] = a[i,j]", ["a, z: float32[n,n]", "n: int32"], { name: "two", assumptions })), true],
+      [splitIname(split2(makeKernel("{[i,j,l]: 0<=i<n and 0<=j<n and 0<=l<8}", "z[i,j,l] = a[l,j,i]", ["a: float32[8,n,n]", "z: float32[n,n,8]", "n: int32"], { name: "three", assumptions })), "l", 2), true],
+      // No point: the general route's refusal (the emptiness is asked of the unsplit domain).
+      [splitIname(makeKernel("{[i]: 0<=i<n}", "z[i] = a[i]", ["a, z: float32[n]", "n: int32"], { name: "never", assumptions: "n <= 0" }), "i", 4, { outerTag: "g.0", innerTag: "l.0" }), false],
+    ];
+    for (const [k, takes] of cases) {
+      const sweepInames = ["i_inner", "j_inner", "l_inner"].filter((n) => k.domains.some((d) => d.dims.includes(n)));
+      const general = routeOutcome(useTileFetch, false, () => addPrefetch(k, "a", { sweepInames }));
+      const before = tileFetches();
+      expect(routeOutcome(useTileFetch, true, () => addPrefetch(k, "a", { sweepInames }))).toBe(general);
+      expect(tileFetches() - before).toBe(takes ? 1 : 0);
+    }
+  });
+
   it("the tiled matmul's fetches of a and b both take it, and a tile that does not divide n does not", () => {
     const assume = "n mod 64 = 0 and n >= 64";
     const before = tileFetches();
