@@ -187,7 +187,7 @@ describe("what cannot be proven one value per work-group is refused on CPU targe
     for (const target of ["c", "openmp"]) {
       const e = refusal(written, target);
       expect(e, target).toBeInstanceOf(ScheduleError);
-      expect(String((e as Error).message)).toMatch(/loop "r" .*holds a barrier .*private temporary "first".*reads array "counts", which instruction "\w+" of the kernel writes/);
+      expect(String((e as Error).message)).toMatch(/loop "r" .*holds a barrier .*private temporary "first".*reads array "counts", which instruction "\w+" \(at \d+:\d+\) of the kernel writes/);
       expect(String((e as Error).message)).toMatch(/arrays the kernel only reads/);
     }
     expect(refusal(written, "opencl")).toBeUndefined();
