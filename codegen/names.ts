@@ -60,15 +60,49 @@ export function userNamesOf(k: Kernel): Set<string> {
   return out;
 }
 
+/**
+ * `userNamesOf` per frozen kernel (nothing can change it): the names pass and the lowering each
+ * build an allocator of the same schedule kernel, and a sweep prints each kernel on several targets.
+ */
+const userNamesMemo = new WeakMap<Kernel, ReadonlySet<string>>();
+
+function userNamesOfFrozen(k: Kernel): ReadonlySet<string> {
+  if (!Object.isFrozen(k)) return userNamesOf(k);
+  let names = userNamesMemo.get(k);
+  if (names === undefined) userNamesMemo.set(k, (names = userNamesOf(k)));
+  return names;
+}
+
+/**
+ * Per dialect, whether each name asked about is printable as it is: a function of the two alone,
+ * asked for every identifier of every kernel printed, and the same names (`a`, `i_inner`, `n`)
+ * come back in every variant of a sweep. Emptied when it grows past `PRINTABLE_LIMIT` names.
+ */
+const printableMemo = new Map<NameDialect, Map<string, boolean>>();
+const PRINTABLE_LIMIT = 20_000;
+
+function isPrintable(name: string, dialect: NameDialect): boolean {
+  let byName = printableMemo.get(dialect);
+  if (byName === undefined) printableMemo.set(dialect, (byName = new Map()));
+  let ok = byName.get(name);
+  if (ok === undefined) {
+    ok = IDENTIFIER.test(name) && !isReserved(name, dialect);
+    if (byName.size >= PRINTABLE_LIMIT) byName.clear();
+    byName.set(name, ok);
+  }
+  return ok;
+}
+
 /** Names for one kernel's generated code on one dialect (see the module comment). */
 export class NameAllocator {
-  private readonly taken = new Set<string>();
+  private readonly taken: Set<string>;
   /** Each name's printed name: a user name's (itself, or fresh where it cannot be printed), a fresh name's itself. */
   private readonly printed = new Map<string, string>();
   private readonly derivedNames = new Map<string, string>();
 
   constructor(readonly dialect: NameDialect, userNames: Iterable<string> = []) {
-    this.take(userNames);
+    // A set is copied whole (one native copy), other iterables name by name.
+    this.taken = userNames instanceof Set ? new Set(userNames as Set<string>) : new Set(userNames);
   }
 
   /**
@@ -76,7 +110,7 @@ export class NameAllocator {
    * per kernel and target and hands it to the lowering and the printer.
    */
   static forKernel(k: Kernel, target: TargetName): NameAllocator {
-    return new NameAllocator(dialectOf(target), userNamesOf(k));
+    return new NameAllocator(dialectOf(target), userNamesOfFrozen(k));
   }
 
   /** Mark `names` as used (user names, names already in the code): `fresh` avoids them. */
@@ -86,7 +120,7 @@ export class NameAllocator {
 
   /** Whether `name` can be printed as it is: an identifier, not reserved in this dialect. */
   printable(name: string): boolean {
-    return IDENTIFIER.test(name) && !isReserved(name, this.dialect);
+    return isPrintable(name, this.dialect);
   }
 
   /**
@@ -135,6 +169,9 @@ export class NameAllocator {
  * that is not an identifier is a CodegenError. Printing renames nothing further.
  */
 export function withPrintedKernelNames(s: Schedule, target: TargetName): Schedule {
+  // Names that print as they are (most): nothing to rename, no allocator built.
+  const dialect = dialectOf(target);
+  if (s.deviceKernels.every((dk) => isPrintable(dk.name, dialect))) return s;
   const names = NameAllocator.forKernel(s.kernel, target);
   names.take(s.deviceKernels.map((dk) => dk.name));
   const renamed = s.deviceKernels.map((dk) => names.kernel(dk.name));

@@ -177,9 +177,11 @@ export class CFamilyTarget {
       const ty = this.typeName(t);
       p.helpers.add(`${name}|${code(ty)}`);
     };
-    const { absPow, ...ints } = intHelpers({ helperQualifier: d.helperQualifier, typeName: (t) => this.typeName(t) }, traps);
+    const { absPow, floorDiv, mod, div, shiftCount, loopTraps } = intHelpers({ helperQualifier: d.helperQualifier, typeName: (t) => this.typeName(t) }, traps);
+    // The helpers named, not spread: a spread of a fresh object is V8's slow path (tens of
+    // microseconds per render on Node 20).
     return {
-      ...ints,
+      floorDiv, mod, div, shiftCount, loopTraps,
       typeName: (t) => this.typeName(t),
       lit: (v, t) => {
         // A literal of a type the target lacks (Metal's float64: `x * 0.5` computed in double, as C
@@ -237,6 +239,18 @@ export class CFamilyTarget {
     };
   }
 
+  /** `exprSyntax()` without traps, built once per target (it depends on the dialect alone). */
+  private plain: ExprSyntax | undefined;
+  private plainSyntax(): ExprSyntax {
+    return (this.plain ??= this.exprSyntax());
+  }
+
+  /** `stmtSyntax()`, built once per target (it depends on the dialect alone). */
+  private stmts: StmtSyntax | undefined;
+  private statements(): StmtSyntax {
+    return (this.stmts ??= this.stmtSyntax());
+  }
+
   private stmtSyntax(): StmtSyntax {
     const d = this.d;
     return {
@@ -284,9 +298,10 @@ export class CFamilyTarget {
     const traps = this.trapSpelling(sites, trapParam);
     const takesTraps: boolean[] = [];
     const trapArg: LoweredArg = { name: trapParam, kind: "array", dtype: "uint32", written: true };
-    const p = new Printer(this.exprSyntax(traps), this.stmtSyntax());
+    const p = new Printer(this.exprSyntax(traps), this.statements());
     const printed = printedKernels(kernels, names);
-    const sizeP = new Printer(this.exprSyntax(), this.stmtSyntax());
+    // Launch sizes cannot trap: printed with the dialect's one untrapped syntax.
+    const sizeP = new Printer(this.plainSyntax(), this.statements());
     // Register tiles in vector values (the private arrays in scope: the declarations before `stmts`).
     const simd = this.d.lowerOptions.simdLoop;
     const registers = (decls: readonly Stmt[], stmts: readonly Stmt[]): Stmt[] => {
@@ -351,7 +366,7 @@ export class CFamilyTarget {
   /** Whether printing `lk` calls a helper that may trap (a trial print, for dialects that print the whole kernel). */
   private mayTrap(lk: LoweredKernel, param: string): boolean {
     const traps = this.trapSpelling(new TrapSites(), param);
-    new Printer(this.exprSyntax(traps), this.stmtSyntax()).stmt({ k: "block", body: [...lk.decls, ...lk.body] }, "");
+    new Printer(this.exprSyntax(traps), this.statements()).stmt({ k: "block", body: [...lk.decls, ...lk.body] }, "");
     return traps.used;
   }
 
