@@ -10,6 +10,7 @@ import {
 } from "../ir/index.js";
 import { affIsConstant, affSub, dimBounds, factorOf, intersect, setContentId, type Aff, type BasicSet } from "../poly/index.js";
 import { hwAxis } from "./device.js";
+import { rowBounds } from "./row-bounds.js";
 import type { HwAxis } from "./types.js";
 
 /** A range of constant size: the iname lies in `lower … lower + size - 1` (`lower` may use parameters and parent inames). */
@@ -74,21 +75,8 @@ function constRangeOfDomain(k: Kernel, iname: string): ConstRange | undefined {
  */
 export function hasConstantRows(k: Kernel, iname: string): boolean {
   const d = k.domains.find((s) => s.dims.includes(iname));
-  if (!d) return false;
-  const at = d.params.length + d.dims.indexOf(iname);
-  let lower = false;
-  let upper = false;
-  for (const row of d.constraints) {
-    const a = row.coeffs[at] ?? 0;
-    if (a === 0) continue;
-    let alone = true;
-    for (let x = 0; x < row.coeffs.length; x++) if (x !== at && (row.coeffs[x] ?? 0) !== 0) alone = false;
-    if (!alone) continue;
-    if (a > 0 || row.eq) lower = true;
-    if (a < 0 || row.eq) upper = true;
-    if (lower && upper) return true;
-  }
-  return false;
+  const r = d ? rowBounds(d, iname) : undefined;
+  return r !== undefined && Number.isFinite(r[0]) && Number.isFinite(r[1]);
 }
 
 /** `constRange` from the whole domain, every other iname projected out: the route the factor's answer is checked against (tests). */

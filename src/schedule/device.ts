@@ -12,6 +12,7 @@ import {
   addConstraints, aff, affAdd, affScale, affSub, contentMemo, dimBounds, factorOf, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
+import { rowBounds } from "./row-bounds.js";
 import type { DeviceKernel, HostNode, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
 const shift = (a: Aff, k: number): Aff => ({ terms: a.terms, constant: a.constant + k });
@@ -117,25 +118,12 @@ const WITNESS_PARAM = 1 << 20;
  */
 function witnessedRange(own: BasicSet, iname: string): [number, number] | undefined {
   if (own.exists.length > 0) return undefined;
+  const r = rowBounds(own, iname);
+  if (r === undefined) return undefined;
+  const [lo, hi] = r;
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo > hi) return undefined;
   const np = own.params.length;
   const at = np + own.dims.indexOf(iname);
-  let lo = -Infinity;
-  let hi = Infinity;
-  for (const row of own.constraints) {
-    const a = row.coeffs[at] ?? 0;
-    if (a === 0) continue;
-    let alone = true;
-    for (let x = 0; x < row.coeffs.length; x++) if (x !== at && (row.coeffs[x] ?? 0) !== 0) alone = false;
-    if (!alone) continue;
-    // a·x + c >= 0 (or = 0): x >= ceil(-c/a) where a > 0, x <= floor(c/|a|) where a < 0.
-    if (row.eq && row.constant % a !== 0) return undefined;
-    if (a > 0 || row.eq) lo = Math.max(lo, Math.ceil(-row.constant / a));
-    if (a < 0 || row.eq) hi = Math.min(hi, Math.floor(-row.constant / a));
-  }
-  if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo > hi) return undefined;
-  // (+ 0: no -0 from ceil(-0 / 1) in a printed base.)
-  lo += 0;
-  hi += 0;
   const holds = (value: number): boolean => own.constraints.every((row) => {
     let sum = row.constant;
     for (let x = 0; x < row.coeffs.length; x++) {
