@@ -166,6 +166,23 @@ describe("running values and values read after the loop", () => {
       { y, z: x.map((v, i) => v + 1 - y[i]!) }, 1e-12);
   });
 
+  it("a struct declared in the @outer body and filled field by field in each iteration (nekRS's bcData style) is not judged", async () => {
+    const [k] = parseOkl(`
+typedef struct { dfloat u; dfloat v; } pair_t;
+@kernel void pairs(const dlong Nelements, @restrict const dfloat *x, @restrict dfloat *y) {
+  for (dlong e = 0; e < Nelements; ++e; @outer(0)) {
+    pair_t bc;
+    for (int n = 0; n < p_Np; ++n; @inner(0)) {
+      bc.u = x[e*p_Np + n];
+      bc.v = 2*x[e*p_Np + n];
+      y[e*p_Np + n] = bc.u + bc.v;
+    }
+  }
+}`, DEFINES);
+    const x = seeded(8, 6);
+    await expectSerialMeaning(k!, () => ({ Nelements: 2, x: Float64Array.from(x), y: new Float64Array(8) }), { y: x.map((v) => 3 * v) }, 1e-12);
+  });
+
   it("an @inner loop Loom runs as a C loop in each work-item (bounds from locals, no barrier) keeps C's meaning: OCCA's CPU reduction body", async () => {
     const [k] = parseOkl(`
 @kernel void cpuSum(const int entries, @restrict const dfloat *vec, @restrict dfloat *partial) {

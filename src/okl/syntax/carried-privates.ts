@@ -12,7 +12,7 @@
  * left, `clean` again after a plain assignment `v = …` (or `*(&v) = …`, what data-file macros give)
  * on every path. Conditional code (`if`, `?:`, `&&`, `||`, `switch`, loops that may run no trip)
  * keeps a variable tainted where one path leaves it tainted. Candidates are scalars (no array, no
- * pointer) that are neither `@shared` nor `@exclusive`; names resolve through block scopes.
+ * pointer, no struct) that are neither `@shared` nor `@exclusive`; names resolve through block scopes.
  */
 import type { Declaration, Expr, For, FunctionDef, Pos, Stmt, TranslationUnit } from "./ast.js";
 import { exprChildren, stmtChildren } from "./walk.js";
@@ -39,9 +39,10 @@ type Scopes = Map<string, Slot | null>[];
 export function carriedPrivateReads(unit: TranslationUnit): CarriedRead[] {
   const out: CarriedRead[] = [];
   const typedefMemory = memoryTypedefs(unit);
+  const records = recordTypes(unit);
   for (const item of unit.items) {
     if (item.kind !== "function" || !item.isKernel || !item.body) continue;
-    const w = new Walker(typedefMemory, valueParams(item));
+    const w = new Walker(typedefMemory, valueParams(item), records);
     w.stmt(item.body, [paramScope(item)], new Map());
     if (w.found) out.push(w.found);
   }
@@ -53,6 +54,20 @@ function memoryTypedefs(unit: TranslationUnit): Set<string> {
   const out = new Set<string>();
   for (const item of unit.items) {
     if (item.kind === "declaration") addMemoryTypedefs(item, out);
+  }
+  return out;
+}
+
+/**
+ * Struct and class names of the file (tags and typedefs): a record filled field by field is never
+ * assigned as a whole, so C's definite assignment cannot follow it; records are not judged.
+ */
+function recordTypes(unit: TranslationUnit): Set<string> {
+  const out = new Set<string>();
+  for (const item of unit.items) {
+    if (item.kind !== "declaration" || item.spec.base.kind !== "struct") continue;
+    if (item.spec.base.name) out.add(item.spec.base.name);
+    if (item.spec.storage.includes("typedef")) for (const d of item.declarators) out.add(d.name);
   }
   return out;
 }
@@ -101,7 +116,7 @@ class Walker {
   /** Whether the enclosing @outer loop's body synchronizes (a barrier or @shared memory). */
   private nestSyncs = false;
 
-  constructor(private readonly memoryTypes: Set<string>, private readonly values: ReadonlySet<string>) {}
+  constructor(private readonly memoryTypes: Set<string>, private readonly values: ReadonlySet<string>, private readonly records: ReadonlySet<string>) {}
 
   /**
    * Whether the lowering runs `f` as parallel work-items (kernel-loops.ts `workItems`): @outer and
@@ -167,11 +182,12 @@ class Walker {
     const base = d.spec.base;
     const memoryAll = d.attributes.some((a) => a.name === "shared" || a.name === "exclusive") ||
       (base.kind === "named" && this.memoryTypes.has(base.name));
+    const record = base.kind === "struct" || (base.kind === "named" && this.records.has(base.name));
     const top = scopes[scopes.length - 1]!;
     for (const x of d.declarators) {
       for (const dim of x.arrayDims) if (dim) this.expr(dim, scopes, st);
       if (x.init) this.expr(x.init, scopes, st);
-      const candidate = !d.spec.storage.includes("typedef") && !memoryAll && !x.okl.shared && !x.okl.exclusive &&
+      const candidate = !d.spec.storage.includes("typedef") && !memoryAll && !record && !x.okl.shared && !x.okl.exclusive &&
         x.pointers.length === 0 && x.arrayDims.length === 0 && !x.reference;
       const slot: Slot | null = candidate ? { name: x.name, decl: x.pos } : null;
       top.set(x.name, slot);
@@ -285,7 +301,7 @@ class Walker {
     const loop = t.loop.pos;
     const where = `${slot.decl.line}:${slot.decl.column}`;
     const loopAt = `${loop.line}:${loop.column}`;
-    const kind = loopKindName(t.loop);
+    const kind = `@${t.loop.okl!.kind}`;
     this.found = {
       at,
       detail: t.after
@@ -298,12 +314,6 @@ class Walker {
           `the loop and assign it before reading it, or combine the iterations' values through @shared memory and a barrier`,
     };
   }
-}
-
-function loopKindName(f: For): string {
-  const o = f.okl!;
-  if (o.kind === "tile") return "@tile";
-  return `@${o.kind}`;
 }
 
 /** The variable `e` assigns as a whole: `v` or `*(&v)` (data-file macros: `*(uB) = …` with `&u`). */
