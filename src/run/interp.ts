@@ -103,7 +103,7 @@ class KernelCompiler implements KernelCode {
       }),
       ...this.values.map((_, v) => `  const v${v} = V[${v}];`),
       ...this.tests.map((t, m) => `  const T${m} = PT[${m}], X${m} = new Float64Array(${t.width});`),
-      ...(this.parallel ? [`  const LC = new RT.Clock("work-item"), GC = new RT.Clock("group");`] : []),
+      ...(this.parallel ? [`  const LC = new RT.Clock("work-item"), GC = new RT.Clock("group"), IC = new RT.Clock("work-item (global memory)");`] : []),
       ...(this.topVars.length > 0 ? [`  let ${this.topVars.join(", ")};`] : []),
     ];
     const source = [...prologue, ...this.functions, ...body].join("\n");

@@ -89,7 +89,7 @@ export class ParallelCode {
       ...locals.map((l) => `${ind}  const ${l.size} = Math.max(0, ${l.inames.map((a) => sizeCode(a, [])).join(", ")});`),
       `${ind}  const NG${d} = ${["1", ...groups.map((g) => g.size)].join(" * ")}, NL${d} = ${["1", ...locals.map((l) => l.size)].join(" * ")};`,
       `${ind}  GC.phase++; GC.axes = [${axisList(groups)}];`,
-      `${ind}  LC.axes = [${axisList(locals)}];`,
+      `${ind}  LC.axes = IC.axes = [${axisList(locals)}];`,
     ];
     // Storage: private copies per work-item, trackers for local memory and written global arrays.
     const names = this.namesUsed(dk.body);
@@ -103,17 +103,19 @@ export class ParallelCode {
       const v = `K${d}_${a}`;
       c.topVars.push(v);
       c.trackers.set(name, v);
-      out.push(`${ind}  ${v} = new RT.CellTracker(${JSON.stringify(name)}, ${JSON.stringify(what)}, A[${a}].length, ${clock});`);
+      const kind = clock.includes(",") ? "GlobalCellTracker" : "CellTracker";
+      out.push(`${ind}  ${v} = new RT.${kind}(${JSON.stringify(name)}, ${JSON.stringify(what)}, A[${a}].length, ${clock});`);
     };
     if (locals.length > 0) for (const t of temps("local")) track(t.name, "local temporary", "LC");
-    if (groups.length > 0) {
+    // Written global memory: across groups, and across the work-items of one group (two shadows).
+    if (groups.length > 0 || locals.length > 0) {
       for (const name of this.namesWritten(dk.body)) {
         const t = findTemporary(c.k, name);
-        if (t ? c.spaceOf(name) === "global" : findArg(c.k, name)?.kind === "array") track(name, "global array", "GC");
+        if (t ? c.spaceOf(name) === "global" : findArg(c.k, name)?.kind === "array") track(name, "global array", locals.length > 0 ? "GC, IC" : "GC");
       }
     }
     // Groups in reverse order: an illegal dependency of a group on a lower one shows.
-    out.push(`${ind}  for (let gf = NG${d} - 1; gf >= 0; gf--) {`, `${ind}    GC.agent = gf; LC.phase++;`);
+    out.push(`${ind}  for (let gf = NG${d} - 1; gf >= 0; gf--) {`, `${ind}    GC.agent = gf; LC.phase++; IC.phase++;`);
     if (groups.length > 0) out.push(`${ind}    let q = gf;`);
     groups.forEach((g, x) => {
       out.push(`${ind}    const g${x} = q % ${g.size}; q = (q - g${x}) / ${g.size};`);
@@ -131,7 +133,7 @@ export class ParallelCode {
     // code quadratic: 600 instructions with 150 private scalars overflowed the engine).
     const privateOf = new Map(privates.map((a, x) => [privateTemps[x]!.name, a]));
     const bindWorkItem = (ind2: string, node: ScheduleNode): string[] => {
-      const lines = [`${ind2}LC.agent = w;`];
+      const lines = [`${ind2}LC.agent = IC.agent = w;`];
       if (locals.length > 0) lines.push(`${ind2}let q = w;`);
       locals.forEach((l, x) => {
         lines.push(`${ind2}const l${x} = q % ${l.size}; q = (q - l${x}) / ${l.size};`);
@@ -157,7 +159,11 @@ export class ParallelCode {
   ): string[] {
     const c = this.c;
     return nodes.flatMap((n) => {
-      if (this.isBarrier(n)) return [`${ind}LC.phase++; // barrier${n.kind === "barrier" ? `: ${n.comment}` : ` ${JSON.stringify(n.kind === "insn" ? n.id : "")}`}`];
+      if (this.isBarrier(n)) {
+        // Global memory is ordered between the work-items of a group only by a barrier that fences it.
+        const fencesGlobal = this.fencesGlobal(n);
+        return [`${ind}LC.phase++;${fencesGlobal ? " IC.phase++;" : ""} // barrier${n.kind === "barrier" ? `: ${n.comment}` : ` ${JSON.stringify(n.kind === "insn" ? n.id : "")}`}`];
+      }
       if (n.kind === "loop" && this.hasBarrier(n.body)) {
         this.checkUniformLoop(n.iname, n.body, [...outer, ...localInames], localInames);
         return c.loop(n.iname, n.body, [...outer, ...localInames], ind, (inner, ind2) =>
@@ -188,6 +194,13 @@ export class ParallelCode {
         }
       }
     }
+  }
+
+  /** A barrier node's memory (absent: both), an explicit barrier's `mem_kind` (absent: both, as codegen prints it). */
+  private fencesGlobal(n: ScheduleNode): boolean {
+    if (n.kind === "barrier") return n.memory === undefined || n.memory !== "local";
+    const insn = n.kind === "insn" ? this.c.k.instructions.find((i) => i.id === n.id) : undefined;
+    return insn?.kind !== "barrier" || insn.memKind !== "local";
   }
 
   private isBarrier(n: ScheduleNode): boolean {

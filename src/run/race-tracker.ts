@@ -21,7 +21,7 @@ export class Clock {
   /** Hardware axes (iname, size), axis 0 fastest-varying, to name an agent in messages. */
   axes: readonly (readonly [string, number])[] = [];
 
-  constructor(readonly kind: "work-item" | "group") {}
+  constructor(readonly kind: "work-item" | "group" | "work-item (global memory)") {}
 
   /** `work-item {ii: 2}`: the agent's id along each hardware axis. */
   describe(agent: number): string {
@@ -31,7 +31,7 @@ export class Clock {
       q = (q - id) / size;
       return `${name}: ${id}`;
     });
-    return `${this.kind} {${ids.join(", ")}}`;
+    return `${this.kind === "group" ? "group" : "work-item"} {${ids.join(", ")}}`;
   }
 }
 
@@ -102,6 +102,12 @@ export class CellTracker {
 
   /** Store `v` (in the array's representation) at cell `off` for instruction `insn`, checking for races. */
   wr(data: TypedArray, off: number, v: number | bigint, insn: string): void {
+    this.checkWrite(data, off, v, insn);
+    (data as unknown as (number | bigint)[])[off] = v;
+  }
+
+  /** `wr`'s check and record, without the store. */
+  checkWrite(data: TypedArray, off: number, v: number | bigint, insn: string): void {
     const c = this.clock;
     const me = c.agent;
     const same = sameValue(data[off]!, v);
@@ -121,7 +127,6 @@ export class CellTracker {
       throw this.race(off, a.insn[off]!, a.agent[off]!, "atomically updated", insn, me, "wrote");
     }
     this.checkReaders(off, same, insn, "wrote");
-    (data as unknown as (number | bigint)[])[off] = v;
   }
 
   /** Record the read half of an atomic update of cell `off` by instruction `insn`; returns `off`. */
@@ -132,10 +137,15 @@ export class CellTracker {
 
   /** Atomically store `v` at cell `off` for instruction `insn`: other atomic updates of the cell in this phase are no race. */
   awr(data: TypedArray, off: number, v: number | bigint, insn: string): void {
+    this.checkAtomicWrite(data, off, v, insn);
+    (data as unknown as (number | bigint)[])[off] = v;
+  }
+
+  /** `awr`'s check and record, without the store. */
+  checkAtomicWrite(data: TypedArray, off: number, v: number | bigint, insn: string): void {
     const same = sameValue(data[off]!, v);
     this.atomicAccess(off, insn, !same);
     this.checkReaders(off, same, insn, "atomically updated");
-    (data as unknown as (number | bigint)[])[off] = v;
   }
 
   private atomicAccess(off: number, insn: string, changes: boolean): void {
@@ -173,7 +183,11 @@ export class CellTracker {
 
   private race(off: number, insnA: string, a: number, didA: string, insnB: string, b: number, didB: string): ExecutionError {
     const who = (x: number) => (x === SHARED ? "several work-items" : this.clock.describe(x));
-    const sync = this.clock.kind === "work-item" ? "with no barrier between (add a barrier or a dependency the scheduler can turn into one)" : "in the same device kernel (groups are independent: split the kernel with a global barrier)";
+    const sync = this.clock.kind === "group"
+      ? "in the same device kernel (groups are independent: split the kernel with a global barrier)"
+      : this.clock.kind === "work-item"
+        ? "with no barrier between (add a barrier or a dependency the scheduler can turn into one)"
+        : "in one work-group with no barrier fencing global memory between (add a barrier or a dependency the scheduler can turn into one)";
     return new ExecutionError(
       `race on ${this.what} "${this.name}" at cell ${off}: instruction "${insnA}" in ${who(a)} ${didA} it and instruction "${insnB}" in ${who(b)} ${didB} it, ${sync}`,
     );
@@ -181,6 +195,43 @@ export class CellTracker {
 }
 
 const SHARED = -2;
+
+/**
+ * A global array in a device kernel with work-items: shadowed twice, across groups (one phase per
+ * device kernel, `GC`) and across the work-items of one group (phases end at barriers that fence
+ * global memory, `IC`). Both check an access before the one store.
+ */
+export class GlobalCellTracker {
+  private readonly groups: CellTracker;
+  private readonly items: CellTracker;
+
+  constructor(name: string, what: string, size: number, groupClock: Clock, itemClock: Clock) {
+    this.groups = new CellTracker(name, what, size, groupClock);
+    this.items = new CellTracker(name, what, size, itemClock);
+  }
+
+  rd(off: number, insn: string): number {
+    this.groups.rd(off, insn);
+    return this.items.rd(off, insn);
+  }
+
+  wr(data: TypedArray, off: number, v: number | bigint, insn: string): void {
+    this.groups.checkWrite(data, off, v, insn);
+    this.items.checkWrite(data, off, v, insn);
+    (data as unknown as (number | bigint)[])[off] = v;
+  }
+
+  ard(off: number, insn: string): number {
+    this.groups.ard(off, insn);
+    return this.items.ard(off, insn);
+  }
+
+  awr(data: TypedArray, off: number, v: number | bigint, insn: string): void {
+    this.groups.checkAtomicWrite(data, off, v, insn);
+    this.items.checkAtomicWrite(data, off, v, insn);
+    (data as unknown as (number | bigint)[])[off] = v;
+  }
+}
 
 /** `n` private copies of `a` (same dtype and length): one per work-item. */
 export function copies(a: TypedArray, n: number): TypedArray[] {
@@ -202,4 +253,4 @@ export function fillGarbage(a: TypedArray, dtype: Dtype): void {
 }
 
 /** Everything the generated code reaches through `RT`. */
-export const RT = { Clock, CellTracker, copies, fillGarbage };
+export const RT = { Clock, CellTracker, GlobalCellTracker, copies, fillGarbage };
