@@ -283,18 +283,28 @@ function memoryOf(ctx: Ctx, name: string): "local" | "global" {
  * variable that asked, an explicit barrier's mem_kind). A local fence alone does not order global
  * memory: loopy's weird2 with `c` an argument needs CLK_GLOBAL_MEM_FENCE.
  */
-function memoryToOrder(ctx: Ctx, pending: Pending, also: readonly ("local" | "global")[]): BarrierMemory {
+function memoryToOrder(ctx: Ctx, pending: Pending, also: readonly ("local" | "global")[], authors = false): BarrierMemory {
   const spaces = new Set(also);
   // Without local axes a group is one work-item: nothing to order between work-items.
   for (const a of ctx.sync ? pending.list : []) {
     const m = memoryOf(ctx, a.name);
     if (spaces.has(m)) continue;
-    if (conflictsAnywhere(ctx, a)) spaces.add(m);
+    if (conflictsAnywhere(ctx, a) || (authors && m === "global" && raceOk(a) && writtenAnywhere(ctx, a.name))) spaces.add(m);
   }
   return spaces.has("global") ? (spaces.has("local") ? "local+global" : "global") : "local";
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * Whether an instruction writes `name`. An author's barrier (OKL's @barrier, an lbarrier without
+ * mem_kind) after WRITE_RACE_OK accesses of written global memory orders it, as CUDA's
+ * __syncthreads does: no pair of those accesses asks for a barrier (the author places them), so
+ * the fence comes from the author's barrier, and the interpreter orders global memory at it too.
+ */
+function writtenAnywhere(ctx: Ctx, name: string): boolean {
+  return (ctx.byName.get(name)?.writes.length ?? 0) > 0;
+}
 
 /** Whether an access anywhere in the kernel conflicts with `a`, in either order (once per access: the answer depends on it alone). */
 function conflictsAnywhere(ctx: Ctx, a: Access): boolean {
@@ -370,7 +380,7 @@ function walkBody(
     } else if (n.kind === "insn") {
       const insn = ctx.insns.get(n.id)!;
       if (insn.kind === "barrier") {
-        if (insn.scope === "local") out.push(barrier(`explicit lbarrier ${insn.id}`, memoryToOrder(ctx, pending, [insn.memKind ?? "local"])));
+        if (insn.scope === "local") out.push(barrier(`explicit lbarrier ${insn.id}`, memoryToOrder(ctx, pending, [insn.memKind ?? "local"], insn.memKind === undefined)));
         else out.push(n);
         pending = pending.empty();
         continue;

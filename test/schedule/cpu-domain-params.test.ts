@@ -21,6 +21,8 @@ import { privatizedBounds, tag } from "./schedule-kernels.js";
 /**
  * Four nests, one device kernel each: the issue's repro, the start and the bound as per-work-item
  * private values, and hipBone's gather (`row = blockStart + n` with blockStart privatized: did not compile).
+ * Each work-item strides by the group's 16 (a stride of 4 had work-items n and n + 4 update one
+ * cell: a race on a GPU, which the interpreter reports).
  */
 const OKL = `@kernel void rows(const int Nb, const int *starts, const double *q, double *o1, double *o2, double *o3, double *o4) {
   for (int b = 0; b < Nb; ++b; @outer) { @exclusive int s, e;
@@ -33,7 +35,7 @@ const OKL = `@kernel void rows(const int Nb, const int *starts, const double *q,
   for (int b = 0; b < Nb; ++b; @outer) { @exclusive int s3, e3; @shared double w3[16];
     for (int n = 0; n < 16; ++n; @inner) { s3 = starts[b]; e3 = starts[b + 1] - n; w3[n] = q[n]; }
     @barrier("local");
-    for (int n = 0; n < 16; ++n; @inner) for (int r = s3 + n; r < e3; r += 4) o3[r] = o3[r] + w3[15 - n]; }
+    for (int n = 0; n < 16; ++n; @inner) for (int r = s3 + n; r < e3; r += 16) o3[r] = o3[r] + w3[15 - n]; }
   for (int b = 0; b < Nb; ++b; @outer) { @exclusive int blockStart, blockEnd; @shared double s_w[16];
     for (int n = 0; n < 16; ++n; @inner) { blockStart = starts[b]; blockEnd = starts[b + 1]; s_w[n] = q[n]; }
     @barrier("local");
@@ -79,7 +81,7 @@ describe("CPU targets: inner loops bounded by private temporaries and inames (is
       const st = (b: number) => starts[b]!;
       const want1 = serial(len, nb, (b, n) => st(b) + n, (b) => st(b + 1), 16, (_n, r) => 2 * q[r]!);
       const want2 = serial(len, nb, (b, n) => st(b) + n, (b) => st(b + 1), 16, (n) => q[15 - n]!);
-      const want3 = serial(len, nb, (b, n) => st(b) + n, (b, n) => st(b + 1) - n, 4, (n) => q[15 - n]!);
+      const want3 = serial(len, nb, (b, n) => st(b) + n, (b, n) => st(b + 1) - n, 16, (n) => q[15 - n]!);
       const want4 = serial(len, nb, (b, n) => st(b) + n, (b) => st(b + 1), 16, (n, r) => q[n]! + r);
       for (const backend of backends) {
         const args = { Nb: nb, starts: Int32Array.from(starts), q, o1: new Float64Array(len), o2: new Float64Array(len), o3: new Float64Array(len), o4: new Float64Array(len) };
