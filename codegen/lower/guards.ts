@@ -5,7 +5,7 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import {
-  addConstraints, aff, affAdd, affIsConstant, affScale, affSub, eliminateExact, gist, intersect, isEmptyWith, universe,
+  addConstraints, aff, affAdd, affIsConstant, affScale, affSub, eliminateExact, factorOf, gist, intersect, isEmptyWith, universe,
   type Aff, type BasicSet,
 } from "../../src/poly/index.js";
 import { untieExistentials } from "../../src/poly/lattice.js";
@@ -14,7 +14,7 @@ import { block, ilit, type Ex, type Stmt } from "../ast.js";
 import type { KernelHost } from "./host.js";
 import { inContext } from "./facts.js";
 import { affEx, condOf, floorEx, foldRow, joinEx, rowKey, rowsOf, rowVars, type Row } from "./rows.js";
-import { factorOfCtx, setOf, type Ctx, type LoopContext } from "./context.js";
+import { setOf, type Ctx, type LoopContext } from "./context.js";
 
 export { inContext };
 
@@ -74,32 +74,30 @@ export class GuardLowering {
     return (r.keys ??= new Set(r.rows.map(rowKey)));
   }
 
-  private readonly rowsOverMemo = new Map<BasicSet, WeakMap<readonly string[], { rows: Row[]; keys?: Set<string>; uniform?: { rows: Row[]; keys?: Set<string> } }>>();
+  private readonly rowsOverMemo = new Map<BasicSet, Map<string, { rows: Row[]; keys?: Set<string> }>>();
 
   private rowsOver(d: BasicSet, known: readonly string[], uniform: boolean): { rows: Row[]; keys?: Set<string> } {
-    // Remembered per domain and list of known inames (one list object per level of the nest).
     let byKnown = this.rowsOverMemo.get(d);
-    if (byKnown === undefined) this.rowsOverMemo.set(d, (byKnown = new WeakMap()));
-    let hit = byKnown.get(known);
-    if (hit === undefined) byKnown.set(known, (hit = { rows: this.computeRowsOver(d, known, false) }));
-    if (!uniform) return hit;
-    return (hit.uniform ??= { rows: this.computeRowsOver(d, known, true) });
-  }
-
-  private computeRowsOver(d: BasicSet, known: readonly string[], uniform: boolean): Row[] {
-    const { rows, vars } = rowsOf(d);
-    const dimsOf = rowDims(d);
+    if (byKnown === undefined) this.rowsOverMemo.set(d, (byKnown = new Map()));
+    const key = uniform ? `u|${known.join(",")}` : known.join(",");
+    let hit = byKnown.get(key);
+    if (hit !== undefined) return hit;
+    const { rows, vars, dims } = rowsOf(d);
     const tags = this.h.k.inameTags;
     const out: Row[] = [];
     for (let j = 0; j < rows.length; j++) {
-      // Each variable known, or a parameter of d (every variable of a row is a dim or a parameter of d).
-      const ds = dimsOf[j]!;
+      // Each variable known, or a parameter of d that is not one of its dims.
+      const vs = vars[j]!;
       let ok = true;
-      for (let v = 0; v < ds.length && ok; v++) if (!known.includes(ds[v]!)) ok = false;
-      if (ok && uniform) for (const n of vars[j]!) if (tags[n]?.kind === "l") ok = false;
+      for (let v = 0; v < vs.length && ok; v++) {
+        const n = vs[v]!;
+        if (!(known.includes(n) || (!dims.has(n) && d.params.includes(n)))) ok = false;
+        else if (uniform && tags[n]?.kind === "l") ok = false;
+      }
       if (ok) out.push(rows[j]!);
     }
-    return out;
+    byKnown.set(key, (hit = { rows: out }));
+    return hit;
   }
 
   /** The rows not implied by `ctx` (and each other). */
@@ -294,19 +292,8 @@ export function notImpliedRows(rows: readonly Row[], known: readonly string[], c
   // Rows over inames need only the context's factors of those inames; a row over parameters
   // alone may follow from any factor (a loop `0 <= i < n` implies `n >= 1`): the whole context.
   const overInames = rows.every((r) => Object.keys(r.aff.terms).some((n) => known.includes(n)));
-  return rowsOf(gist(s, overInames ? factorOfCtx(ctx, vars) : setOf(ctx))).rows;
-}
-
-const rowDimsMemo = new WeakMap<BasicSet, readonly (readonly string[])[]>();
-
-/** For each row of `rowsOf(d)`, its variables that are dims of `d` (the others are parameters). */
-function rowDims(d: BasicSet): readonly (readonly string[])[] {
-  let out = rowDimsMemo.get(d);
-  if (out === undefined) {
-    const { vars, dims } = rowsOf(d);
-    rowDimsMemo.set(d, (out = vars.map((vs) => vs.filter((n) => dims.has(n)))));
-  }
-  return out;
+  const set = setOf(ctx);
+  return rowsOf(gist(s, overInames ? factorOf(set, vars) : set)).rows;
 }
 
 /** Whether a barrier is among `nodes` or inside their loops. */

@@ -8,7 +8,7 @@ import {
   exprToString, findArg, INDEX_DTYPE, freeVariables, insnExprs, insnWrites, axisStrides, effectiveDimTags,
   type Instruction, type Kernel,
 } from "../../src/ir/index.js";
-import type { BasicSet } from "../../src/poly/index.js";
+import { extendSet, type BasicSet } from "../../src/poly/index.js";
 import { axisRows, type DeviceKernel, type HwAxis, type ScheduleNode } from "../../src/schedule/index.js";
 import { evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { sizeEx } from "../expr.js";
@@ -19,7 +19,7 @@ import { addressSpaceOf, temporaryOf, type KernelHost, type LoweredArg, type Low
 import { LoopLowering } from "./loops.js";
 import { hasBarrierLoop } from "./uniform-loops.js";
 import { absorbPredicates } from "./predicates.js";
-import type { Row } from "./rows.js";
+import { rowVars, type Row } from "./rows.js";
 import { InstructionLowering } from "./statements.js";
 
 /** `a.localeCompare(b)` without building a collator per call (ICU makes that the slow part). */
@@ -84,9 +84,10 @@ export class DeviceKernelLowering implements KernelHost {
       this.subst.set(h, evar(h));
       known.push(h);
     }
-    // The hardware ranges in one step, as a set only when an exact operation asks for it (the
-    // cheap proofs read the assumptions' facts with the ranges added).
-    const ctx = LoopContext.of(k.assumptions).with(known, ranges);
+    // The hardware ranges in one step, in the space the intersections one axis at a time build.
+    const dims = [...new Set([...k.assumptions.dims, ...known])];
+    const params = [...new Set([...k.assumptions.params, ...rowVars(ranges)])].filter((n) => !dims.includes(n));
+    const ctx = LoopContext.of(known.length > 0 ? extendSet(k.assumptions, params, dims, ranges) : k.assumptions);
     for (const t of k.temporaries) this.declareTemporary(t.name);
     const body = this.guards.withHoistedGuards(dk.body, known, ctx, (c) => this.nodes(dk.body, known, c));
     const groupSize = [0, 1, 2].slice(0, Math.max(dk.groupAxes.length, 0)).map((_, n) => {

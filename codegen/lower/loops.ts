@@ -70,7 +70,7 @@ export class LoopLowering {
         const canon = internSet(p);
         let g = byFactor.get(canon);
         if (g === undefined) {
-          const c = ctx.factor(p.dims);
+          const c = factorOf(ctx.set, p.dims);
           byFactor.set(canon, (g = gist(this.unitBounds(p, iname, c), c)));
         }
         byDomain.set(d0, g);
@@ -95,7 +95,7 @@ export class LoopLowering {
     }
     const body1 = (c: LoopContext) => this.guards.withHoistedGuards(body, inner, c, (c2) => this.nodes(body, inner, c2));
     const ranges = keyed.size;
-    if (ranges > 1) keyed = dropContained(keyed, ctx);
+    if (ranges > 1) keyed = dropContained(keyed, ctx.set);
     if (ranges > 1 && keyed.size === 1) {
       // One range contains every other: the union is that range; the other instructions guard themselves.
       const g = [...keyed.values()][0]!;
@@ -114,7 +114,7 @@ export class LoopLowering {
       let b: { lower: readonly Bound[]; upper: readonly Bound[] } = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
       this.checkBounded(iname, b.lower, b.upper);
       // Each instruction guards itself: the union may run over uniform bounds (uniform-loops.ts).
-      if (this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop) b = uniformSplit(iname, b.lower, b.upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, undefined, ctx) ?? b;
+      if (this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop) b = uniformSplit(iname, b.lower, b.upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, undefined, ctx.set) ?? b;
       los.push(this.boundEx(b.lower, "lower", ctx));
       his.push(this.boundEx(b.upper, "upper", ctx));
     }
@@ -196,7 +196,7 @@ export class LoopLowering {
       return out;
     }
     const u = this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop
-      ? uniformSplit(iname, lower, upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, whole, ctx)
+      ? uniformSplit(iname, lower, upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, whole, ctx.set)
       : undefined;
     if (u) {
       // Uniform bounds, the varying ones as a guard (codegen/lower/uniform-loops.ts: PoCL).
@@ -309,9 +309,9 @@ function intersectCtx(s: BasicSet, ctx: BasicSet): BasicSet {
  * unchanged by dropping one inside another (its lower bound is not below, its upper not above,
  * wherever it is not empty; where it is empty its instruction does not run, and guards itself).
  */
-function dropContained(keyed: ReadonlyMap<string, BasicSet>, ctx: LoopContext): Map<string, BasicSet> {
+function dropContained(keyed: ReadonlyMap<string, BasicSet>, ctx: BasicSet): Map<string, BasicSet> {
   const entries = [...keyed];
-  const inCtx = entries.map(([, g]) => intersect(g, ctx.factor(g.dims)));
+  const inCtx = entries.map(([, g]) => intersect(g, factorOf(ctx, g.dims)));
   const sub = (a: number, b: number): boolean => {
     try {
       return isSubset(inCtx[a]!, inCtx[b]!);

@@ -14,9 +14,8 @@
  * launch segfaults (or hangs with POCL_WORK_GROUP_METHOD=loopvec). The uniform loop is what PoCL
  * runs correctly (see test/native/opencl-uniform-loops.test.ts).
  */
-import { dimBounds, eliminateExact, intersect, type BasicSet, type Bound } from "../../src/poly/index.js";
+import { dimBounds, eliminateExact, factorOf, intersect, type BasicSet, type Bound } from "../../src/poly/index.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
-import { factorOfCtx, type Ctx } from "./context.js";
 
 /**
  * Whether a barrier is scheduled inside a loop under `nodes` (PoCL runs a barrier outside loops
@@ -44,7 +43,7 @@ const mentions = (b: Bound, varying: (name: string) => boolean) => Object.keys(b
  */
 export function uniformSplit(
   iname: string, lower: readonly Bound[], upper: readonly Bound[], varying: (name: string) => boolean,
-  outer: readonly string[], whole: BasicSet | undefined, ctx: Ctx,
+  outer: readonly string[], whole: BasicSet | undefined, ctx: BasicSet,
 ): UniformSplit | undefined {
   const guardLower = lower.filter((b) => mentions(b, varying));
   const guardUpper = upper.filter((b) => mentions(b, varying));
@@ -55,7 +54,7 @@ export function uniformSplit(
     if (!whole) return undefined;
     // Only the context's factors over the domain's inames can bound them (smaller, and repeated
     // across a sweep where the whole context is new).
-    const s = intersect(whole, factorOfCtx(ctx, whole.dims));
+    const s = intersect(whole, factorOf(ctx, whole.dims));
     const drop = s.dims.filter((n) => n !== iname && varying(n));
     const p = drop.length > 0 ? eliminateExact(s, drop).set : s;
     const b = dimBounds(p, iname, outer.filter((n) => p.dims.includes(n) && !varying(n)));
