@@ -87,8 +87,13 @@ export abstract class StatementLowering extends LockstepLowering {
       if (s.kind === "declaration" && !s.spec.storage.includes("typedef")) {
         // A scalar the device code may use: evaluated before the launch (an expression of the arguments).
         for (const d of s.declarators) {
+          // A pointer into an argument (`dfloat *vs = vc + ln;`, nekRS's coarse solve): an alias, as in the kernel's body.
+          if (d.pointers.length > 0 && d.arrayDims.length === 0 && d.init !== undefined && d.init.kind !== "initList" && !d.okl.shared) {
+            this.localPointer(d, ctx);
+            continue;
+          }
           if (d.pointers.length > 0 || d.arrayDims.length > 0 || d.init === undefined || d.init.kind === "initList") {
-            this.fail(`host statement outside the @outer loops: only scalar declarations with an initializer are supported ("${d.name}")`, d.pos);
+            this.fail(`host statement outside the @outer loops: only scalar declarations with an initializer and pointers initialized with an argument (\`a + k\`) are supported ("${d.name}")`, d.pos);
           }
           const e = this.ex.expr(d.init, ctx);
           walkExpr(e, (n) => {
