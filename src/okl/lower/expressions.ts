@@ -94,6 +94,10 @@ export class ExprLowering implements ExprLowerer {
     let root = e;
     while (root.kind === "index") root = root.target;
     const rb = root.kind === "ident" ? ctx.scope.get(root.name) : undefined;
+    if (root === e && ((rb?.kind === "array" && !rb.struct) || rb?.kind === "choice" || (rb?.kind === "temp" && rb.rank > 0 && !rb.struct && !rb.object))) {
+      // `p++`, `p += k`, `p = p + 1` on a pointer (nekRS's `_strcpy` walking a string): a moving pointer.
+      this.fail(`cannot move pointer "${(e as A.Ident).name}" (\`${(e as A.Ident).name}++\`, \`+= k\` or an assignment after its declaration, as a loop walking a string does): Loom binds a pointer to one place in an array where it is declared or chosen; index it instead (\`${(e as A.Ident).name}[k]\` with a counter \`k\`)`, e.pos);
+    }
     if (rb?.kind === "table") this.fail(`file-scope array "${(root as A.Ident).name}" is read as a constant table; writing it is not supported`, e.pos);
     if (rb?.kind === "choice") this.fail(`cannot write through pointer "${rb.name}" here: it is chosen at run time among several targets (a switch, if/else or ?:), which Loom writes through in kernel statements (\`${rb.name}[i] = …\`, \`*${rb.name} = …\`), not inside a while loop, a loop with break/continue or a device function with loops`, e.pos);
     const t = e.kind === "member" && !e.arrow ? this.vec.typeOf(e.target, ctx) : undefined;
@@ -401,6 +405,7 @@ export class ExprLowering implements ExprLowerer {
     }
     if (b?.kind === "temp") {
       if (b.offset && indices.length <= 1) return { kind: "subscript", array: b.name, indices: [offsetBy(b.offset, indices[0] ?? c(0))] };
+      if (indices.length === 0 && b.rank === 1 && !b.struct) return { kind: "subscript", array: b.name, indices: [c(0)] }; // `*buf` is buf[0]
       if (indices.length !== b.rank) this.fail(`array "${label}" has ${b.rank} dimension(s), subscripted with ${indices.length}`, pos);
       if (b.rank > 1) this.rows.push({ array: b.name, label, indices, within: ctx.within, preds: ctx.preds, pos }); // row-layout.ts
       return { kind: "subscript", array: b.name, indices };
