@@ -222,13 +222,14 @@ function barrierNeedingDependency(ctx: Ctx, earlier: Instruction, later: Instruc
 export const barrierPairChecks = { count: 0 };
 
 /** Why `later` must wait for `earlier` at a barrier (see `barrierNeedingDependency`), or undefined. */
-function pairConflict(ctx: Ctx, earlier: Access, later: Access, fixed: ReadonlySet<string>, reverse: boolean): string | undefined {
+function pairConflict(ctx: Ctx, earlier: Access, later: Access, fixed: ReadonlySet<string>, reverse: boolean, authored = false): string | undefined {
   barrierPairChecks.count++;
   if (earlier.name !== later.name || (!earlier.write && !later.write)) return undefined;
   if (noSync(earlier.insn, later.insn)) return undefined;
   // OKL's meaning (OCCA inserts no barrier): global memory between work-items of imported code is
-  // ordered by the author's @barrier only. Local memory still gets the barriers it needs.
-  if (raceOk(earlier) && raceOk(later) && memoryOf(ctx, earlier.name) === "global") return undefined;
+  // ordered by the author's @barrier only (`authored`: the question such a barrier asks).
+  // Local memory still gets the barriers it needs.
+  if (!authored && raceOk(earlier) && raceOk(later) && memoryOf(ctx, earlier.name) === "global") return undefined;
   const why = barrierNeedingDependency(ctx, earlier.insn, later.insn, reverse);
   if (why === undefined || sameWorkItem(ctx, earlier, later, fixed) || neverAcrossWorkItems(ctx, earlier, later)) return undefined;
   return why;
@@ -289,7 +290,7 @@ function memoryToOrder(ctx: Ctx, pending: Pending, also: readonly ("local" | "gl
   for (const a of ctx.sync ? pending.list : []) {
     const m = memoryOf(ctx, a.name);
     if (spaces.has(m)) continue;
-    if (conflictsAnywhere(ctx, a) || (authors && m === "global" && raceOk(a) && writtenAnywhere(ctx, a.name))) spaces.add(m);
+    if (conflictsAnywhere(ctx, a) || (authors && m === "global" && raceOk(a) && authoredConflict(ctx, a))) spaces.add(m);
   }
   return spaces.has("global") ? (spaces.has("local") ? "local+global" : "global") : "local";
 }
@@ -297,13 +298,14 @@ function memoryToOrder(ctx: Ctx, pending: Pending, also: readonly ("local" | "gl
 const NONE: ReadonlySet<string> = new Set();
 
 /**
- * Whether an instruction writes `name`. An author's barrier (OKL's @barrier, an lbarrier without
- * mem_kind) after WRITE_RACE_OK accesses of written global memory orders it, as CUDA's
- * __syncthreads does: no pair of those accesses asks for a barrier (the author places them), so
- * the fence comes from the author's barrier, and the interpreter orders global memory at it too.
+ * Whether a WRITE_RACE_OK access of global memory conflicts with another such access, across work-items,
+ * anywhere in the kernel. An author's barrier (OKL's @barrier, an lbarrier without mem_kind) after
+ * it orders global memory, as CUDA's __syncthreads does: no pair of those accesses asks for a
+ * barrier (the author places them), so the fence comes from the author's barrier, and the
+ * interpreter orders global memory at it too.
  */
-function writtenAnywhere(ctx: Ctx, name: string): boolean {
-  return (ctx.byName.get(name)?.writes.length ?? 0) > 0;
+function authoredConflict(ctx: Ctx, a: Access): boolean {
+  return partnersOf(ctx.byName, a, false).some((b) => raceOk(b) && (pairConflict(ctx, a, b, NONE, false, true) !== undefined || pairConflict(ctx, b, a, NONE, false, true) !== undefined));
 }
 
 /** Whether an access anywhere in the kernel conflicts with `a`, in either order (once per access: the answer depends on it alone). */
