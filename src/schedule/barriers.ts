@@ -36,6 +36,8 @@ interface Ctx {
   readonly memory: ReadonlyMap<string, "local" | "global">;
   /** Per access, whether an access anywhere in the kernel conflicts with it (see `memoryToOrder`). */
   readonly anyPartner: Map<Access, boolean>;
+  /** Per WRITE_RACE_OK access of global memory, whether another such access conflicts with it (see `authoredConflict`). */
+  readonly anyAuthored: Map<Access, boolean>;
   readonly insns: ReadonlyMap<string, Instruction>;
   readonly localInames: ReadonlySet<string>;
   /** Names an index may use and still mean the same value in every access: hardware inames, value args. */
@@ -107,7 +109,7 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   // The first temporary of a name decides, as `find` would.
   for (const t of [...k.temporaries].reverse()) memory.set(t.name, t.addressSpace === "local" ? "local" : "global");
   const ctx: Ctx = {
-    k, accesses, byName, memory, anyPartner: new Map(), insns, localInames, invariant, allInames: new Set(inames),
+    k, accesses, byName, memory, anyPartner: new Map(), anyAuthored: new Map(), insns, localInames, invariant, allInames: new Set(inames),
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
     sync: [...localInames].some((i) => (localRange(k, i)?.size ?? 2) > 1),
     deps, lidName: localIdNames(k, localInames), needsUniform: [], plain,
@@ -305,7 +307,13 @@ const NONE: ReadonlySet<string> = new Set();
  * interpreter orders global memory at it too.
  */
 function authoredConflict(ctx: Ctx, a: Access): boolean {
-  return partnersOf(ctx.byName, a, false).some((b) => raceOk(b) && (pairConflict(ctx, a, b, NONE, false, true) !== undefined || pairConflict(ctx, b, a, NONE, false, true) !== undefined));
+  // Once per access, as conflictsAnywhere: a kernel of many @barriers asks again at each.
+  let hit = ctx.anyAuthored.get(a);
+  if (hit === undefined) {
+    hit = partnersOf(ctx.byName, a, false).some((b) => raceOk(b) && (pairConflict(ctx, a, b, NONE, false, true) !== undefined || pairConflict(ctx, b, a, NONE, false, true) !== undefined));
+    ctx.anyAuthored.set(a, hit);
+  }
+  return hit;
 }
 
 /** Whether an access anywhere in the kernel conflicts with `a`, in either order (once per access: the answer depends on it alone). */
