@@ -42,6 +42,27 @@ export function occaLibraryInclude(name: string, libs: Readonly<Record<string, s
   return { error: `#include "${name}": no folder for OCCA library "${lib}" (the host's occa::io::addLibraryPath); pass libraryPaths: { "${lib}": "DIR" }${known.length ? ` (libraries given: ${known.join(", ")})` : ""}` };
 }
 
+/**
+ * Where a host's file opener include `#include "PREFIX…PATH"` reads (OCCA's `occa::io::fileOpener`:
+ * mfem registers "mfem-occa://" with MFEM_OCCA_OKL_PATH, its source folder and its install folder):
+ * DIR/PATH for each folder given for the longest matching prefix, in order; undefined when no
+ * prefix given matches.
+ */
+export function fileOpenerInclude(name: string, openers: Readonly<Record<string, string | readonly string[]>> = {}): { readonly prefix: string; readonly dirs: readonly string[]; readonly paths: readonly string[] } | undefined {
+  const prefix = Object.keys(openers).filter((p) => p !== "" && name.startsWith(p)).sort((a, b) => b.length - a.length)[0];
+  if (prefix === undefined) return undefined;
+  const given = openers[prefix]!;
+  const dirs = typeof given === "string" ? [given] : [...given];
+  const rest = name.slice(prefix.length);
+  return { prefix, dirs, paths: dirs.map((d) => joinPath(d, rest)) };
+}
+
+/** The `scheme://` of an include name that reads through a host's file opener (none for "occa://"). */
+export function openerScheme(name: string): string | undefined {
+  const m = /^([A-Za-z][\w+.-]*:\/\/)/.exec(name);
+  return m && m[1] !== "occa://" ? m[1] : undefined;
+}
+
 export function unquote(s: string): string {
   return s.slice(1, -1).replace(/\\(["\\'])/g, "$1").replace(/\\n/g, "\n").replace(/\\t/g, "\t");
 }

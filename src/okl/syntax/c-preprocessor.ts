@@ -10,7 +10,7 @@
 import { lex, type Tok } from "./lexer.js";
 import { oklError, oklWarning, type OklWarning, type Sources } from "./diag.js";
 import { evalIfCondition } from "./c-if.js";
-import { defaultReader, dirOf, joinPath, occaLibraryInclude, unquote, type FileReader } from "./c-paths.js";
+import { defaultReader, dirOf, joinPath, fileOpenerInclude, openerScheme, occaLibraryInclude, unquote, type FileReader } from "./c-paths.js";
 import { MacroExpander, place, SIGNIFICANT, type Macro } from "./c-macros.js";
 import type { OklError } from "../../errors.js";
 
@@ -36,6 +36,12 @@ export interface PreprocessOptions {
    * "occa://NAME/PATH"` reads DIR/PATH (Laghos: `{ mfem: "…/mfem/okl", laghos: "…/kernels" }`).
    */
   readonly libraryPaths?: Readonly<Record<string, string>>;
+  /**
+   * Host file openers (OCCA's `occa::io::fileOpener`): `#include "PREFIX/PATH"` for a prefix given
+   * here reads DIR/PATH from the first of its folders that has it (mfem's kernels:
+   * `{ "mfem-occa://": ["…/mfem/backends/occa"] }`).
+   */
+  readonly fileOpeners?: Readonly<Record<string, string | readonly string[]>>;
   /** How include files are read (default: the file system). */
   readonly readFile?: FileReader;
   /**
@@ -339,9 +345,16 @@ export class Preprocessor {
       if (!this.readInclude(lib.path, name, at)) throw this.error(`File does not exist: "${name}" (read as ${lib.path})`, t, "#include");
       return;
     }
+    const opened = system ? undefined : fileOpenerInclude(name, this.opts.fileOpeners);
+    if (opened) {
+      for (const p of opened.paths) if (this.readInclude(p, name, at)) return;
+      throw this.error(`File does not exist: "${name}" (file opener "${opened.prefix}" searched ${opened.dirs.join(", ") || "no folder"})`, t, "#include");
+    }
     const dirs = [...(system ? [] : [dirOf(file ?? this.opts.filename ?? "")]), ...(this.opts.includePaths ?? [])];
     for (const d of dirs) if (this.readInclude(joinPath(d, name), name, at)) return;
     if (BUILTIN_HEADERS[name] !== undefined) return;
+    const scheme = system ? undefined : openerScheme(name);
+    if (scheme) throw this.error(`File does not exist: "${name}": "${scheme}" is a host's file opener (occa::io::fileOpener); pass fileOpeners: { "${scheme}": ["DIR", ...] }${this.opts.fileOpeners ? ` (prefixes given: ${Object.keys(this.opts.fileOpeners).join(", ")})` : ""}`, t, "#include");
     // System headers are optional (OCCA warns); a missing "..." header is an error (okl/strict_headers).
     if (!system) throw this.error(`File does not exist: "${name}" (searched ${dirs.map((d) => d || ".").join(", ")})`, t, "#include");
   }
