@@ -16,9 +16,9 @@ export const TARGETS = ["c", "openmp", "opencl", "cuda", "js", "okl"] as const;
 /** The OklError `f` throws (anything else fails the test). */
 export const oklError = (f: () => unknown): OklError => thrownBy(OklError, f);
 
-/** The backends OKL's parity tests run: interp, js and the native CPU ones available here. */
+/** The backends OKL's parity tests run: interp, js and the native ones available here (cuda where a GPU is). */
 export function parityBackends(): string[] {
-  return ["interp", "js", ...availableNative(["c", "openmp", "opencl"])];
+  return ["interp", "js", ...availableNative(["c", "openmp", "opencl", "cuda"])];
 }
 
 /** `k` run with `args` (fresh copies per backend) gives `expected` on every parity backend. */

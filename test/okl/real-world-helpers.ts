@@ -8,9 +8,9 @@ import type { Kernel } from "../../src/ir/index.js";
 import { run } from "../../src/run/index.js";
 import { availableNative } from "../run/native-helpers.js";
 
-/** The backends each real-world kernel runs on: the interpreter, and OpenMP where it builds here. */
+/** The backends each real-world kernel runs on: the interpreter, and OpenMP (and CUDA, on a GPU) where they run here. */
 export function realWorldBackends(): string[] {
-  return ["interp", ...availableNative(["openmp"])];
+  return ["interp", ...availableNative(["openmp", "cuda"])];
 }
 
 /** Random-looking but reproducible values in [-1, 1) (a small LCG seeded by `seed`). */

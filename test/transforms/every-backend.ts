@@ -1,20 +1,20 @@
 /**
- * Test helper: run a kernel on interp, js and every native CPU backend available here (c, openmp,
- * opencl) and compare each output with a plain TypeScript reference.
+ * Test helper: run a kernel on interp, js and every native backend available here (c, openmp,
+ * opencl, and cuda on a machine with a GPU) and compare each output with a plain TypeScript reference.
  */
 import { expect } from "vitest";
 import type { Kernel } from "../../src/ir/index.js";
 import { run } from "../../src/run/index.js";
 import { availableNative, type NativeBackend } from "../run/native-helpers.js";
 
-/** The backends the loopy-parity tests check: interp, js, and the native CPU ones available. */
+/** The backends the loopy-parity tests check: interp, js, and the native ones available (cuda where a GPU is). */
 export function parityBackends(): string[] {
-  return ["interp", "js", ...availableNative(["c", "openmp", "opencl"])];
+  return ["interp", "js", ...availableNative(["c", "openmp", "opencl", "cuda"])];
 }
 
-/** The native CPU backends the random-pipeline law also runs on, where available (c, openmp, opencl). */
+/** The native backends the random-pipeline law also runs on, where available (c, openmp, opencl; cuda where a GPU is). */
 export function lawNativeBackends(): NativeBackend[] {
-  return availableNative(["c", "openmp", "opencl"]);
+  return availableNative(["c", "openmp", "opencl", "cuda"]);
 }
 
 /** `k` run with `args` on every parity backend gives `expected` (each listed output, to 1e-5 relative). */
