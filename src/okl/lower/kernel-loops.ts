@@ -13,12 +13,12 @@ import { exprToAff } from "./shapes.js";
 import { geometricBound, geometricUpdate, geometricValue, writesIterator } from "./geometric.js";
 import { hostForm, nonUniform } from "./uniform.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
-import { StatementLowering } from "./kernel-statements.js";
+import { EntryBoundLowering, type EntryHead } from "./entry-bounds.js";
 
 /** The comparison of a host-counted loop as derived-args.ts names it. */
 const CMP_NAMES: Readonly<Record<string, string>> = { "<": "lt", "<=": "le", ">": "gt", ">=": "ge" };
 
-export abstract class LoopLowering extends StatementLowering {
+export abstract class LoopLowering extends EntryBoundLowering {
   /** Trip counts the host computes (Kernel.oklOptions.derivedArgs), made value arguments after the kernel's own. */
   protected readonly derivedArgs: OklDerivedArg[] = [];
 
@@ -57,15 +57,21 @@ export abstract class LoopLowering extends StatementLowering {
     // A plain loop with another update (`s *= 2`) and bounds known only at run time: an ordinary C loop,
     // unless its body holds barriers or @inner loops (geometric.ts).
     if (s.okl === undefined && h.step === undefined && h.update === undefined) {
-      const syncs = ctx.outer && !ctx.inner && someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"));
-      return syncs ? this.geometricLoop(s, h, ctx) : this.opaque(s0, ctx);
+      return this.holdsSyncs(s, ctx) ? this.geometricLoop(s, h, ctx) : this.opaque(s0, ctx);
     }
+    // A bound the body changes is re-read every trip: an ordinary C loop where it can be one.
+    const written = s.okl === undefined ? this.boundWrittenInBody(s, h, ctx) : undefined;
+    if (written) return this.holdsSyncs(s, ctx) ? this.boundWritten(h, written.name, written.at.pos) : this.opaque(s0, ctx);
     if (this.needsTrip(h)) {
       const hosted = this.hostBounds(h);
       if (!hosted) return this.tripLoop(s, h, ctx);
       h = hosted;
     }
+    // A plain loop reads its bounds' scalars at entry (entry-bounds.ts).
+    let entry: EntryHead | undefined;
+    if (s.okl === undefined) ({ head: h } = entry = this.entryBounds(s, h, ctx));
     if (h.step === undefined) this.fail(`loop "${h.name}": the update must be ++, --, += c or -= c with a constant c (use a constant step, or bounds known at compile time)`, s.update?.pos ?? s.pos);
+    const before = this.log.insns.length;
     const okl = s.okl;
     const scope = new Scope(ctx.scope);
     let inner: Ctx;
@@ -122,6 +128,7 @@ export abstract class LoopLowering extends StatementLowering {
         rows = [{ aff: aff({ [iname]: 1 }), eq: false }, ...cmpRows(value, h.cmp, h.end, s.pos, this.failAt)];
       }
       this.addDomain([iname], rows);
+      if (entry !== undefined && entry.copies.length > 0) this.boundTemps.set(iname, entry.copies);
       if (okl && (okl.kind === "outer" || this.workItems(h))) {
         this.tags[iname] = { kind: okl.kind === "outer" ? "g" : "l", axis: okl.axis ?? levelsBelow(s.body, okl.kind) };
         // A runtime-sized @inner loop counts from 0 (OCCA's `i = init + ID`): siblings share the base and
@@ -136,6 +143,12 @@ export abstract class LoopLowering extends StatementLowering {
     }
     if (okl && okl.kind !== "tile" && okl.kind === "inner" && !ctx.outer) this.fail("Cannot have [@inner] loop outside of an [@outer] loop", s.pos, "OKL §3.4");
     this.stmt(s.body, inner);
+    entry?.checkBody(before);
+  }
+
+  /** Whether plain loop `s` runs on all work-items of a group together: it holds barriers or @inner loops, inside an @outer loop. */
+  private holdsSyncs(s: A.For, ctx: Ctx): boolean {
+    return ctx.outer && !ctx.inner && someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"));
   }
 
   /**
