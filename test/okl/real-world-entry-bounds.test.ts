@@ -142,6 +142,36 @@ describe("a plain loop bounded by a private scalar the kernel assigns again", ()
   });
 });
 
+// Per element, every one of its first Nverts[e] nodes in an @inner loop bounded by a private scalar
+// that the element then lowers for a second @inner loop (it was run with the lowered value).
+const INNER = `
+@kernel void vertexMarks(const dlong Nelements, @restrict const dlong *Nverts, @restrict dlong *marks) {
+  for (dlong e = 0; e < Nelements; ++e; @outer(0)) {
+    dlong nv = Nverts[e];
+    for (int n = 0; n < nv; ++n; @inner(0)) marks[e*2*p_Np + n] = n + 1;
+    nv = nv / 2;
+    for (int n = 0; n < p_Np; ++n; @inner(0)) if (n < nv) marks[e*2*p_Np + p_Np + n] = -1;
+  }
+}`;
+
+describe("an @inner loop bounded by a private scalar the kernel assigns again", () => {
+  it("runs its work-items over the value at entry: the serial meaning on interp and openmp", async () => {
+    const [k] = parseOkl(INNER, { filename: "inner.okl", ...DEFINES });
+    const nverts = [NP, 3, 0, 5];
+    const want = nverts.flatMap((nv) => [
+      ...Array.from({ length: NP }, (_, n) => (n < nv ? n + 1 : 0)),
+      ...Array.from({ length: NP }, (_, n) => (n < Math.trunc(nv / 2) ? -1 : 0)),
+    ]);
+    const args = () => ({ Nelements: nverts.length, Nverts: Int32Array.from(nverts), marks: new Int32Array(nverts.length * 2 * NP) });
+    await expectSerialMeaning(k!, args, { marks: want }, 0, { checkBounds: false });
+  });
+
+  it("a body that writes the bound is refused at the write (OCCA's modes disagree there)", () => {
+    const e = oklError(() => parseOkl(INNER.replace("marks[e*2*p_Np + n] = n + 1;", "{ marks[e*2*p_Np + n] = n + 1; nv = 1; }"), { filename: "inner.okl", ...DEFINES }));
+    expect(e.message).toMatch(/inner\.okl:5:\d+: loop "n": its body writes "nv", which its bound `n < …` reads; OCCA's serial mode re-reads/);
+  });
+});
+
 describe("a bound the body writes, in a loop that holds @inner loops", () => {
   const src = (update: string) => `
 @kernel void sweeps(const dlong Nelements, @restrict const dlong *nsweeps, @restrict dfloat *x) {

@@ -60,16 +60,17 @@ export abstract class LoopLowering extends EntryBoundLowering {
       return this.holdsSyncs(s, ctx) ? this.geometricLoop(s, h, ctx) : this.opaque(s0, ctx);
     }
     // A bound the body changes is re-read every trip: an ordinary C loop where it can be one.
-    const written = s.okl === undefined ? this.boundWrittenInBody(s, h, ctx) : undefined;
-    if (written) return this.holdsSyncs(s, ctx) ? this.boundWritten(h, written.name, written.at.pos) : this.opaque(s0, ctx);
+    const entryRead = s.okl === undefined || s.okl.kind === "inner";
+    const written = entryRead ? this.boundWrittenInBody(s, h, ctx) : undefined;
+    if (written) return s.okl === undefined && !this.holdsSyncs(s, ctx) ? this.opaque(s0, ctx) : this.boundWritten(h, written.name, written.at.pos);
     if (this.needsTrip(h)) {
       const hosted = this.hostBounds(h);
       if (!hosted) return this.tripLoop(s, h, ctx);
       h = hosted;
     }
-    // A plain loop reads its bounds' scalars at entry (entry-bounds.ts).
+    // A plain or @inner loop reads its bounds' private scalars at entry (entry-bounds.ts).
     let entry: EntryHead | undefined;
-    if (s.okl === undefined) ({ head: h } = entry = this.entryBounds(s, h, ctx));
+    if (entryRead) ({ head: h } = entry = this.entryBounds(s, h, ctx));
     if (h.step === undefined) this.fail(`loop "${h.name}": the update must be ++, --, += c or -= c with a constant c (use a constant step, or bounds known at compile time)`, s.update?.pos ?? s.pos);
     const before = this.log.insns.length;
     const okl = s.okl;
