@@ -19,6 +19,7 @@ import { choiceWrites, type ChoiceWriteHost, type WritePlace } from "./choice-wr
 import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
 import type { RowAccess } from "./row-layout.js";
 import { constIndex, tableRead } from "./tables.js";
+import { stringLiteralOf } from "./string-literals.js";
 import { dimIndex, lowerCall } from "./expr-calls.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
@@ -98,6 +99,8 @@ export class ExprLowering implements ExprLowerer {
       // `p++`, `p += k`, `p = p + 1` on a pointer (nekRS's `_strcpy` walking a string): a moving pointer.
       this.fail(`cannot move pointer "${(e as A.Ident).name}" (\`${(e as A.Ident).name}++\`, \`+= k\` or an assignment after its declaration, as a loop walking a string does): Loom binds a pointer to one place in an array where it is declared or chosen; index it instead (\`${(e as A.Ident).name}[k]\` with a counter \`k\`)`, e.pos);
     }
+    const literal = stringLiteralOf(rb);
+    if (literal !== undefined) this.fail(`cannot write through "${(root as A.Ident).name}": it points into string literal ${literal}, which C does not let a program write (copy it into a local char array first)`, e.pos);
     if (rb?.kind === "table") this.fail(`file-scope array "${(root as A.Ident).name}" is read as a constant table; writing it is not supported`, e.pos);
     if (rb?.kind === "choice") this.fail(`cannot write through pointer "${rb.name}" here: it is chosen at run time among several targets (a switch, if/else or ?:), which Loom writes through in kernel statements (\`${rb.name}[i] = …\`, \`*${rb.name} = …\`), not inside a while loop, a loop with break/continue or a device function with loops`, e.pos);
     const t = e.kind === "member" && !e.arrow ? this.vec.typeOf(e.target, ctx) : undefined;

@@ -17,6 +17,7 @@ import { recordByValue, recordPointer, recordPointerField } from "./records.js";
 import { toComponent, type VectorType } from "./vectors.js";
 import type { CTypeFacts } from "./c-conversions.js";
 import { flatViewPointer } from "./flat-views.js";
+import { literalRefusal, stringTable } from "./string-literals.js";
 
 /** What inlining needs of expression lowering (ExprLowering). */
 export interface ExprLowerer {
@@ -100,6 +101,8 @@ export function pointerParam(lw: ExprLowerer, p: A.Param, a: A.Expr, ctx: Ctx, c
   const { spec, declarator: d } = lw.file.expandTypedef(p.spec, p.declarator);
   if (d.reference && d.pointers.length + d.arrayDims.length === 0) return referenceParam(lw, spec, d, a, ctx);
   if (d.pointers.length + d.arrayDims.length === 0) return undefined;
+  const literal = d.pointers.length === 1 ? literalRefusal(a, spec, d.name) : undefined;
+  if (literal) return lw.fail(literal, a.pos);
   const b = pointerBinding(lw, a, ctx, d.name);
   const dim = d.okl.dim;
   if (!dim) return b;
@@ -277,6 +280,7 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
       if (b === undefined) lw.fail(`unknown identifier "${e.name}" passed as pointer "${what}" (defines must be given with -D / opts.defines)`, e.pos);
       break;
     }
+    case "string": return stringTable(e); // `isField("fluid velocity")` (string-literals.ts)
     case "conditional": // `c ? a : b` (choice-writes.ts)
       return conditionalPointer(e, ctx, what, (x) => lw.expr(x, ctx), (x) => pointerBinding(lw, x, ctx, what), (d, p) => lw.fail(d, p));
     case "cast":

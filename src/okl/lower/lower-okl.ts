@@ -20,6 +20,7 @@ import { Scope } from "./bindings.js";
 import { FileContext, type LowerOklOptions } from "./file-context.js";
 import { bindFileConstants } from "./file-constants.js";
 import { LoopLowering } from "./kernel-loops.js";
+import { movingPointers } from "./moving-pointers.js";
 import { rowLayout } from "./row-layout.js";
 
 export type { LowerOklOptions } from "./file-context.js";
@@ -38,7 +39,8 @@ export function oklKernelOptions(k: Kernel): OklKernelOptions | undefined {
 }
 
 /** Lower every `@kernel` of `unit`. */
-export function lowerOkl(unit: A.TranslationUnit, opts: LowerOklOptions = {}): Kernel[] {
+export function lowerOkl(source: A.TranslationUnit, opts: LowerOklOptions = {}): Kernel[] {
+  const unit = movingPointers(source, (m, pos) => new FileContext(source, opts).fail(m, pos)); // `p++` as an offset (moving-pointers.ts)
   const file = new FileContext(unit, opts);
   bindFileConstants(file);
   return unit.items.filter((it): it is A.FunctionDef => it.kind === "function" && it.isKernel && it.body !== undefined)
