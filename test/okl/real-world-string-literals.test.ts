@@ -88,6 +88,23 @@ describe("string literals passed as const char *", () => {
     }), { numRuns: 25 });
   });
 
+  it("a case's boundary function (.oudf style) with `auto` locals under isField(…) branches, on interp and openmp", async () => {
+    const [d] = parseOkl(BOUNDARY.replace(/void userDirichlet[\s\S]*?\n}\n/, `void userDirichlet(struct bcData *bc) {
+  if (isField("fluid velocity")) {
+    auto uz = -(2 * uInflow) * (1 - (bc->x * bc->x) / (rPipe * rPipe));
+    bc->u = uz;
+  } else if (isField("scalar temperature")) {
+    auto hot = bc->x >= 0.2;
+    bc->u = hot ? 1.0 : 0.25;
+  }
+}
+`).replace("bc.x = x[n];", "bc.x = x[n];\n    bc.u = 9;"), { defines: { uInflow: 1.5, rPipe: 2 } });
+    const pipe = (name: string) => xs.map((x) => (name === "fluid velocity" ? -3 * (1 - (x * x) / 4) : name === "scalar temperature" ? (x >= 0.2 ? 1 : 0.25) : 9));
+    for (const name of ["fluid velocity", "scalar temperature", "fluid pressure"]) {
+      await expectSerialMeaning(d!, () => ({ N: xs.length, name: bytes(name), x: Float64Array.from(xs), u: new Float64Array(xs.length) }), { u: pipe(name) }, 1e-12, { checkBounds: false });
+    }
+  });
+
   it("a literal bound to a pointer to non-const char, or written through, is an OklError at its line:column", () => {
     const PARAM = `
 inline int firstIs(char *s, char c) { return s[0] == c; }

@@ -8,7 +8,7 @@
  *   // while (x > 1) { x = x / 2; ++n; }   inside @inner loop i
  *   // -> one block instruction within i: { while (x > 1) { x = x / 2; n = n + 1; } }
  */
-import { c, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
+import { c, exprType, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { cRemainder } from "./c-remainder.js";
 import { cBinary } from "./c-conversions.js";
@@ -179,6 +179,7 @@ export class BlockLowering {
     // Structs whose fields mix types: one private temporary per leaf, initialized here (record-locals.ts).
     const pointer = (d: A.Declarator) => void b.ctx.scope.set(d.name, pointerBinding(this.host.ex, d.init ?? this.fail(`local pointer "${d.name}" must be initialized`, d.pos), b.ctx, d.name));
     if (recordDeclaration(this.host.file.structs, this.recordHost(out), s, b.ctx, pointer, "inside a while loop, a loop with break/continue or a device function with loops is not supported")) return out;
+    if (s.spec.base.kind === "named" && s.spec.base.name === "auto") return this.autoDeclaration(s, b, topLevel);
     const dtype = this.host.file.dtype(s.spec, s.pos);
     for (const d of s.declarators) {
       if (d.pointers.length > 0) {
@@ -219,6 +220,22 @@ export class BlockLowering {
       out.push(...pre, init === undefined ? { kind: "decl", name, dtype } : { kind: "decl", name, dtype, init });
     }
     return out;
+  }
+
+  /** C++ `auto x = e;` in a block (a nekRS .oudf's boundary function): a scalar local of e's type, as in kernel statements. */
+  private autoDeclaration(s: A.Declaration, b: BCtx, topLevel: boolean): BlockStmt[] {
+    const d = s.declarators[0]!;
+    if (s.declarators.length !== 1 || d.init === undefined || d.init.kind === "initList" || d.pointers.length + d.arrayDims.length > 0) this.fail("C++ auto: only `auto x = expression;` declaring one scalar is supported", d.pos);
+    const pre: BlockStmt[] = [];
+    const init = this.expr(d.init, b, pre);
+    const ex = this.host.ex;
+    const dtype = exprType(init, { varType: (n) => ex.localTypes.get(n) ?? ex.types.dtypeOf(n) })?.dtype ?? this.fail(`C++ auto: cannot deduce the type of "${d.name}" from its initializer`, d.pos);
+    const name = this.host.fresh(d.name);
+    b.ctx.scope.set(d.name, { kind: "temp", name, rank: 0 });
+    ex.localTypes.set(name, dtype); // C's conversions (c-conversions.ts)
+    if (!topLevel) return [...pre, { kind: "decl", name, dtype, init }];
+    this.host.addTemp({ name, dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+    return [...pre, { kind: "assign", lhs: { kind: "var", name }, rhs: init }];
   }
 
   /** Declarations and copies of structs with mixed field types (record-locals.ts) as assignments appended to `out`. */
