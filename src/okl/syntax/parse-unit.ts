@@ -113,6 +113,8 @@ export class Parser extends StatementParser {
       if (this.at("...")) throw this.unsupported("variadic functions", this.peek());
       params.push(this.parseParam());
       if (!this.eat(",")) break;
+      // C and OCCA reject `f(int n, )`: a comma must be followed by another parameter.
+      if (this.at(")")) throw this.err(`expected a parameter type after ",", got ")": a parameter list of "${d.name}" cannot end with a comma (remove it)`, this.peek(), "syntax");
     }
     this.expect(")", '"," or ")"');
     for (const a of [...attrs, ...d.attributes]) checkAttribute(a, "function", this.attrFail, this.extra);
