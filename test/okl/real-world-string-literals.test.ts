@@ -38,9 +38,9 @@ inline int fieldCompare(const char *str1, const char *str2) {
 }
 #define isField(a) (fieldCompare(bc->fieldName, a) == 0)
 void userDirichlet(struct bcData *bc) {
-  if (isField("fluid " "velocity")) bc->u = 2 * bc->x;
+  if (isField("fluid " "v\\145locity")) bc->u = 2 * bc->x;
   else if (isField("scalar \\"T\\"\\\\1\\n")) bc->u = -bc->x;
-  else if (isField("mesh\\0ignored")) bc->u = bc->id;
+  else if (isField("m\\x65sh\\0ignored")) bc->u = bc->id;
   else bc->u = 7;
 }
 @kernel void dirichlet(const int N, @restrict const char *name, @restrict const double *x, @restrict double *u) {
@@ -73,7 +73,7 @@ describe("string literals passed as const char *", () => {
   const [k] = parseOkl(BOUNDARY);
   const xs = [0.5, -1, 2, 3.25, 4];
 
-  it("isField(\"…\") selects the branch of the field copied into the struct (escapes, concatenation, an embedded \\0), on interp and openmp", async () => {
+  it("isField(\"…\") selects the branch of the field copied into the struct (escapes, octal and hex codes, concatenation, an embedded NUL), on interp and openmp", async () => {
     for (const name of ["Fluid Velocity", 'scalar "t"\\1\n', "mesh", "fluid velocit", "fluid velocityX"]) {
       await expectSerialMeaning(k!, () => ({ N: xs.length, name: bytes(name), x: Float64Array.from(xs), u: new Float64Array(xs.length) }), { u: serial(name, xs) }, 0, { checkBounds: false });
     }
