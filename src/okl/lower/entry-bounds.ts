@@ -25,6 +25,8 @@ interface Frame {
   /** The statement nesting depth at which `block` lowers the items. */
   readonly depth: number;
   index: number;
+  /** Per name some item may write, the last such item's index (made on first use). */
+  lastWrite?: Map<string, number>;
 }
 
 /** A plain loop's head with its bounds read at entry, and the check to make once its body is lowered. */
@@ -107,7 +109,12 @@ export abstract class EntryBoundLowering extends StatementLowering {
     const out = new Set<string>();
     for (const f of this.frames) {
       if (f.index < 0) continue;
-      for (const s of f.items.slice(f.index + 1)) mayWrite(s, this.file.functions, (name) => out.add(storage(f.scope, name)));
+      if (f.lastWrite === undefined) {
+        const last = new Map<string, number>();
+        f.items.forEach((s, k) => mayWrite(s, this.file.functions, (name) => void last.set(name, k)));
+        f.lastWrite = last;
+      }
+      for (const [name, k] of f.lastWrite) if (k > f.index) out.add(storage(f.scope, name));
     }
     return out;
   }
