@@ -89,5 +89,8 @@ describe('a host\'s file opener: #include "mfem-occa://PATH"', () => {
       readFile: (p) => (p === "/opt/lib/extra.okl" ? "#define EXTRA 1\n" : p === "/nowhere/views/quad.okl" ? VIEWS : files[p]),
     });
     expect(k!.name).toBe("ScaleByWeights");
+    // OCCA's `includes` kernel property reads through the opener too.
+    const [k2] = parseOkl(SCALE.replace('#include "mfem-occa://defines.okl"\n', ""), { defines: { NUM_QUAD: 2 }, includes: ["mfem-occa://defines.okl"], fileOpeners, readFile });
+    expect(k2!.name).toBe("ScaleByWeights");
   });
 });
