@@ -10,8 +10,10 @@
  */
 import type * as A from "../syntax/ast.js";
 import { exprChildren } from "../syntax/walk.js";
-import type { PosFail } from "./moving-pointers.js";
 import { rootDecl, type Decl, type Scan } from "./moving-scan.js";
+
+/** Reports an error at a place of the source (FileContext.fail). */
+export type PosFail = (detail: string, pos: A.Pos) => never;
 
 /** A moving pointer's offset local and the place it points into. */
 export interface Moving {

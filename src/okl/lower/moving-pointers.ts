@@ -15,10 +15,9 @@ import type * as A from "../syntax/ast.js";
 import { exprsOfStmt, stmtChildren } from "../syntax/walk.js";
 import { rootDecl, scanFunction, type Decl } from "./moving-scan.js";
 import { literalRefusal } from "./string-literals.js";
-import { exprText, MovingExprs, zero, type Moving } from "./moving-exprs.js";
+import { exprText, MovingExprs, zero, type Moving, type PosFail } from "./moving-exprs.js";
 
-/** Reports an error at a place of the source (FileContext.fail). */
-export type PosFail = (detail: string, pos: A.Pos) => never;
+export type { PosFail } from "./moving-exprs.js";
 
 /** `unit` with the moving pointers of its functions rewritten as offsets (the same object where none moves). */
 export function movingPointers(unit: A.TranslationUnit, fail: PosFail): A.TranslationUnit {
