@@ -13,9 +13,9 @@
  * answers are the same either way (test/transforms/fetch-tile.test.ts compares both routes).
  */
 import { exprToAff, factsOf, findAccesses, type Access, type BoxAxis } from "../src/analysis/index.js";
-import { affToExpr, domainChain, iterationDomain, NATURAL_ORDER, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
+import { affToExpr, domainChain, freeVariables, iterationDomain, NATURAL_ORDER, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
 import {
-  aff, affAdd, affIsConstant, affKey, affScale, affSub, addConstraints, contentMemo, intersect, isEmpty, isEmptyWith, memoized, setContentId, universe,
+  aff, affAdd, affIsConstant, affKey, affScale, affSub, addConstraints, contentMemo, factorOf, intersect, isEmpty, isEmptyWith, memoized, setContentId, universe,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { boundByFace, clipIntNames } from "./fetch-clip.js";
@@ -94,6 +94,83 @@ export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: Readonl
   const inames = [...used].sort(naturalCompare);
   const D = iterationDomain(k, inames);
   if (D.exists.length > 0) return undefined;
+  const chain = domainChain(k, inames);
+  const key = tileMemo.on ? rowsKey(k, D, chain, sweepOf, affs, req.shape, kernelInames) : undefined;
+  if (key !== undefined) tileMemo.asked++;
+  const fp = key === undefined
+    ? fromRows(k, D, chain, sweepOf, gs, affs, req.shape, kernelInames)
+    : memoized(tileAnswers, key, () => (tileMemo.read++, { fp: fromRows(k, D, chain, sweepOf, gs, affs, req.shape, kernelInames) })).fp;
+  if (fp !== undefined) tileRoute.taken++;
+  return fp;
+}
+
+const tileMemo = { on: true, asked: 0, read: 0 };
+
+/** Tests: tile footprints remembered by the content they are read off (default), or each read anew. */
+export function useTileMemo(on: boolean): void {
+  tileMemo.on = on;
+}
+
+/** Tests: how many tile footprints were asked of the memo, and how many of those were read off the rows (the others were found). */
+export function tileMemoCounts(): { readonly asked: number; readonly read: number } {
+  return { asked: tileMemo.asked, read: tileMemo.read };
+}
+
+const tileAnswers = contentMemo<{ readonly fp: TileFootprint | undefined }>();
+
+/**
+ * The content `fromRows` reads, as a key, where the iteration domain `D` is the one domain of its
+ * chain (then no parameter of it is an iname: a parameter that is one brings its domain into the
+ * chain): the rows it reads are those over a sweep iname, all of them rows of the sweep inames'
+ * factor of `D` (factorOf: every row over its columns, unchanged and in `D`'s order), so that
+ * factor's content, not `D`'s, is the key, with `D`'s names (the parameters and dims it returns),
+ * the indices, which of their names are inames, the shape and which of its names are integers
+ * (clipIntNames: the inames and the domains' parameters), the assumptions, and whether `D` has
+ * points. A sweep's variants that share a tile of the fetched array (the other tiles differ)
+ * share the answer: the i-and-k factor of a tiled matmul is one content for every j tile size.
+ * Undefined where `D` is not its chain's one domain (the rows are read anew).
+ */
+function rowsKey(
+  k: Kernel, D: BasicSet, chain: readonly number[], sweepOf: readonly string[], affs: readonly Aff[], shape: readonly Expr[] | undefined,
+  kernelInames: ReadonlySet<string>,
+): string | undefined {
+  if (chain.length !== 1 || k.domains[chain[0]!] !== D) return undefined;
+  let key = `${setContentId(factorOf(D, sweepOf))}|${D.params.join(",")}|${D.dims.join(",")}|${sweepOf.join(",")}|`;
+  for (const a of affs) {
+    key += `${affKey(a)}:`;
+    for (const n in a.terms) key += kernelInames.has(n) ? "1" : "0";
+    key += ";";
+  }
+  if (shape !== undefined) {
+    const intNames = clipIntNames(k, kernelInames);
+    key += `|${shapeText(shape)}:`;
+    for (const n of shapeNames(shape)) key += intNames.has(n) ? "1" : "0";
+  }
+  return `${key}|${setContentId(k.assumptions)}|${isEmptyDomainUnder(D, k.assumptions) ? "e" : "p"}`;
+}
+
+/** An array's shape as text, and the names it uses, per frozen shape (an argument's: the same object in every variant). */
+const shapeFacts = new WeakMap<readonly Expr[], { readonly text: string; readonly names: readonly string[] }>();
+
+function shapeFactsOf(shape: readonly Expr[]): { readonly text: string; readonly names: readonly string[] } {
+  let f = shapeFacts.get(shape);
+  if (f === undefined) {
+    const names = new Set<string>();
+    for (const e of shape) freeVariables(e, names);
+    f = { text: JSON.stringify(shape), names: [...names] };
+    if (Object.isFrozen(shape)) shapeFacts.set(shape, f);
+  }
+  return f;
+}
+
+const shapeText = (shape: readonly Expr[]): string => shapeFactsOf(shape).text;
+const shapeNames = (shape: readonly Expr[]): readonly string[] => shapeFactsOf(shape).names;
+
+/** The footprint read off the rows of `D` over the sweep inames (see the module comment), or undefined. */
+function fromRows(
+  k: Kernel, D: BasicSet, chain: readonly number[], sweepOf: readonly string[], gs: readonly Aff[], affs: readonly Aff[],
+  shape: readonly Expr[] | undefined, kernelInames: ReadonlySet<string>,
+): TileFootprint | undefined {
   const np = D.params.length;
   const cols = [...D.params, ...D.dims];
   const sCol = sweepOf.map((s) => cols.indexOf(s));
@@ -129,18 +206,16 @@ export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: Readonl
     box.push(axis);
   }
   if (!otherFacesImplied(k, box)) return undefined;
-  if (req.shape !== undefined && req.shape.length === box.length && !clipByFaces(k, req.shape, box, kernelInames)) return undefined;
+  if (shape !== undefined && shape.length === box.length && !clipByFaces(k, shape, box, kernelInames)) return undefined;
   // The general route refuses a footprint of no point (no access runs): it decides that one. D
   // projects its chain; a chain of one domain has points when that domain has (asked of the
   // domain it was split from, whose content a sweep's variants share).
-  const chain = domainChain(k, inames);
   if (chain.length === 1 ? isEmptyDomainUnder(k.domains[chain[0]!]!, k.assumptions) : isEmpty(k.assumptions.constraints.length > 0 ? intersect(D, k.assumptions) : D)) return undefined;
   const dependsOn = new Set<string>();
   for (const b of box) for (const f of [...b.lowers, ...b.uppers]) for (const n in f.terms) if (kernelInames.has(n)) dependsOn.add(n);
   const params = [...D.params];
   for (const a of affs) for (const n in a.terms) if (!D.dims.includes(n) && !params.includes(n)) params.push(n);
-  tileRoute.taken++;
-  return { dependsOn: [...dependsOn].sort(naturalCompare), box, params, domDims: D.dims };
+  return Object.freeze({ dependsOn: Object.freeze([...dependsOn].sort(naturalCompare)), box: Object.freeze(box), params: Object.freeze(params), domDims: D.dims });
 }
 
 function usesIname(a: Aff, kernelInames: ReadonlySet<string>): boolean {
