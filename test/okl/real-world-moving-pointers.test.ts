@@ -171,6 +171,8 @@ ${body}
     expect([cast.line, cast.message]).toEqual([6, expect.stringMatching(/cast of moving pointer "p" to another element type/)]);
     const inCond = refused("    const double *p = a;\n    while (*p++ > 0) y[n] = 1;");
     expect([inCond.line, inCond.message]).toEqual([5, expect.stringMatching(/"p\+\+" moves a pointer inside a condition/)]);
+    const stored = refused("    const double *slots[2];\n    const double *p = a;\n    slots[0] = p;\n    p++;\n    y[n] = slots[0][0] + *p;");
+    expect([stored.line, stored.message]).toEqual([6, expect.stringMatching(/value of moving pointer "p" is stored in a struct field or an array of pointers/)]);
     const argMoved = oklError(() => parseOkl(`
 @kernel void k(const int N, @restrict const double *a, @restrict double *y) {
   a++;

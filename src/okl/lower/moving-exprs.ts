@@ -180,6 +180,10 @@ export class MovingExprs {
         break;
       case "assign":
         if (this.moving(e.target)) return this.misplacedMove(e);
+        if (this.pointsMoving(e.value)) this.stored(e.value);
+        break;
+      case "initList":
+        for (const x of e.items) if (this.pointsMoving(x)) this.stored(x);
         break;
       default: break;
     }
@@ -200,6 +204,11 @@ export class MovingExprs {
   /** The pointer value `base + off` (passed to a function, or a pointer declared from it). */
   private pointer(r: Root, pos: A.Pos): A.Expr {
     return r.off === undefined ? r.base : { kind: "binary", op: "+", left: r.base, right: r.off, pos };
+  }
+
+  /** A moving pointer's value kept in a struct field or an array of pointers, which would follow its later moves. */
+  private stored(e: A.Expr): never {
+    return this.fail(`the value of moving pointer "${text(e)}" is stored in a struct field or an array of pointers, which Loom binds to the pointer itself (it would follow its later moves); declare a local pointer from it (\`const char *start = ${text(e)};\`) instead`, e.pos);
   }
 
   private truth(e: A.Expr): never {
