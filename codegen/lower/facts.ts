@@ -183,6 +183,30 @@ export function termsKey(t: Readonly<Record<string, number>>, sign: 1 | -1): str
   return k;
 }
 
+/** A row that remembers its terms' keys (rows of `rowsOf` are extensible: a row is asked of many contexts). */
+type KeyedTerms = Row & { tpos?: string; tneg?: string };
+
+/** `termsKey(r.aff.terms, sign)`, remembered on the row where it can be. */
+function keyOfTerms(r: Row, sign: 1 | -1): string {
+  const kr = r as KeyedTerms;
+  const had = sign === 1 ? kr.tpos : kr.tneg;
+  if (had !== undefined) return had;
+  const k = termsKey(r.aff.terms, sign);
+  if (Object.isExtensible(kr)) {
+    if (sign === 1) kr.tpos = k;
+    else kr.tneg = k;
+  }
+  return k;
+}
+
+/**
+ * `inContext`'s answers per context's facts and row object (issue 21): the hoisted guards of each
+ * level of a loop nest, and each instruction's own guard, ask the rows of the same domains again
+ * of the same contexts (35 of 82 questions per tiled-matmul variant). Facts are never changed
+ * once built, and rows are values.
+ */
+const answers = new WeakMap<ContextFacts, Map<Row, boolean>>();
+
 /** The least value of `terms + c` over the context's intervals (-Infinity where one is open). */
 function boxMin(f: ContextFacts, terms: Readonly<Record<string, number>>, c: number): number {
   let v = c;
@@ -208,12 +232,27 @@ function boxMin(f: ContextFacts, terms: Readonly<Record<string, number>>, c: num
 export function inContext(r: Row, ctx: BasicSet | { readonly facts: ContextFacts }): boolean {
   if (affIsConstant(r.aff)) return false;
   const f = "facts" in ctx ? ctx.facts : factsOf(ctx);
+  let mine = answers.get(f);
+  if (mine === undefined) answers.set(f, (mine = new Map()));
+  let yes = mine.get(r);
+  if (yes === undefined) {
+    yes = implied(r, f);
+    // Bounded: a context shared by many variants is asked rows made for one question too.
+    if (mine.size < MAX_ANSWERS) mine.set(r, yes);
+  }
+  return yes;
+}
+
+const MAX_ANSWERS = 512;
+
+/** `inContext` of `r` from the facts `f`. */
+function implied(r: Row, f: ContextFacts): boolean {
   const t = r.aff.terms;
   const c = r.aff.constant;
-  const least = f.least.get(termsKey(t, 1));
+  const least = f.least.get(keyOfTerms(r, 1));
   if (least !== undefined && least <= c) {
     if (!r.eq) return true;
-    const other = f.least.get(termsKey(t, -1));
+    const other = f.least.get(keyOfTerms(r, -1));
     return other !== undefined && other <= -c;
   }
   if (r.eq) return false;

@@ -64,15 +64,10 @@ export class LoopLowering {
         // over the same inames can imply those bounds: smaller problems, and ones that a sweep of
         // tile sizes asks again whenever this iname's tile size repeats.
         const f = factorOf(d, iname);
-        const drop = [...f.dims.filter((n) => !inner.includes(n)), ...f.exists];
-        const p = drop.length > 0 ? eliminateExact(f, drop).set : f;
+        const p = projectedFactor(f, inner);
         whole ??= p;
-        const canon = internSet(p);
-        let g = byFactor.get(canon);
-        if (g === undefined) {
-          const c = factorOf(ctx.set, p.dims);
-          byFactor.set(canon, (g = gist(this.unitBounds(p, iname, c), c)));
-        }
+        let g = byFactor.get(p);
+        if (g === undefined) byFactor.set(p, (g = this.gistedFactor(p, iname, factorOf(ctx.set, p.dims))));
         byDomain.set(d0, g);
         return g;
       });
@@ -80,7 +75,7 @@ export class LoopLowering {
       const keyed = new Map<string, BasicSet>();
       for (const g of perInsn) {
         let key = keys.get(g);
-        if (key === undefined) keys.set(g, (key = rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&")));
+        if (key === undefined) keys.set(g, (key = rangeKey(g, iname)));
         keyed.set(key, g);
       }
       return { perInsn, keyed };
@@ -122,6 +117,21 @@ export class LoopLowering {
     const hi = joinEx("max", his, "idx");
     const c = ctx.with([iname], []);
     return [this.forStmt(iname, lo, hi, block(body1(c)), known)];
+  }
+
+  /**
+   * The bounds of `iname` in `p` (a projected factor, interned) that the context's factor `c` of
+   * its inames does not imply: `gist(unitBounds(p, iname, c), c)`, remembered by the identity of
+   * `p` and `c` (see `projectedFactor`).
+   */
+  private gistedFactor(p: BasicSet, iname: string, c: BasicSet): BasicSet {
+    let byCtx = gisted.get(p);
+    if (byCtx === undefined) gisted.set(p, (byCtx = new WeakMap()));
+    let byIname = byCtx.get(c);
+    if (byIname === undefined) byCtx.set(c, (byIname = new Map()));
+    let g = byIname.get(iname);
+    if (g === undefined) byIname.set(iname, (g = gist(this.unitBounds(p, iname, c), c)));
+    return g;
   }
 
   /** `p` within `ctx` (a factor of the context) with `iname`'s non-unit bounds replaced by implied constant ones where possible. */
@@ -268,6 +278,39 @@ export class LoopLowering {
   private affEx(a: Aff): Ex {
     return affExWith(a, this.h.subst);
   }
+}
+
+/**
+ * Loop bounds across device kernels and sweep variants (issue 21), remembered by the identity of
+ * interned sets: the iname's factor of a domain (`factorOf` interns it, so the variants of a sweep
+ * with the same tile size of that iname share the object), its projection onto the loop's inames,
+ * that projection gisted against the context's factor of its inames (interned too), and the key
+ * of a range. Sets are immutable values, so an answer found by identity is the answer; the
+ * interned objects are new after `clearPolyMemos` (a new generation), so nothing outlives it.
+ */
+const projections = new WeakMap<BasicSet, Map<string, BasicSet>>();
+const gisted = new WeakMap<BasicSet, WeakMap<BasicSet, Map<string, BasicSet>>>();
+const rangeKeys = new WeakMap<BasicSet, Map<string, string>>();
+
+/** `f` (an iname's factor) with its dims outside `inner` and its existentials eliminated, interned. */
+function projectedFactor(f: BasicSet, inner: readonly string[]): BasicSet {
+  let drop = "";
+  for (const n of f.dims) if (!inner.includes(n)) drop += `${n},`;
+  if (drop === "" && f.exists.length === 0) return internSet(f);
+  let byDrop = projections.get(f);
+  if (byDrop === undefined) projections.set(f, (byDrop = new Map()));
+  let p = byDrop.get(drop);
+  if (p === undefined) byDrop.set(drop, (p = internSet(eliminateExact(f, [...f.dims.filter((n) => !inner.includes(n)), ...f.exists]).set)));
+  return p;
+}
+
+/** The rows of `g` over `iname` as one key, sorted: two ranges with equal keys are one range. */
+function rangeKey(g: BasicSet, iname: string): string {
+  let byIname = rangeKeys.get(g);
+  if (byIname === undefined) rangeKeys.set(g, (byIname = new Map()));
+  let key = byIname.get(iname);
+  if (key === undefined) byIname.set(iname, (key = rowsOf(g).rows.filter((r) => r.aff.terms[iname]).map(rowKey).sort().join("&")));
+  return key;
 }
 
 /**
