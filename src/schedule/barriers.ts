@@ -24,6 +24,7 @@ import { Pending } from "./barrier-pending.js";
 import { ScheduleError } from "../errors.js";
 import { constRange, type ConstRange } from "./checks.js";
 import { hwAxis } from "./device.js";
+import { componentHas, ownerRanges } from "./row-bounds.js";
 import type { BarrierMemory, BarrierNode, HwAxis, ScheduleNode } from "./types.js";
 
 
@@ -370,6 +371,8 @@ function localIdsInBounds(ctx: Ctx, iname: string): string[] {
   // bounds are affine in the factor's other dims and parameters: where no local iname is among
   // those (a tiled `k_outer`'s factor is `(k_outer, k_inner)`), none can appear, and no bound is
   // computed.
+  // Asked of the rows first, without building the factor (a new set per variant of a sweep).
+  if (ownerRanges.on && !d.params.some((x) => ctx.localInames.has(x)) && !componentHas(d, iname, (x) => x !== iname && ctx.localInames.has(x))) return [];
   const f = factorOf(d, iname);
   if (!f.dims.some((x) => x !== iname && ctx.localInames.has(x)) && !f.params.some((x) => ctx.localInames.has(x))) return [];
   const b = dimBounds(f, iname, f.dims.filter((x) => x !== iname));

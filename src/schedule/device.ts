@@ -12,7 +12,7 @@ import {
   addConstraints, aff, affAdd, affScale, affSub, contentMemo, dimBounds, factorOf, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
-import { rowBounds } from "./row-bounds.js";
+import { ownerRanges, ownerWitnessedRange, witnessedRange } from "./row-bounds.js";
 import type { DeviceKernel, HostNode, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
 const shift = (a: Aff, k: number): Aff => ({ terms: a.terms, constant: a.constant + k });
@@ -48,6 +48,11 @@ export function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): 
 let lastAxes: { readonly domains: readonly BasicSet[] | undefined; readonly axes: Map<string, HwAxis> } = { domains: undefined, axes: new Map() };
 
 function hwAxisOfDomains(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
+  if (tag === "l" && ownerRanges.on) {
+    // The range on the rows of the iname's domain itself, where that says it: no factor is built.
+    const r = ownerWitnessedRange(dimOwners(k.domains), iname);
+    if (r !== undefined) return { iname, tag, axis, base: c(r[0]), size: c(Math.max(0, r[1] - r[0] + 1)) };
+  }
   const own = ownFactor(k, iname);
   if (own !== undefined && tag === "l") {
     // A split's inner iname, a fetch's dims: the range is on the rows, no projection is asked.
@@ -102,37 +107,6 @@ function dimOwners(ds: readonly BasicSet[]): ReadonlyMap<string, BasicSet | null
   for (const d of ds) for (const x of d.dims) out.set(x, out.has(x) ? null : d);
   if (Object.isFrozen(ds)) ownersMemo.set(ds, out);
   return out;
-}
-
-/** The value every parameter takes in a witness of `witnessedRange` (large: `i < n` holds for small i). */
-const WITNESS_PARAM = 1 << 20;
-
-/**
- * The constant bounds `[lo, hi]` of `iname` in `own` (a factor with no existentials) read off its
- * rows over `iname` alone, where a point of `own` lies at each end: `iname` at `lo` (then at
- * `hi`), every other dim 0, every parameter `WITNESS_PARAM`. Then `lo` and `hi` are the tightest
- * constant bounds the exact projection onto `iname` has (the rows are its rows, and a tighter
- * constant bound would exclude the witness), so the local axis `axisOf` reads off the projection
- * is `lo … hi`. `0 <= i_inner < 16` with `0 <= 16*i_outer + i_inner < n`: [0, 15] (i_outer 0,
- * n large). Undefined where the rows or the witnesses do not say: the projection decides.
- */
-function witnessedRange(own: BasicSet, iname: string): [number, number] | undefined {
-  if (own.exists.length > 0) return undefined;
-  const r = rowBounds(own, iname);
-  if (r === undefined) return undefined;
-  const [lo, hi] = r;
-  if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo > hi) return undefined;
-  const np = own.params.length;
-  const at = np + own.dims.indexOf(iname);
-  const holds = (value: number): boolean => own.constraints.every((row) => {
-    let sum = row.constant;
-    for (let x = 0; x < row.coeffs.length; x++) {
-      const q = row.coeffs[x] ?? 0;
-      if (q !== 0) sum += q * (x === at ? value : x < np ? WITNESS_PARAM : 0);
-    }
-    return row.eq ? sum === 0 : sum >= 0;
-  });
-  return holds(lo) && holds(hi) ? [lo, hi] : undefined;
 }
 
 /** Per domain list (a frozen value): its domains' content ids. */
