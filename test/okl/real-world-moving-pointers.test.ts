@@ -175,10 +175,12 @@ ${body}
     expect([stored.line, stored.message]).toEqual([6, expect.stringMatching(/value of moving pointer "p" is stored in a struct field or an array of pointers/)]);
     const argMoved = oklError(() => parseOkl(`
 @kernel void k(const int N, @restrict const double *a, @restrict double *y) {
-  a++;
-  for (int n = 0; n < N; ++n; @tile(4, @outer, @inner)) { y[n] = *a; }
+  for (int n = 0; n < N; ++n; @tile(4, @outer, @inner)) {
+    a++;
+    y[n] = *a;
+  }
 }`));
-    expect([argMoved.line, argMoved.message]).toEqual([2, expect.stringMatching(/kernel argument "a" is moved/)]);
+    expect([argMoved.line, argMoved.message]).toEqual([4, expect.stringMatching(/cannot move pointer "a" .*not a kernel argument.*declare a local pointer from it/)]);
   });
 });
 

@@ -97,7 +97,8 @@ export class ExprLowering implements ExprLowerer {
     const rb = root.kind === "ident" ? ctx.scope.get(root.name) : undefined;
     if (root === e && ((rb?.kind === "array" && !rb.struct) || rb?.kind === "choice" || (rb?.kind === "temp" && rb.rank > 0 && !rb.struct && !rb.object))) {
       // `p++`, `p += k`, `p = p + 1` on a pointer (nekRS's `_strcpy` walking a string): a moving pointer.
-      this.fail(`cannot move pointer "${(e as A.Ident).name}" (\`${(e as A.Ident).name}++\`, \`+= k\` or an assignment after its declaration, as a loop walking a string does): Loom binds a pointer to one place in an array where it is declared or chosen; index it instead (\`${(e as A.Ident).name}[k]\` with a counter \`k\`)`, e.pos);
+      const n = (e as A.Ident).name;
+      this.fail(`cannot move pointer "${n}" (\`${n}++\`, \`+= k\` or an assignment after its declaration): Loom moves local pointers and device functions' pointer parameters (as an offset, moving-pointers.ts), not a kernel argument, an array or a pointer chosen at run time; declare a local pointer from it inside the loops (\`p = ${n};\`) and move that, or index it (\`${n}[k]\` with a counter \`k\`)`, e.pos);
     }
     const literal = stringLiteralOf(rb);
     if (literal !== undefined) this.fail(`cannot write through "${(root as A.Ident).name}": it points into string literal ${literal}, which C does not let a program write (copy it into a local char array first)`, e.pos);

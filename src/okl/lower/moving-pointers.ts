@@ -12,7 +12,7 @@
  *   // -> char *d = buf; int d_off = 0; int s_off = 0; while (s[s_off]) { d[d_off] = s[s_off]; d_off++; s_off++; }
  */
 import type * as A from "../syntax/ast.js";
-import { exprsOfStmt, stmtChildren } from "../syntax/walk.js";
+import { exprsOfStmt, someExpr, stmtChildren } from "../syntax/walk.js";
 import { rootDecl, scanFunction, type Decl } from "./moving-scan.js";
 import { literalRefusal } from "./string-literals.js";
 import { exprText, MovingExprs, zero, type Moving, type PosFail } from "./moving-exprs.js";
@@ -40,18 +40,12 @@ export function movingPointers(unit: A.TranslationUnit, fail: PosFail): A.Transl
  * non-const `char` (string-literals.ts).
  */
 function mayMove(f: A.FunctionDef, fail: PosFail): boolean {
-  const ptrs = new Set(f.params.filter((p) => p.declarator.pointers.length > 0).map((p) => p.declarator.name));
+  const ptrs = new Set<string>();
   const writable = new Set<string>();
-  const targets = new Set<string>();
-  const visit = (e: A.Expr): void => {
-    if ((e.kind === "postfix" || e.kind === "unary") && (e.op === "++" || e.op === "--") && e.operand.kind === "ident") targets.add(e.operand.name);
-    if (e.kind === "assign" && e.target.kind === "ident") {
-      targets.add(e.target.name);
-      if (e.value.kind === "string" && writable.has(e.target.name)) fail(literalRefusal(e.value, { kind: "typeSpec", storage: [], qualifiers: [], base: { kind: "builtin", name: "char", pos: e.pos }, pos: e.pos }, e.target.name)!, e.value.pos);
-    }
-    forChildren(e, visit);
-  };
-  const stmt = (s: A.Stmt): void => {
+  // A kernel's own arguments are not looked for (the lowering refuses moving one): a kernel without
+  // local pointers is not walked through its expressions (a 1,000-line kernel has tens of thousands).
+  if (!f.isKernel) for (const p of f.params) if (p.declarator.pointers.length > 0) ptrs.add(p.declarator.name);
+  const decls = (s: A.Stmt): void => {
     if (s.kind === "declaration") {
       for (const d of s.declarators) {
         if (d.pointers.length === 0) continue;
@@ -61,13 +55,28 @@ function mayMove(f: A.FunctionDef, fail: PosFail): boolean {
         if (why) fail(why, d.init!.pos);
       }
     }
-    if (s.kind === "for" && s.init?.kind === "declaration") stmt(s.init);
-    for (const e of exprsOfStmt(s)) visit(e);
-    for (const c of stmtChildren(s)) stmt(c);
+    if (s.kind === "for" && s.init?.kind === "declaration") decls(s.init);
+    for (const c of stmtChildren(s)) decls(c);
   };
-  f.body!.items.forEach(stmt);
-  for (const t of targets) if (ptrs.has(t)) return true;
-  return false;
+  f.body!.items.forEach(decls);
+  if (ptrs.size === 0) return false;
+  let found = false;
+  // One walk over every expression (someExpr: no closure per node).
+  const test = (e: A.Expr): boolean => {
+    if (e.kind === "postfix" || e.kind === "unary") {
+      if ((e.op === "++" || e.op === "--") && e.operand.kind === "ident" && ptrs.has(e.operand.name)) found = true;
+    } else if (e.kind === "assign" && e.target.kind === "ident" && ptrs.has(e.target.name)) {
+      found = true;
+      if (e.value.kind === "string" && writable.has(e.target.name)) fail(literalRefusal(e.value, { kind: "typeSpec", storage: [], qualifiers: [], base: { kind: "builtin", name: "char", pos: e.pos }, pos: e.pos }, e.target.name)!, e.value.pos);
+    }
+    return false;
+  };
+  const exprs = (s: A.Stmt): void => {
+    for (const e of exprsOfStmt(s)) someExpr(e, test);
+    for (const c of stmtChildren(s)) exprs(c);
+  };
+  f.body!.items.forEach(exprs);
+  return found;
 }
 
 function forChildren(e: A.Expr, f: (x: A.Expr) => void): void {
@@ -133,8 +142,7 @@ function valueDropped(unit: A.TranslationUnit, name: string): boolean {
 function rewriteFunction(f: A.FunctionDef, moving: readonly Decl[], mx: MovingExprs, unit: A.TranslationUnit, fail: PosFail): A.FunctionDef {
   const prologue: A.Stmt[] = [];
   for (const d of moving) {
-    if (!d.param) continue;
-    if (f.isKernel) fail(`kernel argument "${d.name}" is moved (\`${d.name}++\`, \`+= k\` or an assignment); declare a local pointer inside the loops (\`const char *s = ${d.name};\`) and move that`, d.declarator.pos);
+    if (!d.param || f.isKernel) continue; // a kernel's arguments are not looked for (mayMove)
     const m = mx.start(d, undefined);
     prologue.push(m.offsetDecl(zero(d.declarator.pos)));
   }
