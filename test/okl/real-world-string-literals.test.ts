@@ -105,6 +105,20 @@ describe("string literals passed as const char *", () => {
     }
   });
 
+  it("bytes past ASCII: octal escapes are one byte each, UTF-8 text its bytes, compared as C's signed char, on interp and openmp", async () => {
+    const [u] = parseOkl(BOUNDARY.replace(/void userDirichlet[\s\S]*?\n}\n/, `void userDirichlet(struct bcData *bc) {
+  if (isField("caf\\303\\251")) bc->u = 1;
+  else if (isField("na\\xc3\\xafve")) bc->u = 2;
+  else if (isField("naïve!")) bc->u = 3;
+  else bc->u = 0;
+}
+`));
+    const cases: [string, number][] = [["caf\u00e9", 1], ["na\u00efve", 2], ["na\u00efve!", 3], ["cafe", 0]];
+    for (const [name, want] of cases) {
+      await expectSerialMeaning(u!, () => ({ N: 2, name: bytes(name), x: Float64Array.from([1, 2]), u: new Float64Array(2) }), { u: [want, want] }, 0, { checkBounds: false });
+    }
+  });
+
   it("a literal bound to a pointer to non-const char, or written through, is an OklError at its line:column", () => {
     const PARAM = `
 inline int firstIs(char *s, char c) { return s[0] == c; }
