@@ -177,6 +177,9 @@ const INT_RANK_OR_IDX: Readonly<Record<string, true>> = {
   idx: true, int8: true, int16: true, int32: true, int64: true, uint8: true, uint16: true, uint32: true, uint64: true,
 };
 
+/** Floating-point dtypes: a math call's argument converted to one keeps its cast (Printer.callArg). */
+const FLOAT: ReadonlySet<string> = new Set(["float16", "float32", "float64"]);
+
 /** Integer dtypes by width. */
 const INT_RANK: Readonly<Record<string, number>> = { int8: 1, int16: 2, int32: 3, int64: 4, uint8: 1, uint16: 2, uint32: 3, uint64: 4 };
 
@@ -303,7 +306,7 @@ export class Printer {
       case "call": {
         // abs of an unsigned value (or a bool) is the value: C's abs would take it as an int.
         if (e.fn === "abs" && e.args.length === 1 && UNSIGNED.has(e.dtype)) return this.cexpr(e.args[0]!);
-        return [this.ex.call(e.fn, e.dtype, e.args.map((a) => this.expr(a)), this), ATOM];
+        return [this.ex.call(e.fn, e.dtype, e.args.map((a) => this.callArg(a)), this), ATOM];
       }
       case "bin": {
         switch (e.op) {
@@ -381,9 +384,21 @@ export class Printer {
    * An integer argument of min or max with its conversion spelled out: C would convert it anyway,
    * but OpenCL's min and max are overloads, and `max(char, ushort)` has no one of them.
    */
+  /**
+   * A math call's argument, its conversion printed even where C makes it implicitly: C++'s
+   * overloads (CUDA, HIP, SYCL) have no one `fmin` for a float and a double, as C's prototype has
+   * (found on a GPU, where NVRTC rejected `fmin(xf[i], xd[i] + xf[i])` of an OKL kernel).
+   */
+  private callArg(x: Ex): string {
+    if (x.k !== "cast" || x.from === x.to || !implicitOk(x.from, x.to) || !FLOAT.has(x.to)) return this.expr(x);
+    return this.ex.cast(x.to, this.expr(x.e, UNARY));
+  }
+
   private minMaxArg(x: Ex): string {
     // (Narrow arguments are converted by the dialect, which knows its overloads.)
-    if (x.k !== "cast" || !implicitOk(x.from, x.to) || x.from === x.to || !(x.to in INT_RANK) || NARROW.has(x.to)) return this.expr(x);
+    // A float widened to double keeps its cast too: CUDA's fmin(float, float) and fmin(double, double)
+    // are overloads, and a float and a double match neither better (NVRTC rejects the call).
+    if (x.k !== "cast" || !implicitOk(x.from, x.to) || x.from === x.to || !(x.to in INT_RANK || FLOAT.has(x.to)) || NARROW.has(x.to)) return this.expr(x);
     return this.ex.cast(x.to, this.expr(x.e, UNARY));
   }
 

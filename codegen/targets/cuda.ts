@@ -21,6 +21,18 @@ const NATIVE: Readonly<Record<AtomicOp, readonly Dtype[]>> = {
 
 const ULL = "unsigned long long";
 
+/**
+ * Infinities and NaN by their bits: NVRTC compiles without the C headers that define `INFINITY`,
+ * `HUGE_VAL` and `NAN` (nvcc includes them; found on a GPU, where NVRTC rejected `-INFINITY`).
+ */
+function nonFinite(v: number, t: string): string | undefined {
+  if (Number.isFinite(v) || (t !== "float32" && t !== "float64")) return undefined;
+  const single = t === "float32";
+  if (Number.isNaN(v)) return single ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
+  const inf = single ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
+  return v > 0 ? inf : `(-${inf})`;
+}
+
 const CAS: Readonly<Partial<Record<Dtype, CasSpelling>>> = {
   float32: { pointee: "unsigned int", word: "unsigned int", valueType: "float", cas: "atomicCAS", toWord: (x) => `__float_as_uint(${x})`, fromWord: (x) => `__uint_as_float(${x})` },
   float64: {
@@ -61,6 +73,7 @@ export const cudaTarget = new CFamilyTarget({
   // No bound where the block size is set at launch: a guessed bound would make larger launches fail.
   kernelHead: (l) => (l ? `extern "C" __global__ void __launch_bounds__(${l.reduce((a, b) => a * b, 1)})` : `extern "C" __global__ void`),
   math: "suffix", intMinMaxBuiltin: true, int64Suffix: "LL",
+  literal: nonFinite,
   atomic: (a, target, value, d) => cudaAtomic(a, target, value, d),
   trapClaim: (cell) => `atomicAdd(&${cell}, 1u)`,
 });
