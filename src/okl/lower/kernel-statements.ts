@@ -23,6 +23,7 @@ import { ATOMIC_OPS } from "./kernel-core.js";
 import { flatCandidate, usedFlat } from "./flat-views.js";
 import { LockstepLowering } from "./kernel-lockstep.js";
 import { wholeAxes } from "./whole-axes.js";
+import { droppedPrintf } from "./printf.js";
 
 export abstract class StatementLowering extends LockstepLowering {
   protected abstract forLoop(s: A.For, ctx: Ctx): void;
@@ -281,6 +282,7 @@ export abstract class StatementLowering extends LockstepLowering {
   }
 
   protected exprStmt(e: A.Expr, ctx: Ctx, atomic: boolean): void {
+    if (!atomic && droppedPrintf(e, this.file)) return;
     if (!atomic && this.assignPointer(e, ctx)) return;
     if (e.kind === "comma" && !atomic) {
       for (const x of e.exprs) this.exprStmt(x, ctx, false);

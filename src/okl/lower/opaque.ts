@@ -26,6 +26,7 @@ import { recordByValue } from "./records.js";
 import { assignPointerField } from "./record-pointers.js";
 import { flatCandidate, usedFlat } from "./flat-views.js";
 import { checkUnconditional } from "./block-conditional.js";
+import { droppedPrintf } from "./printf.js";
 
 /** What block lowering needs of the kernel lowering around it. */
 export interface BlockHost {
@@ -282,6 +283,7 @@ export class BlockLowering {
   private exprStmt(e: A.Expr, b: BCtx): BlockStmt[] {
     if (e.kind === "comma") return e.exprs.flatMap((x) => this.exprStmt(x, b));
     const pre: BlockStmt[] = [];
+    if (droppedPrintf(e, this.host.file)) return pre;
     if (e.kind === "call" && statementCall(e, this.host.file)) {
       this.expr(e, b, pre); // the value (if any) is dropped
       return pre;
