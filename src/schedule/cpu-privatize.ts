@@ -110,8 +110,18 @@ export function privatizedFields(k: PrivatizedFields, temps: readonly Temporary[
   return { instructions, temporaries };
 }
 
-/** The private temporaries (not yet privatized) that instructions of more than one phase (`phaseOf`, by instruction id) touch. */
-export function barrierCrossing(k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, privatized: ReadonlySet<string>): Temporary[] {
+/**
+ * The private temporaries (not yet privatized) whose value may flow from one work-item's run of a
+ * phase (`phaseOf`, by instruction id) to a later run of another work-item: those that instructions
+ * of more than one phase touch, and those touched in a phase that a loop holding a barrier runs again
+ * (`repeated`: nekRS's `if (v == 0) wght = w[id]; s[t] = wght*x[…]` in the one `@inner` loop of a
+ * loop over `v` with barriers, where one scalar for all work-items hands the last work-item's `wght`
+ * to every work-item's next trip); except those whose every read sees a write of the same run
+ * (`rewrittenEachPhase`), which one slot serves.
+ */
+export function barrierCrossing(
+  k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, privatized: ReadonlySet<string>, repeated: ReadonlySet<number> = new Set(),
+): Temporary[] {
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
   // One walk per instruction: the phases in which each variable is touched.
   const phasesOf = new Map<string, Set<number>>();
@@ -127,36 +137,54 @@ export function barrierCrossing(k: Kernel, phaseOf: ReadonlyMap<string, Readonly
   }
   const many = k.temporaries.filter((t) => {
     if (t.addressSpace === "local" || t.addressSpace === "global" || privatized.has(t.name)) return false;
-    return (phasesOf.get(t.name)?.size ?? 0) > 1;
+    const ps = phasesOf.get(t.name);
+    return ps !== undefined && (ps.size > 1 || [...ps].some((p) => repeated.has(p)));
   });
-  return many.length === 0 ? many : many.filter((t) => !rewrittenEachPhase(k, t, phaseOf, byId));
+  // An array of several phases stays privatized (one slot serves only where each read is covered by a write of its own run).
+  return many.length === 0 ? many : many.filter((t) => (t.shape.length > 0 && phasesOf.get(t.name)!.size > 1) || !rewrittenEachPhase(k, t, phaseOf, byId));
 }
 
 /**
- * Whether scalar `t` carries no value across a barrier although several phases touch it: every
- * instruction of the phases that reads it (`int o;` in the `@outer` body, `o = …; use(o);` in each
- * `@inner` loop) depends directly on an assignment `t = …` of the same phase that does not read `t`,
- * within whose inames and under whose predicates it runs. On CPU targets a phase runs whole for one
- * work-item before the next, so such a read sees that work-item's own write of this phase, never a
- * value from before the barrier: one scalar serves every work-item. A loop bound reading `t` counts as
- * a read with no such write.
+ * Whether `t` carries no value from one run of a phase to another although several phases, or
+ * several runs of one phase, touch it: every instruction of the phases that reads it (`int o;` in
+ * the `@outer` body, `o = …; use(o);` in each `@inner` loop) depends directly on an assignment of
+ * the same phase that does not read `t`, within whose inames and under whose predicates it runs:
+ * `t = …` for a scalar; for an array, one `t[e] = …` for each `t[e]` it reads, with the same index
+ * expressions (read within the same inames, the same cell). On CPU targets a phase runs whole for
+ * one work-item before the next, so such a read sees that work-item's own write of this run, never
+ * a value from before the barrier: one slot serves every work-item. A loop bound reading `t`, or a
+ * flat index into it, counts as a read with no such write.
  */
 function rewrittenEachPhase(k: Kernel, t: Temporary, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, byId: ReadonlyMap<string, Instruction>): boolean {
-  if (t.shape.length > 0 || k.domains.some((d) => d.params.includes(t.name))) return false;
+  if (k.domains.some((d) => d.params.includes(t.name))) return false;
+  const scalar = t.shape.length === 0;
   const onePhase = (insn: Instruction): number | undefined => { const ps = phaseOf.get(insn.id); return ps?.size === 1 ? [...ps][0] : undefined; };
   const freshWrite = (w: Instruction): boolean =>
-    w.kind === "assign" && w.atomicity === "none" && w.lhs.kind === "var" && w.lhs.name === t.name &&
-    !w.predicates.some((p) => touchesExpr(p, t.name)) && !touchesExpr(w.rhs, t.name);
+    w.kind === "assign" && w.atomicity === "none" && !w.predicates.some((p) => touchesExpr(p, t.name)) && !touchesExpr(w.rhs, t.name) &&
+    (scalar ? w.lhs.kind === "var" && w.lhs.name === t.name
+      : w.lhs.kind === "subscript" && w.lhs.array === t.name && !w.lhs.indices.some((e) => touchesExpr(e, t.name)));
   for (const id of phaseOf.keys()) {
     const r = byId.get(id);
     if (!r || !touches(r, t.name) || freshWrite(r)) continue;
     const p = onePhase(r);
     if (p === undefined) return false;
-    const covered = r.dependsOn.some((wid) => {
+    const writers = r.dependsOn.flatMap((wid) => {
       const w = byId.get(wid);
-      return w !== undefined && freshWrite(w) && onePhase(w) === p && within(w, r);
+      return w !== undefined && freshWrite(w) && onePhase(w) === p && within(w, r) ? [w] : [];
     });
-    if (!covered) return false;
+    if (writers.length === 0) return false;
+    if (scalar) continue;
+    // Each access of the array (an update's own left-hand side too) is a cell some writer wrote.
+    let covered = true;
+    for (const e of insnExprs(r)) {
+      walkExpr(e, (n) => {
+        if (!covered) return false;
+        if ((n.kind === "linear" && n.array === t.name) || (n.kind === "var" && n.name === t.name)) covered = false;
+        else if (n.kind === "subscript" && n.array === t.name) covered = writers.some((w) => w.kind === "assign" && exprEquals(w.lhs, n));
+        return covered;
+      });
+      if (!covered) return false;
+    }
   }
   return true;
 }
@@ -277,6 +305,8 @@ export function inlineCrossing(k: Kernel, phaseOf: ReadonlyMap<string, ReadonlyS
     const def = defOf(t.name, MAX_INLINED_NODES)!;
     const p = phase(def.insn)!;
     const readers = touching.get(t.name)!.filter((r) => r !== def.insn && [...phaseOf.get(r.id)!].some((q) => q !== p));
+    // Crossing within its one phase (a loop holding a barrier runs it again): nothing to inline.
+    if (readers.length === 0) continue;
     const ok = readers.every((r) => r.kind === "assign" && [...phaseOf.get(r.id)!].every((q) => q > p) && within(def.insn, r));
     if (!ok) continue;
     inline.set(t.name, def.expr);

@@ -40,13 +40,21 @@ function nestIn(axes: readonly HwAxis[], body: readonly ScheduleNode[]): Schedul
   return out;
 }
 
-/** The phases of a device kernel's body, each inside the work-item loops; `phaseOf` records each instruction's phase. */
-function splitPhases(nodes: readonly ScheduleNode[], axes: readonly HwAxis[], phaseOf: Map<string, Set<number>>, counter: { n: number }): ScheduleNode[] {
+/**
+ * The phases of a device kernel's body, each inside the work-item loops; `phaseOf` records each
+ * instruction's phase, and `repeated` the phases inside a loop that holds a barrier: each runs once
+ * per trip of that loop, every work-item's run after the others' runs of the trip before.
+ */
+function splitPhases(
+  nodes: readonly ScheduleNode[], axes: readonly HwAxis[], phaseOf: Map<string, Set<number>>, counter: { n: number },
+  repeated?: Set<number>, inLoop = false,
+): ScheduleNode[] {
   const out: ScheduleNode[] = [];
   let cur: ScheduleNode[] = [];
   const flush = () => {
     if (cur.length === 0) return;
     const phase = counter.n++;
+    if (inLoop) repeated?.add(phase);
     const mark = (ns: readonly ScheduleNode[]): void => {
       for (const n of ns) {
         if (n.kind === "insn") phaseOf.set(n.id, (phaseOf.get(n.id) ?? new Set()).add(phase));
@@ -61,7 +69,7 @@ function splitPhases(nodes: readonly ScheduleNode[], axes: readonly HwAxis[], ph
     if (n.kind === "barrier") flush();
     else if (n.kind === "loop" && hasBarrier(n.body)) {
       flush();
-      out.push({ kind: "loop", iname: n.iname, body: splitPhases(n.body, axes, phaseOf, counter) });
+      out.push({ kind: "loop", iname: n.iname, body: splitPhases(n.body, axes, phaseOf, counter, repeated, true) });
     } else cur.push(n);
   }
   flush();
@@ -338,11 +346,12 @@ function lowerDevice(kIn: Kernel, dk0: DeviceKernel, privatized: Set<string>): {
   // Which private temporaries get one slot per work-item decides which local axes need a loop
   // over the whole work-group (`boxed` in shareAxes), so it comes first.
   const phaseOf = new Map<string, Set<number>>();
-  splitPhases(dk0.body, [], phaseOf, { n: 0 });
-  const crossing0 = dk0.localAxes.length > 0 ? barrierCrossing(kIn, phaseOf, privatized) : [];
+  const repeated = new Set<number>();
+  splitPhases(dk0.body, [], phaseOf, { n: 0 }, repeated);
+  const crossing0 = dk0.localAxes.length > 0 ? barrierCrossing(kIn, phaseOf, privatized, repeated) : [];
   // A value a barrier separates from its readers, recomputed where they read it when it can be (cpu-privatize.ts).
   const kInlined = inlineCrossing(kIn, phaseOf, crossing0);
-  const crossing1 = kInlined === kIn ? crossing0 : barrierCrossing(kInlined, phaseOf, privatized);
+  const crossing1 = kInlined === kIn ? crossing0 : barrierCrossing(kInlined, phaseOf, privatized, repeated);
   // A value one for the whole work-group, computed once per group before the phases (cpu-hoist.ts).
   const notUniform = new Map<string, string>();
   const hoisted = dk0.localAxes.length > 0 ? hoistUniform(kInlined, dk0, ids, crossing1, notUniform) : undefined;
