@@ -13,7 +13,7 @@
 import type { BasicSet, Constraint } from "./types.js";
 import { rawSet } from "./rows.js";
 import { isCanonicalEmpty } from "./normalize.js";
-import { internPicked } from "./memo.js";
+import { internPicked, tally } from "./memo.js";
 
 /** For each dim and existential (in column order), its factor; -1 for the parameter part. */
 const factorsMemo = new WeakMap<BasicSet, readonly number[]>();
@@ -26,6 +26,7 @@ const factorsMemo = new WeakMap<BasicSet, readonly number[]>();
 function factorsOf(s: BasicSet): readonly number[] {
   let of = factorsMemo.get(s);
   if (of !== undefined) return of;
+  tally.factorings++;
   const np = s.params.length;
   const nd = s.dims.length;
   const nv = nd + s.exists.length;
@@ -86,6 +87,7 @@ export function factorOf(s: BasicSet, names: string | readonly string[]): BasicS
 const restrictMemo = new WeakMap<BasicSet, Map<string, BasicSet>>();
 
 function restrict(s: BasicSet, names: string | readonly string[]): BasicSet {
+  tally.restrictions++;
   const of = factorsOf(s);
   const np = s.params.length;
   const nd = s.dims.length;

@@ -14,4 +14,4 @@ export { shiftDims, type DimShift } from "./shift.js";
 export { isEmpty, isEmptyWith } from "./empty.js";
 export { removeRedundancies, gist, isSubset, isSubsetOfUnion, isEqualSet, constraintImplied } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";
-export { affKey, cached as memoized, clearPolyMemos, contentMemo, internSet, polyWork, setKey as setContentId } from "./memo.js";
+export { affKey, cached as memoized, clearPolyMemos, contentMemo, internSet, polyCounts, polyWork, setKey as setContentId, type PolyCounts } from "./memo.js";

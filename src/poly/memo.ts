@@ -160,6 +160,7 @@ export function internPicked(
       if (sameNames(s.params, params) && sameNames(s.dims, dims) && sameNames(s.exists, exists) && samePicked(s.constraints, cs, rows, cols)) return s;
     }
   }
+  tally.factorsBuilt++;
   const s = build();
   KeySlot.remember(s, enter(h, bucket, s));
   return s;
@@ -282,6 +283,30 @@ export function contentMemo<V>(): Map<string, V> {
 
 /** Answers computed (not found in a memo) since the process started: a deterministic measure of poly work. */
 let computed = 0;
+
+/**
+ * Counts of the work under the answers, since the process started (issue 21: what a sweep's
+ * never-seen variant costs, counted where time is noise). Plain integer fields, bumped in place by
+ * the modules that do the work: sets built (`rawSet`), normalizations (`finishSys`), sets factored
+ * (`factorOf`'s union-find on a new set object), factor restrictions, and factors not interned
+ * before (built).
+ */
+export const tally = { setsBuilt: 0, normalizations: 0, factorings: 0, restrictions: 0, factorsBuilt: 0 };
+
+/** What the poly core has done so far: `polyWork()` and the `tally` counts (differences measure a run). */
+export interface PolyCounts {
+  readonly answers: number;
+  readonly setsBuilt: number;
+  readonly normalizations: number;
+  readonly factorings: number;
+  readonly restrictions: number;
+  readonly factorsBuilt: number;
+}
+
+/** The counts so far (a copy): take one before and one after a run, and subtract. */
+export function polyCounts(): PolyCounts {
+  return Object.freeze({ answers: computed, ...tally });
+}
 
 /**
  * How many memoized poly answers have been computed so far (misses of every memo): benchmarks and

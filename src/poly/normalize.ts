@@ -17,6 +17,7 @@ import type { BasicSet } from "./types.js";
 import { LoomError } from "../errors.js";
 import { floorDiv, gcd, lin } from "./int.js";
 import { type Row, type Sys, dropColumn, rawSet, substRow, sysConstraints, toSys } from "./rows.js";
+import { tally } from "./memo.js";
 
 /** Same coefficients in columns 0..n-1, `a` read with sign `sa`, `b` with sign `sb`. */
 function sameCoeffs(a: Row, sa: number, b: Row, sb: number, n: number): boolean {
@@ -408,6 +409,7 @@ export function finish(params: readonly string[], dims: readonly string[], exist
  * order `toSys` reads them back in) and the existentials left, or null for the empty set.
  */
 export function finishSys(params: readonly string[], dims: readonly string[], exists: readonly string[], sys0: Sys): { sys: Sys; exists: string[] } | null {
+  tally.normalizations++;
   const first = params.length + dims.length;
   const ex = [...exists];
   let sys: Sys | null = sys0;

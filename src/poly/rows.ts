@@ -4,7 +4,7 @@
  */
 import type { BasicSet, Constraint } from "./types.js";
 import { add, lin, mul } from "./int.js";
-import { stampSet } from "./memo.js";
+import { stampSet, tally } from "./memo.js";
 
 export type Row = number[];
 
@@ -30,6 +30,7 @@ export function rawSet(
   };
   // The slot where the set's content key is remembered (memo.ts), hidden from keys and equality.
   stampSet(s);
+  tally.setsBuilt++;
   return Object.freeze(s);
 }
 
