@@ -76,6 +76,25 @@ describe("loom", () => {
     expect(strict.status).toBe(1);
     expect(strict.err).toMatch(/:1:18: error: "=" in #if assigns/);
   });
+  it("--opener PREFIX=DIR reads a host's file-opener includes (mfem's mfem-occa://), folders in the order given", async () => {
+    const first = mkdtempSync(join(dir, "opener-a-"));
+    const second = mkdtempSync(join(dir, "opener-b-"));
+    writeFileSync(join(second, "defines.okl"), "#define BS 16\n");
+    const p = file("opened.okl", `#include "mfem-occa://defines.okl"\n${ADD}`);
+    const r = cli("check", p, "--opener", `mfem-occa://=${first}`, `--opener=mfem-occa://=${second}`);
+    expect(r.err).toBe("");
+    expect(r.out).toMatch(/ok \(1 kernel: addVectors\)/);
+    const none = cli("check", p);
+    expect(none.status).toBe(1);
+    expect(none.err).toMatch(/:1:\d+: error: .*fileOpeners/);
+    const bad = cli("check", p, "--opener", "mfem-occa=dir");
+    expect(bad.status).not.toBe(0);
+    expect(bad.err).toMatch(/--opener needs PREFIX=DIR/);
+    let err = "";
+    const ran = await main(["run", p, "--opener", `mfem-occa://=${second}`, "--size", "8"], { out: () => {}, err: (t) => (err += t) });
+    expect(err).toBe("");
+    expect(ran).toBe(0);
+  });
   it("names OpenCL/CUDA device kernels as OCCA does (_occa_NAME_K), or Loom's way with --kernel-names loom", () => {
     const two = `@kernel void twoPass(const int n, float *a, float *b) {
   for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { a[i] = 2*a[i]; }

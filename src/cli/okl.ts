@@ -1,8 +1,8 @@
 /**
  * The OKL commands of `loom`:
  *
- *   loom lower FILE.okl --target cuda [-o OUT] [-D NAME=VALUE] [-I DIR] [--library LIB=DIR] [--normalized] [--host] [--kernel-names loom|occa]
- *   loom check FILE.okl [-D …] [-I …] [--library LIB=DIR]
+ *   loom lower FILE.okl --target cuda [-o OUT] [-D NAME=VALUE] [-I DIR] [--library LIB=DIR] [--opener PREFIX=DIR] [--normalized] [--host] [--kernel-names loom|occa]
+ *   loom check FILE.okl [-D …] [-I …] [--library LIB=DIR] [--opener PREFIX=DIR]
  *   loom normalize FILE.okl [-o OUT]
  *
  * Errors are reported as `file:line:col: error: message`, the source line and a caret.
@@ -23,6 +23,8 @@ interface Parsed {
   includes: string[];
   /** `--library LIB=DIR`: where `#include "occa://LIB/…"` reads (OCCA's occa::io::addLibraryPath). */
   libraries: Record<string, string>;
+  /** `--opener PREFIX=DIR`: where `#include "PREFIX…"` reads (a host's occa::io::fileOpener, as mfem's mfem-occa://). */
+  openers: Record<string, string[]>;
   normalized: boolean;
   /** `--host`: the host code after the device code (SYCL's submissions, alpaka's exec, ISPC's launch; a listing for the others). */
   host?: boolean;
@@ -32,7 +34,7 @@ interface Parsed {
 }
 
 function parseArgs(command: string, rest: readonly string[]): Parsed {
-  const p: Parsed = { command, file: "", defines: {}, includes: [], libraries: {}, normalized: false };
+  const p: Parsed = { command, file: "", defines: {}, includes: [], libraries: {}, openers: {}, normalized: false };
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
     const value = (flag: string): string => {
@@ -57,6 +59,7 @@ function parseArgs(command: string, rest: readonly string[]): Parsed {
       p.defines[eq < 0 ? def : def.slice(0, eq)] = eq < 0 ? "1" : def.slice(eq + 1);
     } else if (a === "-I" || (a.startsWith("-I") && a.length > 2)) p.includes.push(a === "-I" ? value(a) : a.slice(2));
     else if (a === "--library" || a.startsWith("--library=")) addLibrary(p.libraries, a === "--library" ? value(a) : a.slice("--library=".length));
+    else if (a === "--opener" || a.startsWith("--opener=")) addOpener(p.openers, a === "--opener" ? value(a) : a.slice("--opener=".length));
     else if (a.startsWith("-")) throw new UsageError(`unknown option "${a}"`);
     else if (p.file === "") p.file = a;
     else throw new UsageError(`unexpected argument "${a}"`);
@@ -79,6 +82,16 @@ export function addLibrary(libraries: Record<string, string>, spec: string): voi
   libraries[spec.slice(0, eq)] = spec.slice(eq + 1);
 }
 
+/** `PREFIX=DIR` of `--opener` into `openers` (the `fileOpeners` option of parseOkl); a prefix given again adds a folder, searched in order. */
+export function addOpener(openers: Record<string, string[]>, spec: string): void {
+  const eq = spec.indexOf("=");
+  const prefix = spec.slice(0, Math.max(eq, 0));
+  if (eq <= 0 || eq === spec.length - 1 || !/^[A-Za-z][\w+.-]*:\/\/$/.test(prefix)) {
+    throw new UsageError(`--opener needs PREFIX=DIR, the prefix a scheme such as mfem-occa:// (the folder #include "PREFIX..." reads from), not "${spec}"`);
+  }
+  (openers[prefix] ??= []).push(spec.slice(eq + 1));
+}
+
 /** `file:line:col: error: message`, the source line and a caret (compiler style). */
 export function formatError(e: unknown, file: string): string {
   if (e instanceof OklError) {
@@ -99,7 +112,7 @@ export function oklCommand(command: string, rest: readonly string[], io: CliIo):
     io.err(`${p.file}: error: cannot read the file\n`);
     return 1;
   }
-  const opts = { filename: p.file, defines: p.defines, includePaths: p.includes, libraryPaths: p.libraries, ...(p.strict ? { warnings: "error" as const } : {}) };
+  const opts = { filename: p.file, defines: p.defines, includePaths: p.includes, libraryPaths: p.libraries, fileOpeners: p.openers, ...(p.strict ? { warnings: "error" as const } : {}) };
   try {
     let text: string;
     if (p.command === "normalize") text = normalize(source);

@@ -1,5 +1,5 @@
 /**
- * `loom run FILE [--backend B] [-D NAME=VALUE]... [-I DIR]... [--library LIB=DIR]... [--kernel NAME] [--size N]
+ * `loom run FILE [--backend B] [-D NAME=VALUE]... [-I DIR]... [--library LIB=DIR]... [--opener PREFIX=DIR]... [--kernel NAME] [--size N]
  * [--length ARRAY=N]... [--seed N] [--repeats N] [--check] [--rtol X] [--json]`: run the kernels of
  * an OKL file, a JSON kernel spec or a .js/.ts module on seeded random inputs; print the kernel time
  * (median and min of lp.runTimed's kernelMs after one warm-up) and a checksum of every written
@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
 import * as lp from "../index.js";
-import { addLibrary, formatError } from "./okl.js";
+import { addLibrary, addOpener, formatError } from "./okl.js";
 import { checksum, compareOutputs, isIntegerDtype, randomArray, storageLength, type Checksum } from "./run-data.js";
 import { isKernel, loadKernel, readSpec } from "./tune-spec.js";
 import { eachArg, UsageError, type CliIo } from "./usage.js";
@@ -20,6 +20,8 @@ interface RunArgs {
   includes: string[];
   /** `--library LIB=DIR`: where `#include "occa://LIB/…"` reads. */
   libraries: Record<string, string>;
+  /** `--opener PREFIX=DIR`: where `#include "PREFIX…"` reads (a host's file opener). */
+  openers: Record<string, string[]>;
   kernel?: string;
   size?: number;
   lengths: Record<string, number>;
@@ -30,7 +32,7 @@ interface RunArgs {
   json: boolean;
 }
 
-const OPTIONS = ["--backend", "--kernel", "--size", "--length", "--seed", "--repeats", "--check", "--rtol", "--json", "-D", "-I", "--library"];
+const OPTIONS = ["--backend", "--kernel", "--size", "--length", "--seed", "--repeats", "--check", "--rtol", "--json", "-D", "-I", "--library", "--opener"];
 
 /** The closest of `names` to `name` by edit distance, where it is close (a typo). */
 function closest(name: string, names: readonly string[]): string | undefined {
@@ -58,7 +60,7 @@ const didYouMean = (name: string, names: readonly string[]) => {
 };
 
 function parseRunArgs(argv: readonly string[]): RunArgs {
-  const a: RunArgs = { file: "", backend: "interp", defines: {}, includes: [], libraries: {}, lengths: {}, seed: 0, repeats: 3, check: false, json: false };
+  const a: RunArgs = { file: "", backend: "interp", defines: {}, includes: [], libraries: {}, openers: {}, lengths: {}, seed: 0, repeats: 3, check: false, json: false };
   eachArg(argv, "run: ", ({ flag, arg, value }) => {
     const integer = (s: string, what: string, min: number): number => {
       const v = Number(s);
@@ -87,6 +89,7 @@ function parseRunArgs(argv: readonly string[]): RunArgs {
       a.defines[at < 0 ? def : def.slice(0, at)] = at < 0 ? "1" : def.slice(at + 1);
     } else if (arg === "-I" || (arg.startsWith("-I") && arg.length > 2)) a.includes.push(arg === "-I" ? value() : arg.slice(2));
     else if (flag === "--library") addLibrary(a.libraries, value());
+    else if (flag === "--opener") addOpener(a.openers, value());
     else if (flag.startsWith("-")) throw new UsageError(`run: unknown option "${flag}"${didYouMean(flag, OPTIONS)}; options are ${OPTIONS.join(", ")}`);
     else if (a.file === "") a.file = arg;
     else throw new UsageError(`run: unexpected argument "${arg}"`);
@@ -159,7 +162,7 @@ async function loadKernels(a: RunArgs): Promise<{ kernels: lp.Kernel[]; macros: 
     const params = oklParameterNames(source);
     const defines = Object.fromEntries(Object.entries(a.defines).filter(([n]) => !params.has(n)));
     for (const n of Object.keys(defines)) macros.add(n);
-    kernels = lp.parseOkl(source, { filename: a.file, defines, includePaths: a.includes, libraryPaths: a.libraries });
+    kernels = lp.parseOkl(source, { filename: a.file, defines, includePaths: a.includes, libraryPaths: a.libraries, fileOpeners: a.openers });
   } else if (ext === ".json" || MODULE_EXTS.includes(ext)) {
     const raw = await readSpec(a.file, ext.endsWith("ts") ? tsxApiUrl() : undefined);
     const v = isKernel(raw) ? raw : "kernel" in raw ? raw.kernel : raw;

@@ -13,13 +13,14 @@ export interface CliIo {
 export class UsageError extends Error {}
 
 export const USAGE = `usage:
-  loom lower FILE.okl --target TARGET [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--library LIB=DIR]... [--normalized] [--host]
-             [--kernel-names occa|loom]   (--library: where #include "occa://LIB/..." reads, OCCA's addLibraryPath;
+  loom lower FILE.okl --target TARGET [-o OUT] [-D NAME=VALUE]... [-I DIR]... [--library LIB=DIR]... [--opener PREFIX=DIR]...
+             [--normalized] [--host] [--kernel-names occa|loom]   (--library: where #include "occa://LIB/..." reads, OCCA's addLibraryPath;
+             --opener: where #include "PREFIX..." reads, a host's occa::io::fileOpener such as mfem's mfem-occa://;
              OpenCL/CUDA device kernels: _occa_NAME_K, the default, or NAME, NAME_0, …;
              --host: the host code too: SYCL's submissions, alpaka's exec, ISPC's launch, Metal's dispatch)
-  loom check FILE.okl [-D NAME=VALUE]... [-I DIR]... [--library LIB=DIR]... [--strict]   (--strict: OCCA's leniencies, printed as warnings, are errors)
+  loom check FILE.okl [-D NAME=VALUE]... [-I DIR]... [--library LIB=DIR]... [--opener PREFIX=DIR]... [--strict]   (--strict: OCCA's leniencies, printed as warnings, are errors)
   loom normalize FILE.okl [-o OUT]
-  loom run FILE [--backend B] [-D NAME=VALUE]... [-I DIR]... [--library LIB=DIR]... [--kernel NAME] [--size N] [--length ARRAY=N]...
+  loom run FILE [--backend B] [-D NAME=VALUE]... [-I DIR]... [--library LIB=DIR]... [--opener PREFIX=DIR]... [--kernel NAME] [--size N] [--length ARRAY=N]...
              [--seed N] [--repeats N] [--check] [--rtol X] [--json]
              (FILE: .okl, a .json kernel spec or a .js/.ts module; runs on seeded random inputs, prints
              the kernel time and a checksum of each written array; see docs/running.md)
