@@ -181,6 +181,16 @@ ${body}
   }
 }`));
     expect([argMoved.line, argMoved.message]).toEqual([4, expect.stringMatching(/cannot move pointer "a" .*not a kernel argument.*declare a local pointer from it/)]);
+    const argWithLocal = oklError(() => parseOkl(`
+@kernel void k(const int N, @restrict const double *a, @restrict double *y) {
+  for (int n = 0; n < N; ++n; @tile(4, @outer, @inner)) {
+    const double *b = a + n;
+    b++;
+    a++;
+    y[n] = *a + *b;
+  }
+}`));
+    expect([argWithLocal.line, argWithLocal.message]).toEqual([2, expect.stringMatching(/cannot move kernel argument "a".*declare a local pointer from it/)]);
   });
 });
 

@@ -142,7 +142,8 @@ function valueDropped(unit: A.TranslationUnit, name: string): boolean {
 function rewriteFunction(f: A.FunctionDef, moving: readonly Decl[], mx: MovingExprs, unit: A.TranslationUnit, fail: PosFail): A.FunctionDef {
   const prologue: A.Stmt[] = [];
   for (const d of moving) {
-    if (!d.param || f.isKernel) continue; // a kernel's arguments are not looked for (mayMove)
+    if (!d.param) continue;
+    if (f.isKernel) fail(`cannot move kernel argument "${d.name}": Loom moves local pointers and device functions' pointer parameters (as an offset); declare a local pointer from it inside the loops (\`p = ${d.name};\`) and move that, or index it (\`${d.name}[k]\`)`, d.declarator.pos);
     const m = mx.start(d, undefined);
     prologue.push(m.offsetDecl(zero(d.declarator.pos)));
   }
