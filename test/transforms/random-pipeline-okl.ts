@@ -30,7 +30,30 @@ export interface OklShape {
   readonly reach: number;
   /** The @shared cell is a function of e (else of v alone). */
   readonly sharedOfE: boolean;
+  /** Both @inner loops inside a plain loop of trips (absent: none), with a private value carried across them (genOklCarriedShape). */
+  readonly carried?: CarriedShape;
 }
+
+/**
+ * nekRS's weightedInnerProdMulti class: the @inner loops inside a plain `for` (or a `while` with a
+ * counter, while-trips.ts) loop of `trips` trips, which holds the barrier between them; the first
+ * @inner loop alone touches a private value carried from one trip to the next: `c` assigned on the
+ * first trip only, `c` read then updated each trip (the previous trip's value), or the cells of an
+ * @exclusive array `ca[2]` assigned on the first trip and updated each trip. The second loop's `out`
+ * (each trip's, the last kept) adds `e`, which reads it. On CPU targets a phase runs for each work-item in turn: one slot for all
+ * work-items hands the last one's value to every work-item's next trip.
+ */
+export interface CarriedShape {
+  readonly trips: number;
+  readonly how: "first" | "previous" | "array";
+  readonly loop: "for" | "while";
+}
+
+export const genCarriedShape: fc.Arbitrary<CarriedShape> = fc.record({
+  trips: fc.integer({ min: 1, max: 3 }),
+  how: fc.constantFrom("first", "previous", "array"),
+  loop: fc.constantFrom("for", "while"),
+});
 
 /** A small float expression tree over `leaves` (+, *, a C max by ?:, literals). */
 const expr = (leaves: readonly string[]): fc.Arbitrary<string> => fc.letrec<{ e: string }>((tie) => ({
@@ -51,37 +74,60 @@ export const genOklShape: fc.Arbitrary<OklShape> = fc.record({
   sharedOfE: fc.boolean(),
 });
 
+/** The carried value's declarations, its statements before and after `e`'s assignment, and what `e` adds of it. */
+function carriedLines(c: CarriedShape | undefined): { decl: string[]; pre: string[]; read: string; post: string[] } {
+  if (c === undefined) return { decl: [], pre: [], read: "", post: [] };
+  switch (c.how) {
+    case "first": return { decl: ["    @exclusive float c;"], pre: ["      if (it == 0) c = v * 0.5f + (float) t;"], read: " + c", post: [] };
+    case "previous": return { decl: ["    @exclusive float c;"], pre: ["      if (it == 0) c = (float) t;"], read: " + c", post: ["      c = c * 0.5f + v;"] };
+    case "array": return { decl: ["    @exclusive float ca[2];"], pre: ["      if (it == 0) { ca[0] = v; ca[1] = (float) t; }"], read: " + ca[0] * ca[1]", post: ["      ca[1] = ca[1] + 1;"] };
+  }
+}
+
 /** The OKL source of `x`. */
 export function oklShapeSource(x: OklShape): string {
   const G = x.group;
   const second = x.second.replaceAll("SHIFT", String(x.shift)).replaceAll("% G", `% ${G}`);
+  const c = x.carried;
+  const carry = carriedLines(c);
+  const inTrips = (lines: string[]): string[] => c === undefined ? lines : c.loop === "for"
+    ? [`    for (int it = 0; it < ${c.trips}; ++it) {`, ...lines.map((l) => `  ${l}`), "    }"]
+    : ["    int it = 0;", `    while (it < ${c.trips}) {`, ...lines.map((l) => `  ${l}`), "      ++it;", "    }"];
   return [
     ...(x.device ? ["float dev(float x, int k) {", "  const float y = x * k;", "  return y + 1;", "}"] : []),
     "@kernel void oklRandom(const int n, const float *a, float *out) {",
     `  for (int g = 0; g < (n + ${G - 1}) / ${G}; ++g; @outer) {`,
     `    @shared float s[${G}];`,
     "    @exclusive float e;",
-    `    for (int t = 0; t < ${G}; ++t; @inner) {`,
-    `      const int i = g * ${G} + t;`,
-    `      const float v = i < n ? ${x.device ? "dev(a[i], t)" : "a[i]"} : 0;`,
-    "      float acc = 0;",
-    `      for (int j = 0; j < ${x.window}; ++j) {`,
-    `        const int q = g * ${G} + (t + j) % ${G};`,
-    "        if (q < n) acc += a[q];",
-    "      }",
-    `      e = ${x.first};`,
-    `      s[t] = ${x.sharedOfE ? "e * 2" : "v + 1"};`,
-    "    }",
-    `    for (int t = 0; t < ${G}; ++t; @inner) {`,
-    `      const int i = g * ${G} + t;`,
-    "      float sum = 0;",
-    ...(x.reach > 0 ? [`      for (int r = 0; r < ${x.reach}; ++r) sum += s[(t + r) % ${G}];`] : []),
-    `      if (i < n) out[i] = ${second};`,
-    "    }",
+    ...carry.decl,
+    ...inTrips([
+      `    for (int t = 0; t < ${G}; ++t; @inner) {`,
+      `      const int i = g * ${G} + t;`,
+      `      const float v = i < n ? ${x.device ? "dev(a[i], t)" : "a[i]"} : 0;`,
+      "      float acc = 0;",
+      `      for (int j = 0; j < ${x.window}; ++j) {`,
+      `        const int q = g * ${G} + (t + j) % ${G};`,
+      "        if (q < n) acc += a[q];",
+      "      }",
+      ...carry.pre,
+      `      e = ${x.first}${carry.read};`,
+      ...carry.post,
+      `      s[t] = ${x.sharedOfE ? "e * 2" : "v + 1"};`,
+      "    }",
+      `    for (int t = 0; t < ${G}; ++t; @inner) {`,
+      `      const int i = g * ${G} + t;`,
+      "      float sum = 0;",
+      ...(x.reach > 0 ? [`      for (int r = 0; r < ${x.reach}; ++r) sum += s[(t + r) % ${G}];`] : []),
+      `      if (i < n) out[i] = ${second}${c === undefined ? "" : " + e"};`,
+      "    }",
+    ]),
     "  }",
     "}",
   ].join("\n");
 }
+
+/** genOklShape with a loop of trips around the @inner loops and a private value carried across them (CarriedShape). */
+export const genOklCarriedShape: fc.Arbitrary<OklShape> = fc.tuple(genOklShape, genCarriedShape).map(([x, carried]) => ({ ...x, carried }));
 
 /** The imported kernel of `x` (parseOkl's), memoized by source: the law's reference. */
 const imported = new Map<string, Kernel>();
@@ -93,7 +139,13 @@ export function oklShapeKernel(x: OklShape): Kernel {
 }
 
 /** A random OKL kernel, n from 0 to 19, then random legal moves (printed with its OKL source). */
-export const genOklCase: fc.Arbitrary<Case> = fc.tuple(genOklShape, fc.integer({ min: 0, max: 19 }), fc.array(genMove, { minLength: 0, maxLength: 5 }))
+export const genOklCase: fc.Arbitrary<Case> = oklCasesOf(genOklShape);
+
+/** genOklCase's kernels with a private value carried across the trips of a loop holding a barrier (CarriedShape). */
+export const genOklCarriedCase: fc.Arbitrary<Case> = oklCasesOf(genOklCarriedShape);
+
+function oklCasesOf(shapes: fc.Arbitrary<OklShape>): fc.Arbitrary<Case> {
+  return fc.tuple(shapes, fc.integer({ min: 0, max: 19 }), fc.array(genMove, { minLength: 0, maxLength: 5 }))
   .map(([shape, n, moves]) => {
     const src = oklShapeSource(shape);
     const kernel = oklShapeKernel(shape);
@@ -104,6 +156,7 @@ export const genOklCase: fc.Arbitrary<Case> = fc.tuple(genOklShape, fc.integer({
     Object.defineProperty(c, fc.toStringMethod, { value: () => `{ okl:\n${src}\n, params: { n: ${n} }, pipeline: ${JSON.stringify(c.json)} }` });
     return c;
   });
+}
 
 /** The arguments of a case: `a` random (seeded) over whole work-groups, `out` zero (its cells past n stay 0). */
 export function oklArgs(c: Case): Record<string, unknown> {
