@@ -1,9 +1,12 @@
 /**
  * Issue 20 (engineer K): a trailing comma in a kernel's or device function's parameter list
- * (`@kernel void f(int n, )`) was accepted silently; C and OCCA reject it, so it is an OklError at
- * the `)` saying what was expected. The other comma-separated lists of the parser are held to C's
- * rule too: call arguments, declarators, subscripts and attribute arguments refuse a trailing
- * comma; initializer lists and enumerator lists keep accepting one, as C does.
+ * (`@kernel void f(int n, )`, an early nekRS's `ellipticSEMFEMStiffness`, libCEED's CPU simplex
+ * basis) was accepted silently. C rejects it; OCCA's parser drops the empty argument (its unit test
+ * `testArgs`, in the corpus as `L0067_testArgs.pass.okl`, expects three arguments from `foo(A, B, C,
+ * )`). So it is OCCA's leniency: dropped with a warning at the `)`, an OklError there in `warnings:
+ * "error"` mode. The parser's other comma-separated lists are held to C's rule: call arguments,
+ * declarators, subscripts and attribute arguments refuse a trailing comma; initializer lists and
+ * enumerator lists keep accepting one, as C does.
  */
 import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/index.js";
@@ -23,23 +26,34 @@ const kernel = (params: string, body: string) => `@kernel void scale(${params}) 
 const PARAMS = "const dlong Nelements, @restrict const dfloat *q, @restrict dfloat *Aq";
 
 /** The error of importing `src`, with its place and message. */
-const refusal = (src: string) => oklError(() => parseOkl(src, { filename: "commas.okl", ...DEFINES }));
+const refusal = (src: string, strict = false) => oklError(() => parseOkl(src, { filename: "commas.okl", ...DEFINES, ...(strict ? { warnings: "error" as const } : {}) }));
 
-describe("a trailing comma in a parameter list is refused at the `)`", () => {
-  it("of a @kernel", () => {
-    const e = refusal(kernel(`${PARAMS},\n  `, "Aq[e*4 + n] = q[e*4 + n];"));
-    expect(e.message).toMatch(/commas\.okl:2:3: expected a parameter type after ",", got "\)": a parameter list of "scale" cannot end with a comma/);
+describe("a trailing comma in a parameter list is dropped with a warning at the `)` (OCCA's leniency)", () => {
+  const fn = "dfloat twice(const dfloat x, ) { return 2*x; }\n";
+  const src = fn + kernel(`${PARAMS},\n  `, "Aq[e*4 + n] = twice(q[e*4 + n]);");
+
+  it("of a @kernel and of a device function: the parameters before it, one warning each, the serial meaning", async () => {
+    const ks = parseOkl(src, { filename: "commas.okl", ...DEFINES });
+    expect(ks[0]!.args.map((a) => a.name)).toEqual(["Nelements", "q", "Aq"]);
+    expect(ks.warnings.map((w) => [w.line, w.column, w.rule])).toEqual([[1, 30, "OCCA leniency"], [3, 3, "OCCA leniency"]]);
+    expect(ks.warnings[1]!.message).toMatch(/^commas\.okl:3:3: warning: the trailing comma in the parameter list of "scale" is dropped, as OCCA's parser does \(C rejects it\)/);
+    const q = [1, 2, 3, 4, -1, -2, -3, -4];
+    await expectSerialMeaning(ks[0]!, () => ({ Nelements: 2, q: Float64Array.from(q), Aq: new Float64Array(8) }), { Aq: q.map((v) => 2 * v) });
   });
 
-  it("of a device function's definition and of its prototype", () => {
-    const fn = "dfloat twice(const dfloat x, ) { return 2*x; }\n";
-    expect(refusal(fn + kernel(PARAMS, "Aq[e*4 + n] = twice(q[e*4 + n]);")).message).toMatch(/commas\.okl:1:30: .*list of "twice" cannot end with a comma/);
-    expect(refusal("dfloat twice(const dfloat, );\n" + kernel(PARAMS, "Aq[e*4 + n] = q[e*4 + n];")).message).toMatch(/commas\.okl:1:28: .*list of "twice"/);
+  it("an OklError at the `)` in warnings: \"error\" mode (C's rule), for a definition and a prototype", () => {
+    expect(refusal(src, true).message).toMatch(/commas\.okl:1:30: expected a parameter type after ",", got "\)": a parameter list of "twice" cannot end with a comma in C/);
+    expect(refusal("dfloat twice(const dfloat, );\n" + kernel(PARAMS, "Aq[e*4 + n] = q[e*4 + n];"), true).message).toMatch(/commas\.okl:1:28: .*list of "twice"/);
   });
 
-  it("while an empty list, `void` and a full list import", () => {
-    const src = "dfloat one() { return 1; }\ndfloat two(void) { return 2; }\n" + kernel(PARAMS, "Aq[e*4 + n] = one() + two()*q[e*4 + n];");
-    expect(parseOkl(src, { filename: "commas.okl", ...DEFINES })).toHaveLength(1);
+  it("while an empty list, `void` and a full list import without a warning", () => {
+    const ks = parseOkl("dfloat one() { return 1; }\ndfloat two(void) { return 2; }\n" + kernel(PARAMS, "Aq[e*4 + n] = one() + two()*q[e*4 + n];"), { filename: "commas.okl", ...DEFINES });
+    expect(ks).toHaveLength(1);
+    expect(ks.warnings).toEqual([]);
+  });
+
+  it("two commas in a row stay an error (an empty parameter between them)", () => {
+    expect(refusal(kernel("const dlong Nelements, , @restrict dfloat *Aq", "Aq[e*4 + n] = 1;")).message).toMatch(/commas\.okl:1:43: expected a parameter type, got ","/);
   });
 });
 

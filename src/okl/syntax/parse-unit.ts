@@ -113,8 +113,12 @@ export class Parser extends StatementParser {
       if (this.at("...")) throw this.unsupported("variadic functions", this.peek());
       params.push(this.parseParam());
       if (!this.eat(",")) break;
-      // C and OCCA reject `f(int n, )`: a comma must be followed by another parameter.
-      if (this.at(")")) throw this.err(`expected a parameter type after ",", got ")": a parameter list of "${d.name}" cannot end with a comma (remove it)`, this.peek(), "syntax");
+      // `f(int n, )`: C rejects it; OCCA's parser drops the empty argument (its unit test testArgs
+      // expects three arguments from `foo(A, B, C, )`). A warning, an OklError in "error" mode.
+      if (this.at(")")) {
+        this.warn(`the trailing comma in the parameter list of "${d.name}" is dropped, as OCCA's parser does (C rejects it)`, this.peek(),
+          `expected a parameter type after ",", got ")": a parameter list of "${d.name}" cannot end with a comma in C (remove it)`, "syntax");
+      }
     }
     this.expect(")", '"," or ")"');
     for (const a of [...attrs, ...d.attributes]) checkAttribute(a, "function", this.attrFail, this.extra);
