@@ -123,8 +123,9 @@ export function barrierCrossing(
   k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, privatized: ReadonlySet<string>, repeated: ReadonlySet<number> = new Set(),
 ): Temporary[] {
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
-  // One walk per instruction: the phases in which each variable is touched.
+  // One walk per instruction: the phases in which each variable is touched, and the instructions touching it.
   const phasesOf = new Map<string, Set<number>>();
+  const touching = new Map<string, Instruction[]>();
   for (const [id, ps] of phaseOf) {
     const insn = byId.get(id);
     if (!insn) continue;
@@ -133,6 +134,9 @@ export function barrierCrossing(
       const set = phasesOf.get(name) ?? new Set<number>();
       ps.forEach((p) => set.add(p));
       phasesOf.set(name, set);
+      const list = touching.get(name);
+      if (list === undefined) touching.set(name, [insn]);
+      else if (list[list.length - 1] !== insn) list.push(insn);
     }
   }
   const many = k.temporaries.filter((t) => {
@@ -141,7 +145,7 @@ export function barrierCrossing(
     return ps !== undefined && (ps.size > 1 || [...ps].some((p) => repeated.has(p)));
   });
   // An array of several phases stays privatized (one slot serves only where each read is covered by a write of its own run).
-  return many.length === 0 ? many : many.filter((t) => (t.shape.length > 0 && phasesOf.get(t.name)!.size > 1) || !rewrittenEachPhase(k, t, phaseOf, byId));
+  return many.length === 0 ? many : many.filter((t) => (t.shape.length > 0 && phasesOf.get(t.name)!.size > 1) || !rewrittenEachPhase(k, t, phaseOf, byId, touching.get(t.name)!));
 }
 
 /**
@@ -155,7 +159,9 @@ export function barrierCrossing(
  * a value from before the barrier: one slot serves every work-item. A loop bound reading `t`, or a
  * flat index into it, counts as a read with no such write.
  */
-function rewrittenEachPhase(k: Kernel, t: Temporary, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, byId: ReadonlyMap<string, Instruction>): boolean {
+function rewrittenEachPhase(
+  k: Kernel, t: Temporary, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, byId: ReadonlyMap<string, Instruction>, touching: readonly Instruction[],
+): boolean {
   if (k.domains.some((d) => d.params.includes(t.name))) return false;
   const scalar = t.shape.length === 0;
   const onePhase = (insn: Instruction): number | undefined => { const ps = phaseOf.get(insn.id); return ps?.size === 1 ? [...ps][0] : undefined; };
@@ -163,9 +169,9 @@ function rewrittenEachPhase(k: Kernel, t: Temporary, phaseOf: ReadonlyMap<string
     w.kind === "assign" && w.atomicity === "none" && !w.predicates.some((p) => touchesExpr(p, t.name)) && !touchesExpr(w.rhs, t.name) &&
     (scalar ? w.lhs.kind === "var" && w.lhs.name === t.name
       : w.lhs.kind === "subscript" && w.lhs.array === t.name && !w.lhs.indices.some((e) => touchesExpr(e, t.name)));
-  for (const id of phaseOf.keys()) {
-    const r = byId.get(id);
-    if (!r || !touches(r, t.name) || freshWrite(r)) continue;
+  for (const r of touching) {
+    // `touching` holds the readers of its loop bounds too (domainParamsOf): those are parameters, refused above.
+    if (freshWrite(r)) continue;
     const p = onePhase(r);
     if (p === undefined) return false;
     const writers = r.dependsOn.flatMap((wid) => {
