@@ -34,6 +34,6 @@ describe("the lowering's memos across sweep variants", () => {
       clearPolyMemos();
       for (const b of before) code(b, target);
       expect(code(t, target)).toBe(alone);
-    }), { numRuns: 6 });
+    }), { numRuns: 5 });
   });
 });
