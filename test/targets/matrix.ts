@@ -24,7 +24,7 @@ export const TARGET_MATRIX: readonly TargetRow[] = [
     evidence: [["test/codegen/compile.test.ts", "fopenmp"], ["test/run/native-property.test.ts", "openmp"]] },
   { target: "opencl", generates: "OpenCL C 1.2", compiledBy: "PoCL", executedBy: "the `opencl` backend on PoCL, in the random-pipeline law",
     evidence: [["test/native/opencl.test.ts", "PoCL"], ["test/run/native-property.test.ts", "opencl"]] },
-  { target: "cuda", generates: "CUDA C++", compiledBy: "nvcc `-ptx`; NVRTC where a GPU is", executedBy: "the `cuda` backend where a GPU is (none in CI)",
+  { target: "cuda", generates: "CUDA C++", compiledBy: "nvcc `-ptx`; NVRTC where a GPU is", executedBy: "the `cuda` backend where a GPU is (none in CI; on an NVIDIA H200 with `npm run test:gpu`, its own tests and the parity laws pass)",
     evidence: [["test/codegen/compile.test.ts", "nvcc"], ["test/native/cuda.test.ts", "NVRTC"]] },
   { target: "hip", generates: "HIP C++", compiledBy: "hipcc (`HIP_PLATFORM=amd`, gfx90a)", executedBy: "not executed (no AMD GPU)",
     evidence: [["test/targets/hip.test.ts", "hipcc"]] },
