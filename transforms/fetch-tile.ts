@@ -15,7 +15,7 @@
 import { exprToAff, factsOf, findAccesses, type Access, type BoxAxis } from "../src/analysis/index.js";
 import { affToExpr, domainChain, freeVariables, iterationDomain, NATURAL_ORDER, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
 import {
-  aff, affAdd, affIsConstant, affKey, affScale, affSub, addConstraints, contentMemo, factorOf, intersect, isEmpty, isEmptyWith, memoized, setContentId, universe,
+  aff, affAdd, affIsConstant, affKey, affScale, affSub, addConstraints, contentMemo, intersect, isEmpty, isEmptyWith, memoized, setContentId, universe,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { boundByFace, clipIntNames } from "./fetch-clip.js";
@@ -119,23 +119,32 @@ export function tileMemoCounts(): { readonly asked: number; readonly read: numbe
 const tileAnswers = contentMemo<{ readonly fp: TileFootprint | undefined }>();
 
 /**
- * The content `fromRows` reads, as a key, where the iteration domain `D` is the one domain of its
- * chain (then no parameter of it is an iname: a parameter that is one brings its domain into the
- * chain): the rows it reads are those over a sweep iname, all of them rows of the sweep inames'
- * factor of `D` (factorOf: every row over its columns, unchanged and in `D`'s order), so that
- * factor's content, not `D`'s, is the key, with `D`'s names (the parameters and dims it returns),
- * the indices, which of their names are inames, the shape and which of its names are integers
- * (clipIntNames: the inames and the domains' parameters), the assumptions, and whether `D` has
- * points. A sweep's variants that share a tile of the fetched array (the other tiles differ)
- * share the answer: the i-and-k factor of a tiled matmul is one content for every j tile size.
- * Undefined where `D` is not its chain's one domain (the rows are read anew).
+ * The content `fromRows` reads, as a key, where the iteration domain `D` is its chain's one
+ * domain (no parameter of it is an iname: one would bring its domain into the chain; and `D` has
+ * points exactly when `isEmptyDomainUnder` says so): the rows of `D` over a sweep iname (the only
+ * rows it reads), each name with whether it is an iname, `D`'s parameters and dims (which it
+ * returns), the sweep inames, the indices and which of their names are inames, the shape and
+ * which of its names are integers (clipIntNames), the assumptions, and whether `D` has points.
+ * A sweep's variants that share the fetched array's tile share those rows (the i-and-k rows of a
+ * tiled matmul are the same for every j tile size) and the answer. Undefined where `D` is not
+ * its chain's one domain (the rows are read anew).
  */
 function rowsKey(
   k: Kernel, D: BasicSet, chain: readonly number[], sweepOf: readonly string[], affs: readonly Aff[], shape: readonly Expr[] | undefined,
   kernelInames: ReadonlySet<string>,
 ): string | undefined {
   if (chain.length !== 1 || k.domains[chain[0]!] !== D) return undefined;
-  let key = `${setContentId(factorOf(D, sweepOf))}|${D.params.join(",")}|${D.dims.join(",")}|${sweepOf.join(",")}|`;
+  const np = D.params.length;
+  const cols = [...D.params, ...D.dims];
+  const sCol = sweepOf.map((x) => cols.indexOf(x));
+  let key = `${D.params.join(",")}|${D.dims.join(",")}|${sweepOf.join(",")}|`;
+  for (const con of D.constraints) {
+    if (!sCol.some((c) => c >= np && con.coeffs[c] !== 0)) continue;
+    key += con.eq ? "=" : ">";
+    for (let j = 0; j < cols.length; j++) if (con.coeffs[j] !== 0) key += `${cols[j]}${kernelInames.has(cols[j]!) ? "!" : ""}:${con.coeffs[j]},`;
+    key += `${con.constant};`;
+  }
+  key += "|";
   for (const a of affs) {
     key += `${affKey(a)}:`;
     for (const n in a.terms) key += kernelInames.has(n) ? "1" : "0";

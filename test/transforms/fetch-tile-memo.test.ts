@@ -1,6 +1,6 @@
 /**
  * A tile fetch's footprint (transforms/fetch-tile.ts) is remembered by the content it is read
- * off: the sweep inames' factor of the iteration domain, the indices, the shape, the assumptions.
+ * off: the iteration domain's rows over the sweep inames, the indices, the shape, the assumptions.
  * Variants of a sweep that share the fetched array's tile (the other tile sizes differ) find it.
  * The law: a run of such variants with the memo gives each the kernel (or refusal) it gets with
  * every footprint read anew, and some of them found it.
