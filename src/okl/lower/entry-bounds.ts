@@ -12,7 +12,7 @@
  */
 import { mapExpr, walkExpr, insnWrites, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
-import { walkAst } from "./ast-queries.js";
+import { someAst, walkAst } from "./ast-queries.js";
 import type { Ctx, Scope } from "./bindings.js";
 import { StatementLowering } from "./kernel-statements.js";
 import type { LoopHead } from "./loop-head.js";
@@ -167,6 +167,11 @@ export abstract class EntryBoundLowering extends StatementLowering {
       }
     };
     return { head, copies: [...copies.values()].map((e) => (e as { name: string }).name), checkBody };
+  }
+
+  /** Whether plain loop `s` runs on all work-items of a group together: it holds barriers or @inner loops, inside an @outer loop. */
+  protected holdsSyncs(s: A.For, ctx: Ctx): boolean {
+    return ctx.outer && !ctx.inner && someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"));
   }
 
   /** Fails: the body of the loop of head `h` writes `name` (at `pos`, or at instruction place `at`), which the loop's bound reads. */

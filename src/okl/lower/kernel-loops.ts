@@ -147,11 +147,6 @@ export abstract class LoopLowering extends EntryBoundLowering {
     entry?.checkBody(before);
   }
 
-  /** Whether plain loop `s` runs on all work-items of a group together: it holds barriers or @inner loops, inside an @outer loop. */
-  private holdsSyncs(s: A.For, ctx: Ctx): boolean {
-    return ctx.outer && !ctx.inner && someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"));
-  }
-
   /**
    * A plain loop updated by a constant shift, product or quotient (`size <<= 1`, `stride >>= 1`,
    * `s /= 2`) whose body holds barriers or @inner loops: a counter iname `t` with the iterator
