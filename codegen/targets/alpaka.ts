@@ -101,7 +101,7 @@ export function alpakaHostCode(s: Schedule, code: GeneratedCode, lowered: readon
   const elems: string[] = [];
   for (const e of elementAxes(s.kernel, "alpaka")) elems[e.axis] = String(e.extent);
   return hostFunction(s, code, lowered, names, "alpaka", {
-    head: (params) => `template<typename TAcc, typename TQueue>\nvoid ${code.kernels[0]?.name ?? "kernel"}_host(${[`TQueue &${QUEUE}`, ...params].join(", ")})`,
+    head: (params, name) => `template<typename TAcc, typename TQueue>\nvoid ${name}(${[`TQueue &${QUEUE}`, ...params].join(", ")})`,
     param: (a, name) => `${alpakaTarget.typeName(a.dtype)} ${a.kind === "value" ? "" : a.written ? "*" : "const *"}${name}`,
     launch: (info) => [
       `alpaka::exec<TAcc>(${QUEUE}, alpaka::WorkDivMembers<alpaka::DimInt<3u>, std::size_t>(${vec(info.globalSize)}, ${vec(info.localSize)}, ${vec(elems)}),`,

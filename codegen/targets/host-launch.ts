@@ -18,8 +18,8 @@ const MARK = "loopy_launch_marker_";
 export interface HostSpelling {
   /** The lines of one launch (no indentation), given the launch information of kernel `n` with printed names. */
   readonly launch: (info: GeneratedKernelInfo, n: number) => readonly string[];
-  /** The host function's head, given its printed parameters (`void k_host(sycl::queue &q, float *a)`). */
-  readonly head: (params: readonly string[]) => string;
+  /** The host function's head, given its printed parameters and its name (`void k_host(sycl::queue &q, float *a)`). */
+  readonly head: (params: readonly string[], name: string) => string;
   /** A host function parameter. */
   readonly param: (a: LoweredArg, name: string) => string;
   /** Lines at the top of the host function (alpaka's vector type). */
@@ -63,7 +63,9 @@ export function hostFunction(s: Schedule, code: GeneratedCode, lowered: readonly
   const traps = code.intTraps;
   if (traps?.param && traps.kernels.some((t) => t)) params.push(h.param({ name: traps.param, kind: "array", dtype: "uint32", written: true }, traps.param));
 
-  return [...defines, h.head(params), "{", ...(h.prologue ?? []).map((l) => `  ${l}`), ...lines, "}", ""].join("\n");
+  // `KERNEL_host`, checked as every generated name is: "atomic_host" is reserved on ISPC and Metal (their atomic_* functions).
+  const name = names.fresh(`${code.kernels[0]?.name ?? "kernel"}_host`);
+  return [...defines, h.head(params, name), "{", ...(h.prologue ?? []).map((l) => `  ${l}`), ...lines, "}", ""].join("\n");
 }
 
 /** Sizes per axis padded to three, fastest (axis 0) last: the order of SYCL ranges and alpaka vectors. */

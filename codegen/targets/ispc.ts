@@ -88,7 +88,7 @@ export const ispcTarget = new CFamilyTarget({
 /** The host function: `export void`, each launch over `taskIndex0..2`, then `sync` (the next launch sees its writes). */
 export function ispcHostCode(s: Schedule, code: GeneratedCode, lowered: readonly LoweredKernel[], names: NameAllocator): string {
   return hostFunction(s, code, lowered, names, "ispc", {
-    head: (params) => `export void ${code.kernels[0]?.name ?? "kernel"}_host(${params.join(", ")})`,
+    head: (params, name) => `export void ${name}(${params.join(", ")})`,
     param: (a, name) => (a.kind === "value" ? `uniform ${ispcTarget.typeName(a.dtype)} ${name}` : `uniform ${ispcTarget.typeName(a.dtype)}${a.written ? "" : " const"} *uniform ${name}`),
     launch: (info) => [`launch[${[0, 1, 2].map((n) => info.globalSize[n] ?? "1").join(", ")}] ${info.name}(${info.args.join(", ")});`, "sync;"],
     loopType: "uniform int",

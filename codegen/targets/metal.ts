@@ -81,7 +81,7 @@ export function metalHostCode(s: Schedule, code: GeneratedCode, lowered: readonl
   const size = (xs: readonly string[]) => `MTL::Size(${[0, 1, 2].map((n) => xs[n] ?? "1").join(", ")})`;
   const pipeline = (n: number) => `${PIPELINE}_${n}`;
   return hostFunction(s, code, lowered, names, "metal", {
-    head: (params) => `void ${code.kernels[0]?.name ?? "kernel"}_host(${[`MTL::ComputeCommandEncoder *${ENCODER}`, ...code.kernels.map((_, n) => `MTL::ComputePipelineState *${pipeline(n)}`), ...params].join(", ")})`,
+    head: (params, name) => `void ${name}(${[`MTL::ComputeCommandEncoder *${ENCODER}`, ...code.kernels.map((_, n) => `MTL::ComputePipelineState *${pipeline(n)}`), ...params].join(", ")})`,
     param: (a, name) => (a.kind === "value" ? `${metalTarget.typeName(a.dtype)} ${name}` : `MTL::Buffer *${name}`),
     launch: (info, n) => {
       const kinds = lowered[n]!.args;

@@ -96,7 +96,7 @@ export const syclTarget = new CFamilyTarget({
 /** The host function: each device kernel submitted in order, waited for (a launch sees the previous one's writes). */
 export function syclHostCode(s: Schedule, code: GeneratedCode, lowered: readonly LoweredKernel[], names: NameAllocator): string {
   return hostFunction(s, code, lowered, names, "sycl", {
-    head: (params) => `void ${code.kernels[0]?.name ?? "kernel"}_host(${[`sycl::queue &${QUEUE}`, ...params].join(", ")})`,
+    head: (params, name) => `void ${name}(${[`sycl::queue &${QUEUE}`, ...params].join(", ")})`,
     param: (a, name) => `${syclTarget.typeName(a.dtype)} ${a.kind === "value" ? "" : a.written ? "*" : "const *"}${name}`,
     launch: (info) => [`${info.name}(${[QUEUE, ...info.args].join(", ")}).wait();`],
   });
