@@ -12,6 +12,7 @@
  * Anything else, or a bound that is not implied, takes the general route (undefined here): the
  * answers are the same either way (test/transforms/fetch-tile.test.ts compares both routes).
  */
+import { LoomError } from "../src/errors.js";
 import { exprToAff, factsOf, findAccesses, type Access, type BoxAxis } from "../src/analysis/index.js";
 import { affToExpr, domainChain, freeVariables, iterationDomain, NATURAL_ORDER, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
 import {
@@ -155,7 +156,16 @@ function rowsKey(
     key += `|${shapeText(shape)}:`;
     for (const n of shapeNames(shape)) key += intNames.has(n) ? "1" : "0";
   }
-  return `${key}|${setContentId(k.assumptions)}|${isEmptyDomainUnder(D, k.assumptions) ? "e" : "p"}`;
+  // Asked before the rows are read (fromRows asks it last, where the faces hold): a refusal here
+  // would refuse a fetch the general route makes, so it leaves the answer to fromRows.
+  let empty: boolean;
+  try {
+    empty = isEmptyDomainUnder(D, k.assumptions);
+  } catch (e) {
+    if (e instanceof LoomError) return undefined;
+    throw e;
+  }
+  return `${key}|${setContentId(k.assumptions)}|${empty ? "e" : "p"}`;
 }
 
 /** An array's shape as text, and the names it uses, per frozen shape (an argument's: the same object in every variant). */
