@@ -10,7 +10,9 @@
  * projections, a gist and memo keys of whole domains, read off the rows instead.
  *
  * Anything else, or a bound that is not implied, takes the general route (undefined here): the
- * answers are the same either way (test/transforms/fetch-tile.test.ts compares both routes).
+ * answers are the same either way (test/transforms/fetch-tile.test.ts compares both routes). The
+ * answer is remembered by the rows it is read off (`rowsKey`): a sweep's variants that share the
+ * fetched array's tile find it (test/transforms/fetch-tile-memo.test.ts).
  */
 import { LoomError } from "../src/errors.js";
 import { exprToAff, factsOf, findAccesses, type Access, type BoxAxis } from "../src/analysis/index.js";
