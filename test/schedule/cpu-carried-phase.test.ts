@@ -5,7 +5,7 @@
  * `@inner` loop that touches it, inside a loop over fields that holds barriers. The CPU lowering kept
  * one scalar for all work-items, so each work-item's later trips read the last work-item's weight: c,
  * openmp and js gave other sums than the interpreter, with no error. Kernels in that style (a scalar,
- * an array, the previous trip's value, a `while` loop of trips), the loopy-side equivalent
+ * an array, the previous trip's value, a `while` loop of trips, an inner loop's bound), the loopy-side equivalent
  * (makeKernel, l.0 loops in a sequential loop with barriers), and the law over random OKL kernels of
  * the class (random-pipeline-okl.ts's genOklCarriedCase) on interp and js.
  */
@@ -137,6 +137,33 @@ describe("CPU lowering: a private value carried across the trips of a loop that 
     // `out[id + N*it]` reads the counter `it`, not an iname: no bounds proof for native code.
     for (const backend of BACKENDS) close(((await run(k!, args() as never, { backend, checkBounds: false } as never)) as Record<string, Float64Array>).out!, want, backend);
   }, 120_000);
+
+  it("a loop bound assigned on the first trip (a per-work-item count, cpu-params.ts loads it) on interp and js", async () => {
+    const [k] = parseOkl(`
+@kernel void bound(const int V, const double *x, double *out) {
+  for (int b = 0; b < 2; ++b; @outer) {
+    @shared double s[4];
+    @exclusive int cnt;
+    for (int v = 0; v < V; ++v) {
+      for (int t = 0; t < 4; ++t; @inner) {
+        if (v == 0) cnt = t + 1;
+        double acc = 0;
+        for (int m = 0; m < cnt; ++m) acc += x[m + v];
+        s[t] = acc;
+      }
+      for (int t = 0; t < 4; ++t; @inner) out[t + 4 * b + 8 * v] = s[3 - t];
+    }
+  }
+}`);
+    const V = 3, x = seeded(8, 7);
+    const want = new Array<number>(8 * V).fill(0);
+    for (let v = 0; v < V; v++) for (let b = 0; b < 2; b++) for (let t = 0; t < 4; t++) {
+      let acc = 0;
+      for (let m = 0; m < 4 - t; m++) acc += x[m + v]!;
+      want[t + 4 * b + 8 * v] = acc;
+    }
+    for (const backend of ["interp", "js"]) close(((await run(k!, { V, x: Float64Array.from(x), out: new Float64Array(8 * V) } as never, { backend } as never)) as Record<string, Float64Array>).out!, want, backend);
+  }, 60_000);
 
   it("a value rewritten before each read in its run keeps one scalar for all work-items (c declares no slot per work-item)", () => {
     const [k] = parseOkl(INNER_PROD.replace("if (fld == 0) wght = w[id];", "wght = w[id];"));
