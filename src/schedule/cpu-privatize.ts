@@ -154,7 +154,7 @@ export function barrierCrossing(
  * the `@outer` body, `o = …; use(o);` in each `@inner` loop) depends directly on an assignment of
  * the same phase that does not read `t`, within whose inames and under whose predicates it runs:
  * `t = …` for a scalar; for an array, one `t[e] = …` for each `t[e]` it reads, with the same index
- * expressions (read within the same inames, the same cell). On CPU targets a phase runs whole for
+ * expressions (read within the same inames, the same cell), directly or through such writes. On CPU targets a phase runs whole for
  * one work-item before the next, so such a read sees that work-item's own write of this run, never
  * a value from before the barrier: one slot serves every work-item. A loop bound reading `t`, or a
  * flat index into it, counts as a read with no such write.
@@ -180,6 +180,14 @@ function rewrittenEachPhase(
     });
     if (writers.length === 0) return false;
     if (scalar) continue;
+    // An array's cells written one after the other (`pw[1] = …` depends on `pw[0] = …`): writes the
+    // writers depend on, of the same kind (within r too), ran before r at r's values of their inames.
+    for (let at = 0; at < writers.length; at++) {
+      for (const wid of writers[at]!.dependsOn) {
+        const w = byId.get(wid);
+        if (w !== undefined && !writers.includes(w) && freshWrite(w) && onePhase(w) === p && within(w, r)) writers.push(w);
+      }
+    }
     // Each access of the array (an update's own left-hand side too) is a cell some writer wrote.
     let covered = true;
     for (const e of insnExprs(r)) {
