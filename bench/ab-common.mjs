@@ -57,3 +57,21 @@ export function report(label, r) {
   const f = (x) => x.toFixed(2);
   return `${label}: wall A ${f(r.wall[0])} ms, B ${f(r.wall[1])} ms, B/A ${r.wall[2].toFixed(3)}; CPU A ${f(r.cpu[0])} ms, B ${f(r.cpu[1])} ms, B/A ${r.cpu[2].toFixed(3)} (best A ${f(r.best[0])}, B ${f(r.best[1])}); load ${loadAverage()}`;
 }
+
+/**
+ * bench/transforms.ts's tiled-matmul sweep in the build in `dir`: the kernel, its 50 tile-size
+ * points (ti, tj of 4..64, tk of 8 or 16), each point's steps (3 splits with g/l tags, 2 local
+ * prefetches) and each point's pipeline.
+ */
+export async function matmulSweep(dir) {
+  const { makeKernel } = await importFrom(dir, "src/parse/index.js");
+  const { pipeline, prefetch, split } = await importFrom(dir, "transforms/pipeline.js");
+  const matmul = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
+    ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
+  const sizes = [4, 8, 16, 32, 64];
+  const points = [];
+  for (const ti of sizes) for (const tj of sizes) for (const tk of [8, 16]) points.push([ti, tj, tk]);
+  const steps = ([ti, tj, tk]) => [split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
+    prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] })];
+  return { matmul, points, steps, variants: points.map((p) => pipeline(...steps(p))) };
+}

@@ -12,6 +12,7 @@
 //   node bench/lower-counts.mjs dist-x
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { matmulSweep } from "./ab-common.mjs";
 
 const dir = process.argv[2];
 if (!dir) {
@@ -23,8 +24,6 @@ const { scheduleForTarget } = await at("codegen/pipeline.js");
 const { lowerSchedule } = await at("codegen/lower.js");
 const { NameAllocator } = await at("codegen/names.js");
 const { openclTarget } = await at("codegen/targets/opencl.js");
-const { makeKernel } = await at("src/parse/index.js");
-const { prefetch, split, pipeline } = await at("transforms/pipeline.js");
 const { clearPolyMemos, setContentId, polyWork } = await at("src/poly/index.js");
 const { exprToString } = await at("src/ir/index.js");
 const { LoopLowering } = await at("codegen/lower/loops.js");
@@ -73,17 +72,7 @@ wrap(GuardLowering, "guarded", "instruction guards decided", (G, d, known, ctx, 
 wrap(InstructionLowering, "insn", "statements lowered", (I, id, known, ctx) => `${JSON.stringify(I.h.insnOf(id))}|${known}|${setContentId(ctx.set)}|${substKey(I.h)}`);
 wrap(InstructionLowering, "element", "array elements lowered", (I, e, scope) => `${exprToString(e)}|${scope.insnId}|${substKey(I.h)}|${JSON.stringify(I.h.k.temporaries.find((t) => t.name === e.array) ?? e.array)}`);
 
-const matmul = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
-  ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
-const variants = [];
-for (const ti of [4, 8, 16, 32, 64]) {
-  for (const tj of [4, 8, 16, 32, 64]) {
-    for (const tk of [8, 16]) {
-      variants.push(pipeline(split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
-        prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] })));
-    }
-  }
-}
+const { matmul, variants } = await matmulSweep(dir);
 /** One pass over the variants, memos emptied first: poly answers computed by the lowering. */
 function pass(count) {
   clearPolyMemos();

@@ -11,6 +11,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadavg } from "node:os";
+import { matmulSweep } from "./ab-common.mjs";
 const dirs = process.argv.slice(2).filter((a) => !/^\d+$/.test(a));
 const passes = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 10);
 async function load(dir) {
@@ -19,15 +20,8 @@ async function load(dir) {
   const { lowerSchedule } = await at("codegen/lower.js");
   const { NameAllocator } = await at("codegen/names.js");
   const { openclTarget } = await at("codegen/targets/opencl.js");
-  const { makeKernel } = await at("src/parse/index.js");
-  const { pipeline, prefetch, split } = await at("transforms/pipeline.js");
   const { clearPolyMemos } = await at("src/poly/index.js");
-  const base = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
-    ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
-  const ps = [];
-  for (const ti of [4, 8, 16, 32, 64]) for (const tj of [4, 8, 16, 32, 64]) for (const tk of [8, 16])
-    ps.push(pipeline(split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
-      prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] })));
+  const { matmul: base, variants: ps } = await matmulSweep(dir);
   const pass = () => {
     clearPolyMemos();
     let ms = 0;

@@ -9,7 +9,7 @@
 // answers: memo misses (polyWork); sets: set objects built (rawSet); normalizations: finishSys
 // runs; factorings: new set objects factored (factorOf's union-find); restrictions: factors
 // restricted from a set (factorOf); factors built: restrictions whose content was not interned.
-import { importFrom } from "./ab-common.mjs";
+import { importFrom, matmulSweep } from "./ab-common.mjs";
 
 const dirs = process.argv.slice(2);
 if (dirs.length === 0) {
@@ -21,17 +21,9 @@ const COUNTS = ["answers", "setsBuilt", "normalizations", "factorings", "restric
 
 async function counts(dir) {
   const { generateCode } = await importFrom(dir, "codegen/index.js");
-  const { makeKernel } = await importFrom(dir, "src/parse/index.js");
-  const { prefetch, split } = await importFrom(dir, "transforms/pipeline.js");
   const { clearPolyMemos, polyCounts } = await importFrom(dir, "src/poly/index.js");
   if (polyCounts === undefined) throw new Error(`${dir}: no polyCounts in src/poly (a build from before it)`);
-  const base = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
-    ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
-  const sizes = [4, 8, 16, 32, 64];
-  const points = [];
-  for (const ti of sizes) for (const tj of sizes) for (const tk of [8, 16]) points.push([ti, tj, tk]);
-  const steps = ([ti, tj, tk]) => [split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
-    prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] })];
+  const { matmul: base, points, steps } = await matmulSweep(dir);
   // One pass to load the code, then the counted one.
   for (const pass of [0, 1]) {
     clearPolyMemos();
