@@ -21,7 +21,8 @@ type T = "float" | "double" | "int";
 const common = (a: T, b: T): T => (a === "double" || b === "double" ? "double" : a === "float" || b === "float" ? "float" : "int");
 /** C++ <cmath>'s overloads: float only when every argument is float (an int argument counts as double). */
 const cmath = (...ts: T[]): T => (ts.every((t) => t === "float") ? "float" : "double");
-const to = (v: number, t: T): number => (t === "float" ? Math.fround(v) : v);
+/** A value of type `t`: an int has no negative zero (JS's 0 * -1 is -0, C's int product is 0: seed 2003260433). */
+const to = (v: number, t: T): number => (t === "float" ? Math.fround(v) : t === "int" ? v + 0 : v);
 
 /** One C expression: its text, its C type and its value at work-item `i`. */
 interface Node { readonly text: string; readonly type: T; readonly at: (i: number) => number }
