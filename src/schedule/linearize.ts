@@ -7,6 +7,7 @@ import { allInames, insnInames, insnWrites, isHardwareIname, type Instruction, t
 import { contentMemo } from "../poly/index.js";
 
 import type { ScheduleNode } from "./types.js";
+import { checkLoopFission } from "./fission-check.js";
 export type { ScheduleNode, LoopNode, InsnNode } from "./types.js";
 
 /** Domain indices each domain nests in: those defining the inames its parameters name. */
@@ -159,6 +160,7 @@ export function linearize(k: Kernel): ScheduleNode[] {
     if (linearized.size >= MEMO_LIMIT) linearized.clear();
     linearized.set(key, hit);
   }
+  checkLoopFission(k, hit);
   return hit.slice();
 }
 
