@@ -39,7 +39,7 @@ describe("a loop split around a carried private scalar", () => {
         const k = prioritizeLoops(splitIname(splitIname(carry, "t", ft), "j", fj), order);
         try {
           const out = (await run(k, { nt, nj })).out!;
-          expect(Array.from(out), order).toEqual(Array.from(serial(nt, nj)));
+          expect(Array.from(out as Int32Array), order).toEqual(Array.from(serial(nt, nj)));
           ran++;
         } catch (e) {
           if (!(e instanceof ScheduleError)) throw e;
