@@ -53,12 +53,12 @@ describe("a loop split around a carried private scalar", () => {
 
   it("a scalar written and read in one nest of the loop, or a hardware-parallel split, is not refused", async () => {
     const kept = prioritizeLoops(splitIname(splitIname(carry, "t", 2), "j", 2), "t_outer,t_inner,j_outer,j_inner");
-    expect(Array.from((await run(kept, { nt: 4, nj: 4 })).out!)).toEqual(Array.from(serial(4, 4)));
+    expect(Array.from((await run(kept, { nt: 4, nj: 4 })).out! as Int32Array)).toEqual(Array.from(serial(4, 4)));
     // A private scalar per work-item: each keeps its own copy across the loops around it.
     const perItem = makeKernel("{[i, j]: 0<=i<n and 0<=j<4}", ["<> v = a[i] * 2 {id=v}", "out[i, j] = v + j {id=o, dep=v}"],
       ["a: float32[n]", "out: float32[n, 4]", "n: int32"], { name: "per_item" });
     const gl = prioritizeLoops(splitIname(perItem, "i", 4, { outerTag: "g.0", innerTag: "l.0" }), "i_outer,j,i_inner");
     const a = Float32Array.from({ length: 8 }, (_, x) => x);
-    expect(Array.from((await run(gl, { a, n: 8 })).out!)).toEqual(Array.from({ length: 32 }, (_, x) => 2 * Math.floor(x / 4) + (x % 4)));
+    expect(Array.from((await run(gl, { a, n: 8 })).out! as Float32Array)).toEqual(Array.from({ length: 32 }, (_, x) => 2 * Math.floor(x / 4) + (x % 4)));
   });
 });
