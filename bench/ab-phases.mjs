@@ -9,7 +9,7 @@
 //
 // Prints one row per build: ms per never-seen variant for split i, split j, split k, prefetch a,
 // prefetch b and generateCode(opencl), and whether the two builds generate the same code.
-import { cpuMs, importFrom, loadAverage, median } from "./ab-common.mjs";
+import { cpuMs, importFrom, loadAverage, matmulSweep, median } from "./ab-common.mjs";
 
 const [dirA, dirB, passesArg] = process.argv.slice(2);
 if (!dirA || !dirB) {
@@ -20,16 +20,8 @@ const PHASES = ["split i", "split j", "split k", "prefetch a", "prefetch b", "co
 
 async function load(dir) {
   const { generateCode } = await importFrom(dir, "codegen/index.js");
-  const { makeKernel } = await importFrom(dir, "src/parse/index.js");
-  const { prefetch, split } = await importFrom(dir, "transforms/pipeline.js");
   const { clearPolyMemos } = await importFrom(dir, "src/poly/index.js");
-  const base = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
-    ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
-  const sizes = [4, 8, 16, 32, 64];
-  const points = [];
-  for (const ti of sizes) for (const tj of sizes) for (const tk of [8, 16]) points.push([ti, tj, tk]);
-  const steps = ([ti, tj, tk]) => [split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
-    prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] })];
+  const { matmul: base, points, steps } = await matmulSweep(dir);
   const run = (p, each) => {
     let k = base;
     steps(p).forEach((s, x) => each(x, () => (k = s(k))));

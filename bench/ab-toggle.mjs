@@ -13,18 +13,13 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadavg } from "node:os";
+import { matmulSweep } from "./ab-common.mjs";
 const [dir, mod, hook, passesArg] = process.argv.slice(2); const R = Number(passesArg ?? 20);
 const at = (p) => pathToFileURL(resolve(dir, p)).href;
-const { makeKernel } = await import(at("src/parse/index.js"));
-const { prefetch, split } = await import(at("transforms/pipeline.js"));
 const { clearPolyMemos } = await import(at("src/poly/index.js"));
 const { SCHEDULE_PASSES } = await import(at("src/schedule/pipeline.js"));
 const use = (await import(at(mod)))[hook];
-const base = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
-  ["a: float32[n,n]", "b: float32[n,n]", "c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
-const pts = []; for (const ti of [4, 8, 16, 32, 64]) for (const tj of [4, 8, 16, 32, 64]) for (const tk of [8, 16]) pts.push([ti, tj, tk]);
-const steps = ([ti, tj, tk]) => [split("i", ti, { outerTag: "g.0", innerTag: "l.1" }), split("j", tj, { outerTag: "g.1", innerTag: "l.0" }), split("k", tk),
-  prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] })];
+const { matmul: base, points: pts, steps } = await matmulSweep(dir);
 const sched = process.env.SCHED === "1";
 const pass = (on) => {
   use(on); clearPolyMemos(); let t = 0;

@@ -313,7 +313,7 @@ export class Printer {
           case "min": case "max":
             // Of bools (0 or 1): and, or (OpenCL has no min of a uchar and an int, which a bool sum is).
             if (e.dtype === "bool") return [`${this.expr(e.l, PREC["&&"]! + 1)} ${e.op === "min" ? "&&" : "||"} ${this.expr(e.r, PREC["&&"]! + 1)}`, e.op === "min" ? PREC["&&"]! : PREC["||"]!];
-            return [this.ex.call(e.op, e.dtype === "idx" ? "int32" : e.dtype, [this.minMaxArg(e.l), this.minMaxArg(e.r)], this), ATOM];
+            return [this.ex.call(e.op, e.dtype === "idx" ? "int32" : e.dtype, [this.callArg(e.l, true), this.callArg(e.r, true)], this), ATOM];
           case "**": return [this.ex.call("pow", e.dtype === "idx" ? "float64" : e.dtype, [this.expr(e.l), this.expr(e.r)], this, powerTrap(e, this.loops)), ATOM];
           case "//":
             if (e.dtype === "float32" || e.dtype === "float64" || e.dtype === "float16") {
@@ -385,20 +385,14 @@ export class Printer {
    * but OpenCL's min and max are overloads, and `max(char, ushort)` has no one of them.
    */
   /**
-   * A math call's argument, its conversion printed even where C makes it implicitly: C++'s
-   * overloads (CUDA, HIP, SYCL) have no one `fmin` for a float and a double, as C's prototype has
-   * (found on a GPU, where NVRTC rejected `fmin(xf[i], xd[i] + xf[i])` of an OKL kernel).
+   * A call's argument, its conversion printed even where C makes it implicitly: C++'s overloads
+   * (CUDA, HIP, SYCL) have no one `fmin` for a float and a double, as C's prototype has (found on a
+   * GPU, where NVRTC rejected `fmin(xf[i], xd[i] + xf[i])` of an OKL kernel); min and max
+   * (`ints`) also keep an integer widening, as C has no one min of an int and a long.
+   * (Narrow arguments are converted by the dialect, which knows its overloads.)
    */
-  private callArg(x: Ex): string {
-    if (x.k !== "cast" || x.from === x.to || !implicitOk(x.from, x.to) || !FLOAT.has(x.to)) return this.expr(x);
-    return this.ex.cast(x.to, this.expr(x.e, UNARY));
-  }
-
-  private minMaxArg(x: Ex): string {
-    // (Narrow arguments are converted by the dialect, which knows its overloads.)
-    // A float widened to double keeps its cast too: CUDA's fmin(float, float) and fmin(double, double)
-    // are overloads, and a float and a double match neither better (NVRTC rejects the call).
-    if (x.k !== "cast" || !implicitOk(x.from, x.to) || x.from === x.to || !(x.to in INT_RANK || FLOAT.has(x.to)) || NARROW.has(x.to)) return this.expr(x);
+  private callArg(x: Ex, ints = false): string {
+    if (x.k !== "cast" || x.from === x.to || !implicitOk(x.from, x.to) || NARROW.has(x.to) || !(FLOAT.has(x.to) || (ints && x.to in INT_RANK))) return this.expr(x);
     return this.ex.cast(x.to, this.expr(x.e, UNARY));
   }
 

@@ -18,23 +18,24 @@ const LANES: ReadonlySet<string> = new Set(["g", "l", "l.auto", "ilp", "ilp.seq"
 
 /** Throws where `nodes` split a sequential loop between a private scalar's writer and another of its accessors. */
 export function checkLoopFission(k: Kernel, nodes: readonly ScheduleNode[]): void {
-  // The loop node of each iname around each instruction; whether any iname has two loop nodes at all.
-  const around = new Map<string, ReadonlyMap<string, ScheduleNode>>();
+  // First whether any sequential iname has two loop nodes at all (the common case: none, and
+  // nothing is built), then the loop node of each iname around each instruction.
   const seen = new Map<string, ScheduleNode>();
-  let split = false;
+  const splitIn = (ns: readonly ScheduleNode[]): boolean => ns.some((n) => {
+    if (n.kind !== "loop") return false;
+    const had = seen.get(n.iname);
+    seen.set(n.iname, n);
+    return (had !== undefined && had !== n && !LANES.has(k.inameTags[n.iname]?.kind ?? "for")) || splitIn(n.body);
+  });
+  if (!splitIn(nodes)) return;
+  const around = new Map<string, ReadonlyMap<string, ScheduleNode>>();
   const walk = (ns: readonly ScheduleNode[], outer: ReadonlyMap<string, ScheduleNode>): void => {
     for (const n of ns) {
       if (n.kind === "insn") around.set(n.id, outer);
-      else if (n.kind === "loop") {
-        const had = seen.get(n.iname);
-        if (had !== undefined && had !== n && !LANES.has(k.inameTags[n.iname]?.kind ?? "for")) split = true;
-        seen.set(n.iname, n);
-        walk(n.body, new Map(outer).set(n.iname, n));
-      }
+      else if (n.kind === "loop") walk(n.body, new Map(outer).set(n.iname, n));
     }
   };
   walk(nodes, new Map());
-  if (!split) return;
   const scalars = new Set(k.temporaries.filter((t) => t.shape.length === 0 && t.addressSpace !== "local" && t.addressSpace !== "global").map((t) => t.name));
   if (scalars.size === 0) return;
   const writers = new Map<string, string[]>();
