@@ -1,5 +1,5 @@
 /**
- * A plain (or @inner) loop's bounds as C reads them: the start once, at loop entry, the bound before
+ * A plain (or @inner, or @tile) loop's bounds as C reads them: the start once, at loop entry, the bound before
  * every trip. A loop's domain takes a private scalar it reads (`i < counter`) as a parameter, which the
  * scheduler orders after every write of it, so a scalar written again after the loop
  * (libParanumal's `counter = cc;`) made a dependency cycle, or ran the loop with the later value.
@@ -176,10 +176,11 @@ export abstract class EntryBoundLowering extends StatementLowering {
 
   /** Fails: the body of the loop of head `h` writes `name` (at `pos`, or at instruction place `at`), which the loop's bound reads. */
   protected boundWritten(h: LoopHead, name: string, pos: A.Pos, at?: string): never {
-    const inner = h.s.okl?.kind === "inner";
+    const kind = h.s.okl?.kind;
     return this.fail(
       `loop "${h.name}": its body writes "${name}"${at === undefined ? "" : ` (at ${at})`}, which its bound \`${h.name} ${h.cmp} …\` reads; ` +
-      (inner ? "OCCA's serial mode re-reads the bound before every trip, its GPU modes read it once for all work-items. Accepted: an @inner loop whose body does not write its bound"
+      (kind === "inner" ? "OCCA's serial mode re-reads the bound before every trip, its GPU modes read it once for all work-items. Accepted: an @inner loop whose body does not write its bound"
+        : kind === "tile" ? "OCCA expands @tile into a block loop and an in-tile loop that both re-read the bound before every trip. Accepted: a @tile loop whose body does not write its bound"
         : "C re-reads the bound before every trip. Accepted: such a loop without barriers or @inner loops inside (an ordinary C loop), or a bound its body does not write"), pos);
   }
 }

@@ -60,7 +60,7 @@ export abstract class LoopLowering extends EntryBoundLowering {
       return this.holdsSyncs(s, ctx) ? this.geometricLoop(s, h, ctx) : this.opaque(s0, ctx);
     }
     // A bound the body changes is re-read every trip: an ordinary C loop where it can be one.
-    const entryRead = s.okl === undefined || s.okl.kind === "inner";
+    const entryRead = s.okl === undefined || s.okl.kind === "inner" || s.okl.kind === "tile";
     const written = entryRead ? this.boundWrittenInBody(s, h, ctx) : undefined;
     if (written) return s.okl === undefined && !this.holdsSyncs(s, ctx) ? this.opaque(s0, ctx) : this.boundWritten(h, written.name, written.at.pos);
     if (this.needsTrip(h)) {
@@ -68,7 +68,7 @@ export abstract class LoopLowering extends EntryBoundLowering {
       if (!hosted) return this.tripLoop(s, h, ctx);
       h = hosted;
     }
-    // A plain or @inner loop reads its bounds' private scalars at entry (entry-bounds.ts).
+    // A plain, @inner or @tile loop reads its bounds' private scalars at entry (entry-bounds.ts).
     let entry: EntryHead | undefined;
     if (entryRead) ({ head: h } = entry = this.entryBounds(s, h, ctx));
     if (h.step === undefined) this.fail(`loop "${h.name}": the update must be ++, --, += c or -= c with a constant c (use a constant step, or bounds known at compile time)`, s.update?.pos ?? s.pos);
@@ -98,6 +98,7 @@ export abstract class LoopLowering extends EntryBoundLowering {
         ...(okl.check && !checkGuard ? cmpRows(value, h.cmp, h.end, s.pos, this.failAt) : []),
       ];
       this.addDomain([to, ti], rows);
+      if (entry !== undefined && entry.copies.length > 0) for (const n of [to, ti]) this.boundTemps.set(n, entry.copies);
       const axes = tileAxes(s, okl);
       // Both levels @inner on one axis (`@tile(4, @inner(1), @inner(1))`): the in-tile level takes it.
       const sameAxis = okl.outer?.kind === "inner" && okl.inner?.kind === "inner" && axes[0] === axes[1];
