@@ -5,49 +5,13 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  assigneeName, exprEquals, insnExprs, insnWrites, mapExpr, mapInsnExprs, sub, substitute, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary,
+  assigneeName, insnWrites, mapExpr, mapInsnExprs, sub, substitute, walkExpr, withKernel, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../ir/index.js";
 import { domainParamsOf, workItemIndex } from "./cpu-params.js";
-import type { DeviceKernel, HwAxis } from "./types.js";
+import { assignedBeforeRead, touchedNames, touches, within } from "./cpu-phase-runs.js";
+import type { DeviceKernel, HwAxis, ScheduleNode } from "./types.js";
 
-/** What one walk of an instruction finds: every variable it reads or writes, and the arrays it accesses by a flat index. */
-interface Touched {
-  readonly names: ReadonlySet<string>;
-  readonly flat: ReadonlySet<string>;
-}
-
-/** Per instruction (kernels are immutable): one walk, then `touches` and flat accesses are lookups. */
-const touchedMemo = new WeakMap<Instruction, Touched>();
-
-function touchedOf(insn: Instruction): Touched {
-  const hit = touchedMemo.get(insn);
-  if (hit) return hit;
-  const names = new Set<string>();
-  const flat = new Set<string>();
-  for (const e of insnExprs(insn)) {
-    walkExpr(e, (n) => {
-      if (n.kind === "var") names.add(n.name);
-      else if (n.kind === "subscript") names.add(n.array);
-      else if (n.kind === "linear") {
-        names.add(n.array);
-        flat.add(n.array);
-      }
-    });
-  }
-  const t = { names, flat };
-  touchedMemo.set(insn, t);
-  return t;
-}
-
-/** The variables an instruction reads or writes (bare names, arrays of subscripts and flat indices). */
-export function touchedNames(insn: Instruction): ReadonlySet<string> {
-  return touchedOf(insn).names;
-}
-
-/** Whether an instruction reads or writes variable `name`. */
-export function touches(insn: Instruction, name: string): boolean {
-  return touchedNames(insn).has(name);
-}
+export { touchedNames, touches } from "./cpu-phase-runs.js";
 
 /**
  * Give private temporary `t` one slot per work-item: its shape extended by the local sizes
@@ -116,16 +80,18 @@ export function privatizedFields(k: PrivatizedFields, temps: readonly Temporary[
  * of more than one phase touch, and those touched in a phase that a loop holding a barrier runs again
  * (`repeated`: nekRS's `if (v == 0) wght = w[id]; s[t] = wght*x[…]` in the one `@inner` loop of a
  * loop over `v` with barriers, where one scalar for all work-items hands the last work-item's `wght`
- * to every work-item's next trip); except those whose every read sees a write of the same run
- * (`rewrittenEachPhase`), which one slot serves.
+ * to every work-item's next trip); except those that every run of every phase of the device
+ * kernel's `body` writes before it reads them (`assignedBeforeRead`, cpu-phase-runs.ts: OCCA's
+ * iso3dfd sums `value` from `value = 0.0f` in each trip), which one slot serves, and that no loop
+ * bound reads. An array of several phases keeps its slots.
  */
 export function barrierCrossing(
-  k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, privatized: ReadonlySet<string>, repeated: ReadonlySet<number> = new Set(),
+  k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, privatized: ReadonlySet<string>, repeated: ReadonlySet<number>,
+  body: readonly ScheduleNode[],
 ): Temporary[] {
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
   // One walk per instruction: the phases in which each variable is touched, and the instructions touching it.
   const phasesOf = new Map<string, Set<number>>();
-  const touching = new Map<string, Instruction[]>();
   for (const [id, ps] of phaseOf) {
     const insn = byId.get(id);
     if (!insn) continue;
@@ -134,9 +100,6 @@ export function barrierCrossing(
       const set = phasesOf.get(name) ?? new Set<number>();
       ps.forEach((p) => set.add(p));
       phasesOf.set(name, set);
-      const list = touching.get(name);
-      if (list === undefined) touching.set(name, [insn]);
-      else if (list[list.length - 1] !== insn) list.push(insn);
     }
   }
   const many = k.temporaries.filter((t) => {
@@ -144,69 +107,10 @@ export function barrierCrossing(
     const ps = phasesOf.get(t.name);
     return ps !== undefined && (ps.size > 1 || [...ps].some((p) => repeated.has(p)));
   });
-  // An array of several phases stays privatized (one slot serves only where each read is covered by a write of its own run).
-  return many.length === 0 ? many : many.filter((t) => (t.shape.length > 0 && phasesOf.get(t.name)!.size > 1) || !rewrittenEachPhase(k, t, phaseOf, byId, touching.get(t.name)!));
-}
-
-/**
- * Whether `t` carries no value from one run of a phase to another although several phases, or
- * several runs of one phase, touch it: every instruction of the phases that reads it (`int o;` in
- * the `@outer` body, `o = …; use(o);` in each `@inner` loop) depends directly on an assignment of
- * the same phase that does not read `t`, within whose inames and under whose predicates it runs:
- * `t = …` for a scalar; for an array, one `t[e] = …` for each `t[e]` it reads, with the same index
- * expressions (read within the same inames, the same cell), directly or through such writes. On CPU targets a phase runs whole for
- * one work-item before the next, so such a read sees that work-item's own write of this run, never
- * a value from before the barrier: one slot serves every work-item. A loop bound reading `t`, or a
- * flat index into it, counts as a read with no such write.
- */
-function rewrittenEachPhase(
-  k: Kernel, t: Temporary, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, byId: ReadonlyMap<string, Instruction>, touching: readonly Instruction[],
-): boolean {
-  if (k.domains.some((d) => d.params.includes(t.name))) return false;
-  const scalar = t.shape.length === 0;
-  const onePhase = (insn: Instruction): number | undefined => { const ps = phaseOf.get(insn.id); return ps?.size === 1 ? [...ps][0] : undefined; };
-  const freshWrite = (w: Instruction): boolean =>
-    w.kind === "assign" && w.atomicity === "none" && !w.predicates.some((p) => touchesExpr(p, t.name)) && !touchesExpr(w.rhs, t.name) &&
-    (scalar ? w.lhs.kind === "var" && w.lhs.name === t.name
-      : w.lhs.kind === "subscript" && w.lhs.array === t.name && !w.lhs.indices.some((e) => touchesExpr(e, t.name)));
-  for (const r of touching) {
-    // `touching` holds the readers of its loop bounds too (domainParamsOf): those are parameters, refused above.
-    if (freshWrite(r)) continue;
-    const p = onePhase(r);
-    if (p === undefined) return false;
-    const writers = r.dependsOn.flatMap((wid) => {
-      const w = byId.get(wid);
-      return w !== undefined && freshWrite(w) && onePhase(w) === p && within(w, r) ? [w] : [];
-    });
-    if (writers.length === 0) return false;
-    if (scalar) continue;
-    // An array's cells written one after the other (`pw[1] = …` depends on `pw[0] = …`): writes the
-    // writers depend on, of the same kind (within r too), ran before r at r's values of their inames.
-    for (let at = 0; at < writers.length; at++) {
-      for (const wid of writers[at]!.dependsOn) {
-        const w = byId.get(wid);
-        if (w !== undefined && !writers.includes(w) && freshWrite(w) && onePhase(w) === p && within(w, r)) writers.push(w);
-      }
-    }
-    // Each access of the array (an update's own left-hand side too) is a cell some writer wrote.
-    let covered = true;
-    for (const e of insnExprs(r)) {
-      walkExpr(e, (n) => {
-        if (!covered) return false;
-        if ((n.kind === "linear" && n.array === t.name) || (n.kind === "var" && n.name === t.name)) covered = false;
-        else if (n.kind === "subscript" && n.array === t.name) covered = writers.some((w) => w.kind === "assign" && exprEquals(w.lhs, n));
-        return covered;
-      });
-      if (!covered) return false;
-    }
-  }
-  return true;
-}
-
-function touchesExpr(e: Expr, name: string): boolean {
-  let hit = false;
-  walkExpr(e, (n) => { hit ||= (n.kind === "var" && n.name === name) || ((n.kind === "subscript" || n.kind === "linear") && n.array === name); });
-  return hit;
+  if (many.length === 0) return many;
+  const bounds = new Set(k.domains.flatMap((d) => d.params));
+  const oneSlot = assignedBeforeRead(k, body, new Set(many.filter((t) => !bounds.has(t.name) && (t.shape.length === 0 || phasesOf.get(t.name)!.size === 1)).map((t) => t.name)), byId);
+  return many.filter((t) => !oneSlot.has(t.name));
 }
 
 /**
@@ -334,9 +238,4 @@ export function inlineCrossing(k: Kernel, phaseOf: ReadonlyMap<string, ReadonlyS
     return m ? mapInsnExprs(insn, (e) => substitute(e, m)) : insn;
   });
   return withKernel(k, { instructions });
-}
-
-/** Whether `r` runs within every iname of `d` and under every predicate of `d` (so wherever `r` runs, `d` ran at the same values of its inames). */
-function within(d: Instruction, r: Instruction): boolean {
-  return d.withinInames.every((i) => r.withinInames.includes(i)) && d.predicates.every((p) => r.predicates.some((q) => exprEquals(p, q)));
 }

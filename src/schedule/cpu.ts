@@ -348,10 +348,10 @@ function lowerDevice(kIn: Kernel, dk0: DeviceKernel, privatized: Set<string>): {
   const phaseOf = new Map<string, Set<number>>();
   const repeated = new Set<number>();
   splitPhases(dk0.body, [], phaseOf, { n: 0 }, repeated);
-  const crossing0 = dk0.localAxes.length > 0 ? barrierCrossing(kIn, phaseOf, privatized, repeated) : [];
+  const crossing0 = dk0.localAxes.length > 0 ? barrierCrossing(kIn, phaseOf, privatized, repeated, dk0.body) : [];
   // A value a barrier separates from its readers, recomputed where they read it when it can be (cpu-privatize.ts).
   const kInlined = inlineCrossing(kIn, phaseOf, crossing0);
-  const crossing1 = kInlined === kIn ? crossing0 : barrierCrossing(kInlined, phaseOf, privatized, repeated);
+  const crossing1 = kInlined === kIn ? crossing0 : barrierCrossing(kInlined, phaseOf, privatized, repeated, dk0.body);
   // A value one for the whole work-group, computed once per group before the phases (cpu-hoist.ts).
   const notUniform = new Map<string, string>();
   const hoisted = dk0.localAxes.length > 0 ? hoistUniform(kInlined, dk0, ids, crossing1, notUniform) : undefined;
