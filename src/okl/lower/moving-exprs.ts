@@ -44,11 +44,17 @@ export class MovingExprs {
     private readonly globalArrays: ReadonlySet<string>,
   ) {}
 
+  /** A name no name of the unit spells, nor one made before (`base`, `base2`, …). */
+  fresh(base: string): string {
+    let name = base;
+    for (let k = 2; this.names.has(name); k++) name = `${base}${k}`;
+    this.names.add(name);
+    return name;
+  }
+
   /** Starts moving pointer `d` in place `cls` (a parameter: its own place), with a fresh offset name. */
   start(d: Decl, cls: object | undefined): Moving {
-    let off = `${d.name}_off`;
-    for (let k = 2; this.names.has(off); k++) off = `${d.name}_off${k}`;
-    this.names.add(off);
+    const off = this.fresh(`${d.name}_off`);
     const m: Moving = {
       off, cls: cls ?? d, decl: d,
       offsetDecl: (init) => {
@@ -215,8 +221,10 @@ export class MovingExprs {
     return this.fail(`moving pointer "${text(e)}" used as a truth value; compare what it points to (\`*${text(e)} != 0\`) or its offset from where it started`, e.pos);
   }
 
-  private misplacedMove(e: A.Expr): never {
-    return this.fail(`"${text(e)}" moves a pointer inside a condition or an expression whose order Loom cannot keep; move it in a statement of its own (\`while (*s) s++;\`, \`*d = c; d++;\`)`, e.pos);
+  private misplacedMove(e: A.Expr, conditional = false): never {
+    return this.fail(conditional
+      ? `"${text(e)}" moves a pointer in an operand of &&, || or ?:, which C evaluates only on some paths; move it in a statement of its own (\`if (*s == c) s++;\`)`
+      : `"${text(e)}" moves a pointer inside an expression whose order Loom cannot keep (a for loop's condition, a return value, a call's argument); move it in a statement of its own (\`while (*s) s++;\`, \`*d = c; d++;\`)`, e.pos);
   }
 
   /** A statement's top-level move (`p++`, `--p`, `p += k`, `p = q + 1`) as the offset update, or undefined. */
@@ -245,7 +253,7 @@ export class MovingExprs {
     if ((e.kind === "postfix" || e.kind === "unary") && (e.op === "++" || e.op === "--")) {
       const m = this.moving(e.operand);
       if (m) {
-        if (conditional) this.misplacedMove(e);
+        if (conditional) this.misplacedMove(e, true);
         (e.kind === "postfix" ? post : pre).push({ kind: "postfix", op: e.op, operand: ident(m.off, e.pos), pos: e.pos });
         return e.operand;
       }

@@ -6,7 +6,8 @@
  * `base[off]` and `base[off + i]` (so every read keeps the interpreter's bounds check), `p - q` and
  * `p < q` of two pointers into one place compare offsets. What cannot be proven to mean the same is
  * an OklError at its line:column: a pointer given a place other than the one it starts in, pointer
- * comparisons across places, a move inside a condition, a pointer to a moving pointer.
+ * comparisons across places, a move C may not evaluate (under `&&`, `||`, `?:`), a pointer to a moving
+ * pointer. A condition that moves one (`while (*s++)`) is computed by statements (moving-conditions.ts).
  *
  *   // char *d = buf; while (*s) { *d = *s; d++; s++; }
  *   // -> char *d = buf; int d_off = 0; int s_off = 0; while (s[s_off]) { d[d_off] = s[s_off]; d_off++; s_off++; }
@@ -16,6 +17,7 @@ import { exprsOfStmt, someExpr, stmtChildren } from "../syntax/walk.js";
 import { rootDecl, scanFunction, type Decl } from "./moving-scan.js";
 import { literalRefusal } from "./string-literals.js";
 import { exprText, MovingExprs, zero, type Moving, type PosFail } from "./moving-exprs.js";
+import { movingCondition } from "./moving-conditions.js";
 
 export type { PosFail } from "./moving-exprs.js";
 
@@ -178,8 +180,9 @@ class StatementRewrite {
       case "declaration": return this.declaration(s);
       case "expr": return this.exprStmt(s.expr, s);
       case "compound": return [{ ...s, items: this.stmts(s.items) }];
-      case "if": return [{ ...s, cond: mx.cond(s.cond), then: this.one(s.then), else: s.else && this.one(s.else) }];
-      case "while": case "doWhile": case "switch": return [{ ...s, cond: mx.cond(s.cond), body: this.one(s.body) }];
+      case "if": return [movingCondition(s, mx, this.fail, (x) => this.one(x)) ?? { ...s, cond: mx.cond(s.cond), then: this.one(s.then), else: s.else && this.one(s.else) }];
+      case "while": case "doWhile": return [movingCondition(s, mx, this.fail, (x) => this.one(x)) ?? { ...s, cond: mx.cond(s.cond), body: this.one(s.body) }];
+      case "switch": return [{ ...s, cond: mx.cond(s.cond), body: this.one(s.body) }];
       case "case": return [{ ...s, body: this.one(s.body) }];
       case "atomic": {
         const body = this.one(s.body);
