@@ -4,13 +4,14 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  affToExpr, allInames, arith, c, domainIndexOf, formatInameTag, insnReads, insnWrites, NATURAL_ORDER, parseInameTag, uniqueName, v, withKernel,
+  affToExpr, allInames, arith, c, domainIndexOf, formatInameTag, NATURAL_ORDER, parseInameTag, uniqueName, v, withKernel,
   type Expr, type InameTag, type Kernel,
 } from "../src/ir/index.js";
 import {
   addConstraints, aff, affSub, dimBounds, intersect, isEmpty, moveToDims, projectOut, rename, reorderDims, splitDim, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
+import { checkNoValueCarriedAcross, checkPrivateStaysInWorkItem, isLaneTag } from "./private-checks.js";
 import { checkIname, checkInt, checkStoresInStep, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 
 export interface SplitOptions {
@@ -353,6 +354,7 @@ export function tagInames(k: Kernel, tags: TagSpec): Kernel {
   const tagged = Object.keys(result).filter((n) => isHardware(result[n]) && !isHardware(k.inameTags[n]));
   const out = withKernel(k, { inameTags: result });
   checkPrivateStaysInWorkItem(out, tagged, who);
+  checkNoValueCarriedAcross(out, Object.keys(result).filter((n) => isLaneTag(result[n]) && !isLaneTag(k.inameTags[n])), who);
   // An l iname with no value for any parameters would make a work-group of size 0 (OpenCL's reqd_work_group_size(0, …)).
   for (const iname of tagged.filter((n) => result[n]!.kind === "l" || result[n]!.kind === "l.auto")) {
     checkLocalTagHasValues(k.domains.find((x) => x.dims.includes(iname)), iname, result[iname]!, who);
@@ -360,28 +362,7 @@ export function tagInames(k: Kernel, tags: TagSpec): Kernel {
   return out;
 }
 
-/**
- * A private temporary belongs to one work-item. Where its writer runs within an iname now spread
- * over work-items (g or l) and a reader runs outside that iname (a private prefetch read by the
- * instructions it was fetched for), each work-item would fill only its part and the reader would
- * see the rest unset: refused, naming the temporary, the iname and the tag.
- */
-export function checkPrivateStaysInWorkItem(k: Kernel, inames: readonly string[], who: string): void {
-  const priv = new Set(k.temporaries.filter((t) => t.addressSpace === "private").map((t) => t.name));
-  if (priv.size === 0) return;
-  for (const iname of inames) {
-    for (const w of k.instructions) {
-      if (!w.withinInames.includes(iname)) continue;
-      for (const name of insnWrites(w).filter((x) => priv.has(x))) {
-        const r = k.instructions.find((x) => !x.withinInames.includes(iname) && insnReads(x).has(name));
-        if (r === undefined) continue;
-        throw new TransformError(`${who}: iname "${iname}" cannot be tagged ${formatInameTag(k.inameTags[iname]!)}: instruction "${w.id}" writes the private temporary "${name}" within it, ` +
-          `and "${r.id}" reads "${name}" outside it; spread over work-items, each would fill only its own part of "${name}". ` +
-          `Make "${name}" local (setTemporaryAddressSpace, or addPrefetch's temporaryAddressSpace "local"), or keep "${iname}" a sequential loop`);
-      }
-    }
-  }
-}
+export { checkPrivateStaysInWorkItem } from "./private-checks.js";
 
 /**
  * Add a preferred loop nesting, outermost first (loopy's prioritize_loops); calls accumulate.

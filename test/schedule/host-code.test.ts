@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { ScheduleError } from "../../src/errors.js";
+import { withKernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
 import { schedule } from "../../src/schedule/index.js";
@@ -104,12 +105,16 @@ describe("host loops that cannot be", () => {
   });
 
   it("a private value carried to the next iteration of the host loop, across a global barrier, is refused", () => {
-    const k = splitIname(makeKernel("{ [i,k]: 0<=i<n and 0<=k<m }", `
+    const src = () => makeKernel("{ [i,k]: 0<=i<n and 0<=k<m }", `
       for k, i
         out[k, i] = t {id=r, dep=*}
         ... gbarrier {id=gb, dep=r}
         <> t = a[k, i] {id=w, dep=gb}
-      end`, ["a, out: float32[m, n]", "n, m: int32"]), "i", 4, { outerTag: "g.0", innerTag: "l.0" });
+      end`, ["a, out: float32[m, n]", "n, m: int32"]);
+    // Spreading i over work-items is refused first: r reads the t of the iteration of i before.
+    expect(() => splitIname(src(), "i", 4, { outerTag: "g.0", innerTag: "l.0" })).toThrow(/"r" reads the private temporary "t" that "w" writes within "i_outer"/);
+    // Tags set on the IR directly (no transformation to refuse them): the schedule refuses.
+    const k = withKernel(splitIname(src(), "i", 4), { inameTags: { i_outer: { kind: "g", axis: 0 }, i_inner: { kind: "l", axis: 0 } } });
     expect(() => schedule(k)).toThrow(/private temporary "t" is written by instruction "w" in device kernel .* and read by instruction "r"/);
   });
 });
