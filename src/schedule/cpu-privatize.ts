@@ -83,7 +83,7 @@ export function privatizedFields(k: PrivatizedFields, temps: readonly Temporary[
  * to every work-item's next trip); except those that every run of every phase of the device
  * kernel's `body` writes before it reads them (`assignedBeforeRead`, cpu-phase-runs.ts: OCCA's
  * iso3dfd sums `value` from `value = 0.0f` in each trip), which one slot serves, and that no loop
- * bound reads. An array of several phases keeps its slots.
+ * bound reads (an array: each cell it reads, by the same index expressions).
  */
 export function barrierCrossing(
   k: Kernel, phaseOf: ReadonlyMap<string, ReadonlySet<number>>, privatized: ReadonlySet<string>, repeated: ReadonlySet<number>,
@@ -109,7 +109,7 @@ export function barrierCrossing(
   });
   if (many.length === 0) return many;
   const bounds = new Set(k.domains.flatMap((d) => d.params));
-  const oneSlot = assignedBeforeRead(k, body, new Set(many.filter((t) => !bounds.has(t.name) && (t.shape.length === 0 || phasesOf.get(t.name)!.size === 1)).map((t) => t.name)), byId);
+  const oneSlot = assignedBeforeRead(k, body, new Set(many.filter((t) => !bounds.has(t.name)).map((t) => t.name)), byId);
   return many.filter((t) => !oneSlot.has(t.name));
 }
 
