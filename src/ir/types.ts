@@ -54,11 +54,6 @@ export function blockTypeEnv<E extends TypeEnv>(env: E, locals: ReadonlyMap<stri
 
 /** The type of `e`, or undefined when it depends on something not typed yet. */
 export function exprType(e: Expr, env: TypeEnv): TypeInfo | undefined {
-  const both = (l: Expr, r: Expr): TypeInfo | undefined => {
-    const a = exprType(l, env);
-    const b = exprType(r, env);
-    return a && b ? combineTypes(a, b) : undefined;
-  };
   switch (e.kind) {
     case "var": {
       const d = env.varType(e.name);
@@ -68,7 +63,7 @@ export function exprType(e: Expr, env: TypeEnv): TypeInfo | undefined {
       if (e.dtype) return { dtype: e.dtype, weak: false };
       return { dtype: e.isFloat ? "float64" : Math.abs(e.value) <= 0x7fffffff ? "int32" : "int64", weak: true };
     case "arith": {
-      if (!isBitwiseOp(e.op)) return both(e.left, e.right);
+      if (!isBitwiseOp(e.op)) return bothTypes(e.left, e.right, env);
       const l = bitwiseOperand(e.op, e.left, env, isShiftOp(e.op));
       const r = bitwiseOperand(e.op, e.right, env, false);
       // C: a shift has the type of its left operand, the count converts separately.
@@ -81,7 +76,7 @@ export function exprType(e: Expr, env: TypeEnv): TypeInfo | undefined {
     case "neg": return exprType(e.operand, env);
     case "bitnot": return bitwiseOperand("~", e.operand, env, true);
     case "not": case "compare": case "logical": return { dtype: "bool", weak: false };
-    case "if": return both(e.then, e.else);
+    case "if": return bothTypes(e.then, e.else, env);
     case "call": {
       const expanded = env.expandRule?.(e.fn, e.args);
       if (expanded) return exprType(expanded, env);
@@ -101,6 +96,13 @@ export function exprType(e: Expr, env: TypeEnv): TypeInfo | undefined {
     case "cast": return { dtype: e.dtype, weak: false };
     default: return assertNever(e, "expression");
   }
+}
+
+/** The combined type of two operands (a function, not a closure in exprType: it runs on every node typed). */
+function bothTypes(l: Expr, r: Expr, env: TypeEnv): TypeInfo | undefined {
+  const a = exprType(l, env);
+  const b = exprType(r, env);
+  return a && b ? combineTypes(a, b) : undefined;
 }
 
 /** An operand of a type its operator does not take (`x & 1` with float `x`): a kernel C would reject. */

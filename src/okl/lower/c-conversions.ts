@@ -14,7 +14,7 @@
  *   cBinary("*", x, c(0.5, undefined, true), types)   // (float64)x * 0.5 when x is float32
  *   cUnary("-", c8, types)      // -(int32)c8
  */
-import { c, cMathType, combineTypes, C_INT_BITS, cPromoted, cUnsigned, cUsualConversion, exprType, isFloat, isShiftOp, MATH_FUNCTIONS, type ArithOp, type Dtype, type Expr, type TypeInfo } from "../../ir/index.js";
+import { c, cMathType, combineTypes, C_INT_BITS, cPromoted, cUnsigned, cUsualConversion, exprType, isBitwiseOp, isFloat, isShiftOp, MATH_FUNCTIONS, type ArithOp, type Dtype, type Expr, type TypeEnv, type TypeInfo } from "../../ir/index.js";
 
 /** Where the lowering looks names up: arguments, temporaries, block locals (inames are int32). */
 export interface CTypeFacts {
@@ -44,27 +44,38 @@ export function cTypeOf(e: Expr, facts: CTypeFacts): Dtype | undefined {
 
 function cType(e: Expr, facts: CTypeFacts): CType | undefined {
   switch (e.kind) {
+    case "neg": case "bitnot": case "arith": case "if": case "call": {
+      let t = recentC.get(e, facts);
+      if (t === undefined && (t = cTypeOfOperator(e, facts)) !== undefined) recentC.set(e, facts, t);
+      return t;
+    }
+  }
+  return cTypeOfOperator(e, facts);
+}
+
+function cTypeOfOperator(e: Expr, facts: CTypeFacts): CType | undefined {
+  switch (e.kind) {
     case "const":
-      if (e.dtype) return { dtype: e.dtype, literal: false };
-      if (e.isFloat) return { dtype: "float64", literal: true };
-      return { dtype: Math.abs(e.value) <= 0x7fffffff ? "int32" : "int64", literal: true };
+      if (e.dtype) return cTyped(e.dtype, false);
+      if (e.isFloat) return cTyped("float64", true);
+      return cTyped(Math.abs(e.value) <= 0x7fffffff ? "int32" : "int64", true);
     case "var": return known(facts.dtypeOf(e.name));
     case "subscript": case "linear": return known(facts.dtypeOf(e.array));
-    case "cast": return { dtype: e.dtype, literal: false };
-    case "compare": case "logical": case "not": return { dtype: "int32", literal: false };
+    case "cast": return cTyped(e.dtype, false);
+    case "compare": case "logical": case "not": return cTyped("int32", false);
     case "neg": case "bitnot": {
       const t = cType(e.operand, facts);
-      return t && { dtype: promoted(t.dtype), literal: t.literal };
+      return t && cTyped(promoted(t.dtype), t.literal);
     }
     case "arith": {
       const l = cType(e.left, facts);
-      if (isShiftOp(e.op)) return l && { dtype: promoted(l.dtype), literal: l.literal };
+      if (isShiftOp(e.op)) return l && cTyped(promoted(l.dtype), l.literal);
       const r = cType(e.right, facts);
-      return l && r ? { dtype: usualConversion(l.dtype, r.dtype), literal: l.literal && r.literal } : undefined;
+      return l && r ? cTyped(usualConversion(l.dtype, r.dtype), l.literal && r.literal) : undefined;
     }
     case "if": {
       const a = cType(e.then, facts), b = cType(e.else, facts);
-      return a && b ? { dtype: usualConversion(a.dtype, b.dtype), literal: a.literal && b.literal } : undefined;
+      return a && b ? cTyped(usualConversion(a.dtype, b.dtype), a.literal && b.literal) : undefined;
     }
     case "call": {
       const rule = MATH_FUNCTIONS[e.fn];
@@ -75,24 +86,89 @@ function cType(e: Expr, facts: CTypeFacts): CType | undefined {
         const x = cType(a, facts);
         if (!x) return undefined;
         ds.push(x.dtype);
-        t = t ? { dtype: usualConversion(t.dtype, x.dtype), literal: t.literal && x.literal } : x;
+        t = t ? cTyped(usualConversion(t.dtype, x.dtype), t.literal && x.literal) : x;
       }
       // sqrt, pow, …: C++'s overloads (cMathCall gave the arguments their types); min, max, abs: the usual conversions.
-      return t && rule === "float" ? { dtype: cMathType(ds), literal: t.literal } : t;
+      return t && rule === "float" ? cTyped(cMathType(ds), t.literal) : t;
     }
     default: return undefined;
   }
 }
 
-const known = (d: Dtype | undefined): CType | undefined => (d === undefined ? undefined : { dtype: d, literal: false });
+/**
+ * One CType object per (dtype, literal), shared: cBinary types both operands' subtrees at every
+ * operator of an expression, and a new object per node typed was a third of an import's garbage.
+ */
+const CTYPES = { strong: new Map<Dtype, CType>(), literal: new Map<Dtype, CType>() };
+function cTyped(dtype: Dtype, literal: boolean): CType {
+  const m = literal ? CTYPES.literal : CTYPES.strong;
+  let t = m.get(dtype);
+  if (t === undefined) m.set(dtype, (t = Object.freeze({ dtype, literal })));
+  return t;
+}
 
-/** The IR's type of `e` (the IR's rules), or undefined. */
-function irType(e: Expr, facts: CTypeFacts): TypeInfo | undefined {
-  try {
-    return exprType(e, { varType: (n) => facts.dtypeOf(n) });
-  } catch {
+const known = (d: Dtype | undefined): CType | undefined => (d === undefined ? undefined : cTyped(d, false));
+
+/**
+ * The C and IR types of the operator nodes typed last, so that typing an expression bottom-up (as
+ * cBinary does at every operator, asking for both operands' types) is linear in its size, not in
+ * size times depth: an operator's operands are among the nodes typed just before it. A few
+ * entries searched by identity (no map to grow and collect). Only known types are remembered: a
+ * name's dtype, once known, never changes (arguments, temporaries, block locals and inames all have
+ * fresh names), while an unknown one may become known.
+ */
+class Recent<T> {
+  private readonly nodes: (Expr | undefined)[] = new Array(16).fill(undefined);
+  private readonly values: (T | undefined)[] = new Array(16).fill(undefined);
+  private facts: CTypeFacts | undefined;
+  private next = 0;
+  get(e: Expr, facts: CTypeFacts): T | undefined {
+    if (facts !== this.facts) return undefined;
+    for (let k = 0; k < 16; k++) if (this.nodes[k] === e) return this.values[k];
     return undefined;
   }
+  set(e: Expr, facts: CTypeFacts, t: T): void {
+    if (facts !== this.facts) {
+      this.facts = facts;
+      this.nodes.fill(undefined);
+      this.values.fill(undefined);
+    }
+    this.nodes[this.next] = e;
+    this.values[this.next] = t;
+    this.next = (this.next + 1) & 15;
+  }
+}
+const recentC = new Recent<CType>();
+const recentIr = new Recent<TypeInfo>();
+
+/** The TypeEnv irType hands exprType, one per facts (not a closure and an object per operand typed). */
+const typeEnvs = new WeakMap<CTypeFacts, TypeEnv>();
+
+/**
+ * The IR's type of `e` (the IR's rules, exprType's), or undefined. Arithmetic, negation and
+ * conditionals are typed here from their operands' remembered types, as exprType types them.
+ */
+function irType(e: Expr, facts: CTypeFacts): TypeInfo | undefined {
+  const operator = (e.kind === "arith" && !isBitwiseOp(e.op)) || e.kind === "neg" || e.kind === "if";
+  if (!operator) {
+    let env = typeEnvs.get(facts);
+    if (env === undefined) typeEnvs.set(facts, (env = { varType: (n) => facts.dtypeOf(n) }));
+    try {
+      return exprType(e, env);
+    } catch {
+      return undefined;
+    }
+  }
+  let t = recentIr.get(e, facts);
+  if (t !== undefined) return t;
+  if (e.kind === "neg") t = irType(e.operand, facts);
+  else {
+    const a = irType(e.kind === "if" ? e.then : e.left, facts);
+    const b = a && irType(e.kind === "if" ? e.else : e.right, facts);
+    t = a && b ? combineTypes(a, b) : undefined;
+  }
+  if (t !== undefined) recentIr.set(e, facts, t);
+  return t;
 }
 
 /** `e` in dtype `t` (integer `t`): a literal keeps its weak form when its value fits `t`, else becomes C's converted constant. */
@@ -126,8 +202,9 @@ export function cBinary(op: CBinaryOp, l: Expr, r: Expr, facts: CTypeFacts, buil
   const shift = op === "<<" || op === ">>";
   const t = shift ? promoted(lt.dtype) : usualConversion(lt.dtype, rt.dtype);
   if (isFloat(t)) {
-    const [a, b] = floatOperands([l, r], t, facts);
-    return build(a!, b!);
+    const xs = [l, r];
+    const ys = floatOperands(xs, t, facts);
+    return ys === xs ? build(l, r) : build(ys[0]!, ys[1]!);
   }
   if (shift) return build(convert(l, t, facts), r);
   const li = irType(l, facts), ri = irType(r, facts);
@@ -145,18 +222,28 @@ export function cBinary(op: CBinaryOp, l: Expr, r: Expr, facts: CTypeFacts, buil
  * operands are unchanged where the IR already computes in `t`.
  */
 function floatOperands(xs: readonly Expr[], t: Dtype, facts: CTypeFacts): readonly Expr[] {
-  const types = xs.map((x) => irType(x, facts));
-  if (types.some((x) => x === undefined)) return xs;
-  const joined = (ts: readonly (TypeInfo | undefined)[]) => ts.reduce<TypeInfo | undefined>((acc, x) => (acc ? combineTypes(acc, x!) : x), undefined)!;
-  const done = (ts: readonly (TypeInfo | undefined)[]) => { const j = joined(ts); return j.dtype === t && (!j.weak || t === "float64"); };
-  if (done(types)) return xs;
+  const types = new Array<TypeInfo>(xs.length);
+  for (let k = 0; k < xs.length; k++) {
+    const it = irType(xs[k]!, facts);
+    if (it === undefined) return xs;
+    types[k] = it;
+  }
+  if (computesIn(types, t)) return xs;
   // Floats first (a weak double literal stays, it takes t from the converted operand), then what is still not t.
   let out = xs.map((x, k) => (isFloat(types[k]!.dtype) && !(types[k]!.weak && t === "float64") && types[k]!.dtype !== t ? toFloat(x, t) : x));
-  const outTypes = out.map((x) => irType(x, facts));
-  if (!done(outTypes)) {
+  // (Each is typed: a cast of a typed operand or that operand.)
+  const outTypes = out.map((x) => irType(x, facts)!);
+  if (!computesIn(outTypes, t)) {
     out = out.map((x, k) => (outTypes[k]!.dtype === t && !outTypes[k]!.weak ? x : toFloat(x, t)));
   }
   return out;
+}
+
+/** Whether operands of types `ts` compute in `t` by the IR's rules (a weak result only where `t` is float64). */
+function computesIn(ts: readonly TypeInfo[], t: Dtype): boolean {
+  let j = ts[0]!;
+  for (let k = 1; k < ts.length; k++) j = combineTypes(j, ts[k]!);
+  return j.dtype === t && (!j.weak || t === "float64");
 }
 
 /** `x` in the floating type `t`: a literal as a constant of `t`, anything else cast. */

@@ -15,7 +15,7 @@
  * pointer, no struct) that are neither `@shared` nor `@exclusive`; names resolve through block scopes.
  */
 import type { Declaration, Expr, For, FunctionDef, Pos, Stmt, TranslationUnit } from "./ast.js";
-import { exprChildren, stmtChildren } from "./walk.js";
+import { exprChildren, someExpr, stmtChildren } from "./walk.js";
 import { evalConst } from "./consteval.js";
 
 /** One finding: the read, what was read and why it has no single meaning. */
@@ -288,6 +288,14 @@ class Walker {
         }
         this.expr(e.left, scopes, st);
         return this.expr(e.right, scopes, st);
+      // The common nodes without an array of children (exprChildren's order).
+      case "index":
+        this.expr(e.target, scopes, st);
+        return this.expr(e.index, scopes, st);
+      case "unary": case "postfix": case "cast":
+        return this.expr(e.operand, scopes, st);
+      case "int": case "float": case "char": case "string": case "bool":
+        return;
       default:
         for (const c of exprChildren(e)) this.expr(c, scopes, st);
     }
@@ -359,6 +367,12 @@ function collectAssigned(s: Stmt, scopes: Scopes, iterators: ReadonlySet<string>
     if (slot) sites.push({ slot, value });
   };
   const visitExpr = (e: Expr, top: boolean): void => {
+    switch (e.kind) {
+      // Names and literals write nothing; binary and index nodes are walked without an array of children.
+      case "int": case "float": case "char": case "string": case "bool": case "ident": return;
+      case "binary": visitExpr(e.left, false); return visitExpr(e.right, false);
+      case "index": visitExpr(e.target, false); return visitExpr(e.index, false);
+    }
     if (e.kind === "assign") mark(e.target, top && e.op === "=" && e.target.kind === "ident" ? e.value : undefined);
     else if ((e.kind === "unary" && (e.op === "++" || e.op === "--" || e.op === "&")) || e.kind === "postfix") mark(e.operand, undefined);
     for (const c of exprChildren(e)) visitExpr(c, false);
@@ -388,7 +402,7 @@ function collectAssigned(s: Stmt, scopes: Scopes, iterators: ReadonlySet<string>
     if (block) local.pop();
   };
   visit(s, true);
-  const invariant = (e: Expr): boolean => e.kind === "call" ? false : e.kind === "ident" ? !inside.has(e.name) : exprChildren(e).every(invariant);
+  const invariant = (e: Expr): boolean => !someExpr(e, (x) => x.kind === "call" || (x.kind === "ident" && inside.has(x.name)));
   for (const { slot, value } of sites) uniform.set(slot, (uniform.get(slot) ?? true) && value !== undefined && invariant(value));
   for (const [slot, same] of uniform) {
     out.add(slot);
