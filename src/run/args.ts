@@ -17,8 +17,11 @@ import { evalSizeExpr } from "./size-expr.js";
 
 export { evalSizeExpr };
 
-/** An argument value as `run` accepts it. */
-export type ArgValue = TypedArray | number | bigint;
+/**
+ * An argument value as `run` accepts it: `null` for an array is a NULL pointer (an array with no
+ * elements: reading one is an ExecutionError; an OKL kernel may test it, `if (b)`).
+ */
+export type ArgValue = TypedArray | number | bigint | null;
 
 /** Storage and layout of one array (argument or temporary) for a run. */
 export interface ArrayStorage {
@@ -157,6 +160,8 @@ export function prepareArgs(
       const d = a.dtype ?? scalarDtype(x);
       runtimeDtypes.set(a.name, d);
       values.set(a.name, scalarValue(a.name, x, d));
+    } else if (x === null) {
+      if (!a.dtype) throw new ExecutionError(`argument "${a.name}" is passed as null (a NULL pointer), so its dtype must be declared; declare it or pass a typed array`);
     } else if (x !== undefined) {
       if (!isTypedArray(x)) throw new ExecutionError(`argument "${a.name}" is an array${a.dtype ? ` of ${a.dtype}` : ""}; pass a typed array, not ${describeValue(x)}`);
       if (a.dtype && !arrayMatchesDtype(x, a.dtype)) {
@@ -176,13 +181,15 @@ export function prepareArgs(
   const params = new Map<string, number>();
   for (const [name, x] of values) params.set(name, Number(x));
   // Every layout first, then one check of what the run allocates, then the allocations.
-  const planned: { a: ArrayArg; x: TypedArray | undefined; layout: ReturnType<typeof layoutOf> }[] = [];
+  const planned: { a: ArrayArg; x: TypedArray | null | undefined; layout: ReturnType<typeof layoutOf> }[] = [];
   const allocs: Allocation[] = [];
   for (const a of typed.args) {
     if (a.kind !== "array") continue;
-    const x = args[a.name] as TypedArray | undefined;
+    const x = args[a.name] as TypedArray | null | undefined;
     const layout = layoutOf(a, params);
-    if (x === undefined) {
+    if (x === null) {
+      // A NULL pointer: no elements, whatever its shape.
+    } else if (x === undefined) {
       if (!a.dtype || !layout) {
         throw new ExecutionError(`output "${a.name}" was not passed and its ${a.dtype ? "shape" : "dtype"} is unknown; pass the array or add ${a.dtype ? "a shape" : "dtypes"}`);
       }
@@ -205,6 +212,10 @@ export function prepareArgs(
   checkHostMemory(allocs);
   const arrays = new Map<string, ArrayStorage>();
   for (const { a, x, layout } of planned) {
+    if (x === null) {
+      arrays.set(a.name, { data: allocArray(a.dtype!, 0), extents: (layout?.extents ?? []).map(() => 0), strides: layout?.strides ?? [] });
+      continue;
+    }
     if (x === undefined) {
       arrays.set(a.name, { ...layout!, data: allocStorage(a.dtype!, layout!.size, `output "${a.name}"`) });
       continue;

@@ -133,12 +133,12 @@ export const H = {
   ix(v: number, n: number, insn: string, array: string, axis: number): number {
     if (v >= 0 && v < n) return v;
     throw new ExecutionError(
-      `instruction "${insn}": index ${v} out of bounds for axis ${axis} of "${array}" (extent ${n})`);
+      `instruction "${insn}": index ${v} out of bounds for axis ${axis} of "${array}" (extent ${n}${n === 0 ? "; an array passed as null has none" : ""})`);
   },
   /** Check a flat (linear) index against the storage length. */
   lx(v: number, n: number, insn: string, array: string): number {
     if (v >= 0 && v < n) return v;
-    throw new ExecutionError(`instruction "${insn}": linear index ${v} out of bounds for "${array}" (${n} elements)`);
+    throw new ExecutionError(`instruction "${insn}": linear index ${v} out of bounds for "${array}" (${n} elements${n === 0 ? "; an array passed as null has none" : ""})`);
   },
 };
 

@@ -102,7 +102,8 @@ function checkAccess(
 ): void {
   const what = `instruction "${insn.id}" ${acc.write ? "writes" : "reads"} ${acc.array}`;
   const idx = acc.indices ?? [acc.linear!];
-  const extents = acc.indices ? arr.extents : [arr.size];
+  // Storage of no elements (an argument passed as null) holds no index, whatever its shape says.
+  const extents = acc.indices ? (arr.size === 0 ? arr.extents?.map(() => 0) : arr.extents) : [arr.size];
   if (!extents || extents.length !== idx.length) {
     if (!extents && idx.length === 1) return checkAccess(k, insn, { ...acc, indices: undefined, linear: idx[0]! }, arr, params, inames);
     throw new ExecutionError(`${what} with ${idx.length} subscript(s), but the array's shape ${extents ? `has ${extents.length} axes` : "is unknown"}; declare its shape so that native code can be checked`);
@@ -165,7 +166,8 @@ function checkAccess(
         if (!below || !above) {
           const at = acc.indices ? `axis ${axis} (${exprToString(idx[axis]!)})` : `linear index ${exprToString(idx[axis]!)}`;
           throw new ExecutionError(`${what} outside its bounds for ${Object.entries(params).map(([q, v]) => `${q}=${v}`).join(", ") || "these arguments"}: ` +
-            `${at} can be ${below ? `>= ${n}` : "< 0"}, but it must lie in 0…${n - 1}; native code was not run` +
+            (n === 0 ? `${acc.array} has no elements (an array passed as null has none), and the access is not guarded by a test that it was passed; native code was not run`
+              : `${at} can be ${below ? `>= ${n}` : "< 0"}, but it must lie in 0…${n - 1}; native code was not run`) +
             (unusedPredicates.length > 0
               ? ` (the predicate ${unusedPredicates.map(exprToString).join(", ")} is not affine enough to be used in the proof, so the access may be safe: pass { checkBounds: false } if you know it is)`
               : ""));

@@ -4,7 +4,8 @@
  * is a value argument of its own, so the domain stays affine in it and it sizes the grid, as OCCA's
  * host computes launch sizes; the trip count of a plain shift loop holding barriers (`for (int size
  * = 2; size < 2*bound; size <<= 1)`, `okl_trip_<type>_<op>_<cmp>(start, bound, k, most)`: C's loop
- * in its type, see loopTrip). Each is C's meaning computed exactly: the source's expressions in
+ * in its type, see loopTrip); whether an array argument was passed, not null (`okl_passed(b)`: 1 or 0,
+ * an OKL kernel's `if (b)`). Each is C's meaning computed exactly: the source's expressions in
  * C's types (c-int-eval.ts), the trips of C's loop; where C has none (a signed overflow, a division
  * by zero, a loop that never ends) or the expression cannot be evaluated, an ExecutionError naming
  * it, never a launch of a wrong size.
@@ -29,7 +30,10 @@ export function withDerivedArgs<T>(k: Kernel, args: Readonly<Record<string, T>>)
     if (args[d.name] !== undefined) {
       throw new ExecutionError(`kernel "${k.name}": argument "${d.name}" is ${d.what}, computed from the other arguments (${exprToString(d.expr)}); do not pass it`);
     }
-    out[d.name] = evalDerived(d.expr, out, `argument "${d.name}" of kernel "${k.name}" (${d.what}, ${exprToString(d.expr)})`, types);
+    const e = d.expr;
+    // `okl_passed(b)`: whether array argument b was passed (not null: OKL's `if (b)`, src/okl/lower/null-tests.ts).
+    if (e.kind === "call" && e.fn === "okl_passed" && e.args[0]?.kind === "var") out[d.name] = args[e.args[0].name] === null ? 0 : 1;
+    else out[d.name] = evalDerived(e, out, `argument "${d.name}" of kernel "${k.name}" (${d.what}, ${exprToString(e)})`, types);
   }
   return out;
 }

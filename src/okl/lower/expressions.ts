@@ -23,6 +23,7 @@ import { stringLiteralOf } from "./string-literals.js";
 import { dimIndex, lowerCall } from "./expr-calls.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
+import { notNull, nullCompare, pointerNamed, type NullTestHost } from "./null-tests.js";
 import { componentNames, layoutVector } from "./vectors.js";
 
 export class ExprLowering implements ExprLowerer {
@@ -46,6 +47,9 @@ export class ExprLowering implements ExprLowerer {
   signs: SignFacts = { nonNegative: () => false };
   /** Dtypes of names (arguments, temporaries, block locals, inames), for C's conversions (c-conversions.ts). */
   types: CTypeFacts = { dtypeOf: () => undefined };
+  /** The flag that a pointer argument was passed, not NULL (set by the kernel lowering, which makes it a value argument; null-tests.ts). */
+  pointerPassed: (array: string, label: string, pos: A.Pos) => Expr = (_a, label, pos) => this.fail(`pointer "${label}" is tested for NULL outside a kernel`, pos);
+  private readonly nullHost: NullTestHost = { passed: (a, l, p) => this.pointerPassed(a, l, p), fail: (d, p) => this.fail(d, p) };
   /** Dtypes of scalar locals of opaque blocks (not temporaries of the kernel), recorded where they are declared. */
   readonly localTypes = new Map<string, Dtype>();
 
@@ -278,12 +282,12 @@ export class ExprLowering implements ExprLowerer {
       case "unary": {
         if (e.op === "-") return cUnary("-", this.expr(e.operand, ctx), this.types);
         if (e.op === "+") return this.expr(e.operand, ctx);
-        if (e.op === "!") return { kind: "not", operand: this.expr(e.operand, ctx) };
+        if (e.op === "!") return { kind: "not", operand: this.truth(e.operand, ctx) };
         if (e.op === "~") return cUnary("~", this.expr(e.operand, ctx), this.types);
         if (e.op === "*") return this.subscript(e.operand, [], ctx, e.pos);
         return this.fail(`operator "${e.op}" is not supported in expressions yet`, e.pos);
       }
-      case "conditional": return cConditional(this.expr(e.cond, ctx), this.expr(e.then, ctx), this.expr(e.else, ctx), this.types);
+      case "conditional": return cConditional(this.truth(e.cond, ctx), this.expr(e.then, ctx), this.expr(e.else, ctx), this.types);
       case "cast": {
         if (e.type.pointers.length > 0) return this.fail("pointer casts are not supported", e.pos);
         return { kind: "cast", dtype: this.file.dtype(e.type.spec, e.pos), value: this.expr(e.operand, ctx) };
@@ -306,6 +310,15 @@ export class ExprLowering implements ExprLowerer {
     return this.fail("unreachable", e.pos);
   }
 
+  /**
+   * A condition (of an `if`, a loop, `?:`, an operand of `!`, `&&`, `||`): a pointer in it is C's
+   * test that it is not NULL (null-tests.ts); anything else is its value.
+   */
+  truth(e: A.Expr, ctx: Ctx): Expr {
+    const b = e.kind === "ident" ? pointerNamed(e, ctx) : undefined;
+    return b ? { kind: "compare", op: "!=", left: notNull(b, (e as A.Ident).name, e.pos, this.nullHost), right: c(0) } : this.expr(e, ctx);
+  }
+
   /** A name: its binding's value (a struct variable's scalar through structPlace). */
   private ident(e: A.Ident, ctx: Ctx): Expr {
     const b = ctx.scope.get(e.name);
@@ -324,7 +337,7 @@ export class ExprLowering implements ExprLowerer {
       case "temp":
         if (b.rank > 0) this.fail(`array "${e.name}" used without a subscript`, e.pos);
         return this.varNode(b.name);
-      case "array": return this.fail(`pointer "${e.name}" used without a subscript`, e.pos);
+      case "array": return this.fail(`pointer "${e.name}" used without a subscript (a test for NULL is \`if (${e.name})\`, \`!${e.name}\`, \`${e.name} ? … : …\`, \`${e.name} != NULL\`)`, e.pos);
       case "ref": return this.fail(`pointer "${e.name}" (to "${b.name}") used as a value; read it as *${e.name}`, e.pos);
       case "pointers": return this.fail(`array of pointers "${e.name}" used without a subscript`, e.pos);
       case "record": return this.fail(`"${e.name}" is a value of struct "${b.struct}" used as a scalar; use one of its fields (${[...b.fields.keys()].join(", ")})`, e.pos);
@@ -337,9 +350,14 @@ export class ExprLowering implements ExprLowerer {
   /** A binary operator of two scalars. */
   private binary(e: A.Binary, ctx: Ctx): Expr {
     let l: Expr, r: Expr;
+    const logical = e.op === "&&" || e.op === "||";
+    if (e.op === "==" || e.op === "!=") {
+      const test = nullCompare(e, ctx, this.nullHost);
+      if (test) return test;
+    }
     try {
-      l = this.expr(e.left, ctx);
-      r = this.expr(e.right, ctx);
+      l = logical ? this.truth(e.left, ctx) : this.expr(e.left, ctx);
+      r = logical ? this.truth(e.right, ctx) : this.expr(e.right, ctx);
     } catch (err) {
       // A vector operand never lowers as a scalar; say why here. Asked only on failure: asking at
       // every operator walked each operand's subtree once per enclosing operator.

@@ -25,6 +25,8 @@ export interface ExprLowerer {
   /** How many inlined calls enclose the one being lowered. */
   inlineDepth: number;
   expr(e: A.Expr, ctx: Ctx): Expr;
+  /** A condition: a pointer in it is the test that it is not NULL (null-tests.ts). */
+  truth(e: A.Expr, ctx: Ctx): Expr;
   /** A place that can be assigned (a local, an array element, a struct field, a vector component). */
   lvalue(e: A.Expr, ctx: Ctx): Expr;
   fail(detail: string, pos: A.Pos, rule?: string): never;
@@ -157,7 +159,7 @@ function inlineBody(lw: ExprLowerer, f: A.FunctionDef, items: readonly A.Stmt[],
       return value(s.value, ctx);
     case "if":
       return {
-        kind: "if", cond: lw.expr(s.cond, ctx),
+        kind: "if", cond: lw.truth(s.cond, ctx),
         then: body([s.then, ...rest], { ...ctx, scope: new Scope(ctx.scope) }),
         else: body(s.else ? [s.else, ...rest] : rest, { ...ctx, scope: new Scope(ctx.scope) }),
       };

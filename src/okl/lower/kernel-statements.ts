@@ -404,7 +404,7 @@ export abstract class StatementLowering extends LockstepLowering {
   }
 
   protected ifStmt(s: A.If, ctx: Ctx): void {
-    let cond = this.ex.expr(s.cond, ctx);
+    let cond = this.ex.truth(s.cond, ctx);
     this.checkJumpGuard(s, cond, ctx);
     // A condition that reads memory is evaluated once, before the branches may change it.
     let readsMemory = false;

@@ -11,7 +11,7 @@
  *
  *   lowerOkl(parseOklAst(src))   // [Kernel "addVectors"]
  */
-import { kernelRecord, withKernel, type Kernel, type OklKernelOptions } from "../../ir/index.js";
+import { kernelRecord, withKernel, type Expr, type Kernel, type OklKernelOptions } from "../../ir/index.js";
 import { assembleKernel } from "./assemble.js";
 import { checkChosenRegions } from "./chosen-regions.js";
 import type * as A from "../syntax/ast.js";
@@ -49,6 +49,16 @@ export function lowerOkl(source: A.TranslationUnit, opts: LowerOklOptions = {}):
 
 /** One @kernel function -> one Loom kernel: its arguments, then its body, then the assembled kernel. */
 class OklKernelLowering extends LoopLowering {
+  /** Per pointer argument tested for NULL, the value argument saying it was passed (null-tests.ts). */
+  private readonly passedFlags = new Map<string, Expr>();
+  protected readonly pointerPassed = (this.ex.pointerPassed = (array: string, label: string, pos: A.Pos): Expr => {
+    const known = this.passedFlags.get(array);
+    if (known) return known;
+    if (this.argNamed(array)?.kind !== "array") return this.fail(`"${label}" is tested for NULL, but it points into "${array}", which is not a pointer argument of the kernel`, pos);
+    const flag = this.derivedValue({ kind: "call", fn: "okl_passed", args: [{ kind: "var", name: array }] }, `${array}_passed`, `whether pointer argument "${array}" was passed (1) or is NULL (0)`, "int32");
+    this.passedFlags.set(array, flag);
+    return flag;
+  });
 
   lower(): Kernel {
     const f = this.f;

@@ -105,12 +105,12 @@ export class BlockLowering {
       case "expr": return this.exprStmt(s.expr, b);
       case "if": {
         const pre: BlockStmt[] = [];
-        const cond = this.expr(s.cond, b, pre);
+        const cond = this.expr(s.cond, b, pre, true);
         return [...pre, { kind: "if", cond, then: this.stmt(s.then, this.inner(b)), else: s.else ? this.stmt(s.else, this.inner(b)) : [] }];
       }
       case "while": {
         const pre: BlockStmt[] = [];
-        const cond = this.expr(s.cond, b, pre);
+        const cond = this.expr(s.cond, b, pre, true);
         const body = this.stmt(s.body, this.inner(b, { inLoop: true, brk: undefined }));
         if (pre.length === 0) return [{ kind: "while", cond, body }];
         // The condition needs statements: evaluated at the top of every iteration.
@@ -321,15 +321,17 @@ export class BlockLowering {
   }
 
   /** `e` lowered; device functions that need statements are inlined into `pre` first. */
-  private expr(e: A.Expr, b: BCtx, pre: BlockStmt[]): Expr {
+  /** `e` lowered, the calls it makes appended to `pre`; `truth`: a condition (a pointer in it is a null test). */
+  private expr(e: A.Expr, b: BCtx, pre: BlockStmt[], truth = false): Expr {
     checkUnconditional(e, false, this.host.file, (m, p) => this.fail(m, p));
-    return this.host.ex.expr(e, this.withCalls(b, pre));
+    const ctx = this.withCalls(b, pre);
+    return truth ? this.host.ex.truth(e, ctx) : this.host.ex.expr(e, ctx);
   }
 
-  /** `e` lowered where nothing can be hoisted before it (loop conditions evaluated each iteration). */
+  /** A condition lowered where nothing can be hoisted before it (loop conditions evaluated each iteration). */
   private pureExpr(e: A.Expr, b: BCtx, what: string): Expr {
     const pre: BlockStmt[] = [];
-    const x = this.expr(e, b, pre);
+    const x = this.expr(e, b, pre, true);
     if (pre.length > 0) this.fail(`${what} calls a device function with loops; compute it into a variable in the body`, e.pos);
     return x;
   }

@@ -48,7 +48,7 @@ export const CXX: Readonly<Record<string, string>> = {
   private: "C++ classes (access specifiers)", protected: "C++ classes (access specifiers)", friend: "C++ classes (friend)",
   reinterpret_cast: "C++ casts", const_cast: "C++ casts", dynamic_cast: "C++ casts",
   auto: "C++ auto type deduction", decltype: "C++ decltype", static_assert: "static_assert", throw: "C++ exceptions",
-  try: "C++ exceptions", nullptr: "C++ nullptr", goto: "goto (Loom lowers structured control flow only: rewrite a forward jump as if/else, or as a loop left with break)", asm: "inline assembly", __asm__: "inline assembly",
+  try: "C++ exceptions", goto: "goto (Loom lowers structured control flow only: rewrite a forward jump as if/else, or as a loop left with break)", asm: "inline assembly", __asm__: "inline assembly",
   alignas: "alignas", __attribute__: "GNU __attribute__",
 };
 // Prototype-free tables: an identifier like "constructor" must not find Object.prototype members.
