@@ -54,8 +54,11 @@ export function assignedBeforeRead(k: Kernel, body: readonly ScheduleNode[], nam
         failed.add(t);
         continue;
       }
-      if (r.kind === "assign" && r.lhs.kind === "var" && r.lhs.name === t) added.push([t, { writer: r, seen: guardReads(r) }]);
-      else if (r.kind === "assign" && r.lhs.kind === "subscript" && r.lhs.array === t) added.push([t, { writer: r, cell: r.lhs, seen: guardReads(r, r.lhs) }]);
+      // A write of what a fact already covers adds nothing (that fact's guard reads are among its
+      // own): an accumulation of thousands of updates keeps one fact.
+      if (r.kind !== "assign" || covered(t, r, r.lhs.kind === "var" ? undefined : r.lhs)) continue;
+      if (r.lhs.kind === "var" && r.lhs.name === t) added.push([t, { writer: r, seen: guardReads(r) }]);
+      else if (r.lhs.kind === "subscript" && r.lhs.array === t) added.push([t, { writer: r, cell: r.lhs, seen: guardReads(r, r.lhs) }]);
     }
     for (const [t, f] of added) facts.set(t, [...(facts.get(t) ?? []), f]);
     for (const x of insnWrites(r)) bump(x);
@@ -77,6 +80,8 @@ export function assignedBeforeRead(k: Kernel, body: readonly ScheduleNode[], nam
         // follows what the body wrote in the trip before, so those writes count before the first.
         for (const x of writtenIn(n.body, byId)) bump(x);
         const before = facts;
+        // (A fact's list is replaced, never changed in place: a copy of the map keeps `before` as it was.)
+        facts = new Map(before);
         walk(n.body);
         facts = before;
       }

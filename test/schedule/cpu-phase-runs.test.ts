@@ -14,6 +14,8 @@ import { withKernel } from "../../src/ir/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
+import { assignedBeforeRead } from "../../src/schedule/cpu-phase-runs.js";
+import type { ScheduleNode } from "../../src/schedule/types.js";
 import { compileBudgetMs } from "../codegen/compile-helpers.js";
 import { availableNative } from "../run/native-helpers.js";
 
@@ -143,5 +145,16 @@ describe("CPU lowering: one slot for a private value written in each run of a ph
       const got = ((await run(k, { x: Float64Array.from(x), G, V, out: new Float64Array(V * 4 * G) } as never, { backend } as never)) as Record<string, Float64Array>).out!;
       expect(Array.from(got), backend).toEqual(want);
     }
+  });
+  it("assignedBeforeRead: a write in one loop over j does not cover a read in another loop over j (the first may run no trip)", () => {
+    const k = makeKernel("{[j]: 0<=j<n}", ["t = j {id=w}", "out[j] = t {id=r, dep=w}"],
+      ["out: float64[n]", "n: int32", temporary("t", "float64", [], "private")]);
+    const byId = new Map(k.instructions.map((x) => [x.id, x]));
+    const insn = (id: string): ScheduleNode => ({ kind: "insn", id });
+    const loop = (...body: ScheduleNode[]): ScheduleNode => ({ kind: "loop", iname: "j", body });
+    expect([...assignedBeforeRead(k, [loop(insn("w"), insn("r"))], new Set(["t"]), byId)]).toEqual(["t"]);
+    expect([...assignedBeforeRead(k, [loop(insn("w")), loop(insn("r"))], new Set(["t"]), byId)]).toEqual([]);
+    // A barrier starts another run.
+    expect([...assignedBeforeRead(k, [loop(insn("w"), { kind: "barrier", scope: "local", comment: "" }, insn("r"))], new Set(["t"]), byId)]).toEqual([]);
   });
 });
