@@ -137,6 +137,22 @@ describe("a pointer argument tested for NULL", () => {
     }
   });
 
+  it("a host-level if on a pointer argument chooses the @outer nest (OCCA tests it on the host): interp, c, openmp and opencl", async () => {
+    const [k] = parseOkl(`
+@kernel void maskedCopy(const dlong N, @restrict const dlong *mask, @restrict const dfloat *in, @restrict dfloat *out) {
+  if (mask != NULL) {
+    for (dlong n = 0; n < N; ++n; @tile(p_blockSize, @outer, @inner)) if (n < N) out[n] = mask[n] ? in[n] : 0.0;
+  } else {
+    for (dlong n = 0; n < N; ++n; @tile(p_blockSize, @outer, @inner)) if (n < N) out[n] = in[n];
+  }
+}`, { filename: "maskedCopy.okl", ...DEFINES });
+    const N = 11, inp = seeded(N, 7), mask = inp.map((v) => (v > 0 ? 1 : 0));
+    for (const m of [mask, null]) {
+      const args = () => ({ N, mask: m && Int32Array.from(m), in: Float64Array.from(inp), out: new Float64Array(N) });
+      await expectOn(k!, args, { out: inp.map((v, n) => (m && !m[n] ? 0 : v)) });
+    }
+  });
+
   it("what it cannot test is an OklError at its line:column", () => {
     const chosen = oklError(() => parseOkl(`
 @kernel void k(const int N, const int flip, @restrict const double *a, @restrict const double *b, @restrict double *y) {

@@ -25,6 +25,8 @@ export function pushHostBranches(unit: TranslationUnit): TranslationUnit {
   const items = unit.items.map((it) => {
     if (it.kind !== "function" || !it.isKernel || !it.body || !it.body.items.some((s) => s.kind === "if")) return it;
     const scalars = new Set(it.params.filter((p) => !p.declarator.pointers.length && !p.declarator.arrayDims.length).map((p) => p.declarator.name));
+    // A pointer argument tested for NULL (`if (b)`, `b != NULL`) is known on the host too: whether it was passed.
+    for (const p of it.params) if (p.declarator.pointers.length || p.declarator.arrayDims.length) scalars.add(`${NULL_TEST}${p.declarator.name}`);
     const out: Stmt[] = [];
     let moved = false;
     for (const s of it.body.items) {
@@ -40,16 +42,30 @@ export function pushHostBranches(unit: TranslationUnit): TranslationUnit {
   return changed ? { ...unit, items } : unit;
 }
 
-/** Whether `e` reads only names of `scalars` (and literals) without side effects. */
+/** The key in a kernel's host scalars of pointer argument `p` tested for NULL (no name has a space). */
+const NULL_TEST = "null test ";
+
+const isNullConstant = (x: Expr): boolean => (x.kind === "int" && x.value === 0) || (x.kind === "ident" && (x.name === "NULL" || x.name === "nullptr"));
+
+/** Whether `e` reads only names of `scalars` (and literals; pointer arguments tested for NULL) without side effects. */
 function overScalars(e: Expr, scalars: ReadonlySet<string>): boolean {
   if (!pure(e)) return false;
   const names: string[] = [];
-  const visit = (x: Expr): void => {
+  // `truth`: `x` is a condition (a pointer there is a test for NULL).
+  const visit = (x: Expr, truth = true): void => {
     switch (x.kind) {
-      case "ident": names.push(x.name); return;
-      case "unary": case "cast": return visit(x.operand);
-      case "binary": visit(x.left); return visit(x.right);
-      case "conditional": visit(x.cond); visit(x.then); return visit(x.else);
+      case "ident": names.push(truth && scalars.has(`${NULL_TEST}${x.name}`) ? `${NULL_TEST}${x.name}` : x.name); return;
+      case "unary": return visit(x.operand, x.op === "!");
+      case "cast": return visit(x.operand, false);
+      case "binary": {
+        const logical = x.op === "&&" || x.op === "||";
+        const test = (x.op === "==" || x.op === "!=") && (isNullConstant(x.left) || isNullConstant(x.right));
+        if (test && x.left.kind === "ident" && x.right.kind === "ident") return void names.push(...[x.left, x.right].filter((y) => !isNullConstant(y)).map((y) => `${NULL_TEST}${(y as { name: string }).name}`));
+        if (test) return visit(isNullConstant(x.left) ? x.right : x.left, true);
+        visit(x.left, logical);
+        return visit(x.right, logical);
+      }
+      case "conditional": visit(x.cond); visit(x.then, false); return visit(x.else, false);
       case "member": case "index": names.push("\0"); return; // memory reads: not host scalars
       default: return;
     }
