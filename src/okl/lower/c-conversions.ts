@@ -141,6 +141,15 @@ class Recent<T> {
 const recentC = new Recent<CType>();
 const recentIr = new Recent<TypeInfo>();
 
+/** One TypeInfo object per (dtype, weak), shared (as CTypes are). */
+const IR_TYPES = { strong: new Map<Dtype, TypeInfo>(), weak: new Map<Dtype, TypeInfo>() };
+function irTyped(dtype: Dtype, weak: boolean): TypeInfo {
+  const m = weak ? IR_TYPES.weak : IR_TYPES.strong;
+  let t = m.get(dtype);
+  if (t === undefined) m.set(dtype, (t = Object.freeze({ dtype, weak })));
+  return t;
+}
+
 /** The TypeEnv irType hands exprType, one per facts (not a closure and an object per operand typed). */
 const typeEnvs = new WeakMap<CTypeFacts, TypeEnv>();
 
@@ -149,6 +158,21 @@ const typeEnvs = new WeakMap<CTypeFacts, TypeEnv>();
  * conditionals are typed here from their operands' remembered types, as exprType types them.
  */
 function irType(e: Expr, facts: CTypeFacts): TypeInfo | undefined {
+  switch (e.kind) {
+    // Leaves as exprType types them, without its environment's closure and a new object each.
+    case "var": {
+      const d = facts.dtypeOf(e.name);
+      return d && irTyped(d, false);
+    }
+    case "subscript": case "linear": {
+      const d = facts.dtypeOf(e.array);
+      return d && irTyped(d, false);
+    }
+    case "const":
+      if (e.dtype) return irTyped(e.dtype, false);
+      return irTyped(e.isFloat ? "float64" : Math.abs(e.value) <= 0x7fffffff ? "int32" : "int64", true);
+    case "cast": return irTyped(e.dtype, false);
+  }
   const operator = (e.kind === "arith" && !isBitwiseOp(e.op)) || e.kind === "neg" || e.kind === "if";
   if (!operator) {
     let env = typeEnvs.get(facts);
