@@ -167,5 +167,11 @@ describe("a pointer argument tested for NULL", () => {
   for (int n = 0; n < N; ++n; @tile(4, @outer, @inner)) y[n] = a + 1;
 }`, { filename: "value.okl" }));
     expect(asValue.message).toMatch(/value\.okl:3:\d+: pointer "a" used without a subscript \(a test for NULL is `if \(a\)`, `!a`/);
+    // A null pointer constant other than in a test names itself, not "unknown identifier" or C++.
+    const local = oklError(() => parseOkl(`
+@kernel void k(const int N, @restrict const double *a, @restrict double *y) {
+  for (int n = 0; n < N; ++n; @tile(4, @outer, @inner)) { const double *p = nullptr; y[n] = p ? p[n] : a[n]; }
+}`, { filename: "local.okl" }));
+    expect(local.message).toMatch(/local\.okl:3:\d+: "nullptr" given to pointer "p": Loom reads a null pointer only in a test of a pointer argument/);
   });
 });

@@ -23,7 +23,7 @@ import { stringLiteralOf } from "./string-literals.js";
 import { dimIndex, lowerCall } from "./expr-calls.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
-import { notNull, nullCompare, pointerNamed, type NullTestHost } from "./null-tests.js";
+import { notNull, nullCompare, nullValueRefusal, pointerNamed, type NullTestHost } from "./null-tests.js";
 import { componentNames, layoutVector } from "./vectors.js";
 
 export class ExprLowering implements ExprLowerer {
@@ -328,7 +328,7 @@ export class ExprLowering implements ExprLowerer {
       const x = this.structScalar(p, e);
       return p.own !== undefined && p.own !== p.storage ? { kind: "cast", dtype: p.own, value: x } : x;
     }
-    if (!b) return this.fail(`unknown identifier "${e.name}" (defines must be given with -D / opts.defines)`, e.pos);
+    if (!b) return this.fail(nullValueRefusal(e.name, "used as a value") ?? `unknown identifier "${e.name}" (defines must be given with -D / opts.defines)`, e.pos);
     switch (b.kind) {
       case "byValue": return this.fail(`struct argument "${e.name}" passed by value is used whole; only its fields can be read`, e.pos);
       case "vector": return this.fail(`"${e.name}" is a "${b.type.name}" vector used where a scalar is expected; use a component (${componentNames(b.type).join(", ")}) or a vector operation`, e.pos);

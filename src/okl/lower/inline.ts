@@ -10,6 +10,7 @@ import type * as A from "../syntax/ast.js";
 import { assigned, describeStmt, walkAst } from "./ast-queries.js";
 import { constValue, Scope, usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
+import { nullValueRefusal } from "./null-tests.js";
 import { castPointer } from "./byte-pointers.js";
 import { mapChoice } from "./pointer-choice.js";
 import { conditionalPointer } from "./choice-writes.js";
@@ -279,7 +280,7 @@ export function pointerBinding(lw: ExprLowerer, e: A.Expr, ctx: Ctx, what: strin
     case "ident": {
       const b = usable(ctx.scope.get(e.name), (m) => lw.fail(m, e.pos));
       if (b?.kind === "array" || (b?.kind === "temp" && b.rank > 0) || b?.kind === "ref" || b?.kind === "record" || b?.kind === "records" || b?.kind === "table" || b?.kind === "choice") return b;
-      if (b === undefined) lw.fail(`unknown identifier "${e.name}" passed as pointer "${what}" (defines must be given with -D / opts.defines)`, e.pos);
+      if (b === undefined) lw.fail(nullValueRefusal(e.name, `given to pointer "${what}"`) ?? `unknown identifier "${e.name}" passed as pointer "${what}" (defines must be given with -D / opts.defines)`, e.pos);
       break;
     }
     case "string": return stringTable(e); // `isField("fluid velocity")` (string-literals.ts)

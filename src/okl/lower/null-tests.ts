@@ -60,3 +60,9 @@ export function nullCompare(e: A.Binary, ctx: Ctx, host: NullTestHost): Expr | u
   if (!b || !isNullConstant(other, ctx)) return undefined;
   return { kind: "compare", op: e.op, left: notNull(b, (ptr as A.Ident).name, ptr.pos, host), right: c(0) };
 }
+
+/** The refusal of a null pointer constant used other than in a test (`p = NULL;`, `f(nullptr)`), or undefined for other names. */
+export function nullValueRefusal(name: string, what: string): string | undefined {
+  if (name !== "NULL" && name !== "nullptr") return undefined;
+  return `"${name}" ${what}: Loom reads a null pointer only in a test of a pointer argument (\`b != ${name}\`, \`if (b)\`, where the caller passes b as null); a pointer that may be NULL must be a kernel argument (give it an array, or test a flag)`;
+}
