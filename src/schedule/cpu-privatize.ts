@@ -90,7 +90,7 @@ export function barrierCrossing(
   body: readonly ScheduleNode[],
 ): Temporary[] {
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
-  // One walk per instruction: the phases in which each variable is touched, and the instructions touching it.
+  // One walk per instruction: the phases in which each variable is touched.
   const phasesOf = new Map<string, Set<number>>();
   for (const [id, ps] of phaseOf) {
     const insn = byId.get(id);
