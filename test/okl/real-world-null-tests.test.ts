@@ -137,6 +137,25 @@ describe("a pointer argument tested for NULL", () => {
     }
   });
 
+  it("an optional output written under its test (maskCopy2's `if (out2) out2[id] = …`): null comes back with no elements", async () => {
+    const [k] = parseOkl(`
+@kernel void maskCopy2(const dlong N, @restrict const dfloat *in, @restrict dfloat *out, @restrict dfloat *out2) {
+  for (dlong n = 0; n < N; ++n; @tile(p_blockSize, @outer, @inner)) {
+    if (n < N) {
+      out[n] = in[n];
+      if (out2) out2[n] = 2.0 * in[n];
+    }
+  }
+}`, { filename: "maskCopy2.okl", ...DEFINES });
+    const N = 5, inp = seeded(N, 9);
+    for (const backend of BACKENDS) {
+      const withOut2 = (await run(k!, { N, in: Float64Array.from(inp), out: new Float64Array(N), out2: new Float64Array(N) } as never, { backend } as never)) as Record<string, Float64Array>;
+      expect(Array.from(withOut2.out2!), backend).toEqual(inp.map((v) => 2 * v));
+      const without = (await run(k!, { N, in: Float64Array.from(inp), out: new Float64Array(N), out2: null } as never, { backend } as never)) as Record<string, Float64Array>;
+      expect([Array.from(without.out!), without.out2!.length], backend).toEqual([inp, 0]);
+    }
+  });
+
   it("a host-level if on a pointer argument chooses the @outer nest (OCCA tests it on the host): interp, c, openmp and opencl", async () => {
     const [k] = parseOkl(`
 @kernel void maskedCopy(const dlong N, @restrict const dlong *mask, @restrict const dfloat *in, @restrict dfloat *out) {
