@@ -103,6 +103,12 @@ function visitExpr(e: Expr, written: boolean, scopes: Scopes): void {
       visitExpr(e.callee, false, scopes);
       for (const a of e.args) visitExpr(a, true, scopes);
       return;
+    // The commonest nodes without an array of children.
+    case "binary":
+      visitExpr(e.left, false, scopes);
+      return visitExpr(e.right, false, scopes);
+    case "int": case "float": case "char": case "string": case "bool":
+      return;
     default:
       for (const c of exprChildren(e)) visitExpr(c, false, scopes);
   }
