@@ -13,6 +13,7 @@ import { generateCode } from "../../codegen/index.js";
 import { withKernel } from "../../src/ir/index.js";
 import { makeKernel, temporary } from "../../src/parse/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
+import { ScheduleError } from "../../src/errors.js";
 import { run } from "../../src/run/index.js";
 import { assignedBeforeRead } from "../../src/schedule/cpu-phase-runs.js";
 import type { ScheduleNode } from "../../src/schedule/types.js";
@@ -50,9 +51,9 @@ const genProgram: fc.Arbitrary<Program> = fc.record({
   stmts: fc.array(genStmt, { minLength: 1, maxLength: 4 }),
 });
 
-/** The OKL source of `p`: `v` names the value (`value`, or a cell of `va`). */
-function source(p: Program): string {
-  const G = p.group;
+/** The OKL source of `p`: `v` names the value (`value`, or a cell of `va`); `runtime`: the work-group size is the argument `L`. */
+function source(p: Program, runtime = false): string {
+  const G = runtime ? "L" : String(p.group);
   const v = (c: 0 | 1) => (p.array ? `va[${c}]` : "value");
   const stmt = (x: Stmt): string => {
     const rhs = x.rhs.replace("% G", `% ${G}`);
@@ -65,9 +66,9 @@ function source(p: Program): string {
     }
   };
   return [
-    "@kernel void runs(const int n, const int m, const float *a, float *out) {",
-    `  for (int g = 0; g < (n + ${G - 1}) / ${G}; ++g; @outer) {`,
-    `    @shared float s[${G}];`,
+    `@kernel void runs(const int n, const int m,${runtime ? " const int L," : ""} const float *a, float *out) {`,
+    `  for (int g = 0; g < (n + ${G} - 1) / ${G}; ++g; @outer) {`,
+    `    @shared float s[${runtime ? 8 : G}];`,
     p.array ? "    @exclusive float va[2];" : "    @exclusive float value;",
     // Each work-item's own value before the trips: a single slot would show another's.
     `    for (int t = 0; t < ${G}; ++t; @inner) { ${p.array ? "va[0] = t + 0.5f; va[1] = 3.0f - t;" : "value = t + 0.5f;"} }`,
@@ -84,15 +85,16 @@ function source(p: Program): string {
   ].join("\n");
 }
 
-const args = (n: number, m: number) => ({
-  n, m, a: Float32Array.from({ length: n }, (_, i) => ((i * 7) % 5) - 1.5), out: new Float32Array(3 * n),
+const args = (n: number, m: number, L?: number) => ({
+  n, m, ...(L === undefined ? {} : { L }), a: Float32Array.from({ length: n }, (_, i) => ((i * 7) % 5) - 1.5), out: new Float32Array(3 * n),
 });
 
 /** What `backend` computes for `p` and what the interpreter does: the cells that differ (the first few). */
-async function mismatches(p: Program, backend: string, n: number, m: number): Promise<string[]> {
-  const [k] = parseOkl(source(p));
-  const want = ((await run(k!, args(n, m) as never, {} as never)) as Record<string, Float32Array>).out!;
-  const got = ((await run(k!, args(n, m) as never, { backend, checkBounds: false } as never)) as Record<string, Float32Array>).out!;
+async function mismatches(p: Program, backend: string, n: number, m: number, runtime = false): Promise<string[]> {
+  const [k] = parseOkl(source(p, runtime));
+  const L = runtime ? p.group : undefined;
+  const want = ((await run(k!, args(n, m, L) as never, {} as never)) as Record<string, Float32Array>).out!;
+  const got = ((await run(k!, args(n, m, L) as never, { backend, checkBounds: false } as never)) as Record<string, Float32Array>).out!;
   const bad: string[] = [];
   want.forEach((w, i) => { if (!(Math.abs(got[i]! - w) <= 1e-5 * Math.max(1, Math.abs(w)))) bad.push(`out[${i}]: ${w} on interp, ${got[i]} on ${backend}`); });
   return bad.slice(0, 3);
@@ -105,6 +107,28 @@ describe("CPU lowering: one slot for a private value written in each run of a ph
     await fc.assert(fc.asyncProperty(genProgram, fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 2 }), async (p, n, m) => {
       expect(await mismatches(p, "js", n, m), show(p, n, m)).toEqual([]);
     }), { numRuns: 40 });
+  }, 120_000);
+
+  it("law: with the work-group size an argument, a program lowers (and computes what the interpreter computes on js) exactly where a constant size keeps one slot; else it is refused", async () => {
+    await fc.assert(fc.asyncProperty(genProgram, fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 2 }), async (p, n, m) => {
+      // A slot per work-item at a constant size G: `float value[G]`, `float va[2*G]`.
+      const needsSlot = generateCode(parseOkl(source(p))[0]!, "c").deviceCode.includes(p.array ? `float va[${2 * p.group}];` : "float value[");
+      let refused: unknown;
+      try { generateCode(parseOkl(source(p, true))[0]!, "js"); } catch (e) { refused = e; }
+      if (refused !== undefined) {
+        expect(refused, show(p, n, m)).toBeInstanceOf(ScheduleError);
+        expect(String(refused)).toMatch(/not a compile-time constant/);
+      }
+      expect(refused !== undefined, show(p, n, m)).toBe(needsSlot);
+      if (refused === undefined) expect(await mismatches(p, "js", n, m, true), show(p, n, m)).toEqual([]);
+    }), {
+      numRuns: 25,
+      // iso3dfd's shape (lowers), and a write under an `if` (refused), whatever the run's random cases.
+      examples: [
+        [{ group: 3, array: false, stmts: [{ cell: 0, how: "set", where: "plain", cond: "t < 2", trips: "0", rhs: "(float) t" }, { cell: 0, how: "add", where: "loop", cond: "t < 2", trips: "m", rhs: "s[(t + 1) % G]" }] }, 5, 2],
+        [{ group: 2, array: false, stmts: [{ cell: 0, how: "set", where: "if", cond: "t % 2 == 0", trips: "0", rhs: "a[i % n]" }] }, 2, 0],
+      ],
+    });
   }, 120_000);
 
   it.runIf(availableNative(["c"]).length > 0)("law, on c: the same for a few programs", async () => {
