@@ -81,6 +81,18 @@ describe("a @tile loop bounded by a private scalar the kernel assigns again", ()
     expect(k!.domains.some((d) => d.params.some((p) => entry.some((t) => t.name === p)))).toBe(true);
   });
 
+  it("a @tile(…, @outer, …) nested in an @outer loop and bounded by a computed scalar is refused at the loop, naming the scalar", () => {
+    const e = oklError(() => parseOkl(`
+@kernel void nested(const dlong Nelements, @restrict const dlong *counts, @restrict dfloat *x) {
+  for (dlong e = 0; e < Nelements; ++e; @outer(1)) {
+    dlong cnt = counts[e];
+    for (dlong i = 0; i < cnt; ++i; @tile(p_tile, @outer(0), @inner(0))) x[e*p_maxRow + i] = 1.0;
+    cnt = 0;
+  }
+}`, { filename: "nested.okl", ...DEFINES }));
+    expect([e.line, e.message]).toEqual([5, expect.stringMatching(/nested\.okl:5:5: @tile loop "i": its @outer level sizes the launch, before the kernel runs, but its bound reads "cnt", a value the kernel computes/)]);
+  });
+
   it("a body that writes its @tile loop's bound is refused at the write", () => {
     const e = oklError(() => parseOkl(ROW_SCALE.replace("out[r*p_maxRow + j] += 10.0;", "{ out[r*p_maxRow + j] += 10.0; if (vals[r*p_maxRow + j] < 0) n = j; }"), { filename: "rowScale.okl", ...DEFINES }));
     expect(e.message).toMatch(/rowScale\.okl:8:\d+: loop "j": its body writes "n", which its bound `j < …` reads; OCCA expands @tile into a block loop and an in-tile loop/);

@@ -169,6 +169,19 @@ export abstract class EntryBoundLowering extends StatementLowering {
     return { head, copies: [...copies.values()].map((e) => (e as { name: string }).name), checkBody };
   }
 
+  /**
+   * Fails where a @tile loop with an @outer level (which sizes the grid, before any instruction runs)
+   * is bounded by a private scalar the kernel computes (a @tile nested in another @outer loop).
+   */
+  protected checkTileLaunch(s: A.For, h: LoopHead): void {
+    const okl = s.okl;
+    if (okl?.kind !== "tile" || (okl.outer?.kind !== "outer" && okl.inner?.kind !== "outer")) return;
+    const t = [...this.scalarTemps(h.end)][0] ?? [...this.scalarTemps(h.start)][0];
+    if (t === undefined) return;
+    this.fail(`@tile loop "${h.name}": its @outer level sizes the launch, before the kernel runs, but its ${this.scalarTemps(h.end).has(t) ? "bound" : "start"} reads "${t}", ` +
+      "a value the kernel computes; bound it by value arguments and constants (host scalars declared before the @outer loops are such), or make the level @inner", s.pos);
+  }
+
   /** Whether plain loop `s` runs on all work-items of a group together: it holds barriers or @inner loops, inside an @outer loop. */
   protected holdsSyncs(s: A.For, ctx: Ctx): boolean {
     return ctx.outer && !ctx.inner && someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"));

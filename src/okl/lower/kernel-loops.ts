@@ -70,6 +70,7 @@ export abstract class LoopLowering extends EntryBoundLowering {
     }
     // A plain, @inner or @tile loop reads its bounds' private scalars at entry (entry-bounds.ts).
     let entry: EntryHead | undefined;
+    this.checkTileLaunch(s, h);
     if (entryRead) ({ head: h } = entry = this.entryBounds(s, h, ctx));
     if (h.step === undefined) this.fail(`loop "${h.name}": the update must be ++, --, += c or -= c with a constant c (use a constant step, or bounds known at compile time)`, s.update?.pos ?? s.pos);
     const before = this.log.insns.length;
