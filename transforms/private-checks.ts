@@ -18,13 +18,16 @@
  * between), within no loop the reader is not also in (a work-item's own l/g iname of the same axis
  * and range counts as the same loop).
  */
-import { TransformError } from "../src/errors.js";
+import { LoomError, TransformError } from "../src/errors.js";
 import {
-  dependencyClosure, formatInameTag, insnReads, insnWrites, walkExpr, walkStmts,
+  dependencyClosure, exprToAff, formatInameTag, insnInames, insnReads, insnWrites, iterationDomain, walkExpr, walkStmts,
   type BlockStmt, type Expr, type InameTag, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { addressSpaceOf } from "../src/analysis/index.js";
-import { affToString, dimBounds } from "../src/poly/index.js";
+import {
+  aff, affSub, affToString, dimBounds, rename, eliminateExact, extendSet, intersect, isSubset, reorderDims, varAff,
+  type Aff, type BasicSet,
+} from "../src/poly/index.js";
 
 /** Tags under which each iteration keeps its own private copies (work-items, lanes). */
 export function isLaneTag(t: InameTag | undefined): boolean {
@@ -63,9 +66,7 @@ export function checkPrivateStaysInWorkItem(k: Kernel, inames: readonly string[]
  */
 export function checkNoValueCarriedAcross(k: Kernel, inames: readonly string[], who: string): void {
   if (inames.length === 0) return;
-  // Private scalars: a private array filled by a loop and read cell by cell needs a footprint
-  // comparison this check does not make yet (not checked).
-  const priv = new Set(k.temporaries.filter((t) => t.shape.length === 0 && addressSpaceOf(k, t) === "private").map((t) => t.name));
+  const priv = new Set(k.temporaries.filter((t) => addressSpaceOf(k, t) === "private").map((t) => t.name));
   if (priv.size === 0) return;
   const c = new Coverage(k);
   for (const x of inames) {
@@ -138,7 +139,56 @@ class Coverage {
 
   /** Whether one of `ws` writes, in `r`'s iteration of `x` and before it, every cell of `name` that `r` reads. */
   covered(r: Instruction, name: string, ws: readonly Instruction[], x: string): boolean {
-    return ws.some((w) => w !== r && this.deps.get(r.id)?.has(w.id) === true && this.wholeCell(w, r, name) && this.sameLoops(w, r) && this.samePredicates(w, r, x));
+    return ws.some((w) => w !== r && this.deps.get(r.id)?.has(w.id) === true && this.samePredicates(w, r, x) &&
+      ((this.wholeCell(w, r, name) && this.sameLoops(w, r)) || this.cellsFilled(w, r, name)));
+  }
+
+  /**
+   * An array filled by a loop nest of its own before `r` (`for j: tmp[j] = …` then `… tmp[q] …`):
+   * every cell `r` reads at a point of its domain is written by `w` at some point of `w`'s loops
+   * that agrees with it on the loops they share (an exact integer-set containment; `w`'s own
+   * loops sequential, each finished before `r` runs, as `r` depends on `w`). Non-affine indices,
+   * or a question the sets cannot answer exactly, count as not filled.
+   */
+  private cellsFilled(w: Instruction, r: Instruction, name: string): boolean {
+    if (w.kind !== "assign" || w.lhs.kind !== "subscript" || w.lhs.array !== name || r.kind !== "assign") return false;
+    const own = w.withinInames.filter((i) => !r.withinInames.includes(i));
+    // The reader's points: its loops and its reductions' inames (`sum(j, tmp[j])`), the latter
+    // renamed apart from the writer's loops of the same name (they are not shared loops).
+    const apart = Object.fromEntries(insnInames(r).filter((n) => !r.withinInames.includes(n) && w.withinInames.includes(n)).map((n) => [n, `__red_${n}`]));
+    const reads: Expr[][] = [];
+    walkExpr(r.rhs, (n) => { if (n.kind === "subscript" && n.array === name) reads.push([...n.indices]); });
+    r.predicates.forEach((p) => walkExpr(p, (n) => { if (n.kind === "subscript" && n.array === name) reads.push([...n.indices]); }));
+    let linear = false;
+    walkExpr(r.rhs, (n) => { if ((n.kind === "linear" && n.array === name) || (n.kind === "var" && n.name === name)) linear = true; });
+    if (linear || reads.length === 0) return false;
+    try {
+      const cells = w.lhs.indices.map((_, j) => `__cell${j}`);
+      const steadyName = (n: string) => !this.written.has(n);
+      const affs = (within: readonly string[], idx: readonly Expr[]) => {
+        const out = idx.map((e) => exprToAff(e, (n) => within.includes(n) || steadyName(n)));
+        return out.every((a) => a !== undefined) && out.length === cells.length ? (out as Aff[]) : undefined;
+      };
+      const dw = iterationDomain(this.k, w.withinInames);
+      const dr = rename(iterationDomain(this.k, insnInames(r)), apart);
+      const wa = affs(w.withinInames, w.lhs.indices);
+      if (wa === undefined) return false;
+      const space = (set: BasicSet, as: readonly Aff[]) => {
+        const params = [...new Set([...set.params, ...as.flatMap((a) => Object.keys(a.terms))])].filter((n) => !set.dims.includes(n) && !cells.includes(n));
+        return extendSet(set, params, [...set.dims, ...cells], as.map((a, j) => ({ aff: affSub(varAff(cells[j]!), a), eq: true })));
+      };
+      const filled = eliminateExact(intersect(space(dw, wa), dr), own);
+      if (!filled.exact) return false;
+      const dims = [...dr.dims, ...cells];
+      const target = reorderDims(filled.set, dims);
+      return reads.every((idx) => {
+        const ra = affs(insnInames(r), idx)?.map((a) => aff(Object.fromEntries(Object.entries(a.terms).map(([n, c]) => [apart[n] ?? n, c])), a.constant));
+        return ra !== undefined && isSubset(reorderDims(space(dr, ra), dims), target);
+      });
+    } catch (e) {
+      if (e instanceof LoomError) return false;
+      throw e;
+    }
   }
 
   /** `w` assigns the cell `r` reads: the scalar, or the array cell at the same index (read off inames and unwritten names only). */

@@ -56,6 +56,19 @@ describe("tagging an iname across which a private scalar carries a value", () =>
     expect(() => tagInames(kernel(["t = a[i] {id=d, if=v == 1}", "out[i] = out[i] + t * v {id=w, dep=d}"]), { i: "g.0" })).toThrow(/private temporary "t"/);
   });
 
+  it("private arrays: one filled by a loop nest before the read is accepted (same result); a sliding window shifted from the iteration before is refused", async () => {
+    const arrays = (insns: string[]) => makeKernel("{[i,j]: 0<=i<6 and 0<=j<4}", insns,
+      ["a, out: float64[6]", temporary("tmp", "float64", [4], "private"), temporary("win", "float64", [2], "private")]);
+    const filled = arrays(["tmp[j] = a[i] * j {id=f}", "out[i] = tmp[3] + sum(j, tmp[j]) {id=r, dep=f}"]);
+    const want = await outOf(filled as never);
+    for (const tag of ["g.0", "l.0"]) expect(await outOf(tagInames(filled, { i: tag }) as never), tag).toEqual(want);
+    // Cells the fill leaves unwritten in this iteration (`if=j < 2`) are read from an earlier one.
+    const partial = arrays(["tmp[j] = a[i] * j {id=f, if=j < 2}", "out[i] = tmp[3] {id=r, dep=f}"]);
+    expect(() => tagInames(partial, { i: "l.0" })).toThrow(/"r" reads the private temporary "tmp" that "f" writes within "i"/);
+    const window = arrays(["win[0] = win[1] {id=sh, inames=i}", "win[1] = a[i] {id=ld, dep=sh}", "out[i] = win[0] + win[1] {id=o, dep=ld}"]);
+    expect(() => tagInames(window, { i: "g.0" })).toThrow(/"sh" reads the private temporary "win" that "ld" writes within "i"/);
+  });
+
   it("an OKL while loop's trips chunked, the outer part tagged g.1 (the fuzzer's case): refused, naming the carried value", () => {
     const [k] = parseOkl(`@kernel void f(const int n, const float *a, float *out) {
   for (int g = 0; g < n; ++g; @outer) {
