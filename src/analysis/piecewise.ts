@@ -118,6 +118,8 @@ function pieces(e: Expr, ctx: QaContext): QaPiece[] {
       return constPiece(e.value);
     case "var": {
       const v = ctx.values[e.name];
+      // A float value (a float argument's 2.5) is no integer coefficient: not quasi-affine.
+      if (v !== undefined && !Number.isInteger(v)) throw new NotQuasiAffine();
       if (v !== undefined) return constPiece(v);
       if (ctx.isIndexVar(e.name)) return [{ value: aff({ [e.name]: 1 }), conds: [] }];
       throw new NotQuasiAffine();

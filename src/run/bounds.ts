@@ -10,7 +10,7 @@
 import { ExecutionError } from "../errors.js";
 import {
   allInames, exprToString, guardedSubscripts, insnWrites, iterationDomain, walkExpr,
-  type Expr, type Instruction, type Kernel, blockExprs,
+  type Dtype, type Expr, type Instruction, type Kernel, blockExprs, dtypeBits, dtypeKind, isIntegral, isWideInt,
 } from "../ir/index.js";
 import { instructionInames } from "../analysis/index.js";
 import { evalSizeExpr } from "./args.js";
@@ -191,11 +191,25 @@ function derivedScalars(k: Kernel, params: Readonly<Record<string, number>>): Re
     const w = writers.get(t.name);
     const insn = w?.length === 1 ? w[0]! : undefined;
     if (t.shape.length > 0 || known.has(t.name) || insn?.kind !== "assign" || insn.lhs.kind !== "var" || insn.predicates.length > 0) continue;
+    // The value the kernel stores is the dtype's: a float scalar keeps n / 2's fraction (which
+    // evalSizeExpr truncates), an int8 one wraps 200; only an integer the dtype holds is known.
+    if (t.dtype === undefined || !isIntegral(t.dtype) || isWideInt(t.dtype)) continue;
     try {
-      out[t.name] = evalSizeExpr(insn.rhs, known, `temporary "${t.name}"`);
+      const v = evalSizeExpr(insn.rhs, known, `temporary "${t.name}"`);
+      if (Number.isInteger(v) && fitsDtype(v, t.dtype)) out[t.name] = v;
     } catch {
       // Not a function of the value arguments: domains that use it stay unproven.
     }
   }
   return out;
+}
+
+/** Whether the integer `v` is a value of the integer dtype `d` (bool: 0 or 1). */
+function fitsDtype(v: number, d: Dtype): boolean {
+  const bits = dtypeBits(d);
+  switch (dtypeKind(d)) {
+    case "bool": return v === 0 || v === 1;
+    case "uint": return v >= 0 && v < 2 ** bits;
+    default: return v >= -(2 ** (bits - 1)) && v < 2 ** (bits - 1);
+  }
 }
