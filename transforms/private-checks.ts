@@ -84,7 +84,7 @@ export function checkNoValueCarriedAcross(k: Kernel, inames: readonly string[], 
         throw new TransformError(`${who}: iname "${x}" cannot be tagged ${formatInameTag(k.inameTags[x]!)}: instruction "${r.id}" reads the private temporary "${name}" ` +
           `that "${w.id}" writes within "${x}", and nothing in the same iteration writes it before the read, so the value read is carried from an earlier iteration of "${x}" ` +
           `(a counter, a running value). Each ${sequentialLanes ? "lane" : "work-item"} would keep its own "${name}" and read its own, unset or stale, copy instead. ` +
-          `Keep "${x}" a sequential loop (tag the loops inside it instead), or compute "${name}" from "${x}" itself in each iteration`);
+          `Write "${name}" in each iteration before that read (an initialization within "${x}": \`inames=+${x}\`, or inside the loop body), or keep "${x}" a sequential loop and tag the loops inside it`);
       }
     }
   }

@@ -177,7 +177,8 @@ function kernelOf(c: Case, n: number): Kernel {
   const args = [temporary("t", "float32", [P], "local"), `a: float32[${size}]`, `out: float32[${c.G * P}]`];
   const insns = c.loop
     ? [
-      "<float32> acc = 0 {id=init}",
+      // One sum per work-item: set within g, j, k (set once outside them, it would be one running sum).
+      "<float32> acc = 0 {id=init, inames=g:j:k}",
       `<float32> x = 2*a[(s*${c.G} + g)*${P} + ${me}] {id=p, dep=init, inames=+s}`,
       `t[${me}] = a[(s*${c.G} + g)*${P} + ${me}] {id=f, dep=p, inames=+s}`,
       `acc = acc + t[${P - 1} - (${me})] + x {id=u, dep=f, inames=+s}`,
