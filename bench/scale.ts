@@ -15,6 +15,11 @@
  * them, and its CPU time is printed beside the wall time: on a machine shared with other work the
  * wall time counts theirs too (the CPU time is this process's alone). Each size runs once after four warm-up runs of about half the smallest size (a kernel of thousands of
  * instructions is its own warm-up). Run: `npx tsx bench/scale.ts [sizes...] [--json]`.
+ *
+ * The okl route's front column is a first import, barely warmed: 215 ms for 1,001 instructions and
+ * 386 ms for 3,001 on the quiet 2-core machine (compiled, 2026-11-29), most of it V8 warming up; a
+ * warm import of the same kernel is several times cheaper (docs/okl.md, "Scale", has the figures,
+ * the instruction counts that compare builds where time is noise, and issue 20's 100 ms budget).
  */
 import { performance } from "node:perf_hooks";
 import { generateCode, scheduleForTarget } from "../codegen/index.js";
