@@ -21,7 +21,8 @@ import { seeded } from "./real-world-helpers.js";
 
 const NP = 4;
 const DEFINES = { defines: { dfloat: "double", dlong: "int", p_blockSize: 8, p_Np: NP } };
-const BACKENDS = ["interp", ...availableNative(["c", "openmp", "opencl"])];
+// cuda too where a GPU is present (CI has none).
+const BACKENDS = ["interp", ...availableNative(["c", "openmp", "opencl", "cuda"])];
 
 type Args = Record<string, Float64Array | Int32Array | number | null>;
 
