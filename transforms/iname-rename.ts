@@ -4,7 +4,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  allInames, dependencyClosure, domainChain, domainIndexOf, freeVariables, insnReads, insnWrites, iterationDomain, uniqueName, v, withKernel,
+  allInames, dependencyClosure, domainChain, domainIndexOf, freeVariables, insnReadsWithBounds, insnWrites, iterationDomain, uniqueName, v, withKernel,
   type Expr, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { intersect, isEqualSet, projectOut, rename, reorderDims, substitute, aff, type BasicSet } from "../src/poly/index.js";
@@ -177,7 +177,8 @@ function checkNoValueCarried(k: Kernel, inames: readonly string[], ids: Readonly
     for (const w of inLoop) {
       if (!perIteration(w, iname)) continue;
       for (const name of insnWrites(w)) {
-        const readers = inLoop.filter((x) => x !== w && insnReads(x).has(name));
+        // A value read as a loop's bound (`[t] -> {[r]: 0 <= r < t}`) is read as much as one in an expression.
+        const readers = inLoop.filter((x) => x !== w && insnReadsWithBounds(k, x).has(name));
         const r = readers.find((x) => ids.has(x.id) !== ids.has(w.id));
         if (r !== undefined) {
           const [moved, kept] = ids.has(w.id) ? [w, r] : [r, w];

@@ -144,6 +144,14 @@ describe("duplicateInames never splits a value from its reader (issue 16, point 
     expect(() => duplicateInames(scalar(), "i", "id:s1")).toThrow(/"s1" writes "t" once per iteration of "i".*"s2" reads it/);
     expect(() => duplicateInames(scalar(), "i", "id:s2")).toThrow(TransformError);
   });
+  it("a value read as a loop's bound is read too (found by the pipeline law: paramBarrier, duplicateInames i for the reader)", async () => {
+    // t bounds r ([t] -> {[r]: 0<=r<t}): the reader's own loop over a copy of i read only the last t.
+    const bound = makeKernel(["{[i]: 0<=i<n}", "[t] -> {[r]: 0<=r<t}"], ["<int32> t = n - i {id=wt}", "out[i] = sum(r, a[i] + r) {id=use, dep=wt}"],
+      ["a, out: float64[n]", "n: int32"]);
+    expect(() => duplicateInames(bound, "i", "id:use")).toThrow(/"wt" writes "t" once per iteration of "i".*"use" reads it/);
+    const a = Float64Array.from({ length: 5 }, (_, i) => i - 2);
+    await expectOnEveryBackend(duplicateInames(bound, "i", "id:wt or id:use"), { a, n: 5 }, { out: a.map((x, i) => (5 - i) * x + ((5 - i) * (4 - i)) / 2) });
+  });
   it("accepts duplicating for both, or a value indexed by the iname; the result runs right on every backend", async () => {
     const both = duplicateInames(scalar(), "i", "id:s1 or id:s2");
     const arr = makeKernel("{[i]: 0<=i<n}", ["tmp[i] = 2*a[i] {id=s1}", "out[i] = tmp[i] {id=s2}"], ["a, out, tmp: float64[n]", "n: int32"]);
