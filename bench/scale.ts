@@ -17,10 +17,10 @@
  * instructions is its own warm-up). Run: `npx tsx bench/scale.ts [sizes...] [--json]`.
  *
  * The okl route's front column is a first import, barely warmed: 215 ms for 1,001 instructions and
- * 386 ms for 3,001 on the quiet 2-core machine (compiled, before 2026-11-30's steps 6-8), most of it V8 warming up; a
- * warm import of the same kernel takes a third to a half of a first one's CPU time (on a loaded
- * machine, 2026-11-30; docs/okl.md, "Scale", has the figures,
- * the instruction counts that compare builds where time is noise, and issue 20's 100 ms budget).
+ * 386 ms for 3,001 on the quiet 2-core machine (compiled, before 2026-11-30's import steps 6-8),
+ * most of it V8 warming up; a warm import of the same kernel takes a third to a half of a first
+ * one's CPU time (loaded machine, 2026-11-30). docs/okl.md ("Scale") has the figures, instruction
+ * counts that compare builds where time is noise, and issue 20's 100 ms budget.
  */
 import { performance } from "node:perf_hooks";
 import { generateCode, scheduleForTarget } from "../codegen/index.js";
