@@ -257,3 +257,23 @@ describe("the law over random bodies: refused iff a read may see another iterati
     }), { numRuns: 25 });
   });
 });
+
+describe("plain loops nested deep inside an @inner loop (the check walks each loop at most twice per level, not 2^depth times)", () => {
+  const deep = (depth: number, body: string) => {
+    for (let d = depth - 1; d >= 0; d--) body = `for (int m${d} = 0; m${d} < 1; ++m${d}) { ${body} }`;
+    return `@kernel void deep(const int n, const double *a, double *out) {
+  for (int b = 0; b < n; ++b; @outer) {
+    double r = 0;
+    for (int t = 0; t < 4; ++t; @inner) {
+      ${body}
+    }
+  }
+}`;
+  };
+  it("40 levels: a kernel with no carried value imports; a running sum at the bottom is refused at its read", () => {
+    // (2^40 walks of the body before: the import never ended.)
+    expect(parseOkl(deep(40, "const double x = a[t]; out[4 * b + t] = x;"))).toHaveLength(1);
+    const e = oklError(() => parseOkl(deep(40, "r += a[t]; out[4 * b + t] = r;")));
+    expect(e.message).toMatch(/"r" \(declared at 3:12, outside the @inner loop at 4:5\) is read here before this iteration assigns it/);
+  });
+});

@@ -209,13 +209,21 @@ class Walker {
       if (s.kind === "for" && s.update) this.expr(s.update, scopes, state);
       if (s.kind === "doWhile") this.expr(s.cond, scopes, state);
     };
-    // First pass silent: what one trip leaves; the second starts from either entry state.
-    const first = new Map(st);
-    this.silent++;
-    trip(first);
-    this.silent--;
-    merge(st, first);
-    trip(st);
+    // First pass silent: what one trip leaves; the second starts from either entry state. Each
+    // slot's state after a trip is a constant or its state before (an assignment cleans it, an
+    // attributed loop taints it, whatever other slots hold), so a trip from either entry state
+    // leaves what one trip from the loop's entry does: a loop walked silently (inside another's
+    // first pass) takes one trip, and nested loops cost their depth, not 2^depth walks.
+    if (this.silent > 0) {
+      trip(st);
+    } else {
+      const first = new Map(st);
+      this.silent++;
+      trip(first);
+      this.silent--;
+      merge(st, first);
+      trip(st);
+    }
     if (s.kind !== "doWhile") merge(st, before);
     scopes.pop();
   }
