@@ -68,15 +68,18 @@ export function checkNoValueCarriedAcross(k: Kernel, inames: readonly string[], 
   if (inames.length === 0) return;
   const priv = new Set(k.temporaries.filter((t) => addressSpaceOf(k, t) === "private").map((t) => t.name));
   if (priv.size === 0) return;
-  const c = new Coverage(k);
+  let c: Coverage | undefined; // built at the first read to judge
   for (const x of inames) {
     const inX = k.instructions.filter((i) => i.withinInames.includes(x));
     const writers = new Map<string, Instruction[]>();
-    for (const w of inX) for (const n of insnWrites(w)) if (priv.has(n)) writers.set(n, [...(writers.get(n) ?? []), w]);
+    for (const w of inX) for (const n of insnWrites(w)) if (priv.has(n)) pushTo(writers, n, w);
     const sequentialLanes = !isHardware(k.inameTags[x]);
-    for (const [name, ws] of writers) {
-      for (const r of inX) {
-        if (!readsBeforeWriting(r, name) || c.covered(r, name, ws, x)) continue;
+    if (writers.size === 0) continue;
+    // Reader by reader, over the names it reads (one walk of each instruction, not one per name).
+    for (const r of inX) {
+      for (const name of insnReads(r)) {
+        const ws = writers.get(name);
+        if (ws === undefined || !readsBeforeWriting(r, name) || (c ??= new Coverage(k)).covered(r, name, ws, x)) continue;
         // One instruction updating a value shared by ilp/vec lanes (`s = s + a[x]`, the sum's
         // first cell set outside) runs its lanes in order: the serial meaning (vec: the target decides).
         if (sequentialLanes && ws.length === 1 && ws[0] === r) continue;
@@ -117,6 +120,12 @@ function exposed(body: readonly BlockStmt[], name: string): boolean {
   return false;
 }
 
+function pushTo<T>(m: Map<string, T[]>, key: string, x: T): void {
+  const list = m.get(key);
+  if (list === undefined) m.set(key, [x]);
+  else list.push(x);
+}
+
 const isConst = (e: Expr, value: number) => e.kind === "const" && Number(e.value) === value;
 
 function mentions(e: Expr, name: string): boolean {
@@ -134,7 +143,7 @@ class Coverage {
 
   constructor(private readonly k: Kernel) {
     this.deps = dependencyClosure(k.instructions);
-    for (const i of k.instructions) for (const n of insnWrites(i)) this.written.set(n, [...(this.written.get(n) ?? []), i]);
+    for (const i of k.instructions) for (const n of insnWrites(i)) pushTo(this.written, n, i);
   }
 
   /** Whether one of `ws` writes, in `r`'s iteration of `x` and before it, every cell of `name` that `r` reads. */
