@@ -20,7 +20,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  dependencyClosure, exprToAff, formatInameTag, insnInames, insnReads, insnWrites, iterationDomain, walkExpr, walkStmts,
+  exprToAff, formatInameTag, insnInames, insnReads, insnWrites, iterationDomain, walkExpr, walkStmts,
   type BlockStmt, type Expr, type InameTag, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { addressSpaceOf } from "../src/analysis/index.js";
@@ -68,20 +68,24 @@ export function checkNoValueCarriedAcross(k: Kernel, inames: readonly string[], 
   if (inames.length === 0) return;
   const priv = new Set(k.temporaries.filter((t) => addressSpaceOf(k, t) === "private").map((t) => t.name));
   if (priv.size === 0) return;
+  const xs = new Set(inames);
+  const writers = new Map<string, Instruction[]>();
+  for (const w of k.instructions) for (const n of insnWrites(w)) if (priv.has(n)) pushTo(writers, n, w);
   let c: Coverage | undefined; // built at the first read to judge
-  for (const x of inames) {
-    const inX = k.instructions.filter((i) => i.withinInames.includes(x));
-    const writers = new Map<string, Instruction[]>();
-    for (const w of inX) for (const n of insnWrites(w)) if (priv.has(n)) pushTo(writers, n, w);
-    const sequentialLanes = !isHardware(k.inameTags[x]);
-    if (writers.size === 0) continue;
-    // Reader by reader, over the names it reads (one walk of each instruction, not one per name).
-    for (const r of inX) {
-      for (const name of insnReads(r)) {
-        const ws = writers.get(name);
-        if (ws === undefined || !readsBeforeWriting(r, name) || (c ??= new Coverage(k)).covered(r, name, ws, x)) continue;
+  // Reader by reader (one walk of each), over the private names it reads, then the newly tagged
+  // inames it runs in.
+  for (const r of k.instructions) {
+    const rx = r.withinInames.filter((i) => xs.has(i));
+    if (rx.length === 0) continue;
+    for (const name of insnReads(r)) {
+      const all = writers.get(name);
+      if (all === undefined || (r.kind === "block" && !readsBeforeWriting(r, name))) continue;
+      for (const x of rx) {
+        const ws = all.filter((w) => w.withinInames.includes(x));
+        if (ws.length === 0 || (c ??= new Coverage(k)).covered(r, name, ws, x)) continue;
         // One instruction updating a value shared by ilp/vec lanes (`s = s + a[x]`, the sum's
         // first cell set outside) runs its lanes in order: the serial meaning (vec: the target decides).
+        const sequentialLanes = !isHardware(k.inameTags[x]);
         if (sequentialLanes && ws.length === 1 && ws[0] === r) continue;
         const w = ws.find((i) => i !== r) ?? r;
         throw new TransformError(`${who}: iname "${x}" cannot be tagged ${formatInameTag(k.inameTags[x]!)}: instruction "${r.id}" reads the private temporary "${name}" ` +
@@ -93,9 +97,8 @@ export function checkNoValueCarriedAcross(k: Kernel, inames: readonly string[], 
   }
 }
 
-/** Whether `r` reads `name` possibly before writing it (an assignment reads its right side first; a block in statement order). */
-function readsBeforeWriting(r: Instruction, name: string): boolean {
-  if (r.kind !== "block") return insnReads(r).has(name);
+/** Whether the block `r`, which reads `name`, may read it before writing it (in statement order). */
+function readsBeforeWriting(r: Instruction & { kind: "block" }, name: string): boolean {
   if (r.predicates.some((p) => mentions(p, name))) return true;
   return exposed(r.body, name);
 }
@@ -138,17 +141,38 @@ function mentions(e: Expr, name: string): boolean {
 
 /** The facts the coverage question asks of one kernel, built once. */
 class Coverage {
-  private readonly deps: ReadonlyMap<string, ReadonlySet<string>>;
+  private readonly byId = new Map<string, Instruction>();
   private readonly written = new Map<string, Instruction[]>();
 
   constructor(private readonly k: Kernel) {
-    this.deps = dependencyClosure(k.instructions);
-    for (const i of k.instructions) for (const n of insnWrites(i)) pushTo(this.written, n, i);
+    for (const i of k.instructions) {
+      this.byId.set(i.id, i);
+      for (const n of insnWrites(i)) pushTo(this.written, n, i);
+    }
+  }
+
+  /**
+   * Whether `later` depends on `earlier`, directly or through others: a search up from `later`
+   * (no closure of the whole kernel, which is quadratic in a chain of 3,000 instructions).
+   */
+  private dependsOn(later: Instruction, earlier: string): boolean {
+    if (later.dependsOn.includes(earlier)) return true;
+    const seen = new Set<string>();
+    const stack = [...later.dependsOn];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (id === earlier) return true;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const i = this.byId.get(id);
+      if (i !== undefined) for (const d of i.dependsOn) if (!seen.has(d)) stack.push(d);
+    }
+    return false;
   }
 
   /** Whether one of `ws` writes, in `r`'s iteration of `x` and before it, every cell of `name` that `r` reads. */
   covered(r: Instruction, name: string, ws: readonly Instruction[], x: string): boolean {
-    return ws.some((w) => w !== r && this.deps.get(r.id)?.has(w.id) === true && this.samePredicates(w, r, x) &&
+    return ws.some((w) => w !== r && this.dependsOn(r, w.id) && this.samePredicates(w, r, x) &&
       ((this.wholeCell(w, r, name) && this.sameLoops(w, r)) || this.cellsFilled(w, r, name)));
   }
 
@@ -278,7 +302,7 @@ class Coverage {
     const ds = this.written.get(name) ?? [];
     const d = ds[0];
     if (ds.length !== 1 || d!.kind !== "assign" || d!.predicates.length > 0 || d!.lhs.kind !== "var") return undefined;
-    if (!this.deps.get(w.id)?.has(d!.id) || !d!.withinInames.every((i) => w.withinInames.includes(i))) return undefined;
+    if (!this.dependsOn(w, d!.id) || !d!.withinInames.every((i) => w.withinInames.includes(i))) return undefined;
     return this.firstTripTest(d!.rhs, w, 1);
   }
 
@@ -289,7 +313,7 @@ class Coverage {
       const name = n.kind === "var" ? n.name : n.kind === "subscript" || n.kind === "linear" ? n.array : undefined;
       if (name === undefined) return;
       for (const d of this.written.get(name) ?? []) {
-        if (w === undefined || !this.deps.get(w.id)?.has(d.id) || !d.withinInames.every((i) => w.withinInames.includes(i))) ok = false;
+        if (w === undefined || !this.dependsOn(w, d.id) || !d.withinInames.every((i) => w.withinInames.includes(i))) ok = false;
       }
     });
     return ok;
