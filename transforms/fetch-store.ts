@@ -9,10 +9,10 @@
  */
 import { TransformError } from "../src/errors.js";
 import {
-  accessFootprint, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type FootprintOptions, type UseFilter,
+  accessFootprint, addressSpaceOf, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type FootprintOptions, type UseFilter,
 } from "../src/analysis/index.js";
 import {
-  affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, mapExpr, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
+  affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, insnReadsWithBounds, mapExpr, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import { aff, affAdd, affSub, type Aff } from "../src/poly/index.js";
@@ -342,10 +342,30 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   if (alone !== undefined) checkPrivateStaysInWorkItem(out, Object.keys(alone.inameTags).filter((n) => k.inameTags[n] === undefined), who);
   else if (tags !== undefined) out = applyTags(out, dimNames, tagExtents, tags, req.order, insnId, who);
   if (space === "local" || space === "global") checkStoreRace(out, insnId, req.tempName, space, name, who);
+  if ((decided ?? space) === "local" || (decided ?? space) === "global") checkSharedFetchUniform(out, store.id, req.tempName, who);
   checkStoresInStep(out, who);
   // The caller's check of a space it resolves, in the same order (after the loop nesting's).
   if (decided !== undefined) checkStoreRace(out, insnId, req.tempName, decided, name, who);
   return out;
+}
+
+/**
+ * A fetch into local or global memory is filled by work-items together, each storing some cells
+ * of one footprint. Its bounds and guards must be the same for all of them: a private temporary
+ * read there (a loop bound `[s] -> {[r]: r < s}` set per work-item) gives each work-item its own
+ * footprint, and the cells some of them need are filled by none (the fuzzer's privateBounds
+ * kernel: NaN on the interpreter and every target). Refused, naming the temporary.
+ */
+function checkSharedFetchUniform(k: Kernel, storeId: string, tempName: string, who: string): void {
+  const store = k.instructions.find((i) => i.id === storeId);
+  if (store === undefined) return;
+  for (const n of insnReadsWithBounds(k, store)) {
+    const t = findTemporary(k, n);
+    if (t === undefined || t.name === tempName || addressSpaceOf(k, t) !== "private") continue;
+    throw new TransformError(`${who}: the fetch into "${tempName}" is filled by work-items together, but its bounds or guards read the private temporary "${n}", ` +
+      `which each work-item sets for itself: each would fetch its own footprint, and cells others need would stay unfilled. ` +
+      `Fetch into private memory (temporaryAddressSpace "private"), or bound the loops by arguments instead of "${n}"`);
+  }
 }
 
 function printExpr(e: Expr | number): string {
