@@ -243,7 +243,11 @@ function shareAxes(
   const rewriteAxis = (ax: HwAxis): HwAxis => {
     const key = `${ax.tag}.${ax.axis}`;
     const names = [...(onAxis.get(key) ?? [])].sort();
-    if (names.length === 0 || (names.length === 1 && !boxed.has(key))) return ax;
+    // A lone iname keeps its own loop unless its domain reads a temporary (`[s, e] -> …` set per
+    // work-item): the axis loop is outside every work-item's code, where no such value is set yet,
+    // so it runs over the box and the iname's own constraints become guards inside.
+    const readsTemp = (x: string) => k.domains[domainIndexOf(k, x)]?.params.some((p) => findTemporary(k, p) !== undefined) === true;
+    if (names.length === 0 || (names.length === 1 && !boxed.has(key) && !readsTemp(names[0]!))) return ax;
     let rep = names.find((x) => isWholeBox(k, x, ax, inames));
     let box = (o: string): BasicSet => rename(iterationDomain(k, [rep!]), { [rep!]: o });
     if (rep === undefined) {
