@@ -20,7 +20,7 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  exprToAff, formatInameTag, insnInames, insnReads, insnWrites, iterationDomain, walkExpr, walkStmts,
+  exprEquals, exprToAff, formatInameTag, insnInames, insnReads, insnWrites, iterationDomain, walkExpr, walkStmts,
   type BlockStmt, type Expr, type InameTag, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { addressSpaceOf } from "../src/analysis/index.js";
@@ -229,16 +229,19 @@ class Coverage {
     if (w.kind !== "assign") return false;
     if (w.lhs.kind === "var") return w.lhs.name === name;
     if (w.lhs.kind !== "subscript" || w.lhs.array !== name) return false;
-    const key = JSON.stringify(w.lhs);
+    const cell = w.lhs;
     let same = true;
     const visit = (e: Expr) => walkExpr(e, (n) => {
-      if ((n.kind === "subscript" || n.kind === "linear") && n.array === name && JSON.stringify(n) !== key) same = false;
+      if ((n.kind === "subscript" || n.kind === "linear") && n.array === name && !exprEquals(n, cell)) same = false;
       if (n.kind === "var" && n.name === name) same = false;
     });
     if (r.kind === "block") return false;
     if (r.kind === "assign") {
       visit(r.rhs);
-      if (r.lhs.kind !== "var") visit(r.lhs.kind === "subscript" && r.lhs.array === name ? { ...r.lhs, array: "" } : r.lhs);
+      // The reader's own subscripted store is no read of its cell (its subscripts are reads); a flat
+      // store into the array counts as touching other cells.
+      if (r.lhs.kind === "subscript") r.lhs.indices.forEach(visit);
+      else if (r.lhs.kind === "linear") visit(r.lhs);
     }
     r.predicates.forEach(visit);
     return same && w.lhs.indices.every((e) => this.steady(e, w));
@@ -272,8 +275,7 @@ class Coverage {
    * write comes before `r` on every trip of the same iteration of `x`.
    */
   private samePredicates(w: Instruction, r: Instruction, x: string): boolean {
-    const theirs = new Set(r.predicates.map((p) => JSON.stringify(p)));
-    return w.predicates.every((p) => (theirs.has(JSON.stringify(p)) && this.steady(p, w)) || this.firstTrip(p, w, r, x));
+    return w.predicates.every((p) => (r.predicates.some((q) => exprEquals(p, q)) && this.steady(p, w)) || this.firstTrip(p, w, r, x));
   }
 
   private firstTrip(p: Expr, w: Instruction, r: Instruction, x: string): boolean {

@@ -32,6 +32,11 @@ function constraintExpr(d: BasicSet, coeffs: readonly number[], constant: number
   return affToExpr({ terms, constant });
 }
 
+/** Whether the domain of iname `x` has a temporary among its parameters (a bound set inside the kernel). */
+function domainReadsTemporary(k: Kernel, x: string): boolean {
+  return k.domains[domainIndexOf(k, x)]?.params.some((p) => findTemporary(k, p) !== undefined) === true;
+}
+
 /**
  * Whether iname `x`'s range, whatever the other inames, is exactly the box of its hardware axis
  * (how device.ts builds it: constant bounds where a side has any, else bounds of the parameters).
@@ -42,7 +47,7 @@ function isWholeBox(k: Kernel, x: string, ax: HwAxis, inames: ReadonlySet<string
   if (!d || d.exists.length > 0) return false;
   // A domain that reads a temporary (`r_outer_inner` of `s + j + 16*r_outer_outer + 8*r_outer_inner < e`)
   // holds `x` only where the rest of it is not empty: the axis loop runs over a fresh box instead.
-  if (d.params.some((p) => findTemporary(k, p) !== undefined)) return false;
+  if (domainReadsTemporary(k, x)) return false;
   const b = dimBounds(d, x, d.dims.filter((y) => y !== x));
   if (!b.exact) return false;
   const sideOk = (bs: readonly Bound[]): boolean => {
@@ -192,8 +197,7 @@ export function shareAxes(
     // A lone iname keeps its own loop unless its domain reads a temporary (`[s, e] -> …` set per
     // work-item): the axis loop is outside every work-item's code, where no such value is set yet,
     // so it runs over the box and the iname's own constraints become guards inside.
-    const readsTemp = (x: string) => k.domains[domainIndexOf(k, x)]?.params.some((p) => findTemporary(k, p) !== undefined) === true;
-    if (names.length === 0 || (names.length === 1 && !boxed.has(key) && !readsTemp(names[0]!))) return ax;
+    if (names.length === 0 || (names.length === 1 && !boxed.has(key) && !domainReadsTemporary(k, names[0]!))) return ax;
     let rep = names.find((x) => isWholeBox(k, x, ax, inames));
     let box = (o: string): BasicSet => rename(iterationDomain(k, [rep!]), { [rep!]: o });
     if (rep === undefined) {

@@ -96,16 +96,20 @@ function cTypeOfOperator(e: Expr, facts: CTypeFacts): CType | undefined {
 }
 
 /**
- * One CType object per (dtype, literal), shared: cBinary types both operands' subtrees at every
+ * One frozen type object per (dtype, flag), shared: cBinary types both operands' subtrees at every
  * operator of an expression, and a new object per node typed was a third of an import's garbage.
  */
-const CTYPES = { strong: new Map<Dtype, CType>(), literal: new Map<Dtype, CType>() };
-function cTyped(dtype: Dtype, literal: boolean): CType {
-  const m = literal ? CTYPES.literal : CTYPES.strong;
-  let t = m.get(dtype);
-  if (t === undefined) m.set(dtype, (t = Object.freeze({ dtype, literal })));
-  return t;
+function sharedTypes<T extends object>(make: (dtype: Dtype, flag: boolean) => T): (dtype: Dtype, flag: boolean) => T {
+  const maps = [new Map<Dtype, T>(), new Map<Dtype, T>()] as const;
+  return (dtype, flag) => {
+    const m = maps[flag ? 1 : 0];
+    let t = m.get(dtype);
+    if (t === undefined) m.set(dtype, (t = Object.freeze(make(dtype, flag))));
+    return t;
+  };
 }
+/** CTypes per (dtype, literal). */
+const cTyped = sharedTypes((dtype, literal): CType => ({ dtype, literal }));
 
 const known = (d: Dtype | undefined): CType | undefined => (d === undefined ? undefined : cTyped(d, false));
 
@@ -141,14 +145,8 @@ class Recent<T> {
 const recentC = new Recent<CType>();
 const recentIr = new Recent<TypeInfo>();
 
-/** One TypeInfo object per (dtype, weak), shared (as CTypes are). */
-const IR_TYPES = { strong: new Map<Dtype, TypeInfo>(), weak: new Map<Dtype, TypeInfo>() };
-function irTyped(dtype: Dtype, weak: boolean): TypeInfo {
-  const m = weak ? IR_TYPES.weak : IR_TYPES.strong;
-  let t = m.get(dtype);
-  if (t === undefined) m.set(dtype, (t = Object.freeze({ dtype, weak })));
-  return t;
-}
+/** TypeInfos per (dtype, weak), shared as CTypes are. */
+const irTyped = sharedTypes((dtype, weak): TypeInfo => ({ dtype, weak }));
 
 /** The TypeEnv irType hands exprType, one per facts (not a closure and an object per operand typed). */
 const typeEnvs = new WeakMap<CTypeFacts, TypeEnv>();
