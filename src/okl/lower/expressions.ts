@@ -16,14 +16,14 @@ import { rowMajorIndex } from "./initializers.js";
 import { chosenRead } from "./pointer-choice.js";
 import { regionAccess, type RegionAccess } from "./chosen-regions.js";
 import { choiceWrites, type ChoiceWriteHost, type WritePlace } from "./choice-writes.js";
-import { recordField, recordPlaces, type RecordPlaces } from "./records.js";
+import { recordField, recordPlaces, recordPointerField, type RecordPlaces } from "./records.js";
 import type { RowAccess } from "./row-layout.js";
 import { constIndex, tableRead } from "./tables.js";
 import { stringLiteralOf } from "./string-literals.js";
 import { dimIndex, lowerCall } from "./expr-calls.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
-import { notNull, nullCompare, nullValueRefusal, pointerNamed, type NullTestHost } from "./null-tests.js";
+import { notNull, nullCompare, nullValueRefusal, testedPointer, type NullTestHost } from "./null-tests.js";
 import { componentNames, layoutVector } from "./vectors.js";
 
 export class ExprLowering implements ExprLowerer {
@@ -49,7 +49,14 @@ export class ExprLowering implements ExprLowerer {
   types: CTypeFacts = { dtypeOf: () => undefined };
   /** The flag that a pointer argument was passed, not NULL (set by the kernel lowering, which makes it a value argument; null-tests.ts). */
   pointerPassed: (array: string, label: string, pos: A.Pos) => Expr = (_a, label, pos) => this.fail(`pointer "${label}" is tested for NULL outside a kernel`, pos);
-  private readonly nullHost: NullTestHost = { passed: (a, l, p) => this.pointerPassed(a, l, p), fail: (d, p) => this.fail(d, p) };
+  private readonly nullHost: NullTestHost = {
+    passed: (a, l, p) => this.pointerPassed(a, l, p),
+    pointerField: (e, ctx) => {
+      const f = recordPointerField(this, e, ctx);
+      return f && { label: f.label, binding: f.slot.binding };
+    },
+    fail: (d, p) => this.fail(d, p),
+  };
   /** Dtypes of scalar locals of opaque blocks (not temporaries of the kernel), recorded where they are declared. */
   readonly localTypes = new Map<string, Dtype>();
 
@@ -315,8 +322,8 @@ export class ExprLowering implements ExprLowerer {
    * test that it is not NULL (null-tests.ts); anything else is its value.
    */
   truth(e: A.Expr, ctx: Ctx): Expr {
-    const b = e.kind === "ident" ? pointerNamed(e, ctx) : undefined;
-    return b ? { kind: "compare", op: "!=", left: notNull(b, (e as A.Ident).name, e.pos, this.nullHost), right: c(0) } : this.expr(e, ctx);
+    const t = testedPointer(e, ctx, this.nullHost);
+    return t ? { kind: "compare", op: "!=", left: notNull(t.binding, t.label, e.pos, this.nullHost), right: c(0) } : this.expr(e, ctx);
   }
 
   /** A name: its binding's value (a struct variable's scalar through structPlace). */

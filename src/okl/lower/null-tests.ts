@@ -5,7 +5,8 @@
  * (`b_passed`, Kernel.oklOptions.derivedArgs `okl_passed(b)`, 1 or 0), which the test reads; an
  * argument passed as NULL has no elements, so reading one is the interpreter's bounds error and the
  * native backends' bounds proof refuses a read the test does not guard. A pointer into an argument
- * (`p = b + k`, a device function's parameter given `b`) tests its argument. Local arrays, file-scope
+ * (`p = b + k`, a device function's parameter given `b`, a struct local's pointer field `bc.usrwrk = b`
+ * tested as `bc->usrwrk` in a device function given `&bc`) tests its argument. Local arrays, file-scope
  * tables and addresses of scalars are never NULL in C (the test is 1); a pointer chosen at run time
  * among several is refused.
  *
@@ -19,7 +20,31 @@ import type { Binding, Ctx, Fail } from "./bindings.js";
 export interface NullTestHost {
   /** The flag that pointer argument `array` was passed (an int32 value argument, 1 or 0). */
   readonly passed: (array: string, label: string, pos: A.Pos) => Expr;
+  /** The alias a struct local's pointer field holds (`bc.usrwrk`, `bc->usrwrk` given `&bc`; unset before its first assignment), undefined for other members. */
+  readonly pointerField: (e: A.Member, ctx: Ctx) => { readonly label: string; readonly binding: Binding | undefined } | undefined;
   readonly fail: Fail;
+}
+
+/** A pointer C may test for NULL: a name (pointerNamed) or a struct local's pointer field, with its label. */
+export interface TestedPointer { readonly binding: Binding; readonly label: string }
+
+/**
+ * What `e` tests where it is a pointer, else undefined. A pointer field tests the array its
+ * assignment bound (`bc.usrwrk = W;` then `if (bc->usrwrk)` tests W); one tested before any
+ * assignment is refused (C reads an indeterminate pointer there).
+ */
+export function testedPointer(e: A.Expr, ctx: Ctx, host: NullTestHost): TestedPointer | undefined {
+  if (e.kind === "ident") {
+    const b = pointerNamed(e, ctx);
+    return b && { binding: b, label: e.name };
+  }
+  if (e.kind !== "member") return undefined;
+  const field = host.pointerField(e, ctx);
+  if (!field) return undefined;
+  if (!field.binding) {
+    return host.fail(`pointer field "${field.label}" is tested for NULL before any assignment gives it an array; Loom binds a struct's pointer field to the argument its assignment names (\`${field.label} = W;\`), and tests that argument: assign the field before the test`, e.pos);
+  }
+  return { binding: field.binding, label: field.label };
 }
 
 /** C's null pointer constant: `0`, `NULL` and `nullptr` (unless the file declares them), `(T *) 0`. */
@@ -56,9 +81,10 @@ export function notNull(b: Binding, label: string, pos: A.Pos, host: NullTestHos
 export function nullCompare(e: A.Binary, ctx: Ctx, host: NullTestHost): Expr | undefined {
   if (e.op !== "==" && e.op !== "!=") return undefined;
   const [ptr, other] = isNullConstant(e.right, ctx) ? [e.left, e.right] : [e.right, e.left];
-  const b = pointerNamed(ptr, ctx);
-  if (!b || !isNullConstant(other, ctx)) return undefined;
-  return { kind: "compare", op: e.op, left: notNull(b, (ptr as A.Ident).name, ptr.pos, host), right: c(0) };
+  if (!isNullConstant(other, ctx)) return undefined;
+  const t = testedPointer(ptr, ctx, host);
+  if (!t) return undefined;
+  return { kind: "compare", op: e.op, left: notNull(t.binding, t.label, ptr.pos, host), right: c(0) };
 }
 
 /** The refusal of a null pointer constant used other than in a test (`p = NULL;`, `f(nullptr)`), or undefined for other names. */
