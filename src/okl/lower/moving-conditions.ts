@@ -9,8 +9,9 @@
  *   while (*s++) n++;
  *   // -> int t = 0; t = s[s_off] != 0; s_off++; while (t) { n++; t = s[s_off] != 0; s_off++; }
  *
- * Refused at the move: a move in an operand of `&&`, `||` or `?:` (C may not evaluate it), a `for`
- * loop's condition, and a loop whose body continues it (`continue` would skip the test's moves).
+ * A `for` loop whose condition moves a pointer comes here as `{ init; while (cond) { body update; } }`
+ * (moving-pointers.ts). Refused at the move: a move in an operand of `&&`, `||` or `?:` (C may not
+ * evaluate it), and a loop whose body continues it (`continue` would skip the test's moves).
  */
 import type * as A from "../syntax/ast.js";
 import { stmtChildren } from "../syntax/walk.js";

@@ -224,7 +224,7 @@ export class MovingExprs {
   private misplacedMove(e: A.Expr, conditional = false): never {
     return this.fail(conditional
       ? `"${text(e)}" moves a pointer in an operand of &&, || or ?:, which C evaluates only on some paths; move it in a statement of its own (\`if (*s == c) s++;\`)`
-      : `"${text(e)}" moves a pointer inside an expression whose order Loom cannot keep (a for loop's condition, a return value, a call's argument); move it in a statement of its own (\`while (*s) s++;\`, \`*d = c; d++;\`)`, e.pos);
+      : `"${text(e)}" moves a pointer inside an expression whose order Loom cannot keep (a switch's condition, a for loop's init or update, an @outer or @inner loop's header); move it in a statement of its own (\`while (*s) s++;\`, \`*d = c; d++;\`)`, e.pos);
   }
 
   /** A statement's top-level move (`p++`, `--p`, `p += k`, `p = q + 1`) as the offset update, or undefined. */

@@ -190,6 +190,7 @@ class StatementRewrite {
       }
       case "return": return this.returnStmt(s);
       case "for": {
+        if (s.cond && !s.okl && mx.hasMove(s.cond)) return [this.movingFor(s)];
         let pre: A.Stmt[] = [];
         let init = s.init;
         if (init?.kind === "declaration") {
@@ -206,6 +207,18 @@ class StatementRewrite {
     }
   }
 
+  /**
+   * `for (init; cond; update) body` whose condition moves a pointer (`for (; *s++; ) n++;`):
+   * `{ init; while (cond) { body update; } }`, C's meaning where the body does not `continue`
+   * (movingCondition refuses that: it would skip the update and the condition's moves).
+   */
+  private movingFor(s: A.For): A.Stmt {
+    const trip: A.Stmt = s.update ? { kind: "compound", attributes: [], items: [s.body, exprStmt(s.update)], pos: s.body.pos } : s.body;
+    const loop: A.While = { kind: "while", attributes: s.attributes, cond: s.cond!, body: trip, pos: s.pos };
+    const init: A.Stmt[] = s.init === undefined ? [] : s.init.kind === "declaration" ? [s.init] : [exprStmt(s.init)];
+    return { kind: "compound", attributes: [], items: this.stmts([...init, loop]), pos: s.pos };
+  }
+
   private returnStmt(s: A.Return): A.Stmt[] {
     if (s.value === undefined) return [s];
     const moves = rootDecl(s.value, this.mx.scan.byIdent)?.moving === true;
@@ -214,7 +227,12 @@ class StatementRewrite {
       return [{ ...s, value: undefined }];
     }
     if (this.ret === "pointer" && moves) this.fail(`returning the moving pointer "${exprText(s.value)}": Loom inlines device functions and binds a pointer result to one place, so a moved one cannot be returned where the caller uses the result (return an offset instead)`, s.value.pos);
-    return [{ ...s, value: this.mx.value(s.value) }];
+    if (this.ret === "pointer" || !this.mx.hasMove(s.value)) return [{ ...s, value: this.mx.value(s.value) }];
+    // `return *s++;`: the moves before the value first (`*++s`); those after it move a local that
+    // `return` leaves, so nothing reads them (C's increment has no effect past the return).
+    const pre: A.Expr[] = [], post: A.Expr[] = [];
+    const value = this.mx.value(this.mx.hoist(s.value, pre, post, false));
+    return [...pre.map((e) => exprStmt(e)), { ...s, value }];
   }
 
   private declaration(s: A.Declaration): A.Stmt[] {
