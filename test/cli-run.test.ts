@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import * as lp from "../src/index.js";
 import { main } from "../src/cli.js";
 import { oklParameterNames } from "../src/cli/run.js";
-import { checksum, compareOutputs, randomArray, storageLength } from "../src/cli/run-data.js";
+import { checksum, compareOutputs, memoryProblem, randomArray, storageLength } from "../src/cli/run-data.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = mkdtempSync(join(tmpdir(), "loom-run-"));
@@ -196,6 +196,22 @@ describe("loom run: errors", { timeout: 60_000 }, () => {
     const f = await loom(file("k.txt", "x"));
     expect(f.err).toContain(`k.txt: error: FILE must be an OKL file (.okl), a JSON kernel spec (.json) or a module`);
     expect((await loom(twice, "--repeats", "0")).err).toContain("--repeats must be an integer >= 1");
+  });
+
+  it("sizes outside a parameter's dtype, or arrays larger than the machine, are refused before anything is allocated", async () => {
+    // Before, `--size 3000000000` filled three 12 GB arrays until the system killed the process.
+    const r = await loom(twice, "--size", "3000000000");
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`--size 3000000000: "n" is int32, 3000000000 is outside its range -2147483648…2147483647`);
+    const d = await loom(twice, "-D", "n=-2147483649");
+    expect(d.err).toContain(`-D n=-2147483649: "n" is int32`);
+    const wide = spec("out[i] = 2*a[i]", ["a: float64[n]", "out: float64[n]", "n: int64"], "wide");
+    const big = await loom(wide, "--size", String(2 ** 40));
+    expect(big.code).toBe(1);
+    expect(big.err).toMatch(/"a" needs 1099511627776 float64 elements, more than the \d+ a JavaScript typed array can hold/);
+    expect(memoryProblem([{ name: "a", dtype: "float32", length: 1000 }, { name: "b", dtype: "float64", length: 1000 }], 11_999)).toBe(
+      "the inputs need 12000 bytes (a 4000 bytes, b 8000 bytes), more than this machine's 11999 bytes; give smaller sizes");
+    expect(memoryProblem([{ name: "a", dtype: "float32", length: 1000 }, { name: "b", dtype: "float64", length: 1000 }], 12_000)).toBeUndefined();
   });
 });
 

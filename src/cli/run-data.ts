@@ -3,6 +3,8 @@
  * checksums of an output (sum, sum of absolute values, a hash of the bytes, NaN/Inf counts) and the
  * element-wise comparison of two runs' outputs, on the public API only.
  */
+import { kMaxLength } from "node:buffer";
+import { totalmem } from "node:os";
 import * as lp from "../index.js";
 
 type ArrayArg = lp.ArrayArg;
@@ -19,6 +21,31 @@ const hex = (h: number) => h.toString(16).padStart(8, "0");
 
 
 export const isIntegerDtype = (d: lp.Dtype | undefined) => d === undefined || /^u?int\d+$/.test(d);
+
+/** Why integer `v` does not fit `dtype` (`"3000000000 is outside its range -2147483648…2147483647"`), or undefined. */
+export function outsideRange(v: number, dtype: lp.Dtype): string | undefined {
+  const m = /^(u?)int(\d+)$/.exec(dtype);
+  if (!m) return undefined;
+  const bits = BigInt(m[2]!);
+  const lo = m[1] ? 0n : -(1n << (bits - 1n));
+  const hi = m[1] ? (1n << bits) - 1n : (1n << (bits - 1n)) - 1n;
+  const x = BigInt(v);
+  return x < lo || x > hi ? `${v} is outside its range ${lo}…${hi}` : undefined;
+}
+
+/**
+ * Why the arrays `sizes` cannot be allocated together (more elements than a typed array holds, or
+ * more bytes than this machine's memory), or undefined: asked before any is allocated.
+ */
+export function memoryProblem(sizes: readonly { name: string; dtype: lp.Dtype; length: number }[], machineBytes = totalmem()): string | undefined {
+  const bytes = (s: { dtype: lp.Dtype; length: number }) => s.length * lp.allocArray(s.dtype, 0).BYTES_PER_ELEMENT;
+  const gb = (n: number) => (n < 1e6 ? `${n} bytes` : `${(n / 1e9).toPrecision(3)} GB`);
+  const huge = sizes.find((s) => s.length > kMaxLength);
+  if (huge) return `"${huge.name}" needs ${huge.length} ${huge.dtype} elements, more than the ${kMaxLength} a JavaScript typed array can hold; give smaller sizes`;
+  const total = sizes.reduce((t, s) => t + bytes(s), 0);
+  if (total <= machineBytes) return undefined;
+  return `the inputs need ${gb(total)} (${sizes.map((s) => `${s.name} ${gb(bytes(s))}`).join(", ")}), more than this machine's ${gb(machineBytes)}; give smaller sizes`;
+}
 
 /**
  * The number of elements the storage of `a` spans at `params` (lp.arrayLayout: its extents, or

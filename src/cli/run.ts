@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
 import * as lp from "../index.js";
 import { addLibrary, addOpener, formatError } from "./okl.js";
-import { checksum, compareOutputs, isIntegerDtype, randomArray, storageLength, type Checksum } from "./run-data.js";
+import { checksum, compareOutputs, isIntegerDtype, memoryProblem, outsideRange, randomArray, storageLength, type Checksum } from "./run-data.js";
 import { isKernel, loadKernel, readSpec } from "./tune-spec.js";
 import { eachArg, UsageError, type CliIo } from "./usage.js";
 
@@ -200,12 +200,15 @@ function inputsFor(k: lp.Kernel, a: RunArgs): Inputs {
       } else params[arg.name] = v;
     } else if (integer && a.size !== undefined) params[arg.name] = a.size;
     else missing.push(`${arg.name} (${arg.dtype ?? "integer"})`);
+    const range = params[arg.name] !== undefined && integer ? outsideRange(params[arg.name]!, arg.dtype ?? "int32") : undefined;
+    if (range) problems.push(`${given !== undefined ? `-D ${arg.name}=${given}` : `--size ${a.size}`}: "${arg.name}" is ${arg.dtype ?? "int32"}, ${range}`);
   }
   if (missing.length > 0) {
     problems.push(`kernel "${k.name}" needs values for ${missing.join(", ")}: give each as -D NAME=VALUE${a.size === undefined ? " (--size N gives every integer one the value N)" : ""}`);
   }
   if (problems.length > 0) throw new lp.ExecutionError(problems.join("; "));
   const arrays: Record<string, lp.TypedArray> = {};
+  const sizes: { name: string; dtype: lp.Dtype; length: number }[] = [];
   const shapeless: string[] = [];
   for (const arg of k.args) {
     if (arg.kind !== "array") continue;
@@ -221,13 +224,17 @@ function inputsFor(k: lp.Kernel, a: RunArgs): Inputs {
       if (length === undefined) problems.push(`the shape (${arg.shape.map(lp.exprToString).join(", ")}) of "${arg.name}" cannot be evaluated at ${JSON.stringify(params)}`);
     }
     if (length !== undefined && arg.dtype === undefined) problems.push(`array "${arg.name}" has no dtype; give it one in the kernel`);
-    else if (length !== undefined) arrays[arg.name] = randomArray(arg.dtype!, length, a.seed, arg.name);
+    else if (length !== undefined) sizes.push({ name: arg.name, dtype: arg.dtype!, length });
   }
+  // Sized before any is filled: arrays larger than the machine would be killed by the system, not refused.
+  const tooLarge = memoryProblem(sizes);
+  if (tooLarge) problems.push(tooLarge);
   if (shapeless.length > 0) {
     problems.push(`kernel "${k.name}": ${shapeless.map((n) => `"${n}"`).join(", ")} ${shapeless.length === 1 ? "has" : "have"} no shape ` +
       `(a pointer whose accesses give no length); give the number of elements with ${shapeless.map((n) => `--length ${n}=N`).join(" ")}`);
   }
   if (problems.length > 0) throw new lp.ExecutionError(problems.join("; "));
+  for (const { name, dtype, length } of sizes) arrays[name] = randomArray(dtype, length, a.seed, name);
   return { params, arrays };
 }
 
