@@ -113,38 +113,40 @@ function computeStoreDomain(
   const clip = a.shape !== undefined && a.shape.length === fp.box.length
     ? clipPredicates(k, a.shape, fp.box, stored, dimNames, dom, ctx, kernelInames)
     : [];
-  // Constraints that tie a new iname to an outer iname that is a loop (not a g iname) become
-  // predicates of the store: in the domain they would make that loop's bounds depend on the new
-  // (often local) inames, and a loop with a barrier in it must be the same for all work-items.
-  const predicates: Expr[] = [];
-  {
-    const loopOuter = new Set(outer.filter((o) => k.inameTags[o]?.kind !== "g"));
-    const np = dom.params.length;
-    const nd = dom.dims.length;
-    const keep: Constraint[] = [];
-    const moved: Constraint[] = [];
-    for (const con of dom.constraints) {
-      const hasEx = con.coeffs.some((x, j) => j >= np + nd && x !== 0);
-      const tiesLoop = con.coeffs.some((x, j) => j < np && x !== 0 && loopOuter.has(dom.params[j]!));
-      const hasDim = con.coeffs.some((x, j) => j >= np && j < np + nd && x !== 0);
-      (tiesLoop && hasDim && !hasEx ? moved : keep).push(con);
-    }
-    if (moved.length > 0) {
-      const names = [...dom.params, ...dom.dims];
-      for (const con of moved) {
-        const terms: Record<string, number> = {};
-        con.coeffs.forEach((x, j) => {
-          if (x !== 0 && j < names.length) terms[names[j]!] = x;
-        });
-        predicates.push(constraintExpr(aff(terms, con.constant), con.eq));
-      }
-      dom = { ...dom, constraints: keep } as BasicSet;
-      // The gist may have dropped a new iname's own bounds as implied by the moved rows: restore them.
-      dom = addConstraints(dom, dimNames.flatMap((n, j) => bounds(n, stored[j]!)));
-    }
-  }
+  const moved = moveLoopTies(k, dom, outer, dimNames.flatMap((n, j) => bounds(n, stored[j]!)));
+  return Object.freeze({ dom: moved.dom, clip: Object.freeze(clip), predicates: Object.freeze(moved.predicates) });
+}
 
-  return Object.freeze({ dom, clip: Object.freeze(clip), predicates: Object.freeze(predicates) });
+/**
+ * Constraints of a store's domain `dom` that tie a new iname to an outer iname that is a loop (not
+ * a g iname) become predicates of the store: in the domain they would make that loop's bounds
+ * depend on the new (often local) inames, and a loop with a barrier in it must be the same for all
+ * work-items. `boundRows`: the new inames' own bounds, restored where rows were moved (a gist may
+ * have dropped them as implied by the moved rows). Shared by both routes of a fetch (fetch-tile.ts).
+ */
+export function moveLoopTies(k: Kernel, dom: BasicSet, outer: readonly string[], boundRows: readonly { aff: Aff; eq: boolean }[]): { dom: BasicSet; predicates: Expr[] } {
+  const predicates: Expr[] = [];
+  const loopOuter = new Set(outer.filter((o) => k.inameTags[o]?.kind !== "g"));
+  const np = dom.params.length;
+  const nd = dom.dims.length;
+  const keep: Constraint[] = [];
+  const moved: Constraint[] = [];
+  for (const con of dom.constraints) {
+    const hasEx = con.coeffs.some((x, j) => j >= np + nd && x !== 0);
+    const tiesLoop = con.coeffs.some((x, j) => j < np && x !== 0 && loopOuter.has(dom.params[j]!));
+    const hasDim = con.coeffs.some((x, j) => j >= np && j < np + nd && x !== 0);
+    (tiesLoop && hasDim && !hasEx ? moved : keep).push(con);
+  }
+  if (moved.length === 0) return { dom, predicates };
+  const names = [...dom.params, ...dom.dims];
+  for (const con of moved) {
+    const terms: Record<string, number> = {};
+    con.coeffs.forEach((x, j) => {
+      if (x !== 0 && j < names.length) terms[names[j]!] = x;
+    });
+    predicates.push(constraintExpr(aff(terms, con.constant), con.eq));
+  }
+  return { dom: addConstraints({ ...dom, constraints: keep } as BasicSet, boundRows), predicates };
 }
 
 /** A store domain, its clip and its moved predicates (frozen: shared by every kernel that asks again). */

@@ -15,15 +15,15 @@ import {
   affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, insnReadsWithBounds, mapExpr, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
-import { aff, affAdd, affSub, type Aff } from "../src/poly/index.js";
+import { aff, affAdd, affSub, type Aff, type BasicSet } from "../src/poly/index.js";
 import { checkStoresInStep, inameList, takenNames } from "./common.js";
 import { checkStoreRace, noSyncOf } from "./fetch-races.js";
 import { checkIlpOuter, placeStore } from "./fetch-nesting.js";
 import { existingTemporary } from "./reuse-temporary.js";
 import { applyTags, perInameTags, tagStoreAlone, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
 import { checkPrivateStaysInWorkItem } from "./iname.js";
-import { storeDomain } from "./fetch-domain.js";
-import { tileFootprint, tileStoreDomain, tileStoreParams } from "./fetch-tile.js";
+import { moveLoopTies, storeDomain } from "./fetch-domain.js";
+import { tileFootprint, tileStoreDomain, tileStoreParams, tileStoreRows, type TileFootprint } from "./fetch-tile.js";
 
 export const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
   if (x === undefined) return undefined;
@@ -236,7 +236,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   }
 
   const { dom, clip, predicates } = tileParams !== undefined
-    ? { dom: tileStoreDomain(tileParams, dimNames, dimNames.flatMap((n, j) => dimBoundsOf(n, stored[j]!))), clip: [], predicates: [] }
+    ? tileStore(k, tile!, tileParams, dimNames, stored, outer, (j) => dimBoundsOf(dimNames[j]!, stored[j]!))
     : storeDomain(k, fp as Footprint, {
       boundingBox: req.boundingBox, taken, dimNames, stored, bounds: dimBoundsOf, outer, shape: req.shape, kernelInames,
     });
@@ -375,4 +375,18 @@ function printExpr(e: Expr | number): string {
   const parts = Object.entries(a.terms).sort((x, y) => naturalCompare(x[0], y[0])).map(([n, k]) => (k === 1 ? n : `${k}*${n}`));
   if (a.constant !== 0 || parts.length === 0) parts.push(String(a.constant));
   return parts.join(" + ").replace(/\+ -/g, "- ");
+}
+
+/**
+ * The store domain of a tile fetch (fetch-tile.ts) over `params`: the new inames' bounds, and the
+ * faces the box's top does not imply, whose rows that tie a new iname to an outer loop become
+ * predicates (moveLoopTies), as the general route's are.
+ */
+function tileStore(
+  k: Kernel, tile: TileFootprint, params: readonly string[], dimNames: readonly string[], stored: readonly number[], outer: readonly string[],
+  boundsOf: (j: number) => { aff: Aff; eq: boolean }[],
+): { dom: BasicSet; clip: Expr[]; predicates: Expr[] } {
+  const dom = tileStoreDomain(params, dimNames, tileStoreRows(tile, dimNames, stored, boundsOf));
+  if (tile.faces.every((f) => f === undefined)) return { dom, clip: [], predicates: [] };
+  return { ...moveLoopTies(k, dom, outer, dimNames.flatMap((_, j) => boundsOf(j))), clip: [] };
 }

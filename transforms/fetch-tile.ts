@@ -6,8 +6,10 @@
  * footprint is a box: along axis r, `g + lo <= index <= g + hi` and the parameter bounds, and the
  * store domain is `0 <= a_dim_r <= hi - lo`, when the other bounds are implied (the tile divides
  * the extent: a small exact question on the parameters, remembered by its content, which repeats
- * across a sweep's variants). What accessFootprint and storeDomain would compute for it with
- * projections, a gist and memo keys of whole domains, read off the rows instead.
+ * across a sweep's variants), and with `base + a_dim_r <= U` where one upper face U by parameters
+ * alone is not (the last tile of a size that does not divide n: most of a sweep's variants). What
+ * accessFootprint and storeDomain would compute for it with projections, a gist and memo keys of
+ * whole domains, read off the rows instead.
  *
  * Anything else, or a bound that is not implied, takes the general route (undefined here): the
  * answers are the same either way (test/transforms/fetch-tile.test.ts compares both routes). The
@@ -46,6 +48,12 @@ export interface TileFootprint {
   readonly params: readonly string[];
   /** The iteration domain's dims, in its order (the outer inames among them follow `params`). */
   readonly domDims: readonly string[];
+  /**
+   * Per axis, the upper face by parameters alone that the box's top does not imply (a tile that
+   * does not divide the extent: `index <= n - 1`), or undefined: the store keeps
+   * `base + a_dim <= face` as the general route's gist does (`tileStoreRows`).
+   */
+  readonly faces: readonly (Aff | undefined)[];
 }
 
 /** What the route needs of the store request. */
@@ -226,7 +234,8 @@ function fromRows(
     if (axis === undefined) return undefined;
     box.push(axis);
   }
-  if (!otherFacesImplied(k, box)) return undefined;
+  const faces = otherFaces(k, box, kernelInames);
+  if (faces === undefined) return undefined;
   if (shape !== undefined && shape.length === box.length && !clipByFaces(k, shape, box, kernelInames)) return undefined;
   // The general route refuses a footprint of no point (no access runs): it decides that one. D
   // projects its chain; a chain of one domain has points when that domain has (asked of the
@@ -236,7 +245,7 @@ function fromRows(
   for (const b of box) for (const f of [...b.lowers, ...b.uppers]) for (const n in f.terms) if (kernelInames.has(n)) dependsOn.add(n);
   const params = [...D.params];
   for (const a of affs) for (const n in a.terms) if (!D.dims.includes(n) && !params.includes(n)) params.push(n);
-  return Object.freeze({ dependsOn: Object.freeze([...dependsOn].sort(naturalCompare)), box: Object.freeze(box), params: Object.freeze(params), domDims: D.dims });
+  return Object.freeze({ dependsOn: Object.freeze([...dependsOn].sort(naturalCompare)), box: Object.freeze(box), params: Object.freeze(params), domDims: D.dims, faces: Object.freeze(faces) });
 }
 
 function usesIname(a: Aff, kernelInames: ReadonlySet<string>): boolean {
@@ -273,29 +282,38 @@ function boxAxisOf(g: Aff, lowers: readonly Aff[], uppers: readonly Aff[]): BoxA
 }
 
 /**
- * Whether every face of every axis other than its base and its top is implied where the footprint
- * has points (then the store domain keeps only `0 <= a_dim <= extent - 1`): per axis, within the
- * assumptions and `L <= U` for every pair of faces (an index exists), no value of the parameters
- * and fixed inames has a lower face above the base or an upper face below the top. Exact integer
- * questions over a few names, remembered by their content.
+ * The faces of each axis other than its base and its top, where the footprint has points (per
+ * axis, within the assumptions and `L <= U` for every pair of faces: an index exists): none may
+ * have a lower face above the base; an upper face below the top somewhere is allowed once per
+ * axis, by parameters alone (the last tile of a split whose size does not divide the extent), and
+ * returned; the store domain then keeps `base + a_dim <= U` (the general route's gist keeps that
+ * row, and `a_dim <= extent - 1` too, asked here: U - base is above it somewhere). Undefined:
+ * anything else (the general route decides). Exact integer questions over a few names,
+ * remembered by their content.
  */
-function otherFacesImplied(k: Kernel, box: readonly BoxAxis[]): boolean {
+function otherFaces(k: Kernel, box: readonly BoxAxis[], kernelInames: ReadonlySet<string>): (Aff | undefined)[] | undefined {
+  const out: (Aff | undefined)[] = [];
   for (const b of box) {
     const top = affSub(affAdd(b.baseAff, aff({}, b.extent as number)), aff({}, 1));
-    const others = b.lowers.length + b.uppers.length > 2;
-    if (!others) continue;
+    if (b.lowers.length + b.uppers.length <= 2) {
+      out.push(undefined);
+      continue;
+    }
     let key = `${setContentId(k.assumptions)}|${affKey(b.baseAff)}|${affKey(top)}|`;
     for (const L of b.lowers) key += `${affKey(L)};`;
     key += "|";
     for (const U of b.uppers) key += `${affKey(U)};`;
-    if (!memoized(impliedMemo, key, () => ({ yes: facesImplied(k, b, top) })).yes) return false;
+    const { face } = memoized(impliedMemo, key, () => ({ face: facesImplied(k, b, top) }));
+    if (face === false || (face !== true && usesIname(face, kernelInames))) return undefined;
+    out.push(face === true ? undefined : face);
   }
-  return true;
+  return out;
 }
 
-const impliedMemo = contentMemo<{ readonly yes: boolean }>();
+const impliedMemo = contentMemo<{ readonly face: boolean | Aff }>();
 
-function facesImplied(k: Kernel, b: BoxAxis, top: Aff): boolean {
+/** true: every other face implied; an upper face: that one alone is not (see otherFaces); false: the route does not hold. */
+function facesImplied(k: Kernel, b: BoxAxis, top: Aff): boolean | Aff {
   const names = new Set<string>();
   for (const f of [...b.lowers, ...b.uppers]) for (const n in f.terms) names.add(n);
   for (const p of k.assumptions.params) names.delete(p);
@@ -306,8 +324,31 @@ function facesImplied(k: Kernel, b: BoxAxis, top: Aff): boolean {
   ctx = addConstraints(ctx, rows);
   // A lower face L above the base somewhere: L - base - 1 >= 0; an upper face U below the top: top - U - 1 >= 0.
   for (const L of b.lowers) if (L !== b.baseAff && !isEmptyWith(ctx, affSub(affSub(L, b.baseAff), aff({}, 1)))) return false;
-  for (const U of b.uppers) if (!isEmptyWith(ctx, affSub(affSub(top, U), aff({}, 1)))) return false;
-  return true;
+  let face: Aff | undefined;
+  for (const U of b.uppers) {
+    if (isEmptyWith(ctx, affSub(affSub(top, U), aff({}, 1)))) continue;
+    if (face !== undefined) return false;
+    face = U;
+  }
+  if (face === undefined) return true;
+  // The top stays a row of the store's domain where the face is above it somewhere: U - top - 1 >= 0.
+  return isEmptyWith(ctx, affSub(affSub(face, top), aff({}, 1))) ? false : face;
+}
+
+/**
+ * The rows of a tile store's domain (tileStoreDomain's `bounds`): each new iname's bounds
+ * `boundsOf(j)`, then `base + a_dim <= face` for each axis whose upper face is not implied.
+ */
+export function tileStoreRows(
+  tile: TileFootprint, dimNames: readonly string[], stored: readonly number[], boundsOf: (j: number) => { aff: Aff; eq: boolean }[],
+): { aff: Aff; eq: boolean }[] {
+  const rows = dimNames.flatMap((_, j) => boundsOf(j));
+  dimNames.forEach((n, j) => {
+    const r = stored[j]!;
+    const face = tile.faces[r];
+    if (face !== undefined) rows.push({ aff: affSub(affSub(face, tile.box[r]!.baseAff), aff({ [n]: 1 })), eq: false });
+  });
+  return rows;
 }
 
 /** Whether each bound of the array's shape follows from a face (fetch-clip.ts): then the store needs no clip. */
