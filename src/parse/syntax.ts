@@ -6,6 +6,7 @@ import grammar from "../../grammar/generated/instructions.js";
 import { GrammarDriver, expectedText } from "../../grammar/driver.js";
 import { InternalError, ParseError } from "../errors.js";
 import type { RExpr, RStatement } from "./raw.js";
+import { fastExpr, fastStatement } from "./syntax-fast.js";
 
 /** Reports an error at an offset of the text being parsed; never returns. */
 export type Fail = (detail: string, offset: number) => never;
@@ -48,11 +49,12 @@ function run(text: string, start: "statement" | "exprOnly", fail: Fail): unknown
 
 /** One statement as a raw tree: `parseStatementRaw("f(x) := x*x", fail).k` is "rule"; also assignments and `... lbarrier`. */
 export function parseStatementRaw(text: string, fail: Fail): RStatement {
-  return run(text, "statement", fail) as RStatement;
+  // Recursive descent where it is sure of the answer (syntax-fast.ts); nearley for the rest and every error.
+  return fastStatement(text) ?? run(text, "statement", fail) as RStatement;
 }
 
 /** One expression as a raw tree: `parseExprRaw("a + 1", fail)` is `{k: "bin", op: "+", …}`. */
 export function parseExprRaw(text: string, fail: Fail): RExpr {
   if (text.trim() === "") fail("expected an expression", 0);
-  return run(text, "exprOnly", fail) as RExpr;
+  return fastExpr(text) ?? run(text, "exprOnly", fail) as RExpr;
 }
