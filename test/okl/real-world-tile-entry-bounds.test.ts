@@ -93,6 +93,27 @@ describe("a @tile loop bounded by a private scalar the kernel assigns again", ()
     expect([e.line, e.message]).toEqual([5, expect.stringMatching(/nested\.okl:5:5: @tile loop "i": its @outer level sizes the launch, before the kernel runs, but its bound reads "cnt", a value the kernel computes/)]);
   });
 
+  it("an @inner level bounded by a computed scalar in a nest with @shared memory is refused at import, naming the scalar; the guarded form runs", async () => {
+    const lift = (loop: string, first = "@tile(p_tile, @inner, @inner)") => `
+@kernel void sharedLift(const dlong Nelements, @restrict const dlong *counts, @restrict const dfloat *q, @restrict dfloat *Lq) {
+  for (dlong e = 0; e < Nelements; ++e; @outer(0)) {
+    @shared dfloat s_q[p_Np];
+    dlong Nactive = counts[e];
+    for (int n = 0; n < p_Np; ++n; ${first}) s_q[n] = q[e*p_Np + n];
+    @barrier();
+    ${loop}
+  }
+}`;
+    const tile = oklError(() => parseOkl(lift("for (int n = 0; n < Nactive; ++n; @tile(p_tile, @inner, @inner)) Lq[e*p_Np + n] = s_q[p_Np - 1 - n];"), { filename: "lift.okl", ...DEFINES }));
+    expect([tile.line, tile.message]).toEqual([8, expect.stringMatching(/lift\.okl:8:5: @tile loop "n": its @inner block level is a work-group axis in this nest with @shared memory or barriers, .* reads "Nactive", a value the kernel computes/)]);
+    const inner = oklError(() => parseOkl(lift("for (int n = 0; n < Nactive; ++n; @inner) Lq[e*p_Np + n] = s_q[p_Np - 1 - n];", "@inner"), { filename: "lift.okl", ...DEFINES }));
+    expect(inner.message).toMatch(/lift\.okl:8:5: @inner loop "n": its work-items are a work-group axis .* guard the work-items/);
+    const [k] = parseOkl(lift("for (int n = 0; n < p_Np; ++n; @tile(p_tile, @inner, @inner)) if (n < Nactive) Lq[e*p_Np + n] = s_q[p_Np - 1 - n];"), { filename: "lift.okl", ...DEFINES });
+    const ne = 3, q = seeded(ne * NP, 5), counts = [NP, 3, 0];
+    const want = q.map((v, i) => (i % NP < counts[Math.floor(i / NP)]! ? q[Math.floor(i / NP) * NP + NP - 1 - (i % NP)]! : -1));
+    await expectSerialMeaning(k!, () => ({ Nelements: ne, counts: Int32Array.from(counts), q: Float64Array.from(q), Lq: new Float64Array(ne * NP).fill(-1) }), { Lq: want });
+  });
+
   it("a body that writes its @tile loop's bound is refused at the write", () => {
     const e = oklError(() => parseOkl(ROW_SCALE.replace("out[r*p_maxRow + j] += 10.0;", "{ out[r*p_maxRow + j] += 10.0; if (vals[r*p_maxRow + j] < 0) n = j; }"), { filename: "rowScale.okl", ...DEFINES }));
     expect(e.message).toMatch(/rowScale\.okl:8:\d+: loop "j": its body writes "n", which its bound `j < …` reads; OCCA expands @tile into a block loop and an in-tile loop/);

@@ -15,7 +15,7 @@ import type * as A from "../syntax/ast.js";
 import { someAst, walkAst } from "./ast-queries.js";
 import type { Ctx, Scope } from "./bindings.js";
 import { StatementLowering } from "./kernel-statements.js";
-import type { LoopHead } from "./loop-head.js";
+import { affineRange, type LoopHead } from "./loop-head.js";
 import { exprToAff } from "./shapes.js";
 
 /** A statement list being lowered, and which of its items is. */
@@ -175,11 +175,31 @@ export abstract class EntryBoundLowering extends StatementLowering {
    */
   protected checkTileLaunch(s: A.For, h: LoopHead): void {
     const okl = s.okl;
+    this.checkInnerLaunch(s, h);
     if (okl?.kind !== "tile" || (okl.outer?.kind !== "outer" && okl.inner?.kind !== "outer")) return;
     const t = [...this.scalarTemps(h.end)][0] ?? [...this.scalarTemps(h.start)][0];
     if (t === undefined) return;
     this.fail(`@tile loop "${h.name}": its @outer level sizes the launch, before the kernel runs, but its ${this.scalarTemps(h.end).has(t) ? "bound" : "start"} reads "${t}", ` +
       "a value the kernel computes; bound it by value arguments and constants (host scalars declared before the @outer loops are such), or make the level @inner", s.pos);
+  }
+
+  /**
+   * Fails where an @inner level (`@inner`, the block level of `@tile(K, @inner, …)`) of a nest with
+   * @shared memory or barriers, a work-group axis whose size the launch needs, runs over a range whose
+   * length reads a private scalar the kernel computes (`for (n = 0; n < Nactive; ++n; @tile(4, @inner,
+   * @inner))`). Outside such nests the level runs sequentially; a bound read from memory is tripLoop's
+   * refusal. Before, each backend's scheduler refused it at run time naming the generated copy.
+   */
+  private checkInnerLaunch(s: A.For, h: LoopHead): void {
+    const okl = s.okl;
+    if (!this.nestSyncs || !(okl?.kind === "inner" || (okl?.kind === "tile" && okl.outer?.kind === "inner"))) return;
+    const r = affineRange(h);
+    const t = r && Object.keys(r.span.terms).find((n) => this.tempNamed(n)?.shape.length === 0);
+    if (t === undefined) return;
+    const what = okl.kind === "tile" ? `@tile loop "${h.name}": its @inner block level is` : `@inner loop "${h.name}": its work-items are`;
+    this.fail(`${what} a work-group axis in this nest with @shared memory or barriers, whose size the launch must know before the kernel runs, but its range's length reads "${t}", ` +
+      `a value the kernel computes; bound it by value arguments and constants (a \`const\` local initialized from them is such, and so are host scalars declared before the @outer loops), ` +
+      `or run a constant range and guard the work-items (\`for (int n = 0; n < p_max; ++n; @inner) if (n < ${t}) …\`)`, s.pos);
   }
 
   /** Whether plain loop `s` runs on all work-items of a group together: it holds barriers or @inner loops, inside an @outer loop. */
