@@ -4,8 +4,10 @@
  * TypeError, RangeError or any other crash; the same holds for the whole import and code generation
  * of mutants that still parse. Also: normalizing never loses an OKL loop.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { normalizeOkl, parseOklAst, parseOklFragment } from "../../src/okl/index.js";
@@ -16,6 +18,7 @@ import { LoomError, OklError } from "../../src/errors.js";
 import { CORPUS } from "./corpus-path.js";
 
 const present = existsSync(CORPUS);
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 function files(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir)) {
@@ -121,5 +124,25 @@ describe.runIf(present)("robustness on mutated corpus files", () => {
   it("deeply nested input is a LoomError, not a stack overflow", () => {
     const deep = `@kernel void k(int *x) { x[0] = ${"(".repeat(20000)}1${")".repeat(20000)}; }`;
     expect(() => parseOklAst(deep)).toThrow(LoomError);
+  });
+
+  it("input deep enough for the lowering's recursion though not the parser's is a LoomError too", () => {
+    // vitest's workers have a large stack; node's default one (what a user's script gets) overflowed
+    // in the lowering at 2,000 nested ifs, a RangeError before. Run in a child with node's stack.
+    const script = `import { parseOkl } from "./src/okl/parse-okl.ts";
+      const ifs = "@kernel void f(const int n, float *a) { for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { " + "if (i > 0) ".repeat(2500) + "a[i] = 1; } }";
+      try { parseOkl(ifs); console.log("accepted"); } catch (e) { console.log(e.constructor.name + ": " + e.message); }`;
+    const r = spawnSync(process.execPath, ["--stack-size=984", "--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
+    expect(r.stdout).toContain("LoomError: parseOkl: the input is nested or chained too deeply to process");
+  });
+
+  it("options of the wrong kind or name are LoomErrors naming the option and what it takes", () => {
+    const src = "@kernel void f(const int n, float *a) { for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) a[i] = 1; }";
+    // Before: a TypeError inside the preprocessor ("object is not iterable").
+    expect(() => parseOkl(src, { includes: { "x.okl": "" } as never })).toThrow(`parseOkl: option "includes" must be an array of strings; got`);
+    expect(() => parseOkl(src, { defines: { N: {} } as never })).toThrow(`parseOkl: option "defines" must be an object of names to strings`);
+    expect(() => parseOkl(src, { warnings: "loud" as never })).toThrow(`parseOkl: option "warnings" must be "collect" or "error"`);
+    expect(() => parseOkl(src, { define: { N: "1" } } as never)).toThrow(`parseOkl: unknown option "define" (did you mean "defines"?)`);
+    expect(parseOkl(src, { defines: { N: 3, M: "x" }, includes: [], warnings: "error", filename: "f.okl" })).toHaveLength(1);
   });
 });
