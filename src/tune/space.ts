@@ -40,9 +40,24 @@ export function checkRestrictions(r: unknown): readonly Restriction[] {
   return r as Restriction[];
 }
 
-/** The points of `space` in lexicographic order (the first parameter varies slowest), restrictions applied. */
+/**
+ * The most points a space may hold before restrictions: every strategy works on the list of valid
+ * points, which takes about a microsecond and a few hundred bytes per point to build.
+ */
+export const MAX_SPACE_POINTS = 1_000_000;
+
+/**
+ * The points of `space` in lexicographic order (the first parameter varies slowest), restrictions
+ * applied. A space of more than MAX_SPACE_POINTS points is a LoomError saying how many it has
+ * (before, `{ a1: [1..10], …, a12: [1..10] }` enumerated 10^12 points, for ever).
+ */
 export function enumeratePoints(space: Space, restrictions: readonly Restriction[]): TuningPoint[] {
   const names = Object.keys(space);
+  const size = names.reduce((n, name) => n * space[name]!.length, 1);
+  if (size > MAX_SPACE_POINTS) {
+    throw new LoomError(`autotune: the space has ${size.toLocaleString("en-US")} points (${names.map((n) => `${n}: ${space[n]!.length}`).join(" × ")}), ` +
+      `more than the ${MAX_SPACE_POINTS.toLocaleString("en-US")} a sweep lists before restrictions; give fewer values, or sweep one part of the space at a time`);
+  }
   const out: TuningPoint[] = [];
   const rec = (i: number, acc: Record<string, number | string>): void => {
     if (i === names.length) {

@@ -154,6 +154,9 @@ describe("autotune (js backend)", () => {
       [{ space: { ti: [1] }, build, params, remeasure: { rounds: 0 } }, /remeasure.rounds must be a positive integer/],
       [{ space: { ti: [1] }, build, params, peak: { gflops: 0, gbps: 1 } }, /peak must be true, false or \{ gflops, gbps, gflops32\? \}/],
       [{ space: { ti: [1] }, build, params, peak: "yes" }, /peak must be true, false/],
+      // 10^12 points: before, every strategy listed them first, for ever (even with budget.variants 3).
+      [{ space: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`a${i}`, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]])), build, params, strategy: "random", budget: { variants: 3 } },
+        /the space has 1,000,000,000,000 points \(a0: 10 × a1: 10 × .* × a11: 10\), more than the 1,000,000 a sweep lists before restrictions/],
     ];
     for (const [opts, msg] of bad) {
       const err = await lp.autotune(k, opts as lp.AutotuneOptions).catch((e: unknown) => e);
