@@ -12,17 +12,15 @@ import type { FileContext } from "./file-context.js";
 import { exprLabel, pointerBinding, pointerSlot, type ExprLowerer } from "./inline.js";
 import { cRemainder, type SignFacts } from "./c-remainder.js";
 import { cBinary, cConditional, cUnary, suffixDtype, type CTypeFacts } from "./c-conversions.js";
-import { rowMajorIndex } from "./initializers.js";
-import { chosenRead } from "./pointer-choice.js";
-import { regionAccess, type RegionAccess } from "./chosen-regions.js";
+import type { RegionAccess } from "./chosen-regions.js";
 import { choiceWrites, type ChoiceWriteHost, type WritePlace } from "./choice-writes.js";
 import { recordField, recordPlaces, recordPointerField, type RecordPlaces } from "./records.js";
 import type { RowAccess } from "./row-layout.js";
-import { constIndex, tableRead } from "./tables.js";
 import { stringLiteralOf } from "./string-literals.js";
 import { dimIndex, lowerCall } from "./expr-calls.js";
 import { placeElement, placeIndex, placeMember, structVariable, type StructPlace } from "./structs.js";
 import { VectorLowering } from "./vector-exprs.js";
+import { bindingElement, byValueField, derefOf, type ElementHost } from "./expr-places.js";
 import { notNull, nullCompare, nullValueRefusal, testedPointer, type NullTestHost } from "./null-tests.js";
 import { componentNames, layoutVector } from "./vectors.js";
 
@@ -92,7 +90,6 @@ export class ExprLowering implements ExprLowerer {
   private failAt(pos: A.Pos): (detail: string) => never {
     return (detail) => this.fail(detail, pos);
   }
-  private readonly failWith = (detail: string, pos: A.Pos): never => this.fail(detail, pos);
 
   /** A local variable or an array element that can be assigned. */
   lvalue(e: A.Expr, ctx: Ctx): Expr {
@@ -161,37 +158,14 @@ export class ExprLowering implements ExprLowerer {
     return recordPlaces(this, e, ctx);
   }
 
-  /**
-   * `*p`, `p[0]` or `*(&x)` where `p` points to one scalar (a `ref` binding): that binding and the
-   * pointer's label; undefined for every other expression.
-   */
+  /** `*p`, `p[0]` or `*(&x)` where `p` points to one scalar: that binding and the pointer's label (expr-places.ts). */
   derefOf(e: A.Expr, ctx: Ctx): { readonly ref: Extract<Binding, { kind: "ref" }>; readonly label: string } | undefined {
-    let base: A.Expr;
-    if (e.kind === "unary" && e.op === "*") base = e.operand;
-    else if (e.kind === "index" && e.index.kind === "int" && e.index.value === 0) base = e.target;
-    else return undefined;
-    if (base.kind === "ident") {
-      const b = ctx.scope.get(base.name);
-      return b?.kind === "ref" ? { ref: b, label: base.name } : undefined;
-    }
-    if (base.kind === "unary" && base.op === "&" && base.operand.kind !== "index") {
-      const b = pointerBinding(this, base, ctx, exprLabel(base));
-      return b.kind === "ref" ? { ref: b, label: exprLabel(base) } : undefined;
-    }
-    return undefined;
+    return derefOf(this, e, ctx);
   }
 
-  /** `c.cc.ccc` (only `.`) on a struct argument passed by value: the binding of that field, or undefined. */
+  /** `c.cc.ccc` on a struct argument passed by value: the binding of that field, or undefined (expr-places.ts). */
   byValueField(e: A.Expr, ctx: Ctx): Binding | undefined {
-    const path: string[] = [];
-    let t = e;
-    while (t.kind === "member" && !t.arrow) {
-      path.unshift(t.name);
-      t = t.target;
-    }
-    if (t.kind !== "ident" || path.length === 0) return undefined;
-    const b = ctx.scope.get(t.name);
-    return b?.kind === "byValue" ? b.field(path, e.pos) : undefined;
+    return byValueField(e, ctx);
   }
 
   /**
@@ -408,43 +382,11 @@ export class ExprLowering implements ExprLowerer {
     return this.element(b, indices, label, pos, ctx);
   }
 
-  /** Element `indices` of what `b` binds (a chosen pointer: of the target chosen). */
+  /** Element `indices` of what `b` binds (expr-places.ts). */
   private element(b: Binding | undefined, indices: readonly Expr[], label: string, pos: A.Pos, ctx: Ctx): Expr {
-    if (b?.kind === "choice") {
-      // Reads through targets in one array at different offsets are recorded for the proof that writes stay apart (chosen-regions.ts).
-      const note = (x: Expr, array: string, t: Binding) => void this.regions.push(regionAccess(x, array, t as { offset?: Expr }, ctx.within, false, label, pos, this.emitted()));
-      return chosenRead(b, (t) => this.element(usable(t, this.failAt(pos)), indices, label, pos, ctx), note);
-    }
-    if (b?.kind === "ref") {
-      const zero = indices.every((i) => constIndex(i) === 0);
-      if (indices.length > 1 || !zero) this.fail(`pointer "${label}" points to the scalar "${b.name}"; only *${label} or ${label}[0] can be read`, pos);
-      return b.place;
-    }
-    if (b?.kind === "table") return tableRead(b, indices, label, pos, this.failWith);
-    if (b?.kind === "array" && b.extents) {
-      // An array field of a struct passed by value: row-major subscripts into one flat argument.
-      if (indices.length !== b.extents.length) this.fail(`array field "${b.name}" has ${b.extents.length} dimension(s), subscripted with ${indices.length}`, pos);
-      return { kind: "subscript", array: b.name, indices: [rowMajorIndex(indices, b.extents)] };
-    }
-    if (b?.kind === "records") this.fail(`"${label}" holds structs "${b.struct}" (fields ${[...b.fields.keys()].join(", ")}); only their fields can be read and written (${b.name}[i].${[...b.fields.keys()][0]})`, pos);
-    if ((b?.kind === "array" || b?.kind === "temp") && b.struct) this.fail(`"${label}" is an array of struct "${b.struct.name}"; only its elements' fields can be read`, pos);
-    if (b?.kind === "array") {
-      if (indices.length > 1) this.fail(`pointer argument "${label}" takes one subscript (it is a flat array)`, pos);
-      return { kind: "subscript", array: b.name, indices: [offsetBy(b.offset, indices[0] ?? c(0))] };
-    }
-    if (b?.kind === "temp") {
-      if (b.offset && indices.length <= 1) return { kind: "subscript", array: b.name, indices: [offsetBy(b.offset, indices[0] ?? c(0))] };
-      if (indices.length === 0 && b.rank === 1 && !b.struct) return { kind: "subscript", array: b.name, indices: [c(0)] }; // `*buf` is buf[0]
-      if (indices.length !== b.rank) this.fail(`array "${label}" has ${b.rank} dimension(s), subscripted with ${indices.length}`, pos);
-      if (b.rank > 1) this.rows.push({ array: b.name, label, indices, within: ctx.within, preds: ctx.preds, pos }); // row-layout.ts
-      return { kind: "subscript", array: b.name, indices };
-    }
-    if (b === undefined) return this.fail(`unknown identifier "${label}" (defines must be given with -D / opts.defines)`, pos);
-    return this.fail(`"${label}" is not an array`, pos);
+    return bindingElement(this.elements, b, indices, label, pos, ctx);
   }
-}
-
-/** `off + i`, or `i` without an offset. */
-function offsetBy(off: Expr | undefined, i: Expr): Expr {
-  return off ? { kind: "arith", op: "+", left: off, right: i } : i;
+  private readonly elements: ElementHost = {
+    fail: (d, p) => this.fail(d, p), regions: this.regions, rows: this.rows, emitted: () => this.emitted(),
+  };
 }

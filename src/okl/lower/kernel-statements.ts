@@ -6,26 +6,24 @@ import { atomicUpdateOf, c, dtypeKind, exprType, walkExpr, type Dtype, type Expr
 import type * as A from "../syntax/ast.js";
 import { someExpr } from "../syntax/walk.js";
 import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInnerLoop, isOuter, someAst } from "./ast-queries.js";
-import { Scope, type Ctx, type ScalarBinding } from "./bindings.js";
+import { Scope, type Ctx } from "./bindings.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { aggregateScalars, arrayOf, layoutInitType } from "./aggregate-init.js";
 import { loopHead, unrollValues } from "./loop-head.js";
-import { isStructValue, placeElement, structVariable, type StructPlace } from "./structs.js";
+import { isStructValue, structVariable } from "./structs.js";
 import { cRemainder } from "./c-remainder.js";
 import { cBinary } from "./c-conversions.js";
 import { BlockLowering, COMPOUND, type BlockHost } from "./opaque.js";
 import { attributedJump, needsBlock } from "./block-queries.js";
-import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
-import { componentNames, type VectorType } from "./vectors.js";
-import { copyRecord, oneTypeStructValue, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
-import type { RecordPlaces } from "./records.js";
+import { stageVector, vectorAssignment } from "./vector-exprs.js";
+import { oneTypeStructValue, recordDeclaration } from "./record-locals.js";
 import { ATOMIC_OPS } from "./kernel-core.js";
 import { flatCandidate, usedFlat } from "./flat-views.js";
-import { LockstepLowering } from "./kernel-lockstep.js";
+import { StructLocalLowering } from "./kernel-struct-locals.js";
 import { wholeAxes } from "./whole-axes.js";
 import { droppedPrintf } from "./printf.js";
 
-export abstract class StatementLowering extends LockstepLowering {
+export abstract class StatementLowering extends StructLocalLowering {
   protected abstract forLoop(s: A.For, ctx: Ctx): void;
 
   /** Declarators of multi-dimensional local arrays also used as flat pointers (flat-views.ts). */
@@ -41,7 +39,7 @@ export abstract class StatementLowering extends LockstepLowering {
     this.placed(this.log.insns.at(-1)?.id, pos);
   }
 
-  protected override addDomain(dims: string[], rows: Parameters<LockstepLowering["addDomain"]>[1]): void {
+  protected override addDomain(dims: string[], rows: Parameters<StructLocalLowering["addDomain"]>[1]): void {
     super.addDomain(dims, rows);
     for (const d of dims) this.placed(d, this.at);
   }
@@ -348,59 +346,6 @@ export abstract class StatementLowering extends LockstepLowering {
       if (atomic && !atomicUpdateOf(lhs, rhs)) this.fail(`@atomic "${op}": the value must not read the target itself`, e.pos);
       this.emit(lhs, rhs, at, atomic, e.pos);
     }
-  }
-
-  /** Structs whose fields mix types (record-locals.ts): how their declarations and copies emit instructions here. */
-  private recordHost(ctx: Ctx): RecordDeclHost {
-    return { ex: this.ex, fresh: (n) => this.fresh(n), addTemp: (t) => void this.temps.push(t), fail: this.failAt, assign: (l, r, pos) => this.emit(l, r, ctx, false, pos) };
-  }
-
-  private copyRecord(to: RecordPlaces, value: A.Expr, ctx: Ctx, pos: A.Pos, refused?: string): void {
-    copyRecord(this.recordHost(ctx), to, value, ctx, pos, refused);
-  }
-
-  /**
-   * `float3 v = …;`: one scalar per component, bound as expressions when the vector is const and
-   * its value reads no memory (like const scalars), else private temporaries assigned here.
-   */
-  protected vectorLocal(t: VectorType, d: A.Declarator, isConst: boolean, ctx: Ctx): void {
-    const init = d.init === undefined ? undefined : vectorInit(this.ex, t, d, ctx, this.failAt);
-    if (init && isConst && !d.okl.shared && !d.okl.exclusive && init.every((x) => this.pure(x))) {
-      ctx.scope.set(d.name, { kind: "vector", type: t, comps: init.map((expr) => ({ kind: "expr", expr })) });
-      return;
-    }
-    if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
-    const comps = componentNames(t).map((cn): ScalarBinding => {
-      const name = this.fresh(`${d.name}_${cn}`);
-      this.temps.push({ name, dtype: t.dtype, shape: [], addressSpace: d.okl.shared ? "local" : "private", order: "C", dimTags: undefined });
-      return { kind: "temp", name, rank: 0 };
-    });
-    init?.forEach((x, k) => this.emit({ kind: "var", name: (comps[k] as { name: string }).name }, x, ctx, false, d.pos));
-    ctx.scope.set(d.name, { kind: "vector", type: t, comps });
-  }
-
-  /** `S v = w;`: the struct's scalars one by one (a list: structScalar per scalar). */
-  protected structInit(dst: StructPlace, d: A.Declarator, ctx: Ctx): void {
-    if (dst.need > 0) this.fail(`array "${d.name}" must be initialized with {…}`, d.pos);
-    this.copyStruct(dst, d.init!, ctx, d.pos);
-  }
-
-  /** Scalar `k` of element `at` (its subscripts) of a struct local or array of them, from an initializer item (undefined: 0). */
-  private structScalar(dst: StructPlace, at: readonly Expr[], k: number, item: A.Expr | undefined, ctx: Ctx, pos: A.Pos): void {
-    const layout = dst.layout!;
-    const own = layout.scalars[k]!;
-    const value = item ? this.ex.expr(item, ctx) : c(0);
-    this.emit(placeElement({ ...dst, prefix: at }, k), own === layout.dtype ? value : { kind: "cast", dtype: layout.dtype, value: { kind: "cast", dtype: own, value } }, ctx, false, pos);
-  }
-
-  /** `dst = src` of whole structs: one assignment per scalar (C copies the bytes, which are these scalars). */
-  protected copyStruct(dst: StructPlace, src: A.Expr, ctx: Ctx, pos: A.Pos, atomic = false): void {
-    const layout = dst.layout!;
-    const from = this.ex.structPlace(src, ctx);
-    if (!from || !isStructValue(from) || from.layout!.name !== layout.name) {
-      this.fail(`struct "${layout.name}" can only be assigned a value of struct "${layout.name}" (an element, a local or a field of that type)`, src.pos);
-    }
-    for (let k = 0; k < layout.size; k++) this.emit(placeElement(dst, k), placeElement(from, k), ctx, atomic, pos);
   }
 
   protected ifStmt(s: A.If, ctx: Ctx): void {

@@ -18,7 +18,7 @@ import type { ExprLowering } from "./expressions.js";
 import type { FileContext } from "./file-context.js";
 import { checkInlinable, pointerBinding, pointerParam } from "./inline.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
-import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
+import { blockVectorAssign, blockVectorDeclaration } from "./block-vectors.js";
 import { componentNames, toComponent, type VectorType } from "./vectors.js";
 import { switchBlock, switchSegments } from "./switch.js";
 import { copyRecord, recordDeclaration, type RecordDeclHost } from "./record-locals.js";
@@ -176,7 +176,7 @@ export class BlockLowering {
     if (s.spec.storage.includes("typedef")) this.fail("typedefs inside kernels are not supported yet", s.pos);
     const out: BlockStmt[] = [];
     const vector = this.host.file.vectorType(s.spec);
-    if (vector) return this.vectorDeclaration(s, vector, b, topLevel);
+    if (vector) return blockVectorDeclaration(this.host, s, vector, b.ctx.scope, topLevel, (pre) => this.withCalls(b, pre));
     // Structs whose fields mix types: one private temporary per leaf, initialized here (record-locals.ts).
     const pointer = (d: A.Declarator) => void b.ctx.scope.set(d.name, pointerBinding(this.host.ex, d.init ?? this.fail(`local pointer "${d.name}" must be initialized`, d.pos), b.ctx, d.name));
     if (recordDeclaration(this.host.file.structs, this.recordHost(out), s, b.ctx, pointer, "inside a while loop, a loop with break/continue or a device function with loops is not supported")) return out;
@@ -244,42 +244,6 @@ export class BlockLowering {
     return { ...this.host, assign: (lhs, rhs) => void out.push({ kind: "assign", lhs, rhs }) };
   }
 
-  /** `float3 v = …;` in a block: one scalar local per component (private temporaries at the top level). */
-  private vectorDeclaration(s: A.Declaration, t: VectorType, b: BCtx, topLevel: boolean): BlockStmt[] {
-    const out: BlockStmt[] = [];
-    for (const d of s.declarators) {
-      if (d.pointers.length > 0 || d.arrayDims.length > 0) this.fail(`pointers to and arrays of "${t.name}" inside a while loop, a loop with break/continue or a device function with loops are not supported ("${d.name}")`, d.pos);
-      if (d.okl.shared || d.okl.exclusive) this.fail(`@${d.okl.shared ? "shared" : "exclusive"} "${d.name}" inside a while loop, a loop with break/continue or a device function with loops is not supported`, d.pos);
-      const pre: BlockStmt[] = [];
-      const init = d.init === undefined ? undefined : vectorInit(this.host.ex, t, d, this.withCalls(b, pre), (m, p) => this.fail(m, p));
-      out.push(...pre);
-      const names = componentNames(t).map((cn) => this.host.fresh(`${d.name}_${cn}`));
-      names.forEach((name, k) => {
-        if (topLevel) {
-          this.host.addTemp({ name, dtype: t.dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
-          if (init) out.push({ kind: "assign", lhs: { kind: "var", name }, rhs: init[k]! });
-        } else out.push(init ? { kind: "decl", name, dtype: t.dtype, init: init[k]! } : { kind: "decl", name, dtype: t.dtype });
-      });
-      b.ctx.scope.set(d.name, { kind: "vector", type: t, comps: names.map((name) => ({ kind: "temp", name, rank: 0 })) });
-    }
-    return out;
-  }
-
-  /** `v = …`, `v += …` on a whole vector in a block: one assignment per component. */
-  private vectorAssign(e: A.Assign, t: VectorType, b: BCtx): BlockStmt[] {
-    const pre: BlockStmt[] = [];
-    const ctx = this.withCalls(b, pre);
-    const ex = this.host.ex;
-    const lhs = ex.vec.targets(e.target, t, ctx);
-    const rhs = vectorAssignment(ex, e, t, lhs, ctx, (m, p) => this.fail(m, p));
-    const staged = stageVector(lhs, rhs, (k) => {
-      const name = this.host.fresh(`${t.name}_tmp`);
-      pre.push({ kind: "decl", name, dtype: t.dtype, init: rhs[k]! });
-      return { kind: "var", name };
-    });
-    return [...pre, ...lhs.map((l, k): BlockStmt => ({ kind: "assign", lhs: l, rhs: staged[k]! }))];
-  }
-
   private exprStmt(e: A.Expr, b: BCtx): BlockStmt[] {
     if (e.kind === "comma") return e.exprs.flatMap((x) => this.exprStmt(x, b));
     const pre: BlockStmt[] = [];
@@ -290,7 +254,7 @@ export class BlockLowering {
     }
     if (assignPointerField(this.host.ex, e, b.ctx)) return pre; // `bc.usrwrk = W;`: an alias, no statement (record-pointers.ts)
     const whole = e.kind === "assign" ? this.host.ex.vec.typeOf(e.target, b.ctx) : undefined;
-    if (whole) return this.vectorAssign(e as A.Assign, whole, b);
+    if (whole) return blockVectorAssign(this.host, e as A.Assign, whole, (pre) => this.withCalls(b, pre));
     const record = e.kind === "assign" ? this.host.ex.recordPlaces(e.target, b.ctx) : undefined;
     if (e.kind === "assign" && record) {
       copyRecord(this.recordHost(pre), record, e.value, this.withCalls(b, pre), e.pos, e.op !== "=" ? e.op : undefined);
