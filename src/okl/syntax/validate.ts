@@ -14,6 +14,7 @@ import { isConstructorName } from "./cxx.js";
 import { oklError, type Sources } from "./diag.js";
 import { stmtChildren, walkExpr, exprsOfStmt } from "./walk.js";
 import { LoopTreeChecker, type LoopExtent } from "./validate-loops.js";
+import { loopForm, type LoopFormHost } from "./loop-form.js";
 import type { LoopKind } from "./loop-tree.js";
 import type { OklError } from "../../errors.js";
 
@@ -55,11 +56,6 @@ interface Scope {
 
 const newScope = (): Scope => ({ vars: new Map(), types: new Map() });
 
-
-const ITERATOR_TYPES = new Set([
-  "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long", "unsigned long",
-  "long long", "unsigned long long", "size_t", "ptrdiff_t",
-]);
 
 export class Validator {
   private readonly constants = new Map<string, number>();
@@ -322,6 +318,8 @@ export class Validator {
     return (this.sources.get(p.file ?? "") ?? "").slice(p.offset, p.end);
   }
 
+  private readonly loopFormHost: LoopFormHost = { err: (d, at, rule) => this.err(d, at, rule), lookup: (n) => this.lookup(n), resolve: (spec) => this.resolve(spec) };
+
   private forStmt(f: For, ctx: Ctx): void {
     this.enter();
     const okl = f.okl;
@@ -330,7 +328,7 @@ export class Validator {
       const why = loopPlacementError(a, okl, ctx.stack.includes("outer"));
       if (why) throw this.err(why, a.pos, `@${a.name} placement`);
     }
-    if (okl && (this.structure || okl.kind === "tile")) this.extents.set(f, this.loopForm(f, okl.kind === "tile" ? "[@tile]" : `[@${okl.kind}]`));
+    if (okl && (this.structure || okl.kind === "tile")) this.extents.set(f, loopForm(f, okl.kind === "tile" ? "[@tile]" : `[@${okl.kind}]`, this.loopFormHost));
     // The header of an @inner loop runs in each work-item; that of an @outer or @tile(@outer, ...) loop does not.
     const first = okl?.kind === "tile" ? (okl.outer ?? okl.inner)?.kind : okl?.kind;
     const head: Ctx = first === "inner" ? { ...ctx, stack: [...ctx.stack, "inner"] } : ctx;
@@ -348,61 +346,6 @@ export class Validator {
     } else stack = [...stack, okl.kind];
     this.stmt(f.body, { ...ctx, stack });
     this.leave();
-  }
-
-  /** OKL.md §3.1: `for (T i = init; i CMP bound; update)`; returns the trip count and step when constant. */
-  private loopForm(f: For, label: string): LoopExtent {
-    const rule = "OKL loop form";
-    const fail = (m: string, at: Pos = f.pos): OklError => this.err(`${label} ${m}`, at, rule);
-    if (!f.init) throw fail("OKL for loop init-statement cannot be a null statement");
-    if (f.init.kind !== "declaration") throw fail("OKL for loop init-statement must be a simple declaration with initializer", f.init.pos);
-    const decl = f.init;
-    if (decl.declarators.length !== 1) throw fail("OKL for loops can only have 1 iterator variable", decl.pos);
-    const d = decl.declarators[0]!;
-    if (!d.name) throw fail("OKL for loop variable does not have a name.", d.pos);
-    if (!d.init) throw fail(`OKL for loop variable is not initialized. (declare "${d.name}" with an initial value)`, d.pos);
-    let base = decl.spec.base;
-    let pointer = d.pointers.length > 0 || d.arrayDims.length > 0;
-    const td = this.resolve(decl.spec);
-    if (td) {
-      base = td.spec.base;
-      pointer ||= td.pointer || td.array;
-    }
-    const typeOk = !pointer && ((base.kind === "builtin" && ITERATOR_TYPES.has(base.name)) || (base.kind === "named" && !td));
-    if (!typeOk) throw fail("Iterator variable needs to be of type [char, short, int, long, ptrdiff_t, size_t]", decl.spec.pos);
-    const i = d.name;
-    const isI = (e: Expr) => e.kind === "ident" && e.name === i;
-    const c = f.cond;
-    if (!c) throw fail(`Expected comparing [${i}] with some bound`);
-    if (c.kind !== "binary" || !["<", "<=", ">", ">="].includes(c.op)) {
-      throw fail(`Expected to compare [${i}] with one of these operators [<, <=, >=, >]`, c.pos);
-    }
-    if (!isI(c.left) && !isI(c.right)) throw fail(`Expected comparing [${i}] with some bound`, c.pos);
-    const FLIP: Record<string, string> = { "<": ">", ">": "<", "<=": ">=", ">=": "<=" };
-    const cmp = isI(c.left) ? c.op : FLIP[c.op]!;
-    const bound = isI(c.left) ? c.right : c.left;
-    const u = f.update;
-    let inc: boolean | undefined;
-    let step: Expr | undefined;
-    if (u && (u.kind === "unary" || u.kind === "postfix") && (u.op === "++" || u.op === "--") && isI(u.operand)) inc = u.op === "++";
-    else if (u && u.kind === "assign" && (u.op === "+=" || u.op === "-=") && isI(u.target)) {
-      inc = u.op === "+=";
-      step = u.value;
-    }
-    if (inc === undefined) throw fail(`Expected update [${i}] with one of these operators [++, --, +=, -=]`, u?.pos ?? f.pos);
-    const s = step ? evalConst(step, this.lookup) : 1;
-    if (s !== undefined && s <= 0) throw fail(`OKL for loop range is empty or infinite! (the step of "${i}" must be positive)`, step!.pos);
-    const consistent = inc ? cmp === "<" || cmp === "<=" : cmp === ">" || cmp === ">=";
-    const lo = evalConst(d.init, this.lookup);
-    const hi = evalConst(bound, this.lookup);
-    if (lo !== undefined && hi !== undefined) {
-      const count = !consistent ? 0 : (inc ? hi - lo : lo - hi) + (cmp.length === 2 ? 1 : 0);
-      if (count <= 0) throw fail(`OKL for loop range is empty or infinite! ("${i}" from ${lo}, ${cmp} ${hi}, ${inc ? "increasing" : "decreasing"})`, f.cond!.pos);
-      return { count: s === undefined ? undefined : Math.ceil(count / s), step: s };
-    } else if (!consistent) {
-      throw fail(`OKL for loop range is empty or infinite! ("${i}" is ${inc ? "increased" : "decreased"} but compared with ${cmp})`, c.pos);
-    }
-    return { count: undefined, step: s };
   }
 
   /** Some variable has a @dim (until then no call can be one, and `expr` need not walk inside @inner loops). */
