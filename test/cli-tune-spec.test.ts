@@ -132,13 +132,27 @@ describe("restriction expressions", () => {
   it.each([
     ["process.exit(1)", /unexpected "\."|not a parameter/],
     ["constructor(1)", /unknown function "constructor"/],
-    ["t toString", /unexpected "toString" after a complete expression/],
-    ["t < 4 ;", /unexpected ";"/],
+    ["t toString", /unexpected "toString" after a complete expression at column 3/],
+    ["t < 4 ;", /unexpected ";" at column 7/],
+    ["t >> 2", /unexpected ">" at column 4/],
+    ["t < 4 and max(", /the expression ends too early/],
+
     ["(t < 4", /expected "\)" at the end/],
     ["u < 4", /"u" is not a parameter of the space; parameters are t/],
   ])("refuses %s without running it", (src, message) => {
     expect(() => compileRestriction(src, ["t"], "restrictions[0]")).toThrow(lp.LoomError);
     expect(() => compileRestriction(src, ["t"], "restrictions[0]")).toThrow(message);
+  });
+
+  it("refuses expressions nested past 200 levels, quoting a long source shortened", () => {
+    // Before: "Maximum call stack size exceeded" (a RangeError, while parsing or at every point).
+    const deep = (src: string) => () => compileRestriction(src, ["t"], "restrictions[0]");
+    expect(deep(`${"(".repeat(50_000)}t${")".repeat(50_000)} > 0`)).toThrow(/^restrictions\[0\] "\({60}…\(100005 characters\)": the expression nests deeper than 200 levels at column 202;/);
+    expect(deep(`${Array(100_000).fill("t").join(" + ")} > 0`)).toThrow(/nests deeper than 200 levels at column 803; write it with fewer/);
+    expect(deep(`${"not ".repeat(100_000)}t > 0`)).toThrow(/nests deeper than 200 levels at column 805/);
+    // 200 levels are accepted and evaluated.
+    expect(compileRestriction(`${"(".repeat(199)}t${")".repeat(199)} > 0`, ["t"], "r")({ t: 1 })).toBe(true);
+    expect(compileRestriction(`${Array(150).fill("t").join(" + ")} == 150`, ["t"], "r")({ t: 1 })).toBe(true);
   });
 
   it("is a LoomError at evaluation when arithmetic meets a string", () => {

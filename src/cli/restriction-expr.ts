@@ -22,32 +22,51 @@ const FUNCTIONS: Readonly<Record<string, (...xs: number[]) => number>> = {
 };
 const TOKEN = /\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)|([A-Za-z_][A-Za-z0-9_]*)|('[^']*'|"[^"]*")|(\/\/|==|!=|<=|>=|&&|\|\||[-+*/%<>()!,]))/y;
 
-function tokenize(src: string, fail: (what: string) => never): string[] {
-  const out: string[] = [];
-  TOKEN.lastIndex = 0;
+interface Token { readonly text: string; readonly column: number }
+
+/** The deepest an expression may nest (parentheses, operators chained, `not`s): the tree is walked recursively. */
+const MAX_DEPTH = 200;
+
+function tokenize(src: string, fail: (what: string) => never): Token[] {
+  const out: Token[] = [];
   let at = 0;
   while (at < src.length) {
     if (/^\s*$/.test(src.slice(at))) break;
     TOKEN.lastIndex = at;
     const m = TOKEN.exec(src);
-    if (!m) fail(`unexpected ${JSON.stringify(src.slice(at).trim()[0])} at column ${src.slice(0, at).length + src.slice(at).search(/\S/) + 1}`);
-    out.push(m![0].trim());
+    const column = at + src.slice(at).search(/\S/) + 1;
+    if (!m) fail(`unexpected ${JSON.stringify(src.slice(at).trim()[0])} at column ${column}`);
+    out.push({ text: m![0].trim(), column });
     at = TOKEN.lastIndex;
   }
   return out;
 }
 
-function parse(tokens: string[], fail: (what: string) => never): Node {
+function parse(tokens: Token[], fail: (what: string) => never): Node {
   let i = 0;
-  const peek = () => tokens[i];
-  const eat = (t: string) => (tokens[i] === t ? (i++, true) : false);
+  let level = 0;
+  const peek = () => tokens[i]?.text;
+  const where = () => (i < tokens.length ? ` at column ${tokens[i]!.column}` : " at the end");
+  const eat = (t: string) => (tokens[i]?.text === t ? (i++, true) : false);
   const expect = (t: string) => {
-    if (!eat(t)) fail(`expected "${t}"${peek() === undefined ? " at the end" : ` before "${peek()}"`}`);
+    if (!eat(t)) fail(`expected "${t}"${peek() === undefined ? " at the end" : ` before "${peek()}"${where()}`}`);
+  };
+  /** `make()` one level deeper: parentheses, operators and `not`s nested past MAX_DEPTH are refused. */
+  const deeper = <T>(make: () => T): T => {
+    if (++level > MAX_DEPTH) fail(`the expression nests deeper than ${MAX_DEPTH} levels${where()}; write it with fewer parentheses or operators`);
+    try {
+      return make();
+    } finally {
+      level--;
+    }
   };
   const binary = (next: () => Node, ops: Readonly<Record<string, string>>) => (): Node => {
     let left = next();
+    let chained = 0;
     const opOf = (t: string | undefined) => (t !== undefined && Object.hasOwn(ops, t) ? ops[t] : undefined);
     for (let op = opOf(peek()); op !== undefined; op = opOf(peek())) {
+      // A chain is a left-nested tree: each operator is one level of the walk that evaluates it.
+      if (level + ++chained > MAX_DEPTH) fail(`the expression nests deeper than ${MAX_DEPTH} levels${where()}; write it with fewer parentheses or operators`);
       i++;
       left = { kind: "binary", op, left, right: next() };
     }
@@ -56,35 +75,36 @@ function parse(tokens: string[], fail: (what: string) => never): Node {
   const atom = (): Node => {
     const t = peek();
     if (t === undefined) return fail("the expression ends too early");
+    const at = where();
     i++;
     if (t === "(") {
-      const e = or();
+      const e = deeper(() => or());
       expect(")");
       return e;
     }
-    if (t === "-") return { kind: "unary", op: "-", arg: atom() };
+    if (t === "-") return { kind: "unary", op: "-", arg: deeper(atom) };
     if (/^[\d.]/.test(t)) return { kind: "num", value: Number(t) };
     if (/^['"]/.test(t)) return { kind: "str", value: t.slice(1, -1) };
     if (/^[A-Za-z_]/.test(t) && !["and", "or", "not"].includes(t)) {
       if (!eat("(")) return { kind: "name", name: t };
-      if (!Object.hasOwn(FUNCTIONS, t)) fail(`unknown function "${t}"; functions are ${Object.keys(FUNCTIONS).join(", ")}`);
+      if (!Object.hasOwn(FUNCTIONS, t)) fail(`unknown function "${t}"${at}; functions are ${Object.keys(FUNCTIONS).join(", ")}`);
       const args: Node[] = [];
       if (!eat(")")) {
-        do args.push(or()); while (eat(","));
+        do args.push(deeper(() => or())); while (eat(","));
         expect(")");
       }
       return { kind: "call", fn: t, args };
     }
-    return fail(`unexpected "${t}"`);
+    return fail(`unexpected "${t}"${at}`);
   };
   const product = binary(atom, { "*": "*", "/": "/", "//": "//", "%": "%" });
   const sum = binary(product, { "+": "+", "-": "-" });
   const compare = binary(sum, { "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=" });
-  const not = (): Node => (eat("not") || eat("!") ? { kind: "unary", op: "not", arg: not() } : compare());
+  const not = (): Node => (eat("not") || eat("!") ? { kind: "unary", op: "not", arg: deeper(not) } : compare());
   const and = binary(not, { and: "and", "&&": "and" });
   const or = binary(and, { or: "or", "||": "or" });
   const e = or();
-  if (i < tokens.length) fail(`unexpected "${tokens[i]}" after a complete expression`);
+  if (i < tokens.length) fail(`unexpected "${tokens[i]!.text}" after a complete expression${where()}`);
   return e;
 }
 
@@ -139,7 +159,8 @@ function evaluate(n: Node, point: Readonly<Record<string, number | string>>): Va
  */
 export function compileRestriction(source: string, params: readonly string[], where: string): (p: Readonly<Record<string, number | string>>) => boolean {
   const fail = (what: string): never => {
-    throw new LoomError(`${where} ${JSON.stringify(source)}: ${what}`);
+    const shownSource = source.length > 80 ? `${source.slice(0, 60)}…(${source.length} characters)` : source;
+    throw new LoomError(`${where} ${JSON.stringify(shownSource)}: ${what}`);
   };
   const tree = parse(tokenize(source, fail), fail);
   const unknown = names(tree).filter((n) => !params.includes(n));
