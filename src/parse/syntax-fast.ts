@@ -4,28 +4,22 @@
  * offsets) at a fraction of an Earley parse's cost, which was most of makeKernel's front end
  * on kernels of thousands of instructions (issue 21). It answers only what it is sure of: any
  * input it does not parse (an error, or a form it does not know) gives undefined, and syntax.ts
- * runs nearley, so every message and every corner stays the grammar's. Tokens come from the
- * grammar's own moo lexer. test/parse/syntax-fast.test.ts checks it against nearley on random
+ * runs nearley, so every message and every corner stays the grammar's. Its tokens are the
+ * grammar's moo lexer's, scanned by hand (moo's regular expressions were a fifth of makeKernel
+ * after nearley had gone). test/parse/syntax-fast.test.ts checks it against nearley on random
  * inputs, valid and not.
  *
  *   fastStatement("out[i] = 2*a[i] {id=s}")  // { k: "assign", temp: null, lhs: [{ k: "sub", … }], … }
  */
-import grammar from "../../grammar/generated/instructions.js";
 import type { RAttrs, RExpr, RName, RStatement } from "./raw.js";
 
+/** A token: its type as the grammar's moo lexer names it, its text and its offset. */
 interface MooToken {
   readonly type: string;
   readonly value: string;
   readonly offset: number;
 }
 
-interface MooLexer {
-  reset(chunk: string): void;
-  next(): MooToken | undefined;
-}
-
-/** The grammar's lexer (whitespace already left out), as nearley runs it. */
-const lexer = (grammar as unknown as { Lexer: MooLexer }).Lexer;
 
 /** Thrown where this parser gives the input up (nearley decides it). */
 const GIVE_UP: unique symbol = Symbol("give up");
@@ -284,24 +278,102 @@ class FastParser {
   }
 }
 
-/** The tokens of `text` as the grammar's lexer gives them, or undefined where it finds an invalid one. */
+const KEYWORDS: ReadonlyMap<string, string> = new Map([["and", "kwAnd"], ["or", "kwOr"], ["not", "kwNot"], ["if", "kwIf"], ["else", "kwElse"]]);
+
+/** The grammar's operators (moo rules in its order: a longer one before its prefix). */
+const OPERATORS: readonly (readonly [string, string])[] = [
+  [":=", "assign"], ["<>", "tempOpen"], ["**", "pow"], ["//", "floordiv"], ["<<", "shl"], [">>", "shr"],
+  ["<=", "le"], [">=", "ge"], ["==", "eqeq"], ["!=", "ne"], ["<", "lt"], [">", "gt"], ["=", "eq"],
+  ["+", "plus"], ["-", "minus"], ["*", "star"], ["/", "slash"], ["%", "percent"], ["&", "amp"], ["|", "pipe"],
+  ["^", "caret"], ["~", "tilde"], ["(", "lparen"], [")", "rparen"], ["[", "lbrack"], ["]", "rbrack"], [",", "comma"],
+];
+/** The operators by the code of their first character, in the grammar's order. */
+const OPERATORS_BY_FIRST: (readonly (readonly [string, string])[] | undefined)[] = [];
+for (const op of OPERATORS) OPERATORS_BY_FIRST[op[0].charCodeAt(0)] = [...(OPERATORS_BY_FIRST[op[0].charCodeAt(0)] ?? []), op];
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isHexDigit = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+const isIdentStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isIdentPart = (c: number): boolean => isIdentStart(c) || isDigit(c);
+const digitsEnd = (text: string, k: number): number => {
+  while (isDigit(text.charCodeAt(k))) k++;
+  return k;
+};
+const identEnd = (text: string, k: number): number => {
+  while (isIdentPart(text.charCodeAt(k))) k++;
+  return k;
+};
+
+/**
+ * The end of a number at `at` as the grammar's `number` rule reads it
+ * (`(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?[fd]?`), or -1.
+ */
+function numberEnd(text: string, at: number): number {
+  let k: number;
+  if (isDigit(text.charCodeAt(at))) {
+    k = digitsEnd(text, at + 1);
+    if (text.charCodeAt(k) === 46) k = digitsEnd(text, k + 1); // 1. and 1.5
+  } else if (text.charCodeAt(at) === 46 && isDigit(text.charCodeAt(at + 1))) k = digitsEnd(text, at + 2);
+  else return -1;
+  const e = text.charCodeAt(k);
+  if (e === 101 || e === 69) {
+    const s = text.charCodeAt(k + 1);
+    const d = s === 43 || s === 45 ? k + 2 : k + 1;
+    if (isDigit(text.charCodeAt(d))) k = digitsEnd(text, d + 1);
+  }
+  const f = text.charCodeAt(k);
+  return f === 102 || f === 100 ? k + 1 : k;
+}
+
+/**
+ * The tokens of `text` as the grammar's moo lexer gives them (whitespace left out: its rules in
+ * its order, the first that matches wins), or undefined where it would find an invalid one.
+ */
 function tokens(text: string): MooToken[] | undefined {
-  lexer.reset(text);
   const out: MooToken[] = [];
-  for (let t = lexer.next(); t !== undefined; t = lexer.next()) {
-    if (t.type === "invalid") return undefined;
-    out.push(t);
+  const n = text.length;
+  for (let at = 0; at < n;) {
+    const c = text.charCodeAt(at);
+    if (c === 32 || c === 9 || c === 13 || c === 10) {
+      at++;
+      continue;
+    }
+    let end: number;
+    let type: string;
+    if (c === 46 && text.startsWith("...", at)) {
+      end = at + 3;
+      type = "ellipsis";
+    } else if (c === 48 && (text.charCodeAt(at + 1) === 120 || text.charCodeAt(at + 1) === 88) && isHexDigit(text.charCodeAt(at + 2))) {
+      end = at + 3;
+      while (isHexDigit(text.charCodeAt(end))) end++;
+      type = "hex";
+    } else if ((end = numberEnd(text, at)) >= 0) {
+      type = "number";
+    } else if (isIdentStart(c)) {
+      end = identEnd(text, at + 1);
+      if (text.charCodeAt(end) === 36 && isIdentStart(text.charCodeAt(end + 1))) {
+        end = identEnd(text, end + 2);
+        type = "tagged";
+      } else type = KEYWORDS.get(text.slice(at, end)) ?? "ident";
+    } else if (c === 123) {
+      const close = text.indexOf("}", at + 1);
+      if (close < 0) return undefined;
+      end = close + 1;
+      type = "attrs";
+    } else {
+      const op = OPERATORS_BY_FIRST[c]?.find(([o]) => text.startsWith(o, at));
+      if (op === undefined) return undefined;
+      end = at + op[0].length;
+      type = op[1];
+    }
+    out.push({ type, value: text.slice(at, end), offset: at });
+    at = end;
   }
   return out;
 }
 
 function attempt<T>(text: string, f: (p: FastParser) => T): T | undefined {
-  let ts: MooToken[] | undefined;
-  try {
-    ts = tokens(text);
-  } catch {
-    return undefined;
-  }
+  const ts = tokens(text);
   if (ts === undefined || ts.length === 0) return undefined;
   const p = new FastParser(ts);
   try {

@@ -55,10 +55,17 @@ const statement = fc.oneof(
 );
 
 /** Token soup, mostly not in the language: where the fast parser answers, nearley must agree. */
-const soup = fc.array(
+const soup = fc.tuple(fc.array(
   fc.constantFrom("a", "b$t", "f", "3", "1.5", "0x2", "if", "else", "and", "or", "not", "(", ")", "[", "]", ",", "=", ":=", "<>", "<", ">", "+", "-", "**", "*", "~", "...", "{id=x}", "?", "@", "{", " "),
   { maxLength: 12 },
-).map((ts) => ts.join(" "));
+), fc.constantFrom(" ", "")).map(([ts, sep]) => ts.join(sep));
+
+/** Texts that stress the lexer: numbers, hex, tags, keywords inside names, attribute blocks, glued together. */
+const lexemes = fc.array(
+  fc.constantFrom("1", "1.", ".5", "1.5", "1e5", "1e", "1e+", "2.5e-3f", "1d", "7f", "0x", "0x1F", "0xg", "00", "..", "...", ".",
+    "a", "a$", "a$b", "$b", "_x", "ifx", "if", "or", "andy", "not", "else", "{", "}", "{id=x}", "{\n}", "$", "!", "!=", "<<=", "//", "/", "=", "\t", " "),
+  { maxLength: 10 },
+).map((ts) => ts.join(""));
 
 describe("the fast instruction parser builds nearley's tree", () => {
   // Equivalence: the fast parser accepts exactly what nearley accepts, with the same tree (a text
@@ -76,6 +83,14 @@ describe("the fast instruction parser builds nearley's tree", () => {
       fc.property(soup, (text) => {
         for (const [fast, start] of [[fastStatement(text), "statement"], [fastExpr(text), "exprOnly"]] as const) {
           if (fast !== undefined) expect(JSON.stringify(fast), text).toBe(nearley(text, start));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(fc.tuple(lexemes, fc.constantFrom("", "x = ", "f(", "a[")), ([text, prefix]) => {
+        for (const [fast, start, t] of [[fastStatement(prefix + text), "statement", prefix + text], [fastExpr(text), "exprOnly", text]] as const) {
+          expect(fast === undefined ? undefined : JSON.stringify(fast), t).toBe(nearley(t, start));
         }
       }),
       { numRuns: 3000 },
