@@ -12,6 +12,7 @@ import {
   addConstraints, aff, affAdd, affScale, affSub, contentMemo, dimBounds, factorOf, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
+import { chainWitnessedRange } from "./chain-witness.js";
 import { ownerRanges, ownerWitnessedRange, witnessedRange } from "./row-bounds.js";
 import type { DeviceKernel, HostNode, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
@@ -50,7 +51,8 @@ let lastAxes: { readonly domains: readonly BasicSet[] | undefined; readonly axes
 function hwAxisOfDomains(k: Kernel, iname: string, tag: "g" | "l", axis: number): HwAxis {
   if (tag === "l" && ownerRanges.on) {
     // The range on the rows of the iname's domain itself, where that says it: no factor is built.
-    const r = ownerWitnessedRange(dimOwners(k.domains), iname);
+    const owners = dimOwners(k.domains);
+    const r = ownerWitnessedRange(owners, iname) ?? chainWitnessedRange(owners, domainChain(k, [iname]).map((x) => k.domains[x]!), iname);
     if (r !== undefined) return { iname, tag, axis, base: c(r[0]), size: c(Math.max(0, r[1] - r[0] + 1)) };
   }
   const own = ownFactor(k, iname);
