@@ -388,5 +388,14 @@ function tileStore(
 ): { dom: BasicSet; clip: Expr[]; predicates: Expr[] } {
   const dom = tileStoreDomain(params, dimNames, tileStoreRows(tile, dimNames, stored, boundsOf));
   if (tile.faces.every((f) => f === undefined)) return { dom, clip: [], predicates: [] };
-  return { ...moveLoopTies(k, dom, outer, dimNames.flatMap((_, j) => boundsOf(j))), clip: [] };
+  // A function of the domain (one object per content: its rows are the bounds re-added) and of
+  // which outer inames are loops: a sweep's variants that share the tile ask again.
+  const loops = outer.filter((o) => k.inameTags[o]?.kind !== "g").join(",");
+  let byLoops = tieMemo.get(dom);
+  if (byLoops === undefined) tieMemo.set(dom, (byLoops = new Map()));
+  let moved = byLoops.get(loops);
+  if (moved === undefined) byLoops.set(loops, (moved = moveLoopTies(k, dom, outer, dimNames.flatMap((_, j) => boundsOf(j)))));
+  return { dom: moved.dom, predicates: [...moved.predicates], clip: [] };
 }
+
+const tieMemo = new WeakMap<BasicSet, Map<string, { dom: BasicSet; predicates: Expr[] }>>();
