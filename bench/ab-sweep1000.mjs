@@ -6,6 +6,13 @@
 // code for all 1,000 variants, and the poly answers each computes per variant (deterministic).
 //
 //   node --expose-gc bench/ab-sweep1000.mjs dist-x-base dist-x [passes]
+//
+// 784 of the 1,000 variants have a tile size that does not divide n (3, 6, 12, 24): before the
+// tile fetch took them (fetch-tile.ts's face not implied) and local axes were read off the chain's
+// rows (chain-witness.ts), they cost about twice a dividing one, cold. Measured with both (load
+// 13-18, 2 cores): B/A 0.832 and 0.861 (four passes each, passes 0.77-0.92); poly answers per
+// variant 16.46 -> 12.21; the same code for all 1,000 variants. The 50-variant sweep of
+// bench/transforms.ts (c) has only dividing sizes: its poly counts and bytes do not move.
 import { cpuMs, importFrom, loadAverage, median } from "./ab-common.mjs";
 
 const [dirA, dirB, passesArg] = process.argv.slice(2);
