@@ -12,9 +12,11 @@ import {
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import {
-  addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, rename, universe,
+  addConstraints, aff, constraintImplied, dimBounds, eliminateExact, gist, intersect, isSubset, rename, substitute as substituteSet,
+  universe, varAff,
   type Aff, type BasicSet, type Bound,
 } from "../poly/index.js";
+import { untieExistentials } from "../poly/lattice.js";
 import { axisRows, hwAxis } from "./device.js";
 import { quoted } from "./source-places.js";
 import type { DeviceKernel, HwAxis } from "./types.js";
@@ -79,12 +81,89 @@ function isAxisRange(k: Kernel, x: string, ax: HwAxis): boolean {
 export function eliminateExistentials(s: BasicSet, ctx: BasicSet): BasicSet | undefined {
   if (s.exists.length === 0) return s;
   const t0 = intersect(s, ctx);
+  const direct = eliminateOnce(t0);
+  if (direct !== undefined) return direct;
+  // Existentials tied through one combination (`5*r_outer + r_inner` of a split iname) made one
+  // (`t = 5*r_outer + r_inner`), which may have a witness where neither alone has.
+  const pieces = untieExistentials(t0, ctx);
+  return pieces?.length === 1 ? eliminateOnce(pieces[0]!) : undefined;
+}
+
+/** The rows of `t` that read none of its columns past `dims` (existentials, or the dims after `dims`), over `dims`. */
+function dropExistentialRows(t: BasicSet, dims: readonly string[]): BasicSet {
+  const kept = t.params.length + dims.length;
+  const rows: BasicSet = {
+    params: t.params, dims, exists: [],
+    constraints: t.constraints.filter((con) => con.coeffs.slice(kept).every((x) => x === 0)).map((con) => ({ ...con, coeffs: con.coeffs.slice(0, kept) })),
+  };
+  return intersect(universe(t.params, dims), rows);
+}
+
+/** `t0`'s existentials eliminated exactly (Fourier–Motzkin with unit bounds, or witnesses), or undefined. */
+function eliminateOnce(t0: BasicSet): BasicSet | undefined {
   const ex = [...t0.exists];
   // The existentials as dimensions (columns stay in place: params, dims, exists).
   const raw: BasicSet = { params: t0.params, dims: [...t0.dims, ...ex], exists: [], constraints: t0.constraints };
-  const t = preferUnitBounds(intersect(universe(t0.params, raw.dims), raw), ex);
+  let t = preferUnitBounds(intersect(universe(t0.params, raw.dims), raw), ex);
   const r = eliminateExact(t, ex);
-  return r.exact && r.set.exists.length === 0 ? r.set : undefined;
+  if (r.exact && r.set.exists.length === 0) return r.set;
+  // Those whose own elimination is exact, one by one; witnesses for the rest.
+  let left = ex;
+  for (const e of ex) {
+    const one = eliminateExact(t, [e]);
+    if (!one.exact || one.set.exists.length > 0) continue;
+    t = one.set;
+    left = left.filter((x) => x !== e);
+  }
+  return left.length === 0 ? t : dropByWitness(t, t0.dims, left);
+}
+
+/** Most assignments of witnesses to existentials `dropByWitness` tries. */
+const MAX_WITNESSES = 64;
+
+/**
+ * `t` (existentials `ex` as its last dims) projected onto `dims`, exactly, where each existential
+ * has a witness: the rows that do not read the existentials, when every point they allow
+ * satisfies the others with each existential set to its witness, an affine form of the dims.
+ * duplicateInames leaves such sets: the instructions of a copy `r_d` no longer run within `r`,
+ * whose constraints, projected out, tie `r` to the copy's (`exists r: 0 <= r <= 2 and 8*x < e -
+ * 56*r`), which Fourier–Motzkin cannot drop exactly, but `r := r_d` satisfies wherever the copy's
+ * own rows hold (`r := 8*r_d_outer + r_d_inner` once the copy is split). The candidates: each dim,
+ * and what makes a row with one existential the same as a row without (`a*r + L` and `L'`:
+ * `r := (L' - L)/a`).
+ */
+function dropByWitness(t: BasicSet, dims: readonly string[], ex: readonly string[]): BasicSet | undefined {
+  if (t.exists.length > 0 || dims.length === 0) return undefined;
+  const flat = dropExistentialRows(t, dims);
+  const kept = t.params.length + dims.length;
+  const names = [...t.params, ...dims];
+  const free = t.constraints.filter((con) => con.coeffs.slice(kept).every((x) => x === 0));
+  const candidates = ex.map((e) => {
+    const col = t.params.length + t.dims.indexOf(e);
+    const out = new Map<string, Aff>(dims.map((y) => [`${y}`, varAff(y)]));
+    for (const r1 of t.constraints) {
+      const a = r1.coeffs[col]!;
+      if (a === 0 || r1.coeffs.some((x, j) => j >= kept && j !== col && x !== 0)) continue;
+      for (const r2 of free) {
+        if (r2.eq !== r1.eq) continue;
+        const terms: Record<string, number> = {};
+        let ok = (r2.constant - r1.constant) % a === 0;
+        for (let j = 0; ok && j < kept; j++) {
+          const diff = r2.coeffs[j]! - r1.coeffs[j]!;
+          if (diff % a !== 0) ok = false;
+          else if (diff !== 0) terms[names[j]!] = diff / a;
+        }
+        if (!ok || Object.keys(terms).length === 0) continue;
+        const w = aff(terms, (r2.constant - r1.constant) / a);
+        out.set(JSON.stringify([terms, w.constant]), w);
+      }
+    }
+    return [...out.values()];
+  });
+  if (candidates.reduce((n, c) => n * c.length, 1) > MAX_WITNESSES) return undefined;
+  const pick = (at: number, s: BasicSet): boolean =>
+    at === ex.length ? isSubset(flat, s) : candidates[at]!.some((w) => pick(at + 1, substituteSet(s, ex[at]!, w)));
+  return pick(0, t) ? flat : undefined;
 }
 
 /**
@@ -121,6 +200,18 @@ export function preferUnitBounds(t0: BasicSet, names: readonly string[]): BasicS
 }
 
 /**
+ * `dom` within `around` without existentials, where `around` has its own (inames projected out
+ * of the other instructions' domains: the original of a copy duplicateInames made, `r` beside
+ * `r_d`), which the elimination would otherwise carry too: within its rows without them, a wider
+ * context where `dom` keeps the rows they imply (`0 <= r_d`). Undefined where that fails.
+ */
+function withinLooseContext(dom: BasicSet, around: BasicSet): BasicSet | undefined {
+  const loose = dropExistentialRows(around, around.dims);
+  const d = gist(dom, loose);
+  return d.exists.length === 0 ? d : eliminateExistentials(d, loose);
+}
+
+/**
  * The constraints of the iteration domain of `within` (an instruction's inames) that mention `x`
  * and are not implied where the instruction runs — the other inames in their domains, `x` over
  * `box` (the range of the axis loop that replaces it), the assumptions — as predicates
@@ -136,9 +227,16 @@ function domainPredicates(k: Kernel, x: string, within: readonly string[], box: 
   const values = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
   const conds = predicates.flatMap((p) => predicateConditions(p, (n) => inames.has(n) || values.has(n)));
   if (conds.length > 0) around = addConstraints(around, conds);
-  let d = gist(iterationDomain(k, within), around);
+  const dom = iterationDomain(k, within);
+  let d = gist(dom, around);
   if (d.exists.length > 0) {
-    const flat = eliminateExistentials(d, around);
+    // The context's existentials first made exact, or left out, so that the elimination need not carry them.
+    const exact = around.exists.length > 0 ? eliminateExistentials(around, universe(around.params, around.dims)) : undefined;
+    if (exact !== undefined) {
+      around = exact;
+      d = gist(dom, around);
+    }
+    const flat = d.exists.length === 0 ? d : (around.exists.length > 0 ? withinLooseContext(dom, around) : undefined) ?? eliminateExistentials(d, around);
     if (flat) d = gist(flat, around);
   }
   const col = d.params.length + d.dims.indexOf(x);
