@@ -14,6 +14,7 @@
 import { ExecutionError } from "../errors.js";
 import type { Ex, Stmt } from "../../codegen/ast.js";
 import type { LoweredKernel } from "../../codegen/lower.js";
+import { VEC_LOOP_MARK } from "../../codegen/lower/vec-opencl.js";
 
 const INT_MIN = -(2 ** 31);
 const INT_MAX = 2 ** 31 - 1;
@@ -46,13 +47,22 @@ function note(what: string, e: Ex, r: Range | undefined): void {
   if (r && (r[0] < INT_MIN || r[1] > INT_MAX)) throw new Found({ what, expr: e, range: r });
 }
 
+/** In `env`: inside a loop over a `vec` iname (a name no C identifier has). */
+const VEC = "vec:";
+
+/** Whether `e` is int32 arithmetic the targets compute wrapping (in uint32 in C, i32 in WGSL): a sum, difference, product or negation. */
+const wraps = (e: Ex): boolean => e.k === "neg" ? e.dtype === "int32" : e.k === "bin" && e.dtype === "int32" && (e.op === "+" || e.op === "-" || e.op === "*");
+
 /**
  * The range of `e` in `env` (undefined: unknown), checking every index node inside it. `index`:
  * `e` is a subscript or bound, whose int32 arithmetic is index arithmetic too (values of
- * instructions keep their own int32 meaning, wrapping as the interpreter wraps).
+ * instructions keep their own int32 meaning, wrapping as the interpreter wraps). `inner`: `e` is
+ * an operand of wrapping int32 arithmetic (`wraps`), which needs only its whole value in int32,
+ * computed modulo 2**32 (`(m + i) - m` is `i` for m near the limit): `e` is not checked if it wraps
+ * too, except in a loop over a `vec` iname, whose subscripts OpenCL prints as plain int sums (vload).
  */
-function rangeOf(e: Ex, env: Env, index = false): Range | undefined {
-  const checked = (d: string) => d === "idx" || (index && d === "int32");
+function rangeOf(e: Ex, env: Env, index = false, inner = false): Range | undefined {
+  const checked = (d: string) => d === "idx" || (index && d === "int32" && !(inner && wraps(e) && !env.has(VEC)));
   switch (e.k) {
     case "var": return env.get(e.name);
     case "hw": return env.get(`hw:${e.tag}${e.axis}`);
@@ -62,7 +72,7 @@ function rangeOf(e: Ex, env: Env, index = false): Range | undefined {
       return r;
     }
     case "neg": {
-      const r = rangeOf(e.e, env, index);
+      const r = rangeOf(e.e, env, index, wraps(e));
       const out: Range | undefined = r && [-r[1], -r[0]];
       if (checked(e.dtype)) note("an index", e, out);
       return out;
@@ -79,8 +89,8 @@ function rangeOf(e: Ex, env: Env, index = false): Range | undefined {
       return t && f ? [Math.min(t[0], f[0]), Math.max(t[1], f[1])] : undefined;
     }
     case "bin": {
-      const l = rangeOf(e.l, env, index);
-      const r = rangeOf(e.r, env, index);
+      const l = rangeOf(e.l, env, index, wraps(e));
+      const r = rangeOf(e.r, env, index, wraps(e));
       const out = l && r ? binRange(e.op, l, r) : undefined;
       if (checked(e.dtype)) note("an index", e, out);
       return out;
@@ -137,6 +147,7 @@ function checkStmt(s: Stmt, env: Map<string, Range>, assigned: ReadonlySet<strin
       note(`the lower bound of loop "${s.v}"`, s.lo, lo);
       note(`the upper bound of loop "${s.v}"`, s.hi, hi);
       const inner = new Map(env);
+      if (s.pragmas?.includes(VEC_LOOP_MARK)) inner.set(VEC, [0, 0]);
       if (lo && hi) {
         if (lo[0] > hi[1]) return; // never runs
         // `++v` runs once past the last iteration.
