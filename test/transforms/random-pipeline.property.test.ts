@@ -70,6 +70,8 @@ let paramBarrierRefused = 0;
  */
 function refusedUnsaved(c: Case): void {
   if (c.source.family !== "paramBarrier" || c.json[c.json.length - 1]?.op !== "saveAndReloadTemporaries") return;
+  // A save move earlier in the pipeline saved t already: the last save is a move of its own, not the one the builder appended.
+  if (c.json.slice(0, -1).some((x) => x.op === "saveAndReloadTemporaries")) return;
   const unsaved = applyPipeline(c.kernel, c.json.slice(0, -1));
   expect(() => schedule(unsaved), `pipeline ${JSON.stringify(c.json)}`).toThrow(ScheduleError);
   // Named as a loop's bound, or (a chunk of r, whose index expression reads the bound) as read by the instruction.
