@@ -6,8 +6,8 @@
  *
  * and the one table of targets. `lowerStages(k, target)` returns each pass's output.
  */
-import { CodegenError } from "../src/errors.js";
-import { TARGET_NAMES, type DeviceKernelNaming, type Kernel, type TargetName } from "../src/ir/index.js";
+import { checkOptionNames, CodegenError } from "../src/errors.js";
+import { checkKernelArg, TARGET_NAMES, type DeviceKernelNaming, type Kernel, type TargetName } from "../src/ir/index.js";
 import {
   schedule, schedulePasses, scheduleStages, stageOf, type Schedule, type Stage,
 } from "../src/schedule/index.js";
@@ -36,6 +36,8 @@ export interface GenerateOptions {
   /** js: check every array index at run time, each axis against its extent (`H.ix`) and the flat index against the storage (`H.at`), throwing an ExecutionError outside; the js backend asks for it where it cannot prove the accesses in bounds before a run. */
   readonly checkedAccess?: boolean;
 }
+
+const GENERATE_OPTIONS: Readonly<Record<keyof GenerateOptions, true>> = { kernelNames: true, checkedAccess: true };
 
 /** A built target: how its schedule is made, lowered and printed. */
 interface Target {
@@ -108,8 +110,10 @@ export function scheduleForTarget(k: Kernel, target: TargetName, opts: GenerateO
  * Device code and launch information for `k` on `target` (default: the kernel's, else OpenCL).
  * `generateCode(k, "c").deviceCode` starts with `#include <stdint.h>`.
  */
-export function generateCode(k: Kernel, target: TargetName = k.target ?? "opencl", opts: GenerateOptions = {}): GeneratedCode {
-  return generateCodeAndSchedule(k, target, opts).code;
+export function generateCode(k: Kernel, target?: TargetName, opts: GenerateOptions = {}): GeneratedCode {
+  checkKernelArg(k, "generateCode", (m) => new CodegenError(m));
+  checkOptionNames(opts, "generateCode", GENERATE_OPTIONS, (m) => new CodegenError(m));
+  return generateCodeAndSchedule(k, target ?? k.target ?? "opencl", opts).code;
 }
 
 /**

@@ -111,6 +111,9 @@ export class InternalError extends LoomError {}
 
 /** A value as it appears in a message: JSON where it has one, else its type. `shown({a: 1}) === '{"a":1}'` */
 export function shown(x: unknown): string {
+  // JSON has no NaN, Infinity or bigint: `null` or a throw would hide what was passed.
+  if (typeof x === "number" && !Number.isFinite(x)) return String(x);
+  if (typeof x === "bigint") return `${x}n`;
   try {
     return JSON.stringify(x) ?? typeof x;
   } catch {

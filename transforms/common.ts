@@ -1,7 +1,7 @@
 /** Helpers shared by the transformation modules: names, instruction matching, iname rewriting. */
 import { checkOptionNames, ParseError, shown, TransformError } from "../src/errors.js";
 import {
-  allInames, mapExpr, naturalCompare, reductionInames, type Expr, type Instruction, type Kernel, mapInsnExprs, blockLocals,
+  allInames, checkKernelArg, mapExpr, naturalCompare, reductionInames, type Expr, type Instruction, type Kernel, mapInsnExprs, blockLocals,
 } from "../src/ir/index.js";
 import { isMultiLevelStackMatch, parseStackMatch } from "./match.js";
 
@@ -120,10 +120,7 @@ export function dependencyClosure(k: Kernel, id: string): Set<string> {
 
 /** Throws unless `k` is a kernel (a user calling a transformation from JavaScript may pass anything). */
 export function checkKernel(k: unknown, who: string): asserts k is Kernel {
-  const x = k as Partial<Record<keyof Kernel, unknown>> | null;
-  if (x === null || typeof x !== "object" || typeof x.name !== "string" || !Array.isArray(x.domains) || !Array.isArray(x.instructions) || !Array.isArray(x.args)) {
-    throw new TransformError(`${who}: the first argument must be a kernel (from makeKernel or parseOkl); got ${shown(k)}`);
-  }
+  checkKernelArg(k, who, (m) => new TransformError(m));
 }
 
 /**

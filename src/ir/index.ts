@@ -14,3 +14,4 @@ export * from "./types.js";
 export * from "./print.js";
 export * from "./affine-expr.js";
 export * from "./guarded-subscripts.js";
+export * from "./check-kernel.js";

@@ -11,6 +11,7 @@ import {
 } from "../ir/index.js";
 import { evalSizeExpr, layoutOf, writtenNames, type ArgValue } from "./args.js";
 import { floatToHalf, h2f } from "../ir/float16.js";
+import { checkKernelArg } from "../ir/check-kernel.js";
 import { run, type BackendName } from "./run.js";
 
 export interface AutoTestOptions {
@@ -293,6 +294,8 @@ export async function autoTestVsRef(ref: Kernel, k: Kernel, opts: AutoTestOption
     throw new ExecutionError(`autoTestVsRef: options must be an object such as { params: { n: 64 } }; got ${String(opts)}`);
   }
   checkOptionNames(opts, "autoTestVsRef", AUTO_TEST_OPTIONS, (m) => new ExecutionError(m));
+  checkKernelArg(ref, "autoTestVsRef", (m) => new ExecutionError(m), "the first argument (the reference)");
+  checkKernelArg(k, "autoTestVsRef", (m) => new ExecutionError(m), "the second argument");
   if (opts.checkBounds !== undefined && typeof opts.checkBounds !== "boolean") {
     throw new ExecutionError(`autoTestVsRef: checkBounds must be true or false; got ${JSON.stringify(opts.checkBounds)}`);
   }

@@ -5,7 +5,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { BackendUnavailableError, checkOptionNames, closestName, depthError, ExecutionError, shown } from "../errors.js";
-import { findTemporary, type Kernel, type TypedArray } from "../ir/index.js";
+import { checkKernelArg, findTemporary, type Kernel, type TypedArray } from "../ir/index.js";
 import { allocStorage, layoutOf, prepareArgs, type ArgValue, type ArrayStorage } from "./args.js";
 import { compileKernel, type CompiledKernel } from "./interp.js";
 import { runJs } from "./js-backend.js";
@@ -28,13 +28,10 @@ const RUN_OPTIONS: Readonly<Record<keyof RunOptions, true>> = { backend: true, c
  * name suggested) or an option of the wrong type.
  */
 function checkRunCall(k: unknown, args: unknown, opts: unknown): RunOptions {
-  const x = k as Partial<Record<keyof Kernel, unknown>> | null;
-  if (x === null || typeof x !== "object" || typeof x.name !== "string" || !Array.isArray(x.domains) || !Array.isArray(x.instructions) || !Array.isArray(x.args)) {
-    throw new ExecutionError(`run: the first argument must be a kernel (from makeKernel or parseOkl); got ${shown(k)}`);
-  }
+  checkKernelArg(k, "run", (m) => new ExecutionError(m));
   const proto = args !== null && typeof args === "object" ? Object.getPrototypeOf(args) : undefined;
   if (proto !== Object.prototype && proto !== null) {
-    throw new ExecutionError(`run: the arguments of kernel "${x.name}" must be an object of values by name, e.g. { a: new Float32Array(8), n: 8 }; ` +
+    throw new ExecutionError(`run: the arguments of kernel "${k.name}" must be an object of values by name, e.g. { a: new Float32Array(8), n: 8 }; ` +
       `got ${args === null ? "null" : Array.isArray(args) ? "an array" : ArrayBuffer.isView(args) ? "a typed array" : shown(args)}`);
   }
   const o = checkOptionNames(opts as RunOptions | null | undefined, "run", RUN_OPTIONS, (m) => new ExecutionError(m));

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { BackendUnavailableError, LoomError } from "../errors.js";
-import { show, type Kernel } from "../ir/index.js";
+import { checkKernelArg, show, type Kernel } from "../ir/index.js";
 import { backendAvailability } from "../run/native.js";
 import { getBackend, type BackendName } from "../run/run.js";
 import { appendRecord, loadLog, machineInfo } from "./log.js";
@@ -84,7 +84,7 @@ function fail(what: string): never {
 
 function checkOptions(k: Kernel, o: AutotuneOptions) {
   if (o === null || typeof o !== "object") fail(`options must be an object { space, build, params, … }; got ${shown(o)}`);
-  if (k === null || typeof k !== "object" || !Array.isArray(k.instructions)) fail(`the first argument must be a kernel; got ${shown(k)}`);
+  checkKernelArg(k, "autotune", (m) => new LoomError(m));
   const space = checkSpace(o.space);
   if (typeof o.build !== "function") fail(`build must be a function (kernel, point) => kernel or step; got ${shown(o.build)}`);
   const params = o.params ?? {};

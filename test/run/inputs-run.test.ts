@@ -5,9 +5,10 @@
  */
 import { totalmem } from "node:os";
 import { describe, expect, it } from "vitest";
-import { BackendUnavailableError, ExecutionError } from "../../src/errors.js";
+import { BackendUnavailableError, CodegenError, ExecutionError, shown } from "../../src/errors.js";
+import { generateCode } from "../../codegen/index.js";
 import { makeKernel } from "../../src/parse/index.js";
-import { run } from "../../src/run/index.js";
+import { autoTestVsRef, run } from "../../src/run/index.js";
 import { nativeAvailable, type NativeBackend } from "./native-helpers.js";
 
 const scale = () => makeKernel("{[i]: 0<=i<n}", "out[i] = 2*a[i]", ["a, out: float32[n]", "n: int32"], { name: "scale" });
@@ -18,6 +19,26 @@ async function thrown(p: Promise<unknown>): Promise<Error> {
   if (!(e instanceof Error)) throw new Error(`expected a rejection, got ${String(e)}`);
   return e;
 }
+
+describe("generateCode and autoTestVsRef refuse what is not a kernel, and unknown options, as run does", () => {
+  // Before: a TypeError ("Invalid value used as weak map key", "Cannot read properties of null") and
+  // generateCode's options accepted whatever they held.
+  it("generateCode: a CodegenError naming the argument or the option", () => {
+    expect(() => generateCode(null as never, "c")).toThrow(CodegenError);
+    expect(() => generateCode(null as never, "c")).toThrow(/^generateCode: the first argument must be a kernel \(from makeKernel or parseOkl\); got null$/);
+    expect(() => generateCode(scale(), "c", { kernelName: "occa" } as never)).toThrow(/^generateCode: unknown option "kernelName" \(did you mean "kernelNames"\?\); options are kernelNames, checkedAccess$/);
+    expect(generateCode(scale(), "c", { checkedAccess: false }).deviceCode).toContain("scale");
+  });
+
+  it("autoTestVsRef: an ExecutionError naming which argument", async () => {
+    expect((await thrown(autoTestVsRef(undefined as never, scale()))).message).toBe("autoTestVsRef: the first argument (the reference) must be a kernel (from makeKernel or parseOkl); got undefined");
+    expect((await thrown(autoTestVsRef(scale(), { name: "k" } as never))).message).toBe(`autoTestVsRef: the second argument must be a kernel (from makeKernel or parseOkl); got {"name":"k"}`);
+  });
+
+  it("values JSON cannot show are shown as they are: NaN, Infinity, bigints", () => {
+    expect([shown(NaN), shown(-Infinity), shown(3n), shown({ a: 1 })]).toEqual(["NaN", "-Infinity", "3n", `{"a":1}`]);
+  });
+});
 
 describe("run refuses what is not a kernel or not an argument object", () => {
   it.each([
