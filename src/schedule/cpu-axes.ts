@@ -82,11 +82,17 @@ export function eliminateExistentials(s: BasicSet, ctx: BasicSet): BasicSet | un
   if (s.exists.length === 0) return s;
   const t0 = intersect(s, ctx);
   const direct = eliminateOnce(t0);
-  if (direct !== undefined) return direct;
+  if (direct !== undefined || divisibility(t0)) return direct;
   // Existentials tied through one combination (`5*r_outer + r_inner` of a split iname) made one
   // (`t = 5*r_outer + r_inner`), which may have a witness where neither alone has.
   const pieces = untieExistentials(t0, ctx);
   return pieces?.length === 1 ? eliminateOnce(pieces[0]!) : undefined;
+}
+
+/** Whether an equality of `t` reads its existentials (a stride or a modulus, not the bounds of an iname projected out). */
+function divisibility(t: BasicSet): boolean {
+  const first = t.params.length + t.dims.length;
+  return t.constraints.some((con) => con.eq && con.coeffs.slice(first).some((x) => x !== 0));
 }
 
 /** The rows of `t` that read none of its columns past `dims` (existentials, or the dims after `dims`), over `dims`. */
@@ -107,6 +113,8 @@ function eliminateOnce(t0: BasicSet): BasicSet | undefined {
   let t = preferUnitBounds(intersect(universe(t0.params, raw.dims), raw), ex);
   const r = eliminateExact(t, ex);
   if (r.exact && r.set.exists.length === 0) return r.set;
+  // A divisibility (`i + 2*j = 3*e` of a mod) has no witness among the dims: left to the guards' own conditions.
+  if (divisibility(t0)) return undefined;
   // Those whose own elimination is exact, one by one; witnesses for the rest.
   let left = ex;
   for (const e of ex) {
