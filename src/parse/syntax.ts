@@ -50,11 +50,25 @@ function run(text: string, start: "statement" | "exprOnly", fail: Fail): unknown
 /** One statement as a raw tree: `parseStatementRaw("f(x) := x*x", fail).k` is "rule"; also assignments and `... lbarrier`. */
 export function parseStatementRaw(text: string, fail: Fail): RStatement {
   // Recursive descent where it is sure of the answer (syntax-fast.ts); nearley for the rest and every error.
-  return fastStatement(text) ?? run(text, "statement", fail) as RStatement;
+  return fast(fastStatement, text) ?? run(text, "statement", fail) as RStatement;
 }
 
 /** One expression as a raw tree: `parseExprRaw("a + 1", fail)` is `{k: "bin", op: "+", …}`. */
 export function parseExprRaw(text: string, fail: Fail): RExpr {
   if (text.trim() === "") fail("expected an expression", 0);
-  return fastExpr(text) ?? run(text, "exprOnly", fail) as RExpr;
+  return fast(fastExpr, text) ?? run(text, "exprOnly", fail) as RExpr;
+}
+
+/**
+ * The fast parser's answer, or undefined where it gives up, nearley deciding: also where its
+ * recursion exhausts the stack (nearley's chart parse does not recurse, so a thousand nested
+ * parentheses, which it parses, must not be refused here).
+ */
+function fast<T>(parse: (text: string) => T | undefined, text: string): T | undefined {
+  try {
+    return parse(text);
+  } catch (e) {
+    if (e instanceof RangeError) return undefined;
+    throw e;
+  }
 }
