@@ -41,6 +41,32 @@ describe("OCCA's preprocessor leniency: accepted with warnings", () => {
     expect(e.rule).toBe("OCCA leniency");
   });
 
+  // libParanumal's cns data header (`#define MACH 2.0`, then `#if MACH==0.1` … `#elif MACH==2.0`)
+  // and benchParanumal's `#if p_N>6 || (OCCA_USE_CUDA=1 && p_N>5)`: refused before ("not an integer
+  // constant expression", "expression is not assignable"); OCCA's preprocessor evaluates both.
+  const pick = (pre: string) => `${pre}
+@kernel void fill(const int N, double *a) {
+  for (int e = 0; e < N; ++e; @outer(0)) {
+    for (int i = 0; i < 4; ++i; @inner(0)) { a[e * 4 + i] = R * (i + 1); }
+  }
+}
+`;
+  const MACH = (m: string) => `#define MACH ${m}\n#if MACH==0.1\n#define R 1.0\n#elif MACH==2.0\n#define R 5.5\n#else\n#define R 3.0\n#endif`;
+  const BP = (n: number) => `#define p_N ${n}\n#if p_N>6 || (OCCA_USE_CUDA=1 && p_N>5)\n#define R 1\n#else\n#define R 2\n#endif`;
+
+  it.each([[MACH("2.0"), 5.5], [MACH("0.1"), 1], [MACH("0.5"), 3], [BP(7), 1], [BP(6), 1], [BP(5), 2], [`#if 3.0/2 == 1.5 && 3/2 == 1 && -0.5 < 0\n#define R 4\n#endif`, 4]])(
+    "floating constants and a nested `=` in #if select what OCCA selects (%#)", async (pre, r) => {
+      const ks = parseOkl(pick(pre));
+      expect(ks.warnings.length).toBe(pre.includes("=1") ? 1 : 0);
+      const want = Float64Array.from({ length: 8 }, (_, i) => r * ((i % 4) + 1));
+      await expectSerialMeaning(ks[0]!, () => ({ N: 2, a: new Float64Array(8) }), { a: want }, 0);
+    });
+
+  it("what OCCA cannot evaluate either stays an error at its line: % of a floating constant", () => {
+    const e = oklError(() => parseOkl(pick("#if 1.5 % 2\n#define R 1\n#endif")));
+    expect([e.line, e.detail]).toEqual([1, "#if condition is not a constant expression of numbers"]);
+  });
+
   it("a well-formed file has no warnings", () => {
     expect(parseOkl(BENCH.replace("OCCA_USE_CUDA=1", "OCCA_USE_CUDA == 1") + "#endif\n", { defines: { p_Nq: 4 } }).warnings).toEqual([]);
   });
