@@ -4,6 +4,7 @@
  */
 import { combine, type Row, type Sys, substRow } from "./rows.js";
 import { tidy } from "./normalize.js";
+import { LoomError } from "../errors.js";
 
 export interface FmResult {
   /** null: the system became trivially infeasible. */
@@ -11,6 +12,13 @@ export interface FmResult {
   /** false when the result is only the rational shadow (a superset over the integers). */
   exact: boolean;
 }
+
+/**
+ * The most new rows one elimination step may make (its lower times its upper bounds). Pairs grow
+ * the system quadratically at each step, so several steps can exhaust the memory of the process;
+ * past this a step is refused with a LoomError instead (a step of 360,000 pairs takes about 2 s).
+ */
+export const FM_PAIR_LIMIT = 1_000_000;
 
 /** Pair counts of column `col`: how costly and whether exact an FM step would be. */
 export function fmCost(sys: Sys, col: number): { pairs: number; exact: boolean; eq: number } {
@@ -64,6 +72,10 @@ export function fmEliminate(sys: Sys, col: number): FmResult {
   const ups: Row[] = [];
   const rest: Row[] = [];
   for (const r of sys.ineqs) (r[col]! > 0 ? lows : r[col]! < 0 ? ups : rest).push(r);
+  if (lows.length * ups.length > FM_PAIR_LIMIT) {
+    throw new LoomError(`an integer-set computation is too large: eliminating a variable would combine ${lows.length} lower with ${ups.length} upper bounds ` +
+      `(${lows.length * ups.length} new constraints, more than ${FM_PAIR_LIMIT}); simplify the domain (fewer constraints on one variable), or report the kernel`);
+  }
   let exact = true;
   for (const l of lows) {
     for (const u of ups) {
