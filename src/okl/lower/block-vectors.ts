@@ -9,7 +9,7 @@
 import type { BlockStmt } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import type { Ctx, Scope } from "./bindings.js";
-import type { BlockHost } from "./opaque.js";
+import type { BlockHost } from "./block-host.js";
 import { stageVector, vectorAssignment, vectorInit } from "./vector-exprs.js";
 import { componentNames, type VectorType } from "./vectors.js";
 

@@ -8,14 +8,12 @@
  *   // while (x > 1) { x = x / 2; ++n; }   inside @inner loop i
  *   // -> one block instruction within i: { while (x > 1) { x = x / 2; n = n + 1; } }
  */
-import { c, exprType, type ArithOp, type BlockStmt, type Dtype, type Expr, type Temporary } from "../../ir/index.js";
+import { c, exprType, type ArithOp, type BlockStmt, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { cRemainder } from "./c-remainder.js";
 import { cBinary } from "./c-conversions.js";
 import { hasStatementCall, statementCall } from "./block-queries.js";
 import { Scope, type Ctx } from "./bindings.js";
-import type { ExprLowering } from "./expressions.js";
-import type { FileContext } from "./file-context.js";
 import { checkInlinable, pointerBinding, pointerParam } from "./inline.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { blockVectorAssign, blockVectorDeclaration } from "./block-vectors.js";
@@ -28,19 +26,8 @@ import { flatCandidate, usedFlat } from "./flat-views.js";
 import { checkUnconditional } from "./block-conditional.js";
 import { droppedPrintf } from "./printf.js";
 
-/** What block lowering needs of the kernel lowering around it. */
-export interface BlockHost {
-  readonly ex: ExprLowering;
-  readonly file: FileContext;
-  /** A name not used in the kernel yet (also not by any block local). */
-  fresh(base: string): string;
-  fail(detail: string, pos: A.Pos, rule?: string): never;
-  addTemp(t: Temporary): void;
-  /** Marks a temporary as a flat view (flat-views.ts: stored row-major, also used as a flat pointer). */
-  flatView?(name: string): void;
-  /** Whether a declarator the kernel's statements declare is a flat view (a declaration lowered as a block). */
-  flatDecl?(d: A.Declarator): boolean;
-}
+export type { BlockHost } from "./block-host.js";
+import type { BlockHost } from "./block-host.js";
 
 /** The context of a statement inside a block. */
 interface BCtx {
