@@ -28,3 +28,19 @@ export async function expectOnEveryBackend(k: Kernel, args: () => Record<string,
     for (const [name, want] of Object.entries(expected)) expect(values(out[name]), `${backend}: ${name}`).toEqual(values(want));
   }
 }
+
+/**
+ * The OklError of a string-walking device function `f(const char *s)` whose body (between `int n =
+ * 0;` and `return n;`, at line 4) is `body`, called by a kernel over 4-character names.
+ */
+export function refusedStringWalk(body: string): OklError {
+  return oklError(() => parseOkl(`
+inline int f(const char *s) {
+  int n = 0;
+${body}
+  return n;
+}
+@kernel void k(const int N, @restrict const char *names, @restrict int *y) {
+  for (int i = 0; i < N; ++i; @tile(4, @outer, @inner)) y[i] = f(names + 4*i);
+}`));
+}

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { ExecutionError } from "../../src/errors.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
-import { oklError } from "./helpers.js";
+import { refusedStringWalk } from "./helpers.js";
 import { expectSerialMeaning } from "./real-world-helpers.js";
 
 const W = 16; // bytes per name in the kernel's name table
@@ -96,15 +96,7 @@ describe("a condition that moves a pointer", () => {
   });
 
   it("what C may not evaluate, a switch's condition and a continue are OklErrors at their line:column", () => {
-    const refused = (body: string) => oklError(() => parseOkl(`
-inline int f(const char *s) {
-  int n = 0;
-${body}
-  return n;
-}
-@kernel void k(const int N, @restrict const char *names, @restrict int *y) {
-  for (int i = 0; i < N; ++i; @tile(4, @outer, @inner)) y[i] = f(names + 4*i);
-}`));
+    const refused = refusedStringWalk;
     const and = refused("  while (*s != ',' && *s++) n++;");
     expect([and.line, and.column, and.message]).toEqual([4, 24, expect.stringMatching(/"s\+\+" moves a pointer in an operand of &&, \|\| or \?:, which C evaluates only on some paths/)]);
     const choice = refused("  switch (*s++) { case 'a': n++; break; default: break; }");

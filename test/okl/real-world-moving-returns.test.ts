@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
-import { oklError } from "./helpers.js";
+import { refusedStringWalk } from "./helpers.js";
 import { expectSerialMeaning } from "./real-world-helpers.js";
 
 const W = 12; // bytes per name
@@ -81,15 +81,7 @@ describe("a for loop's condition and a return value that move a pointer", () => 
   });
 
   it("a continue in such a for loop, and a move under ?: in a return, stay OklErrors at their line:column", () => {
-    const refused = (body: string) => oklError(() => parseOkl(`
-inline int f(const char *s) {
-  int n = 0;
-${body}
-  return n;
-}
-@kernel void k(const int N, @restrict const char *names, @restrict int *y) {
-  for (int i = 0; i < N; ++i; @tile(4, @outer, @inner)) y[i] = f(names + 4*i);
-}`));
+    const refused = refusedStringWalk;
     const jump = refused("  for (; *s++; ) {\n    if (*s == ' ') continue;\n    n++;\n  }");
     expect([jump.line, jump.message]).toEqual([5, expect.stringMatching(/"continue" in a loop whose condition moves a pointer \(`\*s\+\+`\)/)]);
     const cond = refused("  if (n) return *s == 'a' ? *s++ : 0;");

@@ -8,8 +8,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { axisText } from "./axis-text.js";
 import { LoomError } from "../../src/errors.js";
-import { exprToString } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { chainWitnessRanges } from "../../src/schedule/chain-witness.js";
 import { hwAxis, hwAxisOfChain } from "../../src/schedule/device.js";
@@ -17,15 +17,6 @@ import { hwAxis, hwAxisOfChain } from "../../src/schedule/device.js";
 /** A row `f <= c + q*name` (or `>=`) tying the child iname to a parent iname or a parameter. */
 const tieArb = fc.tuple(fc.boolean(), fc.integer({ min: -6, max: 20 }), fc.integer({ min: -3, max: 3 }), fc.constantFrom("n", "io", "ii"));
 
-const axisText = (f: () => { base: unknown; size: unknown }) => {
-  try {
-    const a = f();
-    return `${exprToString(a.base as never)} | ${exprToString(a.size as never)}`;
-  } catch (e) {
-    if (e instanceof LoomError) return `${e.constructor.name}: ${e.message}`;
-    throw e;
-  }
-};
 
 describe("local axes read off the rows of the chain", () => {
   it("law: the axis of the chain's factor", () => {

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exprToString } from "../../src/ir/index.js";
+import { axisText } from "./axis-text.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { hwAxis, hwAxisOfChain } from "../../src/schedule/device.js";
 import { LoomError } from "../../src/errors.js";
@@ -39,15 +39,6 @@ function childConstraints(x: string, other: string, spec: Child): string[] {
   return out;
 }
 
-const axisText = (f: () => { base: unknown; size: unknown }) => {
-  try {
-    const a = f();
-    return `${exprToString(a.base as never)} | ${exprToString(a.size as never)}`;
-  } catch (e) {
-    if (e instanceof LoomError) return `${e.constructor.name}: ${e.message}`;
-    throw e;
-  }
-};
 
 describe("hardware axes read off the iname's own factor", () => {
   it("are those read off the factor of its chain of domains", () => {
