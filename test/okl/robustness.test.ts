@@ -16,6 +16,7 @@ import { generateCode } from "../../codegen/index.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { LoomError, OklError } from "../../src/errors.js";
 import { CORPUS } from "./corpus-path.js";
+import { oklError } from "./helpers.js";
 
 const present = existsSync(CORPUS);
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -134,6 +135,13 @@ describe.runIf(present)("robustness on mutated corpus files", () => {
       try { parseOkl(ifs); console.log("accepted"); } catch (e) { console.log(e.constructor.name + ": " + e.message); }`;
     const r = spawnSync(process.execPath, ["--stack-size=984", "--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
     expect(r.stdout).toContain("LoomError: parseOkl: the input is nested or chained too deeply to process");
+  });
+
+  it("a macro bomb (each macro twice the last) is an OklError at its use, saying why, not a wrong claim that it never ends", () => {
+    let defs = "#define A0 1\n";
+    for (let i = 1; i < 30; i++) defs += `#define A${i} (A${i - 1} + A${i - 1})\n`;
+    const e = oklError(() => parseOkl(`${defs}@kernel void f(const int n, float *a) { for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) a[i] = A29; }`));
+    expect([e.line, e.detail]).toEqual([31, expect.stringMatching(/^macro expansion of "A\d+" takes more than 100,000 steps: a macro that expands without end, or to exponentially many tokens/)]);
   });
 
   it("options of the wrong kind or name are LoomErrors naming the option and what it takes", () => {

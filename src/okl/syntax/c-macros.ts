@@ -55,7 +55,7 @@ export class MacroExpander {
         out.push(t);
         continue;
       }
-      if (++steps > 100000) throw this.error(`macro expansion of "${t.text}" does not terminate`, t);
+      if (++steps > 100000) throw this.error(`macro expansion of "${t.text}" takes more than 100,000 steps: a macro that expands without end, or to exponentially many tokens (each doubling the last); define fewer levels`, t);
       const hide = this.hideWith(t.hide, m.name);
       let repl: Tok[];
       if (m.params === undefined) {
