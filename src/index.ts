@@ -36,7 +36,7 @@ export { CUCL_CUDA_PRELUDE, CUCL_OPENCL_PRELUDE } from "../codegen/targets/cucl-
 export { run, runTimed, autoTestVsRef, backendAvailability, webgpuAvailability, compileWgsl } from "./run/index.js";
 export { seededRandom } from "./run/seeded-random.js";
 export { arrayLayout } from "./run/args.js";
-export { allocArray } from "./ir/dtype.js";
+export { allocArray, integerRange } from "./ir/dtype.js";
 export type { BackendName, BackendResult, RunOptions } from "./run/index.js";
 
 // Statistics (loopy's get_op_map, get_mem_access_map, get_synchronization_map)

@@ -24,13 +24,10 @@ export const isIntegerDtype = (d: lp.Dtype | undefined) => d === undefined || /^
 
 /** Why integer `v` does not fit `dtype` (`"3000000000 is outside its range -2147483648…2147483647"`), or undefined. */
 export function outsideRange(v: number, dtype: lp.Dtype): string | undefined {
-  const m = /^(u?)int(\d+)$/.exec(dtype);
-  if (!m) return undefined;
-  const bits = BigInt(m[2]!);
-  const lo = m[1] ? 0n : -(1n << (bits - 1n));
-  const hi = m[1] ? (1n << bits) - 1n : (1n << (bits - 1n)) - 1n;
+  const range = lp.integerRange(dtype);
+  if (!range) return undefined;
   const x = BigInt(v);
-  return x < lo || x > hi ? `${v} is outside its range ${lo}…${hi}` : undefined;
+  return x < range.lo || x > range.hi ? `${v} is outside its range ${range.lo}…${range.hi}` : undefined;
 }
 
 /**

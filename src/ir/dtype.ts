@@ -52,6 +52,13 @@ export function byteSize(d: Dtype): number {
 export function isFloat(d: Dtype): boolean {
   return INFO[d].kind === "float";
 }
+/** The values of an integer dtype (not bool): `integerRange("int8")` is { lo: -128n, hi: 127n }; undefined for floats and bool. */
+export function integerRange(d: Dtype): { readonly lo: bigint; readonly hi: bigint } | undefined {
+  const { kind, bits } = INFO[d];
+  if (kind !== "int" && kind !== "uint") return undefined;
+  const b = BigInt(bits);
+  return kind === "int" ? { lo: -(1n << (b - 1n)), hi: (1n << (b - 1n)) - 1n } : { lo: 0n, hi: (1n << b) - 1n };
+}
 /** Integer types and bool: the types of exact (non-rounded) arithmetic. */
 export function isIntegral(d: Dtype): boolean {
   return INFO[d].kind !== "float";

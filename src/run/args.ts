@@ -8,7 +8,7 @@ import { totalmem } from "node:os";
 import { ExecutionError } from "../errors.js";
 import {
   allocArray, arrayMatchesDtype, axisStrides, dtypesForArray, effectiveDimTags, exprToString,
-  dtypeBits, dtypeKind, inferTypes, insnWrites, isIntegral, isWideInt, withKernel,
+  integerRange, inferTypes, insnWrites, isIntegral, isWideInt, withKernel,
   type ArrayArg, type Dtype, type Kernel, type KernelArg, type Temporary, type TypedArray,
 } from "../ir/index.js";
 import { f16round } from "../ir/float16.js";
@@ -60,13 +60,10 @@ function scalarValue(name: string, x: number | bigint, d: Dtype): number | bigin
   if (isIntegral(d) && typeof x === "number" && !Number.isInteger(x)) {
     throw new ExecutionError(`argument "${name}" is ${d}, so it needs an integer; got ${x}`);
   }
-  if (isIntegral(d) && d !== "bool") {
-    const bits = BigInt(dtypeBits(d));
-    const signed = dtypeKind(d) === "int";
-    const lo = signed ? -(1n << (bits - 1n)) : 0n;
-    const hi = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+  const range = integerRange(d);
+  if (range) {
     const big = BigInt(x);
-    if (big < lo || big > hi) throw new ExecutionError(`argument "${name}" is ${d}; ${x} is outside its range ${lo}…${hi}`);
+    if (big < range.lo || big > range.hi) throw new ExecutionError(`argument "${name}" is ${d}; ${x} is outside its range ${range.lo}…${range.hi}`);
   }
   if (isWideInt(d)) return typeof x === "bigint" ? x : BigInt(x);
   // A float value argument is that float on every backend: native code receives it converted, so the
