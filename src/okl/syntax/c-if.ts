@@ -6,7 +6,6 @@
  */
 import type { OklError } from "../../errors.js";
 import { evalConst } from "./consteval.js";
-import type { Expr } from "./ast.js";
 import type { Tok } from "./lexer.js";
 import { parseConstExprTokens } from "./parse-expr.js";
 
@@ -79,58 +78,7 @@ function withoutAssignments(expanded: readonly Tok[], rest: readonly Tok[], pp: 
  */
 function evalTokens(expanded: readonly Tok[], pp: IfHost): boolean {
   const e = parseConstExprTokens(expanded, (d, tok) => pp.error(`in #if: ${d}`, tok));
-  const v = evalConst(e, () => 0) ?? evalNumber(e);
+  const v = evalConst(e, () => 0, { floats: true });
   if (v === undefined) throw pp.error("#if condition is not a constant expression of numbers", expanded[0]!);
   return v !== 0;
-}
-
-/** A constant expression with floating literals: doubles where an operand is one, C's integer rules otherwise. */
-function evalNumber(e: Expr): number | undefined {
-  const num = (x: Expr): { v: number; f: boolean } | undefined => {
-    switch (x.kind) {
-      case "int": case "char": return { v: x.value, f: false };
-      case "float": return { v: x.value, f: true };
-      case "bool": return { v: x.value ? 1 : 0, f: false };
-      case "unary": {
-        const a = num(x.operand);
-        if (!a) return undefined;
-        if (x.op === "-") return { v: -a.v, f: a.f };
-        if (x.op === "+") return a;
-        if (x.op === "!") return { v: a.v ? 0 : 1, f: false };
-        return a.f || x.op !== "~" ? undefined : { v: ~a.v, f: false };
-      }
-      case "binary": {
-        const l = num(x.left);
-        if (!l) return undefined;
-        if (x.op === "&&" && !l.v) return { v: 0, f: false };
-        if (x.op === "||" && l.v) return { v: 1, f: false };
-        const r = num(x.right);
-        if (!r) return undefined;
-        const f = l.f || r.f;
-        switch (x.op) {
-          case "+": return { v: l.v + r.v, f };
-          case "-": return { v: l.v - r.v, f };
-          case "*": return { v: l.v * r.v, f };
-          case "/": return r.v === 0 && !f ? undefined : { v: f ? l.v / r.v : Math.trunc(l.v / r.v), f };
-          case "<": return { v: +(l.v < r.v), f: false };
-          case ">": return { v: +(l.v > r.v), f: false };
-          case "<=": return { v: +(l.v <= r.v), f: false };
-          case ">=": return { v: +(l.v >= r.v), f: false };
-          case "==": return { v: +(l.v === r.v), f: false };
-          case "!=": return { v: +(l.v !== r.v), f: false };
-          case "&&": return { v: +(l.v !== 0 && r.v !== 0), f: false };
-          case "||": return { v: +(l.v !== 0 || r.v !== 0), f: false };
-          default: return f ? undefined : { v: evalConst(x, () => 0) ?? NaN, f: false };
-        }
-      }
-      case "conditional": {
-        const c = num(x.cond);
-        return c === undefined ? undefined : num(c.v ? x.then : x.else);
-      }
-      case "cast": return num(x.operand);
-      default: return undefined;
-    }
-  };
-  const r = num(e);
-  return r === undefined || Number.isNaN(r.v) ? undefined : r.v;
 }
