@@ -160,6 +160,33 @@ export function geometricBound(
 }
 
 /**
+ * The trips of a `while`/`do … while` loop around barriers or @inner loops whose counter changes once
+ * per trip by a constant shift or quotient (`while (s > 0) { …; s >>= 1; }`, while-trips.ts): at most
+ * `count` (the width bound above, the same proof: a trip needs `v(t) >= 1`), the whole condition
+ * deciding each trip. A refusal (why) where that bound does not hold: a growing counter (C's loop from
+ * a start <= 0 never ends and its last update may overflow; only the host could count it, from the
+ * `for` form), a shift outside 1..W-1, a factor below 2, a bound that is not a constant >= 0 (`>`) or
+ * >= 1 (`>=`).
+ *
+ *   whileGeometricCount({ op: ">>", k: 1 }, "int32", ">", 0)   // 31
+ */
+export function whileGeometricCount(u: GeometricUpdate, dtype: Dtype, cmp: Cmp, end: number | undefined): number | string {
+  const w = intWidth(dtype);
+  if (!w) return `its counter has type ${dtype}; a counter updated by \`${u.op}=\` must be an integer`;
+  const shift = u.op === "<<" || u.op === ">>";
+  if (shift && (!Number.isInteger(u.k) || u.k < 1 || u.k >= w.bits)) return `the shift must be by a constant from 1 to ${w.bits - 1} (${u.k < 1 ? "by 0 the loop never ends" : `by ${w.bits} or more C's shift is undefined`})`;
+  if (!shift && (!Number.isInteger(u.k) || u.k < 2)) return `the factor must be a constant integer >= 2 (${u.k === 1 ? "by 1 the loop never ends" : "by 0 or a negative factor the value does not shrink"})`;
+  if (u.op === "<<" || u.op === "*") {
+    return `its counter grows (\`${u.op}=\`): from a start <= 0 C's loop never ends and its last update may overflow, which cannot be bounded before it runs; write it as \`for (int s = S; s < E; s ${u.op}= ${u.k})\` with S and E read from value arguments, whose trips the host counts`;
+  }
+  const least = cmp === ">" ? 0 : 1;
+  if (end === undefined || end < least) {
+    return `its counter's bound must be a compile-time constant ${cmp === ">" ? ">= 0" : ">= 1"} (then the loop ends once the counter reaches 0, within the type's width; ${end === undefined ? "a bound read at run time" : `the bound ${end}`} may keep it running forever)`;
+  }
+  return counterBound(u, w, 1);
+}
+
+/**
  * The number of counter values t for which the closed form is exact and a trip can happen. A trip's
  * value is no fixpoint (0, and -1 under `>>`) and lies in the type: shifts need `k t <= W - 2`
  * (signed; `W - 1` unsigned), growing from S >= 1 `k t <= W - 1 - bitlen(S)`; products and

@@ -13,10 +13,11 @@ import { someAst } from "./ast-queries.js";
 import { constValue, Scope, type Ctx } from "./bindings.js";
 import { PointerLowering } from "./kernel-pointers.js";
 import { ownJumpOf, withoutContinue, type JumpFree } from "./loop-jumps.js";
+import { whileGeometricCount } from "./geometric.js";
 import { readOnlyArgument } from "./read-only.js";
 import { tripCount } from "./trip.js";
 import { nonUniform, type UniformFacts } from "./uniform.js";
-import { changedNames, conjoin, conjuncts, tripCounter } from "./while-trips.js";
+import { changedNames, conjoin, conjuncts, ownContinue, tripCounter } from "./while-trips.js";
 
 /** A jump's condition waiting for its loop to be lowered (checkJumpGuard). */
 interface PendingGuard {
@@ -64,10 +65,32 @@ export abstract class LockstepLowering extends PointerLowering {
     if (!ctx.outer || ctx.inner || (s.kind === "for" && s.okl !== undefined)) return false;
     if (!someAst(s.body, (n) => n.kind === "barrier" || (n.kind === "for" && n.okl?.kind === "inner"))) return false;
     if (s.kind !== "for") return this.judged(ctx, () => this.lockstepWhile(s, ctx));
+    const asWhile = this.forAsWhile(s);
+    if (asWhile) {
+      this.stmt(asWhile, ctx);
+      return true;
+    }
     const loop = this.headerConjunct(s) ?? s;
     if (ownJumpOf(loop.body) === undefined) return false;
     const r = this.jumpFree(loop, loop.body);
     return this.judged(ctx, () => this.stmt({ ...loop, body: r.body }, this.withFlag(r, loop, ctx)));
+  }
+
+  /**
+   * `for (init; cond; update) body` whose init declares no iterator (`int s = n/2; for (; s > 0; s >>=
+   * 1)`, `for (s = n/2; …)`) as `{ init; while (cond) { body update; } }`, bounded by the while loop's
+   * counter (lockstepWhile). A `continue` would skip the update in that form: refused. Undefined for
+   * loops that declare their iterator or lack a condition or update.
+   */
+  private forAsWhile(s: A.For): A.Stmt | undefined {
+    if (s.init?.kind === "declaration" || !s.cond || !s.update) return undefined;
+    const items = s.body.kind === "compound" ? s.body.items : [s.body];
+    const skip = items.find(ownContinue);
+    if (skip) this.fail(`loop at ${s.pos.line}:${s.pos.column}: a "continue" in a loop holding @inner loops or barriers whose iterator is declared before it is not supported (declare the iterator in the loop, \`for (int s = …; …)\`)`, skip.pos);
+    const stmt = (e: A.Expr): A.Stmt => ({ kind: "expr", expr: e, attributes: [], pos: e.pos } as A.Stmt);
+    const body: A.Stmt = { kind: "compound", items: [s.body, stmt(s.update)], attributes: [], pos: s.body.pos };
+    const loop: A.While = { kind: "while", cond: s.cond, body, attributes: [], pos: s.pos };
+    return { kind: "compound", items: [...(s.init ? [stmt(s.init)] : []), loop], attributes: [], pos: s.pos };
   }
 
   /**
@@ -142,33 +165,42 @@ export abstract class LockstepLowering extends PointerLowering {
       this.fail(`a ${what} holding @inner loops or barriers: all work-items of a group run its trips together, and ${counter.refuse}`, counter.pos);
     }
     const it = this.counterTemp(counter.name, ctx)!;
-    const end = this.ex.expr(counter.end, ctx);
-    const endType = exprType(end, { varType: (n) => this.tempNamed(n)?.dtype ?? this.argNamed(n)?.dtype })?.dtype;
-    if (this.floatTyped(end) || (endType !== undefined && (isFloat(endType) || endType.startsWith("u")))) {
-      this.fail(`${what}: the bound of its counter "${counter.name}" must have a signed integer type${endType ? ` (it has ${endType})` : ""}`, counter.end.pos);
-    }
-    const why = nonUniform(end, this.uniformFacts(ctx), ctx.within, ctx.preds);
-    if (why !== undefined) {
-      this.fail(`${what}: the bound of its counter "${counter.name}" reads ${why}, which may differ between the work-items of a group; all of them run its trips together, so the bound must read only value arguments, constants, block indices, private variables assigned from those and \`const\` arguments the kernel only reads`, counter.end.pos);
-    }
-    // The bound on the trips, computed before the loop in 64 bits (the counter's span may pass int32's range), at most 2^31 - 1.
-    const wide = (e: Expr): Expr => ({ kind: "cast", dtype: "int64", value: e });
-    let n: Expr = tripCount(wide(this.entryValue(it, ctx)), wide(end), c(counter.amount), counter.cmp);
-    if (s.kind === "doWhile") n = { kind: "call", fn: "max", args: [n, c(1, "int64")] };
-    const capped: Expr = { kind: "cast", dtype: "int32", value: { kind: "call", fn: "min", args: [n, c(2 ** 31 - 1, "int64")] } };
-    const cap = this.fresh(`${counter.name}_trips`);
-    this.temps.push({ name: cap, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
-    this.placed(cap, s.pos);
-    this.emit({ kind: "var", name: cap }, capped, ctx, false, s.pos);
     const t = this.fresh(`${counter.name}_trip`);
-    this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1, [cap]: 1 }, -1), eq: false }]);
-    this.boundTemps.set(t, [cap]);
+    let rest = counter.rest;
+    if (counter.geometric) {
+      // Trips bounded by the counter's width (geometric.ts); the whole condition decides each trip.
+      const count = whileGeometricCount(counter.geometric, this.tempNamed(it)!.dtype!, counter.cmp, constValue(counter.end, ctx.scope));
+      if (typeof count === "string") this.fail(`${what}: its counter "${counter.name}" changes by \`${counter.name} ${counter.geometric.op}= ${counter.geometric.k}\` each trip, and ${count}`, counter.end.pos);
+      rest = s.cond;
+      this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1 }, Math.max(1, count) - 1), eq: false }]);
+    } else {
+      const end = this.ex.expr(counter.end, ctx);
+      const endType = exprType(end, { varType: (n) => this.tempNamed(n)?.dtype ?? this.argNamed(n)?.dtype })?.dtype;
+      if (this.floatTyped(end) || (endType !== undefined && (isFloat(endType) || endType.startsWith("u")))) {
+        this.fail(`${what}: the bound of its counter "${counter.name}" must have a signed integer type${endType ? ` (it has ${endType})` : ""}`, counter.end.pos);
+      }
+      const why = nonUniform(end, this.uniformFacts(ctx), ctx.within, ctx.preds);
+      if (why !== undefined) {
+        this.fail(`${what}: the bound of its counter "${counter.name}" reads ${why}, which may differ between the work-items of a group; all of them run its trips together, so the bound must read only value arguments, constants, block indices, private variables assigned from those and \`const\` arguments the kernel only reads`, counter.end.pos);
+      }
+      // The bound on the trips, computed before the loop in 64 bits (the counter's span may pass int32's range), at most 2^31 - 1.
+      const wide = (e: Expr): Expr => ({ kind: "cast", dtype: "int64", value: e });
+      let n: Expr = tripCount(wide(this.entryValue(it, ctx)), wide(end), c(counter.amount), counter.cmp);
+      if (s.kind === "doWhile") n = { kind: "call", fn: "max", args: [n, c(1, "int64")] };
+      const capped: Expr = { kind: "cast", dtype: "int32", value: { kind: "call", fn: "min", args: [n, c(2 ** 31 - 1, "int64")] } };
+      const cap = this.fresh(`${counter.name}_trips`);
+      this.temps.push({ name: cap, dtype: "int32", shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+      this.placed(cap, s.pos);
+      this.emit({ kind: "var", name: cap }, capped, ctx, false, s.pos);
+      this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1, [cap]: 1 }, -1), eq: false }]);
+      this.boundTemps.set(t, [cap]);
+    }
     // The body after the condition's test; C's `continue` goes to the test, the next trip's first statement.
     const at = s.cond.pos;
     const trip = `trip ${s.pos.line}:${s.pos.column}`;
     const not = (e: A.Expr): A.Expr => ({ kind: "unary", op: "!", operand: e, pos: at });
     const later: A.Expr = { kind: "binary", op: ">", left: { kind: "ident", name: trip, pos: at }, right: { kind: "int", value: 0, text: "0", suffix: "", pos: at }, pos: at };
-    const stop = counter.rest === undefined ? undefined : s.kind === "while" ? not(counter.rest) : { kind: "binary", op: "&&", left: later, right: not(counter.rest), pos: at } as A.Expr;
+    const stop = rest === undefined ? undefined : s.kind === "while" ? not(rest) : { kind: "binary", op: "&&", left: later, right: not(rest), pos: at } as A.Expr;
     const brk: A.Stmt = { kind: "break", attributes: [], pos: at } as A.Stmt;
     const head: A.Stmt[] = stop ? [{ kind: "if", cond: stop, then: brk, else: undefined, attributes: [], pos: at }] : [];
     if (stop) this.conditionBreaks.set(brk, s);

@@ -14,12 +14,16 @@
  * The loop is then `for (t = 0; t < cap; ++t) { if (!(rest)) break; body }` (do-while: `if (t > 0
  * && !(rest)) break;`, the condition C checks after trip t-1, before anything else changes), with
  * loop-jumps.ts's flag for `break` (kernel-lockstep.ts lowers it; the rest must be uniform).
+ * A counter halved each trip instead (`while (s > 0) { …; s >>= 1; }`, `s /= 2`: a tree reduction's
+ * stride) bounds the trips by its width (geometric.ts, whileGeometricCount), the whole condition
+ * then deciding each trip as `rest` does.
  *
  *   tripCounter(ast("while (s_res[0] > tol && it < maxIter) { …; ++it; }"), …)
  *   // { name: "it", cmp: "<", end: maxIter, amount: 1, increasing: true, rest: s_res[0] > tol }
  */
 import type * as A from "../syntax/ast.js";
 import { walkAst } from "./ast-queries.js";
+import type { GeometricUpdate } from "./geometric.js";
 import type { Cmp } from "./trip.js";
 
 /** The counter of a loop's condition (see the module comment). */
@@ -30,6 +34,11 @@ export interface TripCounter {
   /** What one trip adds to (increasing) or takes from the counter: a positive constant. */
   readonly amount: number;
   readonly increasing: boolean;
+  /**
+   * A shift, product or quotient by a constant (`s >>= 1`, `s /= 2`: a tree reduction's stride) in
+   * place of `it ± d`: the trips are bounded by the type's width (geometric.ts), `amount` is k.
+   */
+  readonly geometric?: GeometricUpdate;
   /** The condition without the counter's conjunct; undefined where it was the whole condition. */
   readonly rest: A.Expr | undefined;
 }
@@ -67,7 +76,7 @@ export function changedNames(s: A.Stmt | A.Expr): Map<string, A.Pos> {
 }
 
 /** Whether `s` holds a `continue` of the loop it is in (not of loops inside it). */
-function ownContinue(s: A.Stmt): boolean {
+export function ownContinue(s: A.Stmt): boolean {
   switch (s.kind) {
     case "continue": return true;
     case "compound": return s.items.some(ownContinue);
@@ -79,11 +88,14 @@ function ownContinue(s: A.Stmt): boolean {
 
 const FLIP: Readonly<Record<string, Cmp>> = { "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
 
+const GEOMETRIC: Readonly<Record<string, GeometricUpdate["op"]>> = { "<<=": "<<", ">>=": ">>", "*=": "*", "/=": "/" };
+
 /**
- * `s`'s update of `name` by a constant per trip (`++it`, `it--`, `it += 2`, `it = it - 1`), as
- * `[increasing, amount]`; undefined where `s` is no such statement.
+ * `s`'s update of `name` by a constant per trip (`++it`, `it--`, `it += 2`, `it = it - 1`; or a
+ * shift, product or quotient, `s >>= 1`, `s = s / 2`), as `[increasing, amount, geometric]`;
+ * undefined where `s` is no such statement.
  */
-function counterUpdate(s: A.Stmt, name: string, constOf: (e: A.Expr) => number | undefined): [boolean, number] | undefined {
+function counterUpdate(s: A.Stmt, name: string, constOf: (e: A.Expr) => number | undefined): [boolean, number, GeometricUpdate?] | undefined {
   if (s.kind !== "expr") return undefined;
   const e = s.expr;
   const isIt = (x: A.Expr) => x.kind === "ident" && x.name === name;
@@ -91,10 +103,13 @@ function counterUpdate(s: A.Stmt, name: string, constOf: (e: A.Expr) => number |
   if (e.kind !== "assign" || !isIt(e.target)) return undefined;
   let op: string | undefined;
   let amount: A.Expr | undefined;
-  if (e.op === "+=" || e.op === "-=") [op, amount] = [e.op[0], e.value];
-  else if (e.op === "=" && e.value.kind === "binary" && (e.value.op === "+" || e.value.op === "-") && isIt(e.value.left)) [op, amount] = [e.value.op, e.value.right];
+  if (e.op === "+=" || e.op === "-=" || GEOMETRIC[e.op]) [op, amount] = [e.op.slice(0, -1), e.value];
+  else if (e.op === "=" && e.value.kind === "binary" && (e.value.op === "+" || e.value.op === "-" || GEOMETRIC[`${e.value.op}=`]) && isIt(e.value.left)) [op, amount] = [e.value.op, e.value.right];
   const k = amount === undefined ? undefined : constOf(amount);
-  return op !== undefined && k !== undefined && Number.isInteger(k) && k > 0 ? [op === "+", k] : undefined;
+  if (op === undefined || k === undefined) return undefined;
+  const g = GEOMETRIC[`${op}=`];
+  if (g) return [g === "<<" || g === "*", k, { op: g, k }];
+  return Number.isInteger(k) && k > 0 ? [op === "+", k] : undefined;
 }
 
 /**
@@ -120,10 +135,10 @@ export function tripCounter(s: A.While | A.DoWhile, isCounter: (name: string) =>
     const update = writes.length === 1 ? counterUpdate(items[writes[0]!]!, name, constOf) : undefined;
     if (!update) {
       const at = changed.get(name);
-      reject(`the counter "${name}" of its condition must change exactly once per trip, by one statement \`++${name};\`, \`${name}++;\`, \`${name} += d;\` (or \`--\`, \`-=\`; d a positive constant) directly in the loop's body, not inside an if, a block or a loop${writes.length > 1 ? ` (it changes in ${writes.length} statements)` : at === undefined ? " (the body never changes it)" : ""}`, at ?? part.pos);
+      reject(`the counter "${name}" of its condition must change exactly once per trip, by one statement \`++${name};\`, \`${name}++;\`, \`${name} += d;\` (or \`--\`, \`-=\`; d a positive constant), or \`${name} >>= k;\`, \`${name} /= k;\` (k a constant) directly in the loop's body, not inside an if, a block or a loop${writes.length > 1 ? ` (it changes in ${writes.length} statements)` : at === undefined ? " (the body never changes it)" : ""}`, at ?? part.pos);
       continue;
     }
-    const [increasing, amount] = update;
+    const [increasing, amount, geometric] = update;
     if (increasing !== (cmp === "<" || cmp === "<=")) {
       reject(`its counter "${name}" ${increasing ? "increases" : "decreases"} but the condition is "${name} ${cmp} …", which that never ends (use ${increasing ? "< or <=" : "> or >="})`, part.pos);
       continue;
@@ -142,10 +157,10 @@ export function tripCounter(s: A.While | A.DoWhile, isCounter: (name: string) =>
       reject(`its condition changes "${[...inCond.keys()][0]}" (a condition with side effects is not supported: change it in the body)`, s.cond.pos);
       continue;
     }
-    return { name, cmp, end, amount, increasing, rest: conjoin(parts.filter((_, j) => j !== k)) };
+    return { name, cmp, end, amount, increasing, ...(geometric ? { geometric } : {}), rest: conjoin(parts.filter((_, j) => j !== k)) };
   }
   return why ?? {
-    refuse: "its condition has no counter: Loom bounds the trips of such a loop before it runs, from a conjunct `it < E` (or <=, >, >=) of its condition whose `it` is a local integer the body changes once per trip (`++it;` in the loop's body) and whose E the loop does not change, as in `while (res > tol && it < maxIter)`",
+    refuse: "its condition has no counter: Loom bounds the trips of such a loop before it runs, from a conjunct `it < E` (or <=, >, >=) of its condition whose `it` is a local integer the body changes once per trip (`++it;` in the loop's body) and whose E the loop does not change, as in `while (res > tol && it < maxIter)`, or a stride halved each trip, `while (s > 0) { …; s >>= 1; }`",
     pos: s.cond.pos,
   };
 }
