@@ -35,7 +35,7 @@ export { generateOkl } from "../codegen/targets/okl-generate.js";
 export { CUCL_CUDA_PRELUDE, CUCL_OPENCL_PRELUDE } from "../codegen/targets/cucl-prelude.js";
 export { run, runTimed, autoTestVsRef, backendAvailability, webgpuAvailability, compileWgsl } from "./run/index.js";
 export { seededRandom } from "./run/seeded-random.js";
-export { arrayLayout } from "./run/args.js";
+export { arrayLayout, hostMemoryProblem, type Allocation } from "./run/args.js";
 export { allocArray, integerRange } from "./ir/dtype.js";
 export type { BackendName, BackendResult, RunOptions } from "./run/index.js";
 

@@ -208,9 +208,9 @@ describe("loom run: errors", { timeout: 60_000 }, () => {
     const wide = spec("out[i] = 2*a[i]", ["a: float64[n]", "out: float64[n]", "n: int64"], "wide");
     const big = await loom(wide, "--size", String(2 ** 40));
     expect(big.code).toBe(1);
-    expect(big.err).toMatch(/"a" needs 1099511627776 float64 elements, more than the \d+ a JavaScript typed array can hold/);
+    expect(big.err).toMatch(/input "a" needs 1099511627776 float64 elements \(8796093022208 bytes \(8\.80e\+3 GB\)\), more than the \d+ elements a JavaScript typed array can hold; give smaller sizes/);
     expect(memoryProblem([{ name: "a", dtype: "float32", length: 1000 }, { name: "b", dtype: "float64", length: 1000 }], 11_999)).toBe(
-      "the inputs need 12000 bytes (a 4000 bytes, b 8000 bytes), more than this machine's 11999 bytes; give smaller sizes");
+      `the run needs 12000 bytes of memory for input "a" (4000 bytes), input "b" (8000 bytes), more than this machine has (11999 bytes, os.totalmem()); give smaller sizes`);
     expect(memoryProblem([{ name: "a", dtype: "float32", length: 1000 }, { name: "b", dtype: "float64", length: 1000 }], 12_000)).toBeUndefined();
   });
 });

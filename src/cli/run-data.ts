@@ -3,8 +3,6 @@
  * checksums of an output (sum, sum of absolute values, a hash of the bytes, NaN/Inf counts) and the
  * element-wise comparison of two runs' outputs, on the public API only.
  */
-import { kMaxLength } from "node:buffer";
-import { totalmem } from "node:os";
 import * as lp from "../index.js";
 
 type ArrayArg = lp.ArrayArg;
@@ -31,17 +29,13 @@ export function outsideRange(v: number, dtype: lp.Dtype): string | undefined {
 }
 
 /**
- * Why the arrays `sizes` cannot be allocated together (more elements than a typed array holds, or
- * more bytes than this machine's memory), or undefined: asked before any is allocated.
+ * Why the inputs `sizes` cannot be allocated together (lp.hostMemoryProblem: more elements than a
+ * typed array holds, or more bytes than this machine's memory), or undefined: asked before any is
+ * allocated.
  */
-export function memoryProblem(sizes: readonly { name: string; dtype: lp.Dtype; length: number }[], machineBytes = totalmem()): string | undefined {
-  const bytes = (s: { dtype: lp.Dtype; length: number }) => s.length * lp.allocArray(s.dtype, 0).BYTES_PER_ELEMENT;
-  const gb = (n: number) => (n < 1e6 ? `${n} bytes` : `${(n / 1e9).toPrecision(3)} GB`);
-  const huge = sizes.find((s) => s.length > kMaxLength);
-  if (huge) return `"${huge.name}" needs ${huge.length} ${huge.dtype} elements, more than the ${kMaxLength} a JavaScript typed array can hold; give smaller sizes`;
-  const total = sizes.reduce((t, s) => t + bytes(s), 0);
-  if (total <= machineBytes) return undefined;
-  return `the inputs need ${gb(total)} (${sizes.map((s) => `${s.name} ${gb(bytes(s))}`).join(", ")}), more than this machine's ${gb(machineBytes)}; give smaller sizes`;
+export function memoryProblem(sizes: readonly { name: string; dtype: lp.Dtype; length: number }[], machineBytes?: number): string | undefined {
+  const problem = lp.hostMemoryProblem(sizes.map((s) => ({ what: `input "${s.name}"`, dtype: s.dtype, elements: s.length })), machineBytes);
+  return problem && `${problem}; give smaller sizes`;
 }
 
 /**

@@ -79,7 +79,8 @@ export function showBytes(n: number): string {
 }
 
 /** One array a run allocates (or copies): for whom, its dtype, and its number of elements. */
-interface Allocation {
+export interface Allocation {
+  /** Whom it is for, as messages name it: `output "out"`. */
   readonly what: string;
   readonly dtype: Dtype;
   readonly elements: number;
@@ -88,21 +89,27 @@ interface Allocation {
 const bytesOf = (a: Allocation) => a.elements * allocArray(a.dtype, 0).BYTES_PER_ELEMENT;
 
 /**
- * Refuse at once, before anything is compiled or allocated, arrays that JavaScript cannot hold
- * (more elements than a typed array may have) or that together exceed this machine's memory:
- * allocating them would fail late (a RangeError after minutes of paging) or not at all.
+ * Why the arrays `allocs` cannot be allocated together, asked before any is: one has more
+ * elements than a JavaScript typed array may hold, or together they need more bytes than
+ * `machineBytes` (this machine's memory); undefined when they fit. Allocating them would fail late
+ * (a RangeError after minutes of paging) or not at all (the process killed by the system).
  */
-function checkHostMemory(allocs: readonly Allocation[]): void {
+export function hostMemoryProblem(allocs: readonly Allocation[], machineBytes = totalmem()): string | undefined {
   for (const a of allocs) {
     if (a.elements > kMaxLength) {
-      throw new ExecutionError(`${a.what} needs ${a.elements} ${a.dtype} elements (${showBytes(bytesOf(a))}), more than the ${kMaxLength} elements a JavaScript typed array can hold`);
+      return `${a.what} needs ${a.elements} ${a.dtype} elements (${showBytes(bytesOf(a))}), more than the ${kMaxLength} elements a JavaScript typed array can hold`;
     }
   }
   const total = allocs.reduce((s, a) => s + bytesOf(a), 0);
-  if (total > totalmem()) {
-    throw new ExecutionError(`the run needs ${showBytes(total)} of memory for ${allocs.map((a) => `${a.what} (${showBytes(bytesOf(a))})`).join(", ")}, ` +
-      `more than this machine has (${showBytes(totalmem())}, os.totalmem())`);
-  }
+  if (total <= machineBytes) return undefined;
+  return `the run needs ${showBytes(total)} of memory for ${allocs.map((a) => `${a.what} (${showBytes(bytesOf(a))})`).join(", ")}, ` +
+    `more than this machine has (${showBytes(machineBytes)}, os.totalmem())`;
+}
+
+/** {@link hostMemoryProblem} as an ExecutionError, before anything is compiled or allocated. */
+function checkHostMemory(allocs: readonly Allocation[]): void {
+  const problem = hostMemoryProblem(allocs);
+  if (problem) throw new ExecutionError(problem);
 }
 
 /**
