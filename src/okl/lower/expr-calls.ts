@@ -11,6 +11,7 @@ import type { Ctx } from "./bindings.js";
 import { memberCall } from "./class-calls.js";
 import { expressionInlinable, inlineCall, type ExprLowerer } from "./inline.js";
 import { MATH, warpRefusal } from "./tables.js";
+import { isShuffle } from "./warp-shuffles.js";
 import { cMathCall, type CTypeFacts } from "./c-conversions.js";
 
 const NO_TYPES: CTypeFacts = { dtypeOf: () => undefined };
@@ -68,6 +69,7 @@ export function lowerCall(lw: ExprLowerer, e: A.Call, ctx: Ctx): Expr {
   const fn = MATH[name];
   if (fn) return cMathCall(name, fn, args(lw, e, ctx), lw.types ?? NO_TYPES); // C++'s overloads (c-conversions.ts)
   if (lw.file.rule(name, (x, scope) => lw.expr(x, { ...ctx, scope }))) return { kind: "call", fn: name, args: args(lw, e, ctx) };
+  if (isShuffle(name) && lw.shuffle) return lw.shuffle(name, e, ctx);
   const warp = warpRefusal(name);
   if (warp) return lw.fail(warp, e.pos, "OKL subset");
   return lw.fail(`call of unknown function "${name}" (math functions and device functions defined in the file are supported)`, e.pos);

@@ -37,6 +37,8 @@ export class ExprLowering implements ExprLowerer {
 
   /** Vector expressions, per component (src/okl/vector-exprs.ts). */
   readonly vec: VectorLowering = new VectorLowering(this);
+  /** CUDA's warp shuffles (warp-shuffles.ts), set by the kernel lowering; undefined outside a kernel's statements. */
+  shuffle?: (name: string, e: A.Call, ctx: Ctx) => Expr;
   /** How many instructions the kernel lowering has emitted (set by it): what precedes an access (chosen-regions.ts). */
   emitted: () => number = () => 0;
   /** The dtype of the elements a pointer binding points into (set by the kernel lowering, which knows its arguments and temporaries). */

@@ -31,6 +31,8 @@ export interface ExprLowerer {
   /** A place that can be assigned (a local, an array element, a struct field, a vector component). */
   lvalue(e: A.Expr, ctx: Ctx): Expr;
   fail(detail: string, pos: A.Pos, rule?: string): never;
+  /** CUDA's warp shuffles in kernel statements (warp-shuffles.ts); absent elsewhere. */
+  readonly shuffle?: (name: string, e: A.Call, ctx: Ctx) => Expr;
   /** Dtypes of names, for C's conversions (c-conversions.ts); absent: none known. */
   readonly types?: CTypeFacts;
   /** The scalar dtype of the elements of an array a pointer binding points into, where the kernel knows it (byte-pointers.ts). */

@@ -2,7 +2,7 @@
  * Lowering one OKL @kernel, its loops: @outer/@inner/@tile nests to inames and hardware axes,
  * regular loops to sequential inames, trip-count inames for steps other than 1, work-item ranges.
  */
-import { c, type Dtype, type Expr } from "../../ir/index.js";
+import { c, exprType, type Dtype, type Expr } from "../../ir/index.js";
 import { aff, affAdd, affScale, type Aff } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { constRange, isolateIterator, levelsBelow, someAst } from "./ast-queries.js";
@@ -14,11 +14,37 @@ import { hostForm, nonUniform } from "./uniform.js";
 import { directionAgrees, iterateValue, tripCount } from "./trip.js";
 import type { EntryHead } from "./entry-bounds.js";
 import { LaunchLowering } from "./kernel-launch.js";
+import { lowerShuffle } from "./warp-shuffles.js";
 
 /** The comparison of a host-counted loop as derived-args.ts names it. */
 const CMP_NAMES: Readonly<Record<string, string>> = { "<": "lt", "<=": "le", ">": "gt", ">=": "ge" };
 
 export abstract class LoopLowering extends LaunchLowering {
+  /** @inner inames over 0 … L-1 (L constant, no guards), with L: where warp shuffles are lowered. */
+  protected readonly innerExtents = new Map<string, number>();
+
+  /** CUDA's warp shuffles in @inner loops, through a @shared copy (warp-shuffles.ts). */
+  protected readonly shuffles = (this.ex.shuffle = (name: string, e: A.Call, ctx: Ctx): Expr => lowerShuffle({
+    expr: (x, c2) => this.ex.expr(x, c2),
+    dtypeOf: (x) => exprType(x, { varType: (n) => this.tempNamed(n)?.dtype ?? this.argNamed(n)?.dtype })?.dtype,
+    lane: (c2) => {
+      const items = c2.within.filter((i) => this.tags[i]?.kind === "l");
+      const loops = c2.within.filter((i) => this.tags[i]?.kind !== "l" && this.tags[i]?.kind !== "g");
+      if (!c2.inner || items.length !== 1 || !this.innerExtents.has(items[0]!)) {
+        return items.length > 1 ? "a shuffle in a nest of several @inner loops (axes) is not supported: use one @inner loop" : "a shuffle must be called in an @inner loop `for (int t = 0; t < L; ++t; @inner)` with L a compile-time constant (its work-items are the lanes)";
+      }
+      if (loops.length > 0) return "a shuffle inside a loop (other than the @outer and @inner ones) is not supported: all lanes must reach it together once (unroll the loop)";
+      return { iname: items[0]!, extent: this.innerExtents.get(items[0]!)! };
+    },
+    sharedCopy: (dtype, extent) => {
+      const n = this.fresh(`${name.replace(/^_+/, "")}_copy`);
+      this.temps.push({ name: n, dtype, shape: [c(extent)], addressSpace: "local", order: "C", dimTags: undefined });
+      return n;
+    },
+    store: (array, index, value, c2, pos) => this.emit({ kind: "subscript", array, indices: [index] }, value, c2, false, pos),
+    fail: (d, p) => this.fail(d, p),
+  }, name, e, ctx));
+
   // ---- loops ----------------------------------------------------------------------------------
 
   /**
@@ -128,6 +154,8 @@ export abstract class LoopLowering extends LaunchLowering {
         rows = [{ aff: aff({ [iname]: 1 }), eq: false }, ...cmpRows(value, h.cmp, h.end, s.pos, this.failAt)];
       }
       this.addDomain([iname], rows);
+      // An @inner loop over 0 … L-1, L constant, unguarded: its work-items can shuffle (warp-shuffles.ts).
+      if (own && own[0] === 0 && guards.length === 0 && value.constant === 0 && Object.keys(value.terms).length === 1 && value.terms[iname] === 1) this.innerExtents.set(iname, own[1] + 1);
       if (entry !== undefined && entry.copies.length > 0) this.boundTemps.set(iname, entry.copies);
       if (okl && (okl.kind === "outer" || this.workItems(h))) {
         this.tags[iname] = { kind: okl.kind === "outer" ? "g" : "l", axis: okl.axis ?? levelsBelow(s.body, okl.kind) };

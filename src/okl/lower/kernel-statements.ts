@@ -133,7 +133,15 @@ export abstract class StatementLowering extends StructLocalLowering {
       ex: this.ex, file: this.file, fresh: (b) => this.fresh(b), fail: this.failAt, addTemp: (t) => void this.temps.push(t),
       flatView: (name) => void this.flatViews.add(name), flatDecl: (d) => this.flatDecls.has(d),
     };
-    const body = new BlockLowering(host).lower(s, ctx);
+    // An opaque block is one instruction: a shuffle inside it cannot wait for the other lanes.
+    const shuffle = this.ex.shuffle;
+    this.ex.shuffle = (name, e) => this.fail(`"${name}" (a CUDA warp shuffle) inside a while loop, a loop with break/continue or a device function with loops is not supported: all lanes must reach it together (call it in the @inner loop's own statements)`, e.pos);
+    let body: ReturnType<BlockLowering["lower"]>;
+    try {
+      body = new BlockLowering(host).lower(s, ctx);
+    } finally {
+      this.ex.shuffle = shuffle;
+    }
     if (body.length === 0) return;
     this.log.block(this.fresh("block"), body, ctx, this.boundTemps);
     this.placed(this.log.insns.at(-1)?.id, s.pos);

@@ -68,7 +68,8 @@ export function tableRead(b: Extract<Binding, { kind: "table" }>, indices: reado
  * a hardware warp. OKL's model has no warps (work-items of one @inner nest communicate through
  * @shared memory between loops), OpenMP, serial C and OpenCL have no such lanes, and CUDA's own
  * results depend on the warp size, the mask and which threads are active: no meaning Loom could
- * give them on every target, so they are refused naming what to write instead.
+ * give them on every target, so they are refused naming what to write instead. The shuffles of a
+ * full mask and a constant width have one (warp-shuffles.ts lowers them first).
  */
 const WARP = /^__(shfl(_up|_down|_xor)?(_sync)?|ballot(_sync)?|any(_sync)?|all(_sync)?|activemask|syncwarp|match_(any|all)_sync|reduce_(add|min|max|and|or|xor)_sync)$/;
 
@@ -78,5 +79,6 @@ export function warpRefusal(name: string): string | undefined {
   return `"${name}" is a CUDA warp-level operation (it reads other threads' registers within a hardware warp): OKL's model has no warps, ` +
     "so it has no meaning on the serial, OpenMP and OpenCL targets (and on CUDA its result depends on the warp size and the active threads). " +
     "Write the exchange through @shared memory instead: one @inner loop stores each work-item's value in a @shared array, the next @inner loop " +
-    "(OCCA puts the barrier between them) reads the partner's element, e.g. `s[t] = v;` then `v += s[t + 16];` guarded by `t + 16 < 32`";
+    "(OCCA puts the barrier between them) reads the partner's element, e.g. `s[t] = v;` then `v += s[t + 16];` guarded by `t + 16 < 32` " +
+    "(the shuffles `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` with a full mask and a constant width are accepted: warp-shuffles.ts)";
 }

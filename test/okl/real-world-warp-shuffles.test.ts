@@ -1,0 +1,186 @@
+/**
+ * Issue 20, the warp-shuffle files (libParanumal's `blockShflScan.okl`: a block scan whose warps scan
+ * with `__shfl_up_sync` and whose warp 0 scans the warps' totals, and `trashCompactor`, a segment sum
+ * by `__shfl_down_sync` after a strided `while` loop). A shuffle of a full mask over sub-groups of
+ * `width` consecutive work-items of one @inner loop reads the partner's value through a @shared copy
+ * and a barrier (warp-shuffles.ts), CUDA's meaning on every target. Kernels in that code's style run
+ * on interp and openmp against their serial meaning; what has no one meaning is an OklError naming
+ * the builtin and why.
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { generateCode } from "../../codegen/index.js";
+import { parseOkl } from "../../src/okl/index.js";
+import { oklError } from "./helpers.js";
+import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
+
+const DEFINES = { defines: { dfloat: "double", dlong: "int", scan_t: "int", SCAN_BLOCK_SIZE: "64" } };
+const SIMD = 8;
+const BLOCK = 64;
+
+// blockShflScan's shape with sub-groups of 8 (p_SIMD) in blocks of 64, so that warp 0 scans the 8 totals.
+const SCAN = `
+#define MASK 0xffffffff
+#define p_SIMD ${SIMD}
+#define p_NWARPS (SCAN_BLOCK_SIZE/p_SIMD)
+@kernel void blockShflScan(dlong N, const int *o_flags, scan_t *o_scana, scan_t *o_offsets){
+  for(dlong b=0;b<(N+SCAN_BLOCK_SIZE-1)/SCAN_BLOCK_SIZE;++b;@outer(0)){
+    @shared scan_t s_offsets[p_NWARPS];
+    @exclusive scan_t x;
+    @exclusive int l, w;
+    @exclusive dlong n;
+    for(int t=0;t<SCAN_BLOCK_SIZE;++t;@inner(0)){
+      l = t%p_SIMD;
+      w = t/p_SIMD;
+      n = t + b*SCAN_BLOCK_SIZE;
+      x = (n<N) ? o_flags[n] : 0;
+      scan_t y;
+      y = __shfl_up_sync(MASK, x, 1, p_SIMD); x += (l>=1) ? y : 0;
+      y = __shfl_up_sync(MASK, x, 2, p_SIMD); x += (l>=2) ? y : 0;
+      y = __shfl_up_sync(MASK, x, 4, p_SIMD); x += (l>=4) ? y : 0;
+      if(l==p_SIMD-1) s_offsets[w] = x;
+    }
+    @barrier("local");
+    for(int t=0;t<SCAN_BLOCK_SIZE;++t;@inner(0)){
+      if(w==0){
+        scan_t offx = s_offsets[l];
+        scan_t y;
+        y = __shfl_up_sync(MASK, offx, 1, p_SIMD); offx += (l>=1) ? y : 0;
+        y = __shfl_up_sync(MASK, offx, 2, p_SIMD); offx += (l>=2) ? y : 0;
+        y = __shfl_up_sync(MASK, offx, 4, p_SIMD); offx += (l>=4) ? y : 0;
+        s_offsets[l] = offx;
+      }
+    }
+    @barrier("local");
+    for(int t=0;t<SCAN_BLOCK_SIZE;++t;@inner(0)){
+      x += (w!=0) ? s_offsets[w-1]:0;
+      if(n<N) o_scana[n] = x;
+      if(t==SCAN_BLOCK_SIZE-1) o_offsets[b] = x;
+    }
+  }
+}`;
+
+// trashCompactor's shape: each segment [starts[s], starts[s+1]) summed by 32 work-items, then a tree of shuffles down.
+const COMPACT = `
+#define MASK 0xffffffff
+#define p_SIMD 32
+@kernel void trashCompactor(dlong N, dlong Nstarts, const dlong *o_starts, const dfloat *o_vals, dfloat *o_sums){
+  for(dlong s=0;s<Nstarts;++s;@outer(0)){
+    for(int t=0;t<p_SIMD;++t;@inner(0)){
+      dlong id0 = o_starts[s];
+      dlong id1 = (s<Nstarts-1) ? o_starts[s+1] : N;
+      dlong n = id0 + t;
+      dfloat val = 0;
+      while(n<id1){
+        val += o_vals[n];
+        n+=p_SIMD;
+      }
+      dfloat y;
+      y = __shfl_down_sync(MASK, val, 16, p_SIMD); val += (t<16) ? y : 0;
+      y = __shfl_down_sync(MASK, val,  8, p_SIMD); val += (t< 8) ? y : 0;
+      y = __shfl_down_sync(MASK, val,  4, p_SIMD); val += (t< 4) ? y : 0;
+      y = __shfl_down_sync(MASK, val,  2, p_SIMD); val += (t< 2) ? y : 0;
+      y = __shfl_down_sync(MASK, val,  1, p_SIMD); val += (t< 1) ? y : 0;
+      if(t==0) o_sums[s] = val;
+    }
+  }
+}`;
+
+// A butterfly sum over sub-groups of 4 (`__shfl_xor_sync`), then lane 3's input broadcast to its sub-group (`__shfl_sync`).
+const BUTTERFLY = `
+@kernel void butterfly(const int Nblocks, const double *x, double *sum, double *last) {
+  for (int b = 0; b < Nblocks; ++b; @outer) {
+    for (int t = 0; t < 16; ++t; @inner) {
+      const double v0 = x[b*16 + t];
+      double v = v0;
+      v += __shfl_xor_sync(0xffffffff, v, 1, 4);
+      v += __shfl_xor_sync(0xffffffff, v, 2, 4);
+      sum[b*16 + t] = v;
+      last[b*16 + t] = __shfl_sync(0xffffffff, v0, 3, 4);
+    }
+  }
+}`;
+
+describe("CUDA warp shuffles as reads of a @shared copy", () => {
+  it("blockShflScan: each block's inclusive scan through warp scans and warp 0's scan of their totals", async () => {
+    const [k] = parseOkl(SCAN, DEFINES);
+    for (const N of [150, 64, 7]) {
+      const flags = seeded(N, N).map((v) => (v > 0 ? 1 : 0));
+      const blocks = Math.ceil(N / BLOCK);
+      const scana: number[] = [];
+      const offsets: number[] = [];
+      for (let b = 0; b < blocks; ++b) {
+        let acc = 0;
+        for (let t = 0; t < BLOCK; ++t) {
+          const n = b * BLOCK + t;
+          acc += n < N ? flags[n]! : 0;
+          if (n < N) scana.push(acc);
+        }
+        offsets.push(acc);
+      }
+      await expectSerialMeaning(k!, () => ({ N, o_flags: Int32Array.from(flags), o_scana: new Int32Array(N), o_offsets: new Int32Array(blocks) }), { o_scana: scana, o_offsets: offsets }, 0, { checkBounds: false });
+    }
+  });
+
+  it("trashCompactor: each segment's sum, strided over 32 work-items then reduced by shuffles down", async () => {
+    const [k] = parseOkl(COMPACT, DEFINES);
+    const N = 200;
+    const vals = seeded(N, 3);
+    const starts = [0, 3, 40, 41, 120, 199];
+    const sums = starts.map((s, i) => vals.slice(s, i + 1 < starts.length ? starts[i + 1] : N).reduce((a, v) => a + v, 0));
+    await expectSerialMeaning(k!, () => ({ N, Nstarts: starts.length, o_starts: Int32Array.from(starts), o_vals: Float64Array.from(vals), o_sums: new Float64Array(starts.length) }), { o_sums: sums }, 1e-12, { checkBounds: false });
+  });
+
+  it("__shfl_xor_sync and __shfl_sync: a sub-group's sum in every lane, and a lane's value broadcast", async () => {
+    const [k] = parseOkl(BUTTERFLY);
+    const x = seeded(48, 5);
+    const sum = x.map((_, i) => { const g = i - (i % 4); return x[g]! + x[g + 1]! + x[g + 2]! + x[g + 3]!; });
+    const last = x.map((_, i) => x[i - (i % 4) + 3]!);
+    await expectSerialMeaning(k!, () => ({ Nblocks: 3, x: Float64Array.from(x), sum: new Float64Array(48), last: new Float64Array(48) }), { sum, last }, 1e-12, { checkBounds: false });
+  });
+
+  it("lowers to c, openmp, opencl and cuda: a @shared copy per call and a barrier before the partner's read", () => {
+    const [k] = parseOkl(COMPACT, DEFINES);
+    for (const t of ["c", "openmp", "opencl"] as const) expect(generateCode(k!, t).deviceCode).not.toContain("__shfl");
+    const cuda = generateCode(k!, "cuda").deviceCode;
+    expect(cuda).toContain("__shared__ double shfl_down_sync_copy[32];");
+    expect(cuda).toContain("__syncthreads()");
+  });
+});
+
+describe("shuffles without one meaning on every target", () => {
+  const kernel = (call: string, loop = "for (int t = 0; t < 32; ++t; @inner)") => `@kernel void warpSum(const int N, const int d, const double *x, double *out) {
+  for (int b = 0; b < N; ++b; @outer) {
+    ${loop} {
+      double v = x[b*32 + t];
+      v += ${call};
+      out[b*32 + t] = v;
+    }
+  }
+}`;
+  const cases: [string, string][] = [
+    ["__shfl_down_sync(0x0000ffff, v, 16, 32)", "its mask must be the constant 0xffffffff"],
+    ["__shfl_down_sync(0xffffffff, v, 16)", "pass the width explicitly"],
+    ["__shfl_down(v, 16)", "pass the width explicitly"],
+    ["__shfl_down_sync(0xffffffff, v, 16, 64)", "its width must be a compile-time power of two from 1 to 32"],
+    ["__shfl_up_sync(0xffffffff, v, d, 32)", "its delta must be a compile-time constant >= 0"],
+    ["__shfl_xor_sync(0xffffffff, v, 8, 8)", "its lane mask 8 must be below the width 8"],
+    ["__shfl_down(0xffffffff, v, 16, 32)", "takes 3 arguments"],
+  ];
+  it("is an OklError at the call naming the builtin and why", () => {
+    fc.assert(fc.property(fc.constantFrom(...cases), ([call, why]) => {
+      const e = oklError(() => parseOkl(kernel(call)));
+      expect(e.message).toContain(`"${call.slice(0, call.indexOf("("))}" (a CUDA warp shuffle)`);
+      expect(e.message).toContain(why);
+      expect(e.line).toBe(5);
+    }), { numRuns: 14 });
+  });
+
+  it("outside one @inner loop over a constant range from 0, or where lanes may not reach it together", () => {
+    const call = "__shfl_down_sync(0xffffffff, v, 1, 8)";
+    expect(oklError(() => parseOkl(kernel(call, "for (int t = 0; t < 36; ++t; @inner)"))).message).toContain("runs 36 work-items, not a multiple of the width 8");
+    expect(oklError(() => parseOkl(kernel(call, "for (int t = 0; t < 32*N; ++t; @inner)"))).message).toContain("with L a compile-time constant");
+    const inWhile = kernel(call).replace("v += __shfl", "int k = 0;\n      while (k < d) { v += __shfl").replace("1, 8);", "1, 8); ++k; }");
+    expect(oklError(() => parseOkl(inWhile)).message).toContain("inside a while loop, a loop with break/continue or a device function with loops is not supported: all lanes must reach it together");
+  });
+});
