@@ -86,9 +86,10 @@ const COMPACT = `
   }
 }`;
 
-// A butterfly sum over sub-groups of 4 (`__shfl_xor_sync`), then lane 3's input broadcast to its sub-group (`__shfl_sync`).
+// A butterfly sum over sub-groups of 4 (`__shfl_xor_sync`), lane 3's input broadcast to its sub-group (`__shfl_sync`), and three
+// shuffles in one expression (their copies alternate between two arrays: the third store waits for the first read).
 const BUTTERFLY = `
-@kernel void butterfly(const int Nblocks, const double *x, double *sum, double *last) {
+@kernel void butterfly(const int Nblocks, const double *x, double *sum, double *last, double *three) {
   for (int b = 0; b < Nblocks; ++b; @outer) {
     for (int t = 0; t < 16; ++t; @inner) {
       const double v0 = x[b*16 + t];
@@ -97,6 +98,7 @@ const BUTTERFLY = `
       v += __shfl_xor_sync(0xffffffff, v, 2, 4);
       sum[b*16 + t] = v;
       last[b*16 + t] = __shfl_sync(0xffffffff, v0, 3, 4);
+      three[b*16 + t] = __shfl_down_sync(0xffffffff, v0, 1, 4) + __shfl_down_sync(0xffffffff, 2.0*v0, 2, 4) + __shfl_down_sync(0xffffffff, 4.0*v0, 3, 4);
     }
   }
 }`;
@@ -131,19 +133,20 @@ describe("CUDA warp shuffles as reads of a @shared copy", () => {
     await expectSerialMeaning(k!, () => ({ N, Nstarts: starts.length, o_starts: Int32Array.from(starts), o_vals: Float64Array.from(vals), o_sums: new Float64Array(starts.length) }), { o_sums: sums }, 1e-12, { checkBounds: false });
   });
 
-  it("__shfl_xor_sync and __shfl_sync: a sub-group's sum in every lane, and a lane's value broadcast", async () => {
+  it("__shfl_xor_sync and __shfl_sync: a sub-group's sum in every lane, a lane's value broadcast; three shuffles in one expression", async () => {
     const [k] = parseOkl(BUTTERFLY);
     const x = seeded(48, 5);
     const sum = x.map((_, i) => { const g = i - (i % 4); return x[g]! + x[g + 1]! + x[g + 2]! + x[g + 3]!; });
     const last = x.map((_, i) => x[i - (i % 4) + 3]!);
-    await expectSerialMeaning(k!, () => ({ Nblocks: 3, x: Float64Array.from(x), sum: new Float64Array(48), last: new Float64Array(48) }), { sum, last }, 1e-12, { checkBounds: false });
+    const three = x.map((v, i) => [1, 2, 3].reduce((a, d) => a + 2 ** (d - 1) * ((i % 4) + d < 4 ? x[i + d]! : v), 0));
+    await expectSerialMeaning(k!, () => ({ Nblocks: 3, x: Float64Array.from(x), sum: new Float64Array(48), last: new Float64Array(48), three: new Float64Array(48) }), { sum, last, three }, 1e-12, { checkBounds: false });
   });
 
-  it("lowers to c, openmp, opencl and cuda: a @shared copy per call and a barrier before the partner's read", () => {
+  it("lowers to c, openmp, opencl and cuda: two @shared copies per type, a barrier before each partner read", () => {
     const [k] = parseOkl(COMPACT, DEFINES);
     for (const t of ["c", "openmp", "opencl"] as const) expect(generateCode(k!, t).deviceCode).not.toContain("__shfl");
     const cuda = generateCode(k!, "cuda").deviceCode;
-    expect(cuda).toContain("__shared__ double shfl_down_sync_copy[32];");
+    expect(cuda).toContain("__shared__ double shfl_copy_float64[32];");
     expect(cuda).toContain("__syncthreads()");
   });
 });

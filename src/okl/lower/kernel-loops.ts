@@ -22,6 +22,8 @@ const CMP_NAMES: Readonly<Record<string, string>> = { "<": "lt", "<=": "le", ">"
 export abstract class LoopLowering extends LaunchLowering {
   /** @inner inames over 0 … L-1 (L constant, no guards), with L: where warp shuffles are lowered. */
   protected readonly innerExtents = new Map<string, number>();
+  /** The two @shared copies shuffles of one type and extent alternate between (warp-shuffles.ts). */
+  private readonly shuffleCopies = new Map<string, { names: string[]; next: number }>();
 
   /** CUDA's warp shuffles in @inner loops, through a @shared copy (warp-shuffles.ts). */
   protected readonly shuffles = (this.ex.shuffle = (name: string, e: A.Call, ctx: Ctx): Expr => lowerShuffle({
@@ -37,9 +39,21 @@ export abstract class LoopLowering extends LaunchLowering {
       return { iname: items[0]!, extent: this.innerExtents.get(items[0]!)! };
     },
     sharedCopy: (dtype, extent) => {
-      const n = this.fresh(`${name.replace(/^_+/, "")}_copy`);
-      this.temps.push({ name: n, dtype, shape: [c(extent)], addressSpace: "local", order: "C", dimTags: undefined });
-      return n;
+      const key = `${dtype} ${extent}`;
+      const pair = this.shuffleCopies.get(key) ?? { names: [] as string[], next: 0 };
+      this.shuffleCopies.set(key, pair);
+      const k = pair.next++ % 2;
+      if (pair.names[k] === undefined) {
+        pair.names[k] = this.fresh(`shfl_copy_${dtype}`);
+        this.temps.push({ name: pair.names[k], dtype, shape: [c(extent)], addressSpace: "local", order: "C", dimTags: undefined });
+      }
+      return pair.names[k];
+    },
+    result: (value, dtype, c2, pos) => {
+      const n = this.fresh(`${name.replace(/^_+/, "")}_value`);
+      this.temps.push({ name: n, dtype, shape: [], addressSpace: "private", order: "C", dimTags: undefined });
+      this.emit({ kind: "var", name: n }, value, c2, false, pos);
+      return { kind: "var", name: n };
     },
     store: (array, index, value, c2, pos) => this.emit({ kind: "subscript", array, indices: [index] }, value, c2, false, pos),
     fail: (d, p) => this.fail(d, p),

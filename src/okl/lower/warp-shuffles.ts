@@ -3,10 +3,12 @@
  * p_SIMD); x += (l >= 1) ? y : 0;` inside an @inner loop, where OCCA passes the call on to the CUDA
  * compiler). A shuffle of a full mask over sub-groups of `width` consecutive work-items reads the
  * value another work-item of the same sub-group holds at that point. Loom gives it that meaning on
- * every target: the value goes into a @shared copy (one element per work-item, a fresh array per
- * call site), and the call reads the partner's element, after the barrier the schedule puts between
+ * every target: the value goes into a @shared copy (one element per work-item), and the call reads
+ * the partner's element into a private value at once, after the barrier the schedule puts between
  * the two (the read depends on the other work-items' writes); C's `?:` picks the work-item's own
- * element where CUDA returns its own value:
+ * element where CUDA returns its own value. Successive shuffles of one type alternate between two
+ * copies (the store of the next-but-one depends on this read, which the barrier before the next read
+ * already separates from it), so a warp scan of ten shuffles needs two arrays, not ten:
  *
  *   __shfl_up_sync(m, v, d, w)     lane >= d       ? s[t - d] : s[t]      (lane = t % w)
  *   __shfl_down_sync(m, v, d, w)   lane + d < w    ? s[t + d] : s[t]
@@ -48,8 +50,10 @@ export interface ShuffleHost {
   dtypeOf(e: Expr): Dtype | undefined;
   /** The work-item index of the one @inner loop around the call and its extent L (from 0), or why there is none. */
   lane(ctx: Ctx): { readonly iname: string; readonly extent: number } | string;
-  /** A fresh @shared array of `extent` elements. */
+  /** A @shared array of `extent` elements for the next shuffle's copy. */
   sharedCopy(dtype: Dtype, extent: number): string;
+  /** A fresh private temporary set to `value` here, under the conditions of `ctx`. */
+  result(value: Expr, dtype: Dtype, ctx: Ctx, pos: A.Pos): Expr;
   /** Stores `value` in `array[index]` here, under the conditions of `ctx`. */
   store(array: string, index: Expr, value: Expr, ctx: Ctx, pos: A.Pos): void;
   fail(detail: string, pos: A.Pos): never;
@@ -93,13 +97,17 @@ export function lowerShuffle(h: ShuffleHost, name: string, e: A.Call, ctx: Ctx):
   const at = (i: Expr): Expr => ({ kind: "subscript", array: copy, indices: [i] });
   const laneIn: Expr = { kind: "arith", op: "%", left: t, right: c(w) };
   const arith = (o: "+" | "-", l: Expr, r: Expr): Expr => ({ kind: "arith", op: o, left: l, right: r });
-  switch (op) {
-    case "up": return { kind: "if", cond: { kind: "compare", op: ">=", left: laneIn, right: c(k!) }, then: at(arith("-", t, c(k!))), else: at(t) };
-    case "down": return { kind: "if", cond: { kind: "compare", op: "<", left: arith("+", laneIn, c(k!)), right: c(w) }, then: at(arith("+", t, c(k!))), else: at(t) };
-    case "xor": return at({ kind: "arith", op: "^", left: t, right: c(k!) });
-    case "idx": {
-      const src: Expr = { kind: "arith", op: "&", left: { kind: "cast", dtype: "int32", value: h.expr(offset, ctx) }, right: c(w - 1) };
-      return at(arith("+", arith("-", t, laneIn), src));
+  const read = ((): Expr => {
+    switch (op) {
+      case "up": return { kind: "if", cond: { kind: "compare", op: ">=", left: laneIn, right: c(k!) }, then: at(arith("-", t, c(k!))), else: at(t) };
+      case "down": return { kind: "if", cond: { kind: "compare", op: "<", left: arith("+", laneIn, c(k!)), right: c(w) }, then: at(arith("+", t, c(k!))), else: at(t) };
+      case "xor": return at({ kind: "arith", op: "^", left: t, right: c(k!) });
+      case "idx": {
+        const src: Expr = { kind: "arith", op: "&", left: { kind: "cast", dtype: "int32", value: h.expr(offset, ctx) }, right: c(w - 1) };
+        return at(arith("+", arith("-", t, laneIn), src));
+      }
     }
-  }
+  })();
+  // Read at once (before any later shuffle's store): the copies alternate between two arrays per type.
+  return h.result(read, dtype, ctx, e.pos);
 }
