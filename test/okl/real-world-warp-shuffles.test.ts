@@ -142,6 +142,22 @@ describe("CUDA warp shuffles as reads of a @shared copy", () => {
     await expectSerialMeaning(k!, () => ({ Nblocks: 3, x: Float64Array.from(x), sum: new Float64Array(48), last: new Float64Array(48), three: new Float64Array(48) }), { sum, last, three }, 1e-12, { checkBounds: false });
   });
 
+  it("CUDA's warp-reduce idiom, a loop of compile-time bounds around the shuffle (unrolled), in two warps of a group", async () => {
+    const [k] = parseOkl(`
+@kernel void warpSums(const int N, const double *x, double *out) {
+  for (int b = 0; b < N; ++b; @outer) {
+    for (int t = 0; t < 64; ++t; @inner) {
+      double v = x[b*64 + t];
+      for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffff, v, off, 32);
+      if (t % 32 == 0) out[b*2 + t/32] = v;
+    }
+  }
+}`);
+    const x = seeded(128, 9);
+    const out = [0, 1, 2, 3].map((w) => x.slice(32 * w, 32 * w + 32).reduce((a, v) => a + v, 0));
+    await expectSerialMeaning(k!, () => ({ N: 2, x: Float64Array.from(x), out: new Float64Array(4) }), { out }, 1e-12, { checkBounds: false });
+  });
+
   it("lowers to c, openmp, opencl and cuda: two @shared copies per type, a barrier before each partner read", () => {
     const [k] = parseOkl(COMPACT, DEFINES);
     for (const t of ["c", "openmp", "opencl"] as const) expect(generateCode(k!, t).deviceCode).not.toContain("__shfl");
@@ -184,6 +200,8 @@ describe("shuffles without one meaning on every target", () => {
     expect(oklError(() => parseOkl(kernel(call, "for (int t = 0; t < 36; ++t; @inner)"))).message).toContain("runs 36 work-items, not a multiple of the width 8");
     expect(oklError(() => parseOkl(kernel(call, "for (int t = 0; t < 32*N; ++t; @inner)"))).message).toContain("with L a compile-time constant");
     const inWhile = kernel(call).replace("v += __shfl", "int k = 0;\n      while (k < d) { v += __shfl").replace("1, 8);", "1, 8); ++k; }");
-    expect(oklError(() => parseOkl(inWhile)).message).toContain("inside a while loop, a loop with break/continue or a device function with loops is not supported: all lanes must reach it together");
+    expect(oklError(() => parseOkl(inWhile)).message).toContain("inside a loop run as one block of C (a while loop, a loop with break/continue or with bounds known only at run time, a device function with loops) is not supported: all lanes must reach it together");
+    const runtimeLoop = kernel("0.0;\n      for (int off = d; off > 0; off /= 2) v += __shfl_down_sync(0xffffffff, v, off, 32)");
+    expect(oklError(() => parseOkl(runtimeLoop)).message).toContain("or in a loop with compile-time bounds, which is unrolled");
   });
 });

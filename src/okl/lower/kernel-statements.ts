@@ -135,7 +135,7 @@ export abstract class StatementLowering extends StructLocalLowering {
     };
     // An opaque block is one instruction: a shuffle inside it cannot wait for the other lanes.
     const shuffle = this.ex.shuffle;
-    this.ex.shuffle = (name, e) => this.fail(`"${name}" (a CUDA warp shuffle) inside a while loop, a loop with break/continue or a device function with loops is not supported: all lanes must reach it together (call it in the @inner loop's own statements)`, e.pos);
+    this.ex.shuffle = (name, e) => this.fail(`"${name}" (a CUDA warp shuffle) inside a loop run as one block of C (a while loop, a loop with break/continue or with bounds known only at run time, a device function with loops) is not supported: all lanes must reach it together (call it in the @inner loop's own statements, or in a loop with compile-time bounds, which is unrolled)`, e.pos);
     let body: ReturnType<BlockLowering["lower"]>;
     try {
       body = new BlockLowering(host).lower(s, ctx);
