@@ -201,6 +201,9 @@ describe("shuffles without one meaning on every target", () => {
     expect(oklError(() => parseOkl(kernel(call, "for (int t = 0; t < 32*N; ++t; @inner)"))).message).toContain("with L a compile-time constant");
     const inWhile = kernel(call).replace("v += __shfl", "int k = 0;\n      while (k < d) { v += __shfl").replace("1, 8);", "1, 8); ++k; }");
     expect(oklError(() => parseOkl(inWhile)).message).toContain("inside a loop run as one block of C (a while loop, a loop with break/continue or with bounds known only at run time, a device function with loops) is not supported: all lanes must reach it together");
+    // The shuffle's copy and barrier make the nest one with @shared memory: a sibling @inner loop bounded by memory cannot run sequentially.
+    const sibling = kernel(call).replace("out[b*32 + t] = v;\n    }", "out[b*32 + t] = v;\n    }\n    for (int j = 0; j < (int) x[b]; ++j; @inner) out[b*32 + j] += 1.0;");
+    expect(oklError(() => parseOkl(sibling)).message).toContain("which is not supported in a nest with @shared memory or barriers");
     const runtimeLoop = kernel("0.0;\n      for (int off = d; off > 0; off /= 2) v += __shfl_down_sync(0xffffffff, v, off, 32)");
     expect(oklError(() => parseOkl(runtimeLoop)).message).toContain("or in a loop with compile-time bounds, which is unrolled");
   });

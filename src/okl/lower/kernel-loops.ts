@@ -33,7 +33,8 @@ export abstract class LoopLowering extends LaunchLowering {
       const items = c2.within.filter((i) => this.tags[i]?.kind === "l");
       const loops = c2.within.filter((i) => this.tags[i]?.kind !== "l" && this.tags[i]?.kind !== "g");
       if (!c2.inner || items.length !== 1 || !this.innerExtents.has(items[0]!)) {
-        return items.length > 1 ? "a shuffle in a nest of several @inner loops (axes) is not supported: use one @inner loop" : "a shuffle must be called in an @inner loop `for (int t = 0; t < L; ++t; @inner)` with L a compile-time constant (its work-items are the lanes)";
+        return items.length > 1 ? "a shuffle in a nest of several @inner loops (axes) is not supported: use one @inner loop"
+          : "a shuffle must be called in an @inner loop `for (int t = 0; t < L; ++t; @inner)` with L a compile-time constant (its work-items are the lanes), the same range as the other @inner loops of its axis in the nest";
       }
       if (loops.length > 0) return "a shuffle inside a loop (other than the @outer and @inner ones) is not supported: all lanes must reach it together once (unroll the loop)";
       return { iname: items[0]!, extent: this.innerExtents.get(items[0]!)! };

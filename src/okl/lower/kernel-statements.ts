@@ -22,6 +22,7 @@ import { flatCandidate, usedFlat } from "./flat-views.js";
 import { StructLocalLowering } from "./kernel-struct-locals.js";
 import { wholeAxes } from "./whole-axes.js";
 import { droppedPrintf } from "./printf.js";
+import { isShuffle } from "./warp-shuffles.js";
 
 export abstract class StatementLowering extends StructLocalLowering {
   protected abstract forLoop(s: A.For, ctx: Ctx): void;
@@ -59,7 +60,8 @@ export abstract class StatementLowering extends StructLocalLowering {
       if (s.kind === "for" && isOuter(s)) {
         if (this.nests > 0) this.barrier("global", ctx, s.pos);
         this.nests++;
-        this.nestSyncs = hasSync(s);
+        // A warp shuffle reads a @shared copy after a barrier (warp-shuffles.ts): the nest synchronizes.
+        this.nestSyncs = hasSync(s) || someAst(s, (n) => n.kind === "call" && n.callee.kind === "ident" && isShuffle(n.callee.name) && !this.file.functions.has(n.callee.name));
         this.hulls = innerHulls(s, ctx.scope);
         this.wholeAxes = wholeAxes(s, ctx.scope);
         for (const h of Object.entries(s.loopHints)) {
