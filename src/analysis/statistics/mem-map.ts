@@ -7,7 +7,7 @@
  * the axis stride), in elements, and likewise `gidStrides` for `g.a`; an axis the access does not
  * vary along is absent. Private temporaries and scalar arguments are not memory accesses here.
  * Accesses are those of the assignments' left- and right-hand sides (loads inside subscripts
- * included); predicates are not counted, as in loopy.
+ * included, and the bare name of a 0-d array: one element); predicates are not counted, as in loopy.
  */
 import { LoomError } from "../../errors.js";
 import {
@@ -19,7 +19,7 @@ import { CountMap, type MemAccess } from "./count-map.js";
 import { Count } from "./count.js";
 import { polyAdd, polyConst, polyEval, polyMul, polyScale, polyVar, polyVars, type Poly } from "./poly.js";
 import { ratToNumber } from "./rational.js";
-import { granularityCounter, granularityOption, statisticsTypeEnv, walkKernel, type CountOptions } from "./walk.js";
+import { elementAccess, granularityCounter, granularityOption, statisticsTypeEnv, walkKernel, type CountOptions } from "./walk.js";
 
 /** A stride expression (integers, names, `+ - *`) as a polynomial, or undefined. */
 function exprToPoly(e: Expr): Poly | undefined {
@@ -100,8 +100,9 @@ export function getMemAccessMap(k: Kernel, opts: CountOptions = {}): CountMap {
   const env = statisticsTypeEnv(k);
   const points = granularityCounter(k, opts, "getMemAccessMap");
   const entries: [MemAccess, Count][] = [];
-  walkKernel(k, env, ({ node, insn, inames, isStore }) => {
-    if (node.kind !== "subscript" && node.kind !== "linear") return;
+  walkKernel(k, env, ({ node: visited, insn, inames, isStore }) => {
+    const node = elementAccess(k, visited, insn);
+    if (!node) return;
     const arg = findArg(k, node.array);
     const tmp = findTemporary(k, node.array);
     const arr = arg?.kind === "array" ? arg : tmp;

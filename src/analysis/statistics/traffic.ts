@@ -20,7 +20,7 @@ import {
 import { aff, affSub, extendSet, intersect, isEmpty, isSubset, projectOut, setContentId, type Aff, type BasicSet } from "../../poly/index.js";
 import { LoomError } from "../../errors.js";
 import { Count, countSet } from "./count.js";
-import { domainCounter, statisticsTypeEnv, walkKernel } from "./walk.js";
+import { domainCounter, elementAccess, statisticsTypeEnv, walkKernel } from "./walk.js";
 
 export type TrafficModel = "distinct-per-workgroup" | "every-access";
 
@@ -53,8 +53,9 @@ export function globalTraffic(k: Kernel, opts: TrafficOptions = {}): ArrayTraffi
   const env = statisticsTypeEnv(k);
   const points = domainCounter(k, {});
   const groups = new Map<string, { variable: string; direction: "load" | "store"; dtype: Dtype; uses: Use[]; every: Count }>();
-  walkKernel(k, env, ({ node, inames, isStore }) => {
-    if (node.kind !== "subscript" && node.kind !== "linear") return;
+  walkKernel(k, env, ({ node: visited, insn, inames, isStore }) => {
+    const node = elementAccess(k, visited, insn);
+    if (!node) return;
     const arg = findArg(k, node.array);
     if (arg?.kind !== "array") return;
     const direction = isStore ? "store" : "load";

@@ -5,8 +5,8 @@
  */
 import { LoomError } from "../../errors.js";
 import {
-  chainDomain, children, inferTypes, iterationDomain, kernelTypeEnv,
-  type Expr, type Instruction, type Kernel, type TypeEnv,
+  chainDomain, children, findArg, findTemporary, inferTypes, insnExprs, iterationDomain, kernelTypeEnv, walkExpr,
+  type Expr, type Instruction, type Kernel, type LinearSubscript, type Subscript, type TypeEnv,
 } from "../../ir/index.js";
 import type { CountGranularity } from "./count-map.js";
 import { Count, countSet } from "./count.js";
@@ -71,9 +71,35 @@ export function walkKernel(k: Kernel, env: TypeEnv, visit: (v: Visit) => void): 
   }
 }
 
-/** The hardware-tagged inames of `k` (g and l axes). */
+/**
+ * The array element `node` loads or stores, as a subscript: `a[i]` and `a[[k]]` themselves, and
+ * the bare name of a 0-d array argument or temporary (`out = sum(i, a[i])` with `out: float64[]`
+ * stores its one element, as the code's `out[0] = ...` does); undefined for anything else. A bare
+ * name of an array with axes is a LoomError, as the interpreter refuses it.
+ */
+export function elementAccess(k: Kernel, node: Expr, insn: Instruction): Subscript | LinearSubscript | undefined {
+  if (node.kind === "subscript" || node.kind === "linear") return node;
+  if (node.kind !== "var") return undefined;
+  const arg = findArg(k, node.name);
+  const arr = arg ? (arg.kind === "array" ? arg : undefined) : findTemporary(k, node.name);
+  if (!arr) return undefined;
+  const rank = arr.shape?.length ?? 0;
+  if (rank > 0) throw new LoomError(`statistics: instruction "${insn.id}" uses array "${node.name}" without a subscript; it has ${rank} axes, so which element it accesses is not defined (write ${node.name}[${Array(rank).fill("0").join(", ")}])`);
+  return { kind: "subscript", array: node.name, indices: [] };
+}
+
+/**
+ * The hardware-tagged inames of `k` (g and l axes) that some instruction runs over (its loops or
+ * a reduction's inames): a tagged iname no instruction uses is on no launch's grid (the
+ * scheduler leaves it out), so it makes no redundant work and no work-items.
+ */
 export function hardwareInames(k: Kernel): string[] {
-  return Object.entries(k.inameTags).filter(([, t]) => t.kind === "g" || t.kind === "l" || t.kind === "l.auto").map(([i]) => i);
+  const used = new Set<string>();
+  for (const insn of k.instructions) {
+    for (const i of insn.withinInames) used.add(i);
+    for (const e of insnExprs(insn)) walkExpr(e, (n) => { if (n.kind === "reduce") n.inames.forEach((i) => used.add(i)); });
+  }
+  return Object.entries(k.inameTags).filter(([i, t]) => used.has(i) && (t.kind === "g" || t.kind === "l" || t.kind === "l.auto")).map(([i]) => i);
 }
 
 /** `g.0`, `l.1`: the hardware axis of a tagged iname, or undefined. */
@@ -126,20 +152,40 @@ function axisExtents(k: Kernel, groupsOnly = false): Map<string, number | string
 }
 
 /**
+ * Refuses a kernel whose global barriers split it into several device kernels: each launches its
+ * own grid (the inames its instructions use), which the counts of redundant work and of
+ * sub-groups would need per instruction, and which only the schedule knows.
+ */
+function oneGrid(k: Kernel, what: string): void {
+  const gb = k.instructions.filter((i) => i.kind === "barrier" && i.scope === "global").map((i) => `"${i.id}"`);
+  if (gb.length > 0) {
+    throw new LoomError(`${what}: kernel "${k.name}" has global barriers (${gb.join(", ")}), which split it into device kernels that each launch their own grid; ` +
+      `counting per grid is not supported: count per work-item, without countRedundantWork`);
+  }
+}
+
+/**
  * A memo of `Count`s of iname sets: the points of the kernel's domain projected onto the inames
  * (with `countRedundantWork`, times the extent of each hardware axis they do not use).
  */
 export function domainCounter(k: Kernel, opts: CountOptions, groupsOnly = false): (inames: readonly string[]) => Count {
   const memo = new Map<string, Count>();
+  if (opts.countRedundantWork && hardwareInames(k).length > 0) oneGrid(k, "countRedundantWork");
   const axes = opts.countRedundantWork ? axisExtents(k, groupsOnly) : new Map<string, number | string>();
   return (inames) => {
     const used = new Set(inames.map((i) => axisOf(k, i)));
     const unused = [...axes].filter(([a]) => !used.has(a)).map(([, e]) => e);
-    const all = [...new Set([...inames, ...unused.filter((e): e is string => typeof e === "string")])].sort();
+    const byName = unused.filter((e): e is string => typeof e === "string").sort();
     const factor = unused.filter((e): e is number => typeof e === "number").reduce((x, y) => x * y, 1);
-    const key = `${all.join(",")}*${factor}`;
+    const key = `${[...inames].sort().join(",")}*${byName.join(",")}*${factor}`;
     let hit = memo.get(key);
-    if (!hit) memo.set(key, (hit = countSet(iterationDomain(k, all), k.assumptions).scale(factor)));
+    if (!hit) {
+      // The grid along an unused axis is every value of its iname, whatever the instruction's own
+      // inames are: a product, not the joint domain (where i_outer and i_inner are tied).
+      hit = countSet(iterationDomain(k, [...inames].sort()), k.assumptions).scale(factor);
+      for (const i of byName) hit = hit.mul(countSet(iterationDomain(k, [i]), k.assumptions));
+      memo.set(key, hit);
+    }
     return hit;
   };
 }
@@ -195,6 +241,7 @@ export function granularityCounter(k: Kernel, opts: CountOptions, who: string): 
     groups ??= domainCounter(k, opts, true);
     const perGroup = groups(inames.filter((i) => !isLocal(k, i)));
     if (g === "workgroup") return perGroup;
+    if (subgroups === undefined && hardwareInames(k).some((i) => isLocal(k, i))) oneGrid(k, `${who} per sub-group`);
     subgroups ??= Math.ceil(workGroupSize(k, who) / (opts.subgroupSize ?? 32));
     return perGroup.scale(subgroups);
   };
