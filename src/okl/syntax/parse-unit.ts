@@ -77,6 +77,11 @@ export class Parser extends StatementParser {
       const attrs = this.parseAttributes("prefix");
       if (this.isDeclStart()) return this.parseDeclOrFunction(attrs, t);
       if (!fragment && this.peek().type !== "eof") {
+        const kernel = attrs.find((a) => a.name === "kernel");
+        if (kernel && this.peek().type === "ident" && this.peek(1).text === "(") {
+          // libParanumal's meshGeometricFactorsQuad2D: `@kernel meshGeometricFactorsQuad2D(…)`.
+          throw this.attrFail(`'kernel' attribute cannot be applied to a statement: "${this.peek().text}(" has no return type; a kernel is declared \`@kernel void ${this.peek().text}(…)\``, kernel, "@kernel placement");
+        }
         for (const a of attrs) checkAttribute(a, "statement", this.attrFail, this.extra);
       }
       this.pos = save;

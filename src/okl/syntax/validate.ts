@@ -12,7 +12,7 @@ import { loopPlacementError } from "./attributes.js";
 import { evalConst } from "./consteval.js";
 import { isConstructorName } from "./cxx.js";
 import { oklError, type Sources } from "./diag.js";
-import { stmtChildren, walkExpr, exprsOfStmt } from "./walk.js";
+import { firstRead, stmtChildren, walkExpr, exprsOfStmt } from "./walk.js";
 import { LoopTreeChecker, type LoopExtent } from "./validate-loops.js";
 import { loopForm, type LoopFormHost } from "./loop-form.js";
 import type { LoopKind } from "./loop-tree.js";
@@ -215,7 +215,10 @@ export class Validator {
     const isTypedef = decl.spec.storage.includes("typedef");
     for (const d of decl.declarators) {
       for (const e of d.arrayDims) if (e) this.expr(e, ctx);
-      if (d.init) this.expr(d.init, ctx);
+      if (d.init) {
+        this.expr(d.init, ctx);
+        this.selfRead(d, d.init);
+      }
       this.checkVar(d, decl.spec, td, false);
       if (isTypedef) {
         const merged: OklVarInfo = {
@@ -244,6 +247,17 @@ export class Validator {
       } else this.constants.delete(d.name);
       this.declare(d, td, what && { what, at: d.pos });
     }
+  }
+
+  /**
+   * C's scope of a declared name begins at its declarator, so `const int offset = 2 * offset;` reads
+   * the new, uninitialized `offset` (gcc: "may be used uninitialized"), not the argument it hides.
+   */
+  private selfRead(d: Declarator, init: Expr): void {
+    const read = firstRead(init, d.name);
+    if (!read) return;
+    const hidden = this.findVar(d.name) ? `, not the "${d.name}" declared outside it, which this declaration hides` : "";
+    throw this.err(`"${d.name}" is read in its own initializer: in C a name's scope begins at its declarator, so this reads the new, uninitialized "${d.name}"${hidden}; give the new variable another name`, read.pos, "self-initialization");
   }
 
   private memoryPlacement(d: Declarator, what: "shared" | "exclusive", ctx: Ctx, td: TypedefInfo | undefined, declPos: Pos): void {

@@ -132,3 +132,17 @@ export function walkExpr(e: Expr, f: (x: Expr) => void): void {
     default: for (const c of exprChildren(e)) walkExpr(c, f);
   }
 }
+
+/**
+ * The first read of the variable `name` in `e` (an identifier evaluated for its value: not inside
+ * `sizeof`, not the operand of `&`), or undefined.
+ */
+export function firstRead(e: Expr, name: string): Expr | undefined {
+  if (e.kind === "ident") return e.name === name ? e : undefined;
+  if (e.kind === "sizeof" || (e.kind === "unary" && e.op === "&" && e.operand.kind === "ident")) return undefined;
+  for (const c of exprChildren(e)) {
+    const r = firstRead(c, name);
+    if (r) return r;
+  }
+  return undefined;
+}
