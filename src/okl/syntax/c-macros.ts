@@ -4,7 +4,7 @@
  * not expanded inside its own expansion. A token made by an expansion carries the place of the
  * macro's invocation.
  */
-import { lex, type Tok } from "./lexer.js";
+import { lex, TokenList, type Tok } from "./lexer.js";
 import type { OklError } from "../../errors.js";
 
 /** Tokens that are not trivia (whitespace, line breaks, comments). */
@@ -32,7 +32,14 @@ export class MacroExpander {
    * line breaks pass through (the normalizer prints them), except inside macro arguments. Only
    * `input[from .. to)` is read (the preprocessor's run between two directives, not copied).
    */
-  expand(input: readonly Tok[], trivia = false, out: Tok[] = [], from = 0, to = input.length): Tok[] {
+  expand(input: readonly Tok[], trivia = false, from = 0, to = input.length): Tok[] {
+    const list = new TokenList();
+    this.expandTo(input, trivia, list, from, to);
+    return list.toArray();
+  }
+
+  /** `expand` onto `list` (the preprocessor's output, or expand's array). */
+  expandTo(input: readonly Tok[], trivia: boolean, out: TokenList, from: number, to: number): void {
     const pending: Tok[] = []; // a stack: the next token is pending[pending.length - 1]
     let i = from;
     const next = (): Tok | undefined => (pending.length ? pending.pop() : i < to ? input[i++] : undefined);
@@ -118,7 +125,6 @@ export class MacroExpander {
         pending.push({ ...r, hide: h });
       }
     }
-    return out;
   }
 
   /**

@@ -7,7 +7,7 @@
  *
  * The same engine drives the normalizer (`normalize.ts`) through the `Emit` hooks.
  */
-import { lex, type Tok } from "./lexer.js";
+import { lex, TokenList, type Tok } from "./lexer.js";
 import { oklError, oklWarning, type OklWarning, type Sources } from "./diag.js";
 import { evalIfCondition } from "./c-if.js";
 import { defaultReader, dirOf, joinPath, fileOpenerInclude, openerScheme, occaLibraryInclude, unquote, type FileReader } from "./c-paths.js";
@@ -81,7 +81,7 @@ const BUILTIN_HEADERS: Readonly<Record<string, string>> = { "okl_intrinsic.h": "
 /** Runs the preprocessor over one translation unit. */
 export class Preprocessor {
   readonly sources = new Map<string, string>();
-  readonly out: Tok[] = [];
+  readonly out = new TokenList();
   /** What OCCA accepts and C does not, accepted here (PreprocessOptions.warnings). */
   readonly warnings: OklWarning[] = [];
   private readonly macros = new Map<string, Macro>();
@@ -394,10 +394,10 @@ export class Preprocessor {
   /** Macro-expand `chunk[from .. to)` into the output (or the normalizer's hooks). */
   private expandInto(chunk: readonly Tok[], from = 0, to = chunk.length): void {
     if (this.emit) {
-      for (const t of this.expander.expand(chunk, true, [], from, to)) this.emit.token(t);
+      for (const t of this.expander.expand(chunk, true, from, to)) this.emit.token(t);
       return;
     }
-    this.expander.expand(chunk, false, this.out, from, to);
+    this.expander.expandTo(chunk, false, this.out, from, to);
   }
 
   /** Macro-expand `input` with the macros defined so far (macros.ts). */
@@ -416,5 +416,5 @@ export function preprocess(source: string, opts: PreprocessOptions = {}): { toke
   let lines = 1;
   for (let k = source.indexOf("\n"); k >= 0; k = source.indexOf("\n", k + 1)) lines++;
   pp.out.push({ type: "eof", text: "", offset: source.length, line: lines, col: source.length - source.lastIndexOf("\n") });
-  return { tokens: pp.out, sources: pp.sources, warnings: pp.warnings };
+  return { tokens: pp.out.toArray(), sources: pp.sources, warnings: pp.warnings };
 }

@@ -84,6 +84,8 @@ function literalEnd(text: string, at: number, quote: number): number {
 
 /** The type of the token `scan` found last; its end is `scanEnd` (no tuple per token). */
 let scanEnd = 0;
+/** The text of the punctuator `scan` found last: the table's own string (no copy per token, and comparing it with a literal is one pointer test). */
+let scanPunct = "";
 
 /**
  * The token at `at` (its type; its end in `scanEnd`), trying the rules in the order C's
@@ -138,7 +140,7 @@ function scan(text: string, at: number): TokType {
     if (e >= 0) return (scanEnd = e), c === DQUOTE ? "string" : "char";
   }
   const list = PUNCT_BY_FIRST.get(text[at]!);
-  if (list) for (const p of list) if (text.startsWith(p, at)) return (scanEnd = at + p.length), "punct";
+  if (list) for (const p of list) if (text.startsWith(p, at)) return (scanEnd = at + p.length), (scanPunct = p), "punct";
   scanEnd = at + 1;
   return "other";
 }
@@ -149,7 +151,7 @@ function scan(text: string, at: number): TokType {
  * readers that skip them anyway: a third of a kernel's tokens are the spaces between the others.
  */
 export function lex(text: string, file?: string, trivia = true): Tok[] {
-  const out: Tok[] = [];
+  const out = new TokenList();
   let space = false;
   let line = 1;
   let col = 1;
@@ -157,7 +159,7 @@ export function lex(text: string, file?: string, trivia = true): Tok[] {
     const type = scan(text, at);
     const end = scanEnd;
     if (trivia || (type !== "ws" && type !== "comment")) {
-      const t = text.slice(at, end);
+      const t = type === "punct" ? scanPunct : text.slice(at, end);
       out.push(
         file === undefined
           ? { type, text: t, offset: at, line, col, spaceBefore: space }
@@ -182,5 +184,47 @@ export function lex(text: string, file?: string, trivia = true): Tok[] {
     }
     at = end;
   }
-  return out;
+  return out.toArray();
+}
+
+/** Tokens per chunk of a TokenList: an array of at most this many elements stays out of V8's large-object space. */
+const CHUNK = 8192;
+
+/**
+ * A token list built by `push` and read once whole (`toArray`). Why chunks: a kernel of 1,000 lines
+ * has some 35,000 tokens, and one array of that many young objects, grown while they are made, costs
+ * more than the tokens themselves (V8 keeps an array over 128 KB in its large-object space, and each
+ * scavenge while it grows revisits it): chunks of 8,192, copied once into an array of the exact
+ * length at the end, cost about half. The first chunk is small, so that the code starting a new
+ * chunk has run before the JIT compiles the loop that pushes (else the compiled loop meets it
+ * unseen and falls back to the interpreter: a first import in a fresh process paid that).
+ */
+export class TokenList {
+  private readonly chunks: Tok[][] = [[]];
+  private tail: Tok[] = this.chunks[0]!;
+  private cap = 64;
+
+  push(t: Tok): void {
+    let tail = this.tail;
+    if (tail.length >= this.cap) {
+      this.chunks.push((this.tail = tail = []));
+      this.cap = CHUNK;
+    }
+    tail.push(t);
+  }
+
+  /** The tokens in order (the only chunk itself when there is one). */
+  toArray(): Tok[] {
+    const cs = this.chunks;
+    if (cs.length === 1) return cs[0]!;
+    let n = 0;
+    for (let c = 0; c < cs.length; c++) n += cs[c]!.length;
+    const out = new Array<Tok>(n);
+    let k = 0;
+    for (let c = 0; c < cs.length; c++) {
+      const chunk = cs[c]!;
+      for (let i = 0; i < chunk.length; i++) out[k++] = chunk[i]!;
+    }
+    return out;
+  }
 }
