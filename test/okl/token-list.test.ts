@@ -47,3 +47,27 @@ describe("a file of more tokens than one chunk", () => {
     expect(tokens.every((t, k) => k === 0 || t.offset >= tokens[k - 1]!.offset)).toBe(true);
   });
 });
+
+describe("constructs across the end of a chunk of lines", () => {
+  // The first chunk ends at the first line break after 64 tokens: a line of 70 tokens ends it.
+  const filler = Array.from({ length: 30 }, (_, k) => `f${k} +`).join(" ");
+  const texts = (s: string) => preprocess(s).tokens.map((t) => t.text).join(" ");
+
+  it("a function-like macro's call continues on the next chunk's lines", () => {
+    const src = `#define F(a, b) ((a) * (b))\nint x = ${filler} F(1,\n 2);\n`;
+    expect(texts(src)).toBe(texts(`#define F(a, b) ((a) * (b))\nint x = ${filler} F(1, 2);\n`));
+    expect(texts(src)).toContain("( ( 1 ) * ( 2 ) )");
+  });
+
+  it("@directive's string on the next chunk's line", () => {
+    const src = `int x = ${filler} 0; @directive(\n"#define X 7"\n)\nint y = X;\n`;
+    expect(texts(src)).toContain("int y = 7 ;");
+  });
+
+  it("a directive at the start of the next chunk, and a macro defined before it used after", () => {
+    const src = `#define A 3\nint x = ${filler} A;\n#define B A\nint y = B;\n`;
+    expect(texts(src)).toContain("int y = 3 ;");
+    expect(texts(src)).toContain("f29 + 3 ;");
+  });
+});
+

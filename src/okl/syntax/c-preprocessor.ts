@@ -7,7 +7,7 @@
  *
  * The same engine drives the normalizer (`normalize.ts`) through the `Emit` hooks.
  */
-import { lex, TokenList, type Tok } from "./lexer.js";
+import { lex, lexLines, TokenList, type Tok } from "./lexer.js";
 import { oklError, oklWarning, type OklWarning, type Sources } from "./diag.js";
 import { evalIfCondition } from "./c-if.js";
 import { defaultReader, dirOf, joinPath, fileOpenerInclude, openerScheme, occaLibraryInclude, unquote, type FileReader } from "./c-paths.js";
@@ -134,17 +134,43 @@ export class Preprocessor {
     this.conds = [];
     this.active = true;
     // Only the normalizer (an emitter) keeps whitespace and comments; otherwise they are not even made.
-    const toks = lex(text, file, this.emit !== undefined);
-    const n = toks.length;
+    // The file's tokens come in chunks of whole lines (lexer.ts: one array of them all costs more
+    // than lexing), read here one after the other.
+    const chunks = lexLines(text, file, this.emit !== undefined);
+    let chunk = 0;
+    let toks = chunks[0]!;
+    let n = toks.length;
     // The active tokens between two directives are toks[from .. i), expanded as one run (no copy):
     // the expander passes line breaks by, or prints them with the whitespace (the normalizer).
     let from = 0;
     let atLineStart = true;
+    let i = 0;
     const flush = (to: number) => {
       if (to > from) this.expandInto(toks, from, to);
     };
-    let i = 0;
-    while (i < n) {
+    /** The pending tokens toks[from .. n) and all later chunks as one array (what a construct across a chunk's end needs). */
+    const joinRest = () => {
+      const rest = toks.slice(from);
+      for (let c = chunk + 1; c < chunks.length; c++) for (const x of chunks[c]!) rest.push(x);
+      i -= from;
+      toks = rest;
+      n = rest.length;
+      from = 0;
+      chunk = chunks.length - 1;
+    };
+    for (;;) {
+      if (i >= n) {
+        if (chunk + 1 >= chunks.length) break;
+        // A function-like macro's call may continue on the next chunk's lines: then read on as one array.
+        if (this.active && from < n && this.functionMacros()) joinRest();
+        else {
+          if (this.active) flush(n);
+          toks = chunks[++chunk]!;
+          n = toks.length;
+          i = from = 0;
+        }
+        continue;
+      }
       const t = toks[i]!;
       if (t.type === "nl" || t.type === "ws" || t.type === "comment") {
         if (t.type === "nl") atLineStart = true;
@@ -183,6 +209,11 @@ export class Preprocessor {
           const s = toks[k];
           let m = k + 1;
           while (m < n && (toks[m]!.type === "ws" || toks[m]!.type === "nl")) m++;
+          if (m >= n && chunk + 1 < chunks.length) {
+            // Its string or ")" is on a later chunk's lines: read on as one array, and look again.
+            joinRest();
+            continue;
+          }
           if (s?.type === "string" && toks[m]?.text === ")") {
             const body = unquote(s.text).trim();
             const dname = /^#\s*(\w*)/.exec(body)?.[1] ?? "";
@@ -398,6 +429,12 @@ export class Preprocessor {
       return;
     }
     this.expander.expandTo(chunk, false, this.out, from, to);
+  }
+
+  /** Whether a function-like macro is defined (its call may span lines, so a run of tokens cannot be cut). */
+  private functionMacros(): boolean {
+    for (const m of this.macros.values()) if (m.params !== undefined) return true;
+    return false;
   }
 
   /** Macro-expand `input` with the macros defined so far (macros.ts). */

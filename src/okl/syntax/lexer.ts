@@ -152,6 +152,21 @@ function scan(text: string, at: number): TokType {
  */
 export function lex(text: string, file?: string, trivia = true): Tok[] {
   const out = new TokenList();
+  lexInto(out, text, file, trivia);
+  return out.toArray();
+}
+
+/**
+ * `lex`'s tokens in chunks of whole lines (each chunk but the last ends with a line break; about
+ * 8,192 tokens each): the preprocessor reads a file chunk by chunk, never as one array.
+ */
+export function lexLines(text: string, file?: string, trivia = true): readonly Tok[][] {
+  const out = new TokenList(true);
+  lexInto(out, text, file, trivia);
+  return out.parts();
+}
+
+function lexInto(out: TokenList, text: string, file: string | undefined, trivia: boolean): void {
   let space = false;
   let line = 1;
   let col = 1;
@@ -170,6 +185,7 @@ export function lex(text: string, file?: string, trivia = true): Tok[] {
     if (type === "nl") {
       line++;
       col = 1;
+      out.lineEnd();
     } else if (type === "ident" || type === "punct" || type === "number") col += end - at; // never a line break
     else {
       // Whitespace with splices, comments, literals with escaped line breaks, any other character.
@@ -184,7 +200,6 @@ export function lex(text: string, file?: string, trivia = true): Tok[] {
     }
     at = end;
   }
-  return out.toArray();
 }
 
 /** Tokens per chunk of a TokenList: an array of at most this many elements stays out of V8's large-object space. */
@@ -204,13 +219,29 @@ export class TokenList {
   private tail: Tok[] = this.chunks[0]!;
   private cap = 64;
 
+  /** `atLines`: a chunk ends only at `lineEnd()` (the lexer's line breaks), so no line straddles two. */
+  constructor(private readonly atLines = false) {}
+
   push(t: Tok): void {
     let tail = this.tail;
-    if (tail.length >= this.cap) {
+    if (tail.length >= this.cap && !this.atLines) {
       this.chunks.push((this.tail = tail = []));
       this.cap = CHUNK;
     }
     tail.push(t);
+  }
+
+  /** A line ended: with `atLines`, the next token starts a new chunk if this one is full. */
+  lineEnd(): void {
+    if (this.atLines && this.tail.length >= this.cap) {
+      this.chunks.push((this.tail = []));
+      this.cap = CHUNK;
+    }
+  }
+
+  /** The chunks themselves (the last may be empty). */
+  parts(): readonly Tok[][] {
+    return this.chunks;
   }
 
   /** The tokens in order (the only chunk itself when there is one). */

@@ -229,7 +229,10 @@ export class ExprParser {
   spanFrom(start: Pos): Pos {
     const last = this.toks[Math.max(0, this.pos - 1)]!;
     const end = last.file === start.file && last.offset >= start.offset ? last.offset + last.text.length : start.end;
-    return { ...start, end };
+    // Built field by field (one map for every position, as span makes them), not spread.
+    return start.file === undefined
+      ? { line: start.line, column: start.column, offset: start.offset, end }
+      : { line: start.line, column: start.column, offset: start.offset, end, file: start.file };
   }
 
   parsePrimary(): Expr {
