@@ -122,6 +122,16 @@ describe("getMemAccessMap counts what the interpreter reads and writes", () => {
     expect(lp.getMemAccessMap(k, { countRedundantWork: true }).filterBy({ variable: "b" }).evalAndSum({ n: 5, m: 1, p: 1 })).toBe(6);
   });
 
+  it("countRedundantWork: an axis's extent is its iname's constant box after projection (the grid's 2 groups of i_inner_outer_outer)", () => {
+    const k = applyPipeline(lp.makeKernel("{[i,j]: 0<=i<n and 0<=j<4}", ["<> t[j] = 2*x[j] + 1 {id=w}", "out[i] = sum(j, t[j]*a[i,j]) {id=r, dep=w}"],
+      ["a: float64[n,4]", "x: float64[4]", "out: float64[n]", "n: int32"]), [
+      { op: "splitIname", args: ["i", 5, { outerTag: "g.0" }] }, { op: "splitIname", args: ["i_inner", 3] },
+      { op: "splitIname", args: ["i_inner_outer", 1, { outerTag: "g.1" }] }]);
+    // w runs in every one of the ceil(n/5) x 2 groups; 0 <= i_inner_outer_outer <= 1 is no row of the domain.
+    const x = lp.getMemAccessMap(k, { countRedundantWork: true }).filterBy({ variable: "x" });
+    expect([1, 6].map((n) => x.evalAndSum({ n }))).toEqual([8, 16]);
+  });
+
   it("countRedundantWork and per sub-group counts refuse a kernel that global barriers split into device kernels", () => {
     const k = lp.tagInames(lp.makeKernel("{[i]: 0<=i<n}", ["t[i] = 2*a[i] {id=w}", "... gbarrier {id=gb, dep=w}", "out[i] = t[0] {id=r, dep=gb}"],
       ["a, t, out: float64[n]", "n: int32"]), { i: "l.0" });

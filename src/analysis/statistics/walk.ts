@@ -8,6 +8,7 @@ import {
   chainDomain, children, findArg, findTemporary, inferTypes, insnExprs, iterationDomain, kernelTypeEnv, walkExpr,
   type Expr, type Instruction, type Kernel, type LinearSubscript, type Subscript, type TypeEnv,
 } from "../../ir/index.js";
+import { eliminate, type BasicSet } from "../../poly/index.js";
 import type { CountGranularity } from "./count-map.js";
 import { Count, countSet } from "./count.js";
 
@@ -110,10 +111,17 @@ function axisOf(k: Kernel, iname: string): string | undefined {
 
 /**
  * The extent of `iname` between the constant bounds its domain gives it alone (`0 <= i_inner <= 15`),
- * an upper bound of its number of values, or undefined when it has no such pair.
+ * or, failing those rows, its projection (the other inames eliminated: `0 <= i_inner_outer <= 1`
+ * from `0 <= i_inner_inner <= 4 - 3*i_inner_outer`, as the launch's grid has it): an upper bound of
+ * its number of values, or undefined when it has no such pair.
  */
 function boxExtent(k: Kernel, iname: string): number | undefined {
-  const d = chainDomain(k, [iname]);
+  const chain = chainDomain(k, [iname]);
+  return constantBox(chain, iname) ?? constantBox(eliminate(chain, [...chain.dims.filter((d) => d !== iname), ...chain.exists]), iname);
+}
+
+/** The extent between the constant rows of `iname` alone in `d`, or undefined without such a pair. */
+function constantBox(d: BasicSet, iname: string): number | undefined {
   const col = d.params.length + d.dims.indexOf(iname);
   let lo = -Infinity;
   let hi = Infinity;
