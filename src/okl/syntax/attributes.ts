@@ -209,6 +209,22 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
 Object.setPrototypeOf(HANDLERS, null);
 
 /**
+ * Names OKL does not have but real kernels write, with what they would mean in OKL (the
+ * attribute list alone reads as "write @globalPtr" for libParanumal's `@global const dfloat *x`).
+ */
+const NOT_OKL: Readonly<Record<string, string>> = Object.assign(Object.create(null), {
+  global: "OKL has no @global (nor has OCCA); a pointer argument already points to global memory, so drop it (@globalPtr marks a pointer field of a struct)",
+  local: "OKL's work-group memory is @shared (OpenCL calls it local)",
+});
+
+/** The refusal of an attribute named `name` that no handler knows, e.g. `unknown attribute @outr (OKL attributes: …)`. */
+export function unknownAttributeMessage(name: string): string {
+  const known = Object.keys(HANDLERS).map((n) => "@" + n).join(" ");
+  const hint = NOT_OKL[name];
+  return hint ? `unknown attribute @${name}: ${hint} (OKL attributes: ${known})` : `unknown attribute @${name} (OKL attributes: ${known})`;
+}
+
+/**
  * Check `a` written on `target`: a known attribute (or one in `extra`), in a legal place, with
  * legal arguments. Arguments are checked first, as OCCA does.
  */
@@ -216,7 +232,7 @@ export function checkAttribute(a: Attribute, target: AttrTarget, fail: AttrFail,
   const h = HANDLERS[a.name];
   if (!h) {
     if (extra?.has(a.name)) return;
-    throw fail(`unknown attribute @${a.name} (OKL attributes: ${Object.keys(HANDLERS).map((n) => "@" + n).join(" ")})`, a, "attribute name");
+    throw fail(unknownAttributeMessage(a.name), a, "attribute name");
   }
   if (!h.targets.includes(target)) throw fail(h.misplaced(target), a, `@${a.name} placement`);
   h.checkArgs(a, fail);

@@ -2,7 +2,7 @@
  * The OKL parser, attributes: `@name(args)`, the 4th `for` clause, `[[okl_name("args")]]`.
  */
 import type { Attribute, AttributeArg, AttributePlacement } from "./ast.js";
-import { HANDLERS } from "./attributes.js";
+import { HANDLERS, unknownAttributeMessage } from "./attributes.js";
 import { lex, type Tok } from "./lexer.js";
 import type { OklError } from "../../errors.js";
 import { ParserBase } from "./parse-base.js";
@@ -65,8 +65,7 @@ export abstract class AttributeParser extends ParserBase {
 
   protected knownAttribute(name: string, at: Tok): void {
     if (HANDLERS[name] || this.extra.has(name)) return;
-    const known = Object.keys(HANDLERS).map((n) => "@" + n).join(" ");
-    throw this.err(`unknown attribute @${name} (OKL attributes: ${known})`, at, "attribute name");
+    throw this.err(unknownAttributeMessage(name), at, "attribute name");
   }
 
   /** `[[okl_a("(x)"), okl::b("")]]` */
