@@ -14,7 +14,8 @@
  * compiled build, which is what a user's import runs: `npx tsc -p tsconfig.bench.json && node
  * dist/bench/okl-scale.js [lines...]` (the first line says which). The import is also given in wall
  * time (on a quiet machine it is less than the CPU time, which counts V8's collector threads too).
- * Two builds side by side (a change's effect): bench/ab-okl.mjs.
+ * Two builds side by side (a change's effect): bench/ab-okl.mjs. `--first 1000`: the first import
+ * in a fresh process (see firstImport).
  */
 import { cpus, loadavg } from "node:os";
 import { PerformanceObserver } from "node:perf_hooks";
@@ -108,7 +109,22 @@ async function gcPerImport(src: string, runs: number): Promise<number> {
   return paused / runs;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/**
+ * `--first N`: the first import of an N-line kernel in this fresh process, what a user's one-off
+ * import costs: CPU for loading the modules (with Node's start), the first import, and the second
+ * (the difference is V8 compiling and learning the code: interpreter, baseline and optimizing tiers).
+ */
+function firstImport(lines: number, loaded: number): void {
+  const src = assemblyKernel(lines);
+  const [, first] = time(() => parseOkl(src));
+  const [, second] = time(() => parseOkl(src));
+  console.log(`${lines} lines in a fresh process: modules and Node's start ${loaded.toFixed(0)} ms, first import ${first.toFixed(1)} ms, second ${second.toFixed(1)} ms (CPU; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")})`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--first") {
+  const started = process.cpuUsage();
+  firstImport(Number(process.argv[3] ?? 1000), (started.user + started.system) / 1000);
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   const sizes = process.argv.slice(2).map(Number).filter((x) => x > 0);
   let base: number | undefined;
   const compiled = import.meta.url.endsWith(".js");
