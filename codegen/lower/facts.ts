@@ -11,17 +11,99 @@ import type { Row } from "./rows.js";
 /**
  * For each row's terms `t` (names sorted) the least constant `c` of a row `t + c >= 0` the context
  * has (an equality counts both ways); each variable's interval; its rows over several variables.
- * Every fact is implied by the context (a proof from them is a proof from the context).
+ * Every fact is implied by the context (a proof from them is a proof from the context). A loop's
+ * facts are its parent's and a level of their own (`extendFacts`): nothing is copied, a lookup
+ * reads the few levels of the nest.
  */
-export interface ContextFacts {
-  readonly least: ReadonlyMap<string, number>;
-  readonly lo: ReadonlyMap<string, number>;
-  readonly hi: ReadonlyMap<string, number>;
-  /** Rows over two or more variables: `sum coefs[k]*names[k] + c >= 0`. */
-  readonly rows: readonly FactRow[];
-  /** The variables known to be multiples of a number above 1 (`n mod 64 = 0`), for rows added later (`extendFacts`). */
-  readonly mod: ReadonlyMap<string, number>;
+export class ContextFacts {
+  private constructor(
+    private readonly parent: ContextFacts | undefined,
+    private readonly least: ReadonlyMap<string, number>,
+    private readonly lo: ReadonlyMap<string, number>,
+    private readonly hi: ReadonlyMap<string, number>,
+    /** This level's rows over two or more variables: `sum coefs[k]*names[k] + c >= 0`. */
+    private readonly own: readonly FactRow[],
+    /** The variables known to be multiples of a number above 1 (`n mod 64 = 0`), for rows added later (`extendFacts`). */
+    readonly mod: ReadonlyMap<string, number>,
+    /** The number of levels (a nest deeper than `MAX_LEVELS` starts a new chain). */
+    private readonly levels: number,
+  ) {
+    this.empty = (parent?.empty ?? false) || this.emptyAt(lo) || this.emptyAt(hi);
+  }
+
+  /** Whether the intervals are empty for some variable (the context is then empty: no cheap proof is taken from it). */
+  readonly empty: boolean;
+
+  /** Facts of one level over `mod`, over `parent`'s (flattened where the chain is long). */
+  static of(parent: ContextFacts | undefined, b: Building, mod: ReadonlyMap<string, number>): ContextFacts {
+    if (parent !== undefined && parent.levels >= MAX_LEVELS) {
+      const flat = parent.flat();
+      for (const [key, c] of b.least) flat.least.set(key, Math.min(flat.least.get(key) ?? Infinity, c));
+      for (const [n, l] of b.lo) flat.lo.set(n, Math.max(flat.lo.get(n) ?? -Infinity, l));
+      for (const [n, h] of b.hi) flat.hi.set(n, Math.min(flat.hi.get(n) ?? Infinity, h));
+      flat.rows.push(...b.rows);
+      return new ContextFacts(undefined, flat.least, flat.lo, flat.hi, flat.rows, mod, 1);
+    }
+    return new ContextFacts(parent, b.least, b.lo, b.hi, b.rows, mod, (parent?.levels ?? 0) + 1);
+  }
+
+  /** The least constant of a row with the terms `key` (`termsKey`), if any. */
+  leastOf(key: string): number | undefined {
+    let out: number | undefined;
+    for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) {
+      const c = f.least.get(key);
+      if (c !== undefined && (out === undefined || c < out)) out = c;
+    }
+    return out;
+  }
+
+  /** The least value of `n` (its interval's lower end), if bounded. */
+  loOf(n: string): number | undefined {
+    let out: number | undefined;
+    for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) {
+      const l = f.lo.get(n);
+      if (l !== undefined && (out === undefined || l > out)) out = l;
+    }
+    return out;
+  }
+
+  /** The greatest value of `n`, if bounded. */
+  hiOf(n: string): number | undefined {
+    let out: number | undefined;
+    for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) {
+      const h = f.hi.get(n);
+      if (h !== undefined && (out === undefined || h < out)) out = h;
+    }
+    return out;
+  }
+
+  /** Whether `p(row)` holds for one of the rows over two or more variables. */
+  someRow(p: (row: FactRow) => boolean): boolean {
+    for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) for (const row of f.own) if (p(row)) return true;
+    return false;
+  }
+
+  /** The variables of `bounds` whose interval (all levels) is empty: only they can make it so where the parent's is not. */
+  private emptyAt(bounds: ReadonlyMap<string, number>): boolean {
+    for (const n of bounds.keys()) if ((this.loOf(n) ?? -Infinity) > (this.hiOf(n) ?? Infinity)) return true;
+    return false;
+  }
+
+  /** Every level's facts in one (fresh maps). */
+  private flat(): Building {
+    const b: Building = { least: new Map(), lo: new Map(), hi: new Map(), rows: [] };
+    for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) {
+      for (const [key, c] of f.least) b.least.set(key, Math.min(b.least.get(key) ?? Infinity, c));
+      for (const [n, l] of f.lo) b.lo.set(n, Math.max(b.lo.get(n) ?? -Infinity, l));
+      for (const [n, h] of f.hi) b.hi.set(n, Math.min(b.hi.get(n) ?? Infinity, h));
+      b.rows.push(...f.own);
+    }
+    return b;
+  }
 }
+
+/** Levels of facts one lookup reads at most (a deeper nest's facts are copied into one level). */
+const MAX_LEVELS = 8;
 
 /** A row over two or more variables: `sum coefs[k]*names[k] + c >= 0`. */
 export interface FactRow { readonly names: readonly string[]; readonly coefs: readonly number[]; readonly c: number }
@@ -132,7 +214,7 @@ export function factsOf(ctx: BasicSet): ContextFacts {
   }
   const mod = new Map<string, number>();
   for (let k = 0; k < nv; k++) if (modulus[k]! > 1) mod.set(names[k]!, modulus[k]!);
-  contextFacts.set(ctx, (f = { ...b, mod }));
+  contextFacts.set(ctx, (f = ContextFacts.of(undefined, b, mod)));
   return f;
 }
 
@@ -143,7 +225,8 @@ export function factsOf(ctx: BasicSet): ContextFacts {
  */
 export function extendFacts(f: ContextFacts, rows: readonly Row[]): ContextFacts {
   if (rows.length === 0) return f;
-  const b: Building = { least: new Map(f.least), lo: new Map(f.lo), hi: new Map(f.hi), rows: f.rows.slice() };
+  // This level's facts only: a lookup reads the parent's too (nothing copied).
+  const b: Building = { least: new Map(), lo: new Map(), hi: new Map(), rows: [] };
   for (const r of rows) {
     const t = r.aff.terms;
     const ns = Object.keys(t);
@@ -165,23 +248,33 @@ export function extendFacts(f: ContextFacts, rows: readonly Row[]): ContextFacts
     addFact(b, key, tight(r.aff.constant), one, as[0] ?? 0, many ? ns : undefined, many ? as : undefined);
     if (r.eq) addFact(b, neg, tight(-r.aff.constant), one, -(as[0] ?? 0), many ? ns : undefined, many ? as.map((a) => -a) : undefined);
   }
-  return { least: b.least, lo: b.lo, hi: b.hi, rows: b.rows, mod: f.mod };
+  return ContextFacts.of(f, b, f.mod);
 }
 
 /** Whether the intervals of `f` are empty for some variable (its context is then empty: no cheap proof is taken from it). */
 export function emptyInterval(f: ContextFacts): boolean {
-  for (const [n, l] of f.lo) if (l > (f.hi.get(n) ?? Infinity)) return true;
-  return false;
+  return f.empty;
 }
 
 /** The terms of a row (times `sign`) as a key, names sorted. */
 export function termsKey(t: Readonly<Record<string, number>>, sign: 1 | -1): string {
-  const ns = Object.keys(t);
-  if (ns.length > 1) ns.sort();
+  // The names sorted into a reused array (insertion: rows have a few terms), as `sort` orders strings.
+  let m = 0;
+  for (const n in t) {
+    let j = m++;
+    while (j > 0 && sorted[j - 1]! > n) {
+      sorted[j] = sorted[j - 1]!;
+      j--;
+    }
+    sorted[j] = n;
+  }
   let k = "";
-  for (const n of ns) k += `${n},${sign * t[n]!};`;
+  for (let j = 0; j < m; j++) k += `${sorted[j]!},${sign * t[sorted[j]!]!};`;
   return k;
 }
+
+/** `termsKey`'s scratch array of names (not reentrant: nothing is called while it is filled). */
+const sorted: string[] = [];
 
 /** A row that remembers its terms' keys (rows of `rowsOf` are extensible: a row is asked of many contexts). */
 type KeyedTerms = Row & { tpos?: string; tneg?: string };
@@ -213,7 +306,7 @@ function boxMin(f: ContextFacts, terms: Readonly<Record<string, number>>, c: num
   for (const n in terms) {
     const a = terms[n]!;
     if (a === 0) continue;
-    const b = a > 0 ? f.lo.get(n) : f.hi.get(n);
+    const b = a > 0 ? f.loOf(n) : f.hiOf(n);
     if (b === undefined) return -Infinity;
     v += a * b;
   }
@@ -249,25 +342,24 @@ const MAX_ANSWERS = 512;
 function implied(r: Row, f: ContextFacts): boolean {
   const t = r.aff.terms;
   const c = r.aff.constant;
-  const least = f.least.get(keyOfTerms(r, 1));
+  const least = f.leastOf(keyOfTerms(r, 1));
   if (least !== undefined && least <= c) {
     if (!r.eq) return true;
-    const other = f.least.get(keyOfTerms(r, -1));
+    const other = f.leastOf(keyOfTerms(r, -1));
     return other !== undefined && other <= -c;
   }
   if (r.eq) return false;
   if (boxMin(f, t, c) >= 0) return true;
   // r = row + rest: implied when rest is nonnegative on the intervals.
-  for (const row of f.rows) if (restMin(f, t, row, c - row.c) >= 0) return true;
-  return false;
+  return f.someRow((row) => restMin(f, t, row, c - row.c) >= 0);
 }
 
 /** `boxMin` of `t - row + c`, without building it. */
-function restMin(f: ContextFacts, t: Readonly<Record<string, number>>, row: ContextFacts["rows"][number], c: number): number {
+function restMin(f: ContextFacts, t: Readonly<Record<string, number>>, row: FactRow, c: number): number {
   let v = c;
   const term = (n: string, a: number): boolean => {
     if (a === 0) return true;
-    const b = a > 0 ? f.lo.get(n) : f.hi.get(n);
+    const b = a > 0 ? f.loOf(n) : f.hiOf(n);
     if (b === undefined) return false;
     v += a * b;
     return true;
