@@ -101,6 +101,8 @@ class KernelCompiler implements KernelCode {
         // Private storage is rebound per work-item in parallel kernels.
         return `  ${this.isPrivateCopy(name) ? "let" : "const"} d${a} = A[${a}]${layout};`;
       }),
+      // Fresh private memory: NaN for floats, so a read before any write shows (race-tracker.ts freshPrivate).
+      ...this.arrays.flatMap((name, a) => (this.space.get(name) === "private" ? [`  RT.freshPrivate(A[${a}], ${JSON.stringify(this.view(name).dtype)});`] : [])),
       ...this.values.map((_, v) => `  const v${v} = V[${v}];`),
       ...this.tests.map((t, m) => `  const T${m} = PT[${m}], X${m} = new Float64Array(${t.width});`),
       ...(this.parallel ? [`  const LC = new RT.Clock("work-item"), GC = new RT.Clock("group"), IC = new RT.Clock("work-item (global memory)");`] : []),

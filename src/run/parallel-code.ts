@@ -4,8 +4,8 @@
  * reading what a lower group writes sees stale data — and the global-memory tracker reports it.
  * Within a group, work-items run in lockstep per schedule node: each instruction (or barrier-free
  * loop) runs for every work-item before the next node; a loop containing a barrier runs once for
- * the group. Private temporaries have one copy per work-item, local ones one per group (refilled
- * with garbage), global ones one per run; local memory and the global arrays a device kernel
+ * the group. Private temporaries have one copy per work-item, local ones one per group (both refilled
+ * with garbage for each group), global ones one per run; local memory and the global arrays a device kernel
  * writes are shadowed by `CellTracker`s (race-tracker.ts).
  *
  * Several inames may share one hardware axis (a local tree reduction's stage inames beside the
@@ -128,6 +128,8 @@ export class ParallelCode {
       return v;
     }));
     for (const t of temps("local")) out.push(`${ind}    RT.fillGarbage(d${c.arrayIndexOf(t.name)}, ${JSON.stringify(t.dtype)});`);
+    // Each group's work-items start with fresh private memory, not what the last group's left.
+    privates.forEach((a, x) => out.push(`${ind}    if (gf < NG${d} - 1) for (const p of P${d}_${a}) RT.freshPrivate(p, ${JSON.stringify(privateTemps[x]!.dtype)});`));
     // A work-item's private copies, bound for the nodes that can read them: the names their
     // instructions use and their domains' parameters (binding all of them at every node made the
     // code quadratic: 600 instructions with 150 private scalars overflowed the engine).

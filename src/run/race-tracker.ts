@@ -252,5 +252,19 @@ export function fillGarbage(a: TypedArray, dtype: Dtype): void {
   else (a as Int32Array).fill(0x5a5a5a5a);
 }
 
+/**
+ * Fresh private memory: NaN for floats (0x7e00 for float16 bits), so that a value read before it is
+ * written shows in the output, as C leaves it undefined; 0 for integers and bools, because the
+ * interpreter also evaluates, for work-items outside a loop's instructions, loop bounds that an
+ * integer private holds (OKL's `for (n = starts[r]; n < starts[r + 1]; ++n)` keeps its trip count in
+ * one): garbage there would run billions of empty trips.
+ */
+export function freshPrivate(a: TypedArray, dtype: Dtype): void {
+  if (dtype === "float16") (a as Uint16Array).fill(0x7e00);
+  else if (dtype === "float32" || dtype === "float64") (a as Float64Array).fill(NaN);
+  else if (dtype === "int64" || dtype === "uint64") (a as BigInt64Array).fill(0n);
+  else (a as Int32Array).fill(0);
+}
+
 /** Everything the generated code reaches through `RT`. */
-export const RT = { Clock, CellTracker, GlobalCellTracker, copies, fillGarbage };
+export const RT = { Clock, CellTracker, GlobalCellTracker, copies, fillGarbage, freshPrivate };
