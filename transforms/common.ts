@@ -5,8 +5,19 @@ import {
 } from "../src/ir/index.js";
 import { isMultiLevelStackMatch, parseStackMatch } from "./match.js";
 
-/** Every name in use in `k`: inames, parameters, arguments, temporaries, substitution rules. */
+/** Every name in use in `k`: inames, parameters, arguments, temporaries, substitution rules (a fresh set: callers add to it). */
 export function takenNames(k: Kernel): Set<string> {
+  if (!Object.isFrozen(k)) return namesIn(k);
+  // A frozen kernel's names are a value: a transformation that asks twice (addPrefetch: its
+  // temporary's name, then the store's) walks the kernel once.
+  let names = takenMemo.get(k);
+  if (names === undefined) takenMemo.set(k, (names = namesIn(k)));
+  return new Set(names);
+}
+
+const takenMemo = new WeakMap<Kernel, ReadonlySet<string>>();
+
+function namesIn(k: Kernel): Set<string> {
   const taken = new Set<string>(allInames(k));
   for (const d of k.domains) for (const p of d.params) taken.add(p);
   for (const p of k.assumptions.params) taken.add(p);

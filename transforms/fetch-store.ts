@@ -357,6 +357,9 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
  * kernel: NaN on the interpreter and every target). Refused, naming the temporary.
  */
 function checkSharedFetchUniform(k: Kernel, storeId: string, tempName: string, who: string): void {
+  // Only a private temporary is refused: where no other temporary can be one (every space given,
+  // none private: a sweep's second fetch beside the first), the store's reads are not walked.
+  if (k.temporaries.every((t) => t.name === tempName || (t.addressSpace !== "auto" && t.addressSpace !== "private"))) return;
   const store = k.instructions.find((i) => i.id === storeId);
   if (store === undefined) return;
   for (const n of insnReadsWithBounds(k, store)) {
