@@ -106,14 +106,20 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   if (!plain) for (const [id, list] of accesses) if (list.some((a) => !a.write && !written.has(a.name))) accesses.set(id, list.filter((a) => a.write || written.has(a.name)));
   const byName = new Map<string, ByName>();
   for (const list of accesses.values()) for (const a of list) addByName(byName, a);
+  // Each local iname's range asked once (its hardware axis: both questions below ask it).
+  const ranges = new Map<string, ConstRange | undefined>();
+  const rangeOf = (i: string): ConstRange | undefined => {
+    if (!ranges.has(i)) ranges.set(i, localRange(k, i));
+    return ranges.get(i);
+  };
   const memory = new Map<string, "local" | "global">();
   // The first temporary of a name decides, as `find` would.
   for (const t of [...k.temporaries].reverse()) memory.set(t.name, t.addressSpace === "local" ? "local" : "global");
   const ctx: Ctx = {
     k, accesses, byName, memory, anyPartner: new Map(), anyAuthored: new Map(), insns, localInames, invariant, allInames: new Set(inames),
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
-    sync: [...localInames].some((i) => (localRange(k, i)?.size ?? 2) > 1),
-    deps, lidName: localIdNames(k, localInames), needsUniform: [], plain,
+    sync: [...localInames].some((i) => (rangeOf(i)?.size ?? 2) > 1),
+    deps, lidName: localIdNames(k, localInames, rangeOf), needsUniform: [], plain,
   };
   return { nodes: walkBody(ctx, nodes, new Pending(deps, [], plain), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
@@ -179,12 +185,12 @@ function localRange(k: Kernel, i: string): ConstRange | undefined {
 }
 
 /** Per local iname with a constant range, a name its axis and range determine: `@l0:0+64`. */
-function localIdNames(k: Kernel, localInames: ReadonlySet<string>): Map<string, string> {
+function localIdNames(k: Kernel, localInames: ReadonlySet<string>, rangeOf: (i: string) => ConstRange | undefined): Map<string, string> {
   const out = new Map<string, string>();
   for (const i of localInames) {
     const t = k.inameTags[i];
     if (t?.kind !== "l") continue;
-    const r = localRange(k, i);
+    const r = rangeOf(i);
     if (!r || Object.keys(r.lower.terms).length > 0) continue;
     out.set(i, `@l${t.axis}:${r.lower.constant}+${r.size}`);
   }
