@@ -54,26 +54,30 @@ function evalIn(e: Expr, lookup: (name: string) => number | undefined, floats: b
       if (e.op === "||" && l) return 1;
       const r = evalIn(e.right, lookup, floats);
       if (r === undefined) return undefined;
-      if (floats && (isFloating(e.left) || isFloating(e.right))) return floating(e.op, l, r);
+      // C's usual arithmetic conversions: a floating operand makes the operation a double one.
+      const real = floats && (isFloating(e.left) || isFloating(e.right));
       switch (e.op) {
         case "+": return l + r;
         case "-": return l - r;
         case "*": return l * r;
-        case "/": return r === 0 ? undefined : Math.trunc(l / r);
-        case "%": return r === 0 ? undefined : l % r;
-        case "<<": return l * 2 ** r;
-        case ">>": return Math.floor(l / 2 ** r);
+        case "/": return real ? l / r : r === 0 ? undefined : Math.trunc(l / r);
         case "<": return +(l < r);
         case ">": return +(l > r);
         case "<=": return +(l <= r);
         case ">=": return +(l >= r);
         case "==": return +(l === r);
         case "!=": return +(l !== r);
+        case "&&": return +(l !== 0 && r !== 0);
+        case "||": return +(l !== 0 || r !== 0);
+      }
+      if (real) return undefined; // %, shifts and bitwise operators take integers only
+      switch (e.op) {
+        case "%": return r === 0 ? undefined : l % r;
+        case "<<": return l * 2 ** r;
+        case ">>": return Math.floor(l / 2 ** r);
         case "&": return l & r;
         case "|": return l | r;
         case "^": return l ^ r;
-        case "&&": return +(l !== 0 && r !== 0);
-        case "||": return +(l !== 0 || r !== 0);
       }
       return undefined;
     }
@@ -87,25 +91,6 @@ function evalIn(e: Expr, lookup: (name: string) => number | undefined, floats: b
       return evalIn(e.exprs[e.exprs.length - 1]!, lookup, floats);
     default:
       return undefined;
-  }
-}
-
-/** `l op r` where an operand is floating (C's usual arithmetic conversions to double). */
-function floating(op: string, l: number, r: number): number | undefined {
-  switch (op) {
-    case "+": return l + r;
-    case "-": return l - r;
-    case "*": return l * r;
-    case "/": return l / r;
-    case "<": return +(l < r);
-    case ">": return +(l > r);
-    case "<=": return +(l <= r);
-    case ">=": return +(l >= r);
-    case "==": return +(l === r);
-    case "!=": return +(l !== r);
-    case "&&": return +(l !== 0 && r !== 0);
-    case "||": return +(l !== 0 || r !== 0);
-    default: return undefined; // %, shifts and bitwise operators take integers only
   }
 }
 
