@@ -199,6 +199,10 @@ export class InstructionLowering {
     if (this.kernelNames.has(name) && !findArg(this.h.k, name) && !temporaryOf(this.h.k, name)) {
       throw new CodegenError(`instruction "${insnId}" uses iname "${name}" outside the loops around it`);
     }
+    // As the interpreter refuses it: C would read the first element, a meaning the kernel never had.
+    const arg = findArg(this.h.k, name);
+    const axes = (arg?.kind === "array" ? arg : temporaryOf(this.h.k, name))?.shape?.length ?? 0;
+    if (axes > 0) throw new CodegenError(`instruction "${insnId}" uses array "${name}" without a subscript; it has ${axes} axes`);
     return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
   }
 
