@@ -5,7 +5,7 @@
  */
 import { assertNever, CodegenError } from "../../src/errors.js";
 import {
-  allInames, atomicUpdateOf, exprToAff, axisStrides, effectiveDimTags, exprToString, findArg, INDEX_DTYPE,
+  allInames, atomicUpdateOf, bareArrayProblem, exprToAff, axisStrides, effectiveDimTags, exprToString, findArg, INDEX_DTYPE,
   kernelTypeEnv, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
   type ArrayArg, type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Temporary, type TypeEnv,
 } from "../../src/ir/index.js";
@@ -196,13 +196,14 @@ export class InstructionLowering {
     const sub = this.h.subst.get(name);
     if (sub) return { ex: sub, dtype: INDEX_DTYPE };
     if (known.includes(name)) return { ex: evar(name), dtype: INDEX_DTYPE };
-    if (this.kernelNames.has(name) && !findArg(this.h.k, name) && !temporaryOf(this.h.k, name)) {
-      throw new CodegenError(`instruction "${insnId}" uses iname "${name}" outside the loops around it`);
+    if (this.kernelNames.has(name)) {
+      if (!findArg(this.h.k, name) && !temporaryOf(this.h.k, name)) {
+        throw new CodegenError(`instruction "${insnId}" uses iname "${name}" outside the loops around it`);
+      }
+      // C would read the first element, a meaning the kernel never had.
+      const bare = bareArrayProblem(this.h.k, name, insnId);
+      if (bare) throw new CodegenError(bare);
     }
-    // As the interpreter refuses it: C would read the first element, a meaning the kernel never had.
-    const arg = findArg(this.h.k, name);
-    const axes = (arg?.kind === "array" ? arg : temporaryOf(this.h.k, name))?.shape?.length ?? 0;
-    if (axes > 0) throw new CodegenError(`instruction "${insnId}" uses array "${name}" without a subscript; it has ${axes} axes`);
     return { ex: evar(name), dtype: this.dtypeOf(name, insnId) };
   }
 

@@ -258,6 +258,18 @@ export function findTemporary(k: Kernel, name: string): Temporary | undefined {
   return byName(k.temporaries, name);
 }
 
+/**
+ * Why instruction `insnId` may not name `name` without a subscript: it is an array argument or
+ * temporary with axes, and which element it would mean is not defined (the interpreter, code
+ * generation and the statistics refuse it alike); undefined for anything else, a 0-d array (its one
+ * element) included.
+ */
+export function bareArrayProblem(k: Kernel, name: string, insnId: string): string | undefined {
+  const arg = findArg(k, name);
+  const rank = (arg ? (arg.kind === "array" ? arg : undefined) : findTemporary(k, name))?.shape?.length ?? 0;
+  return rank > 0 ? `instruction "${insnId}" uses array "${name}" without a subscript; it has ${rank} axes` : undefined;
+}
+
 /** Lists longer than this are looked up through an index (a scan per lookup is quadratic in big kernels). */
 const INDEX_FROM = 8;
 const byNameMemo = new WeakMap<readonly { readonly name: string }[], ReadonlyMap<string, { readonly name: string }>>();

@@ -10,7 +10,7 @@
  */
 import { assertNever, ExecutionError } from "../errors.js";
 import {
-  allInames, exprEquals, findArg, findTemporary, iterationDomain, mapExpr, kernelTypeEnv, effectiveDimTags, INDEX_DTYPE, isWideInt,
+  allInames, bareArrayProblem, exprEquals, findArg, findTemporary, iterationDomain, mapExpr, kernelTypeEnv, effectiveDimTags, INDEX_DTYPE, isWideInt,
   blockLocals, blockTypeEnv, checkBlock,
   type BlockInsn, type BlockStmt, type Dtype, type Expr, type Instruction, type Kernel, type TypedArray,
 } from "../ir/index.js";
@@ -412,11 +412,9 @@ class KernelCompiler implements KernelCode {
   private scalarView(name: string, insnId: string, what: "read" | "write"): ArrayView {
     if (this.valueIndex.has(name)) throw new ExecutionError(`instruction "${insnId}" writes "${name}", a value argument; only arrays and temporaries can be written`);
     if (!this.arrayIndex.has(name)) throw new ExecutionError(`instruction "${insnId}" ${what}s "${name}", which is not a variable of kernel "${this.k.name}"`);
-    const view = this.view(name);
-    if (view.extents && view.extents.length > 0) {
-      throw new ExecutionError(`instruction "${insnId}" uses array "${name}" without a subscript; it has ${view.extents.length} axes`);
-    }
-    return view;
+    const bare = bareArrayProblem(this.k, name, insnId);
+    if (bare) throw new ExecutionError(bare);
+    return this.view(name);
   }
 
   private writableView(name: string, insnId: string): ArrayView {

@@ -5,7 +5,7 @@
  */
 import { LoomError } from "../../errors.js";
 import {
-  chainDomain, children, findArg, findTemporary, inferTypes, insnExprs, iterationDomain, kernelTypeEnv, walkExpr,
+  bareArrayProblem, chainDomain, children, findArg, findTemporary, inferTypes, insnExprs, iterationDomain, kernelTypeEnv, walkExpr,
   type Expr, type Instruction, type Kernel, type LinearSubscript, type Subscript, type TypeEnv,
 } from "../../ir/index.js";
 import { eliminate, type BasicSet } from "../../poly/index.js";
@@ -84,8 +84,8 @@ export function elementAccess(k: Kernel, node: Expr, insn: Instruction): Subscri
   const arg = findArg(k, node.name);
   const arr = arg ? (arg.kind === "array" ? arg : undefined) : findTemporary(k, node.name);
   if (!arr) return undefined;
-  const rank = arr.shape?.length ?? 0;
-  if (rank > 0) throw new LoomError(`statistics: instruction "${insn.id}" uses array "${node.name}" without a subscript; it has ${rank} axes, so which element it accesses is not defined (write ${node.name}[${Array(rank).fill("0").join(", ")}])`);
+  const bare = bareArrayProblem(k, node.name, insn.id);
+  if (bare) throw new LoomError(`statistics: ${bare}, so which element it accesses is not defined (write ${node.name}[${Array(arr.shape!.length).fill("0").join(", ")}])`);
   return { kind: "subscript", array: node.name, indices: [] };
 }
 
