@@ -6,7 +6,7 @@
  * loops' and guards', which only cheap proofs read: they are never made sets.
  */
 import type { BasicSet } from "../../src/poly/index.js";
-import { emptyInterval, extendFacts, factsOf, type ContextFacts } from "./facts.js";
+import { extendFacts, factsOf, type ContextFacts } from "./facts.js";
 import { withRowsSet, type Row } from "./rows.js";
 
 export class LoopContext {
@@ -46,7 +46,7 @@ export class LoopContext {
       if (this.parent === undefined) this.madeFacts = factsOf(this.set);
       else {
         const f = extendFacts(this.parent.facts, this.rows);
-        this.madeFacts = emptyInterval(f) ? factsOf(this.set) : f;
+        this.madeFacts = f.empty ? factsOf(this.set) : f;
       }
     }
     return this.madeFacts;

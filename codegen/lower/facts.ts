@@ -38,10 +38,7 @@ export class ContextFacts {
   static of(parent: ContextFacts | undefined, b: Building, mod: ReadonlyMap<string, number>): ContextFacts {
     if (parent !== undefined && parent.levels >= MAX_LEVELS) {
       const flat = parent.flat();
-      for (const [key, c] of b.least) flat.least.set(key, Math.min(flat.least.get(key) ?? Infinity, c));
-      for (const [n, l] of b.lo) flat.lo.set(n, Math.max(flat.lo.get(n) ?? -Infinity, l));
-      for (const [n, h] of b.hi) flat.hi.set(n, Math.min(flat.hi.get(n) ?? Infinity, h));
-      flat.rows.push(...b.rows);
+      merge(flat, b.least, b.lo, b.hi, b.rows);
       return new ContextFacts(undefined, flat.least, flat.lo, flat.hi, flat.rows, mod, 1);
     }
     return new ContextFacts(parent, b.least, b.lo, b.hi, b.rows, mod, (parent?.levels ?? 0) + 1);
@@ -49,30 +46,25 @@ export class ContextFacts {
 
   /** The least constant of a row with the terms `key` (`termsKey`), if any. */
   leastOf(key: string): number | undefined {
-    let out: number | undefined;
-    for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) {
-      const c = f.least.get(key);
-      if (c !== undefined && (out === undefined || c < out)) out = c;
-    }
-    return out;
+    return this.tightest("least", key, false);
   }
 
   /** The least value of `n` (its interval's lower end), if bounded. */
   loOf(n: string): number | undefined {
-    let out: number | undefined;
-    for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) {
-      const l = f.lo.get(n);
-      if (l !== undefined && (out === undefined || l > out)) out = l;
-    }
-    return out;
+    return this.tightest("lo", n, true);
   }
 
   /** The greatest value of `n`, if bounded. */
   hiOf(n: string): number | undefined {
+    return this.tightest("hi", n, false);
+  }
+
+  /** The greatest (`greatest`) or least value of `key` in `map` over every level, if any has one. */
+  private tightest(map: "least" | "lo" | "hi", key: string, greatest: boolean): number | undefined {
     let out: number | undefined;
     for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) {
-      const h = f.hi.get(n);
-      if (h !== undefined && (out === undefined || h < out)) out = h;
+      const v = f[map].get(key);
+      if (v !== undefined && (out === undefined || (greatest ? v > out : v < out))) out = v;
     }
     return out;
   }
@@ -92,14 +84,19 @@ export class ContextFacts {
   /** Every level's facts in one (fresh maps). */
   private flat(): Building {
     const b: Building = { least: new Map(), lo: new Map(), hi: new Map(), rows: [] };
-    for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) {
-      for (const [key, c] of f.least) b.least.set(key, Math.min(b.least.get(key) ?? Infinity, c));
-      for (const [n, l] of f.lo) b.lo.set(n, Math.max(b.lo.get(n) ?? -Infinity, l));
-      for (const [n, h] of f.hi) b.hi.set(n, Math.min(b.hi.get(n) ?? Infinity, h));
-      b.rows.push(...f.own);
-    }
+    for (let f: ContextFacts | undefined = this; f !== undefined; f = f.parent) merge(b, f.least, f.lo, f.hi, f.own);
     return b;
   }
+}
+
+/** Adds one level's facts to `into`, keeping the tightest of each. */
+function merge(
+  into: Building, least: ReadonlyMap<string, number>, lo: ReadonlyMap<string, number>, hi: ReadonlyMap<string, number>, rows: readonly FactRow[],
+): void {
+  for (const [key, c] of least) into.least.set(key, Math.min(into.least.get(key) ?? Infinity, c));
+  for (const [n, l] of lo) into.lo.set(n, Math.max(into.lo.get(n) ?? -Infinity, l));
+  for (const [n, h] of hi) into.hi.set(n, Math.min(into.hi.get(n) ?? Infinity, h));
+  into.rows.push(...rows);
 }
 
 /** Levels of facts one lookup reads at most (a deeper nest's facts are copied into one level). */
@@ -249,11 +246,6 @@ export function extendFacts(f: ContextFacts, rows: readonly Row[]): ContextFacts
     if (r.eq) addFact(b, neg, tight(-r.aff.constant), one, -(as[0] ?? 0), many ? ns : undefined, many ? as.map((a) => -a) : undefined);
   }
   return ContextFacts.of(f, b, f.mod);
-}
-
-/** Whether the intervals of `f` are empty for some variable (its context is then empty: no cheap proof is taken from it). */
-export function emptyInterval(f: ContextFacts): boolean {
-  return f.empty;
 }
 
 /** The terms of a row (times `sign`) as a key, names sorted. */

@@ -124,15 +124,10 @@ export function geometricBound(
   host: (e: Expr) => Expr | undefined,
 ): GeometricBound {
   const s = h.s;
-  const shift = u.op === "<<" || u.op === ">>";
   const what = `loop "${h.name}" (a plain loop holding barriers or @inner loops, updated by \`${h.name} ${u.op}= ${u.k}\`)`;
   const w = intWidth(h.dtype) ?? fail(`${what}: its iterator has type ${h.dtype}; such a loop needs an integer iterator`, s.pos);
-  if (shift && (!Number.isInteger(u.k) || u.k < 1 || u.k >= w.bits)) {
-    fail(`${what}: the shift must be by a constant from 1 to ${w.bits - 1} (${u.k < 1 ? "by 0 the loop never ends" : `by ${w.bits} or more C's shift is undefined`})`, s.update?.pos ?? s.pos);
-  }
-  if (!shift && (!Number.isInteger(u.k) || u.k < 2)) {
-    fail(`${what}: the factor must be a constant integer >= 2 (${u.k === 1 ? "by 1 the loop never ends" : u.k === 0 ? (u.op === "/" ? "by 0 C divides by zero" : "by 0 the value stays 0") : "a negative factor flips the sign every trip"})`, s.update?.pos ?? s.pos);
-  }
+  const bad = updateProblem(u, w);
+  if (bad) fail(`${what}: ${bad}`, s.update?.pos ?? s.pos);
   const growing = u.op === "<<" || u.op === "*";
   if (growing !== (h.cmp === "<" || h.cmp === "<=")) {
     fail(`${what}: the update ${growing ? "increases" : "decreases"} "${h.name}" but the condition is "${h.name} ${h.cmp} …": the loop runs zero times or never ends (use ${growing ? "< or <=" : "> or >="})`, s.cond?.pos ?? s.pos);
@@ -151,11 +146,8 @@ export function geometricBound(
     const array = readsArray(hs ? h.end : h.start);
     fail(`${what}: its ${hs ? "bound" : "start"} is not computed from value arguments and constants alone (${array ? `it reads memory ("${array}"), which the host cannot read before the launch` : "it reads an enclosing loop variable or a private variable assigned more than once or under a condition"}); a growing loop is supported where start and bound are (the host then counts its trips as C runs them, refusing a start <= 0, which never ends, and a value past the type's range)`, s.pos);
   }
-  const e = constValue(endAst(s), ctx.scope);
-  const least = h.cmp === ">" ? 0 : 1;
-  if (e === undefined || e < least) {
-    fail(`${what}: with a start that is not a value argument, the bound must be a compile-time constant ${h.cmp === ">" ? ">= 0" : ">= 1"} (then the loop ends once the value reaches 0, within the type's width; ${e === undefined ? "a bound read at run time" : `the bound ${e}`} may keep it running forever)`, s.cond?.pos ?? s.pos);
-  }
+  const endless = endlessBound(h.cmp, constValue(endAst(s), ctx.scope), "value");
+  if (endless) fail(`${what}: with a start that is not a value argument, the bound must be ${endless}`, s.cond?.pos ?? s.pos);
   return { count };
 }
 
@@ -173,17 +165,32 @@ export function geometricBound(
 export function whileGeometricCount(u: GeometricUpdate, dtype: Dtype, cmp: Cmp, end: number | undefined): number | string {
   const w = intWidth(dtype);
   if (!w) return `its counter has type ${dtype}; a counter updated by \`${u.op}=\` must be an integer`;
-  const shift = u.op === "<<" || u.op === ">>";
-  if (shift && (!Number.isInteger(u.k) || u.k < 1 || u.k >= w.bits)) return `the shift must be by a constant from 1 to ${w.bits - 1} (${u.k < 1 ? "by 0 the loop never ends" : `by ${w.bits} or more C's shift is undefined`})`;
-  if (!shift && (!Number.isInteger(u.k) || u.k < 2)) return `the factor must be a constant integer >= 2 (${u.k === 1 ? "by 1 the loop never ends" : "by 0 or a negative factor the value does not shrink"})`;
+  const bad = updateProblem(u, w);
+  if (bad) return bad;
   if (u.op === "<<" || u.op === "*") {
     return `its counter grows (\`${u.op}=\`): from a start <= 0 C's loop never ends and its last update may overflow, which cannot be bounded before it runs; write it as \`for (int s = S; s < E; s ${u.op}= ${u.k})\` with S and E read from value arguments, whose trips the host counts`;
   }
-  const least = cmp === ">" ? 0 : 1;
-  if (end === undefined || end < least) {
-    return `its counter's bound must be a compile-time constant ${cmp === ">" ? ">= 0" : ">= 1"} (then the loop ends once the counter reaches 0, within the type's width; ${end === undefined ? "a bound read at run time" : `the bound ${end}`} may keep it running forever)`;
+  const endless = endlessBound(cmp, end, "counter");
+  return endless ? `its counter's bound must be ${endless}` : counterBound(u, w, 1);
+}
+
+/** Why the update `u` of a `w`-bit integer cannot count a loop's trips (a shift outside 1..W-1, a factor below 2), or undefined. */
+function updateProblem(u: GeometricUpdate, w: { bits: number }): string | undefined {
+  if (u.op === "<<" || u.op === ">>") {
+    if (Number.isInteger(u.k) && u.k >= 1 && u.k < w.bits) return undefined;
+    return `the shift must be by a constant from 1 to ${w.bits - 1} (${u.k < 1 ? "by 0 the loop never ends" : `by ${w.bits} or more C's shift is undefined`})`;
   }
-  return counterBound(u, w, 1);
+  if (Number.isInteger(u.k) && u.k >= 2) return undefined;
+  return `the factor must be a constant integer >= 2 (${u.k === 1 ? "by 1 the loop never ends" : u.k === 0 ? (u.op === "/" ? "by 0 C divides by zero" : "by 0 the value stays 0") : "a negative factor flips the sign every trip"})`;
+}
+
+/**
+ * For a decreasing `v CMP end`: undefined where `end` is a compile-time constant the `noun` reaches
+ * within the type's width (>= 0 for `>`, >= 1 for `>=`), else what the bound must be and why.
+ */
+function endlessBound(cmp: Cmp, end: number | undefined, noun: string): string | undefined {
+  if (end !== undefined && end >= (cmp === ">" ? 0 : 1)) return undefined;
+  return `a compile-time constant ${cmp === ">" ? ">= 0" : ">= 1"} (then the loop ends once the ${noun} reaches 0, within the type's width; ${end === undefined ? "a bound read at run time" : `the bound ${end}`} may keep it running forever)`;
 }
 
 /**
