@@ -43,6 +43,8 @@ export abstract class KernelCore {
   protected nestSyncs = false;
   /** Per local axis of the current nest, the hull of its @inner loops' constant ranges, when they differ. */
   protected hulls = new Map<number, readonly [number, number]>();
+  /** The hardware axes of the current nest's work-groups (its @inner levels'). */
+  protected nestAxes: ReadonlySet<number> = new Set();
   protected readonly innerRanges = new Map<string, string>();
   /** Inames whose domains take temporaries as parameters (trip counts), and those temporaries. */
   protected readonly boundTemps = new Map<string, readonly string[]>();

@@ -16,6 +16,9 @@ import type { EntryHead } from "./entry-bounds.js";
 import { LaunchLowering } from "./kernel-launch.js";
 import { lowerShuffle } from "./warp-shuffles.js";
 
+/** The sequential inames around a call (neither @outer nor @inner). */
+const loopsAround = (ctx: Ctx, tags: Readonly<Record<string, { kind: string } | undefined>>): string[] => ctx.within.filter((i) => tags[i]?.kind !== "l" && tags[i]?.kind !== "g");
+
 /** The comparison of a host-counted loop as derived-args.ts names it. */
 const CMP_NAMES: Readonly<Record<string, string>> = { "<": "lt", "<=": "le", ">": "gt", ">=": "ge" };
 
@@ -29,16 +32,7 @@ export abstract class LoopLowering extends LaunchLowering {
   protected readonly shuffles = (this.ex.shuffle = (name: string, e: A.Call, ctx: Ctx): Expr => lowerShuffle({
     expr: (x, c2) => this.ex.expr(x, c2),
     dtypeOf: (x) => exprType(x, { varType: (n) => this.tempNamed(n)?.dtype ?? this.argNamed(n)?.dtype })?.dtype,
-    lane: (c2) => {
-      const items = c2.within.filter((i) => this.tags[i]?.kind === "l");
-      const loops = c2.within.filter((i) => this.tags[i]?.kind !== "l" && this.tags[i]?.kind !== "g");
-      if (!c2.inner || items.length !== 1 || !this.innerExtents.has(items[0]!)) {
-        return items.length > 1 ? "a shuffle in a nest of several @inner loops (axes) is not supported: use one @inner loop"
-          : "a shuffle must be called in an @inner loop `for (int t = 0; t < L; ++t; @inner)` with L a compile-time constant (its work-items are the lanes), the same range as the other @inner loops of its axis in the nest";
-      }
-      if (loops.length > 0) return "a shuffle inside a loop (other than the @outer and @inner ones) is not supported: all lanes must reach it together once (unroll the loop)";
-      return { iname: items[0]!, extent: this.innerExtents.get(items[0]!)! };
-    },
+    lane: (c2) => this.shuffleLanes(c2),
     sharedCopy: (dtype, extent) => {
       const key = `${dtype} ${extent}`;
       const pair = this.shuffleCopies.get(key) ?? { names: [] as string[], next: 0 };
@@ -59,6 +53,32 @@ export abstract class LoopLowering extends LaunchLowering {
     store: (array, index, value, c2, pos) => this.emit({ kind: "subscript", array, indices: [index] }, value, c2, false, pos),
     fail: (d, p) => this.fail(d, p),
   }, name, e, ctx));
+
+  /**
+   * The work-items of the @inner loops around a shuffle as CUDA numbers its lanes: the linear thread
+   * index `x + Dx*(y + Dy*z)` (@inner(0) is x), over every axis of the nest's work-group, each loop
+   * over `0 … D-1` with D constant (the axis's whole extent); or why there is none.
+   */
+  private shuffleLanes(ctx: Ctx): { readonly index: Expr; readonly extent: number; readonly axes: number } | string {
+    const items = ctx.within.filter((i) => this.tags[i]?.kind === "l");
+    if (loopsAround(ctx, this.tags).length > 0) return "a shuffle inside a loop (other than the @outer and @inner ones) is not supported: all lanes must reach it together once (unroll the loop)";
+    const odd = items.find((i) => !this.innerExtents.has(i));
+    if (!ctx.inner || items.length === 0 || odd !== undefined) {
+      return "a shuffle must be called in @inner loops `for (int t = 0; t < L; ++t; @inner)` with L a compile-time constant (their work-items are the lanes), the same range as the other @inner loops of their axis in the nest";
+    }
+    const byAxis = new Map(items.map((i) => [(this.tags[i] as { axis: number }).axis, i]));
+    const missing = [...this.nestAxes].find((a) => !byAxis.has(a));
+    if (missing !== undefined) return `the work-group also runs @inner axis ${missing}, which no loop around the call has: CUDA numbers lanes over every axis of the group (call it inside an @inner(${missing}) loop too)`;
+    let index: Expr | undefined;
+    let extent = 1;
+    for (const a of [...byAxis.keys()].sort((x, y) => x - y)) {
+      const v: Expr = { kind: "var", name: byAxis.get(a)! };
+      const term: Expr = extent === 1 ? v : { kind: "arith", op: "*", left: c(extent), right: v };
+      index = index === undefined ? term : { kind: "arith", op: "+", left: index, right: term };
+      extent *= this.innerExtents.get(byAxis.get(a)!)!;
+    }
+    return { index: index!, extent, axes: byAxis.size };
+  }
 
   // ---- loops ----------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import { containsInner, containsOuter, describeStmt, hasSync, innerHulls, isInne
 import { Scope, type Ctx } from "./bindings.js";
 import { arrayExtents, flattenInit, rowMajor } from "./initializers.js";
 import { aggregateScalars, arrayOf, layoutInitType } from "./aggregate-init.js";
-import { loopHead, unrollValues } from "./loop-head.js";
+import { innerAxes, loopHead, unrollValues } from "./loop-head.js";
 import { isStructValue, structVariable } from "./structs.js";
 import { cRemainder } from "./c-remainder.js";
 import { cBinary } from "./c-conversions.js";
@@ -63,6 +63,7 @@ export abstract class StatementLowering extends StructLocalLowering {
         // A warp shuffle reads a @shared copy after a barrier (warp-shuffles.ts): the nest synchronizes.
         this.nestSyncs = hasSync(s) || someAst(s, (n) => n.kind === "call" && n.callee.kind === "ident" && isShuffle(n.callee.name) && !this.file.functions.has(n.callee.name));
         this.hulls = innerHulls(s, ctx.scope);
+        this.nestAxes = innerAxes(s);
         this.wholeAxes = wholeAxes(s, ctx.scope);
         for (const h of Object.entries(s.loopHints)) {
           if (h[0] === "max_inner_dims") this.maxInnerDims = [...h[1]];

@@ -140,3 +140,17 @@ export function tileAxes(s: A.For, t: Extract<A.OklLoop, { kind: "tile" }>): [nu
   const outerAxis = t.outer ? t.outer.axis ?? below(t.outer.kind) + (t.inner?.kind === t.outer.kind ? 1 : 0) : undefined;
   return [outerAxis, innerAxis];
 }
+
+/** The hardware axes the @inner levels (plain and @tile) inside @outer nest `s` use: a work-group's axes. */
+export function innerAxes(s: A.Stmt): Set<number> {
+  const axes = new Set<number>();
+  walkAst(s, (n) => {
+    if (n.kind !== "for" || n.okl === undefined) return;
+    if (n.okl.kind === "inner") axes.add(n.okl.axis ?? levelsBelow(n.body, "inner"));
+    if (n.okl.kind !== "tile") return;
+    const [o, i] = tileAxes(n, n.okl);
+    if (n.okl.outer?.kind === "inner") axes.add(o!);
+    if (n.okl.inner?.kind === "inner") axes.add(i!);
+  });
+  return axes;
+}

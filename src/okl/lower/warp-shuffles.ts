@@ -3,7 +3,9 @@
  * p_SIMD); x += (l >= 1) ? y : 0;` inside an @inner loop, where OCCA passes the call on to the CUDA
  * compiler). A shuffle of a full mask over sub-groups of `width` consecutive work-items reads the
  * value another work-item of the same sub-group holds at that point. Loom gives it that meaning on
- * every target: the value goes into a @shared copy (one element per work-item), and the call reads
+ * every target: the value goes into a @shared copy (one element per work-item, at CUDA's linear
+ * thread index `t = x + Dx*(y + Dy*z)` over the @inner axes, @inner(0) the x axis, so a sub-group
+ * may span rows of x: libParanumal's `linAlgWeightedInnerProd` nest of warps by lanes), and the call reads
  * the partner's element into a private value at once, after the barrier the schedule puts between
  * the two (the read depends on the other work-items' writes); C's `?:` picks the work-item's own
  * element where CUDA returns its own value. Successive shuffles of one type alternate between two
@@ -18,12 +20,13 @@
  * (`__shfl`, `__shfl_up`, … without `_sync` and the mask: CUDA before 9, HIP.) This is CUDA's result
  * wherever CUDA defines one: every work-item of a sub-group reaches the call together (the mask
  * names them all), sub-groups do not straddle hardware warps (`w` a power of two at most 32, the
- * @inner range a multiple of it from 0). Refused (OklError naming the builtin): a mask that is not
+ * group's size a multiple of it). Refused (OklError naming the builtin): a mask that is not
  * all ones (a partial mask's result depends on which lanes the hardware has active), a width left to
  * `warpSize` (32 on NVIDIA, 64 on AMD: no one meaning) or not a constant power of two up to 32, a
- * lane offset that is not a compile-time constant, a call outside one @inner loop over `0 … L-1`
- * with L a constant multiple of the width (several @inner axes, a @tile, a loop around the call, a
- * while loop or device function with loops around it), and the other warp intrinsics (`__ballot_sync`,
+ * lane offset that is not a compile-time constant, a call outside @inner loops over `0 … D-1` with
+ * D constant on every axis of the work-group, whose product L is a multiple of the width (a @tile,
+ * a guarded range, a loop around the call, a while loop or device function with loops around it),
+ * and the other warp intrinsics (`__ballot_sync`,
  * `__any_sync`, …; tables.ts).
  */
 import { c, type Dtype, type Expr } from "../../ir/index.js";
@@ -48,8 +51,11 @@ export interface ShuffleHost {
   expr(e: A.Expr, ctx: Ctx): Expr;
   /** The dtype of a lowered value, where known. */
   dtypeOf(e: Expr): Dtype | undefined;
-  /** The work-item index of the one @inner loop around the call and its extent L (from 0), or why there is none. */
-  lane(ctx: Ctx): { readonly iname: string; readonly extent: number } | string;
+  /**
+   * The linear work-item index of the @inner loops around the call (CUDA's `x + Dx*(y + Dy*z)`) and
+   * the work-group's size L (indices 0 … L-1), with the number of axes; or why there is none.
+   */
+  lane(ctx: Ctx): { readonly index: Expr; readonly extent: number; readonly axes: number } | string;
   /** A @shared array of `extent` elements for the next shuffle's copy. */
   sharedCopy(dtype: Dtype, extent: number): string;
   /** A fresh private temporary set to `value` here, under the conditions of `ctx`. */
@@ -84,7 +90,7 @@ export function lowerShuffle(h: ShuffleHost, name: string, e: A.Call, ctx: Ctx):
   }
   const lane = h.lane(ctx);
   if (typeof lane === "string") h.fail(`${what}: ${lane}`, e.pos);
-  if (lane.extent % w !== 0) h.fail(`${what}: the @inner loop around it runs ${lane.extent} work-items, not a multiple of the width ${w}: the last sub-group would be partial`, e.pos);
+  if (lane.extent % w !== 0) h.fail(`${what}: the @inner loop${lane.axes > 1 ? "s" : ""} around it run${lane.axes > 1 ? "" : "s"} ${lane.extent} work-items, not a multiple of the width ${w}: the last sub-group would be partial`, e.pos);
   const k = offset && constValue(offset, ctx.scope);
   if (op !== "idx" && (k === undefined || k < 0)) h.fail(`${what}: its ${op === "xor" ? "lane mask" : "delta"} must be a compile-time constant >= 0`, offset.pos);
   if (op === "xor" && k! >= w) h.fail(`${what}: its lane mask ${k} must be below the width ${w} (the partner must be in the same sub-group)`, offset.pos);
@@ -92,7 +98,7 @@ export function lowerShuffle(h: ShuffleHost, name: string, e: A.Call, ctx: Ctx):
   const dtype = h.dtypeOf(v) ?? h.fail(`${what}: the type of the value shuffled is not known here (shuffle a variable of a scalar type)`, value.pos);
   if (dtype === "bool") h.fail(`${what}: the value shuffled must be a number, not a bool`, value.pos);
   const copy = h.sharedCopy(dtype, lane.extent);
-  const t: Expr = { kind: "var", name: lane.iname };
+  const t = lane.index;
   h.store(copy, t, v, ctx, e.pos);
   const at = (i: Expr): Expr => ({ kind: "subscript", array: copy, indices: [i] });
   const laneIn: Expr = { kind: "arith", op: "%", left: t, right: c(w) };
