@@ -16,9 +16,6 @@ import type { EntryHead } from "./entry-bounds.js";
 import { LaunchLowering } from "./kernel-launch.js";
 import { lowerShuffle } from "./warp-shuffles.js";
 
-/** The sequential inames around a call (neither @outer nor @inner). */
-const loopsAround = (ctx: Ctx, tags: Readonly<Record<string, { kind: string } | undefined>>): string[] => ctx.within.filter((i) => tags[i]?.kind !== "l" && tags[i]?.kind !== "g");
-
 /** The comparison of a host-counted loop as derived-args.ts names it. */
 const CMP_NAMES: Readonly<Record<string, string>> = { "<": "lt", "<=": "le", ">": "gt", ">=": "ge" };
 
@@ -61,7 +58,12 @@ export abstract class LoopLowering extends LaunchLowering {
    */
   private shuffleLanes(ctx: Ctx): { readonly index: Expr; readonly extent: number; readonly axes: number } | string {
     const items = ctx.within.filter((i) => this.tags[i]?.kind === "l");
-    if (loopsAround(ctx, this.tags).length > 0) return "a shuffle inside a loop (other than the @outer and @inner ones) is not supported: all lanes must reach it together once (unroll the loop)";
+    // A loop around the @inner loops runs its trips on every work-item of the group together (its
+    // barriers, the copies' too); one inside them could run a different number of trips per lane.
+    const first = ctx.within.findIndex((i) => this.tags[i]?.kind === "l");
+    if (ctx.within.some((i, at) => at > first && this.tags[i]?.kind !== "l" && this.tags[i]?.kind !== "g")) {
+      return "a shuffle inside a loop within the @inner loops is not supported: all lanes must reach it together (unroll the loop, or put it around the @inner loops)";
+    }
     const odd = items.find((i) => !this.innerExtents.has(i));
     if (!ctx.inner || items.length === 0 || odd !== undefined) {
       return "a shuffle must be called in @inner loops `for (int t = 0; t < L; ++t; @inner)` with L a compile-time constant (their work-items are the lanes), the same range as the other @inner loops of their axis in the nest";

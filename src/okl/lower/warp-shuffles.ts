@@ -25,9 +25,11 @@
  * `warpSize` (32 on NVIDIA, 64 on AMD: no one meaning) or not a constant power of two up to 32, a
  * lane offset that is not a compile-time constant, a call outside @inner loops over `0 … D-1` with
  * D constant on every axis of the work-group, whose product L is a multiple of the width (a @tile,
- * a guarded range, a loop around the call, a while loop or device function with loops around it),
- * and the other warp intrinsics (`__ballot_sync`,
- * `__any_sync`, …; tables.ts).
+ * a guarded range, a loop within the @inner loops around the call that is not unrolled, a while
+ * loop or device function with loops around it there), and the other warp intrinsics
+ * (`__ballot_sync`, `__any_sync`, …; tables.ts). A sequential loop around the @inner loops may hold
+ * shuffles: the group runs its trips together, and the schedule's loop-carried barrier keeps the
+ * next trip's copy store from this trip's reads.
  */
 import { c, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
