@@ -61,9 +61,10 @@ export function evalDerived(e: Expr, args: Readonly<Record<string, ArgValue>>, w
 /**
  * `okl_trip_<type>_<op>_<lt|le|gt|ge>(start, bound, k, most)`: the trips of an OKL loop `for (T v =
  * start; v CMP bound; v OP= k)`: `add`/`sub` for a host-sized @outer level (src/okl/lower/kernel-loops.ts),
- * `shl|shr|mul|div` for a geometric loop (src/okl/lower/geometric.ts).
+ * `shl|shr|mul|div` for a geometric loop (src/okl/lower/geometric.ts); `…_do` for `do … while`, whose
+ * first trip runs whatever the condition (`shl|mul` only, from a growing while loop).
  */
-const SHIFT_TRIP = /^okl_trip_(u?)int(8|16|32|64)_(add|sub|shl|shr|mul|div)_(lt|le|gt|ge)$/;
+const SHIFT_TRIP = /^okl_trip_(u?)int(8|16|32|64)_(add|sub|shl|shr|mul|div)_(lt|le|gt|ge)(_do)?$/;
 
 /**
  * The number of trips C runs `for (T v = start; v CMP bound; v <<= k)` (or `>>= k`, `*= k`,
@@ -74,7 +75,7 @@ const SHIFT_TRIP = /^okl_trip_(u?)int(8|16|32|64)_(add|sub|shl|shr|mul|div)_(lt|
  * than `most` trips, the counter's bound in the kernel (the closed form `S * k^t` would leave the type).
  */
 function loopTrip(m: RegExpExecArray, [start, bound, k, most]: bigint[], what: string): bigint {
-  const [, u, bitsText, op, cmp] = m;
+  const [, u, bitsText, op, cmp, doWhile] = m;
   const bits = BigInt(bitsText!);
   const signed = u === "";
   const lo = signed ? -(1n << (bits - 1n)) : 0n;
@@ -91,12 +92,12 @@ function loopTrip(m: RegExpExecArray, [start, bound, k, most]: bigint[], what: s
   const sign = { shl: "<<", shr: ">>", mul: "*", div: "/" }[op!];
   let v = big(start!, "start");
   let n = 0n;
-  while (holds(v)) {
+  while (holds(v) || (doWhile !== undefined && n === 0n)) {
     n++;
     if (op === "shl" && v < 0n) throw new ExecutionError(`${what}: the loop shifts the negative value ${v} left (undefined in C)`);
     const next = op === "shl" ? v << kb : op === "shr" ? v >> kb : op === "mul" ? v * kb : v / kb;
     if (next > hi || next < lo) throw new ExecutionError(`${what}: the loop's value ${v} ${sign} ${k} = ${next} passes ${type}'s range (C's loop overflows)`);
-    if (next === v) throw new ExecutionError(`${what}: the loop never ends (its value stays ${v} and the condition holds)`);
+    if (next === v && holds(v)) throw new ExecutionError(`${what}: the loop never ends (its value stays ${v} and the condition holds)`);
     if (n > most!) throw new ExecutionError(`${what}: the loop runs more than ${most} trips from ${start}, more than Loom's counter of it covers (${type}'s range); not supported`);
     v = next;
   }

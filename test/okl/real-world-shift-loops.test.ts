@@ -81,7 +81,7 @@ describe("tree reductions whose stride halves each trip, around barriers and @in
 
 describe("what cannot be bounded before the loop runs", () => {
   const cases: [string, string, string][] = [
-    ["a growing counter", `    int s = 1;\n    while (s < half) {\n      ${STEP}\n      s <<= 1;\n    }`, "its counter grows"],
+    ["a growing counter from memory", `    int s = (int) x[b];\n    while (s < half) {\n      ${STEP}\n      s <<= 1;\n    }`, "its counter grows"],
     ["a bound read at run time", `    int s = p_B/2;\n    while (s > half) {\n      ${STEP}\n      s >>= 1;\n    }`, "must be a compile-time constant >= 0"],
     ["a bound that never ends", `    int s = p_B/2;\n    while (s > -1) {\n      ${STEP}\n      s >>= 1;\n    }`, "the bound -1 may keep it running forever"],
     ["a shift by the width", `    int s = p_B/2;\n    while (s > 0) {\n      ${STEP}\n      s >>= 32;\n    }`, "the shift must be by a constant from 1 to 31"],

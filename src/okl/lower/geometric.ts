@@ -155,10 +155,9 @@ export function geometricBound(
  * The trips of a `while`/`do … while` loop around barriers or @inner loops whose counter changes once
  * per trip by a constant shift or quotient (`while (s > 0) { …; s >>= 1; }`, while-trips.ts): at most
  * `count` (the width bound above, the same proof: a trip needs `v(t) >= 1`), the whole condition
- * deciding each trip. A refusal (why) where that bound does not hold: a growing counter (C's loop from
- * a start <= 0 never ends and its last update may overflow; only the host could count it, from the
- * `for` form), a shift outside 1..W-1, a factor below 2, a bound that is not a constant >= 0 (`>`) or
- * >= 1 (`>=`).
+ * deciding each trip. A refusal (why) where that bound does not hold: a shift outside 1..W-1, a
+ * factor below 2, a bound that is not a constant >= 0 (`>`) or >= 1 (`>=`). (A growing counter:
+ * whileGrowingTrip.)
  *
  *   whileGeometricCount({ op: ">>", k: 1 }, "int32", ">", 0)   // 31
  */
@@ -167,11 +166,34 @@ export function whileGeometricCount(u: GeometricUpdate, dtype: Dtype, cmp: Cmp, 
   if (!w) return `its counter has type ${dtype}; a counter updated by \`${u.op}=\` must be an integer`;
   const bad = updateProblem(u, w);
   if (bad) return bad;
-  if (u.op === "<<" || u.op === "*") {
-    return `its counter grows (\`${u.op}=\`): from a start <= 0 C's loop never ends and its last update may overflow, which cannot be bounded before it runs; write it as \`for (int s = S; s < E; s ${u.op}= ${u.k})\` with S and E read from value arguments, whose trips the host counts`;
-  }
   const endless = endlessBound(cmp, end, "counter");
   return endless ? `its counter's bound must be ${endless}` : counterBound(u, w, 1);
+}
+
+/**
+ * The trips of a `while`/`do … while` loop around barriers or @inner loops whose counter grows by a
+ * constant shift or product each trip (`int s = 1; while (s < n) { …; s <<= 1; }`, a scan's offset):
+ * counted by the host as a `for` loop's are (`trip`, C's loop in the counter's type: a start <= 0
+ * never ends, a value past the type's range overflows, both ExecutionErrors before the launch; for
+ * `do … while` the first trip runs whatever the condition, `okl_trip_…_do`), where `start` (the
+ * counter's value before the loop) and `end` (its bound) are expressions of value arguments and
+ * constants; `count` bounds the closed forms as counterBound does. A refusal (why) otherwise.
+ *
+ *   whileGrowingTrip({ op: "<<", k: 1 }, "int32", "<", false, c(1), n)   // { count: 31, trip: okl_trip_int32_shl_lt(1, n, 1, 31) }
+ */
+export function whileGrowingTrip(
+  u: GeometricUpdate, dtype: Dtype, cmp: Cmp, doWhile: boolean, start: Expr | undefined, end: Expr | undefined,
+): GeometricBound | string {
+  const w = intWidth(dtype);
+  if (!w) return `its counter has type ${dtype}; a counter updated by \`${u.op}=\` must be an integer`;
+  const bad = updateProblem(u, w);
+  if (bad) return bad;
+  if (!start || !end) {
+    const which = !start ? `its value before the loop${!end ? " and its bound are" : " is"}` : "its bound is";
+    return `its counter grows (\`${u.op}=\`) and ${which} not computed from value arguments and constants alone (a private variable assigned once before the loop from them counts): only then can the host count its trips before the launch as C runs them (from a start <= 0 C's loop never ends, and its last update may overflow)`;
+  }
+  const count = counterBound(u, w, start.kind === "const" && Number(start.value) >= 1 ? Number(start.value) : 1);
+  return { count, trip: { kind: "call", fn: `${geometricTripFn(dtype, u.op, cmp)}${doWhile ? "_do" : ""}`, args: [start, end, c(u.k), c(count)] } };
 }
 
 /** Why the update `u` of a `w`-bit integer cannot count a loop's trips (a shift outside 1..W-1, a factor below 2), or undefined. */

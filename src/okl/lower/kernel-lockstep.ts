@@ -6,17 +6,17 @@
  * while` loops around them as a sequential iname bounded by their condition's counter
  * (while-trips.ts), leaving it where the rest of the condition fails.
  */
-import { c, exprType, insnStores, isFloat, type Expr } from "../../ir/index.js";
+import { c, exprType, insnStores, isFloat, type Dtype, type Expr } from "../../ir/index.js";
 import { aff } from "../../poly/index.js";
 import type * as A from "../syntax/ast.js";
 import { someAst } from "./ast-queries.js";
 import { constValue, Scope, type Ctx } from "./bindings.js";
 import { PointerLowering } from "./kernel-pointers.js";
 import { ownJumpOf, withoutContinue, type JumpFree } from "./loop-jumps.js";
-import { whileGeometricCount } from "./geometric.js";
+import { whileGeometricCount, whileGrowingTrip } from "./geometric.js";
 import { readOnlyArgument } from "./read-only.js";
 import { tripCount } from "./trip.js";
-import { nonUniform, type UniformFacts } from "./uniform.js";
+import { hostForm, nonUniform, type UniformFacts } from "./uniform.js";
 import { changedNames, conjoin, conjuncts, ownContinue, tripCounter } from "./while-trips.js";
 
 /** A jump's condition waiting for its loop to be lowered (checkJumpGuard). */
@@ -28,6 +28,10 @@ interface PendingGuard {
 
 export abstract class LockstepLowering extends PointerLowering {
   protected abstract stmt(s: A.Stmt, ctx: Ctx): void;
+  /** A value argument run() computes as `e` (kernel-launch.ts). */
+  protected abstract derivedValue(e: Expr, base: string, what: string, dtype: Dtype): Expr;
+  /** Whether `e` reads only value arguments and constants (kernel-launch.ts). */
+  protected abstract valueArgsOnly(e: Expr): boolean;
 
   /** The `if`s that stand for a `continue` or `break` of a loop holding @inner loops or barriers (loop-jumps.ts), with that jump. */
   private readonly jumpGuards = new Map<A.If, A.Stmt>();
@@ -167,10 +171,21 @@ export abstract class LockstepLowering extends PointerLowering {
     const it = this.counterTemp(counter.name, ctx)!;
     const t = this.fresh(`${counter.name}_trip`);
     let rest = counter.rest;
-    if (counter.geometric) {
+    const g = counter.geometric;
+    if (g && (g.op === "<<" || g.op === "*")) {
+      // A growing counter (a scan's offset): the host counts its trips (geometric.ts); the rest of the condition decides each.
+      const facts = this.uniformFacts(ctx);
+      const host = (e: Expr) => hostForm(e, facts, (x) => this.valueArgsOnly(x));
+      const b = whileGrowingTrip(g, this.tempNamed(it)!.dtype!, counter.cmp, s.kind === "doWhile", host({ kind: "var", name: it }), host(this.ex.expr(counter.end, ctx)));
+      if (typeof b === "string") this.fail(`${what}: its counter "${counter.name}" changes by \`${counter.name} ${g.op}= ${g.k}\` each trip, and ${b}`, counter.end.pos);
+      // Counted from the counter's test alone: the rest of the condition and breaks are known only on the device.
+      const alone = counter.rest !== undefined || ownJumpOf(s.body) !== undefined ? `, from its test \`${counter.name} ${counter.cmp} …\` alone` : "";
+      const n = (this.derivedValue(b.trip!, `${counter.name}_trips`, `the trip count of the ${what}${alone}`, "int32") as { name: string }).name;
+      this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1 }, b.count - 1), eq: false }, { aff: aff({ [t]: -1, [n]: 1 }, -1), eq: false }]);
+    } else if (g) {
       // Trips bounded by the counter's width (geometric.ts); the whole condition decides each trip.
-      const count = whileGeometricCount(counter.geometric, this.tempNamed(it)!.dtype!, counter.cmp, constValue(counter.end, ctx.scope));
-      if (typeof count === "string") this.fail(`${what}: its counter "${counter.name}" changes by \`${counter.name} ${counter.geometric.op}= ${counter.geometric.k}\` each trip, and ${count}`, counter.end.pos);
+      const count = whileGeometricCount(g, this.tempNamed(it)!.dtype!, counter.cmp, constValue(counter.end, ctx.scope));
+      if (typeof count === "string") this.fail(`${what}: its counter "${counter.name}" changes by \`${counter.name} ${g.op}= ${g.k}\` each trip, and ${count}`, counter.end.pos);
       rest = s.cond;
       this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1 }, Math.max(1, count) - 1), eq: false }]);
     } else {

@@ -16,7 +16,8 @@
  * loop-jumps.ts's flag for `break` (kernel-lockstep.ts lowers it; the rest must be uniform).
  * A counter halved each trip instead (`while (s > 0) { …; s >>= 1; }`, `s /= 2`: a tree reduction's
  * stride) bounds the trips by its width (geometric.ts, whileGeometricCount), the whole condition
- * then deciding each trip as `rest` does.
+ * then deciding each trip as `rest` does; one doubled each trip (`s <<= 1`, `s *= 2`: a scan's offset)
+ * from a start and to a bound the host knows has its trips counted there (whileGrowingTrip).
  *
  *   tripCounter(ast("while (s_res[0] > tol && it < maxIter) { …; ++it; }"), …)
  *   // { name: "it", cmp: "<", end: maxIter, amount: 1, increasing: true, rest: s_res[0] > tol }
@@ -135,7 +136,7 @@ export function tripCounter(s: A.While | A.DoWhile, isCounter: (name: string) =>
     const update = writes.length === 1 ? counterUpdate(items[writes[0]!]!, name, constOf) : undefined;
     if (!update) {
       const at = changed.get(name);
-      reject(`the counter "${name}" of its condition must change exactly once per trip, by one statement \`++${name};\`, \`${name}++;\`, \`${name} += d;\` (or \`--\`, \`-=\`; d a positive constant), or \`${name} >>= k;\`, \`${name} /= k;\` (k a constant) directly in the loop's body, not inside an if, a block or a loop${writes.length > 1 ? ` (it changes in ${writes.length} statements)` : at === undefined ? " (the body never changes it)" : ""}`, at ?? part.pos);
+      reject(`the counter "${name}" of its condition must change exactly once per trip, by one statement \`++${name};\`, \`${name}++;\`, \`${name} += d;\` (or \`--\`, \`-=\`; d a positive constant), or \`${name} >>= k;\`, \`${name} /= k;\`, \`${name} <<= k;\`, \`${name} *= k;\` (k a constant) directly in the loop's body, not inside an if, a block or a loop${writes.length > 1 ? ` (it changes in ${writes.length} statements)` : at === undefined ? " (the body never changes it)" : ""}`, at ?? part.pos);
       continue;
     }
     const [increasing, amount, geometric] = update;
@@ -160,7 +161,7 @@ export function tripCounter(s: A.While | A.DoWhile, isCounter: (name: string) =>
     return { name, cmp, end, amount, increasing, ...(geometric ? { geometric } : {}), rest: conjoin(parts.filter((_, j) => j !== k)) };
   }
   return why ?? {
-    refuse: "its condition has no counter: Loom bounds the trips of such a loop before it runs, from a conjunct `it < E` (or <=, >, >=) of its condition whose `it` is a local integer the body changes once per trip (`++it;` in the loop's body) and whose E the loop does not change, as in `while (res > tol && it < maxIter)`, or a stride halved each trip, `while (s > 0) { …; s >>= 1; }`",
+    refuse: "its condition has no counter: Loom bounds the trips of such a loop before it runs, from a conjunct `it < E` (or <=, >, >=) of its condition whose `it` is a local integer the body changes once per trip (`++it;` in the loop's body) and whose E the loop does not change, as in `while (res > tol && it < maxIter)`, or a stride halved (doubled) each trip, `while (s > 0) { …; s >>= 1; }` (`while (s < n) { …; s <<= 1; }`)",
     pos: s.cond.pos,
   };
 }
