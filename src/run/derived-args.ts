@@ -62,9 +62,9 @@ export function evalDerived(e: Expr, args: Readonly<Record<string, ArgValue>>, w
  * `okl_trip_<type>_<op>_<lt|le|gt|ge>(start, bound, k, most)`: the trips of an OKL loop `for (T v =
  * start; v CMP bound; v OP= k)`: `add`/`sub` for a host-sized @outer level (src/okl/lower/kernel-loops.ts),
  * `shl|shr|mul|div` for a geometric loop (src/okl/lower/geometric.ts); `…_do` for `do … while`, whose
- * first trip runs whatever the condition (`shl|mul` only, from a growing while loop).
+ * first trip runs whatever the condition; `ne` for C's `while (s)` (`shr` only).
  */
-const SHIFT_TRIP = /^okl_trip_(u?)int(8|16|32|64)_(add|sub|shl|shr|mul|div)_(lt|le|gt|ge)(_do)?$/;
+const SHIFT_TRIP = /^okl_trip_(u?)int(8|16|32|64)_(add|sub|shl|shr|mul|div)_(lt|le|gt|ge|ne)(_do)?$/;
 
 /**
  * The number of trips C runs `for (T v = start; v CMP bound; v <<= k)` (or `>>= k`, `*= k`,
@@ -87,7 +87,7 @@ function loopTrip(m: RegExpExecArray, [start, bound, k, most]: bigint[], what: s
   };
   const e = big(bound!, "bound");
   const kb = k!;
-  const holds = (x: bigint) => (cmp === "lt" ? x < e : cmp === "le" ? x <= e : cmp === "gt" ? x > e : x >= e);
+  const holds = (x: bigint) => (cmp === "lt" ? x < e : cmp === "le" ? x <= e : cmp === "gt" ? x > e : cmp === "ne" ? x !== e : x >= e);
   if (op === "add" || op === "sub") return stepTrip(big(start!, "start"), e, kb, op === "add", cmp!, holds, lo, hi, type, what);
   const sign = { shl: "<<", shr: ">>", mul: "*", div: "/" }[op!];
   let v = big(start!, "start");

@@ -161,13 +161,39 @@ export function geometricBound(
  *
  *   whileGeometricCount({ op: ">>", k: 1 }, "int32", ">", 0)   // 31
  */
-export function whileGeometricCount(u: GeometricUpdate, dtype: Dtype, cmp: Cmp, end: number | undefined): number | string {
+export function whileGeometricCount(u: GeometricUpdate, dtype: Dtype, cmp: Cmp, end: number | undefined): GeometricBound | string {
   const w = intWidth(dtype);
   if (!w) return `its counter has type ${dtype}; a counter updated by \`${u.op}=\` must be an integer`;
   const bad = updateProblem(u, w);
   if (bad) return bad;
   const endless = endlessBound(cmp, end, "counter");
-  return endless ? `its counter's bound must be ${endless}` : counterBound(u, w, 1);
+  return endless ? `its counter's bound must be ${endless}` : { count: counterBound(u, w, 1) };
+}
+
+/**
+ * The trips of `while (s) { …; s >>= k; }` or `s /= k` (C's truth test, `s != 0`; `do … while (s)`):
+ * a quotient reaches 0 from any start within `count` trips (`k^t <= 2^(W-1)`, INT_MIN included), the
+ * whole condition deciding each; so does a shift from a start >= 0 (a compile-time constant, or any
+ * unsigned value), while from a negative one `-1 >> k` stays -1 and C's loop never ends: from a start
+ * `hostStart` of value arguments and constants the host counts the trips (`okl_trip_…_shr_ne`,
+ * refusing a negative start before the launch); refused (why) otherwise.
+ *
+ *   whileTruthyTrips({ op: "/", k: 2 }, "int32", false, undefined)   // { count: 32 }
+ */
+export function whileTruthyTrips(u: GeometricUpdate, dtype: Dtype, doWhile: boolean, hostStart: Expr | undefined): GeometricBound | string {
+  const w = intWidth(dtype);
+  if (!w) return `its counter has type ${dtype}; a counter updated by \`${u.op}=\` must be an integer`;
+  const bad = updateProblem(u, w);
+  if (bad) return bad;
+  if (u.op === "/") {
+    let count = 0;
+    for (let p = 1n; p <= 1n << BigInt(w.signed ? w.bits - 1 : w.bits); p *= BigInt(u.k)) count++;
+    return { count };
+  }
+  const count = counterBound(u, w, 1);
+  if (!w.signed || (hostStart?.kind === "const" && Number(hostStart.value) >= 0)) return { count };
+  if (hostStart) return { count, trip: { kind: "call", fn: `okl_trip_${dtype}_shr_ne${doWhile ? "_do" : ""}`, args: [hostStart, c(0), c(u.k), c(count)] } };
+  return `its condition tests it against 0 (\`while (s)\`), which from a negative start never ends (\`-1 >> ${u.k}\` stays -1); its value before the loop must be a compile-time constant >= 0 or computed from value arguments and constants alone (the host then refuses a negative one), or write \`s > 0\``;
 }
 
 /**

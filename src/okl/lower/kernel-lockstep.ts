@@ -13,7 +13,7 @@ import { someAst } from "./ast-queries.js";
 import { constValue, Scope, type Ctx } from "./bindings.js";
 import { PointerLowering } from "./kernel-pointers.js";
 import { ownJumpOf, withoutContinue, type JumpFree } from "./loop-jumps.js";
-import { whileGeometricCount, whileGrowingTrip } from "./geometric.js";
+import { whileGeometricCount, whileGrowingTrip, whileTruthyTrips } from "./geometric.js";
 import { readOnlyArgument } from "./read-only.js";
 import { tripCount } from "./trip.js";
 import { hostForm, nonUniform, type UniformFacts } from "./uniform.js";
@@ -172,22 +172,27 @@ export abstract class LockstepLowering extends PointerLowering {
     const t = this.fresh(`${counter.name}_trip`);
     let rest = counter.rest;
     const g = counter.geometric;
-    if (g && (g.op === "<<" || g.op === "*")) {
-      // A growing counter (a scan's offset): the host counts its trips (geometric.ts); the rest of the condition decides each.
+    if (g) {
+      // geometric.ts: a growing counter, and `while (s)` halved from a start the host knows, are counted by
+      // the host from the counter's test (the rest of the condition deciding each trip); the others are
+      // bounded by the counter's width, the whole condition deciding each trip.
+      const dtype = this.tempNamed(it)!.dtype!;
       const facts = this.uniformFacts(ctx);
       const host = (e: Expr) => hostForm(e, facts, (x) => this.valueArgsOnly(x));
-      const b = whileGrowingTrip(g, this.tempNamed(it)!.dtype!, counter.cmp, s.kind === "doWhile", host({ kind: "var", name: it }), host(this.ex.expr(counter.end, ctx)));
+      const growing = g.op === "<<" || g.op === "*";
+      const start = growing || counter.truthy ? host({ kind: "var", name: it }) : undefined;
+      const b = growing ? whileGrowingTrip(g, dtype, counter.cmp, s.kind === "doWhile", start, host(this.ex.expr(counter.end, ctx)))
+        : counter.truthy ? whileTruthyTrips(g, dtype, s.kind === "doWhile", start)
+        : whileGeometricCount(g, dtype, counter.cmp, constValue(counter.end, ctx.scope));
       if (typeof b === "string") this.fail(`${what}: its counter "${counter.name}" changes by \`${counter.name} ${g.op}= ${g.k}\` each trip, and ${b}`, counter.end.pos);
-      // Counted from the counter's test alone: the rest of the condition and breaks are known only on the device.
-      const alone = counter.rest !== undefined || ownJumpOf(s.body) !== undefined ? `, from its test \`${counter.name} ${counter.cmp} …\` alone` : "";
-      const n = (this.derivedValue(b.trip!, `${counter.name}_trips`, `the trip count of the ${what}${alone}`, "int32") as { name: string }).name;
-      this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1 }, b.count - 1), eq: false }, { aff: aff({ [t]: -1, [n]: 1 }, -1), eq: false }]);
-    } else if (g) {
-      // Trips bounded by the counter's width (geometric.ts); the whole condition decides each trip.
-      const count = whileGeometricCount(g, this.tempNamed(it)!.dtype!, counter.cmp, constValue(counter.end, ctx.scope));
-      if (typeof count === "string") this.fail(`${what}: its counter "${counter.name}" changes by \`${counter.name} ${g.op}= ${g.k}\` each trip, and ${count}`, counter.end.pos);
-      rest = s.cond;
-      this.addDomain([t], [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1 }, Math.max(1, count) - 1), eq: false }]);
+      const rows = [{ aff: aff({ [t]: 1 }), eq: false }, { aff: aff({ [t]: -1 }, Math.max(1, b.count) - 1), eq: false }];
+      if (b.trip) {
+        // Counted from the counter's test alone: the rest of the condition and breaks are known only on the device.
+        const alone = counter.rest !== undefined || ownJumpOf(s.body) !== undefined ? `, from its test \`${counter.truthy ? counter.name : `${counter.name} ${counter.cmp} …`}\` alone` : "";
+        const n = (this.derivedValue(b.trip, `${counter.name}_trips`, `the trip count of the ${what}${alone}`, "int32") as { name: string }).name;
+        rows.push({ aff: aff({ [t]: -1, [n]: 1 }, -1), eq: false });
+      } else rest = s.cond;
+      this.addDomain([t], rows);
     } else {
       const end = this.ex.expr(counter.end, ctx);
       const endType = exprType(end, { varType: (n) => this.tempNamed(n)?.dtype ?? this.argNamed(n)?.dtype })?.dtype;

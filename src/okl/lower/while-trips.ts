@@ -17,7 +17,8 @@
  * A counter halved each trip instead (`while (s > 0) { …; s >>= 1; }`, `s /= 2`: a tree reduction's
  * stride) bounds the trips by its width (geometric.ts, whileGeometricCount), the whole condition
  * then deciding each trip as `rest` does; one doubled each trip (`s <<= 1`, `s *= 2`: a scan's offset)
- * from a start and to a bound the host knows has its trips counted there (whileGrowingTrip).
+ * from a start and to a bound the host knows has its trips counted there (whileGrowingTrip); C's
+ * truth test of a halved stride, `while (s)` or `s != 0`, is the counter's conjunct too (whileTruthyTrips).
  *
  *   tripCounter(ast("while (s_res[0] > tol && it < maxIter) { …; ++it; }"), …)
  *   // { name: "it", cmp: "<", end: maxIter, amount: 1, increasing: true, rest: s_res[0] > tol }
@@ -42,6 +43,8 @@ export interface TripCounter {
   readonly geometric?: GeometricUpdate;
   /** The condition without the counter's conjunct; undefined where it was the whole condition. */
   readonly rest: A.Expr | undefined;
+  /** The conjunct is C's truth test of the counter, `s` or `s != 0` (then `cmp` is ">" and `end` 0): a stride halved to 0. */
+  readonly truthy?: true;
 }
 
 /** Why a loop has no counter, and where. */
@@ -125,15 +128,15 @@ export function tripCounter(s: A.While | A.DoWhile, isCounter: (name: string) =>
   let why: NoCounter | undefined;
   const reject = (refuse: string, pos: A.Pos) => void (why ??= { refuse, pos });
   for (const [k, part] of parts.entries()) {
-    if (part.kind !== "binary" || !(part.op in FLIP)) continue;
-    const left = part.left.kind === "ident" && isCounter(part.left.name);
-    const right = part.right.kind === "ident" && isCounter(part.right.name);
-    if (!left && !right) continue;
-    const name = ((left ? part.left : part.right) as A.Ident).name;
-    const cmp: Cmp = left ? (part.op as Cmp) : FLIP[part.op]!;
-    const end = left ? part.right : part.left;
+    const test = counterTest(part, isCounter, constOf);
+    if (!test) continue;
+    const { name, cmp, end, truthy } = test;
     const writes = items.flatMap((x, at) => (changedNames(x).has(name) ? [at] : []));
     const update = writes.length === 1 ? counterUpdate(items[writes[0]!]!, name, constOf) : undefined;
+    if (truthy && update && !(update[2]?.op === ">>" || update[2]?.op === "/")) {
+      reject(`its condition tests "${name}" against 0 (C's \`while (${name})\`), which bounds the trips only where the counter is halved each trip to 0 (\`${name} >>= k;\`, \`${name} /= k;\`); write the comparison, \`${name} < E\` or \`${name} > E\``, part.pos);
+      continue;
+    }
     if (!update) {
       const at = changed.get(name);
       reject(`the counter "${name}" of its condition must change exactly once per trip, by one statement \`++${name};\`, \`${name}++;\`, \`${name} += d;\` (or \`--\`, \`-=\`; d a positive constant), or \`${name} >>= k;\`, \`${name} /= k;\`, \`${name} <<= k;\`, \`${name} *= k;\` (k a constant) directly in the loop's body, not inside an if, a block or a loop${writes.length > 1 ? ` (it changes in ${writes.length} statements)` : at === undefined ? " (the body never changes it)" : ""}`, at ?? part.pos);
@@ -158,12 +161,31 @@ export function tripCounter(s: A.While | A.DoWhile, isCounter: (name: string) =>
       reject(`its condition changes "${[...inCond.keys()][0]}" (a condition with side effects is not supported: change it in the body)`, s.cond.pos);
       continue;
     }
-    return { name, cmp, end, amount, increasing, ...(geometric ? { geometric } : {}), rest: conjoin(parts.filter((_, j) => j !== k)) };
+    return { name, cmp, end, amount, increasing, ...(geometric ? { geometric } : {}), ...(truthy ? { truthy } : {}), rest: conjoin(parts.filter((_, j) => j !== k)) };
   }
   return why ?? {
     refuse: "its condition has no counter: Loom bounds the trips of such a loop before it runs, from a conjunct `it < E` (or <=, >, >=) of its condition whose `it` is a local integer the body changes once per trip (`++it;` in the loop's body) and whose E the loop does not change, as in `while (res > tol && it < maxIter)`, or a stride halved (doubled) each trip, `while (s > 0) { …; s >>= 1; }` (`while (s < n) { …; s <<= 1; }`)",
     pos: s.cond.pos,
   };
+}
+
+/**
+ * The counter test conjunct `part` is: `it CMP E` or `E CMP it`, or C's truth test `it` / `it != 0` /
+ * `0 != it` (`truthy`, as `it > 0` to the direction check: a counter halved to 0); undefined for others.
+ */
+function counterTest(part: A.Expr, isCounter: (name: string) => boolean, constOf: (e: A.Expr) => number | undefined): { name: string; cmp: Cmp; end: A.Expr; truthy?: true } | undefined {
+  const counter = (e: A.Expr) => e.kind === "ident" && isCounter(e.name);
+  const zero: A.Expr = { kind: "int", value: 0, text: "0", suffix: "", pos: part.pos };
+  if (counter(part)) return { name: (part as A.Ident).name, cmp: ">", end: zero, truthy: true };
+  if (part.kind !== "binary") return undefined;
+  if (part.op === "!=") {
+    const [it, other] = counter(part.left) ? [part.left, part.right] : [part.right, part.left];
+    return counter(it) && constOf(other) === 0 ? { name: (it as A.Ident).name, cmp: ">", end: zero, truthy: true } : undefined;
+  }
+  if (!(part.op in FLIP)) return undefined;
+  const left = counter(part.left);
+  if (!left && !counter(part.right)) return undefined;
+  return { name: ((left ? part.left : part.right) as A.Ident).name, cmp: left ? (part.op as Cmp) : FLIP[part.op]!, end: left ? part.right : part.left };
 }
 
 /** The identifiers `e` reads. */
