@@ -62,6 +62,12 @@ function wsEnd(text: string, at: number): number {
   }
 }
 
+/** Whether the line break at `nl` is spliced away: a backslash right before it (or before its `\r`). */
+function splicedAt(text: string, nl: number): boolean {
+  const c = text.charCodeAt(nl - 1);
+  return c === BACKSLASH || (c === CR && text.charCodeAt(nl - 2) === BACKSLASH);
+}
+
 /** The end of a quoted literal whose opening `quote` is at `at` (escapes skipped, no raw line break), or -1. */
 function quotedEnd(text: string, at: number, quote: number): number {
   for (let k = at + 1; k < text.length;) {
@@ -116,7 +122,10 @@ function scan(text: string, at: number): TokType {
   } else if (c === SLASH) {
     const next = text.charCodeAt(at + 1);
     if (next === SLASH) {
-      const e = text.indexOf("\n", at + 2);
+      // C splices lines before it removes comments (and OCCA's tokenizer steps over a backslash and
+      // the character after it): a `//` comment whose line ends in `\` goes on (gcc: "multi-line comment").
+      let e = text.indexOf("\n", at + 2);
+      while (e >= 0 && splicedAt(text, e)) e = text.indexOf("\n", e + 1);
       return (scanEnd = e < 0 ? text.length : e), "comment";
     }
     if (next === STAR) {
