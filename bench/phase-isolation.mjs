@@ -1,19 +1,21 @@
-// How much of the per-variant floor (bench/phase-ceilings.mjs) is work, and how much is running
-// cold (issue 21). The 50-variant tiled-matmul sweep of bench/transforms.ts (c), OpenCL, every poly
-// answer shared and each step handed an unfrozen copy of its input (the floor: no kernel-level memo
-// answers). CPU ms per variant and phase, medians over passes, two ways:
+// What the per-variant floor (bench/phase-ceilings.mjs) is made of (issue 21). The 50-variant
+// tiled-matmul sweep of bench/transforms.ts (c), OpenCL, every poly answer shared and each step
+// handed an unfrozen copy of its input (the floor: no kernel-level memo answers). CPU ms per
+// variant and phase, medians over passes, three ways:
 //
-//   in sequence: as a sweep runs, each variant's phases one after the other (split, prefetch,
-//                schedule, lower, render), so each phase starts after the others' code and data;
-//   alone:       each phase over the 50 variants' inputs (made before the clock starts, the same
-//                inputs the sequence gives it) with no other phase in between: the same work,
-//                with the phase's own code and data hot.
+//   in sequence:  as a sweep runs, each variant's phases one after the other (split, prefetch,
+//                 schedule, lower, render): every step makes new instructions, domains and sets;
+//   alone:        each phase over the same 50 input objects again (made once, before the clock),
+//                 nothing in between: what identity-keyed memos below the kernel (per instruction,
+//                 expression, domain, interned set) and hot data save when the objects repeat. An
+//                 upper bound for carrying derived facts, not reachable by a never-seen variant,
+//                 whose objects are new and mostly new in content too (its tile sizes);
+//   phase-major:  the sweep with each phase run over all variants before the next (code and data
+//                 of one phase stay hot), against variant after variant: what running a phase
+//                 cold, after the others, costs.
 //
-// alone/in sequence per phase: the share of the floor that is the phase's own work. The rest is
-// the cost of starting cold (caches, inline caches, the collector's scavenges of what the other
-// phases allocated), which removing repeated work inside a phase does not touch. Both ways run
-// the same calls; the code they generate is compared. A second count of work where CPU time is
-// noise: V8's function invocations per phase (precise coverage, `--calls`).
+// Both orders generate the same code (compared). A count of work where CPU time is noise: V8's
+// function invocations per phase (precise coverage, `--calls`).
 //
 // No collection is forced between blocks: right after a full collection (global.gc()) the lowering
 // of the same 50 schedules ran 3-6x slower for some 15 blocks (scavenges of 10-25 ms where they
@@ -81,6 +83,14 @@ function sequence() {
   return { tot, code: code.join("\n") };
 }
 
+/** Phase-major: each phase over every variant before the next; CPU ms for the pass, and the code. */
+function phaseMajor() {
+  const c = process.cpuUsage();
+  let xs = fns.map(() => matmul);
+  for (let ph = 0; ph < PHASES.length; ph++) xs = xs.map((x, v) => fns[v][ph](x));
+  return [cpuMs(c), xs.join("\n")];
+}
+
 /** Alone: phase `ph` over every variant's input, nothing else in between. */
 function alone(ph) {
   const c = process.cpuUsage();
@@ -90,18 +100,22 @@ function alone(ph) {
 }
 
 const passes = Number(passesArg ?? 12);
-for (let w = 0; w < 6; w++) (sequence(), PHASES.forEach((_, ph) => alone(ph)));
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+for (let w = 0; w < 6; w++) (sequence(), phaseMajor(), PHASES.forEach((_, ph) => alone(ph)));
 const seq = PHASES.map(() => []);
 const alo = PHASES.map(() => []);
+const major = [];
 let same = true;
 const reference = sequence().code;
 for (let r = 0; r < passes; r++) {
   const s = sequence();
   if (s.code !== reference) same = false;
   s.tot.forEach((t, ph) => seq[ph].push(t / fns.length));
+  const [pm, pmCode] = phaseMajor();
+  if (pmCode !== reference) same = false;
+  major.push(pm / sum(s.tot));
   for (let ph = 0; ph < PHASES.length; ph++) alo[ph].push(alone(ph)[0] / fns.length);
 }
-const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const ms = seq.map(median);
 const ma = alo.map(median);
 const col = (xs) => xs.map((t) => t.toFixed(3).padStart(10)).join("");
@@ -110,6 +124,7 @@ console.log(`${"".padEnd(14)}${PHASES.map((p) => p.padStart(10)).join("")}${"tot
 console.log(`${"in sequence".padEnd(14)}${col(ms)}${sum(ms).toFixed(3).padStart(10)}`);
 console.log(`${"alone".padEnd(14)}${col(ma)}${sum(ma).toFixed(3).padStart(10)}`);
 console.log(`${"alone/seq".padEnd(14)}${PHASES.map((_, x) => (ma[x] / ms[x]).toFixed(2).padStart(10)).join("")}${(sum(ma) / sum(ms)).toFixed(2).padStart(10)}`);
+console.log(`phase-major / in sequence (whole pass): ${median(major).toFixed(3)} (median of ${passes} pass pairs)`);
 console.log(`${same ? "every pass generated the same code" : "NOTE: passes generated different code"}; load ${loadAverage()}`);
 
 if (calls) {
