@@ -22,6 +22,8 @@ import {
   iterationDomain, WRITE_RACE_OK, type BlockStmt, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { addConstraints, aff, affAdd, affSub, intersect, isEmpty, rename, type Aff } from "../poly/index.js";
+import { definiteRace, type DefiniteRace } from "./definite-races.js";
+import { quoted } from "./source-places.js";
 
 type Space = "global" | "local" | "private";
 
@@ -78,7 +80,10 @@ export function checkWriteRaces(k: Kernel): void {
   for (const insn of k.instructions) {
     if (insn.kind === "barrier" || insn.kind === "nop") continue;
     if (insn.kind === "assign" && insn.atomicity !== "none") continue;
-    if (insn.tags.includes(WRITE_RACE_OK)) continue;
+    if (insn.tags.includes(WRITE_RACE_OK)) {
+      checkDefiniteRaces(k, insn);
+      continue;
+    }
     const locals = insn.kind === "block" ? blockLocals(insn.body) : undefined;
     const stores = insn.kind === "block" ? blockStoresUnder(insn.body, locals!) : [{ lhs: insn.lhs, conds: [] }];
     for (const { lhs, conds } of stores) {
@@ -98,6 +103,42 @@ export function checkWriteRaces(k: Kernel): void {
       throw new ScheduleError(raceMessage(k, insn, name, space, race, lhs));
     }
   }
+}
+
+/**
+ * The stores of an instruction whose races are not checked (`write_race_ok`, every OKL import)
+ * that race all the same, provably (`definiteRace`): an update of one cell by several work-items,
+ * or a value that differs between them. The author's word that work-items storing to one cell
+ * store one value cannot hold there, and the result would be the order the target happens to run
+ * them in (the serial sum on a CPU, lost updates on a GPU).
+ */
+function checkDefiniteRaces(k: Kernel, insn: Instruction): void {
+  if (insn.kind !== "assign") return;
+  const name = assigneeName(insn.lhs);
+  const space = spaceOf(k, name);
+  if (space === undefined) return;
+  const raceable = raceableInames(k, insn, space);
+  if (raceable.length === 0) return;
+  const used = new Set<string>();
+  for (const e of indexExprs(insn.lhs)) freeVariables(e, used);
+  const agents = new Set(raceable);
+  for (const x of raceable) {
+    if (used.has(x)) continue;
+    const how = definiteRace(k, insn, x, agents);
+    if (how !== undefined) throw new ScheduleError(definiteMessage(k, insn, name, space, x, how));
+  }
+}
+
+function definiteMessage(k: Kernel, insn: Instruction & { kind: "assign" }, name: string, space: Space, x: string, how: DefiniteRace): string {
+  const agent = k.inameTags[x]?.kind === "g" ? "group" : "work-item";
+  const did = how === "updates"
+    ? `updates the same cell ${exprToString(insn.lhs)} (${exprToString(insn.lhs)} = ${exprToString(insn.rhs)}) with no barrier between them, so the result depends on their order`
+    : `stores different values (${exprToString(insn.rhs)}) to the same cell ${exprToString(insn.lhs)} with no barrier between them, so the last to store wins`;
+  const fixes = how === "updates"
+    ? `make the update atomic (@atomic in OKL, {atomic} in Loom), let one ${agent} do it (a guard such as ${x} == 0), or accumulate per ${agent} (an array indexed by "${x}") and combine after a barrier`
+    : `let one ${agent} store (a guard such as ${x} == 0) or index "${name}" by "${x}"`;
+  return `instruction ${quoted(k, insn.id)} races on ${describe(k, name, space)}: every ${agent} of loop ${quoted(k, x)} (${formatInameTag(k.inameTags[x]!)}) ${did}, ` +
+    `on every target (write_race_ok, which OKL import gives every instruction, covers redundant stores of one value, not these); ${fixes}`;
 }
 
 /**

@@ -170,9 +170,9 @@ async function compare(c: Case, kernels: readonly Kernel[], seed: number, legacy
         // backends refuse subscripts whose bounds they cannot prove. All are noted, not failed.
         const msg = e instanceof Error ? e.message : String(e);
         const atomics = k.instructions.some((i) => i.kind === "assign" && i.atomicity !== "none");
-        if (/out of bounds|outside its bounds|race on global|cannot prove/.test(msg) || (atomics && /race|atomic/.test(msg))) {
+        if (/out of bounds|outside its bounds|races? on global|cannot prove/.test(msg) || (atomics && /race|atomic/.test(msg))) {
           notes.push(`${k.name} on ${backend}: ${msg.split("\n")[0]}`);
-          racy ||= /race on global/.test(msg);
+          racy ||= /races? on global/.test(msg);
           continue;
         }
         throw e;

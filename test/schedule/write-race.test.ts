@@ -149,3 +149,39 @@ describe("saying a race is meant", () => {
     expect(k!.instructions.every((insn) => insn.tags.includes("write_race_ok"))).toBe(true);
   });
 });
+
+describe("races write_race_ok cannot cover (OKL imports carry it)", () => {
+  const okl = (body: string, args = "const int N, const int *idx, double *out") => parseOkl(`@kernel void f(${args}) {
+  for (int b = 0; b < N; ++b; @outer) {
+    @shared double s[16];
+    for (int t = 0; t < 16; ++t; @inner) { s[t] = 0; }
+    for (int t = 0; t < 16; ++t; @inner) { ${body} }
+    for (int t = 0; t < 16; ++t; @inner) { if (t == 0) out[b] = s[0]; }
+  }
+}`)[0]!;
+
+  it("every work-item updating one @shared cell is refused on every backend, with the place and the fixes", async () => {
+    const k = okl("s[0] += t;");
+    const e = refusal(() => generateCode(k, "c"));
+    expect(e.message).toMatch(/instruction "insn_\d+" \(at 5:\d+\) races on local temporary "s": every work-item of loop "t_0" \(at 5:5\) \(l\.0\) updates the same cell s\[0\]/);
+    expect(e.message).toMatch(/make the update atomic .* let one work-item do it/);
+    expect(() => generateCode(k, "cuda")).toThrow(ScheduleError);
+    await expect(run(k, { N: 2, idx: new Int32Array(16), out: new Float64Array(2) })).rejects.toThrow(/races on local temporary "s"/);
+  });
+
+  it("different values stored to one cell (the last writer wins) are refused; a global cell across groups too", () => {
+    expect(refusal(() => generateCode(okl("s[0] = t;"), "c")).message).toMatch(/stores different values \(t_0\) to the same cell s\[0\]/);
+    const g = parseOkl(`@kernel void g(const int N, double *out) {
+      for (int b = 0; b < N; ++b; @outer) { for (int t = 0; t < 4; ++t; @inner) { if (t == 0) out[0] += b; } } }`)[0]!;
+    expect(refusal(() => generateCode(g, "c")).message).toMatch(/global array "out": every group of loop "b" .* \(g\.0\) updates the same cell out\[0\]/);
+  });
+
+  it("what cannot be proved racy is left to the run: one work-item, one value for all, data-dependent cells", async () => {
+    for (const body of ["if (t == 0) s[0] += 1;", "s[0] = N;", "s[t] += t;", "s[idx[t]] += 1;", "if (t < 1) s[0] = t;"]) {
+      expect(generateCode(okl(body), "c").deviceCode, body).toMatch(/s\[/);
+    }
+    // idx a permutation: no two work-items meet, and the run agrees with the serial meaning.
+    const r = await run(okl("s[idx[t]] += 1;"), { N: 1, idx: Int32Array.from({ length: 16 }, (_, i) => 15 - i), out: new Float64Array(1) });
+    expect(Array.from(r.out as Float64Array)).toEqual([1]);
+  });
+});

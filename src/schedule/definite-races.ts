@@ -1,0 +1,110 @@
+/**
+ * Races Loom can prove, for instructions whose stores are not checked (`write_race_ok`: the
+ * author's word that work-items storing to one cell store one value; OKL import gives it to every
+ * instruction, as OCCA checks nothing). The word cannot hold where two work-items provably run the
+ * same assignment instance between the same barriers, store to the same cell, and the stored value
+ * provably depends on which of them stores:
+ *
+ *   - an update of the cell (`s[0] = s[0] + t`, OKL's `s[0] += t` inside `@inner`): each work-item
+ *     reads what another may have written, and the sum depends on their order (lost updates on a
+ *     GPU, the serial sum on a CPU);
+ *   - a value affine in the inames that differs between the two (`s[0] = t`): the last writer wins.
+ *
+ * "Provably" means every fact used is exact: the instruction's domain (no bound read from memory or
+ * a temporary), its predicates (conjunctions of affine comparisons), the store's indices (affine)
+ * and, for the second case, the value. Anything else proves nothing and is left to the
+ * interpreter's run-time race check, which refuses the same stores on the inputs it is given.
+ *
+ *   definiteRace(k, insn, "t", "local")   // "updates" for OKL's `s[0] += t` over @inner t
+ */
+import {
+  atomicUpdateOf, exprToAff, iterationDomain, type Expr, type Instruction, type Kernel,
+} from "../ir/index.js";
+import { addConstraints, aff, affAdd, affSub, intersect, isEmpty, rename, type Aff, type BasicSet } from "../poly/index.js";
+
+/** An affine condition: `aff = 0` (eq) or `aff >= 0`. */
+interface AffCondition {
+  readonly aff: Aff;
+  readonly eq: boolean;
+}
+
+/** Why two work-items' stores of one instance conflict: an update of the cell, or values that differ. */
+export type DefiniteRace = "updates" | "differs";
+
+const TWIN = "__race_twin";
+
+/**
+ * The affine conditions `e` is exactly the conjunction of, or undefined when some conjunct is not
+ * an affine comparison (`!=`, `or`, a read of memory): then the set it cuts is not known exactly.
+ */
+function exactConditions(e: Expr, isIndexVar: (n: string) => boolean): AffCondition[] | undefined {
+  if (e.kind === "logical") {
+    if (e.op !== "and") return undefined;
+    const l = exactConditions(e.left, isIndexVar);
+    const r = l && exactConditions(e.right, isIndexVar);
+    return l && r ? [...l, ...r] : undefined;
+  }
+  if (e.kind === "not" && e.operand.kind === "compare" && e.operand.op !== "==") {
+    const neg = { "<": ">=", "<=": ">", ">": "<=", ">=": "<", "!=": "==" } as const;
+    return exactConditions({ ...e.operand, op: neg[e.operand.op] }, isIndexVar);
+  }
+  if (e.kind !== "compare" || e.op === "!=") return undefined;
+  const l = exprToAff(e.left, isIndexVar);
+  const r = exprToAff(e.right, isIndexVar);
+  if (!l || !r) return undefined;
+  switch (e.op) {
+    case "<": return [{ aff: affAdd(affSub(r, l), aff({}, -1)), eq: false }];
+    case "<=": return [{ aff: affSub(r, l), eq: false }];
+    case ">": return [{ aff: affAdd(affSub(l, r), aff({}, -1)), eq: false }];
+    case ">=": return [{ aff: affSub(l, r), eq: false }];
+    default: return [{ aff: affSub(l, r), eq: true }];
+  }
+}
+
+/**
+ * Whether two work-items that differ in the parallel iname `x` provably run the same instance of
+ * the assignment `insn` (every iname that is no agent's equal: the same trip of each sequential
+ * loop, so no barrier between them; for local storage the same group) and store to one cell of
+ * its left-hand side, and the value stored provably depends on which of them stores; which way.
+ * `agents`: the inames whose values tell agents apart (for local storage, the `l` inames only).
+ */
+export function definiteRace(k: Kernel, insn: Instruction, x: string, agents: ReadonlySet<string>): DefiniteRace | undefined {
+  if (insn.kind !== "assign" || insn.atomicity !== "none") return undefined;
+  const update = atomicUpdateOf(insn.lhs, insn.rhs);
+  const how: DefiniteRace | undefined = update === undefined ? undefined : update.op !== "=" ? "updates" : "differs";
+  if (how === undefined) return undefined;
+  const inames = new Set(insn.withinInames);
+  const values = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
+  const isIndexVar = (n: string) => inames.has(n) || values.has(n);
+  const idx: Aff[] = [];
+  for (const e of insn.lhs.kind === "subscript" ? insn.lhs.indices : insn.lhs.kind === "linear" ? [insn.lhs.index] : []) {
+    const a = exprToAff(e, isIndexVar);
+    if (!a) return undefined;
+    idx.push(a);
+  }
+  const value = how === "differs" ? exprToAff(update!.value, isIndexVar) : undefined;
+  if (how === "differs" && (value === undefined || !(x in value.terms))) return undefined;
+  let d: BasicSet = iterationDomain(k, insn.withinInames);
+  if (k.assumptions.constraints.length > 0) d = intersect(d, k.assumptions);
+  if (d.params.some((p) => !values.has(p))) return undefined;
+  const conds: AffCondition[] = [];
+  for (const p of insn.predicates) {
+    const c = exactConditions(p, isIndexVar);
+    if (!c) return undefined;
+    conds.push(...c);
+  }
+  if (conds.length > 0) d = addConstraints(d, conds);
+  const twinOf = (n: string) => (inames.has(n) ? n + TWIN : n);
+  const twinAff = (a: Aff): Aff => ({ terms: Object.fromEntries(Object.entries(a.terms).map(([n, c]) => [twinOf(n), c])), constant: a.constant });
+  const renames: Record<string, string> = {};
+  for (const n of d.dims) if (inames.has(n)) renames[n] = twinOf(n);
+  const same: AffCondition[] = idx.map((a) => ({ aff: affSub(a, twinAff(a)), eq: true }));
+  for (const n of inames) if (!agents.has(n)) same.push({ aff: affSub(aff({ [n]: 1 }), aff({ [twinOf(n)]: 1 })), eq: true });
+  const apart: AffCondition = { aff: affAdd(affSub(aff({ [twinOf(x)]: 1 }), aff({ [x]: 1 })), aff({}, -1)), eq: false };
+  const pairs = addConstraints(intersect(d, rename(d, renames)), [...same, apart]);
+  if (value === undefined) return isEmpty(pairs) ? undefined : how;
+  // Values that differ: one of the two strictly larger (the twin's or the first's).
+  const gap = affSub(twinAff(value), value);
+  const larger = (g: Aff) => !isEmpty(addConstraints(pairs, [{ aff: affAdd(g, aff({}, -1)), eq: false }]));
+  return larger(gap) || larger(affSub(aff({}), gap)) ? how : undefined;
+}
