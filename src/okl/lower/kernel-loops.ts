@@ -58,15 +58,14 @@ export abstract class LoopLowering extends LaunchLowering {
    */
   private shuffleLanes(ctx: Ctx): { readonly index: Expr; readonly extent: number; readonly axes: number } | string {
     const items = ctx.within.filter((i) => this.tags[i]?.kind === "l");
+    if (!ctx.inner || items.length === 0 || items.some((i) => !this.innerExtents.has(i))) {
+      return "a shuffle must be called in @inner loops `for (int t = 0; t < L; ++t; @inner)` with L a compile-time constant (their work-items are the lanes), the same range as the other @inner loops of their axis in the nest";
+    }
     // A loop around the @inner loops runs its trips on every work-item of the group together (its
     // barriers, the copies' too); one inside them could run a different number of trips per lane.
-    const first = ctx.within.findIndex((i) => this.tags[i]?.kind === "l");
+    const first = ctx.within.indexOf(items[0]!);
     if (ctx.within.some((i, at) => at > first && this.tags[i]?.kind !== "l" && this.tags[i]?.kind !== "g")) {
       return "a shuffle inside a loop within the @inner loops is not supported: all lanes must reach it together (unroll the loop, or put it around the @inner loops)";
-    }
-    const odd = items.find((i) => !this.innerExtents.has(i));
-    if (!ctx.inner || items.length === 0 || odd !== undefined) {
-      return "a shuffle must be called in @inner loops `for (int t = 0; t < L; ++t; @inner)` with L a compile-time constant (their work-items are the lanes), the same range as the other @inner loops of their axis in the nest";
     }
     const byAxis = new Map(items.map((i) => [(this.tags[i] as { axis: number }).axis, i]));
     const missing = [...this.nestAxes].find((a) => !byAxis.has(a));
