@@ -21,7 +21,8 @@ const PUNCT = [
 const oracle = moo.compile({
   nl: { match: /\r?\n/, lineBreaks: true },
   ws: { match: /(?:[ \t\f\v\r]|\\\r?\n)+/, lineBreaks: true },
-  comment: [{ match: /\/\/[^\n]*/ }, { match: /\/\*[\s\S]*?\*\//, lineBreaks: true }],
+  // A `//` comment goes on over a line splice (C splices lines before it removes comments).
+  comment: [{ match: /\/\/(?:[^\n]|(?<=\\\r?)\n)*/, lineBreaks: true }, { match: /\/\*[\s\S]*?\*\//, lineBreaks: true }],
   number: /\.?[0-9](?:[eEpP][+-]|[0-9a-zA-Z_.'])*/,
   // A string may span lines through a line splice ("a\<newline>b"): its line breaks count.
   string: { match: /(?:u8|[uUL])?"(?:\\[\s\S]|[^"\\\n])*"/, lineBreaks: true },
