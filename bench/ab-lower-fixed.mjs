@@ -1,0 +1,62 @@
+// A/B of the lowering alone (issue 21), fine enough for changes of a few percent: the 50-variant
+// tiled-matmul sweep's schedules (OpenCL) made once per build, then lowered again and again
+// (NameAllocator + lowerSchedule, what generateCode does after the scheduling passes) by two
+// compiled builds loaded side by side, in alternating blocks of the 50; CPU time, the median of
+// the per-block ratios B/A. No collection is forced between blocks (after a forced full collection
+// the same lowerings ran 3-6x slower for some 15 blocks: bench/phase-isolation.mjs). An A/A run
+// (the same build twice) gives the noise: 0.98-1.03 at load 9-12 on two cores. The 50 variants'
+// OpenCL is compared first. Plain node:
+//
+//   npx tsc -p tsconfig.bench.json --outDir dist-a   # before the change; then after it:
+//   npx tsc -p tsconfig.bench.json && node bench/ab-lower-fixed.mjs dist-a dist [blocks]
+import { cpuMs, importFrom, loadAverage, matmulSweep, median } from "./ab-common.mjs";
+
+const [dirA, dirB, blocksArg] = process.argv.slice(2);
+if (!dirA || !dirB) {
+  console.error("usage: node bench/ab-lower-fixed.mjs DIST_A DIST_B [blocks]");
+  process.exit(2);
+}
+
+async function load(dir) {
+  const { scheduleForTarget } = await importFrom(dir, "codegen/pipeline.js");
+  const { lowerSchedule } = await importFrom(dir, "codegen/lower.js");
+  const { NameAllocator } = await importFrom(dir, "codegen/names.js");
+  const { openclTarget } = await importFrom(dir, "codegen/targets/opencl.js");
+  const { matmul, variants } = await matmulSweep(dir);
+  const options = openclTarget.d.lowerOptions;
+  const scheds = variants.map((v) => scheduleForTarget(v(matmul), "opencl"));
+  return {
+    code: () => scheds.map((s) => {
+      const names = NameAllocator.forKernel(s.kernel, "opencl");
+      return openclTarget.render(lowerSchedule(s, options, names), names, {}, s).deviceCode;
+    }).join("\n"),
+    /** CPU ms per variant of one block (the 50 schedules lowered once each). */
+    block: () => {
+      const c = process.cpuUsage();
+      for (const s of scheds) lowerSchedule(s, options, NameAllocator.forKernel(s.kernel, "opencl"));
+      return cpuMs(c) / scheds.length;
+    },
+  };
+}
+
+const a = await load(dirA);
+const b = await load(dirB);
+if (a.code() !== b.code()) {
+  console.log("the two builds generate different OpenCL for the sweep");
+  process.exit(1);
+}
+for (let w = 0; w < 30; w++) (a.block(), b.block());
+const blocks = Number(blocksArg ?? 80);
+const xs = [];
+const ys = [];
+const rs = [];
+for (let i = 0; i < blocks; i++) {
+  let x;
+  let y;
+  if (i % 2 === 0) (x = a.block(), y = b.block());
+  else (y = b.block(), x = a.block());
+  xs.push(x);
+  ys.push(y);
+  rs.push(y / x);
+}
+console.log(`lowering of fixed schedules: A ${median(xs).toFixed(3)} ms, B ${median(ys).toFixed(3)} ms per variant (CPU); B/A median ${median(rs).toFixed(3)} over ${blocks} blocks; load ${loadAverage()}`);
