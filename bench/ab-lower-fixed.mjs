@@ -4,8 +4,9 @@
 // compiled builds loaded side by side, in alternating blocks of the 50; CPU time, the median of
 // the per-block ratios B/A. No collection is forced between blocks (after a forced full collection
 // the same lowerings ran 3-6x slower for some 15 blocks: bench/phase-isolation.mjs). An A/A run
-// (the same build twice) gives the noise: 0.98-1.03 at load 9-12 on two cores. The 50 variants'
-// OpenCL is compared first. Plain node:
+// gives the noise, with B a copy of A's folder (one folder twice is one set of modules, shared):
+// 0.96-1.02 over four runs at load 10-13 on two cores, so a change of a few percent needs several
+// runs. The 50 variants' OpenCL is compared first. Plain node:
 //
 //   npx tsc -p tsconfig.bench.json --outDir dist-a   # before the change; then after it:
 //   npx tsc -p tsconfig.bench.json && node bench/ab-lower-fixed.mjs dist-a dist [blocks]
