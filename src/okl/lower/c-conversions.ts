@@ -14,7 +14,7 @@
  *   cBinary("*", x, c(0.5, undefined, true), types)   // (float64)x * 0.5 when x is float32
  *   cUnary("-", c8, types)      // -(int32)c8
  */
-import { c, cMathType, combineTypes, C_INT_BITS, cPromoted, cUnsigned, cUsualConversion, exprType, isBitwiseOp, isFloat, isShiftOp, MATH_FUNCTIONS, type ArithOp, type Dtype, type Expr, type TypeEnv, type TypeInfo } from "../../ir/index.js";
+import { c, cMathType, combineTypes, promote, C_INT_BITS, cPromoted, cUnsigned, cUsualConversion, exprType, isBitwiseOp, isFloat, isShiftOp, MATH_FUNCTIONS, type ArithOp, type Dtype, type Expr, type TypeEnv, type TypeInfo } from "../../ir/index.js";
 
 /** Where the lowering looks names up: arguments, temporaries, block locals (inames are int32). */
 export interface CTypeFacts {
@@ -148,6 +148,16 @@ const recentIr = new Recent<TypeInfo>();
 /** TypeInfos per (dtype, weak), shared as CTypes are. */
 const irTyped = sharedTypes((dtype, weak): TypeInfo => ({ dtype, weak }));
 
+/**
+ * `combineTypes(a, b)` as a shared TypeInfo: an operand when it wins, else one per (dtype, weak)
+ * (combineTypes makes a new object for every operator typed, a sixth of the lowering's garbage).
+ */
+function combined(a: TypeInfo, b: TypeInfo): TypeInfo {
+  if (a.weak === b.weak) return a.dtype === b.dtype ? a : irTyped(promote(a.dtype, b.dtype), a.weak);
+  const t = combineTypes(a, b);
+  return t === a || t === b ? t : irTyped(t.dtype, t.weak);
+}
+
 /** The TypeEnv irType hands exprType, one per facts (not a closure and an object per operand typed). */
 const typeEnvs = new WeakMap<CTypeFacts, TypeEnv>();
 
@@ -187,7 +197,7 @@ function irType(e: Expr, facts: CTypeFacts): TypeInfo | undefined {
   else {
     const a = irType(e.kind === "if" ? e.then : e.left, facts);
     const b = a && irType(e.kind === "if" ? e.else : e.right, facts);
-    t = a && b ? combineTypes(a, b) : undefined;
+    t = a && b ? combined(a, b) : undefined;
   }
   if (t !== undefined) recentIr.set(e, facts, t);
   return t;
@@ -224,13 +234,19 @@ export function cBinary(op: CBinaryOp, l: Expr, r: Expr, facts: CTypeFacts, buil
   const shift = op === "<<" || op === ">>";
   const t = shift ? promoted(lt.dtype) : usualConversion(lt.dtype, rt.dtype);
   if (isFloat(t)) {
+    // Commonly the IR computes in t already (double with double): no operand lists then.
+    const li = irType(l, facts), ri = li && irType(r, facts);
+    if (ri) {
+      const j = combined(li!, ri);
+      if (j.dtype === t && (!j.weak || t === "float64")) return build(l, r);
+    }
     const xs = [l, r];
     const ys = floatOperands(xs, t, facts);
     return ys === xs ? build(l, r) : build(ys[0]!, ys[1]!);
   }
   if (shift) return build(convert(l, t, facts), r);
   const li = irType(l, facts), ri = irType(r, facts);
-  const node = li && ri ? combineTypes(li, ri) : undefined;
+  const node = li && ri ? combined(li, ri) : undefined;
   // The IR's node already has C's type, and each operand converts to it without change of value.
   if (node?.dtype === t && lossless(li!, t) && lossless(ri!, t) && literalFits(l, t) && literalFits(r, t)) return build(l, r);
   return build(convert(l, t, facts), convert(r, t, facts));
@@ -264,7 +280,7 @@ function floatOperands(xs: readonly Expr[], t: Dtype, facts: CTypeFacts): readon
 /** Whether operands of types `ts` compute in `t` by the IR's rules (a weak result only where `t` is float64). */
 function computesIn(ts: readonly TypeInfo[], t: Dtype): boolean {
   let j = ts[0]!;
-  for (let k = 1; k < ts.length; k++) j = combineTypes(j, ts[k]!);
+  for (let k = 1; k < ts.length; k++) j = combined(j, ts[k]!);
   return j.dtype === t && (!j.weak || t === "float64");
 }
 

@@ -37,6 +37,9 @@ export class InstructionLog {
   readonly typeChecked = new Set<string>();
   private typed = false;
 
+  /** The names the instruction being appended reads: one set, emptied per instruction (not one to collect per instruction). */
+  private readonly reads = new Set<string>();
+
   /** `arrayArgs`: the kernel's pointer arguments (their accesses are recorded). */
   constructor(private readonly arrayArgs: ReadonlySet<string>) {}
 
@@ -46,7 +49,8 @@ export class InstructionLog {
    */
   assign(id: string, lhs: Expr, rhs: Expr, ctx: Ctx, atomic: boolean, boundTemps: ReadonlyMap<string, readonly string[]>): void {
     const target = assigneeName(lhs);
-    const reads = new Set<string>();
+    const reads = this.reads;
+    reads.clear();
     this.typed = false;
     this.note(lhs, true, lhs, reads, ctx);
     this.note(rhs, false, lhs, reads, ctx);

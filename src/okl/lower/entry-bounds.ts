@@ -163,7 +163,7 @@ export abstract class EntryBoundLowering extends StatementLowering {
     const checkBody = (before: number) => {
       for (const insn of this.log.insns.slice(before)) {
         const w = insnWrites(insn).find((n) => endTemps.has(n));
-        if (w !== undefined) this.boundWritten(h, w, s.pos, this.places[insn.id]);
+        if (w !== undefined) this.boundWritten(h, w, s.pos, this.placeOf(insn.id));
       }
     };
     return { head, copies: [...copies.values()].map((e) => (e as { name: string }).name), checkBody };

@@ -5,7 +5,7 @@
  *
  *   new ExprLowering(file).expr(ast("a[i] * 2.0f"), ctx)   // a[i] * 2.0f (IR)
  */
-import { c, walkExpr, type Dtype, type Expr } from "../../ir/index.js";
+import { c, walkExpr, type ArithOp, type CompareOp, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { usable, type Binding, type Ctx } from "./bindings.js";
 import type { FileContext } from "./file-context.js";
@@ -23,6 +23,16 @@ import { VectorLowering } from "./vector-exprs.js";
 import { bindingElement, byValueField, derefOf, type ElementHost } from "./expr-places.js";
 import { notNull, nullCompare, nullValueRefusal, testedPointer, type NullTestHost } from "./null-tests.js";
 import { componentNames, layoutVector } from "./vectors.js";
+
+/** The IR node of each C operator but `%` and the logical ones, from its converted operands. */
+const BUILD = (() => {
+  const arith = <O extends ArithOp>(op: O) => (left: Expr, right: Expr): Expr => ({ kind: "arith", op, left, right });
+  const compare = <O extends CompareOp>(op: O) => (left: Expr, right: Expr): Expr => ({ kind: "compare", op, left, right });
+  return {
+    "+": arith("+"), "-": arith("-"), "*": arith("*"), "/": arith("/"), "&": arith("&"), "|": arith("|"), "^": arith("^"), "<<": arith("<<"), ">>": arith(">>"),
+    "<": compare("<"), ">": compare(">"), "<=": compare("<="), ">=": compare(">="), "==": compare("=="), "!=": compare("!="),
+  } as const;
+})();
 
 export class ExprLowering implements ExprLowerer {
   inlineDepth = 0;
@@ -356,18 +366,21 @@ export class ExprLowering implements ExprLowerer {
     const rs = e.right.kind === "int" ? suffixDtype(e.right.value, e.right.suffix) : undefined;
     if (ls) l = c(e.left.kind === "int" ? e.left.value : 0, ls, false);
     if (rs) r = c(e.right.kind === "int" ? e.right.value : 0, rs, false);
+    // No closure here (a builder per operator, made once): a closure in this method made V8
+    // allocate its context on every call, at every operator of every statement.
     const op = e.op;
     switch (op) {
-      case "+": case "-": case "*": case "/": case "&": case "|": case "^": case "<<": case ">>":
-        return cBinary(op, l, r, this.types, (a, b) => ({ kind: "arith", op, left: a, right: b }));
-      case "%": return cBinary(op, l, r, this.types, (a, b) => cRemainder(a, b, this.signs));
-      case "<": case ">": case "<=": case ">=": case "==": case "!=":
-        return cBinary(op, l, r, this.types, (a, b) => ({ kind: "compare", op, left: a, right: b }));
+      case "+": case "-": case "*": case "/": case "&": case "|": case "^": case "<<": case ">>": case "<": case ">": case "<=": case ">=": case "==": case "!=":
+        return cBinary(op, l, r, this.types, BUILD[op]);
+      case "%": return cBinary(op, l, r, this.types, this.remainder);
       case "&&": return { kind: "logical", op: "and", left: l, right: r };
       case "||": return { kind: "logical", op: "or", left: l, right: r };
       default: return this.fail(`operator "${(e as A.Binary).op}" is not supported yet`, (e as A.Binary).pos);
     }
   }
+
+  /** C's `%` of two converted operands (c-remainder.ts). */
+  private readonly remainder = (a: Expr, b: Expr): Expr => cRemainder(a, b, this.signs);
 
   private subscript(base: A.Expr, idx: readonly A.Expr[], ctx: Ctx, pos: A.Pos): Expr {
     const label = exprLabel(base);

@@ -36,12 +36,30 @@ export abstract class LockstepLowering extends PointerLowering {
   /** The `if`s that stand for a `continue` or `break` of a loop holding @inner loops or barriers (loop-jumps.ts), with that jump. */
   private readonly jumpGuards = new Map<A.If, A.Stmt>();
 
-  /** Where instructions, loops and locals come from, "line:column" by id, iname or temporary (Kernel.oklOptions.places). */
-  protected readonly places: Record<string, string> = {};
+  /**
+   * Where instructions, loops and locals come from, by id, iname or temporary: a map of positions
+   * while lowering (`in` on an object of thousands of keys and a string per statement were a few
+   * percent of an import), made "line:column" once at the end (Kernel.oklOptions.places, placesRecord).
+   */
+  private readonly places = new Map<string, A.Pos>();
 
   /** Records that `name` comes from `pos`, unless known already. */
   protected placed(name: string | undefined, pos: A.Pos | undefined): void {
-    if (name !== undefined && pos !== undefined && !(name in this.places)) this.places[name] = `${pos.line}:${pos.column}`;
+    if (name !== undefined && pos !== undefined && !this.places.has(name)) this.places.set(name, pos);
+  }
+
+  /** Where `name` comes from, "line:column", or undefined. */
+  protected placeOf(name: string): string | undefined {
+    const pos = this.places.get(name);
+    return pos && `${pos.line}:${pos.column}`;
+  }
+
+  /** Every place recorded, "line:column" by name in the order recorded (Kernel.oklOptions.places); undefined for none. */
+  protected placesRecord(): Record<string, string> | undefined {
+    if (this.places.size === 0) return undefined;
+    const out: Record<string, string> = {};
+    for (const [name, pos] of this.places) out[name] = `${pos.line}:${pos.column}`;
+    return out;
   }
 
   /** The local axes of the current @outer nest whose @inner loops all run every work-item (whole-axes.ts). */

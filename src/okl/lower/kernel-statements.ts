@@ -24,6 +24,10 @@ import { wholeAxes } from "./whole-axes.js";
 import { droppedPrintf } from "./printf.js";
 import { isShuffle } from "./warp-shuffles.js";
 
+/** The extents of a scalar, and its temporary's shape: shared, frozen (the kernel record freezes every shape). */
+const NO_EXTENTS: readonly (number | undefined)[] = Object.freeze([]);
+const NO_SHAPE: readonly Expr[] = Object.freeze([]);
+
 export abstract class StatementLowering extends StructLocalLowering {
   protected abstract forLoop(s: A.For, ctx: Ctx): void;
 
@@ -239,25 +243,27 @@ export abstract class StatementLowering extends StructLocalLowering {
         }
         if (ctx.stmtCall === undefined && !someExpr(d.init, (n) => n.kind === "ident" && n.name === d.name)) lowered = e;
       }
-      const declared = d.arrayDims.length === 0 ? [] : arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList", `array "${d.name}" needs a size`);
+      const declared: readonly (number | undefined)[] = d.arrayDims.length === 0 ? NO_EXTENTS : arrayExtents(d, ctx.scope, this.failAt, d.init?.kind === "initList", `array "${d.name}" needs a size`);
       const flat = !struct && declared.length > 0 && d.init?.kind === "initList" ? flattenInit(d.init, declared, d.name, this.failAt) : undefined;
       // A struct (or array of them) with a list: C's scalars in order, braces given or elided (aggregate-init.ts).
       const sinit = struct && d.init?.kind === "initList" ? aggregateScalars(arrayOf(declared, layoutInitType(struct)), d.init, `${declared.length > 0 ? "array of " : ""}struct "${struct.name}" "${d.name}"`, d.name, this.failAt, (x, t) => x.kind !== "initList" && (this.ex.vec.typeOf(x, ctx)?.name === t.name || oneTypeStructValue(this.ex, x, ctx, t.name))) : undefined;
-      const shape = flat?.shape ?? declared.map((n, k) => n ?? (k === 0 ? sinit?.count : undefined) ?? 0);
+      const shape: readonly number[] = flat?.shape ?? (declared.length === 0 ? NO_EXTENTS as readonly number[] : declared.map((n, k) => n ?? (k === 0 ? sinit?.count : undefined) ?? 0));
       const name = this.fresh(d.name);
       this.placed(name, d.pos);
       const space = d.okl.shared ? "local" : "private";
       if (d.okl.shared && ctx.inner) this.fail(`@shared "${d.name}" must be declared between @outer and @inner loops`, d.pos);
       // A struct is an array of its scalars: one more, innermost axis (C's layout, no padding).
       const full = struct ? [...shape, struct.size] : shape;
-      this.temps.push({ name, dtype, shape: full.map((n) => c(n)), addressSpace: space, order: "C", dimTags: undefined });
+      this.temps.push({ name, dtype, shape: full.length === 0 ? NO_SHAPE : full.map((n) => c(n)), addressSpace: space, order: "C", dimTags: undefined });
       // `@shared double s[P * Q] @dim(P, Q)`: s(i, j) is s[i + P * j] (a 1-D array of scalars only).
       const dim = d.okl.dim && shape.length === 1 && !struct ? { dims: d.okl.dim.map((x) => this.ex.expr(x, ctx)), order: d.okl.dimOrder ?? d.okl.dim.map((_, k) => k) } : undefined;
       if (d.okl.dim && !dim) this.fail(`@dim on local array "${d.name}": only a one-dimensional array of scalars can be viewed through @dim`, d.pos);
       // Also a flat pointer (`(double *) ve`): stored row-major, bound with offset 0 so a pointer to it takes one subscript.
       const view = this.flatDecls.has(d) && !struct && !dim && shape.length > 1;
       if (view) this.flatViews.add(name);
-      ctx.scope.set(d.name, { kind: "temp", name, rank: shape.length, ...(struct ? { struct } : {}), ...(dim ? { dim } : {}), ...(view ? { offset: c(0), rows: shape } : {}) });
+      // (A plain local, the common case, without spreads: one object of one shape.)
+      ctx.scope.set(d.name, !struct && !dim && !view ? { kind: "temp", name, rank: shape.length }
+        : { kind: "temp", name, rank: shape.length, ...(struct ? { struct } : {}), ...(dim ? { dim } : {}), ...(view ? { offset: c(0), rows: shape } : {}) });
       if (d.init === undefined) continue;
       if (struct) {
         if (sinit) sinit.items.forEach((item, k) => this.structScalar(structVariable(name, struct, 0), rowMajor(Math.floor(k / struct.size), shape), k % struct.size, item, ctx, d.pos));

@@ -81,6 +81,7 @@ class OklKernelLowering extends LoopLowering {
     const shell = kernelRecord({ name: this.f.name, domains: this.domains, instructions: [], args: [] });
     checkChosenRegions(shell, this.log.insns, this.ex.regions, this.valueArgs, this.failAt); // ping-pong buffers in one array stay apart
     const { insns, temps } = rowLayout(shell, this.log.insns, this.temps, this.ex.rows, (m, pos) => this.file.warn(m, pos), this.flatViews);
+    const places = this.placesRecord();
     return withKernel(assembleKernel({
       name: this.f.name, pos: this.f.pos, domains: this.domains, insns, args: this.sortedArgs(), temps,
       rules: this.file.rules, tags: this.tags, accesses: this.log.accesses, read: this.log.read, written: this.log.written,
@@ -91,7 +92,7 @@ class OklKernelLowering extends LoopLowering {
         ...(this.maxInnerDims ? { maxInnerDims: this.maxInnerDims } : {}),
         ...(this.simdLength !== undefined ? { simdLength: this.simdLength } : {}),
         ...(this.derivedArgs.length > 0 ? { derivedArgs: this.derivedArgs } : {}),
-        ...(Object.keys(this.places).length > 0 ? { places: this.places } : {}),
+        ...(places ? { places } : {}),
         ...(this.recordArgs.length > 0 ? { structArgs: this.recordArgs.map(({ made, fields, ...r }) => ({ ...r, fields: fields.map((f) => ({ ...f, argument: made.get(f.name) })) })) } : {}),
       },
     });

@@ -108,11 +108,20 @@ export function footprintShape(k: Kernel, accesses: readonly FlatAccess[], notPa
   // Accesses that differ only in the constant of their index (unrolled code: `A[base + 0]`,
   // `A[base + 1]`, …) reach their largest index at the same point: one bound per group, at the
   // largest constant, keeps the cost linear in the accesses.
+  // Keyed by the identity of the within and guard lists (the log shares one per statement list:
+  // equal lists of other identities only make more groups, same maximum) and the index's terms.
   const groups = new Map<string, { idx: Aff; within: readonly string[]; guards: readonly Aff[] }>();
+  const ids = new Map<object, number>();
+  const idOf = (x: object): number => {
+    let n = ids.get(x);
+    if (n === undefined) ids.set(x, (n = ids.size));
+    return n;
+  };
   for (const a of accesses) {
     const idx = exprToAff(a.index);
     if (!idx) return undefined;
-    const key = JSON.stringify([Object.entries(idx.terms).sort(), a.within, a.guards.map((g) => [Object.entries(g.terms).sort(), g.constant])]);
+    let key = `${idOf(a.within)} ${idOf(a.guards)}`;
+    for (const n of Object.keys(idx.terms).sort()) key += ` ${n}*${idx.terms[n]}`;
     const g = groups.get(key);
     if (!g || g.idx.constant < idx.constant) groups.set(key, { idx, within: a.within, guards: a.guards });
   }
