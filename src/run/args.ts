@@ -12,6 +12,7 @@ import {
   type ArrayArg, type Dtype, type Kernel, type KernelArg, type Temporary, type TypedArray,
 } from "../ir/index.js";
 import { f16round } from "../ir/float16.js";
+import { containsPoint, printSet } from "../poly/index.js";
 import { withDerivedArgs } from "./derived-args.js";
 import { evalSizeExpr } from "./size-expr.js";
 
@@ -178,6 +179,7 @@ export function prepareArgs(
       throw new ExecutionError(`kernel "${k.name}" reads the array "${a.name}", which was not passed`);
     }
   }
+  checkAssumptions(k, values);
   const typed = inferTypes(withKernel(k, {
     args: k.args.map((a): KernelArg => (a.dtype || !runtimeDtypes.has(a.name) ? a : { ...a, dtype: runtimeDtypes.get(a.name)! })),
   }));
@@ -229,6 +231,26 @@ export function prepareArgs(
   }
   for (const { t, layout } of temporaries) arrays.set(t.name, { ...layout, data: allocStorage(t.dtype!, layout.size, `temporary "${t.name}"`) });
   return { kernel: typed, arrays, values, written: typed.args.filter((a) => a.kind === "array" && written.has(a.name)).map((a) => a.name) };
+}
+
+/**
+ * The kernel's assumptions (`assume`, makeKernel's `assumptions`) must hold for the run's values:
+ * code is generated under them (a split's guards left out where they say the tile divides), so a
+ * run outside them would compute something else or write past an array's end.
+ */
+function checkAssumptions(k: Kernel, values: ReadonlyMap<string, number | bigint>): void {
+  const a = k.assumptions;
+  if (a.constraints.length === 0) return;
+  const point: Record<string, number> = {};
+  for (const p of a.params) {
+    const v = values.get(p);
+    if (v === undefined) return;
+    point[p] = Number(v);
+  }
+  if (containsPoint(a, point)) return;
+  const given = a.params.map((p) => `${p} = ${point[p]}`).join(", ");
+  throw new ExecutionError(`${given} violates the assumptions of kernel "${k.name}" (${printSet(a)}): its code is generated under them ` +
+    `(guards and bounds they make unnecessary are left out); pass values that satisfy them, or make the kernel without the assumption`);
 }
 
 /**
