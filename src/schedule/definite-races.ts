@@ -20,7 +20,7 @@
 import {
   atomicUpdateOf, exprToAff, iterationDomain, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
-import { addConstraints, aff, affAdd, affSub, intersect, isEmpty, rename, type Aff, type BasicSet } from "../poly/index.js";
+import { addConstraints, aff, affAdd, affSub, gist, intersect, isEmpty, isSubset, printSet, projectOut, rename, type Aff, type BasicSet } from "../poly/index.js";
 
 /** An affine condition: `aff = 0` (eq) or `aff >= 0`. */
 interface AffCondition {
@@ -28,8 +28,15 @@ interface AffCondition {
   readonly eq: boolean;
 }
 
-/** Why two work-items' stores of one instance conflict: an update of the cell, or values that differ. */
-export type DefiniteRace = "updates" | "differs";
+/**
+ * Why two work-items' stores of one instance conflict (`how`: an update of the cell, or values
+ * that differ), and for which parameter values (`when`, ISL text such as `N >= 2`; undefined:
+ * for all).
+ */
+export interface DefiniteRace {
+  readonly how: "updates" | "differs";
+  readonly when?: string;
+}
 
 const TWIN = "__race_twin";
 
@@ -71,7 +78,7 @@ function exactConditions(e: Expr, isIndexVar: (n: string) => boolean): AffCondit
 export function definiteRace(k: Kernel, insn: Instruction, x: string, agents: ReadonlySet<string>): DefiniteRace | undefined {
   if (insn.kind !== "assign" || insn.atomicity !== "none") return undefined;
   const update = atomicUpdateOf(insn.lhs, insn.rhs);
-  const how: DefiniteRace | undefined = update === undefined ? undefined : update.op !== "=" ? "updates" : "differs";
+  const how: DefiniteRace["how"] | undefined = update === undefined ? undefined : update.op !== "=" ? "updates" : "differs";
   if (how === undefined) return undefined;
   const inames = new Set(insn.withinInames);
   const values = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
@@ -101,10 +108,18 @@ export function definiteRace(k: Kernel, insn: Instruction, x: string, agents: Re
   const same: AffCondition[] = idx.map((a) => ({ aff: affSub(a, twinAff(a)), eq: true }));
   for (const n of inames) if (!agents.has(n)) same.push({ aff: affSub(aff({ [n]: 1 }), aff({ [twinOf(n)]: 1 })), eq: true });
   const apart: AffCondition = { aff: affAdd(affSub(aff({ [twinOf(x)]: 1 }), aff({ [x]: 1 })), aff({}, -1)), eq: false };
-  const pairs = addConstraints(intersect(d, rename(d, renames)), [...same, apart]);
-  if (value === undefined) return isEmpty(pairs) ? undefined : how;
-  // Values that differ: one of the two strictly larger (the twin's or the first's).
-  const gap = affSub(twinAff(value), value);
-  const larger = (g: Aff) => !isEmpty(addConstraints(pairs, [{ aff: affAdd(g, aff({}, -1)), eq: false }]));
-  return larger(gap) || larger(affSub(aff({}), gap)) ? how : undefined;
+  let pairs = addConstraints(intersect(d, rename(d, renames)), [...same, apart]);
+  if (value !== undefined) {
+    // Values that differ: one of the two strictly larger (the twin's or the first's).
+    const gap = affSub(twinAff(value), value);
+    const larger = (g: Aff) => addConstraints(pairs, [{ aff: affAdd(g, aff({}, -1)), eq: false }]);
+    const up = larger(gap);
+    pairs = isEmpty(up) ? larger(affSub(aff({}), gap)) : up;
+  }
+  if (isEmpty(pairs)) return undefined;
+  // The parameter values it races for, beyond those for which the instruction runs at all.
+  const runs = projectOut(d, d.dims);
+  const params = projectOut(pairs, pairs.dims);
+  const when = isSubset(runs, params) ? undefined : /: (.*) \}$/.exec(printSet(gist(params, runs)))?.[1];
+  return when === undefined ? { how } : { how, when };
 }

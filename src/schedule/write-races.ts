@@ -129,16 +129,18 @@ function checkDefiniteRaces(k: Kernel, insn: Instruction): void {
   }
 }
 
-function definiteMessage(k: Kernel, insn: Instruction & { kind: "assign" }, name: string, space: Space, x: string, how: DefiniteRace): string {
+function definiteMessage(k: Kernel, insn: Instruction & { kind: "assign" }, name: string, space: Space, x: string, race: DefiniteRace): string {
   const agent = k.inameTags[x]?.kind === "g" ? "group" : "work-item";
-  const did = how === "updates"
+  const did = race.how === "updates"
     ? `updates the same cell ${exprToString(insn.lhs)} (${exprToString(insn.lhs)} = ${exprToString(insn.rhs)}) with no barrier between them, so the result depends on their order`
     : `stores different values (${exprToString(insn.rhs)}) to the same cell ${exprToString(insn.lhs)} with no barrier between them, so the last to store wins`;
-  const fixes = how === "updates"
+  const fixes = race.how === "updates"
     ? `make the update atomic (@atomic in OKL, {atomic} in Loom), let one ${agent} do it (a guard such as ${x} == 0), or accumulate per ${agent} (an array indexed by "${x}") and combine after a barrier`
     : `let one ${agent} store (a guard such as ${x} == 0) or index "${name}" by "${x}"`;
-  return `instruction ${quoted(k, insn.id)} races on ${describe(k, name, space)}: every ${agent} of loop ${quoted(k, x)} (${formatInameTag(k.inameTags[x]!)}) ${did}, ` +
-    `on every target (write_race_ok, which OKL import gives every instruction, covers redundant stores of one value, not these); ${fixes}`;
+  const when = race.when === undefined ? "" : ` whenever ${race.when}`;
+  const assume = race.when === undefined ? "" : `, or, if the host never passes such values, say so with lp.assume(k, …) (run then checks them)`;
+  return `instruction ${quoted(k, insn.id)} races on ${describe(k, name, space)}${when}: every ${agent} of loop ${quoted(k, x)} (${formatInameTag(k.inameTags[x]!)}) ${did}, ` +
+    `on every target (write_race_ok, which OKL import gives every instruction, covers redundant stores of one value, not these); ${fixes}${assume}`;
 }
 
 /**

@@ -11,7 +11,7 @@ import { makeKernel, temporary } from "../../src/parse/index.js";
 import { autoTestVsRef, run } from "../../src/run/index.js";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { preprocess } from "../../src/schedule/index.js";
-import { addPrefetch, splitIname, tagInames } from "../../transforms/index.js";
+import { addPrefetch, assume, splitIname, tagInames } from "../../transforms/index.js";
 import { S, withBlock } from "../ir/block-helpers.js";
 import { tag } from "../run/parallel-helpers.js";
 import { thrownBy } from "../thrown.js";
@@ -173,7 +173,18 @@ describe("races write_race_ok cannot cover (OKL imports carry it)", () => {
     expect(refusal(() => generateCode(okl("s[0] = t;"), "c")).message).toMatch(/stores different values \(t_0\) to the same cell s\[0\]/);
     const g = parseOkl(`@kernel void g(const int N, double *out) {
       for (int b = 0; b < N; ++b; @outer) { for (int t = 0; t < 4; ++t; @inner) { if (t == 0) out[0] += b; } } }`)[0]!;
-    expect(refusal(() => generateCode(g, "c")).message).toMatch(/global array "out": every group of loop "b" .* \(g\.0\) updates the same cell out\[0\]/);
+    expect(refusal(() => generateCode(g, "c")).message).toMatch(/global array "out" whenever 2 <= N: every group of loop "b" .* \(g\.0\) updates the same cell out\[0\]/);
+  });
+
+  it("a race only some parameter values make says which; lp.assume of the others makes the kernel run, checked at run (nekRS's neumannBCHex3D)", async () => {
+    const k = parseOkl(`@kernel void f(const int Ns, const int Ne, const double *r, double *rhs) {
+      for (int s = 0; s < Ns; ++s; @outer(1)) { for (int e = 0; e < Ne; ++e; @outer(0)) {
+        for (int i = 0; i < 4; ++i; @inner) { rhs[4*e + i] -= r[4*e + i]; } } } }`)[0]!;
+    expect(refusal(() => generateCode(k, "c")).message).toMatch(/races on global array "rhs" whenever 2 <= Ns: every group of loop "s" .* say so with lp\.assume/);
+    const one = assume(k, "Ns <= 1");
+    const r = Float64Array.from({ length: 8 }, (_, i) => i);
+    expect(Array.from((await run(one, { Ns: 1, Ne: 2, r, rhs: new Float64Array(8) })).rhs as Float64Array)).toEqual([0, -1, -2, -3, -4, -5, -6, -7]);
+    await expect(run(one, { Ns: 2, Ne: 2, r, rhs: new Float64Array(8) })).rejects.toThrow(/^Ns = 2 violates the assumptions/);
   });
 
   it("what cannot be proved racy is left to the run: one work-item, one value for all, data-dependent cells", async () => {
