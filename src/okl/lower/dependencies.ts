@@ -58,7 +58,10 @@ export class InstructionLog {
     if (atomic) reads.add(target);
     if (this.typed) this.typeChecked.add(id);
     // A loop bounded by a trip-count temporary reads it (its domain's parameter).
-    for (const i of ctx.within) for (const t of boundTemps.get(i) ?? []) reads.add(t);
+    for (const i of ctx.within) {
+      const ts = boundTemps.get(i);
+      if (ts) for (const t of ts) reads.add(t);
+    }
     const l = frozenExpr(lhs);
     const r = frozenExpr(rhs);
     const predicates = this.frozen(ctx.preds);

@@ -30,6 +30,9 @@ export interface ElementHost {
 
 /** Element `indices` of what `b` binds (a chosen pointer: of the target chosen); `label` names it in messages. */
 export function bindingElement(host: ElementHost, b: Binding | undefined, indices: readonly Expr[], label: string, pos: A.Pos, ctx: Ctx): Expr {
+  // Plain arguments and temporaries first, with no closure made (this runs on every subscript).
+  if (b?.kind === "array" && !b.extents && !b.struct && indices.length <= 1) return { kind: "subscript", array: b.name, indices: [offsetBy(b.offset, indices[0] ?? c(0))] };
+  if (b?.kind === "temp" && !b.struct && !b.offset && b.rank <= 1 && indices.length === b.rank) return { kind: "subscript", array: b.name, indices };
   const fail = (detail: string): never => host.fail(detail, pos);
   if (b?.kind === "choice") {
     // Reads through targets in one array at different offsets are recorded for the proof that writes stay apart (chosen-regions.ts).

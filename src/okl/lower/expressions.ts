@@ -388,7 +388,9 @@ export class ExprLowering implements ExprLowerer {
     const found = base.kind === "ident" ? ctx.scope.get(base.name) : this.byValueField(base, ctx) ?? pointerBinding(this, base, ctx, label);
     let indices: Expr[] = [];
     for (const i of idx) indices.push(this.expr(i, ctx));
-    let b = usable(found, this.failAt(pos));
+    // (usable() without a closure: this runs on every subscript)
+    if (found?.kind === "absent") return this.fail(found.reason, pos);
+    let b = found;
     if (b?.kind === "pointers") {
       if (idx.length === 0) this.fail(`array of pointers "${label}" used without a subscript`, pos);
       b = usable(pointerSlot(this, b, idx[0]!, ctx), this.failAt(pos));
