@@ -134,16 +134,23 @@ export class ParallelCode {
     // instructions use and their domains' parameters (binding all of them at every node made the
     // code quadratic: 600 instructions with 150 private scalars overflowed the engine).
     const privateOf = new Map(privates.map((a, x) => [privateTemps[x]!.name, a]));
+    // The same for the local inames: a phase binds those its instructions run in or read (every
+    // local iname at every phase made 400 one-statement phases 160,000 bindings, 6 MB of code
+    // that overflowed the engine's stack).
     const bindWorkItem = (ind2: string, node: ScheduleNode): string[] => {
       const lines = [`${ind2}LC.agent = IC.agent = w;`];
+      const used = this.namesUsed([node]);
+      for (const insn of c.insnsUnder([node])) {
+        for (const i of insn.withinInames) used.add(i);
+        for (const p of c.domainOf(insn.withinInames).params) used.add(p);
+      }
       if (locals.length > 0) lines.push(`${ind2}let q = w;`);
       locals.forEach((l, x) => {
         lines.push(`${ind2}const l${x} = q % ${l.size}; q = (q - l${x}) / ${l.size};`);
-        l.inames.forEach((a, y) => lines.push(`${ind2}const ${c.inameVar(a.iname)} = ${localBases[x]![y]!} + l${x};`));
+        l.inames.forEach((a, y) => {
+          if (used.has(a.iname)) lines.push(`${ind2}const ${c.inameVar(a.iname)} = ${localBases[x]![y]!} + l${x};`);
+        });
       });
-      if (privates.length === 0) return lines;
-      const used = this.namesUsed([node]);
-      for (const insn of c.insnsUnder([node])) for (const p of c.domainOf(insn.withinInames).params) used.add(p);
       for (const [name, a] of privateOf) if (used.has(name)) lines.push(`${ind2}d${a} = P${d}_${a}[w];`);
       return lines;
     };
