@@ -249,9 +249,22 @@ function dnf(e: Expr, ctx: QaContext, positive: boolean): QaCondition[][] {
       }
       return liveDnf(out);
     }
+    case "arith":
+      // C's `&` and `|` of comparisons (`if (i < n & j < n)`): on truth values 0 and 1 they are
+      // `and` and `or`, so they read as those; any other operand is no truth value.
+      if ((e.op === "&" || e.op === "|") && isTruthValue(e.left) && isTruthValue(e.right)) {
+        return dnf({ kind: "logical", op: e.op === "&" ? "and" : "or", left: e.left, right: e.right }, ctx, positive);
+      }
+      throw new NotQuasiAffine();
     case "const":
       return (e.value !== 0) === positive ? [[]] : [];
     default:
       throw new NotQuasiAffine();
   }
+}
+
+/** Whether `e` is 0 or 1 whatever its operands: a comparison, `!`, `&&`/`||`, or `&`/`|` of such. */
+function isTruthValue(e: Expr): boolean {
+  if (e.kind === "compare" || e.kind === "logical" || e.kind === "not") return true;
+  return e.kind === "arith" && (e.op === "&" || e.op === "|") && isTruthValue(e.left) && isTruthValue(e.right);
 }
