@@ -35,7 +35,8 @@ export const MATH_FUNCTIONS: Readonly<Record<string, "float" | "same" | "combine
 /** Combine operand types: a strong type wins over a weak one, except that a weak float makes an integer float64. */
 export function combineTypes(a: TypeInfo, b: TypeInfo): TypeInfo {
   if (a.weak === b.weak) return { dtype: promote(a.dtype, b.dtype), weak: a.weak };
-  const [strong, weak] = a.weak ? [b, a] : [a, b];
+  const strong = a.weak ? b : a; // (not a destructured array: this runs at every operator typed)
+  const weak = a.weak ? a : b;
   if (isFloat(weak.dtype) && !isFloat(strong.dtype)) return { dtype: "float64", weak: false };
   return strong;
 }
