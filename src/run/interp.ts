@@ -8,19 +8,19 @@
  * Device kernels with hardware axes (and every kernel with g/l tags) run group by group with
  * work-items in lockstep: parallel-code.ts. Sequential kernels run as plain loops.
  */
-import { assertNever, ExecutionError } from "../errors.js";
+import { ExecutionError } from "../errors.js";
 import {
   allInames, bareArrayProblem, exprEquals, findArg, findTemporary, iterationDomain, mapExpr, kernelTypeEnv, effectiveDimTags, INDEX_DTYPE, isWideInt,
-  blockLocals, blockTypeEnv, checkBlock,
-  type BlockInsn, type BlockStmt, type Dtype, type Expr, type Instruction, type Kernel, type TypedArray,
+  type Dtype, type Expr, type Instruction, type Kernel, type TypedArray,
 } from "../ir/index.js";
 import { compilePointTest, type BasicSet } from "../poly/index.js";
 import { expandSubstitutions, hostProgramOf, schedule, type HostNode, type Schedule, type ScheduleNode } from "../schedule/index.js";
-import { H, literalCode } from "./arith-helpers.js";
+import { H } from "./arith-helpers.js";
 import { RT } from "./race-tracker.js";
 import { compileExpr, exactIndexCode, offsetCode, readCode, storeCode, type ArrayView, type ExprContext } from "./compile-expr.js";
 import { guardCode, rangeCode, type SetCodeContext } from "./domain-code.js";
 import { ParallelCode, type KernelCode } from "./parallel-code.js";
+import { blockCode } from "./block-code.js";
 
 /** A kernel compiled to JavaScript; `execute` runs it on prepared storage. */
 export interface CompiledKernel {
@@ -213,7 +213,7 @@ class KernelCompiler implements KernelCode {
   }
 
   private insn(insn: Instruction, ind: string): string[] {
-    if (insn.kind === "block") return this.block(insn, ind);
+    if (insn.kind === "block") return blockCode(this, insn, ind);
     if (insn.kind !== "assign") return [`${ind}// ${insn.kind} ${JSON.stringify(insn.id)}`];
     const scope = [...insn.withinInames];
     const ctx = this.exprCtx(insn.id, scope);
@@ -226,14 +226,14 @@ class KernelCompiler implements KernelCode {
   }
 
   /** When an instruction runs at a point of its loops: its domain's guard and its predicates (none when always). */
-  private conditions(insn: Instruction, scope: readonly string[], ctx: ExprContext): string[] {
+  conditions(insn: Instruction, scope: readonly string[], ctx: ExprContext): string[] {
     const guard = guardCode(this.domainOf(scope), this.setCtx(scope));
     const preds = insn.predicates.map((p) => `(${compileExpr(expandSubstitutions(this.k, p), "bool", ctx)}) !== 0`);
     return [guard, ...preds].filter((c) => c !== "true");
   }
 
   /** A store of `rhs` (converted to the target's dtype) to a scalar variable or an array element. */
-  private plainStore(insnId: string, lhs: Expr, rhs: Expr, ctx: ExprContext, what: "instruction" | "block"): string {
+  plainStore(insnId: string, lhs: Expr, rhs: Expr, ctx: ExprContext, what: "instruction" | "block"): string {
     const value = (d: Dtype) => compileExpr(expandSubstitutions(this.k, rhs), d, ctx);
     if (lhs.kind === "var") {
       const view = this.scalarView(lhs.name, insnId, "write");
@@ -244,61 +244,6 @@ class KernelCompiler implements KernelCode {
       return `const r = ${value(view.dtype)}; ${storeCode(view, offsetCode(lhs, view, ctx), "r", insnId)}`;
     }
     throw new ExecutionError(`${what} "${insnId}": cannot assign to ${lhs.kind}`);
-  }
-
-  /**
-   * A block runs its statements as JavaScript at each point of its domain: locals are JS variables
-   * (`b$x`) holding values of their dtype, stores go through the same bounds checks and race
-   * trackers as assignments, `exit` is a labeled `break` (codegen lowers it to flags instead).
-   */
-  private block(insn: BlockInsn, ind: string): string[] {
-    const problem = checkBlock(insn.body);
-    if (problem) throw new ExecutionError(`block "${insn.id}": ${problem}`);
-    const scope = [...insn.withinInames];
-    const locals = blockLocals(insn.body);
-    const outer = this.exprCtx(insn.id, scope);
-    const env = outer.env;
-    const ctx: ExprContext = {
-      ...outer,
-      env: blockTypeEnv(env, locals),
-      varCode: (n) => (locals.has(n) ? { code: `b$${n}`, dtype: locals.get(n)! } : outer.varCode(n)),
-    };
-    const cond = (e: Expr) => `${compileExpr(expandSubstitutions(this.k, e), "bool", ctx)} !== 0`;
-    const value = (e: Expr, d: Dtype) => compileExpr(expandSubstitutions(this.k, e), d, ctx);
-    let labels = 0;
-    // `cont`: how a `continue` of the innermost loop is spelled (a `for` runs its step first).
-    const stmts = (list: readonly BlockStmt[], ind2: string, cont: string): string[] => list.flatMap((s): string[] => {
-      switch (s.kind) {
-        case "decl": return [`${ind2}let b$${s.name} = ${s.init ? value(s.init, s.dtype) : literalCode(0, s.dtype)};`];
-        case "assign": return [`${ind2}{ ${this.blockStore(insn.id, s.lhs, s.rhs, locals, ctx)} }`];
-        case "if": return [`${ind2}if (${cond(s.cond)}) {`, ...stmts(s.then, ind2 + "  ", cont), ...(s.else.length > 0 ? [`${ind2}} else {`, ...stmts(s.else, ind2 + "  ", cont)] : []), `${ind2}}`];
-        case "while": return [`${ind2}while (${cond(s.cond)}) {`, ...stmts(s.body, ind2 + "  ", "continue;"), `${ind2}}`];
-        case "doWhile": return [`${ind2}do {`, ...stmts(s.body, ind2 + "  ", "continue;"), `${ind2}} while (${cond(s.cond)});`];
-        case "for": {
-          const label = `C$${labels++}`;
-          return [
-            `${ind2}{`, ...stmts(s.init, ind2 + "  ", cont),
-            `${ind2}  for (;;) {`, `${ind2}    if (!(${cond(s.cond)})) break;`,
-            `${ind2}    ${label}: {`, ...stmts(s.body, ind2 + "      ", `break ${label};`), `${ind2}    }`,
-            ...stmts(s.step, ind2 + "    ", cont), `${ind2}  }`, `${ind2}}`,
-          ];
-        }
-        case "break": return [`${ind2}break;`];
-        case "continue": return [`${ind2}${cont}`];
-        case "labeled": return [`${ind2}X$${s.label}: {`, ...stmts(s.body, ind2 + "  ", cont), `${ind2}}`];
-        case "exit": return [`${ind2}break X$${s.label};`];
-        default: return assertNever(s, "block statement");
-      }
-    });
-    const conds = this.conditions(insn, scope, outer);
-    const body = stmts(insn.body, ind + "  ", "continue;");
-    return [`${ind}// ${JSON.stringify(insn.id)}`, conds.length > 0 ? `${ind}if (${conds.join(" && ")}) {` : `${ind}{`, ...body, `${ind}}`];
-  }
-
-  /** A store of a block: to a local, a scalar variable or an array element, converted to its dtype. */
-  private blockStore(insnId: string, lhs: Expr, rhs: Expr, locals: ReadonlyMap<string, Dtype>, ctx: ExprContext): string {
-    if (lhs.kind === "var" && locals.has(lhs.name)) return `b$${lhs.name} = ${compileExpr(expandSubstitutions(this.k, rhs), locals.get(lhs.name)!, ctx)};`;
-    return this.plainStore(insnId, expandSubstitutions(this.k, lhs), rhs, ctx, "block");
   }
 
   /**
