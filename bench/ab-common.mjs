@@ -75,3 +75,14 @@ export async function matmulSweep(dir) {
     prefetch("a", { sweepInames: ["i_inner", "k_inner"] }), prefetch("b", { sweepInames: ["k_inner", "j_inner"] })];
   return { matmul, points, steps, variants: points.map((p) => pipeline(...steps(p))) };
 }
+
+/** The five phases of a sweep variant the phase benches time, and what they call in build `dir`. */
+export const PHASES = ["split", "prefetch", "schedule", "lower", "render"];
+
+export async function phaseModules(dir) {
+  const { scheduleForTarget } = await importFrom(dir, "codegen/pipeline.js");
+  const { lowerSchedule } = await importFrom(dir, "codegen/lower.js");
+  const { NameAllocator } = await importFrom(dir, "codegen/names.js");
+  const { openclTarget } = await importFrom(dir, "codegen/targets/opencl.js");
+  return { scheduleForTarget, lowerSchedule, NameAllocator, openclTarget, options: openclTarget.d.lowerOptions };
+}

@@ -20,7 +20,7 @@
 //
 //   npx tsc -p tsconfig.bench.json --outDir dist-x
 //   node --expose-gc bench/phase-ceilings.mjs dist-x [passes]
-import { cpuMs, importFrom, loadAverage, matmulSweep, median } from "./ab-common.mjs";
+import { cpuMs, importFrom, loadAverage, matmulSweep, median, phaseModules, PHASES } from "./ab-common.mjs";
 
 const [dir, passesArg] = process.argv.slice(2);
 if (!dir) {
@@ -28,13 +28,8 @@ if (!dir) {
   process.exit(2);
 }
 const { clearPolyMemos } = await importFrom(dir, "src/poly/index.js");
-const { scheduleForTarget } = await importFrom(dir, "codegen/pipeline.js");
-const { lowerSchedule } = await importFrom(dir, "codegen/lower.js");
-const { NameAllocator } = await importFrom(dir, "codegen/names.js");
-const { openclTarget } = await importFrom(dir, "codegen/targets/opencl.js");
+const { scheduleForTarget, lowerSchedule, NameAllocator, openclTarget, options } = await phaseModules(dir);
 const { matmul, points, steps } = await matmulSweep(dir);
-const options = openclTarget.d.lowerOptions;
-const PHASES = ["split", "prefetch", "schedule", "lower", "render"];
 
 /** One pass over the sweep: per variant, CPU ms per phase; and the code. */
 function pass(floor) {

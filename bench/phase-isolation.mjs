@@ -25,7 +25,7 @@
 //   npx tsc -p tsconfig.bench.json --outDir dist-x
 //   node bench/phase-isolation.mjs dist-x [passes] [--calls]
 import { Session } from "node:inspector/promises";
-import { cpuMs, importFrom, loadAverage, matmulSweep, median } from "./ab-common.mjs";
+import { cpuMs, loadAverage, matmulSweep, median, phaseModules, PHASES } from "./ab-common.mjs";
 
 const args = process.argv.slice(2);
 const calls = args.includes("--calls");
@@ -34,13 +34,8 @@ if (!dir) {
   console.error("usage: node bench/phase-isolation.mjs DIST [passes] [--calls]");
   process.exit(2);
 }
-const { scheduleForTarget } = await importFrom(dir, "codegen/pipeline.js");
-const { lowerSchedule } = await importFrom(dir, "codegen/lower.js");
-const { NameAllocator } = await importFrom(dir, "codegen/names.js");
-const { openclTarget } = await importFrom(dir, "codegen/targets/opencl.js");
+const { scheduleForTarget, lowerSchedule, NameAllocator, openclTarget, options } = await phaseModules(dir);
 const { matmul, points, steps } = await matmulSweep(dir);
-const options = openclTarget.d.lowerOptions;
-const PHASES = ["split", "prefetch", "schedule", "lower", "render"];
 // An unfrozen copy has no kernel key: the steps' and the schedule's memos compute (the floor).
 const copy = (k) => ({ ...k });
 
