@@ -33,9 +33,24 @@ export function withDerivedArgs<T>(k: Kernel, args: Readonly<Record<string, T>>)
     const e = d.expr;
     // `okl_passed(b)`: whether array argument b was passed (not null: OKL's `if (b)`, src/okl/lower/null-tests.ts).
     if (e.kind === "call" && e.fn === "okl_passed" && e.args[0]?.kind === "var") out[d.name] = args[e.args[0].name] === null ? 0 : 1;
+    else if (e.kind === "call" && e.fn === "okl_elements" && e.args[0]?.kind === "var" && e.args[1]?.kind === "const") out[d.name] = elementsOf(e.args[0].name, e.args[1].value, out, k.name);
     else out[d.name] = evalDerived(e, out, `argument "${d.name}" of kernel "${k.name}" (${d.what}, ${exprToString(e)})`, types);
   }
   return out;
+}
+
+/**
+ * `okl_elements(s, size)`: the byte stride `s` of a view `(T *)((char *)p + i*s)` in elements of
+ * `size` bytes; a remainder would make the view read misaligned bytes (undefined in C), refused.
+ */
+function elementsOf(name: string, size: number, args: Readonly<Record<string, ArgValue>>, kernel: string): number {
+  const v = args[name];
+  const n = typeof v === "bigint" ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isSafeInteger(n)) throw new ExecutionError(`kernel "${kernel}" needs the byte stride "${name}" as an integer, got ${String(v)}`);
+  if (n % size !== 0) {
+    throw new ExecutionError(`kernel "${kernel}": the byte stride "${name}" = ${n} is not a whole number of ${size}-byte elements, so the view (T *)((char *)p + i*${name}) would read misaligned bytes (undefined in C); pass a multiple of ${size}`);
+  }
+  return n / size;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/parse-okl.js";
+import { run } from "../../src/run/index.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
 
@@ -208,6 +209,17 @@ describe("what stays refused, naming the construct and its place", () => {
 }`));
     expect(err.line).toBe(4);
     expect(err.message).toMatch(/a cast from a pointer to float64 to a pointer to float32 would read the float64 elements' bytes as float32 values/);
+  });
+
+  it("a byte stride that is not a whole number of elements is refused before launch, a constant one at import (C: misaligned)", async () => {
+    const [k] = parseOkl(`@kernel void f(const int n, const double *a_base, const unsigned int a_stride, double *out) {
+  for (int i = 0; i < n; ++i; @outer) for (int t = 0; t < 1; ++t; @inner) { out[i] = *(const double*)((const char*)a_base + i*a_stride); } }`);
+    const a = Float64Array.from({ length: 8 }, (_, i) => i + 0.5);
+    await expect(run(k!, { n: 3, a_base: a, a_stride: 12, out: new Float64Array(3) })).rejects.toThrow(/the byte stride "a_stride" = 12 is not a whole number of 8-byte elements/);
+    expect(Array.from((await run(k!, { n: 3, a_base: a, a_stride: 16, out: new Float64Array(3) })).out as Float64Array)).toEqual([0.5, 2.5, 4.5]);
+    const err = oklError(() => parseOkl(`@kernel void g(const int n, const double *x, double *out) {
+  for (int i = 0; i < n; ++i; @outer) for (int t = 0; t < 1; ++t; @inner) { out[i] = *(const double*)((const char*)x + 12); } }`));
+    expect(err.message).toMatch(/a byte offset of 12 is not a whole number of 8-byte elements/);
   });
 
   it("a byte pointer used as a pointer", () => {

@@ -5,7 +5,12 @@
  * the element type of `p` it is `p + bytes / sizeof(T)` exactly. Casts that would reinterpret an
  * array's elements as another type, and byte pointers used any other way, are refused.
  *
- *   (const double *)((const char *)r_base + i*r_stride)   // r_base + (i*r_stride) / 8
+ *   (const double *)((const char *)r_base + i*r_stride)   // r_base + i*r_stride_elements
+ *
+ * A stride that is not a whole number of elements (12 bytes between doubles) would read misaligned
+ * bytes, which C leaves undefined: the kernel lowering makes `r_stride / 8` a value argument the
+ * host computes, refusing a remainder (kernel-launch.ts byteElements), and a constant offset is
+ * checked here and now; an offset of any other form is refused, as nothing could check it.
  */
 import { OklError } from "../../errors.js";
 import { byteSize, type Dtype, type Expr } from "../../ir/index.js";
@@ -19,6 +24,7 @@ interface ExprLowerer {
   expr(e: A.Expr, ctx: Ctx): Expr;
   fail(detail: string, pos: A.Pos, rule?: string): never;
   elementDtype?(b: Binding): Dtype | undefined;
+  byteElements?: (bytes: Expr, size: number, what: string, pos: A.Pos) => Expr;
 }
 
 /** The pointer a cast `(T *) x` gives; `inner` is the binding of a pointer expression, `shifted` moves one by elements. */
@@ -46,7 +52,9 @@ export function castPointer(
   if (own !== t) return lw.fail(reinterpret(what, own, t), e.pos);
   if (bytes.offset === undefined) return b;
   const n = lw.expr(bytes.offset, ctx);
-  const elements: Expr = { kind: "arith", op: "/", left: bytes.negate ? { kind: "neg", operand: n } : n, right: { kind: "const", value: byteSize(t), isFloat: false } };
+  const signed: Expr = bytes.negate ? { kind: "neg", operand: n } : n;
+  const elements: Expr = lw.byteElements?.(signed, byteSize(t), what, bytes.offset.pos) ??
+    { kind: "arith", op: "/", left: signed, right: { kind: "const", value: byteSize(t), isFloat: false } };
   return shifted(b, elements);
 }
 

@@ -47,6 +47,12 @@ export class ExprLowering implements ExprLowerer {
 
   /** Vector expressions, per component (src/okl/vector-exprs.ts). */
   readonly vec: VectorLowering = new VectorLowering(this);
+  /**
+   * The element offset of a byte offset into an array of `size`-byte elements (byte-pointers.ts),
+   * set by the kernel lowering, which checks the bytes are whole elements (a value argument's
+   * multiple on the host); undefined: C's quotient, unchecked.
+   */
+  byteElements?: (bytes: Expr, size: number, what: string, pos: A.Pos) => Expr;
   /** CUDA's warp shuffles (warp-shuffles.ts), set by the kernel lowering; undefined outside a kernel's statements. */
   shuffle?: (name: string, e: A.Call, ctx: Ctx) => Expr;
   /** How many instructions the kernel lowering has emitted (set by it): what precedes an access (chosen-regions.ts). */

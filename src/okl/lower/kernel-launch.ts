@@ -40,6 +40,51 @@ export abstract class LaunchLowering extends EntryBoundLowering {
     return { ...h, start, end, startAff: exprToAff(start) };
   }
 
+  /** Per byte stride and element size, its derived element count (`okl_elements(s, size)`). */
+  private readonly strideElements = new Map<string, Expr>();
+
+  /**
+   * The element offset of a byte offset into `size`-byte elements (byte-pointers.ts): a constant
+   * must be a multiple of `size` (else an OklError here); `x * s` or `s` with `s` a value argument
+   * becomes `x * s_elements`, a value argument the host computes as s / size, refusing a
+   * remainder (run's derived arguments); other offsets cannot be checked and are refused.
+   */
+  protected readonly byteElementsHook = (this.ex.byteElements = (bytes: Expr, size: number, what: string, pos: A.Pos): Expr => {
+    const c = (v: number): Expr => ({ kind: "const", value: v, isFloat: false });
+    const bare = (x: Expr): Expr => (x.kind === "cast" && !isFloat(x.dtype) ? bare(x.value) : x);
+    const b = bare(bytes);
+    if (b.kind === "const" && !b.isFloat) {
+      if (b.value % size !== 0) this.fail(`pointer "${what}": a byte offset of ${b.value} is not a whole number of ${size}-byte elements; the view would read misaligned bytes, which C leaves undefined`, pos);
+      return c(b.value / size);
+    }
+    if (b.kind === "neg") return { kind: "neg", operand: this.byteElementsHook(b.operand, size, what, pos) };
+    const stride = (x: Expr): string | undefined => {
+      const v = bare(x);
+      return v.kind === "var" && this.valueArgs.has(v.name) && this.args.some((a) => a.kind === "value" && a.name === v.name && a.dtype !== undefined && !isFloat(a.dtype)) ? v.name : undefined;
+    };
+    const elements = (s: string): Expr => {
+      const key = `${s}/${size}`;
+      let e = this.strideElements.get(key);
+      if (e === undefined) {
+        const dtype = this.args.find((a) => a.name === s)!.dtype!;
+        e = this.derivedValue({ kind: "call", fn: "okl_elements", args: [{ kind: "var", name: s }, c(size)] }, `${s}_elements`,
+          `the byte stride "${s}" in ${size}-byte elements (line ${pos.line})`, dtype);
+        this.strideElements.set(key, e);
+      }
+      return e;
+    };
+    const whole = stride(b);
+    if (whole !== undefined) return elements(whole);
+    if (b.kind === "arith" && b.op === "*") {
+      const r = stride(b.right);
+      if (r !== undefined) return { kind: "arith", op: "*", left: b.left, right: elements(r) };
+      const l = stride(b.left);
+      if (l !== undefined) return { kind: "arith", op: "*", left: elements(l), right: b.right };
+    }
+    return this.fail(`pointer "${what}": Loom cannot check that the byte offset is a whole number of ${size}-byte elements (a misaligned view is undefined in C); ` +
+      `write it as index * stride with the stride an integer value argument (checked on the host) or a constant multiple of ${size}`, pos);
+  });
+
   /** A value argument (after the kernel's own) that run() computes from the others as `e`. */
   protected derivedValue(e: Expr, base: string, what: string, dtype: Dtype): Expr {
     const name = this.fresh(base);
