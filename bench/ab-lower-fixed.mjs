@@ -10,7 +10,7 @@
 //
 //   npx tsc -p tsconfig.bench.json --outDir dist-a   # before the change; then after it:
 //   npx tsc -p tsconfig.bench.json && node bench/ab-lower-fixed.mjs dist-a dist [blocks]
-import { cpuMs, importFrom, loadAverage, matmulSweep, median } from "./ab-common.mjs";
+import { alternate, loadAverage, matmulSweep, phaseModules, timeBlock } from "./ab-common.mjs";
 
 const [dirA, dirB, blocksArg] = process.argv.slice(2);
 if (!dirA || !dirB) {
@@ -19,24 +19,18 @@ if (!dirA || !dirB) {
 }
 
 async function load(dir) {
-  const { scheduleForTarget } = await importFrom(dir, "codegen/pipeline.js");
-  const { lowerSchedule } = await importFrom(dir, "codegen/lower.js");
-  const { NameAllocator } = await importFrom(dir, "codegen/names.js");
-  const { openclTarget } = await importFrom(dir, "codegen/targets/opencl.js");
+  const { scheduleForTarget, lowerSchedule, NameAllocator, openclTarget, options } = await phaseModules(dir);
   const { matmul, variants } = await matmulSweep(dir);
-  const options = openclTarget.d.lowerOptions;
   const scheds = variants.map((v) => scheduleForTarget(v(matmul), "opencl"));
   return {
     code: () => scheds.map((s) => {
       const names = NameAllocator.forKernel(s.kernel, "opencl");
       return openclTarget.render(lowerSchedule(s, options, names), names, {}, s).deviceCode;
     }).join("\n"),
-    /** CPU ms per variant of one block (the 50 schedules lowered once each). */
-    block: () => {
-      const c = process.cpuUsage();
+    /** [wall, CPU] ms per variant of one block (the 50 schedules lowered once each). */
+    block: () => timeBlock(() => {
       for (const s of scheds) lowerSchedule(s, options, NameAllocator.forKernel(s.kernel, "opencl"));
-      return cpuMs(c) / scheds.length;
-    },
+    }, 1).map((ms) => ms / scheds.length),
   };
 }
 
@@ -46,18 +40,7 @@ if (a.code() !== b.code()) {
   console.log("the two builds generate different OpenCL for the sweep");
   process.exit(1);
 }
-for (let w = 0; w < 30; w++) (a.block(), b.block());
 const blocks = Number(blocksArg ?? 80);
-const xs = [];
-const ys = [];
-const rs = [];
-for (let i = 0; i < blocks; i++) {
-  let x;
-  let y;
-  if (i % 2 === 0) (x = a.block(), y = b.block());
-  else (y = b.block(), x = a.block());
-  xs.push(x);
-  ys.push(y);
-  rs.push(y / x);
-}
-console.log(`lowering of fixed schedules: A ${median(xs).toFixed(3)} ms, B ${median(ys).toFixed(3)} ms per variant (CPU); B/A median ${median(rs).toFixed(3)} over ${blocks} blocks; load ${loadAverage()}`);
+// Without --expose-gc, alternate collects nothing between blocks (see above).
+const r = alternate(a.block, b.block, blocks, 30);
+console.log(`lowering of fixed schedules: A ${r.cpu[0].toFixed(3)} ms, B ${r.cpu[1].toFixed(3)} ms per variant (CPU); B/A median ${r.cpu[2].toFixed(3)} over ${blocks} blocks; load ${loadAverage()}`);

@@ -9,7 +9,7 @@
 //   npx tsc -p tsconfig.bench.json --outDir dist-a   # the build before the change, then after it:
 //   npx tsc -p tsconfig.bench.json
 //   node bench/okl-ab-lower.mjs dist-a dist [blocks] [--lines 1000]
-import { cpuMs, importFrom, loadAverage, median } from "./ab-common.mjs";
+import { alternate, importFrom, loadAverage, timeBlock } from "./ab-common.mjs";
 
 const args = process.argv.slice(2);
 const li = args.indexOf("--lines");
@@ -33,23 +33,7 @@ async function lowering(dir) {
 const A = await lowering(dirA);
 const B = await lowering(dirB);
 const blocks = Number(blocksArg ?? 40);
-const reps = 3;
-/** CPU ms per lowering over a block of `reps`. */
-const block = (f) => {
-  const c = process.cpuUsage();
-  for (let k = 0; k < reps; k++) f();
-  return cpuMs(c) / reps;
-};
-for (let w = 0; w < 5; w++) (A(), B());
-const ta = [];
-const tb = [];
-const ratios = [];
-for (let k = 0; k < blocks; k++) {
-  // Each build goes first every other block.
-  if (k % 2 === 0) (ta.push(block(A)), tb.push(block(B)));
-  else (tb.push(block(B)), ta.push(block(A)));
-  ratios.push(tb[k] / ta[k]);
-}
-const min = (xs) => Math.min(...xs);
+// Each build goes first every other block; without --expose-gc nothing is collected between them.
+const r = alternate(() => timeBlock(A, 3), () => timeBlock(B, 3), blocks, 5);
 const f = (x) => x.toFixed(1);
-console.log(`lowering, ${lines}-line assembly kernel, CPU ms per lowering over ${blocks} blocks: A min ${f(min(ta))} median ${f(median(ta))}; B min ${f(min(tb))} median ${f(median(tb))}; B/A of the minima ${(min(tb) / min(ta)).toFixed(3)}, median of the block ratios ${median(ratios).toFixed(3)}; load ${loadAverage()}`);
+console.log(`lowering, ${lines}-line assembly kernel, CPU ms per lowering over ${blocks} blocks: A min ${f(r.best[0])} median ${f(r.cpu[0])}; B min ${f(r.best[1])} median ${f(r.cpu[1])}; B/A of the minima ${(r.best[1] / r.best[0]).toFixed(3)}, median of the block ratios ${r.cpu[2].toFixed(3)}; load ${loadAverage()}`);
