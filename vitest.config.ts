@@ -9,8 +9,34 @@ import { defineConfig } from "vitest/config";
  * device) belongs in ISOLATED.
  */
 const SHARED = ["okl", "transforms", "codegen", "schedule", "parse", "poly", "ir", "analysis"].map((d) => `test/${d}/**/*.test.ts`);
-/** Files in SHARED's folders that need a fresh module graph: statistics-interp mocks the interpreter. */
-const ISOLATED = ["test/analysis/statistics-interp.test.ts"];
+/**
+ * Files in SHARED's folders that need a fresh module graph: statistics-interp mocks the
+ * interpreter; the others read module-level counters (memo hits, routes taken, poly answers),
+ * which memos warmed by an earlier file in the same worker would change.
+ */
+const ISOLATED = [
+  "test/analysis/statistics-interp.test.ts",
+  "test/codegen/generate-memo.test.ts",
+  "test/codegen/lower-cross-variant.test.ts",
+  "test/ir/domain-memo.test.ts",
+  "test/poly/counts.test.ts",
+  "test/poly/intern-creation.test.ts",
+  "test/poly/intern.test.ts",
+  "test/poly/shift-dims.test.ts",
+  "test/schedule/hw-axis-chain-witness.test.ts",
+  "test/schedule/linearize-memo.test.ts",
+  "test/schedule/local-range-rows.test.ts",
+  "test/schedule/local-ranges-owner.test.ts",
+  "test/schedule/scale.test.ts",
+  "test/transforms/fetch-context.test.ts",
+  "test/transforms/fetch-domain-memo.test.ts",
+  "test/transforms/fetch-local-sizes.test.ts",
+  "test/transforms/fetch-tags-alone.test.ts",
+  "test/transforms/fetch-tile-memo.test.ts",
+  "test/transforms/fetch-tile.test.ts",
+  "test/transforms/split-by-construction.test.ts",
+  "test/transforms/step-memo.test.ts",
+];
 
 export default defineConfig({
   test: {

@@ -17,16 +17,11 @@
  *
  *   definiteRace(k, insn, "t", "local")   // "updates" for OKL's `s[0] += t` over @inner t
  */
+import { predicateConditions, type AffCondition } from "../analysis/footprint.js";
 import {
   atomicUpdateOf, exprToAff, iterationDomain, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { addConstraints, aff, affAdd, affSub, gist, intersect, isEmpty, isSubset, printSet, projectOut, rename, type Aff, type BasicSet } from "../poly/index.js";
-
-/** An affine condition: `aff = 0` (eq) or `aff >= 0`. */
-interface AffCondition {
-  readonly aff: Aff;
-  readonly eq: boolean;
-}
 
 /**
  * Why two work-items' stores of one instance conflict (`how`: an update of the cell, or values
@@ -41,8 +36,25 @@ export interface DefiniteRace {
 const TWIN = "__race_twin";
 
 /**
+ * Pairs of points of `d` (an instruction's domain over `inames`) that store to one cell: the
+ * second (its inames renamed with a suffix) has the same indices `idx`, a larger `x`, and the same
+ * value of every iname in `equal`. `twinAff` renames an affine form to the second point.
+ */
+export function storePairs(d: BasicSet, inames: ReadonlySet<string>, idx: readonly Aff[], x: string, equal: readonly string[] = []): { pairs: BasicSet; twinAff: (a: Aff) => Aff } {
+  const twinOf = (n: string) => (inames.has(n) ? n + TWIN : n);
+  const twinAff = (a: Aff): Aff => ({ terms: Object.fromEntries(Object.entries(a.terms).map(([n, c]) => [twinOf(n), c])), constant: a.constant });
+  const renames: Record<string, string> = {};
+  for (const n of d.dims) if (inames.has(n)) renames[n] = twinOf(n);
+  const same: AffCondition[] = idx.map((a) => ({ aff: affSub(a, twinAff(a)), eq: true }));
+  for (const n of equal) same.push({ aff: affSub(aff({ [n]: 1 }), aff({ [twinOf(n)]: 1 })), eq: true });
+  const apart: AffCondition = { aff: affAdd(affSub(aff({ [twinOf(x)]: 1 }), aff({ [x]: 1 })), aff({}, -1)), eq: false };
+  return { pairs: addConstraints(intersect(d, rename(d, renames)), [...same, apart]), twinAff };
+}
+
+/**
  * The affine conditions `e` is exactly the conjunction of, or undefined when some conjunct is not
  * an affine comparison (`!=`, `or`, a read of memory): then the set it cuts is not known exactly.
+ * Each conjunct is `predicateConditions`'s one condition (it leaves out, not fails on, the others).
  */
 function exactConditions(e: Expr, isIndexVar: (n: string) => boolean): AffCondition[] | undefined {
   if (e.kind === "logical") {
@@ -51,21 +63,9 @@ function exactConditions(e: Expr, isIndexVar: (n: string) => boolean): AffCondit
     const r = l && exactConditions(e.right, isIndexVar);
     return l && r ? [...l, ...r] : undefined;
   }
-  if (e.kind === "not" && e.operand.kind === "compare" && e.operand.op !== "==") {
-    const neg = { "<": ">=", "<=": ">", ">": "<=", ">=": "<", "!=": "==" } as const;
-    return exactConditions({ ...e.operand, op: neg[e.operand.op] }, isIndexVar);
-  }
-  if (e.kind !== "compare" || e.op === "!=") return undefined;
-  const l = exprToAff(e.left, isIndexVar);
-  const r = exprToAff(e.right, isIndexVar);
-  if (!l || !r) return undefined;
-  switch (e.op) {
-    case "<": return [{ aff: affAdd(affSub(r, l), aff({}, -1)), eq: false }];
-    case "<=": return [{ aff: affSub(r, l), eq: false }];
-    case ">": return [{ aff: affAdd(affSub(l, r), aff({}, -1)), eq: false }];
-    case ">=": return [{ aff: affSub(l, r), eq: false }];
-    default: return [{ aff: affSub(l, r), eq: true }];
-  }
+  if (e.kind !== "compare" && e.kind !== "not") return undefined;
+  const c = predicateConditions(e, isIndexVar);
+  return c.length === 1 ? c : undefined;
 }
 
 /**
@@ -101,14 +101,9 @@ export function definiteRace(k: Kernel, insn: Instruction, x: string, agents: Re
     conds.push(...c);
   }
   if (conds.length > 0) d = addConstraints(d, conds);
-  const twinOf = (n: string) => (inames.has(n) ? n + TWIN : n);
-  const twinAff = (a: Aff): Aff => ({ terms: Object.fromEntries(Object.entries(a.terms).map(([n, c]) => [twinOf(n), c])), constant: a.constant });
-  const renames: Record<string, string> = {};
-  for (const n of d.dims) if (inames.has(n)) renames[n] = twinOf(n);
-  const same: AffCondition[] = idx.map((a) => ({ aff: affSub(a, twinAff(a)), eq: true }));
-  for (const n of inames) if (!agents.has(n)) same.push({ aff: affSub(aff({ [n]: 1 }), aff({ [twinOf(n)]: 1 })), eq: true });
-  const apart: AffCondition = { aff: affAdd(affSub(aff({ [twinOf(x)]: 1 }), aff({ [x]: 1 })), aff({}, -1)), eq: false };
-  let pairs = addConstraints(intersect(d, rename(d, renames)), [...same, apart]);
+  const equal = [...inames].filter((n) => !agents.has(n));
+  const { pairs: meeting, twinAff } = storePairs(d, inames, idx, x, equal);
+  let pairs = meeting;
   if (value !== undefined) {
     // Values that differ: one of the two strictly larger (the twin's or the first's).
     const gap = affSub(twinAff(value), value);

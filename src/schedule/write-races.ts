@@ -21,8 +21,8 @@ import {
   assigneeName, atomicUpdateOf, blockAccesses, blockLocals, exprToAff, exprToString, findArg, findTemporary, formatInameTag, freeVariables, insnWrites,
   iterationDomain, WRITE_RACE_OK, type BlockStmt, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
-import { addConstraints, aff, affAdd, affSub, intersect, isEmpty, rename, type Aff } from "../poly/index.js";
-import { definiteRace, type DefiniteRace } from "./definite-races.js";
+import { addConstraints, intersect, isEmpty, type Aff } from "../poly/index.js";
+import { definiteRace, storePairs, type DefiniteRace } from "./definite-races.js";
 import { quoted } from "./source-places.js";
 
 type Space = "global" | "local" | "private";
@@ -227,9 +227,6 @@ function raceMessage(k: Kernel, insn: Instruction, name: string, space: Space, r
     `${fixes.slice(0, -1).join(", ")}, or ${fixes[fixes.length - 1]!}`;
 }
 
-/** Suffix of the second instance's inames in `cellsDistinctAcross`. */
-const TWIN = "__race_twin";
-
 /**
  * Whether two instances of `insn` that differ in iname `x` never store to the same cell of `lhs`:
  * the set of pairs of points of its domain (cut by its affine predicates and the block's branch
@@ -257,12 +254,5 @@ function cellsDistinctAcross(k: Kernel, insn: Instruction, lhs: Expr, guards: re
   // Conditions over inames and value arguments only: block locals and memory may differ per work-item.
   const conds = [...insn.predicates, ...guards].flatMap((p) => predicateConditions(p, isIndexVar));
   if (conds.length > 0) d = addConstraints(d, conds);
-  const twinOf = (n: string) => (inameSet.has(n) ? n + TWIN : n);
-  const twinAff = (a: Aff): Aff => ({ terms: Object.fromEntries(Object.entries(a.terms).map(([n, c]) => [twinOf(n), c])), constant: a.constant });
-  const renames: Record<string, string> = {};
-  for (const n of d.dims) if (inameSet.has(n)) renames[n] = twinOf(n);
-  const pairs = intersect(d, rename(d, renames));
-  const same = idx.map((a) => ({ aff: affSub(a, twinAff(a)), eq: true }));
-  const apart = { aff: affAdd(affSub(aff({ [twinOf(x)]: 1 }), aff({ [x]: 1 })), aff({}, -1)), eq: false };
-  return isEmpty(addConstraints(pairs, [...same, apart]));
+  return isEmpty(storePairs(d, inameSet, idx, x).pairs);
 }
