@@ -5,7 +5,9 @@ export { renameIname, duplicateInames, removeUnusedInames, type RenameOptions } 
 export { splitReductionInward, splitReductionOutward, makeReductionInamesUnique, type ReductionOptions, type UniqueOptions } from "./reduction.js";
 export { mapDomain } from "./map-domain.js";
 export { assume, fixParameters, kernelParameters, type FixParametersOptions } from "./parameters.js";
-export { tagArrayAxes, dimOrder, splitArrayAxis, privatize } from "./layout.js";
+export { tagArrayAxes, dimOrder } from "./layout.js";
+export { splitArrayAxis } from "./split-array-axis.js";
+export { privatize } from "./privatize.js";
 export { setTemporaryAddressSpace } from "./data.js";
 export { addPrefetch, type PrefetchOptions } from "./prefetch.js";
 export { precompute, type PrecomputeOptions } from "./precompute.js";

@@ -13,7 +13,9 @@ import { chunkIname, prioritizeLoops, splitIname, tagInames, SPLIT_OPTIONS } fro
 import { joinInames, tile, JOIN_OPTIONS, TILE_OPTIONS } from "./iname-join.js";
 import { duplicateInames, removeUnusedInames, renameIname, RENAME_OPTIONS } from "./iname-rename.js";
 import { addBarrier, addDependency, removeInstructions, setInstructionPriority, BARRIER_OPTIONS } from "./instruction.js";
-import { dimOrder, privatize, splitArrayAxis, tagArrayAxes, SPLIT_AXIS_OPTIONS } from "./layout.js";
+import { dimOrder, tagArrayAxes } from "./layout.js";
+import { privatize } from "./privatize.js";
+import { splitArrayAxis, SPLIT_AXIS_OPTIONS } from "./split-array-axis.js";
 import { assume, fixParameters, FIX_OPTIONS } from "./parameters.js";
 import { addPrefetch, PREFETCH_OPTIONS } from "./prefetch.js";
 import { saveAndReloadTemporaries } from "./save-reload.js";

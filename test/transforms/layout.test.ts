@@ -12,7 +12,9 @@ import { makeKernel } from "../../src/parse/index.js";
 import { autoTestVsRef, run } from "../../src/run/index.js";
 import { splitIname } from "../../transforms/index.js";
 import { assume, fixParameters } from "../../transforms/parameters.js";
-import { dimOrder, privatize, splitArrayAxis, tagArrayAxes } from "../../transforms/layout.js";
+import { dimOrder, tagArrayAxes } from "../../transforms/layout.js";
+import { privatize } from "../../transforms/privatize.js";
+import { splitArrayAxis } from "../../transforms/split-array-axis.js";
 
 const RUNS = { numRuns: Number(process.env.LOOM_PROPERTY_RUNS ?? 100) };
 
