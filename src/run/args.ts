@@ -12,7 +12,7 @@ import {
   type ArrayArg, type Dtype, type Kernel, type KernelArg, type Temporary, type TypedArray,
 } from "../ir/index.js";
 import { f16round } from "../ir/float16.js";
-import { containsPoint, printSet } from "../poly/index.js";
+import { checkAssumptions } from "./assumptions.js";
 import { withDerivedArgs } from "./derived-args.js";
 import { evalSizeExpr } from "./size-expr.js";
 
@@ -231,26 +231,6 @@ export function prepareArgs(
   }
   for (const { t, layout } of temporaries) arrays.set(t.name, { ...layout, data: allocStorage(t.dtype!, layout.size, `temporary "${t.name}"`) });
   return { kernel: typed, arrays, values, written: typed.args.filter((a) => a.kind === "array" && written.has(a.name)).map((a) => a.name) };
-}
-
-/**
- * The kernel's assumptions (`assume`, makeKernel's `assumptions`) must hold for the run's values:
- * code is generated under them (a split's guards left out where they say the tile divides), so a
- * run outside them would compute something else or write past an array's end.
- */
-function checkAssumptions(k: Kernel, values: ReadonlyMap<string, number | bigint>): void {
-  const a = k.assumptions;
-  if (a.constraints.length === 0) return;
-  const point: Record<string, number> = {};
-  for (const p of a.params) {
-    const v = values.get(p);
-    if (v === undefined) return;
-    point[p] = Number(v);
-  }
-  if (containsPoint(a, point)) return;
-  const given = a.params.map((p) => `${p} = ${point[p]}`).join(", ");
-  throw new ExecutionError(`${given} violates the assumptions of kernel "${k.name}" (${printSet(a)}): its code is generated under them ` +
-    `(guards and bounds they make unnecessary are left out); pass values that satisfy them, or make the kernel without the assumption`);
 }
 
 /**
