@@ -8,7 +8,8 @@
 import type { Aff, BasicSet } from "./types.js";
 import { add, checkInt, floorDiv, mul } from "./int.js";
 import { colNames, combine, findRoot, type Row, type Sys, insertColumns, substRow, toSys } from "./rows.js";
-import { isCanonicalEmpty, tidy } from "./normalize.js";
+import { isCanonicalEmpty } from "./normalize.js";
+import { tidy } from "./tidy.js";
 import { fmCost, fmEliminate } from "./fm.js";
 import { affKey, cached, contentMemo, rowsKey, setKey, cachedBySet, setMemo } from "./memo.js";
 

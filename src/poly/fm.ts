@@ -3,7 +3,7 @@
  * column), so column indices stay stable while several columns are eliminated in turn.
  */
 import { combine, type Row, type Sys, substRow } from "./rows.js";
-import { tidy } from "./normalize.js";
+import { tidy } from "./tidy.js";
 import { LoomError } from "../errors.js";
 
 export interface FmResult {
