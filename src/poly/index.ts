@@ -12,6 +12,7 @@ export { projectOut, eliminate, eliminateExact, dimBounds } from "./project.js";
 export { factorOf } from "./factor.js";
 export { shiftDims, type DimShift } from "./shift.js";
 export { isEmpty, isEmptyWith } from "./empty.js";
-export { removeRedundancies, gist, isSubset, isSubsetOfUnion, isEqualSet, constraintImplied } from "./compare.js";
+export { removeRedundancies, gist } from "./gist.js";
+export { isSubset, isSubsetOfUnion, isEqualSet, constraintImplied } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";
 export { affKey, cached as memoized, clearPolyMemos, contentMemo, internSet, polyCounts, polyWork, setKey as setContentId, type PolyCounts } from "./memo.js";
