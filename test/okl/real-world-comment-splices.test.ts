@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/index.js";
+import { lex } from "../../src/okl/syntax/lexer.js";
 import { oklError } from "./helpers.js";
 import { expectSerialMeaning, seeded } from "./real-world-helpers.js";
 
@@ -47,5 +48,31 @@ describe("a `//` comment whose line ends in a backslash goes on to the next line
   it("with a CRLF line end too, and line numbers after it stay those of the file", () => {
     const src = kernel("      Aq[id] = q[id]; // a note \\\r\n      Aq[id] = r[id];\r\n      Aq[id] = s[id];");
     expect(oklError(() => parseOkl(src, { filename: "splice.okl", ...DEFINES })).message).toMatch(/^splice\.okl:7:16: unknown identifier "s"/);
+  });
+});
+
+describe("a line splice inside a token joins it, as C's translation phase 2 does before tokens are formed", () => {
+  it("in a type name, a number, an identifier, an operator and a macro's name and parameter list: one kernel, its serial meaning", async () => {
+    const head = "#define TW\\\nICE\\\n(x) (2*(x))\n";
+    const src = kernel(`      const dfl\\
+oat s = 1.5\\
+e1;
+      dfloat a\\
+cc = TWICE(q[id]);
+      acc +\\
+= s;
+      Aq[id] = acc;`, head);
+    const [k] = parseOkl(src, { filename: "splice.okl", ...DEFINES });
+    await expectSerialMeaning(k!, args, { Aq: q.map((v) => 2 * v + 15) });
+  });
+
+  it("places after a splice keep the file's line:column, and a joined token is placed at its first character", () => {
+    const src = kernel("      const dfloat t = 1.5\\\ne3; Aq[id] = t + q\\\r\nq[id];");
+    expect(oklError(() => parseOkl(src, { filename: "splice.okl", ...DEFINES })).message).toMatch(/^splice\.okl:6:18: unknown identifier "qq"/);
+  });
+
+  it("in a string literal, with CRLF too: the splice is taken out of its text", () => {
+    const texts = lex('"ab\\\ncd" "e\\\r\nf"', undefined, false).map((t) => [t.type, t.text, t.line, t.col]);
+    expect(texts).toEqual([["string", '"abcd"', 1, 1], ["string", '"ef"', 2, 5]]);
   });
 });

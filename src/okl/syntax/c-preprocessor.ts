@@ -7,7 +7,7 @@
  *
  * The same engine drives the normalizer (`normalize.ts`) through the `Emit` hooks.
  */
-import { lex, lexLines, TokenList, type Tok } from "./lexer.js";
+import { lex, lexLines, TokenList, tokEnd, type Tok } from "./lexer.js";
 import { oklError, oklWarning, type OklWarning, type Sources } from "./diag.js";
 import { evalIfCondition } from "./c-if.js";
 import { defaultReader, dirOf, joinPath, fileOpenerInclude, openerScheme, occaLibraryInclude, unquote, type FileReader } from "./c-paths.js";
@@ -334,7 +334,8 @@ export class Preprocessor {
     const open = rest[1];
     // Function-like only when "(" follows the name without a space. The tokens of a `@directive`
     // string are all placed at the string (one offset): there the lexer's spaceBefore decides.
-    const adjacent = open !== undefined && !open.spaceBefore && (open.offset === nameTok.offset + name.length || open.offset === nameTok.offset);
+    // A line splice between them (`F\\⏎(x)`) leaves no space: then "(" is on a later line.
+    const adjacent = open !== undefined && !open.spaceBefore && (open.offset === tokEnd(nameTok) || open.offset === nameTok.offset || open.line > nameTok.line);
     if (open?.text === "(" && adjacent) {
       params = [];
       k = 2;

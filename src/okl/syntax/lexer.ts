@@ -20,7 +20,12 @@ export interface Tok {
   readonly hide?: ReadonlySet<string>;
   /** Set on tokens produced by a macro expansion: the name of the outermost macro. */
   readonly fromMacro?: string;
+  /** Set only where a line splice falls inside the token (its `text` is shorter than its place in the file): the offset after it. */
+  readonly end?: number;
 }
+
+/** The offset right after `t` in its file (`t.end` where a line splice falls inside it). */
+export const tokEnd = (t: Tok): number => t.end ?? t.offset + t.text.length;
 
 const PUNCT = [
   "...", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
@@ -129,8 +134,8 @@ function scan(text: string, at: number): TokType {
       return (scanEnd = e < 0 ? text.length : e), "comment";
     }
     if (next === STAR) {
-      const e = text.indexOf("*/", at + 2);
-      if (e >= 0) return (scanEnd = e + 2), "comment";
+      const e = blockCommentEnd(text, at + 2);
+      if (e >= 0) return (scanEnd = e), "comment";
     }
   } else if (isDigit(c) || (c === DOT && isDigit(text.charCodeAt(at + 1)))) {
     let k = c === DOT ? at + 2 : at + 1;
@@ -180,22 +185,39 @@ function lexInto(out: TokenList, text: string, file: string | undefined, trivia:
   let line = 1;
   let col = 1;
   for (let at = 0; at < text.length;) {
-    const type = scan(text, at);
-    const end = scanEnd;
+    let type = scan(text, at);
+    let end = scanEnd;
+    let t = type === "punct" ? scanPunct : undefined;
+    // A backslash right after the token (after `..` for `.`: `..\\⏎.` is `...`), or a literal or stray
+    // character (rare): a line splice may fall inside the token.
+    let joined = false;
+    const after = t === "." && text.charCodeAt(end) === DOT ? end + 1 : end;
+    if (type === "string" || type === "char" || type === "other" || (text.charCodeAt(after) === BACKSLASH && type !== "ws" && type !== "nl" && type !== "comment")) {
+      const s = splicedToken(text, at, end);
+      if (s !== undefined) {
+        type = s.type;
+        t = s.text;
+        end = s.end;
+        joined = true;
+      }
+    }
     if (trivia || (type !== "ws" && type !== "comment")) {
-      const t = type === "punct" ? scanPunct : text.slice(at, end);
+      t ??= text.slice(at, end);
       out.push(
-        file === undefined
+        joined
+          ? file === undefined ? { type, text: t, offset: at, line, col, spaceBefore: space, end } : { type, text: t, offset: at, line, col, file, spaceBefore: space, end }
+          : file === undefined
           ? { type, text: t, offset: at, line, col, spaceBefore: space }
           : { type, text: t, offset: at, line, col, file, spaceBefore: space },
       );
     }
-    space = type === "ws" || type === "comment" || type === "nl";
+    // Whitespace that is only line splices is no space in C (`F\\⏎(x)` defines a function-like F).
+    space = type === "ws" ? space || text.charCodeAt(at) !== BACKSLASH || !splicesOnly(text, at, end) : type === "comment" || type === "nl";
     if (type === "nl") {
       line++;
       col = 1;
       out.lineEnd();
-    } else if (type === "ident" || type === "punct" || type === "number") col += end - at; // never a line break
+    } else if (!joined && (type === "ident" || type === "punct" || type === "number")) col += end - at; // never a line break
     else {
       // Whitespace with splices, comments, literals with escaped line breaks, any other character.
       let nl = -1;
@@ -209,6 +231,76 @@ function lexInto(out: TokenList, text: string, file: string | undefined, trivia:
     }
     at = end;
   }
+}
+
+/** Whether a line splice (a backslash and a line break) starts at `k`; its length, else 0. */
+function spliceAt(text: string, k: number): number {
+  if (text.charCodeAt(k) !== BACKSLASH) return 0;
+  const c = text.charCodeAt(k + 1);
+  return c === NL ? 2 : c === CR && text.charCodeAt(k + 2) === NL ? 3 : 0;
+}
+
+/** The end of a block comment whose text starts at `from`: after the first `*` and `/` (line splices between them too), or -1. */
+function blockCommentEnd(text: string, from: number): number {
+  for (let k = from; ;) {
+    const star = text.indexOf("*", k);
+    if (star < 0) return -1;
+    let j = star + 1;
+    for (let s = spliceAt(text, j); s > 0; s = spliceAt(text, j)) j += s;
+    if (text.charCodeAt(j) === SLASH) return j + 1;
+    k = star + 1;
+  }
+}
+
+/** Whether `text` from `at` to `end` is line splices and nothing else. */
+function splicesOnly(text: string, at: number, end: number): boolean {
+  for (let k = at; k < end;) {
+    const s = spliceAt(text, k);
+    if (s === 0) return false;
+    k += s;
+  }
+  return true;
+}
+
+/**
+ * C's translation phase 2 for the token at `at` (which `scan` ended at `end`): lines are spliced
+ * before tokens are formed, so `dfl\\⏎oat`, `1.5\\⏎e3`, `+\\⏎=` and a string with a splice are one
+ * token. The token is scanned again with the splices after it taken out, one physical line more at a
+ * time until it ends before the text joined so far does (a literal or a stray character: to the end
+ * of its logical line; a block comment: to the end of the file); undefined when that gives the same
+ * token. Its offset, line and column stay those of its first character in the file; `end` is the
+ * offset after its last.
+ */
+function splicedToken(text: string, at: number, end: number): { type: TokType; text: string; end: number } | undefined {
+  let joined = "";
+  const from: number[] = []; // the file's offset of each character of `joined`
+  let type: TokType;
+  let len: number;
+  for (let k = at; ;) {
+    while (k < text.length && text.charCodeAt(k) !== NL && spliceAt(text, k) === 0) {
+      joined += text[k];
+      from.push(k++);
+    }
+    type = scan(joined, 0);
+    len = scanEnd;
+    const open = joined.startsWith("/*") && type !== "comment";
+    const s = spliceAt(text, k);
+    if (s > 0) k += s;
+    else if (open && k < text.length) {
+      joined += text[k];
+      from.push(k++);
+      continue;
+    } else break;
+    // Read on where the token may go on after what is joined: a literal's prefix, `..` of `...`.
+    const more = open || type === "other" || (type === "punct" && len + 2 >= joined.length) ||
+      (type === "ident" && (joined.charCodeAt(len) === DQUOTE || joined.charCodeAt(len) === SQUOTE));
+    if (len < joined.length && !more) break;
+  }
+  if (type === "ws" || type === "nl" || len === 0) return undefined;
+  const last = from[len - 1]! + 1;
+  const t = type === "punct" ? scanPunct : joined.slice(0, len);
+  if (last === end && t === text.slice(at, end)) return undefined;
+  return { type, text: t, end: last };
 }
 
 /** Tokens per chunk of a TokenList: an array of at most this many elements stays out of V8's large-object space. */

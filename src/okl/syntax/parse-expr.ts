@@ -4,7 +4,7 @@
  * extends it and supplies type names (casts, `sizeof(T)`).
  */
 import type { AssignOp, BinaryOp, Expr, Pos, TypeName, UnaryOp } from "./ast.js";
-import type { Tok } from "./lexer.js";
+import { tokEnd, type Tok } from "./lexer.js";
 import type { OklError } from "../../errors.js";
 import { evalConst } from "./consteval.js";
 
@@ -85,7 +85,7 @@ export class ExprParser {
   /** The span from token `from` to the last consumed token. */
   span(from: Tok): Pos {
     const last = this.toks[Math.max(0, this.pos - 1)]!;
-    const end = last.file === from.file && last.offset >= from.offset ? last.offset + last.text.length : from.offset + from.text.length;
+    const end = last.file === from.file && last.offset >= from.offset ? tokEnd(last) : tokEnd(from);
     return from.file === undefined
       ? { line: from.line, column: from.col, offset: from.offset, end }
       : { line: from.line, column: from.col, offset: from.offset, end, file: from.file };
@@ -228,7 +228,7 @@ export class ExprParser {
   /** The span from an earlier node position to the last consumed token. */
   spanFrom(start: Pos): Pos {
     const last = this.toks[Math.max(0, this.pos - 1)]!;
-    const end = last.file === start.file && last.offset >= start.offset ? last.offset + last.text.length : start.end;
+    const end = last.file === start.file && last.offset >= start.offset ? tokEnd(last) : start.end;
     // Built field by field (one map for every position, as span makes them), not spread.
     return start.file === undefined
       ? { line: start.line, column: start.column, offset: start.offset, end }
