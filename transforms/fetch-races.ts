@@ -1,9 +1,11 @@
 /**
  * What a fetch store (transforms/fetch-store.ts) must not break: no write race on a shared
- * temporary, and the nosync promises of the readers it stands in for.
+ * temporary, one footprint for all the work-items that fill it, and the nosync promises of the
+ * readers it stands in for.
  */
 import { TransformError } from "../src/errors.js";
-import { freeVariables, type Instruction, type Kernel } from "../src/ir/index.js";
+import { addressSpaceOf } from "../src/analysis/index.js";
+import { findTemporary, freeVariables, insnReadsWithBounds, type Instruction, type Kernel } from "../src/ir/index.js";
 
 /** The nosync entries of `readers` that name one of `writers` (deduplicated). */
 export function noSyncOf(k: Kernel, readers: readonly string[], writers: readonly string[]): Instruction["noSyncWith"] {
@@ -47,3 +49,24 @@ export function checkStoreRace(k: Kernel, insnId: string, tempName: string, spac
   }
 }
 
+/**
+ * A fetch into local or global memory is filled by work-items together, each storing some cells
+ * of one footprint. Its bounds and guards must be the same for all of them: a private temporary
+ * read there (a loop bound `[s] -> {[r]: r < s}` set per work-item) gives each work-item its own
+ * footprint, and the cells some of them need are filled by none (the fuzzer's privateBounds
+ * kernel: NaN on the interpreter and every target). Refused, naming the temporary.
+ */
+export function checkSharedFetchUniform(k: Kernel, storeId: string, tempName: string, who: string): void {
+  // Only a private temporary is refused: where no other temporary can be one (every space given,
+  // none private: a sweep's second fetch beside the first), the store's reads are not walked.
+  if (k.temporaries.every((t) => t.name === tempName || (t.addressSpace !== "auto" && t.addressSpace !== "private"))) return;
+  const store = k.instructions.find((i) => i.id === storeId);
+  if (store === undefined) return;
+  for (const n of insnReadsWithBounds(k, store)) {
+    const t = findTemporary(k, n);
+    if (t === undefined || t.name === tempName || addressSpaceOf(k, t) !== "private") continue;
+    throw new TransformError(`${who}: the fetch into "${tempName}" is filled by work-items together, but its bounds or guards read the private temporary "${n}", ` +
+      `which each work-item sets for itself: each would fetch its own footprint, and cells others need would stay unfilled. ` +
+      `Fetch into private memory (temporaryAddressSpace "private"), or bound the loops by arguments instead of "${n}"`);
+  }
+}

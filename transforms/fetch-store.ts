@@ -9,15 +9,16 @@
  */
 import { TransformError } from "../src/errors.js";
 import {
-  accessFootprint, addressSpaceOf, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type FootprintOptions, type UseFilter,
+  accessFootprint, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type FootprintOptions, type UseFilter,
 } from "../src/analysis/index.js";
 import {
-  affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, insnReadsWithBounds, mapExpr, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
+  affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import { aff, affAdd, affSub, type Aff, type BasicSet } from "../src/poly/index.js";
 import { checkStoresInStep, inameList, takenNames } from "./common.js";
-import { checkStoreRace, noSyncOf } from "./fetch-races.js";
+import { checkSharedFetchUniform, checkStoreRace, noSyncOf } from "./fetch-races.js";
+import { redirectReads } from "./fetch-reads.js";
 import { checkIlpOuter, placeStore } from "./fetch-nesting.js";
 import { existingTemporary } from "./reuse-temporary.js";
 import { applyTags, perInameTags, tagStoreAlone, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
@@ -261,43 +262,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     predicates: [...predicates, ...clip],
   });
 
-  // Replace the reads.
-  const isIndexVar = (n: string) => !(findArg(k, n)?.kind === "array") && !findTemporary(k, n);
-  const replaceRead = (args: readonly Expr[], insn: string): Expr => {
-    const indices = req.axesOf ? req.axesOf(args) : args;
-    const rel = stored.map((r) => {
-      const a = exprToAff(indices[r]!, isIndexVar);
-      if (!a) throw new TransformError(`${who}: the subscript ${r} of ${name} in instruction "${insn}" is not affine`);
-      return affToExpr(affSub(a, fp.box[r]!.baseAff), NATURAL_ORDER);
-    });
-    return rel.length > 0 ? sub(req.tempName, ...rel) : v(req.tempName);
-  };
+  const instructions = redirectReads(k, { who, name, tempName: req.tempName, readers, axesOf: req.axesOf, select: req.select }, fp.box, stored, insnId);
   const readerSet = new Set(readers);
-  const isRule = findSubstitution(k, name) !== undefined && !findArg(k, name) && !findTemporary(k, name);
-  const chosen = (insnId: string, indices: readonly Expr[], tag: string | undefined): boolean =>
-    req.select === undefined || req.select(tag === undefined ? { insnId, indices } : { insnId, indices, tag });
-  const rewrite = (e: Expr, insn: string): Expr => mapExpr(e, (n) => {
-    if (!isRule && n.kind === "subscript" && n.array === name && chosen(insn, n.indices, n.tag)) return replaceRead(n.indices.map((x) => rewrite(x, insn)), insn);
-    if (isRule && n.kind === "call" && n.fn === name && chosen(insn, n.args, n.tag)) return replaceRead(n.args.map((x) => rewrite(x, insn)), insn);
-    return undefined;
-  });
-  const instructions: Instruction[] = [];
-  for (const insn of k.instructions) {
-    if (!readerSet.has(insn.id)) {
-      instructions.push(insn);
-      continue;
-    }
-    const predicates = insn.predicates.map((p) => rewrite(p, insn.id));
-    const dependsOn = insn.dependsOn.includes(insnId) ? insn.dependsOn : [...insn.dependsOn, insnId];
-    if (insn.kind === "assign") {
-      const lhs = insn.lhs.kind === "subscript"
-        ? { ...insn.lhs, indices: insn.lhs.indices.map((x) => rewrite(x, insn.id)) }
-        : insn.lhs.kind === "linear" ? { ...insn.lhs, index: rewrite(insn.lhs.index, insn.id) } : insn.lhs;
-      instructions.push({ ...insn, lhs, rhs: rewrite(insn.rhs, insn.id), predicates, dependsOn });
-    } else {
-      instructions.push({ ...insn, predicates, dependsOn });
-    }
-  }
   // The store goes before its first reader.
   const at = instructions.findIndex((i) => readerSet.has(i.id));
   instructions.splice(at < 0 ? instructions.length : at, 0, store);
@@ -347,28 +313,6 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // The caller's check of a space it resolves, in the same order (after the loop nesting's).
   if (decided !== undefined) checkStoreRace(out, insnId, req.tempName, decided, name, who);
   return out;
-}
-
-/**
- * A fetch into local or global memory is filled by work-items together, each storing some cells
- * of one footprint. Its bounds and guards must be the same for all of them: a private temporary
- * read there (a loop bound `[s] -> {[r]: r < s}` set per work-item) gives each work-item its own
- * footprint, and the cells some of them need are filled by none (the fuzzer's privateBounds
- * kernel: NaN on the interpreter and every target). Refused, naming the temporary.
- */
-function checkSharedFetchUniform(k: Kernel, storeId: string, tempName: string, who: string): void {
-  // Only a private temporary is refused: where no other temporary can be one (every space given,
-  // none private: a sweep's second fetch beside the first), the store's reads are not walked.
-  if (k.temporaries.every((t) => t.name === tempName || (t.addressSpace !== "auto" && t.addressSpace !== "private"))) return;
-  const store = k.instructions.find((i) => i.id === storeId);
-  if (store === undefined) return;
-  for (const n of insnReadsWithBounds(k, store)) {
-    const t = findTemporary(k, n);
-    if (t === undefined || t.name === tempName || addressSpaceOf(k, t) !== "private") continue;
-    throw new TransformError(`${who}: the fetch into "${tempName}" is filled by work-items together, but its bounds or guards read the private temporary "${n}", ` +
-      `which each work-item sets for itself: each would fetch its own footprint, and cells others need would stay unfilled. ` +
-      `Fetch into private memory (temporaryAddressSpace "private"), or bound the loops by arguments instead of "${n}"`);
-  }
 }
 
 function printExpr(e: Expr | number): string {
