@@ -18,6 +18,7 @@
  *   definiteRace(k, insn, "t", "local")   // "updates" for OKL's `s[0] += t` over @inner t
  */
 import { predicateConditions, type AffCondition } from "../analysis/footprint.js";
+import { LoomError } from "../errors.js";
 import {
   atomicUpdateOf, exprToAff, iterationDomain, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
@@ -102,19 +103,43 @@ export function definiteRace(k: Kernel, insn: Instruction, x: string, agents: Re
   }
   if (conds.length > 0) d = addConstraints(d, conds);
   const equal = [...inames].filter((n) => !agents.has(n));
-  const { pairs: meeting, twinAff } = storePairs(d, inames, idx, x, equal);
-  let pairs = meeting;
-  if (value !== undefined) {
+  /** The conflicting pairs whose inames in `same` agree: stores to one cell, and for "differs" values apart. */
+  const conflicting = (same: readonly string[]): BasicSet => {
+    const { pairs: meeting, twinAff } = storePairs(d, inames, idx, x, same);
+    if (value === undefined) return meeting;
     // Values that differ: one of the two strictly larger (the twin's or the first's).
     const gap = affSub(twinAff(value), value);
-    const larger = (g: Aff) => addConstraints(pairs, [{ aff: affAdd(g, aff({}, -1)), eq: false }]);
+    const larger = (g: Aff) => addConstraints(meeting, [{ aff: affAdd(g, aff({}, -1)), eq: false }]);
     const up = larger(gap);
-    pairs = isEmpty(up) ? larger(affSub(aff({}), gap)) : up;
-  }
+    return isEmpty(up) ? larger(affSub(aff({}), gap)) : up;
+  };
+  const pairs = conflicting(equal);
   if (isEmpty(pairs)) return undefined;
-  // The parameter values it races for, beyond those for which the instruction runs at all.
-  const runs = projectOut(d, d.dims);
-  const params = projectOut(pairs, pairs.dims);
-  const when = isSubset(runs, params) ? undefined : /: (.*) \}$/.exec(printSet(gist(params, runs)))?.[1];
+  const when = raceWhen(projectOut(d, d.dims), projectOut(pairs, pairs.dims), () => {
+    const twins = conflicting([...inames].filter((n) => n !== x));
+    return projectOut(twins, twins.dims);
+  });
   return when === undefined ? { how } : { how, when };
+}
+
+/**
+ * For which parameter values, beyond those for which the instruction runs at all (`runs`), it
+ * races (`params`, exact): undefined for all of them. A projection can keep existentials that are
+ * no floor or mod (`out[2*t + 5*b]` across `u`: `2*e3 = 5*e0 + 2*e1 - 5*e2`), and containment in
+ * such a set cannot be decided; then the pairs of work-items that differ in the racing iname alone
+ * (`twins()`, a subset whose projection is simpler) may still cover every run. Else the exact set
+ * itself is the answer, existentials and all.
+ */
+function raceWhen(runs: BasicSet, params: BasicSet, twins: () => BasicSet): string | undefined {
+  const covers = (s: BasicSet): boolean | undefined => {
+    try {
+      return isSubset(runs, s);
+    } catch (e) {
+      if (e instanceof LoomError) return undefined;
+      throw e;
+    }
+  };
+  const exact = covers(params);
+  if (exact === true || (exact === undefined && covers(twins()) === true)) return undefined;
+  return /: (.*) \}$/.exec(printSet(exact === false ? gist(params, runs) : params))?.[1];
 }
