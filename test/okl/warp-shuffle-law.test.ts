@@ -1,0 +1,124 @@
+/**
+ * The law of CUDA's warp shuffles in OKL (src/okl/lower/warp-shuffles.ts): random widths (powers of
+ * two up to 32), work-groups of one or two @inner axes whose size is a multiple of the width, chains
+ * of one to three shuffles (`__shfl_up_sync`, `_down_`, `_xor_`, `__shfl_sync`, and the forms without
+ * `_sync` and the mask) with random deltas, lane masks and source lanes (constant or per work-item,
+ * negative and past the width), on double and int values: the run equals a serial model of CUDA's
+ * definition (PTX `shfl`: the partner lane j is computed within the sub-group of `width` lanes;
+ * where j leaves it, for up, down and xor, the work-item gets its own value back), on the
+ * interpreter and on OpenMP.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parseOkl } from "../../src/okl/parse-okl.js";
+import { run } from "../../src/run/index.js";
+import { nativeAvailable } from "../run/native-helpers.js";
+
+type Op = "up" | "down" | "xor" | "idx";
+interface Shuffle {
+  readonly op: Op;
+  readonly sync: boolean;
+  /** delta (up, down), lane mask (xor, < width) or source lane (idx). */
+  readonly k: number;
+  /** idx only: the source lane is `k + 3*l` per work-item, not the constant k. */
+  readonly perItem: boolean;
+}
+interface Case {
+  readonly width: number;
+  readonly Dx: number;
+  readonly Dy: number;
+  readonly type: "double" | "int";
+  readonly chain: readonly Shuffle[];
+  readonly groups: number;
+}
+
+const shuffleArb = (width: number): fc.Arbitrary<Shuffle> => fc.record({
+  op: fc.constantFrom<Op>("up", "down", "xor", "idx"),
+  sync: fc.boolean(),
+  k: fc.integer({ min: -3, max: 40 }),
+  perItem: fc.boolean(),
+}).map((s) => ({
+  ...s,
+  k: s.op === "xor" ? ((s.k % width) + width) % width : s.op === "idx" ? s.k : Math.abs(s.k),
+  perItem: s.op === "idx" && s.perItem,
+}));
+
+/** Width w, then axes Dx (x, @inner(0)) and Dy whose product is a multiple of w, at most 64 work-items. */
+const caseArb: fc.Arbitrary<Case> = fc.constantFrom(1, 2, 4, 8, 16, 32).chain((width) => fc.record({
+  width: fc.constant(width),
+  Dx: fc.constantFrom(1, 2, 3, 4, 6, 8, 16, 32),
+  Dy: fc.constantFrom(1, 1, 2, 3),
+  type: fc.constantFrom<"double" | "int">("double", "int"),
+  chain: fc.array(shuffleArb(width), { minLength: 1, maxLength: 3 }),
+  groups: fc.integer({ min: 0, max: 2 }),
+}).filter((c) => (c.Dx * c.Dy) % width === 0 && c.Dx * c.Dy <= 64));
+
+const NAMES: Record<Op, string> = { up: "__shfl_up", down: "__shfl_down", xor: "__shfl_xor", idx: "__shfl" };
+
+function source(c: Case): string {
+  const L = c.Dx * c.Dy;
+  const calls = c.chain.map((s, j) => {
+    const k = s.perItem ? `${s.k} + 3*l` : String(s.k);
+    const call = s.sync ? `${NAMES[s.op]}_sync(0xffffffff, v${j}, ${k}, ${c.width})` : `${NAMES[s.op]}(v${j}, ${k}, ${c.width})`;
+    return `const ${c.type} v${j + 1} = ${call};`;
+  });
+  const body = `const int l = t + ${c.Dx}*y;
+        const ${c.type} v0 = x[b*${L} + l];
+        ${calls.join("\n        ")}
+        out[b*${L} + l] = v${c.chain.length};`;
+  const inner = c.Dy > 1
+    ? `for (int y = 0; y < ${c.Dy}; ++y; @inner(1)) { for (int t = 0; t < ${c.Dx}; ++t; @inner(0)) {\n        ${body}\n      } }`
+    : `for (int t = 0; t < ${c.Dx}; ++t; @inner) {\n        const int y = 0;\n        ${body}\n      }`;
+  return `@kernel void f(const int N, const ${c.type} *x, ${c.type} *out) {
+  for (int b = 0; b < N; ++b; @outer) {
+    ${inner}
+  }
+}`;
+}
+
+/**
+ * CUDA's result of one shuffle for every work-item of a group (linear index i = x + Dx*y, lane i % 32
+ * of warp i / 32), after PTX's `shfl`: the sub-group of `width` lanes is [first, last]; up reads
+ * lane i - k unless it is below first, down i + k unless past last, xor i ^ k unless past last;
+ * idx reads first + (src & (width - 1)).
+ */
+function shuffle(vals: readonly number[], s: Shuffle, width: number): number[] {
+  return vals.map((own, i) => {
+    const first = i - (i % width);
+    const last = first + width - 1;
+    switch (s.op) {
+      case "up": return i - s.k >= first ? vals[i - s.k]! : own;
+      case "down": return i + s.k <= last ? vals[i + s.k]! : own;
+      case "xor": return (i ^ s.k) <= last ? vals[i ^ s.k]! : own;
+      case "idx": return vals[first + ((s.perItem ? s.k + 3 * i : s.k) & (width - 1))]!;
+    }
+  });
+}
+
+const input = (c: Case) => Array.from({ length: c.groups * c.Dx * c.Dy }, (_, j) => (c.type === "int" ? 7 * j - 40 : j * 0.5 - 3.25));
+
+function serial(c: Case): number[] {
+  const L = c.Dx * c.Dy;
+  const x = input(c);
+  const out: number[] = [];
+  for (let b = 0; b < c.groups; b++) out.push(...c.chain.reduce((v, s) => shuffle(v, s, c.width), x.slice(b * L, b * L + L)));
+  return out;
+}
+
+async function check(c: Case, backend: string): Promise<void> {
+  const src = source(c);
+  const [k] = parseOkl(src);
+  const make = (xs: number[]) => (c.type === "int" ? Int32Array.from(xs) : Float64Array.from(xs));
+  const r = await run(k!, { N: c.groups, x: make(input(c)), out: make(input(c).map(() => 0)) }, { backend, checkBounds: false } as never);
+  expect(Array.from(r.out as ArrayLike<number>), `${backend}\n${src}`).toEqual(serial(c));
+}
+
+describe("CUDA warp shuffles in OKL, as a law", () => {
+  it("equal CUDA's definition on random widths, groups and chains (interp)", async () => {
+    await fc.assert(fc.asyncProperty(caseArb, (c) => check(c, "interp")), { numRuns: 40 });
+  });
+
+  it.skipIf(!nativeAvailable("openmp"))("and on OpenMP (a few kernels: each is a compile)", async () => {
+    await fc.assert(fc.asyncProperty(caseArb.filter((c) => c.groups > 0), (c) => check(c, "openmp")), { numRuns: 3 });
+  });
+});
