@@ -35,11 +35,37 @@ export function carriedPrivateReads(unit: TranslationUnit): CarriedRead[] {
   const records = recordTypes(unit);
   for (const item of unit.items) {
     if (item.kind !== "function" || !item.isKernel || !item.body) continue;
+    if (!(reach(item.body) & MAY_CARRY)) continue;
     const w = new Walker(typedefMemory, valueParams(item), records);
     w.stmt(item.body, [paramScope(item)], new Map());
     if (w.found) out.push(w.found);
   }
   return out;
+}
+
+const HOLDS_LOOP = 1, MAY_CARRY = 2;
+
+/**
+ * HOLDS_LOOP when `s` holds an attributed loop; MAY_CARRY when some statement of it declares a
+ * possible candidate (a scalar neither `@shared` nor `@exclusive`: more than the walk takes) and
+ * holds an attributed loop too. Without that no value can be carried (a kernel whose private
+ * scalars are all declared inside its inner-most attributed loops, the common shape), and the
+ * walks over every expression are skipped: one walk over the statements instead.
+ */
+function reach(s: Stmt): number {
+  let r = s.kind === "for" && isAttributed(s) ? HOLDS_LOOP : 0;
+  let declares = s.kind === "for" && !isAttributed(s) && s.init?.kind === "declaration" && mayBeCandidate(s.init);
+  for (const c of stmtChildren(s)) {
+    if (c.kind === "declaration") declares ||= mayBeCandidate(c);
+    else r |= reach(c);
+  }
+  return declares && r & HOLDS_LOOP ? r | MAY_CARRY : r;
+}
+
+/** Whether `d` may declare a candidate (Walker.declare's test without the typedefs and record types, which only take some away). */
+function mayBeCandidate(d: Declaration): boolean {
+  if (d.spec.storage.includes("typedef") || d.attributes.some((a) => a.name === "shared" || a.name === "exclusive")) return false;
+  return d.declarators.some((x) => !x.okl.shared && !x.okl.exclusive && x.pointers.length === 0 && x.arrayDims.length === 0 && !x.reference);
 }
 
 /** Names of file-level typedefs that carry `@shared` or `@exclusive`. */

@@ -202,7 +202,7 @@ function lexInto(out: TokenList, text: string, file: string | undefined, trivia:
       }
     }
     if (trivia || (type !== "ws" && type !== "comment")) {
-      t ??= text.slice(at, end);
+      t ??= type === "ident" || type === "number" ? interned(text, at, end) : text.slice(at, end);
       out.push(
         joined
           ? file === undefined ? { type, text: t, offset: at, line, col, spaceBefore: space, end } : { type, text: t, offset: at, line, col, file, spaceBefore: space, end }
@@ -301,6 +301,27 @@ function splicedToken(text: string, at: number, end: number): { type: TokType; t
   const t = type === "punct" ? scanPunct : joined.slice(0, len);
   if (last === end && t === text.slice(at, end)) return undefined;
   return { type, text: t, end: last };
+}
+
+/**
+ * The names and numbers met lately, by a hash of their characters: a kernel repeats a few hundred
+ * names thousands of times, and a token whose text is found here shares that string instead of a
+ * new copy (a short slice is a copy in V8) that the collector would copy again while the tokens live.
+ */
+const INTERNED = new Array<string | undefined>(4096).fill(undefined);
+
+/** `text.slice(at, end)`, the string of INTERNED when it has those characters. */
+function interned(text: string, at: number, end: number): string {
+  let h = end - at;
+  for (let k = at; k < end; k++) h = (Math.imul(h, 31) + text.charCodeAt(k)) | 0;
+  const slot = (h ^ (h >>> 12)) & 4095;
+  const s = INTERNED[slot];
+  if (s !== undefined && s.length === end - at) {
+    let k = 0;
+    while (k < s.length && s.charCodeAt(k) === text.charCodeAt(at + k)) k++;
+    if (k === s.length) return s;
+  }
+  return (INTERNED[slot] = text.slice(at, end));
 }
 
 /** Tokens per chunk of a TokenList: an array of at most this many elements stays out of V8's large-object space. */
