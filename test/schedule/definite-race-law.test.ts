@@ -1,10 +1,12 @@
 /**
  * The law of the certain-race check (src/schedule/definite-races.ts), on random OKL kernels: one
  * `@outer` loop, one or two `@inner` loops, a `@shared` or global array stored at an index affine
- * in the inner inames and a parameter (`s[a*t + b]`, `s[c]`, `s[t/2]`), by `=` or `+=`, under random
- * guards (`if (t < m)`, `if (t == 0)`, …), with constant sizes from 1. A serial enumeration says
+ * in the inner inames, a sequential loop's iname and a parameter (`s[a*t + b]`, `s[c]`, `s[t/2]`),
+ * by `=` or `+=`, under random guards (`if (t < m)`, `if (t == 0)`, `t == 0 || t == m`, …), with
+ * constant sizes from 1. A serial enumeration says
  * which work-items store to which cell; a conflict is two distinct work-items (of one group, for
- * `@shared`) storing to one cell in one barrier interval, with differing values or by an update.
+ * `@shared`) storing to one cell in one barrier interval, with differing values or by an update
+ * (a sequential loop j inside the @inner loops stays in the interval: its trips are one work-item's).
  *
  *   (a) a refusal at code generation names parameter values (`whenever 2 <= N`, or all) for which
  *       the enumeration finds a conflict, wherever the store runs at all;
@@ -26,18 +28,23 @@ import { affToString, containsPoint, parseSet, type BasicSet } from "../../src/p
 import { run } from "../../src/run/index.js";
 import { assume } from "../../transforms/index.js";
 
-type Guard = "none" | "t < m" | "t >= m" | "t == 0" | "t == m" | "t != m" | "t % 2 == 0" | "u == 0" | "t < m && u == 0" | "b == 0" | "b < m";
-type Value = "t" | "1" | "m" | "u" | "t + u" | "b";
+type Guard = "none" | "t < m" | "t >= m" | "t == 0" | "t == m" | "t != m" | "t % 2 == 0" | "u == 0" | "t < m && u == 0" | "b == 0" | "b < m" | "t == 0 || t == m" | "!(t < m)";
+type Value = "t" | "1" | "m" | "u" | "t + u" | "b" | "j";
+/** A store's instance: group b, work-item (t, u), trip j of a sequential loop inside it. */
+interface Pt { readonly b: number; readonly t: number; readonly u: number; readonly j: number }
 
 interface Shape {
   readonly global: boolean;
   /** Extents of the inner loops: t (@inner(0)), and u (@inner(1)) when `U > 0`. */
   readonly T: number;
   readonly U: number;
-  /** The index: `a*t + a2*u + kb*b + c (+ p)`, or `t/2 + c`. */
+  /** Trips of a sequential loop j around the store, inside the @inner loops (0: none). */
+  readonly J: number;
+  /** The index: `a*t + a2*u + aj*j + kb*b + c (+ p)`, or `t/2 + aj*j + c`. */
   readonly half: boolean;
   readonly a: number;
   readonly a2: number;
+  readonly aj: number;
   readonly kb: number;
   readonly c0: number;
   readonly withP: boolean;
@@ -54,20 +61,24 @@ const shapeArb: fc.Arbitrary<Shape> = fc.record({
   global: fc.boolean(),
   T: fc.integer({ min: 1, max: 5 }),
   U: fc.constantFrom(0, 0, 1, 2, 3),
+  J: fc.constantFrom(0, 0, 1, 2),
   half: fc.boolean(),
   a: fc.constantFrom(0, 0, 1, 1, 2, -1),
   a2: fc.constantFrom(0, 1, -1, 2),
+  aj: fc.constantFrom(0, 1, 3),
   kb: fc.constantFrom(0, 0, 1, 5),
   c0: fc.constantFrom(0, 1),
   withP: fc.boolean(),
   update: fc.boolean(),
-  value: fc.constantFrom<Value>("t", "1", "m", "u", "t + u", "b"),
-  guard: fc.constantFrom<Guard>("none", "none", "t < m", "t >= m", "t == 0", "t == m", "t != m", "t % 2 == 0", "u == 0", "t < m && u == 0", "b == 0", "b < m"),
+  value: fc.constantFrom<Value>("t", "1", "m", "u", "t + u", "b", "j"),
+  guard: fc.constantFrom<Guard>("none", "none", "t < m", "t >= m", "t == 0", "t == m", "t != m", "t % 2 == 0", "u == 0", "t < m && u == 0", "b == 0", "b < m",
+    "t == 0 || t == m", "!(t < m)"),
 }).map((s) => ({
   ...s,
   a2: s.U > 0 ? s.a2 : 0,
+  aj: s.J > 0 ? s.aj : 0,
   kb: s.global ? s.kb : 0,
-  value: s.U === 0 && (s.value === "u" || s.value === "t + u") ? "t" : s.value,
+  value: (s.U === 0 && (s.value === "u" || s.value === "t + u")) || (s.J === 0 && s.value === "j") ? "t" : s.value,
   // OKL import sizes `out` from its footprint under the guard, and `t == m` ties the index to m:
   // `out[1 - t]` gets the extent 2 - m, which is wrong where the store never runs (m = 3 is refused
   // for a negative extent, m = -5 asks for 7 elements). Not this law's subject: @shared covers it.
@@ -80,18 +91,23 @@ function offset(s: Shape): number {
   if (s.half) return s.c0;
   return s.c0 - span(s.a, s.T)[0] - span(s.a2, Math.max(s.U, 1))[0];
 }
-function cellOf(s: Shape, b: number, t: number, u: number, p: number): number {
-  const c = offset(s);
-  if (s.half) return Math.trunc(t / 2) + c + (s.withP ? p : 0) + s.kb * b;
-  return s.a * t + s.a2 * u + s.kb * b + c + (s.withP ? p : 0);
+function cellOf(s: Shape, { b, t, u, j }: Pt, p: number): number {
+  const c = offset(s) + s.aj * j + s.kb * b + (s.withP ? p : 0);
+  return s.half ? Math.trunc(t / 2) + c : s.a * t + s.a2 * u + c;
+}
+/** Every instance of the store for `N` groups, in serial order (a work-item's trips of j in order). */
+function points(s: Shape, N: number): Pt[] {
+  const out: Pt[] = [];
+  for (let b = 0; b < N; b++) for (let u = 0; u < Math.max(s.U, 1); u++) for (let t = 0; t < s.T; t++) for (let j = 0; j < Math.max(s.J, 1); j++) out.push({ b, t, u, j });
+  return out;
 }
 /** Cells of the stored array: enough for every work-item and parameter value. */
 function cells(s: Shape): number {
   let max = 0;
-  for (let b = 0; b < MAX_N; b++) for (let t = 0; t < s.T; t++) for (let u = 0; u < Math.max(s.U, 1); u++) for (const p of P_VALUES) max = Math.max(max, cellOf(s, b, t, u, p));
+  for (const x of points(s, MAX_N)) for (const p of P_VALUES) max = Math.max(max, cellOf(s, x, p));
   return max + 1;
 }
-function valueOf(s: Shape, b: number, t: number, u: number, m: number): number {
+function valueOf(s: Shape, { b, t, u, j }: Pt, m: number): number {
   switch (s.value) {
     case "t": return t;
     case "1": return 1;
@@ -99,9 +115,10 @@ function valueOf(s: Shape, b: number, t: number, u: number, m: number): number {
     case "u": return u;
     case "t + u": return t + u;
     case "b": return b;
+    case "j": return j;
   }
 }
-function guardHolds(s: Shape, b: number, t: number, u: number, m: number): boolean {
+function guardHolds(s: Shape, { b, t, u }: Pt, m: number): boolean {
   switch (s.guard) {
     case "none": return true;
     case "t < m": return t < m;
@@ -114,17 +131,21 @@ function guardHolds(s: Shape, b: number, t: number, u: number, m: number): boole
     case "t < m && u == 0": return t < m && u === 0;
     case "b == 0": return b === 0;
     case "b < m": return b < m;
+    case "t == 0 || t == m": return t === 0 || t === m;
+    case "!(t < m)": return !(t < m);
   }
 }
 
 function okl(s: Shape): string {
   const S = cells(s);
   const terms = s.half ? ["t/2"] : [s.a !== 0 ? `${s.a}*t` : "", s.a2 !== 0 ? `${s.a2}*u` : ""].filter((x) => x !== "");
+  if (s.aj !== 0) terms.push(`${s.aj}*j`);
   if (s.kb !== 0) terms.push(`${s.kb}*b`);
   if (s.withP) terms.push("p");
   terms.push(String(offset(s)));
   const idx = terms.join(" + ");
-  const store = `${s.guard === "none" ? "" : `if (${s.guard}) `}${s.global ? "out" : "s"}[${idx}] ${s.update ? "+=" : "="} ${s.value};`;
+  const guarded = `${s.guard === "none" ? "" : `if (${s.guard}) `}${s.global ? "out" : "s"}[${idx}] ${s.update ? "+=" : "="} ${s.value};`;
+  const store = s.J > 0 ? `for (int j = 0; j < ${s.J}; ++j) { ${guarded} }` : guarded;
   const inner = (body: string) => s.U > 0
     ? `for (int u = 0; u < ${s.U}; ++u; @inner(1)) { for (int t = 0; t < ${s.T}; ++t; @inner(0)) { ${body} } }`
     : `for (int t = 0; t < ${s.T}; ++t; @inner) { ${body} }`;
@@ -143,15 +164,11 @@ function okl(s: Shape): string {
 }
 
 interface Params { readonly N: number; readonly m: number; readonly p: number }
-interface Store { readonly b: number; readonly t: number; readonly u: number; readonly cell: number; readonly v: number }
+interface Store extends Pt { readonly cell: number; readonly v: number }
 
 /** Every store the kernel makes, in serial order. */
 function stores(s: Shape, q: Params): Store[] {
-  const out: Store[] = [];
-  for (let b = 0; b < q.N; b++) for (let u = 0; u < Math.max(s.U, 1); u++) for (let t = 0; t < s.T; t++) {
-    if (guardHolds(s, b, t, u, q.m)) out.push({ b, t, u, cell: cellOf(s, b, t, u, q.p), v: valueOf(s, b, t, u, q.m) });
-  }
-  return out;
+  return points(s, q.N).filter((x) => guardHolds(s, x, q.m)).map((x) => ({ ...x, cell: cellOf(s, x, q.p), v: valueOf(s, x, q.m) }));
 }
 
 /** Two distinct work-items (of one group for @shared) storing to one cell, by an update or with differing values. */
@@ -159,7 +176,7 @@ function conflict(s: Shape, q: Params): boolean {
   const st = stores(s, q);
   for (let i = 0; i < st.length; i++) for (let j = i + 1; j < st.length; j++) {
     const x = st[i]!, y = st[j]!;
-    if (x.cell !== y.cell || (!s.global && x.b !== y.b)) continue;
+    if (x.cell !== y.cell || (x.t === y.t && x.u === y.u && x.b === y.b) || (!s.global && x.b !== y.b)) continue;
     if (s.update || x.v !== y.v) return true;
   }
   return false;
@@ -171,10 +188,10 @@ function conflict(s: Shape, q: Params): boolean {
  * differ in that iname, under a guard that is a conjunction of affine comparisons.
  */
 function provable(s: Shape, q: Params): boolean {
-  if (s.half || s.guard === "t != m" || s.guard === "t % 2 == 0") return false;
+  if (s.half || s.guard === "t != m" || s.guard === "t % 2 == 0" || s.guard.includes("||")) return false;
   const free = [...(s.a === 0 ? ["t"] : []), ...(s.U > 0 && s.a2 === 0 ? ["u"] : []), ...(s.global && s.kb === 0 ? ["b"] : [])] as ("t" | "u" | "b")[];
   const st = stores(s, q);
-  return free.some((v) => st.some((x) => st.some((y) => x[v] < y[v] && x.cell === y.cell && (s.global || x.b === y.b) &&
+  return free.some((v) => st.some((x) => st.some((y) => x[v] < y[v] && x.cell === y.cell && x.j === y.j && (s.global || x.b === y.b) &&
     (s.update || (s.value.includes(v) && x.v !== y.v)))));
 }
 
@@ -272,7 +289,7 @@ describe("the certain-race check, as a law over random OKL kernels", () => {
 
   it("a race whose pairs project to existentials that are no floor or mod is refused as a race, not a failure to decide", () => {
     // Cells 2*t + 5*b meet across u; the pairs' parameters keep `2*e3 = 5*e0 + 2*e1 - 5*e2`.
-    const s: Shape = { global: true, T: 2, U: 3, half: false, a: 2, a2: 0, kb: 5, c0: 0, withP: false, update: false, value: "t + u", guard: "none" };
+    const s: Shape = { global: true, T: 2, U: 3, J: 0, half: false, a: 2, a2: 0, aj: 0, kb: 5, c0: 0, withP: false, update: false, value: "t + u", guard: "none" };
     const e = refusalOf(parseOkl(okl(s))[0]!);
     expect(e?.message).toMatch(/races on global array "out": every work-item of loop "u" .* stores different values \(t \+ u\)/);
   });
