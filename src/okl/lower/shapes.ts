@@ -91,6 +91,15 @@ function boxMax(k: Kernel, inames: readonly string[], index: Aff): MaxIndex | un
 const isConstant = (m: MaxIndex): boolean => m.terms.length === 0;
 const maxKey = (m: MaxIndex): string => JSON.stringify(m.terms.map((t) => [t.coef, t.denom, Object.entries(t.aff.terms).sort(), t.aff.constant]));
 
+/** The keys of `terms` in order: most indices have one or two (no sort's scratch array for those, once per access). */
+function sortedNames(terms: Readonly<Record<string, number>>): string[] {
+  const names = Object.keys(terms);
+  if (names.length === 2) {
+    if (names[0]! > names[1]!) return [names[1]!, names[0]!];
+  } else if (names.length > 2) names.sort();
+  return names;
+}
+
 /** One access of a flat array: its index and the inames it runs within. */
 export interface FlatAccess {
   readonly index: Expr;
@@ -121,7 +130,7 @@ export function footprintShape(k: Kernel, accesses: readonly FlatAccess[], notPa
     const idx = exprToAff(a.index);
     if (!idx) return undefined;
     let key = `${idOf(a.within)} ${idOf(a.guards)}`;
-    for (const n of Object.keys(idx.terms).sort()) key += ` ${n}*${idx.terms[n]}`;
+    for (const n of sortedNames(idx.terms)) key += ` ${n}*${idx.terms[n]}`;
     const g = groups.get(key);
     if (!g || g.idx.constant < idx.constant) groups.set(key, { idx, within: a.within, guards: a.guards });
   }

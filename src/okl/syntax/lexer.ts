@@ -337,37 +337,50 @@ const CHUNK = 8192;
  * unseen and falls back to the interpreter: a first import in a fresh process paid that).
  */
 export class TokenList {
-  private readonly chunks: Tok[][] = [[]];
-  private tail: Tok[] = this.chunks[0]!;
+  /**
+   * The chunk being filled, made at its full size (an array grown by push allocates about twice its
+   * final size on the way; 2 MiB of a 1,000-line import's 18). The first is made small and grows to
+   * its 64 like an array pushed to: a short list (a macro's argument) stays small.
+   */
+  private tail: Tok[] = new Array<Tok>(16);
+  /** The tokens in `tail`. */
+  private n = 0;
+  private readonly chunks: Tok[][] = [this.tail];
   private cap = 64;
 
   /** `atLines`: a chunk ends only at `lineEnd()` (the lexer's line breaks), so no line straddles two. */
   constructor(private readonly atLines = false) {}
 
   push(t: Tok): void {
-    let tail = this.tail;
-    if (tail.length >= this.cap && !this.atLines) {
-      this.chunks.push((this.tail = tail = []));
-      this.cap = CHUNK;
-    }
-    tail.push(t);
+    if (this.n >= this.cap && !this.atLines) this.nextChunk();
+    this.tail[this.n++] = t; // past the end (a long line with atLines) the array grows
   }
 
   /** A line ended: with `atLines`, the next token starts a new chunk if this one is full. */
   lineEnd(): void {
-    if (this.atLines && this.tail.length >= this.cap) {
-      this.chunks.push((this.tail = []));
-      this.cap = CHUNK;
-    }
+    if (this.atLines && this.n >= this.cap) this.nextChunk();
+  }
+
+  private nextChunk(): void {
+    this.chunks.push((this.tail = new Array<Tok>(CHUNK)));
+    this.n = 0;
+    this.cap = CHUNK;
+  }
+
+  /** The last chunk cut to its tokens (read once whole: nothing is pushed after). */
+  private seal(): void {
+    if (this.tail.length !== this.n) this.tail.length = this.n;
   }
 
   /** The chunks themselves (the last may be empty). */
   parts(): readonly Tok[][] {
+    this.seal();
     return this.chunks;
   }
 
   /** The tokens in order (the only chunk itself when there is one). */
   toArray(): Tok[] {
+    this.seal();
     const cs = this.chunks;
     if (cs.length === 1) return cs[0]!;
     let n = 0;

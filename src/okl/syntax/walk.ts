@@ -140,6 +140,13 @@ export function walkExpr(e: Expr, f: (x: Expr) => void): void {
 export function firstRead(e: Expr, name: string): Expr | undefined {
   if (e.kind === "ident") return e.name === name ? e : undefined;
   if (e.kind === "sizeof" || (e.kind === "unary" && e.op === "&" && e.operand.kind === "ident")) return undefined;
+  // The common nodes without an array of children (every initializer of a kernel is searched).
+  switch (e.kind) {
+    case "int": case "float": case "char": case "string": case "bool": return undefined;
+    case "binary": return firstRead(e.left, name) ?? firstRead(e.right, name);
+    case "index": return firstRead(e.target, name) ?? firstRead(e.index, name);
+    case "unary": case "postfix": case "cast": return firstRead(e.operand, name);
+  }
   for (const c of exprChildren(e)) {
     const r = firstRead(c, name);
     if (r) return r;
