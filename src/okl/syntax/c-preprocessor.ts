@@ -137,6 +137,12 @@ export class Preprocessor {
     // The file's tokens come in chunks of whole lines (lexer.ts: one array of them all costs more
     // than lexing), read here one after the other.
     const chunks = lexLines(text, file, this.emit !== undefined);
+    if (file === undefined) {
+      // The output is about the main file's tokens (macros mostly give one for one): one array for them.
+      let n = 64;
+      for (const c of chunks) n += c.length;
+      this.out.reserve(n + (n >> 4));
+    }
     let chunk = 0;
     let toks = chunks[0]!;
     let n = toks.length;

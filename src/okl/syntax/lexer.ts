@@ -356,6 +356,17 @@ export class TokenList {
     this.tail[this.n++] = t; // past the end (a long line with atLines) the array grows
   }
 
+  /**
+   * Room for `n` tokens in one chunk, when none has been pushed yet (not with `atLines`): a list
+   * whose size is known about (the preprocessor's output: its main file's tokens) is one array,
+   * read whole without a copy; past `n`, chunks follow as before.
+   */
+  reserve(n: number): void {
+    if (this.atLines || this.n > 0 || this.chunks.length > 1 || n <= this.cap) return;
+    this.chunks[0] = this.tail = new Array<Tok>(n);
+    this.cap = n;
+  }
+
   /** A line ended: with `atLines`, the next token starts a new chunk if this one is full. */
   lineEnd(): void {
     if (this.atLines && this.n >= this.cap) this.nextChunk();
