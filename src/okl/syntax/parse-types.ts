@@ -8,6 +8,11 @@ import { lookupQualified, qualify, type StructTemplate } from "./cxx.js";
 import { STORAGE_OF, QUALIFIER_OF, BUILTIN_WORDS, CXX_OF, STMT_KEYWORDS, VECTOR_TYPES, canonicalBuiltin, EMPTY_VAR } from "./parse-base.js";
 import { AttributeParser } from "./parse-attributes.js";
 
+/** An empty list shared by the type specifiers without storage classes or qualifiers (read-only in the AST). */
+const NONE: readonly never[] = Object.freeze([]);
+/** The builtin types one word names as it is (canonicalBuiltin's answer for them, without its lists). */
+const ONE_WORD = new Set(["void", "char", "short", "int", "long", "float", "double", "bool", "size_t", "ptrdiff_t", "half"]);
+
 export abstract class TypeParser extends AttributeParser {
   protected abstract parseStruct(): BaseType;
   protected abstract parseEnum(): BaseType;
@@ -76,9 +81,11 @@ export abstract class TypeParser extends AttributeParser {
 
   parseTypeSpec(): TypeSpec {
     const start = this.peek();
-    const storage: StorageClass[] = [];
-    const qualifiers: TypeQualifier[] = [];
-    const words: string[] = [];
+    // Made only when needed (most declarations have no storage class, one qualifier at most and one word).
+    let storage: StorageClass[] | undefined;
+    let qualifiers: TypeQualifier[] | undefined;
+    let word: string | undefined;
+    let words: string[] | undefined;
     let base: BaseType | undefined;
     let baseTok: Tok | undefined;
     let named: { readonly name: string; readonly len: number } | undefined;
@@ -89,27 +96,28 @@ export abstract class TypeParser extends AttributeParser {
       const st = STORAGE_OF.get(w);
       const qu = st === undefined ? QUALIFIER_OF.get(w) : undefined;
       if (st) {
-        storage.push(st);
+        (storage ??= []).push(st);
         this.next();
       } else if (qu) {
-        qualifiers.push(qu);
+        (qualifiers ??= []).push(qu);
         this.next();
-      } else if (BUILTIN_WORDS.has(w) && !base && (w !== "half" || (!words.length && this.halfIsType(0)))) {
-        words.push(w);
+      } else if (BUILTIN_WORDS.has(w) && !base && (w !== "half" || (word === undefined && this.halfIsType(0)))) {
+        if (word === undefined) word = w;
+        else (words ??= [word]).push(w);
         baseTok ??= t;
         this.next();
-      } else if ((w === "struct" || w === "union" || w === "class") && !base && !words.length) {
+      } else if ((w === "struct" || w === "union" || w === "class") && !base && word === undefined) {
         base = this.parseStruct();
-      } else if (w === "auto" && !base && !words.length && this.peek(1).type === "ident" && this.peek(2).text === "=") {
+      } else if (w === "auto" && !base && word === undefined && this.peek(1).type === "ident" && this.peek(2).text === "=") {
         // C++'s `auto x = e;`: the type of the initializer, found when the declaration is lowered.
         this.next();
         base = { kind: "named", name: "auto", pos: this.span(t) };
-      } else if (w === "enum" && !base && !words.length) {
+      } else if (w === "enum" && !base && word === undefined) {
         base = this.parseEnum();
-      } else if (!base && !words.length && (named = this.peekTypeName()) !== undefined) {
+      } else if (!base && word === undefined && (named = this.peekTypeName()) !== undefined) {
         for (let k = 0; k < named.len; k++) this.next();
         base = this.namedType(named.name, t);
-      } else if (!base && !words.length && (VECTOR_TYPES.has(w) || this.unknownTypeHere())) {
+      } else if (!base && word === undefined && (VECTOR_TYPES.has(w) || this.unknownTypeHere())) {
         this.checkUnsupported(t);
         this.next();
         if (this.at("::")) throw this.unsupported("C++ scope resolution (::)", this.peek());
@@ -120,10 +128,10 @@ export abstract class TypeParser extends AttributeParser {
       } else break;
     }
     if (!base) {
-      if (!words.length) throw this.unexpected("a type");
-      base = { kind: "builtin", name: canonicalBuiltin(words), pos: this.span(baseTok!) };
+      if (word === undefined) throw this.unexpected("a type");
+      base = { kind: "builtin", name: words ? canonicalBuiltin(words) : ONE_WORD.has(word) ? word : canonicalBuiltin([word]), pos: this.span(baseTok!) };
     }
-    return { kind: "typeSpec", storage, qualifiers, base, pos: this.span(start) };
+    return { kind: "typeSpec", storage: storage ?? NONE, qualifiers: qualifiers ?? NONE, base, pos: this.span(start) };
   }
 
   /** The type a known name denotes: a template instance (`V<float>`), an instance's alias, or a typedef/struct name. */
