@@ -3,7 +3,8 @@
  * two up to 32), work-groups of one or two @inner axes whose size is a multiple of the width, chains
  * of one to three shuffles (`__shfl_up_sync`, `_down_`, `_xor_`, `__shfl_sync`, and the forms without
  * `_sync` and the mask) with random deltas, lane masks and source lanes (constant or per work-item,
- * negative and past the width), on double and int values: the run equals a serial model of CUDA's
+ * negative and past the width), on double and int values, under conditions uniform over each
+ * sub-group (blockShflScan's `if (w == 0)`) or none: the run equals a serial model of CUDA's
  * definition (PTX `shfl`: the partner lane j is computed within the sub-group of `width` lanes;
  * where j leaves it, for up, down and xor, the work-item gets its own value back), on the
  * interpreter and on OpenMP.
@@ -30,7 +31,21 @@ interface Case {
   readonly type: "double" | "int";
   readonly chain: readonly Shuffle[];
   readonly groups: number;
+  /** A condition around the chain that is uniform over each sub-group (blockShflScan's `if (w == 0)`), or none. */
+  readonly guard: Guard;
 }
+type Guard = "none" | "odd sub-groups" | "first sub-group" | "group 1";
+/** Whether the guard holds for work-item i of group b (sub-groups of `width`). */
+function guardHolds(g: Guard, b: number, i: number, width: number): boolean {
+  switch (g) {
+    case "none": return true;
+    case "odd sub-groups": return Math.floor(i / width) % 2 === 1;
+    case "first sub-group": return Math.floor(i / width) === 0;
+    case "group 1": return b === 1;
+  }
+}
+const GUARD_C = (g: Guard, width: number): string =>
+  ({ none: "", "odd sub-groups": `(l / ${width}) % 2 == 1`, "first sub-group": `l / ${width} == 0`, "group 1": "b == 1" })[g];
 
 const shuffleArb = (width: number): fc.Arbitrary<Shuffle> => fc.record({
   op: fc.constantFrom<Op>("up", "down", "xor", "idx"),
@@ -51,6 +66,7 @@ const caseArb: fc.Arbitrary<Case> = fc.constantFrom(1, 2, 4, 8, 16, 32).chain((w
   type: fc.constantFrom<"double" | "int">("double", "int"),
   chain: fc.array(shuffleArb(width), { minLength: 1, maxLength: 3 }),
   groups: fc.integer({ min: 0, max: 2 }),
+  guard: fc.constantFrom<Guard>("none", "none", "odd sub-groups", "first sub-group", "group 1"),
 }).filter((c) => (c.Dx * c.Dy) % width === 0 && c.Dx * c.Dy <= 64));
 
 const NAMES: Record<Op, string> = { up: "__shfl_up", down: "__shfl_down", xor: "__shfl_xor", idx: "__shfl" };
@@ -62,10 +78,14 @@ function source(c: Case): string {
     const call = s.sync ? `${NAMES[s.op]}_sync(0xffffffff, v${j}, ${k}, ${c.width})` : `${NAMES[s.op]}(v${j}, ${k}, ${c.width})`;
     return `const ${c.type} v${j + 1} = ${call};`;
   });
+  const chain = c.guard === "none"
+    ? `${calls.join("\n        ")}\n        r = v${c.chain.length};`
+    : `if (${GUARD_C(c.guard, c.width)}) {\n          ${calls.join("\n          ")}\n          r = v${c.chain.length};\n        }`;
   const body = `const int l = t + ${c.Dx}*y;
         const ${c.type} v0 = x[b*${L} + l];
-        ${calls.join("\n        ")}
-        out[b*${L} + l] = v${c.chain.length};`;
+        ${c.type} r = v0;
+        ${chain}
+        out[b*${L} + l] = r;`;
   const inner = c.Dy > 1
     ? `for (int y = 0; y < ${c.Dy}; ++y; @inner(1)) { for (int t = 0; t < ${c.Dx}; ++t; @inner(0)) {\n        ${body}\n      } }`
     : `for (int t = 0; t < ${c.Dx}; ++t; @inner) {\n        const int y = 0;\n        ${body}\n      }`;
@@ -101,7 +121,12 @@ function serial(c: Case): number[] {
   const L = c.Dx * c.Dy;
   const x = input(c);
   const out: number[] = [];
-  for (let b = 0; b < c.groups; b++) out.push(...c.chain.reduce((v, s) => shuffle(v, s, c.width), x.slice(b * L, b * L + L)));
+  for (let b = 0; b < c.groups; b++) {
+    const v0 = x.slice(b * L, b * L + L);
+    // A sub-group the guard leaves out keeps its values; one it lets in shuffles among its own lanes only.
+    const shuffled = c.chain.reduce((v, s) => shuffle(v, s, c.width), v0);
+    out.push(...v0.map((own, i) => (guardHolds(c.guard, b, i, c.width) ? shuffled[i]! : own)));
+  }
   return out;
 }
 
