@@ -140,7 +140,7 @@ async function check(c: Case, backend: string): Promise<void> {
 
 describe("CUDA warp shuffles in OKL, as a law", () => {
   it("equal CUDA's definition on random widths, groups and chains (interp)", async () => {
-    await fc.assert(fc.asyncProperty(caseArb, (c) => check(c, "interp")), { numRuns: 40 });
+    await fc.assert(fc.asyncProperty(caseArb, (c) => check(c, "interp")), { numRuns: 30 });
   });
 
   it.skipIf(!nativeAvailable("openmp"))("and on OpenMP (a few kernels: each is a compile)", async () => {
