@@ -97,22 +97,6 @@ function withChildren(e: Expr, kids: readonly Expr[]): Expr {
   }
 }
 
-/** `f` of each direct child of `e`, in evaluation order (as `children`, without building an array). */
-function forEachChild(e: Expr, f: (child: Expr) => void): void {
-  switch (e.kind) {
-    case "var": case "const": return;
-    case "arith": case "compare": case "logical": f(e.left); f(e.right); return;
-    case "neg": case "bitnot": case "not": f(e.operand); return;
-    case "if": f(e.cond); f(e.then); f(e.else); return;
-    case "call": for (const a of e.args) f(a); return;
-    case "subscript": for (const a of e.indices) f(a); return;
-    case "linear": f(e.index); return;
-    case "reduce": f(e.body); return;
-    case "cast": f(e.value); return;
-    default: return assertNever(e, "expression");
-  }
-}
-
 /**
  * Rebuild `e` bottom-up where `f` says so. `f` is asked first about each node (pre-order): a
  * returned expression replaces the node (and is not visited further); `undefined` means "recurse".
@@ -151,7 +135,7 @@ export function mapExpr(e: Expr, f: (node: Expr) => Expr | undefined): Expr {
 /** Visit every node of `e` in pre-order; returning `false` skips the node's children. */
 export function walkExpr(e: Expr, visit: (node: Expr) => boolean | void): void {
   if (visit(e) === false) return;
-  // As forEachChild, written out: no closure per node.
+  // A plain recursion over the children: no closure per node.
   switch (e.kind) {
     case "var": case "const": return;
     case "arith": case "compare": case "logical": walkExpr(e.left, visit); walkExpr(e.right, visit); return;
@@ -216,28 +200,48 @@ export function freeVariables(e: Expr, out: Set<string> = new Set()): Set<string
 
 const freeMemo = new WeakMap<Expr, readonly string[]>();
 
-function walkFreeVariables(e: Expr, out: Set<string>): Set<string> {
-  const bound: string[] = [];
-  const go = (n: Expr): void => {
-    switch (n.kind) {
-      case "var":
-        if (!bound.includes(n.name)) out.add(n.name);
-        return;
-      case "subscript": case "linear":
-        out.add(n.array);
-        break;
-      case "reduce":
-        bound.push(...n.inames);
-        go(n.body);
-        bound.splice(bound.length - n.inames.length, n.inames.length);
-        return;
-      default:
-        break;
-    }
-    forEachChild(n, go);
-  };
-  go(e);
-  return out;
+/**
+ * `freeVariables(e, out)` walked afresh, nothing remembered: for a pass that asks once per
+ * expression of a big kernel (a memo entry per expression costs more than the walk, and the
+ * collector traces every entry of a WeakMap).
+ */
+export function addFreeVariables(e: Expr, out: Set<string>): Set<string> {
+  return walkFreeVariables(e, out);
+}
+
+/** The free variables of `n` added to `out` in pre-order, `bound` the reduction inames around it (a plain recursion: no closure per call). */
+function walkFreeVariables(n: Expr, out: Set<string>, bound: string[] = []): Set<string> {
+  switch (n.kind) {
+    case "var":
+      if (bound.length === 0 || !bound.includes(n.name)) out.add(n.name);
+      return out;
+    case "const": return out;
+    case "subscript":
+      out.add(n.array);
+      for (let i = 0; i < n.indices.length; i++) walkFreeVariables(n.indices[i]!, out, bound);
+      return out;
+    case "linear":
+      out.add(n.array);
+      return walkFreeVariables(n.index, out, bound);
+    case "reduce":
+      bound.push(...n.inames);
+      walkFreeVariables(n.body, out, bound);
+      bound.splice(bound.length - n.inames.length, n.inames.length);
+      return out;
+    case "arith": case "compare": case "logical":
+      walkFreeVariables(n.left, out, bound);
+      return walkFreeVariables(n.right, out, bound);
+    case "neg": case "bitnot": case "not": return walkFreeVariables(n.operand, out, bound);
+    case "if":
+      walkFreeVariables(n.cond, out, bound);
+      walkFreeVariables(n.then, out, bound);
+      return walkFreeVariables(n.else, out, bound);
+    case "call":
+      for (let i = 0; i < n.args.length; i++) walkFreeVariables(n.args[i]!, out, bound);
+      return out;
+    case "cast": return walkFreeVariables(n.value, out, bound);
+    default: return assertNever(n, "expression");
+  }
 }
 
 /**

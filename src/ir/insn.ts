@@ -230,6 +230,27 @@ function fnmatchRegExp(pattern: string): RegExp {
 
 const inamesMemo = new WeakMap<Instruction, readonly string[]>();
 
+/** Whether `e` has a reduction (a plain walk). */
+function hasReduce(e: Expr): boolean {
+  switch (e.kind) {
+    case "var": case "const": return false;
+    case "reduce": return true;
+    case "arith": case "compare": case "logical": return hasReduce(e.left) || hasReduce(e.right);
+    case "neg": case "bitnot": case "not": return hasReduce(e.operand);
+    case "if": return hasReduce(e.cond) || hasReduce(e.then) || hasReduce(e.else);
+    case "call": return e.args.some(hasReduce);
+    case "subscript": return e.indices.some(hasReduce);
+    case "linear": return hasReduce(e.index);
+    case "cast": return hasReduce(e.value);
+    default: return assertNever(e, "expression");
+  }
+}
+
+function hasDuplicate(xs: readonly string[]): boolean {
+  for (let i = 1; i < xs.length; i++) for (let j = 0; j < i; j++) if (xs[i] === xs[j]) return true;
+  return false;
+}
+
 /**
  * Every iname `insn` uses: its loops (`withinInames`, in order), then the reduction inames of its
  * right-hand side, left-hand side and predicates. Remembered per (frozen) instruction: scheduling,
@@ -238,6 +259,13 @@ const inamesMemo = new WeakMap<Instruction, readonly string[]>();
 export function insnInames(insn: Instruction): readonly string[] {
   let hit = inamesMemo.get(insn);
   if (hit !== undefined) return hit;
+  // Most instructions have no reduction: their loops, as they are (no set, and no memo entry per
+  // expression, which reductionInames would add: a cost, in kernels of thousands of instructions).
+  if (!insn.predicates.some(hasReduce) && (insn.kind !== "assign" || (!hasReduce(insn.rhs) && !hasReduce(insn.lhs))) && !hasDuplicate(insn.withinInames)) {
+    hit = Object.isFrozen(insn.withinInames) ? insn.withinInames : Object.freeze([...insn.withinInames]);
+    if (Object.isFrozen(insn)) inamesMemo.set(insn, hit);
+    return hit;
+  }
   const out = new Set(insn.withinInames);
   if (insn.kind === "assign") {
     reductionInames(insn.rhs, out);
