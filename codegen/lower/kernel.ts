@@ -5,7 +5,7 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import {
-  exprToString, findArg, INDEX_DTYPE, freeVariables, insnExprs, insnWrites, axisStrides, effectiveDimTags,
+  exprToString, findArg, INDEX_DTYPE, addFreeVariables, insnExprs, insnWrites, axisStrides, effectiveDimTags,
   type Instruction, type Kernel,
 } from "../../src/ir/index.js";
 import { extendSet, type BasicSet } from "../../src/poly/index.js";
@@ -261,7 +261,7 @@ export class DeviceKernelLowering implements KernelHost {
     if (!this.usedNames) {
       const ids = new Set(this.insnsUnder(this.dk.body));
       const used = new Set<string>();
-      for (const i of this.k.instructions) if (ids.has(i.id)) for (const e of insnExprs(i)) freeVariables(e, used);
+      for (const i of this.k.instructions) if (ids.has(i.id)) for (const e of insnExprs(i)) addFreeVariables(e, used);
       this.usedNames = used;
     }
     return this.usedNames.has(name);

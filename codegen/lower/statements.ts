@@ -23,6 +23,29 @@ interface IndexForm {
   readonly aff?: Aff;
   readonly inames: readonly string[];
   readonly params: readonly string[];
+  /** `aff` as code, with what the substitutions gave for its terms' names then (`affineIndex`). */
+  code?: { readonly subs: readonly (Ex | undefined)[]; readonly ex: Ex };
+}
+
+/**
+ * A key equal for two index expressions of the same structure (sums, differences and products of
+ * names and integer literals: `(16*m)+n`), undefined for any other: their forms are equal (a form
+ * depends on the terms and the names' types only). A kernel of thousands of statements subscripts
+ * with a few dozen such expressions, each a new object.
+ */
+function indexKey(e: Expr): string | undefined {
+  switch (e.kind) {
+    case "var": return e.name;
+    case "const": return e.isFloat || !Number.isSafeInteger(e.value) ? undefined : e.dtype === undefined ? String(e.value) : `${e.value}:${e.dtype}`;
+    case "arith": {
+      if (e.op !== "+" && e.op !== "-" && e.op !== "*") return undefined;
+      const l = indexKey(e.left);
+      if (l === undefined) return undefined;
+      const r = indexKey(e.right);
+      return r === undefined ? undefined : `(${l}${e.op}${r})`;
+    }
+    default: return undefined;
+  }
 }
 
 /** Instructions of one device kernel. */
@@ -36,9 +59,9 @@ export class InstructionLowering {
   readonly usedParams = new Set<string>();
   /** Per array subscripted so far: its declaration, dtype and axis strides as code (see `element`). */
   private readonly arrays = new Map<string, { decl: ArrayArg | Temporary; dtype: Dtype; strides: readonly Ex[] }>();
-  /** `affineIndex`'s forms by index expression, and of plain iname subscripts by name. */
+  /** `affineIndex`'s forms by index expression, and by `indexKey` (plain iname subscripts: by name). */
   private readonly indexForms = new WeakMap<Expr, IndexForm | null>();
-  private readonly varForms = new Map<string, IndexForm | null>();
+  private readonly keyForms = new Map<string, IndexForm | null>();
 
   constructor(
     private readonly h: KernelHost, private readonly guards: GuardLowering,
@@ -254,18 +277,34 @@ export class InstructionLowering {
     // remembered per index (a split's `4*e_outer + e_inner` is one object in every instruction)
     // and per iname (`a[n]`), outside blocks, whose locals type names their own way.
     const memo = scope.env === this.env;
-    let form = memo ? (ix.kind === "var" ? this.varForms.get(ix.name) : this.indexForms.get(ix)) : undefined;
+    const key = memo ? indexKey(ix) : undefined;
+    let form = key !== undefined ? this.keyForms.get(key) : memo ? this.indexForms.get(ix) : undefined;
     if (form === undefined) {
       form = this.indexForm(ix, scope);
-      if (memo) {
-        if (ix.kind === "var") this.varForms.set(ix.name, form);
-        else this.indexForms.set(ix, form);
-      }
+      if (key !== undefined) this.keyForms.set(key, form);
+      else if (memo) this.indexForms.set(ix, form);
     }
     if (form === null) return undefined;
     for (const n of form.inames) scope.varEx(n); // the "outside the loops around it" check
     for (const n of form.params) this.usedParams.add(n);
-    return form.aff && this.affEx(form.aff);
+    return form.aff && this.formEx(form, form.aff);
+  }
+
+  /** `form.aff` as code, made again only where a substitution of one of its names changed (an unrolled copy's value). */
+  private formEx(form: IndexForm, a: Aff): Ex {
+    const subst = this.h.subst;
+    const hit = form.code;
+    if (hit !== undefined) {
+      let same = true;
+      let at = 0;
+      for (const n in a.terms) if (subst.get(n) !== hit.subs[at++]) (same = false);
+      if (same) return hit.ex;
+    }
+    const subs: (Ex | undefined)[] = [];
+    for (const n in a.terms) subs.push(subst.get(n));
+    const ex = this.affEx(a);
+    form.code = { subs, ex };
+    return ex;
   }
 
   /**

@@ -187,8 +187,14 @@ export function checkInameTags(k: Kernel): void {
   if (tagged.length === 0) return;
   // An l iname's extent is checked once (at its first instruction, which the error names).
   const localChecked = new Set<string>();
+  // The checks read an instruction's inames only: each list once (a big kernel's thousands of
+  // instructions share a few), at its first instruction, which an error names.
+  const seen = new Set<string>();
   for (const insn of k.instructions) {
     const inames = insnInames(insn);
+    const key = inames.join(" ");
+    if (seen.has(key)) continue;
+    seen.add(key);
     const hw = new Map<string, string>();
     for (const i of inames) {
       const t = k.inameTags[i];

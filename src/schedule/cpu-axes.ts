@@ -353,15 +353,31 @@ export function shareAxes(
     for (const p of d.params) if (subst.has(p)) map[p] = subst.get(p)!;
     if (Object.keys(map).length > 0) domains[at] = renameParams(d, map, dk.name);
   }
+  // What an instruction's rewrite needs depends on its inames only: made once per list of them
+  // (a big kernel's thousands of instructions share a few).
+  type Rewrite = { readonly mine: readonly string[]; readonly sb: (e: Expr) => Expr; readonly within: readonly string[]; readonly guardedInames: readonly string[] };
+  const rewrites = new Map<string, Rewrite | undefined>();
+  const rewriteOf = (inames: readonly string[]): Rewrite | undefined => {
+    const key = inames.join(" ");
+    if (rewrites.has(key)) return rewrites.get(key);
+    const mine = inames.filter((i) => subst.has(i));
+    let r: Rewrite | undefined;
+    if (mine.length > 0) {
+      const local = new Map<string, Expr>(mine.map((i) => [i, v(subst.get(i)!)]));
+      r = {
+        mine, sb: (e: Expr) => substitute(e, local), within: [...new Set(inames.map((i) => subst.get(i) ?? i))].sort(),
+        guardedInames: mine.filter((i) => guarded.has(i)),
+      };
+    }
+    rewrites.set(key, r);
+    return r;
+  };
   const instructions = k.instructions.map((insn): Instruction => {
     if (!ids.has(insn.id)) return insn;
-    const mine = insn.withinInames.filter((i) => subst.has(i));
-    if (mine.length === 0) return insn;
-    const local = new Map<string, Expr>(mine.map((i) => [i, v(subst.get(i)!)]));
-    const sb = (e: Expr) => substitute(e, local);
-    const within = [...new Set(insn.withinInames.map((i) => subst.get(i) ?? i))].sort();
+    const r = rewriteOf(insn.withinInames);
+    if (r === undefined) return insn;
+    const { sb, within, guardedInames } = r;
     // Each constraint once: `16*i_outer + i_inner < n` guards both inames of a split.
-    const guardedInames = mine.filter((i) => guarded.has(i));
     let guards: Expr[] = [];
     if (guardedInames.length > 0) {
       const seen = new Set(insn.predicates.map(exprToString));
@@ -369,7 +385,7 @@ export function shareAxes(
         .flatMap((i) => domainPredicates(k, i, insn.withinInames, guarded.get(i)!, `instruction "${insn.id}" of device kernel "${dk.name}"`, insn.predicates))
         .filter((g) => !seen.has(exprToString(g)) && seen.add(exprToString(g)));
     }
-    return { ...mapInsnExprs({ ...insn, predicates: [...insn.predicates, ...guards] }, sb), withinInames: within };
+    return { ...mapInsnExprs(guards.length > 0 ? { ...insn, predicates: [...insn.predicates, ...guards] } : insn, sb), withinInames: within };
   });
   const temporaries = [...k.temporaries];
   const sizeInsns: string[] = [];

@@ -9,7 +9,7 @@
  *
  *   dropDeadStores(k, dks)   // without `t = …` where no instruction, predicate or domain reads t
  */
-import { assigneeName, insnReads, insnWrites, withKernel, type Kernel } from "../ir/index.js";
+import { addFreeVariables, assigneeName, insnReads, insnWrites, withKernel, type Instruction, type Kernel } from "../ir/index.js";
 import type { DeviceKernel, ScheduleNode } from "./types.js";
 
 /** `k` and the device kernels' bodies without the assignments to private temporaries nothing reads, nor those temporaries. */
@@ -20,7 +20,7 @@ export function dropDeadStores(k: Kernel, dks: readonly DeviceKernel[]): { kerne
   const readsOf = new Map<string, Set<string>>();
   const writers = new Map<string, string[]>();
   for (const insn of k.instructions) {
-    const r = insnReads(insn);
+    const r = assignReads(insn);
     readsOf.set(insn.id, r);
     for (const n of r) readers.set(n, (readers.get(n) ?? 0) + 1);
     if (insn.kind === "assign" && insn.atomicity === "none" && privates.has(assigneeName(insn.lhs))) {
@@ -50,7 +50,7 @@ export function dropDeadStores(k: Kernel, dks: readonly DeviceKernel[]): { kerne
   const instructions = k.instructions.filter((i) => !dropped.has(i.id));
   const used = new Set<string>();
   for (const insn of instructions) {
-    insnReads(insn, used);
+    assignReads(insn, used);
     for (const n of insnWrites(insn)) used.add(n);
   }
   for (const d of k.domains) for (const p of d.params) used.add(p);
@@ -63,4 +63,18 @@ export function dropDeadStores(k: Kernel, dks: readonly DeviceKernel[]): { kerne
     return body.length === 0 && n.body.length > 0 ? [] : [{ ...n, body }];
   });
   return { kernel: withKernel(k, { instructions: kept, temporaries }), deviceKernels: dks.map((dk) => ({ ...dk, body: prune(dk.body) })) };
+}
+
+/**
+ * `insnReads(insn, out)`, an assignment's expressions walked, not remembered (addFreeVariables):
+ * this pass asks once per expression, of expressions the CPU lowering has just rewritten.
+ */
+function assignReads(insn: Instruction, out: Set<string> = new Set()): Set<string> {
+  if (insn.kind !== "assign") return insnReads(insn, out);
+  for (const p of insn.predicates) addFreeVariables(p, out);
+  addFreeVariables(insn.rhs, out);
+  const lhs = insn.lhs;
+  if (lhs.kind === "subscript") for (const i of lhs.indices) addFreeVariables(i, out);
+  if (lhs.kind === "linear") addFreeVariables(lhs.index, out);
+  return out;
 }

@@ -149,7 +149,8 @@ export function hoistUniform(k: Kernel, dk: DeviceKernel, ids: ReadonlySet<strin
   for (const insn of k.instructions) {
     // A barrier reads and writes nothing (and an explicit one is a barrier node of the body, not an id in `ids`).
     if (ids.has(insn.id) || insn.kind === "barrier") continue;
-    for (const n of [...touchedNames(insn), ...domainParamsOf(k, insn)]) if (candidates.has(n) && !foreign.has(n)) foreign.set(n, insn.id);
+    for (const n of touchedNames(insn)) if (candidates.has(n) && !foreign.has(n)) foreign.set(n, insn.id);
+    for (const n of domainParamsOf(k, insn)) if (candidates.has(n) && !foreign.has(n)) foreign.set(n, insn.id);
   }
   for (const [name, all] of wanted) {
     const used = [...all].find((n) => foreign.has(n));

@@ -28,10 +28,13 @@ function paramsByIname(k: Kernel): Map<string, readonly string[]> {
 }
 
 /** The parameters of the domains of an instruction's inames: the values its loops' bounds read. */
-export function domainParamsOf(k: Kernel, insn: Instruction): string[] {
+export function domainParamsOf(k: Kernel, insn: Instruction): readonly string[] {
   const m = paramsByIname(k);
+  const inames = insn.withinInames;
+  // One iname, or none: its domain's parameters as they are (no set, no copy).
+  if (inames.length <= 1) return inames.length === 0 ? [] : m.get(inames[0]!) ?? [];
   const out = new Set<string>();
-  for (const i of insn.withinInames) for (const p of m.get(i) ?? []) out.add(p);
+  for (const i of inames) for (const p of m.get(i) ?? []) out.add(p);
   return [...out];
 }
 

@@ -57,11 +57,18 @@ export function privatizedFields(k: PrivatizedFields, temps: readonly Temporary[
     return undefined;
   });
   const lnames = ordered.map((ax) => ax.iname);
+  // One list of inames per list before (instructions share a few).
+  const withins = new Map<string, readonly string[]>();
+  const withinOf = (inames: readonly string[]): readonly string[] => {
+    const key = inames.join(" ");
+    let w = withins.get(key);
+    if (w === undefined) withins.set(key, (w = [...new Set([...inames, ...lnames])].sort()));
+    return w;
+  };
   const instructions = k.instructions.map((insn): Instruction => {
     const mapped = mapInsnExprs(insn, rewrite);
     if (mapped === insn) return insn;
-    const within = [...new Set([...insn.withinInames, ...lnames])].sort();
-    return { ...mapped, withinInames: within };
+    return { ...mapped, withinInames: withinOf(insn.withinInames) };
   });
   for (const t of temps) {
     if (t.dimTags !== undefined) throw new ScheduleError(`lowerForCpu: private temporary "${t.name}" lives across a barrier and has explicit axis tags; cannot give it one slot per work-item`);
@@ -92,15 +99,17 @@ export function barrierCrossing(
   const byId = new Map(k.instructions.map((x) => [x.id, x]));
   // One walk per instruction: the phases in which each variable is touched.
   const phasesOf = new Map<string, Set<number>>();
+  const note = (name: string, ps: ReadonlySet<number>): void => {
+    const set = phasesOf.get(name);
+    if (set === undefined) phasesOf.set(name, new Set(ps));
+    else for (const p of ps) set.add(p);
+  };
   for (const [id, ps] of phaseOf) {
     const insn = byId.get(id);
     if (!insn) continue;
+    for (const name of touchedNames(insn)) note(name, ps);
     // A loop's bounds read its domain's parameters where the instruction runs (`r < e`).
-    for (const name of [...touchedNames(insn), ...domainParamsOf(k, insn)]) {
-      const set = phasesOf.get(name) ?? new Set<number>();
-      ps.forEach((p) => set.add(p));
-      phasesOf.set(name, set);
-    }
+    for (const name of domainParamsOf(k, insn)) note(name, ps);
   }
   const many = k.temporaries.filter((t) => {
     if (t.addressSpace === "local" || t.addressSpace === "global" || privatized.has(t.name)) return false;

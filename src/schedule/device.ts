@@ -5,7 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  affToExpr, arith, blockExprs, boundToExpr, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, insnInames,
+  addFreeVariables, affToExpr, arith, blockExprs, boundToExpr, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, insnInames,
   type Expr, type Kernel,
 } from "../ir/index.js";
 import {
@@ -275,13 +275,14 @@ function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[], ho
   groupAxes.sort((a, b) => a.axis - b.axis);
   localAxes.sort((a, b) => a.axis - b.axis);
   const used = new Set<string>();
+  // Each expression asked once: walked, not remembered (addFreeVariables).
   for (const insn of insns) {
     if (insn.kind === "assign") {
-      freeVariables(insn.lhs, used);
-      freeVariables(insn.rhs, used);
+      addFreeVariables(insn.lhs, used);
+      addFreeVariables(insn.rhs, used);
     }
-    if (insn.kind === "block") for (const e of blockExprs(insn.body)) freeVariables(e, used);
-    for (const p of insn.predicates) freeVariables(p, used);
+    if (insn.kind === "block") for (const e of blockExprs(insn.body)) addFreeVariables(e, used);
+    for (const p of insn.predicates) addFreeVariables(p, used);
   }
   for (const d of domainChain(k, inames)) for (const p of k.domains[d]!.params) used.add(p);
   for (const ax of [...groupAxes, ...localAxes]) for (const e of [ax.base, ax.size]) freeVariables(e, used);
