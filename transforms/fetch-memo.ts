@@ -113,6 +113,9 @@ const answers = contentMemo<Kernel>();
  * anything else, or a kernel without a key, computes without remembering). A throw stores nothing.
  */
 export function fetchMemo(who: string, k: Kernel, args: unknown, compute: () => Kernel): Kernel {
+  // A pipeline step on this very kernel keeps the answer itself (stepMemo, under the same kernel
+  // key and the step's arguments): a second memo would only key, store and hold it again.
+  if (k === stepMemoState.computing) return compute();
   const kk = kernelKey(k);
   const ak = kk === undefined ? undefined : valueKey(args);
   if (kk === undefined || ak === undefined) return compute();
@@ -122,7 +125,8 @@ export function fetchMemo(who: string, k: Kernel, args: unknown, compute: () => 
 
 const stepAnswers = contentMemo<Kernel>();
 
-const stepMemoState = { on: true, hits: 0 };
+/** `computing`: the kernel of the step whose answer stepMemo is computing now (see fetchMemo). */
+const stepMemoState: { on: boolean; hits: number; computing: Kernel | undefined } = { on: true, hits: 0, computing: undefined };
 
 /** Tests: the pipeline steps' memo (stepMemo) on (default) or off (every step computed anew). */
 export function useStepMemo(on: boolean): void {
@@ -151,9 +155,18 @@ export function stepMemo(op: string, k: Kernel, args: readonly unknown[], comput
     stepMemoState.hits++;
     return known;
   }
-  const out = compute();
+  const outside = stepMemoState.computing;
+  stepMemoState.computing = k;
+  let out: Kernel;
+  try {
+    out = compute();
+  } finally {
+    stepMemoState.computing = outside;
+  }
   if (!isFrozenKernel(out)) return out;
   if (stepAnswers.size >= LIMIT) stepAnswers.clear();
   stepAnswers.set(key, out);
+  // The answer's key is its derivation, the text just built (deriveKernelKey's, without building it again).
+  if (out !== k && !kernelKeys.has(out)) kernelKeys.set(out, intern(`D|${key}`));
   return out;
 }

@@ -289,8 +289,10 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // s ∩ c), and p is in ctx: its parameters are a reader's fixed inames and parameters, inside
   // the outer inames' domain (the reader's chain holds theirs) and the assumptions (the piece
   // holds them). Moving rows to predicates and projecting strays out only add points.
+  // (`taken` is not read after this: the store domain's parameters join it in place, not in a copy.)
+  for (const p of dom.params) taken.add(p);
   const alone = tags === undefined || tags.every((t) => t === null) ? undefined
-    : tagStoreAlone(k, dom, store, dimNames, tagExtents, tags, req.order, who, new Set([...taken, ...dom.params]), true);
+    : tagStoreAlone(k, dom, store, dimNames, tagExtents, tags, req.order, who, taken, true);
   if (alone !== undefined) instructions[instructions.indexOf(store)] = alone.store;
   // The space of an "auto" temporary, decided now that the store's tags are known (resolveSpace).
   const resolved = space === "auto" && alone !== undefined && req.resolveSpace !== undefined ? req.resolveSpace(alone.store, alone.inameTags) : undefined;

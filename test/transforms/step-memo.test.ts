@@ -11,6 +11,7 @@ import { LoomError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { clearPolyMemos } from "../../src/poly/index.js";
 import { stepMemoHits, useStepMemo } from "../../transforms/fetch-memo.js";
+import { addPrefetch } from "../../transforms/prefetch.js";
 import { applyPipeline, pipeline, prefetch, split, type PipelineJSON } from "../../transforms/pipeline.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { genCase } from "./gen-kernels.js";
@@ -76,6 +77,19 @@ describe("pipeline steps remembered by derivation", () => {
     } finally {
       useStepMemo(true);
     }
+  });
+});
+
+describe("one memo per answer", () => {
+  it("a prefetch step's answer is kept by the step memo alone: addPrefetch asked directly computes it anew, equal in content", () => {
+    const k = makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])",
+      ["a, b, c: float32[n,n]", "n: int32"], { name: "matmul", assumptions: "n mod 64 = 0 and n >= 64" });
+    const tiled = pipeline(split("i", 16, { outerTag: "g.0", innerTag: "l.1" }), split("j", 16, { outerTag: "g.1", innerTag: "l.0" }), split("k", 8))(k);
+    const viaStep = prefetch("a", { sweepInames: ["i_inner", "k_inner"] })(tiled);
+    expect(prefetch("a", { sweepInames: ["i_inner", "k_inner"] })(tiled)).toBe(viaStep);
+    const direct = addPrefetch(tiled, "a", { sweepInames: ["i_inner", "k_inner"] });
+    expect(direct).not.toBe(viaStep);
+    expect(JSON.stringify(direct)).toBe(JSON.stringify(viaStep));
   });
 });
 
