@@ -168,8 +168,32 @@ export function splitValue(outer: string, inner: string, factor: number): Expr {
  */
 export function splitDomain(d: BasicSet, iname: string, outer: string, inner: string, factor: number): BasicSet {
   const out = splitDim(d, iname, outer, inner, factor);
-  if (out !== d) sameEmptiness.set(out, d);
+  if (out !== d) recordSplit(out, { from: d, iname, outer, inner });
   return out;
+}
+
+/** A domain made by splitting `iname` of the domain `from` into `outer` and `inner` (splitDim). */
+export interface SplitOrigin {
+  readonly from: BasicSet;
+  readonly iname: string;
+  readonly outer: string;
+  readonly inner: string;
+}
+
+const splitOrigins = new WeakMap<BasicSet, SplitOrigin>();
+
+function recordSplit(out: BasicSet, origin: SplitOrigin): void {
+  sameEmptiness.set(out, origin.from);
+  splitOrigins.set(out, origin);
+}
+
+/**
+ * The split `d` was made by (splitIname, splitDomain), or undefined. Every row of `d` without the
+ * new inames is a row of `from` (splitDim rewrites only the rows of the split iname), so what a
+ * question asks of a factor that the split iname is not in (factorOf) has the same answer there.
+ */
+export function splitOriginOf(d: BasicSet): SplitOrigin | undefined {
+  return splitOrigins.get(d);
 }
 
 /**
@@ -210,7 +234,7 @@ export function splitIname(k: Kernel, iname: string, factor: number, opts: Split
   let out = applyReplacement(base, target, r, who);
   if (opts.within === undefined) {
     const idx = domainIndexOf(base, target);
-    if (out.domains[idx] !== base.domains[idx]) sameEmptiness.set(out.domains[idx]!, base.domains[idx]!);
+    if (out.domains[idx] !== base.domains[idx]) recordSplit(out.domains[idx]!, { from: base.domains[idx]!, iname: target, outer, inner });
   } else out = dropIfUnused(out, iname);
   return finishSplit(out, outer, inner, opts, who);
 }
