@@ -131,6 +131,12 @@ export interface Ctx {
   readonly inner: boolean;
   readonly seqLoop: boolean;
   /**
+   * The conditions under which only some work-items evaluate the expression being lowered: of the
+   * `?:` whose arm it is, of the left operand of the `&&` / `||` whose right operand it is (a warp
+   * shuffle there must be reached by whole sub-groups: warp-shuffles.ts).
+   */
+  readonly arms?: readonly Expr[];
+  /**
    * Inside an opaque block: lowers a call of a device function that needs statements (loops,
    * early returns) before the expression using it, and gives the expression its value.
    */

@@ -286,7 +286,11 @@ export class ExprLowering implements ExprLowerer {
         if (e.op === "*") return this.subscript(e.operand, [], ctx, e.pos);
         return this.fail(`operator "${e.op}" is not supported in expressions yet`, e.pos);
       }
-      case "conditional": return cConditional(this.truth(e.cond, ctx), this.expr(e.then, ctx), this.expr(e.else, ctx), this.types);
+      case "conditional": {
+        const cond = this.truth(e.cond, ctx);
+        const arm: Ctx = { ...ctx, arms: [...(ctx.arms ?? []), cond] };
+        return cConditional(cond, this.expr(e.then, arm), this.expr(e.else, arm), this.types);
+      }
       case "cast": {
         if (e.type.pointers.length > 0) return this.fail("pointer casts are not supported", e.pos);
         return { kind: "cast", dtype: this.file.dtype(e.type.spec, e.pos), value: this.expr(e.operand, ctx) };
@@ -356,7 +360,7 @@ export class ExprLowering implements ExprLowerer {
     }
     try {
       l = logical ? this.truth(e.left, ctx) : this.expr(e.left, ctx);
-      r = logical ? this.truth(e.right, ctx) : this.expr(e.right, ctx);
+      r = logical ? this.truth(e.right, { ...ctx, arms: [...(ctx.arms ?? []), l] }) : this.expr(e.right, ctx);
     } catch (err) {
       // A vector operand never lowers as a scalar; say why here. Asked only on failure: asking at
       // every operator walked each operand's subtree once per enclosing operator.

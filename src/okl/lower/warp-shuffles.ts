@@ -34,6 +34,7 @@
 import { c, type Dtype, type Expr } from "../../ir/index.js";
 import type * as A from "../syntax/ast.js";
 import { constValue, type Ctx } from "./bindings.js";
+import { divergence, type LaneFacts } from "./shuffle-conditions.js";
 
 /** The shuffles given a meaning, by name: the variant and whether a mask comes first. */
 const SHUFFLES: Readonly<Record<string, { readonly op: "idx" | "up" | "down" | "xor"; readonly mask: boolean }>> = {
@@ -64,6 +65,8 @@ export interface ShuffleHost {
   result(value: Expr, dtype: Dtype, ctx: Ctx, pos: A.Pos): Expr;
   /** Stores `value` in `array[index]` here, under the conditions of `ctx`. */
   store(array: string, index: Expr, value: Expr, ctx: Ctx, pos: A.Pos): void;
+  /** What judging the conditions around the call needs (shuffle-conditions.ts). */
+  laneFacts(ctx: Ctx): LaneFacts;
   fail(detail: string, pos: A.Pos): never;
 }
 
@@ -93,6 +96,7 @@ export function lowerShuffle(h: ShuffleHost, name: string, e: A.Call, ctx: Ctx):
   const lane = h.lane(ctx);
   if (typeof lane === "string") h.fail(`${what}: ${lane}`, e.pos);
   if (lane.extent % w !== 0) h.fail(`${what}: the @inner loop${lane.axes > 1 ? "s" : ""} around it run${lane.axes > 1 ? "" : "s"} ${lane.extent} work-items, not a multiple of the width ${w}: the last sub-group would be partial`, e.pos);
+  checkReached(h, what, w, lane.extent, e, ctx);
   const k = offset && constValue(offset, ctx.scope);
   if (op !== "idx" && (k === undefined || k < 0)) h.fail(`${what}: its ${op === "xor" ? "lane mask" : "delta"} must be a compile-time constant >= 0`, offset.pos);
   if (op === "xor" && k! >= w) h.fail(`${what}: its lane mask ${k} must be below the width ${w} (the partner must be in the same sub-group)`, offset.pos);
@@ -118,4 +122,20 @@ export function lowerShuffle(h: ShuffleHost, name: string, e: A.Call, ctx: Ctx):
   })();
   // Read at once (before any later shuffle's store): the copies alternate between two arrays per type.
   return h.result(read, dtype, ctx, e.pos);
+}
+
+/**
+ * Fails where the conditions around the call (of enclosing `if`s, jumps before it, the `?:` or
+ * `&&` / `||` it is an operand of) may differ between the lanes of one sub-group of `w` work-items:
+ * CUDA's result is undefined there (shuffle-conditions.ts).
+ */
+function checkReached(h: ShuffleHost, what: string, w: number, extent: number, e: A.Call, ctx: Ctx): void {
+  if (w === 1 || (ctx.preds.length === 0 && !ctx.arms?.length)) return;
+  const facts = h.laneFacts(ctx);
+  const judged = [...ctx.preds.map((p) => ["the condition of an `if` around it (or of a jump before it)", p] as const), ...(ctx.arms ?? []).map((p) => ["it is an arm of `?:`, or the right operand of `&&` / `||`, evaluated only where the condition before it", p] as const)];
+  for (const [where, cond] of judged) {
+    const why = divergence(cond, facts, w, extent);
+    if (why === undefined) continue;
+    h.fail(`${what}: ${where} may differ between the lanes of one sub-group of ${w} work-items: ${why}. CUDA's result is undefined where only some lanes of a sub-group reach the shuffle. Accepted: a condition uniform over each sub-group of ${w} work-items, such as one on the sub-group index \`t / ${w}\` (t the linear work-item index, \`if (t / ${w} == 0)\`, \`t < c\` with c a multiple of ${w}) or on values uniform over the work-group (value arguments, @outer indices); or move the shuffle out of the condition, so that every lane reaches it`, e.pos);
+  }
 }

@@ -1,0 +1,184 @@
+/**
+ * Whether a condition around a warp shuffle (warp-shuffles.ts) holds alike for every lane of each
+ * sub-group of `width` consecutive work-items: CUDA's result is undefined where only some lanes of
+ * a sub-group reach a shuffle of a full mask, so a condition that may differ between them is
+ * refused. A proof, not a pattern: the condition is evaluated for every work-item of the group
+ * (linear index t = x + Dx*(y + Dy*z) over 0 … L-1), each subexpression to one of
+ *
+ *   - its exact value at each t (constants, the @inner indices, C's integer arithmetic on them, the
+ *     private scalars one unconditional assignment gives such a value: `w = t >> 5;`),
+ *   - "uniform": one value for the whole group (value arguments, block indices, what uniform.ts
+ *     proves uniform), or for each aligned block of `width` lanes (an operator of operands that are),
+ *   - "varying": anything else (memory written, private values per work-item, floats, unsigned
+ *     or narrow integers, an integer past 32 bits): not proven.
+ *
+ * The condition passes when it is uniform, or exact and constant on each block (`t / 32 == 0`,
+ * `t < 64` for width 32, `w == 0` with w the @inner(1) index over warps of 32 lanes).
+ *
+ *   divergence(parse("t < 4"), facts, 8)    // 'it differs between lanes 3 and 4 of one sub-group'
+ *   divergence(parse("t < 16"), facts, 8)   // undefined: uniform over each sub-group
+ */
+import { insnStores, type Expr, type Instruction } from "../../ir/index.js";
+
+/** What judging a condition needs to know of the kernel at the shuffle. */
+export interface LaneFacts {
+  /** The @inner axis and extent D of a work-item index over the whole axis (0 … D-1), else undefined. */
+  readonly laneAxis: (iname: string) => { readonly axis: number; readonly extent: number } | undefined;
+  /** The loops around the call, outermost first. */
+  readonly within: readonly string[];
+  /** The conditions around the call (as `ctx.preds`). */
+  readonly preds: readonly Expr[];
+  /** Whether the iname is a loop that is neither a work-item nor a block index (a sequential loop). */
+  readonly sequential: (iname: string) => boolean;
+  readonly privateScalar: (name: string) => boolean;
+  /** The dtype of a temporary, where known. */
+  readonly dtypeOf: (name: string) => string | undefined;
+  /** The instructions so far, in program order. */
+  readonly insns: readonly Instruction[];
+  /** Whether `e` has one value for all the work-items of the group here (uniform.ts). */
+  readonly uniform: (e: Expr) => boolean;
+}
+
+/**
+ * A signed integer at each lane (`exact`: C's arithmetic on it is JavaScript's within 32 bits), a
+ * value constant on each block of lanes ("uniform"), or one not proven to be ("varying").
+ */
+type Val = { readonly at: readonly number[] } | "uniform" | "varying";
+/** The types whose values are evaluated lane by lane. */
+const EXACT = /^int(32|64)$/;
+
+/** The most lanes evaluated one by one (CUDA's largest work-group is 1,024). */
+const MAX_LANES = 4096;
+
+/**
+ * Why `cond` may differ between the lanes of one sub-group of `width` lanes (the group's `extent`
+ * lanes numbered over `axes`, innermost first), or undefined where it provably does not.
+ */
+export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: number): string | undefined {
+  if (width === 1) return undefined;
+  if (extent > MAX_LANES) return `the work-group has ${extent} work-items, more than the ${MAX_LANES} Loom checks one by one`;
+  // The lane coordinates: @inner(0) varies fastest.
+  const axes = [...new Set(facts.within.map((i) => facts.laneAxis(i)).filter((a) => a !== undefined).map((a) => JSON.stringify(a)))]
+    .map((s) => JSON.parse(s) as { axis: number; extent: number }).sort((a, b) => a.axis - b.axis);
+  const strides = new Map<number, { stride: number; extent: number }>();
+  let stride = 1;
+  for (const a of axes) {
+    strides.set(a.axis, { stride, extent: a.extent });
+    stride *= a.extent;
+  }
+  const lanes = Array.from({ length: extent }, (_, t) => t);
+  const coord = (axis: number, ext: number): Val | undefined => {
+    const s = strides.get(axis);
+    return s && s.extent === ext ? { at: lanes.map((t) => Math.floor(t / s.stride) % s.extent) } : undefined;
+  };
+  let why: string | undefined;
+  const note = (x: string): "varying" => ((why ??= x), "varying");
+  const blockConstant = (v: Val): boolean => v === "uniform" || (v !== "varying" && v.at.every((x, t) => x === v.at[t - (t % width)]));
+  /** A value that is not evaluated further: uniform where it is constant on each block. */
+  const perBlock = (v: Val, what: string): Val => (blockConstant(v) ? "uniform" : note(what));
+
+  const writersOf = (name: string): Instruction[] => facts.insns.filter((i) => insnStores(i).some((s) => s.kind === "var" && s.name === name));
+  const key = (x: Expr): string => JSON.stringify(x);
+  const seen = new Set<string>();
+  /**
+   * A private scalar's value here: its one assignment so far, made by every work-item that reaches
+   * the call (no condition the call lacks), in the loops around the call or an @inner loop over the
+   * whole range of one of its axes, in the same trip of each sequential loop around the call.
+   */
+  const scalar = (name: string): Val => {
+    const ws = writersOf(name);
+    const w = ws.length === 1 ? ws[0]! : undefined;
+    if (seen.has(name) || !w || w.kind !== "assign" || w.atomicity !== "none") return note(`the private variable "${name}" (not one plain assignment so far)`);
+    const loopsOk = w.withinInames.every((i) => facts.within.includes(i) || facts.laneAxis(i) !== undefined)
+      && facts.within.filter(facts.sequential).every((i) => w.withinInames.includes(i));
+    if (!loopsOk || !w.predicates.every((p) => facts.preds.some((q) => key(q) === key(p)))) {
+      return note(`the private variable "${name}" (its assignment is in other loops or under another condition)`);
+    }
+    seen.add(name);
+    const v = value(w.rhs, w.withinInames);
+    seen.delete(name);
+    // Assigned to a narrower, unsigned or float variable, an exact value may change: judged per block only.
+    return typeof v === "string" || EXACT.test(facts.dtypeOf(name) ?? "") ? v : perBlock(v, `the private variable "${name}" of type ${facts.dtypeOf(name)}`);
+  };
+  const value = (e: Expr, around: readonly string[]): Val => {
+    switch (e.kind) {
+      case "const": return !e.isFloat && Number.isInteger(e.value) && EXACT.test(e.dtype ?? "int32") ? { at: lanes.map(() => e.value) } : "uniform";
+      case "var": {
+        const a = around.includes(e.name) ? facts.laneAxis(e.name) : undefined;
+        if (a) return coord(a.axis, a.extent) ?? note(`the work-item index "${e.name}" (not one of the call's lanes)`);
+        if (facts.uniform(e)) return "uniform";
+        if (facts.privateScalar(e.name)) return scalar(e.name);
+        return note(`"${e.name}"`);
+      }
+      case "arith": return combine([e.left, e.right], around, (x, y) => arith(e.op, x, y));
+      case "compare": return combine([e.left, e.right], around, (x, y) => (cmp(e.op, x, y) ? 1 : 0));
+      case "logical": return combine([e.left, e.right], around, (x, y) => ((e.op === "and" ? x !== 0 && y !== 0 : x !== 0 || y !== 0) ? 1 : 0));
+      case "not": return combine([e.operand], around, (x) => (x === 0 ? 1 : 0));
+      case "neg": return combine([e.operand], around, (x) => -x);
+      case "bitnot": return combine([e.operand], around, (x) => ~x);
+      case "if": return combine([e.cond, e.then, e.else], around, (x, y, z) => (x !== 0 ? y : z));
+      case "cast": {
+        const v = value(e.value, around);
+        if (typeof v === "string" || EXACT.test(e.dtype)) return v;
+        return e.dtype === "bool" ? { at: v.at.map((x) => (x !== 0 ? 1 : 0)) } : perBlock(v, `a cast to ${e.dtype}`);
+      }
+      default: return facts.uniform(e) ? "uniform" : note(`${e.kind === "subscript" || e.kind === "linear" ? `memory ("${e.array}")` : `a ${e.kind}`}`);
+    }
+  };
+  /** `op` at each lane where every operand is exact; else uniform where every operand is per block. */
+  const combine = (xs: readonly Expr[], around: readonly string[], op: (x: number, y: number, z: number) => number | undefined): Val => {
+    const vs = xs.map((x) => value(x, around));
+    if (vs.every((v) => typeof v !== "string")) {
+      const exact = vs as { at: readonly number[] }[];
+      const at: number[] = [];
+      for (const t of lanes) {
+        const r = op(exact[0]!.at[t]!, exact[1]?.at[t] ?? 0, exact[2]?.at[t] ?? 0);
+        // Integers past 32 bits (C's wrap-around), division by zero: not evaluated here.
+        if (r === undefined || !Number.isInteger(r) || Math.abs(r) >= 2 ** 31) break;
+        at.push(r);
+      }
+      if (at.length === lanes.length) return { at };
+    }
+    return vs.every(blockConstant) ? "uniform" : vs.includes("varying") ? "varying" : note("an operation Loom does not evaluate on the lanes' indices");
+  };
+  const v = value(cond, facts.within);
+  if (v === "uniform") return undefined;
+  if (v === "varying") return `it depends on ${why ?? "values"} that Loom cannot prove uniform over each sub-group`;
+  const t = v.at.findIndex((x, i) => (x !== 0) !== (v.at[i - (i % width)] !== 0));
+  if (t < 0) return undefined;
+  const first = t - (t % width);
+  const [yes, no] = v.at[first] !== 0 ? [first, t] : [t, first];
+  return `it holds for work-item ${yes} and not for work-item ${no}, both of the sub-group of work-items ${first} … ${first + width - 1} (numbered x + Dx*(y + Dy*z))`;
+}
+
+/**
+ * The IR's integer arithmetic (src/ir/expr.ts: `/` truncates as C's, `//` floors, `%` takes the sign
+ * of the divisor), undefined where it is not evaluated here (shifts of negative values).
+ */
+function arith(op: string, x: number, y: number): number | undefined {
+  switch (op) {
+    case "+": return x + y;
+    case "-": return x - y;
+    case "*": return x * y;
+    case "/": return y === 0 ? undefined : Math.trunc(x / y);
+    case "//": return y === 0 ? undefined : Math.floor(x / y);
+    case "%": return y === 0 ? undefined : x - y * Math.floor(x / y);
+    case "&": return x & y;
+    case "|": return x | y;
+    case "^": return x ^ y;
+    case "<<": return x < 0 || y < 0 || y > 30 ? undefined : x * 2 ** y;
+    case ">>": return x < 0 || y < 0 || y > 31 ? undefined : Math.floor(x / 2 ** y);
+    default: return undefined;
+  }
+}
+
+function cmp(op: string, x: number, y: number): boolean {
+  switch (op) {
+    case "<": return x < y;
+    case "<=": return x <= y;
+    case ">": return x > y;
+    case ">=": return x >= y;
+    case "==": return x === y;
+    default: return x !== y;
+  }
+}
