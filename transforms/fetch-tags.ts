@@ -9,7 +9,8 @@ import {
 } from "../src/ir/index.js";
 import { aff, affIsConstant, affSub, addConstraints, dimBounds, factorOf, isSubset, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
 import { replaceInameInInsn } from "./common.js";
-import { checkLocalTagHasValues, splitDomain, splitIname, splitOriginOf, splitValue, tagInames, type SplitOrigin } from "./iname.js";
+import { checkLocalTagHasValues, splitIname, splitValue, tagInames } from "./iname.js";
+import { splitDomain, splitOriginOf, type SplitOrigin } from "./split-origin.js";
 
 /** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
 export type FetchTagSpec = string | null | readonly (string | null)[] | Readonly<Record<string, string | null>>;

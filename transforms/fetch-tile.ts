@@ -24,7 +24,7 @@ import {
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { boundByFace, clipIntNames } from "./fetch-clip.js";
-import { isEmptyDomainUnder } from "./iname.js";
+import { isEmptyDomainUnder } from "./split-origin.js";
 
 const tileRoute = { on: true, taken: 0 };
 

@@ -8,10 +8,11 @@ import {
   type Expr, type InameTag, type Kernel,
 } from "../src/ir/index.js";
 import {
-  addConstraints, aff, affSub, dimBounds, intersect, isEmpty, moveToDims, projectOut, rename, reorderDims, splitDim, substitute,
+  addConstraints, aff, affSub, dimBounds, intersect, moveToDims, projectOut, rename, reorderDims, splitDim, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { checkNoValueCarriedAcross, checkPrivateStaysInWorkItem, isLaneTag } from "./private-checks.js";
+import { isEmptyDomain, recordSplit } from "./split-origin.js";
 import { checkIname, checkInt, checkStoresInStep, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 
 export interface SplitOptions {
@@ -131,69 +132,9 @@ function dropIfUnused(k: Kernel, iname: string): Kernel {
   return withKernel(k, { domains, inameTags, loopPriority });
 }
 
-/**
- * Domains known to be empty exactly when another is (a split domain and the one it was split
- * from): `i = factor*i_outer + i_inner` with `0 <= i_inner < factor` maps each point of the old
- * domain to exactly one point of the new, so tagging a split iname asks the old domain, whose
- * content a sweep's variants share, instead of each variant's new one.
- */
-const sameEmptiness = new WeakMap<BasicSet, BasicSet>();
-
-/** `isEmpty(d)`, asked of the domain `d` was split from when it was (see `sameEmptiness`). */
-function isEmptyDomain(d: BasicSet): boolean {
-  let x = d;
-  for (let up = sameEmptiness.get(x); up !== undefined; up = sameEmptiness.get(x)) x = up;
-  return isEmpty(x);
-}
-
-/**
- * Whether `d` has no point within `assumptions`, asked of the domain `d` was split from when it
- * was (a split maps the points of each parameter value one to one, so `sameEmptiness` holds under
- * any constraints on the parameters): a fetch of a sweep's variant asks the unsplit domain.
- */
-export function isEmptyDomainUnder(d: BasicSet, assumptions: BasicSet): boolean {
-  let x = d;
-  for (let up = sameEmptiness.get(x); up !== undefined; up = sameEmptiness.get(x)) x = up;
-  return isEmpty(assumptions.constraints.length > 0 ? intersect(x, assumptions) : x);
-}
-
 /** The value of a split iname: `inner + outer*factor`. */
 export function splitValue(outer: string, inner: string, factor: number): Expr {
   return arith("+", v(inner), arith("*", v(outer), c(factor)));
-}
-
-/**
- * `d` with `iname` split as splitIname splits it (splitDim), remembered as empty exactly when `d`
- * is (see `sameEmptiness`): for a split made outside splitIname (a fetch's store tagged alone).
- */
-export function splitDomain(d: BasicSet, iname: string, outer: string, inner: string, factor: number): BasicSet {
-  const out = splitDim(d, iname, outer, inner, factor);
-  if (out !== d) recordSplit(out, { from: d, iname, outer, inner });
-  return out;
-}
-
-/** A domain made by splitting `iname` of the domain `from` into `outer` and `inner` (splitDim). */
-export interface SplitOrigin {
-  readonly from: BasicSet;
-  readonly iname: string;
-  readonly outer: string;
-  readonly inner: string;
-}
-
-const splitOrigins = new WeakMap<BasicSet, SplitOrigin>();
-
-function recordSplit(out: BasicSet, origin: SplitOrigin): void {
-  sameEmptiness.set(out, origin.from);
-  splitOrigins.set(out, origin);
-}
-
-/**
- * The split `d` was made by (splitIname, splitDomain), or undefined. Every row of `d` without the
- * new inames is a row of `from` (splitDim rewrites only the rows of the split iname), so what a
- * question asks of a factor that the split iname is not in (factorOf) has the same answer there.
- */
-export function splitOriginOf(d: BasicSet): SplitOrigin | undefined {
-  return splitOrigins.get(d);
 }
 
 /**
