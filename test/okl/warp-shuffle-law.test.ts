@@ -4,16 +4,20 @@
  * of one to three shuffles (`__shfl_up_sync`, `_down_`, `_xor_`, `__shfl_sync`, and the forms without
  * `_sync` and the mask) with random deltas, lane masks and source lanes (constant or per work-item,
  * negative and past the width), on double and int values, under conditions uniform over each
- * sub-group (blockShflScan's `if (w == 0)`) or none: the run equals a serial model of CUDA's
- * definition (PTX `shfl`: the partner lane j is computed within the sub-group of `width` lanes;
- * where j leaves it, for up, down and xor, the work-item gets its own value back), on the
- * interpreter and on OpenMP.
+ * sub-group (blockShflScan's `if (w == 0)`, `l < 2*width`; as an `if` or a `?:` around each call)
+ * or none: the run equals a serial model of CUDA's definition (PTX `shfl`: the partner lane j is
+ * computed within the sub-group of `width` lanes; where j leaves it, for up, down and xor, the
+ * work-item gets its own value back), on the interpreter and on OpenMP. Under a condition that may
+ * differ between the lanes of one sub-group (`l < k` with k not a multiple of the width, odd lanes,
+ * the value itself), in an `if`, a `?:` arm or the right operand of `&&` / `||`, CUDA's result is
+ * undefined: an OklError at the call.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseOkl } from "../../src/okl/parse-okl.js";
 import { run } from "../../src/run/index.js";
 import { nativeAvailable } from "../run/native-helpers.js";
+import { oklError } from "./helpers.js";
 
 type Op = "up" | "down" | "xor" | "idx";
 interface Shuffle {
@@ -33,8 +37,10 @@ interface Case {
   readonly groups: number;
   /** A condition around the chain that is uniform over each sub-group (blockShflScan's `if (w == 0)`), or none. */
   readonly guard: Guard;
+  /** The guard as an `if` around the chain, or as `?:` around each call. */
+  readonly ternary: boolean;
 }
-type Guard = "none" | "odd sub-groups" | "first sub-group" | "group 1";
+type Guard = "none" | "odd sub-groups" | "first sub-group" | "group 1" | "two sub-groups";
 /** Whether the guard holds for work-item i of group b (sub-groups of `width`). */
 function guardHolds(g: Guard, b: number, i: number, width: number): boolean {
   switch (g) {
@@ -42,10 +48,11 @@ function guardHolds(g: Guard, b: number, i: number, width: number): boolean {
     case "odd sub-groups": return Math.floor(i / width) % 2 === 1;
     case "first sub-group": return Math.floor(i / width) === 0;
     case "group 1": return b === 1;
+    case "two sub-groups": return i < 2 * width;
   }
 }
 const GUARD_C = (g: Guard, width: number): string =>
-  ({ none: "", "odd sub-groups": `(l / ${width}) % 2 == 1`, "first sub-group": `l / ${width} == 0`, "group 1": "b == 1" })[g];
+  ({ none: "", "odd sub-groups": `(l / ${width}) % 2 == 1`, "first sub-group": `l / ${width} == 0`, "group 1": "b == 1", "two sub-groups": `l < ${2 * width}` })[g];
 
 const shuffleArb = (width: number): fc.Arbitrary<Shuffle> => fc.record({
   op: fc.constantFrom<Op>("up", "down", "xor", "idx"),
@@ -66,21 +73,29 @@ const caseArb: fc.Arbitrary<Case> = fc.constantFrom(1, 2, 4, 8, 16, 32).chain((w
   type: fc.constantFrom<"double" | "int">("double", "int"),
   chain: fc.array(shuffleArb(width), { minLength: 1, maxLength: 3 }),
   groups: fc.integer({ min: 0, max: 2 }),
-  guard: fc.constantFrom<Guard>("none", "none", "odd sub-groups", "first sub-group", "group 1"),
+  guard: fc.constantFrom<Guard>("none", "none", "odd sub-groups", "first sub-group", "group 1", "two sub-groups"),
+  ternary: fc.boolean(),
 }).filter((c) => (c.Dx * c.Dy) % width === 0 && c.Dx * c.Dy <= 64));
 
 const NAMES: Record<Op, string> = { up: "__shfl_up", down: "__shfl_down", xor: "__shfl_xor", idx: "__shfl" };
 
+const call = (s: Shuffle, j: number, width: number): string => {
+  const k = s.perItem ? `${s.k} + 3*l` : String(s.k);
+  return s.sync ? `${NAMES[s.op]}_sync(0xffffffff, v${j}, ${k}, ${width})` : `${NAMES[s.op]}(v${j}, ${k}, ${width})`;
+};
+
 function source(c: Case): string {
-  const L = c.Dx * c.Dy;
-  const calls = c.chain.map((s, j) => {
-    const k = s.perItem ? `${s.k} + 3*l` : String(s.k);
-    const call = s.sync ? `${NAMES[s.op]}_sync(0xffffffff, v${j}, ${k}, ${c.width})` : `${NAMES[s.op]}(v${j}, ${k}, ${c.width})`;
-    return `const ${c.type} v${j + 1} = ${call};`;
-  });
-  const chain = c.guard === "none"
+  const g = GUARD_C(c.guard, c.width);
+  const calls = c.chain.map((s, j) => `const ${c.type} v${j + 1} = ${c.guard !== "none" && c.ternary ? `(${g}) ? ${call(s, j, c.width)} : v${j}` : call(s, j, c.width)};`);
+  const chain = c.guard === "none" || c.ternary
     ? `${calls.join("\n        ")}\n        r = v${c.chain.length};`
-    : `if (${GUARD_C(c.guard, c.width)}) {\n          ${calls.join("\n          ")}\n          r = v${c.chain.length};\n        }`;
+    : `if (${g}) {\n          ${calls.join("\n          ")}\n          r = v${c.chain.length};\n        }`;
+  return kernelSource(c, chain);
+}
+
+/** The kernel around `chain` (which reads v0 and the sub-group's lane l, and sets r). */
+function kernelSource(c: Omit<Case, "chain" | "guard" | "ternary">, chain: string): string {
+  const L = c.Dx * c.Dy;
   const body = `const int l = t + ${c.Dx}*y;
         const ${c.type} v0 = x[b*${L} + l];
         ${c.type} r = v0;
@@ -138,7 +153,48 @@ async function check(c: Case, backend: string): Promise<void> {
   expect(Array.from(r.out as ArrayLike<number>), `${backend}\n${src}`).toEqual(serial(c));
 }
 
+/** A shuffle under a condition that may differ between the lanes of one sub-group. */
+interface Divergent {
+  readonly c: Omit<Case, "chain" | "guard" | "ternary">;
+  readonly shuffle: Shuffle;
+  readonly form: "if" | "?:" | "&&" | "||";
+  /** `l < k` (k not a multiple of the width), odd lanes, or the value shuffled (not provable). */
+  readonly cond: "prefix" | "odd lanes" | "value";
+  readonly k: number;
+}
+const divergentArb: fc.Arbitrary<Divergent> = caseArb.filter((c) => c.width > 1).chain((c) => fc.record({
+  c: fc.constant(c),
+  shuffle: fc.constant(c.chain[0]!),
+  form: fc.constantFrom<Divergent["form"]>("if", "?:", "&&", "||"),
+  cond: fc.constantFrom<Divergent["cond"]>("prefix", "prefix", "odd lanes", "value"),
+  // m*width + r with 0 < r < width: some lanes of sub-group m hold l < k, others not.
+  k: fc.tuple(fc.integer({ min: 0, max: (c.Dx * c.Dy) / c.width - 1 }), fc.integer({ min: 1, max: c.width - 1 })).map(([m, r]) => m * c.width + r),
+}));
+function divergentSource(d: Divergent): string {
+  const cond = { prefix: `l < ${d.k}`, "odd lanes": "l % 2 == 1", value: "v0 > 0" }[d.cond];
+  const shfl = call(d.shuffle, 0, d.c.width);
+  const chain = {
+    if: `if (${cond}) r = ${shfl};`,
+    "?:": `r = (${cond}) ? ${shfl} : v0;`,
+    "&&": `r = ((${cond}) && ${shfl} > 0) ? 1 : 0;`,
+    "||": `r = ((${cond}) || ${shfl} > 0) ? 1 : 0;`,
+  }[d.form];
+  return kernelSource(d.c, chain);
+}
+
 describe("CUDA warp shuffles in OKL, as a law", () => {
+  it("under a condition that may differ between the lanes of one sub-group: an OklError at the call, saying why", () => {
+    fc.assert(fc.property(divergentArb, (d) => {
+      const src = divergentSource(d);
+      const e = oklError(() => parseOkl(src));
+      const lines = src.split("\n");
+      const line = lines.findIndex((x) => x.includes("__shfl"));
+      expect(e.message, src).toContain(`may differ between the lanes of one sub-group of ${d.c.width} work-items`);
+      expect(e.message).toContain("Accepted: a condition uniform over each sub-group");
+      expect([e.line, e.column], src).toEqual([line + 1, lines[line]!.indexOf("__shfl") + 1]);
+    }), { numRuns: 50 });
+  });
+
   it("equal CUDA's definition on random widths, groups and chains (interp)", async () => {
     await fc.assert(fc.asyncProperty(caseArb, (c) => check(c, "interp")), { numRuns: 30 });
   });
