@@ -195,6 +195,27 @@ describe("shuffles without one meaning on every target", () => {
     }), { numRuns: 14 });
   });
 
+  it("reached by only some lanes of a sub-group (issue 20: NaN on interp for the if, a defined-looking answer for the ?:), refused at the call", () => {
+    const refused = [
+      "0.0;\n      if (t < 4) v = __shfl_down_sync(0xffffffff, v, 4, 8)",
+      "t < 4 ? __shfl_down_sync(0xffffffff, v, 1, 8) : v",
+      "(t % 2 == 0 && __shfl_xor_sync(0xffffffff, v, 1, 8) > 0) ? 1.0 : 0.0",
+      "0.0;\n      if (v > 0) v = __shfl_down_sync(0xffffffff, v, 4, 8)",
+    ];
+    for (const call of refused) {
+      const src = kernel(call);
+      const line = src.split("\n").findIndex((l) => l.includes("__shfl"));
+      const e = oklError(() => parseOkl(src));
+      expect(e.message, call).toContain("may differ between the lanes of one sub-group of 8 work-items");
+      expect(e.message).toContain("CUDA's result is undefined where only some lanes of a sub-group reach the shuffle. Accepted: a condition uniform over each sub-group");
+      expect([e.line, e.column], call).toEqual([line + 1, src.split("\n")[line]!.indexOf("__shfl") + 1]);
+    }
+    expect(oklError(() => parseOkl(kernel(refused[0]!))).message).toContain("it holds for work-item 0 and not for work-item 4");
+    // Uniform over each sub-group of 8: t < 16, the sub-group index, a value argument, both arms of an if.
+    for (const ok of ["t < 16 ? __shfl_down_sync(0xffffffff, v, 1, 8) : v", "(t / 8 == 1 || d > 0) ? __shfl_down_sync(0xffffffff, v, 1, 8) : v",
+      "0.0;\n      if (t >= 8) v = __shfl_down_sync(0xffffffff, v, 4, 8); else v = __shfl_up_sync(0xffffffff, v, 1, 8)"]) expect(() => parseOkl(kernel(ok))).not.toThrow();
+  });
+
   it("outside one @inner loop over a constant range from 0, or where lanes may not reach it together", () => {
     const call = "__shfl_down_sync(0xffffffff, v, 1, 8)";
     expect(oklError(() => parseOkl(kernel(call, "for (int t = 0; t < 36; ++t; @inner)"))).message).toContain("runs 36 work-items, not a multiple of the width 8");

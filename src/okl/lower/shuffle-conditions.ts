@@ -139,11 +139,11 @@ export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: 
       }
       if (at.length === lanes.length) return { at };
     }
-    return vs.every(blockConstant) ? "uniform" : vs.includes("varying") ? "varying" : note("an operation Loom does not evaluate on the lanes' indices");
+    return vs.every(blockConstant) ? "uniform" : vs.includes("varying") ? "varying" : note("a work-item index combined with a value known only at run time (Loom evaluates a condition lane by lane where its other values are compile-time constants)");
   };
   const v = value(cond, facts.within);
   if (v === "uniform") return undefined;
-  if (v === "varying") return `it depends on ${why ?? "values"} that Loom cannot prove uniform over each sub-group`;
+  if (v === "varying") return `Loom cannot prove it uniform over each sub-group: it depends on ${why ?? "values per work-item"}`;
   const t = v.at.findIndex((x, i) => (x !== 0) !== (v.at[i - (i % width)] !== 0));
   if (t < 0) return undefined;
   const first = t - (t % width);
