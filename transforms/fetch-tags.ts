@@ -10,7 +10,7 @@ import {
 import { aff, affIsConstant, affSub, addConstraints, dimBounds, factorOf, isSubset, type Aff, type BasicSet, type Constraint } from "../src/poly/index.js";
 import { replaceInameInInsn } from "./common.js";
 import { checkLocalTagHasValues, splitIname, splitValue, tagInames } from "./iname.js";
-import { splitDomain, splitOriginOf, type SplitOrigin } from "./split-origin.js";
+import { splitDomain } from "./split-origin.js";
 
 /** A tag for the new inames: one for all, one per iname (list, or record by name); null = sequential. */
 export type FetchTagSpec = string | null | readonly (string | null)[] | Readonly<Record<string, string | null>>;
@@ -56,44 +56,12 @@ function sizeOf(k: Kernel, iname: string): number | undefined {
     for (const d of k.domains) if (d.dims.includes(iname)) owner = d;
     if (owner !== undefined && owner.params.some((p) => k.domains.some((d) => d.dims.includes(p)))) owner = undefined;
   }
-  return owner !== undefined ? sizeInDomain(owner, iname) : sizeIn(() => iterationDomain(k, [iname]), iname);
-}
-
-/**
- * `sizeIn` of `iname`'s factor of `owner`, remembered per domain object. A domain split from
- * another (splitOriginOf) whose split iname is not in `iname`'s factor there has that factor
- * unchanged (same rows), so it asks the domain it was split from: a sweep's variants that split k
- * differently share the domain the i and j splits made, and factor it once.
- */
-function sizeInDomain(owner: BasicSet, iname: string): number | undefined {
-  const known = sizesByOwner.get(owner)?.get(iname);
+  const known = owner === undefined ? undefined : sizesByOwner.get(owner)?.get(iname);
   if (known !== undefined) return known ?? undefined;
-  const origin = splitOriginOf(owner);
-  const best = origin !== undefined && sameFactor(origin, iname) ? sizeInDomain(origin.from, iname) : sizeIn(() => factorOf(owner, iname), iname);
-  if (Object.isFrozen(owner)) {
-    let m = sizesByOwner.get(owner);
-    if (m === undefined) sizesByOwner.set(owner, (m = new Map()));
-    m.set(iname, best ?? null);
-  }
-  return best;
-}
-
-/** Whether `iname`'s factor is the same rows in the split domain as in the one it was split from (see sizeInDomain). */
-function sameFactor(origin: SplitOrigin, iname: string): boolean {
-  if (iname === origin.outer || iname === origin.inner || !origin.from.dims.includes(iname)) return false;
-  try {
-    return !factorOf(origin.from, iname).dims.includes(origin.iname);
-  } catch (e) {
-    if (!(e instanceof LoomError)) throw e;
-    return false;
-  }
-}
-
-/** The least constant size of `iname`'s range in the set `of()` (undefined: none, or not decidable). */
-function sizeIn(of: () => BasicSet, iname: string): number | undefined {
   let best: number | undefined;
   try {
-    const b = dimBounds(of(), iname, []);
+    const d = owner !== undefined ? factorOf(owner, iname) : iterationDomain(k, [iname]);
+    const b = dimBounds(d, iname, []);
     for (const lo of b.lower) {
       for (const hi of b.upper) {
         if (lo.denom !== 1 || hi.denom !== 1) continue;
@@ -103,6 +71,11 @@ function sizeIn(of: () => BasicSet, iname: string): number | undefined {
     }
   } catch (e) {
     if (!(e instanceof LoomError)) throw e;
+  }
+  if (owner !== undefined && Object.isFrozen(owner)) {
+    let m = sizesByOwner.get(owner);
+    if (m === undefined) sizesByOwner.set(owner, (m = new Map()));
+    m.set(iname, best ?? null);
   }
   return best;
 }

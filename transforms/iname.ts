@@ -175,7 +175,7 @@ export function splitIname(k: Kernel, iname: string, factor: number, opts: Split
   let out = applyReplacement(base, target, r, who);
   if (opts.within === undefined) {
     const idx = domainIndexOf(base, target);
-    if (out.domains[idx] !== base.domains[idx]) recordSplit(out.domains[idx]!, { from: base.domains[idx]!, iname: target, outer, inner });
+    if (out.domains[idx] !== base.domains[idx]) recordSplit(out.domains[idx]!, base.domains[idx]!);
   } else out = dropIfUnused(out, iname);
   return finishSplit(out, outer, inner, opts, who);
 }

@@ -1,7 +1,7 @@
 /**
  * Where a split domain came from (transforms/iname.ts's splitIname, and a fetch's store split
- * alone): questions whose answers a split keeps (emptiness; a factor without the split iname) are
- * asked of the domain it was split from, whose content a sweep's variants share.
+ * alone): emptiness, which a split keeps, is asked of the domain it was split from, whose content
+ * a sweep's variants share.
  */
 import { intersect, isEmpty, splitDim, type BasicSet } from "../src/poly/index.js";
 
@@ -18,7 +18,7 @@ export function isEmptyDomain(d: BasicSet): boolean {
 /** The domain `d` was split from, through every split, or `d`. */
 function unsplit(d: BasicSet): BasicSet {
   let x = d;
-  for (let up = splitOrigins.get(x); up !== undefined; up = splitOrigins.get(x)) x = up.from;
+  for (let up = splitFrom.get(x); up !== undefined; up = splitFrom.get(x)) x = up;
   return x;
 }
 
@@ -38,30 +38,13 @@ export function isEmptyDomainUnder(d: BasicSet, assumptions: BasicSet): boolean 
  */
 export function splitDomain(d: BasicSet, iname: string, outer: string, inner: string, factor: number): BasicSet {
   const out = splitDim(d, iname, outer, inner, factor);
-  if (out !== d) recordSplit(out, { from: d, iname, outer, inner });
+  if (out !== d) recordSplit(out, d);
   return out;
 }
 
-/** A domain made by splitting `iname` of the domain `from` into `outer` and `inner` (splitDim). */
-export interface SplitOrigin {
-  readonly from: BasicSet;
-  readonly iname: string;
-  readonly outer: string;
-  readonly inner: string;
-}
+const splitFrom = new WeakMap<BasicSet, BasicSet>();
 
-const splitOrigins = new WeakMap<BasicSet, SplitOrigin>();
-
-/** Record that `out` is `origin`'s split (splitIname's domains, splitDomain's). */
-export function recordSplit(out: BasicSet, origin: SplitOrigin): void {
-  splitOrigins.set(out, origin);
-}
-
-/**
- * The split `d` was made by (splitIname, splitDomain), or undefined. Every row of `d` without the
- * new inames is a row of `from` (splitDim rewrites only the rows of the split iname), so what a
- * question asks of a factor that the split iname is not in (factorOf) has the same answer there.
- */
-export function splitOriginOf(d: BasicSet): SplitOrigin | undefined {
-  return splitOrigins.get(d);
+/** Record that the domain `out` was split from `from` (splitIname's domains, splitDomain's). */
+export function recordSplit(out: BasicSet, from: BasicSet): void {
+  splitFrom.set(out, from);
 }

@@ -8,8 +8,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { makeKernel } from "../../src/parse/index.js";
-import { clearPolyMemos, polyCounts } from "../../src/poly/index.js";
-import { splitIname, tagInames } from "../../transforms/index.js";
+import { clearPolyMemos } from "../../src/poly/index.js";
+import { tagInames } from "../../transforms/index.js";
 import { localSizes, useLocalSizesByFactor } from "../../transforms/fetch-tags.js";
 import type { Kernel } from "../../src/ir/index.js";
 import { domainFactor, factorText } from "../poly/domain-factors.js";
@@ -61,50 +61,5 @@ describe("work-group sizes read off an iname's factor", () => {
       }), { numRuns: 80 });
     // Not vacuous: sizes were found and compared.
     expect(sized).toBeGreaterThan(20);
-  });
-});
-
-describe("work-group sizes of a domain split from another", () => {
-  it("law: after a split of another iname, the factor route still gives the exact route's sizes", () => {
-    let compared = 0;
-    fc.assert(fc.property(
-      fc.array(factor, { minLength: 1, maxLength: 3 }), fc.array(fc.tuple(fc.nat(5), fc.constantFrom("l.0", "l.1")), { minLength: 1, maxLength: 2 }),
-      fc.nat(5), fc.constantFrom(2, 3, 16),
-      (fs, picks, pick, by) => {
-        const names = fs.flatMap((_, r) => [`x${r}`, `y${r}`]);
-        let k = makeKernel(`{[${names.join(",")}]: ${fs.map((f, r) => text(f, `x${r}`, `y${r}`)).join(" and ")}}`, "out[0, 0] = 1", ["out: float32[n, n]", "n: int32"]);
-        const tags: Record<string, string> = {};
-        for (const [p, t] of picks) if (!Object.values(tags).includes(t)) tags[names[p % names.length]!] = t;
-        const other = names[pick % names.length]!;
-        if (tags[other] !== undefined) return;
-        try {
-          k = tagInames(k, tags);
-        } catch {
-          return; // an l tag on an iname with no value
-        }
-        // The sizes of the unsplit kernel asked first: the split one may then ask its domain.
-        sizes(k, true);
-        const split = splitIname(k, other, by);
-        useLocalSizesByFactor(false);
-        let exact: [number, number][];
-        try {
-          exact = [...localSizes(split, new Set())].sort((a, b) => a[0] - b[0]);
-        } finally {
-          useLocalSizesByFactor(true);
-        }
-        expect([...localSizes(split, new Set())].sort((a, b) => a[0] - b[0])).toEqual(exact);
-        compared += exact.length;
-      }), { numRuns: 80 });
-    expect(compared).toBeGreaterThan(5);
-  });
-
-  it("a split of an iname in another factor (a sweep's k tile) factors nothing new", () => {
-    const mm = makeKernel("{[i,j,k]: 0<=i,j,k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])", ["a, b, c: float32[n,n]", "n: int32"],
-      { assumptions: "n mod 64 = 0 and n >= 64" });
-    const ij = splitIname(splitIname(mm, "i", 16, { outerTag: "g.0", innerTag: "l.1" }), "j", 8, { outerTag: "g.1", innerTag: "l.0" });
-    expect([...localSizes(ij, new Set())].sort()).toEqual([[0, 8], [1, 16]]);
-    const before = polyCounts().factorings;
-    for (const tk of [2, 4, 32]) expect([...localSizes(splitIname(ij, "k", tk), new Set())].sort()).toEqual([[0, 8], [1, 16]]);
-    expect(polyCounts().factorings - before).toBe(0);
   });
 });
