@@ -26,8 +26,10 @@
  * lane offset that is not a compile-time constant, a call outside @inner loops over `0 … D-1` with
  * D constant on every axis of the work-group, whose product L is a multiple of the width (a @tile,
  * a guarded range, a loop within the @inner loops around the call that is not unrolled, a while
- * loop or device function with loops around it there), and the other warp intrinsics
- * (`__ballot_sync`, `__any_sync`, …; tables.ts). A sequential loop around the @inner loops may hold
+ * loop or device function with loops around it there), a call that only some lanes of a sub-group
+ * may reach (a condition around it, of an `if`, a jump, the `?:` or `&&` / `||` it is an operand of,
+ * not proven constant on each aligned block of `w` lanes: shuffle-conditions.ts; CUDA's result is
+ * undefined there), and the other warp intrinsics (`__ballot_sync`, `__any_sync`, …; tables.ts). A sequential loop around the @inner loops may hold
  * shuffles: the group runs its trips together, and the schedule's loop-carried barrier keeps the
  * next trip's copy store from this trip's reads.
  */
