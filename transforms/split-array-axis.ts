@@ -216,5 +216,12 @@ function divideExtent(k: Kernel, extent: Expr, count: number): { extent: Expr; e
   }
   if (!divisible || !a) return { extent: arith("//", arith("+", extent, c(count - 1)), c(count)), exact: false };
   const exact = Object.values(a.terms).every((x) => x % count === 0) && a.constant % count === 0;
-  return { extent: exact ? affToExpr(scaleAff(a, 1 / count), AFTER) : arith("//", extent, c(count)), exact: true };
+  return { extent: exact ? affToExpr(divideAff(a, count), AFTER) : arith("//", extent, c(count)), exact: true };
+}
+
+/** `a / count` for an `a` whose every coefficient `count` divides: divided, not multiplied by 1/count (49 * (1/49) is 0.999…). */
+function divideAff(a: Aff, count: number): Aff {
+  const terms: Record<string, number> = {};
+  for (const [n, x] of Object.entries(a.terms)) terms[n] = x / count;
+  return { terms, constant: a.constant / count };
 }

@@ -133,6 +133,13 @@ describe("splitArrayAxis", () => {
     expect(text(splitArrayAxis(shifted, "a", 0, 8))).toEqual(["out[i] = a[1, i]"]);
   });
 
+  it("divides an extent that is a multiple of the count exactly, whatever the count (49*m by 49 is m, not m*0.999…)", () => {
+    const k = makeKernel("{[i]: 0<=i<49*m}", "out[i] = 2*a[i]", ["a, out: float32[49*m]", "m: int32"]);
+    for (const [count, outer] of [[49, "m"], [7, "m*7"], [103, "(49*m + 102)//103"]] as const) {
+      expect(data(splitArrayAxis(k, "a", 0, count), "a").shape!.map(exprToString)).toEqual([outer, String(count)]);
+    }
+  });
+
   it("pads an extent the count does not divide: ceil(E/count) outer rows, every element in its old place (loopy's div_ceil)", () => {
     const k = splitArrayAxis(vec(), "a", 0, 5);
     expect(data(k, "a").shape!.map(exprToString)).toEqual(["4", "5"]);
