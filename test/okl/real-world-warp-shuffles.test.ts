@@ -201,6 +201,8 @@ describe("shuffles without one meaning on every target", () => {
       "t < 4 ? __shfl_down_sync(0xffffffff, v, 1, 8) : v",
       "(t % 2 == 0 && __shfl_xor_sync(0xffffffff, v, 1, 8) > 0) ? 1.0 : 0.0",
       "0.0;\n      if (v > 0) v = __shfl_down_sync(0xffffffff, v, 4, 8)",
+      // w holds t as it was when assigned, not the 0 a holds at the call.
+      "0.0;\n      int a = t; int w = a; a = 0; if (w == 0) v = __shfl_down_sync(0xffffffff, v, 4, 8)",
     ];
     for (const call of refused) {
       const src = kernel(call);
@@ -211,8 +213,8 @@ describe("shuffles without one meaning on every target", () => {
       expect([e.line, e.column], call).toEqual([line + 1, src.split("\n")[line]!.indexOf("__shfl") + 1]);
     }
     expect(oklError(() => parseOkl(kernel(refused[0]!))).message).toContain("it holds for work-item 0 and not for work-item 4");
-    // Uniform over each sub-group of 8: t < 16, the sub-group index, a value argument, both arms of an if.
-    for (const ok of ["t < 16 ? __shfl_down_sync(0xffffffff, v, 1, 8) : v", "(t / 8 == 1 || d > 0) ? __shfl_down_sync(0xffffffff, v, 1, 8) : v",
+    // Uniform over each sub-group of 8: t < 16, the sub-group index (also through a private variable's last assignment), a value argument, both arms of an if.
+    for (const ok of ["0.0;\n      int a = t; a = a / 8; if (a == 1) v = __shfl_down_sync(0xffffffff, v, 4, 8)", "t < 16 ? __shfl_down_sync(0xffffffff, v, 1, 8) : v", "(t / 8 == 1 || d > 0) ? __shfl_down_sync(0xffffffff, v, 1, 8) : v",
       "0.0;\n      if (t >= 8) v = __shfl_down_sync(0xffffffff, v, 4, 8); else v = __shfl_up_sync(0xffffffff, v, 1, 8)"]) expect(() => parseOkl(kernel(ok))).not.toThrow();
   });
 

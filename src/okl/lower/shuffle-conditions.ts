@@ -6,7 +6,8 @@
  * (linear index t = x + Dx*(y + Dy*z) over 0 … L-1), each subexpression to one of
  *
  *   - its exact value at each t (constants, the @inner indices, C's integer arithmetic on them, the
- *     private scalars one unconditional assignment gives such a value: `w = t >> 5;`),
+ *     private scalars whose last assignment, made by every work-item reaching the call, gives such a
+ *     value: `w = t >> 5;`),
  *   - "uniform": one value for the whole group (value arguments, block indices, what uniform.ts
  *     proves uniform), or for each aligned block of `width` lanes (an operator of operands that are),
  *   - "varying": anything else (memory written, private values per work-item, floats, unsigned
@@ -18,7 +19,7 @@
  *   divergence(parse("t < 4"), facts, 8)    // 'it differs between lanes 3 and 4 of one sub-group'
  *   divergence(parse("t < 16"), facts, 8)   // undefined: uniform over each sub-group
  */
-import { insnStores, type Expr, type Instruction } from "../../ir/index.js";
+import { insnStores, walkExpr, type Expr, type Instruction } from "../../ir/index.js";
 
 /** What judging a condition needs to know of the kernel at the shuffle. */
 export interface LaneFacts {
@@ -77,57 +78,72 @@ export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: 
   /** A value that is not evaluated further: uniform where it is constant on each block. */
   const perBlock = (v: Val, what: string): Val => (blockConstant(v) ? "uniform" : note(what));
 
-  const writersOf = (name: string): Instruction[] => facts.insns.filter((i) => insnStores(i).some((s) => s.kind === "var" && s.name === name));
   const key = (x: Expr): string => JSON.stringify(x);
-  const seen = new Set<string>();
+  const memo = new Map<string, Val>();
   /**
-   * A private scalar's value here: its one assignment so far, made by every work-item that reaches
-   * the call (no condition the call lacks), in the loops around the call or an @inner loop over the
-   * whole range of one of its axes, in the same trip of each sequential loop around the call.
+   * A private scalar's value where instruction `before` runs (the call: all so far): its last
+   * assignment before that, made by every work-item that reaches the call (no condition the call
+   * lacks), in the loops around the call or an @inner loop over the whole range of one of its axes,
+   * in the same trip of each sequential loop around the call; its right-hand side's private scalars
+   * as they were there.
    */
-  const scalar = (name: string): Val => {
-    const ws = writersOf(name);
-    const w = ws.length === 1 ? ws[0]! : undefined;
-    if (seen.has(name) || !w || w.kind !== "assign" || w.atomicity !== "none") return note(`the private variable "${name}" (not one plain assignment so far)`);
+  const scalar = (name: string, before: number): Val => {
+    const at = `${name} ${before}`;
+    if (!memo.has(at)) memo.set(at, lastWrite(name, before));
+    return memo.get(at)!;
+  };
+  const lastWrite = (name: string, before: number): Val => {
+    let index = before - 1;
+    while (index >= 0 && !insnStores(facts.insns[index]!).some((s) => s.kind === "var" && s.name === name)) index--;
+    const w = facts.insns[index];
+    if (!w || w.kind !== "assign" || w.atomicity !== "none") return note(`the private variable "${name}" (${w ? "not assigned by a plain assignment" : "never assigned before"})`);
     const loopsOk = w.withinInames.every((i) => facts.within.includes(i) || facts.laneAxis(i) !== undefined)
       && facts.within.filter(facts.sequential).every((i) => w.withinInames.includes(i));
     if (!loopsOk || !w.predicates.every((p) => facts.preds.some((q) => key(q) === key(p)))) {
       return note(`the private variable "${name}" (its assignment is in other loops or under another condition)`);
     }
-    seen.add(name);
-    const v = value(w.rhs, w.withinInames);
-    seen.delete(name);
+    const v = value(w.rhs, w.withinInames, index);
     // Assigned to a narrower, unsigned or float variable, an exact value may change: judged per block only.
     return typeof v === "string" || EXACT.test(facts.dtypeOf(name) ?? "") ? v : perBlock(v, `the private variable "${name}" of type ${facts.dtypeOf(name)}`);
   };
-  const value = (e: Expr, around: readonly string[]): Val => {
+  /**
+   * Whether uniform.ts may judge `e`, read before instruction `before`: it judges private scalars as
+   * they are at the call, so only where `e` reads none or is read at the call.
+   */
+  const now = (e: Expr, before: number): boolean => {
+    if (before === facts.insns.length) return true;
+    let scalars = false;
+    walkExpr(e, (n) => void (scalars ||= n.kind === "var" && facts.privateScalar(n.name)));
+    return !scalars;
+  };
+  const value = (e: Expr, around: readonly string[], before = facts.insns.length): Val => {
     switch (e.kind) {
       case "const": return !e.isFloat && Number.isInteger(e.value) && EXACT.test(e.dtype ?? "int32") ? { at: lanes.map(() => e.value) } : "uniform";
       case "var": {
         const a = around.includes(e.name) ? facts.laneAxis(e.name) : undefined;
         if (a) return coord(a.axis, a.extent) ?? note(`the work-item index "${e.name}" (not one of the call's lanes)`);
-        if (facts.uniform(e)) return "uniform";
-        if (facts.privateScalar(e.name)) return scalar(e.name);
+        if (now(e, before) && facts.uniform(e)) return "uniform";
+        if (facts.privateScalar(e.name)) return scalar(e.name, before);
         return note(`"${e.name}"`);
       }
-      case "arith": return combine([e.left, e.right], around, (x, y) => arith(e.op, x, y));
-      case "compare": return combine([e.left, e.right], around, (x, y) => (cmp(e.op, x, y) ? 1 : 0));
-      case "logical": return combine([e.left, e.right], around, (x, y) => ((e.op === "and" ? x !== 0 && y !== 0 : x !== 0 || y !== 0) ? 1 : 0));
-      case "not": return combine([e.operand], around, (x) => (x === 0 ? 1 : 0));
-      case "neg": return combine([e.operand], around, (x) => -x);
-      case "bitnot": return combine([e.operand], around, (x) => ~x);
-      case "if": return combine([e.cond, e.then, e.else], around, (x, y, z) => (x !== 0 ? y : z));
+      case "arith": return combine([e.left, e.right], around, before, (x, y) => arith(e.op, x, y));
+      case "compare": return combine([e.left, e.right], around, before, (x, y) => (cmp(e.op, x, y) ? 1 : 0));
+      case "logical": return combine([e.left, e.right], around, before, (x, y) => ((e.op === "and" ? x !== 0 && y !== 0 : x !== 0 || y !== 0) ? 1 : 0));
+      case "not": return combine([e.operand], around, before, (x) => (x === 0 ? 1 : 0));
+      case "neg": return combine([e.operand], around, before, (x) => -x);
+      case "bitnot": return combine([e.operand], around, before, (x) => ~x);
+      case "if": return combine([e.cond, e.then, e.else], around, before, (x, y, z) => (x !== 0 ? y : z));
       case "cast": {
-        const v = value(e.value, around);
+        const v = value(e.value, around, before);
         if (typeof v === "string" || EXACT.test(e.dtype)) return v;
         return e.dtype === "bool" ? { at: v.at.map((x) => (x !== 0 ? 1 : 0)) } : perBlock(v, `a cast to ${e.dtype}`);
       }
-      default: return facts.uniform(e) ? "uniform" : note(`${e.kind === "subscript" || e.kind === "linear" ? `memory ("${e.array}")` : `a ${e.kind}`}`);
+      default: return now(e, before) && facts.uniform(e) ? "uniform" : note(`${e.kind === "subscript" || e.kind === "linear" ? `memory ("${e.array}")` : `a ${e.kind}`}`);
     }
   };
   /** `op` at each lane where every operand is exact; else uniform where every operand is per block. */
-  const combine = (xs: readonly Expr[], around: readonly string[], op: (x: number, y: number, z: number) => number | undefined): Val => {
-    const vs = xs.map((x) => value(x, around));
+  const combine = (xs: readonly Expr[], around: readonly string[], before: number, op: (x: number, y: number, z: number) => number | undefined): Val => {
+    const vs = xs.map((x) => value(x, around, before));
     if (vs.every((v) => typeof v !== "string")) {
       const exact = vs as { at: readonly number[] }[];
       const at: number[] = [];
