@@ -6,55 +6,16 @@
  */
 import { LoomError, TransformError } from "../src/errors.js";
 import {
-  affToExpr, arith, axisStrides, c, effectiveDimTags, exprToString, iterationDomain, mapExpr, mulExpr, reductionInames, withKernel,
+  affToExpr, arith, axisStrides, c, effectiveDimTags, exprToAff, exprToString, iterationDomain, mapExpr, mulExpr, reductionInames, withKernel,
   type DimTag, type Expr, type Instruction, type Kernel, mapInsnExprs,
 } from "../src/ir/index.js";
 import {
-  affToString, intersect, isEmpty, isEmptyWith, parseConstraints, type Aff, type BasicSet,
+  aff, affSub, affToString, intersect, isEmpty, isEmptyWith, parseConstraints, type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { checkInt, checkKernel, checkOptions } from "./common.js";
 import { dataNames, findData, shapeOf, updateData } from "./layout.js";
 
-// ---- affine helpers for index rewriting ----------------------------------------------------
-
-/** `e` as an affine form over its variables, or undefined when it is not affine with integer coefficients. */
-function exprToAff(e: Expr): Aff | undefined {
-  switch (e.kind) {
-    case "const": return e.isFloat || !Number.isInteger(e.value) ? undefined : { terms: {}, constant: e.value };
-    case "var": return { terms: { [e.name]: 1 }, constant: 0 };
-    case "neg": {
-      const a = exprToAff(e.operand);
-      return a && scaleAff(a, -1);
-    }
-    case "arith": {
-      const l = exprToAff(e.left);
-      const r = exprToAff(e.right);
-      if (!l || !r) return undefined;
-      if (e.op === "+") return addAff(l, r, 1);
-      if (e.op === "-") return addAff(l, r, -1);
-      if (e.op === "*" && Object.keys(l.terms).length === 0) return scaleAff(r, l.constant);
-      if (e.op === "*" && Object.keys(r.terms).length === 0) return scaleAff(l, r.constant);
-      return undefined;
-    }
-    default: return undefined;
-  }
-}
-
-function scaleAff(a: Aff, s: number): Aff {
-  const terms: Record<string, number> = {};
-  for (const [n, x] of Object.entries(a.terms)) if (x * s !== 0) terms[n] = x * s;
-  return { terms, constant: a.constant * s };
-}
-
-function addAff(a: Aff, b: Aff, sign: 1 | -1): Aff {
-  const terms: Record<string, number> = { ...a.terms };
-  for (const [n, x] of Object.entries(b.terms)) {
-    const y = (terms[n] ?? 0) + sign * x;
-    if (y === 0) delete terms[n];
-    else terms[n] = y;
-  }
-  return { terms, constant: a.constant + sign * b.constant };
-}
+// ---- index rewriting ------------------------------------------------------------------------
 
 /** Index expressions write a coefficient after its name: `i*4 + j`. */
 const AFTER = { coefficientAfter: true } as const;
@@ -72,8 +33,8 @@ function splitIndex(idx: Expr, count: number, context: BasicSet | undefined): [E
     const quot: Aff = { terms: qt, constant: Math.floor(a.constant / count) };
     const rest: Aff = { terms: rt, constant: ((a.constant % count) + count) % count };
     const inRange = Object.keys(rt).length === 0 || (context !== undefined
-      && isEmptyWith(context, addAff(scaleAff(rest, -1), { terms: {}, constant: -1 }, 1)) // r <= -1 impossible
-      && isEmptyWith(context, addAff(rest, { terms: {}, constant: count }, -1))); // r >= count impossible
+      && isEmptyWith(context, affSub(aff({}, -1), rest)) // r <= -1 impossible
+      && isEmptyWith(context, affSub(rest, aff({}, count)))); // r >= count impossible
     if (inRange) return [affToExpr(quot, AFTER), affToExpr(rest, AFTER)];
   }
   return [arith("//", idx, c(count)), arith("%", idx, c(count))];
