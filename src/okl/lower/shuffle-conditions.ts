@@ -53,7 +53,8 @@ const MAX_LANES = 4096;
 
 /**
  * Why `cond` may differ between the lanes of one sub-group of `width` lanes (the group's `extent`
- * lanes numbered over `axes`, innermost first), or undefined where it provably does not.
+ * work-items numbered over the @inner axes of `facts.within`, @inner(0) fastest), or undefined where
+ * it provably does not.
  */
 export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: number): string | undefined {
   if (width === 1) return undefined;
