@@ -47,9 +47,9 @@ export function typeIn(e: Expr, env: TypeEnv): TypeInfo | undefined {
     case "var": return strong(env.varType(e.name));
     case "subscript": case "linear": return strong(env.varType(e.array));
     case "const":
-      if (e.dtype) return { dtype: e.dtype, weak: false };
-      return { dtype: e.isFloat ? "float64" : Math.abs(e.value) <= 0x7fffffff ? "int32" : "int64", weak: true };
-    case "cast": return { dtype: e.dtype, weak: false };
+      if (e.dtype) return strong(e.dtype);
+      return e.isFloat ? WEAK_FLOAT64 : Math.abs(e.value) <= 0x7fffffff ? WEAK_INT32 : WEAK_INT64;
+    case "cast": return strong(e.dtype);
     case "not": case "compare": case "logical": return BOOL;
     default: break;
   }
@@ -57,9 +57,18 @@ export function typeIn(e: Expr, env: TypeEnv): TypeInfo | undefined {
 }
 
 const BOOL: TypeInfo = Object.freeze({ dtype: "bool", weak: false });
+const WEAK_FLOAT64: TypeInfo = Object.freeze({ dtype: "float64", weak: true });
+const WEAK_INT32: TypeInfo = Object.freeze({ dtype: "int32", weak: true });
+const WEAK_INT64: TypeInfo = Object.freeze({ dtype: "int64", weak: true });
+
+/** One (frozen) strong type per dtype: lowering types every leaf of every expression. */
+const STRONG = new Map<Dtype, TypeInfo>();
 
 function strong(d: Dtype | undefined): TypeInfo | undefined {
-  return d && { dtype: d, weak: false };
+  if (!d) return undefined;
+  let t = STRONG.get(d);
+  if (t === undefined) STRONG.set(d, (t = Object.freeze({ dtype: d, weak: false })));
+  return t;
 }
 
 function combined(l: TypeInfo | undefined, r: TypeInfo | undefined): TypeInfo | undefined {
@@ -106,7 +115,10 @@ function natural(e: Expr, t: Dtype, s: ExprScope): Ex {
     case "arith": {
       // A shift count keeps its own dtype (C converts the two operands of a shift separately).
       const rt = isShiftOp(e.op) ? typeOf(e.right, s).dtype : t;
-      const bin: Ex = { k: "bin", op: e.op, l: lowerExpr(e.left, t, s), r: lowerExpr(e.right, rt, s), dtype: t, insn: s.insnId, ...(rt !== t ? { countDtype: rt } : {}) };
+      const l = lowerExpr(e.left, t, s);
+      const r = lowerExpr(e.right, rt, s);
+      // (Two literals, not a spread of an optional field: a spread in a literal is a runtime call per node.)
+      const bin: Ex = rt !== t ? { k: "bin", op: e.op, l, r, dtype: t, insn: s.insnId, countDtype: rt } : { k: "bin", op: e.op, l, r, dtype: t, insn: s.insnId };
       // `a // d`, `a % d` with a >= 0 and d > 0 a constant: truncating division floors.
       const exact = (e.op === "//" || e.op === "%") && t === "int32" && e.right.kind === "const" && !e.right.isFloat &&
         Number.isSafeInteger(e.right.value) && e.right.value > 0 && s.nonneg?.(e.left) === true;
