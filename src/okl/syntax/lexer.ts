@@ -4,29 +4,9 @@
  * tokens too (the preprocessor needs line breaks, the normalizer keeps comments).
  */
 
-import { TokenList } from "./token-list.js";
+import { TokenList, type Tok, type TokType } from "./token-list.js";
 
-export { TokenList } from "./token-list.js";
-
-export type TokType = "ws" | "nl" | "comment" | "number" | "string" | "char" | "ident" | "punct" | "other";
-
-/** A token. `offset`/`line`/`col` are in `file` (undefined: the main source). */
-export interface Tok {
-  readonly type: TokType | "pragma" | "eof";
-  readonly text: string;
-  readonly offset: number;
-  readonly line: number;
-  readonly col: number;
-  readonly file?: string;
-  /** Whitespace or a comment came right before this token (for `#` stringification and printing). */
-  readonly spaceBefore?: boolean;
-  /** Macros whose expansion produced this token (not expanded again: C's "hide set"). */
-  readonly hide?: ReadonlySet<string>;
-  /** Set on tokens produced by a macro expansion: the name of the outermost macro. */
-  readonly fromMacro?: string;
-  /** Set only where a line splice falls inside the token (its `text` is shorter than its place in the file): the offset after it. */
-  readonly end?: number;
-}
+export { TokenList, type Tok, type TokType } from "./token-list.js";
 
 /** The offset right after `t` in its file (`t.end` where a line splice falls inside it). */
 export const tokEnd = (t: Tok): number => t.end ?? t.offset + t.text.length;

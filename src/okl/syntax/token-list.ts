@@ -1,8 +1,28 @@
 /**
- * The lexer's token list (split out of lexer.ts): tokens pushed one by one into chunks made at their
- * full size, read once whole (`toArray`) or chunk by chunk (`parts`).
+ * The lexer's tokens (the `Tok` type, re-exported by lexer.ts) and its token list (split out of
+ * lexer.ts): tokens pushed one by one into chunks made at their full size, read once whole
+ * (`toArray`) or chunk by chunk (`parts`). The type lives here so that the list needs no import of
+ * the lexer (no cycle).
  */
-import type { Tok } from "./lexer.js";
+export type TokType = "ws" | "nl" | "comment" | "number" | "string" | "char" | "ident" | "punct" | "other";
+
+/** A token. `offset`/`line`/`col` are in `file` (undefined: the main source). */
+export interface Tok {
+  readonly type: TokType | "pragma" | "eof";
+  readonly text: string;
+  readonly offset: number;
+  readonly line: number;
+  readonly col: number;
+  readonly file?: string;
+  /** Whitespace or a comment came right before this token (for `#` stringification and printing). */
+  readonly spaceBefore?: boolean;
+  /** Macros whose expansion produced this token (not expanded again: C's "hide set"). */
+  readonly hide?: ReadonlySet<string>;
+  /** Set on tokens produced by a macro expansion: the name of the outermost macro. */
+  readonly fromMacro?: string;
+  /** Set only where a line splice falls inside the token (its `text` is shorter than its place in the file): the offset after it. */
+  readonly end?: number;
+}
 
 /** Tokens per chunk of a TokenList: an array of at most this many elements stays out of V8's large-object space. */
 const CHUNK = 8192;
