@@ -86,6 +86,3 @@ export function ibin(op: "+" | "-" | "*", l: Ex, r: Ex): Ex {
   return { k: "bin", op, l, r, dtype: "idx" };
 }
 export const block = (body: readonly Stmt[]): Stmt => ({ k: "block", body });
-
-// The printer (a module of its own): imported from here as before.
-export { NARROW, Printer, type ExprSyntax, type LoopTrapHook, type StmtSyntax } from "./printer.js";

@@ -80,8 +80,8 @@ describe("architecture: one direction of imports", () => {
     });
   }
 
-  it("codegen/lower (schedule -> AST) imports of codegen only the AST and expression lowering: targets come after it", () => {
-    const within = new Set(["codegen/ast.ts", "codegen/expr.ts"]);
+  it("codegen/lower (schedule -> AST) imports of codegen only the AST (and its printer) and expression lowering: targets come after it", () => {
+    const within = new Set(["codegen/ast.ts", "codegen/printer.ts", "codegen/expr.ts"]);
     const bad: string[] = [];
     for (const file of tsFiles(join(root, "codegen/lower"))) {
       for (const target of importsOf(file)) {

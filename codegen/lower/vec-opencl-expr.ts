@@ -12,7 +12,8 @@
  * conversion between element types is `convert_<type>W` (OpenCL casts no vector to another).
  */
 import type { Dtype } from "../../src/ir/index.js";
-import { ibin, ilit, type Ex, type Printer } from "../ast.js";
+import { ibin, ilit, type Ex } from "../ast.js";
+import { type Printer } from "../printer.js";
 import { uses } from "./vec-registers.js";
 
 /** Element types with vector forms here: bool and chars stay scalar loops, half needs cl_khr_fp16 (not enabled). */

@@ -18,7 +18,8 @@
  * form, a type with no vector type here).
  */
 import type { Dtype } from "../../src/ir/index.js";
-import type { Ex, ExDtype, Printer, Stmt } from "../ast.js";
+import type { Ex, ExDtype, Stmt } from "../ast.js";
+import type { Printer } from "../printer.js";
 import {
   lanewise, mapVEx, NotLanewise, pointer, printVector, strideOf, atFirstLane,
   VECTOR_DTYPES, VECTOR_WIDTHS, type Lanes, type VEx, type VectorPrinting,

@@ -22,7 +22,8 @@
  * is left as it was.
  */
 import type { Dtype } from "../../src/ir/index.js";
-import { ibin, ilit, type Ex, type Printer, type Stmt } from "../ast.js";
+import { ibin, ilit, type Ex, type Stmt } from "../ast.js";
+import { type Printer } from "../printer.js";
 
 /** Bytes of one vector value (AVX2's ymm registers; narrower machines split it). */
 const VECTOR_BYTES = 32;

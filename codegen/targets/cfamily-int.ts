@@ -5,7 +5,8 @@
  * record it at their site (int-traps.ts) and give 0. One table for every C-family dialect.
  */
 import type { Dtype } from "../../src/ir/index.js";
-import type { ExDtype, ExprSyntax, IntTrapSite, Printer } from "../ast.js";
+import type { ExDtype, IntTrapSite } from "../ast.js";
+import type { ExprSyntax, Printer } from "../printer.js";
 import type { AccValue, TrapSpelling } from "./int-traps.js";
 
 /** What a division's trap reports: 0. */

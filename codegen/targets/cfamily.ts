@@ -4,7 +4,8 @@
  */
 import { CodegenError } from "../../src/errors.js";
 import type { Dtype, TargetName } from "../../src/ir/index.js";
-import { NARROW, Printer, type AtomicStore, type BarrierMemory, type ExDtype, type ExprSyntax, type Stmt, type StmtSyntax } from "../ast.js";
+import { type AtomicStore, type BarrierMemory, type ExDtype, type Stmt } from "../ast.js";
+import { NARROW, Printer, type ExprSyntax, type StmtSyntax } from "../printer.js";
 import type { LoweredArg, LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator, dialectOf } from "../names.js";
 import type { GeneratedCode } from "../types.js";

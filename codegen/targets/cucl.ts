@@ -19,7 +19,8 @@
 import type { Dtype } from "../../src/ir/index.js";
 import { findTemporary, type Expr } from "../../src/ir/index.js";
 import type { Schedule } from "../../src/schedule/index.js";
-import type { Printer, Stmt } from "../ast.js";
+import type { Stmt } from "../ast.js";
+import type { Printer } from "../printer.js";
 import type { LoweredKernel } from "../lower.js";
 import type { NameAllocator } from "../names.js";
 import type { GeneratedCode } from "../types.js";

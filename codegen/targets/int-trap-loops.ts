@@ -18,7 +18,8 @@
  *
  * OpenMP's SIMD and parallel loops reduce the keys (`reduction(min: …)`).
  */
-import type { LoopTrapHook, Stmt } from "../ast.js";
+import type { Stmt } from "../ast.js";
+import type { LoopTrapHook } from "../printer.js";
 
 /** How an accumulated trap's value is kept: the low 32 bits of a signed or unsigned value, or all 64 (two keys). */
 export type TrapValue = "signed" | "unsigned" | "wide";

@@ -8,7 +8,8 @@
  * low and high words, and a claim counter: the first trap of a launch claims the record).
  */
 import { assertNever } from "../../src/errors.js";
-import type { IntTrapSite, LoopTrapHook, Printer } from "../ast.js";
+import type { IntTrapSite } from "../ast.js";
+import type { LoopTrapHook, Printer } from "../printer.js";
 import { TrapLoops, type AccMode, type AccValue } from "./int-trap-loops.js";
 import type { IntTrapTable } from "../types.js";
 

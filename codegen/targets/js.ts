@@ -6,7 +6,8 @@
  */
 import { assertNever, CodegenError } from "../../src/errors.js";
 import { isWideInt, type ArithOp, type Dtype } from "../../src/ir/index.js";
-import { Printer, type Ex, type ExDtype, type ExprSyntax, type StmtSyntax } from "../ast.js";
+import { type Ex, type ExDtype } from "../ast.js";
+import { Printer, type ExprSyntax, type StmtSyntax } from "../printer.js";
 import { binaryCode, bitNotCode, convertCode, literalCode, mathCallCode, negCode } from "../js-arith-code.js";
 import type { LoweredKernel, LowerOptions } from "../lower.js";
 import { NameAllocator } from "../names.js";

@@ -1,6 +1,7 @@
 /** OpenCL C, as loopy writes it: `gid(N)`/`lid(N)` macros, `__local`, `reqd_work_group_size`. */
 import type { AtomicOp, Dtype } from "../../src/ir/index.js";
-import type { AtomicStore, BarrierMemory, Printer } from "../ast.js";
+import type { AtomicStore, BarrierMemory } from "../ast.js";
+import type { Printer } from "../printer.js";
 import { casLoop, floatCombine, noAtomic, type CasSpelling } from "./atomics.js";
 import { CFamilyTarget, CL_TYPES, type CDialect } from "./cfamily.js";
 import { openclVecLoops, VEC_LOOP_MARK } from "../lower/vec-opencl.js";
