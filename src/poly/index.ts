@@ -15,4 +15,5 @@ export { isEmpty, isEmptyWith } from "./empty.js";
 export { removeRedundancies, gist } from "./gist.js";
 export { isSubset, isSubsetOfUnion, isEqualSet, constraintImplied } from "./compare.js";
 export { points, count, containsPoint, compilePointTest } from "./enumerate.js";
+export { satisfiesExactly } from "./exact-point.js";
 export { affKey, cached as memoized, clearPolyMemos, contentMemo, internSet, polyCounts, polyWork, setKey as setContentId, type PolyCounts } from "./memo.js";
