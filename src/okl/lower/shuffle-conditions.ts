@@ -19,7 +19,7 @@
  *   divergence(parse("t < 4"), facts, 8)    // 'it differs between lanes 3 and 4 of one sub-group'
  *   divergence(parse("t < 16"), facts, 8)   // undefined: uniform over each sub-group
  */
-import { insnStores, walkExpr, type Expr, type Instruction } from "../../ir/index.js";
+import { exprEquals, insnStores, walkExpr, type Expr, type Instruction } from "../../ir/index.js";
 
 /** What judging a condition needs to know of the kernel at the shuffle. */
 export interface LaneFacts {
@@ -60,8 +60,12 @@ export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: 
   if (width === 1) return undefined;
   if (extent > MAX_LANES) return `the work-group has ${extent} work-items, more than the ${MAX_LANES} Loom checks one by one`;
   // The lane coordinates: @inner(0) varies fastest.
-  const axes = [...new Set(facts.within.map((i) => facts.laneAxis(i)).filter((a) => a !== undefined).map((a) => JSON.stringify(a)))]
-    .map((s) => JSON.parse(s) as { axis: number; extent: number }).sort((a, b) => a.axis - b.axis);
+  const byAxis = new Map<string, { axis: number; extent: number }>();
+  for (const i of facts.within) {
+    const a = facts.laneAxis(i);
+    if (a) byAxis.set(`${a.axis} ${a.extent}`, a);
+  }
+  const axes = [...byAxis.values()].sort((a, b) => a.axis - b.axis);
   const strides = new Map<number, { stride: number; extent: number }>();
   let stride = 1;
   for (const a of axes) {
@@ -79,7 +83,6 @@ export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: 
   /** A value that is not evaluated further: uniform where it is constant on each block. */
   const perBlock = (v: Val, what: string): Val => (blockConstant(v) ? "uniform" : note(what));
 
-  const key = (x: Expr): string => JSON.stringify(x);
   const memo = new Map<string, Val>();
   /**
    * A private scalar's value where instruction `before` runs (the call: all so far): its last
@@ -100,7 +103,7 @@ export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: 
     if (!w || w.kind !== "assign" || w.atomicity !== "none") return note(`the private variable "${name}" (${w ? "not assigned by a plain assignment" : "never assigned before"})`);
     const loopsOk = w.withinInames.every((i) => facts.within.includes(i) || facts.laneAxis(i) !== undefined)
       && facts.within.filter(facts.sequential).every((i) => w.withinInames.includes(i));
-    if (!loopsOk || !w.predicates.every((p) => facts.preds.some((q) => key(q) === key(p)))) {
+    if (!loopsOk || !w.predicates.every((p) => facts.preds.some((q) => exprEquals(q, p)))) {
       return note(`the private variable "${name}" (its assignment is in other loops or under another condition)`);
     }
     const v = value(w.rhs, w.withinInames, index);
