@@ -12,7 +12,7 @@ import {
   accessFootprint, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type FootprintOptions, type UseFilter,
 } from "../src/analysis/index.js";
 import {
-  affToExpr, allInames, c, findArg, findSubstitution, findTemporary, insnDefaults, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
+  affToExpr, c, findArg, findSubstitution, findTemporary, insnDefaults, insnInames, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import { aff, affAdd, affSub, type Aff, type BasicSet } from "../src/poly/index.js";
@@ -76,6 +76,11 @@ export interface StoreRequest {
    * `invocations` (precompute's footprint generators, which every replaced use lies inside).
    */
   readonly generators?: { readonly uses: UseFilter; readonly invocations: readonly Access[] };
+  /**
+   * Every name in use in `k` (takenNames), when the caller has them: a fresh set, which the core
+   * grows with the names it picks.
+   */
+  readonly taken?: Set<string>;
   /** Instructions the store runs after (the writers of a fetched array that come before its readers). */
   readonly after?: readonly string[];
   /** Whether `tempName` may name an existing temporary, which is then reused if it fits (precompute's temporaryName). */
@@ -126,16 +131,32 @@ export function accessesOrThrow(k: Kernel, name: string, who: string): Access[] 
   return orTransformError(who, () => findAccesses(k, name));
 }
 
+/**
+ * The full footprint over every iname of the readers (and the generators) but the store's outer
+ * ones: the general route, where the footprint is not known by construction (`from`: the lean one).
+ */
+function fullFootprint(
+  k: Kernel, req: StoreRequest, base: Omit<FootprintOptions, "sweepInames">, readerInames: ReadonlySet<string>, outer: readonly string[], from: Footprint | undefined,
+): Footprint {
+  // The readers' inames in the order of the readers, each one's sorted, then the generators'.
+  const ordered = new Set([
+    ...req.insnIds.flatMap((id) => instructionInames(k.instructions.find((i) => i.id === id)!)),
+    ...(req.generators?.invocations ?? []).flatMap((g) => g.inames),
+  ]);
+  const projected = [...ordered].filter((n) => readerInames.has(n) && !outer.includes(n));
+  return footprintOrThrow(k, req.who, req.name, withSweep(base, { sweepInames: projected, ...(from !== undefined ? { from } : {}) }));
+}
+
 /** The shared core of addPrefetch and precompute. */
 export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const { who, name } = req;
   const readers = req.insnIds;
   // The inames of the readers, and those the footprint generators mention (invocations).
-  const readerInames = new Set([
-    ...readers.flatMap((id) => instructionInames(k.instructions.find((i) => i.id === id)!)),
-    ...(req.generators?.invocations ?? []).flatMap((g) => g.inames),
-  ]);
-  const kernelInames = new Set(allInames(k));
+  const readerInames = new Set<string>();
+  for (const insn of k.instructions) if (readers.includes(insn.id)) for (const n of insnInames(insn)) readerInames.add(n);
+  if (req.generators !== undefined) for (const g of req.generators.invocations) for (const n of g.inames) readerInames.add(n);
+  const kernelInames = new Set<string>();
+  for (const d of k.domains) for (const n of d.dims) kernelInames.add(n);
   for (const s of req.sweep) {
     if (!kernelInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
     if (!readerInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of the instructions that read ${name} (${readers.join(", ")}); their inames are ${[...readerInames].sort(naturalCompare).join(", ") || "(none)"}`);
@@ -160,11 +181,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const placed = placeStore(k, { who, name, insnId: req.insnId, readers, sweep: req.sweep, outer, explicit: req.outer !== undefined, outerOption: req.outerOption ?? "the outer inames" });
   outer = placed.outer;
   const priorities = placed.priorities;
-  const outerSet = new Set(outer);
-  const projected = [...readerInames].filter((n) => !outerSet.has(n));
   const tileParams = tile === undefined ? undefined : tileStoreParams(k, tile, outer, kernelInames);
-  const fp: Pick<Footprint, "box"> = tileParams !== undefined ? tile!
-    : footprintOrThrow(k, who, name, withSweep(base, { sweepInames: projected, ...(tile === undefined ? { from: first as Footprint } : {}) }));
+  const fp: Pick<Footprint, "box"> = tileParams !== undefined ? tile! : fullFootprint(k, req, base, readerInames, outer, tile === undefined ? first as Footprint : undefined);
 
   // Shape: constant extents, or (in a global temporary) extents in the kernel's parameters; axes
   // of extent 1 are not stored (loopy drops them).
@@ -194,7 +212,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   ];
 
   // Names.
-  const taken = takenNames(k);
+  const taken = req.taken ?? takenNames(k);
   const shape = stored.map((r) => (parametric[r] ? affToExpr(fp.box[r]!.extentAff, NATURAL_ORDER) : c(extents[r]!)));
   // An existing temporary is reused when asked by name and it fits (loopy's precompute does so).
   const reused = req.reuseTemporary === true && findTemporary(k, req.tempName)
@@ -299,15 +317,16 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const decided = resolved === "local" || resolved === "global" ? resolved : undefined;
   const temp: Temporary = reused?.temporary ?? { name: req.tempName, dtype: req.dtype, shape, addressSpace: decided ?? space, order: "C", dimTags: undefined };
   const temporaries = reused ? k.temporaries.map((t) => (t.name === req.tempName ? temp : t)) : [...k.temporaries, temp];
-  let out = withKernel(k, {
-    domains: [...k.domains, alone?.dom ?? dom],
-    instructions,
-    temporaries,
-    ...(priorities.length > 0 ? { loopPriority: [...k.loopPriority, ...priorities] } : {}),
-    ...(alone === undefined ? {} : { inameTags: alone.inameTags }),
-    ...(alone?.inameSlabs === undefined ? {} : { inameSlabs: alone.inameSlabs }),
-  });
-  if (alone !== undefined) checkPrivateStaysInWorkItem(out, Object.keys(alone.inameTags).filter((n) => k.inameTags[n] === undefined), who);
+  // (Fields set one by one, not spread from fresh objects: V8's slow path, see src/parse/make-kernel.ts.)
+  const changes: { -readonly [K in keyof Kernel]?: Kernel[K] } = { domains: [...k.domains, alone?.dom ?? dom], instructions, temporaries };
+  if (priorities.length > 0) changes.loopPriority = [...k.loopPriority, ...priorities];
+  if (alone !== undefined) changes.inameTags = alone.inameTags;
+  if (alone?.inameSlabs !== undefined) changes.inameSlabs = alone.inameSlabs;
+  let out = withKernel(k, changes);
+  // (Only a private temporary can be refused there: the tags' new inames are listed where there is one.)
+  if (alone !== undefined) {
+    if (out.temporaries.some((t) => t.addressSpace === "private")) checkPrivateStaysInWorkItem(out, Object.keys(alone.inameTags).filter((n) => k.inameTags[n] === undefined), who);
+  }
   else if (tags !== undefined) out = applyTags(out, dimNames, tagExtents, tags, req.order, insnId, who);
   if (space === "local" || space === "global") checkStoreRace(out, insnId, req.tempName, space, name, who);
   if ((decided ?? space) === "local" || (decided ?? space) === "global") checkSharedFetchUniform(out, store.id, req.tempName, who);

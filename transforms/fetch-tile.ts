@@ -17,8 +17,8 @@
  * fetched array's tile find it (test/transforms/fetch-tile-memo.test.ts).
  */
 import { LoomError } from "../src/errors.js";
-import { exprToAff, factsOf, findAccesses, type Access, type BoxAxis } from "../src/analysis/index.js";
-import { affToExpr, domainChain, freeVariables, iterationDomain, NATURAL_ORDER, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
+import { exprToAff, findAccesses, type Access, type BoxAxis } from "../src/analysis/index.js";
+import { affToExpr, domainChain, findArg, findTemporary, freeVariables, iterationDomain, NATURAL_ORDER, naturalCompare, type Expr, type Kernel } from "../src/ir/index.js";
 import {
   aff, affAdd, affIsConstant, affKey, affScale, affSub, addConstraints, contentMemo, intersect, isEmpty, isEmptyWith, memoized, setContentId, universe,
   type Aff, type BasicSet,
@@ -76,23 +76,29 @@ export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: Readonl
   const accesses = req.accesses === undefined ? findAccesses(k, req.name, req.insnIds) : req.accesses.filter((a) => req.insnIds.includes(a.insnId));
   if (accesses.length !== 1) return undefined;
   const acc = accesses[0]!;
-  const facts = factsOf(k);
   // Affine predicates narrow the points where the read runs: the general route knows how.
-  if ((facts.insns.get(acc.insnId)?.predicates.length ?? 1) !== 0) return undefined;
-  const sweep = new Set(req.sweep);
-  const used = new Set(acc.inames);
+  // (The reader and the names of index variables looked up here: the kernel's facts, factsOf,
+  // would be built for this one question of a kernel a fetch makes anew.)
+  if ((k.instructions.find((i) => i.id === acc.insnId)?.predicates.length ?? 1) !== 0) return undefined;
+  const isIndexVar = (n: string): boolean => {
+    const arg = findArg(k, n);
+    return !arg || arg.kind === "value" ? !findTemporary(k, n) : false;
+  };
+  const sweep = req.sweep;
+  // The inames the reads use beyond the reader's own (acc.inames, sorted), when any.
+  let extra: string[] | undefined;
   const gs: Aff[] = [];
   const sweepOf: string[] = [];
   const affs: Aff[] = [];
   for (const e of acc.indices) {
-    const a = exprToAff(e, facts.isIndexVar);
+    const a = exprToAff(e, isIndexVar);
     if (!a) return undefined;
     affs.push(a);
     let s: string | undefined;
     const g: Record<string, number> = {};
     for (const n in a.terms) {
-      if (kernelInames.has(n)) used.add(n);
-      if (sweep.has(n)) {
+      if (kernelInames.has(n) && !acc.inames.includes(n)) (extra ??= []).push(n);
+      if (sweep.includes(n)) {
         // One sweep iname per axis, with coefficient 1, and each on one axis only.
         if (s !== undefined || a.terms[n] !== 1 || sweepOf.includes(n)) return undefined;
         s = n;
@@ -102,7 +108,7 @@ export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: Readonl
     sweepOf.push(s);
     gs.push(aff(g, a.constant));
   }
-  const inames = [...used].sort(naturalCompare);
+  const inames = extra === undefined ? acc.inames : [...new Set([...acc.inames, ...extra])].sort(naturalCompare);
   const D = iterationDomain(k, inames);
   if (D.exists.length > 0) return undefined;
   const chain = domainChain(k, inames);

@@ -83,14 +83,14 @@ function prefetchOnce(k: Kernel, varName: string, opts: PrefetchOptions): Kernel
   }
   // Reads inside substitution rules are fetched too (as loopy's): the rules that reach a read of
   // the array are expanded where the selected instructions call them.
-  const readingRules = rulesReaching(k, (n) => (n.kind === "subscript" || n.kind === "linear") && n.array === name);
+  const readingRules = k.substitutions.length === 0 ? [] : rulesReaching(k, (n) => (n.kind === "subscript" || n.kind === "linear") && n.array === name);
   if (readingRules.length > 0) k = expandRulesIn(k, readingRules, opts.within === undefined ? undefined : [...matchInsns(k, opts.within, who)]);
   const all = accessesOrThrow(k, name, who);
   if (all.length === 0) throw new TransformError(`${who}: no instruction of kernel "${k.name}" reads ${name}`);
   // "a$x": only the reads tagged x (loopy's tagged variables); the others still read the array.
   const select = m[2] === undefined ? undefined : useFilter({ name, forms: [{ text: `${name}$${m[2]}`, tag: m[2] }] }, all, `array ${name}`, "[]", who);
   const accesses = select ? all.filter(select) : all;
-  let insnIds = [...new Set(accesses.map((a) => a.insnId))];
+  let insnIds = readerIds(accesses);
   if (opts.within !== undefined) {
     const selected = matchInsns(k, opts.within, who);
     insnIds = insnIds.filter((id) => selected.has(id));
@@ -111,9 +111,10 @@ function prefetchOnce(k: Kernel, varName: string, opts: PrefetchOptions): Kernel
   }
   const space = opts.temporaryAddressSpace ?? "auto";
   if (!["auto", "private", "local", "global"].includes(space)) throw new TransformError(`${who}: temporaryAddressSpace must be private, local or global; got ${JSON.stringify(space)}`);
-  const tempName = opts.temporaryName ?? uniqueName(`${name}_fetch`, takenNames(k));
-  const insnIdsTaken = new Set(k.instructions.map((i) => i.id));
-  const insnId = opts.prefetchInsnId ?? uniqueName(`${name}_fetch_rule`, insnIdsTaken);
+  // The kernel's names, once: the store's own names are picked from the same set (storeFootprint's `taken`).
+  const taken = takenNames(k);
+  const tempName = opts.temporaryName ?? uniqueName(`${name}_fetch`, taken);
+  const insnId = opts.prefetchInsnId ?? uniqueName(`${name}_fetch_rule`, insnIdSet(k));
   const out = storeFootprint(k, {
     who, name, insnIds,
     valueAt: (idx) => sub(name, ...idx),
@@ -129,11 +130,26 @@ function prefetchOnce(k: Kernel, varName: string, opts: PrefetchOptions): Kernel
     order: arg?.kind === "array" ? arg.order : tmp?.order ?? "C",
     shape: arg?.kind === "array" ? arg.shape : tmp?.shape,
     select,
-    ...(select === undefined ? { accesses: all } : {}),
+    accesses: select === undefined ? all : undefined,
     after,
+    taken,
     resolveSpace: fetchSpaceOf,
   });
   return space === "auto" ? resolveFetchSpace(out, tempName, insnId, name, who) : out;
+}
+
+/** The ids of the instructions of `accesses`, each once, in order. */
+function readerIds(accesses: readonly { readonly insnId: string }[]): string[] {
+  const out: string[] = [];
+  for (const a of accesses) if (out.length === 0 || (out[out.length - 1] !== a.insnId && !out.includes(a.insnId))) out.push(a.insnId);
+  return out;
+}
+
+/** The ids of `k`'s instructions. */
+function insnIdSet(k: Kernel): Set<string> {
+  const ids = new Set<string>();
+  for (const i of k.instructions) ids.add(i.id);
+  return ids;
 }
 
 /**
@@ -143,6 +159,8 @@ function prefetchOnce(k: Kernel, varName: string, opts: PrefetchOptions): Kernel
  */
 function writersBefore(k: Kernel, name: string, readers: readonly string[], who: string): string[] {
   const writers = k.instructions.filter((i) => insnWrites(i).includes(name));
+  // (An array nothing writes, as most fetched arrays: no dependency closure to walk.)
+  if (writers.length === 0) return [];
   const self = writers.filter((w) => readers.includes(w.id));
   if (self.length > 0) {
     throw new TransformError(`${who}: instruction(s) ${self.map((w) => `"${w.id}"`).join(", ")} read and write ${name}; a fetched copy would miss their own updates (select the readers with within)`);

@@ -59,10 +59,12 @@ export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>
         throw new FootprintError(`block "${insn.id}" ${writes.has(name) ? "writes" : "reads"} ${name}; accesses inside a block are not affine, so the footprint of ${name} is unknown`);
       }
     }
-    const inames = instructionInames(insn);
+    // The instruction's inames, sorted once it is found to read `name` (most instructions do not).
+    let inamesOf: string[] | undefined;
     for (const e of readExprs(insn)) {
       walkExpr(e, (n) => {
         const use = (indices: readonly Expr[], tag: string | undefined): void => {
+          const inames = (inamesOf ??= instructionInames(insn));
           const acc: Access = tag === undefined ? { insnId: insn.id, indices, inames } : { insnId: insn.id, indices, inames, tag };
           if (!select || select(acc)) out.push(acc);
         };
