@@ -5,10 +5,12 @@
 import { ScheduleError } from "../errors.js";
 import { allInames, insnInames, insnWrites, isHardwareIname, type Instruction, type Kernel } from "../ir/index.js";
 import { contentMemo } from "../poly/index.js";
+import { hasStructure, structureKey, structureOf, type Structure } from "./structure.js";
 
 import type { ScheduleNode } from "./types.js";
 import { checkLoopFission } from "./fission-check.js";
 export type { ScheduleNode, LoopNode, InsnNode } from "./types.js";
+export { structureKey } from "./structure.js";
 
 /** Domain indices each domain nests in: those defining the inames its parameters name. */
 function parentDomains(k: Kernel): number[][] {
@@ -152,21 +154,54 @@ function loopPath(k: Kernel, insn: Instruction, pos: ReadonlyMap<string, number>
  */
 export function linearize(k: Kernel): ScheduleNode[] {
   // The loop nest depends on the kernel's structure only (names, tags, dependencies), not on the
-  // domains' constraints: the variants of a tile-size sweep share one.
-  const key = structureKey(k);
-  let hit = linearized.get(key);
+  // domains' constraints: the variants of a tile-size sweep share one. The last kernel's structure
+  // is compared first, field by field: a sweep asks of one structure variant after variant.
+  const last = lastNest.get(LAST);
+  let hit: Nest | undefined = last !== undefined && hasStructure(k, last.structure) ? last : undefined;
   if (hit === undefined) {
-    hit = freezeNodes(linearizeFresh(k));
-    if (linearized.size >= MEMO_LIMIT) linearized.clear();
-    linearized.set(key, hit);
+    const key = structureKey(k);
+    hit = linearized.get(key);
+    if (hit === undefined) {
+      const nodes = freezeNodes(linearizeFresh(k));
+      hit = { structure: structureOf(k), nodes, fission: mayBeSplit(k, nodes) };
+      if (linearized.size >= MEMO_LIMIT) linearized.clear();
+      linearized.set(key, hit);
+    }
+    lastNest.set(LAST, hit);
   }
-  checkLoopFission(k, hit);
-  return hit.slice();
+  // Whether a loop is entered twice is a fact of the nest and the tags (its structure): where
+  // none is, no fission can be refused.
+  if (hit.fission) checkLoopFission(k, hit.nodes);
+  return hit.nodes.slice();
 }
 
-/** Loop nests by `structureKey` (emptied with the poly memos, so a cold sweep computes each once). */
-const linearized = contentMemo<readonly ScheduleNode[]>();
+/** A remembered nest: the structure it is the nest of, and whether a sequential loop in it is entered twice. */
+interface Nest {
+  readonly structure: Structure;
+  readonly nodes: readonly ScheduleNode[];
+  readonly fission: boolean;
+}
+
+/** Loop nests by `structureKey`, and the last one asked for (both emptied with the poly memos, so a cold sweep computes each once). */
+const linearized = contentMemo<Nest>();
+const lastNest = contentMemo<Nest>();
+const LAST = "last";
 const MEMO_LIMIT = 10_000;
+
+/** Whether a sequential iname has two loop nodes in `nodes` (`checkLoopFission`'s first question). */
+function mayBeSplit(k: Kernel, nodes: readonly ScheduleNode[]): boolean {
+  const seen = new Set<string>();
+  const walk = (ns: readonly ScheduleNode[]): boolean => {
+    for (const n of ns) {
+      if (n.kind !== "loop") continue;
+      if (seen.has(n.iname) && !isHardwareIname(k, n.iname) && !isIlp(k, n.iname)) return true;
+      seen.add(n.iname);
+      if (walk(n.body)) return true;
+    }
+    return false;
+  };
+  return walk(nodes);
+}
 
 function freezeNodes(nodes: ScheduleNode[]): readonly ScheduleNode[] {
   for (const n of nodes) {
@@ -174,38 +209,6 @@ function freezeNodes(nodes: ScheduleNode[]): readonly ScheduleNode[] {
     Object.freeze(n);
   }
   return Object.freeze(nodes);
-}
-
-/**
- * Everything `linearizeFresh` reads of `k`, as a string (each name length-prefixed, so no name can
- * forge a separator): the domains' parameters and dims (not their constraints), loop priorities,
- * whether each iname is a hardware or an ilp one, and per instruction its id, priority, loops,
- * reduction loops, dependencies, the names it writes and its inames. Equal keys, equal nests; the
- * kernel's name appears only in errors, which are not remembered.
- */
-export function structureKey(k: Kernel): string {
-  let s = "";
-  const list = (xs: readonly string[]): void => {
-    s += `${xs.length}(`;
-    for (const x of xs) s += `${x.length}:${x}`;
-  };
-  for (const d of k.domains) {
-    list(d.params);
-    list(d.dims);
-  }
-  s += `|${k.loopPriority.length}`;
-  for (const p of k.loopPriority) list(p);
-  s += "|";
-  for (const i of allInames(k)) s += isHardwareIname(k, i) ? "h" : isIlp(k, i) ? "v" : "-";
-  for (const insn of k.instructions) {
-    s += `|${insn.id.length}:${insn.id}${insn.priority};`;
-    list(insn.withinInames);
-    list(insn.innerInames ?? []);
-    list(insn.dependsOn);
-    list(insnWrites(insn));
-    list(insnInames(insn));
-  }
-  return s;
 }
 
 function linearizeFresh(k: Kernel): ScheduleNode[] {

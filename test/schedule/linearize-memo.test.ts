@@ -10,6 +10,7 @@ import { withKernel, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { clearPolyMemos } from "../../src/poly/index.js";
 import { linearize, structureKey } from "../../src/schedule/linearize.js";
+import { hasStructure, structureOf } from "../../src/schedule/structure.js";
 import { splitIname, tagInames } from "../../transforms/index.js";
 
 /** Random small kernels (as specs): 1–3 instructions over i, j (j nested in i or not), random loops, dependencies, priorities, tags and loop priorities. */
@@ -78,6 +79,8 @@ describe("the loop nest remembered by structure", () => {
       clearPolyMemos();
       nestOrError(() => linearize(a));
       if (structureKey(a) === structureKey(b)) shared++;
+      // The last kernel's structure, compared field by field, answers as the key does.
+      expect(hasStructure(b, structureOf(a))).toBe(structureKey(a) === structureKey(b));
       expect(nestOrError(() => linearize(b))).toEqual(expected);
     }), { numRuns: 100 });
     // The law was tested where the memo answers (one key for two kernels), not only where it cannot.
