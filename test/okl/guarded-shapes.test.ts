@@ -86,4 +86,16 @@ describe("footprints under the conditions that guard the access", () => {
       { numRuns: 20 },
     );
   });
+
+  it("a footprint whose form is negative where its loop is empty is at least 0: out[5 * b] over b < N runs at N = 0", async () => {
+    const src = `@kernel void f(const int N, const float *x, float *out) {
+  for (int b = 0; b < N; ++b; @outer) { for (int t = 0; t < 4; ++t; @inner) { if (t == 0) out[5 * b] = x[3 * b + 2] + b; } }
+}`;
+    expect(shapeOf(src, "out")).toEqual(["max(5*N - 4, 0)"]);
+    // A form that is never negative for parameters >= 0 keeps its plain form.
+    expect(shapeOf(src, "x")).toEqual(["3*N"]);
+    const k = only(src);
+    await expectOnEveryBackend(k, () => ({ N: 0, x: new Float32Array(0), out: new Float32Array(0) }), { out: [] });
+    await expectOnEveryBackend(k, () => ({ N: 2, x: Float32Array.from([0, 0, 1, 0, 0, 2]), out: new Float32Array(6) }), { out: [1, 0, 0, 0, 0, 3] });
+  });
 });

@@ -1,38 +1,15 @@
 /** Random inputs for imported OKL kernels: array lengths from their shapes at given parameters. */
-import { allocArray, type Dtype, type Expr, type Kernel, type TypedArray } from "../../src/ir/index.js";
-
-function evalShape(e: Expr, env: Readonly<Record<string, number>>): number {
-  switch (e.kind) {
-    case "const": return e.value;
-    case "var": {
-      const v = env[e.name];
-      if (v === undefined) throw new Error(`no value for parameter ${e.name}`);
-      return v;
-    }
-    case "neg": return -evalShape(e.operand, env);
-    case "arith": {
-      const a = evalShape(e.left, env);
-      const b = evalShape(e.right, env);
-      switch (e.op) {
-        case "+": return a + b;
-        case "-": return a - b;
-        case "*": return a * b;
-        case "//": return Math.floor(a / b);
-        case "/": return Math.trunc(a / b);
-        case "%": return a - b * Math.floor(a / b);
-        default: break;
-      }
-    }
-  }
-  throw new Error(`cannot evaluate shape expression ${e.kind}`);
-}
+import { allocArray, type Dtype, type Kernel, type TypedArray } from "../../src/ir/index.js";
+import { evalSizeExpr } from "../../src/run/size-expr.js";
 
 /** The flat length of every array argument (at least 1). */
 export function argLengths(k: Kernel, params: Readonly<Record<string, number>>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const a of k.args) {
     if (a.kind !== "array") continue;
-    out[a.name] = Math.max(1, (a.shape ?? []).reduce((p, e) => p * evalShape(e, params), 1));
+    const env = new Map(Object.entries(params));
+    // The library's own reading of a shape (run sizes arrays with it).
+    out[a.name] = Math.max(1, (a.shape ?? []).reduce((p, e) => p * evalSizeExpr(e, env, `the shape of ${a.name}`), 1));
   }
   return out;
 }

@@ -162,7 +162,21 @@ export function footprintShape(k: Kernel, accesses: readonly FlatAccess[], notPa
   }
   const k1 = m.constant + 1;
   if (out === undefined) return [c(k1)];
-  return [k1 === 0 ? out : { kind: "arith", op: k1 > 0 ? "+" : "-", left: out, right: c(Math.abs(k1)) }];
+  const extent: Expr = k1 === 0 ? out : { kind: "arith", op: k1 > 0 ? "+" : "-", left: out, right: c(Math.abs(k1)) };
+  // The form is the extent where the accesses run; where their loops are empty (`out[5 * b]` over
+  // `b < N` at N = 0: `5 * N - 4`) nothing is touched and the extent is 0, not a negative number
+  // a run would refuse. A form that cannot be negative for parameters >= 0 is kept as it is.
+  return [nonNegative(m, k1) ? extent : { kind: "call", fn: "max", args: [extent, c(0)] }];
+}
+
+/** Whether `Σ coef * floor(aff / denom) + k1` is >= 0 wherever every parameter is >= 0 (its least value there, each part at its least). */
+function nonNegative(m: MaxIndex, k1: number): boolean {
+  let least = k1;
+  for (const t of m.terms) {
+    if (t.coef < 0 || Object.values(t.aff.terms).some((x) => x < 0)) return false;
+    least += t.coef * Math.floor(t.aff.constant / t.denom);
+  }
+  return least >= 0;
 }
 
 /**
