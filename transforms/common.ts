@@ -156,7 +156,8 @@ export function checkOptions<T extends object>(opts: T | null | undefined, who: 
 export function checkStoresInStep(k: Kernel, who: string): void {
   if (k.loopPriority.length === 0) return;
   for (const reader of k.instructions) {
-    if (reader.kind !== "assign") continue;
+    // (An instruction that depends on none runs inside no store's loops: its reductions are not asked.)
+    if (reader.kind !== "assign" || reader.dependsOn.length === 0) continue;
     const reds = reductionInames(reader.rhs, new Set<string>());
     if (reds.size === 0) continue;
     for (const storeId of reader.dependsOn) {

@@ -36,6 +36,16 @@ export function clipIntNames(k: Kernel, kernelInames: ReadonlySet<string>): Read
   return out;
 }
 
+/**
+ * Whether `n` is one of `clipIntNames(k, kernelInames)`, asked without building that set (a fetch
+ * of a tile asks of a few names of the shape, in a kernel it sees once).
+ */
+export function isClipIntName(k: Kernel, kernelInames: ReadonlySet<string>, n: string): boolean {
+  if (kernelInames.has(n)) return true;
+  for (const d of k.domains) if (d.params.includes(n)) return true;
+  return false;
+}
+
 /** clipIntNames by frozen kernel (`kernelInames` is always its inames): asked by each fetch's clip and memo key. */
 const intNamesOf = new WeakMap<Kernel, ReadonlySet<string>>();
 

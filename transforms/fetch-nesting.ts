@@ -61,7 +61,11 @@ export function placeStore(k: Kernel, req: PlacementRequest): Placement {
   const swept = new Set(req.sweep);
   const outer = [...req.outer];
   const readers = req.readers.map((id) => k.instructions.find((i) => i.id === id)!);
+  // Each reader's right-hand side reductions, asked once.
+  const redsOf = readers.map(rhsReductions);
   for (const insn of readers) {
+    // (Reductions outside the right-hand side are rare: asked only where a predicate or an index could hold one.)
+    if (insn.predicates.length === 0 && (insn.kind !== "assign" || insn.lhs.kind === "var")) continue;
     const predReds = new Set<string>();
     for (const p of insn.predicates) reductionInames(p, predReds);
     if (insn.kind === "assign" && insn.lhs.kind !== "var") reductionInames(insn.lhs, predReds);
@@ -76,8 +80,9 @@ export function placeStore(k: Kernel, req: PlacementRequest): Placement {
     // the whole reduction when inside part of it. Not within ilp loops, which nest innermost
     // around the reader and so never enclose the store's loops.
     const add = new Set<string>();
-    for (const insn of readers) {
-      const reds = rhsReductions(insn);
+    for (let r = 0; r < readers.length; r++) {
+      const insn = readers[r]!;
+      const reds = redsOf[r]!;
       const inRed = outer.some((o) => reds.has(o) && loop(o));
       const inLoop = outer.some((o) => insn.withinInames.includes(o) && loop(o));
       if (!inRed && !inLoop) continue;
@@ -86,10 +91,13 @@ export function placeStore(k: Kernel, req: PlacementRequest): Placement {
     }
     for (const n of [...add].sort(naturalCompare)) if (!outer.includes(n)) outer.push(n);
   }
-  const before = mustPrecede(k);
+  // The kernel's forced nestings, built at the first pair that asks.
+  let forced: ((x: string, o: string) => false | "domain" | "priority") | undefined;
+  const before = (x: string, o: string) => (forced ??= mustPrecede(k))(x, o);
   const priorities: [string, string][] = [];
-  for (const insn of readers) {
-    const reds = rhsReductions(insn);
+  for (let r = 0; r < readers.length; r++) {
+    const insn = readers[r]!;
+    const reds = redsOf[r]!;
     const seqOuter = outer.filter((o) => loop(o) && (reds.has(o) || insn.withinInames.includes(o)));
     if (seqOuter.length === 0) continue;
     const others = [...insn.withinInames, ...reds].filter((x) => loop(x) && !outer.includes(x));

@@ -23,7 +23,7 @@ import {
   aff, affAdd, affIsConstant, affKey, affScale, affSub, addConstraints, contentMemo, intersect, isEmpty, isEmptyWith, memoized, setContentId, universe,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
-import { boundByFace, clipIntNames } from "./fetch-clip.js";
+import { boundByFace, isClipIntName } from "./fetch-clip.js";
 import { isEmptyDomainUnder } from "./split-origin.js";
 
 const tileRoute = { on: true, taken: 0 };
@@ -109,9 +109,12 @@ export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: Readonl
     gs.push(aff(g, a.constant));
   }
   const inames = extra === undefined ? acc.inames : [...new Set([...acc.inames, ...extra])].sort(naturalCompare);
-  const D = iterationDomain(k, inames);
+  // Most reads run in every loop of one domain that no other nests in: that domain is the
+  // iteration domain, no chain or projection asked.
+  const sole = soleDomain(k, inames);
+  const chain = sole !== undefined ? [sole] : domainChain(k, inames);
+  const D = sole !== undefined ? k.domains[sole]! : iterationDomain(k, inames, chain);
   if (D.exists.length > 0) return undefined;
-  const chain = domainChain(k, inames);
   const key = tileMemo.on ? rowsKey(k, D, chain, sweepOf, affs, req.shape, kernelInames) : undefined;
   if (key !== undefined) tileMemo.asked++;
   const fp = key === undefined
@@ -119,6 +122,27 @@ export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: Readonl
     : memoized(tileAnswers, key, () => (tileMemo.read++, { fp: fromRows(k, D, chain, sweepOf, gs, affs, req.shape, kernelInames) })).fp;
   if (fp !== undefined) tileRoute.taken++;
   return fp;
+}
+
+/**
+ * The index of the domain whose dims are exactly `inames` (distinct), where it is their chain
+ * alone (no parameter of it is an iname, and no later domain defines one of them, as domainChain
+ * finds owners): then `iterationDomain(k, inames)` is that domain itself. Else undefined.
+ */
+function soleDomain(k: Kernel, inames: readonly string[]): number | undefined {
+  if (inames.length === 0) return undefined;
+  let idx = -1;
+  for (let d = k.domains.length - 1; d >= 0 && idx < 0; d--) if (k.domains[d]!.dims.includes(inames[0]!)) idx = d;
+  if (idx < 0) return undefined;
+  const D = k.domains[idx]!;
+  if (D.dims.length !== inames.length) return undefined;
+  for (const n of inames) if (!D.dims.includes(n)) return undefined;
+  for (let d = 0; d < k.domains.length; d++) {
+    const o = k.domains[d]!;
+    if (d > idx) for (const n of o.dims) if (D.dims.includes(n)) return undefined;
+    for (const p of D.params) if (o.dims.includes(p)) return undefined;
+  }
+  return idx;
 }
 
 const tileMemo = { on: true, asked: 0, read: 0 };
@@ -168,9 +192,8 @@ function rowsKey(
     key += ";";
   }
   if (shape !== undefined) {
-    const intNames = clipIntNames(k, kernelInames);
     key += `|${shapeText(shape)}:`;
-    for (const n of shapeNames(shape)) key += intNames.has(n) ? "1" : "0";
+    for (const n of shapeNames(shape)) key += isClipIntName(k, kernelInames, n) ? "1" : "0";
   }
   // Asked before the rows are read (fromRows asks it last, where the faces hold): a refusal here
   // would refuse a fetch the general route makes, so it leaves the answer to fromRows.
@@ -359,9 +382,8 @@ export function tileStoreRows(
 
 /** Whether each bound of the array's shape follows from a face (fetch-clip.ts): then the store needs no clip. */
 function clipByFaces(k: Kernel, shape: readonly Expr[], box: readonly BoxAxis[], kernelInames: ReadonlySet<string>): boolean {
-  const intNames = clipIntNames(k, kernelInames);
   return box.every((b, r) => {
-    const ext = exprToAff(shape[r]!, (n) => intNames.has(n));
+    const ext = exprToAff(shape[r]!, (n) => isClipIntName(k, kernelInames, n));
     return !ext || (boundByFace(b, "lower", ext) && boundByFace(b, "upper", ext));
   });
 }

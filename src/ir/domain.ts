@@ -41,9 +41,10 @@ function ownersOf(domains: readonly BasicSet[]): ReadonlyMap<string, number> {
  * The iteration domain of a tuple of inames: the intersection of the domains in their chain, with
  * parent inames turned from parameters into dimensions, projected onto `inames` (exactly).
  * Parameters that are not inames (value args, scalar temporaries) stay parameters.
+ * `chain`: `domainChain(k, inames)`, when the caller has it.
  */
-export function iterationDomain(k: Kernel, inames: readonly string[]): BasicSet {
-  return chainMemoized(k, domainChain(k, inames), `|${[...new Set(inames)].sort().join(",")}`, (chain) => {
+export function iterationDomain(k: Kernel, inames: readonly string[], chain: readonly number[] = domainChain(k, inames)): BasicSet {
+  return chainMemoized(k, chain, `|${[...new Set(inames)].sort().join(",")}`, (chain) => {
     const set = chainSet(k, chain);
     const drop = set.dims.filter((name) => !inames.includes(name));
     return drop.length > 0 ? projectByFactors(set, drop) : set;
