@@ -18,6 +18,9 @@ import { setOf, type Ctx, type LoopContext } from "./context.js";
 
 export { inContext };
 
+/** `GuardLowering.rowsOver`'s answer: the rows, and their keys once asked. */
+type RowsOver = { rows: Row[]; keys?: Set<string> };
+
 /** Guards of one device kernel's instructions. */
 export class GuardLowering {
   /** The last domain and context `guarded` found needs no guard (sets are values: same objects, same answer). */
@@ -45,6 +48,9 @@ export class GuardLowering {
       if (common === undefined) {
         first = d;
         common = this.originalRowsOver(d, known, barrier);
+        // The common rows are some of these: where the context implies each of them (cheap proofs,
+        // remembered per row), no guard, whatever the other domains share with this one.
+        if (allInContext(common, ctx)) return make(ctx);
       } else {
         const mine = this.originalRowKeys(d, known, barrier);
         common = common.filter((r) => mine.has(rowKey(r)));
@@ -74,13 +80,17 @@ export class GuardLowering {
     return (r.keys ??= new Set(r.rows.map(rowKey)));
   }
 
-  private readonly rowsOverMemo = new Map<BasicSet, Map<string, { rows: Row[]; keys?: Set<string> }>>();
+  /**
+   * By the list of known inames (its identity: a loop's list is one array for its body's levels
+   * and barrier runs, never changed), uniform or not, then by domain.
+   */
+  private readonly rowsOverMemo = [new WeakMap<readonly string[], Map<BasicSet, RowsOver>>(), new WeakMap<readonly string[], Map<BasicSet, RowsOver>>()];
 
-  private rowsOver(d: BasicSet, known: readonly string[], uniform: boolean): { rows: Row[]; keys?: Set<string> } {
-    let byKnown = this.rowsOverMemo.get(d);
-    if (byKnown === undefined) this.rowsOverMemo.set(d, (byKnown = new Map()));
-    const key = uniform ? `u|${known.join(",")}` : known.join(",");
-    let hit = byKnown.get(key);
+  private rowsOver(d: BasicSet, known: readonly string[], uniform: boolean): RowsOver {
+    const memo = this.rowsOverMemo[uniform ? 1 : 0]!;
+    let byDomain = memo.get(known);
+    if (byDomain === undefined) memo.set(known, (byDomain = new Map()));
+    let hit = byDomain.get(d);
     if (hit !== undefined) return hit;
     const { rows, vars, dims } = rowsOf(d);
     const tags = this.h.k.inameTags;
@@ -96,7 +106,7 @@ export class GuardLowering {
       }
       if (ok) out.push(rows[j]!);
     }
-    byKnown.set(key, (hit = { rows: out }));
+    byDomain.set(d, (hit = { rows: out }));
     return hit;
   }
 
@@ -286,7 +296,7 @@ export class GuardLowering {
  * `i = 0`, and the code says which).
  */
 export function notImpliedRows(rows: readonly Row[], known: readonly string[], ctx: Ctx): readonly Row[] {
-  if (rows.length === 0 || rows.every((r) => inContext(r, ctx))) return [];
+  if (allInContext(rows, ctx)) return [];
   const vars = rowVars(rows);
   const s = addConstraints(universe(vars.filter((n) => !known.includes(n)), [...known]), rows);
   // Rows over inames need only the context's factors of those inames; a row over parameters
@@ -294,6 +304,12 @@ export function notImpliedRows(rows: readonly Row[], known: readonly string[], c
   const overInames = rows.every((r) => Object.keys(r.aff.terms).some((n) => known.includes(n)));
   const set = setOf(ctx);
   return rowsOf(gist(s, overInames ? factorOf(set, vars) : set)).rows;
+}
+
+/** Whether `ctx` implies every one of `rows` by a cheap proof (`inContext`). */
+function allInContext(rows: readonly Row[], ctx: Ctx): boolean {
+  for (let j = 0; j < rows.length; j++) if (!inContext(rows[j]!, ctx)) return false;
+  return true;
 }
 
 /** Whether a barrier is among `nodes` or inside their loops. */

@@ -8,7 +8,7 @@ import {
   exprToString, findArg, INDEX_DTYPE, addFreeVariables, insnExprs, insnWrites, axisStrides, effectiveDimTags,
   type Instruction, type Kernel,
 } from "../../src/ir/index.js";
-import { extendSet, type BasicSet } from "../../src/poly/index.js";
+import { aff, extendSet, type Aff, type BasicSet } from "../../src/poly/index.js";
 import { axisRows, type DeviceKernel, type HwAxis, type ScheduleNode } from "../../src/schedule/index.js";
 import { evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { sizeEx } from "../expr.js";
@@ -23,7 +23,24 @@ import { rowVars, type Row } from "./rows.js";
 import { InstructionLowering } from "./statements.js";
 
 /** `a.localeCompare(b)` without building a collator per call (ICU makes that the slow part). */
-const collate = new Intl.Collator().compare;
+const collator = new Intl.Collator().compare;
+
+/**
+ * `collator(a, b)`, remembered per pair: ICU's comparison costs microseconds, and the names it
+ * orders (fetch temporaries, accumulators) repeat in every variant of a sweep. Bounded.
+ */
+function collate(a: string, b: string): number {
+  if (a === b) return 0;
+  const key = `${a}\u0000${b}`;
+  let c = collated.get(key);
+  if (c === undefined) {
+    c = collator(a, b);
+    if (collated.size < 4096) collated.set(key, c);
+  }
+  return c;
+}
+
+const collated = new Map<string, number>();
 
 /** The lowering of one device kernel: its substitutions, declarations and memo tables. */
 export class DeviceKernelLowering implements KernelHost {
@@ -70,13 +87,17 @@ export class DeviceKernelLowering implements KernelHost {
     // prefetch puts `a_dim_1` on l.0 beside `j_inner`. The scheduler checks that the inames of one
     // axis share base and size; each instruction is guarded by its own iname's domain.
     for (const ax of [...dk.groupAxes, ...dk.localAxes]) {
+      // The axis's rows once (its sharers have the same base and size): each sharer's are the
+      // same rows over its own name.
+      const rows = axisRows(ax, ax.iname);
       for (const iname of [ax.iname, ...this.axisSharers(ax)]) {
-        const a = { ...ax, iname };
         // A base may be negative (`m // 3` for `m <= i`): its division floors.
-        const base = sizeEx(a.base, (n) => evar(n), true);
-        this.subst.set(iname, ibin("+", base, { k: "hw", tag: a.tag, axis: a.axis }));
+        const base = sizeEx(ax.base, (n) => evar(n), true);
+        this.subst.set(iname, ibin("+", base, { k: "hw", tag: ax.tag, axis: ax.axis }));
         known.push(iname);
-        ranges.push(...axisRows(a, a.iname));
+        if (iname === ax.iname) ranges.push(...rows);
+        else if (rows.some((r) => iname in r.aff.terms)) ranges.push(...axisRows(ax, iname));
+        else for (const r of rows) ranges.push({ aff: renamed(r.aff, ax.iname, iname), eq: r.eq });
       }
     }
     // Inside a host loop, its iname is a value parameter of the device kernel (loopy's host loops).
@@ -106,7 +127,8 @@ export class DeviceKernelLowering implements KernelHost {
       const ax = dk.groupAxes.find((a) => a.axis === n);
       return ax ? sizeEx(ax.size, (p) => evar(p)) : ilit(1);
     })());
-    const written = new Set(k.instructions.flatMap((i) => insnWrites(i)));
+    const written = new Set<string>();
+    for (const i of k.instructions) for (const n of insnWrites(i)) written.add(n);
     const wanted = new Set([...dk.args, ...this.insns.usedParams]);
     const order = [...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)];
     const args = order.filter((n) => wanted.has(n)).map((name): LoweredArg => {
@@ -117,7 +139,7 @@ export class DeviceKernelLowering implements KernelHost {
       return { name, kind: a?.kind ?? "array", dtype, written: written.has(name) };
     }).concat((dk.hostInames ?? []).map((name): LoweredArg => ({ name, kind: "value", dtype: INDEX_DTYPE, written: false })));
     // Declarations by name, as loopy orders its temporaries.
-    const decls = [...this.decls].sort((x, y) => collate(declName(x), declName(y)));
+    const decls = this.decls.length > 1 ? [...this.decls].sort((x, y) => collate(declName(x), declName(y))) : [...this.decls];
     return { name: dk.name, args, decls, body, groupSize: gsize, localSize };
   }
 
@@ -311,6 +333,13 @@ function insnsUnderGroupLoops(nodes: readonly ScheduleNode[], under = false, out
     } else if (n.kind === "loop") insnsUnderGroupLoops(n.body, under || n.hw === "group", out);
   }
   return out;
+}
+
+/** `a` over `to` instead of `from` (`to` not among its names), its terms in the same order. */
+function renamed(a: Aff, from: string, to: string): Aff {
+  const t: Record<string, number> = {};
+  for (const n in a.terms) t[n === from ? to : n] = a.terms[n]!;
+  return aff(t, a.constant);
 }
 
 function declName(s: Stmt): string {

@@ -5,9 +5,10 @@
  */
 import { CodegenError, LoomError } from "../../src/errors.js";
 import {
-  aff, affAdd, affIsConstant, affScale, affSub, dimBounds, eliminateExact, factorOf, gist, internSet, intersect, isEmptyWith, isSubset,
+  aff, affAdd, affIsConstant, affSub, dimBounds, eliminateExact, factorOf, gist, internSet, intersect, isEmptyWith, isSubset,
   type Aff, type BasicSet, type Bound,
 } from "../../src/poly/index.js";
+import { add, mul } from "../../src/poly/int.js";
 import { preferUnitBounds, type ScheduleNode } from "../../src/schedule/index.js";
 import { block, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { inContext, type GuardLowering } from "./guards.js";
@@ -151,11 +152,14 @@ export class LoopLowering {
   ): Stmt[] {
     const tag = this.h.k.inameTags[iname];
     this.checkBounded(iname, lower, upper);
-    const boundRows = (lo: readonly Bound[], up: readonly Bound[], shiftLo = 0, shiftHi = 0): Row[] => [
-      ...lo.map((b) => ({ aff: affSub(affScale(affAdd(aff({ [iname]: 1 }), aff({}, -shiftLo)), b.denom), b.aff), eq: false })),
-      ...up.map((b) => ({ aff: affSub(b.aff, affScale(affAdd(aff({ [iname]: 1 }), aff({}, shiftHi)), b.denom)), eq: false })),
-    ];
-    const withRows = (rows: readonly Row[]) => ctx.with([...known, iname], rows);
+    const boundRows = (lo: readonly Bound[], up: readonly Bound[], shiftLo = 0, shiftHi = 0): Row[] => {
+      const out: Row[] = [];
+      for (const b of lo) out.push({ aff: lowerRow(iname, b, shiftLo), eq: false });
+      for (const b of up) out.push({ aff: upperRow(iname, b, shiftHi), eq: false });
+      return out;
+    };
+    const dims = [...known, iname];
+    const withRows = (rows: readonly Row[]) => ctx.with(dims, rows);
 
     if (tag && (tag.kind === "unr" || tag.kind === "ilp")) {
       // Constant bounds: from the loop's own bounds, else from the domain with the outer inames
@@ -278,6 +282,27 @@ export class LoopLowering {
   private affEx(a: Aff): Ex {
     return affExWith(a, this.h.subst);
   }
+}
+
+/**
+ * `denom·(x - shift) - aff >= 0` of a lower bound `x >= ceil(aff/denom)` shifted by `shift`, as
+ * `affSub(affScale(affAdd(aff({x: 1}), aff({}, -shift)), denom), aff)` makes it (terms in that
+ * order), without the three forms between.
+ */
+function lowerRow(x: string, b: Bound, shift: number): Aff {
+  const t: Record<string, number> = { [x]: b.denom };
+  const bt = b.aff.terms;
+  for (const n in bt) t[n] = add(t[n] ?? 0, -bt[n]!);
+  return aff(t, add(mul(add(0, -shift), b.denom), -b.aff.constant));
+}
+
+/** `aff - denom·(x + shift) >= 0` of an upper bound `x <= floor(aff/denom)`, as `affSub(b.aff, affScale(affAdd(aff({x: 1}), aff({}, shift)), denom))` makes it. */
+function upperRow(x: string, b: Bound, shift: number): Aff {
+  const t: Record<string, number> = {};
+  const bt = b.aff.terms;
+  for (const n in bt) t[n] = bt[n]!;
+  t[x] = add(t[x] ?? 0, -b.denom);
+  return aff(t, add(b.aff.constant, -mul(add(0, shift), b.denom)));
 }
 
 /**

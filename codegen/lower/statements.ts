@@ -9,7 +9,7 @@ import {
   kernelTypeEnv, blockLocals, blockTypeEnv, checkBlock, forAsWhile, lowerExits, mapBlockExprs, renameVars,
   type ArrayArg, type Assignment, type BlockInsn, type BlockStmt, type Dtype, type Expr, type Temporary, type TypeEnv,
 } from "../../src/ir/index.js";
-import type { Aff } from "../../src/poly/index.js";
+import { affIsConstant, type Aff } from "../../src/poly/index.js";
 import type { LoopContext } from "./context.js";
 import { block, evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { lowerCond, lowerExpr, lowerIndex, sizeEx, typeOf, type ExprScope } from "../expr.js";
@@ -47,6 +47,23 @@ function indexKey(e: Expr): string | undefined {
     default: return undefined;
   }
 }
+
+/**
+ * `exprToAff(ix)` by `indexKey(ix)` (the form is a function of the structure the key spells),
+ * across kernels: the variants of a sweep subscript with new expression objects of a few shapes.
+ * Bounded; no answer depends on it being there.
+ */
+function keyedAff(ix: Expr, key: string): Aff | undefined {
+  let a = affsByKey.get(key);
+  if (a === undefined) {
+    a = exprToAff(ix) ?? null;
+    if (affsByKey.size >= 4096) affsByKey.clear();
+    affsByKey.set(key, a);
+  }
+  return a ?? undefined;
+}
+
+const affsByKey = new Map<string, Aff | null>();
 
 /** Instructions of one device kernel. */
 export class InstructionLowering {
@@ -280,7 +297,7 @@ export class InstructionLowering {
     const key = memo ? indexKey(ix) : undefined;
     let form = key !== undefined ? this.keyForms.get(key) : memo ? this.indexForms.get(ix) : undefined;
     if (form === undefined) {
-      form = this.indexForm(ix, scope);
+      form = this.indexForm(ix, scope, key);
       if (key !== undefined) this.keyForms.set(key, form);
       else if (memo) this.indexForms.set(ix, form);
     }
@@ -311,19 +328,28 @@ export class InstructionLowering {
    * `affineIndex`'s form of `ix`: its affine form, terms ordered, and its inames and parameters;
    * null where there is none, no `aff` where a term is neither (the terms before it still count).
    */
-  private indexForm(ix: Expr, scope: ExprScope): IndexForm | null {
-    const a = exprToAff(ix);
-    if (!a || Object.keys(a.terms).length === 0 || typeOf(ix, scope).dtype !== "int32") return null;
+  private indexForm(ix: Expr, scope: ExprScope, key: string | undefined): IndexForm | null {
+    const a = key !== undefined ? keyedAff(ix, key) : exprToAff(ix);
+    if (!a || affIsConstant(a) || typeOf(ix, scope).dtype !== "int32") return null;
     const inames: string[] = [];
     const params: string[] = [];
-    for (const n of Object.keys(a.terms)) {
-      if (this.inameRank.has(n)) inames.push(n);
+    // Terms by the kernel's iname order (others after, as they were): the sort's order, stable.
+    const rank = this.inameRank;
+    let sorted = true;
+    let last = -1;
+    for (const n in a.terms) {
+      if (rank.has(n)) inames.push(n);
       else if (this.params.has(n) && findArg(this.h.k, n)?.dtype === "int32") params.push(n);
       else return { inames, params };
+      const r = rank.get(n) ?? rank.size;
+      if (r < last) sorted = false;
+      last = r;
     }
-    const rank = this.inameRank;
-    const terms = Object.entries(a.terms).sort((x, y) => (rank.get(x[0]) ?? rank.size) - (rank.get(y[0]) ?? rank.size));
-    return { aff: { terms: Object.fromEntries(terms), constant: a.constant }, inames, params };
+    if (sorted) return { aff: a, inames, params };
+    const names = Object.keys(a.terms).sort((x, y) => (rank.get(x) ?? rank.size) - (rank.get(y) ?? rank.size));
+    const terms: Record<string, number> = {};
+    for (const n of names) terms[n] = a.terms[n]!;
+    return { aff: { terms, constant: a.constant }, inames, params };
   }
 
   private param(n: string): Ex {
