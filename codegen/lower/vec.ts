@@ -49,10 +49,12 @@ function indexOf(lhs: Expr): readonly Expr[] {
 
 /**
  * Throw a CodegenError unless the loop over vec iname `iname` around `insns` can run its lanes at
- * once: plain (non-atomic) assignments only, each writing a cell indexed by `iname`, and every
+ * once (a loop of one value has one lane): plain (non-atomic) assignments only, each writing a cell indexed by `iname`, and every
  * access to what the loop writes at the very index of its write (no lane reads another's cell).
  */
 export function checkVecLanes(k: Kernel, iname: string, insns: readonly Instruction[], pointOf: (iname: string) => number | undefined): void {
+  // One value (a split by 1): one lane, nothing runs at once.
+  if (pointOf(iname) !== undefined) return;
   const why = (insn: Instruction, what: string) =>
     new CodegenError(`kernel "${k.name}", instruction "${insn.id}": iname "${iname}" is tagged vec, but ${what}, so its lanes cannot run at once; tag it ilp.seq or for instead`);
   const written = new Map<string, readonly Expr[]>();
