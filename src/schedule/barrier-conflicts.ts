@@ -46,6 +46,8 @@ export interface Ctx {
   readonly needsUniform: UniformLoopNeed[];
   /** The plain route (see `insertBarriers`). */
   readonly plain: boolean;
+  /** Per sequential loop, the local inames its bounds use (barriers.ts's `localIdsInBounds`, asked once per loop). */
+  readonly boundLids: Map<string, readonly string[]>;
 }
 
 /** A loop that needs a barrier inside while its bounds depend on a local id. */

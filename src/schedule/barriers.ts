@@ -14,7 +14,7 @@
  * race between instructions with no dependency is the user's to declare (the interpreter reports it).
  * Which pairs of accesses conflict, and what memory a barrier orders, is barrier-conflicts.ts.
  */
-import { domainIndexOf, isHardwareIname, allInames, type Instruction, type Kernel } from "../ir/index.js";
+import { domainIndexOf, type Instruction, type Kernel } from "../ir/index.js";
 import { dimBounds, factorOf } from "../poly/index.js";
 import { addByName, canBeSource, DependencyClosure, insnAccesses, type Access, type ByName } from "./barrier-accesses.js";
 import {
@@ -44,9 +44,18 @@ export interface BarrierPlacement {
  */
 export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: { readonly plain?: boolean } = {}): BarrierPlacement {
   const plain = opts.plain === true;
-  const inames = allInames(k);
-  const localInames = new Set(inames.filter((i) => k.inameTags[i]?.kind === "l" || k.inameTags[i]?.kind === "l.auto"));
-  const invariant = new Set<string>(inames.filter((i) => isHardwareIname(k, i)));
+  // One walk of the domains' dims for the iname sets (plain loops: every variant of a sweep asks).
+  const all = new Set<string>();
+  const localInames = new Set<string>();
+  const invariant = new Set<string>();
+  for (const d of k.domains) {
+    for (const i of d.dims) {
+      all.add(i);
+      const t = k.inameTags[i]?.kind;
+      if (t === "l" || t === "l.auto") localInames.add(i);
+      if (t === "g" || t === "l" || t === "l.auto") invariant.add(i);
+    }
+  }
   for (const a of k.args) if (a.kind === "value") invariant.add(a.name);
   const synced = new Set<string>();
   for (const t of k.temporaries) if (t.addressSpace === "local" || t.addressSpace === "global") synced.add(t.name);
@@ -58,7 +67,8 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   const written = new Set<string>();
   // Loop bounds read synchronized scalars only where a domain parameter is one (rare): else no
   // instruction's bound reads are looked for.
-  const boundsRead = k.domains.some((d) => d.params.some((p) => synced.has(p)));
+  let boundsRead = false;
+  for (const d of k.domains) for (const p of d.params) if (synced.has(p)) boundsRead = true;
   for (const insn of k.instructions) {
     const list = insnAccesses(insn, synced, canBeSource(deps, insn), boundsRead ? k : undefined);
     for (const a of list) if (a.write) written.add(a.name);
@@ -76,16 +86,22 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   };
   const memory = new Map<string, "local" | "global">();
   // The first temporary of a name decides, as `find` would.
-  for (const t of [...k.temporaries].reverse()) memory.set(t.name, t.addressSpace === "local" ? "local" : "global");
+  for (let x = k.temporaries.length - 1; x >= 0; x--) memory.set(k.temporaries[x]!.name, k.temporaries[x]!.addressSpace === "local" ? "local" : "global");
   const ctx: Ctx = {
-    k, accesses, byName, memory, anyPartner: new Map(), anyAuthored: new Map(), insns, localInames, invariant, allInames: new Set(inames),
+    k, accesses, byName, memory, anyPartner: new Map(), anyAuthored: new Map(), insns, localInames, invariant, allInames: all,
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
-    sync: [...localInames].some((i) => (rangeOf(i)?.size ?? 2) > 1),
-    deps, lidName: localIdNames(k, localInames, rangeOf), needsUniform: [], plain,
+    sync: anyWide(localInames, rangeOf),
+    deps, lidName: localIdNames(k, localInames, rangeOf), needsUniform: [], plain, boundLids: new Map(),
   };
   return { nodes: walkBody(ctx, nodes, new Pending(deps, [], plain), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
 
+
+/** Whether a local iname of `localInames` has a range of more than one work-item (or an unknown one). */
+function anyWide(localInames: ReadonlySet<string>, rangeOf: (i: string) => ConstRange | undefined): boolean {
+  for (const i of localInames) if ((rangeOf(i)?.size ?? 2) > 1) return true;
+  return false;
+}
 
 const barrier = (comment: string, memory: BarrierMemory): BarrierNode => ({ kind: "barrier", scope: "local", comment, memory });
 
@@ -115,6 +131,11 @@ function loopInames(nodes: readonly ScheduleNode[], out: Set<string>): Set<strin
   return out;
 }
 
+function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
+  for (const n of nodes) if (n.kind === "barrier" || (n.kind === "loop" && hasBarrier(n.body))) return true;
+  return false;
+}
+
 function barrierComments(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
   for (const n of nodes) {
     if (n.kind === "barrier") out.push(n.comment);
@@ -123,8 +144,14 @@ function barrierComments(nodes: readonly ScheduleNode[], out: string[] = []): st
   return out;
 }
 
-/** The local inames the bounds of sequential loop `iname` use, if any. */
-function localIdsInBounds(ctx: Ctx, iname: string): string[] {
+/** The local inames the bounds of sequential loop `iname` use, if any (once per loop: a body may be walked twice). */
+function localIdsInBounds(ctx: Ctx, iname: string): readonly string[] {
+  let lids = ctx.boundLids.get(iname);
+  if (lids === undefined) ctx.boundLids.set(iname, (lids = boundLocalIds(ctx, iname)));
+  return lids;
+}
+
+function boundLocalIds(ctx: Ctx, iname: string): string[] {
   const d = ctx.k.domains[domainIndexOf(ctx.k, iname)];
   if (!d) return [];
   // Only the iname's own factor has rows with it (and repeats across a sweep of tile sizes). Its
@@ -171,27 +198,28 @@ function walkBody(
       // The loop's first accesses against what is pending before it: a barrier before the loop.
       // With nothing pending (or one work-item per group) nothing can conflict: the first walk of
       // the body would be the second one, and is not needed.
-      const entry = ctx.plain || (ctx.sync && pending.list.length > 0) ? entryAccesses(ctx, walkBody(ctx, n.body, pending.empty(), inner).nodes) : [];
-      const c = findConflict(ctx, pending, entry, fixed);
+      const first = ctx.plain || (ctx.sync && pending.list.length > 0) ? walkBody(ctx, n.body, pending.empty(), inner) : undefined;
+      const c = first !== undefined ? findConflict(ctx, pending, entryAccesses(ctx, first.nodes), fixed) : undefined;
       if (c) {
         out.push(dataBarrier(ctx, c, c.later.name, pending));
         pending = pending.empty();
       }
-      const r = walkBody(ctx, n.body, pending, inner);
+      // After a barrier the body is walked from nothing pending: the first walk's answer.
+      const r = c && first !== undefined && !ctx.plain ? first : walkBody(ctx, n.body, pending, inner);
       // Dependencies carried to the next iteration: a barrier at the end of the body.
       const varying = loopInames(n.body, new Set([n.iname]));
-      const fixedAcross = new Set([...fixed].filter((x) => !varying.has(x)));
+      const fixedAcross = new Set<string>();
+      for (const x of fixed) if (!varying.has(x)) fixedAcross.add(x);
       const carried = findConflict(ctx, r.pending, entryAccesses(ctx, r.nodes), fixedAcross, true);
       const body = carried
         ? [...r.nodes, dataBarrier(ctx, carried, carried.earlier.name, r.pending)]
         : r.nodes;
-      const comments = barrierComments(body);
-      const lids = comments.length > 0 ? localIdsInBounds(ctx, n.iname) : [];
+      const lids = hasBarrier(body) ? localIdsInBounds(ctx, n.iname) : [];
       if (lids.length > 0) {
         ctx.needsUniform.push({
           loop: n.iname,
           message: `kernel "${ctx.k.name}": a barrier is needed inside loop "${n.iname}", whose bounds depend on local id ${lids.join(", ")}, ` +
-            `so not all work-items would reach it: ${comments.join("; ")}; make the loop bounds independent of local ids or add nosync`,
+            `so not all work-items would reach it: ${barrierComments(body).join("; ")}; make the loop bounds independent of local ids or add nosync`,
         });
       }
       out.push({ kind: "loop", iname: n.iname, body });

@@ -5,8 +5,8 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  addFreeVariables, affToExpr, arith, blockExprs, boundToExpr, c, chainDomain, domainChain, exprToAff, exprToString, freeVariables, insnInames,
-  type Expr, type Kernel,
+  addFreeVariables, affToExpr, arith, blockExprs, boundToExpr, c, chainDomain, domainChain, exprToAff, exprToString, insnInames,
+  type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import {
   addConstraints, aff, affAdd, affScale, affSub, contentMemo, dimBounds, factorOf, memoized as cached, intersect, isSubset, projectOut, setContentId, universe,
@@ -21,6 +21,11 @@ const isConst = (b: Bound) => Object.keys(b.aff.terms).length === 0;
 const ceilOf = (b: Bound) => Math.ceil(b.aff.constant / b.denom);
 const floorOf = (b: Bound) => Math.floor(b.aff.constant / b.denom);
 
+
+/** Whether `a` and `b` are one literal (then they print alike). */
+function sameConst(a: Expr, b: Expr): boolean {
+  return a.kind === "const" && b.kind === "const" && Object.is(a.value, b.value) && a.dtype === b.dtype && a.isFloat === b.isFloat;
+}
 
 function extremum(fn: "max" | "min", es: Expr[]): Expr {
   return es.length === 1 ? es[0]! : { kind: "call", fn, args: es };
@@ -192,6 +197,8 @@ function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
 function shareAxis(k: Kernel, dkName: string, key: string, list: readonly HwAxis[]): HwAxis {
   const first = list[0]!;
   if (list.length === 1) return first;
+  // Constant ranges (a tiled kernel's local axes): compared as numbers, nothing printed.
+  if (list.every((ax) => sameConst(ax.base, first.base) && sameConst(ax.size, first.size))) return first;
   // Each expression printed once (the comparisons below ask again and again).
   const printed = new Map<Expr, string>();
   const text = (e: Expr): string => {
@@ -253,18 +260,30 @@ function axisBox(ax: HwAxis, assumptions: BasicSet): BasicSet | undefined {
 }
 
 /** One device kernel from its body: hardware axes of the g/l inames its instructions use, and its arguments. */
-function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[], hostInames: readonly string[]): DeviceKernel {
-  const byId = new Map(k.instructions.map((x) => [x.id, x]));
-  const insns = insnIds(body).map((id) => byId.get(id)!);
-  const inames = new Set<string>();
-  for (const insn of insns) for (const i of insnInames(insn)) inames.add(i);
+function deviceKernel(k: Kernel, byId: ReadonlyMap<string, Instruction>, name: string, body: readonly ScheduleNode[], hostInames: readonly string[]): DeviceKernel {
+  // Plain loops and arrays: a sweep makes the device kernels of every variant anew.
+  const insns: Instruction[] = [];
+  for (const id of insnIds(body)) insns.push(byId.get(id)!);
+  const inames: string[] = [];
+  const seen = new Set<string>();
+  for (const insn of insns) {
+    for (const i of insnInames(insn)) {
+      if (seen.has(i)) continue;
+      seen.add(i);
+      inames.push(i);
+    }
+  }
+  inames.sort();
   const onAxis = new Map<string, HwAxis[]>();
-  for (const iname of [...inames].sort()) {
+  for (const iname of inames) {
     const t = k.inameTags[iname];
     if (t?.kind === "l.auto") throw new ScheduleError(`iname "${iname}" of kernel "${k.name}" is still tagged l.auto; preprocessing assigns it an axis`);
     if (t?.kind !== "g" && t?.kind !== "l") continue;
     const key = `${t.kind}.${t.axis}`;
-    onAxis.set(key, [...(onAxis.get(key) ?? []), hwAxis(k, iname, t.kind, t.axis)]);
+    const ax = hwAxis(k, iname, t.kind, t.axis);
+    const list = onAxis.get(key);
+    if (list === undefined) onAxis.set(key, [ax]);
+    else list.push(ax);
   }
   const groupAxes: HwAxis[] = [];
   const localAxes: HwAxis[] = [];
@@ -285,12 +304,13 @@ function deviceKernel(k: Kernel, name: string, body: readonly ScheduleNode[], ho
     for (const p of insn.predicates) addFreeVariables(p, used);
   }
   for (const d of domainChain(k, inames)) for (const p of k.domains[d]!.params) used.add(p);
-  for (const ax of [...groupAxes, ...localAxes]) for (const e of [ax.base, ax.size]) freeVariables(e, used);
-  const args = [
-    ...k.args.filter((a) => used.has(a.name)).map((a) => a.name),
-    ...k.temporaries.filter((t) => t.addressSpace === "global" && used.has(t.name)).map((t) => t.name),
-  ];
-  return { name, body, groupAxes, localAxes, args, ...(hostInames.length > 0 ? { hostInames } : {}) };
+  for (const ax of groupAxes) (addFreeVariables(ax.base, used), addFreeVariables(ax.size, used));
+  for (const ax of localAxes) (addFreeVariables(ax.base, used), addFreeVariables(ax.size, used));
+  const args: string[] = [];
+  for (const a of k.args) if (used.has(a.name)) args.push(a.name);
+  for (const t of k.temporaries) if (t.addressSpace === "global" && used.has(t.name)) args.push(t.name);
+  const out: DeviceKernel = { name, body, groupAxes, localAxes, args };
+  return hostInames.length > 0 ? Object.assign(out, { hostInames }) : out;
 }
 
 /** The ids of the global barriers of `k`. */
@@ -361,13 +381,15 @@ export function deviceKernels(k: Kernel, nodes: readonly ScheduleNode[]): { devi
     return undefined;
   };
   const dks: DeviceKernel[] = [];
+  const byId = new Map<string, Instruction>();
+  for (const insn of k.instructions) byId.set(insn.id, insn);
   const split = (ns: readonly ScheduleNode[], host: readonly string[]): HostNode[] => {
     const program: HostNode[] = [];
     let piece: ScheduleNode[] = [];
     const flush = () => {
       if (piece.length === 0) return;
       const name = dks.length === 0 ? k.name : `${k.name}_${dks.length - 1}`;
-      program.push({ kind: "launch", kernel: dks.push(deviceKernel(k, name, piece, host)) - 1 });
+      program.push({ kind: "launch", kernel: dks.push(deviceKernel(k, byId, name, piece, host)) - 1 });
       piece = [];
     };
     for (const n of ns) {
@@ -385,7 +407,7 @@ export function deviceKernels(k: Kernel, nodes: readonly ScheduleNode[]): { devi
   };
   const hostProgram = split(nodes, []);
   if (dks.length === 0 && !firstGbarrier(nodes)) {
-    dks.push(deviceKernel(k, k.name, [], []));
+    dks.push(deviceKernel(k, byId, k.name, [], []));
     hostProgram.push({ kind: "launch", kernel: 0 });
   }
   return { deviceKernels: dks, hostProgram };

@@ -174,14 +174,24 @@ function sameCellSameGroup(ia: readonly Expr[] | undefined, ib: readonly Expr[] 
  */
 function checkDependenciesAcrossGroups(s: Schedule): void {
   const k = s.kernel;
-  if (!Object.values(k.inameTags).some((t) => t.kind === "g")) return;
-  const byId = new Map(k.instructions.map((x) => [x.id, x]));
+  let groups = false;
+  for (const i in k.inameTags) if (k.inameTags[i]!.kind === "g") groups = true;
+  if (!groups) return;
+  const byId = new Map<string, Instruction>();
+  for (const x of k.instructions) byId.set(x.id, x);
   // The global variables each instruction writes, found once: a pair where neither writes one
   // (most: reads of local fetches, private accumulators) has nothing to check.
   const globalWrites = new Map<Instruction, string[]>();
   const globalWritesOf = (insn: Instruction): string[] => {
     let ws = globalWrites.get(insn);
-    if (ws === undefined) globalWrites.set(insn, (ws = insnWrites(insn).filter((name) => isGlobal(k, name))));
+    if (ws === undefined) {
+      ws = [];
+      if (insn.kind === "assign") {
+        const name = assigneeName(insn.lhs);
+        if (isGlobal(k, name)) ws.push(name);
+      } else for (const name of insnWrites(insn)) if (isGlobal(k, name)) ws.push(name);
+      globalWrites.set(insn, ws);
+    }
     return ws;
   };
   for (const dk of s.deviceKernels) {

@@ -154,10 +154,18 @@ function loopPath(k: Kernel, insn: Instruction, pos: ReadonlyMap<string, number>
  */
 export function linearize(k: Kernel): ScheduleNode[] {
   // The loop nest depends on the kernel's structure only (names, tags, dependencies), not on the
-  // domains' constraints: the variants of a tile-size sweep share one. The last kernel's structure
-  // is compared first, field by field: a sweep asks of one structure variant after variant.
-  const last = lastNest.get(LAST);
-  let hit: Nest | undefined = last !== undefined && hasStructure(k, last.structure) ? last : undefined;
+  // domains' constraints: the variants of a tile-size sweep share one (a few: a prefetch splits
+  // its axis by some tile sizes only). The recent nests' structures are compared first, field by
+  // field, before a key is printed.
+  let recent = recentNests.get(RECENT);
+  if (recent === undefined) recentNests.set(RECENT, (recent = []));
+  let hit: Nest | undefined;
+  for (const n of recent) {
+    if (hasStructure(k, n.structure)) {
+      hit = n;
+      break;
+    }
+  }
   if (hit === undefined) {
     const key = structureKey(k);
     hit = linearized.get(key);
@@ -167,7 +175,8 @@ export function linearize(k: Kernel): ScheduleNode[] {
       if (linearized.size >= MEMO_LIMIT) linearized.clear();
       linearized.set(key, hit);
     }
-    lastNest.set(LAST, hit);
+    recent.unshift(hit);
+    if (recent.length > RECENT_LIMIT) recent.pop();
   }
   // Whether a loop is entered twice is a fact of the nest and the tags (its structure): where
   // none is, no fission can be refused.
@@ -182,10 +191,11 @@ interface Nest {
   readonly fission: boolean;
 }
 
-/** Loop nests by `structureKey`, and the last one asked for (both emptied with the poly memos, so a cold sweep computes each once). */
+/** Loop nests by `structureKey`, and the few found last (both emptied with the poly memos, so a cold sweep computes each once). */
 const linearized = contentMemo<Nest>();
-const lastNest = contentMemo<Nest>();
-const LAST = "last";
+const recentNests = contentMemo<Nest[]>();
+const RECENT = "recent";
+const RECENT_LIMIT = 8;
 const MEMO_LIMIT = 10_000;
 
 /** Whether a sequential iname has two loop nodes in `nodes` (`checkLoopFission`'s first question). */
