@@ -5,7 +5,7 @@
  */
 import { CodegenError, LoomError } from "../../src/errors.js";
 import {
-  aff, affAdd, affIsConstant, affSub, dimBounds, eliminateExact, factorOf, gist, internSet, intersect, isEmptyWith, isSubset,
+  aff, affAdd, affIsConstant, affSub, dimBounds, eliminateExact, factorOf, gist, internSet, intersect, isEmpty, isEmptyWith, isSubset,
   type Aff, type BasicSet, type Bound,
 } from "../../src/poly/index.js";
 import { add, mul } from "../../src/poly/int.js";
@@ -201,8 +201,14 @@ export class LoopLowering {
         out.push({ k: "comment", text: `initial slab for '${iname}'` });
         out.push(this.forStmt(iname, lo, { k: "bin", op: "min", l: ibin("+", lo, ilit(a - 1)), r: hi, dtype: "idx" }, block(make(withRows(boundRows(lower, upper)))), known));
       }
-      out.push({ k: "comment", text: `bulk slab for '${iname}'` });
-      out.push(this.forStmt(iname, mainLo, b > 0 ? ibin("-", hi, ilit(b)) : hi, block(make(withRows(boundRows(lower, upper, a, b)))), known));
+      // The bulk is empty where the range never has more than the slabs' iterations (a range of at
+      // most a + b values everywhere): its loop never runs, and its body, built under an empty
+      // context, would have no bounds to read.
+      const bulk = withRows(boundRows(lower, upper, a, b));
+      if (!isEmpty(bulk.set)) {
+        out.push({ k: "comment", text: `bulk slab for '${iname}'` });
+        out.push(this.forStmt(iname, mainLo, b > 0 ? ibin("-", hi, ilit(b)) : hi, block(make(bulk)), known));
+      }
       if (b > 0) {
         out.push({ k: "comment", text: `final slab for '${iname}'` });
         out.push(this.forStmt(iname, { k: "bin", op: "max", l: ibin("+", hi, ilit(1 - b)), r: mainLo, dtype: "idx" }, hi, block(make(withRows(boundRows(lower, upper)))), known));

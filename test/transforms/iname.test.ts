@@ -5,6 +5,7 @@ import { exprToString, type Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { printSet } from "../../src/poly/index.js";
 import { autoTestVsRef } from "../../src/run/index.js";
+import { generateCode } from "../../codegen/index.js";
 import { chunkIname, prioritizeLoops, setTemporaryAddressSpace, splitIname, tagInames } from "../../transforms/index.js";
 
 const elementwise = () => makeKernel("{[i]: 0<=i<n}", "out[i] = 2*a[i] {id=s}", ["a: float64[n]", "out: float64[n]", "n: int32"], { name: "k" });
@@ -52,6 +53,16 @@ describe("splitIname", () => {
   it("records slabs on the outer iname", () => {
     expect(splitIname(elementwise(), "i", 4, { slabs: [0, 1] }).inameSlabs).toEqual({ i_outer: [0, 1] });
     expect(() => splitIname(elementwise(), "i", 4, { slabs: [-1, 0] as unknown as [number, number] })).toThrow(/slabs\[0\] must be an integer >= 0/);
+  });
+
+  it("slabs over a range never longer than the slabs: no bulk loop, the reference's results (found by the random-pipeline law)", async () => {
+    // j_outer takes at most 2 values for each i: the bulk slab is empty everywhere.
+    const k = makeKernel(["{[i]: 0<=i<8}", "[i] -> {[j]: i-2<=j<=i and 0<=j}"], ["out[i] = sum(j, b[j])"], ["out: float64[8]", "b: float64[8]"], { name: "window" });
+    const s = splitIname(k, "j", 7, { slabs: [1, 1] });
+    const code = generateCode(s, "c").deviceCode;
+    expect(code).toContain("initial slab for 'j_outer'");
+    expect(code).not.toContain("bulk slab");
+    for (const backend of ["interp", "js"] as const) expect((await autoTestVsRef(k, s, { params: {}, backend })).mismatches, backend).toEqual([]);
   });
 
   it("with within, only the matched instructions use the new inames", async () => {
