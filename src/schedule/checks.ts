@@ -183,30 +183,38 @@ const SEQUENTIAL: ReadonlySet<InameTag["kind"]> = new Set(["for", "ord", "unr", 
  * count, or an `ilp`/`vec` iname with a sequential loop nested inside it.
  */
 export function checkInameTags(k: Kernel): void {
-  const tagged = Object.keys(k.inameTags);
-  if (tagged.length === 0) return;
+  let tagged = false;
+  for (const _ in k.inameTags) tagged = true;
+  if (!tagged) return;
   // An l iname's extent is checked once (at its first instruction, which the error names).
   const localChecked = new Set<string>();
   // The checks read an instruction's inames only: each list once (a big kernel's thousands of
-  // instructions share a few), at its first instruction, which an error names.
-  const seen = new Set<string>();
+  // instructions share a few), at its first instruction, which an error names. A few
+  // instructions are checked as they are (no key printed per instruction).
+  const seen = k.instructions.length > 8 ? new Set<string>() : undefined;
+  // The iname on each hardware axis (g.0-2 at 0-2, l.0-2 at 3-5; others by their tag's text).
+  const onAxis: (string | undefined)[] = [];
   for (const insn of k.instructions) {
     const inames = insnInames(insn);
-    const key = inames.join(" ");
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const hw = new Map<string, string>();
+    if (seen !== undefined) {
+      const key = inames.join(" ");
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    onAxis.length = 0;
+    let hw: Map<string, string> | undefined;
     for (const i of inames) {
       const t = k.inameTags[i];
       if (!t) continue;
       switch (t.kind) {
         case "g": case "l": {
-          const key = formatInameTag(t);
-          const other = hw.get(key);
+          const slot = t.axis >= 0 && t.axis < 3 && Number.isInteger(t.axis) ? (t.kind === "g" ? 0 : 3) + t.axis : -1;
+          const other = slot >= 0 ? onAxis[slot] : hw?.get(formatInameTag(t));
           if (other !== undefined) {
-            throw new ScheduleError(`instruction "${insn.id}" uses inames "${other}" and "${i}", both tagged ${key}; a hardware axis can carry one iname per instruction`);
+            throw new ScheduleError(`instruction "${insn.id}" uses inames "${other}" and "${i}", both tagged ${formatInameTag(t)}; a hardware axis can carry one iname per instruction`);
           }
-          hw.set(key, i);
+          if (slot >= 0) onAxis[slot] = i;
+          else (hw ??= new Map()).set(formatInameTag(t), i);
           if (t.kind === "l" && !localChecked.has(i)) {
             checkLocalExtent(k, i, insn.id);
             localChecked.add(i);

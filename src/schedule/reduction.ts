@@ -6,7 +6,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, iterationDomain, arith, c, dtypeBits, dtypeKind, exprType, formatInameTag, insnDefaults, isFloat, kernelTypeEnv,
+  iterationDomain, arith, c, dtypeBits, dtypeKind, exprType, formatInameTag, insnDefaults, isFloat, kernelTypeEnv,
   mapExpr, sub, uniqueName, walkExpr, v, withKernel,
   type Assignment, type Dtype, type Expr, type InameTag, type Instruction, type Kernel, type Reduce,
   type ReductionOp, type Temporary, type TypeEnv,
@@ -56,17 +56,26 @@ class Realizer {
 
   constructor(private readonly k: Kernel) {
     this.env = kernelTypeEnv(k);
-    this.names = new Set([...allInames(k), ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name)]);
-    this.ids = new Set(k.instructions.map((i) => i.id));
-    this.globalBarriers = new Set(k.instructions.filter((i) => i.kind === "barrier" && i.scope === "global").map((i) => i.id));
+    this.names = new Set<string>();
+    for (const d of k.domains) for (const n of d.dims) this.names.add(n);
+    for (const a of k.args) this.names.add(a.name);
+    for (const t of k.temporaries) this.names.add(t.name);
+    this.ids = new Set<string>();
+    const globalBarriers = new Set<string>();
+    for (const i of k.instructions) {
+      this.ids.add(i.id);
+      if (i.kind === "barrier" && i.scope === "global") globalBarriers.add(i.id);
+    }
+    this.globalBarriers = globalBarriers;
   }
 
   /** The instructions that replace `insn`: accumulator instructions, then `insn` reading them. */
   realize(insn: Assignment): Instruction[] {
     this.created = [];
     const { expr, deps } = this.expr(insn.rhs, insn.withinInames, insn);
-    const dependsOn = [...new Set([...insn.dependsOn, ...deps])];
-    return [...this.created, { ...insn, rhs: expr, dependsOn }];
+    const dependsOn = uniq(insn.dependsOn, deps);
+    this.created.push(Object.assign({}, insn, { rhs: expr, dependsOn }));
+    return this.created;
   }
 
   /** `e` with its reductions replaced by accumulators; `deps` are the ids the reader must follow. */
@@ -121,10 +130,10 @@ class Realizer {
     // where Node 20's spread of a fresh object into a literal costs tens of microseconds.
     const created: Assignment = Object.assign(insnDefaults(id), {
       kind: "assign" as const, lhs, rhs, atomicity: "none" as const,
-      withinInames: [...new Set(within)].sort(), dependsOn: [...new Set(deps)],
-      predicates: [...insn.predicates, ...extraPredicates], priority: insn.priority,
+      withinInames: uniq(within).sort(), dependsOn: uniq(deps),
+      predicates: extraPredicates.length > 0 ? [...insn.predicates, ...extraPredicates] : insn.predicates.slice(), priority: insn.priority,
       tags: insn.tags, groups: insn.groups, conflictsWithGroups: insn.conflictsWithGroups,
-    }, innerInames.length > 0 ? { innerInames: [...new Set(innerInames)] } : {});
+    }, innerInames.length > 0 ? { innerInames: uniq(innerInames) } : {});
     this.created.push(created);
     return id;
   }
@@ -223,12 +232,17 @@ function isConstAtMost(a: Aff, bound: number): boolean {
  * `acc_k = 0 {id=insn_k_init}`, `acc_k = acc_k + a[i,k] {id=insn_k_update}`, `out[i] = acc_k {id=insn}`.
  */
 export function realizeReductions(k: Kernel): Kernel {
-  if (!k.instructions.some((i) => i.kind === "assign" && hasReduction(i.rhs))) return k;
+  const insns = k.instructions;
+  let first = 0;
+  while (first < insns.length && !(insns[first]!.kind === "assign" && hasReduction((insns[first] as Assignment).rhs))) first++;
+  if (first === insns.length) return k;
   const r = new Realizer(k);
-  const instructions: Instruction[] = [];
-  for (const insn of k.instructions) {
-    if (insn.kind === "assign" && hasReduction(insn.rhs)) instructions.push(...r.realize(insn));
-    else instructions.push(insn);
+  const instructions: Instruction[] = insns.slice(0, first);
+  for (let x = first; x < insns.length; x++) {
+    const insn = insns[x]!;
+    if (insn.kind === "assign" && (x === first || hasReduction(insn.rhs))) {
+      for (const made of r.realize(insn)) instructions.push(made);
+    } else instructions.push(insn);
   }
   // The domain list and tags stay the same objects where a reduction adds none (sequential ones):
   // what later passes remember per domain list (hardware axes, constant ranges) is found again.
@@ -245,6 +259,15 @@ function hasReduction(e: Expr): boolean {
     return !found;
   });
   return found;
+}
+
+/** The names of `xs` then `ys`, each once, in order (no Set spread: small lists, many variants). */
+function uniq(xs: readonly string[], ys: readonly string[] = []): string[] {
+  if (xs.length + ys.length > 16) return [...new Set([...xs, ...ys])];
+  const out: string[] = [];
+  for (const x of xs) if (!out.includes(x)) out.push(x);
+  for (const y of ys) if (!out.includes(y)) out.push(y);
+  return out;
 }
 
 /** `loops` reordered so that every loop priority between two of them holds; the others keep their order. */
