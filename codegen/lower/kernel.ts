@@ -52,6 +52,8 @@ export class DeviceKernelLowering implements KernelHost {
   private readonly insnsMemo = new WeakMap<readonly ScheduleNode[], readonly string[]>();
   /** The variables and arrays the scheduled instructions use, for `usesName`. */
   private usedNames: ReadonlySet<string> | undefined;
+  /** The names the assignments of this device kernel write (a part of `usedNames`, made first). */
+  private assigned: ReadonlySet<string> | undefined;
   private readonly guards: GuardLowering;
   private readonly loops: LoopLowering;
   private readonly insns: InstructionLowering;
@@ -200,14 +202,16 @@ export class DeviceKernelLowering implements KernelHost {
   }
 
   private nodeList(nodes: readonly ScheduleNode[], known: readonly string[], ctx: LoopContext): Stmt[] {
-    return nodes.flatMap((n): Stmt[] => {
+    const out: Stmt[] = [];
+    for (const n of nodes) {
       switch (n.kind) {
         // A barrier whose memory nothing recorded (a schedule made by hand) orders both.
-        case "barrier": return [{ k: "barrier", comment: n.comment, memory: n.memory ?? "local+global" }];
-        case "insn": return this.insns.insn(n.id, known, ctx);
-        case "loop": return this.loops.loop(n.iname, n.body, known, ctx);
+        case "barrier": out.push({ k: "barrier", comment: n.comment, memory: n.memory ?? "local+global" }); break;
+        case "insn": for (const s of this.insns.insn(n.id, known, ctx)) out.push(s); break;
+        case "loop": for (const s of this.loops.loop(n.iname, n.body, known, ctx)) out.push(s); break;
       }
-    });
+    }
+    return out;
   }
 
   insnOf(id: string): Instruction {
@@ -218,7 +222,14 @@ export class DeviceKernelLowering implements KernelHost {
 
   insnsUnder(nodes: readonly ScheduleNode[]): readonly string[] {
     let ids = this.insnsMemo.get(nodes);
-    if (!ids) this.insnsMemo.set(nodes, (ids = nodes.flatMap((n) => (n.kind === "loop" ? this.insnsUnder(n.body) : n.kind === "insn" ? [n.id] : []))));
+    if (!ids) {
+      const out: string[] = [];
+      for (const n of nodes) {
+        if (n.kind === "insn") out.push(n.id);
+        else if (n.kind === "loop") for (const id of this.insnsUnder(n.body)) out.push(id);
+      }
+      this.insnsMemo.set(nodes, (ids = out));
+    }
     return ids;
   }
 
@@ -280,6 +291,15 @@ export class DeviceKernelLowering implements KernelHost {
   }
 
   private usesName(name: string): boolean {
+    // A name an assignment here writes is one it uses (its left-hand side is among its
+    // expressions): most temporaries are known so, without walking every expression.
+    if (!this.assigned) {
+      const ids = new Set(this.insnsUnder(this.dk.body));
+      const assigned = new Set<string>();
+      for (const i of this.k.instructions) if (i.kind === "assign" && ids.has(i.id)) for (const n of insnWrites(i)) assigned.add(n);
+      this.assigned = assigned;
+    }
+    if (this.assigned.has(name)) return true;
     if (!this.usedNames) {
       const ids = new Set(this.insnsUnder(this.dk.body));
       const used = new Set<string>();

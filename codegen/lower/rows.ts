@@ -52,18 +52,20 @@ export function rowsOf(s: BasicSet): SetRows {
 }
 
 function computeRowsOf(s: BasicSet): { rows: readonly Row[]; existential: boolean } {
-  const names = [...s.params, ...s.dims];
+  const np = s.params.length;
+  const nv = np + s.dims.length;
   const rows: Row[] = [];
   let existential = false;
   for (const c of s.constraints) {
-    if (c.coeffs.slice(names.length).some((x) => x !== 0)) {
+    const cs = c.coeffs;
+    let ex = false;
+    for (let k = nv; k < cs.length; k++) if (cs[k] !== 0) ex = true;
+    if (ex) {
       existential = true;
       continue;
     }
     const terms: Record<string, number> = {};
-    names.forEach((n, k) => {
-      if (c.coeffs[k] !== 0) terms[n] = c.coeffs[k]!;
-    });
+    for (let k = 0; k < nv; k++) if (cs[k] !== 0) terms[k < np ? s.params[k]! : s.dims[k - np]!] = cs[k]!;
     const row: KeyedRow = { aff: aff(terms, c.constant), eq: c.eq, key: undefined };
     rows.push(row);
   }
@@ -89,18 +91,29 @@ export function withRowsSet(ctx: BasicSet, dims: readonly string[], rows: readon
 /** An affine expression as code: positive terms, then negative ones, then the constant. */
 export function affEx(a: Aff, subst: Subst): Ex {
   let constant = a.constant;
-  const terms: [Ex, number][] = [];
-  for (const [n, coef] of Object.entries(a.terms)) {
-    const ex = subst.get(n) ?? evar(n);
-    if (ex.k === "lit") constant += coef * ex.value;
-    else terms.push([ex, coef]);
-  }
-  terms.sort((x, y) => (y[1] > 0 ? 1 : 0) - (x[1] > 0 ? 1 : 0));
   let out: Ex | undefined;
-  for (const [ex, coef] of terms) {
+  // Positive terms, then negative ones, each in the form's order (substituted constants folded).
+  const term = (ex: Ex, coef: number): void => {
     const mag = Math.abs(coef);
     const t = mag === 1 ? ex : ibin("*", ilit(mag), ex);
     out = out === undefined ? (coef > 0 ? t : ibin("-", ilit(0), t)) : ibin(coef > 0 ? "+" : "-", out, t);
+  };
+  const t = a.terms;
+  let negatives = false;
+  for (const n in t) {
+    const coef = t[n]!;
+    const ex = subst.get(n);
+    if (ex !== undefined && ex.k === "lit") constant += coef * ex.value;
+    else if (coef > 0) term(ex ?? evar(n), coef);
+    else negatives = true;
+  }
+  if (negatives) {
+    for (const n in t) {
+      const coef = t[n]!;
+      if (coef > 0) continue;
+      const ex = subst.get(n);
+      if (ex === undefined || ex.k !== "lit") term(ex ?? evar(n), coef);
+    }
   }
   if (out === undefined) return ilit(constant);
   if (out.k === "bin" && out.op === "-" && out.l.k === "lit" && out.l.value === 0) out = { k: "neg", e: out.r, dtype: "idx" };

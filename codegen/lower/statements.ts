@@ -98,9 +98,20 @@ export class InstructionLowering {
         return types.get(n);
       },
     };
-    this.kernelNames = new Set([...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name), ...k.domains.flatMap((d) => [...d.dims])]);
-    this.params = new Set(k.args.filter((a) => a.kind === "value").map((a) => a.name));
-    this.inameRank = new Map(allInames(k).map((n, r) => [n, r]));
+    const kernelNames = new Set<string>();
+    const params = new Set<string>();
+    for (const a of k.args) {
+      kernelNames.add(a.name);
+      if (a.kind === "value") params.add(a.name);
+    }
+    for (const t of k.temporaries) kernelNames.add(t.name);
+    for (const d of k.domains) for (const n of d.dims) kernelNames.add(n);
+    this.kernelNames = kernelNames;
+    this.params = params;
+    const rank = new Map<string, number>();
+    const inames = allInames(k);
+    for (let r = 0; r < inames.length; r++) rank.set(inames[r]!, r);
+    this.inameRank = rank;
   }
 
   insn(id: string, known: readonly string[], ctx: LoopContext): Stmt[] {
@@ -346,7 +357,22 @@ export class InstructionLowering {
       last = r;
     }
     if (sorted) return { aff: a, inames, params };
-    const names = Object.keys(a.terms).sort((x, y) => (rank.get(x) ?? rank.size) - (rank.get(y) ?? rank.size));
+    // A stable insertion sort (a few terms): `sort` allocates its work arrays.
+    const names: string[] = [];
+    const ranks: number[] = [];
+    for (const n in a.terms) {
+      const r = rank.get(n) ?? rank.size;
+      let j = names.length;
+      names.push(n);
+      ranks.push(r);
+      while (j > 0 && ranks[j - 1]! > r) {
+        names[j] = names[j - 1]!;
+        ranks[j] = ranks[j - 1]!;
+        j--;
+      }
+      names[j] = n;
+      ranks[j] = r;
+    }
     const terms: Record<string, number> = {};
     for (const n of names) terms[n] = a.terms[n]!;
     return { aff: { terms, constant: a.constant }, inames, params };

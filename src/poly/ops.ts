@@ -48,8 +48,21 @@ function embedRows(s: BasicSet, params: readonly string[], dims: readonly string
     if (at === undefined) throw new LoomError(`internal: "${name}" missing from target space`);
     perm[at] = k;
   });
-  const sys = toSys(s);
-  return { n, eqs: sys.eqs.map((r) => permuteRow(r, perm)), ineqs: sys.ineqs.map((r) => permuteRow(r, perm)) };
+  // Each constraint's row built in the target's columns at once (`permuteRow(toSys(s) row)`,
+  // without the source-order row between).
+  const eqs: Row[] = [];
+  const ineqs: Row[] = [];
+  for (const c of s.constraints) {
+    const cs = c.coeffs;
+    const r: Row = [];
+    for (let at = 0; at < n; at++) {
+      const k = perm[at]!;
+      r.push(k < 0 ? 0 : (cs[k] ?? 0));
+    }
+    r.push(c.constant);
+    (c.eq ? eqs : ineqs).push(r);
+  }
+  return { n, eqs, ineqs };
 }
 
 /**
