@@ -221,7 +221,9 @@ export function tagStoreAlone(
 ): TaggedStore | undefined {
   if (!storeAlone.on || k.substitutions.length > 0 || !perIname.every((t) => t === null || t === "l.auto" || /^[lg]\.\d$/.test(t))) return undefined;
   if (inames.length === 0 || perIname.every((t) => t === null)) return { dom, store, inameTags: k.inameTags, inameSlabs: undefined };
-  const plan = tagPlan(k.inameTags, store.withinInames, inames, extents, perIname, order, localSizes(k, new Set(inames)));
+  // The work-group's sizes are read only for l.auto (tagPlan's automatic axes).
+  const sizes = perIname.includes("l.auto") ? localSizes(k, new Set(inames)) : new Map<number, number>();
+  const plan = tagPlan(k.inameTags, store.withinInames, inames, extents, perIname, order, sizes);
   const names = new Set(taken);
   const pick = (base: string): string => {
     const n = uniqueName(base, names);

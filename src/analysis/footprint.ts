@@ -31,17 +31,6 @@ export function instructionInames(insn: Instruction): string[] {
   return [...insnInames(insn)].sort(naturalCompare);
 }
 
-/** The expressions of an instruction that are read: right-hand side, left-hand side indices, predicates. */
-function readExprs(insn: Instruction): Expr[] {
-  const out: Expr[] = [...insn.predicates];
-  if (insn.kind === "assign") {
-    out.push(insn.rhs);
-    if (insn.lhs.kind === "subscript") out.push(...insn.lhs.indices);
-    else if (insn.lhs.kind === "linear") out.push(insn.lhs.index);
-  }
-  return out;
-}
-
 /**
  * The reads of `name` (subscripts `name[...]`, or calls `name(...)` when `name` is a substitution
  * rule) in the instructions `insnIds` (default: all). A linear subscript `name[[...]]` is a
@@ -61,19 +50,24 @@ export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>
     }
     // The instruction's inames, sorted once it is found to read `name` (most instructions do not).
     let inamesOf: string[] | undefined;
-    for (const e of readExprs(insn)) {
-      walkExpr(e, (n) => {
-        const use = (indices: readonly Expr[], tag: string | undefined): void => {
-          const inames = (inamesOf ??= instructionInames(insn));
-          const acc: Access = tag === undefined ? { insnId: insn.id, indices, inames } : { insnId: insn.id, indices, inames, tag };
-          if (!select || select(acc)) out.push(acc);
-        };
-        if (!isRule && n.kind === "subscript" && n.array === name) use(n.indices, n.tag);
-        else if (!isRule && n.kind === "linear" && n.array === name) {
-          if (select && !select({ insnId: insn.id, indices: [n.index], ...(n.tag !== undefined ? { tag: n.tag } : {}) })) return;
-          throw new FootprintError(`instruction "${insn.id}" reads ${name} through a linear subscript ${name}[[...]]; its footprint over the axes of ${name} is unknown`);
-        } else if (isRule && n.kind === "call" && n.fn === name) use(n.args, n.tag);
-      });
+    const use = (indices: readonly Expr[], tag: string | undefined): void => {
+      const inames = (inamesOf ??= instructionInames(insn));
+      const acc: Access = tag === undefined ? { insnId: insn.id, indices, inames } : { insnId: insn.id, indices, inames, tag };
+      if (!select || select(acc)) out.push(acc);
+    };
+    // One visitor per instruction (not a closure per node), over readExprs' expressions in its order.
+    const visit = (n: Expr): void => {
+      if (!isRule && n.kind === "subscript" && n.array === name) use(n.indices, n.tag);
+      else if (!isRule && n.kind === "linear" && n.array === name) {
+        if (select && !select({ insnId: insn.id, indices: [n.index], ...(n.tag !== undefined ? { tag: n.tag } : {}) })) return;
+        throw new FootprintError(`instruction "${insn.id}" reads ${name} through a linear subscript ${name}[[...]]; its footprint over the axes of ${name} is unknown`);
+      } else if (isRule && n.kind === "call" && n.fn === name) use(n.args, n.tag);
+    };
+    for (const p of insn.predicates) walkExpr(p, visit);
+    if (insn.kind === "assign") {
+      walkExpr(insn.rhs, visit);
+      if (insn.lhs.kind === "subscript") for (const x of insn.lhs.indices) walkExpr(x, visit);
+      else if (insn.lhs.kind === "linear") walkExpr(insn.lhs.index, visit);
     }
   }
   return out;
