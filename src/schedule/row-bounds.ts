@@ -54,15 +54,20 @@ export function witnessedRange(own: BasicSet, iname: string): [number, number] |
   if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo > hi) return undefined;
   const np = own.params.length;
   const at = np + own.dims.indexOf(iname);
-  const holds = (value: number): boolean => own.constraints.every((row) => {
+  return holdsAt(own, np, at, lo) && holdsAt(own, np, at, hi) ? [lo, hi] : undefined;
+}
+
+/** Whether the witness with dim `at` at `value` (other dims 0, parameters WITNESS_PARAM) satisfies every row of `own`. */
+function holdsAt(own: BasicSet, np: number, at: number, value: number): boolean {
+  for (const row of own.constraints) {
     let sum = row.constant;
     for (let x = 0; x < row.coeffs.length; x++) {
       const q = row.coeffs[x] ?? 0;
       if (q !== 0) sum += q * (x === at ? value : x < np ? WITNESS_PARAM : 0);
     }
-    return row.eq ? sum === 0 : sum >= 0;
-  });
-  return holds(lo) && holds(hi) ? [lo, hi] : undefined;
+    if (row.eq ? sum !== 0 : sum < 0) return false;
+  }
+  return true;
 }
 
 /** Whether local ranges and loop bounds are asked of the iname's own domain (default) or of its factor (tests: the route before). */
