@@ -10,7 +10,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { axisText } from "./axis-text.js";
 import { LoomError } from "../../src/errors.js";
+import { chainDomain } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
+import { isEmpty } from "../../src/poly/index.js";
 import { chainWitnessRanges } from "../../src/schedule/chain-witness.js";
 import { hwAxis, hwAxisOfChain } from "../../src/schedule/device.js";
 
@@ -36,6 +38,10 @@ describe("local axes read off the rows of the chain", () => {
           if (e instanceof LoomError) return;
           throw e;
         }
+        // A chain empty for every parameter value (`f >= n` under the parent's `n >= 8`, `f <= 0`)
+        // never runs: the own domain's route reads a range where n <= 0 and the chain's reads
+        // none (size 0 against 1). Which size an axis that never runs gets is not this law's.
+        if (isEmpty(chainDomain(k, ["f"]))) return;
         const got = axisText(() => hwAxis(k, "f", "l", 0));
         expect(got, rows.join(" and ")).toBe(axisText(() => hwAxisOfChain(k, "f", "l", 0)));
         compared++;
