@@ -54,11 +54,14 @@ export function expandAllSubstitutions(k: Kernel): Kernel {
  * rowstarts[i+1] - rowstarts[i]`) cannot be one, as in loopy. A ScheduleError names both.
  */
 function checkHardwareExtents(k: Kernel): void {
-  const temporaries = new Set(k.temporaries.map((t) => t.name));
-  if (temporaries.size === 0) return;
+  if (k.temporaries.length === 0) return;
+  const temporaries = new Set<string>();
+  for (const t of k.temporaries) temporaries.add(t.name);
   // An axis's base and size are read off the domains, over their parameters: where no domain has
   // a temporary as a parameter, no size can depend on one, and no axis need be made here.
-  if (!k.domains.some((d) => d.params.some((p) => temporaries.has(p)))) return;
+  let bounded = false;
+  for (const d of k.domains) for (const p of d.params) if (temporaries.has(p)) bounded = true;
+  if (!bounded) return;
   for (const iname of allInames(k)) {
     const tag = k.inameTags[iname];
     if (tag?.kind !== "g" && tag?.kind !== "l") continue;

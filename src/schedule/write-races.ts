@@ -44,11 +44,13 @@ function indexExprs(lhs: Expr): readonly Expr[] {
 
 /** The inames of `insn`'s loops that make writes to a variable in `space` race unless its index uses them. */
 function raceableInames(k: Kernel, insn: Instruction, space: Space): string[] {
-  if (space === "private") return [];
-  return insn.withinInames.filter((i) => {
+  const out: string[] = [];
+  if (space === "private") return out;
+  for (const i of insn.withinInames) {
     const t = k.inameTags[i]?.kind;
-    return t === "l" || t === "l.auto" || (space === "global" && t === "g");
-  });
+    if (t === "l" || t === "l.auto" || (space === "global" && t === "g")) out.push(i);
+  }
+  return out;
 }
 
 const SPACE_WORDS: Readonly<Record<Space, string>> = {
@@ -75,7 +77,11 @@ function describe(k: Kernel, name: string, space: Space): string {
  * 2*a[i]` within an `l` iname `j` it does not read) make redundant copies, not a race.
  */
 export function checkWriteRaces(k: Kernel): void {
-  const parallel = Object.values(k.inameTags).some((t) => t.kind === "g" || t.kind === "l" || t.kind === "l.auto");
+  let parallel = false;
+  for (const i in k.inameTags) {
+    const t = k.inameTags[i]!.kind;
+    if (t === "g" || t === "l" || t === "l.auto") parallel = true;
+  }
   if (!parallel) return;
   for (const insn of k.instructions) {
     if (insn.kind === "barrier" || insn.kind === "nop") continue;
