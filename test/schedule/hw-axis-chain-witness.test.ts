@@ -48,7 +48,7 @@ describe("local axes read off the rows of the chain", () => {
         if (/^-?\d+ \| \d+$/.test(got)) constant++;
       },
     ), { numRuns: 150 });
-    expect(compared).toBeGreaterThan(100);
+    expect(compared).toBeGreaterThan(50); // of 150 (about 90: the others are refused or never run)
     expect(constant).toBeGreaterThan(20);
     // Some took the route (the others: a witness failed, or an end is not constant). Cases are
     // random on a local run: about a tenth take it; the bound leaves room so no seed flakes.
