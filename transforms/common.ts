@@ -17,6 +17,16 @@ export function takenNames(k: Kernel): Set<string> {
 
 const takenMemo = new WeakMap<Kernel, ReadonlySet<string>>();
 
+/**
+ * Record `names` as every name in use in `k`, a frozen kernel a transformation has just built and
+ * whose names it knows by construction (the input's, and those it added): the next transformation
+ * that asks `takenNames(k)` does not walk the kernel again. `names` must equal what takenNames
+ * would find (the set is kept, not copied: the caller gives it up).
+ */
+export function rememberTakenNames(k: Kernel, names: ReadonlySet<string>): void {
+  if (Object.isFrozen(k) && !takenMemo.has(k)) takenMemo.set(k, names);
+}
+
 function namesIn(k: Kernel): Set<string> {
   const taken = new Set<string>(allInames(k));
   for (const d of k.domains) for (const p of d.params) taken.add(p);

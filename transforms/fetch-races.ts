@@ -9,6 +9,7 @@ import { findTemporary, freeVariables, insnReadsWithBounds, type Instruction, ty
 
 /** The nosync entries of `readers` that name one of `writers` (deduplicated). */
 export function noSyncOf(k: Kernel, readers: readonly string[], writers: readonly string[]): Instruction["noSyncWith"] {
+  if (writers.length === 0) return [];
   const out = new Map<string, Instruction["noSyncWith"][number]>();
   for (const r of readers) {
     for (const ns of k.instructions.find((i) => i.id === r)?.noSyncWith ?? []) if (writers.includes(ns.id)) out.set(`${ns.id}/${ns.scope}`, ns);

@@ -16,7 +16,7 @@ import {
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import { aff, affAdd, affSub, type Aff, type BasicSet } from "../src/poly/index.js";
-import { checkStoresInStep, inameList, takenNames } from "./common.js";
+import { checkStoresInStep, inameList, rememberTakenNames, takenNames } from "./common.js";
 import { checkSharedFetchUniform, checkStoreRace, noSyncOf } from "./fetch-races.js";
 import { redirectReads } from "./fetch-reads.js";
 import { checkIlpOuter, placeStore } from "./fetch-nesting.js";
@@ -333,6 +333,14 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   checkStoresInStep(out, who);
   // The caller's check of a space it resolves, in the same order (after the loop nesting's).
   if (decided !== undefined) checkStoreRace(out, insnId, req.tempName, decided, name, who);
+  // The new kernel's names, known by construction: `k`'s, the temporary's, and the store domain's
+  // parameters (all in `taken` now) and dims (the new inames as tagged: a split one replaced by
+  // its parts).
+  if (alone !== undefined) {
+    for (const n of dimNames) taken.delete(n);
+    for (const n of alone.dom.dims) taken.add(n);
+    rememberTakenNames(out, taken);
+  }
   return out;
 }
 
