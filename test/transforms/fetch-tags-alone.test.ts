@@ -12,6 +12,7 @@ import type { Kernel } from "../../src/ir/index.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { addPrefetch, splitIname, type PrefetchOptions } from "../../transforms/index.js";
 import { storeAloneTaggings, useStoreAloneTagging } from "../../transforms/fetch-tags.js";
+import { takenNames } from "../../transforms/common.js";
 import { genKernelOf } from "./gen-kernels.js";
 import { routeOutcome } from "./route-outcome.js";
 
@@ -55,6 +56,23 @@ describe("tagging a fetch's inames on the store alone", () => {
       expect(outcome(k, array, opts, true)).toBe(outcome(k, array, opts, false));
     }), { numRuns: 40 });
     expect(storeAloneTaggings() - before).toBeGreaterThan(10);
+  });
+
+  it("law, tiles: the names a fetch's kernel carries by construction (rememberTakenNames) are those a walk of it finds, through a second fetch", () => {
+    fc.assert(fc.property(tiled, tagsOften, (k, defaultTag) => {
+      const opts = (sweep: string[]): PrefetchOptions => ({ sweepInames: sweep, ...(defaultTag === undefined ? {} : { defaultTag: Array.isArray(defaultTag) ? [...defaultTag] : defaultTag }) });
+      let out = k;
+      for (const [array, sweep] of k.name === "matmul" ? [["a", ["i_inner", "k_inner"]], ["b", ["k_inner", "j_inner"]]] as const : [["a", ["i_inner", "j_inner"]]] as const) {
+        try {
+          out = addPrefetch(out, array, opts([...sweep]));
+        } catch (e) {
+          if (e instanceof LoomError) return;
+          throw e;
+        }
+        // An unfrozen copy is walked (takenNames remembers only frozen kernels).
+        expect([...takenNames(out)].sort()).toEqual([...takenNames({ ...out })].sort());
+      }
+    }), { numRuns: 20 });
   });
 
   it("instructions that do not read the array stay the same objects when the fetch's inames are split to the work-group's size (nothing is rebuilt per step)", () => {
