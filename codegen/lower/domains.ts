@@ -36,5 +36,5 @@ export function instructionDomain(k: Kernel, inames: readonly string[]): BasicSe
       return intersect(top, child);
     }
   }
-  return iterationDomain(k, [...inames]);
+  return iterationDomain(k, inames, chain);
 }

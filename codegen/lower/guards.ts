@@ -24,7 +24,8 @@ type RowsOver = { rows: Row[]; keys?: Set<string> };
 /** Guards of one device kernel's instructions. */
 export class GuardLowering {
   /** The last domain and context `guarded` found needs no guard (sets are values: same objects, same answer). */
-  private unguarded: { d?: BasicSet; ctx?: LoopContext } = {};
+  private unguardedD: BasicSet | undefined;
+  private unguardedCtx: LoopContext | undefined;
 
   constructor(private readonly h: KernelHost) {}
 
@@ -119,10 +120,11 @@ export class GuardLowering {
   guarded(d: BasicSet, known: readonly string[], ctx: LoopContext, what: string, make: (c: LoopContext) => Stmt[]): Stmt[] {
     // Every row of d implied by one of the context's (the loops around it bound it): no guard, no
     // gist. The instructions of a loop share their domain and context: asked once for a run of them.
-    if (d === this.unguarded.d && ctx === this.unguarded.ctx) return make(ctx);
+    if (d === this.unguardedD && ctx === this.unguardedCtx) return make(ctx);
     const own = rowsOf(d);
-    if (!own.existential && own.rows.every((r) => inContext(r, ctx))) {
-      this.unguarded = { d, ctx };
+    if (!own.existential && allInContext(own.rows, ctx)) {
+      this.unguardedD = d;
+      this.unguardedCtx = ctx;
       return make(ctx);
     }
     const set = ctx.set;

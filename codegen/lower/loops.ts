@@ -352,6 +352,10 @@ function rangeKey(g: BasicSet, iname: string): string {
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return JSON.stringify(a) === JSON.stringify(b);
+  // AST nodes of different kinds print different JSON (most bounds compared: a literal and a sum).
+  const ka0 = (a as { k?: unknown }).k;
+  const kb0 = (b as { k?: unknown }).k;
+  if (typeof ka0 === "string" && typeof kb0 === "string" && ka0 !== kb0) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!sameJson(a[i] ?? null, b[i] ?? null)) return false;

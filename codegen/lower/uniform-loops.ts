@@ -33,7 +33,11 @@ export interface UniformSplit {
   readonly guardUpper: readonly Bound[];
 }
 
-const mentions = (b: Bound, varying: (name: string) => boolean) => Object.keys(b.aff.terms).some((n) => b.aff.terms[n] !== 0 && varying(n));
+function mentions(b: Bound, varying: (name: string) => boolean): boolean {
+  const t = b.aff.terms;
+  for (const n in t) if (t[n] !== 0 && varying(n)) return true;
+  return false;
+}
 
 /**
  * `lower`/`upper` of `iname` split by whether a bound mentions a varying iname; undefined where
@@ -45,9 +49,10 @@ export function uniformSplit(
   iname: string, lower: readonly Bound[], upper: readonly Bound[], varying: (name: string) => boolean,
   outer: readonly string[], whole: BasicSet | undefined, ctx: BasicSet,
 ): UniformSplit | undefined {
+  // Most loops of a kernel with a barrier loop have no varying bound: asked first, once per bound.
+  if (!lower.some((b) => mentions(b, varying)) && !upper.some((b) => mentions(b, varying))) return undefined;
   const guardLower = lower.filter((b) => mentions(b, varying));
   const guardUpper = upper.filter((b) => mentions(b, varying));
-  if (guardLower.length === 0 && guardUpper.length === 0) return undefined;
   let uLower = lower.filter((b) => !mentions(b, varying));
   let uUpper = upper.filter((b) => !mentions(b, varying));
   if (uLower.length === 0 || uUpper.length === 0) {

@@ -220,6 +220,8 @@ function promotedRows(loop: ForStmt, privates: ReadonlyMap<string, number>, pr: 
  * as vector code where it is lane-wise, else a plain loop saying why (see the module comment).
  */
 export function openclVecLoops(decls: readonly Stmt[], stmts: readonly Stmt[], p: Printer, names: { fresh(base: string): string }, typeName: (t: ExDtype) => string): Stmt[] {
+  // Most kernels have no marked loop: one scan, no memo entry per statement, no copy.
+  if (!stmts.some(anyMarked)) return [...stmts];
   const pr: Printing = { p, typeName };
   const privates = new Map<string, number>();
   for (const d of decls) if (d.k === "decl" && d.size !== undefined && d.space !== "local") privates.set(d.name, d.size);
@@ -244,6 +246,17 @@ export function openclVecLoops(decls: readonly Stmt[], stmts: readonly Stmt[], p
     }
   };
   return stmts.map(walk);
+}
+
+/** Whether a marked loop is in `s` (`hasMarked` without remembering: asked once per top statement). */
+function anyMarked(s: Stmt): boolean {
+  switch (s.k) {
+    case "block": return s.body.some(anyMarked);
+    case "for": return isMarked(s) || anyMarked(s.body);
+    case "if": return anyMarked(s.then) || (s.else !== undefined && anyMarked(s.else));
+    case "while": case "doWhile": return anyMarked(s.body);
+    default: return false;
+  }
 }
 
 /** Whether a marked loop is in `s` (remembered per statement: the AST is immutable, and `walk` asks again at each level). */
