@@ -9,8 +9,38 @@
  */
 import type { Aff, BasicSet, Constraint } from "./types.js";
 
-/** Entries per cache before it is emptied (bounds memory over long sweeps). */
+/** Entries per cache before it is emptied. */
 const LIMIT = 50_000;
+
+/**
+ * Entries held by all the memos together (answers and interned sets) before every memo is emptied
+ * (`clearPolyMemos`): what bounds memory over a long sweep. Each entry keeps sets alive, and what is
+ * remembered per set object (rows, factors, bounds) with them: about 2 KB in all. Per-cache limits
+ * alone let a 27,000-variant tiled-matmul sweep hold 2 GB (some forty caches, each filling towards
+ * its own limit). 100,000 entries is about 200 MB, and some 2,800 never-seen variants of that sweep
+ * between clears: a clear costs the next variants what a never-seen variant of a fresh sweep costs.
+ */
+let budget = 100_000;
+
+/** Entries added to the memos since they were last emptied (a cache emptied alone subtracts its own). */
+let held = 0;
+
+/** Tests: set the budget (entries held by all memos before they are emptied); returns the previous one. */
+export function setPolyMemoBudget(entries: number): number {
+  const was = budget;
+  budget = entries;
+  return was;
+}
+
+/** Entries the memos hold now (answers and interned sets), at most the budget. */
+export function polyMemoHeld(): number {
+  return held;
+}
+
+/** Count one more entry held; past the budget, forget everything (keys are never reused, so nothing is confused). */
+function hold(): void {
+  if (++held > budget) clearPolyMemos();
+}
 
 let keys = new WeakMap<BasicSet, string>();
 /**
@@ -117,6 +147,7 @@ function enter(h: number, bucket: Interned[] | undefined, s: BasicSet): Interned
   if (bucket === undefined) {
     // Keys are never reused: forgetting sets (below) only loses sharing, never confuses sets.
     if (interned >= LIMIT) {
+      held -= interned;
       table = new Map();
       interned = 0;
     }
@@ -125,6 +156,7 @@ function enter(h: number, bucket: Interned[] | undefined, s: BasicSet): Interned
   const e: Interned = { set: s, key: `@${(nextId++).toString(36)}` };
   bucket.push(e);
   interned++;
+  held++;
   return e;
 }
 
@@ -322,8 +354,12 @@ export function cached<V>(memo: Map<string, V>, key: string, compute: () => V): 
   if (hit !== undefined) return hit;
   computed++;
   const v = compute();
-  if (memo.size >= LIMIT) memo.clear();
+  if (memo.size >= LIMIT) {
+    held -= memo.size;
+    memo.clear();
+  }
   memo.set(key, v);
+  hold();
   return v;
 }
 
@@ -366,6 +402,7 @@ function lookup<V>(memo: SetMemo<V>, canon: BasicSet, sub: unknown, compute: () 
   computed++;
   const v = compute();
   if (memo.size >= LIMIT) {
+    held -= memo.size;
     memo.bySet.clear();
     memo.size = 0;
     inner = undefined;
@@ -375,6 +412,7 @@ function lookup<V>(memo: SetMemo<V>, canon: BasicSet, sub: unknown, compute: () 
   if (inner === undefined) memo.bySet.set(canon, (inner = new Map()));
   inner.set(sub, v);
   memo.size++;
+  hold();
   return v;
 }
 
@@ -387,6 +425,7 @@ export function clearPolyMemos(): void {
   }
   table = new Map();
   interned = 0;
+  held = 0;
   keys = new WeakMap();
   generation++;
 }
