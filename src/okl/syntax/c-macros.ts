@@ -4,7 +4,7 @@
  * not expanded inside its own expansion. A token made by an expansion carries the place of the
  * macro's invocation.
  */
-import { lex, TokenList, type Tok } from "./lexer.js";
+import { lex, TokenList, tokEnd, type Tok } from "./lexer.js";
 import type { OklError } from "../../errors.js";
 
 /** Tokens that are not trivia (whitespace, line breaks, comments). */
@@ -16,6 +16,38 @@ export interface Macro {
   readonly params: readonly string[] | undefined;
   readonly variadic: boolean;
   readonly body: readonly Tok[];
+}
+
+/**
+ * The macro of a `#define` line: `rest` its tokens after `#define` (`name` the first). Function-like
+ * only when "(" follows the name without a space.
+ */
+export function parseDefine(name: string, rest: readonly Tok[], at: Tok, error: (detail: string, at: Tok) => OklError): Macro {
+  const nameTok = rest[0]!;
+  let params: string[] | undefined;
+  let variadic = false;
+  let k = 1;
+  const open = rest[1];
+  // The tokens of a `@directive` string are all placed at the string (one offset): there the
+  // lexer's spaceBefore decides. A line splice between them (`F\\⏎(x)`) leaves no space: then "("
+  // is on a later line.
+  const adjacent = open !== undefined && !open.spaceBefore && (open.offset === tokEnd(nameTok) || open.offset === nameTok.offset || open.line > nameTok.line);
+  if (open?.text === "(" && adjacent) {
+    params = [];
+    k = 2;
+    while (k < rest.length && rest[k]!.text !== ")") {
+      const p = rest[k]!;
+      if (p.text === "...") {
+        variadic = true;
+        params.push("__VA_ARGS__");
+      } else if (p.type === "ident") params.push(p.text);
+      else if (p.text !== ",") throw error(`bad parameter "${p.text}" in #define ${name}`, p);
+      k++;
+    }
+    if (rest[k]?.text !== ")") throw error(`unclosed parameter list in #define ${name}`, at);
+    k++;
+  }
+  return { name, params, variadic, body: rest.slice(k) };
 }
 
 /** Expands tokens with the macros of `macros` (the preprocessor's table, as it is when asked). */

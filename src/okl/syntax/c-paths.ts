@@ -1,6 +1,7 @@
 /**
- * Include files of the OKL preprocessor: the default reader (the file system, loaded lazily),
- * folder and path joining, and C string literals of `#include "…"`/`@directive("…")`.
+ * Include files of the OKL preprocessor: where an `#include` finds its file, the default reader
+ * (the file system, loaded lazily), folder and path joining, and C string literals of
+ * `#include "…"`/`@directive("…")`.
  */
 /** Reads an include file; `undefined` when it does not exist. */
 export type FileReader = (path: string) => string | undefined;
@@ -67,3 +68,49 @@ export function unquote(s: string): string {
   return s.slice(1, -1).replace(/\\(["\\'])/g, "$1").replace(/\\n/g, "\n").replace(/\\t/g, "\t");
 }
 
+
+/** Headers that OCCA's tools ship (their declarations are not needed to parse OKL). */
+const BUILTIN_HEADERS: Readonly<Record<string, string>> = { "okl_intrinsic.h": "" };
+
+/** Where `#include` looks: the preprocessor's options that name folders and files (PreprocessOptions). */
+export interface IncludeOptions {
+  /** Folders searched by `#include "..."` after the including file's folder. */
+  readonly includePaths?: readonly string[];
+  /**
+   * OCCA's library folders (the host's `occa::io::addLibraryPath(NAME, DIR)`): `#include
+   * "occa://NAME/PATH"` reads DIR/PATH (Laghos: `{ mfem: "…/mfem/okl", laghos: "…/kernels" }`).
+   */
+  readonly libraryPaths?: Readonly<Record<string, string>>;
+  /**
+   * Host file openers (OCCA's `occa::io::fileOpener`): `#include "PREFIX/PATH"` for a prefix given
+   * here reads DIR/PATH from the first of its folders that has it (mfem's kernels:
+   * `{ "mfem-occa://": ["…/mfem/backends/occa"] }`).
+   */
+  readonly fileOpeners?: Readonly<Record<string, string | readonly string[]>>;
+}
+
+/**
+ * Reads the header `name` of an `#include` in file `from` with `read` (which preprocesses it and
+ * says whether it exists): an OCCA library path (`occa://lib/…`), a host's file opener, then the
+ * including file's folder (not for `<…>`) and the include paths. undefined when it was read (or is
+ * a header OCCA ships, or a missing system header: OCCA only warns); else why not, for the error.
+ */
+export function findInclude(name: string, system: boolean, from: string, opts: IncludeOptions, read: (path: string) => boolean): string | undefined {
+  const lib = system ? undefined : occaLibraryInclude(name, opts.libraryPaths);
+  if (lib) {
+    if ("error" in lib) return lib.error;
+    return read(lib.path) ? undefined : `File does not exist: "${name}" (read as ${lib.path})`;
+  }
+  const opened = system ? undefined : fileOpenerInclude(name, opts.fileOpeners);
+  if (opened) {
+    for (const p of opened.paths) if (read(p)) return undefined;
+    return `File does not exist: "${name}" (file opener "${opened.prefix}" searched ${opened.dirs.join(", ") || "no folder"})`;
+  }
+  const dirs = [...(system ? [] : [dirOf(from)]), ...(opts.includePaths ?? [])];
+  for (const d of dirs) if (read(joinPath(d, name))) return undefined;
+  if (BUILTIN_HEADERS[name] !== undefined) return undefined;
+  const scheme = system ? undefined : openerScheme(name);
+  if (scheme) return `File does not exist: "${name}": "${scheme}" is a host's file opener (occa::io::fileOpener); pass fileOpeners: { "${scheme}": ["DIR", ...] }${opts.fileOpeners ? ` (prefixes given: ${Object.keys(opts.fileOpeners).join(", ")})` : ""}`;
+  // System headers are optional (OCCA warns); a missing "..." header is an error (okl/strict_headers).
+  return system ? undefined : `File does not exist: "${name}" (searched ${dirs.map((d) => d || ".").join(", ")})`;
+}

@@ -7,16 +7,16 @@
  *
  * The same engine drives the normalizer (`normalize.ts`) through the `Emit` hooks.
  */
-import { lex, lexLines, TokenList, tokEnd, type Tok } from "./lexer.js";
+import { lex, lexLines, TokenList, type Tok } from "./lexer.js";
 import { oklError, oklWarning, type OklWarning, type Sources } from "./diag.js";
 import { evalIfCondition } from "./c-if.js";
-import { defaultReader, dirOf, joinPath, fileOpenerInclude, openerScheme, occaLibraryInclude, unquote, type FileReader } from "./c-paths.js";
-import { MacroExpander, place, SIGNIFICANT, type Macro } from "./c-macros.js";
+import { defaultReader, findInclude, unquote, type FileReader, type IncludeOptions } from "./c-paths.js";
+import { MacroExpander, parseDefine, place, SIGNIFICANT, type Macro } from "./c-macros.js";
 import type { OklError } from "../../errors.js";
 
 export type { FileReader } from "./c-paths.js";
 
-export interface PreprocessOptions {
+export interface PreprocessOptions extends IncludeOptions {
   readonly filename?: string;
   /**
    * `#define NAME VALUE` before the source, as OCCA's `defines/NAME` kernel properties; a key with
@@ -29,19 +29,6 @@ export interface PreprocessOptions {
    * file names, so the source's line numbers do not move.
    */
   readonly includes?: readonly string[];
-  /** Folders searched by `#include "..."` after the including file's folder. */
-  readonly includePaths?: readonly string[];
-  /**
-   * OCCA's library folders (the host's `occa::io::addLibraryPath(NAME, DIR)`): `#include
-   * "occa://NAME/PATH"` reads DIR/PATH (Laghos: `{ mfem: "…/mfem/okl", laghos: "…/kernels" }`).
-   */
-  readonly libraryPaths?: Readonly<Record<string, string>>;
-  /**
-   * Host file openers (OCCA's `occa::io::fileOpener`): `#include "PREFIX/PATH"` for a prefix given
-   * here reads DIR/PATH from the first of its folders that has it (mfem's kernels:
-   * `{ "mfem-occa://": ["…/mfem/backends/occa"] }`).
-   */
-  readonly fileOpeners?: Readonly<Record<string, string | readonly string[]>>;
   /** How include files are read (default: the file system). */
   readonly readFile?: FileReader;
   /**
@@ -74,9 +61,6 @@ export interface Emit {
 }
 
 const CONDITIONALS = new Set(["if", "ifdef", "ifndef", "elif", "else", "endif"]);
-
-/** Headers that OCCA's tools ship (their declarations are not needed to parse OKL). */
-const BUILTIN_HEADERS: Readonly<Record<string, string>> = { "okl_intrinsic.h": "" };
 
 /** Runs the preprocessor over one translation unit. */
 export class Preprocessor {
@@ -332,32 +316,8 @@ export class Preprocessor {
   }
 
   private define(rest: readonly Tok[], at: Tok): void {
-    const name = this.nameOf(rest, at);
-    const nameTok = rest[0]!;
-    let params: string[] | undefined;
-    let variadic = false;
-    let k = 1;
-    const open = rest[1];
-    // Function-like only when "(" follows the name without a space. The tokens of a `@directive`
-    // string are all placed at the string (one offset): there the lexer's spaceBefore decides.
-    // A line splice between them (`F\\⏎(x)`) leaves no space: then "(" is on a later line.
-    const adjacent = open !== undefined && !open.spaceBefore && (open.offset === tokEnd(nameTok) || open.offset === nameTok.offset || open.line > nameTok.line);
-    if (open?.text === "(" && adjacent) {
-      params = [];
-      k = 2;
-      while (k < rest.length && rest[k]!.text !== ")") {
-        const p = rest[k]!;
-        if (p.text === "...") {
-          variadic = true;
-          params.push("__VA_ARGS__");
-        } else if (p.type === "ident") params.push(p.text);
-        else if (p.text !== ",") throw this.error(`bad parameter "${p.text}" in #define ${name}`, p);
-        k++;
-      }
-      if (rest[k]?.text !== ")") throw this.error(`unclosed parameter list in #define ${name}`, at);
-      k++;
-    }
-    this.macros.set(name, { name, params, variadic, body: rest.slice(k) });
+    const m = parseDefine(this.nameOf(rest, at), rest, at, (d, t) => this.error(d, t));
+    this.macros.set(m.name, m);
   }
 
   /** A header of `opts.includes`, read before the source (a missing one is an error naming it). */
@@ -377,24 +337,8 @@ export class Preprocessor {
       name = "";
       for (let k = 1; k < rest.length && rest[k]!.text !== ">"; k++) name += rest[k]!.text;
     } else throw this.error('#include expects "file" or <file>', t ?? at);
-    const lib = system ? undefined : occaLibraryInclude(name, this.opts.libraryPaths);
-    if (lib) {
-      if ("error" in lib) throw this.error(lib.error, t, "#include");
-      if (!this.readInclude(lib.path, name, at)) throw this.error(`File does not exist: "${name}" (read as ${lib.path})`, t, "#include");
-      return;
-    }
-    const opened = system ? undefined : fileOpenerInclude(name, this.opts.fileOpeners);
-    if (opened) {
-      for (const p of opened.paths) if (this.readInclude(p, name, at)) return;
-      throw this.error(`File does not exist: "${name}" (file opener "${opened.prefix}" searched ${opened.dirs.join(", ") || "no folder"})`, t, "#include");
-    }
-    const dirs = [...(system ? [] : [dirOf(file ?? this.opts.filename ?? "")]), ...(this.opts.includePaths ?? [])];
-    for (const d of dirs) if (this.readInclude(joinPath(d, name), name, at)) return;
-    if (BUILTIN_HEADERS[name] !== undefined) return;
-    const scheme = system ? undefined : openerScheme(name);
-    if (scheme) throw this.error(`File does not exist: "${name}": "${scheme}" is a host's file opener (occa::io::fileOpener); pass fileOpeners: { "${scheme}": ["DIR", ...] }${this.opts.fileOpeners ? ` (prefixes given: ${Object.keys(this.opts.fileOpeners).join(", ")})` : ""}`, t, "#include");
-    // System headers are optional (OCCA warns); a missing "..." header is an error (okl/strict_headers).
-    if (!system) throw this.error(`File does not exist: "${name}" (searched ${dirs.map((d) => d || ".").join(", ")})`, t, "#include");
+    const missing = findInclude(name, system, file ?? this.opts.filename ?? "", this.opts, (path) => this.readInclude(path, name, at));
+    if (missing !== undefined) throw this.error(missing, t!, "#include");
   }
 
   /** Preprocesses the file at `path` in place of an `#include`; false when it does not exist. */
