@@ -15,15 +15,25 @@ import { ExecutionError } from "../errors.js";
 import type { Ex, Stmt } from "../../codegen/ast.js";
 import type { LoweredKernel } from "../../codegen/lower.js";
 import { VEC_LOOP_MARK } from "../../codegen/lower/vec-opencl.js";
+import { affineMax, affineMin, hwName, type Range, type SymBound } from "./index-affine.js";
 
 const INT_MIN = -(2 ** 31);
 const INT_MAX = 2 ** 31 - 1;
 
-/** A closed interval of integers (`undefined` where the analysis knows nothing). */
-type Range = readonly [number, number];
 
-/** Variables of a kernel body with their ranges; names a statement assigns are unknown. */
-type Env = ReadonlyMap<string, Range>;
+/**
+ * What is known in a scope of a kernel body: variables with their ranges (names a statement assigns
+ * are unknown), and loop counters and values with their bounds as written (index-affine.ts), at
+ * their nesting depth.
+ */
+interface Env {
+  readonly ranges: Map<string, Range>;
+  readonly sym: Map<string, SymBound>;
+  readonly depth: number;
+}
+
+/** A scope inside `env` (one level deeper). */
+const inside = (env: Env): Env => ({ ranges: new Map(env.ranges), sym: new Map(env.sym), depth: env.depth + 1 });
 
 /** The first value found leaving int32. */
 interface Overflow {
@@ -62,10 +72,10 @@ const wraps = (e: Ex): boolean => e.k === "neg" ? e.dtype === "int32" : e.k === 
  * too, except in a loop over a `vec` iname, whose subscripts OpenCL prints as plain int sums (vload).
  */
 function rangeOf(e: Ex, env: Env, index = false, inner = false): Range | undefined {
-  const checked = (d: string) => d === "idx" || (index && d === "int32" && !(inner && wraps(e) && !env.has(VEC)));
+  const checked = (d: string) => d === "idx" || (index && d === "int32" && !(inner && wraps(e) && !env.ranges.has(VEC)));
   switch (e.k) {
-    case "var": return env.get(e.name);
-    case "hw": return env.get(`hw:${e.tag}${e.axis}`);
+    case "var": return env.ranges.get(e.name);
+    case "hw": return env.ranges.get(hwName(e));
     case "lit": {
       const r: Range = [e.value, e.value];
       if (checked(e.dtype)) note("an index constant", e, r);
@@ -91,12 +101,23 @@ function rangeOf(e: Ex, env: Env, index = false, inner = false): Range | undefin
     case "bin": {
       const l = rangeOf(e.l, env, index, wraps(e));
       const r = rangeOf(e.r, env, index, wraps(e));
-      const out = l && r ? binRange(e.op, l, r) : undefined;
-      if (checked(e.dtype)) note("an index", e, out);
+      let out = l && r ? binRange(e.op, l, r) : undefined;
+      if (checked(e.dtype)) {
+        // Intervals past int32: the counters' bounds may say more (a partial sum of a subscript).
+        if (out && (out[0] < INT_MIN || out[1] > INT_MAX)) out = tighter(e, out, env);
+        note("an index", e, out);
+      }
       return out;
     }
     default: return undefined;
   }
+}
+
+/** `r`, narrowed by the relational bounds of `e` (index-affine.ts) where they are tighter. */
+function tighter(e: Ex, r: Range, env: Env): Range {
+  const hi = r[1] > INT_MAX ? affineMax(e, env.sym, env.ranges) : undefined;
+  const lo = r[0] < INT_MIN ? affineMin(e, env.sym, env.ranges) : undefined;
+  return [lo !== undefined && lo > r[0] ? lo : r[0], hi !== undefined && hi < r[1] ? hi : r[1]];
 }
 
 function binRange(op: string, l: Range, r: Range): Range | undefined {
@@ -134,10 +155,10 @@ function assignedNames(body: readonly Stmt[], out = new Set<string>()): Set<stri
   return out;
 }
 
-function checkStmt(s: Stmt, env: Map<string, Range>, assigned: ReadonlySet<string>): void {
+function checkStmt(s: Stmt, env: Env, assigned: ReadonlySet<string>): void {
   switch (s.k) {
     case "block": {
-      const inner = new Map(env);
+      const inner = inside(env);
       for (const x of s.body) checkStmt(x, inner, assigned);
       return;
     }
@@ -146,30 +167,35 @@ function checkStmt(s: Stmt, env: Map<string, Range>, assigned: ReadonlySet<strin
       const hi = rangeOf(s.hi, env, true);
       note(`the lower bound of loop "${s.v}"`, s.lo, lo);
       note(`the upper bound of loop "${s.v}"`, s.hi, hi);
-      const inner = new Map(env);
-      if (s.pragmas?.includes(VEC_LOOP_MARK)) inner.set(VEC, [0, 0]);
+      const inner = inside(env);
+      if (s.pragmas?.includes(VEC_LOOP_MARK)) inner.ranges.set(VEC, [0, 0]);
       if (lo && hi) {
         if (lo[0] > hi[1]) return; // never runs
         // `++v` runs once past the last iteration.
         note(`the counter of loop "${s.v}" (one past its upper bound)`, s.hi, [hi[0] + 1, hi[1] + 1]);
-        inner.set(s.v, [lo[0], hi[1]]);
-      } else inner.delete(s.v);
+        inner.ranges.set(s.v, [lo[0], hi[1]]);
+      } else inner.ranges.delete(s.v);
+      if (assigned.has(s.v)) inner.sym.delete(s.v);
+      else inner.sym.set(s.v, { depth: inner.depth, lo: s.lo, hi: s.hi });
       checkStmt(s.body, inner, assigned);
       return;
     }
     case "if":
       rangeOf(s.cond, env);
-      checkStmt(s.then, new Map(env), assigned);
-      if (s.else) checkStmt(s.else, new Map(env), assigned);
+      checkStmt(s.then, inside(env), assigned);
+      if (s.else) checkStmt(s.else, inside(env), assigned);
       return;
     case "while": case "doWhile":
       rangeOf(s.cond, env);
-      checkStmt(s.body, new Map(env), assigned);
+      checkStmt(s.body, inside(env), assigned);
       return;
     case "decl": {
       const r = s.init ? rangeOf(s.init, env) : undefined;
-      if (r && s.size === undefined && !assigned.has(s.name)) env.set(s.name, r);
-      else env.delete(s.name);
+      const known = s.init !== undefined && s.size === undefined && !assigned.has(s.name);
+      if (r && known) env.ranges.set(s.name, r);
+      else env.ranges.delete(s.name);
+      if (known) env.sym.set(s.name, { depth: env.depth, lo: s.init, hi: s.init });
+      else env.sym.delete(s.name);
       return;
     }
     case "assign":
@@ -205,7 +231,7 @@ export function checkIndexRange(kernel: LoweredKernel, values: ReadonlyMap<strin
   const key = JSON.stringify([...values]);
   let seen = checkedRuns.get(kernel);
   if (seen?.has(key)) return;
-  const env = new Map<string, Range>([...values].map(([n, v]) => [n, [v, v] as Range]));
+  const env: Env = { ranges: new Map([...values].map(([n, v]) => [n, [v, v] as Range])), sym: new Map(), depth: 0 };
   try {
     // Hardware ids range over the launch; a launch of no groups or no work-items runs nothing.
     let runs = true;
@@ -213,7 +239,7 @@ export function checkIndexRange(kernel: LoweredKernel, values: ReadonlyMap<strin
       const r: Range | undefined = typeof x === "number" ? [x, x] : rangeOf(x, env, true);
       if (typeof x !== "number") note(`the ${tag === "g" ? "group count" : "work-group size"} of axis ${axis}`, x, r);
       if (r && r[1] <= 0) runs = false;
-      if (r) env.set(`hw:${tag}${axis}`, [0, r[1] - 1]);
+      if (r) env.ranges.set(`hw:${tag}${axis}`, [0, r[1] - 1]);
     });
     sizes(kernel.groupSize, "g");
     sizes(kernel.localSize, "l");
