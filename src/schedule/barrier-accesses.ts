@@ -4,7 +4,8 @@
  * barrier-pending.ts for the accesses since the last barrier), and the dependency closure, walked
  * only for the instructions asked about.
  */
-import { blockAccesses, insnBoundReads, walkExpr, WRITE_RACE_OK, type Expr, type Instruction, type Kernel } from "../ir/index.js";
+import { assertNever } from "../errors.js";
+import { blockAccesses, insnBoundReads, WRITE_RACE_OK, type Expr, type Instruction, type Kernel } from "../ir/index.js";
 
 /** One read or write of a synchronized variable by an instruction. */
 export interface Access {
@@ -188,29 +189,48 @@ export function canBeSource(deps: DependencyClosure, insn: Instruction): boolean
 export function insnAccesses(insn: Instruction, synced: ReadonlySet<string>, source: boolean, k?: Pick<Kernel, "domains">): Access[] {
   const out: Access[] = [];
   if (k !== undefined) for (const name of insnBoundReads(k, insn)) if (synced.has(name)) out.push({ insn, name, write: false, indices: [], source });
-  const reads = (e: Expr) =>
-    walkExpr(e, (n) => {
-      if (n.kind === "var" && synced.has(n.name)) out.push({ insn, name: n.name, write: false, indices: [], source });
-      if (n.kind === "subscript" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: n.indices, source });
-      if (n.kind === "linear" && synced.has(n.array)) out.push({ insn, name: n.array, write: false, indices: undefined, linear: n.index, source });
-    });
   if (insn.kind === "block") {
     // A block's subscripts are not analyzed: it touches the whole variable, from any cell.
-    for (const p of insn.predicates) reads(p);
+    for (const p of insn.predicates) readsIn(p, insn, synced, source, out);
     const { reads: r, writes: w } = blockAccesses(insn.body);
     for (const name of r) if (synced.has(name)) out.push({ insn, name, write: false, indices: undefined, source });
     for (const name of w) if (synced.has(name)) out.push({ insn, name, write: true, indices: undefined, source });
     return out;
   }
   if (insn.kind !== "assign") return out;
-  for (const p of insn.predicates) reads(p);
-  reads(insn.rhs);
+  for (const p of insn.predicates) readsIn(p, insn, synced, source, out);
+  readsIn(insn.rhs, insn, synced, source, out);
   const lhs = insn.lhs;
-  if (lhs.kind === "subscript") lhs.indices.forEach(reads);
-  if (lhs.kind === "linear") reads(lhs.index);
+  if (lhs.kind === "subscript") for (const e of lhs.indices) readsIn(e, insn, synced, source, out);
+  if (lhs.kind === "linear") readsIn(lhs.index, insn, synced, source, out);
   const name = lhs.kind === "var" ? lhs.name : lhs.kind === "subscript" || lhs.kind === "linear" ? lhs.array : undefined;
   if (name !== undefined && synced.has(name)) {
     out.push({ insn, name, write: true, indices: lhs.kind === "subscript" ? lhs.indices : lhs.kind === "var" ? [] : undefined, ...(lhs.kind === "linear" ? { linear: lhs.index } : {}), source });
   }
   return out;
+}
+
+/** The reads of synchronized variables in `e`, pre-order (walkExpr's order), added to `out`: a plain recursion, no closure per instruction. */
+function readsIn(e: Expr, insn: Instruction, synced: ReadonlySet<string>, source: boolean, out: Access[]): void {
+  switch (e.kind) {
+    case "var":
+      if (synced.has(e.name)) out.push({ insn, name: e.name, write: false, indices: [], source });
+      return;
+    case "const": return;
+    case "subscript":
+      if (synced.has(e.array)) out.push({ insn, name: e.array, write: false, indices: e.indices, source });
+      for (const a of e.indices) readsIn(a, insn, synced, source, out);
+      return;
+    case "linear":
+      if (synced.has(e.array)) out.push({ insn, name: e.array, write: false, indices: undefined, linear: e.index, source });
+      readsIn(e.index, insn, synced, source, out);
+      return;
+    case "arith": case "compare": case "logical": readsIn(e.left, insn, synced, source, out); readsIn(e.right, insn, synced, source, out); return;
+    case "neg": case "bitnot": case "not": readsIn(e.operand, insn, synced, source, out); return;
+    case "if": readsIn(e.cond, insn, synced, source, out); readsIn(e.then, insn, synced, source, out); readsIn(e.else, insn, synced, source, out); return;
+    case "call": for (const a of e.args) readsIn(a, insn, synced, source, out); return;
+    case "reduce": readsIn(e.body, insn, synced, source, out); return;
+    case "cast": readsIn(e.value, insn, synced, source, out); return;
+    default: return assertNever(e, "expression");
+  }
 }

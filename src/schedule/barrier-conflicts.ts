@@ -21,8 +21,8 @@ import type { BarrierMemory, HwAxis } from "./types.js";
 export interface Ctx {
   readonly k: Kernel;
   readonly accesses: ReadonlyMap<string, readonly Access[]>;
-  /** Every access of the kernel, by variable. */
-  readonly byName: ReadonlyMap<string, ByName>;
+  /** Every access of the kernel, by variable (built when first asked). */
+  readonly allByName: () => ReadonlyMap<string, ByName>;
   /** Where each synchronized variable lives (see `memoryOf`). */
   readonly memory: ReadonlyMap<string, "local" | "global">;
   /** Per access, whether an access anywhere in the kernel conflicts with it (see `memoryToOrder`). */
@@ -33,7 +33,6 @@ export interface Ctx {
   readonly localInames: ReadonlySet<string>;
   /** Names an index may use and still mean the same value in every access: hardware inames, value args. */
   readonly invariant: ReadonlySet<string>;
-  readonly allInames: ReadonlySet<string>;
   readonly sync: boolean;
   /**
    * Per instruction id, the ids it depends on directly or transitively (loopy's
@@ -250,7 +249,7 @@ function authoredConflict(ctx: Ctx, a: Access): boolean {
   // Once per access, as conflictsAnywhere: a kernel of many @barriers asks again at each.
   let hit = ctx.anyAuthored.get(a);
   if (hit === undefined) {
-    hit = partnersOf(ctx.byName, a, false).some((b) => raceOk(b) && (pairConflict(ctx, a, b, NONE, false, true) !== undefined || pairConflict(ctx, b, a, NONE, false, true) !== undefined));
+    hit = partnersOf(ctx.allByName(), a, false).some((b) => raceOk(b) && (pairConflict(ctx, a, b, NONE, false, true) !== undefined || pairConflict(ctx, b, a, NONE, false, true) !== undefined));
     ctx.anyAuthored.set(a, hit);
   }
   return hit;
@@ -260,7 +259,7 @@ function authoredConflict(ctx: Ctx, a: Access): boolean {
 function conflictsAnywhere(ctx: Ctx, a: Access): boolean {
   let hit = ctx.anyPartner.get(a);
   if (hit === undefined) {
-    hit = partnersOf(ctx.byName, a, memoryOf(ctx, a.name) === "global").some((b) => pairConflict(ctx, a, b, NONE, false) !== undefined || pairConflict(ctx, b, a, NONE, false) !== undefined);
+    hit = partnersOf(ctx.allByName(), a, memoryOf(ctx, a.name) === "global").some((b) => pairConflict(ctx, a, b, NONE, false) !== undefined || pairConflict(ctx, b, a, NONE, false) !== undefined);
     ctx.anyPartner.set(a, hit);
   }
   return hit;

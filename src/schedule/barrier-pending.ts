@@ -17,17 +17,22 @@ function memoryPartners(e: Access, later: Access, global: boolean): boolean {
 /** Whether `a`'s instruction belongs to or conflicts with a group: a pair through groups needs no dependency. */
 const grouped = (a: Access): boolean => a.insn.groups.length > 0 || a.insn.conflictsWithGroups.length > 0;
 
+/** Lists no longer than this are scanned (a few accesses: no maps built); longer ones are indexed. */
+const SCAN_UP_TO = 24;
+
 /**
- * The accesses since the last barrier, in order (each once), by variable, and indexed by the
- * dependency graph (`candidates`). Accesses whose instruction has more dependents than the
+ * The accesses since the last barrier, in order (each once), indexed by the dependency graph
+ * (`candidates`) once the list is long. Accesses whose instruction has more dependents than the
  * closure's `narrow`, or groups, are kept in `wide` and always looked at: the index leaves out only
- * pairs that cannot need a barrier.
+ * pairs that cannot need a barrier. A short list (most loop bodies: a copy per loop entered, an
+ * empty one per barrier) is scanned with the same rule and builds no map.
  */
 export class Pending {
   readonly list: Access[] = [];
-  readonly byName = new Map<string, ByName>();
-  /** Each access's place in `list`: candidates are returned in that order. */
-  private readonly at = new Map<Access, number>();
+  /** Each access's place in `list` (long lists: `add` tests membership, candidates are returned in that order). */
+  private at: Map<Access, number> | undefined;
+  /** Every access by variable (long lists). */
+  private byName: Map<string, ByName> | undefined;
   /** Source accesses (`Access.source`) with few dependents, under each dependent's id, then by variable. */
   private reaching: Map<string, Map<string, Access[]>> | undefined;
   /** Source accesses with many dependents or with groups, by variable. */
@@ -52,21 +57,38 @@ export class Pending {
 
   /** A copy of this list (then `add` to it). */
   copy(): Pending {
-    return new Pending(this.deps, this.list, this.plain);
+    const out = new Pending(this.deps, [], this.plain);
+    // The list holds each access once already: copied as it is (indexed again once it is long).
+    for (let x = 0; x < this.list.length; x++) out.list.push(this.list[x]!);
+    if (out.list.length > SCAN_UP_TO) out.indexAll();
+    return out;
   }
 
   /** Append `xs`, each access once (a set union in order). */
   add(xs: Iterable<Access>): this {
     for (const a of xs) {
-      if (this.at.has(a)) continue;
-      this.at.set(a, this.list.length);
+      if (this.at !== undefined) {
+        if (this.at.has(a)) continue;
+      } else if (this.list.includes(a)) continue;
       this.list.push(a);
-      addByName(this.byName, a);
-      pushTo(this.byInsn ??= new Map(), a.insn.id, a);
-      if (!a.source || this.plain) continue;
-      pushTo(this.unindexed ??= new Map(), a.name, a);
+      if (this.at !== undefined) this.note(a, this.list.length - 1);
+      else if (this.list.length > SCAN_UP_TO) this.indexAll();
     }
     return this;
+  }
+
+  /** The maps of a long list, from the list so far (then kept by `add`). */
+  private indexAll(): void {
+    this.at = new Map();
+    this.byName = new Map();
+    for (let x = 0; x < this.list.length; x++) this.note(this.list[x]!, x);
+  }
+
+  private note(a: Access, x: number): void {
+    this.at!.set(a, x);
+    addByName(this.byName!, a);
+    pushTo(this.byInsn ??= new Map(), a.insn.id, a);
+    if (a.source && !this.plain) pushTo(this.unindexed ??= new Map(), a.name, a);
   }
 
   /** Index the pending source accesses of `name` under their dependents, or as wide (in order: the lists stay in pending order). */
@@ -96,7 +118,8 @@ export class Pending {
    * among them; `later` must be a source where `reverse`.
    */
   candidates(later: Access, global: boolean, reverse: boolean): readonly Access[] {
-    const all = partnersOf(this.byName, later, global);
+    if (this.at === undefined) return this.scan(later, global, reverse);
+    const all = partnersOf(this.byName!, later, global);
     if (this.plain) return reverse ? all : all.filter((e) => e.source);
     if (all.length === 0) return all;
     this.index(later.name);
@@ -118,13 +141,46 @@ export class Pending {
     }
     if (found.length === 0) return wide;
     if (wide.length > 0) found.push(...wide);
-    return found.length > 1 ? found.sort((x, y) => this.at.get(x)! - this.at.get(y)!) : found;
+    return found.length > 1 ? found.sort((x, y) => this.at!.get(x)! - this.at!.get(y)!) : found;
+  }
+
+  /**
+   * `candidates` of a short list, by a scan in order with the index's rule: forward, sources that
+   * are wide or whose dependents include `later`'s instruction; reverse, every partner where
+   * `later`'s instruction has many dependents, else the wide sources and the accesses of its
+   * dependents.
+   */
+  private scan(later: Access, global: boolean, reverse: boolean): readonly Access[] {
+    let out: Access[] | undefined;
+    let below: ReadonlySet<string> | undefined;
+    let belowAsked = false;
+    for (let x = 0; x < this.list.length; x++) {
+      const e = this.list[x]!;
+      if (!memoryPartners(e, later, global)) continue;
+      let take: boolean;
+      if (this.plain) take = reverse || e.source === true;
+      else if (!reverse) take = e.source === true && (grouped(e) || this.dependsOnEarlier(e, later));
+      else {
+        if (!belowAsked) (below = this.deps.narrowDependents(later.insn.id), belowAsked = true);
+        take = below === undefined || (e.source === true && this.isWide(e)) || below.has(e.insn.id);
+      }
+      if (take) (out ??= []).push(e);
+    }
+    return out ?? NONE;
+  }
+
+  /** Whether `later`'s instruction is among the dependents of `e`'s (which are few), or `e`'s has many (wide). */
+  private dependsOnEarlier(e: Access, later: Access): boolean {
+    const below = this.deps.narrowDependents(e.insn.id);
+    return below === undefined || below.has(later.insn.id);
   }
 
   private isWide(e: Access): boolean {
     return grouped(e) || this.deps.narrowDependents(e.insn.id) === undefined;
   }
 }
+
+const NONE: readonly Access[] = Object.freeze([]);
 
 function pushTo<K, V>(m: Map<K, V[]>, key: K, v: V): void {
   const list = m.get(key);

@@ -45,12 +45,10 @@ export interface BarrierPlacement {
 export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: { readonly plain?: boolean } = {}): BarrierPlacement {
   const plain = opts.plain === true;
   // One walk of the domains' dims for the iname sets (plain loops: every variant of a sweep asks).
-  const all = new Set<string>();
   const localInames = new Set<string>();
   const invariant = new Set<string>();
   for (const d of k.domains) {
     for (const i of d.dims) {
-      all.add(i);
       const t = k.inameTags[i]?.kind;
       if (t === "l" || t === "l.auto") localInames.add(i);
       if (t === "g" || t === "l" || t === "l.auto") invariant.add(i);
@@ -58,7 +56,12 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   }
   for (const a of k.args) if (a.kind === "value") invariant.add(a.name);
   const synced = new Set<string>();
-  for (const t of k.temporaries) if (t.addressSpace === "local" || t.addressSpace === "global") synced.add(t.name);
+  // Where each synchronized variable lives; the first temporary of a name decides, as `find` would.
+  const memory = new Map<string, "local" | "global">();
+  for (const t of k.temporaries) {
+    if (t.addressSpace === "local" || t.addressSpace === "global") synced.add(t.name);
+    if (!memory.has(t.name)) memory.set(t.name, t.addressSpace === "local" ? "local" : "global");
+  }
   for (const a of k.args) if (a.kind === "array") synced.add(a.name);
   const accesses = new Map<string, Access[]>();
   const insns = new Map<string, Instruction>();
@@ -69,26 +72,34 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   // instruction's bound reads are looked for.
   let boundsRead = false;
   for (const d of k.domains) for (const p of d.params) if (synced.has(p)) boundsRead = true;
+  let unwritten = false;
   for (const insn of k.instructions) {
     const list = insnAccesses(insn, synced, canBeSource(deps, insn), boundsRead ? k : undefined);
     for (const a of list) if (a.write) written.add(a.name);
     accesses.set(insn.id, list);
   }
   // A read of a variable nothing writes conflicts with no access: left out, it is never paired.
-  if (!plain) for (const [id, list] of accesses) if (list.some((a) => !a.write && !written.has(a.name))) accesses.set(id, list.filter((a) => a.write || written.has(a.name)));
-  const byName = new Map<string, ByName>();
-  for (const list of accesses.values()) for (const a of list) addByName(byName, a);
+  if (!plain) {
+    for (const list of accesses.values()) for (const a of list) if (!a.write && !written.has(a.name)) unwritten = true;
+    if (unwritten) for (const [id, list] of accesses) if (list.some((a) => !a.write && !written.has(a.name))) accesses.set(id, list.filter((a) => a.write || written.has(a.name)));
+  }
   // Each local iname's range asked once (its hardware axis: both questions below ask it).
   const ranges = new Map<string, ConstRange | undefined>();
   const rangeOf = (i: string): ConstRange | undefined => {
     if (!ranges.has(i)) ranges.set(i, localRange(k, i));
     return ranges.get(i);
   };
-  const memory = new Map<string, "local" | "global">();
-  // The first temporary of a name decides, as `find` would.
-  for (let x = k.temporaries.length - 1; x >= 0; x--) memory.set(k.temporaries[x]!.name, k.temporaries[x]!.addressSpace === "local" ? "local" : "global");
+  // Every access by variable: asked only where a barrier is placed (what it must order, `memoryToOrder`).
+  let byName: Map<string, ByName> | undefined;
+  const allByName = (): ReadonlyMap<string, ByName> => {
+    if (byName === undefined) {
+      byName = new Map();
+      for (const list of accesses.values()) for (const a of list) addByName(byName, a);
+    }
+    return byName;
+  };
   const ctx: Ctx = {
-    k, accesses, byName, memory, anyPartner: new Map(), anyAuthored: new Map(), insns, localInames, invariant, allInames: all,
+    k, accesses, allByName, memory, anyPartner: new Map(), anyAuthored: new Map(), insns, localInames, invariant,
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
     sync: anyWide(localInames, rangeOf),
     deps, lidName: localIdNames(k, localInames, rangeOf), needsUniform: [], plain, boundLids: new Map(),

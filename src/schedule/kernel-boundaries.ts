@@ -11,9 +11,9 @@
  *   dependency needs a global barrier between the two. Inside a host loop each launch has one
  *   value of the loop's iname: instances of other iterations are other launches.
  */
-import { ScheduleError } from "../errors.js";
+import { assertNever, ScheduleError } from "../errors.js";
 import {
-  exprEquals, findArg, findTemporary, freeVariables, globMatch, insnReads, insnReadsWithBounds, insnStores, insnWrites, assigneeName, walkExpr, WRITE_RACE_OK,
+  exprEquals, findArg, freeVariables, globMatch, insnReads, insnReadsWithBounds, insnStores, insnWrites, assigneeName, WRITE_RACE_OK,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { mayMeetAcross } from "./access-meet.js";
@@ -99,42 +99,64 @@ function checkValuesAcrossGlobalBarriers(s: Schedule, nodes: readonly ScheduleNo
   }
 }
 
-/** The g-tagged inames of `insn`'s loops. */
-function groupInames(k: Kernel, insn: Instruction): string[] {
-  return insn.withinInames.filter((i) => k.inameTags[i]?.kind === "g");
+/** The g-tagged inames of `insn`'s loops, added to `out` (each once). */
+function addGroupInames(k: Kernel, insn: Instruction, out: string[]): string[] {
+  for (const i of insn.withinInames) if (k.inameTags[i]?.kind === "g" && !out.includes(i)) out.push(i);
+  return out;
 }
 
-/** Global variables (array arguments, global temporaries). */
-function isGlobal(k: Kernel, name: string): boolean {
-  const a = findArg(k, name);
-  if (a) return a.kind === "array";
-  return findTemporary(k, name)?.addressSpace === "global";
+/**
+ * Whether each variable is global (array arguments, global temporaries): an argument of the name
+ * decides, else the first temporary of it (as `findArg`, then `findTemporary`).
+ */
+function globalVariables(k: Kernel): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  for (const a of k.args) if (!out.has(a.name)) out.set(a.name, a.kind === "array");
+  for (const t of k.temporaries) if (!out.has(t.name)) out.set(t.name, t.addressSpace === "global");
+  return out;
 }
 
 /** How an access names its cell: per-axis subscripts, a flat index (`a[[…]]`), or unknown (a block's). */
 type Cells = { readonly indices: readonly Expr[] } | { readonly flat: Expr } | undefined;
 
+/** The cells of `n` if it is an access of `name`, else null. */
+function cellsOf(n: Expr, name: string): Cells | null {
+  return n.kind === "subscript" && n.array === name ? { indices: n.indices }
+    : n.kind === "linear" && n.array === name ? { flat: n.index }
+      : n.kind === "var" && n.name === name ? { indices: [] } : null;
+}
+
+/** The accesses of `name` in `e`, pre-order (walkExpr's), added to `out`: a plain recursion, no closure per question. */
+function cellsIn(e: Expr, name: string, out: Cells[]): void {
+  const c = cellsOf(e, name);
+  if (c !== null) out.push(c);
+  switch (e.kind) {
+    case "var": case "const": return;
+    case "arith": case "compare": case "logical": cellsIn(e.left, name, out); cellsIn(e.right, name, out); return;
+    case "neg": case "bitnot": case "not": cellsIn(e.operand, name, out); return;
+    case "if": cellsIn(e.cond, name, out); cellsIn(e.then, name, out); cellsIn(e.else, name, out); return;
+    case "call": for (const a of e.args) cellsIn(a, name, out); return;
+    case "subscript": for (const a of e.indices) cellsIn(a, name, out); return;
+    case "linear": cellsIn(e.index, name, out); return;
+    case "reduce": cellsIn(e.body, name, out); return;
+    case "cast": cellsIn(e.value, name, out); return;
+    default: return assertNever(e, "expression");
+  }
+}
+
 /** The cells with which `insn` reads (`write` false) or stores (`write` true) `name`. */
 function accessesOf(insn: Instruction, name: string, write: boolean): Cells[] {
   if (insn.kind === "block") return [undefined];
   const out: Cells[] = [];
-  const cellsOf = (n: Expr): Cells | null =>
-    n.kind === "subscript" && n.array === name ? { indices: n.indices }
-      : n.kind === "linear" && n.array === name ? { flat: n.index }
-        : n.kind === "var" && n.name === name ? { indices: [] } : null;
-  const visit = (e: Expr) => walkExpr(e, (n) => {
-    const c = cellsOf(n);
-    if (c !== null) out.push(c);
-  });
   if (write) {
-    for (const lhs of insnStores(insn)) if (assigneeName(lhs) === name) out.push(cellsOf(lhs) ?? undefined);
+    for (const lhs of insnStores(insn)) if (assigneeName(lhs) === name) out.push(cellsOf(lhs, name) ?? undefined);
   } else if (insn.kind === "assign") {
-    visit(insn.rhs);
-    for (const p of insn.predicates) visit(p);
+    cellsIn(insn.rhs, name, out);
+    for (const p of insn.predicates) cellsIn(p, name, out);
     // The store's own subscripts read too.
     for (const lhs of insnStores(insn)) {
-      if (lhs.kind === "subscript") lhs.indices.forEach(visit);
-      else if (lhs.kind === "linear") visit(lhs.index);
+      if (lhs.kind === "subscript") for (const e of lhs.indices) cellsIn(e, name, out);
+      else if (lhs.kind === "linear") cellsIn(lhs.index, name, out);
     }
   }
   return out;
@@ -177,40 +199,45 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
   let groups = false;
   for (const i in k.inameTags) if (k.inameTags[i]!.kind === "g") groups = true;
   if (!groups) return;
+  // The global variables each instruction writes, found once, in one walk: a pair where neither
+  // writes one (most: reads of local fetches, private accumulators) has nothing to check, and a
+  // kernel where no instruction writes one (or the only writers are exempt) has no pair to check.
+  const global = globalVariables(k);
+  const globalWrites = new Map<string, string[]>();
+  for (const insn of k.instructions) {
+    if (insn.tags.includes(WRITE_RACE_OK)) continue;
+    let ws: string[] | undefined;
+    if (insn.kind === "assign") {
+      const name = assigneeName(insn.lhs);
+      if (global.get(name) === true) ws = [name];
+    } else for (const name of insnWrites(insn)) if (global.get(name) === true) (ws ??= []).push(name);
+    if (ws !== undefined) globalWrites.set(insn.id, ws);
+  }
+  if (globalWrites.size === 0) return;
   const byId = new Map<string, Instruction>();
   for (const x of k.instructions) byId.set(x.id, x);
-  // The global variables each instruction writes, found once: a pair where neither writes one
-  // (most: reads of local fetches, private accumulators) has nothing to check.
-  const globalWrites = new Map<Instruction, string[]>();
-  const globalWritesOf = (insn: Instruction): string[] => {
-    let ws = globalWrites.get(insn);
-    if (ws === undefined) {
-      ws = [];
-      if (insn.kind === "assign") {
-        const name = assigneeName(insn.lhs);
-        if (isGlobal(k, name)) ws.push(name);
-      } else for (const name of insnWrites(insn)) if (isGlobal(k, name)) ws.push(name);
-      globalWrites.set(insn, ws);
-    }
-    return ws;
-  };
+  const NO_WRITES: readonly string[] = [];
+  const globalWritesOf = (insn: Instruction): readonly string[] => globalWrites.get(insn.id) ?? NO_WRITES;
   for (const dk of s.deviceKernels) {
-    const here = new Set(insnIds(dk.body));
-    for (const id of here) {
+    const ids = insnIds(dk.body);
+    const here = new Set(ids);
+    for (const id of ids) {
       const b = byId.get(id)!;
       if (b.tags.includes(WRITE_RACE_OK)) continue;
       for (const depId of b.dependsOn) {
         const a = byId.get(depId);
         if (!a || !here.has(depId) || a.tags.includes(WRITE_RACE_OK)) continue;
+        if (!globalWrites.has(a.id) && !globalWrites.has(b.id)) continue;
         // loopy's nosync: the author says no synchronization (of global scope) is needed between them.
         if (noSyncBetween(b, a) || noSyncBetween(a, b)) continue;
-        if (globalWritesOf(a).length === 0 && globalWritesOf(b).length === 0) continue;
         // The g inames either runs in: one outside a g iname runs in every group along it.
-        const axes = [...new Set([...groupInames(k, a), ...groupInames(k, b)])];
+        const axes = addGroupInames(k, b, addGroupInames(k, a, []));
         if (axes.length === 0) continue;
         for (const [writer, other] of [[a, b], [b, a]] as const) {
           for (const name of globalWritesOf(writer)) {
-            const otherAccesses = [...accessesOf(other, name, false), ...accessesOf(other, name, true)];
+            const otherAccesses = accessesOf(other, name, false);
+            for (const c of accessesOf(other, name, true)) otherAccesses.push(c);
+            if (otherAccesses.length === 0) continue;
             for (const iw of accessesOf(writer, name, true)) {
               for (const io of otherAccesses) {
                 const [cw, co] = comparable(iw, io);
