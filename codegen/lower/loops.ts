@@ -68,7 +68,7 @@ export class LoopLowering {
         const p = projectedFactor(f, inner);
         whole ??= p;
         let g = byFactor.get(p);
-        if (g === undefined) byFactor.set(p, (g = this.gistedFactor(p, iname, factorOf(ctx.set, p.dims))));
+        if (g === undefined) byFactor.set(p, (g = this.gistedFactor(p, iname, ctx.factorOf(p.dims))));
         byDomain.set(d0, g);
         return g;
       });
@@ -110,7 +110,7 @@ export class LoopLowering {
       let b: { lower: readonly Bound[]; upper: readonly Bound[] } = dimBounds(g, iname, known.filter((n) => g.dims.includes(n)));
       this.checkBounded(iname, b.lower, b.upper);
       // Each instruction guards itself: the union may run over uniform bounds (uniform-loops.ts).
-      if (this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop) b = uniformSplit(iname, b.lower, b.upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, undefined, ctx.set) ?? b;
+      if (this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop) b = uniformSplit(iname, b.lower, b.upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, undefined, ctx) ?? b;
       los.push(this.boundEx(b.lower, "lower", ctx));
       his.push(this.boundEx(b.upper, "upper", ctx));
     }
@@ -216,7 +216,7 @@ export class LoopLowering {
       return out;
     }
     const u = this.h.opts.uniformLocalLoops && this.h.hasBarrierLoop
-      ? uniformSplit(iname, lower, upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, whole, ctx.set)
+      ? uniformSplit(iname, lower, upper, (n) => this.h.k.inameTags[n]?.kind === "l", known, whole, ctx)
       : undefined;
     if (u) {
       // Uniform bounds, the varying ones as a guard (codegen/lower/uniform-loops.ts: PoCL).

@@ -16,6 +16,7 @@
  */
 import { dimBounds, eliminateExact, factorOf, intersect, type BasicSet, type Bound } from "../../src/poly/index.js";
 import type { ScheduleNode } from "../../src/schedule/index.js";
+import { LoopContext, type Ctx } from "./context.js";
 
 /**
  * Whether a barrier is scheduled inside a loop under `nodes` (PoCL runs a barrier outside loops
@@ -47,7 +48,7 @@ function mentions(b: Bound, varying: (name: string) => boolean): boolean {
  */
 export function uniformSplit(
   iname: string, lower: readonly Bound[], upper: readonly Bound[], varying: (name: string) => boolean,
-  outer: readonly string[], whole: BasicSet | undefined, ctx: BasicSet,
+  outer: readonly string[], whole: BasicSet | undefined, ctx: Ctx,
 ): UniformSplit | undefined {
   // Most loops of a kernel with a barrier loop have no varying bound: asked first, once per bound.
   if (!lower.some((b) => mentions(b, varying)) && !upper.some((b) => mentions(b, varying))) return undefined;
@@ -58,8 +59,9 @@ export function uniformSplit(
   if (uLower.length === 0 || uUpper.length === 0) {
     if (!whole) return undefined;
     // Only the context's factors over the domain's inames can bound them (smaller, and repeated
-    // across a sweep where the whole context is new).
-    const s = intersect(whole, factorOf(ctx, whole.dims));
+    // across a sweep where the whole context is new). A loop's context is asked for its set only
+    // here, where a side is all varying (most loops are not split so).
+    const s = intersect(whole, ctx instanceof LoopContext ? ctx.factorOf(whole.dims) : factorOf(ctx, whole.dims));
     const drop = s.dims.filter((n) => n !== iname && varying(n));
     const p = drop.length > 0 ? eliminateExact(s, drop).set : s;
     const b = dimBounds(p, iname, outer.filter((n) => p.dims.includes(n) && !varying(n)));
