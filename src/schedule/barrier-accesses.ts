@@ -115,7 +115,9 @@ export class DependencyClosure {
     if (this.dependents === undefined) {
       this.dependents = new Map();
       for (const insn of this.insns.values()) {
-        for (const d of insn.dependsOn) {
+        const ds = insn.dependsOn;
+        for (let x = 0; x < ds.length; x++) {
+          const d = ds[x]!;
           // Only edges a walk of dependsOn follows (to known instructions).
           if (!this.insns.has(d)) continue;
           const list = this.dependents.get(d);
@@ -163,7 +165,9 @@ class Walk {
   step(): boolean {
     const id = this.stack.pop();
     if (id === undefined) return false;
-    for (const d of this.next(id)) {
+    const next = this.next(id);
+    for (let x = 0; x < next.length; x++) {
+      const d = next[x]!;
       if (!this.keep(d) || this.found.has(d)) continue;
       this.found.add(d);
       this.stack.push(d);
@@ -191,17 +195,17 @@ export function insnAccesses(insn: Instruction, synced: ReadonlySet<string>, sou
   if (k !== undefined) for (const name of insnBoundReads(k, insn)) if (synced.has(name)) out.push({ insn, name, write: false, indices: [], source });
   if (insn.kind === "block") {
     // A block's subscripts are not analyzed: it touches the whole variable, from any cell.
-    for (const p of insn.predicates) readsIn(p, insn, synced, source, out);
+    for (let x = 0; x < insn.predicates.length; x++) readsIn(insn.predicates[x]!, insn, synced, source, out);
     const { reads: r, writes: w } = blockAccesses(insn.body);
     for (const name of r) if (synced.has(name)) out.push({ insn, name, write: false, indices: undefined, source });
     for (const name of w) if (synced.has(name)) out.push({ insn, name, write: true, indices: undefined, source });
     return out;
   }
   if (insn.kind !== "assign") return out;
-  for (const p of insn.predicates) readsIn(p, insn, synced, source, out);
+  for (let x = 0; x < insn.predicates.length; x++) readsIn(insn.predicates[x]!, insn, synced, source, out);
   readsIn(insn.rhs, insn, synced, source, out);
   const lhs = insn.lhs;
-  if (lhs.kind === "subscript") for (const e of lhs.indices) readsIn(e, insn, synced, source, out);
+  if (lhs.kind === "subscript") for (let x = 0; x < lhs.indices.length; x++) readsIn(lhs.indices[x]!, insn, synced, source, out);
   if (lhs.kind === "linear") readsIn(lhs.index, insn, synced, source, out);
   const name = lhs.kind === "var" ? lhs.name : lhs.kind === "subscript" || lhs.kind === "linear" ? lhs.array : undefined;
   if (name !== undefined && synced.has(name)) {
@@ -210,7 +214,11 @@ export function insnAccesses(insn: Instruction, synced: ReadonlySet<string>, sou
   return out;
 }
 
-/** The reads of synchronized variables in `e`, pre-order (walkExpr's order), added to `out`: a plain recursion, no closure per instruction. */
+/**
+ * The reads of synchronized variables in `e`, pre-order (walkExpr's order), added to `out`: a plain
+ * recursion, no closure per instruction, indexed loops over the (frozen) children (a for-of over a
+ * frozen array allocates per element).
+ */
 function readsIn(e: Expr, insn: Instruction, synced: ReadonlySet<string>, source: boolean, out: Access[]): void {
   switch (e.kind) {
     case "var":
@@ -219,7 +227,7 @@ function readsIn(e: Expr, insn: Instruction, synced: ReadonlySet<string>, source
     case "const": return;
     case "subscript":
       if (synced.has(e.array)) out.push({ insn, name: e.array, write: false, indices: e.indices, source });
-      for (const a of e.indices) readsIn(a, insn, synced, source, out);
+      for (let x = 0; x < e.indices.length; x++) readsIn(e.indices[x]!, insn, synced, source, out);
       return;
     case "linear":
       if (synced.has(e.array)) out.push({ insn, name: e.array, write: false, indices: undefined, linear: e.index, source });
@@ -228,7 +236,7 @@ function readsIn(e: Expr, insn: Instruction, synced: ReadonlySet<string>, source
     case "arith": case "compare": case "logical": readsIn(e.left, insn, synced, source, out); readsIn(e.right, insn, synced, source, out); return;
     case "neg": case "bitnot": case "not": readsIn(e.operand, insn, synced, source, out); return;
     case "if": readsIn(e.cond, insn, synced, source, out); readsIn(e.then, insn, synced, source, out); readsIn(e.else, insn, synced, source, out); return;
-    case "call": for (const a of e.args) readsIn(a, insn, synced, source, out); return;
+    case "call": for (let x = 0; x < e.args.length; x++) readsIn(e.args[x]!, insn, synced, source, out); return;
     case "reduce": readsIn(e.body, insn, synced, source, out); return;
     case "cast": readsIn(e.value, insn, synced, source, out); return;
     default: return assertNever(e, "expression");

@@ -58,6 +58,7 @@ export interface UniformLoopNeed {
 
 function noSync(a: Instruction, b: Instruction): boolean {
   if (a.noSyncWith.length === 0 && b.noSyncWith.length === 0) return false;
+  // (A callback per entry: rare, only instructions that list nosync get here.)
   const says = (x: Instruction, y: Instruction) =>
     x.noSyncWith.some((n) => (n.scope === "local" || n.scope === "any") && globMatch(n.id, y.id));
   return says(a, b) || says(b, a);
@@ -185,9 +186,21 @@ function pairConflict(ctx: Ctx, earlier: Access, later: Access, fixed: ReadonlyS
 function neverAcrossWorkItems(ctx: Ctx, earlier: Access, later: Access): boolean {
   const a = earlier.insn;
   const b = later.insn;
-  const locals = a.withinInames.filter((i) => ctx.localInames.has(i));
-  if (locals.length === 0 || locals.some((i) => !b.withinInames.includes(i)) || b.withinInames.some((i) => ctx.localInames.has(i) && !locals.includes(i))) return false;
-  const groups = a.withinInames.filter((i) => ctx.k.inameTags[i]?.kind === "g" && b.withinInames.includes(i));
+  // Indexed loops over the instructions' (frozen) arrays, where filter() and some() take V8's slow path.
+  const locals: string[] = [];
+  for (let x = 0; x < a.withinInames.length; x++) {
+    const i = a.withinInames[x]!;
+    if (!ctx.localInames.has(i)) continue;
+    if (!b.withinInames.includes(i)) return false;
+    locals.push(i);
+  }
+  if (locals.length === 0) return false;
+  for (let x = 0; x < b.withinInames.length; x++) if (ctx.localInames.has(b.withinInames[x]!) && !locals.includes(b.withinInames[x]!)) return false;
+  const groups: string[] = [];
+  for (let x = 0; x < a.withinInames.length; x++) {
+    const i = a.withinInames[x]!;
+    if (ctx.k.inameTags[i]?.kind === "g" && b.withinInames.includes(i)) groups.push(i);
+  }
   // Flat indices compare with flat indices only (one layout); per-axis subscripts with subscripts.
   const flat = earlier.linear !== undefined && later.linear !== undefined;
   return !mayMeetAcross(ctx.k, a, flat ? [earlier.linear!] : earlier.indices, b, flat ? [later.linear!] : later.indices, locals, groups);

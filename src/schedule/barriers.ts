@@ -47,33 +47,42 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   // One walk of the domains' dims for the iname sets (plain loops: every variant of a sweep asks).
   const localInames = new Set<string>();
   const invariant = new Set<string>();
-  for (const d of k.domains) {
-    for (const i of d.dims) {
+  // Indexed loops over the kernel's arrays and the loop nest's bodies (frozen): a for-of over a
+  // frozen array takes V8's generic iterator, an object per element; some() and filter() a
+  // callback call through a builtin per element.
+  const ds = k.domains;
+  for (let e = 0; e < ds.length; e++) {
+    const dims = ds[e]!.dims;
+    for (let x = 0; x < dims.length; x++) {
+      const i = dims[x]!;
       const t = k.inameTags[i]?.kind;
       if (t === "l" || t === "l.auto") localInames.add(i);
       if (t === "g" || t === "l" || t === "l.auto") invariant.add(i);
     }
   }
-  for (const a of k.args) if (a.kind === "value") invariant.add(a.name);
+  for (let x = 0; x < k.args.length; x++) if (k.args[x]!.kind === "value") invariant.add(k.args[x]!.name);
   const synced = new Set<string>();
   // Where each synchronized variable lives; the first temporary of a name decides, as `find` would.
   const memory = new Map<string, "local" | "global">();
-  for (const t of k.temporaries) {
+  for (let x = 0; x < k.temporaries.length; x++) {
+    const t = k.temporaries[x]!;
     if (t.addressSpace === "local" || t.addressSpace === "global") synced.add(t.name);
     if (!memory.has(t.name)) memory.set(t.name, t.addressSpace === "local" ? "local" : "global");
   }
-  for (const a of k.args) if (a.kind === "array") synced.add(a.name);
+  for (let x = 0; x < k.args.length; x++) if (k.args[x]!.kind === "array") synced.add(k.args[x]!.name);
   const accesses = new Map<string, Access[]>();
   const insns = new Map<string, Instruction>();
-  for (const insn of k.instructions) insns.set(insn.id, insn);
+  const instructions = k.instructions;
+  for (let x = 0; x < instructions.length; x++) insns.set(instructions[x]!.id, instructions[x]!);
   const deps = new DependencyClosure(insns);
   const written = new Set<string>();
   // Loop bounds read synchronized scalars only where a domain parameter is one (rare): else no
   // instruction's bound reads are looked for.
   let boundsRead = false;
-  for (const d of k.domains) for (const p of d.params) if (synced.has(p)) boundsRead = true;
+  for (let e = 0; e < ds.length; e++) for (let x = 0; x < ds[e]!.params.length; x++) if (synced.has(ds[e]!.params[x]!)) boundsRead = true;
   let unwritten = false;
-  for (const insn of k.instructions) {
+  for (let x = 0; x < instructions.length; x++) {
+    const insn = instructions[x]!;
     const list = insnAccesses(insn, synced, canBeSource(deps, insn), boundsRead ? k : undefined);
     for (const a of list) if (a.write) written.add(a.name);
     accesses.set(insn.id, list);
@@ -123,17 +132,22 @@ function dataBarrier(ctx: Ctx, c: Conflict, name: string, pending: Pending): Bar
 
 /** The accesses a body makes before its first barrier (nested loops count whole). */
 function entryAccesses(ctx: Ctx, nodes: readonly ScheduleNode[], out: Access[] = [], whole = false): Access[] {
-  for (const n of nodes) {
+  for (let x = 0; x < nodes.length; x++) {
+    const n = nodes[x]!;
     if (n.kind === "barrier") {
       if (!whole) return out;
-    } else if (n.kind === "insn") out.push(...ctx.accesses.get(n.id)!);
+    } else if (n.kind === "insn") {
+      const list = ctx.accesses.get(n.id)!;
+      for (let a = 0; a < list.length; a++) out.push(list[a]!);
+    }
     else entryAccesses(ctx, n.body, out, true);
   }
   return out;
 }
 
 function loopInames(nodes: readonly ScheduleNode[], out: Set<string>): Set<string> {
-  for (const n of nodes) {
+  for (let x = 0; x < nodes.length; x++) {
+    const n = nodes[x]!;
     if (n.kind === "loop") {
       out.add(n.iname);
       loopInames(n.body, out);
@@ -143,7 +157,10 @@ function loopInames(nodes: readonly ScheduleNode[], out: Set<string>): Set<strin
 }
 
 function hasBarrier(nodes: readonly ScheduleNode[]): boolean {
-  for (const n of nodes) if (n.kind === "barrier" || (n.kind === "loop" && hasBarrier(n.body))) return true;
+  for (let x = 0; x < nodes.length; x++) {
+    const n = nodes[x]!;
+    if (n.kind === "barrier" || (n.kind === "loop" && hasBarrier(n.body))) return true;
+  }
   return false;
 }
 
@@ -184,7 +201,8 @@ function walkBody(
 ): { nodes: ScheduleNode[]; pending: Pending } {
   const out: ScheduleNode[] = [];
   let pending = incoming.copy();
-  for (const n of nodes) {
+  for (let x = 0; x < nodes.length; x++) {
+    const n = nodes[x]!;
     if (n.kind === "barrier") {
       out.push(n);
       pending = pending.empty();

@@ -31,12 +31,15 @@ const WITNESS_PARAM = 1 << 20;
 export function chainWitnessedRange(owners: ReadonlyMap<string, BasicSet | null>, chain: readonly BasicSet[], iname: string): [number, number] | undefined {
   const owner = owners.get(iname);
   if (!owner) return undefined;
-  for (const d of chain) {
+  // Indexed loops: domains, dims and rows are frozen arrays (for-of and every() over one take
+  // V8's slow generic paths, an object per element).
+  for (let c = 0; c < chain.length; c++) {
+    const d = chain[c]!;
     if (d.exists.length > 0) return undefined;
-    for (const x of d.dims) if (owners.get(x) !== d) return undefined;
+    for (let x = 0; x < d.dims.length; x++) if (owners.get(d.dims[x]!) !== d) return undefined;
     // A parameter that is an iname is a dim of the chain (domainChain brings its domain in).
-    for (const p of d.params) {
-      const o = owners.get(p);
+    for (let x = 0; x < d.params.length; x++) {
+      const o = owners.get(d.params[x]!);
       if (o === null || (o !== undefined && !chain.includes(o))) return undefined;
     }
   }
@@ -44,10 +47,20 @@ export function chainWitnessedRange(owners: ReadonlyMap<string, BasicSet | null>
   if (r === undefined) return undefined;
   const [lo, hi] = r;
   if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo > hi) return undefined;
-  const holds = (value: number): boolean => chain.every((d) => {
+  if (!holdsOnChain(owners, chain, owner, iname, lo) || !holdsOnChain(owners, chain, owner, iname, hi)) return undefined;
+  taken.ranges++;
+  return [lo, hi];
+}
+
+/** Whether the witness with `iname` at `value` (see the module comment) satisfies every row of `chain`. */
+function holdsOnChain(owners: ReadonlyMap<string, BasicSet | null>, chain: readonly BasicSet[], owner: BasicSet, iname: string, value: number): boolean {
+  for (let c = 0; c < chain.length; c++) {
+    const d = chain[c]!;
     const np = d.params.length;
     const at = d === owner ? np + d.dims.indexOf(iname) : -1;
-    return d.constraints.every((row) => {
+    const rows = d.constraints;
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
       let sum = row.constant;
       for (let x = 0; x < row.coeffs.length; x++) {
         const q = row.coeffs[x] ?? 0;
@@ -55,10 +68,8 @@ export function chainWitnessedRange(owners: ReadonlyMap<string, BasicSet | null>
         // An iname parameter is a dim of the chain (0 in the witness), as every dim but `iname`.
         sum += q * (x === at ? value : x < np && !owners.has(d.params[x]!) ? WITNESS_PARAM : 0);
       }
-      return row.eq ? sum === 0 : sum >= 0;
-    });
-  });
-  if (!holds(lo) || !holds(hi)) return undefined;
-  taken.ranges++;
-  return [lo, hi];
+      if (row.eq ? sum !== 0 : sum < 0) return false;
+    }
+  }
+  return true;
 }

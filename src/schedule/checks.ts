@@ -31,12 +31,28 @@ export function constRange(k: Kernel, iname: string): ConstRange | undefined {
   // domain list and assumptions, the two it depends on.
   const ds = k.domains;
   if (lastRanges.domains !== ds || lastRanges.assumptions !== k.assumptions) {
-    if (!Object.isFrozen(ds) || !ds.every((d) => Object.isFrozen(d)) || !Object.isFrozen(k.assumptions)) return constRangeOfDomain(k, iname);
+    if (!Object.isFrozen(ds) || !allFrozen(ds) || !Object.isFrozen(k.assumptions)) return constRangeOfDomain(k, iname);
     lastRanges = { domains: ds, assumptions: k.assumptions, ranges: new Map() };
   }
   let r = lastRanges.ranges.get(iname);
   if (r === undefined) lastRanges.ranges.set(iname, (r = constRangeOfDomain(k, iname) ?? null));
   return r ?? undefined;
+}
+
+/**
+ * Whether every entry of `xs` is frozen. Indexed loops here and below: the kernel's arrays are
+ * frozen, and a for-of, every() or find() over a frozen array takes V8's slow generic path.
+ */
+function allFrozen(xs: readonly object[]): boolean {
+  for (let x = 0; x < xs.length; x++) if (!Object.isFrozen(xs[x])) return false;
+  return true;
+}
+
+/** The domain that names `iname` (the first), or undefined. */
+function domainOf(k: Kernel, iname: string): BasicSet | undefined {
+  const ds = k.domains;
+  for (let x = 0; x < ds.length; x++) if (ds[x]!.dims.includes(iname)) return ds[x];
+  return undefined;
 }
 
 /** The answers for the domain list and assumptions last asked about (one kernel's passes ask in turn; one entry, no WeakMap). */
@@ -47,7 +63,7 @@ let lastRanges: {
 } = { domains: undefined, assumptions: undefined, ranges: new Map() };
 
 function constRangeOfDomain(k: Kernel, iname: string): ConstRange | undefined {
-  const d = k.domains.find((s) => s.dims.includes(iname));
+  const d = domainOf(k, iname);
   if (!d) throw new ScheduleError(`unknown iname "${iname}" in kernel "${k.name}"`);
   let memo = rangeMemo.get(d);
   if (!memo) rangeMemo.set(d, (memo = new Map()));
@@ -74,7 +90,7 @@ function constRangeOfDomain(k: Kernel, iname: string): ConstRange | undefined {
  * among its bounds. False where the rows do not say so (`constRange` then decides).
  */
 export function hasConstantRows(k: Kernel, iname: string): boolean {
-  const d = k.domains.find((s) => s.dims.includes(iname));
+  const d = domainOf(k, iname);
   const r = d ? rowBounds(d, iname) : undefined;
   return r !== undefined && Number.isFinite(r[0]) && Number.isFinite(r[1]);
 }
@@ -194,7 +210,9 @@ export function checkInameTags(k: Kernel): void {
   const seen = k.instructions.length > 8 ? new Set<string>() : undefined;
   // The iname on each hardware axis (g.0-2 at 0-2, l.0-2 at 3-5; others by their tag's text).
   const onAxis: (string | undefined)[] = [];
-  for (const insn of k.instructions) {
+  const instructions = k.instructions;
+  for (let n = 0; n < instructions.length; n++) {
+    const insn = instructions[n]!;
     const inames = insnInames(insn);
     if (seen !== undefined) {
       const key = inames.join(" ");
@@ -203,7 +221,8 @@ export function checkInameTags(k: Kernel): void {
     }
     onAxis.length = 0;
     let hw: Map<string, string> | undefined;
-    for (const i of inames) {
+    for (let x = 0; x < inames.length; x++) {
+      const i = inames[x]!;
       const t = k.inameTags[i];
       if (!t) continue;
       switch (t.kind) {

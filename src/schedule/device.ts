@@ -35,13 +35,23 @@ export function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): 
   // remembered): asked by preprocessing's checks and again per device kernel, of one list.
   const ds = k.domains;
   if (lastAxes.domains !== ds) {
-    if (!Object.isFrozen(ds) || !ds.every((d) => Object.isFrozen(d))) return hwAxisOfDomains(k, iname, tag, axis);
+    if (!Object.isFrozen(ds) || !allFrozen(ds)) return hwAxisOfDomains(k, iname, tag, axis);
     lastAxes = { domains: ds, axes: new Map() };
   }
   const key = `${tag}${axis}|${iname}`;
   let ax = lastAxes.axes.get(key);
   if (ax === undefined) lastAxes.axes.set(key, (ax = hwAxisOfDomains(k, iname, tag, axis)));
   return ax;
+}
+
+/**
+ * Whether every entry of `xs` is frozen. Indexed loops here and below: the kernel's arrays are
+ * frozen, and a for-of, every() or filter() over a frozen array takes V8's slow generic path (an
+ * object per element of a for-of; a callback call through a builtin for the others).
+ */
+function allFrozen(xs: readonly object[]): boolean {
+  for (let x = 0; x < xs.length; x++) if (!Object.isFrozen(xs[x])) return false;
+  return true;
 }
 
 /**
@@ -93,11 +103,12 @@ function ownFactor(k: Kernel, iname: string): BasicSet | undefined {
   if (!owner) return undefined;
   const f = factorOf(owner, iname);
   // Each dim of the factor named by its domain alone; no row over a parameter that is an iname.
-  for (const x of f.dims) if (owners.get(x) !== owner) return undefined;
+  for (let x = 0; x < f.dims.length; x++) if (owners.get(f.dims[x]!) !== owner) return undefined;
   const np = f.params.length;
+  const rows = f.constraints;
   for (let at = 0; at < np; at++) {
     if (!owners.has(f.params[at]!)) continue;
-    if (f.constraints.some((row) => (row.coeffs[at] ?? 0) !== 0)) return undefined;
+    for (let r = 0; r < rows.length; r++) if ((rows[r]!.coeffs[at] ?? 0) !== 0) return undefined;
   }
   return f;
 }
@@ -109,7 +120,10 @@ function dimOwners(ds: readonly BasicSet[]): ReadonlyMap<string, BasicSet | null
   let m = ownersMemo.get(ds);
   if (m !== undefined) return m;
   const out = new Map<string, BasicSet | null>();
-  for (const d of ds) for (const x of d.dims) out.set(x, out.has(x) ? null : d);
+  for (let e = 0; e < ds.length; e++) {
+    const d = ds[e]!;
+    for (let x = 0; x < d.dims.length; x++) out.set(d.dims[x]!, out.has(d.dims[x]!) ? null : d);
+  }
   if (Object.isFrozen(ds)) ownersMemo.set(ds, out);
   return out;
 }
@@ -178,7 +192,8 @@ function axisOf(k: Kernel, own: BasicSet, iname: string, tag: "g" | "l", axis: n
 }
 
 function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
-  for (const n of nodes) {
+  for (let x = 0; x < nodes.length; x++) {
+    const n = nodes[x]!;
     if (n.kind === "insn") out.push(n.id);
     else if (n.kind === "loop") insnIds(n.body, out);
   }
@@ -193,10 +208,11 @@ function deviceKernel(k: Kernel, byId: ReadonlyMap<string, Instruction>, name: s
   const inames: string[] = [];
   const seen = new Set<string>();
   for (const insn of insns) {
-    for (const i of insnInames(insn)) {
-      if (seen.has(i)) continue;
-      seen.add(i);
-      inames.push(i);
+    const own = insnInames(insn);
+    for (let x = 0; x < own.length; x++) {
+      if (seen.has(own[x]!)) continue;
+      seen.add(own[x]!);
+      inames.push(own[x]!);
     }
   }
   inames.sort();
@@ -227,21 +243,32 @@ function deviceKernel(k: Kernel, byId: ReadonlyMap<string, Instruction>, name: s
       addFreeVariables(insn.rhs, used);
     }
     if (insn.kind === "block") for (const e of blockExprs(insn.body)) addFreeVariables(e, used);
-    for (const p of insn.predicates) addFreeVariables(p, used);
+    for (let x = 0; x < insn.predicates.length; x++) addFreeVariables(insn.predicates[x]!, used);
   }
-  for (const d of domainChain(k, inames)) for (const p of k.domains[d]!.params) used.add(p);
+  for (const d of domainChain(k, inames)) {
+    const params = k.domains[d]!.params;
+    for (let x = 0; x < params.length; x++) used.add(params[x]!);
+  }
   for (const ax of groupAxes) (addFreeVariables(ax.base, used), addFreeVariables(ax.size, used));
   for (const ax of localAxes) (addFreeVariables(ax.base, used), addFreeVariables(ax.size, used));
   const args: string[] = [];
-  for (const a of k.args) if (used.has(a.name)) args.push(a.name);
-  for (const t of k.temporaries) if (t.addressSpace === "global" && used.has(t.name)) args.push(t.name);
+  for (let x = 0; x < k.args.length; x++) if (used.has(k.args[x]!.name)) args.push(k.args[x]!.name);
+  for (let x = 0; x < k.temporaries.length; x++) {
+    const t = k.temporaries[x]!;
+    if (t.addressSpace === "global" && used.has(t.name)) args.push(t.name);
+  }
   const out: DeviceKernel = { name, body, groupAxes, localAxes, args };
   return hostInames.length > 0 ? Object.assign(out, { hostInames }) : out;
 }
 
 /** The ids of the global barriers of `k`. */
 function globalBarrierIds(k: Kernel): Set<string> {
-  return new Set(k.instructions.filter((x) => x.kind === "barrier" && x.scope === "global").map((x) => x.id));
+  const out = new Set<string>();
+  for (let x = 0; x < k.instructions.length; x++) {
+    const insn = k.instructions[x]!;
+    if (insn.kind === "barrier" && insn.scope === "global") out.add(insn.id);
+  }
+  return out;
 }
 
 /**
@@ -297,7 +324,9 @@ export function deviceKernels(k: Kernel, nodes: readonly ScheduleNode[]): { devi
   const globalBarriers = globalBarrierIds(k);
   const isGbarrier = (n: ScheduleNode) => n.kind === "insn" && globalBarriers.has(n.id);
   const firstGbarrier = (ns: readonly ScheduleNode[]): string | undefined => {
-    for (const n of ns) {
+    if (globalBarriers.size === 0) return undefined;
+    for (let x = 0; x < ns.length; x++) {
+      const n = ns[x]!;
       if (isGbarrier(n)) return (n as { id: string }).id;
       if (n.kind === "loop") {
         const inner = firstGbarrier(n.body);
@@ -308,10 +337,15 @@ export function deviceKernels(k: Kernel, nodes: readonly ScheduleNode[]): { devi
   };
   const dks: DeviceKernel[] = [];
   const byId = new Map<string, Instruction>();
-  for (const insn of k.instructions) byId.set(insn.id, insn);
+  for (let x = 0; x < k.instructions.length; x++) byId.set(k.instructions[x]!.id, k.instructions[x]!);
   const split = (ns: readonly ScheduleNode[], host: readonly string[]): HostNode[] => {
     const program: HostNode[] = [];
     let piece: ScheduleNode[] = [];
+    // (A kernel without global barriers is one device kernel: its nodes as they are.)
+    if (globalBarriers.size === 0) {
+      piece = ns.slice();
+      ns = [];
+    }
     const flush = () => {
       if (piece.length === 0) return;
       const name = dks.length === 0 ? k.name : `${k.name}_${dks.length - 1}`;

@@ -21,7 +21,10 @@ import type { DeviceKernel, Schedule, ScheduleNode } from "./types.js";
 
 /** The ids of the instructions under `nodes`. */
 function insnIds(nodes: readonly ScheduleNode[], out: string[] = []): string[] {
-  for (const n of nodes) {
+  // Indexed loops here and below: the nest's bodies and the instructions' arrays are frozen, and
+  // a for-of (an object per element), some() or every() over a frozen array takes V8's slow path.
+  for (let x = 0; x < nodes.length; x++) {
+    const n = nodes[x]!;
     if (n.kind === "loop") insnIds(n.body, out);
     else if (n.kind === "insn") out.push(n.id);
   }
@@ -101,7 +104,10 @@ function checkValuesAcrossGlobalBarriers(s: Schedule, nodes: readonly ScheduleNo
 
 /** The g-tagged inames of `insn`'s loops, added to `out` (each once). */
 function addGroupInames(k: Kernel, insn: Instruction, out: string[]): string[] {
-  for (const i of insn.withinInames) if (k.inameTags[i]?.kind === "g" && !out.includes(i)) out.push(i);
+  for (let x = 0; x < insn.withinInames.length; x++) {
+    const i = insn.withinInames[x]!;
+    if (k.inameTags[i]?.kind === "g" && !out.includes(i)) out.push(i);
+  }
   return out;
 }
 
@@ -111,8 +117,8 @@ function addGroupInames(k: Kernel, insn: Instruction, out: string[]): string[] {
  */
 function globalVariables(k: Kernel): Map<string, boolean> {
   const out = new Map<string, boolean>();
-  for (const a of k.args) if (!out.has(a.name)) out.set(a.name, a.kind === "array");
-  for (const t of k.temporaries) if (!out.has(t.name)) out.set(t.name, t.addressSpace === "global");
+  for (let x = 0; x < k.args.length; x++) if (!out.has(k.args[x]!.name)) out.set(k.args[x]!.name, k.args[x]!.kind === "array");
+  for (let x = 0; x < k.temporaries.length; x++) if (!out.has(k.temporaries[x]!.name)) out.set(k.temporaries[x]!.name, k.temporaries[x]!.addressSpace === "global");
   return out;
 }
 
@@ -135,8 +141,8 @@ function cellsIn(e: Expr, name: string, out: Cells[]): void {
     case "arith": case "compare": case "logical": cellsIn(e.left, name, out); cellsIn(e.right, name, out); return;
     case "neg": case "bitnot": case "not": cellsIn(e.operand, name, out); return;
     case "if": cellsIn(e.cond, name, out); cellsIn(e.then, name, out); cellsIn(e.else, name, out); return;
-    case "call": for (const a of e.args) cellsIn(a, name, out); return;
-    case "subscript": for (const a of e.indices) cellsIn(a, name, out); return;
+    case "call": for (let x = 0; x < e.args.length; x++) cellsIn(e.args[x]!, name, out); return;
+    case "subscript": for (let x = 0; x < e.indices.length; x++) cellsIn(e.indices[x]!, name, out); return;
     case "linear": cellsIn(e.index, name, out); return;
     case "reduce": cellsIn(e.body, name, out); return;
     case "cast": cellsIn(e.value, name, out); return;
@@ -152,10 +158,10 @@ function accessesOf(insn: Instruction, name: string, write: boolean): Cells[] {
     for (const lhs of insnStores(insn)) if (assigneeName(lhs) === name) out.push(cellsOf(lhs, name) ?? undefined);
   } else if (insn.kind === "assign") {
     cellsIn(insn.rhs, name, out);
-    for (const p of insn.predicates) cellsIn(p, name, out);
+    for (let x = 0; x < insn.predicates.length; x++) cellsIn(insn.predicates[x]!, name, out);
     // The store's own subscripts read too.
     for (const lhs of insnStores(insn)) {
-      if (lhs.kind === "subscript") for (const e of lhs.indices) cellsIn(e, name, out);
+      if (lhs.kind === "subscript") for (let x = 0; x < lhs.indices.length; x++) cellsIn(lhs.indices[x]!, name, out);
       else if (lhs.kind === "linear") cellsIn(lhs.index, name, out);
     }
   }
@@ -171,7 +177,8 @@ function comparable(a: Cells, b: Cells): [readonly Expr[], readonly Expr[]] | [u
 
 /** Whether `x` lists `y` in `nosync=` for global (or any) scope, by id or glob. */
 function noSyncBetween(x: Instruction, y: Instruction): boolean {
-  return x.noSyncWith.some((n) => n.scope !== "local" && globMatch(n.id, y.id));
+  for (let e = 0; e < x.noSyncWith.length; e++) if (x.noSyncWith[e]!.scope !== "local" && globMatch(x.noSyncWith[e]!.id, y.id)) return true;
+  return false;
 }
 
 /**
@@ -204,7 +211,9 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
   // kernel where no instruction writes one (or the only writers are exempt) has no pair to check.
   const global = globalVariables(k);
   const globalWrites = new Map<string, string[]>();
-  for (const insn of k.instructions) {
+  const instructions = k.instructions;
+  for (let x = 0; x < instructions.length; x++) {
+    const insn = instructions[x]!;
     if (insn.tags.includes(WRITE_RACE_OK)) continue;
     let ws: string[] | undefined;
     if (insn.kind === "assign") {
@@ -215,7 +224,7 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
   }
   if (globalWrites.size === 0) return;
   const byId = new Map<string, Instruction>();
-  for (const x of k.instructions) byId.set(x.id, x);
+  for (let x = 0; x < instructions.length; x++) byId.set(instructions[x]!.id, instructions[x]!);
   const NO_WRITES: readonly string[] = [];
   const globalWritesOf = (insn: Instruction): readonly string[] => globalWrites.get(insn.id) ?? NO_WRITES;
   for (const dk of s.deviceKernels) {
@@ -224,7 +233,8 @@ function checkDependenciesAcrossGroups(s: Schedule): void {
     for (const id of ids) {
       const b = byId.get(id)!;
       if (b.tags.includes(WRITE_RACE_OK)) continue;
-      for (const depId of b.dependsOn) {
+      for (let d = 0; d < b.dependsOn.length; d++) {
+        const depId = b.dependsOn[d]!;
         const a = byId.get(depId);
         if (!a || !here.has(depId) || a.tags.includes(WRITE_RACE_OK)) continue;
         if (!globalWrites.has(a.id) && !globalWrites.has(b.id)) continue;

@@ -183,7 +183,10 @@ export function linearize(k: Kernel): ScheduleNode[] {
   // Whether a loop is entered twice is a fact of the nest and the tags (its structure): where
   // none is, no fission can be refused.
   if (hit.fission) checkLoopFission(k, hit.nodes);
-  return hit.nodes.slice();
+  // A copy by index: slice() of a frozen array takes V8's slow path (a hundred times a plain one's).
+  const out: ScheduleNode[] = [];
+  for (let x = 0; x < hit.nodes.length; x++) out.push(hit.nodes[x]!);
+  return out;
 }
 
 /** A remembered nest: the structure it is the nest of, and whether a sequential loop in it is entered twice. */

@@ -56,11 +56,12 @@ export function expandAllSubstitutions(k: Kernel): Kernel {
 function checkHardwareExtents(k: Kernel): void {
   if (k.temporaries.length === 0) return;
   const temporaries = new Set<string>();
-  for (const t of k.temporaries) temporaries.add(t.name);
+  for (let x = 0; x < k.temporaries.length; x++) temporaries.add(k.temporaries[x]!.name);
   // An axis's base and size are read off the domains, over their parameters: where no domain has
   // a temporary as a parameter, no size can depend on one, and no axis need be made here.
   let bounded = false;
-  for (const d of k.domains) for (const p of d.params) if (temporaries.has(p)) bounded = true;
+  // (Indexed loops: the kernel's arrays are frozen, and a for-of over one allocates per element.)
+  for (let x = 0; x < k.domains.length; x++) for (const p of k.domains[x]!.params) if (temporaries.has(p)) bounded = true;
   if (!bounded) return;
   for (const iname of allInames(k)) {
     const tag = k.inameTags[iname];

@@ -57,12 +57,18 @@ class Realizer {
   constructor(private readonly k: Kernel) {
     this.env = kernelTypeEnv(k);
     this.names = new Set<string>();
-    for (const d of k.domains) for (const n of d.dims) this.names.add(n);
-    for (const a of k.args) this.names.add(a.name);
-    for (const t of k.temporaries) this.names.add(t.name);
+    // Indexed loops over the kernel's (frozen) arrays: a for-of over a frozen array takes V8's
+    // generic iterator, an object per element (here and below, once per variant of a sweep).
+    for (let x = 0; x < k.domains.length; x++) {
+      const dims = k.domains[x]!.dims;
+      for (let y = 0; y < dims.length; y++) this.names.add(dims[y]!);
+    }
+    for (let x = 0; x < k.args.length; x++) this.names.add(k.args[x]!.name);
+    for (let x = 0; x < k.temporaries.length; x++) this.names.add(k.temporaries[x]!.name);
     this.ids = new Set<string>();
     const globalBarriers = new Set<string>();
-    for (const i of k.instructions) {
+    for (let x = 0; x < k.instructions.length; x++) {
+      const i = k.instructions[x]!;
       this.ids.add(i.id);
       if (i.kind === "barrier" && i.scope === "global") globalBarriers.add(i.id);
     }
@@ -92,7 +98,8 @@ class Realizer {
 
   private reduction(r: Reduce, within: readonly string[], insn: Assignment): { expr: Expr; dep: string } {
     const local: string[] = [];
-    for (const i of r.inames) {
+    for (let x = 0; x < r.inames.length; x++) {
+      const i = r.inames[x]!;
       const t = this.k.inameTags[i];
       if (t?.kind === "g") {
         throw new ScheduleError(`instruction "${insn.id}": reduction over iname "${i}" tagged ${formatInameTag(t)} needs a global barrier; reduce over a local or sequential iname, or split the reduction (splitReductionOutward)`);
@@ -146,14 +153,16 @@ class Realizer {
     const acc = this.temporary(`acc_${suffix}`, dtype, [], "private");
     // As loopy's: the init writes a fresh accumulator, so it waits on nothing but global barriers
     // (were it to wait on the reduction's fetch, `acc = 0` could not precede the loop holding the fetch).
-    const initDeps = insn.dependsOn.filter((id) => this.globalBarriers.has(id));
+    const initDeps: string[] = [];
+    if (this.globalBarriers.size > 0) for (let x = 0; x < insn.dependsOn.length; x++) if (this.globalBarriers.has(insn.dependsOn[x]!)) initDeps.push(insn.dependsOn[x]!);
     const init = this.emit(insn, this.id(`${insn.id}_${suffix}_init`), v(acc), neutralElement(r.op, dtype), within, initDeps);
     const body = this.expr(r.body, inner, insn);
     // The reduction loops (of this and of enclosing reductions) nest inside the instruction's own
     // loops: `acc` is one scalar per point of those. Among themselves they follow the reduction's
     // order where loop priorities do not order them: a prefetch into a scalar inside the
     // reduction asks for `j_inner` outside `j_outer_inner`.
-    const reductionLoops = inner.filter((i) => !insn.withinInames.includes(i));
+    const reductionLoops: string[] = [];
+    for (let x = 0; x < inner.length; x++) if (!insn.withinInames.includes(inner[x]!)) reductionLoops.push(inner[x]!);
     const loops = byPriority(reductionLoops, this.k.loopPriority);
     const update = this.emit(insn, this.id(`${insn.id}_${suffix}_update`), v(acc), combine(r.op, v(acc), body.expr), inner,
       [init, ...insn.dependsOn, ...body.deps], [], loops);
@@ -265,8 +274,8 @@ function hasReduction(e: Expr): boolean {
 function uniq(xs: readonly string[], ys: readonly string[] = []): string[] {
   if (xs.length + ys.length > 16) return [...new Set([...xs, ...ys])];
   const out: string[] = [];
-  for (const x of xs) if (!out.includes(x)) out.push(x);
-  for (const y of ys) if (!out.includes(y)) out.push(y);
+  for (let x = 0; x < xs.length; x++) if (!out.includes(xs[x]!)) out.push(xs[x]!);
+  for (let y = 0; y < ys.length; y++) if (!out.includes(ys[y]!)) out.push(ys[y]!);
   return out;
 }
 

@@ -19,7 +19,10 @@ export function rowBounds(s: BasicSet, name: string): [number, number] | undefin
   const at = s.params.length + d;
   let lo = -Infinity;
   let hi = Infinity;
-  for (const row of s.constraints) {
+  // Indexed loops: the rows are frozen arrays (a for-of over one allocates per element).
+  const rows = s.constraints;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
     const a = row.coeffs[at] ?? 0;
     if (a === 0) continue;
     let alone = true;
@@ -59,7 +62,9 @@ export function witnessedRange(own: BasicSet, iname: string): [number, number] |
 
 /** Whether the witness with dim `at` at `value` (other dims 0, parameters WITNESS_PARAM) satisfies every row of `own`. */
 function holdsAt(own: BasicSet, np: number, at: number, value: number): boolean {
-  for (const row of own.constraints) {
+  const rows = own.constraints;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
     let sum = row.constant;
     for (let x = 0; x < row.coeffs.length; x++) {
       const q = row.coeffs[x] ?? 0;
@@ -103,11 +108,11 @@ function standsAlone(d: BasicSet, owners: ReadonlyMap<string, BasicSet | null>):
   const known = aloneMemo.get(d);
   if (known !== undefined && known.owners === owners) return known.yes;
   let yes = d.exists.length === 0;
-  for (const x of d.dims) if (owners.get(x) !== d) yes = false;
+  for (let x = 0; x < d.dims.length; x++) if (owners.get(d.dims[x]!) !== d) yes = false;
   const np = d.params.length;
   for (let at = 0; at < np && yes; at++) {
     if (!owners.has(d.params[at]!)) continue;
-    for (const row of d.constraints) if ((row.coeffs[at] ?? 0) !== 0) yes = false;
+    for (let r = 0; r < d.constraints.length; r++) if ((d.constraints[r]!.coeffs[at] ?? 0) !== 0) yes = false;
   }
   if (Object.isFrozen(d)) aloneMemo.set(d, { owners, yes });
   return yes;
@@ -129,7 +134,8 @@ export function componentHas(d: BasicSet, name: string, test: (dim: string) => b
   while (stack.length > 0) {
     const at = stack.pop()!;
     if (at < d.dims.length && test(d.dims[at]!)) return true;
-    for (const row of d.constraints) {
+    for (let r = 0; r < d.constraints.length; r++) {
+      const row = d.constraints[r]!;
       if ((row.coeffs[np + at] ?? 0) === 0) continue;
       for (let x = 0; x < nv; x++) {
         if (!seen[x] && (row.coeffs[np + x] ?? 0) !== 0) {

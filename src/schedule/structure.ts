@@ -110,7 +110,10 @@ export function hasStructure(k: Kernel, s: Structure): boolean {
   for (let d = 0; d < ds.length; d++) {
     const dom = ds[d]!;
     if (!same(dom.params, s.domains[2 * d]!) || !same(dom.dims, s.domains[2 * d + 1]!)) return false;
-    for (const i of dom.dims) if (inameClass(k, i) !== s.classes[c++]) return false;
+    // Indexed loops over the kernel's (frozen) arrays: a for-of over a frozen array takes V8's
+    // generic iterator, an object per element (here and in the passes that follow, per variant).
+    const dims = dom.dims;
+    for (let x = 0; x < dims.length; x++) if (inameClass(k, dims[x]!) !== s.classes[c++]) return false;
   }
   const lp = k.loopPriority;
   if (lp.length !== s.loopPriority.length) return false;

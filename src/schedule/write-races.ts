@@ -46,7 +46,11 @@ function indexExprs(lhs: Expr): readonly Expr[] {
 function raceableInames(k: Kernel, insn: Instruction, space: Space): string[] {
   const out: string[] = [];
   if (space === "private") return out;
-  for (const i of insn.withinInames) {
+  // Indexed loops over the kernel's (frozen) arrays here and in checkWriteRaces: a for-of over a
+  // frozen array takes V8's generic iterator (an object per element), filter() and some() a
+  // callback call through a builtin per element.
+  for (let x = 0; x < insn.withinInames.length; x++) {
+    const i = insn.withinInames[x]!;
     const t = k.inameTags[i]?.kind;
     if (t === "l" || t === "l.auto" || (space === "global" && t === "g")) out.push(i);
   }
@@ -83,7 +87,9 @@ export function checkWriteRaces(k: Kernel): void {
     if (t === "g" || t === "l" || t === "l.auto") parallel = true;
   }
   if (!parallel) return;
-  for (const insn of k.instructions) {
+  const instructions = k.instructions;
+  for (let n = 0; n < instructions.length; n++) {
+    const insn = instructions[n]!;
     if (insn.kind === "barrier" || insn.kind === "nop") continue;
     if (insn.kind === "assign" && insn.atomicity !== "none") continue;
     if (insn.tags.includes(WRITE_RACE_OK)) {
@@ -99,9 +105,11 @@ export function checkWriteRaces(k: Kernel): void {
       const raceable = raceableInames(k, insn, space);
       if (raceable.length === 0) continue;
       const used = new Set<string>();
-      for (const e of indexExprs(lhs)) freeVariables(e, used);
+      const index = indexExprs(lhs);
+      for (let x = 0; x < index.length; x++) freeVariables(index[x]!, used);
       if (locals && [...used].some((u) => locals.has(u))) continue;
-      let race = raceable.filter((i) => !used.has(i));
+      let race: string[] = [];
+      for (let x = 0; x < raceable.length; x++) if (!used.has(raceable[x]!)) race.push(raceable[x]!);
       // The cheap exemption first: copies of one value across every candidate are copies across fewer.
       if (race.length === 0 || sameValueAcross(k, insn, race)) continue;
       race = race.filter((x) => !cellsDistinctAcross(k, insn, lhs, conds, x));
