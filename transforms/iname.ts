@@ -2,18 +2,18 @@
  * Iname transformations (loopy/transform/iname.py): split, chunk, tag, prioritize. Each is a pure
  * function Kernel -> Kernel; the input is never changed, and a bad request throws TransformError.
  */
-import { LoomError, TransformError } from "../src/errors.js";
+import { TransformError } from "../src/errors.js";
 import {
-  affToExpr, allInames, arith, c, domainIndexOf, formatInameTag, NATURAL_ORDER, parseInameTag, uniqueName, v, withKernel,
-  type Expr, type InameTag, type Kernel,
+  affToExpr, arith, c, domainIndexOf, formatInameTag, NATURAL_ORDER, uniqueName, v, withKernel,
+  type Expr, type Kernel,
 } from "../src/ir/index.js";
 import {
   addConstraints, aff, affSub, dimBounds, intersect, moveToDims, projectOut, rename, reorderDims, splitDim, substitute,
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
-import { checkNoValueCarriedAcross, checkPrivateStaysInWorkItem, isLaneTag } from "./private-checks.js";
-import { isEmptyDomain, recordSplit } from "./split-origin.js";
-import { checkIname, checkInt, checkStoresInStep, inameList, inameUsed, matchInsns, replaceInameInInsn, replaceIname, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
+import { recordSplit } from "./split-origin.js";
+import { checkNewTags, isHardware, plainTags, tagInames } from "./iname-tags.js";
+import { checkIname, checkInt, checkStoresInStep, inameUsed, matchInsns, rememberTakenNames, replaceInameInInsn, replaceIname, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 
 export interface SplitOptions {
   readonly outerIname?: string;
@@ -38,7 +38,6 @@ interface Replacement {
   readonly value: Expr;
 }
 
-const isHardware = (t: InameTag | undefined) => t !== undefined && (t.kind === "g" || t.kind === "l" || t.kind === "l.auto");
 
 /** Validation common to split and chunk: the iname exists and carries no tag (loopy refuses). */
 function checkSplittable(k: Kernel, iname: string, who: string): void {
@@ -51,8 +50,7 @@ function checkSplittable(k: Kernel, iname: string, who: string): void {
 }
 
 /** The names of the new inames: given ones must be free, defaults are uniquified. */
-function newNames(k: Kernel, iname: string, opts: SplitOptions, who: string): [string, string] {
-  const taken = takenNames(k);
+function newNames(k: Kernel, iname: string, opts: SplitOptions, who: string, taken: Set<string> = takenNames(k)): [string, string] {
   const pick = (given: string | undefined, suffix: string): string => {
     if (given === undefined) {
       const name = uniqueName(`${iname}_${suffix}`, taken);
@@ -71,6 +69,15 @@ function newNames(k: Kernel, iname: string, opts: SplitOptions, who: string): [s
 
 /** Replace `iname` by `r` in the domains, instructions, priorities, rules and tags of `k`. */
 function applyReplacement(k: Kernel, iname: string, r: Replacement, who: string): Kernel {
+  return withKernel(k, replacementChanges(k, iname, r, who));
+}
+
+/**
+ * The fields of `k` that replacing `iname` by `r` changes (applyReplacement's), as a record the
+ * caller may add to before building the kernel once. Lists with nothing to rewrite, and a tag or
+ * slab record without `iname`, are kept as they are (the same content: no copy to build and freeze).
+ */
+function replacementChanges(k: Kernel, iname: string, r: Replacement, who: string): { -readonly [K in keyof Kernel]?: Kernel[K] } {
   const idx = domainIndexOf(k, iname);
   const domains = k.domains.map((d, i) => {
     if (i === idx) return r.mapDomain(d);
@@ -80,24 +87,30 @@ function applyReplacement(k: Kernel, iname: string, r: Replacement, who: string)
   });
   const pair = [r.outer, r.inner];
   const instructions = k.instructions.map((insn) => replaceInameInInsn(insn, iname, r.value, pair));
-  const substitutions = k.substitutions.map((s) =>
+  const substitutions = k.substitutions.length === 0 ? k.substitutions : k.substitutions.map((s) =>
     s.params.includes(iname) ? s : { ...s, expr: replaceIname(s.expr, iname, r.value, pair) });
-  const loopPriority = k.loopPriority.map((p) => p.flatMap((i) => (i === iname ? pair : [i])));
-  const { [iname]: _tag, ...inameTags } = k.inameTags;
-  const { [iname]: _slab, ...inameSlabs } = k.inameSlabs ?? {};
-  return withKernel(k, { domains, instructions, substitutions, loopPriority, inameTags, inameSlabs });
+  const loopPriority = k.loopPriority.length === 0 ? k.loopPriority : k.loopPriority.map((p) => p.flatMap((i) => (i === iname ? pair : [i])));
+  const inameTags = Object.hasOwn(k.inameTags, iname) ? without(k.inameTags, iname) : k.inameTags;
+  // (An absent slab record becomes an empty one, as the kernel has always been given.)
+  const inameSlabs = k.inameSlabs === undefined ? {} : Object.hasOwn(k.inameSlabs, iname) ? without(k.inameSlabs, iname) : k.inameSlabs;
+  // (Fields set one by one, not spread from fresh objects: V8's slow path, see src/parse/make-kernel.ts.)
+  const changes: { -readonly [K in keyof Kernel]?: Kernel[K] } = { domains, instructions, substitutions, loopPriority, inameTags };
+  changes.inameSlabs = inameSlabs;
+  return changes;
+}
+
+/** `r` without `key` (a new record, as `{ [key]: _, ...rest } = r` gives). */
+function without<T>(r: Readonly<Record<string, T>>, key: string): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const n in r) if (n !== key && Object.hasOwn(r, n)) out[n] = r[n]!;
+  return out;
 }
 
 /** Record slabs and tags requested for the new inames. */
 function finishSplit(k: Kernel, outer: string, inner: string, opts: SplitOptions, who: string): Kernel {
   let out = k;
-  if (opts.slabs !== undefined) {
-    const s = opts.slabs;
-    if (!Array.isArray(s) || s.length !== 2) throw new TransformError(`${who}: slabs must be a pair [head, tail]; got ${JSON.stringify(s)}`);
-    const head = checkInt(s[0], 0, `${who}: slabs[0]`);
-    const tail = checkInt(s[1], 0, `${who}: slabs[1]`);
-    out = withKernel(out, { inameSlabs: { ...out.inameSlabs, [outer]: [head, tail] } });
-  }
+  const slabs = slabPair(opts, who);
+  if (slabs !== undefined) out = withKernel(out, { inameSlabs: { ...out.inameSlabs, [outer]: slabs } });
   const tags: Record<string, string> = {};
   if (opts.outerTag !== undefined) tags[outer] = opts.outerTag;
   if (opts.innerTag !== undefined) tags[inner] = opts.innerTag;
@@ -138,16 +151,6 @@ export function splitValue(outer: string, inner: string, factor: number): Expr {
 }
 
 /**
- * An iname tagged `tag` on a local axis (l, l.auto) whose domain `d` is empty would make a
- * work-group of size 0 (OpenCL's reqd_work_group_size(0, …)): refused.
- */
-export function checkLocalTagHasValues(d: BasicSet | undefined, iname: string, tag: InameTag, who: string): void {
-  if (d !== undefined && isEmptyDomain(d)) {
-    throw new TransformError(`${who}: iname "${iname}" has no value (its domain is empty), so tagging it ${formatInameTag(tag)} would make a work-group of size 0; leave it a loop, or fix parameters that leave it values`);
-  }
-}
-
-/**
  * Split `iname` into `i = i_outer*factor + i_inner` with `0 <= i_inner < factor` (loopy's
  * split_iname). Every use of `iname` (indices, predicates, reductions, within-inames, loop
  * priorities, dependent domains) is rewritten.
@@ -161,23 +164,59 @@ export function splitIname(k: Kernel, iname: string, factor: number, opts: Split
   opts = checkOptions(opts, who, SPLIT_OPTIONS);
   checkSplittable(k, iname, who);
   checkInt(factor, 1, `${who}: factor`);
-  const [outer, inner] = newNames(k, iname, opts, who);
-  let base = k;
-  let target = iname;
-  if (opts.within !== undefined) ({ k: base, dup: target } = duplicateFor(k, iname, opts.within, who));
-  const paramValue = aff({ [outer]: factor, [inner]: 1 });
+  const taken = takenNames(k);
+  const [outer, inner] = newNames(k, iname, opts, who, taken);
+  if (opts.within === undefined) return splitWhole(k, iname, outer, inner, factor, opts, who, taken);
+  const { k: base, dup: target } = duplicateFor(k, iname, opts.within, who);
   const r: Replacement = {
-    outer, inner, paramValue,
+    outer, inner, paramValue: aff({ [outer]: factor, [inner]: 1 }),
     value: splitValue(outer, inner, factor),
-    // The split's domain written down at once (splitDim: substitute, moveToDims, addConstraints in one normalization).
     mapDomain: (d) => splitDim(d, target, outer, inner, factor),
   };
-  let out = applyReplacement(base, target, r, who);
-  if (opts.within === undefined) {
-    const idx = domainIndexOf(base, target);
-    if (out.domains[idx] !== base.domains[idx]) recordSplit(out.domains[idx]!, base.domains[idx]!);
-  } else out = dropIfUnused(out, iname);
-  return finishSplit(out, outer, inner, opts, who);
+  return finishSplit(dropIfUnused(applyReplacement(base, target, r, who), iname), outer, inner, opts, who);
+}
+
+/**
+ * splitIname without `within`: the kernel built once, with its slabs and the new inames' tags
+ * where they are plain (`g.0`, `l.1`: tagInames' checks then run on it), and its names known by
+ * construction (`taken`: the input's and the new inames, given up here).
+ */
+function splitWhole(k: Kernel, iname: string, outer: string, inner: string, factor: number, opts: SplitOptions, who: string, taken: Set<string>): Kernel {
+  const changes = replacementChanges(k, iname, {
+    outer, inner, paramValue: aff({ [outer]: factor, [inner]: 1 }),
+    value: splitValue(outer, inner, factor),
+    // The split's domain written down at once (splitDim: substitute, moveToDims, addConstraints in one normalization).
+    mapDomain: (d) => splitDim(d, iname, outer, inner, factor),
+  }, who);
+  const slabs = slabPair(opts, who);
+  if (slabs !== undefined) changes.inameSlabs = { ...changes.inameSlabs, [outer]: slabs };
+  const texts: [string, unknown][] = [];
+  if (opts.outerTag !== undefined) texts.push([outer, opts.outerTag]);
+  if (opts.innerTag !== undefined) texts.push([inner, opts.innerTag]);
+  const before = changes.inameTags!;
+  const tags = texts.length === 0 ? undefined : plainTags(before, texts);
+  if (tags !== undefined) changes.inameTags = tags;
+  let out = withKernel(k, changes);
+  const idx = domainIndexOf(k, iname);
+  if (out.domains[idx] !== k.domains[idx]) recordSplit(out.domains[idx]!, k.domains[idx]!);
+  if (tags !== undefined) checkNewTags(out, before, tags);
+  else if (texts.length > 0) out = tagInames(out, Object.fromEntries(texts) as Record<string, string>);
+  // The split iname is no name of the kernel any more unless something else bears it.
+  if (!k.assumptions.params.includes(iname) && !k.args.some((a) => a.name === iname) && !k.temporaries.some((t) => t.name === iname) &&
+    !k.substitutions.some((s) => s.name === iname) && !k.instructions.some((i) => i.kind === "block") &&
+    !out.domains.some((d) => d.dims.includes(iname) || d.params.includes(iname))) {
+    taken.delete(iname);
+    rememberTakenNames(out, taken);
+  }
+  return out;
+}
+
+/** `opts.slabs` checked: `[head, tail]`, or undefined. */
+function slabPair(opts: SplitOptions, who: string): [number, number] | undefined {
+  if (opts.slabs === undefined) return undefined;
+  const s = opts.slabs;
+  if (!Array.isArray(s) || s.length !== 2) throw new TransformError(`${who}: slabs must be a pair [head, tail]; got ${JSON.stringify(s)}`);
+  return [checkInt(s[0], 0, `${who}: slabs[0]`), checkInt(s[1], 0, `${who}: slabs[1]`)];
 }
 
 /**
@@ -238,95 +277,7 @@ export function chunkIname(k: Kernel, iname: string, numChunks: number, opts: Sp
   return finishSplit(applyReplacement(k, iname, r, who), outer, inner, opts, who);
 }
 
-/** Tags as `{i: "g.0"}`, `"i:g.0, j:l.0"` or `[["i", "g.0"]]`; `"for"` (or null) removes a tag. */
-export type TagSpec = string | Readonly<Record<string, string | null>> | readonly (readonly [string, string | null])[];
-
-function tagPairs(tags: TagSpec, who: string): [string, string][] {
-  const bad = () => new TransformError(`${who}: tags must be {iname: tag}, "i:g.0, j:l.0" or [["i", "g.0"]]; got ${JSON.stringify(tags)}`);
-  if (typeof tags === "string") {
-    return tags.split(",").map((s) => s.trim()).filter((s) => s.length > 0).map((item) => {
-      const at = item.indexOf(":");
-      if (at < 0) throw new TransformError(`${who}: "${item}" is not of the form iname:tag (as in "i:g.0, j:l.0")`);
-      return [item.slice(0, at).trim(), item.slice(at + 1).trim()];
-    });
-  }
-  if (Array.isArray(tags)) {
-    return tags.map((p) => {
-      if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "string") throw bad();
-      return [p[0], p[1] ?? "for"];
-    });
-  }
-  if (tags === null || typeof tags !== "object") throw bad();
-  return Object.entries(tags).map(([i, t]) => [i, t ?? "for"]);
-}
-
-/** Inames named by `pattern`: an iname, or a glob with `*` / `?` over the kernel's inames. */
-function inamesOf(k: Kernel, pattern: string, who: string): string[] {
-  const all = allInames(k);
-  if (!/[*?]/.test(pattern)) {
-    checkIname(k, pattern, who);
-    return [pattern];
-  }
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|\\[\]]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
-  const hits = all.filter((i) => re.test(i));
-  if (hits.length === 0) throw new TransformError(`${who}: "${pattern}" matches no iname of kernel "${k.name}"; inames are ${inameList(k)}`);
-  return hits;
-}
-
-/**
- * Set iname implementation tags (loopy's tag_inames). `like.j` copies j's tag; `unused.g` /
- * `unused.l` take the lowest axis no iname uses; `for` removes a tag. Re-tagging an iname that
- * has a different hardware tag (g/l) is a tag clash.
- *
- *   tagInames(k, "i_outer:g.0, i_inner:l.0")
- */
-export function tagInames(k: Kernel, tags: TagSpec): Kernel {
-  const who = "tagInames";
-  checkKernel(k, who);
-  const result: Record<string, InameTag> = { ...k.inameTags };
-  for (const [pattern, text] of tagPairs(tags, who)) {
-    if (typeof text !== "string") throw new TransformError(`${who}: the tag of "${pattern}" must be a string; got ${JSON.stringify(text)}`);
-    let req;
-    try {
-      req = parseInameTag(text);
-    } catch (e) {
-      throw e instanceof LoomError ? new TransformError(`${who}: iname "${pattern}": ${e.message}`) : e;
-    }
-    for (const iname of inamesOf(k, pattern, who)) {
-      let tag: InameTag;
-      if (req.kind === "like") {
-        checkIname(k, req.iname, `${who}: like.${req.iname}`);
-        tag = result[req.iname] ?? { kind: "for" };
-      } else if (req.kind === "unused") {
-        const used = new Set(Object.values(result).flatMap((t) => (t.kind === req.space ? [t.axis] : [])));
-        let axis = 0;
-        while (used.has(axis)) axis++;
-        tag = { kind: req.space, axis };
-      } else {
-        tag = req;
-      }
-      const old = result[iname];
-      if (tag.kind === "for") {
-        delete result[iname];
-        continue;
-      }
-      if (isHardware(old) && formatInameTag(old!) !== formatInameTag(tag)) {
-        throw new TransformError(`${who}: tag clash on iname "${iname}": it is already tagged ${formatInameTag(old!)}, cannot also be ${formatInameTag(tag)}; remove the old tag first ("${iname}:for")`);
-      }
-      result[iname] = tag;
-    }
-  }
-  const tagged = Object.keys(result).filter((n) => isHardware(result[n]) && !isHardware(k.inameTags[n]));
-  const out = withKernel(k, { inameTags: result });
-  checkPrivateStaysInWorkItem(out, tagged, who);
-  checkNoValueCarriedAcross(out, Object.keys(result).filter((n) => isLaneTag(result[n]) && !isLaneTag(k.inameTags[n])), who);
-  // An l iname with no value for any parameters would make a work-group of size 0 (OpenCL's reqd_work_group_size(0, …)).
-  for (const iname of tagged.filter((n) => result[n]!.kind === "l" || result[n]!.kind === "l.auto")) {
-    checkLocalTagHasValues(k.domains.find((x) => x.dims.includes(iname)), iname, result[iname]!, who);
-  }
-  return out;
-}
-
+export { checkLocalTagHasValues, tagInames, type TagSpec } from "./iname-tags.js";
 export { checkPrivateStaysInWorkItem } from "./private-checks.js";
 
 /**
