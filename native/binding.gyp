@@ -16,7 +16,7 @@
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except_all"
       ],
-      "defines": ["NAPI_VERSION=8"],
+      "defines": ["NAPI_VERSION=8", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "cflags_cc": ["-std=c++17", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],
       "libraries": ["-ldl"]
     }
