@@ -5,11 +5,12 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  affToExpr, allInames, formatInameTag, freeVariables, insnInames, v, arith,
+  affToExpr, allInames, formatInameTag, freeVariables, v, arith,
   type Expr, type InameTag, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { affIsConstant, affSub, dimBounds, factorOf, intersect, setContentId, type Aff, type BasicSet } from "../poly/index.js";
 import { hwAxis } from "./device.js";
+import { inamesOf } from "./insn-inames.js";
 import { rowBounds } from "./row-bounds.js";
 import type { HwAxis } from "./types.js";
 
@@ -213,7 +214,7 @@ export function checkInameTags(k: Kernel): void {
   const instructions = k.instructions;
   for (let n = 0; n < instructions.length; n++) {
     const insn = instructions[n]!;
-    const inames = insnInames(insn);
+    const inames = inamesOf(insn);
     if (seen !== undefined) {
       const key = inames.join(" ");
       if (seen.has(key)) continue;

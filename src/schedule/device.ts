@@ -5,7 +5,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  addFreeVariables, affToExpr, arith, blockExprs, boundToExpr, c, chainDomain, domainChain, insnInames,
+  addFreeVariables, affToExpr, arith, blockExprs, boundToExpr, c, chainDomain, domainChain,
   type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import {
@@ -14,6 +14,7 @@ import {
 } from "../poly/index.js";
 import { chainWitnessedRange } from "./chain-witness.js";
 import { shareAxis } from "./device-axes.js";
+import { inamesOf } from "./insn-inames.js";
 import { ownerRanges, ownerWitnessedRange, witnessedRange } from "./row-bounds.js";
 import type { DeviceKernel, HostNode, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
@@ -208,14 +209,23 @@ function deviceKernel(k: Kernel, byId: ReadonlyMap<string, Instruction>, name: s
   const inames: string[] = [];
   const seen = new Set<string>();
   for (const insn of insns) {
-    const own = insnInames(insn);
+    const own = inamesOf(insn);
     for (let x = 0; x < own.length; x++) {
       if (seen.has(own[x]!)) continue;
       seen.add(own[x]!);
       inames.push(own[x]!);
     }
   }
-  inames.sort();
+  // An insertion sort (sort()'s order for strings, by UTF-16 code units): no buffer for a few names.
+  if (inames.length > 16) inames.sort();
+  else {
+    for (let i = 1; i < inames.length; i++) {
+      const x = inames[i]!;
+      let j = i - 1;
+      for (; j >= 0 && inames[j]! > x; j--) inames[j + 1] = inames[j]!;
+      inames[j + 1] = x;
+    }
+  }
   const onAxis = new Map<string, HwAxis[]>();
   for (const iname of inames) {
     const t = k.inameTags[iname];

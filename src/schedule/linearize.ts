@@ -3,7 +3,8 @@
  * inames (g.N, l.N) are not loops; ilp inames are the innermost loops. A graph sort, no search.
  */
 import { ScheduleError } from "../errors.js";
-import { allInames, insnInames, insnWrites, isHardwareIname, type Instruction, type Kernel } from "../ir/index.js";
+import { allInames, insnWrites, isHardwareIname, type Instruction, type Kernel } from "../ir/index.js";
+import { inamesOf } from "./insn-inames.js";
 import { contentMemo } from "../poly/index.js";
 import { hasStructure, structureKey, structureOf, type Structure } from "./structure.js";
 
@@ -114,7 +115,7 @@ function predecessors(k: Kernel): number[][] {
       if (p !== idx) preds.add(p);
     }
     // Data-dependent loop bounds: the scalar must be written before the loop starts.
-    for (const iname of insnInames(insn)) {
+    for (const iname of inamesOf(insn)) {
       const d = domainOf.get(iname);
       if (d === undefined) continue;
       for (const p of k.domains[d]!.params) for (const w of writers.get(p) ?? []) if (w !== idx) preds.add(w);

@@ -12,6 +12,13 @@ import { constRange, offsetFrom } from "./checks.js";
 
 /** Privatize private temporaries (accumulators included), and local ones no work-items share, over the ilp inames their writers run in. */
 export function realizeIlp(k: Kernel): Kernel {
+  // Most kernels tag no iname ilp or vec: answered from the tags, no list of inames built.
+  let tagged = false;
+  for (const i in k.inameTags) {
+    const t = k.inameTags[i]!.kind;
+    if (t === "ilp" || t === "ilp.seq" || t === "vec") tagged = true;
+  }
+  if (!tagged) return k;
   const ilp = allInames(k).filter((i) => k.inameTags[i]?.kind === "ilp" || k.inameTags[i]?.kind === "ilp.seq" || k.inameTags[i]?.kind === "vec");
   if (ilp.length === 0) return k;
   let out = k;

@@ -1,10 +1,11 @@
 /** Decisions left to preprocessing: `l.auto` axes and the address space of "auto" temporaries. */
 import { ScheduleError } from "../errors.js";
 import {
-  allInames, insnInames, withKernel,
+  allInames, withKernel,
   type InameTag, type Kernel,
 } from "../ir/index.js";
 import { checkLocalExtent } from "./checks.js";
+import { inamesOf } from "./insn-inames.js";
 
 /** Local axes a work-group has (OpenCL, CUDA: x, y, z). */
 export const LOCAL_AXES = 3;
@@ -14,10 +15,14 @@ export const LOCAL_AXES = 3;
  * With `i: l.0` and `j: l.auto` in one instruction, `j` becomes `l.1`.
  */
 export function resolveAutoLocalTags(k: Kernel): Kernel {
+  // Most kernels have no l.auto tag: answered from the tags, no list of inames built.
+  let tagged = false;
+  for (const i in k.inameTags) if (k.inameTags[i]!.kind === "l.auto") tagged = true;
+  if (!tagged) return k;
   const auto = allInames(k).filter((i) => k.inameTags[i]?.kind === "l.auto");
   if (auto.length === 0) return k;
   const tags: Record<string, InameTag> = { ...k.inameTags };
-  const perInsn = k.instructions.map((insn) => ({ id: insn.id, inames: insnInames(insn) }));
+  const perInsn = k.instructions.map((insn) => ({ id: insn.id, inames: inamesOf(insn) }));
   for (const x of auto) {
     const users = perInsn.filter((p) => p.inames.includes(x));
     const used = new Set<number>();

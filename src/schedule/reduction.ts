@@ -137,8 +137,9 @@ class Realizer {
     // where Node 20's spread of a fresh object into a literal costs tens of microseconds.
     const created: Assignment = Object.assign(insnDefaults(id), {
       kind: "assign" as const, lhs, rhs, atomicity: "none" as const,
-      withinInames: uniq(within).sort(), dependsOn: uniq(deps),
-      predicates: extraPredicates.length > 0 ? [...insn.predicates, ...extraPredicates] : insn.predicates.slice(), priority: insn.priority,
+      withinInames: sortNames(uniq(within)), dependsOn: uniq(deps),
+      // (A copy by index: slice() of a frozen array takes V8's slow path.)
+      predicates: extraPredicates.length > 0 ? [...insn.predicates, ...extraPredicates] : copyOf(insn.predicates), priority: insn.priority,
       tags: insn.tags, groups: insn.groups, conflictsWithGroups: insn.conflictsWithGroups,
     }, innerInames.length > 0 ? { innerInames: uniq(innerInames) } : {});
     this.created.push(created);
@@ -279,12 +280,36 @@ function uniq(xs: readonly string[], ys: readonly string[] = []): string[] {
   return out;
 }
 
+/** A copy of `xs`, by index. */
+function copyOf<T>(xs: readonly T[]): T[] {
+  const out: T[] = [];
+  for (let x = 0; x < xs.length; x++) out.push(xs[x]!);
+  return out;
+}
+
+/** `xs` sorted as `sort()` sorts strings (by UTF-16 code units), in place: an insertion sort, no buffer (short lists). */
+function sortNames(xs: string[]): string[] {
+  if (xs.length > 16) return xs.sort();
+  for (let i = 1; i < xs.length; i++) {
+    const x = xs[i]!;
+    let j = i - 1;
+    for (; j >= 0 && xs[j]! > x; j--) xs[j + 1] = xs[j]!;
+    xs[j + 1] = x;
+  }
+  return xs;
+}
+
 /** `loops` reordered so that every loop priority between two of them holds; the others keep their order. */
 function byPriority(loops: readonly string[], priorities: readonly (readonly string[])[]): string[] {
-  const before = (a: string, b: string) => priorities.some((p) => {
-    const at = p.indexOf(a);
-    return at >= 0 && p.indexOf(b) > at;
-  });
+  if (loops.length < 2) return loops.slice();
+  // An indexed loop over the (frozen) priorities: some() over a frozen array takes V8's slow path.
+  const before = (a: string, b: string) => {
+    for (let x = 0; x < priorities.length; x++) {
+      const at = priorities[x]!.indexOf(a);
+      if (at >= 0 && priorities[x]!.indexOf(b) > at) return true;
+    }
+    return false;
+  };
   const left = [...loops];
   const out: string[] = [];
   while (left.length > 0) {
