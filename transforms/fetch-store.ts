@@ -270,7 +270,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // (Object.assign, not a spread of the fresh defaults: V8's slow path, see src/parse/make-kernel.ts.)
   const store: Assignment = Object.assign(insnDefaults(insnId), {
     kind: "assign" as const,
-    dependsOn: [...new Set([...(reused?.after ?? []), ...(req.after ?? [])])],
+    dependsOn: reused?.after === undefined && (req.after === undefined || req.after.length === 0) ? [] : [...new Set([...(reused?.after ?? []), ...(req.after ?? [])])],
     // The store reads what its readers read from those writers: it keeps their nosync with them.
     noSyncWith: noSyncOf(k, readers, req.after ?? []),
     lhs: dimNames.length > 0 ? sub(req.tempName, ...dimNames.map((n) => v(n))) : v(req.tempName),

@@ -34,7 +34,9 @@ export function useLocalSizesByFactor(on: boolean): void {
 /** The constant size of the work-group along each local axis the kernel already uses. */
 export function localSizes(k: Kernel, exclude: ReadonlySet<string>): Map<number, number> {
   const out = new Map<number, number>();
-  for (const [iname, tag] of Object.entries(k.inameTags)) {
+  const tags = k.inameTags;
+  for (const iname in tags) {
+    const tag = tags[iname]!;
     if (tag.kind !== "l" || exclude.has(iname) || out.has(tag.axis)) continue;
     const best = sizeOf(k, iname);
     if (best !== undefined) out.set(tag.axis, best);
@@ -121,23 +123,28 @@ function tagPlan(
   inameTags: Kernel["inameTags"], storeWithin: readonly string[], inames: readonly string[], extents: readonly number[],
   perIname: readonly (string | null)[], order: "C" | "F", sizes: ReadonlyMap<number, number>,
 ): TagPlan {
-  const auto = inames.map((_, r) => r).filter((r) => perIname[r] === "l.auto");
-  const fastestFirst = order === "C" ? [...auto].reverse() : auto;
   const steps: TagStep[] = [];
   const explicit: Record<string, string> = {};
-  inames.forEach((n, r) => {
+  // Local axes taken by an explicit `l.N` (one digit), by bit.
+  let used = 0;
+  for (let r = 0; r < inames.length; r++) {
     const t = perIname[r];
-    if (t !== null && t !== undefined && t !== "l.auto") explicit[n] = t;
-  });
-  const usedExplicit = new Set(Object.values(explicit).flatMap((t) => (/^l\.\d$/.test(t) ? [Number(t[2])] : [])));
+    if (t === null || t === undefined || t === "l.auto") continue;
+    explicit[inames[r]!] = t;
+    if (t.length === 3 && t[0] === "l" && t[1] === "." && t[2]! >= "0" && t[2]! <= "9") used |= 1 << Number(t[2]);
+  }
   // The store's own outer inames on local axes (a redundant fetch within i_inner) keep theirs.
   for (const o of storeWithin) {
     const t = inameTags[o];
-    if (t?.kind === "l" && !inames.includes(o)) usedExplicit.add(t.axis);
+    if (t?.kind === "l" && !inames.includes(o)) used |= 1 << t.axis;
   }
+  // l.auto: the fastest-varying axis first (the last in C order).
   let axis = 0;
-  for (const r of fastestFirst) {
-    while (usedExplicit.has(axis)) axis++;
+  const n = inames.length;
+  for (let x = 0; x < n; x++) {
+    const r = order === "C" ? n - 1 - x : x;
+    if (perIname[r] !== "l.auto") continue;
+    while ((used >> axis) & 1) axis++;
     const iname = inames[r]!;
     if (axis > 2) {
       explicit[iname] = "l.auto";
@@ -224,9 +231,10 @@ export function tagStoreAlone(
   // The work-group's sizes are read only for l.auto (tagPlan's automatic axes).
   const sizes = perIname.includes("l.auto") ? localSizes(k, new Set(inames)) : new Map<number, number>();
   const plan = tagPlan(k.inameTags, store.withinInames, inames, extents, perIname, order, sizes);
-  const names = new Set(taken);
+  // The kernel's names, copied at the first split that picks new ones (most fetches split nothing).
+  let names: Set<string> | undefined;
   const pick = (base: string): string => {
-    const n = uniqueName(base, names);
+    const n = uniqueName(base, (names ??= new Set(taken)));
     names.add(n);
     return n;
   };
@@ -237,7 +245,7 @@ export function tagStoreAlone(
   const tags: Record<string, InameTag> = { ...k.inameTags };
   let slabs: Kernel["inameSlabs"] | undefined;
   const tag = (iname: string, text: string): void => {
-    const t = parseInameTag(text) as InameTag;
+    const t = parsedTag(text);
     tags[iname] = t;
     if (!hasPoints && (t.kind === "l" || t.kind === "l.auto")) checkLocalTagHasValues(d, iname, t, "tagInames");
   };
@@ -246,7 +254,7 @@ export function tagStoreAlone(
       const outer = pick(`${step.iname}_outer`);
       const inner = pick(`${step.iname}_inner`);
       // The split iname is no name of the kernel any more (the next pick may take it).
-      names.delete(step.iname);
+      names!.delete(step.iname);
       d = splitDomain(d, step.iname, outer, inner, step.size);
       s = replaceInameInInsn(s, step.iname, splitValue(outer, inner, step.size), [outer, inner]);
       // splitIname gives the kernel slabs without the split iname's (a new record, as it does).
@@ -260,13 +268,25 @@ export function tagStoreAlone(
     }
   }
   // tagInames checks the new local tags in the order of the kernel's tags, after the splits' own.
-  for (const [iname, text] of Object.entries(plan.tags)) tags[iname] = parseInameTag(text) as InameTag;
+  for (const iname in plan.tags) tags[iname] = parsedTag(plan.tags[iname]!);
   for (const iname of Object.keys(plan.tags)) {
     const t = tags[iname]!;
     if (!hasPoints && (t.kind === "l" || t.kind === "l.auto")) checkLocalTagHasValues(d, iname, t, "tagInames");
   }
   storeAlone.taken++;
   return { dom: d, store: s, inameTags: tags, inameSlabs: slabs };
+}
+
+/** The plan's tags (`l.N`, `g.N`, `l.auto`, as tagStoreAlone takes them) parsed once each: frozen, shared. */
+const parsedTags = new Map<string, InameTag>();
+
+function parsedTag(text: string): InameTag {
+  let t = parsedTags.get(text);
+  if (t === undefined) {
+    t = Object.freeze(parseInameTag(text)) as InameTag;
+    if (text === "l.auto" || /^[lg]\.\d$/.test(text)) parsedTags.set(text, t);
+  }
+  return t;
 }
 
 /**

@@ -178,12 +178,16 @@ function rowsKey(
   const np = D.params.length;
   const cols = [...D.params, ...D.dims];
   const sCol = sweepOf.map((x) => cols.indexOf(x));
+  // Each column's name as the key writes it (an iname marked), once per key rather than per row.
+  const labels = cols.map((c) => (kernelInames.has(c) ? `${c}!:` : `${c}:`));
   let key = `${D.params.join(",")}|${D.dims.join(",")}|${sweepOf.join(",")}|`;
   for (const con of D.constraints) {
-    if (!sCol.some((c) => c >= np && con.coeffs[c] !== 0)) continue;
-    key += con.eq ? "=" : ">";
-    for (let j = 0; j < cols.length; j++) if (con.coeffs[j] !== 0) key += `${cols[j]}${kernelInames.has(cols[j]!) ? "!" : ""}:${con.coeffs[j]},`;
-    key += `${con.constant};`;
+    let over = false;
+    for (const c of sCol) if (c >= np && con.coeffs[c] !== 0) over = true;
+    if (!over) continue;
+    let row = con.eq ? "=" : ">";
+    for (let j = 0; j < cols.length; j++) if (con.coeffs[j] !== 0) row += `${labels[j]}${con.coeffs[j]},`;
+    key += `${row}${con.constant};`;
   }
   key += "|";
   for (const a of affs) {

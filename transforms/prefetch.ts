@@ -5,7 +5,7 @@
 import { TransformError } from "../src/errors.js";
 import { exprToAff } from "../src/analysis/index.js";
 import {
-  allInames, exprToString, findArg, findTemporary, freeVariables, insnWrites, mapExpr, naturalCompare, sub, uniqueName, withKernel,
+  allInames, assigneeName, exprToString, findArg, findTemporary, freeVariables, insnWrites, mapExpr, naturalCompare, sub, uniqueName, withKernel,
   type AddressSpace, type Expr, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { affIsConstant, affSub } from "../src/poly/index.js";
@@ -114,7 +114,7 @@ function prefetchOnce(k: Kernel, varName: string, opts: PrefetchOptions): Kernel
   // The kernel's names, once: the store's own names are picked from the same set (storeFootprint's `taken`).
   const taken = takenNames(k);
   const tempName = opts.temporaryName ?? uniqueName(`${name}_fetch`, taken);
-  const insnId = opts.prefetchInsnId ?? uniqueName(`${name}_fetch_rule`, insnIdSet(k));
+  const insnId = opts.prefetchInsnId ?? freshInsnId(k, `${name}_fetch_rule`);
   const out = storeFootprint(k, {
     who, name, insnIds,
     valueAt: (idx) => sub(name, ...idx),
@@ -145,11 +145,12 @@ function readerIds(accesses: readonly { readonly insnId: string }[]): string[] {
   return out;
 }
 
-/** The ids of `k`'s instructions. */
-function insnIdSet(k: Kernel): Set<string> {
+/** `base`, or uniqueName's pick from it where an instruction of `k` has that id (no set of ids built where none has). */
+function freshInsnId(k: Kernel, base: string): string {
+  if (!k.instructions.some((i) => i.id === base)) return base;
   const ids = new Set<string>();
   for (const i of k.instructions) ids.add(i.id);
-  return ids;
+  return uniqueName(base, ids);
 }
 
 /**
@@ -158,7 +159,9 @@ function insnIdSet(k: Kernel): Set<string> {
  * nothing; a reader that writes it, or a writer in no fixed order with the readers, is refused.
  */
 function writersBefore(k: Kernel, name: string, readers: readonly string[], who: string): string[] {
-  const writers = k.instructions.filter((i) => insnWrites(i).includes(name));
+  const writers: Instruction[] = [];
+  // (An assignment writes its left-hand side's variable: no array of written names per instruction.)
+  for (const i of k.instructions) if (i.kind === "assign" ? assigneeName(i.lhs) === name : insnWrites(i).includes(name)) writers.push(i);
   // (An array nothing writes, as most fetched arrays: no dependency closure to walk.)
   if (writers.length === 0) return [];
   const self = writers.filter((w) => readers.includes(w.id));

@@ -29,8 +29,18 @@ function unsplit(d: BasicSet): BasicSet {
  */
 export function isEmptyDomainUnder(d: BasicSet, assumptions: BasicSet): boolean {
   const x = unsplit(d);
-  return isEmpty(assumptions.constraints.length > 0 ? intersect(x, assumptions) : x);
+  if (!Object.isFrozen(x) || !Object.isFrozen(assumptions)) return isEmpty(assumptions.constraints.length > 0 ? intersect(x, assumptions) : x);
+  // The answer for the unsplit domain and the assumptions, by those objects (a sweep's variants
+  // share both, and each fetch asks twice): an exact function of their content, kept no longer
+  // than the objects.
+  let byAssumptions = emptyUnder.get(x);
+  if (byAssumptions === undefined) emptyUnder.set(x, (byAssumptions = new WeakMap()));
+  let empty = byAssumptions.get(assumptions);
+  if (empty === undefined) byAssumptions.set(assumptions, (empty = isEmpty(assumptions.constraints.length > 0 ? intersect(x, assumptions) : x)));
+  return empty;
 }
+
+const emptyUnder = new WeakMap<BasicSet, WeakMap<BasicSet, boolean>>();
 
 /**
  * `d` with `iname` split as splitIname splits it (splitDim), remembered as empty exactly when `d`

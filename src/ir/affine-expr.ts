@@ -102,8 +102,11 @@ export interface AffToExprOptions {
 export function affToExpr(a: Aff, opts: AffToExprOptions = {}): Expr {
   const { order = "insertion", coefficientAfter = false } = opts;
   let names = Object.keys(a.terms);
-  if (order !== "insertion") {
-    const first = order === "natural" ? [] : order;
+  if (order === "natural") {
+    // (By name alone: the comparator below with no names first, without its lookups.)
+    if (names.length > 1) names = names.sort(naturalCompare);
+  } else if (order !== "insertion") {
+    const first = order;
     names = names.sort((x, y) => {
       const ix = first.indexOf(x);
       const iy = first.indexOf(y);
