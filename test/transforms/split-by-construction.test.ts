@@ -9,6 +9,7 @@ import { LoomError, TransformError } from "../../src/errors.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { clearPolyMemos, isEmpty } from "../../src/poly/index.js";
 import { splitIname, tagInames } from "../../transforms/index.js";
+import { takenNames } from "../../transforms/common.js";
 
 const BIG = 2 ** 31 - 2;
 
@@ -45,5 +46,36 @@ describe("a split domain is empty exactly when the domain it was split from is",
       else expect(tag).not.toThrow();
     }), { numRuns: 60 });
     expect(decided).toBeGreaterThan(20);
+  });
+});
+
+describe("a split kernel's names are known by construction", () => {
+  it("law: the names a split remembers for its kernel (the input's, less the split iname, plus the new ones) are those a walk of it finds, through chains of splits with tags, slabs and dependent domains", () => {
+    const kernels = [
+      () => makeKernel("{[i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])", ["a, b, c: float32[n,n]", "n: int32"]),
+      // j's domain takes i as a parameter: splitting i rewrites it there.
+      () => makeKernel(["{[i]: 0<=i<n}", "{[j]: 0<=j<=i}"], "out[i, j] = 2*a[i, j]", ["a, out: float32[n,n]", "n: int32"]),
+    ];
+    const split = fc.record({
+      iname: fc.constantFrom("i", "j", "k", "i_inner", "j_outer"),
+      factor: fc.constantFrom(1, 2, 16),
+      outerTag: fc.constantFrom(undefined, "g.0", "for", "like.i"),
+      innerTag: fc.constantFrom(undefined, "l.0", "unr"),
+      slabs: fc.constantFrom(undefined, [0, 1] as const),
+    });
+    fc.assert(fc.property(fc.constantFrom(...kernels), fc.array(split, { minLength: 1, maxLength: 3 }), (make, splits) => {
+      let k = make();
+      for (const s of splits) {
+        const opts = Object.fromEntries(Object.entries({ outerTag: s.outerTag, innerTag: s.innerTag, slabs: s.slabs }).filter(([, x]) => x !== undefined));
+        try {
+          k = splitIname(k, s.iname, s.factor, opts);
+        } catch (e) {
+          if (e instanceof LoomError) continue;
+          throw e;
+        }
+        // An unfrozen copy is walked (takenNames remembers only frozen kernels).
+        expect([...takenNames(k)].sort()).toEqual([...takenNames({ ...k })].sort());
+      }
+    }), { numRuns: 60 });
   });
 });
