@@ -5,17 +5,47 @@
  * expressions, the same array returned that `insnInames` returns. Every variant of a sweep brings
  * new instructions: each first `insnInames` adds a WeakMap entry (which the collector traces) and
  * walks with `some()` over the expressions' frozen arrays (a slow path in V8: a callback call
- * through a builtin per element). Instructions with a reduction (before `realizeReductions`) go
- * to `insnInames`.
+ * through a builtin per element). Instructions with a reduction (before `realizeReductions`)
+ * get their names by the same kind of walk (test/schedule/insn-inames.test.ts compares both).
  */
 import { assertNever } from "../errors.js";
 import { insnInames, type Expr, type Instruction } from "../ir/index.js";
 
-/** `insnInames(insn)`: the same array (see the module comment). */
+/**
+ * `insnInames(insn)`: the same array where the instruction has no reduction (see the module
+ * comment), else the same names in the same order: its loops, then the reduction inames of its
+ * right-hand side, left-hand side and predicates, each once.
+ */
 export function inamesOf(insn: Instruction): readonly string[] {
   const within = insn.withinInames;
-  if (Object.isFrozen(within) && !hasDuplicate(within) && !insnHasReduce(insn)) return within;
-  return insnInames(insn);
+  if (!hasDuplicate(within) && !insnHasReduce(insn)) return Object.isFrozen(within) ? within : insnInames(insn);
+  const out: string[] = [];
+  for (let x = 0; x < within.length; x++) if (!out.includes(within[x]!)) out.push(within[x]!);
+  if (insn.kind === "assign") {
+    reductionInamesIn(insn.rhs, out);
+    reductionInamesIn(insn.lhs, out);
+  }
+  for (let x = 0; x < insn.predicates.length; x++) reductionInamesIn(insn.predicates[x]!, out);
+  return out;
+}
+
+/** The reduction inames of `e` in pre-order (walkExpr's, as `reductionInames`), each added to `out` once. */
+function reductionInamesIn(e: Expr, out: string[]): void {
+  switch (e.kind) {
+    case "var": case "const": return;
+    case "reduce":
+      for (let x = 0; x < e.inames.length; x++) if (!out.includes(e.inames[x]!)) out.push(e.inames[x]!);
+      reductionInamesIn(e.body, out);
+      return;
+    case "arith": case "compare": case "logical": reductionInamesIn(e.left, out); reductionInamesIn(e.right, out); return;
+    case "neg": case "bitnot": case "not": reductionInamesIn(e.operand, out); return;
+    case "if": reductionInamesIn(e.cond, out); reductionInamesIn(e.then, out); reductionInamesIn(e.else, out); return;
+    case "call": for (let x = 0; x < e.args.length; x++) reductionInamesIn(e.args[x]!, out); return;
+    case "subscript": for (let x = 0; x < e.indices.length; x++) reductionInamesIn(e.indices[x]!, out); return;
+    case "linear": reductionInamesIn(e.index, out); return;
+    case "cast": reductionInamesIn(e.value, out); return;
+    default: return assertNever(e, "expression");
+  }
 }
 
 /** Whether a predicate, or an assignment's right- or left-hand side, has a reduction (what `insnInames` looks at). */

@@ -52,9 +52,17 @@ const scheduleOf = (s: LoweringState): Schedule => {
   return out;
 };
 
+/** Whether every argument and temporary of `k` has a dtype (then `inferTypes(k)` is `k`). Indexed: the lists are frozen. */
+function allTyped(k: Kernel): boolean {
+  for (let x = 0; x < k.args.length; x++) if (!k.args[x]!.dtype) return false;
+  for (let x = 0; x < k.temporaries.length; x++) if (!k.temporaries[x]!.dtype) return false;
+  return true;
+}
+
 /** The passes every route runs, in order. */
 export const SCHEDULE_PASSES: readonly Pass[] = Object.freeze([
-  { name: "types", run: (s: LoweringState) => ({ kernel: inferTypes(s.kernel) }) },
+  // A kernel whose arguments and temporaries all have dtypes is its own inferTypes: no pass made.
+  { name: "types", run: (s: LoweringState) => ({ kernel: allTyped(s.kernel) ? s.kernel : inferTypes(s.kernel) }) },
   { name: "preprocess", run: (s: LoweringState) => ({ kernel: preprocess(s.kernel) }) },
   { name: "linearize", run: (s: LoweringState) => ({ kernel: s.kernel, nodes: linearize(s.kernel) }) },
   // May give loops uniform bounds (a new kernel) so that every work-item reaches their barriers.
