@@ -26,9 +26,9 @@ export interface Ctx {
   /** Where each synchronized variable lives (see `memoryOf`). */
   readonly memory: ReadonlyMap<string, "local" | "global">;
   /** Per access, whether an access anywhere in the kernel conflicts with it (see `memoryToOrder`). */
-  readonly anyPartner: Map<Access, boolean>;
+  anyPartner: Map<Access, boolean> | undefined;
   /** Per WRITE_RACE_OK access of global memory, whether another such access conflicts with it (see `authoredConflict`). */
-  readonly anyAuthored: Map<Access, boolean>;
+  anyAuthored: Map<Access, boolean> | undefined;
   readonly insns: ReadonlyMap<string, Instruction>;
   readonly localInames: ReadonlySet<string>;
   /** Names an index may use and still mean the same value in every access: hardware inames, value args. */
@@ -46,7 +46,7 @@ export interface Ctx {
   /** The plain route (see `insertBarriers`). */
   readonly plain: boolean;
   /** Per sequential loop, the local inames its bounds use (barriers.ts's `localIdsInBounds`, asked once per loop). */
-  readonly boundLids: Map<string, readonly string[]>;
+  boundLids: Map<string, readonly string[]> | undefined;
 }
 
 /** A loop that needs a barrier inside while its bounds depend on a local id. */
@@ -89,12 +89,16 @@ function sameWorkItem(ctx: Ctx, a0: Access, b0: Access, fixed: ReadonlySet<strin
 /** `acc` with each local iname that has a canonical local-id name renamed to it. */
 function canonicalAccess(ctx: Ctx, acc: Access): { indices: readonly Expr[] | undefined } {
   if (!acc.indices || ctx.lidName.size === 0) return acc;
-  const m = new Map<string, Expr>();
-  for (const i of acc.insn.withinInames) {
-    const c = ctx.lidName.get(i);
-    if (c !== undefined) m.set(i, { kind: "var", name: c });
+  let m: Map<string, Expr> | undefined;
+  const within = acc.insn.withinInames;
+  for (let x = 0; x < within.length; x++) {
+    const c = ctx.lidName.get(within[x]!);
+    if (c !== undefined) (m ??= new Map()).set(within[x]!, { kind: "var", name: c });
   }
-  return m.size === 0 ? acc : { indices: acc.indices.map((e) => substitute(e, m)) };
+  if (m === undefined) return acc;
+  const indices: Expr[] = [];
+  for (let x = 0; x < acc.indices.length; x++) indices.push(substitute(acc.indices[x]!, m));
+  return { indices };
 }
 
 /**
@@ -260,20 +264,20 @@ const NONE: ReadonlySet<string> = new Set();
  */
 function authoredConflict(ctx: Ctx, a: Access): boolean {
   // Once per access, as conflictsAnywhere: a kernel of many @barriers asks again at each.
-  let hit = ctx.anyAuthored.get(a);
+  let hit = ctx.anyAuthored?.get(a);
   if (hit === undefined) {
     hit = partnersOf(ctx.allByName(), a, false).some((b) => raceOk(b) && (pairConflict(ctx, a, b, NONE, false, true) !== undefined || pairConflict(ctx, b, a, NONE, false, true) !== undefined));
-    ctx.anyAuthored.set(a, hit);
+    (ctx.anyAuthored ??= new Map()).set(a, hit);
   }
   return hit;
 }
 
 /** Whether an access anywhere in the kernel conflicts with `a`, in either order (once per access: the answer depends on it alone). */
 function conflictsAnywhere(ctx: Ctx, a: Access): boolean {
-  let hit = ctx.anyPartner.get(a);
+  let hit = ctx.anyPartner?.get(a);
   if (hit === undefined) {
     hit = partnersOf(ctx.allByName(), a, memoryOf(ctx, a.name) === "global").some((b) => pairConflict(ctx, a, b, NONE, false) !== undefined || pairConflict(ctx, b, a, NONE, false) !== undefined);
-    ctx.anyPartner.set(a, hit);
+    (ctx.anyPartner ??= new Map()).set(a, hit);
   }
   return hit;
 }

@@ -108,10 +108,10 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
     return byName;
   };
   const ctx: Ctx = {
-    k, accesses, allByName, memory, anyPartner: new Map(), anyAuthored: new Map(), insns, localInames, invariant,
+    k, accesses, allByName, memory, anyPartner: undefined, anyAuthored: undefined, insns, localInames, invariant,
     // A group of one work-item (every local iname of extent 1, as OKL's `t < 1` @inner) has no one to wait for.
     sync: anyWide(localInames, rangeOf),
-    deps, lidName: localIdNames(k, localInames, rangeOf), needsUniform: [], plain, boundLids: new Map(),
+    deps, lidName: localIdNames(k, localInames, rangeOf), needsUniform: [], plain, boundLids: undefined,
   };
   return { nodes: walkBody(ctx, nodes, new Pending(deps, [], plain), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
@@ -174,8 +174,8 @@ function barrierComments(nodes: readonly ScheduleNode[], out: string[] = []): st
 
 /** The local inames the bounds of sequential loop `iname` use, if any (once per loop: a body may be walked twice). */
 function localIdsInBounds(ctx: Ctx, iname: string): readonly string[] {
-  let lids = ctx.boundLids.get(iname);
-  if (lids === undefined) ctx.boundLids.set(iname, (lids = boundLocalIds(ctx, iname)));
+  let lids = ctx.boundLids?.get(iname);
+  if (lids === undefined) (ctx.boundLids ??= new Map()).set(iname, (lids = boundLocalIds(ctx, iname)));
   return lids;
 }
 

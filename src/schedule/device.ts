@@ -243,8 +243,8 @@ function deviceKernel(k: Kernel, byId: ReadonlyMap<string, Instruction>, name: s
     const ax = shareAxis(k, name, key, list);
     (ax.tag === "g" ? groupAxes : localAxes).push(ax);
   }
-  groupAxes.sort((a, b) => a.axis - b.axis);
-  localAxes.sort((a, b) => a.axis - b.axis);
+  byAxis(groupAxes);
+  byAxis(localAxes);
   const used = new Set<string>();
   // Each expression asked once: walked, not remembered (addFreeVariables).
   for (const insn of insns) {
@@ -269,6 +269,16 @@ function deviceKernel(k: Kernel, byId: ReadonlyMap<string, Instruction>, name: s
   }
   const out: DeviceKernel = { name, body, groupAxes, localAxes, args };
   return hostInames.length > 0 ? Object.assign(out, { hostInames }) : out;
+}
+
+/** `axes` sorted by axis number, in place (stable, as sort()): an insertion sort, a few axes. */
+function byAxis(axes: HwAxis[]): void {
+  for (let i = 1; i < axes.length; i++) {
+    const x = axes[i]!;
+    let j = i - 1;
+    for (; j >= 0 && axes[j]!.axis > x.axis; j--) axes[j + 1] = axes[j]!;
+    axes[j + 1] = x;
+  }
 }
 
 /** The ids of the global barriers of `k`. */
