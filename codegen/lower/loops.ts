@@ -262,10 +262,16 @@ export class LoopLowering {
   /** max of lower bounds `ceil(aff/denom)` or min of upper bounds `floor(aff/denom)`. */
   private boundEx(bounds: readonly Bound[], side: "lower" | "upper", ctx: LoopContext): Ex {
     const exs = bounds.map((b) => {
-      const num = side === "lower" && b.denom > 1 ? affAdd(b.aff, aff({}, b.denom - 1)) : b.aff;
-      if (b.denom === 1) return this.affEx(num);
-      if (affIsConstant(num)) return ilit(Math.floor(num.constant / b.denom));
-      return { k: "bin", op: "//", l: this.affEx(num), r: ilit(b.denom), dtype: "idx", nonneg: this.impliedNonneg(num, ctx) } as Ex;
+      if (b.denom === 1) return this.affEx(b.aff);
+      if (affIsConstant(b.aff)) return ilit(side === "lower" ? Math.ceil(b.aff.constant / b.denom) : Math.floor(b.aff.constant / b.denom));
+      if (side === "upper") return this.floorDiv(b.aff, b.denom, this.impliedNonneg(b.aff, ctx));
+      const less = affAdd(b.aff, aff({}, -1));
+      const plain = this.impliedNonneg(less, ctx);
+      if (!plain) {
+        const more = affAdd(b.aff, aff({}, b.denom - 1));
+        if (this.impliedNonneg(more, ctx)) return this.floorDiv(more, b.denom, true);
+      }
+      return ibin("+", this.floorDiv(less, b.denom, plain), ilit(1));
     });
     // Constant bounds fold into one.
     const consts = exs.filter((e): e is Ex & { k: "lit" } => e.k === "lit");
@@ -273,6 +279,10 @@ export class LoopLowering {
     const op = side === "lower" ? "max" : "min";
     if (consts.length > 0) rest.push(ilit((side === "lower" ? Math.max : Math.min)(...consts.map((c) => c.value))));
     return joinEx(op, rest, "idx");
+  }
+
+  private floorDiv(a: Aff, d: number, nonneg: boolean): Ex {
+    return { k: "bin", op: "//", l: this.affEx(a), r: ilit(d), dtype: "idx", nonneg };
   }
 
   private impliedNonneg(a: Aff, ctx: LoopContext): boolean {

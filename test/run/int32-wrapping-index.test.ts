@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { makeKernel } from "../../src/parse/index.js";
 import { autoTestVsRef } from "../../src/run/index.js";
 import { ExecutionError } from "../../src/errors.js";
-import { chunkIname, splitIname } from "../../transforms/index.js";
+import { chunkIname, splitIname, tagInames, tile } from "../../transforms/index.js";
 import { availableNative } from "./native-helpers.js";
 
 const MAX = 2 ** 31 - 1;
@@ -34,8 +34,11 @@ describe("wrapping int32 subscripts near the int32 limit on the native backends"
     // own largest value), past int32 for m + n = MAX: such runs were refused (src/run/index-affine.ts).
     const split5 = splitIname(nearInt32(), "i", 5);
     const twice = splitIname(splitIname(nearInt32(), "i", 16), "i_outer", 3);
+    // The fuzzer's case (seed 768434204): a lower bound ceil(a/80) printed floor((a + 79)/80) left
+    // int32 for m near the limit; it is floor((a - 1)/80) + 1 now, never past a's own range.
+    const tiled = tagInames(splitIname(tile(nearInt32(), ["i"], 16), "i_outer", 5), { i_outer_inner: "l.0" });
     for (const backend of NATIVE) {
-      for (const [t, n, m] of [[split5, 19, MAX - 19], [twice, 19, MAX - 40], [twice, 19, MAX - 19]] as const) {
+      for (const [t, n, m] of [[split5, 19, MAX - 19], [twice, 19, MAX - 40], [twice, 19, MAX - 19], [tiled, 0, MAX - 40], [tiled, 19, MAX - 40], [tiled, 19, MAX - 19]] as const) {
         expect((await autoTestVsRef(nearInt32(), t, { params: { n, m }, backend, seed: 7 })).mismatches, `${backend} n=${n} m=${m}`).toEqual([]);
       }
     }
