@@ -114,18 +114,21 @@ function ownFactor(k: Kernel, iname: string): BasicSet | undefined {
   return f;
 }
 
-/** Per frozen domain list: each dim's domain, null where several domains name it. */
-const ownersMemo = new WeakMap<readonly BasicSet[], ReadonlyMap<string, BasicSet | null>>();
+/**
+ * The frozen domain list last asked about and each of its dims' domain (null where several
+ * domains name it): one kernel's passes ask of one list in turn (one entry, no WeakMap entry per
+ * variant of a sweep).
+ */
+let lastOwners: { readonly ds: readonly BasicSet[] | undefined; readonly owners: ReadonlyMap<string, BasicSet | null> } = { ds: undefined, owners: new Map() };
 
 function dimOwners(ds: readonly BasicSet[]): ReadonlyMap<string, BasicSet | null> {
-  let m = ownersMemo.get(ds);
-  if (m !== undefined) return m;
+  if (lastOwners.ds === ds) return lastOwners.owners;
   const out = new Map<string, BasicSet | null>();
   for (let e = 0; e < ds.length; e++) {
     const d = ds[e]!;
     for (let x = 0; x < d.dims.length; x++) out.set(d.dims[x]!, out.has(d.dims[x]!) ? null : d);
   }
-  if (Object.isFrozen(ds)) ownersMemo.set(ds, out);
+  if (Object.isFrozen(ds)) lastOwners = { ds, owners: out };
   return out;
 }
 

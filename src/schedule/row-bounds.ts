@@ -101,12 +101,17 @@ export function ownerWitnessedRange(owners: ReadonlyMap<string, BasicSet | null>
   return witnessedRange(owner, iname);
 }
 
-/** Per domain and domain list (both frozen): whether the domain names its dims alone and no row uses an iname parameter. */
-const aloneMemo = new WeakMap<BasicSet, { readonly owners: ReadonlyMap<string, BasicSet | null>; readonly yes: boolean }>();
+/**
+ * Per domain of the domain list last asked about (its `owners`): whether the domain names its dims
+ * alone and no row uses an iname parameter. One kernel's passes ask of one list in turn; one
+ * entry, no WeakMap entry per domain (each variant of a sweep brings new domains).
+ */
+let lastAlone: { owners: ReadonlyMap<string, BasicSet | null> | undefined; readonly yes: Map<BasicSet, boolean> } = { owners: undefined, yes: new Map() };
 
 function standsAlone(d: BasicSet, owners: ReadonlyMap<string, BasicSet | null>): boolean {
-  const known = aloneMemo.get(d);
-  if (known !== undefined && known.owners === owners) return known.yes;
+  if (lastAlone.owners !== owners) lastAlone = { owners, yes: new Map() };
+  const known = lastAlone.yes.get(d);
+  if (known !== undefined) return known;
   let yes = d.exists.length === 0;
   for (let x = 0; x < d.dims.length; x++) if (owners.get(d.dims[x]!) !== d) yes = false;
   const np = d.params.length;
@@ -114,7 +119,7 @@ function standsAlone(d: BasicSet, owners: ReadonlyMap<string, BasicSet | null>):
     if (!owners.has(d.params[at]!)) continue;
     for (let r = 0; r < d.constraints.length; r++) if ((d.constraints[r]!.coeffs[at] ?? 0) !== 0) yes = false;
   }
-  if (Object.isFrozen(d)) aloneMemo.set(d, { owners, yes });
+  if (Object.isFrozen(d)) lastAlone.yes.set(d, yes);
   return yes;
 }
 
