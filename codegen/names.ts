@@ -37,8 +37,26 @@ export function checkIdentifier(name: unknown, what: string): string {
   throw new CodegenError(`${what} ${shown} cannot be printed in generated code: it must be ${IDENTIFIER_RULE}`);
 }
 
-/** `name` made an identifier: other characters become `_`, a leading digit or reserved prefix gets `loom_`. */
+/**
+ * `name` made an identifier (`sanitizeNow`), remembered per dialect: a function of the two alone,
+ * asked for the same bases (`loom_trap`, `k_body`) in every variant of a sweep. Bounded as `isPrintable`'s.
+ */
 function sanitize(name: string, dialect: NameDialect): string {
+  let byName = sanitized.get(dialect);
+  if (byName === undefined) sanitized.set(dialect, (byName = new Map()));
+  let s = byName.get(name);
+  if (s === undefined) {
+    s = sanitizeNow(name, dialect);
+    if (byName.size >= PRINTABLE_LIMIT) byName.clear();
+    byName.set(name, s);
+  }
+  return s;
+}
+
+const sanitized = new Map<NameDialect, Map<string, string>>();
+
+/** `name` made an identifier: other characters become `_`, a leading digit or reserved prefix gets `loom_`. */
+function sanitizeNow(name: string, dialect: NameDialect): string {
   let s = name.replace(/[^A-Za-z0-9_]/g, "_");
   if (s === "" || /^[0-9]/.test(s)) s = `loom_${s}`;
   // Suffixes cannot leave a reserved prefix (`__x`, `_X`, `loopy_min_…`): prefix instead.

@@ -42,13 +42,14 @@ export class LoopContext {
   }
 
   /**
-   * `factorOf(this.set, names)`, without making this context's set where it is one level (a
-   * loop's bounds) over a made set whose rows are over its new dims and the parameters only: the
-   * normal form of the whole is then the parent's rows and the normal form of the parameter part
-   * with the new rows (`Q`), the two sharing no column but the parameters, so a factor of either
-   * side is that side's (the same content: test/codegen/context-factor.test.ts). `Q` repeats across
-   * a sweep's variants (an inner loop's factor is the same whenever its tile size is), while the
-   * whole context is new in every variant.
+   * `factorOf(this.set, names)`, without making this context's set where the levels since the
+   * nearest made set (loops' bounds over the kernel's context) add rows over their new dims and
+   * the parameters only. The normal form of the whole is then the made set's
+   * rows and, per group of new dims that rows link (a component), the normal form of the
+   * parameter part with that group's rows (`Q`): they share no column but the parameters, so a
+   * factor of one side is that side's (the same content: test/codegen/context-factor.test.ts).
+   * Each `Q` repeats across a sweep's variants (a loop's is the same whenever its tile size is),
+   * while the whole context is new in every variant.
    */
   factorOf(names: readonly string[]): BasicSet {
     if (this.made !== undefined) return factorOf(this.made, names);
@@ -57,28 +58,49 @@ export class LoopContext {
 
   /** `factorOf`'s direct answer, undefined where its conditions do not hold. */
   private levelFactor(names: readonly string[]): BasicSet | undefined {
-    const parent = this.parent!;
-    const base = parent.made;
-    if (base === undefined || isCanonicalEmpty(base)) return undefined;
-    const fresh = this.dims.length > base.dims.length ? this.dims.slice(base.dims.length) : undefined;
-    if (fresh === undefined || parent.dims.length !== base.dims.length) return undefined;
-    for (const n of fresh) if (base.exists.includes(n) || base.params.includes(n)) return undefined;
-    for (const r of this.rows) {
-      for (const n in r.aff.terms) if (!fresh.includes(n) && !base.params.includes(n)) return undefined;
-    }
+    const sp = this.split();
+    if (sp === undefined) return undefined;
     let old = false;
-    let mine = false;
+    const wanted = new Set<number>();
     for (const n of names) {
-      if (fresh.includes(n)) mine = true;
-      else if (base.dims.includes(n)) old = true;
+      const j = sp.fresh.indexOf(n);
+      if (j >= 0) wanted.add(sp.comp[j]!);
+      else if (sp.base.dims.includes(n)) old = true;
     }
-    if (old && mine) return undefined;
-    const p = factorOf(base, []);
-    const q = extendSet(p, base.params, fresh, this.rows);
-    // Rows over the parameters alone made of the new rows (`k = n` and `k = 5`: `n = 5`) would
-    // reach the parent's rows: only where the parameter part is unchanged are the two apart.
-    if (isCanonicalEmpty(q) || setContentId(factorOf(q, [])) !== setContentId(p)) return undefined;
-    return mine ? factorOf(q, names) : old ? factorOf(base, names) : p;
+    if (old && wanted.size > 0) return undefined;
+    if (wanted.size === 0) return old ? factorOf(sp.base, names) : sp.p;
+    if (wanted.size === 1) for (const c of wanted) return factorOf(sp.q[c] ?? extendSet(sp.p, sp.base.params, compDims(sp, c), sp.rows[c]!), names);
+    // Several components: their union, made the same way.
+    const dims = sp.fresh.filter((_, j) => wanted.has(sp.comp[j]!));
+    const rows: Row[] = [];
+    for (const c of wanted) for (const r of sp.rows[c]!) rows.push(r);
+    return factorOf(extendSet(sp.p, sp.base.params, dims, rows), names);
+  }
+
+  private splitMemo: Split | null | undefined;
+
+  /**
+   * The levels since the nearest made set as components (`factorOf`), each one's `Q` checked:
+   * a parent's components are its child's, with the child's own (a loop's rows over its new dims
+   * and the parameters; else the general route). undefined where a condition fails.
+   */
+  private split(): Split | undefined {
+    if (this.splitMemo !== undefined) return this.splitMemo ?? undefined;
+    const parent = this.parent!;
+    let sp: Split | undefined;
+    if (parent.made !== undefined) {
+      const base = parent.made;
+      if (!isCanonicalEmpty(base) && parent.dims.length === base.dims.length) {
+        const p = factorOf(base, []);
+        sp = { base, p, plainP: equalitiesOnExistentials(p), fresh: [], comp: [], rows: [], q: [] };
+        sp = addLevel(sp, this.dims.slice(base.dims.length), this.rows);
+      }
+    } else {
+      const up = parent.split();
+      if (up !== undefined) sp = addLevel(up, this.dims.slice(parent.dims.length), this.rows);
+    }
+    this.splitMemo = sp ?? null;
+    return sp;
   }
 
   /** What the cheap proofs read: the parent's facts with the new rows (those of the set where the intervals are empty: no proof from an empty context). */
@@ -102,3 +124,153 @@ export function setOf(ctx: Ctx): BasicSet {
   return ctx instanceof LoopContext ? ctx.set : ctx;
 }
 
+/**
+ * The made set below some loop levels (`base`), its parameter part `p`, the levels' new dims
+ * (`fresh`) and their components (`comp[j]`: dim j's), each component's rows (outermost level
+ * first) and its `Q` (`extendSet(p, base.params, its dims, its rows)`: not empty, the same
+ * parameter part), undefined where that is known without making it (`plainBounds`).
+ */
+interface Split {
+  readonly base: BasicSet;
+  readonly p: BasicSet;
+  /** Every equality of `p` has an existential (its pivot, the last column): none rewrites the new rows. */
+  readonly plainP: boolean;
+  readonly fresh: readonly string[];
+  readonly comp: readonly number[];
+  readonly rows: readonly (readonly Row[])[];
+  readonly q: readonly (BasicSet | undefined)[];
+}
+
+/**
+ * `sp` with one more level: new dims `dims`, rows `rows`, each row over new dims of this level
+ * and the parameters only (at least one dim); undefined where that fails, or a component's `Q`
+ * is empty or says more of the parameters.
+ */
+function addLevel(sp: Split, dims: readonly string[], rows: readonly Row[]): Split | undefined {
+  const { base } = sp;
+  for (const n of dims) if (base.exists.includes(n) || base.params.includes(n)) return undefined;
+  const first = sp.q.length;
+  // Union-find over this level's dims; component ids continue the parent's.
+  const root = dims.map((_, j) => j);
+  const find = (j: number): number => {
+    while (root[j] !== j) j = root[j] = root[root[j]!]!;
+    return j;
+  };
+  const rowAt: number[] = [];
+  for (const r of rows) {
+    let at = -1;
+    for (const n in r.aff.terms) {
+      const j = dims.indexOf(n);
+      if (j < 0) {
+        if (!base.params.includes(n)) return undefined;
+        continue;
+      }
+      const x = find(j);
+      if (at < 0) at = x;
+      else if (x !== at) root[x] = at;
+    }
+    if (at < 0) return undefined;
+    rowAt.push(at);
+  }
+  // Each dim's and row's component id (the parent's ids first), grouped in one pass each.
+  const comp = [...sp.comp];
+  const idOf: number[] = [];
+  const groups: { dims: string[]; rows: Row[] }[] = [];
+  for (let j = 0; j < dims.length; j++) {
+    const r = find(j);
+    if (idOf[r] === undefined) {
+      idOf[r] = first + groups.length;
+      groups.push({ dims: [], rows: [] });
+    }
+    comp.push(idOf[r]!);
+    groups[idOf[r]! - first]!.dims.push(dims[j]!);
+  }
+  for (let x = 0; x < rows.length; x++) groups[idOf[find(rowAt[x]!)]! - first]!.rows.push(rows[x]!);
+  const compRows: (readonly Row[])[] = [...sp.rows];
+  const q = [...sp.q];
+  const pid = setContentId(sp.p);
+  for (const g of groups) {
+    if (sp.plainP && plainBounds(g.rows)) {
+      compRows.push(g.rows);
+      q.push(undefined);
+      continue;
+    }
+    const s = extendSet(sp.p, base.params, g.dims, g.rows);
+    // Not empty, and no row over the parameters alone made of its rows (`k = n` and `k = 5`:
+    // `n = 5`), which would reach the made set's rows.
+    if (isCanonicalEmpty(s) || setContentId(factorOf(s, [])) !== pid) return undefined;
+    compRows.push(g.rows);
+    q.push(s);
+  }
+  return { base, p: sp.p, plainP: sp.plainP, fresh: [...sp.fresh, ...dims], comp, rows: compRows, q };
+}
+
+/** The dims of component `c`, in their order. */
+function compDims(sp: Split, c: number): string[] {
+  const out: string[] = [];
+  for (let j = 0; j < sp.fresh.length; j++) if (sp.comp[j] === c) out.push(sp.fresh[j]!);
+  return out;
+}
+
+/**
+ * Whether rows (each over some new dim) are inequalities no two of which are opposite with
+ * constants that meet (`a·x + c >= 0`, `-a·x + d >= 0`, tightened `c + d <= 0`: an equality or a
+ * contradiction): the normal form with the parameter part then derives no row over the
+ * parameters alone and finds no contradiction (both need an equality, given or made of two
+ * opposite rows; it eliminates nothing else), so `Q` passes its check unmade.
+ */
+function plainBounds(rows: readonly Row[]): boolean {
+  for (let x = 0; x < rows.length; x++) {
+    const r = rows[x]!;
+    if (r.eq) return false;
+    for (let y = 0; y < x; y++) {
+      const o = rows[y]!;
+      if (opposite(r.aff.terms, o.aff.terms) && tightened(r) + tightened(o) <= 0) return false;
+    }
+  }
+  return true;
+}
+
+/** The constant of inequality `r` divided by the gcd of its coefficients, rounded down (the normal form's tightening). */
+function tightened(r: Row): number {
+  let g = 0;
+  for (const n in r.aff.terms) g = gcdOf(g, r.aff.terms[n]!);
+  return g > 1 ? Math.floor(r.aff.constant / g) : r.aff.constant;
+}
+
+function gcdOf(x: number, y: number): number {
+  let a = Math.abs(x);
+  let b = Math.abs(y);
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Whether `a` is a negative multiple of `b` (the same names, coefficients of opposite signs in one ratio). */
+function opposite(a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>): boolean {
+  let ratio = 0;
+  let na = 0;
+  for (const n in a) {
+    if (a[n] === 0) continue;
+    na++;
+    const y = b[n];
+    if (y === undefined || y === 0) return false;
+    const r = a[n]! / y;
+    if (r >= 0 || (ratio !== 0 && r !== ratio)) return false;
+    ratio = r;
+  }
+  let nb = 0;
+  for (const n in b) if (b[n] !== 0) nb++;
+  return na === nb && na > 0;
+}
+
+/** Whether every equality of `s` has a nonzero existential coefficient (`n = 64·e`). */
+function equalitiesOnExistentials(s: BasicSet): boolean {
+  const nv = s.params.length + s.dims.length;
+  for (const c of s.constraints) {
+    if (!c.eq) continue;
+    let ex = false;
+    for (let k = nv; k < c.coeffs.length; k++) if (c.coeffs[k] !== 0) ex = true;
+    if (!ex) return false;
+  }
+  return true;
+}
