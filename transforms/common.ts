@@ -29,14 +29,32 @@ export function rememberTakenNames(k: Kernel, names: ReadonlySet<string>): void 
 
 function namesIn(k: Kernel): Set<string> {
   const taken = new Set<string>(allInames(k));
-  for (const d of k.domains) for (const p of d.params) taken.add(p);
-  for (const p of k.assumptions.params) taken.add(p);
-  for (const a of k.args) taken.add(a.name);
-  for (const t of k.temporaries) taken.add(t.name);
-  for (const s of k.substitutions) taken.add(s.name);
+  // (Indexed loops over the kernel's frozen arrays: see insnById.)
+  for (let i = 0; i < k.domains.length; i++) {
+    const ps = k.domains[i]!.params;
+    for (let j = 0; j < ps.length; j++) taken.add(ps[j]!);
+  }
+  for (let i = 0; i < k.assumptions.params.length; i++) taken.add(k.assumptions.params[i]!);
+  for (let i = 0; i < k.args.length; i++) taken.add(k.args[i]!.name);
+  for (let i = 0; i < k.temporaries.length; i++) taken.add(k.temporaries[i]!.name);
+  for (let i = 0; i < k.substitutions.length; i++) taken.add(k.substitutions[i]!.name);
   // A new name must not be captured by a block's own local.
-  for (const insn of k.instructions) if (insn.kind === "block") for (const n of blockLocals(insn.body).keys()) taken.add(n);
+  for (let i = 0; i < k.instructions.length; i++) {
+    const insn = k.instructions[i]!;
+    if (insn.kind === "block") for (const n of blockLocals(insn.body).keys()) taken.add(n);
+  }
   return taken;
+}
+
+/**
+ * The instruction of `k` with id `id` (the first), or undefined: an indexed scan, as every walk of
+ * the kernel's frozen arrays in the transformations' hot paths (V8 takes a slow generic path for
+ * find(), some(), filter(), map() and for-of over frozen arrays: tens of times a plain loop).
+ */
+export function insnById(k: Kernel, id: string): Instruction | undefined {
+  const insns = k.instructions;
+  for (let i = 0; i < insns.length; i++) if (insns[i]!.id === id) return insns[i];
+  return undefined;
 }
 
 /** The list of the kernel's inames for error messages. */
@@ -102,9 +120,13 @@ export function replaceIname(e: Expr, iname: string, value: Expr, replacement: r
 /** `insn` with `iname` replaced everywhere (expressions, predicates, within-inames). */
 export function replaceInameInInsn(insn: Instruction, iname: string, value: Expr, replacement: readonly string[]): Instruction {
   const f = (e: Expr) => replaceIname(e, iname, value, replacement);
-  const withinInames = insn.withinInames.includes(iname)
-    ? [...insn.withinInames.filter((i) => i !== iname), ...replacement].sort(naturalCompare)
-    : insn.withinInames;
+  let withinInames = insn.withinInames;
+  if (withinInames.includes(iname)) {
+    const next: string[] = [];
+    for (let i = 0; i < insn.withinInames.length; i++) if (insn.withinInames[i] !== iname) next.push(insn.withinInames[i]!);
+    for (let i = 0; i < replacement.length; i++) next.push(replacement[i]!);
+    withinInames = next.sort(naturalCompare);
+  }
   return { ...mapInsnExprs(insn, f), withinInames };
 }
 
@@ -165,17 +187,27 @@ export function checkOptions<T extends object>(opts: T | null | undefined, who: 
  */
 export function checkStoresInStep(k: Kernel, who: string): void {
   if (k.loopPriority.length === 0) return;
-  for (const reader of k.instructions) {
+  // (Indexed loops over the kernel's frozen arrays: see insnById.)
+  for (let x = 0; x < k.instructions.length; x++) {
+    const reader = k.instructions[x]!;
     // (An instruction that depends on none runs inside no store's loops: its reductions are not asked.)
     if (reader.kind !== "assign" || reader.dependsOn.length === 0) continue;
     const reds = reductionInames(reader.rhs, new Set<string>());
     if (reds.size === 0) continue;
-    for (const storeId of reader.dependsOn) {
-      const store = k.instructions.find((i) => i.id === storeId);
+    for (let y = 0; y < reader.dependsOn.length; y++) {
+      const store = insnById(k, reader.dependsOn[y]!);
       if (store === undefined) continue;
-      for (const r of store.withinInames.filter((n) => reds.has(n))) {
-        for (const w of reader.withinInames.filter((n) => store.withinInames.includes(n))) {
-          const p = k.loopPriority.find((q) => q.includes(r) && q.includes(w) && q.indexOf(r) < q.indexOf(w));
+      for (let a = 0; a < store.withinInames.length; a++) {
+        const r = store.withinInames[a]!;
+        if (!reds.has(r)) continue;
+        for (let b = 0; b < reader.withinInames.length; b++) {
+          const w = reader.withinInames[b]!;
+          if (!store.withinInames.includes(w)) continue;
+          let p: readonly string[] | undefined;
+          for (let q = 0; q < k.loopPriority.length && p === undefined; q++) {
+            const pq = k.loopPriority[q]!;
+            if (pq.includes(r) && pq.includes(w) && pq.indexOf(r) < pq.indexOf(w)) p = pq;
+          }
           if (p === undefined) continue;
           throw new TransformError(`${who}: the loop priority ${p.join(", ")} nests ${r}, a reduction iname of instruction "${reader.id}", outside ${w}, one of its loops; ` +
             `"${store.id}" runs inside that reduction (within ${r} and ${w}) and would run in another loop nest, out of step with it. ` +

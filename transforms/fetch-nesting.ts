@@ -23,6 +23,7 @@
 import { TransformError } from "../src/errors.js";
 import { isHardwareIname, naturalCompare, reductionInames, type Instruction, type Kernel } from "../src/ir/index.js";
 import type { BasicSet } from "../src/poly/index.js";
+import { insnById } from "./common.js";
 
 export interface Placement {
   /** The inames the store runs within (its own inames aside). */
@@ -60,7 +61,8 @@ export function placeStore(k: Kernel, req: PlacementRequest): Placement {
   const loop = (n: string) => !isHardwareIname(k, n) && !isIlp(k, n);
   const swept = new Set(req.sweep);
   const outer = [...req.outer];
-  const readers = req.readers.map((id) => k.instructions.find((i) => i.id === id)!);
+  const readers: Instruction[] = [];
+  for (let i = 0; i < req.readers.length; i++) readers.push(insnById(k, req.readers[i]!)!);
   // Each reader's right-hand side reductions, asked once.
   const redsOf = readers.map(rhsReductions);
   for (const insn of readers) {
@@ -86,7 +88,8 @@ export function placeStore(k: Kernel, req: PlacementRequest): Placement {
       const inRed = outer.some((o) => reds.has(o) && loop(o));
       const inLoop = outer.some((o) => insn.withinInames.includes(o) && loop(o));
       if (!inRed && !inLoop) continue;
-      for (const n of insn.withinInames) if (!swept.has(n) && loop(n)) add.add(n);
+      const within = insn.withinInames;
+      for (let i = 0; i < within.length; i++) if (!swept.has(within[i]!) && loop(within[i]!)) add.add(within[i]!);
       if (inRed) for (const n of reds) if (!swept.has(n) && loop(n)) add.add(n);
     }
     for (const n of [...add].sort(naturalCompare)) if (!outer.includes(n)) outer.push(n);
@@ -122,7 +125,11 @@ export function placeStore(k: Kernel, req: PlacementRequest): Placement {
           throw new TransformError(`${who}: the store "${insnId}" runs within ${o} and not within ${x}, so ${x} must be nested inside ${o}, ` +
             `but ${why === "domain" ? `the bounds of ${o} use ${x}` : `the loop priorities put ${x} outside ${o}`}; ${fix}`);
         }
-        const known = k.loopPriority.some((p) => p.length === 2 && p[0] === o && p[1] === x);
+        let known = false;
+        for (let i = 0; i < k.loopPriority.length && !known; i++) {
+          const p = k.loopPriority[i]!;
+          known = p.length === 2 && p[0] === o && p[1] === x;
+        }
         if (!known && !priorities.some((p) => p[0] === o && p[1] === x)) priorities.push([o, x]);
       }
     }
@@ -141,8 +148,14 @@ function mustPrecede(k: Kernel): (x: string, o: string) => false | "domain" | "p
     list.push({ to: b, why });
     edges.set(a, list);
   };
-  for (const d of k.domains) for (const p of d.params) for (const x of d.dims) add(p, x, "domain");
-  for (const prio of k.loopPriority) for (let a = 0; a + 1 < prio.length; a++) add(prio[a]!, prio[a + 1]!, "priority");
+  for (let i = 0; i < k.domains.length; i++) {
+    const d = k.domains[i]!;
+    for (let j = 0; j < d.params.length; j++) for (let l = 0; l < d.dims.length; l++) add(d.params[j]!, d.dims[l]!, "domain");
+  }
+  for (let i = 0; i < k.loopPriority.length; i++) {
+    const prio = k.loopPriority[i]!;
+    for (let a = 0; a + 1 < prio.length; a++) add(prio[a]!, prio[a + 1]!, "priority");
+  }
   return (x, o) => {
     // Depth-first from x; the path's reason is "domain" only if every edge on it is.
     const seen = new Map<string, boolean>();
@@ -172,7 +185,8 @@ function mustPrecede(k: Kernel): (x: string, o: string) => false | "domain" | "p
  */
 export function checkIlpOuter(k: Kernel, dom: BasicSet, dimNames: readonly string[], req: { who: string; name: string; insnId: string; tempName: string; outer?: readonly string[] | undefined; outerOption?: string }): void {
   if (dimNames.length === 0) return;
-  const ilp = dom.params.filter((p) => isIlp(k, p));
+  const ilp: string[] = [];
+  for (let i = 0; i < dom.params.length; i++) if (isIlp(k, dom.params[i]!)) ilp.push(dom.params[i]!);
   if (ilp.length === 0) return;
   const them = ilp.length > 1 ? "them" : "it";
   throw new TransformError(`${req.who}: the store "${req.insnId}" into ${req.tempName} would run inside ${ilp.join(", ")}, tagged ilp, with its own loops (${dimNames.join(", ")}) bounded by ${them}; ` +

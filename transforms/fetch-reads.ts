@@ -50,12 +50,15 @@ export function redirectReads(k: Kernel, req: Redirect, box: readonly Pick<BoxAx
     return undefined;
   });
   const instructions: Instruction[] = [];
-  for (const insn of k.instructions) {
+  // (Indexed loops over the kernel's frozen arrays: see insnById.)
+  for (let x = 0; x < k.instructions.length; x++) {
+    const insn = k.instructions[x]!;
     if (!readerSet.has(insn.id)) {
       instructions.push(insn);
       continue;
     }
-    const predicates = insn.predicates.map((p) => rewrite(p, insn.id));
+    const predicates: Expr[] = [];
+    for (let i = 0; i < insn.predicates.length; i++) predicates.push(rewrite(insn.predicates[i]!, insn.id));
     const dependsOn = insn.dependsOn.includes(storeId) ? insn.dependsOn : [...insn.dependsOn, storeId];
     if (insn.kind === "assign") {
       const lhs = insn.lhs.kind === "subscript"

@@ -153,10 +153,20 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   const readers = req.insnIds;
   // The inames of the readers, and those the footprint generators mention (invocations).
   const readerInames = new Set<string>();
-  for (const insn of k.instructions) if (readers.includes(insn.id)) for (const n of insnInames(insn)) readerInames.add(n);
+  // (Indexed loops over the kernel's frozen arrays: V8 takes a slow generic path for for-of,
+  // some(), find(), map() and filter() over frozen arrays.)
+  const insns = k.instructions;
+  for (let i = 0; i < insns.length; i++) {
+    if (!readers.includes(insns[i]!.id)) continue;
+    const names = insnInames(insns[i]!);
+    for (let j = 0; j < names.length; j++) readerInames.add(names[j]!);
+  }
   if (req.generators !== undefined) for (const g of req.generators.invocations) for (const n of g.inames) readerInames.add(n);
   const kernelInames = new Set<string>();
-  for (const d of k.domains) for (const n of d.dims) kernelInames.add(n);
+  for (let i = 0; i < k.domains.length; i++) {
+    const dims = k.domains[i]!.dims;
+    for (let j = 0; j < dims.length; j++) kernelInames.add(dims[j]!);
+  }
   for (const s of req.sweep) {
     if (!kernelInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
     if (!readerInames.has(s)) throw new TransformError(`${who}: sweep iname "${s}" is not an iname of the instructions that read ${name} (${readers.join(", ")}); their inames are ${[...readerInames].sort(naturalCompare).join(", ") || "(none)"}`);
@@ -173,7 +183,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     for (const o of req.outer) if (!kernelInames.has(o)) throw new TransformError(`${who}: outer iname "${o}" is not an iname of kernel "${k.name}"; inames are ${inameList(k)}`);
     outer = [...req.outer];
   } else {
-    outer = first.dependsOn.filter((n) => !req.sweep.includes(n));
+    outer = [];
+    for (let i = 0; i < first.dependsOn.length; i++) if (!req.sweep.includes(first.dependsOn[i]!)) outer.push(first.dependsOn[i]!);
     for (const n of req.extraOuter ?? []) if (!outer.includes(n) && !req.sweep.includes(n)) outer.push(n);
   }
   // Where the store runs: its outer inames and the loop priorities that nest the readers' other
@@ -187,9 +198,17 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // Shape: constant extents, or (in a global temporary) extents in the kernel's parameters; axes
   // of extent 1 are not stored (loopy drops them).
   let space = req.space;
-  const parametric = fp.box.map((b) => typeof b.extent !== "number");
-  fp.box.forEach((b, r) => {
-    if (typeof b.extent === "number") return;
+  const box = fp.box;
+  const parametric: boolean[] = [];
+  const extents: number[] = [];
+  for (let r = 0; r < box.length; r++) {
+    const e = box[r]!.extent;
+    parametric.push(typeof e !== "number");
+    extents.push(typeof e === "number" ? e : Number.POSITIVE_INFINITY);
+  }
+  for (let r = 0; r < box.length; r++) {
+    const b = box[r]!;
+    if (typeof b.extent === "number") continue;
     const inames = Object.keys(b.extentAff.terms).filter((n) => kernelInames.has(n));
     const why = `axis ${r} of the footprint of ${name} has extent ${printExpr(b.extent)}, which is not a constant ` +
       `(base ${printExpr(b.base)}; the footprint's bounds along that axis depend on ${Object.keys(b.extentAff.terms).join(", ")})`;
@@ -202,8 +221,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
       throw new TransformError(`${who}: ${why}; only a global temporary (temporaryAddressSpace "global") may have a parametric shape, not a ${space === "auto" ? "local or private" : space} one: ` +
         `sweep fewer inames, or split them so that the swept range has a constant size`);
     }
-  });
-  const extents = fp.box.map((b) => (typeof b.extent === "number" ? b.extent : Number.POSITIVE_INFINITY));
+  }
   const stored = extents.map((e, r) => (e !== 1 ? r : -1)).filter((r) => r >= 0);
   // `0 <= n <= extent - 1` for the new iname `n` of footprint axis `r`.
   const dimBoundsOf = (n: string, r: number): { aff: Aff; eq: boolean }[] => [
@@ -242,7 +260,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     });
   }
   const insnId = req.insnId;
-  if (k.instructions.some((i) => i.id === insnId)) throw new TransformError(`${who}: instruction id "${insnId}" is already used`);
+  for (let i = 0; i < insns.length; i++) if (insns[i]!.id === insnId) throw new TransformError(`${who}: instruction id "${insnId}" is already used`);
 
   // A private temporary belongs to one work-item: its store must not be spread across work-items.
   if (space === "private") {
@@ -263,10 +281,11 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   checkIlpOuter(k, dom, dimNames, req);
 
   // The store instruction.
-  const srcIdx = fp.box.map((b, r) => {
+  const srcIdx: Expr[] = [];
+  for (let r = 0; r < box.length; r++) {
     const j = stored.indexOf(r);
-    return affToExpr(j >= 0 ? affAdd(b.baseAff, aff({ [dimNames[j]!]: 1 })) : b.baseAff, NATURAL_ORDER);
-  });
+    srcIdx.push(affToExpr(j >= 0 ? affAdd(box[r]!.baseAff, aff({ [dimNames[j]!]: 1 })) : box[r]!.baseAff, NATURAL_ORDER));
+  }
   // (Object.assign, not a spread of the fresh defaults: V8's slow path, see src/parse/make-kernel.ts.)
   const store: Assignment = Object.assign(insnDefaults(insnId), {
     kind: "assign" as const,
@@ -308,7 +327,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // the outer inames' domain (the reader's chain holds theirs) and the assumptions (the piece
   // holds them). Moving rows to predicates and projecting strays out only add points.
   // (`taken` is not read after this: the store domain's parameters join it in place, not in a copy.)
-  for (const p of dom.params) taken.add(p);
+  for (let i = 0; i < dom.params.length; i++) taken.add(dom.params[i]!);
   const alone = tags === undefined || tags.every((t) => t === null) ? undefined
     : tagStoreAlone(k, dom, store, dimNames, tagExtents, tags, req.order, who, taken, true);
   if (alone !== undefined) instructions[instructions.indexOf(store)] = alone.store;
@@ -325,7 +344,9 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   let out = withKernel(k, changes);
   // (Only a private temporary can be refused there: the tags' new inames are listed where there is one.)
   if (alone !== undefined) {
-    if (out.temporaries.some((t) => t.addressSpace === "private")) checkPrivateStaysInWorkItem(out, Object.keys(alone.inameTags).filter((n) => k.inameTags[n] === undefined), who);
+    let priv = false;
+    for (let i = 0; i < out.temporaries.length && !priv; i++) priv = out.temporaries[i]!.addressSpace === "private";
+    if (priv) checkPrivateStaysInWorkItem(out, Object.keys(alone.inameTags).filter((n) => k.inameTags[n] === undefined), who);
   }
   else if (tags !== undefined) out = applyTags(out, dimNames, tagExtents, tags, req.order, insnId, who);
   if (space === "local" || space === "global") checkStoreRace(out, insnId, req.tempName, space, name, who);
@@ -338,7 +359,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // its parts).
   if (alone !== undefined) {
     for (const n of dimNames) taken.delete(n);
-    for (const n of alone.dom.dims) taken.add(n);
+    for (let i = 0; i < alone.dom.dims.length; i++) taken.add(alone.dom.dims[i]!);
     rememberTakenNames(out, taken);
   }
   return out;
@@ -363,7 +384,9 @@ function tileStore(
   boundsOf: (j: number) => { aff: Aff; eq: boolean }[],
 ): { dom: BasicSet; clip: Expr[]; predicates: Expr[] } {
   const dom = tileStoreDomain(params, dimNames, tileStoreRows(tile, dimNames, stored, boundsOf));
-  if (tile.faces.every((f) => f === undefined)) return { dom, clip: [], predicates: [] };
+  let faces = false;
+  for (let r = 0; r < tile.faces.length; r++) if (tile.faces[r] !== undefined) faces = true;
+  if (!faces) return { dom, clip: [], predicates: [] };
   // A function of the domain (one object per content: its rows are the bounds re-added) and of
   // which outer inames are loops: a sweep's variants that share the tile ask again.
   const loops = outer.filter((o) => k.inameTags[o]?.kind !== "g").join(",");

@@ -55,8 +55,17 @@ const sizesByOwner = new WeakMap<BasicSet, Map<string, number | null>>();
 function sizeOf(k: Kernel, iname: string): number | undefined {
   let owner: BasicSet | undefined;
   if (localSizesByFactor.on) {
-    for (const d of k.domains) if (d.dims.includes(iname)) owner = d;
-    if (owner !== undefined && owner.params.some((p) => k.domains.some((d) => d.dims.includes(p)))) owner = undefined;
+    // (Indexed loops over the kernel's frozen arrays: V8's some() and for-of over them are slow.)
+    const ds = k.domains;
+    for (let i = 0; i < ds.length; i++) if (ds[i]!.dims.includes(iname)) owner = ds[i];
+    for (let j = 0; owner !== undefined && j < owner.params.length; j++) {
+      for (let i = 0; i < ds.length; i++) {
+        if (ds[i]!.dims.includes(owner.params[j]!)) {
+          owner = undefined;
+          break;
+        }
+      }
+    }
   }
   const known = owner === undefined ? undefined : sizesByOwner.get(owner)?.get(iname);
   if (known !== undefined) return known ?? undefined;
@@ -326,18 +335,19 @@ function computeWiden(d: BasicSet, iname: string, size: number, who: string): { 
   const col = names.indexOf(iname);
   const keep: Constraint[] = [];
   const moved: { aff: Aff; eq: boolean }[] = [];
-  for (const con of d.constraints) {
+  for (let x0 = 0; x0 < d.constraints.length; x0++) {
+    const con = d.constraints[x0]!;
     if (con.coeffs[col] === 0) {
       keep.push(con);
       continue;
     }
-    if (con.coeffs.some((x, j) => j >= names.length && x !== 0)) {
+    let existential = false;
+    for (let j = names.length; j < con.coeffs.length; j++) if (con.coeffs[j] !== 0) existential = true;
+    if (existential) {
       throw new TransformError(`${who}: cannot widen iname "${iname}" to the work-group size ${size}: its bounds involve existential variables; give defaultTag explicitly`);
     }
     const terms: Record<string, number> = {};
-    con.coeffs.forEach((x, j) => {
-      if (x !== 0 && j < names.length) terms[names[j]!] = x;
-    });
+    for (let j = 0; j < names.length; j++) if (con.coeffs[j] !== 0) terms[names[j]!] = con.coeffs[j]!;
     moved.push({ aff: aff(terms, con.constant), eq: con.eq });
   }
   const dom = addConstraints({ params: d.params, dims: d.dims, exists: d.exists, constraints: keep } as BasicSet, [

@@ -24,6 +24,7 @@ import {
   type Aff, type BasicSet,
 } from "../src/poly/index.js";
 import { boundByFace, isClipIntName } from "./fetch-clip.js";
+import { insnById } from "./common.js";
 import { isEmptyDomainUnder } from "./split-origin.js";
 
 const tileRoute = { on: true, taken: 0 };
@@ -79,7 +80,7 @@ export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: Readonl
   // Affine predicates narrow the points where the read runs: the general route knows how.
   // (The reader and the names of index variables looked up here: the kernel's facts, factsOf,
   // would be built for this one question of a kernel a fetch makes anew.)
-  if ((k.instructions.find((i) => i.id === acc.insnId)?.predicates.length ?? 1) !== 0) return undefined;
+  if ((insnById(k, acc.insnId)?.predicates.length ?? 1) !== 0) return undefined;
   const isIndexVar = (n: string): boolean => {
     const arg = findArg(k, n);
     return !arg || arg.kind === "value" ? !findTemporary(k, n) : false;
@@ -90,8 +91,8 @@ export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: Readonl
   const gs: Aff[] = [];
   const sweepOf: string[] = [];
   const affs: Aff[] = [];
-  for (const e of acc.indices) {
-    const a = exprToAff(e, isIndexVar);
+  for (let x = 0; x < acc.indices.length; x++) {
+    const a = exprToAff(acc.indices[x]!, isIndexVar);
     if (!a) return undefined;
     affs.push(a);
     let s: string | undefined;
@@ -136,11 +137,11 @@ function soleDomain(k: Kernel, inames: readonly string[]): number | undefined {
   if (idx < 0) return undefined;
   const D = k.domains[idx]!;
   if (D.dims.length !== inames.length) return undefined;
-  for (const n of inames) if (!D.dims.includes(n)) return undefined;
+  for (let i = 0; i < inames.length; i++) if (!D.dims.includes(inames[i]!)) return undefined;
   for (let d = 0; d < k.domains.length; d++) {
     const o = k.domains[d]!;
-    if (d > idx) for (const n of o.dims) if (D.dims.includes(n)) return undefined;
-    for (const p of D.params) if (o.dims.includes(p)) return undefined;
+    if (d > idx) for (let i = 0; i < o.dims.length; i++) if (D.dims.includes(o.dims[i]!)) return undefined;
+    for (let i = 0; i < D.params.length; i++) if (o.dims.includes(D.params[i]!)) return undefined;
   }
   return idx;
 }
@@ -181,7 +182,8 @@ function rowsKey(
   // Each column's name as the key writes it (an iname marked), once per key rather than per row.
   const labels = cols.map((c) => (kernelInames.has(c) ? `${c}!:` : `${c}:`));
   let key = `${D.params.join(",")}|${D.dims.join(",")}|${sweepOf.join(",")}|`;
-  for (const con of D.constraints) {
+  for (let x = 0; x < D.constraints.length; x++) {
+    const con = D.constraints[x]!;
     let over = false;
     for (const c of sCol) if (c >= np && con.coeffs[c] !== 0) over = true;
     if (!over) continue;
@@ -239,7 +241,8 @@ function fromRows(
   if (sCol.some((c) => c < np)) return undefined;
   const lowers: Aff[][] = sweepOf.map(() => []);
   const uppers: Aff[][] = sweepOf.map(() => []);
-  for (const con of D.constraints) {
+  for (let x0 = 0; x0 < D.constraints.length; x0++) {
+    const con = D.constraints[x0]!;
     let r = -1;
     for (let x = 0; x < sCol.length; x++) {
       if (con.coeffs[sCol[x]!] === 0) continue;
@@ -399,11 +402,13 @@ function clipByFaces(k: Kernel, shape: readonly Expr[], box: readonly BoxAxis[],
  * domain's order, the assumptions' others.)
  */
 export function tileStoreParams(k: Kernel, tile: TileFootprint, outer: readonly string[], kernelInames: ReadonlySet<string>): string[] | undefined {
-  if (outer.length !== tile.dependsOn.length || !tile.dependsOn.every((n) => outer.includes(n))) return undefined;
+  if (outer.length !== tile.dependsOn.length) return undefined;
+  for (let i = 0; i < tile.dependsOn.length; i++) if (!outer.includes(tile.dependsOn[i]!)) return undefined;
   const outerSet = new Set(outer);
   const params = [...tile.params];
-  for (const d of tile.domDims) if (outerSet.has(d)) params.push(d);
-  if (k.assumptions.constraints.length > 0) for (const p of k.assumptions.params) if (!params.includes(p)) params.push(p);
+  for (let i = 0; i < tile.domDims.length; i++) if (outerSet.has(tile.domDims[i]!)) params.push(tile.domDims[i]!);
+  const ap = k.assumptions.params;
+  if (k.assumptions.constraints.length > 0) for (let i = 0; i < ap.length; i++) if (!params.includes(ap[i]!)) params.push(ap[i]!);
   // A parameter that is an iname but not an outer one: the general route projects it out.
   if (params.some((p) => kernelInames.has(p) && !outerSet.has(p))) return undefined;
   return params;

@@ -55,7 +55,9 @@ export function checkNewTags(out: Kernel, before: Kernel["inameTags"], after: Ke
   checkPrivateStaysInWorkItem(out, tagged, who);
   checkNoValueCarriedAcross(out, Object.keys(after).filter((n) => isLaneTag(after[n]) && !isLaneTag(before[n])), who);
   for (const iname of tagged.filter((n) => after[n]!.kind === "l" || after[n]!.kind === "l.auto")) {
-    checkLocalTagHasValues(out.domains.find((x) => x.dims.includes(iname)), iname, after[iname]!, who);
+    let d: BasicSet | undefined;
+    for (let i = 0; i < out.domains.length && d === undefined; i++) if (out.domains[i]!.dims.includes(iname)) d = out.domains[i];
+    checkLocalTagHasValues(d, iname, after[iname]!, who);
   }
 }
 

@@ -4,8 +4,8 @@
  */
 import { TransformError } from "../src/errors.js";
 import {
-  affToExpr, arith, c, domainIndexOf, formatInameTag, NATURAL_ORDER, uniqueName, v, withKernel,
-  type Expr, type Kernel,
+  affToExpr, arith, c, domainIndexOf, findArg, findSubstitution, findTemporary, formatInameTag, NATURAL_ORDER, uniqueName, v, withKernel,
+  type Expr, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import {
   addConstraints, aff, affSub, dimBounds, intersect, moveToDims, projectOut, rename, reorderDims, splitDim, substitute,
@@ -79,14 +79,18 @@ function applyReplacement(k: Kernel, iname: string, r: Replacement, who: string)
  */
 function replacementChanges(k: Kernel, iname: string, r: Replacement, who: string): { -readonly [K in keyof Kernel]?: Kernel[K] } {
   const idx = domainIndexOf(k, iname);
-  const domains = k.domains.map((d, i) => {
-    if (i === idx) return r.mapDomain(d);
-    if (!d.params.includes(iname)) return d;
-    if (r.paramValue === undefined) throw new TransformError(`${who}: domain ${i} depends on "${iname}", which this transformation cannot express affinely`);
-    return substitute(d, iname, r.paramValue);
-  });
+  // (Indexed loops over the kernel's frozen arrays: V8's map() and some() over them are slow.)
+  const domains: BasicSet[] = [];
+  for (let i = 0; i < k.domains.length; i++) {
+    const d = k.domains[i]!;
+    if (i === idx) domains.push(r.mapDomain(d));
+    else if (!d.params.includes(iname)) domains.push(d);
+    else if (r.paramValue === undefined) throw new TransformError(`${who}: domain ${i} depends on "${iname}", which this transformation cannot express affinely`);
+    else domains.push(substitute(d, iname, r.paramValue));
+  }
   const pair = [r.outer, r.inner];
-  const instructions = k.instructions.map((insn) => replaceInameInInsn(insn, iname, r.value, pair));
+  const instructions: Instruction[] = [];
+  for (let i = 0; i < k.instructions.length; i++) instructions.push(replaceInameInInsn(k.instructions[i]!, iname, r.value, pair));
   const substitutions = k.substitutions.length === 0 ? k.substitutions : k.substitutions.map((s) =>
     s.params.includes(iname) ? s : { ...s, expr: replaceIname(s.expr, iname, r.value, pair) });
   const loopPriority = k.loopPriority.length === 0 ? k.loopPriority : k.loopPriority.map((p) => p.flatMap((i) => (i === iname ? pair : [i])));
@@ -202,9 +206,10 @@ function splitWhole(k: Kernel, iname: string, outer: string, inner: string, fact
   if (tags !== undefined) checkNewTags(out, before, tags);
   else if (texts.length > 0) out = tagInames(out, Object.fromEntries(texts) as Record<string, string>);
   // The split iname is no name of the kernel any more unless something else bears it.
-  if (!k.assumptions.params.includes(iname) && !k.args.some((a) => a.name === iname) && !k.temporaries.some((t) => t.name === iname) &&
-    !k.substitutions.some((s) => s.name === iname) && !k.instructions.some((i) => i.kind === "block") &&
-    !out.domains.some((d) => d.dims.includes(iname) || d.params.includes(iname))) {
+  let borne = k.assumptions.params.includes(iname) || findArg(k, iname) !== undefined || findTemporary(k, iname) !== undefined || findSubstitution(k, iname) !== undefined;
+  for (let i = 0; i < k.instructions.length && !borne; i++) borne = k.instructions[i]!.kind === "block";
+  for (let i = 0; i < out.domains.length && !borne; i++) borne = out.domains[i]!.dims.includes(iname) || out.domains[i]!.params.includes(iname);
+  if (!borne) {
     taken.delete(iname);
     rememberTakenNames(out, taken);
   }

@@ -86,13 +86,19 @@ function thaw(x: Json): Json {
 
 function applySteps(k: Kernel, steps: readonly StepData[]): Kernel {
   let out = k;
-  steps.forEach((s, i) => {
+  // (Indexed: the steps and their arguments are frozen, and V8's forEach() and map() over frozen arrays are slow.)
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i]!;
     const fn = REGISTRY[s.op].fn as (k: Kernel, ...args: unknown[]) => Kernel;
     try {
       // A null top-level argument is an absent one: the direct forms take undefined for "default".
       // Remembered by derivation: a sweep's variants share their pipelines' prefixes (stepMemo).
       const k0 = out;
-      const next = stepMemo(s.op, k0, s.args, () => fn(k0, ...s.args.map((a) => (a === null ? undefined : a))));
+      const next = stepMemo(s.op, k0, s.args, () => {
+        const args: unknown[] = [];
+        for (let j = 0; j < s.args.length; j++) args.push(s.args[j] === null ? undefined : s.args[j]);
+        return fn(k0, ...args);
+      });
       // A step is a pure function of the kernel's content and its JSON arguments: the result's
       // content key follows from the derivation (what a later prefetch's memo asks for).
       deriveKernelKey(next, out, s.op, s.args, true);
@@ -102,7 +108,7 @@ function applySteps(k: Kernel, steps: readonly StepData[]): Kernel {
       const place = steps.length > 1 ? `step ${i + 1} of ${steps.length}` : "step 1";
       throw new PipelineStepError(`pipeline ${place} (${describeArgs(s.op, s.args)}): ${e.message}`, i, s.op, e);
     }
-  });
+  }
   return out;
 }
 

@@ -9,7 +9,7 @@ import {
   type AddressSpace, type Expr, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { affIsConstant, affSub } from "../src/poly/index.js";
-import { dependencyClosure, matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
+import { dependencyClosure, insnById, matchInsns, takenNames, type InsnMatch, checkKernel, checkOptions } from "./common.js";
 import { parseTemplate } from "./template.js";
 import { useFilter } from "./subst-use.js";
 import { accessesOrThrow, nameList, storeFootprint } from "./fetch-store.js";
@@ -147,7 +147,7 @@ function readerIds(accesses: readonly { readonly insnId: string }[]): string[] {
 
 /** `base`, or uniqueName's pick from it where an instruction of `k` has that id (no set of ids built where none has). */
 function freshInsnId(k: Kernel, base: string): string {
-  if (!k.instructions.some((i) => i.id === base)) return base;
+  if (insnById(k, base) === undefined) return base;
   const ids = new Set<string>();
   for (const i of k.instructions) ids.add(i.id);
   return uniqueName(base, ids);
@@ -161,7 +161,10 @@ function freshInsnId(k: Kernel, base: string): string {
 function writersBefore(k: Kernel, name: string, readers: readonly string[], who: string): string[] {
   const writers: Instruction[] = [];
   // (An assignment writes its left-hand side's variable: no array of written names per instruction.)
-  for (const i of k.instructions) if (i.kind === "assign" ? assigneeName(i.lhs) === name : insnWrites(i).includes(name)) writers.push(i);
+  for (let x = 0; x < k.instructions.length; x++) {
+    const i = k.instructions[x]!;
+    if (i.kind === "assign" ? assigneeName(i.lhs) === name : insnWrites(i).includes(name)) writers.push(i);
+  }
   // (An array nothing writes, as most fetched arrays: no dependency closure to walk.)
   if (writers.length === 0) return [];
   const self = writers.filter((w) => readers.includes(w.id));

@@ -44,7 +44,9 @@ const isHardware = (t: InameTag | undefined) => t !== undefined && (t.kind === "
  * see the rest unset: refused, naming the temporary, the iname and the tag.
  */
 export function checkPrivateStaysInWorkItem(k: Kernel, inames: readonly string[], who: string): void {
-  const priv = new Set(k.temporaries.filter((t) => t.addressSpace === "private").map((t) => t.name));
+  // (Indexed: V8's filter() over the kernel's frozen arrays is slow, and most kernels have no private temporary.)
+  const priv = new Set<string>();
+  for (let i = 0; i < k.temporaries.length; i++) if (k.temporaries[i]!.addressSpace === "private") priv.add(k.temporaries[i]!.name);
   if (priv.size === 0) return;
   for (const iname of inames) {
     for (const w of k.instructions) {
@@ -66,7 +68,8 @@ export function checkPrivateStaysInWorkItem(k: Kernel, inames: readonly string[]
  */
 export function checkNoValueCarriedAcross(k: Kernel, inames: readonly string[], who: string): void {
   if (inames.length === 0) return;
-  const priv = new Set(k.temporaries.filter((t) => addressSpaceOf(k, t) === "private").map((t) => t.name));
+  const priv = new Set<string>();
+  for (let i = 0; i < k.temporaries.length; i++) if (addressSpaceOf(k, k.temporaries[i]!) === "private") priv.add(k.temporaries[i]!.name);
   if (priv.size === 0) return;
   const xs = new Set(inames);
   const writers = new Map<string, Instruction[]>();

@@ -40,7 +40,9 @@ export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>
   const ids = insnIds === undefined ? undefined : new Set(insnIds);
   const isRule = findSubstitution(k, name) !== undefined && !findArg(k, name) && !findTemporary(k, name);
   const out: Access[] = [];
-  for (const insn of k.instructions) {
+  // (Indexed loops over the kernel's frozen arrays: V8 takes a slow generic path for for-of over them.)
+  for (let x = 0; x < k.instructions.length; x++) {
+    const insn = k.instructions[x]!;
     if (ids && !ids.has(insn.id)) continue;
     if (insn.kind === "block" && !isRule) {
       const { reads, writes } = blockAccesses(insn.body);
@@ -63,10 +65,10 @@ export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>
         throw new FootprintError(`instruction "${insn.id}" reads ${name} through a linear subscript ${name}[[...]]; its footprint over the axes of ${name} is unknown`);
       } else if (isRule && n.kind === "call" && n.fn === name) use(n.args, n.tag);
     };
-    for (const p of insn.predicates) walkExpr(p, visit);
+    for (let i = 0; i < insn.predicates.length; i++) walkExpr(insn.predicates[i]!, visit);
     if (insn.kind === "assign") {
       walkExpr(insn.rhs, visit);
-      if (insn.lhs.kind === "subscript") for (const x of insn.lhs.indices) walkExpr(x, visit);
+      if (insn.lhs.kind === "subscript") for (let i = 0; i < insn.lhs.indices.length; i++) walkExpr(insn.lhs.indices[i]!, visit);
       else if (insn.lhs.kind === "linear") walkExpr(insn.lhs.index, visit);
     }
   }

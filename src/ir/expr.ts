@@ -124,11 +124,13 @@ export function mapExpr(e: Expr, f: (node: Expr) => Expr | undefined): Expr {
   const kids = children(e);
   if (kids.length === 0) return e;
   let changed = false;
-  const mapped = kids.map((k) => {
-    const m = mapExpr(k, f);
-    if (m !== k) changed = true;
-    return m;
-  });
+  // (Indexed: a subscript's indices and a call's arguments are frozen arrays, and V8's map() over those is slow.)
+  const mapped: Expr[] = [];
+  for (let j = 0; j < kids.length; j++) {
+    const m = mapExpr(kids[j]!, f);
+    if (m !== kids[j]) changed = true;
+    mapped.push(m);
+  }
   return changed ? withChildren(e, mapped) : e;
 }
 
@@ -141,8 +143,9 @@ export function walkExpr(e: Expr, visit: (node: Expr) => boolean | void): void {
     case "arith": case "compare": case "logical": walkExpr(e.left, visit); walkExpr(e.right, visit); return;
     case "neg": case "bitnot": case "not": walkExpr(e.operand, visit); return;
     case "if": walkExpr(e.cond, visit); walkExpr(e.then, visit); walkExpr(e.else, visit); return;
-    case "call": for (const a of e.args) walkExpr(a, visit); return;
-    case "subscript": for (const a of e.indices) walkExpr(a, visit); return;
+    // (Indexed: the arrays are frozen, and V8's for-of over frozen arrays allocates per element.)
+    case "call": for (let j = 0; j < e.args.length; j++) walkExpr(e.args[j]!, visit); return;
+    case "subscript": for (let j = 0; j < e.indices.length; j++) walkExpr(e.indices[j]!, visit); return;
     case "linear": walkExpr(e.index, visit); return;
     case "reduce": walkExpr(e.body, visit); return;
     case "cast": walkExpr(e.value, visit); return;

@@ -95,8 +95,15 @@ export function insnExprs(insn: Instruction): Expr[] {
 export function mapInsnExprs(insn: Instruction, f: (e: Expr) => Expr): Instruction {
   // Unchanged instructions are returned as the same objects, as `mapBlockExprs` returns
   // statements: memos kept per instruction (its inames) stay valid across transforms.
-  const mapped = insn.predicates.map(f);
-  const predicates = mapped.every((p, j) => p === insn.predicates[j]) ? insn.predicates : mapped;
+  // (Indexed: V8 takes a slow generic path for map() and every() over frozen arrays.)
+  const mapped: Expr[] = [];
+  let same = true;
+  for (let j = 0; j < insn.predicates.length; j++) {
+    const p = f(insn.predicates[j]!);
+    mapped.push(p);
+    if (p !== insn.predicates[j]) same = false;
+  }
+  const predicates = same ? insn.predicates : mapped;
   switch (insn.kind) {
     case "assign": {
       const lhs = f(insn.lhs);
@@ -261,7 +268,9 @@ export function insnInames(insn: Instruction): readonly string[] {
   if (hit !== undefined) return hit;
   // Most instructions have no reduction: their loops, as they are (no set, and no memo entry per
   // expression, which reductionInames would add: a cost, in kernels of thousands of instructions).
-  if (!insn.predicates.some(hasReduce) && (insn.kind !== "assign" || (!hasReduce(insn.rhs) && !hasReduce(insn.lhs))) && !hasDuplicate(insn.withinInames)) {
+  let reduces = false;
+  for (let i = 0; i < insn.predicates.length && !reduces; i++) reduces = hasReduce(insn.predicates[i]!);
+  if (!reduces && (insn.kind !== "assign" || (!hasReduce(insn.rhs) && !hasReduce(insn.lhs))) && !hasDuplicate(insn.withinInames)) {
     hit = Object.isFrozen(insn.withinInames) ? insn.withinInames : Object.freeze([...insn.withinInames]);
     if (Object.isFrozen(insn)) inamesMemo.set(insn, hit);
     return hit;

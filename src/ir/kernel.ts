@@ -237,9 +237,15 @@ export function allInames(k: Kernel): string[] {
   let names = inamesMemo.get(ds);
   if (names === undefined) {
     const out: string[] = [];
-    for (const d of ds) for (const n of d.dims) out.push(n);
+    for (let i = 0; i < ds.length; i++) {
+      const dims = ds[i]!.dims;
+      for (let j = 0; j < dims.length; j++) out.push(dims[j]!);
+    }
     names = out;
-    if (Object.isFrozen(ds) && ds.every((d) => Object.isFrozen(d) && Object.isFrozen(d.dims))) inamesMemo.set(ds, names);
+    let frozen = Object.isFrozen(ds);
+    // (Indexed: V8 takes a slow generic path for every(), some(), find() and for-of over frozen arrays.)
+    for (let i = 0; frozen && i < ds.length; i++) frozen = Object.isFrozen(ds[i]) && Object.isFrozen(ds[i]!.dims);
+    if (frozen) inamesMemo.set(ds, names);
   }
   return names.slice();
 }
@@ -248,7 +254,9 @@ const inamesMemo = new WeakMap<readonly BasicSet[], readonly string[]>();
 
 /** The index of the domain that defines `iname`, or -1. */
 export function domainIndexOf(k: Kernel, iname: string): number {
-  return k.domains.findIndex((d) => d.dims.includes(iname));
+  const ds = k.domains;
+  for (let i = 0; i < ds.length; i++) if (ds[i]!.dims.includes(iname)) return i;
+  return -1;
 }
 
 export function findArg(k: Kernel, name: string): KernelArg | undefined {
@@ -276,7 +284,10 @@ const byNameMemo = new WeakMap<readonly { readonly name: string }[], ReadonlyMap
 
 /** The first entry of `list` named `name`; a frozen long list is indexed once (first entry per name, as `find`). */
 function byName<T extends { readonly name: string }>(list: readonly T[], name: string): T | undefined {
-  if (list.length <= INDEX_FROM || !Object.isFrozen(list)) return list.find((x) => x.name === name);
+  if (list.length <= INDEX_FROM || !Object.isFrozen(list)) {
+    for (let i = 0; i < list.length; i++) if (list[i]!.name === name) return list[i];
+    return undefined;
+  }
   let index = byNameMemo.get(list);
   if (index === undefined) {
     const m = new Map<string, T>();
@@ -286,7 +297,9 @@ function byName<T extends { readonly name: string }>(list: readonly T[], name: s
   return index.get(name) as T | undefined;
 }
 export function findSubstitution(k: Kernel, name: string): SubstitutionRule | undefined {
-  return k.substitutions.find((s) => s.name === name);
+  const subs = k.substitutions;
+  for (let i = 0; i < subs.length; i++) if (subs[i]!.name === name) return subs[i];
+  return undefined;
 }
 
 /** The axis tags an array really uses: explicit ones, or the default of its order. */
