@@ -5,7 +5,8 @@
  * gists, emptiness tests) is made only when one of them asks. Most contexts are the innermost
  * loops' and guards', which only cheap proofs read: they are never made sets.
  */
-import { extendSet, factorOf, setContentId, type BasicSet } from "../../src/poly/index.js";
+import { extendSet, factorOf, isEmptyWith, isSubset, projectOut, setContentId, type Aff, type BasicSet } from "../../src/poly/index.js";
+import { LoomError } from "../../src/errors.js";
 import { isCanonicalEmpty } from "../../src/poly/normalize.js";
 import { extendFacts, factsOf, type ContextFacts } from "./facts.js";
 import { withRowsSet, type Row } from "./rows.js";
@@ -75,6 +76,40 @@ export class LoopContext {
     const rows: Row[] = [];
     for (const c of wanted) for (const r of sp.rows[c]!) rows.push(r);
     return factorOf(extendSet(sp.p, sp.base.params, dims, rows), names);
+  }
+
+  /**
+   * `isEmptyWith(this.set, a)` (no point of the context has `a >= 0`), without making this set
+   * where `a` is over the made set's names and each level's component admits every value of the
+   * parameters that the made set's parameter part does (its Q projected onto the parameters holds
+   * all of it): a point of the made set then extends to one of the whole, so the two answer alike.
+   */
+  emptyWith(a: Aff): boolean {
+    if (this.made === undefined) {
+      const sp = this.split();
+      if (sp !== undefined && overNames(a, sp.base) && this.covering(sp)) return isEmptyWith(sp.base, a);
+    }
+    return isEmptyWith(this.set, a);
+  }
+
+  private covers: boolean | undefined;
+
+  /** Whether every component's Q projects onto all of the parameter part (remembered per context). */
+  private covering(sp: Split): boolean {
+    if (this.covers === undefined) {
+      let all = true;
+      for (let c = 0; c < sp.q.length && all; c++) {
+        const q = sp.q[c] ?? extendSet(sp.p, sp.base.params, compDims(sp, c), sp.rows[c]!);
+        try {
+          all = isSubset(sp.p, projectOut(q, q.dims));
+        } catch (e) {
+          if (!(e instanceof LoomError)) throw e;
+          all = false;
+        }
+      }
+      this.covers = all;
+    }
+    return this.covers;
   }
 
   private splitMemo: Split | null | undefined;
@@ -272,5 +307,11 @@ function equalitiesOnExistentials(s: BasicSet): boolean {
     for (let k = nv; k < c.coeffs.length; k++) if (c.coeffs[k] !== 0) ex = true;
     if (!ex) return false;
   }
+  return true;
+}
+
+/** Whether every name of `a` is a parameter or dim of `s`. */
+function overNames(a: Aff, s: BasicSet): boolean {
+  for (const n in a.terms) if (a.terms[n] !== 0 && !s.params.includes(n) && !s.dims.includes(n)) return false;
   return true;
 }

@@ -5,7 +5,7 @@
  */
 import { CodegenError, LoomError } from "../../src/errors.js";
 import {
-  aff, affAdd, affIsConstant, affSub, dimBounds, eliminateExact, factorOf, gist, internSet, intersect, isEmpty, isEmptyWith, isSubset,
+  aff, affAdd, affIsConstant, affSub, dimBounds, eliminateExact, factorOf, gist, internSet, intersect, isEmpty, isSubset,
   type Aff, type BasicSet, type Bound,
 } from "../../src/poly/index.js";
 import { add, mul } from "../../src/poly/int.js";
@@ -289,7 +289,8 @@ export class LoopLowering {
     // A cheap proof first (a context row or the intervals imply it), else the exact emptiness test.
     if (inContext({ aff: a, eq: false }, ctx)) return true;
     try {
-      return isEmptyWith(ctx.set, affSub(aff({}, -1), a));
+      // Through the made set around the loops where their components allow (LoopContext.emptyWith).
+      return ctx.emptyWith(affSub(aff({}, -1), a));
     } catch {
       return false;
     }

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LoopContext } from "../../codegen/lower/context.js";
 import { withRowsSet, type Row } from "../../codegen/lower/rows.js";
-import { aff, factorOf, parseSet, setContentId } from "../../src/poly/index.js";
+import { aff, factorOf, isEmptyWith, parseSet, setContentId } from "../../src/poly/index.js";
 
 const PARAMS = ["n", "m"];
 const OUTER = ["i", "j"];
@@ -63,17 +63,22 @@ const caseArb = fc.record({
   names: fc.constantFrom<string[]>(["k"], ["kk"], ["k", "kk"], ["i"], ["j"], [], ["i", "k"], ["x"]),
 });
 
+/** The case's made context and one or two loop levels over it (none made). */
+function levels(c: { mod: number; bare: boolean; outer: Row[]; k: Row[]; kk?: Row[] }): { loop: LoopContext; inner: LoopContext | undefined } {
+  const says = c.mod > 1 ? `n mod ${c.mod} = 0 and n >= ${c.mod}` : c.mod === 0 ? "m = n + 1" : "0 = 0";
+  const base = parseSet(`[n, m] -> {[i, j]: ${says}}`);
+  const params = parseSet(`[n, m] -> {[]: ${says}}`);
+  const top = LoopContext.of(c.bare ? params : withRowsSet(base, OUTER, c.outer));
+  const loop = top.with([...OUTER, "k"], c.k);
+  return { loop, inner: c.kk ? loop.with([...OUTER, "k", "kk"], c.kk) : undefined };
+}
+
 describe("a loop context's factor (issue 21)", () => {
   it("is the factor of the context's set, made or not", () => {
     let direct = 0;
     fc.assert(fc.property(caseArb, (c) => {
-      const says = c.mod > 1 ? `n mod ${c.mod} = 0 and n >= ${c.mod}` : c.mod === 0 ? "m = n + 1" : "0 = 0";
-      const base = parseSet(`[n, m] -> {[i, j]: ${says}}`);
-      const params = parseSet(`[n, m] -> {[]: ${says}}`);
-      const top = LoopContext.of(c.bare ? params : withRowsSet(base, OUTER, c.outer));
       // One level (a loop over k), or two (a loop over kk inside it): neither made before it is asked.
-      const loop = top.with([...OUTER, "k"], c.k);
-      const inner = c.kk ? loop.with([...OUTER, "k", "kk"], c.kk) : undefined;
+      const { loop, inner } = levels(c);
       const got2 = inner?.factorOf(c.names);
       const got1 = loop.factorOf(c.names);
       if (Reflect.get(loop, "made") === undefined) direct++;
@@ -82,5 +87,18 @@ describe("a loop context's factor (issue 21)", () => {
     }), { numRuns: 300 });
     // Most cases take the direct route (the law is about it).
     expect(direct).toBeGreaterThan(60);
+  });
+
+  it("answers emptiness with a row as the context's set does (through the made set where the levels allow)", () => {
+    let direct = 0;
+    fc.assert(fc.property(caseArb, rowOver([...PARAMS, ...OUTER], false), (c, r) => {
+      const { loop, inner } = levels(c);
+      const got2 = inner?.emptyWith(r.aff);
+      const got1 = loop.emptyWith(r.aff);
+      if (Reflect.get(loop, "made") === undefined) direct++;
+      if (inner) expect(got2).toBe(isEmptyWith(inner.set, r.aff));
+      expect(got1).toBe(isEmptyWith(loop.set, r.aff));
+    }), { numRuns: 300 });
+    expect(direct).toBeGreaterThan(15);
   });
 });
