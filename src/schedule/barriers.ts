@@ -14,7 +14,7 @@
  * race between instructions with no dependency is the user's to declare (the interpreter reports it).
  * Which pairs of accesses conflict, and what memory a barrier orders, is barrier-conflicts.ts.
  */
-import { domainIndexOf, type Instruction, type Kernel } from "../ir/index.js";
+import { blockAccesses, domainIndexOf, type Instruction, type Kernel } from "../ir/index.js";
 import { dimBounds, factorOf } from "../poly/index.js";
 import { addByName, canBeSource, DependencyClosure, insnAccesses, type Access, type ByName } from "./barrier-accesses.js";
 import {
@@ -75,22 +75,16 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   const instructions = k.instructions;
   for (let x = 0; x < instructions.length; x++) insns.set(instructions[x]!.id, instructions[x]!);
   const deps = new DependencyClosure(insns);
-  const written = new Set<string>();
+  // A read of a variable nothing writes conflicts with no access: only variables some instruction
+  // writes are tracked (no access made for a fetch's reads of its global input).
+  const tracked = plain ? synced : writtenOf(instructions, synced);
   // Loop bounds read synchronized scalars only where a domain parameter is one (rare): else no
   // instruction's bound reads are looked for.
   let boundsRead = false;
-  for (let e = 0; e < ds.length; e++) for (let x = 0; x < ds[e]!.params.length; x++) if (synced.has(ds[e]!.params[x]!)) boundsRead = true;
-  let unwritten = false;
+  for (let e = 0; e < ds.length; e++) for (let x = 0; x < ds[e]!.params.length; x++) if (tracked.has(ds[e]!.params[x]!)) boundsRead = true;
   for (let x = 0; x < instructions.length; x++) {
     const insn = instructions[x]!;
-    const list = insnAccesses(insn, synced, canBeSource(deps, insn), boundsRead ? k : undefined);
-    for (const a of list) if (a.write) written.add(a.name);
-    accesses.set(insn.id, list);
-  }
-  // A read of a variable nothing writes conflicts with no access: left out, it is never paired.
-  if (!plain) {
-    for (const list of accesses.values()) for (const a of list) if (!a.write && !written.has(a.name)) unwritten = true;
-    if (unwritten) for (const [id, list] of accesses) if (list.some((a) => !a.write && !written.has(a.name))) accesses.set(id, list.filter((a) => a.write || written.has(a.name)));
+    accesses.set(insn.id, insnAccesses(insn, tracked, canBeSource(deps, insn), boundsRead ? k : undefined));
   }
   // Each local iname's range asked once (its hardware axis: both questions below ask it).
   const ranges = new Map<string, ConstRange | undefined>();
@@ -116,6 +110,22 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
   return { nodes: walkBody(ctx, nodes, new Pending(deps, [], plain), new Set()).nodes, needsUniform: ctx.needsUniform };
 }
 
+
+/** The variables of `synced` some instruction writes (the writes `insnAccesses` finds). */
+function writtenOf(instructions: readonly Instruction[], synced: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  for (let x = 0; x < instructions.length; x++) {
+    const insn = instructions[x]!;
+    if (insn.kind === "assign") {
+      const lhs = insn.lhs;
+      const name = lhs.kind === "var" ? lhs.name : lhs.kind === "subscript" || lhs.kind === "linear" ? lhs.array : undefined;
+      if (name !== undefined && synced.has(name)) out.add(name);
+    } else if (insn.kind === "block") {
+      for (const name of blockAccesses(insn.body).writes) if (synced.has(name)) out.add(name);
+    }
+  }
+  return out;
+}
 
 /** Whether a local iname of `localInames` has a range of more than one work-item (or an unknown one). */
 function anyWide(localInames: ReadonlySet<string>, rangeOf: (i: string) => ConstRange | undefined): boolean {

@@ -18,7 +18,7 @@
 import { predicateConditions } from "../analysis/footprint.js";
 import { ScheduleError } from "../errors.js";
 import {
-  assigneeName, atomicUpdateOf, blockAccesses, blockLocals, exprToAff, exprToString, findArg, findTemporary, formatInameTag, freeVariables, insnWrites,
+  addFreeVariables, assigneeName, atomicUpdateOf, blockAccesses, blockLocals, exprToAff, exprToString, findArg, findTemporary, formatInameTag, freeVariables, insnWrites,
   iterationDomain, WRITE_RACE_OK, type BlockStmt, type Expr, type Instruction, type Kernel,
 } from "../ir/index.js";
 import { addConstraints, intersect, isEmpty, type Aff } from "../poly/index.js";
@@ -29,10 +29,22 @@ type Space = "global" | "local" | "private";
 
 /** Where the variable `name` lives, once preprocessing resolved "auto" temporaries; undefined for unknown names. */
 function spaceOf(k: Kernel, name: string): Space | undefined {
-  const t = findTemporary(k, name);
+  const t = k.temporaries.length <= SHORT ? firstNamed(k.temporaries, name) : findTemporary(k, name);
   if (t) return t.addressSpace === "auto" ? undefined : t.addressSpace;
-  const a = findArg(k, name);
+  const a = k.args.length <= SHORT ? firstNamed(k.args, name) : findArg(k, name);
   return a?.kind === "array" ? "global" : undefined;
+}
+
+/** Lists up to this long are scanned by index; longer ones through findArg/findTemporary's index. */
+const SHORT = 8;
+
+/**
+ * The first entry of `list` named `name`, by index, as find() would (find() over a frozen list
+ * takes V8's slow path, a callback call through a builtin per entry).
+ */
+function firstNamed<T extends { readonly name: string }>(list: readonly T[], name: string): T | undefined {
+  for (let x = 0; x < list.length; x++) if (list[x]!.name === name) return list[x];
+  return undefined;
 }
 
 /** The index expressions of a store target: none for a scalar (`x = …`). */
@@ -106,7 +118,8 @@ export function checkWriteRaces(k: Kernel): void {
       if (raceable.length === 0) continue;
       const used = new Set<string>();
       const index = indexExprs(lhs);
-      for (let x = 0; x < index.length; x++) freeVariables(index[x]!, used);
+      // (Walked, not remembered: each store's index is asked once here.)
+      for (let x = 0; x < index.length; x++) addFreeVariables(index[x]!, used);
       if (locals && [...used].some((u) => locals.has(u))) continue;
       let race: string[] = [];
       for (let x = 0; x < raceable.length; x++) if (!used.has(raceable[x]!)) race.push(raceable[x]!);
