@@ -24,7 +24,8 @@ import { existingTemporary } from "./reuse-temporary.js";
 import { applyTags, perInameTags, tagStoreAlone, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
 import { checkPrivateStaysInWorkItem } from "./iname.js";
 import { moveLoopTies, storeDomain } from "./fetch-domain.js";
-import { tileFootprint, tileStoreDomain, tileStoreParams, tileStoreRows, type TileFootprint } from "./fetch-tile.js";
+import { tileFootprint, type TileFootprint } from "./fetch-tile.js";
+import { tileStoreDomain, tileStoreParams, tileStoreRows } from "./fetch-tile-store.js";
 
 export const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
   if (x === undefined) return undefined;
