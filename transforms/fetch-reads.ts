@@ -45,12 +45,17 @@ export function redirectReads(k: Kernel, req: Redirect, box: readonly Pick<BoxAx
   const chosen = (insnId: string, indices: readonly Expr[], tag: string | undefined): boolean =>
     req.select === undefined || req.select(tag === undefined ? { insnId, indices } : { insnId, indices, tag });
   const rewrite = (e: Expr, insn: string): Expr => mapExpr(e, (n) => {
-    if (!isRule && n.kind === "subscript" && n.array === name && chosen(insn, n.indices, n.tag)) return replaceRead(n.indices.map((x) => rewrite(x, insn)), insn);
-    if (isRule && n.kind === "call" && n.fn === name && chosen(insn, n.args, n.tag)) return replaceRead(n.args.map((x) => rewrite(x, insn)), insn);
+    if (!isRule && n.kind === "subscript" && n.array === name && chosen(insn, n.indices, n.tag)) return replaceRead(rewriteEach(n.indices, insn), insn);
+    if (isRule && n.kind === "call" && n.fn === name && chosen(insn, n.args, n.tag)) return replaceRead(rewriteEach(n.args, insn), insn);
     return undefined;
   });
-  const instructions: Instruction[] = [];
   // (Indexed loops over the kernel's frozen arrays: see insnById.)
+  const rewriteEach = (xs: readonly Expr[], insn: string): Expr[] => {
+    const out: Expr[] = [];
+    for (let i = 0; i < xs.length; i++) out.push(rewrite(xs[i]!, insn));
+    return out;
+  };
+  const instructions: Instruction[] = [];
   for (let x = 0; x < k.instructions.length; x++) {
     const insn = k.instructions[x]!;
     if (!readerSet.has(insn.id)) {
@@ -62,7 +67,7 @@ export function redirectReads(k: Kernel, req: Redirect, box: readonly Pick<BoxAx
     const dependsOn = insn.dependsOn.includes(storeId) ? insn.dependsOn : [...insn.dependsOn, storeId];
     if (insn.kind === "assign") {
       const lhs = insn.lhs.kind === "subscript"
-        ? { ...insn.lhs, indices: insn.lhs.indices.map((x) => rewrite(x, insn.id)) }
+        ? { ...insn.lhs, indices: rewriteEach(insn.lhs.indices, insn.id) }
         : insn.lhs.kind === "linear" ? { ...insn.lhs, index: rewrite(insn.lhs.index, insn.id) } : insn.lhs;
       instructions.push({ ...insn, lhs, rhs: rewrite(insn.rhs, insn.id), predicates, dependsOn });
     } else {

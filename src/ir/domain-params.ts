@@ -32,9 +32,14 @@ export function arrayDomainParam<T extends NamedShape>(
   fields: { readonly domains: readonly BasicSet[]; readonly temporaries: readonly T[] },
 ): ArrayDomainParam<T> | undefined {
   if (fields.temporaries.length === 0) return undefined;
-  for (const domain of fields.domains) {
-    for (const param of domain.params) {
-      const temporary = fields.temporaries.find((t) => t.name === param);
+  // (Indexed: the kernel's arrays are frozen, and V8's for-of and find() over frozen arrays are slow.)
+  const temps = fields.temporaries;
+  for (let d = 0; d < fields.domains.length; d++) {
+    const domain = fields.domains[d]!;
+    for (let p = 0; p < domain.params.length; p++) {
+      const param = domain.params[p]!;
+      let temporary: T | undefined;
+      for (let t = 0; t < temps.length && temporary === undefined; t++) if (temps[t]!.name === param) temporary = temps[t];
       if (temporary !== undefined && temporary.shape.length > 0) return { param, temporary, domain };
     }
   }
