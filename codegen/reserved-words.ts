@@ -52,7 +52,8 @@ const OPENCL = [
   fast_distance fast_normalize rsqrt select bitselect any all popcount rotate clz ctz hadd rhadd abs_diff add_sat
   sub_sat upsample degrees radians fract maxmag minmag pown powr rootn sincos sinpi cospi tanpi asinpi acospi atanpi
   atan2pi exp10 printf vec_step shuffle shuffle2 gid lid
-  MAXFLOAT HUGE_VALF INFINITY NAN FLT_EPSILON DBL_EPSILON CHAR_BIT`),
+  MAXFLOAT HUGE_VALF INFINITY NAN FLT_EPSILON DBL_EPSILON CHAR_BIT MAX_WORK_DIM
+  ndrange_t queue_t clk_event_t reserve_id_t kernel_enqueue_flags_t clk_profiling_info kernel_exec`),
   ...vectors(["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half", "bool"], [2, 3, 4, 8, 16]),
 ];
 
@@ -154,10 +155,22 @@ const OKL = words(`occa okl kernel outer inner shared exclusive barrier atomic r
 /** Patterns of reserved names: C's `__x`/`_X`, the printers' helpers, OpenCL's conversions, CUDA's atomics. */
 /** (`loopy_p`, `loopy_v`, `loopy_seen`, `loopy_old`: the compare-and-swap loop's locals, codegen/targets/atomics.ts.) */
 const C_PATTERNS: readonly RegExp[] = [/^__/, /^_[A-Z]/, /^loopy_(min|max|fmod|floor_div|mod|div|abs|pow|shc|trap)_/, /^loom_entry_/, /^loopy_(p|v|seen|old|int_trap|trap)$/];
+/**
+ * OpenCL C's families of names (PoCL's opencl-c.h and opencl-c-base.h): conversions, vector loads,
+ * atomics, native and half functions, OpenCL 2.0's memory orders and scopes, the image, queue and
+ * fence constants (CLK_, CL_), the extension macros (cl_khr_…), the limits of each type and the
+ * float and half math constants (M_PI_F, M_PI_H); test/codegen/reserved-opencl-header.test.ts
+ * checks every name the installed header declares.
+ */
+const OPENCL_PATTERNS: readonly RegExp[] = [
+  /^(as|convert)_/, /^v(load|store)[a-z_]*\d*(_rt[eznp])?$/, /^atomi?c?_/, /^ATOMIC_/, /^native_/, /^half_/, /^memory_(order|scope)/,
+  /^(intel_)?(sub_group|work_group)_/, /^(amd|arm)_/, /^get_[a-z_]*sub_group/, /^(read|write)_image/, /^get_image_/, /^ndrange_[123]D$/,
+  /^CLK?_/, /^cl_/, /^(FLT|DBL|HALF)_[A-Z0-9_]+$/, /^M_[A-Z0-9_]+_[FH]$/, /^(S?CHAR|UCHAR|U?SHRT|U?INT|U?LONG)_(MAX|MIN)$/,
+];
 const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
   c: C_PATTERNS,
   openmp: [...C_PATTERNS, /^omp_/],
-  opencl: [...C_PATTERNS, /^(as|convert)_/, /^v(load|store)[a-z_]*\d*$/, /^atomic?_/, /^native_/, /^half_/],
+  opencl: [...C_PATTERNS, ...OPENCL_PATTERNS],
   cuda: [...C_PATTERNS, /^atomic[A-Z]/, /^make_/, /^__/],
   okl: [...C_PATTERNS, /^_[gl]\d+$/, /^_occa_/],
   js: [],
@@ -167,7 +180,7 @@ const PATTERNS: Readonly<Record<NameDialect, readonly RegExp[]>> = {
   ispc: [...C_PATTERNS, /^atomic_/, /^reduce_/, /^packed_/, /^streaming_/, /^prefetch/],
   hip: [...C_PATTERNS, /^atomic[A-Z]/, /^make_/, /^__/, /^hip[A-Z]/, /^HIP_/],
   // CUCL code is OpenCL and CUDA at once; the linearized ids are GRP_ID_1D_g0, LOC_ID_1D_l0, …
-  cucl: [...C_PATTERNS, /^(as|convert)_/, /^v(load|store)[a-z_]*\d*$/, /^atomic?_/, /^native_/, /^half_/, /^atomic[A-Z]/, /^make_/,
+  cucl: [...C_PATTERNS, ...OPENCL_PATTERNS, /^atomic[A-Z]/, /^make_/,
     /^(GLOB|LOC|GRP)_ID_1D/, /^CUCL_/, /^BARRIER_SYNC/],
   // WGSL: no identifier starts with two underscores or is `_`; the printer's names start with `loom_`.
   wgsl: [/^__/, /^_$/, /^texture_/, /^loom_(fdiv|mod|div|shc|pow|f2u|rt|trap|err|group|local|args|wg|erf|cas)(_|$)/],
