@@ -237,23 +237,28 @@ function fnmatchRegExp(pattern: string): RegExp {
 
 const inamesMemo = new WeakMap<Instruction, readonly string[]>();
 
-/** Whether `e` has a reduction (a plain walk). */
-function hasReduce(e: Expr): boolean {
+/** Whether `e` has a reduction: a plain walk, indexed loops over the (frozen) children (V8's `some()` on a frozen array is a slow path). */
+export function hasReduce(e: Expr): boolean {
   switch (e.kind) {
     case "var": case "const": return false;
     case "reduce": return true;
     case "arith": case "compare": case "logical": return hasReduce(e.left) || hasReduce(e.right);
     case "neg": case "bitnot": case "not": return hasReduce(e.operand);
     case "if": return hasReduce(e.cond) || hasReduce(e.then) || hasReduce(e.else);
-    case "call": return e.args.some(hasReduce);
-    case "subscript": return e.indices.some(hasReduce);
+    case "call":
+      for (let x = 0; x < e.args.length; x++) if (hasReduce(e.args[x]!)) return true;
+      return false;
+    case "subscript":
+      for (let x = 0; x < e.indices.length; x++) if (hasReduce(e.indices[x]!)) return true;
+      return false;
     case "linear": return hasReduce(e.index);
     case "cast": return hasReduce(e.value);
     default: return assertNever(e, "expression");
   }
 }
 
-function hasDuplicate(xs: readonly string[]): boolean {
+/** Whether a name occurs twice in `xs`. */
+export function hasDuplicate(xs: readonly string[]): boolean {
   for (let i = 1; i < xs.length; i++) for (let j = 0; j < i; j++) if (xs[i] === xs[j]) return true;
   return false;
 }

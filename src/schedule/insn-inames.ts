@@ -9,7 +9,7 @@
  * get their names by the same kind of walk (test/schedule/insn-inames.test.ts compares both).
  */
 import { assertNever } from "../errors.js";
-import { insnInames, type Expr, type Instruction } from "../ir/index.js";
+import { hasDuplicate, hasReduce, insnInames, type Expr, type Instruction } from "../ir/index.js";
 
 /**
  * `insnInames(insn)`: the same array where the instruction has no reduction (see the module
@@ -55,27 +55,3 @@ function insnHasReduce(insn: Instruction): boolean {
   return insn.kind === "assign" && (hasReduce(insn.rhs) || hasReduce(insn.lhs));
 }
 
-/** Whether `e` has a reduction: a plain walk, indexed loops over the (frozen) children. */
-function hasReduce(e: Expr): boolean {
-  switch (e.kind) {
-    case "var": case "const": return false;
-    case "reduce": return true;
-    case "arith": case "compare": case "logical": return hasReduce(e.left) || hasReduce(e.right);
-    case "neg": case "bitnot": case "not": return hasReduce(e.operand);
-    case "if": return hasReduce(e.cond) || hasReduce(e.then) || hasReduce(e.else);
-    case "call":
-      for (let x = 0; x < e.args.length; x++) if (hasReduce(e.args[x]!)) return true;
-      return false;
-    case "subscript":
-      for (let x = 0; x < e.indices.length; x++) if (hasReduce(e.indices[x]!)) return true;
-      return false;
-    case "linear": return hasReduce(e.index);
-    case "cast": return hasReduce(e.value);
-    default: return assertNever(e, "expression");
-  }
-}
-
-function hasDuplicate(xs: readonly string[]): boolean {
-  for (let i = 1; i < xs.length; i++) for (let j = 0; j < i; j++) if (xs[i] === xs[j]) return true;
-  return false;
-}
