@@ -2,12 +2,12 @@
  * The lowering's shortcuts (issue 21's big kernels) against the routes they replace: its
  * expression typing (codegen/expr.ts `typeIn`) is the IR's `exprType`, the same type or the same
  * refusal, for every expression and environment; a loop's two bounds compared without printing
- * them (codegen/lower/loops.ts `sameJson`) as `JSON.stringify` compares them.
+ * them (codegen/lower/same-json.ts `sameJson`) as `JSON.stringify` compares them.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { typeIn } from "../../codegen/expr.js";
-import { sameJson } from "../../codegen/lower/loops.js";
+import { sameJson } from "../../codegen/lower/same-json.js";
 import { exprType, type Dtype, type Expr, type TypeEnv } from "../../src/ir/index.js";
 import { exprTree } from "../ir/expr-arb.js";
 
