@@ -99,6 +99,8 @@ describe("a loop context's factor (issue 21)", () => {
       if (inner) expect(got2).toBe(isEmptyWith(inner.set, r.aff));
       expect(got1).toBe(isEmptyWith(loop.set, r.aff));
     }), { numRuns: 300 });
-    expect(direct).toBeGreaterThan(15);
+    // Some cases answer through the made set without making the loop's (9 to 32 of 300 over ten
+    // seeds: a floor of 15 failed one run in three).
+    expect(direct).toBeGreaterThan(2);
   });
 });
