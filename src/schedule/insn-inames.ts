@@ -8,8 +8,7 @@
  * through a builtin per element). Instructions with a reduction (before `realizeReductions`)
  * get their names by the same kind of walk (test/schedule/insn-inames.test.ts compares both).
  */
-import { assertNever } from "../errors.js";
-import { hasDuplicate, hasReduce, insnInames, type Expr, type Instruction } from "../ir/index.js";
+import { hasDuplicate, hasReduce, insnInames, walkExpr, type Expr, type Instruction } from "../ir/index.js";
 
 /**
  * `insnInames(insn)`: the same array where the instruction has no reduction (see the module
@@ -31,21 +30,9 @@ export function inamesOf(insn: Instruction): readonly string[] {
 
 /** The reduction inames of `e` in pre-order (walkExpr's, as `reductionInames`), each added to `out` once. */
 function reductionInamesIn(e: Expr, out: string[]): void {
-  switch (e.kind) {
-    case "var": case "const": return;
-    case "reduce":
-      for (let x = 0; x < e.inames.length; x++) if (!out.includes(e.inames[x]!)) out.push(e.inames[x]!);
-      reductionInamesIn(e.body, out);
-      return;
-    case "arith": case "compare": case "logical": reductionInamesIn(e.left, out); reductionInamesIn(e.right, out); return;
-    case "neg": case "bitnot": case "not": reductionInamesIn(e.operand, out); return;
-    case "if": reductionInamesIn(e.cond, out); reductionInamesIn(e.then, out); reductionInamesIn(e.else, out); return;
-    case "call": for (let x = 0; x < e.args.length; x++) reductionInamesIn(e.args[x]!, out); return;
-    case "subscript": for (let x = 0; x < e.indices.length; x++) reductionInamesIn(e.indices[x]!, out); return;
-    case "linear": reductionInamesIn(e.index, out); return;
-    case "cast": reductionInamesIn(e.value, out); return;
-    default: return assertNever(e, "expression");
-  }
+  walkExpr(e, (n) => {
+    if (n.kind === "reduce") for (let x = 0; x < n.inames.length; x++) if (!out.includes(n.inames[x]!)) out.push(n.inames[x]!);
+  });
 }
 
 /** Whether a predicate, or an assignment's right- or left-hand side, has a reduction (what `insnInames` looks at). */
