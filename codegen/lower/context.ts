@@ -7,6 +7,7 @@
  */
 import { extendSet, factorOf, isEmptyWith, isSubset, projectOut, setContentId, type Aff, type BasicSet } from "../../src/poly/index.js";
 import { LoomError } from "../../src/errors.js";
+import { gcd } from "../../src/poly/int.js";
 import { isCanonicalEmpty } from "../../src/poly/normalize.js";
 import { extendFacts, factsOf, type ContextFacts } from "./facts.js";
 import { withRowsSet, type Row } from "./rows.js";
@@ -269,15 +270,8 @@ function plainBounds(rows: readonly Row[]): boolean {
 /** The constant of inequality `r` divided by the gcd of its coefficients, rounded down (the normal form's tightening). */
 function tightened(r: Row): number {
   let g = 0;
-  for (const n in r.aff.terms) g = gcdOf(g, r.aff.terms[n]!);
+  for (const n in r.aff.terms) g = gcd(g, r.aff.terms[n]!);
   return g > 1 ? Math.floor(r.aff.constant / g) : r.aff.constant;
-}
-
-function gcdOf(x: number, y: number): number {
-  let a = Math.abs(x);
-  let b = Math.abs(y);
-  while (b !== 0) [a, b] = [b, a % b];
-  return a;
 }
 
 /** Whether `a` is a negative multiple of `b` (the same names, coefficients of opposite signs in one ratio). */
