@@ -28,6 +28,15 @@ const WINDOW = 256;
 const POLL_MS = 3000;
 /** How long finished jobs stay in Redis for a restarted coordinator to collect (seconds). */
 const KEEP_S = 7 * 24 * 3600;
+/**
+ * Take a job back from the lists a worker takes jobs from (KEYS: wait, paused, prioritized,
+ * delayed; ARGV[1]: the job id), in one step no worker's move to active can interleave with:
+ * how many lists held it (0: a worker has it, or it finished).
+ */
+const TAKE_BACK = `local n = 0
+for i = 1, 2 do n = n + redis.call("LREM", KEYS[i], 0, ARGV[1]) end
+for i = 3, 4 do n = n + redis.call("ZREM", KEYS[i], ARGV[1]) end
+return n`;
 
 /** What the sweep hands the queue executor. */
 export interface QueueSweep {
@@ -57,6 +66,10 @@ interface Pending {
 
 type BullQueue = import("bullmq").Queue;
 type BullEvents = import("bullmq").QueueEvents;
+/** The queue's Redis connection, as far as taking jobs back needs it. */
+interface Evaluator {
+  eval(script: string, numKeys: number, ...args: string[]): Promise<unknown>;
+}
 
 /** The time-bounded connection: the queue and its event listener, ready. */
 export async function openQueue(cfg: QueueConfig, sweep: QueueSweep, error: (message: string) => Error): Promise<QueueExecutor> {
@@ -72,7 +85,7 @@ export async function openQueue(cfg: QueueConfig, sweep: QueueSweep, error: (mes
     for (const c of clients) c.disconnect();
   };
   await connected(cfg.connection, [queue.waitUntilReady(), events.waitUntilReady(), clients[0]!.ping()], firstError(clients[0]!), disconnect, error, () => last);
-  return new QueueExecutor(queue, events, sweep, disconnect);
+  return new QueueExecutor(queue, events, sweep, disconnect, clients[0]! as unknown as Evaluator);
 }
 
 export class QueueExecutor {
@@ -83,7 +96,10 @@ export class QueueExecutor {
   private readonly kernelJson: unknown;
   private readonly poller: NodeJS.Timeout;
 
-  constructor(private readonly queue: BullQueue, private readonly events: BullEvents, private readonly sweep: QueueSweep, private readonly disconnect: () => Promise<void>) {
+  constructor(
+    private readonly queue: BullQueue, private readonly events: BullEvents, private readonly sweep: QueueSweep,
+    private readonly disconnect: () => Promise<void>, private readonly redis: Evaluator,
+  ) {
     const identity = [sweep.kernelHash, sweep.job, sweep.log !== undefined ? resolve(sweep.log) : randomUUID()];
     this.runId = createHash("sha256").update(JSON.stringify(identity)).digest("hex").slice(0, 16);
     this.kernelJson = kernelToJSON(sweep.ref);
@@ -128,15 +144,19 @@ export class QueueExecutor {
   }
 
   /**
-   * Remove the jobs of this sweep still waiting (best effort: one a worker takes meanwhile runs),
-   * stop listening, disconnect. Finished jobs stay for a restarted sweep to collect.
+   * Remove the jobs of this sweep no worker has taken, stop listening, disconnect. A job is taken
+   * back from the queue's lists in one Redis step before its data is removed: a state read first
+   * and a removal after it would race with a worker that takes and finishes the job in between
+   * (its finished job removed, a restarted sweep would queue and measure it again). Jobs a worker
+   * has, and finished jobs, stay for a restarted sweep to collect.
    */
   async close(): Promise<void> {
     clearInterval(this.poller);
     const ids = [...this.pending.values()].map((q) => q.id);
+    const keys = this.queue.keys;
+    const lists = [keys.wait!, keys.paused!, keys.prioritized!, keys.delayed!];
     await Promise.allSettled(ids.map(async (id) => {
-      const state = await this.queue.getJobState(id);
-      if (state === "waiting" || state === "prioritized" || state === "delayed") await this.queue.remove(id);
+      if (Number(await this.redis.eval(TAKE_BACK, lists.length, ...lists, id)) > 0) await this.queue.remove(id);
     }));
     for (const q of this.pending.values()) q.settle(undefined);
     this.pending.clear();
