@@ -4,11 +4,12 @@
  * of one to three shuffles (`__shfl_up_sync`, `_down_`, `_xor_`, `__shfl_sync`, and the forms without
  * `_sync` and the mask) with random deltas, lane masks and source lanes (constant or per work-item,
  * negative and past the width), on double and int values, under conditions uniform over each
- * sub-group (blockShflScan's `if (w == 0)`, `l < 2*width`; as an `if` or a `?:` around each call)
+ * sub-group (blockShflScan's `if (w == 0)`, `l < 2*width`, `l < width*N` with N known only at run
+ * time; as an `if` or a `?:` around each call)
  * or none: the run equals a serial model of CUDA's definition (PTX `shfl`: the partner lane j is
  * computed within the sub-group of `width` lanes; where j leaves it, for up, down and xor, the
  * work-item gets its own value back), on the interpreter and on OpenMP. Under a condition that may
- * differ between the lanes of one sub-group (`l < k` with k not a multiple of the width, odd lanes,
+ * differ between the lanes of one sub-group (`l < k` or `l < k*N` with k not a multiple of the width, odd lanes,
  * the value itself), in an `if`, a `?:` arm or the right operand of `&&` / `||`, CUDA's result is
  * undefined: an OklError at the call.
  */
@@ -40,19 +41,23 @@ interface Case {
   /** The guard as an `if` around the chain, or as `?:` around each call. */
   readonly ternary: boolean;
 }
-type Guard = "none" | "odd sub-groups" | "first sub-group" | "group 1" | "two sub-groups";
+type Guard = "none" | "odd sub-groups" | "first sub-group" | "group 1" | "two sub-groups" | "run-time multiple" | "run-time multiple, flipped";
 /** Whether the guard holds for work-item i of group b (sub-groups of `width`). */
-function guardHolds(g: Guard, b: number, i: number, width: number): boolean {
+function guardHolds(g: Guard, b: number, i: number, width: number, groups: number): boolean {
   switch (g) {
     case "none": return true;
     case "odd sub-groups": return Math.floor(i / width) % 2 === 1;
     case "first sub-group": return Math.floor(i / width) === 0;
     case "group 1": return b === 1;
     case "two sub-groups": return i < 2 * width;
+    // N is the number of groups: a bound known only at run time, a multiple of the width.
+    case "run-time multiple": return i < width * groups;
+    case "run-time multiple, flipped": return 2 * width * groups - width > i;
   }
 }
 const GUARD_C = (g: Guard, width: number): string =>
-  ({ none: "", "odd sub-groups": `(l / ${width}) % 2 == 1`, "first sub-group": `l / ${width} == 0`, "group 1": "b == 1", "two sub-groups": `l < ${2 * width}` })[g];
+  ({ none: "", "odd sub-groups": `(l / ${width}) % 2 == 1`, "first sub-group": `l / ${width} == 0`, "group 1": "b == 1", "two sub-groups": `l < ${2 * width}`,
+    "run-time multiple": `l < ${width}*N`, "run-time multiple, flipped": `${2 * width}*N - ${width} > l` })[g];
 
 const shuffleArb = (width: number): fc.Arbitrary<Shuffle> => fc.record({
   op: fc.constantFrom<Op>("up", "down", "xor", "idx"),
@@ -73,7 +78,7 @@ const caseArb: fc.Arbitrary<Case> = fc.constantFrom(1, 2, 4, 8, 16, 32).chain((w
   type: fc.constantFrom<"double" | "int">("double", "int"),
   chain: fc.array(shuffleArb(width), { minLength: 1, maxLength: 3 }),
   groups: fc.integer({ min: 0, max: 2 }),
-  guard: fc.constantFrom<Guard>("none", "none", "odd sub-groups", "first sub-group", "group 1", "two sub-groups"),
+  guard: fc.constantFrom<Guard>("none", "none", "odd sub-groups", "first sub-group", "group 1", "two sub-groups", "run-time multiple", "run-time multiple, flipped"),
   ternary: fc.boolean(),
 }).filter((c) => (c.Dx * c.Dy) % width === 0 && c.Dx * c.Dy <= 64));
 
@@ -140,7 +145,7 @@ function serial(c: Case): number[] {
     const v0 = x.slice(b * L, b * L + L);
     // A sub-group the guard leaves out keeps its values; one it lets in shuffles among its own lanes only.
     const shuffled = c.chain.reduce((v, s) => shuffle(v, s, c.width), v0);
-    out.push(...v0.map((own, i) => (guardHolds(c.guard, b, i, c.width) ? shuffled[i]! : own)));
+    out.push(...v0.map((own, i) => (guardHolds(c.guard, b, i, c.width, c.groups) ? shuffled[i]! : own)));
   }
   return out;
 }
@@ -158,20 +163,20 @@ interface Divergent {
   readonly c: Omit<Case, "chain" | "guard" | "ternary">;
   readonly shuffle: Shuffle;
   readonly form: "if" | "?:" | "&&" | "||";
-  /** `l < k` (k not a multiple of the width), odd lanes, or the value shuffled (not provable). */
-  readonly cond: "prefix" | "odd lanes" | "value";
+  /** `l < k` or `l < k*N` (k not a multiple of the width), odd lanes, or the value shuffled (not provable). */
+  readonly cond: "prefix" | "run-time prefix" | "odd lanes" | "value";
   readonly k: number;
 }
 const divergentArb: fc.Arbitrary<Divergent> = caseArb.filter((c) => c.width > 1).chain((c) => fc.record({
   c: fc.constant(c),
   shuffle: fc.constant(c.chain[0]!),
   form: fc.constantFrom<Divergent["form"]>("if", "?:", "&&", "||"),
-  cond: fc.constantFrom<Divergent["cond"]>("prefix", "prefix", "odd lanes", "value"),
+  cond: fc.constantFrom<Divergent["cond"]>("prefix", "prefix", "run-time prefix", "odd lanes", "value"),
   // m*width + r with 0 < r < width: some lanes of sub-group m hold l < k, others not.
   k: fc.tuple(fc.integer({ min: 0, max: (c.Dx * c.Dy) / c.width - 1 }), fc.integer({ min: 1, max: c.width - 1 })).map(([m, r]) => m * c.width + r),
 }));
 function divergentSource(d: Divergent): string {
-  const cond = { prefix: `l < ${d.k}`, "odd lanes": "l % 2 == 1", value: "v0 > 0" }[d.cond];
+  const cond = { prefix: `l < ${d.k}`, "run-time prefix": `l < ${d.k}*N`, "odd lanes": "l % 2 == 1", value: "v0 > 0" }[d.cond];
   const shfl = call(d.shuffle, 0, d.c.width);
   const chain = {
     if: `if (${cond}) r = ${shfl};`,

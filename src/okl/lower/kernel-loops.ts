@@ -49,7 +49,7 @@ export abstract class LoopLowering extends LaunchLowering {
     },
     store: (array, index, value, c2, pos) => this.emit({ kind: "subscript", array, indices: [index] }, value, c2, false, pos),
     laneFacts: (c2) => ({
-      ...this.uniformFacts(c2), within: c2.within, preds: c2.preds, dtypeOf: (n) => this.tempNamed(n)?.dtype,
+      ...this.uniformFacts(c2), within: c2.within, preds: c2.preds, dtypeOf: (n) => this.tempNamed(n)?.dtype ?? this.argNamed(n)?.dtype,
       laneAxis: (i) => (this.tags[i]?.kind === "l" && this.innerExtents.has(i) ? { axis: (this.tags[i] as { axis: number }).axis, extent: this.innerExtents.get(i)! } : undefined),
       sequential: (i) => this.tags[i]?.kind !== "l" && this.tags[i]?.kind !== "g", uniform: (x) => nonUniform(x, this.uniformFacts(c2), c2.within, c2.preds) === undefined,
     }),

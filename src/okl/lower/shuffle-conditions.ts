@@ -13,8 +13,15 @@
  *   - "varying": anything else (memory written, private values per work-item, floats, unsigned
  *     or narrow integers, an integer past 32 bits): not proven.
  *
+ *   - "aligned": an integer constant on each block whose value is known modulo a power of two M
+ *     (`32*n`, `64*n - 32` with n an integer argument: 0 and 32 modulo 64), whatever C's
+ *     wrap-around does to it (M divides 2^32).
+ *
  * The condition passes when it is uniform, or exact and constant on each block (`t / 32 == 0`,
- * `t < 64` for width 32, `w == 0` with w the @inner(1) index over warps of 32 lanes).
+ * `t < 64` for width 32, `w == 0` with w the @inner(1) index over warps of 32 lanes). A lane index
+ * x compared with an aligned value M*u + r holds alike on a block where floor((x - r) / M) is one
+ * number there (`x < M*u + r` is `floor((x - r) / M) < u`): `t < 32*n` passes for width 32, `t < n`
+ * and `t < 16*n` do not.
  *
  *   divergence(parse("t < 4"), facts, 8)    // 'it differs between lanes 3 and 4 of one sub-group'
  *   divergence(parse("t < 16"), facts, 8)   // undefined: uniform over each sub-group
@@ -32,7 +39,7 @@ export interface LaneFacts {
   /** Whether the iname is a loop that is neither a work-item nor a block index (a sequential loop). */
   readonly sequential: (iname: string) => boolean;
   readonly privateScalar: (name: string) => boolean;
-  /** The dtype of a temporary, where known. */
+  /** The dtype of a temporary or a value argument, where known. */
   readonly dtypeOf: (name: string) => string | undefined;
   /** The instructions so far, in program order. */
   readonly insns: readonly Instruction[];
@@ -41,10 +48,28 @@ export interface LaneFacts {
 }
 
 /**
- * A signed integer at each lane (`exact`: C's arithmetic on it is JavaScript's within 32 bits), a
- * value constant on each block of lanes ("uniform"), or one not proven to be ("varying").
+ * A signed integer at each lane (`exact`: C's arithmetic on it is JavaScript's within 32 bits), an
+ * integer constant on each block of lanes known modulo `mod` (a power of two: `rem` in 0 … mod - 1),
+ * a value constant on each block of lanes ("uniform"), or one not proven to be ("varying").
  */
-type Val = { readonly at: readonly number[] } | "uniform" | "varying";
+type Exact = { readonly at: readonly number[] };
+type Aligned = { readonly mod: number; readonly rem: number };
+type Val = Exact | Aligned | "uniform" | "varying";
+const isExact = (v: Val): v is Exact => typeof v === "object" && "at" in v;
+const isAligned = (v: Val): v is Aligned => typeof v === "object" && "mod" in v;
+/** The largest modulus kept (a power of two; a congruence modulo M holds modulo each divisor of M). */
+const MAX_MOD = 2 ** 30;
+function aligned(mod: number, rem: number): Aligned {
+  const m = Math.min(mod, MAX_MOD);
+  return { mod: m, rem: ((rem % m) + m) % m };
+}
+/** The largest power of two dividing the nonzero integer `c` (within 2^30). */
+const twos = (c: number): number => {
+  let p = 1;
+  while (p < MAX_MOD && Number.isInteger(c / (2 * p))) p *= 2;
+  return p;
+};
+
 /** The types whose values are evaluated lane by lane. */
 const EXACT = /^int(32|64)$/;
 
@@ -79,7 +104,43 @@ export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: 
   };
   let why: string | undefined;
   const note = (x: string): "varying" => ((why ??= x), "varying");
-  const blockConstant = (v: Val): boolean => v === "uniform" || (v !== "varying" && v.at.every((x, t) => x === v.at[t - (t % width)]));
+  const blockConstant = (v: Val): boolean => v === "uniform" || isAligned(v) || (isExact(v) && v.at.every((x, t) => x === v.at[t - (t % width)]));
+  /** The one value of an exact operand at every lane, else undefined. */
+  const single = (v: Val): number | undefined => (isExact(v) && v.at.every((x) => x === v.at[0]) ? v.at[0] : undefined);
+  /** An aligned value's sum, difference, product or shift with a constant or another aligned value; undefined for other operands. */
+  const alignedArith = (op: string, a: Val, b: Val): Val | undefined => {
+    const [ca, cb] = [single(a), single(b)];
+    if (isAligned(a) && isAligned(b)) {
+      const mod = Math.min(a.mod, b.mod);
+      return op === "+" ? aligned(mod, a.rem + b.rem) : op === "-" ? aligned(mod, a.rem - b.rem) : undefined;
+    }
+    const [x, k] = isAligned(a) && cb !== undefined ? [a, cb] : isAligned(b) && ca !== undefined && op !== "<<" ? [b, ca] : [undefined, undefined];
+    if (!x || k === undefined) return undefined;
+    switch (op) {
+      case "+": return aligned(x.mod, x.rem + k);
+      case "-": return x === a ? aligned(x.mod, x.rem - k) : aligned(x.mod, k - x.rem);
+      case "*": return k === 0 ? { at: lanes.map(() => 0) } : aligned(x.mod * twos(k), x.rem * k);
+      case "<<": return k >= 0 && k <= 30 ? aligned(x.mod * 2 ** k, x.rem * 2 ** k) : undefined;
+      default: return undefined;
+    }
+  };
+  /**
+   * A lane index compared with an aligned value: uniform where it holds alike on each block, else
+   * why not; undefined for other operands.
+   */
+  const alignedCompare = (op: string, a: Val, b: Val): Val | undefined => {
+    const flip: Record<string, string> = { "<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!=" };
+    const [x, m, o] = isExact(a) && isAligned(b) ? [a, b, op] : isExact(b) && isAligned(a) ? [b, a, flip[op]!] : [undefined, undefined, op];
+    if (!x || !m) return undefined;
+    // x < M*u + r  ⟺  floor((x - r) / M) < u; x <= M*u + r  ⟺  x < M*u + r + 1; > and >= are their negations.
+    const strict = o === "<" || o === ">=";
+    const q = (t: number, r: number) => Math.floor((x.at[t]! - r) / m.mod);
+    const same = (f: (t: number) => number | string): boolean => x.at.every((_, t) => f(t) === f(t - (t % width)));
+    const ok = o === "==" || o === "!="
+      ? same((t) => ((x.at[t]! - m.rem) % m.mod === 0 ? `on ${q(t, m.rem)}` : "off"))
+      : same((t) => q(t, strict ? m.rem : m.rem + 1));
+    return ok ? "uniform" : note(`a work-item index compared with a value known only at run time (Loom proves such a comparison uniform where that value is a multiple of the sub-group's width, as in \`t < ${width}*n\`)`);
+  };
   /** A value that is not evaluated further: uniform where it is constant on each block. */
   const perBlock = (v: Val, what: string): Val => (blockConstant(v) ? "uniform" : note(what));
 
@@ -126,30 +187,40 @@ export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: 
       case "var": {
         const a = around.includes(e.name) ? facts.laneAxis(e.name) : undefined;
         if (a) return coord(a.axis, a.extent) ?? note(`the work-item index "${e.name}" (not one of the call's lanes)`);
-        if (now(e, before) && facts.uniform(e)) return "uniform";
+        if (now(e, before) && facts.uniform(e)) return EXACT.test(facts.dtypeOf(e.name) ?? "") ? aligned(1, 0) : "uniform";
         if (facts.privateScalar(e.name)) return scalar(e.name, before);
         return note(`"${e.name}"`);
       }
-      case "arith": return combine([e.left, e.right], around, before, (x, y) => arith(e.op, x, y));
-      case "compare": return combine([e.left, e.right], around, before, (x, y) => (cmp(e.op, x, y) ? 1 : 0));
+      case "arith": {
+        const [l, r] = [value(e.left, around, before), value(e.right, around, before)];
+        return alignedArith(e.op, l, r) ?? combineVals([l, r], (x, y) => arith(e.op, x, y));
+      }
+      case "compare": {
+        const [l, r] = [value(e.left, around, before), value(e.right, around, before)];
+        return alignedCompare(e.op, l, r) ?? combineVals([l, r], (x, y) => (cmp(e.op, x, y) ? 1 : 0));
+      }
       case "logical": return combine([e.left, e.right], around, before, (x, y) => ((e.op === "and" ? x !== 0 && y !== 0 : x !== 0 || y !== 0) ? 1 : 0));
       case "not": return combine([e.operand], around, before, (x) => (x === 0 ? 1 : 0));
-      case "neg": return combine([e.operand], around, before, (x) => -x);
+      case "neg": {
+        const v = value(e.operand, around, before);
+        return isAligned(v) ? aligned(v.mod, -v.rem) : combineVals([v], (x) => -x);
+      }
       case "bitnot": return combine([e.operand], around, before, (x) => ~x);
       case "if": return combine([e.cond, e.then, e.else], around, before, (x, y, z) => (x !== 0 ? y : z));
       case "cast": {
         const v = value(e.value, around, before);
         if (typeof v === "string" || EXACT.test(e.dtype)) return v;
-        return e.dtype === "bool" ? { at: v.at.map((x) => (x !== 0 ? 1 : 0)) } : perBlock(v, `a cast to ${e.dtype}`);
+        return e.dtype === "bool" && isExact(v) ? { at: v.at.map((x) => (x !== 0 ? 1 : 0)) } : perBlock(v, `a cast to ${e.dtype}`);
       }
       default: return now(e, before) && facts.uniform(e) ? "uniform" : note(`${e.kind === "subscript" || e.kind === "linear" ? `memory ("${e.array}")` : `a ${e.kind}`}`);
     }
   };
   /** `op` at each lane where every operand is exact; else uniform where every operand is per block. */
-  const combine = (xs: readonly Expr[], around: readonly string[], before: number, op: (x: number, y: number, z: number) => number | undefined): Val => {
-    const vs = xs.map((x) => value(x, around, before));
-    if (vs.every((v) => typeof v !== "string")) {
-      const exact = vs as { at: readonly number[] }[];
+  const combine = (xs: readonly Expr[], around: readonly string[], before: number, op: (x: number, y: number, z: number) => number | undefined): Val =>
+    combineVals(xs.map((x) => value(x, around, before)), op);
+  const combineVals = (vs: readonly Val[], op: (x: number, y: number, z: number) => number | undefined): Val => {
+    if (vs.every(isExact)) {
+      const exact = vs as readonly Exact[];
       const at: number[] = [];
       for (const t of lanes) {
         const r = op(exact[0]!.at[t]!, exact[1]?.at[t] ?? 0, exact[2]?.at[t] ?? 0);
@@ -162,7 +233,7 @@ export function divergence(cond: Expr, facts: LaneFacts, width: number, extent: 
     return vs.every(blockConstant) ? "uniform" : vs.includes("varying") ? "varying" : note("a work-item index combined with a value known only at run time (Loom evaluates a condition lane by lane where its other values are compile-time constants)");
   };
   const v = value(cond, facts.within);
-  if (v === "uniform") return undefined;
+  if (v === "uniform" || isAligned(v)) return undefined;
   if (v === "varying") return `Loom cannot prove it uniform over each sub-group: it depends on ${why ?? "values per work-item"}`;
   const t = v.at.findIndex((x, i) => (x !== 0) !== (v.at[i - (i % width)] !== 0));
   if (t < 0) return undefined;
