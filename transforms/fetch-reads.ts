@@ -6,7 +6,7 @@
 import { TransformError } from "../src/errors.js";
 import { exprToAff, type BoxAxis, type UseFilter } from "../src/analysis/index.js";
 import {
-  affToExpr, findArg, findSubstitution, findTemporary, mapExpr, NATURAL_ORDER, sub, v, type Expr, type Instruction, type Kernel,
+  affToExpr, findArg, findSubstitution, findTemporary, hasReduce, mapExpr, NATURAL_ORDER, sub, v, type Expr, type Instruction, type Kernel,
 } from "../src/ir/index.js";
 import { affSub } from "../src/poly/index.js";
 
@@ -28,11 +28,17 @@ export interface Redirect {
  *   redirectReads(k, { who, name: "a", tempName: "a_fetch", readers: ["c"] }, box, [0, 1], "a_fetch_rule")
  *   // c: out[i] = a[i, j]  ->  out[i] = a_fetch[i_inner, j_inner]   (depends on a_fetch_rule)
  */
-export function redirectReads(k: Kernel, req: Redirect, box: readonly Pick<BoxAxis, "baseAff">[], stored: readonly number[], storeId: string): Instruction[] {
+export function redirectReads(
+  k: Kernel, req: Redirect, box: readonly Pick<BoxAxis, "baseAff">[], stored: readonly number[], storeId: string,
+  sameInames?: [Instruction, Instruction][],
+): Instruction[] {
   const { who, name } = req;
   const isIndexVar = (n: string) => !(findArg(k, n)?.kind === "array") && !findTemporary(k, n);
+  // Whether a replaced read held a reduction (in an axis not stored: a stored index is affine).
+  let dropped = false;
   const replaceRead = (args: readonly Expr[], insn: string): Expr => {
     const indices = req.axesOf ? req.axesOf(args) : args;
+    if (sameInames !== undefined && !dropped) for (let i = 0; i < args.length; i++) if (hasReduce(args[i]!)) dropped = true;
     const rel = stored.map((r) => {
       const a = exprToAff(indices[r]!, isIndexVar);
       if (!a) throw new TransformError(`${who}: the subscript ${r} of ${name} in instruction "${insn}" is not affine`);
@@ -62,17 +68,22 @@ export function redirectReads(k: Kernel, req: Redirect, box: readonly Pick<BoxAx
       instructions.push(insn);
       continue;
     }
+    dropped = false;
     const predicates: Expr[] = [];
     for (let i = 0; i < insn.predicates.length; i++) predicates.push(rewrite(insn.predicates[i]!, insn.id));
     const dependsOn = insn.dependsOn.includes(storeId) ? insn.dependsOn : [...insn.dependsOn, storeId];
+    let out: Instruction;
     if (insn.kind === "assign") {
       const lhs = insn.lhs.kind === "subscript"
         ? { ...insn.lhs, indices: rewriteEach(insn.lhs.indices, insn.id) }
         : insn.lhs.kind === "linear" ? { ...insn.lhs, index: rewrite(insn.lhs.index, insn.id) } : insn.lhs;
-      instructions.push({ ...insn, lhs, rhs: rewrite(insn.rhs, insn.id), predicates, dependsOn });
+      out = { ...insn, lhs, rhs: rewrite(insn.rhs, insn.id), predicates, dependsOn };
     } else {
-      instructions.push({ ...insn, predicates, dependsOn });
+      out = { ...insn, predicates, dependsOn };
     }
+    instructions.push(out);
+    // Its loops are the reader's, and so are its reductions unless a replaced read held one.
+    if (sameInames !== undefined && !dropped) sameInames.push([out, insn]);
   }
   return instructions;
 }

@@ -12,7 +12,7 @@ import {
   accessFootprint, exprToAff, findAccesses, FootprintError, instructionInames, type Access, type Footprint, type FootprintOptions, type UseFilter,
 } from "../src/analysis/index.js";
 import {
-  affToExpr, c, findArg, findSubstitution, findTemporary, insnDefaults, insnInames, NATURAL_ORDER, naturalCompare, sub, uniqueName, v, withKernel,
+  affToExpr, c, findArg, findSubstitution, findTemporary, insnDefaults, insnInames, NATURAL_ORDER, naturalCompare, sameInsnInames, sub, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
 import { aff, affAdd, affSub, type Aff, type BasicSet } from "../src/poly/index.js";
@@ -300,7 +300,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     predicates: [...predicates, ...clip],
   });
 
-  const instructions = redirectReads(k, { who, name, tempName: req.tempName, readers, axesOf: req.axesOf, select: req.select }, fp.box, stored, insnId);
+  const sameInames: [Instruction, Instruction][] = [];
+  const instructions = redirectReads(k, { who, name, tempName: req.tempName, readers, axesOf: req.axesOf, select: req.select }, fp.box, stored, insnId, sameInames);
   const readerSet = new Set(readers);
   // The store goes before its first reader.
   const at = instructions.findIndex((i) => readerSet.has(i.id));
@@ -343,6 +344,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   if (alone !== undefined) changes.inameTags = alone.inameTags;
   if (alone?.inameSlabs !== undefined) changes.inameSlabs = alone.inameSlabs;
   let out = withKernel(k, changes);
+  // The readers' inames, known: those of the readers they were made from (the next fetch asks them).
+  for (let i = 0; i < sameInames.length; i++) sameInsnInames(sameInames[i]![0], sameInames[i]![1]);
   // (Only a private temporary can be refused there: the tags' new inames are listed where there is one.)
   if (alone !== undefined) {
     let priv = false;

@@ -28,8 +28,24 @@ export type UseFilter = (use: Pick<Access, "insnId" | "indices" | "tag">) => boo
 
 /** Every iname an instruction uses: its loops and reduction inames. */
 export function instructionInames(insn: Instruction): string[] {
-  return [...insnInames(insn)].sort(naturalCompare);
+  return [...sortedInsnInames(insn)];
 }
+
+/**
+ * instructionInames as one frozen array per insnInames answer (a frozen array, shared by the
+ * instructions a fetch rewrites without changing their inames: src/ir's sameInsnInames).
+ */
+function sortedInsnInames(insn: Instruction): readonly string[] {
+  const names = insnInames(insn);
+  let sorted = sortedInames.get(names);
+  if (sorted === undefined) {
+    sorted = Object.freeze([...names].sort(naturalCompare));
+    if (Object.isFrozen(names)) sortedInames.set(names, sorted);
+  }
+  return sorted;
+}
+
+const sortedInames = new WeakMap<readonly string[], readonly string[]>();
 
 /**
  * The reads of `name` (subscripts `name[...]`, or calls `name(...)` when `name` is a substitution
@@ -51,9 +67,9 @@ export function findAccesses(k: Kernel, name: string, insnIds?: Iterable<string>
       }
     }
     // The instruction's inames, sorted once it is found to read `name` (most instructions do not).
-    let inamesOf: string[] | undefined;
+    let inamesOf: readonly string[] | undefined;
     const use = (indices: readonly Expr[], tag: string | undefined): void => {
-      const inames = (inamesOf ??= instructionInames(insn));
+      const inames = (inamesOf ??= sortedInsnInames(insn));
       const acc: Access = tag === undefined ? { insnId: insn.id, indices, inames } : { insnId: insn.id, indices, inames, tag };
       if (!select || select(acc)) out.push(acc);
     };

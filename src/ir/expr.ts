@@ -258,7 +258,7 @@ export function reductionInames(e: Expr, out: Set<string> = new Set()): Set<stri
   if (names === undefined) {
     const found: string[] = [];
     walkExpr(e, (n) => {
-      if (n.kind === "reduce") for (const i of n.inames) found.push(i);
+      if (n.kind === "reduce") for (let i = 0; i < n.inames.length; i++) found.push(n.inames[i]!);
     });
     names = found.length === 0 ? NO_NAMES : found;
     if (Object.isFrozen(e)) reductionMemo.set(e, names);
