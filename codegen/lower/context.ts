@@ -88,7 +88,17 @@ export class LoopContext {
   emptyWith(a: Aff): boolean {
     if (this.made === undefined) {
       const sp = this.split();
-      if (sp !== undefined && overNames(a, sp.base) && this.covering(sp)) return isEmptyWith(sp.base, a);
+      if (sp !== undefined) {
+        if (overNames(a, sp.base)) {
+          if (this.covering(sp)) return isEmptyWith(sp.base, a);
+        } else if (sp.p === sp.base) {
+          // The made set is its parameter part (the assumptions under the hardware ranges): `a`
+          // over the parameters and some components' dims asks those components' Q alone, the
+          // others extending each of its points where they cover the parameter part.
+          const q = componentsOver(sp, a);
+          if (q !== undefined && this.covering(sp)) return isEmptyWith(q, a);
+        }
+      }
     }
     return isEmptyWith(this.set, a);
   }
@@ -302,6 +312,27 @@ function equalitiesOnExistentials(s: BasicSet): boolean {
     if (!ex) return false;
   }
   return true;
+}
+
+/**
+ * The set of the components whose dims `a` names, over the parameter part (`Q`, or the union of
+ * several as `levelFactor` makes it); undefined where `a` names something else than those dims
+ * and the parameters.
+ */
+function componentsOver(sp: Split, a: Aff): BasicSet | undefined {
+  const wanted = new Set<number>();
+  for (const n in a.terms) {
+    if (a.terms[n] === 0) continue;
+    const j = sp.fresh.indexOf(n);
+    if (j >= 0) wanted.add(sp.comp[j]!);
+    else if (!sp.base.params.includes(n)) return undefined;
+  }
+  if (wanted.size === 0) return undefined;
+  if (wanted.size === 1) for (const c of wanted) return sp.q[c] ?? extendSet(sp.p, sp.base.params, compDims(sp, c), sp.rows[c]!);
+  const dims = sp.fresh.filter((_, j) => wanted.has(sp.comp[j]!));
+  const rows: Row[] = [];
+  for (const c of wanted) for (const r of sp.rows[c]!) rows.push(r);
+  return extendSet(sp.p, sp.base.params, dims, rows);
 }
 
 /** Whether every name of `a` is a parameter or dim of `s`. */

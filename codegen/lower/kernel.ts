@@ -8,7 +8,7 @@ import {
   exprToString, findArg, INDEX_DTYPE, addFreeVariables, insnExprs, insnWrites, axisStrides, effectiveDimTags,
   type Instruction, type Kernel,
 } from "../../src/ir/index.js";
-import { aff, extendSet, type Aff, type BasicSet } from "../../src/poly/index.js";
+import { aff, type Aff, type BasicSet } from "../../src/poly/index.js";
 import { axisRows, type DeviceKernel, type HwAxis, type ScheduleNode } from "../../src/schedule/index.js";
 import { evar, ibin, ilit, type Ex, type Stmt } from "../ast.js";
 import { sizeEx } from "../expr.js";
@@ -19,7 +19,7 @@ import { addressSpaceOf, temporaryOf, type KernelHost, type LoweredArg, type Low
 import { LoopLowering } from "./loops.js";
 import { hasBarrierLoop } from "./uniform-loops.js";
 import { absorbPredicates } from "./predicates.js";
-import { rowVars, type Row } from "./rows.js";
+import type { Row } from "./rows.js";
 import { InstructionLowering } from "./statements.js";
 
 /** `a.localeCompare(b)` without building a collator per call (ICU makes that the slow part). */
@@ -107,10 +107,11 @@ export class DeviceKernelLowering implements KernelHost {
       this.subst.set(h, evar(h));
       known.push(h);
     }
-    // The hardware ranges in one step, in the space the intersections one axis at a time build.
-    const dims = [...new Set([...k.assumptions.dims, ...known])];
-    const params = [...new Set([...k.assumptions.params, ...rowVars(ranges)])].filter((n) => !dims.includes(n));
-    const ctx = LoopContext.of(known.length > 0 ? extendSet(k.assumptions, params, dims, ranges) : k.assumptions);
+    // The hardware ranges as a level over the assumptions (issue 21): its set, the assumptions
+    // extended in one step (new whenever a tile size is), is made only where an exact question
+    // needs it; the cheap proofs read the assumptions' facts with the ranges' rows, and loop
+    // contexts factor through the ranges' components (LoopContext.factorOf).
+    const ctx = LoopContext.of(k.assumptions).with(known, ranges);
     for (const t of k.temporaries) this.declareTemporary(t.name);
     const body = this.guards.withHoistedGuards(dk.body, known, ctx, (c) => this.nodes(dk.body, known, c));
     const groupSize = [0, 1, 2].slice(0, Math.max(dk.groupAxes.length, 0)).map((_, n) => {

@@ -103,4 +103,22 @@ describe("a loop context's factor (issue 21)", () => {
     // seeds: a floor of 15 failed one run in three).
     expect(direct).toBeGreaterThan(2);
   });
+
+  it("answers emptiness with a row over the loops' own dims from their components where the made set is the parameters' alone", () => {
+    let direct = 0;
+    const bareCase = caseArb.map((c) => ({ ...c, bare: true }));
+    fc.assert(fc.property(bareCase, fc.constantFrom<string[]>(["k"], ["kk"], ["k", "kk"], ["k", "i"]), fc.integer({ min: -2, max: 2 }), rowOver(PARAMS, false), (c, over, a, r) => {
+      const { loop, inner } = levels(c);
+      const terms: Record<string, number> = { ...r.aff.terms };
+      for (const d of over) terms[d] = a === 0 ? 1 : a;
+      const row = aff(terms, r.aff.constant);
+      const got2 = inner?.emptyWith(row);
+      const got1 = over.includes("kk") ? undefined : loop.emptyWith(row);
+      if (Reflect.get(inner ?? loop, "made") === undefined) direct++;
+      if (inner) expect(got2).toBe(isEmptyWith(inner.set, row));
+      if (got1 !== undefined) expect(got1).toBe(isEmptyWith(loop.set, row));
+    }), { numRuns: 300 });
+    // Most cases answer from the components without making the loop's set.
+    expect(direct).toBeGreaterThan(60);
+  });
 });
