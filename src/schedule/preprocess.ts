@@ -61,7 +61,10 @@ function checkHardwareExtents(k: Kernel): void {
   // a temporary as a parameter, no size can depend on one, and no axis need be made here.
   let bounded = false;
   // (Indexed loops: the kernel's arrays are frozen, and a for-of over one allocates per element.)
-  for (let x = 0; x < k.domains.length; x++) for (const p of k.domains[x]!.params) if (temporaries.has(p)) bounded = true;
+  for (let x = 0; x < k.domains.length; x++) {
+    const ps = k.domains[x]!.params;
+    for (let y = 0; y < ps.length; y++) if (temporaries.has(ps[y]!)) bounded = true;
+  }
   if (!bounded) return;
   for (const iname of allInames(k)) {
     const tag = k.inameTags[iname];

@@ -105,7 +105,7 @@ class Realizer {
         throw new ScheduleError(`instruction "${insn.id}": reduction over iname "${i}" tagged ${formatInameTag(t)} needs a global barrier; reduce over a local or sequential iname, or split the reduction (splitReductionOutward)`);
       }
       if (t?.kind === "l") local.push(i);
-      if (within.includes(i)) throw new ScheduleError(`instruction "${insn.id}": reduction iname "${i}" is already a loop around the instruction`);
+      if (has(within, i)) throw new ScheduleError(`instruction "${insn.id}": reduction iname "${i}" is already a loop around the instruction`);
     }
     if (local.length === 0) return this.sequential(r, within, insn);
     // Nest: one local reduction per l iname, the sequential inames innermost (the ops commute).
@@ -148,7 +148,7 @@ class Realizer {
 
   /** `acc = neutral` outside the loops over `r.inames`, `acc = acc op body` inside. */
   private sequential(r: Reduce, within: readonly string[], insn: Assignment): { expr: Expr; dep: string } {
-    const inner = [...within, ...r.inames];
+    const inner = concat(within, r.inames);
     const suffix = r.inames.join("_");
     const dtype = this.dtypeOf(r.body);
     const acc = this.temporary(`acc_${suffix}`, dtype, [], "private");
@@ -163,10 +163,10 @@ class Realizer {
     // order where loop priorities do not order them: a prefetch into a scalar inside the
     // reduction asks for `j_inner` outside `j_outer_inner`.
     const reductionLoops: string[] = [];
-    for (let x = 0; x < inner.length; x++) if (!insn.withinInames.includes(inner[x]!)) reductionLoops.push(inner[x]!);
+    for (let x = 0; x < inner.length; x++) if (!has(insn.withinInames, inner[x]!)) reductionLoops.push(inner[x]!);
     const loops = byPriority(reductionLoops, this.k.loopPriority);
     const update = this.emit(insn, this.id(`${insn.id}_${suffix}_update`), v(acc), combine(r.op, v(acc), body.expr), inner,
-      [init, ...insn.dependsOn, ...body.deps], [], loops);
+      concat(concat([init], insn.dependsOn), body.deps), [], loops);
     return { expr: v(acc), dep: update };
   }
 
@@ -247,7 +247,8 @@ export function realizeReductions(k: Kernel): Kernel {
   while (first < insns.length && !(insns[first]!.kind === "assign" && hasReduction((insns[first] as Assignment).rhs))) first++;
   if (first === insns.length) return k;
   const r = new Realizer(k);
-  const instructions: Instruction[] = insns.slice(0, first);
+  const instructions: Instruction[] = [];
+  for (let x = 0; x < first; x++) instructions.push(insns[x]!);
   for (let x = first; x < insns.length; x++) {
     const insn = insns[x]!;
     if (insn.kind === "assign" && (x === first || hasReduction(insn.rhs))) {
@@ -257,7 +258,7 @@ export function realizeReductions(k: Kernel): Kernel {
   // The domain list and tags stay the same objects where a reduction adds none (sequential ones):
   // what later passes remember per domain list (hardware axes, constant ranges) is found again.
   return withKernel(k, Object.assign(
-    { instructions, temporaries: [...k.temporaries, ...r.temporaries] },
+    { instructions, temporaries: concat(k.temporaries, r.temporaries) },
     r.domains.length > 0 ? { domains: [...k.domains, ...r.domains], inameTags: { ...k.inameTags, ...r.tags } } : {},
   ));
 }
@@ -278,6 +279,20 @@ function uniq(xs: readonly string[], ys: readonly string[] = []): string[] {
   for (let x = 0; x < xs.length; x++) if (!out.includes(xs[x]!)) out.push(xs[x]!);
   for (let y = 0; y < ys.length; y++) if (!out.includes(ys[y]!)) out.push(ys[y]!);
   return out;
+}
+
+/** `xs` then `ys` in a new array, by index (a spread of a frozen array takes V8's slow path). */
+function concat<T>(xs: readonly T[], ys: readonly T[]): T[] {
+  const out: T[] = [];
+  for (let x = 0; x < xs.length; x++) out.push(xs[x]!);
+  for (let y = 0; y < ys.length; y++) out.push(ys[y]!);
+  return out;
+}
+
+/** Whether `xs` holds `name`, by index (includes() over a frozen array takes V8's slow path). */
+function has(xs: readonly string[], name: string): boolean {
+  for (let x = 0; x < xs.length; x++) if (xs[x] === name) return true;
+  return false;
 }
 
 /** A copy of `xs`, by index. */
