@@ -60,12 +60,18 @@ export function placeStore(k: Kernel, req: PlacementRequest): Placement {
   const { who, name, insnId } = req;
   const loop = (n: string) => !isHardwareIname(k, n) && !isIlp(k, n);
   const swept = new Set(req.sweep);
-  const outer = [...req.outer];
+  // (Arrays built by push and indexed loops, not map() or filter(): see fetch-store.ts's `stored`.)
+  const outer: string[] = [];
+  for (let i = 0; i < req.outer.length; i++) outer.push(req.outer[i]!);
   const readers: Instruction[] = [];
-  for (let i = 0; i < req.readers.length; i++) readers.push(insnById(k, req.readers[i]!)!);
   // Each reader's right-hand side reductions, asked once.
-  const redsOf = readers.map(rhsReductions);
-  for (const insn of readers) {
+  const redsOf: Set<string>[] = [];
+  for (let i = 0; i < req.readers.length; i++) {
+    readers.push(insnById(k, req.readers[i]!)!);
+    redsOf.push(rhsReductions(readers[i]!));
+  }
+  for (let r = 0; r < readers.length; r++) {
+    const insn = readers[r]!;
     // (Reductions outside the right-hand side are rare: asked only where a predicate or an index could hold one.)
     if (insn.predicates.length === 0 && (insn.kind !== "assign" || insn.lhs.kind === "var")) continue;
     const predReds = new Set<string>();
@@ -85,8 +91,13 @@ export function placeStore(k: Kernel, req: PlacementRequest): Placement {
     for (let r = 0; r < readers.length; r++) {
       const insn = readers[r]!;
       const reds = redsOf[r]!;
-      const inRed = outer.some((o) => reds.has(o) && loop(o));
-      const inLoop = outer.some((o) => insn.withinInames.includes(o) && loop(o));
+      let inRed = false;
+      let inLoop = false;
+      for (let i = 0; i < outer.length; i++) {
+        const o = outer[i]!;
+        if (reds.has(o) && loop(o)) inRed = true;
+        if (insn.withinInames.includes(o) && loop(o)) inLoop = true;
+      }
       if (!inRed && !inLoop) continue;
       const within = insn.withinInames;
       for (let i = 0; i < within.length; i++) if (!swept.has(within[i]!) && loop(within[i]!)) add.add(within[i]!);
@@ -101,9 +112,18 @@ export function placeStore(k: Kernel, req: PlacementRequest): Placement {
   for (let r = 0; r < readers.length; r++) {
     const insn = readers[r]!;
     const reds = redsOf[r]!;
-    const seqOuter = outer.filter((o) => loop(o) && (reds.has(o) || insn.withinInames.includes(o)));
+    const seqOuter: string[] = [];
+    for (let i = 0; i < outer.length; i++) {
+      const o = outer[i]!;
+      if (loop(o) && (reds.has(o) || insn.withinInames.includes(o))) seqOuter.push(o);
+    }
     if (seqOuter.length === 0) continue;
-    const others = [...insn.withinInames, ...reds].filter((x) => loop(x) && !outer.includes(x));
+    const others: string[] = [];
+    for (let i = 0; i < insn.withinInames.length; i++) {
+      const x = insn.withinInames[i]!;
+      if (loop(x) && !outer.includes(x)) others.push(x);
+    }
+    for (const x of reds) if (loop(x) && !outer.includes(x)) others.push(x);
     for (const o of seqOuter) {
       for (const x of others) {
         if (reds.has(o) && !reds.has(x)) {

@@ -39,11 +39,14 @@ export function redirectReads(
   const replaceRead = (args: readonly Expr[], insn: string): Expr => {
     const indices = req.axesOf ? req.axesOf(args) : args;
     if (sameInames !== undefined && !dropped) for (let i = 0; i < args.length; i++) if (hasReduce(args[i]!)) dropped = true;
-    const rel = stored.map((r) => {
+    // (Built by push, not map(): see fetch-store.ts's `stored`.)
+    const rel: Expr[] = [];
+    for (let j = 0; j < stored.length; j++) {
+      const r = stored[j]!;
       const a = exprToAff(indices[r]!, isIndexVar);
       if (!a) throw new TransformError(`${who}: the subscript ${r} of ${name} in instruction "${insn}" is not affine`);
-      return affToExpr(affSub(a, box[r]!.baseAff), NATURAL_ORDER);
-    });
+      rel.push(affToExpr(affSub(a, box[r]!.baseAff), NATURAL_ORDER));
+    }
     return rel.length > 0 ? sub(req.tempName, ...rel) : v(req.tempName);
   };
   const readerSet = new Set(req.readers);

@@ -223,7 +223,11 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
         `sweep fewer inames, or split them so that the swept range has a constant size`);
     }
   }
-  const stored = extents.map((e, r) => (e !== 1 ? r : -1)).filter((r) => r >= 0);
+  // (Arrays built by push, here and below, not by map() or filter(): an optimized caller's inlined
+  // map() makes arrays of another elements kind than the builtin's, and the functions handed them
+  // then deoptimize on a map they never saw, again and again, for thousands of variants.)
+  const stored: number[] = [];
+  for (let r = 0; r < extents.length; r++) if (extents[r] !== 1) stored.push(r);
   // `0 <= n <= extent - 1` for the new iname `n` of footprint axis `r`.
   const dimBoundsOf = (n: string, r: number): { aff: Aff; eq: boolean }[] => [
     { aff: aff({ [n]: 1 }), eq: false },
@@ -232,7 +236,11 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
 
   // Names.
   const taken = req.taken ?? takenNames(k);
-  const shape = stored.map((r) => (parametric[r] ? affToExpr(fp.box[r]!.extentAff, NATURAL_ORDER) : c(extents[r]!)));
+  const shape: Expr[] = [];
+  for (let j = 0; j < stored.length; j++) {
+    const r = stored[j]!;
+    shape.push(parametric[r] ? affToExpr(fp.box[r]!.extentAff, NATURAL_ORDER) : c(extents[r]!));
+  }
   // An existing temporary is reused when asked by name and it fits (loopy's precompute does so).
   const reused = req.reuseTemporary === true && findTemporary(k, req.tempName)
     ? existingTemporary(k, req.tempName, { shape, dtype: req.dtype, value: req.valueAt(fp.box.map((b) => affToExpr(b.baseAff, NATURAL_ORDER))), space, readers }, who)
@@ -254,11 +262,12 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     }
     dimNames = [...req.dimNames];
   } else {
-    dimNames = stored.map((_, j) => {
+    dimNames = [];
+    for (let j = 0; j < stored.length; j++) {
       const n = uniqueName(`${req.dimBase}_${j}`, taken);
       taken.add(n);
-      return n;
-    });
+      dimNames.push(n);
+    }
   }
   const insnId = req.insnId;
   for (let i = 0; i < insns.length; i++) if (insns[i]!.id === insnId) throw new TransformError(`${who}: instruction id "${insnId}" is already used`);
@@ -293,7 +302,7 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     dependsOn: reused?.after === undefined && (req.after === undefined || req.after.length === 0) ? [] : [...new Set([...(reused?.after ?? []), ...(req.after ?? [])])],
     // The store reads what its readers read from those writers: it keeps their nosync with them.
     noSyncWith: noSyncOf(k, readers, req.after ?? []),
-    lhs: dimNames.length > 0 ? sub(req.tempName, ...dimNames.map((n) => v(n))) : v(req.tempName),
+    lhs: dimNames.length > 0 ? sub(req.tempName, ...dimVars(dimNames)) : v(req.tempName),
     rhs: req.valueAt(srcIdx),
     atomicity: "none" as const,
     withinInames: [...new Set([...outer, ...dimNames])].sort(naturalCompare),
@@ -318,7 +327,8 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
       tags = tags.map((t, j) => (Object.hasOwn(req.axisTags!, keys[j]!) ? req.axisTags![keys[j]!] ?? null : t));
     }
   }
-  const tagExtents = stored.map((r) => extents[r]!);
+  const tagExtents: number[] = [];
+  for (let j = 0; j < stored.length; j++) tagExtents.push(extents[stored[j]!]!);
   // The new inames tagged on the store alone, before the kernel is built (fetch-tags.ts), where that holds.
   // The store's domain has points, known by construction (no emptiness test for its local tags):
   // accessFootprint keeps only pieces with points, and every point x of a piece lies in the box
@@ -330,7 +340,9 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
   // holds them). Moving rows to predicates and projecting strays out only add points.
   // (`taken` is not read after this: the store domain's parameters join it in place, not in a copy.)
   for (let i = 0; i < dom.params.length; i++) taken.add(dom.params[i]!);
-  const alone = tags === undefined || tags.every((t) => t === null) ? undefined
+  let untagged = true;
+  for (let j = 0; tags !== undefined && j < tags.length; j++) if (tags[j] !== null) untagged = false;
+  const alone = untagged || tags === undefined ? undefined
     : tagStoreAlone(k, dom, store, dimNames, tagExtents, tags, req.order, who, taken, true);
   if (alone !== undefined) instructions[instructions.indexOf(store)] = alone.store;
   // The space of an "auto" temporary, decided now that the store's tags are known (resolveSpace).
@@ -366,6 +378,13 @@ export function storeFootprint(k: Kernel, req: StoreRequest): Kernel {
     for (let i = 0; i < alone.dom.dims.length; i++) taken.add(alone.dom.dims[i]!);
     rememberTakenNames(out, taken);
   }
+  return out;
+}
+
+/** The variables `names` (a store's left-hand side indices), built by push (see `stored`). */
+function dimVars(names: readonly string[]): Expr[] {
+  const out: Expr[] = [];
+  for (let j = 0; j < names.length; j++) out.push(v(names[j]!));
   return out;
 }
 

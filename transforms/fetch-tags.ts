@@ -93,10 +93,14 @@ function sizeOf(k: Kernel, iname: string): number | undefined {
 
 /** The tag of each new iname that `spec` gives (null: none). */
 export function perInameTags(spec: FetchTagSpec, inames: readonly string[], who: string): (string | null)[] {
-  if (spec === null) return inames.map(() => null);
+  // (Built by push, not map(): see fetch-store.ts's `stored`.)
+  if (spec === null || typeof spec === "string") {
+    const out: (string | null)[] = [];
+    for (let j = 0; j < inames.length; j++) out.push(spec);
+    return out;
+  }
   let perIname: (string | null)[];
-  if (typeof spec === "string") perIname = inames.map(() => spec);
-  else if (Array.isArray(spec)) {
+  if (Array.isArray(spec)) {
     if (spec.length !== inames.length) throw new TransformError(`${who}: defaultTag lists ${spec.length} tags for ${inames.length} inames (${inames.join(", ")})`);
     perIname = [...spec];
   } else if (typeof spec === "object") {
@@ -235,10 +239,20 @@ export function tagStoreAlone(
   k: Kernel, dom: BasicSet, store: Instruction, inames: readonly string[], extents: readonly number[],
   perIname: readonly (string | null)[], order: "C" | "F", who: string, taken: ReadonlySet<string>, hasPoints = false,
 ): TaggedStore | undefined {
-  if (!storeAlone.on || k.substitutions.length > 0 || !perIname.every((t) => t === null || t === "l.auto" || /^[lg]\.\d$/.test(t))) return undefined;
-  if (inames.length === 0 || perIname.every((t) => t === null)) return { dom, store, inameTags: k.inameTags, inameSlabs: undefined };
+  if (!storeAlone.on || k.substitutions.length > 0) return undefined;
+  // (Indexed loops, not every(): see fetch-store.ts's `stored`.)
+  let none = true;
+  let auto = false;
+  for (let j = 0; j < perIname.length; j++) {
+    const t = perIname[j]!;
+    if (t === null) continue;
+    if (t !== "l.auto" && !/^[lg]\.\d$/.test(t)) return undefined;
+    none = false;
+    if (t === "l.auto") auto = true;
+  }
+  if (inames.length === 0 || none) return { dom, store, inameTags: k.inameTags, inameSlabs: undefined };
   // The work-group's sizes are read only for l.auto (tagPlan's automatic axes).
-  const sizes = perIname.includes("l.auto") ? localSizes(k, new Set(inames)) : new Map<number, number>();
+  const sizes = auto ? localSizes(k, new Set(inames)) : new Map<number, number>();
   const plan = tagPlan(k.inameTags, store.withinInames, inames, extents, perIname, order, sizes);
   // The kernel's names, copied at the first split that picks new ones (most fetches split nothing).
   let names: Set<string> | undefined;
@@ -275,7 +289,10 @@ export function tagStoreAlone(
     } else {
       const w = widenDomain(d, step.iname, step.size, who);
       d = w.dom;
-      s = { ...s, predicates: [...s.predicates, ...w.predicates] };
+      const predicates: Expr[] = [];
+      for (let j = 0; j < s.predicates.length; j++) predicates.push(s.predicates[j]!);
+      for (let j = 0; j < w.predicates.length; j++) predicates.push(w.predicates[j]!);
+      s = { ...s, predicates };
     }
   }
   // tagInames checks the new local tags in the order of the kernel's tags, after the splits' own.
@@ -372,7 +389,10 @@ function computeWiden(d: BasicSet, iname: string, size: number, who: string): { 
       throw e;
     }
   };
-  return Object.freeze({ dom, predicates: Object.freeze(moved.filter((row) => !implied(row)).map((row) => constraintExpr(row.aff, row.eq))) });
+  // (Built by push, not filter() and map(): see fetch-store.ts's `stored`.)
+  const predicates: Expr[] = [];
+  for (let x = 0; x < moved.length; x++) if (!implied(moved[x]!)) predicates.push(constraintExpr(moved[x]!.aff, moved[x]!.eq));
+  return Object.freeze({ dom, predicates: Object.freeze(predicates) });
 }
 
 /** The tag strings a tag spec names. */

@@ -14,12 +14,17 @@ import type { TileFootprint } from "./fetch-tile.js";
 export function tileStoreRows(
   tile: TileFootprint, dimNames: readonly string[], stored: readonly number[], boundsOf: (j: number) => { aff: Aff; eq: boolean }[],
 ): { aff: Aff; eq: boolean }[] {
-  const rows = dimNames.flatMap((_, j) => boundsOf(j));
-  dimNames.forEach((n, j) => {
+  // (Built by push, not flatMap(): see fetch-store.ts's `stored`.)
+  const rows: { aff: Aff; eq: boolean }[] = [];
+  for (let j = 0; j < dimNames.length; j++) {
+    const b = boundsOf(j);
+    for (let x = 0; x < b.length; x++) rows.push(b[x]!);
+  }
+  for (let j = 0; j < dimNames.length; j++) {
     const r = stored[j]!;
     const face = tile.faces[r];
-    if (face !== undefined) rows.push({ aff: affSub(affSub(face, tile.box[r]!.baseAff), aff({ [n]: 1 })), eq: false });
-  });
+    if (face !== undefined) rows.push({ aff: affSub(affSub(face, tile.box[r]!.baseAff), aff({ [dimNames[j]!]: 1 })), eq: false });
+  }
   return rows;
 }
 

@@ -74,7 +74,14 @@ export interface TileRequest {
  */
 export function tileFootprint(k: Kernel, req: TileRequest, kernelInames: ReadonlySet<string>): TileFootprint | undefined {
   if (!tileRoute.on) return undefined;
-  const accesses = req.accesses === undefined ? findAccesses(k, req.name, req.insnIds) : req.accesses.filter((a) => req.insnIds.includes(a.insnId));
+  let accesses: readonly Access[];
+  if (req.accesses === undefined) accesses = findAccesses(k, req.name, req.insnIds);
+  else {
+    // (Kept by a loop, not filter(): see fetch-store.ts's `stored`.)
+    const kept: Access[] = [];
+    for (let x = 0; x < req.accesses.length; x++) if (req.insnIds.includes(req.accesses[x]!.insnId)) kept.push(req.accesses[x]!);
+    accesses = kept;
+  }
   if (accesses.length !== 1) return undefined;
   const acc = accesses[0]!;
   // Affine predicates narrow the points where the read runs: the general route knows how.
@@ -177,15 +184,16 @@ function rowsKey(
 ): string | undefined {
   if (chain.length !== 1 || k.domains[chain[0]!] !== D) return undefined;
   const np = D.params.length;
-  const cols = [...D.params, ...D.dims];
-  const sCol = sweepOf.map((x) => cols.indexOf(x));
+  const cols = columnsOf(D);
+  const sCol = columnsAt(cols, sweepOf);
   // Each column's name as the key writes it (an iname marked), once per key rather than per row.
-  const labels = cols.map((c) => (kernelInames.has(c) ? `${c}!:` : `${c}:`));
+  const labels: string[] = [];
+  for (let j = 0; j < cols.length; j++) labels.push(kernelInames.has(cols[j]!) ? `${cols[j]!}!:` : `${cols[j]!}:`);
   let key = `${D.params.join(",")}|${D.dims.join(",")}|${sweepOf.join(",")}|`;
   for (let x = 0; x < D.constraints.length; x++) {
     const con = D.constraints[x]!;
     let over = false;
-    for (const c of sCol) if (c >= np && con.coeffs[c] !== 0) over = true;
+    for (let j = 0; j < sCol.length; j++) if (sCol[j]! >= np && con.coeffs[sCol[j]!] !== 0) over = true;
     if (!over) continue;
     let row = con.eq ? "=" : ">";
     for (let j = 0; j < cols.length; j++) if (con.coeffs[j] !== 0) row += `${labels[j]}${con.coeffs[j]},`;
@@ -236,11 +244,15 @@ function fromRows(
   shape: readonly Expr[] | undefined, kernelInames: ReadonlySet<string>,
 ): TileFootprint | undefined {
   const np = D.params.length;
-  const cols = [...D.params, ...D.dims];
-  const sCol = sweepOf.map((s) => cols.indexOf(s));
-  if (sCol.some((c) => c < np)) return undefined;
-  const lowers: Aff[][] = sweepOf.map(() => []);
-  const uppers: Aff[][] = sweepOf.map(() => []);
+  const cols = columnsOf(D);
+  const sCol = columnsAt(cols, sweepOf);
+  const lowers: Aff[][] = [];
+  const uppers: Aff[][] = [];
+  for (let x = 0; x < sCol.length; x++) {
+    if (sCol[x]! < np) return undefined;
+    lowers.push([]);
+    uppers.push([]);
+  }
   for (let x0 = 0; x0 < D.constraints.length; x0++) {
     const con = D.constraints[x0]!;
     let r = -1;
@@ -278,10 +290,30 @@ function fromRows(
   // domain it was split from, whose content a sweep's variants share).
   if (chain.length === 1 ? isEmptyDomainUnder(k.domains[chain[0]!]!, k.assumptions) : isEmpty(k.assumptions.constraints.length > 0 ? intersect(D, k.assumptions) : D)) return undefined;
   const dependsOn = new Set<string>();
-  for (const b of box) for (const f of [...b.lowers, ...b.uppers]) for (const n in f.terms) if (kernelInames.has(n)) dependsOn.add(n);
+  for (let r = 0; r < box.length; r++) {
+    const fs = box[r]!.lowers;
+    for (let x = 0; x < fs.length; x++) for (const n in fs[x]!.terms) if (kernelInames.has(n)) dependsOn.add(n);
+    const us = box[r]!.uppers;
+    for (let x = 0; x < us.length; x++) for (const n in us[x]!.terms) if (kernelInames.has(n)) dependsOn.add(n);
+  }
   const params = [...D.params];
   for (const a of affs) for (const n in a.terms) if (!D.dims.includes(n) && !params.includes(n)) params.push(n);
   return Object.freeze({ dependsOn: Object.freeze([...dependsOn].sort(naturalCompare)), box: Object.freeze(box), params: Object.freeze(params), domDims: D.dims, faces: Object.freeze(faces) });
+}
+
+/** A set's columns: its parameters, then its dims (built by push: see fetch-store.ts's `stored`). */
+function columnsOf(D: BasicSet): string[] {
+  const cols: string[] = [];
+  for (let j = 0; j < D.params.length; j++) cols.push(D.params[j]!);
+  for (let j = 0; j < D.dims.length; j++) cols.push(D.dims[j]!);
+  return cols;
+}
+
+/** The column of each name (-1: none). */
+function columnsAt(cols: readonly string[], names: readonly string[]): number[] {
+  const out: number[] = [];
+  for (let j = 0; j < names.length; j++) out.push(cols.indexOf(names[j]!));
+  return out;
 }
 
 function usesIname(a: Aff, kernelInames: ReadonlySet<string>): boolean {
@@ -329,7 +361,8 @@ function boxAxisOf(g: Aff, lowers: readonly Aff[], uppers: readonly Aff[]): BoxA
  */
 function otherFaces(k: Kernel, box: readonly BoxAxis[], kernelInames: ReadonlySet<string>): (Aff | undefined)[] | undefined {
   const out: (Aff | undefined)[] = [];
-  for (const b of box) {
+  for (let r = 0; r < box.length; r++) {
+    const b = box[r]!;
     const top = affSub(affAdd(b.baseAff, aff({}, b.extent as number)), aff({}, 1));
     if (b.lowers.length + b.uppers.length <= 2) {
       out.push(undefined);

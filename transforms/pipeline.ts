@@ -57,7 +57,14 @@ function toJsonValue(x: unknown, path: string, who: string): Json {
   if (typeof x === "function") throw bad(`a function${x.name ? ` (${x.name})` : ""}`);
   if (typeof x === "undefined") throw bad("undefined");
   if (typeof x !== "object") throw bad(`a ${typeof x}`);
-  if (Array.isArray(x)) return Object.freeze(x.map((y, i) => toJsonValue(y, `${path}[${i}]`, who)));
+  if (Array.isArray(x)) {
+    // (Built by push, not map(): an optimized caller's inlined map() makes arrays of another
+    // elements kind than the builtin's, and the functions handed them then deoptimize, again and
+    // again over a sweep's first thousands of variants.)
+    const out: Json[] = [];
+    for (let i = 0; i < x.length; i++) out.push(toJsonValue(x[i], `${path}[${i}]`, who));
+    return Object.freeze(out);
+  }
   const proto = Object.getPrototypeOf(x);
   if (proto !== Object.prototype && proto !== null) throw bad(`an instance of ${(x as object).constructor?.name ?? "a class"}`);
   const out: Record<string, Json> = {};
@@ -72,7 +79,8 @@ function toJsonValue(x: unknown, path: string, who: string): Json {
 function argsToJson(op: OpName, args: readonly unknown[], who: string): Json[] {
   let end = args.length;
   while (end > 0 && args[end - 1] === undefined) end--;
-  const out = args.slice(0, end).map((a, i) => (a === undefined ? null : toJsonValue(a, `argument ${i + 1}`, who)));
+  const out: Json[] = [];
+  for (let i = 0; i < end; i++) out.push(args[i] === undefined ? null : toJsonValue(args[i], `argument ${i + 1}`, who));
   checkArgs(op, out, who);
   return out;
 }
@@ -113,7 +121,10 @@ function applySteps(k: Kernel, steps: readonly StepData[]): Kernel {
 }
 
 function makeStep(steps: readonly StepData[]): Step {
-  const frozen = Object.freeze(steps.map((s) => Object.freeze({ op: s.op, args: Object.freeze([...s.args]) })));
+  // (Built by push, not map(): see toJsonValue.)
+  const list: StepData[] = [];
+  for (let i = 0; i < steps.length; i++) list.push(Object.freeze({ op: steps[i]!.op, args: Object.freeze([...steps[i]!.args]) }));
+  const frozen = Object.freeze(list);
   const f = (k: Kernel): Kernel => applySteps(k, frozen);
   Object.defineProperty(f, "steps", { value: frozen, enumerable: true });
   Object.defineProperty(f, "name", { value: frozen.length === 1 ? frozen[0]!.op : "pipeline" });

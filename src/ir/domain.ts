@@ -46,7 +46,10 @@ function ownersOf(domains: readonly BasicSet[]): ReadonlyMap<string, number> {
 export function iterationDomain(k: Kernel, inames: readonly string[], chain: readonly number[] = domainChain(k, inames)): BasicSet {
   return chainMemoized(k, chain, `|${[...new Set(inames)].sort().join(",")}`, (chain) => {
     const set = chainSet(k, chain);
-    const drop = set.dims.filter((name) => !inames.includes(name));
+    // (Built by push, not filter(): an optimized caller's inlined filter() makes arrays of another
+    // elements kind than the builtin's, and the functions handed them then deoptimize.)
+    const drop: string[] = [];
+    for (let i = 0; i < set.dims.length; i++) if (!inames.includes(set.dims[i]!)) drop.push(set.dims[i]!);
     return drop.length > 0 ? projectByFactors(set, drop) : set;
   });
 }
@@ -61,7 +64,8 @@ export function iterationDomain(k: Kernel, inames: readonly string[], chain: rea
  * never-seen variant projects only what is new in it.
  */
 function projectByFactors(set: BasicSet, drop: readonly string[]): BasicSet {
-  const keep = set.dims.filter((d) => !drop.includes(d));
+  const keep: string[] = [];
+  for (let i = 0; i < set.dims.length; i++) if (!drop.includes(set.dims[i]!)) keep.push(set.dims[i]!);
   const mine = factorOf(set, keep);
   if (mine === set || keep.length === 0) return projectOut(set, drop);
   // The other factors one at a time: each one's projection (what it says of the parameters) is
@@ -76,7 +80,8 @@ function projectByFactors(set: BasicSet, drop: readonly string[]): BasicSet {
     const p = projectOut(f, f.dims);
     said = said === undefined || setContentId(said) === setContentId(p) ? p : intersect(said, p);
   }
-  const dropMine = drop.filter((d) => mine.dims.includes(d));
+  const dropMine: string[] = [];
+  for (let i = 0; i < drop.length; i++) if (mine.dims.includes(drop[i]!)) dropMine.push(drop[i]!);
   const kept = dropMine.length > 0 ? projectOut(mine, dropMine) : mine;
   return said === undefined ? kept : intersect(kept, said);
 }
