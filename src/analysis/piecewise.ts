@@ -29,6 +29,36 @@ export interface QaContext {
   readonly fresh: string[];
   /** The prefix of fresh names; must not clash with any name of the kernel. */
   readonly prefix: string;
+  /**
+   * The range of a value read from memory or a scalar the kernel computes (a read of an index
+   * array whose contents are known), else undefined: such a value becomes a fresh variable between
+   * `min` and `max`, one per `key` (equal keys: the same value).
+   */
+  readonly range?: (e: Expr) => QaRange | undefined;
+}
+
+/** A value known only to lie in `min … max`; reads of equal `key` are one value. */
+export interface QaRange {
+  readonly min: number;
+  readonly max: number;
+  readonly key: string;
+}
+
+/** The fresh variable of each ranged value, per context. */
+const rangedNames = new WeakMap<QaContext, Map<string, string>>();
+
+/** The piece of a ranged value: its fresh variable, between its ends. */
+function rangedPiece(r: QaRange, ctx: QaContext): QaPiece[] {
+  let names = rangedNames.get(ctx);
+  if (!names) rangedNames.set(ctx, (names = new Map()));
+  let q = names.get(r.key);
+  if (q === undefined) {
+    q = `${ctx.prefix}${ctx.fresh.length}`;
+    ctx.fresh.push(q);
+    names.set(r.key, q);
+  }
+  const v = aff({ [q]: 1 });
+  return [{ value: v, conds: [{ aff: affSub(v, aff({}, r.min)), eq: false }, { aff: affSub(aff({}, r.max), v), eq: false }] }];
 }
 
 /** Thrown (internally) when an expression is not piecewise quasi-affine. */
@@ -122,6 +152,13 @@ function pieces(e: Expr, ctx: QaContext): QaPiece[] {
       if (v !== undefined && !Number.isInteger(v)) throw new NotQuasiAffine();
       if (v !== undefined) return constPiece(v);
       if (ctx.isIndexVar(e.name)) return [{ value: aff({ [e.name]: 1 }), conds: [] }];
+      const r = ctx.range?.(e);
+      if (r) return rangedPiece(r, ctx);
+      throw new NotQuasiAffine();
+    }
+    case "subscript": case "linear": {
+      const r = ctx.range?.(e);
+      if (r) return rangedPiece(r, ctx);
       throw new NotQuasiAffine();
     }
     case "neg":

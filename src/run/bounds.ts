@@ -4,18 +4,20 @@
  * proof is exact on integer sets: for each subscript axis, the points of the instruction's domain
  * (cut by its affine predicates) where the index is < 0 or >= the extent must be empty.
  *
- * A subscript that is not affine in the inames and parameters (`a[idx[i]]`) cannot be proved;
- * such a kernel is refused unless the caller turns the check off.
+ * A subscript that is not affine in the inames and parameters (`a[idx[i]]`) is proved with what
+ * this run's index arrays hold (bounds-data.ts: `idx` read-only, its values between its least and
+ * largest element); what that cannot prove is refused unless the caller turns the check off.
  */
-import { ExecutionError } from "../errors.js";
+import { ExecutionError, LoomError } from "../errors.js";
 import {
   allInames, exprToString, guardedSubscripts, insnWrites, iterationDomain, walkExpr,
   type Dtype, type Expr, type Instruction, type Kernel, blockExprs, dtypeBits, dtypeKind, isIntegral, isWideInt,
 } from "../ir/index.js";
 import { instructionInames } from "../analysis/index.js";
 import { evalSizeExpr } from "./args.js";
-import { conditionDnf, quasiAffinePieces, type QaCondition, type QaContext } from "../analysis/piecewise.js";
-import { aff, affSub, extendSet, fixValues, isEmpty, isEmptyWith, type Aff, type BasicSet } from "../poly/index.js";
+import { conditionDnf, quasiAffinePieces, type QaCondition, type QaContext, type QaPiece } from "../analysis/piecewise.js";
+import { addConstraints, aff, affSub, dimBounds, extendSet, fixValues, isEmpty, isEmptyWith, type Aff, type BasicSet } from "../poly/index.js";
+import { DataRanges, type ArrayData } from "./bounds-data.js";
 
 /** One subscripted access found in an instruction. */
 interface FoundAccess {
@@ -55,6 +57,8 @@ export interface ArrayExtents {
   readonly extents: readonly number[] | undefined;
   /** Elements the storage holds (bounds a linear subscript). */
   readonly size: number;
+  /** An argument's storage for this run: the contents of index arrays bound what the kernel reads from them. */
+  readonly data?: ArrayData;
 }
 
 const checked = new WeakMap<Kernel, Set<string>>();
@@ -75,6 +79,9 @@ export function checkBounds(
   for (const [n, x] of values) params[n] = Number(x);
   Object.assign(params, derivedScalars(k, params));
   const inames = new Set(allInames(k));
+  const contents = new Map<string, ArrayData>();
+  for (const [n, a] of arrays) if (a.data) contents.set(n, a.data);
+  const data = new DataRanges(k, contents, params);
   for (const insn of k.instructions) {
     if (insn.kind === "block") {
       // Its indices depend on the statements before them (locals, loops): only scalars are safe.
@@ -90,39 +97,65 @@ export function checkBounds(
     }
     const accesses = accessesOf(insn).filter((a) => arrays.has(a.array));
     if (accesses.length === 0) continue;
-    for (const acc of accesses) checkAccess(k, insn, acc, arrays.get(acc.array)!, params, inames);
+    for (const acc of accesses) {
+      try {
+        checkAccess(k, insn, acc, arrays.get(acc.array)!, params, inames, data);
+      } catch (e) {
+        // The exact arithmetic of the proof past 2^53 (huge strides, divisors and values read from memory together).
+        if (!(e instanceof LoomError) || e instanceof ExecutionError || !e.message.startsWith("integer overflow")) throw e;
+        throw new ExecutionError(`instruction "${insn.id}" ${acc.write ? "writes" : "reads"} ${acc.array}: Loom cannot prove the access stays inside ${acc.array} before running native code, ` +
+          "as its proof needs integers past 2^53; run it on the interp or js backend, or pass { checkBounds: false } to run unchecked");
+      }
+    }
   }
+  // A proof through the arrays' contents holds for these contents only: not remembered.
+  if (data.used) return;
   if (!seen) checked.set(k, (seen = new Set()));
   seen.add(key);
 }
 
 function checkAccess(
   k: Kernel, insn: Instruction, acc: FoundAccess, arr: ArrayExtents,
-  params: Readonly<Record<string, number>>, inames: ReadonlySet<string>,
+  params: Readonly<Record<string, number>>, inames: ReadonlySet<string>, data: DataRanges,
 ): void {
   const what = `instruction "${insn.id}" ${acc.write ? "writes" : "reads"} ${acc.array}`;
   const idx = acc.indices ?? [acc.linear!];
   // Storage of no elements (an argument passed as null) holds no index, whatever its shape says.
   const extents = acc.indices ? (arr.size === 0 ? arr.extents?.map(() => 0) : arr.extents) : [arr.size];
   if (!extents || extents.length !== idx.length) {
-    if (!extents && idx.length === 1) return checkAccess(k, insn, { ...acc, indices: undefined, linear: idx[0]! }, arr, params, inames);
+    if (!extents && idx.length === 1) return checkAccess(k, insn, { ...acc, indices: undefined, linear: idx[0]! }, arr, params, inames, data);
     throw new ExecutionError(`${what} with ${idx.length} subscript(s), but the array's shape ${extents ? `has ${extents.length} axes` : "is unknown"}; declare its shape so that native code can be checked`);
   }
-  const ctx: QaContext = { isIndexVar: (n) => inames.has(n), values: params, fresh: [], prefix: "loom_bq_" };
-  const axes = idx.map((e) => {
+  const ctx: QaContext = { isIndexVar: (n) => inames.has(n), values: params, fresh: [], prefix: "loom_bq_", range: (e) => data.rangeAt(e, insn) };
+  const notAffine = (e: Expr, why: string) => new ExecutionError(`${what} at ${exprToString(e)}, which ${why}, so Loom cannot prove it stays inside ${acc.array} before running native code; ` +
+    "run it on the interp or js backend, or pass { checkBounds: false } to run unchecked");
+  const maybe = idx.map((e) => {
     const ps = quasiAffinePieces(e, ctx);
-    if (!ps) {
-      throw new ExecutionError(`${what} at ${exprToString(e)}, which is not affine in the inames and parameters, so Loom cannot prove it stays inside ${acc.array} before running native code; ` +
-        "run it on the interp or js backend, or pass { checkBounds: false } to run unchecked");
-    }
-    return ps;
+    if (ps) return ps;
+    // An instruction that never runs for these values reads nothing.
+    if (!neverRuns(k, insn, params, data)) throw notAffine(e, "is not affine in the inames and parameters (nor in values read from index arrays this run passes)");
+    return undefined;
   });
+  if (maybe.some((ps) => ps === undefined)) return;
+  const axes = maybe as QaPiece[][];
   // The instruction runs where all its predicates hold; one that cannot be expressed is left out
   // (the proof then covers more points than run, which is safe).
-  let guard: QaCondition[][] = [[]];
   const unusedPredicates: Expr[] = [];
-  for (const p of [...insn.predicates, ...acc.guards]) {
-    const d = conditionDnf(p, ctx);
+  const guards = [...insn.predicates, ...acc.guards];
+  const guardDnf = guards.map((p) => conditionDnf(p, ctx));
+  const used = new Set(instructionInames(insn));
+  for (const n of insn.innerInames ?? []) used.add(n);
+  const noteNames = (a: Aff) => {
+    for (const n of Object.keys(a.terms)) if (inames.has(n)) used.add(n);
+  };
+  for (const ps of axes) for (const p of ps) [p.value, ...p.conds.map((c) => c.aff)].forEach(noteNames);
+  for (const d of guardDnf) for (const g of d ?? []) for (const c of g) noteNames(c.aff);
+  const { dom, free } = runDomain(iterationDomain(k, [...used]), params, data, insn);
+  if (isEmpty(dom)) return;
+  if (ctx.fresh.length > 0) int32Safe(insn, idx, guards, guardDnf, dom, data, notAffine);
+  let guard: QaCondition[][] = [[]];
+  for (const [at, p] of guards.entries()) {
+    const d = guardDnf[at];
     if (!d) {
       unusedPredicates.push(p);
       continue;
@@ -132,25 +165,6 @@ function checkAccess(
     if (next.length > 256) unusedPredicates.push(p);
     else guard = next;
   }
-  const used = new Set(instructionInames(insn));
-  for (const n of insn.innerInames ?? []) used.add(n);
-  const noteNames = (a: Aff) => {
-    for (const n of Object.keys(a.terms)) if (inames.has(n)) used.add(n);
-  };
-  for (const ps of axes) for (const p of ps) [p.value, ...p.conds.map((c) => c.aff)].forEach(noteNames);
-  for (const g of guard) for (const c of g) noteNames(c.aff);
-  let dom: BasicSet = iterationDomain(k, [...used]);
-  const fix: Record<string, number> = {};
-  // A parameter the kernel computes (a loop bound read from memory: `r < cnt[b]`) stays free: the
-  // proof then covers every value it could take, which is safe, and says so where it fails.
-  const free: string[] = [];
-  for (const p of dom.params) {
-    const v = params[p];
-    if (v === undefined) free.push(p);
-    else fix[p] = v;
-  }
-  dom = fixValues(dom, fix);
-  if (isEmpty(dom)) return;
   const dims = [...dom.dims, ...ctx.fresh];
   axes.forEach((ps, axis) => {
     const n = extents[axis]!;
@@ -167,7 +181,7 @@ function checkAccess(
           const at = acc.indices ? `axis ${axis} (${exprToString(idx[axis]!)})` : `linear index ${exprToString(idx[axis]!)}`;
           throw new ExecutionError(`${what} outside its bounds for ${Object.entries(params).map(([q, v]) => `${q}=${v}`).join(", ") || "these arguments"}: ` +
             (n === 0 ? `${acc.array} has no elements (an array passed as null has none), and the access is not guarded by a test that it was passed; native code was not run`
-              : `${at} can be ${below ? `>= ${n}` : "< 0"}, but it must lie in 0…${n - 1}; native code was not run`) +
+              : `${at} can be ${below ? `>= ${n}` : "< 0"}${data.describe()}, but it must lie in 0…${n - 1}; native code was not run`) +
             (unusedPredicates.length > 0
               ? ` (the predicate ${unusedPredicates.map(exprToString).join(", ")} is not affine enough to be used in the proof, so the access may be safe: pass { checkBounds: false } if you know it is)`
               : ""));
@@ -212,4 +226,67 @@ function fitsDtype(v: number, d: Dtype): boolean {
     case "uint": return v >= 0 && v < 2 ** bits;
     default: return v >= -(2 ** (bits - 1)) && v < 2 ** (bits - 1);
   }
+}
+
+/** Whether `insn`'s domain is empty for this run's values (loop bounds read from index arrays bounded by what they hold). */
+function neverRuns(k: Kernel, insn: Instruction, params: Readonly<Record<string, number>>, data: DataRanges): boolean {
+  return isEmpty(runDomain(iterationDomain(k, instructionInames(insn)), params, data, insn).dom);
+}
+
+/**
+ * `dom` with this run's values fixed. A parameter the kernel computes (a loop bound read from
+ * memory: `r < cnt[b]`) lies between the least and largest value its index array holds this run;
+ * one that is not so known stays free (the proof then covers every value it could take, which is
+ * safe, and says so where it fails).
+ */
+function runDomain(dom: BasicSet, params: Readonly<Record<string, number>>, data: DataRanges, insn: Instruction): { dom: BasicSet; free: string[] } {
+  const fix: Record<string, number> = {};
+  const free: string[] = [];
+  const ranged: { aff: Aff; eq: boolean }[] = [];
+  for (const p of dom.params) {
+    const v = params[p];
+    const r = v === undefined ? data.rangeAt({ kind: "var", name: p }, insn) : undefined;
+    if (v !== undefined) fix[p] = v;
+    else if (r) ranged.push({ aff: aff({ [p]: 1 }, -r.min), eq: false }, { aff: aff({ [p]: -1 }, r.max), eq: false });
+    else free.push(p);
+  }
+  const fixed = fixValues(dom, fix);
+  return { dom: ranged.length > 0 ? addConstraints(fixed, ranged) : fixed, free };
+}
+
+/**
+ * Values read from index arrays enter the proof as exact integers; C computes with them in int32
+ * (or wider), so an index or a compared value built from them must stay inside int32 for the
+ * proof to speak of C's values: an index that may leave it is refused, a condition that may is
+ * left out of the proof (which then covers more points than run).
+ */
+function int32Safe(
+  insn: Instruction, idx: readonly Expr[], guards: readonly Expr[], guardDnf: (QaCondition[][] | undefined)[],
+  dom: BasicSet, data: DataRanges, notAffine: (e: Expr, why: string) => Error,
+): void {
+  const box = new Map<string, { min: number; max: number } | undefined>();
+  const bounds = (name: string) => {
+    if (!dom.dims.includes(name)) return undefined;
+    if (!box.has(name)) box.set(name, constantBounds(dom, name));
+    return box.get(name);
+  };
+  const fits = (e: Expr) => !data.reads(e, insn) || data.intervalOf(e, insn, bounds) !== undefined;
+  const comparisonsFit = (e: Expr) => {
+    let ok = true;
+    walkExpr(e, (n) => void (n.kind === "compare" && (ok &&= fits(n.left) && fits(n.right))));
+    return ok;
+  };
+  for (const e of idx) if (!fits(e) || !comparisonsFit(e)) throw notAffine(e, "computes with values read from index arrays that could leave int32 here");
+  guards.forEach((g, at) => {
+    if (guardDnf[at] && !comparisonsFit(g)) guardDnf[at] = undefined;
+  });
+}
+
+/** The least and largest value of `dim` over `s` where both are constants, else undefined. */
+function constantBounds(s: BasicSet, dim: string): { min: number; max: number } | undefined {
+  const b = dimBounds(s, dim, []);
+  const consts = (xs: typeof b.upper, f: (x: number) => number) => xs.filter((x) => Object.keys(x.aff.terms).length === 0).map((x) => f(x.aff.constant / x.denom));
+  const lo = consts(b.lower, Math.ceil);
+  const hi = consts(b.upper, Math.floor);
+  return lo.length > 0 && hi.length > 0 ? { min: Math.max(...lo), max: Math.min(...hi) } : undefined;
 }

@@ -64,7 +64,7 @@ function provedInBounds(k: Kernel, prep: ReturnType<typeof prepareArgs>, params:
     if (a.kind !== "array") continue;
     const s = prep.arrays.get(a.name);
     if (!s) continue;
-    arrays.set(a.name, { extents: layoutOf(a, params)?.extents, size: s.data.length });
+    arrays.set(a.name, { extents: layoutOf(a, params)?.extents, size: s.data.length, data: s.data });
   }
   for (const t of k.temporaries) {
     const layout = layoutOf(t, params);

@@ -111,7 +111,7 @@ export function proveBounds(plan: Plan, prep: PreparedRun, storage: ReadonlyMap<
     if (!s) continue;
     const layout = layoutOf(a, params);
     // The caller's array may be longer than the shape: the shape bounds each axis, the length the storage.
-    arrays.set(a.name, { extents: layout?.extents, size: s.data.length });
+    arrays.set(a.name, { extents: layout?.extents, size: s.data.length, data: s.data });
   }
   for (const t of k.temporaries) {
     const layout = layoutOf(t, params);

@@ -71,7 +71,7 @@ function proveBounds(plan: Plan, prep: PreparedRun, storage: ReadonlyMap<string,
     if ("kind" in a && a.kind !== "array") continue;
     const layout = layoutOf(a as Parameters<typeof layoutOf>[0], params);
     const s = storage.get(a.name) ?? prep.arrays.get(a.name);
-    if (layout || s) arrays.set(a.name, { extents: layout?.extents, size: s?.data.length ?? layout!.size });
+    if (layout || s) arrays.set(a.name, { extents: layout?.extents, size: s?.data.length ?? layout!.size, ...("kind" in a && s ? { data: s.data } : {}) });
   }
   checkBounds(k, prep.values, arrays);
 }

@@ -4,8 +4,8 @@
  * bound `r_trip` is assigned at group level, one value per work-group, and CPU targets compute it once per
  * group (cpu-hoist.ts). It was refused on c/openmp: the explicit barriers inside the loop are barrier
  * nodes of the schedule, not instruction ids of the device kernel, and were taken for "instructions of
- * another device kernel". The native bounds proof keeps such a kernel-computed bound free (every value it
- * could take) instead of refusing the run outright.
+ * another device kernel". The native bounds proof bounds such a kernel-computed bound by what the array
+ * holds this run (src/run/bounds-data.ts) instead of refusing the run outright.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -60,11 +60,14 @@ describe("a loop around barriers whose trip count is read from memory at the blo
     }
   });
 
-  it("where the access depends on the computed bound, the proof says it cannot decide, and why", async () => {
+  it("where the access depends on the computed bound, the proof uses what the index array holds this run: runs in bounds, refuses past them, saying why", async () => {
     const [bad] = parseOkl(src.replace("s_acc[i] += w[b] * (r + 1)", "s_acc[i] += w[r]"), { filename: "layers.okl" });
     for (const backend of availableNative(["c"])) {
-      await expect(run(bad!, { Nblocks: 1, layers: Int32Array.from([1]), w: Float64Array.from([1]), out: new Float64Array(T) }, { backend }))
-        .rejects.toThrow(/bounded by "r_trip", which the kernel computes .*cannot prove the access stays inside w/);
+      // r < layers[b] <= 2: w[r] stays inside the two elements of w.
+      const ok = await run(bad!, { Nblocks: 2, layers: Int32Array.from([1, 2]), w: Float64Array.from([1, 2]), out: new Float64Array(2 * T) }, { backend });
+      expect(Array.from(ok.out as Float64Array).slice(T)).toEqual(Array.from({ length: T }, (_, i) => 1 + i + 2 + i));
+      await expect(run(bad!, { Nblocks: 1, layers: Int32Array.from([2]), w: Float64Array.from([1]), out: new Float64Array(T) }, { backend }))
+        .rejects.toThrow(/reads w outside its bounds .*r can be >= 1 \(with what this run's index arrays hold: layers holds 2…2\), but it must lie in 0…0/);
     }
   });
 });
