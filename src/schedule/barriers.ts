@@ -87,10 +87,11 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
     accesses.set(insn.id, insnAccesses(insn, tracked, canBeSource(deps, insn), boundsRead ? k : undefined));
   }
   // Each local iname's range asked once (its hardware axis: both questions below ask it).
-  const ranges = new Map<string, ConstRange | undefined>();
+  const ranges = new Map<string, ConstRange | null>();
   const rangeOf = (i: string): ConstRange | undefined => {
-    if (!ranges.has(i)) ranges.set(i, localRange(k, i));
-    return ranges.get(i);
+    let r = ranges.get(i);
+    if (r === undefined) ranges.set(i, (r = localRange(k, i) ?? null));
+    return r ?? undefined;
   };
   // Every access by variable: asked only where a barrier is placed (what it must order, `memoryToOrder`).
   let byName: Map<string, ByName> | undefined;

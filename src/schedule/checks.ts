@@ -52,7 +52,11 @@ function allFrozen(xs: readonly object[]): boolean {
 /** The domain that names `iname` (the first), or undefined. */
 function domainOf(k: Kernel, iname: string): BasicSet | undefined {
   const ds = k.domains;
-  for (let x = 0; x < ds.length; x++) if (ds[x]!.dims.includes(iname)) return ds[x];
+  for (let x = 0; x < ds.length; x++) {
+    // (includes() over a frozen array takes V8's slow path.)
+    const dims = ds[x]!.dims;
+    for (let y = 0; y < dims.length; y++) if (dims[y] === iname) return ds[x];
+  }
   return undefined;
 }
 

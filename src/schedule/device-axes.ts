@@ -29,7 +29,9 @@ export function shareAxis(k: Kernel, dkName: string, key: string, list: readonly
   const first = list[0]!;
   if (list.length === 1) return first;
   // Constant ranges (a tiled kernel's local axes): compared as numbers, nothing printed.
-  if (list.every((ax) => sameConst(ax.base, first.base) && sameConst(ax.size, first.size))) return first;
+  let same = true;
+  for (let x = 1; x < list.length && same; x++) same = sameConst(list[x]!.base, first.base) && sameConst(list[x]!.size, first.size);
+  if (same) return first;
   // Each expression printed once (the comparisons below ask again and again).
   const printed = new Map<Expr, string>();
   const text = (e: Expr): string => {

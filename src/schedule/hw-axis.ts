@@ -12,7 +12,11 @@ import { ownerRanges, ownerWitnessedRange, witnessedRange } from "./row-bounds.j
 import { splitBounds } from "./split-axes.js";
 import type { HwAxis } from "./types.js";
 const shift = (a: Aff, k: number): Aff => ({ terms: a.terms, constant: a.constant + k });
-const isConst = (b: Bound) => Object.keys(b.aff.terms).length === 0;
+const isConst = (b: Bound): boolean => {
+  // (A for-in that stops at the first term: no array of keys.)
+  for (const _ in b.aff.terms) return false;
+  return true;
+};
 const ceilOf = (b: Bound) => Math.ceil(b.aff.constant / b.denom);
 const floorOf = (b: Bound) => Math.floor(b.aff.constant / b.denom);
 
@@ -30,10 +34,15 @@ export function hwAxis(k: Kernel, iname: string, tag: "g" | "l", axis: number): 
     if (!Object.isFrozen(ds) || !allFrozen(ds)) return hwAxisOfDomains(k, iname, tag, axis);
     lastAxes = { domains: ds, axes: new Map() };
   }
-  const key = `${tag}${axis}|${iname}`;
-  let ax = lastAxes.axes.get(key);
-  if (ax === undefined) lastAxes.axes.set(key, (ax = hwAxisOfDomains(k, iname, tag, axis)));
-  return ax;
+  // Keyed by the iname alone (no key printed per question): a kernel tags an iname one way, and an
+  // axis asked with another tag or number is computed, not remembered.
+  const ax = lastAxes.axes.get(iname);
+  if (ax === undefined) {
+    const made = hwAxisOfDomains(k, iname, tag, axis);
+    lastAxes.axes.set(iname, made);
+    return made;
+  }
+  return ax.tag === tag && ax.axis === axis ? ax : hwAxisOfDomains(k, iname, tag, axis);
 }
 
 /**

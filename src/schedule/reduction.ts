@@ -6,7 +6,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import {
-  iterationDomain, arith, c, dtypeBits, dtypeKind, exprType, formatInameTag, insnDefaults, isFloat, kernelTypeEnv,
+  iterationDomain, arith, c, findArg, findTemporary, INDEX_DTYPE, dtypeBits, dtypeKind, exprType, formatInameTag, insnDefaults, isFloat, kernelTypeEnv,
   mapExpr, sub, uniqueName, walkExpr, v, withKernel,
   type Assignment, type Dtype, type Expr, type InameTag, type Instruction, type Kernel, type Reduce,
   type ReductionOp, type Temporary, type TypeEnv,
@@ -55,14 +55,20 @@ class Realizer {
   private created: Instruction[] = [];
 
   constructor(private readonly k: Kernel) {
-    this.env = kernelTypeEnv(k);
     this.names = new Set<string>();
+    const inames = new Set<string>();
     // Indexed loops over the kernel's (frozen) arrays: a for-of over a frozen array takes V8's
     // generic iterator, an object per element (here and below, once per variant of a sweep).
     for (let x = 0; x < k.domains.length; x++) {
       const dims = k.domains[x]!.dims;
-      for (let y = 0; y < dims.length; y++) this.names.add(dims[y]!);
+      for (let y = 0; y < dims.length; y++) (this.names.add(dims[y]!), inames.add(dims[y]!));
     }
+    // kernelTypeEnv's answers, from the inames just gathered (it gathers them again); with rules
+    // left to expand, its own environment.
+    this.env = k.substitutions.length > 0 ? kernelTypeEnv(k) : {
+      varType: (name) => (inames.has(name) ? INDEX_DTYPE : findTemporary(k, name)?.dtype ?? findArg(k, name)?.dtype),
+      expandRule: () => undefined,
+    };
     for (let x = 0; x < k.args.length; x++) this.names.add(k.args[x]!.name);
     for (let x = 0; x < k.temporaries.length; x++) this.names.add(k.temporaries[x]!.name);
     this.ids = new Set<string>();
