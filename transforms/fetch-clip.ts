@@ -15,7 +15,7 @@
 import { exprToAff, type BoxAxis } from "../src/analysis/index.js";
 import type { Expr, Kernel } from "../src/ir/index.js";
 import { aff, affAdd, affIsConstant, affSub, intersect, isEmptyWith, type Aff, type BasicSet } from "../src/poly/index.js";
-import { constraintExpr } from "./fetch-tags.js";
+import { constraintExpr } from "./fetch-widen.js";
 
 /** Whether `index >= 0` (lower) or `index <= extent - 1` (upper) follows from a face of `b` alone. */
 export function boundByFace(b: Pick<BoxAxis, "lowers" | "uppers">, side: "lower" | "upper", ext: Aff): boolean {

@@ -11,7 +11,7 @@ import {
   type Aff, type BasicSet, type Constraint,
 } from "../src/poly/index.js";
 import { clipIntNames, clipPredicates } from "./fetch-clip.js";
-import { constraintExpr } from "./fetch-tags.js";
+import { constraintExpr } from "./fetch-widen.js";
 
 const outerContext = { shortcut: true, taken: 0 };
 

@@ -15,7 +15,7 @@ import {
   affToExpr, c, findArg, findSubstitution, findTemporary, insnDefaults, insnInames, NATURAL_ORDER, naturalCompare, sameInsnInames, sub, uniqueName, v, withKernel,
   type AddressSpace, type Assignment, type Expr, type Instruction, type Kernel, type Temporary,
 } from "../src/ir/index.js";
-import { aff, affAdd, affSub, type Aff, type BasicSet } from "../src/poly/index.js";
+import { aff, affAdd, affSub, type Aff } from "../src/poly/index.js";
 import { checkStoresInStep, inameList, rememberTakenNames, takenNames } from "./common.js";
 import { checkSharedFetchUniform, checkStoreRace, noSyncOf } from "./fetch-races.js";
 import { redirectReads } from "./fetch-reads.js";
@@ -23,9 +23,9 @@ import { checkIlpOuter, placeStore } from "./fetch-nesting.js";
 import { existingTemporary } from "./reuse-temporary.js";
 import { applyTags, perInameTags, tagStoreAlone, tagStrings, type FetchTagSpec } from "./fetch-tags.js";
 import { checkPrivateStaysInWorkItem } from "./iname.js";
-import { moveLoopTies, storeDomain } from "./fetch-domain.js";
-import { tileFootprint, type TileFootprint } from "./fetch-tile.js";
-import { tileStoreDomain, tileStoreParams, tileStoreRows } from "./fetch-tile-store.js";
+import { storeDomain } from "./fetch-domain.js";
+import { tileFootprint } from "./fetch-tile.js";
+import { tileStore, tileStoreParams } from "./fetch-tile-store.js";
 
 export const nameList = (x: string | readonly string[] | undefined, what: string, who: string): string[] | undefined => {
   if (x === undefined) return undefined;
@@ -396,28 +396,3 @@ function printExpr(e: Expr | number): string {
   if (a.constant !== 0 || parts.length === 0) parts.push(String(a.constant));
   return parts.join(" + ").replace(/\+ -/g, "- ");
 }
-
-/**
- * The store domain of a tile fetch (fetch-tile.ts) over `params`: the new inames' bounds, and the
- * faces the box's top does not imply, whose rows that tie a new iname to an outer loop become
- * predicates (moveLoopTies), as the general route's are.
- */
-function tileStore(
-  k: Kernel, tile: TileFootprint, params: readonly string[], dimNames: readonly string[], stored: readonly number[], outer: readonly string[],
-  boundsOf: (j: number) => { aff: Aff; eq: boolean }[],
-): { dom: BasicSet; clip: Expr[]; predicates: Expr[] } {
-  const dom = tileStoreDomain(params, dimNames, tileStoreRows(tile, dimNames, stored, boundsOf));
-  let faces = false;
-  for (let r = 0; r < tile.faces.length; r++) if (tile.faces[r] !== undefined) faces = true;
-  if (!faces) return { dom, clip: [], predicates: [] };
-  // A function of the domain (one object per content: its rows are the bounds re-added) and of
-  // which outer inames are loops: a sweep's variants that share the tile ask again.
-  const loops = outer.filter((o) => k.inameTags[o]?.kind !== "g").join(",");
-  let byLoops = tieMemo.get(dom);
-  if (byLoops === undefined) tieMemo.set(dom, (byLoops = new Map()));
-  let moved = byLoops.get(loops);
-  if (moved === undefined) byLoops.set(loops, (moved = moveLoopTies(k, dom, outer, dimNames.flatMap((_, j) => boundsOf(j)))));
-  return { dom: moved.dom, predicates: [...moved.predicates], clip: [] };
-}
-
-const tieMemo = new WeakMap<BasicSet, Map<string, { dom: BasicSet; predicates: Expr[] }>>();

@@ -3,9 +3,10 @@
  * parameters once the store's outer inames are chosen, its rows (the new inames' bounds and the
  * faces the box's top does not imply), and the domain itself, remembered by content.
  */
-import type { Kernel } from "../src/ir/index.js";
+import type { Expr, Kernel } from "../src/ir/index.js";
 import { aff, affKey, affSub, addConstraints, contentMemo, memoized, universe, type Aff, type BasicSet } from "../src/poly/index.js";
 import type { TileFootprint } from "./fetch-tile.js";
+import { moveLoopTies } from "./fetch-domain.js";
 
 /**
  * The rows of a tile store's domain (tileStoreDomain's `bounds`): each new iname's bounds
@@ -59,3 +60,28 @@ export function tileStoreDomain(params: readonly string[], dimNames: readonly st
 }
 
 const storeDomains = contentMemo<BasicSet>();
+
+/**
+ * The store domain of a tile fetch (fetch-tile.ts) over `params`: the new inames' bounds, and the
+ * faces the box's top does not imply, whose rows that tie a new iname to an outer loop become
+ * predicates (moveLoopTies), as the general route's are.
+ */
+export function tileStore(
+  k: Kernel, tile: TileFootprint, params: readonly string[], dimNames: readonly string[], stored: readonly number[], outer: readonly string[],
+  boundsOf: (j: number) => { aff: Aff; eq: boolean }[],
+): { dom: BasicSet; clip: Expr[]; predicates: Expr[] } {
+  const dom = tileStoreDomain(params, dimNames, tileStoreRows(tile, dimNames, stored, boundsOf));
+  let faces = false;
+  for (let r = 0; r < tile.faces.length; r++) if (tile.faces[r] !== undefined) faces = true;
+  if (!faces) return { dom, clip: [], predicates: [] };
+  // A function of the domain (one object per content: its rows are the bounds re-added) and of
+  // which outer inames are loops: a sweep's variants that share the tile ask again.
+  const loops = outer.filter((o) => k.inameTags[o]?.kind !== "g").join(",");
+  let byLoops = tieMemo.get(dom);
+  if (byLoops === undefined) tieMemo.set(dom, (byLoops = new Map()));
+  let moved = byLoops.get(loops);
+  if (moved === undefined) byLoops.set(loops, (moved = moveLoopTies(k, dom, outer, dimNames.flatMap((_, j) => boundsOf(j)))));
+  return { dom: moved.dom, predicates: [...moved.predicates], clip: [] };
+}
+
+const tieMemo = new WeakMap<BasicSet, Map<string, { dom: BasicSet; predicates: Expr[] }>>();
