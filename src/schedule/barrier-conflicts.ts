@@ -69,7 +69,7 @@ function noSync(a: Instruction, b: Instruction): boolean {
  * expressions, using every local iname of both instructions, and otherwise only names whose value
  * is the same at both accesses (`fixed`: the loops enclosing both, at the same iteration).
  */
-function sameWorkItem(ctx: Ctx, a0: Access, b0: Access, fixed: ReadonlySet<string>): boolean {
+function sameWorkItem(ctx: Ctx, a0: Access, b0: Access, fixed: readonly string[]): boolean {
   // Local inames of one axis over the same range are the same local id (`red_j` and `j` on l.0).
   const a = canonicalAccess(ctx, a0);
   const b = canonicalAccess(ctx, b0);
@@ -82,7 +82,7 @@ function sameWorkItem(ctx: Ctx, a0: Access, b0: Access, fixed: ReadonlySet<strin
   const vars = new Set<string>();
   for (const e of a.indices) freeVariables(e, vars);
   for (const i of lids) if (!vars.has(i)) return false;
-  for (const x of vars) if (!ctx.invariant.has(x) && !fixed.has(x)) return false;
+  for (const x of vars) if (!ctx.invariant.has(x) && !fixed.includes(x)) return false;
   return true;
 }
 
@@ -168,7 +168,7 @@ function barrierNeedingDependency(ctx: Ctx, earlier: Instruction, later: Instruc
 export const barrierPairChecks = { count: 0 };
 
 /** Why `later` must wait for `earlier` at a barrier (see `barrierNeedingDependency`), or undefined. */
-function pairConflict(ctx: Ctx, earlier: Access, later: Access, fixed: ReadonlySet<string>, reverse: boolean, authored = false): string | undefined {
+function pairConflict(ctx: Ctx, earlier: Access, later: Access, fixed: readonly string[], reverse: boolean, authored = false): string | undefined {
   barrierPairChecks.count++;
   if (earlier.name !== later.name || (!earlier.write && !later.write)) return undefined;
   if (noSync(earlier.insn, later.insn)) return undefined;
@@ -217,7 +217,7 @@ function neverAcrossWorkItems(ctx: Ctx, earlier: Access, later: Access): boolean
  * from the pending list's index (`Pending.candidates`), not by looking at every pending access.
  */
 export function findConflict(
-  ctx: Ctx, pending: Pending, next: readonly Access[], fixed: ReadonlySet<string>, reverse = false,
+  ctx: Ctx, pending: Pending, next: readonly Access[], fixed: readonly string[], reverse = false,
 ): Conflict | undefined {
   if (!ctx.sync) return undefined;
   for (const later of next) {
@@ -253,7 +253,7 @@ export function memoryToOrder(ctx: Ctx, pending: Pending, also: readonly ("local
   return spaces.has("global") ? (spaces.has("local") ? "local+global" : "global") : "local";
 }
 
-const NONE: ReadonlySet<string> = new Set();
+const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * Whether a WRITE_RACE_OK access of global memory conflicts with another such access, across work-items,

@@ -108,7 +108,7 @@ export function insertBarriers(k: Kernel, nodes: readonly ScheduleNode[], opts: 
     sync: anyWide(localInames, rangeOf),
     deps, lidName: localIdNames(k, localInames, rangeOf), needsUniform: [], plain, boundLids: undefined,
   };
-  return { nodes: walkBody(ctx, nodes, new Pending(deps, [], plain), new Set()).nodes, needsUniform: ctx.needsUniform };
+  return { nodes: walkBody(ctx, nodes, new Pending(deps, [], plain), []).nodes, needsUniform: ctx.needsUniform };
 }
 
 
@@ -156,11 +156,11 @@ function entryAccesses(ctx: Ctx, nodes: readonly ScheduleNode[], out: Access[] =
   return out;
 }
 
-function loopInames(nodes: readonly ScheduleNode[], out: Set<string>): Set<string> {
+function loopInames(nodes: readonly ScheduleNode[], out: string[]): string[] {
   for (let x = 0; x < nodes.length; x++) {
     const n = nodes[x]!;
     if (n.kind === "loop") {
-      out.add(n.iname);
+      if (!out.includes(n.iname)) out.push(n.iname);
       loopInames(n.body, out);
     }
   }
@@ -208,7 +208,7 @@ function boundLocalIds(ctx: Ctx, iname: string): string[] {
 }
 
 function walkBody(
-  ctx: Ctx, nodes: readonly ScheduleNode[], incoming: Pending, fixed: ReadonlySet<string>,
+  ctx: Ctx, nodes: readonly ScheduleNode[], incoming: Pending, fixed: readonly string[],
 ): { nodes: ScheduleNode[]; pending: Pending } {
   const out: ScheduleNode[] = [];
   let pending = incoming.copy();
@@ -234,7 +234,8 @@ function walkBody(
       out.push(n);
       pending.add(acc);
     } else {
-      const inner = new Set(fixed).add(n.iname);
+      // (The loops around, a short plain list: no Set per loop entered.)
+      const inner = fixed.concat(n.iname);
       // The loop's first accesses against what is pending before it: a barrier before the loop.
       // With nothing pending (or one work-item per group) nothing can conflict: the first walk of
       // the body would be the second one, and is not needed.
@@ -247,9 +248,9 @@ function walkBody(
       // After a barrier the body is walked from nothing pending: the first walk's answer.
       const r = c && first !== undefined && !ctx.plain ? first : walkBody(ctx, n.body, pending, inner);
       // Dependencies carried to the next iteration: a barrier at the end of the body.
-      const varying = loopInames(n.body, new Set([n.iname]));
-      const fixedAcross = new Set<string>();
-      for (const x of fixed) if (!varying.has(x)) fixedAcross.add(x);
+      const varying = loopInames(n.body, [n.iname]);
+      const fixedAcross: string[] = [];
+      for (let x = 0; x < fixed.length; x++) if (!varying.includes(fixed[x]!)) fixedAcross.push(fixed[x]!);
       const carried = findConflict(ctx, r.pending, entryAccesses(ctx, r.nodes), fixedAcross, true);
       const body = carried
         ? [...r.nodes, dataBarrier(ctx, carried, carried.earlier.name, r.pending)]
