@@ -22,6 +22,7 @@ const ISOLATED = [
   "test/poly/counts.test.ts",
   "test/poly/intern-creation.test.ts",
   "test/poly/intern.test.ts",
+  "test/poly/intersect-side-by-side.test.ts",
   "test/poly/memo-budget.test.ts",
   "test/poly/shift-dims.test.ts",
   "test/schedule/hw-axis-chain-witness.test.ts",

@@ -12,7 +12,7 @@
  */
 import type { BasicSet, Constraint } from "./types.js";
 import { rawSet } from "./rows.js";
-import { isCanonicalEmpty } from "./normalize.js";
+import { isCanonicalEmpty, knownNormal, markNormal } from "./normalize.js";
 import { internPicked, tally } from "./memo.js";
 
 /** For each dim and existential (in column order), its factor; -1 for the parameter part. */
@@ -80,7 +80,11 @@ export function factorOf(s: BasicSet, names: string | readonly string[]): BasicS
   let byNames = restrictMemo.get(s);
   if (byNames === undefined) restrictMemo.set(s, (byNames = new Map()));
   let hit = byNames.get(key);
-  if (hit === undefined) byNames.set(key, (hit = restrict(s, names)));
+  if (hit === undefined) {
+    byNames.set(key, (hit = restrict(s, names)));
+    // A factor of a set in normal form is in normal form (see restrict).
+    if (hit !== s && knownNormal(s)) markNormal(hit);
+  }
   return hit;
 }
 

@@ -320,10 +320,10 @@ let computed = 0;
  * Counts of the work under the answers, since the process started (issue 21: what a sweep's
  * never-seen variant costs, counted where time is noise). Plain integer fields, bumped in place by
  * the modules that do the work: sets built (`rawSet`), normalizations (`finishSys`), sets factored
- * (`factorOf`'s union-find on a new set object), factor restrictions, and factors not interned
- * before (built).
+ * (`factorOf`'s union-find on a new set object), factor restrictions, factors not interned
+ * before (built), and intersections of sets over disjoint columns answered without normalizing.
  */
-export const tally = { setsBuilt: 0, normalizations: 0, factorings: 0, restrictions: 0, factorsBuilt: 0 };
+export const tally = { setsBuilt: 0, normalizations: 0, factorings: 0, restrictions: 0, factorsBuilt: 0, sideBySide: 0 };
 
 /** What the poly core has done so far: `polyWork()` and the `tally` counts (differences measure a run). */
 export interface PolyCounts {
@@ -333,6 +333,8 @@ export interface PolyCounts {
   readonly factorings: number;
   readonly restrictions: number;
   readonly factorsBuilt: number;
+  /** Intersections answered side by side, without a normalization (side-by-side.ts). */
+  readonly sideBySide: number;
 }
 
 /** The counts so far (a copy): take one before and one after a run, and subtract. */

@@ -276,7 +276,10 @@ export function finishSys(params: readonly string[], dims: readonly string[], ex
       r = reduceEqualities(sys);
     } catch (e) {
       // Coefficients outgrew the safe integers: keep the (exact, merely less canonical) tidy form.
-      if (e instanceof LoomError) break;
+      if (e instanceof LoomError) {
+        sys.rough = true;
+        break;
+      }
       throw e;
     }
     if (!r) return null;
@@ -291,7 +294,26 @@ export function finishSys(params: readonly string[], dims: readonly string[], ex
 
 /** The set of a `finishSys` answer (what `finish` returns for the same input). */
 export function finishedSet(params: readonly string[], dims: readonly string[], exists: readonly string[], sys: Sys): BasicSet {
-  return rawSet(params, dims, exists, sysConstraints(sys));
+  const s = rawSet(params, dims, exists, sysConstraints(sys));
+  if (sys.rough !== true) normalSets.add(s);
+  return s;
+}
+
+/**
+ * Sets known to be in normal form: made by `finishedSet` (its own normal form, `finish` of it
+ * gives it back) or a factor of one (`factorOf`: a subsequence of its rows). A fact about the
+ * content of a frozen set, so no answer depends on whether a set is here, only which route finds it.
+ */
+const normalSets = new WeakSet<BasicSet>();
+
+/** Whether `s` is known to be in normal form (see `normalSets`). */
+export function knownNormal(s: BasicSet): boolean {
+  return normalSets.has(s);
+}
+
+/** Record that `s` (a factor of a set in normal form) is in normal form. */
+export function markNormal(s: BasicSet): void {
+  normalSets.add(s);
 }
 
 /** The normal form of `s` (see module comment). `simplify(parseSet("{[i]: 2i >= 1}"))` is `i >= 1`. */

@@ -3,8 +3,9 @@ import type { Aff, BasicSet } from "./types.js";
 import { LoomError } from "../errors.js";
 import { add, checkInt, mul } from "./int.js";
 import { type Row, type Sys, colNames, ncols, permuteRow, rawSet, substRow, toSys } from "./rows.js";
-import { emptyOf, finish } from "./normalize.js";
-import { affKey, cached, contentMemo, setKey, cachedBySets, setMemo } from "./memo.js";
+import { compareRows, emptyOf, finish, finishedSet } from "./normalize.js";
+import { affKey, cached, contentMemo, setKey, cachedBySets, setMemo, tally } from "./memo.js";
+import { sideBySide } from "./side-by-side.js";
 
 /** All points of the space: `universe(["n"], ["i", "j"])` is `[n] -> { [i, j] }`. */
 export function universe(params: readonly string[], dims: readonly string[]): BasicSet {
@@ -75,7 +76,12 @@ export function intersect(a: BasicSet, b: BasicSet): BasicSet {
 
 const intersectMemo = setMemo<BasicSet>();
 
-function computeIntersect(a: BasicSet, b: BasicSet): BasicSet {
+/** `intersect` through the normal form always (no memo, no side-by-side route): the law's reference. */
+export function intersectByNormalizing(a: BasicSet, b: BasicSet): BasicSet {
+  return computeIntersect(a, b, true);
+}
+
+function computeIntersect(a: BasicSet, b: BasicSet, normalize = false): BasicSet {
   const dims = [...a.dims, ...b.dims.filter((d) => !a.dims.includes(d))];
   const dimSet = new Set(dims);
   const params = [...a.params, ...b.params.filter((p) => !a.params.includes(p))].filter((p) => !dimSet.has(p));
@@ -96,8 +102,16 @@ function computeIntersect(a: BasicSet, b: BasicSet): BasicSet {
   const total = a.exists.length + b.exists.length;
   const sa = embedRows(a, params, dims, 0, total);
   const sb = embedRows(b, params, dims, a.exists.length, total);
-  return finish(params, dims, [...exA, ...exB], { n: sa.n, eqs: [...sa.eqs, ...sb.eqs], ineqs: [...sa.ineqs, ...sb.ineqs] });
+  const sys = { n: sa.n, eqs: [...sa.eqs, ...sb.eqs], ineqs: [...sa.ineqs, ...sb.ineqs] };
+  if (!normalize && sideBySide(a, b, sa, sb, params, dims)) {
+    tally.sideBySide++;
+    sys.eqs.sort(compareRows);
+    sys.ineqs.sort(compareRows);
+    return finishedSet(params, dims, [...exA, ...exB], sys);
+  }
+  return finish(params, dims, [...exA, ...exB], sys);
 }
+
 
 /** Row of an affine expression over the columns of `s` (names must exist). */
 export function affRow(s: BasicSet, a: Aff): Row {

@@ -13,6 +13,8 @@ export interface Sys {
   n: number;
   eqs: Row[];
   ineqs: Row[];
+  /** Set by `finishSys` where coefficients outgrew the safe integers: its rows are exact but not the normal form. */
+  rough?: boolean;
 }
 
 /** Build a set object without normalizing (callers normalize). */
