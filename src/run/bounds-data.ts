@@ -5,8 +5,10 @@
  * are arguments of this run, whose contents are here:
  *
  *   - an argument array of an integer type that no instruction writes, and whose storage shares no
- *     byte with an array the kernel writes, holds for the whole run values between its least and
- *     its largest element now (computed when first asked, for this run only: contents change);
+ *     byte with an array the kernel writes, holds for the whole run what it holds now: a read of
+ *     it lies between the least and the largest element of the part its index can reach (a flat
+ *     or one-axis index bounded over the reader's loops; else the whole array), computed when
+ *     first asked, for this run only (contents change);
  *   - a private integer scalar that only plain assignments set, each from such values (`const int
  *     id = gatherIds[n];`), holds their hull where it is read after one of them in the same
  *     work-item: an assignment under no condition the reader lacks, in loops the reader runs in,
@@ -20,10 +22,11 @@
  */
 import {
   dependencyClosure, dtypeKind, exprToString, insnWrites, integerRange, type Dtype, type Expr, type Instruction, type Kernel,
-  exprEquals, walkExpr,
+  exprEquals, iterationDomain, walkExpr,
 } from "../ir/index.js";
 import { instructionInames } from "../analysis/index.js";
 import type { QaRange } from "../analysis/piecewise.js";
+import { addConstraints, aff, dimBounds, fixValues, type Aff, type BasicSet } from "../poly/index.js";
 
 /** An interval of integers; `signed`: no unsigned value took part (C's unsigned arithmetic wraps). */
 interface Interval {
@@ -40,6 +43,11 @@ export type ArrayData = ArrayLike<number | bigint> & { readonly buffer?: ArrayBu
 
 export class DataRanges {
   private readonly arrayMemo = new Map<string, Interval | null>();
+  /** The ranges a proof took, per array (for messages). */
+  private taken = new Map<string, Interval>();
+  /** The arrays each scalar's range took. */
+  private readonly sources = new Map<string, Map<string, Interval>>();
+  private readonly boxMemo = new Map<Instruction, Map<string, { min: number; max: number } | undefined>>();
   private readonly scalarMemo = new Map<string, Interval | null>();
   private readonly inProgress = new Set<string>();
   private readonly writers = new Map<string, Instruction[]>();
@@ -129,10 +137,16 @@ export class DataRanges {
     return out && out.min >= INT_MIN && out.max <= INT_MAX ? out : undefined;
   }
 
+  /** A new access's proof: describe() then names what it took. */
+  begin(): void {
+    this.taken.clear();
+    this.partial.clear();
+  }
+
   /** What the proof took from the arrays' contents, for messages: ` (gatherIds holds 0…10 this run)`, or "". */
   describe(): string {
-    const held = [...this.arrayMemo].filter(([, r]) => r).map(([n, r]) => `${n} holds ${r!.min}…${r!.max}`);
-    return this.used && held.length > 0 ? ` (with what this run's index arrays hold: ${held.join(", ")})` : "";
+    const held = [...this.taken].map(([n, r]) => `${n} holds ${r.min}…${r.max}${this.partial.has(n) ? " where read" : ""}`);
+    return held.length > 0 ? ` (with what this run's index arrays hold: ${held.join(", ")})` : "";
   }
 
   /** Whether `e` reads a value this proof bounds by the arrays' contents (marks nothing used). */
@@ -142,46 +156,116 @@ export class DataRanges {
     return found;
   }
 
+  private readonly partial = new Set<string>();
+
   /** A read of an index array, or a scalar the kernel computes from such reads, where `reader` reads it. */
   private leaf(e: Expr, reader: Instruction): Interval | undefined {
-    if (e.kind === "subscript" || e.kind === "linear") return this.arrayRange(e.array);
+    if (e.kind === "subscript" || e.kind === "linear") {
+      const d = this.indexData(e.array);
+      if (!d) return undefined;
+      // The part of the array the index reaches over the reader's loops (a flat or one-axis index).
+      const index = e.kind === "linear" ? e.index : e.indices.length === 1 ? e.indices[0]! : undefined;
+      const at = index && this.intervalOf(index, reader, (n) => this.box(reader).get(n));
+      const lo = Math.max(0, at ? at.min : 0);
+      const hi = Math.min(d.data.length - 1, at ? at.max : d.data.length - 1);
+      // No element reachable: any read is outside, which the array's own access check refuses.
+      if (lo > hi) return undefined;
+      const r = this.slice(e.array, d, lo, hi);
+      if (r) {
+        if (lo > 0 || hi < d.data.length - 1) this.partial.add(e.array);
+        this.take(e.array, r);
+      }
+      return r;
+    }
     if (e.kind !== "var" || !this.initializedAt(e.name, reader)) return undefined;
     return this.scalarRange(e.name);
   }
 
-  private arrayRange(name: string): Interval | undefined {
-    let r = this.arrayMemo.get(name);
-    if (r === undefined) this.arrayMemo.set(name, (r = this.computeArrayRange(name) ?? null));
-    return r ?? undefined;
-  }
-
-  private computeArrayRange(name: string): Interval | undefined {
+  /** An index array's storage and signedness, where its contents may be used. */
+  private indexData(name: string): { data: ArrayData; signed: boolean } | undefined {
     const arg = this.k.args.find((a) => a.name === name);
     const d = this.data.get(name);
     if (arg?.kind !== "array" || !arg.dtype || !d || d.length === 0 || this.written.has(name)) return undefined;
     const kind = dtypeKind(arg.dtype);
     if (kind !== "int" && kind !== "uint") return undefined;
     for (const [other, od] of this.data) if (this.written.has(other) && overlap(d, od)) return undefined;
+    return { data: d, signed: kind === "int" };
+  }
+
+  /** The least and largest of `d`'s elements lo … hi. */
+  private slice(name: string, d: { data: ArrayData; signed: boolean }, lo: number, hi: number): Interval | undefined {
+    const key = `${name} ${lo} ${hi}`;
+    let r = this.arrayMemo.get(key);
+    if (r !== undefined) return r ?? undefined;
     let min = Infinity;
     let max = -Infinity;
-    for (let i = 0; i < d.length; i++) {
-      const x = Number(d[i]!);
+    for (let i = lo; i <= hi; i++) {
+      const x = Number(d.data[i]!);
       if (x < min) min = x;
       if (x > max) max = x;
     }
-    return Number.isSafeInteger(min) && Number.isSafeInteger(max) ? { min, max, signed: kind === "int" } : undefined;
+    r = Number.isSafeInteger(min) && Number.isSafeInteger(max) ? { min, max, signed: d.signed } : null;
+    this.arrayMemo.set(key, r);
+    return r ?? undefined;
+  }
+
+  /** Constant bounds of the loops `reader` runs in, for this run. */
+  private box(reader: Instruction): Map<string, { min: number; max: number } | undefined> {
+    let b = this.boxMemo.get(reader);
+    if (!b) {
+      this.boxMemo.set(reader, (b = new Map()));
+      const { dom, ranges } = this.runDomain(iterationDomain(this.k, instructionInames(reader)), reader);
+      for (const n of dom.dims) b.set(n, constantBounds(dom, n, ranges));
+    }
+    return b;
+  }
+
+  /**
+   * `dom` with this run's values fixed. A parameter the kernel computes (a loop bound read from
+   * memory: `r < cnt[b]`) lies between the least and largest value its index array holds where
+   * read; one that is not so known stays free (the proof then covers every value it could take,
+   * which is safe, and says so where it fails).
+   */
+  runDomain(dom: BasicSet, insn: Instruction): { dom: BasicSet; free: string[]; ranges: ReadonlyMap<string, QaRange> } {
+    const fix: Record<string, number> = {};
+    const free: string[] = [];
+    const ranged: { aff: Aff; eq: boolean }[] = [];
+    const ranges = new Map<string, QaRange>();
+    for (const p of dom.params) {
+      const v = this.params[p];
+      const r = v === undefined ? this.rangeAt({ kind: "var", name: p }, insn) : undefined;
+      if (v !== undefined) fix[p] = v;
+      else if (r) {
+        ranged.push({ aff: aff({ [p]: 1 }, -r.min), eq: false }, { aff: aff({ [p]: -1 }, r.max), eq: false });
+        ranges.set(p, r);
+      } else free.push(p);
+    }
+    const fixed = fixValues(dom, fix);
+    return { dom: ranged.length > 0 ? addConstraints(fixed, ranged) : fixed, free, ranges };
   }
 
   /** The hull of what the assignments of the private integer scalar `name` compute, if each is known. */
   private scalarRange(name: string): Interval | undefined {
     let r = this.scalarMemo.get(name);
-    if (r !== undefined) return r ?? undefined;
-    if (this.inProgress.has(name)) return undefined;
-    this.inProgress.add(name);
-    r = this.computeScalarRange(name) ?? null;
-    this.inProgress.delete(name);
-    this.scalarMemo.set(name, r);
+    if (r === undefined) {
+      if (this.inProgress.has(name)) return undefined;
+      this.inProgress.add(name);
+      // The arrays its range comes from, named by messages wherever it is used.
+      const outer = this.taken;
+      this.taken = new Map();
+      r = this.computeScalarRange(name) ?? null;
+      this.sources.set(name, this.taken);
+      this.taken = outer;
+      this.inProgress.delete(name);
+      this.scalarMemo.set(name, r);
+    }
+    if (r) for (const [a, x] of this.sources.get(name) ?? []) this.take(a, x);
     return r ?? undefined;
+  }
+
+  private take(array: string, r: Interval): void {
+    const seen = this.taken.get(array);
+    this.taken.set(array, seen ? { min: Math.min(seen.min, r.min), max: Math.max(seen.max, r.max), signed: r.signed } : r);
   }
 
   private computeScalarRange(name: string): Interval | undefined {
@@ -251,4 +335,26 @@ function overlap(a: ArrayData, b: ArrayData): boolean {
   if (!a.buffer || a.buffer !== b.buffer) return false;
   const [a0, b0] = [a.byteOffset ?? 0, b.byteOffset ?? 0];
   return a0 < b0 + (b.byteLength ?? 0) && b0 < a0 + (a.byteLength ?? 0);
+}
+
+/**
+ * Constant bounds of `dim` over `s` (a lower and an upper one; wider than its exact range where
+ * they hold for a box), its bounds in parameters taken at their extremes over `ranges`; undefined
+ * where a side has none.
+ */
+export function constantBounds(s: BasicSet, dim: string, ranges: ReadonlyMap<string, { min: number; max: number }> = new Map()): { min: number; max: number } | undefined {
+  const b = dimBounds(s, dim, []);
+  // The least (lower side) or largest (upper side) value of aff / denom over the ranges, or undefined.
+  const extreme = (x: (typeof b.upper)[number], upper: boolean): number | undefined => {
+    let v = x.aff.constant;
+    for (const [p, c] of Object.entries(x.aff.terms)) {
+      const r = ranges.get(p);
+      if (!r) return undefined;
+      v += c * ((c > 0) === upper ? r.max : r.min);
+    }
+    return (upper ? Math.floor : Math.ceil)(v / x.denom);
+  };
+  const lo = b.lower.map((x) => extreme(x, false)).filter((x): x is number => x !== undefined);
+  const hi = b.upper.map((x) => extreme(x, true)).filter((x): x is number => x !== undefined);
+  return lo.length > 0 && hi.length > 0 ? { min: Math.max(...lo), max: Math.min(...hi) } : undefined;
 }

@@ -16,8 +16,8 @@ import {
 import { instructionInames } from "../analysis/index.js";
 import { evalSizeExpr } from "./args.js";
 import { conditionDnf, quasiAffinePieces, type QaCondition, type QaContext, type QaPiece } from "../analysis/piecewise.js";
-import { addConstraints, aff, affSub, dimBounds, extendSet, fixValues, isEmpty, isEmptyWith, type Aff, type BasicSet } from "../poly/index.js";
-import { DataRanges, type ArrayData } from "./bounds-data.js";
+import { aff, affSub, extendSet, isEmpty, isEmptyWith, type Aff, type BasicSet } from "../poly/index.js";
+import { constantBounds, DataRanges, type ArrayData } from "./bounds-data.js";
 
 /** One subscripted access found in an instruction. */
 interface FoundAccess {
@@ -119,6 +119,7 @@ function checkAccess(
   params: Readonly<Record<string, number>>, inames: ReadonlySet<string>, data: DataRanges,
 ): void {
   const what = `instruction "${insn.id}" ${acc.write ? "writes" : "reads"} ${acc.array}`;
+  data.begin();
   const idx = acc.indices ?? [acc.linear!];
   // Storage of no elements (an argument passed as null) holds no index, whatever its shape says.
   const extents = acc.indices ? (arr.size === 0 ? arr.extents?.map(() => 0) : arr.extents) : [arr.size];
@@ -133,7 +134,7 @@ function checkAccess(
     const ps = quasiAffinePieces(e, ctx);
     if (ps) return ps;
     // An instruction that never runs for these values reads nothing.
-    if (!neverRuns(k, insn, params, data)) throw notAffine(e, "is not affine in the inames and parameters (nor in values read from index arrays this run passes)");
+    if (!neverRuns(k, insn, data)) throw notAffine(e, "is not affine in the inames and parameters (nor in values read from index arrays this run passes)");
     return undefined;
   });
   if (maybe.some((ps) => ps === undefined)) return;
@@ -150,7 +151,7 @@ function checkAccess(
   };
   for (const ps of axes) for (const p of ps) [p.value, ...p.conds.map((c) => c.aff)].forEach(noteNames);
   for (const d of guardDnf) for (const g of d ?? []) for (const c of g) noteNames(c.aff);
-  const { dom, free } = runDomain(iterationDomain(k, [...used]), params, data, insn);
+  const { dom, free } = data.runDomain(iterationDomain(k, [...used]), insn);
   if (isEmpty(dom)) return;
   if (ctx.fresh.length > 0) int32Safe(insn, idx, guards, guardDnf, dom, data, notAffine);
   let guard: QaCondition[][] = [[]];
@@ -179,9 +180,16 @@ function checkAccess(
         }
         if (!below || !above) {
           const at = acc.indices ? `axis ${axis} (${exprToString(idx[axis]!)})` : `linear index ${exprToString(idx[axis]!)}`;
-          throw new ExecutionError(`${what} outside its bounds for ${Object.entries(params).map(([q, v]) => `${q}=${v}`).join(", ") || "these arguments"}: ` +
+          // Through index arrays the proof knows the range of the elements an index can reach, not which are read.
+          const held = data.describe();
+          const where = Object.entries(params).map(([q, v]) => `${q}=${v}`).join(", ") || "these arguments";
+          if (held && n > 0) {
+            throw new ExecutionError(`${what} may be outside its bounds for ${where}: ${at} can be ${below ? `>= ${n}` : "< 0"}${held}, so Loom cannot prove it inside 0…${n - 1}; ` +
+              "native code was not run (the proof knows the range of the index arrays' elements, not which lead to this access): run it on the interp backend to check every access, or pass { checkBounds: false } to run unchecked");
+          }
+          throw new ExecutionError(`${what} outside its bounds for ${where}: ` +
             (n === 0 ? `${acc.array} has no elements (an array passed as null has none), and the access is not guarded by a test that it was passed; native code was not run`
-              : `${at} can be ${below ? `>= ${n}` : "< 0"}${data.describe()}, but it must lie in 0…${n - 1}; native code was not run`) +
+              : `${at} can be ${below ? `>= ${n}` : "< 0"}, but it must lie in 0…${n - 1}; native code was not run`) +
             (unusedPredicates.length > 0
               ? ` (the predicate ${unusedPredicates.map(exprToString).join(", ")} is not affine enough to be used in the proof, so the access may be safe: pass { checkBounds: false } if you know it is)`
               : ""));
@@ -229,29 +237,8 @@ function fitsDtype(v: number, d: Dtype): boolean {
 }
 
 /** Whether `insn`'s domain is empty for this run's values (loop bounds read from index arrays bounded by what they hold). */
-function neverRuns(k: Kernel, insn: Instruction, params: Readonly<Record<string, number>>, data: DataRanges): boolean {
-  return isEmpty(runDomain(iterationDomain(k, instructionInames(insn)), params, data, insn).dom);
-}
-
-/**
- * `dom` with this run's values fixed. A parameter the kernel computes (a loop bound read from
- * memory: `r < cnt[b]`) lies between the least and largest value its index array holds this run;
- * one that is not so known stays free (the proof then covers every value it could take, which is
- * safe, and says so where it fails).
- */
-function runDomain(dom: BasicSet, params: Readonly<Record<string, number>>, data: DataRanges, insn: Instruction): { dom: BasicSet; free: string[] } {
-  const fix: Record<string, number> = {};
-  const free: string[] = [];
-  const ranged: { aff: Aff; eq: boolean }[] = [];
-  for (const p of dom.params) {
-    const v = params[p];
-    const r = v === undefined ? data.rangeAt({ kind: "var", name: p }, insn) : undefined;
-    if (v !== undefined) fix[p] = v;
-    else if (r) ranged.push({ aff: aff({ [p]: 1 }, -r.min), eq: false }, { aff: aff({ [p]: -1 }, r.max), eq: false });
-    else free.push(p);
-  }
-  const fixed = fixValues(dom, fix);
-  return { dom: ranged.length > 0 ? addConstraints(fixed, ranged) : fixed, free };
+function neverRuns(k: Kernel, insn: Instruction, data: DataRanges): boolean {
+  return isEmpty(data.runDomain(iterationDomain(k, instructionInames(insn)), insn).dom);
 }
 
 /**
@@ -280,13 +267,4 @@ function int32Safe(
   guards.forEach((g, at) => {
     if (guardDnf[at] && !comparisonsFit(g)) guardDnf[at] = undefined;
   });
-}
-
-/** The least and largest value of `dim` over `s` where both are constants, else undefined. */
-function constantBounds(s: BasicSet, dim: string): { min: number; max: number } | undefined {
-  const b = dimBounds(s, dim, []);
-  const consts = (xs: typeof b.upper, f: (x: number) => number) => xs.filter((x) => Object.keys(x.aff.terms).length === 0).map((x) => f(x.aff.constant / x.denom));
-  const lo = consts(b.lower, Math.ceil);
-  const hi = consts(b.upper, Math.floor);
-  return lo.length > 0 && hi.length > 0 ? { min: Math.max(...lo), max: Math.min(...hi) } : undefined;
 }

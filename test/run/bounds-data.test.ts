@@ -120,8 +120,15 @@ describe("the bounds proof through what index arrays hold", () => {
     expect(Array.from(got.gatherq as Float32Array)).toEqual(Array.from(ref.gatherq as Float32Array));
     const bad = ids.slice();
     bad[3] = 10;
-    await expect(lp.run(k!, args(starts, bad), { backend })).rejects.toThrow(/reads q outside its bounds .*id can be >= 10 \(with what this run's index arrays hold: .*gatherIds holds 0…10\)/);
-    await expect(lp.run(k!, args(Int32Array.from([0, 2, 5, 5, 9, 13]), ids), { backend })).rejects.toThrow(/reads gatherIds outside its bounds .*n can be >= 12/);
+    await expect(lp.run(k!, args(starts, bad), { backend })).rejects.toThrow(/reads q may be outside its bounds .*id can be >= 10 \(with what this run.s index arrays hold: .*gatherIds holds 0…10\), so Loom cannot prove it inside 0…9/);
+    await expect(lp.run(k!, args(Int32Array.from([0, 2, 5, 5, 9, 13]), ids), { backend })).rejects.toThrow(/reads gatherIds may be outside its bounds .*n can be >= 12/);
+  });
+
+  it("counts only the elements an index can reach: an over-allocated index array's tail holds anything", () => {
+    const k = lp.makeKernel("{[i]: 0<=i<n}", "out[i] = a[idx[i]]", ["idx: int32[m]", "a: float32[m]", "out: float32[n]", "n, m: int32"]);
+    const arrays = (idx: number[]) => ({ idx: Int32Array.from(idx), a: new Float32Array(4), out: new Float32Array(2) });
+    expect(proved(k, { n: 2, m: 4 }, arrays([3, 0, -7, 1 << 30]))).toBe(true);
+    expect(proved(k, { n: 3, m: 4 }, arrays([3, 0, -7, 1 << 30]))).toBe(false);
   });
 
   it("takes nothing from an index array the kernel writes, or one whose storage an output shares", () => {

@@ -40,7 +40,7 @@ describe.each(["c", "openmp", "opencl"] as NativeBackend[])("wrong calls on %s",
     const k = makeKernel("{[i]: 0<=i<n}", "out[i] = a[idx[i]]", ["a, out: float32[n]", "idx: int32[n]", "n: int32"]);
     const args = { a: Float32Array.of(5, 6, 7), idx: Int32Array.of(2, 0, 1), n: 3 };
     expect(Array.from((await run(k, args, { backend })).out as Float32Array)).toEqual([7, 5, 6]);
-    await expect(run(k, { ...args, idx: Int32Array.of(2, 3, 1) }, { backend })).rejects.toThrow(/reads a outside its bounds .*idx holds 1…3/);
+    await expect(run(k, { ...args, idx: Int32Array.of(2, 3, 1) }, { backend })).rejects.toThrow(/reads a may be outside its bounds .*idx holds 1…3/);
     const squares = makeKernel("{[i]: 0<=i<n}", "out[i] = a[(i*i) % n]", ["a, out: float32[n]", "n: int32"]);
     await expect(run(squares, { a: args.a, n: 3 }, { backend })).rejects.toThrow(/not affine.*checkBounds: false/);
     expect(Array.from((await run(squares, { a: args.a, n: 3 }, { backend, checkBounds: false })).out as Float32Array)).toEqual([5, 6, 6]);
