@@ -15,9 +15,11 @@ import type { NameAllocator } from "../names.js";
  * Every identifier of `lks` other than kernel names (arguments, declarations, loops, variables,
  * arrays), and those read as variables or assigned by name (where a 0-d array's cell is meant).
  */
-function identifiersOf(lks: readonly LoweredKernel[]): { all: Set<string>; scalars: Set<string> } {
+function identifiersOf(lks: readonly LoweredKernel[]): { all: Set<string>; scalars: Set<string>; plain: boolean } {
   const out = new Set<string>();
   const scalars = new Set<string>();
+  // No comment to make harmless and no pragma naming identifiers: renaming nothing changes nothing.
+  let plain = true;
   const ex = (e: Ex): void => {
     switch (e.k) {
       case "var": out.add(e.name); scalars.add(e.name); return;
@@ -33,7 +35,11 @@ function identifiersOf(lks: readonly LoweredKernel[]): { all: Set<string>; scala
   const st = (s: Stmt): void => {
     switch (s.k) {
       case "block": s.body.forEach(st); return;
-      case "for": out.add(s.v); ex(s.lo); ex(s.hi); st(s.body); return;
+      case "for":
+        out.add(s.v);
+        if (plain && s.pragmas?.some((p) => p.includes("private("))) plain = false;
+        ex(s.lo); ex(s.hi); st(s.body);
+        return;
       case "if": ex(s.cond); st(s.then); if (s.else) st(s.else); return;
       case "while": case "doWhile": ex(s.cond); st(s.body); return;
       case "decl": out.add(s.name); if (s.init) ex(s.init); return;
@@ -46,7 +52,9 @@ function identifiersOf(lks: readonly LoweredKernel[]): { all: Set<string>; scala
         if (s.index) ex(s.index);
         ex(s.rhs);
         return;
-      case "break": case "continue": case "barrier": case "comment": case "raw": return;
+      case "barrier": if (plain && commentText(s.comment) !== s.comment) plain = false; return;
+      case "comment": if (plain && commentText(s.text) !== s.text) plain = false; return;
+      case "break": case "continue": case "raw": return;
       default: assertNever(s, "AST statement");
     }
   };
@@ -57,7 +65,7 @@ function identifiersOf(lks: readonly LoweredKernel[]): { all: Set<string>; scala
     for (const e of lk.groupSize) ex(e);
     for (const x of lk.localSize) if (typeof x !== "number") ex(x);
   }
-  return { all: out, scalars };
+  return { all: out, scalars, plain };
 }
 
 /** Comment text that cannot close its comment or start a preprocessor line. */
@@ -214,11 +222,14 @@ export function printedKernels(lks: readonly LoweredKernel[], names: NameAllocat
     const cells = new Map(lk.args.filter((a) => a.kind === "array").map((a) => [a.name, a.dtype]));
     const nm: Naming = { f, cells, same: printable && ![...cells.keys()].some((n) => ids.scalars.has(n)) };
     const sizes: Naming = { f, cells: new Map() };
+    // Every identifier printed as it is, no cell read as a variable, no comment or pragma to
+    // rewrite: every statement would come back as it is, so none is walked.
+    const kept = nm.same === true && ids.plain;
     return {
       name: names.kernel(lk.name),
       args: lk.args.map((a) => ({ ...a, name: f(a.name) })),
-      decls: lk.decls.map((s) => renameStmt(s, nm)),
-      body: lk.body.map((s) => renameStmt(s, nm)),
+      decls: kept ? lk.decls : lk.decls.map((s) => renameStmt(s, nm)),
+      body: kept ? lk.body : lk.body.map((s) => renameStmt(s, nm)),
       groupSize: lk.groupSize.map((e) => renameEx(e, sizes)),
       localSize: lk.localSize.map((e) => (typeof e === "number" ? e : renameEx(e, sizes))),
     };

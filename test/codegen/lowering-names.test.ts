@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { generateCode } from "../../codegen/index.js";
 import { lowerSchedule } from "../../codegen/lower.js";
 import { NameAllocator } from "../../codegen/names.js";
+import { printedKernels } from "../../codegen/targets/rename.js";
 import { cTarget } from "../../codegen/targets/c.js";
 import { makeKernel } from "../../src/parse/index.js";
 import { run } from "../../src/run/index.js";
@@ -69,5 +70,20 @@ describe("the lowering names through the kernel's allocator", () => {
     const got = await run(shadowing(), args, { backend, ...(backend === "js" ? {} : { checkBounds: false }) });
     expect(Array.from(got.out as Float32Array)).toEqual(Array.from(ref.out as Float32Array));
     expect(Array.from(ref.out as Float32Array).slice(0, 5)).toEqual([7, 9, 11, 13, 15]);
+  });
+
+  it("printing keeps a kernel's statements where no identifier, comment or pragma changes (issue 21: no walk)", () => {
+    const k = makeKernel("{[i]: 0 <= i < n}", "out[i] = 2 * a[i]", ["a, out: float32[n]", "n: int32"], { name: "twice" });
+    const s = schedule(k);
+    const names = NameAllocator.forKernel(s.kernel, "c");
+    const lks = lowerSchedule(s, cTarget.d.lowerOptions, names);
+    const [printed] = printedKernels(lks, names);
+    expect(printed!.body).toBe(lks[0]!.body);
+    expect(printed!.decls).toBe(lks[0]!.decls);
+    // A comment that would close its own comment is rewritten: the statements are walked.
+    const withComment = [{ ...lks[0]!, body: [...lks[0]!.body, { k: "comment" as const, text: "a */ b" }] }];
+    const [again] = printedKernels(withComment, NameAllocator.forKernel(s.kernel, "c"));
+    expect(again!.body).not.toBe(withComment[0]!.body);
+    expect(again!.body.at(-1)).toEqual({ k: "comment", text: "a * / b" });
   });
 });
