@@ -198,13 +198,19 @@ function boundLocalIds(ctx: Ctx, iname: string): string[] {
   // those (a tiled `k_outer`'s factor is `(k_outer, k_inner)`), none can appear, and no bound is
   // computed.
   // Asked of the rows first, without building the factor (a new set per variant of a sweep).
-  if (ownerRanges.on && !d.params.some((x) => ctx.localInames.has(x)) && !componentHas(d, iname, (x) => x !== iname && ctx.localInames.has(x))) return [];
+  if (ownerRanges.on && !anyIn(d.params, ctx.localInames) && !componentHas(d, iname, (x) => x !== iname && ctx.localInames.has(x))) return [];
   const f = factorOf(d, iname);
   if (!f.dims.some((x) => x !== iname && ctx.localInames.has(x)) && !f.params.some((x) => ctx.localInames.has(x))) return [];
   const b = dimBounds(f, iname, f.dims.filter((x) => x !== iname));
   const used = new Set<string>();
   for (const bound of [...b.lower, ...b.upper]) for (const v of Object.keys(bound.aff.terms)) if (ctx.localInames.has(v)) used.add(v);
   return [...used];
+}
+
+/** Whether a name of `xs` is in `set` (indexed: some() over a frozen array takes V8's slow path). */
+function anyIn(xs: readonly string[], set: ReadonlySet<string>): boolean {
+  for (let x = 0; x < xs.length; x++) if (set.has(xs[x]!)) return true;
+  return false;
 }
 
 function walkBody(

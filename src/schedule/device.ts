@@ -11,7 +11,7 @@ import {
 import { dimBounds, projectOut, type BasicSet } from "../poly/index.js";
 import { shareAxis } from "./device-axes.js";
 import { allFrozen, extremum, hwAxis } from "./hw-axis.js";
-import { inamesOf } from "./insn-inames.js";
+import { inamesIn } from "./insn-inames.js";
 import type { DeviceKernel, HostNode, HwAxis, Schedule, ScheduleNode } from "./types.js";
 
 export { axisRows } from "./device-axes.js";
@@ -35,7 +35,7 @@ function deviceKernel(k: Kernel, byId: ReadonlyMap<string, Instruction>, name: s
   const inames: string[] = [];
   const seen = new Set<string>();
   for (const insn of insns) {
-    const own = inamesOf(insn);
+    const own = inamesIn(k.instructions, insn);
     for (let x = 0; x < own.length; x++) {
       if (seen.has(own[x]!)) continue;
       seen.add(own[x]!);

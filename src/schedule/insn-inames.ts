@@ -42,3 +42,24 @@ function insnHasReduce(insn: Instruction): boolean {
   return insn.kind === "assign" && (hasReduce(insn.rhs) || hasReduce(insn.lhs));
 }
 
+
+/**
+ * `inamesOf(insn)` for an instruction of the (frozen) list `list`, each asked once per list: the
+ * passes after preprocessing (linearize's structure, the device kernels) ask of the same kernel's
+ * instructions in turn. One list remembered (no WeakMap entry per instruction of every variant).
+ */
+export function inamesIn(list: readonly Instruction[], insn: Instruction): readonly string[] {
+  if (lastList.insns !== list) {
+    if (!Object.isFrozen(list)) return inamesOf(insn);
+    lastList = { insns: list, inames: new Map() };
+  }
+  let r = lastList.inames.get(insn);
+  if (r === undefined) {
+    r = inamesOf(insn);
+    // An instruction that is not frozen could change: asked again each time.
+    if (Object.isFrozen(insn)) lastList.inames.set(insn, r);
+  }
+  return r;
+}
+
+let lastList: { readonly insns: readonly Instruction[] | undefined; readonly inames: Map<Instruction, readonly string[]> } = { insns: undefined, inames: new Map() };

@@ -4,7 +4,7 @@
  */
 import { ScheduleError } from "../errors.js";
 import { allInames, insnWrites, isHardwareIname, type Instruction, type Kernel } from "../ir/index.js";
-import { inamesOf } from "./insn-inames.js";
+import { inamesIn } from "./insn-inames.js";
 import { contentMemo } from "../poly/index.js";
 import { hasStructure, structureKey, structureOf, type Structure } from "./structure.js";
 
@@ -115,7 +115,7 @@ function predecessors(k: Kernel): number[][] {
       if (p !== idx) preds.add(p);
     }
     // Data-dependent loop bounds: the scalar must be written before the loop starts.
-    for (const iname of inamesOf(insn)) {
+    for (const iname of inamesIn(k.instructions, insn)) {
       const d = domainOf.get(iname);
       if (d === undefined) continue;
       for (const p of k.domains[d]!.params) for (const w of writers.get(p) ?? []) if (w !== idx) preds.add(w);

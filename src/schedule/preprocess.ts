@@ -55,17 +55,20 @@ export function expandAllSubstitutions(k: Kernel): Kernel {
  */
 function checkHardwareExtents(k: Kernel): void {
   if (k.temporaries.length === 0) return;
-  const temporaries = new Set<string>();
-  for (let x = 0; x < k.temporaries.length; x++) temporaries.add(k.temporaries[x]!.name);
   // An axis's base and size are read off the domains, over their parameters: where no domain has
-  // a temporary as a parameter, no size can depend on one, and no axis need be made here.
-  let bounded = false;
+  // a temporary as a parameter, no size can depend on one, and no axis need be made here (asked
+  // of the few temporaries by index: no set built for the kernels that stop here, nearly all).
   // (Indexed loops: the kernel's arrays are frozen, and a for-of over one allocates per element.)
-  for (let x = 0; x < k.domains.length; x++) {
+  let bounded = false;
+  for (let x = 0; x < k.domains.length && !bounded; x++) {
     const ps = k.domains[x]!.params;
-    for (let y = 0; y < ps.length; y++) if (temporaries.has(ps[y]!)) bounded = true;
+    for (let y = 0; y < ps.length && !bounded; y++) {
+      for (let t = 0; t < k.temporaries.length; t++) if (k.temporaries[t]!.name === ps[y]) bounded = true;
+    }
   }
   if (!bounded) return;
+  const temporaries = new Set<string>();
+  for (let x = 0; x < k.temporaries.length; x++) temporaries.add(k.temporaries[x]!.name);
   for (const iname of allInames(k)) {
     const tag = k.inameTags[iname];
     if (tag?.kind !== "g" && tag?.kind !== "l") continue;

@@ -6,7 +6,7 @@
  * field with the last one (no key string built, flattened and hashed per variant: issue 21).
  */
 import { assigneeName, insnWrites, type Instruction, type Kernel } from "../ir/index.js";
-import { inamesOf } from "./insn-inames.js";
+import { inamesIn } from "./insn-inames.js";
 
 /** How linearization treats an iname: a hardware axis (no loop), an ilp/vec lane (innermost), or a loop. */
 function inameClass(k: Kernel, iname: string): number {
@@ -50,7 +50,7 @@ export function structureKey(k: Kernel): string {
     list(insn.innerInames ?? []);
     list(insn.dependsOn);
     list(writesOf(insn));
-    list(inamesOf(insn));
+    list(inamesIn(k.instructions, insn));
   }
   return s;
 }
@@ -90,7 +90,7 @@ export function structureOf(k: Kernel): Structure {
   for (const insn of k.instructions) {
     insns.push({
       id: insn.id, priority: insn.priority, within: insn.withinInames, inner: insn.innerInames ?? NONE,
-      deps: insn.dependsOn, writes: writesOf(insn), inames: inamesOf(insn),
+      deps: insn.dependsOn, writes: writesOf(insn), inames: inamesIn(k.instructions, insn),
     });
   }
   return { domains, loopPriority: k.loopPriority, classes, insns };
@@ -127,7 +127,7 @@ export function hasStructure(k: Kernel, s: Structure): boolean {
     if (insn.id !== t.id || insn.priority !== t.priority || !same(insn.withinInames, t.within) || !same(insn.innerInames ?? NONE, t.inner) ||
       !same(insn.dependsOn, t.deps)) return false;
     if (insn.kind === "assign" ? t.writes.length !== 1 || assigneeName(insn.lhs) !== t.writes[0] : !same(insnWrites(insn), t.writes)) return false;
-    if (!same(inamesOf(insn), t.inames)) return false;
+    if (!same(inamesIn(insns, insn), t.inames)) return false;
   }
   return true;
 }

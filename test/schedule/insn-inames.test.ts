@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { insnDefaults, insnInames, type Assignment, type Expr } from "../../src/ir/index.js";
-import { inamesOf } from "../../src/schedule/insn-inames.js";
+import { inamesIn, inamesOf } from "../../src/schedule/insn-inames.js";
 
 const NAMES = ["i", "j", "k", "r", "s"];
 
@@ -38,4 +38,19 @@ describe("inamesOf", () => {
         if (freeze && got === within) expect(got).toBe(insnInames(insn));
       }), { numRuns: 300 });
   });
+
+  it("is asked once per instruction of a frozen list (inamesIn): the same names, the same array again", () => {
+    const sum: Expr = { kind: "reduce", op: "sum", inames: ["k"], body: { kind: "var", name: "k" } };
+    const insn: Assignment = Object.freeze(Object.assign(insnDefaults("x"), {
+      kind: "assign" as const, lhs: { kind: "var" as const, name: "out" }, rhs: sum, atomicity: "none" as const, withinInames: Object.freeze(["i"]),
+    }));
+    const list = Object.freeze([insn]);
+    const first = inamesIn(list, insn);
+    expect([...first]).toEqual(["i", "k"]);
+    // (inamesOf builds a new array for an instruction with a reduction: the second answer is the remembered one.)
+    expect(inamesIn(list, insn)).toBe(first);
+    // Another list is another question.
+    expect(inamesIn(Object.freeze([insn]), insn)).not.toBe(first);
+  });
 });
+
