@@ -35,6 +35,8 @@ export interface QaContext {
    * `min` and `max`, one per `key` (equal keys: the same value).
    */
   readonly range?: (e: Expr) => QaRange | undefined;
+  /** What a scalar the kernel computes holds where it is read, as an expression (used before `range`). */
+  readonly define?: (e: Expr) => Expr | undefined;
 }
 
 /** A value known only to lie in `min … max`; reads of equal `key` are one value. */
@@ -152,6 +154,8 @@ function pieces(e: Expr, ctx: QaContext): QaPiece[] {
       if (v !== undefined && !Number.isInteger(v)) throw new NotQuasiAffine();
       if (v !== undefined) return constPiece(v);
       if (ctx.isIndexVar(e.name)) return [{ value: aff({ [e.name]: 1 }), conds: [] }];
+      const d = ctx.define?.(e);
+      if (d) return pieces(d, ctx);
       const r = ctx.range?.(e);
       if (r) return rangedPiece(r, ctx);
       throw new NotQuasiAffine();

@@ -54,6 +54,10 @@ export class DataRanges {
   private readonly written = new Set<string>();
   /** Whether a proof used a range (its answer then holds for these contents only). */
   used = false;
+  /** Whether this access's proof used a range (ranged), or a scalar's definition (touched). */
+  ranged = false;
+  touched = false;
+  private readonly defMemo = new Map<string, Expr | null>();
 
   constructor(
     private readonly k: Kernel,
@@ -74,8 +78,45 @@ export class DataRanges {
   rangeAt(e: Expr, reader: Instruction): QaRange | undefined {
     const r = this.leaf(e, reader);
     if (!r) return undefined;
-    this.used = true;
+    this.used = this.ranged = this.touched = true;
     return { min: r.min, max: r.max, key: exprToString(e) };
+  }
+
+  /**
+   * What the scalar `e` holds where `reader` reads it, as an expression the reader can evaluate:
+   * the right-hand side of its one assignment, where that runs before the reader in the same trip
+   * of the loops it runs in (initializedAt), and reads only its loops' inames, this run's values,
+   * index arrays and other such scalars (`const int id = i + j*Nq;`). Signed 32- or 64-bit only (a
+   * narrower type would convert the value).
+   */
+  definition(e: Expr, reader: Instruction): Expr | undefined {
+    if (e.kind !== "var") return undefined;
+    const key = `${e.name} ${reader.id}`;
+    let d = this.defMemo.get(key);
+    if (d === undefined) {
+      if (this.inProgress.has(key)) return undefined;
+      this.inProgress.add(key);
+      d = this.computeDefinition(e.name, reader) ?? null;
+      this.inProgress.delete(key);
+      this.defMemo.set(key, d);
+    }
+    if (d) this.touched = true;
+    return d ?? undefined;
+  }
+
+  private computeDefinition(name: string, reader: Instruction): Expr | undefined {
+    const t = this.k.temporaries.find((x) => x.name === name);
+    const ws = this.writers.get(name);
+    if (!t || t.shape.length > 0 || t.addressSpace === "global" || (t.dtype !== "int32" && t.dtype !== "int64") || ws?.length !== 1) return undefined;
+    const w = ws[0]!;
+    if (w.kind !== "assign" || w.lhs.kind !== "var" || w.atomicity !== "none" || !this.precedes(w, name, reader)) return undefined;
+    const inames = new Set(instructionInames(w));
+    let ok = true;
+    walkExpr(w.rhs, (n) => {
+      if (!ok || n.kind !== "var") return;
+      ok = inames.has(n.name) || this.params[n.name] !== undefined || this.definition(n, w) !== undefined || this.leaf(n, w) !== undefined;
+    });
+    return ok ? w.rhs : undefined;
   }
 
   /**
@@ -91,7 +132,9 @@ export class DataRanges {
         break;
       case "var": {
         const v = this.params[e.name];
+        const def = v === undefined && !inames?.(e.name) ? this.definition(e, reader) : undefined;
         if (v !== undefined) out = Number.isInteger(v) ? { min: v, max: v, signed: true } : undefined;
+        else if (def) out = iv(def);
         else {
           const b = inames?.(e.name);
           out = b ? { ...b, signed: true } : this.leaf(e, reader);
@@ -141,6 +184,7 @@ export class DataRanges {
   begin(): void {
     this.taken.clear();
     this.partial.clear();
+    this.ranged = this.touched = false;
   }
 
   /** What the proof took from the arrays' contents, for messages: ` (gatherIds holds 0…10 this run)`, or "". */
@@ -149,10 +193,10 @@ export class DataRanges {
     return held.length > 0 ? ` (with what this run's index arrays hold: ${held.join(", ")})` : "";
   }
 
-  /** Whether `e` reads a value this proof bounds by the arrays' contents (marks nothing used). */
+  /** Whether `e` reads a value this proof bounds by the arrays' contents or a scalar's definition. */
   reads(e: Expr, reader: Instruction): boolean {
     let found = false;
-    walkExpr(e, (n) => void (found ||= (n.kind === "subscript" || n.kind === "linear" || n.kind === "var") && this.leaf(n, reader) !== undefined));
+    walkExpr(e, (n) => void (found ||= (n.kind === "subscript" || n.kind === "linear" || n.kind === "var") && (this.leaf(n, reader) !== undefined || this.definition(n, reader) !== undefined)));
     return found;
   }
 
@@ -280,7 +324,7 @@ export class DataRanges {
     let signed = kind === "int";
     for (const w of ws) {
       if (w.kind !== "assign" || w.lhs.kind !== "var" || w.atomicity !== "none") return undefined;
-      const v = this.intervalOf(w.rhs, w);
+      const v = this.intervalOf(w.rhs, w, (n) => this.box(w).get(n));
       // A value the scalar's type cannot hold is converted (wraps): not the exact one.
       if (!v || v.min < Number(range.lo) || v.max > Number(range.hi)) return undefined;
       min = Math.min(min, v.min);
@@ -297,16 +341,18 @@ export class DataRanges {
    * bounds one of the reader's loops, which the schedule computes before the loop).
    */
   private initializedAt(name: string, reader: Instruction): boolean {
-    const ws = this.writers.get(name);
-    if (!ws) return false;
+    return this.writers.get(name)?.some((w) => this.precedes(w, name, reader)) ?? false;
+  }
+
+  /** Whether `w`, an assignment of `name`, runs before `reader` wherever it runs, in the same trip of the reader's loops. */
+  private precedes(w: Instruction, name: string, reader: Instruction): boolean {
     const readerInames = new Set(instructionInames(reader));
     const deps = dependencyClosure(this.k.instructions).get(reader.id);
     const boundsALoop = this.k.domains.some((d) => d.params.includes(name) && d.dims.some((i) => readerInames.has(i)));
-    return ws.some((w) =>
-      w !== reader
+    return w !== reader
       && w.predicates.every((p) => reader.predicates.some((q) => exprEquals(p, q)))
       && instructionInames(w).every((i) => readerInames.has(i))
-      && (deps?.has(w.id) === true || boundsALoop));
+      && (deps?.has(w.id) === true || boundsALoop);
   }
 }
 

@@ -127,7 +127,7 @@ function checkAccess(
     if (!extents && idx.length === 1) return checkAccess(k, insn, { ...acc, indices: undefined, linear: idx[0]! }, arr, params, inames, data);
     throw new ExecutionError(`${what} with ${idx.length} subscript(s), but the array's shape ${extents ? `has ${extents.length} axes` : "is unknown"}; declare its shape so that native code can be checked`);
   }
-  const ctx: QaContext = { isIndexVar: (n) => inames.has(n), values: params, fresh: [], prefix: "loom_bq_", range: (e) => data.rangeAt(e, insn) };
+  const ctx: QaContext = { isIndexVar: (n) => inames.has(n), values: params, fresh: [], prefix: "loom_bq_", range: (e) => data.rangeAt(e, insn), define: (e) => data.definition(e, insn) };
   const notAffine = (e: Expr, why: string) => new ExecutionError(`${what} at ${exprToString(e)}, which ${why}, so Loom cannot prove it stays inside ${acc.array} before running native code; ` +
     "run it on the interp or js backend, or pass { checkBounds: false } to run unchecked");
   const maybe = idx.map((e) => {
@@ -153,7 +153,7 @@ function checkAccess(
   for (const d of guardDnf) for (const g of d ?? []) for (const c of g) noteNames(c.aff);
   const { dom, free } = data.runDomain(iterationDomain(k, [...used]), insn);
   if (isEmpty(dom)) return;
-  if (ctx.fresh.length > 0) int32Safe(insn, idx, guards, guardDnf, dom, data, notAffine);
+  if (data.touched) int32Safe(insn, idx, guards, guardDnf, dom, data, notAffine);
   let guard: QaCondition[][] = [[]];
   for (const [at, p] of guards.entries()) {
     const d = guardDnf[at];
@@ -183,7 +183,7 @@ function checkAccess(
           // Through index arrays the proof knows the range of the elements an index can reach, not which are read.
           const held = data.describe();
           const where = Object.entries(params).map(([q, v]) => `${q}=${v}`).join(", ") || "these arguments";
-          if (held && n > 0) {
+          if (data.ranged && n > 0) {
             throw new ExecutionError(`${what} may be outside its bounds for ${where}: ${at} can be ${below ? `>= ${n}` : "< 0"}${held}, so Loom cannot prove it inside 0…${n - 1}; ` +
               "native code was not run (the proof knows the range of the index arrays' elements, not which lead to this access): run it on the interp backend to check every access, or pass { checkBounds: false } to run unchecked");
           }

@@ -6,7 +6,8 @@
  * int32 limits) and kernels: whenever the proof passes, the interpreter's checked run finds every
  * access inside its array and C's int32 arithmetic computes the exact index; where every access is
  * inside and no value leaves int32, the proof passes. Where the index array is written, or its
- * storage is shared with an array the kernel writes, nothing is taken from its contents.
+ * storage is shared with an array the kernel writes, nothing is taken from its contents. A private
+ * scalar computed from the loops' indices is its expression where read (guards on them bound it).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -122,6 +123,22 @@ describe("the bounds proof through what index arrays hold", () => {
     bad[3] = 10;
     await expect(lp.run(k!, args(starts, bad), { backend })).rejects.toThrow(/reads q may be outside its bounds .*id can be >= 10 \(with what this run.s index arrays hold: .*gatherIds holds 0…10\), so Loom cannot prove it inside 0…9/);
     await expect(lp.run(k!, args(Int32Array.from([0, 2, 5, 5, 9, 13]), ids), { backend })).rejects.toThrow(/reads gatherIds may be outside its bounds .*n can be >= 12/);
+  });
+
+  it.each(availableNative(["c"]))("a scalar computed from the loops' indices is its expression where read: guards on the indices then bound it (%s)", async (backend) => {
+    const src = (guard: string) => lp.parseOkl(`@kernel void f(const int N, const float *a, float *out) {
+      for (int b = 0; b < N; ++b; @outer) {
+        @shared float s[20];
+        for (int n = 0; n < 24; ++n; @inner) { int id = 19 - n; if (${guard}) s[id] = a[b*24 + n]; }
+        @barrier();
+        for (int n = 0; n < 24; ++n; @inner) { if (n < 20) out[b*20 + n] = s[n]; }
+      }
+    }`)[0]!;
+    const args = () => ({ N: 2, a: Float32Array.from({ length: 48 }, (_, i) => i), out: new Float32Array(40) });
+    const out = await lp.run(src("n < 20"), args(), { backend });
+    expect(Array.from(out.out as Float32Array)).toEqual(Array.from({ length: 40 }, (_, i) => 24 * Math.floor(i / 20) + 19 - (i % 20)));
+    // id = 19 - n < 0 at n = 20: outside, and said so for certain (no index array took part).
+    await expect(lp.run(src("n < 21"), args(), { backend })).rejects.toThrow(/writes s outside its bounds for N=2: axis 0 \(id\) can be < 0, but it must lie in 0…19/);
   });
 
   it("counts only the elements an index can reach: an over-allocated index array's tail holds anything", () => {
