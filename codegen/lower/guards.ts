@@ -93,17 +93,17 @@ export class GuardLowering {
     if (byDomain === undefined) memo.set(known, (byDomain = new Map()));
     let hit = byDomain.get(d);
     if (hit !== undefined) return hit;
-    const { rows, vars, dims } = rowsOf(d);
+    const { rows } = rowsOf(d);
     const tags = this.h.k.inameTags;
     const out: Row[] = [];
     for (let j = 0; j < rows.length; j++) {
       // Each variable known, or a parameter of d that is not one of its dims.
-      const vs = vars[j]!;
+      const terms = rows[j]!.aff.terms;
       let ok = true;
-      for (let v = 0; v < vs.length && ok; v++) {
-        const n = vs[v]!;
-        if (!(known.includes(n) || (!dims.has(n) && d.params.includes(n)))) ok = false;
+      for (const n in terms) {
+        if (!(known.includes(n) || (!d.dims.includes(n) && d.params.includes(n)))) ok = false;
         else if (uniform && tags[n]?.kind === "l") ok = false;
+        if (!ok) break;
       }
       if (ok) out.push(rows[j]!);
     }

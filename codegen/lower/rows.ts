@@ -29,12 +29,10 @@ export function rowKey(r: Row): string {
   return k;
 }
 
-/** The rows of a set without existentials, each row's variables, and the set's dims. */
+/** The rows of a set without existentials, and whether it has rows with existentials. */
 export interface SetRows {
   readonly rows: readonly Row[];
   readonly existential: boolean;
-  readonly vars: readonly (readonly string[])[];
-  readonly dims: ReadonlySet<string>;
 }
 
 /** Sets are frozen values: their rows are computed once per set. */
@@ -44,8 +42,7 @@ const rowsMemo = new WeakMap<BasicSet, SetRows>();
 export function rowsOf(s: BasicSet): SetRows {
   let r = rowsMemo.get(s);
   if (!r) {
-    const { rows, existential } = computeRowsOf(s);
-    r = Object.freeze({ rows, existential, vars: rows.map((x) => Object.keys(x.aff.terms)), dims: new Set(s.dims) });
+    r = computeRowsOf(s);
     rowsMemo.set(s, r);
   }
   return r;
