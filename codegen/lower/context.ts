@@ -5,11 +5,11 @@
  * gists, emptiness tests) is made only when one of them asks. Most contexts are the innermost
  * loops' and guards', which only cheap proofs read: they are never made sets.
  */
-import { extendSet, factorOf, isEmptyWith, isSubset, projectOut, setContentId, type Aff, type BasicSet } from "../../src/poly/index.js";
+import { aff, extendSet, factorOf, isEmptyWith, isSubset, projectOut, setContentId, type Aff, type BasicSet } from "../../src/poly/index.js";
 import { LoomError } from "../../src/errors.js";
 import { gcd } from "../../src/poly/int.js";
 import { isCanonicalEmpty } from "../../src/poly/normalize.js";
-import { extendFacts, factsOf, type ContextFacts } from "./facts.js";
+import { extendFacts, factsOf, inContext, type ContextFacts } from "./facts.js";
 import { withRowsSet, type Row } from "./rows.js";
 
 export class LoopContext {
@@ -110,6 +110,7 @@ export class LoopContext {
     if (this.covers === undefined) {
       let all = true;
       for (let c = 0; c < sp.q.length && all; c++) {
+        if (coversByBounds(sp, c)) continue;
         const q = sp.q[c] ?? extendSet(sp.p, sp.base.params, compDims(sp, c), sp.rows[c]!);
         try {
           all = isSubset(sp.p, projectOut(q, q.dims));
@@ -249,6 +250,59 @@ function addLevel(sp: Split, dims: readonly string[], rows: readonly Row[]): Spl
     q.push(s);
   }
   return { base, p: sp.p, plainP: sp.plainP, fresh: [...sp.fresh, ...dims], comp, rows: compRows, q };
+}
+
+/**
+ * Whether component `c` covers the parameter part by its bounds alone, with no set made (issue
+ * 21: a loop's or hardware axis's range, `0 <= x` and `16*x <= n - 1`): one dim `x`, constant
+ * lower bounds of unit coefficient (`x >= L`) and upper bounds `b*x <= U(params)` for which the
+ * parameter part's facts prove `U - b*L >= 0` by a cheap proof. Then `x = max L` is a point of
+ * the component for every value of the parameters the parameter part admits. false: not shown
+ * so (the exact test decides).
+ */
+function coversByBounds(sp: Split, c: number): boolean {
+  let x: string | undefined;
+  for (let j = 0; j < sp.fresh.length; j++) {
+    if (sp.comp[j] !== c) continue;
+    if (x !== undefined) return false;
+    x = sp.fresh[j]!;
+  }
+  if (x === undefined) return false;
+  const rows = sp.rows[c]!;
+  let lo: number | undefined;
+  for (const r of rows) {
+    if (r.eq) return false;
+    const a = r.aff.terms[x] ?? 0;
+    if (a === 0) return false;
+    if (a > 0) {
+      if (a !== 1) return false;
+      for (const n in r.aff.terms) if (n !== x && r.aff.terms[n] !== 0) return false;
+      lo = Math.max(lo ?? -Infinity, -r.aff.constant);
+    }
+  }
+  if (lo === undefined) return false;
+  const facts = factsOf(sp.p);
+  for (const r of rows) {
+    const b = -(r.aff.terms[x] ?? 0);
+    if (b <= 0) continue;
+    // U(params) + c - b*lo >= 0 over the parameter part.
+    const terms: Record<string, number> = {};
+    let any = false;
+    for (const n in r.aff.terms) {
+      if (n === x || r.aff.terms[n] === 0) continue;
+      if (!sp.base.params.includes(n)) return false;
+      terms[n] = r.aff.terms[n]!;
+      any = true;
+    }
+    const constant = r.aff.constant - b * lo;
+    if (!Number.isSafeInteger(constant)) return false;
+    if (!any) {
+      if (constant < 0) return false;
+      continue;
+    }
+    if (!inContext({ aff: aff(terms, constant), eq: false }, { facts })) return false;
+  }
+  return true;
 }
 
 /** The dims of component `c`, in their order. */
