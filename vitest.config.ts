@@ -16,6 +16,7 @@ const SHARED = ["okl", "transforms", "codegen", "schedule", "parse", "poly", "ir
  */
 const ISOLATED = [
   "test/analysis/statistics-interp.test.ts",
+  "test/codegen/context-factor.test.ts",
   "test/codegen/generate-memo.test.ts",
   "test/codegen/lower-cross-variant.test.ts",
   "test/ir/domain-memo.test.ts",

@@ -118,7 +118,9 @@ describe("a loop context's factor (issue 21)", () => {
       if (inner) expect(got2).toBe(isEmptyWith(inner.set, row));
       if (got1 !== undefined) expect(got1).toBe(isEmptyWith(loop.set, row));
     }), { numRuns: 300 });
-    // Most cases answer from the components without making the loop's set.
+    // Most cases answer from the components without making the loop's set (83 to 107 of 300 over
+    // eight seeds, this file alone: it is ISOLATED, since a memo an earlier file warmed decides
+    // whether the set was made, and CI's shared worker counted 57).
     expect(direct).toBeGreaterThan(60);
   });
 });
