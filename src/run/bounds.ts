@@ -17,7 +17,8 @@ import { instructionInames } from "../analysis/index.js";
 import { evalSizeExpr } from "./args.js";
 import { conditionDnf, quasiAffinePieces, type QaCondition, type QaContext, type QaPiece } from "../analysis/piecewise.js";
 import { aff, affSub, extendSet, isEmpty, isEmptyWith, type Aff, type BasicSet } from "../poly/index.js";
-import { constantBounds, DataRanges, type ArrayData } from "./bounds-data.js";
+import { DataRanges, type ArrayData } from "./bounds-data.js";
+import { constantBounds } from "./bounds-interval.js";
 
 /** One subscripted access found in an instruction. */
 interface FoundAccess {
