@@ -80,6 +80,7 @@ export function checkBounds(
   for (const [n, x] of values) params[n] = Number(x);
   Object.assign(params, derivedScalars(k, params));
   const inames = new Set(allInames(k));
+  const prefix = freshPrefix(k, inames);
   const contents = new Map<string, ArrayData>();
   for (const [n, a] of arrays) if (a.data) contents.set(n, a.data);
   const data = new DataRanges(k, contents, params);
@@ -100,7 +101,7 @@ export function checkBounds(
     if (accesses.length === 0) continue;
     for (const acc of accesses) {
       try {
-        checkAccess(k, insn, acc, arrays.get(acc.array)!, params, inames, data);
+        checkAccess(k, insn, acc, arrays.get(acc.array)!, params, inames, data, prefix);
       } catch (e) {
         // The exact arithmetic of the proof past 2^53 (huge strides, divisors and values read from memory together).
         if (!(e instanceof LoomError) || e instanceof ExecutionError || !e.message.startsWith("integer overflow")) throw e;
@@ -117,7 +118,7 @@ export function checkBounds(
 
 function checkAccess(
   k: Kernel, insn: Instruction, acc: FoundAccess, arr: ArrayExtents,
-  params: Readonly<Record<string, number>>, inames: ReadonlySet<string>, data: DataRanges,
+  params: Readonly<Record<string, number>>, inames: ReadonlySet<string>, data: DataRanges, prefix: string,
 ): void {
   const what = `instruction "${insn.id}" ${acc.write ? "writes" : "reads"} ${acc.array}`;
   data.begin();
@@ -125,10 +126,10 @@ function checkAccess(
   // Storage of no elements (an argument passed as null) holds no index, whatever its shape says.
   const extents = acc.indices ? (arr.size === 0 ? arr.extents?.map(() => 0) : arr.extents) : [arr.size];
   if (!extents || extents.length !== idx.length) {
-    if (!extents && idx.length === 1) return checkAccess(k, insn, { ...acc, indices: undefined, linear: idx[0]! }, arr, params, inames, data);
+    if (!extents && idx.length === 1) return checkAccess(k, insn, { ...acc, indices: undefined, linear: idx[0]! }, arr, params, inames, data, prefix);
     throw new ExecutionError(`${what} with ${idx.length} subscript(s), but the array's shape ${extents ? `has ${extents.length} axes` : "is unknown"}; declare its shape so that native code can be checked`);
   }
-  const ctx: QaContext = { isIndexVar: (n) => inames.has(n), values: params, fresh: [], prefix: "loom_bq_", range: (e) => data.rangeAt(e, insn), define: (e) => data.definition(e, insn) };
+  const ctx: QaContext = { isIndexVar: (n) => inames.has(n), values: params, fresh: [], prefix, range: (e) => data.rangeAt(e, insn), define: (e) => data.definition(e, insn) };
   const notAffine = (e: Expr, why: string) => new ExecutionError(`${what} at ${exprToString(e)}, which ${why}, so Loom cannot prove it stays inside ${acc.array} before running native code; ` +
     "run it on the interp or js backend, or pass { checkBounds: false } to run unchecked");
   const maybe = idx.map((e) => {
@@ -238,6 +239,14 @@ function fitsDtype(v: number, d: Dtype): boolean {
 }
 
 /** Whether `insn`'s domain is empty for this run's values (loop bounds read from index arrays bounded by what they hold). */
+/** A prefix of the proof's fresh variables that begins no name of `k` (an iname may be called `loom_bq_0`). */
+function freshPrefix(k: Kernel, inames: ReadonlySet<string>): string {
+  const names = [...inames, ...k.args.map((a) => a.name), ...k.temporaries.map((t) => t.name), ...k.domains.flatMap((d) => d.params)];
+  let prefix = "loom_bq_";
+  for (let n = 1; names.some((x) => x.startsWith(prefix)); n++) prefix = `loom_bq${n}_`;
+  return prefix;
+}
+
 function neverRuns(k: Kernel, insn: Instruction, data: DataRanges): boolean {
   return isEmpty(data.runDomain(iterationDomain(k, instructionInames(insn)), insn).dom);
 }

@@ -16,9 +16,8 @@ import type { Ex, Stmt } from "../../codegen/ast.js";
 import type { LoweredKernel } from "../../codegen/lower.js";
 import { VEC_LOOP_MARK } from "../../codegen/lower/vec-opencl.js";
 import { affineMax, affineMin, hwName, type Range, type SymBound } from "./index-affine.js";
+import { INT_MAX, INT_MIN } from "./bounds-interval.js";
 
-const INT_MIN = -(2 ** 31);
-const INT_MAX = 2 ** 31 - 1;
 
 
 /**

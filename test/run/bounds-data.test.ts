@@ -148,6 +148,15 @@ describe("the bounds proof through what index arrays hold", () => {
     expect(proved(k, { n: 3, m: 4 }, arrays([3, 0, -7, 1 << 30]))).toBe(false);
   });
 
+  it("an iname named like the proof's fresh variables (loom_bq_0) is another value: proved or refused as its own", () => {
+    const k = lp.makeKernel("{[loom_bq_0, j]: 0<=loom_bq_0<n and 0<=j<4}", "out[4*loom_bq_0 + j] = a[(j + 8*loom_bq_0)//2 + idx[j]]",
+      ["a: float32[m]", "idx: int32[4]", "out: float32[16]", "n, m: int32"]);
+    const arrays = (m: number) => ({ a: new Float32Array(m), idx: Int32Array.of(0, 1, 0, 1), out: new Float32Array(16) });
+    // Largest index (3 + 24)//2 + 1 = 14.
+    expect(proved(k, { n: 4, m: 15 }, arrays(15))).toBe(true);
+    expect(proved(k, { n: 4, m: 14 }, arrays(14))).toBe(false);
+  });
+
   it("takes nothing from an index array the kernel writes, or one whose storage an output shares", () => {
     const k = lp.makeKernel("{[i]: 0<=i<n}", ["out[i] = a[idx[i]]", "idx[i] = 0 {dep=insn}"], ["idx: int32[n]", "a: float32[m]", "out: float32[n]", "n, m: int32"]);
     const idx = Int32Array.from([0, 1]);
